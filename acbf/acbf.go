@@ -1,0 +1,494 @@
+package acbf
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/acbfjoin/acbfjoin/internal/hashing"
+)
+
+var (
+	// ErrFull is returned by Add, Build and Merge when the idle space cannot hold
+	// the new elements' k counter bits each.
+	ErrFull = errors.New("acbf: filter is full")
+	// ErrNotMember is returned by Remove for a key with a zero counter: it was
+	// certainly never added.
+	ErrNotMember = errors.New("acbf: key is not a member")
+	// ErrShape is returned by Merge for filters of different configurations.
+	ErrShape = errors.New("acbf: filters have different shapes")
+	// ErrConfig is returned for an invalid Config.
+	ErrConfig = errors.New("acbf: invalid configuration")
+	// ErrFormat is returned when decoding input that is not a valid serialized
+	// Filter (foreign magic, unknown version, impossible parameters, levels that
+	// contradict each other, a bad checksum, or a truncated stream, which also
+	// matches io.ErrUnexpectedEOF).
+	ErrFormat = errors.New("acbf: invalid serialized filter")
+)
+
+// Physical layout.
+//
+// The first level B1 is a plain bit array of m1 bits: a query reads only it.
+//
+// Offset indexing (Section 3.1) keeps the order of positions from one level to the
+// next: the bit for position p of level j sits at index rank_j(p) of level j+1.
+// So if B1 is cut into blocks of W positions, the bits that descend from block b
+// form one contiguous segment in every level, and the segments of block b come
+// right after those of block b-1. We store, for each block ("bucket"), the
+// concatenation of its segments of levels 2, 3, ... in a small local bit vector.
+// Global level j is the concatenation over buckets of their level-j segments,
+// which is exactly what WriteTo writes.
+//
+// Within bucket b, the level-2 segment starts at 0 and its length is the number
+// of ones of B1 in the block; the level-(j+1) segment follows the level-j one
+// and its length is the number of ones in it. The child of local bit x of a
+// segment is at (start of the next segment) + (ones of the segment before x),
+// which equals the global offset indexing of the paper minus the bucket's start
+// in each level. So Algorithms 2 and 3 run entirely inside one bucket: an update
+// shifts O(W) bits instead of a whole level, and the "rank directory" is the
+// bucket index itself.
+//
+// Buckets live in one arena of words, in order, each with some spare words. A
+// bucket that needs a word more takes one from the nearest bucket with a spare
+// word, moving the buckets in between by one word (see layout for why one
+// exists). The arena is sized for the counter bits of Capacity elements, not for
+// the whole idle space, and grows geometrically if more are stored, so memory
+// (and a decoder's allocation) follows the data; the logical capacity check
+// against the 4m-bit budget is separate and exact.
+
+// bucketShiftFor picks log2 of the bucket width W in bits: 2048 when n keys are
+// expected to put fewer than about 256 counter bits in a 1024-bit bucket, else
+// 1024. The choice affects only speed and the per-bucket overhead (128 bits per
+// bucket), never the logical structure.
+func bucketShiftFor(m1, n uint64, k int) uint {
+	// Expected counter bits per W-bit bucket at n elements: k*n*W/m1.
+	if float64(uint64(k)*n)*2048/float64(m1) <= 256 {
+		return 11
+	}
+	return 10
+}
+
+// Filter is the multilevel Accurate Counting Bloom Filter of Li, Huang, Zhang
+// and Qin (2013). The zero value is not usable: create one with New or Build.
+//
+// Concurrency: Contains, Count, Len, Stats, Config, Equal, WriteTo and
+// MarshalBinary only read, and are safe for concurrent callers while nobody calls
+// Add, Remove, Merge, ReadFrom or UnmarshalBinary, which need exclusive access.
+type Filter struct {
+	cfg     Config // FirstLevel resolved
+	m1      uint64
+	k       int
+	capBits uint64 // 4m - m1: bits available below the first level
+	n       uint64 // stored elements
+
+	b1 []uint64 // first level, m1 bits; bits from m1 on are zero
+
+	shift uint     // log2 of the bucket width W in bits (>= 6)
+	nb    uint64   // number of buckets: ceil(m1 / W)
+	start []uint64 // start[b] is the arena word where bucket b begins; start[nb] = len(arena)
+	nbits []uint64 // nbits[b] is the number of counter bits stored in bucket b
+	arena []uint64 // all buckets' local bits; unused bits are zero
+	// reserve is the number of counter bits the arena is sized for (see layout).
+	reserve uint64
+
+	// lvl[i] is the size in bits of level i+2 (so lvl[0] is B2). Trailing zero
+	// entries are trimmed: len(lvl)+1 is the number of non-empty levels.
+	lvl []uint64
+
+	scratch []uint64 // k probe positions, reused by Remove
+}
+
+// New returns an empty filter for cfg, or an error wrapping ErrConfig that says
+// why cfg is infeasible (m1 < 1, or m1 + n*k > 4m). It allocates the first level
+// and counter space for Capacity elements; adding more (possible when
+// FirstLevel leaves more than n*k idle bits) grows the counter space.
+func New(cfg Config) (*Filter, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.FirstLevel = cfg.FirstLevelBits()
+	f := newShape(cfg, nil)
+	f.layout(f.nbits, cfg.Capacity*uint64(cfg.K))
+	return f, nil
+}
+
+// newShape allocates everything but the arena; b1 is the first level to use, or
+// nil for an empty one.
+func newShape(cfg Config, b1 []uint64) *Filter {
+	m1 := cfg.FirstLevel
+	if b1 == nil {
+		b1 = make([]uint64, words(m1))
+	}
+	f := &Filter{
+		cfg:     cfg,
+		m1:      m1,
+		k:       cfg.K,
+		capBits: 4*cfg.Counters - m1,
+		b1:      b1,
+		shift:   bucketShiftFor(m1, cfg.Capacity, cfg.K),
+		scratch: make([]uint64, 0, cfg.K),
+	}
+	f.nb = (m1 + 1<<f.shift - 1) >> f.shift
+	f.start = make([]uint64, f.nb+1)
+	f.nbits = make([]uint64, f.nb)
+	return f
+}
+
+// layout allocates a zeroed arena for at least reserveBits counter bits (never
+// fewer than sum(nbits)) and places bucket b, holding nbits[b] bits, at start[b],
+// with the spare words spread evenly. O(buckets + arena words).
+//
+// The arena has words(reserve) + 2*buckets + 1 words. A bucket wastes less than
+// a word, so while the counter bits U <= reserve, the buckets other than one
+// that is full hold at least one spare word: grow always finds one.
+func (f *Filter) layout(nbits []uint64, reserveBits uint64) {
+	var used, sum uint64
+	for _, n := range nbits {
+		used += words(n)
+		sum += n
+	}
+	f.reserve = max(reserveBits, sum)
+	total := words(f.reserve) + 2*f.nb + 1
+	spare := total - used
+	var off uint64
+	for b := uint64(0); b < f.nb; b++ {
+		// bucket b gets its own words plus its share of the spare words.
+		f.start[b] = off + (b*spare)/f.nb
+		off += words(nbits[b])
+	}
+	f.start[f.nb] = total
+	f.arena = make([]uint64, total)
+	copy(f.nbits, nbits)
+}
+
+// expand re-lays the arena for at least half as many counter bits again as now
+// (capped by the idle space, and at least one more than stored), keeping every
+// bucket's bits. Amortised O(1) per stored bit.
+func (f *Filter) expand() {
+	var used uint64
+	for _, n := range f.nbits {
+		used += n
+	}
+	reserve := min(f.capBits, max(used+1, f.reserve+f.reserve/2+64))
+	old, oldStart := f.arena, slices.Clone(f.start)
+	f.layout(f.nbits, reserve)
+	for b := uint64(0); b < f.nb; b++ {
+		copy(f.arena[f.start[b]:], old[oldStart[b]:oldStart[b]+words(f.nbits[b])])
+	}
+}
+
+// Config returns the configuration, with FirstLevel resolved to m1.
+func (f *Filter) Config() Config { return f.cfg }
+
+// K returns the number of hash functions.
+func (f *Filter) K() int { return f.k }
+
+// FirstLevelBits returns m1.
+func (f *Filter) FirstLevelBits() uint64 { return f.m1 }
+
+// Len returns the number of stored elements (adds minus removes).
+func (f *Filter) Len() uint64 { return f.n }
+
+// Cap returns the number of elements the filter can hold: floor((4m - m1)/k),
+// which is exactly Capacity for the optimal first level.
+func (f *Filter) Cap() uint64 { return f.capBits / uint64(f.k) }
+
+// FPP returns the formula false positive probability for the current Len.
+func (f *Filter) FPP() float64 { return FPP(f.m1, f.n, f.k) }
+
+func (f *Filter) bucket(b uint64) []uint64 { return f.arena[f.start[b]:f.start[b+1]] }
+
+// b1Rank returns the number of ones of B1 in bucket b before position p (the
+// local offset of p's child in the level-2 segment) and in the whole bucket (the
+// level-2 segment length). O(W/64).
+func (f *Filter) b1Rank(b, p uint64) (before, total uint64) {
+	lo := b << (f.shift - 6)
+	hi := min(lo+1<<(f.shift-6), uint64(len(f.b1)))
+	pw := p >> 6
+	var c int
+	for _, x := range f.b1[lo:pw] {
+		c += bits.OnesCount64(x)
+	}
+	x := f.b1[pw]
+	before = uint64(c + bits.OnesCount64(x&(1<<(p&63)-1)))
+	c += bits.OnesCount64(x)
+	for _, x := range f.b1[pw+1 : hi] {
+		c += bits.OnesCount64(x)
+	}
+	return before, uint64(c)
+}
+
+// counter returns the value of the counter at B1 position p: the number of ones
+// on its path down the levels. O(W/64 + c*(bucket bits)/64).
+func (f *Filter) counter(p uint64) int {
+	if !getBit(f.b1, p) {
+		return 0
+	}
+	b := p >> f.shift
+	idx, segLen := f.b1Rank(b, p)
+	w := f.bucket(b)
+	var segStart uint64
+	c := 1
+	for {
+		pos := segStart + idx
+		if !getBit(w, pos) {
+			return c
+		}
+		next := segStart + segLen
+		r := popRange(w, segStart, pos)
+		segLen = r + popRange(w, pos, next)
+		segStart, idx = next, r
+		c++
+	}
+}
+
+// increment adds one to the counter at B1 position p (Algorithm 2 for one hash
+// position): walk down while the bit is 1; set the terminating 0 to 1 and insert
+// a new terminating 0 in the next level at the rank of that bit. The caller has
+// checked that one more counter bit fits in the idle space.
+func (f *Filter) increment(p uint64) {
+	b := p >> f.shift
+	idx, segLen := f.b1Rank(b, p)
+	if !getBit(f.b1, p) {
+		setBit(f.b1, p)
+		f.insertBit(b, idx) // the level-2 segment starts at 0
+		f.levelAdd(0)
+		return
+	}
+	w := f.bucket(b)
+	var segStart uint64
+	c := 1 // counter value if the bit at this level is 0
+	for {
+		pos := segStart + idx
+		next := segStart + segLen
+		r := popRange(w, segStart, pos)
+		if !getBit(w, pos) {
+			setBit(w, pos)
+			f.insertBit(b, next+r)
+			f.levelAdd(c)
+			return
+		}
+		segLen = r + popRange(w, pos, next)
+		segStart, idx = next, r
+		c++
+	}
+}
+
+// decrement subtracts one from the counter at B1 position p (Algorithm 3 for one
+// hash position): walk down to the terminating 0, remove it from its level and
+// clear the 1 above it, which becomes the new terminator. It returns false, and
+// changes nothing, if the counter is zero.
+func (f *Filter) decrement(p uint64) bool {
+	if !getBit(f.b1, p) {
+		return false
+	}
+	b := p >> f.shift
+	idx, segLen := f.b1Rank(b, p)
+	w := f.bucket(b)
+	var segStart, prev uint64
+	c := 1
+	for {
+		pos := segStart + idx
+		if !getBit(w, pos) {
+			deleteBit(w, pos, f.nbits[b])
+			f.nbits[b]--
+			if c == 1 {
+				clearBit(f.b1, p)
+			} else {
+				clearBit(w, prev) // prev < pos: not moved by the deletion
+			}
+			f.levelSub(c - 1)
+			return true
+		}
+		next := segStart + segLen
+		r := popRange(w, segStart, pos)
+		segLen = r + popRange(w, pos, next)
+		segStart, idx, prev = next, r, pos
+		c++
+	}
+}
+
+// levelAdd records one more bit in level i+2.
+func (f *Filter) levelAdd(i int) {
+	if i == len(f.lvl) {
+		f.lvl = append(f.lvl, 0)
+	}
+	f.lvl[i]++
+}
+
+// levelSub records one bit fewer in level i+2.
+func (f *Filter) levelSub(i int) {
+	f.lvl[i]--
+	for len(f.lvl) > 0 && f.lvl[len(f.lvl)-1] == 0 {
+		f.lvl = f.lvl[:len(f.lvl)-1]
+	}
+}
+
+// insertBit inserts a 0 at local index i of bucket b, growing the bucket by a
+// word if needed.
+func (f *Filter) insertBit(b, i uint64) {
+	if words(f.nbits[b]+1) > f.start[b+1]-f.start[b] {
+		f.grow(b)
+	}
+	insertZero(f.bucket(b), i, f.nbits[b])
+	f.nbits[b]++
+}
+
+func (f *Filter) spare(b uint64) bool {
+	return f.start[b+1]-f.start[b] > words(f.nbits[b])
+}
+
+// grow gives bucket b one more word, taken from the nearest bucket that has a
+// spare one; the buckets in between move by one word. O(words moved). If no
+// bucket has a spare word (only possible once more counter bits are stored than
+// the arena was laid out for), the arena is expanded first.
+func (f *Filter) grow(b uint64) {
+	if !f.takeSpare(b) {
+		f.expand()
+		if !f.takeSpare(b) {
+			panic("acbf: internal error: no spare word after expanding the arena")
+		}
+	}
+}
+
+func (f *Filter) takeSpare(b uint64) bool {
+	for d := uint64(1); d < f.nb; d++ {
+		if r := b + d; r < f.nb && f.spare(r) {
+			// Move buckets b+1..r up by one word; the word freed at the old
+			// start of b+1 becomes b's last word.
+			s, e := f.start[b+1], f.start[r]+words(f.nbits[r])
+			copy(f.arena[s+1:e+1], f.arena[s:e])
+			f.arena[s] = 0
+			for x := b + 1; x <= r; x++ {
+				f.start[x]++
+			}
+			return true
+		}
+		if d <= b && f.spare(b-d) {
+			// Move buckets l+1..b down by one word; the freed word lands at
+			// the end of b.
+			l := b - d
+			s, e := f.start[l+1], f.start[b]+words(f.nbits[b])
+			copy(f.arena[s-1:e-1], f.arena[s:e])
+			f.arena[e-1] = 0
+			for x := l + 1; x <= b; x++ {
+				f.start[x]--
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// Contains reports whether key may be in the filter (Algorithm 1): all k bits of
+// the first level are 1. No false negatives for added keys, as long as no
+// non-member was removed; false positives with probability about FPP(). O(k)
+// after one hash of the key, no allocation.
+func (f *Filter) Contains(key []byte) bool {
+	h1, h2 := hashing.Sum(key)
+	for i := 0; i < f.k; i++ {
+		p := hashing.Probe(h1, h2, i, f.m1)
+		if f.b1[p>>6]&(1<<(p&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Count returns the smallest of key's k counters: an upper bound on the number of
+// times key was added and not removed. O(k * (W/64 + counter bits of a bucket)).
+func (f *Filter) Count(key []byte) int {
+	h1, h2 := hashing.Sum(key)
+	c := -1
+	for i := 0; i < f.k; i++ {
+		v := f.counter(hashing.Probe(h1, h2, i, f.m1))
+		if c < 0 || v < c {
+			c = v
+		}
+		if c == 0 {
+			break
+		}
+	}
+	return c
+}
+
+// Add inserts key (Algorithm 2): each of its k counters grows by one, taking one
+// bit of the idle space. If fewer than k idle bits remain, Add returns an error
+// wrapping ErrFull and changes nothing. O(k * W/64) amortised, no allocation.
+func (f *Filter) Add(key []byte) error {
+	if (f.n+1)*uint64(f.k) > f.capBits {
+		return fmt.Errorf("%w: %d elements stored, capacity %d (%d idle bits, %d needed)",
+			ErrFull, f.n, f.Cap(), f.capBits-f.n*uint64(f.k), f.k)
+	}
+	h1, h2 := hashing.Sum(key)
+	for i := 0; i < f.k; i++ {
+		f.increment(hashing.Probe(h1, h2, i, f.m1))
+	}
+	f.n++
+	return nil
+}
+
+// Remove deletes one occurrence of key (Algorithm 3). If one of key's counters is
+// zero (counting twice a position hit by two of its hashes) the key was never
+// added: Remove returns an error wrapping ErrNotMember and changes nothing.
+// O(k * W/64), no allocation.
+//
+// Removing a false positive (a key never added whose counters are all non-zero)
+// succeeds and decrements counters of other keys, which can make members test
+// negative: remove only keys that were added.
+func (f *Filter) Remove(key []byte) error {
+	h1, h2 := hashing.Sum(key)
+	ps := f.scratch[:0]
+	for i := 0; i < f.k; i++ {
+		p := hashing.Probe(h1, h2, i, f.m1)
+		if !getBit(f.b1, p) {
+			return fmt.Errorf("%w: first-level bit %d is zero", ErrNotMember, p)
+		}
+		ps = append(ps, p)
+	}
+	for i, p := range ps {
+		if !f.decrement(p) {
+			// Two hashes share p and its counter was 1: undo what was done.
+			for j := i - 1; j >= 0; j-- {
+				f.increment(ps[j])
+			}
+			return fmt.Errorf("%w: counter %d is smaller than the number of hashes on it", ErrNotMember, p)
+		}
+	}
+	f.n--
+	return nil
+}
+
+// Stats describes the memory use of a Filter.
+type Stats struct {
+	BudgetBits     uint64   // 4m, the memory budget
+	FirstLevelBits uint64   // m1
+	LevelBits      []uint64 // LevelBits[j] is the size of level j+1 in bits; LevelBits[0] = m1
+	CounterBits    uint64   // bits below the first level: always Elements*k
+	UsedBits       uint64   // FirstLevelBits + CounterBits
+	IdleBits       uint64   // BudgetBits - UsedBits
+	Depth          int      // number of non-empty levels, B1 included (the deepest level)
+	Elements       uint64   // stored elements, Len()
+	// ResidentBytes is the memory the structure actually holds: first level,
+	// arena (the idle space is reserved), and per-bucket bookkeeping.
+	ResidentBytes uint64
+}
+
+// Stats returns the level sizes and memory use. O(depth).
+func (f *Filter) Stats() Stats {
+	s := Stats{
+		BudgetBits:     4 * f.cfg.Counters,
+		FirstLevelBits: f.m1,
+		LevelBits:      append([]uint64{f.m1}, f.lvl...),
+		Depth:          1 + len(f.lvl),
+		Elements:       f.n,
+	}
+	for _, x := range f.lvl {
+		s.CounterBits += x
+	}
+	s.UsedBits = s.FirstLevelBits + s.CounterBits
+	s.IdleBits = s.BudgetBits - s.UsedBits
+	s.ResidentBytes = 8 * uint64(len(f.b1)+len(f.arena)+len(f.start)+len(f.nbits))
+	return s
+}

@@ -1,0 +1,244 @@
+package cbf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/acbfjoin/acbfjoin/internal/hashing"
+)
+
+// MaxK is the largest number of hash functions a Filter accepts.
+const MaxK = 64
+
+// MaxCounters is the largest number of counters a Filter accepts (2^36 counters,
+// 32 GiB of counters): a bound that keeps every size computation far from
+// overflow and lets a decoder reject absurd headers.
+const MaxCounters = 1 << 36
+
+// counterMax is the value at which a 4-bit counter saturates and sticks.
+const counterMax = 15
+
+var (
+	// ErrNotMember is returned by Remove for a key that cannot be in the filter:
+	// one of its counters is zero (or smaller than the number of its probes that
+	// land on it).
+	ErrNotMember = errors.New("cbf: key is not a member")
+	// ErrShape is returned by Merge for filters of different m or k.
+	ErrShape = errors.New("cbf: filters have different shapes")
+	// ErrConfig is returned for invalid parameters.
+	ErrConfig = errors.New("cbf: invalid parameters")
+	// ErrFormat is returned when decoding input that is not a valid serialized
+	// Filter: foreign magic, unknown version, impossible parameters, a bad
+	// checksum or a truncated stream (which also matches io.ErrUnexpectedEOF).
+	ErrFormat = errors.New("cbf: invalid serialized filter")
+)
+
+// Filter is a counting Bloom filter with m 4-bit counters, two per byte, and k
+// probes per key. The zero value is not usable: create one with New or
+// NewWithEstimates.
+//
+// Concurrency: Contains and Count only read and are safe for any number of
+// concurrent callers while nobody calls Add, Remove, Merge or ReadFrom/
+// UnmarshalBinary; those mutate and need exclusive access.
+type Filter struct {
+	m           uint64
+	k           int
+	counters    []byte // counter i is the low nibble of byte i/2 when i is even, the high nibble when odd
+	n           uint64 // Adds minus successful Removes
+	saturations uint64 // counters stuck at 15
+}
+
+// New returns an empty filter with m counters (4m bits) and k probes per key.
+func New(m uint64, k int) (*Filter, error) {
+	if err := validate(m, k); err != nil {
+		return nil, err
+	}
+	return &Filter{m: m, k: k, counters: make([]byte, (m+1)/2)}, nil
+}
+
+func validate(m uint64, k int) error {
+	if m < 1 || m > MaxCounters {
+		return fmt.Errorf("%w: m = %d counters, want 1..%d", ErrConfig, m, uint64(MaxCounters))
+	}
+	if k < 1 || k > MaxK {
+		return fmt.Errorf("%w: k = %d hash functions, want 1..%d", ErrConfig, k, MaxK)
+	}
+	return nil
+}
+
+// NewWithEstimates returns an empty filter sized so that n keys give a false
+// positive probability of about p: m = ceil(-n ln p / (ln 2)^2) counters and
+// k = round((m/n) ln 2), the classic Bloom filter optimum (Broder and
+// Mitzenmacher, "Network Applications of Bloom Filters", 2004, Sec. 2.2).
+func NewWithEstimates(n uint64, p float64) (*Filter, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("%w: n = %d, want >= 1", ErrConfig, n)
+	}
+	if !(p > 0 && p < 1) {
+		return nil, fmt.Errorf("%w: false positive probability %v, want 0 < p < 1", ErrConfig, p)
+	}
+	mf := math.Ceil(-float64(n) * math.Log(p) / (math.Ln2 * math.Ln2))
+	if mf > MaxCounters {
+		return nil, fmt.Errorf("%w: n = %d at p = %v needs %.0f counters, more than %d", ErrConfig, n, p, mf, uint64(MaxCounters))
+	}
+	m := uint64(mf)
+	k := int(math.Round(float64(m) / float64(n) * math.Ln2))
+	k = max(1, min(k, MaxK))
+	return New(m, k)
+}
+
+// FPP is the false positive probability of a counting Bloom filter with m
+// counters and k probes holding n keys, (1 - e^(-kn/m))^k (Fan, Cao, Almeida and
+// Broder, "Summary Cache", IEEE/ACM ToN 2000; the paper's CBF formula).
+func FPP(m, n uint64, k int) float64 {
+	if m == 0 {
+		return 1
+	}
+	return math.Pow(-math.Expm1(-float64(k)*float64(n)/float64(m)), float64(k))
+}
+
+// M returns the number of counters.
+func (f *Filter) M() uint64 { return f.m }
+
+// K returns the number of probes per key.
+func (f *Filter) K() int { return f.k }
+
+// Len returns the number of Adds minus the number of successful Removes.
+func (f *Filter) Len() uint64 { return f.n }
+
+// MemoryBits returns the filter's memory budget, 4m bits.
+func (f *Filter) MemoryBits() uint64 { return 4 * f.m }
+
+// Saturations returns the number of counters that have reached 15 and stick
+// there. A counter saturates at most once (it is never decremented again), so
+// this is also the number of counters currently at 15.
+func (f *Filter) Saturations() uint64 { return f.saturations }
+
+// FPP returns the formula false positive probability for the current Len.
+func (f *Filter) FPP() float64 { return FPP(f.m, f.n, f.k) }
+
+func (f *Filter) get(i uint64) uint8 {
+	return f.counters[i>>1] >> ((i & 1) << 2) & 0xf
+}
+
+// inc increments counter i, saturating at 15.
+func (f *Filter) inc(i uint64) {
+	shift := (i & 1) << 2
+	b := &f.counters[i>>1]
+	c := *b >> shift & 0xf
+	if c == counterMax {
+		return // stuck
+	}
+	*b += 1 << shift // no carry into the other nibble: c < 15
+	if c+1 == counterMax {
+		f.saturations++
+	}
+}
+
+// dec decrements counter i unless it is saturated; the caller ensures it is > 0.
+func (f *Filter) dec(i uint64) {
+	shift := (i & 1) << 2
+	b := &f.counters[i>>1]
+	if *b>>shift&0xf == counterMax {
+		return
+	}
+	*b -= 1 << shift
+}
+
+// Add inserts key: O(k) after one hash of the key, no allocation.
+func (f *Filter) Add(key []byte) {
+	h1, h2 := hashing.Sum(key)
+	for i := 0; i < f.k; i++ {
+		f.inc(hashing.Probe(h1, h2, i, f.m))
+	}
+	f.n++
+}
+
+// Contains reports whether key may be in the filter: true for every key added
+// and not removed (no false negatives, as long as no non-member was removed),
+// and true with probability about FPP() for other keys. O(k), no allocation.
+func (f *Filter) Contains(key []byte) bool {
+	h1, h2 := hashing.Sum(key)
+	for i := 0; i < f.k; i++ {
+		p := hashing.Probe(h1, h2, i, f.m)
+		if f.counters[p>>1]>>((p&1)<<2)&0xf == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Count returns the smallest of key's k counters: an upper bound on the number of
+// times key was added and not removed. O(k), no allocation.
+func (f *Filter) Count(key []byte) int {
+	h1, h2 := hashing.Sum(key)
+	c := uint8(counterMax)
+	for i := 0; i < f.k; i++ {
+		c = min(c, f.get(hashing.Probe(h1, h2, i, f.m)))
+	}
+	return int(c)
+}
+
+// Remove deletes one occurrence of key. If any of key's counters is zero (taking
+// into account probes that hit the same counter twice) the key cannot have been
+// added, Remove returns an error wrapping ErrNotMember and the filter is
+// unchanged. Saturated counters are not decremented. O(k), no allocation.
+//
+// Removing a key that was never added but passes the check (a false positive)
+// decrements counters that belong to other keys and can create false negatives:
+// callers should remove only keys they added.
+func (f *Filter) Remove(key []byte) error {
+	h1, h2 := hashing.Sum(key)
+	for i := 0; i < f.k; i++ {
+		p := hashing.Probe(h1, h2, i, f.m)
+		if f.get(p) == 0 {
+			// Undo the decrements done so far, in reverse. They were all on
+			// counters below 15, so the increments cannot saturate.
+			for j := i - 1; j >= 0; j-- {
+				q := hashing.Probe(h1, h2, j, f.m)
+				if f.get(q) != counterMax {
+					f.counters[q>>1] += 1 << ((q & 1) << 2)
+				}
+			}
+			return fmt.Errorf("%w: counter %d is zero", ErrNotMember, p)
+		}
+		f.dec(p)
+	}
+	f.n--
+	return nil
+}
+
+// Merge adds the counters of other to f (saturating at 15), as if every key added
+// to other had been added to f. Both filters must have the same m and k, else it
+// returns an error wrapping ErrShape and f is unchanged. O(m).
+func (f *Filter) Merge(other *Filter) error {
+	if other == nil || f.m != other.m || f.k != other.k {
+		if other == nil {
+			return fmt.Errorf("%w: other filter is nil", ErrShape)
+		}
+		return fmt.Errorf("%w: m=%d k=%d vs m=%d k=%d", ErrShape, f.m, f.k, other.m, other.k)
+	}
+	for i := range f.counters {
+		a, b := f.counters[i], other.counters[i]
+		lo := min(a&0xf+b&0xf, counterMax)
+		hi := min(a>>4+b>>4, counterMax)
+		if lo == counterMax && a&0xf != counterMax {
+			f.saturations++
+		}
+		if hi == counterMax && a>>4 != counterMax {
+			f.saturations++
+		}
+		f.counters[i] = hi<<4 | lo
+	}
+	f.n += other.n
+	return nil
+}
+
+// Equal reports whether f and other have the same shape, counters and Len.
+func (f *Filter) Equal(other *Filter) bool {
+	if f.m != other.m || f.k != other.k || f.n != other.n || f.saturations != other.saturations {
+		return false
+	}
+	return string(f.counters) == string(other.counters)
+}

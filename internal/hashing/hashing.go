@@ -1,0 +1,53 @@
+// Package hashing is the one probe scheme shared by every filter of acbfjoin.
+//
+// A key is hashed once with MurmurHash3 x64 128-bit (seed 0), giving two 64-bit
+// halves (h1, h2). Probe i of k is g_i = h1 + i*h2 (mod 2^64), the double-hashing
+// construction of Kirsch and Mitzenmacher ("Less Hashing, Same Performance",
+// ESA 2006), which keeps the asymptotic false-positive rate of k independent
+// hashes. g_i is mapped to [0, size) with Lemire's multiply-high range reduction
+// (floor(g_i * size / 2^64)), which needs no division and, unlike g_i mod size,
+// uses the high bits of g_i.
+//
+// Because the scheme depends only on the key and the size, a counting Bloom filter
+// with m counters and an ACBF whose first level has m bits probe exactly the same
+// positions for every key: that is what makes ACBF_1 behave like the CBF.
+//
+// All functions are pure and safe for concurrent use. Cost: one murmur3 pass over
+// the key (O(len(key))) plus O(1) per probe; no allocation.
+package hashing
+
+import (
+	"math/bits"
+
+	"github.com/spaolacci/murmur3"
+)
+
+// Sum returns the two 64-bit halves of the MurmurHash3 x64 128-bit hash of key.
+// It does not allocate.
+func Sum(key []byte) (h1, h2 uint64) {
+	return murmur3.Sum128(key)
+}
+
+// Probe returns probe i of the Kirsch-Mitzenmacher sequence for (h1, h2) reduced
+// to [0, size). size must be > 0. O(1), no allocation.
+func Probe(h1, h2 uint64, i int, size uint64) uint64 {
+	return Reduce(h1+uint64(i)*h2, size)
+}
+
+// Reduce maps a uniformly distributed 64-bit value x to [0, size) by taking the
+// high 64 bits of the 128-bit product x*size (Lemire, "Fast Random Integer
+// Generation in an Interval", ACM TOMACS 2019). O(1).
+func Reduce(x, size uint64) uint64 {
+	hi, _ := bits.Mul64(x, size)
+	return hi
+}
+
+// Positions appends the k probe positions of key in [0, size) to dst and returns
+// the extended slice. With a dst of capacity >= k it does not allocate.
+func Positions(dst []uint64, key []byte, k int, size uint64) []uint64 {
+	h1, h2 := Sum(key)
+	for i := 0; i < k; i++ {
+		dst = append(dst, Probe(h1, h2, i, size))
+	}
+	return dst
+}

@@ -1,0 +1,54 @@
+// Package testutil holds helpers shared by the tests and benchmarks of acbfjoin:
+// logged random seeds and reproducible key sets.
+package testutil
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// Seed returns the seed for a randomised test: ACBFJOIN_SEED if set, else the
+// clock. It logs the seed so that a failure can be replayed with
+// ACBFJOIN_SEED=<seed> go test -run <name>.
+func Seed(t testing.TB) uint64 {
+	t.Helper()
+	if s := os.Getenv("ACBFJOIN_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("ACBFJOIN_SEED=%q: %v", s, err)
+		}
+		t.Logf("seed %d (from ACBFJOIN_SEED)", v)
+		return v
+	}
+	v := uint64(time.Now().UnixNano())
+	t.Logf("seed %d (replay with ACBFJOIN_SEED=%d)", v, v)
+	return v
+}
+
+// Rand returns a PCG generator for seed.
+func Rand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x5eed))
+}
+
+// Keys returns n distinct 8-byte keys: the little-endian encodings of
+// base, base+1, ..., base+n-1. Key sets with disjoint ranges are disjoint.
+func Keys(base, n uint64) [][]byte {
+	buf := make([]byte, 8*n)
+	out := make([][]byte, n)
+	for i := uint64(0); i < n; i++ {
+		b := buf[8*i : 8*i+8 : 8*i+8]
+		binary.LittleEndian.PutUint64(b, base+i)
+		out[i] = b
+	}
+	return out
+}
+
+// Key writes the 8-byte key for i into dst (len 8) and returns it.
+func Key(dst []byte, i uint64) []byte {
+	binary.LittleEndian.PutUint64(dst[:8], i)
+	return dst[:8]
+}

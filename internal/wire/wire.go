@@ -1,0 +1,216 @@
+// Package wire holds the little-endian, checksummed binary framing shared by the
+// serialized filters (cbf, acbf).
+//
+// A serialized filter is: a 4-byte magic, a uint16 format version, fixed-size
+// parameters, a payload, and a CRC-32C (Castagnoli) of every byte before it. All
+// integers are little-endian. The Reader reads large payloads in bounded chunks,
+// so a header that claims a huge size on a short stream fails with
+// io.ErrUnexpectedEOF after allocating no more than the bytes actually present
+// (plus one chunk): a corrupt input can never force a huge allocation.
+//
+// Writer and Reader are not safe for concurrent use.
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash"
+	"hash/crc32"
+	"io"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// chunkWords is the most words the Reader allocates ahead of the data it has
+// actually received (1 MiB).
+const chunkWords = 1 << 17
+
+// Writer writes fields to an io.Writer while accumulating the checksum and the
+// number of bytes written. The first error sticks: later calls do nothing and
+// Finish returns it.
+type Writer struct {
+	w   io.Writer
+	crc hash.Hash32
+	n   int64
+	err error
+	buf [8]byte
+}
+
+// NewWriter returns a Writer on w.
+func NewWriter(w io.Writer) *Writer {
+	return &Writer{w: w, crc: crc32.New(castagnoli)}
+}
+
+func (w *Writer) write(p []byte) {
+	if w.err != nil {
+		return
+	}
+	n, err := w.w.Write(p)
+	w.n += int64(n)
+	if err != nil {
+		w.err = err
+		return
+	}
+	w.crc.Write(p)
+}
+
+// Bytes writes p as is.
+func (w *Writer) Bytes(p []byte) { w.write(p) }
+
+// U16 writes v as 2 little-endian bytes.
+func (w *Writer) U16(v uint16) {
+	binary.LittleEndian.PutUint16(w.buf[:2], v)
+	w.write(w.buf[:2])
+}
+
+// U32 writes v as 4 little-endian bytes.
+func (w *Writer) U32(v uint32) {
+	binary.LittleEndian.PutUint32(w.buf[:4], v)
+	w.write(w.buf[:4])
+}
+
+// U64 writes v as 8 little-endian bytes.
+func (w *Writer) U64(v uint64) {
+	binary.LittleEndian.PutUint64(w.buf[:], v)
+	w.write(w.buf[:])
+}
+
+// Words writes ws as little-endian uint64s, in batches to limit write calls.
+func (w *Writer) Words(ws []uint64) {
+	var batch [512 * 8]byte
+	for len(ws) > 0 && w.err == nil {
+		n := min(len(ws), 512)
+		for i := 0; i < n; i++ {
+			binary.LittleEndian.PutUint64(batch[8*i:], ws[i])
+		}
+		w.write(batch[:8*n])
+		ws = ws[n:]
+	}
+}
+
+// Finish writes the checksum of everything written so far and returns the total
+// number of bytes written and the first error.
+func (w *Writer) Finish() (int64, error) {
+	w.U32(w.crc.Sum32())
+	return w.n, w.err
+}
+
+// Reader reads fields from an io.Reader while accumulating the checksum. The first
+// error sticks; a stream that ends early gives io.ErrUnexpectedEOF.
+type Reader struct {
+	r   io.Reader
+	crc hash.Hash32
+	n   int64
+	err error
+	buf [8]byte
+}
+
+// NewReader returns a Reader on r.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{r: r, crc: crc32.New(castagnoli)}
+}
+
+func (r *Reader) read(p []byte) bool {
+	if r.err != nil {
+		return false
+	}
+	n, err := io.ReadFull(r.r, p)
+	r.n += int64(n)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		r.err = err
+		return false
+	}
+	r.crc.Write(p)
+	return true
+}
+
+// Err returns the first error met, if any.
+func (r *Reader) Err() error { return r.err }
+
+// N returns the number of bytes consumed so far.
+func (r *Reader) N() int64 { return r.n }
+
+// Bytes reads exactly len(p) bytes into p.
+func (r *Reader) Bytes(p []byte) { r.read(p) }
+
+// U16 reads a little-endian uint16; 0 after an error.
+func (r *Reader) U16() uint16 {
+	if !r.read(r.buf[:2]) {
+		return 0
+	}
+	return binary.LittleEndian.Uint16(r.buf[:2])
+}
+
+// U32 reads a little-endian uint32; 0 after an error.
+func (r *Reader) U32() uint32 {
+	if !r.read(r.buf[:4]) {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(r.buf[:4])
+}
+
+// U64 reads a little-endian uint64; 0 after an error.
+func (r *Reader) U64() uint64 {
+	if !r.read(r.buf[:]) {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(r.buf[:])
+}
+
+// Words reads n little-endian uint64s. It allocates at most one chunk (1 MiB)
+// beyond the data actually received, so a false n on a short stream cannot cause
+// a huge allocation. It returns nil after an error.
+func (r *Reader) Words(n uint64) []uint64 {
+	if r.err != nil {
+		return nil
+	}
+	out := make([]uint64, 0, min(n, chunkWords))
+	var batch [512 * 8]byte
+	for uint64(len(out)) < n {
+		c := int(min(n-uint64(len(out)), 512))
+		if !r.read(batch[:8*c]) {
+			return nil
+		}
+		for i := 0; i < c; i++ {
+			out = append(out, binary.LittleEndian.Uint64(batch[8*i:]))
+		}
+	}
+	return out
+}
+
+// ByteSlice reads n bytes with the same bounded-allocation rule as Words.
+func (r *Reader) ByteSlice(n uint64) []byte {
+	if r.err != nil {
+		return nil
+	}
+	out := make([]byte, 0, min(n, 8*chunkWords))
+	var batch [4096]byte
+	for uint64(len(out)) < n {
+		c := int(min(n-uint64(len(out)), uint64(len(batch))))
+		if !r.read(batch[:c]) {
+			return nil
+		}
+		out = append(out, batch[:c]...)
+	}
+	return out
+}
+
+// ErrChecksum reports a checksum mismatch.
+var ErrChecksum = errors.New("checksum mismatch")
+
+// Verify reads the stored checksum and compares it with the checksum of
+// everything read before it. It returns the first error of the Reader, or
+// ErrChecksum.
+func (r *Reader) Verify() error {
+	want := r.crc.Sum32()
+	if !r.read(r.buf[:4]) {
+		return r.err
+	}
+	if got := binary.LittleEndian.Uint32(r.buf[:4]); got != want {
+		return ErrChecksum
+	}
+	return nil
+}
