@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 )
@@ -57,16 +58,36 @@ var (
 // (and a decoder's allocation) follows the data; the logical capacity check
 // against the 4m-bit budget is separate and exact.
 
-// bucketShiftFor picks log2 of the bucket width W in bits: 2048 when n keys are
-// expected to put fewer than about 256 counter bits in a 1024-bit bucket, else
-// 1024. The choice affects only speed and the per-bucket overhead (128 bits per
-// bucket), never the logical structure.
+// bucketShiftFor picks log2 of the bucket width W in bits: 2048 unless n keys
+// are expected to put more than 1024 counter bits (16 words to shift) in such a
+// bucket, then 1024. The choice affects only speed and the per-bucket overhead
+// (192 bits per bucket), never the logical structure.
 func bucketShiftFor(m1, n uint64, k int) uint {
 	// Expected counter bits per W-bit bucket at n elements: k*n*W/m1.
-	if float64(uint64(k)*n)*2048/float64(m1) <= 256 {
+	if float64(uint64(k)*n)*2048/float64(m1) <= 1024 {
 		return 11
 	}
 	return 10
+}
+
+// bucketMeta is the bookkeeping of one bucket, kept together so that an update
+// touches one cache line of it.
+type bucketMeta struct {
+	start uint64 // arena word where the bucket begins
+	nbits uint64 // counter bits stored in the bucket
+	// rank is the bucket's rank directory over B1: the bucket's W positions form
+	// four sub-blocks of W/4, and bits 16j..16j+15 hold the number of ones of B1
+	// in sub-blocks 0..j (so the top field is the bucket's total). A rank query
+	// then popcounts at most one sub-block.
+	rank uint64
+}
+
+// rankDelta[s] adds one to the rank fields of sub-blocks s..3.
+var rankDelta = [4]uint64{
+	1 | 1<<16 | 1<<32 | 1<<48,
+	1<<16 | 1<<32 | 1<<48,
+	1<<32 | 1<<48,
+	1 << 48,
 }
 
 // Filter is the multilevel Accurate Counting Bloom Filter of Li, Huang, Zhang
@@ -84,11 +105,10 @@ type Filter struct {
 
 	b1 []uint64 // first level, m1 bits; bits from m1 on are zero
 
-	shift uint     // log2 of the bucket width W in bits (>= 6)
-	nb    uint64   // number of buckets: ceil(m1 / W)
-	start []uint64 // start[b] is the arena word where bucket b begins; start[nb] = len(arena)
-	nbits []uint64 // nbits[b] is the number of counter bits stored in bucket b
-	arena []uint64 // all buckets' local bits; unused bits are zero
+	shift uint         // log2 of the bucket width W in bits (10 or 11)
+	nb    uint64       // number of buckets: ceil(m1 / W)
+	meta  []bucketMeta // nb+1 entries; meta[nb].start = len(arena)
+	arena []uint64     // all buckets' local bits; unused bits are zero
 	// reserve is the number of counter bits the arena is sized for (see layout).
 	reserve uint64
 
@@ -109,7 +129,7 @@ func New(cfg Config) (*Filter, error) {
 	}
 	cfg.FirstLevel = cfg.FirstLevelBits()
 	f := newShape(cfg, nil)
-	f.layout(f.nbits, cfg.Capacity*uint64(cfg.K))
+	f.layout(nil, cfg.Capacity*uint64(cfg.K))
 	return f, nil
 }
 
@@ -130,14 +150,13 @@ func newShape(cfg Config, b1 []uint64) *Filter {
 		scratch: make([]uint64, 0, cfg.K),
 	}
 	f.nb = (m1 + 1<<f.shift - 1) >> f.shift
-	f.start = make([]uint64, f.nb+1)
-	f.nbits = make([]uint64, f.nb)
+	f.meta = make([]bucketMeta, f.nb+1)
 	return f
 }
 
 // layout allocates a zeroed arena for at least reserveBits counter bits (never
-// fewer than sum(nbits)) and places bucket b, holding nbits[b] bits, at start[b],
-// with the spare words spread evenly. O(buckets + arena words).
+// fewer than sum(nbits)) and places bucket b, holding nbits[b] bits (0 if nbits
+// is nil), with the spare words spread evenly. O(buckets + arena words).
 //
 // The arena has words(reserve) + 2*buckets + 1 words. A bucket wastes less than
 // a word, so while the counter bits U <= reserve, the buckets other than one
@@ -154,27 +173,56 @@ func (f *Filter) layout(nbits []uint64, reserveBits uint64) {
 	var off uint64
 	for b := uint64(0); b < f.nb; b++ {
 		// bucket b gets its own words plus its share of the spare words.
-		f.start[b] = off + (b*spare)/f.nb
-		off += words(nbits[b])
+		f.meta[b].start = off + (b*spare)/f.nb
+		if nbits != nil {
+			f.meta[b].nbits = nbits[b]
+			off += words(nbits[b])
+		}
 	}
-	f.start[f.nb] = total
+	f.meta[f.nb].start = total
 	f.arena = make([]uint64, total)
-	copy(f.nbits, nbits)
+}
+
+// nbitsAll returns the counter bits of every bucket.
+func (f *Filter) nbitsAll() []uint64 {
+	out := make([]uint64, f.nb)
+	for b := range out {
+		out[b] = f.meta[b].nbits
+	}
+	return out
+}
+
+// rebuildRanks recomputes every bucket's rank directory from B1. O(m1/64).
+func (f *Filter) rebuildRanks() {
+	sub := uint64(1) << (f.shift - 8) // words per sub-block
+	for b := uint64(0); b < f.nb; b++ {
+		var r, acc uint64
+		for s := uint64(0); s < 4; s++ {
+			lo := min((b<<(f.shift-6))+s*sub, uint64(len(f.b1)))
+			hi := min(lo+sub, uint64(len(f.b1)))
+			for _, x := range f.b1[lo:hi] {
+				acc += uint64(bits.OnesCount64(x))
+			}
+			r |= acc << (16 * s)
+		}
+		f.meta[b].rank = r
+	}
 }
 
 // expand re-lays the arena for at least half as many counter bits again as now
 // (capped by the idle space, and at least one more than stored), keeping every
 // bucket's bits. Amortised O(1) per stored bit.
 func (f *Filter) expand() {
+	nbits := f.nbitsAll()
 	var used uint64
-	for _, n := range f.nbits {
+	for _, n := range nbits {
 		used += n
 	}
 	reserve := min(f.capBits, max(used+1, f.reserve+f.reserve/2+64))
-	old, oldStart := f.arena, slices.Clone(f.start)
-	f.layout(f.nbits, reserve)
+	old, oldMeta := f.arena, slices.Clone(f.meta)
+	f.layout(nbits, reserve)
 	for b := uint64(0); b < f.nb; b++ {
-		copy(f.arena[f.start[b]:], old[oldStart[b]:oldStart[b]+words(f.nbits[b])])
+		copy(f.arena[f.meta[b].start:], old[oldMeta[b].start:oldMeta[b].start+words(nbits[b])])
 	}
 }
 
@@ -197,26 +245,38 @@ func (f *Filter) Cap() uint64 { return f.capBits / uint64(f.k) }
 // FPP returns the formula false positive probability for the current Len.
 func (f *Filter) FPP() float64 { return FPP(f.m1, f.n, f.k) }
 
-func (f *Filter) bucket(b uint64) []uint64 { return f.arena[f.start[b]:f.start[b+1]] }
+func (f *Filter) bucket(b uint64) []uint64 { return f.arena[f.meta[b].start:f.meta[b+1].start] }
 
 // b1Rank returns the number of ones of B1 in bucket b before position p (the
 // local offset of p's child in the level-2 segment) and in the whole bucket (the
-// level-2 segment length). O(W/64).
+// level-2 segment length), from the rank directory and a popcount of at most
+// one sub-block (W/256 words).
 func (f *Filter) b1Rank(b, p uint64) (before, total uint64) {
-	lo := b << (f.shift - 6)
-	hi := min(lo+1<<(f.shift-6), uint64(len(f.b1)))
+	r := f.meta[b].rank
+	s := (p >> (f.shift - 2)) & 3 // sub-block of p in its bucket
+	// Shifting r up one field puts "ones in sub-blocks 0..s-1" at field s, and 0
+	// at field 0.
+	before = (r << 16 >> (16 * s)) & 0xffff
+	lo := p >> 6 &^ (1<<(f.shift-8) - 1) // first word of p's sub-block
 	pw := p >> 6
 	var c int
 	for _, x := range f.b1[lo:pw] {
 		c += bits.OnesCount64(x)
 	}
-	x := f.b1[pw]
-	before = uint64(c + bits.OnesCount64(x&(1<<(p&63)-1)))
-	c += bits.OnesCount64(x)
-	for _, x := range f.b1[pw+1 : hi] {
-		c += bits.OnesCount64(x)
-	}
-	return before, uint64(c)
+	c += bits.OnesCount64(f.b1[pw] & (1<<(p&63) - 1))
+	return before + uint64(c), r >> 48
+}
+
+// setB1 sets B1 bit p (which must be 0) and updates the rank directory.
+func (f *Filter) setB1(b, p uint64) {
+	setBit(f.b1, p)
+	f.meta[b].rank += rankDelta[(p>>(f.shift-2))&3]
+}
+
+// clearB1 clears B1 bit p (which must be 1) and updates the rank directory.
+func (f *Filter) clearB1(b, p uint64) {
+	clearBit(f.b1, p)
+	f.meta[b].rank -= rankDelta[(p>>(f.shift-2))&3]
 }
 
 // counter returns the value of the counter at B1 position p: the number of ones
@@ -251,7 +311,7 @@ func (f *Filter) increment(p uint64) {
 	b := p >> f.shift
 	idx, segLen := f.b1Rank(b, p)
 	if !getBit(f.b1, p) {
-		setBit(f.b1, p)
+		f.setB1(b, p)
 		f.insertBit(b, idx) // the level-2 segment starts at 0
 		f.levelAdd(0)
 		return
@@ -291,10 +351,10 @@ func (f *Filter) decrement(p uint64) bool {
 	for {
 		pos := segStart + idx
 		if !getBit(w, pos) {
-			deleteBit(w, pos, f.nbits[b])
-			f.nbits[b]--
+			deleteBit(w, pos, f.meta[b].nbits)
+			f.meta[b].nbits--
 			if c == 1 {
-				clearBit(f.b1, p)
+				f.clearB1(b, p)
 			} else {
 				clearBit(w, prev) // prev < pos: not moved by the deletion
 			}
@@ -317,6 +377,14 @@ func (f *Filter) levelAdd(i int) {
 	f.lvl[i]++
 }
 
+// levelAddN records c more bits in level i+2 (levels are filled in order).
+func (f *Filter) levelAddN(i int, c uint64) {
+	if i == len(f.lvl) {
+		f.lvl = append(f.lvl, 0)
+	}
+	f.lvl[i] += c
+}
+
 // levelSub records one bit fewer in level i+2.
 func (f *Filter) levelSub(i int) {
 	f.lvl[i]--
@@ -328,15 +396,16 @@ func (f *Filter) levelSub(i int) {
 // insertBit inserts a 0 at local index i of bucket b, growing the bucket by a
 // word if needed.
 func (f *Filter) insertBit(b, i uint64) {
-	if words(f.nbits[b]+1) > f.start[b+1]-f.start[b] {
+	m := &f.meta[b]
+	if words(m.nbits+1) > f.meta[b+1].start-m.start {
 		f.grow(b)
 	}
-	insertZero(f.bucket(b), i, f.nbits[b])
-	f.nbits[b]++
+	insertZero(f.bucket(b), i, m.nbits)
+	m.nbits++
 }
 
 func (f *Filter) spare(b uint64) bool {
-	return f.start[b+1]-f.start[b] > words(f.nbits[b])
+	return f.meta[b+1].start-f.meta[b].start > words(f.meta[b].nbits)
 }
 
 // grow gives bucket b one more word, taken from the nearest bucket that has a
@@ -357,11 +426,11 @@ func (f *Filter) takeSpare(b uint64) bool {
 		if r := b + d; r < f.nb && f.spare(r) {
 			// Move buckets b+1..r up by one word; the word freed at the old
 			// start of b+1 becomes b's last word.
-			s, e := f.start[b+1], f.start[r]+words(f.nbits[r])
+			s, e := f.meta[b+1].start, f.meta[r].start+words(f.meta[r].nbits)
 			copy(f.arena[s+1:e+1], f.arena[s:e])
 			f.arena[s] = 0
 			for x := b + 1; x <= r; x++ {
-				f.start[x]++
+				f.meta[x].start++
 			}
 			return true
 		}
@@ -369,11 +438,11 @@ func (f *Filter) takeSpare(b uint64) bool {
 			// Move buckets l+1..b down by one word; the freed word lands at
 			// the end of b.
 			l := b - d
-			s, e := f.start[l+1], f.start[b]+words(f.nbits[b])
+			s, e := f.meta[l+1].start, f.meta[b].start+words(f.meta[b].nbits)
 			copy(f.arena[s-1:e-1], f.arena[s:e])
 			f.arena[e-1] = 0
 			for x := l + 1; x <= b; x++ {
-				f.start[x]--
+				f.meta[x].start--
 			}
 			return true
 		}
@@ -489,6 +558,6 @@ func (f *Filter) Stats() Stats {
 	}
 	s.UsedBits = s.FirstLevelBits + s.CounterBits
 	s.IdleBits = s.BudgetBits - s.UsedBits
-	s.ResidentBytes = 8 * uint64(len(f.b1)+len(f.arena)+len(f.start)+len(f.nbits))
+	s.ResidentBytes = 8*uint64(len(f.b1)+len(f.arena)) + uint64(len(f.meta))*uint64(unsafe.Sizeof(bucketMeta{}))
 	return s
 }

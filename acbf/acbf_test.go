@@ -31,14 +31,23 @@ func checkInvariants(t *testing.T, f *Filter) {
 		t.Fatalf("used %d + idle %d bits vs budget %d", s.UsedBits, s.IdleBits, s.BudgetBits)
 	}
 	var sum uint64
+	ranks := make([]uint64, f.nb)
+	for b := range ranks {
+		ranks[b] = f.meta[b].rank
+	}
+	f.rebuildRanks()
 	for b := uint64(0); b < f.nb; b++ {
-		sum += f.nbits[b]
-		if words(f.nbits[b]) > f.start[b+1]-f.start[b] {
-			t.Fatalf("bucket %d holds %d bits in %d words", b, f.nbits[b], f.start[b+1]-f.start[b])
+		m := f.meta[b]
+		if m.rank != ranks[b] {
+			t.Fatalf("bucket %d: rank directory %x, recomputed %x", b, ranks[b], m.rank)
+		}
+		sum += m.nbits
+		if words(m.nbits) > f.meta[b+1].start-m.start {
+			t.Fatalf("bucket %d holds %d bits in %d words", b, m.nbits, f.meta[b+1].start-m.start)
 		}
 		w := f.bucket(b)
-		if popRange(w, f.nbits[b], uint64(len(w))*64) != 0 {
-			t.Fatalf("bucket %d has ones beyond its %d bits", b, f.nbits[b])
+		if popRange(w, m.nbits, uint64(len(w))*64) != 0 {
+			t.Fatalf("bucket %d has ones beyond its %d bits", b, m.nbits)
 		}
 	}
 	if sum != s.CounterBits {

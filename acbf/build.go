@@ -2,20 +2,24 @@ package acbf
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 )
 
 // Build returns a filter for cfg holding every key of keys (duplicates count as
 // separate insertions), with exactly the structure that Adding the keys one by
-// one would give. It runs in O(m1/64 + n*k) time: probes are counting-sorted by
-// bucket, each bucket's counters are tallied in a small table, and its levels are
-// written in one pass, instead of n*k shifting inserts. If the keys need more
-// than the idle space it returns an error wrapping ErrFull.
+// one would give. It runs in O(m1/64 + n*k) time: one pass sets the first level,
+// counts the probes per bucket and collects the repeats (probes that land on an
+// already-set first-level bit, about a tenth of n*k at the optimum); a counting
+// sort groups the repeats by bucket; each bucket's levels are then written in
+// one sweep, instead of n*k shifting inserts. If the keys need more than the idle
+// space it returns an error wrapping ErrFull.
 //
-// Build reads keys only; it does not retain them. Memory: 16 bytes per key plus
-// 2 bytes per probe, transient.
+// Build reads keys only; it does not retain them. Transient memory: 10 bytes per
+// repeated probe.
 func Build(cfg Config, keys [][]byte) (*Filter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -28,47 +32,64 @@ func Build(cfg Config, keys [][]byte) (*Filter, error) {
 	}
 	k := f.k
 
-	// Hash every key once; probes are recomputed from (h1, h2), which is cheaper
-	// than storing n*k positions.
-	hs := make([]uint64, 2*n)
-	counts := make([]uint64, f.nb+1) // bucket histogram, then offsets
-	for i, key := range keys {
+	// A probe on a clear B1 bit makes a counter of 1; every further probe on
+	// that bit adds one and is kept in rep. Expected repeats [derived]: n*k
+	// probes minus the m1*(1 - e^(-nk/m1)) distinct bits they set.
+	nk := float64(n) * float64(k)
+	estimate := nk - float64(f.m1)*(-math.Expm1(-nk/float64(f.m1)))
+	rep := make([]uint64, 0, int(estimate*1.1)+64)
+	for _, key := range keys {
 		h1, h2 := hashing.Sum(key)
-		hs[2*i], hs[2*i+1] = h1, h2
-		for j := 0; j < k; j++ {
-			counts[hashing.Probe(h1, h2, j, f.m1)>>f.shift]++
-		}
-	}
-	// A bucket holds one counter bit per probe that lands in it.
-	f.layout(counts[:f.nb], cfg.Capacity*uint64(k))
-	var sum uint64
-	for b := range counts {
-		c := counts[b]
-		counts[b] = sum
-		sum += c
-	}
-	local := make([]uint16, sum) // local offsets, grouped by bucket
-	mask := uint64(1)<<f.shift - 1
-	for i := uint64(0); i < n; i++ {
-		h1, h2 := hs[2*i], hs[2*i+1]
 		for j := 0; j < k; j++ {
 			p := hashing.Probe(h1, h2, j, f.m1)
-			b := p >> f.shift
-			local[counts[b]] = uint16(p & mask)
-			counts[b]++
-			setBit(f.b1, p)
+			w, bit := &f.b1[p>>6], uint64(1)<<(p&63)
+			if *w&bit != 0 {
+				rep = append(rep, p)
+			}
+			*w |= bit
 		}
 	}
-	// counts[b] is now the end of bucket b's probes, which is where b+1 starts.
+	f.rebuildRanks()
+	// Group the repeats by bucket (counting sort; order within a bucket does not
+	// matter to the tally).
+	off := make([]int, f.nb+1)
+	for _, p := range rep {
+		off[p>>f.shift+1]++
+	}
+	// A bucket holds one counter bit per probe that landed in it: one per set
+	// B1 bit plus one per repeat.
+	nbits := make([]uint64, f.nb)
+	for b := range nbits {
+		nbits[b] = f.meta[b].rank>>48 + uint64(off[b+1])
+	}
+	for b := 1; b < len(off); b++ {
+		off[b] += off[b-1]
+	}
+	mask := uint64(1)<<f.shift - 1
+	grouped := make([]uint16, len(rep))
+	next := slices.Clone(off[:f.nb])
+	for _, p := range rep {
+		b := p >> f.shift
+		grouped[next[b]] = uint16(p & mask)
+		next[b]++
+	}
+	f.layout(nbits, cfg.Capacity*uint64(k))
 	t := newTally(f.shift)
-	var from uint64
 	for b := uint64(0); b < f.nb; b++ {
-		to := counts[b]
-		for _, q := range local[from:to] {
+		// t.cnt[q] counts the repeats at q: its counter is t.cnt[q] + 1. The
+		// positions with a counter >= 2 are marked, then listed in order.
+		for _, q := range grouped[off[b]:off[b+1]] {
 			t.cnt[q]++
+			t.mark[q>>6] |= 1 << (q & 63)
 		}
-		from = to
-		f.emitBucket(b, t)
+		twice := t.active[:0]
+		for i, x := range t.mark {
+			for ; x != 0; x &= x - 1 {
+				twice = append(twice, uint16(i<<6+bits.TrailingZeros64(x)))
+			}
+			t.mark[i] = 0
+		}
+		f.emitBucket(b, t, twice, 1)
 	}
 	f.n = n
 	return f, nil
@@ -77,11 +98,16 @@ func Build(cfg Config, keys [][]byte) (*Filter, error) {
 // tally holds the counters of one bucket while it is being written.
 type tally struct {
 	cnt    []uint64 // cnt[q]: counter at local position q; all zero between buckets
+	mark   []uint64 // bitmap of local positions; all zero between buckets
 	active []uint16 // scratch list of local positions
 }
 
 func newTally(shift uint) *tally {
-	return &tally{cnt: make([]uint64, 1<<shift), active: make([]uint16, 0, 1<<shift)}
+	return &tally{
+		cnt:    make([]uint64, 1<<shift),
+		mark:   make([]uint64, 1<<(shift-6)),
+		active: make([]uint16, 0, 1<<shift),
+	}
 }
 
 // b1Ones appends to dst the local positions of the ones of B1 in bucket b, in
@@ -97,23 +123,33 @@ func (f *Filter) b1Ones(b uint64, dst []uint16) []uint16 {
 	return dst
 }
 
-// emitBucket writes bucket b's segments of levels 2, 3, ... from t.cnt, in unary
-// (a position with counter c has bits in levels 2..c+1: 1 while the counter goes
-// on, 0 at the end), updates the level sizes, and clears t.cnt. B1 must already
-// have a one exactly where t.cnt is non-zero, and the arena must be laid out for
-// nbits[b] bits. O(W/64 + counter bits of the bucket).
-func (f *Filter) emitBucket(b uint64, t *tally) {
-	active := f.b1Ones(b, t.active[:0])
+// emitBucket writes bucket b's segments of levels 2, 3, ... in unary (a position
+// with counter c has bits in levels 2..c+1: 1 while the counter goes on, 0 at the
+// end) and updates the level sizes. B1 and the rank directory must be set, and
+// the arena laid out for the bucket's counter bits. twice lists, in increasing
+// order, the local positions whose counter is at least 2; the counter of such a
+// position is t.cnt[q] + base. Only they have ones below B1: the level-2 segment
+// is all zeros (as laid out) but for a one at the rank of each of them. t.cnt is
+// left zero for them; twice is overwritten. O(W/256 * len(twice) + counter bits
+// above level 2).
+func (f *Filter) emitBucket(b uint64, t *tally, twice []uint16, base uint64) {
 	w := f.bucket(b)
-	var pos uint64
-	for level := uint64(2); len(active) > 0; level++ {
-		if int(level-2) == len(f.lvl) {
-			f.lvl = append(f.lvl, 0)
-		}
-		f.lvl[level-2] += uint64(len(active))
+	lo := b << f.shift
+	_, seg := f.b1Rank(b, lo) // level-2 segment length: the ones of B1 in the bucket
+	if seg > 0 {
+		f.levelAddN(0, seg)
+	}
+	for _, q := range twice {
+		idx, _ := f.b1Rank(b, lo+uint64(q))
+		setBit(w, idx)
+	}
+	pos := seg
+	active := twice
+	for level := uint64(3); len(active) > 0; level++ {
+		f.levelAddN(int(level-2), uint64(len(active)))
 		next := active[:0] // compact in place: next[i] is written after active[i] is read
 		for _, q := range active {
-			if t.cnt[q] >= level {
+			if t.cnt[q]+base >= level {
 				setBit(w, pos)
 				next = append(next, q)
 			} else {
@@ -123,8 +159,8 @@ func (f *Filter) emitBucket(b uint64, t *tally) {
 		}
 		active = next
 	}
-	if pos != f.nbits[b] {
-		panic(fmt.Sprintf("acbf: internal error: bucket %d wrote %d bits, laid out for %d", b, pos, f.nbits[b]))
+	if pos != f.meta[b].nbits {
+		panic(fmt.Sprintf("acbf: internal error: bucket %d wrote %d bits, laid out for %d", b, pos, f.meta[b].nbits))
 	}
 }
 
@@ -164,17 +200,28 @@ func (f *Filter) Merge(other *Filter) error {
 	g := newShape(f.cfg, nil)
 	nbits := make([]uint64, f.nb)
 	for b := range nbits {
-		nbits[b] = f.nbits[b] + other.nbits[b]
+		nbits[b] = f.meta[b].nbits + other.meta[b].nbits
 	}
 	g.layout(nbits, max(f.reserve, other.reserve))
 	for i := range g.b1 {
 		g.b1[i] = f.b1[i] | other.b1[i]
 	}
+	g.rebuildRanks()
 	t := newTally(f.shift)
+	scratch := make([]uint16, 0, 1<<f.shift)
 	for b := uint64(0); b < f.nb; b++ {
 		f.tallyBucket(b, t)
 		other.tallyBucket(b, t)
-		g.emitBucket(b, t)
+		// Positions with a counter of 1 have no ones below B1.
+		twice := t.active[:0]
+		for _, q := range g.b1Ones(b, scratch[:0]) {
+			if t.cnt[q] >= 2 {
+				twice = append(twice, q)
+			} else {
+				t.cnt[q] = 0
+			}
+		}
+		g.emitBucket(b, t, twice, 0)
 	}
 	g.n = f.n + other.n
 	*f = *g

@@ -169,6 +169,7 @@ func decode(rr *wire.Reader) (*Filter, error) {
 		return nil, fmt.Errorf("%w: padding bits are not zero", ErrFormat)
 	}
 	f := newShape(cfg, b1)
+	f.rebuildRanks()
 	if err := f.importLevels(stream, sizes); err != nil {
 		return nil, err
 	}
