@@ -1,0 +1,397 @@
+package nber
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// ErrSyntax is wrapped by every error about malformed CSV.
+var ErrSyntax = errors.New("malformed CSV")
+
+// ParseError reports malformed input with its place: the file, and the line (or,
+// for a reader over a byte range of a file, the byte offset of the record).
+type ParseError struct {
+	File   string
+	Line   int64 // 1-based; 0 when unknown (range readers)
+	Offset int64 // byte offset of the record in the file
+	Msg    string
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: record at byte %d: %s", e.File, e.Offset, e.Msg)
+}
+
+func (e *ParseError) Unwrap() error { return ErrSyntax }
+
+const (
+	readSize   = 1 << 20 // bytes read per fill
+	maxRecord  = 1 << 20 // longest record accepted
+	maxColumns = 1024
+)
+
+// Reader streams the records of a CSV file with a header row: comma separated,
+// RFC 4180 double quotes ("" inside a quoted field is one quote; a quoted field
+// may hold commas and line breaks), empty fields, LF or CRLF line ends, blank
+// lines skipped. Every record must have as many fields as the header.
+//
+// Next does not allocate per record: Fields returns slices into the Reader's
+// buffer, valid until the next call to Next. Unquoted records are split with
+// bytes.IndexByte; only records that contain a quote take the slower path.
+//
+// A Reader is not safe for concurrent use; give each goroutine its own.
+type Reader struct {
+	name   string
+	src    io.Reader
+	buf    []byte
+	start  int   // first unread byte in buf
+	end    int   // end of the data in buf
+	base   int64 // file offset of buf[0]
+	eof    bool
+	line   int64 // lines consumed so far (0 when unknown: range readers)
+	known  bool  // whether line numbers are known
+	recOff int64 // file offset of the current record
+	recLn  int64 // line of the current record
+	fields [][]byte
+	unq    []byte // unquoted copies of quoted fields
+	want   int    // fields per record; 0 until the header is read
+	err    error
+}
+
+// NewReader returns a Reader for the whole of a file's content; name is used in
+// error messages. Call ReadHeader first.
+func NewReader(r io.Reader, name string) *Reader {
+	return &Reader{name: name, src: r, buf: make([]byte, readSize+1024), known: true}
+}
+
+// NewRangeReader returns a Reader for a part of a file that starts at a record
+// boundary at byte offset off (see Split). It has no header: every record must
+// have nfields fields. Errors name the record's byte offset instead of its line.
+func NewRangeReader(r io.Reader, name string, off int64, nfields int) *Reader {
+	return &Reader{name: name, src: r, buf: make([]byte, readSize+1024), base: off, want: nfields}
+}
+
+func (r *Reader) fail(msg string, args ...any) bool {
+	ln := int64(0)
+	if r.known {
+		ln = r.recLn
+	}
+	r.err = &ParseError{File: r.name, Line: ln, Offset: r.recOff, Msg: fmt.Sprintf(msg, args...)}
+	return false
+}
+
+// fill reads more data, keeping buf[start:end]. It reports whether any byte was
+// added.
+func (r *Reader) fill() bool {
+	if r.eof {
+		return false
+	}
+	if r.start > 0 {
+		n := copy(r.buf, r.buf[r.start:r.end])
+		r.base += int64(r.start)
+		r.start, r.end = 0, n
+	}
+	if len(r.buf)-r.end < readSize/2 {
+		if r.end >= maxRecord {
+			return false // the caller reports the over-long record
+		}
+		nb := make([]byte, 2*len(r.buf))
+		copy(nb, r.buf[:r.end])
+		r.buf = nb
+	}
+	for {
+		n, err := r.src.Read(r.buf[r.end:])
+		r.end += n
+		if err != nil {
+			if err != io.EOF {
+				r.err = fmt.Errorf("read %s: %w", r.name, err)
+			}
+			r.eof = true
+			return n > 0
+		}
+		if n > 0 {
+			return true
+		}
+	}
+}
+
+// ReadHeader reads the header record and returns its column names. Later records
+// must have as many fields.
+func (r *Reader) ReadHeader() ([]string, error) {
+	if !r.Next() {
+		if r.err != nil {
+			return nil, r.err
+		}
+		return nil, &ParseError{File: r.name, Line: 1, Msg: "empty file: no header"}
+	}
+	names := make([]string, len(r.fields))
+	for i, f := range r.fields {
+		names[i] = string(f)
+	}
+	r.want = len(names)
+	return names, nil
+}
+
+// ExpectHeader reads the header and checks it names exactly the schema's columns.
+func (r *Reader) ExpectHeader(s Schema) error {
+	names, err := r.ReadHeader()
+	if err != nil {
+		return err
+	}
+	want := s.Names()
+	if len(names) != len(want) {
+		return &ParseError{File: r.name, Line: 1, Msg: fmt.Sprintf("header has %d columns, want the %d of %s", len(names), len(want), s.Name)}
+	}
+	for i := range want {
+		if names[i] != want[i] {
+			return &ParseError{File: r.name, Line: 1, Msg: fmt.Sprintf("header column %d is %q, want %q (%s)", i+1, names[i], want[i], s.Name)}
+		}
+	}
+	return nil
+}
+
+// Next advances to the next record and reports whether there is one. At the end
+// of the input or on an error it returns false; Err tells which.
+func (r *Reader) Next() bool {
+	if r.err != nil {
+		return false
+	}
+	for {
+		// Find the end of the line in the buffered data.
+		nl := bytes.IndexByte(r.buf[r.start:r.end], '\n')
+		if nl < 0 && !r.eof {
+			if r.end-r.start >= maxRecord {
+				r.recOff, r.recLn = r.base+int64(r.start), r.line+1
+				return r.fail("record longer than %d bytes", maxRecord)
+			}
+			r.fill()
+			if r.err != nil {
+				return false
+			}
+			continue
+		}
+		lineEnd := r.end // the last line may lack a newline
+		next := r.end
+		if nl >= 0 {
+			lineEnd = r.start + nl
+			next = lineEnd + 1
+		}
+		if r.start == r.end {
+			return false // end of input
+		}
+		r.recOff, r.recLn = r.base+int64(r.start), r.line+1
+		line := r.buf[r.start:lineEnd]
+		if bytes.IndexByte(line, '"') >= 0 {
+			ok, again := r.parseQuoted()
+			if again {
+				continue
+			}
+			return ok
+		}
+		r.line++
+		r.start = next
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+		if len(line) == 0 {
+			continue // blank line
+		}
+		r.fields = r.fields[:0]
+		for {
+			i := bytes.IndexByte(line, ',')
+			if i < 0 {
+				r.fields = append(r.fields, line)
+				break
+			}
+			r.fields = append(r.fields, line[:i])
+			line = line[i+1:]
+		}
+		return r.check()
+	}
+}
+
+func (r *Reader) check() bool {
+	if r.want != 0 && len(r.fields) != r.want {
+		return r.fail("%d fields, want %d", len(r.fields), r.want)
+	}
+	if len(r.fields) > maxColumns {
+		return r.fail("more than %d fields", maxColumns)
+	}
+	return true
+}
+
+// parseQuoted parses the record at r.start, which contains a quote, byte by
+// byte. It returns again = true when the record may continue past the buffered
+// data: more was read and the caller must retry.
+func (r *Reader) parseQuoted() (ok, again bool) {
+	data := r.buf[r.start:r.end]
+	r.fields = r.fields[:0]
+	r.unq = r.unq[:0]
+	// Field bounds into r.unq, resolved to slices at the end (r.unq may grow).
+	type span struct{ a, b int }
+	var spans [64]span
+	sp := spans[:0]
+	lines := int64(1)
+	i := 0
+record:
+	for {
+		a := len(r.unq)
+		if i < len(data) && data[i] == '"' {
+			i++
+			closed := false
+			for i < len(data) {
+				c := data[i]
+				if c == '"' {
+					if i+1 < len(data) && data[i+1] == '"' { // "" is one quote
+						r.unq = append(r.unq, '"')
+						i += 2
+						continue
+					}
+					if i+1 == len(data) && !r.eof {
+						return r.needMore() // a second quote may follow
+					}
+					i++
+					closed = true
+					break
+				}
+				if c == '\n' {
+					lines++
+				}
+				r.unq = append(r.unq, c)
+				i++
+			}
+			if !closed {
+				if r.eof {
+					return r.fail("quoted field %d is not closed before the end of the file", len(sp)+1), false
+				}
+				return r.needMore()
+			}
+		} else {
+			for i < len(data) && data[i] != ',' && data[i] != '\n' {
+				c := data[i]
+				if c == '"' {
+					return r.fail("quote inside unquoted field %d", len(sp)+1), false
+				}
+				if c == '\r' {
+					if i+1 == len(data) {
+						if !r.eof {
+							return r.needMore()
+						}
+						break // CR at the end of the input ends the line
+					}
+					if data[i+1] == '\n' {
+						break // CRLF
+					}
+				}
+				r.unq = append(r.unq, c)
+				i++
+			}
+		}
+		sp = append(sp, span{a, len(r.unq)})
+		if i == len(data) {
+			if !r.eof {
+				return r.needMore()
+			}
+			break
+		}
+		switch data[i] {
+		case ',':
+			i++
+			continue
+		case '\n':
+			i++
+			break record
+		case '\r':
+			if i+1 < len(data) {
+				if data[i+1] == '\n' {
+					i += 2
+					break record
+				}
+			} else if !r.eof {
+				return r.needMore()
+			} else {
+				i++
+				break record
+			}
+		}
+		return r.fail("unexpected %q after the closing quote of field %d", data[i], len(sp)), false
+	}
+	r.start += i
+	r.line += lines
+	for _, s := range sp {
+		r.fields = append(r.fields, r.unq[s.a:s.b])
+	}
+	return r.check(), false
+}
+
+// needMore reads more input for a record that continues past the buffer.
+func (r *Reader) needMore() (ok, again bool) {
+	if r.end-r.start >= maxRecord {
+		return r.fail("record longer than %d bytes", maxRecord), false
+	}
+	r.fill()
+	return false, r.err == nil
+}
+
+// Fields returns the fields of the current record, unquoted. The slices are
+// valid until the next call to Next.
+func (r *Reader) Fields() [][]byte { return r.fields }
+
+// Line returns the line number of the current record (the header is line 1), or
+// 0 for a range reader.
+func (r *Reader) Line() int64 {
+	if !r.known {
+		return 0
+	}
+	return r.recLn
+}
+
+// Offset returns the byte offset of the current record in the file.
+func (r *Reader) Offset() int64 { return r.recOff }
+
+// Err returns the first error met, or nil at a clean end of input.
+func (r *Reader) Err() error { return r.err }
+
+// Errorf returns a ParseError for the current record, for callers that find a
+// field invalid.
+func (r *Reader) Errorf(format string, args ...any) error {
+	r.fail(format, args...)
+	err := r.err
+	r.err = nil
+	return err
+}
+
+// ParseInt parses a decimal integer field without allocating.
+func ParseInt(b []byte) (int64, error) {
+	if len(b) == 0 {
+		return 0, errors.New("empty integer")
+	}
+	neg := false
+	s := b
+	if s[0] == '-' || s[0] == '+' {
+		neg = s[0] == '-'
+		s = s[1:]
+		if len(s) == 0 {
+			return 0, fmt.Errorf("invalid integer %q", b)
+		}
+	}
+	if len(s) > 18 {
+		return strconv.ParseInt(string(b), 10, 64) // rare: let strconv handle overflow
+	}
+	var v int64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("invalid integer %q", b)
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, nil
+}

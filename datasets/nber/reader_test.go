@@ -1,0 +1,377 @@
+package nber
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// readAll reads a header and all records; records are copied.
+func readAll(r *Reader) (header []string, recs [][]string, err error) {
+	header, err = r.ReadHeader()
+	if err != nil {
+		return nil, nil, err
+	}
+	for r.Next() {
+		rec := make([]string, len(r.Fields()))
+		for i, f := range r.Fields() {
+			rec[i] = string(f)
+		}
+		recs = append(recs, rec)
+	}
+	return header, recs, r.Err()
+}
+
+func TestReader(t *testing.T) {
+	tests := []struct {
+		name, in string
+		header   []string
+		recs     [][]string
+		err      string // substring of the error, "" for none
+	}{
+		{"plain", "A,B\n1,2\n3,4\n", []string{"A", "B"}, [][]string{{"1", "2"}, {"3", "4"}}, ""},
+		{"crlf", "A,B\r\n1,2\r\n3,4\r\n", []string{"A", "B"}, [][]string{{"1", "2"}, {"3", "4"}}, ""},
+		{"no final newline", "A,B\n1,2\n3,4", []string{"A", "B"}, [][]string{{"1", "2"}, {"3", "4"}}, ""},
+		{"quoted header", "\"CITING\",\"CITED\"\n5497295,4943137\n", []string{"CITING", "CITED"}, [][]string{{"5497295", "4943137"}}, ""},
+		{"empty fields", "A,B,C\n,,\n1,,\"\"\n", []string{"A", "B", "C"}, [][]string{{"", "", ""}, {"1", "", ""}}, ""},
+		{"quotes", "A,B\n\"x,y\",\"say \"\"hi\"\"\"\n", []string{"A", "B"}, [][]string{{"x,y", `say "hi"`}}, ""},
+		{"quoted newline", "A,B\n\"two\nlines\",2\n3,4\n", []string{"A", "B"}, [][]string{{"two\nlines", "2"}, {"3", "4"}}, ""},
+		{"quoted crlf record", "A,B\r\n\"JP\",\"\"\r\n", []string{"A", "B"}, [][]string{{"JP", ""}}, ""},
+		{"blank lines", "A,B\n\n1,2\n\r\n3,4\n\n", []string{"A", "B"}, [][]string{{"1", "2"}, {"3", "4"}}, ""},
+		{"header only", "\"CITING\",\"CITED\"\n", []string{"CITING", "CITED"}, nil, ""},
+		{"empty file", "", nil, nil, "t.csv:1: empty file: no header"},
+		{"too few fields", "A,B,C\n1,2,3\n4,5\n", nil, nil, "t.csv:3: 2 fields, want 3"},
+		{"too many fields", "A,B\n1,2\n\"4\",5,6\n", nil, nil, "t.csv:3: 3 fields, want 2"},
+		{"bare quote", "A,B\n1,x\"y\n", nil, nil, "t.csv:2: quote inside unquoted field 2"},
+		{"unclosed quote", "A,B\n1,\"abc\n", nil, nil, "t.csv:2: quoted field 2 is not closed"},
+		{"text after quote", "A,B\n\"a\"b,1\n", nil, nil, "t.csv:2: unexpected 'b' after the closing quote of field 1"},
+		{"line after quoted newline", "A,B\n\"a\nb\",1\n1\n", nil, nil, "t.csv:4: 1 fields, want 2"},
+	}
+	for _, tt := range tests {
+		for _, mode := range []string{"whole", "onebyte", "half"} {
+			t.Run(tt.name+"/"+mode, func(t *testing.T) {
+				var src io.Reader = strings.NewReader(tt.in)
+				switch mode {
+				case "onebyte":
+					src = iotest.OneByteReader(src)
+				case "half":
+					src = iotest.HalfReader(src)
+				}
+				header, recs, err := readAll(NewReader(src, "t.csv"))
+				if tt.err != "" {
+					if err == nil || !strings.Contains(err.Error(), tt.err) {
+						t.Fatalf("error = %v, want %q", err, tt.err)
+					}
+					if !errors.Is(err, ErrSyntax) {
+						t.Fatalf("error %v does not wrap ErrSyntax", err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(header, tt.header) {
+					t.Fatalf("header = %q, want %q", header, tt.header)
+				}
+				if len(recs) != len(tt.recs) {
+					t.Fatalf("records = %q, want %q", recs, tt.recs)
+				}
+				for i := range recs {
+					if !slices.Equal(recs[i], tt.recs[i]) {
+						t.Fatalf("record %d = %q, want %q", i, recs[i], tt.recs[i])
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestReaderLongRecords(t *testing.T) {
+	long := strings.Repeat("x", 9*maxRecord/10) // spans several fills
+	in := "A,B\n" + long + ",1\n\"" + long + "\",2\n"
+	_, recs, err := readAll(NewReader(strings.NewReader(in), "t"))
+	if err != nil || len(recs) != 2 || recs[0][0] != long || recs[1][0] != long {
+		t.Fatalf("long records: %d records, %v", len(recs), err)
+	}
+	huge := "A\n" + strings.Repeat("y", maxRecord+10) + "\n"
+	_, _, err = readAll(NewReader(strings.NewReader(huge), "t"))
+	if err == nil || !strings.Contains(err.Error(), "t:2: record longer than") {
+		t.Fatalf("over-long record: %v", err)
+	}
+}
+
+// TestReaderMatchesEncodingCSV: on random CSV without carriage returns, the
+// Reader and encoding/csv agree record for record.
+func TestReaderMatchesEncodingCSV(t *testing.T) {
+	alphabet := []string{"a", "1", ",", "\"", "\n", " ", "é"}
+	seed := uint64(20261122)
+	rng := newPCG(seed)
+	t.Logf("seed %d", seed)
+	for trial := 0; trial < 3000; trial++ {
+		var b strings.Builder
+		for i := 0; i < 1+int(rng()%60); i++ {
+			b.WriteString(alphabet[rng()%uint64(len(alphabet))])
+		}
+		compareCSV(t, b.String())
+	}
+}
+
+func newPCG(seed uint64) func() uint64 {
+	s := seed
+	return func() uint64 { // splitmix64
+		s += 0x9e3779b97f4a7c15
+		z := s
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		return z ^ z>>31
+	}
+}
+
+func compareCSV(t *testing.T, in string) {
+	t.Helper()
+	cr := csv.NewReader(strings.NewReader(in))
+	want, werr := cr.ReadAll()
+	r := NewReader(strings.NewReader(in), "f")
+	var got [][]string
+	if _, err := r.ReadHeader(); err == nil {
+		got = append(got, slices.Clone(mustStrings(r.Fields())))
+		for r.Next() {
+			got = append(got, mustStrings(r.Fields()))
+		}
+	}
+	gerr := r.Err()
+	if len(want) == 0 && werr == nil {
+		return // empty input: we report "no header", csv returns nothing
+	}
+	if (werr == nil) != (gerr == nil) {
+		t.Fatalf("input %q: encoding/csv err %v, ours %v", in, werr, gerr)
+	}
+	if werr == nil && !slices.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("input %q: records %q, encoding/csv %q", in, got, want)
+	}
+}
+
+func mustStrings(fs [][]byte) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = string(f)
+	}
+	return out
+}
+
+// FuzzReader: never panics; on input without carriage returns it agrees with
+// encoding/csv.
+func FuzzReader(f *testing.F) {
+	for _, s := range []string{"A,B\n1,2\n", "\"a\"\"b\",c\n", "\"x\ny\",1\n2,3", "a,\"b\nc"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if strings.ContainsRune(in, '\r') {
+			r := NewReader(strings.NewReader(in), "f")
+			r.ReadHeader()
+			for r.Next() {
+			}
+			return
+		}
+		compareCSV(t, in)
+	})
+}
+
+func TestOpenCompressed(t *testing.T) {
+	dir := t.TempDir()
+	content := "\"CITING\",\"CITED\"\r\n3858241,956203\r\n3858241,1324234\r\n"
+	txt := filepath.Join(dir, "cite75_99.txt")
+	os.WriteFile(txt, []byte(content), 0o644)
+	gz := filepath.Join(dir, "cite75_99.txt.gz")
+	var gb bytes.Buffer
+	zw := gzip.NewWriter(&gb)
+	zw.Write([]byte(content))
+	zw.Close()
+	os.WriteFile(gz, gb.Bytes(), 0o644)
+	zp := filepath.Join(dir, "acite75_99.zip")
+	var zb bytes.Buffer
+	zwr := zip.NewWriter(&zb)
+	w, _ := zwr.Create("cite75_99.txt")
+	w.Write([]byte(content))
+	zwr.Close()
+	os.WriteFile(zp, zb.Bytes(), 0o644)
+	for _, path := range []string{txt, gz, zp} {
+		rc, name, err := Open(path)
+		if err != nil {
+			t.Fatalf("Open(%s): %v", path, err)
+		}
+		r := NewReader(rc, name)
+		if err := r.ExpectHeader(Cite); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for r.Next() {
+			n++
+		}
+		rc.Close()
+		if r.Err() != nil || n != 2 {
+			t.Fatalf("%s: %d records, %v", name, n, r.Err())
+		}
+	}
+	// A zip with two data files is refused; a file that is not a zip too.
+	var zb2 bytes.Buffer
+	zwr = zip.NewWriter(&zb2)
+	zwr.Create("a.txt")
+	zwr.Create("b.txt")
+	zwr.Close()
+	bad := filepath.Join(dir, "two.zip")
+	os.WriteFile(bad, zb2.Bytes(), 0o644)
+	if _, _, err := Open(bad); err == nil || !strings.Contains(err.Error(), "holds 2 files") {
+		t.Fatalf("two-file zip: %v", err)
+	}
+	if _, _, err := Open(txt + ".zip"); err == nil {
+		t.Fatal("missing zip opened")
+	}
+	os.WriteFile(filepath.Join(dir, "fake.gz"), []byte("not gzip"), 0o644)
+	if _, _, err := Open(filepath.Join(dir, "fake.gz")); err == nil || !strings.Contains(err.Error(), "not a gzip file") {
+		t.Fatalf("fake gz: %v", err)
+	}
+	if err := NewReader(strings.NewReader("\"PATENT\",\"X\"\n"), "p").ExpectHeader(Cite); err == nil || !strings.Contains(err.Error(), "p:1: header column 1 is \"PATENT\", want \"CITING\"") {
+		t.Fatalf("wrong header: %v", err)
+	}
+}
+
+// TestSplit: the ranges cover every record exactly once, in order, for 1..9
+// splits, and agree with a sequential read.
+func TestSplit(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("\"CITING\",\"CITED\"\n")
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&b, "%d,%d\n", 4000000+i, 3000000+i*7)
+	}
+	data := b.String()
+	_, want, err := readAll(NewReader(strings.NewReader(data), "c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 9; n++ {
+		ranges, hdr, err := Split(strings.NewReader(data), int64(len(data)), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hdr != int64(len("\"CITING\",\"CITED\"\n")) || len(ranges) != n {
+			t.Fatalf("n=%d: header end %d, %d ranges", n, hdr, len(ranges))
+		}
+		var got [][]string
+		prev := hdr
+		for _, rg := range ranges {
+			if rg.Start != prev || rg.End <= rg.Start || (rg.End < int64(len(data)) && data[rg.End-1] != '\n') {
+				t.Fatalf("n=%d: bad range %+v after %d", n, rg, prev)
+			}
+			prev = rg.End
+			r := NewRangeReader(io.NewSectionReader(strings.NewReader(data), rg.Start, rg.End-rg.Start), "c", rg.Start, 2)
+			for r.Next() {
+				got = append(got, mustStrings(r.Fields()))
+			}
+			if r.Err() != nil {
+				t.Fatal(r.Err())
+			}
+		}
+		if prev != int64(len(data)) || !slices.EqualFunc(got, want, slices.Equal) {
+			t.Fatalf("n=%d: ranges end at %d and give %d records, want %d", n, prev, len(got), len(want))
+		}
+	}
+	// Tiny file: more splits than records.
+	ranges, _, err := Split(strings.NewReader("A\n1\n"), 4, 8)
+	if err != nil || len(ranges) != 1 || ranges[0] != (Range{2, 4}) {
+		t.Fatalf("tiny split: %v %v", ranges, err)
+	}
+	// A range reader reports byte offsets.
+	r := NewRangeReader(strings.NewReader("1,2\n3\n"), "c", 100, 2)
+	for r.Next() {
+	}
+	if err := r.Err(); err == nil || err.Error() != "c: record at byte 104: 1 fields, want 2" {
+		t.Fatalf("range reader error: %v", err)
+	}
+	if _, _, err := SplitFile("x.zip", 2); !errors.Is(err, ErrNotSplittable) {
+		t.Fatalf("SplitFile(zip): %v", err)
+	}
+}
+
+func TestParseInt(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{{"0", 0, true}, {"6009554", 6009554, true}, {"-12", -12, true}, {"+7", 7, true},
+		{"", 0, false}, {"-", 0, false}, {"1x", 0, false}, {"1.5", 0, false},
+		{"9223372036854775807", 9223372036854775807, true}, {"9223372036854775808", 0, false}} {
+		got, err := ParseInt([]byte(tc.in))
+		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
+			t.Errorf("ParseInt(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+	b := []byte("3858241")
+	if a := testing.AllocsPerRun(100, func() { ParseInt(b) }); a != 0 {
+		t.Errorf("ParseInt allocates %.0f times", a)
+	}
+}
+
+const miniDir = "../../../shared/data/nber-mini"
+
+// TestRealSample parses the real NBER sample completely: headers, field counts,
+// and the type of every non-empty field; empty fields only where the schema
+// allows them.
+func TestRealSample(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		schema Schema
+		rows   int
+	}{{"cite75_99.mini.txt", Cite, 8274}, {"apat63_99.mini.txt", Pat, 17732}} {
+		path := filepath.Join(miniDir, tc.file)
+		rc, name, err := Open(path)
+		if errors.Is(err, os.ErrNotExist) {
+			t.Skipf("real NBER sample not found at %s (it lives in the workplace's shared/ folder beside the repository)", miniDir)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := NewReader(rc, name)
+		if err := r.ExpectHeader(tc.schema); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for r.Next() {
+			n++
+			for i, f := range r.Fields() {
+				col := tc.schema.Columns[i]
+				if len(f) == 0 {
+					if !col.Nullable {
+						t.Fatalf("%s:%d: %s is empty", name, r.Line(), col.Name)
+					}
+					continue
+				}
+				var err error
+				switch col.Type {
+				case Int:
+					_, err = ParseInt(f)
+				case Float:
+					_, err = strconv.ParseFloat(string(f), 64)
+				}
+				if err != nil {
+					t.Fatalf("%s:%d: %s: %v", name, r.Line(), col.Name, err)
+				}
+			}
+		}
+		rc.Close()
+		if r.Err() != nil || n != tc.rows {
+			t.Fatalf("%s: %d rows, %v; want %d", name, n, r.Err(), tc.rows)
+		}
+	}
+}
