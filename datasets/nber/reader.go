@@ -185,6 +185,9 @@ func (r *Reader) Next() bool {
 			return false // end of input
 		}
 		r.recOff, r.recLn = r.base+int64(r.start), r.line+1
+		if lineEnd-r.start > maxRecord {
+			return r.fail("record longer than %d bytes", maxRecord)
+		}
 		line := r.buf[r.start:lineEnd]
 		if bytes.IndexByte(line, '"') >= 0 {
 			ok, again := r.parseQuoted()
