@@ -2,9 +2,11 @@ package nber
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 )
 
@@ -61,6 +63,9 @@ type Reader struct {
 	unq    []byte // unquoted copies of quoted fields
 	want   int    // fields per record; 0 until the header is read
 	err    error
+	// qf bounds the quote-free data: buf[start:qf] holds no '"'; qf < start
+	// means unknown. The fast path of Next splits lines below qf.
+	qf int
 }
 
 // NewReader returns a Reader for the whole of a file's content; name is used in
@@ -91,6 +96,7 @@ func (r *Reader) fill() bool {
 	if r.eof {
 		return false
 	}
+	r.qf = -1
 	if r.start > 0 {
 		n := copy(r.buf, r.buf[r.start:r.end])
 		r.base += int64(r.start)
@@ -162,7 +168,17 @@ func (r *Reader) Next() bool {
 		return false
 	}
 	for {
-		// Find the end of the line in the buffered data.
+		if r.fastLine() {
+			if len(r.fields) == 1 && len(r.fields[0]) == 0 {
+				continue // blank line
+			}
+			if len(r.fields) == r.want {
+				return true
+			}
+			return r.check()
+		}
+		// The general path: a quote ahead, a line past the buffered data, or
+		// the last line without a newline.
 		nl := bytes.IndexByte(r.buf[r.start:r.end], '\n')
 		if nl < 0 && !r.eof {
 			if r.end-r.start >= maxRecord {
@@ -225,6 +241,81 @@ func (r *Reader) check() bool {
 	if len(r.fields) > maxColumns {
 		return r.fail("more than %d fields", maxColumns)
 	}
+	return true
+}
+
+// SWAR constants: a byte-wise test of 8 bytes at once.
+const (
+	lo7    = 0x7f7f7f7f7f7f7f7f
+	commas = 0x2c2c2c2c2c2c2c2c // ','
+	nls    = 0x0a0a0a0a0a0a0a0a // '\n'
+)
+
+// zeroBytes returns a mask with the high bit of every byte of x that is zero,
+// and no other bit: (x&lo7)+lo7 sets the high bit of every byte whose low 7
+// bits are not all zero, without carries between bytes; or-ing x adds bytes
+// whose high bit is set. (Hacker's Delight, 2nd ed., 6-1.)
+func zeroBytes(x uint64) uint64 {
+	return ^((x&lo7 + lo7) | x | lo7)
+}
+
+// fastLine splits the line at r.start if it ends with '\n' before the next
+// quote in the buffer, and reports whether it did. It looks at 8 bytes per step
+// and jumps from one comma or newline to the next.
+func (r *Reader) fastLine() bool {
+	if r.qf < r.start {
+		r.qf = r.end
+		if q := bytes.IndexByte(r.buf[r.start:r.end], '"'); q >= 0 {
+			r.qf = r.start + q
+		}
+	}
+	buf := r.buf[:r.qf]
+	fields := r.fields[:0]
+	fs, i := r.start, r.start
+	nl := -1
+	for ; i+8 <= len(buf); i += 8 {
+		w := binary.LittleEndian.Uint64(buf[i:])
+		mc := zeroBytes(w ^ commas)
+		mn := zeroBytes(w ^ nls)
+		if mn != 0 {
+			mc &= mn&-mn - 1 // only the commas before the first newline
+			for ; mc != 0; mc &= mc - 1 {
+				j := i + bits.TrailingZeros64(mc)>>3
+				fields = append(fields, buf[fs:j])
+				fs = j + 1
+			}
+			nl = i + bits.TrailingZeros64(mn)>>3
+			break
+		}
+		for ; mc != 0; mc &= mc - 1 {
+			j := i + bits.TrailingZeros64(mc)>>3
+			fields = append(fields, buf[fs:j])
+			fs = j + 1
+		}
+	}
+	if nl < 0 {
+		for ; i < len(buf); i++ {
+			if c := buf[i]; c == '\n' {
+				nl = i
+				break
+			} else if c == ',' {
+				fields = append(fields, buf[fs:i])
+				fs = i + 1
+			}
+		}
+	}
+	if nl < 0 || nl-r.start > maxRecord {
+		r.fields = fields
+		return false // the general path handles it
+	}
+	last := buf[fs:nl]
+	if n := len(last); n > 0 && last[n-1] == '\r' {
+		last = last[:n-1]
+	}
+	r.fields = append(fields, last)
+	r.recOff, r.recLn = r.base+int64(r.start), r.line+1
+	r.line++
+	r.start = nl + 1
 	return true
 }
 
@@ -369,8 +460,38 @@ func (r *Reader) Errorf(format string, args ...any) error {
 	return err
 }
 
-// ParseInt parses a decimal integer field without allocating.
+// ParseInt parses a decimal integer field without allocating. Unsigned
+// fields of 1 to 8 digits whose slice has room for 8 bytes (fields returned by
+// Reader do, being slices of its buffer) are parsed 8 bytes at once.
 func ParseInt(b []byte) (int64, error) {
+	if n := len(b); n > 0 && n <= 8 && cap(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b[:8])
+		// Keep the n digits and put them in the high bytes, with '0's below:
+		// the number as 8 digits with leading zeros (the first digit is the
+		// lowest byte, little-endian).
+		w = w<<(64-8*n) | 0x3030303030303030>>(8*n)
+		// Every byte is a digit iff its high nibble is 3 and adding 6 to it
+		// keeps the high nibble at 3 (Lemire's is_made_of_eight_digits_fast).
+		if w&0xF0F0F0F0F0F0F0F0|(w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0>>4 == 0x3333333333333333 {
+			return int64(parse8(w)), nil
+		}
+	}
+	return parseIntSlow(b)
+}
+
+// parse8 converts 8 ASCII digits, the first in the lowest byte, to their value
+// with three multiplications (Lemire, "Fast number parsing", 2021: pairs, then
+// quads, then the whole).
+func parse8(w uint64) uint64 {
+	w -= 0x3030303030303030
+	w = w*10 + w>>8 // each byte pair: 10*first + second, in the low byte
+	const mask = 0x000000FF000000FF
+	const mul1 = 100 + 1000000<<32
+	const mul2 = 1 + 10000<<32
+	return ((w&mask)*mul1 + (w>>16&mask)*mul2) >> 32
+}
+
+func parseIntSlow(b []byte) (int64, error) {
 	if len(b) == 0 {
 		return 0, errors.New("empty integer")
 	}
@@ -388,10 +509,11 @@ func ParseInt(b []byte) (int64, error) {
 	}
 	var v int64
 	for _, c := range s {
-		if c < '0' || c > '9' {
+		d := c - '0' // wraps for bytes below '0'
+		if d > 9 {
 			return 0, fmt.Errorf("invalid integer %q", b)
 		}
-		v = v*10 + int64(c-'0')
+		v = v*10 + int64(d)
 	}
 	if neg {
 		v = -v

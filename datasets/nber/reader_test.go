@@ -249,6 +249,19 @@ func TestOpenCompressed(t *testing.T) {
 
 // TestSplit: the ranges cover every record exactly once, in order, for 1..9
 // splits, and agree with a sequential read.
+func FuzzParseInt(f *testing.F) {
+	f.Add("3858241", "")
+	f.Add("12a", "999")
+	f.Fuzz(func(t *testing.T, field, after string) {
+		buf := []byte(field + after)
+		got, err := ParseInt(buf[:len(field)])
+		want, werr := parseIntSlow([]byte(field))
+		if got != want || (err == nil) != (werr == nil) {
+			t.Fatalf("ParseInt(%q) = %d, %v; slow path %d, %v", field, got, err, want, werr)
+		}
+	})
+}
+
 func TestSplit(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("\"CITING\",\"CITED\"\n")
@@ -315,6 +328,24 @@ func TestParseInt(t *testing.T) {
 		got, err := ParseInt([]byte(tc.in))
 		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
 			t.Errorf("ParseInt(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+	// The 8-byte path against the slow path, on every length and with junk
+	// after the field in the same buffer.
+	for v := int64(0); v < 100_000_000; v = v*7 + 1 {
+		s := strconv.FormatInt(v, 10)
+		buf := []byte(s + ",9x\n\x00\x00\x00\x00\x00\x00\x00")
+		got, err := ParseInt(buf[:len(s)])
+		if err != nil || got != v {
+			t.Fatalf("ParseInt(%q in %q) = %d, %v", s, buf, got, err)
+		}
+	}
+	for _, bad := range []string{"12a4", "/", ":", "1 3", "0000000/", "-1", "+5"} {
+		buf := []byte(bad + "12345678")
+		got, err := ParseInt(buf[:len(bad)])
+		slow, serr := parseIntSlow([]byte(bad))
+		if got != slow || (err == nil) != (serr == nil) {
+			t.Errorf("ParseInt(%q) = %d, %v; slow path %d, %v", bad, got, err, slow, serr)
 		}
 	}
 	b := []byte("3858241")
