@@ -60,6 +60,7 @@ type Reader struct {
 	recOff int64 // file offset of the current record
 	recLn  int64 // line of the current record
 	fields [][]byte
+	raw    []byte // the current record as it is in the file, without its line end
 	unq    []byte // unquoted copies of quoted fields
 	want   int    // fields per record; 0 until the header is read
 	err    error
@@ -217,6 +218,7 @@ func (r *Reader) Next() bool {
 		if n := len(line); n > 0 && line[n-1] == '\r' {
 			line = line[:n-1]
 		}
+		r.raw = line
 		if len(line) == 0 {
 			continue // blank line
 		}
@@ -309,8 +311,10 @@ func (r *Reader) fastLine() bool {
 		return false // the general path handles it
 	}
 	last := buf[fs:nl]
+	r.raw = buf[r.start:nl]
 	if n := len(last); n > 0 && last[n-1] == '\r' {
 		last = last[:n-1]
+		r.raw = r.raw[:len(r.raw)-1]
 	}
 	r.fields = append(fields, last)
 	r.recOff, r.recLn = r.base+int64(r.start), r.line+1
@@ -415,6 +419,11 @@ record:
 		}
 		return r.fail("unexpected %q after the closing quote of field %d", data[i], len(sp)), false
 	}
+	raw := data[:i]
+	for n := len(raw); n > 0 && (raw[n-1] == '\n' || raw[n-1] == '\r'); n = len(raw) {
+		raw = raw[:n-1]
+	}
+	r.raw = raw
 	r.start += i
 	r.line += lines
 	for _, s := range sp {
@@ -435,6 +444,10 @@ func (r *Reader) needMore() (ok, again bool) {
 // Fields returns the fields of the current record, unquoted. The slices are
 // valid until the next call to Next.
 func (r *Reader) Fields() [][]byte { return r.fields }
+
+// Raw returns the current record as it appears in the file (quotes included),
+// without its line end. Valid until the next call to Next.
+func (r *Reader) Raw() []byte { return r.raw }
 
 // Line returns the line number of the current record (the header is line 1), or
 // 0 for a range reader.

@@ -69,6 +69,7 @@ func TestReader(t *testing.T) {
 					src = iotest.HalfReader(src)
 				}
 				header, recs, err := readAll(NewReader(src, "t.csv"))
+		checkRaw(t, tt.in)
 				if tt.err != "" {
 					if err == nil || !strings.Contains(err.Error(), tt.err) {
 						t.Fatalf("error = %v, want %q", err, tt.err)
@@ -93,6 +94,19 @@ func TestReader(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// checkRaw: re-parsing each record's Raw bytes gives the same fields.
+func checkRaw(t *testing.T, in string) {
+	t.Helper()
+	r := NewReader(strings.NewReader(in), "t")
+	for r.Next() {
+		want := mustStrings(r.Fields())
+		sub := NewReader(bytes.NewReader(slices.Clone(r.Raw())), "raw")
+		if !sub.Next() || !slices.Equal(mustStrings(sub.Fields()), want) {
+			t.Fatalf("Raw %q does not re-parse to %q", r.Raw(), want)
 		}
 	}
 }

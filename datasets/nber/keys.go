@@ -1,0 +1,122 @@
+package nber
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Predicate keeps records whose column Column equals Value (unquoted, exact).
+type Predicate struct{ Column, Value string }
+
+// ParsePredicate parses "COL=VALUE".
+func ParsePredicate(s string) (Predicate, error) {
+	col, val, ok := strings.Cut(s, "=")
+	if !ok || col == "" {
+		return Predicate{}, fmt.Errorf("predicate %q: want COLUMN=VALUE", s)
+	}
+	return Predicate{col, val}, nil
+}
+
+// KeysOptions configures ExtractKeys.
+type KeysOptions struct {
+	Sample int    // records to keep; the paper's 65,771 by default (0)
+	Seed   uint64 // sampling seed
+	Where  []Predicate
+}
+
+// KeysResult describes an extraction.
+type KeysResult struct {
+	Scanned, Matched, Kept int64
+}
+
+// ExtractKeys writes to w the header of the patent file at path and a uniform
+// random sample of Sample of its records that satisfy every predicate, in file
+// order and as they appear in the file. With fewer matching records than
+// Sample, all are kept. Sampling is reservoir sampling (Vitter's Algorithm R)
+// with a splitmix64 stream from Seed, so the same file, seed and predicates give
+// the same keys. Memory: the kept records. O(records).
+func ExtractKeys(path string, w io.Writer, opt KeysOptions) (KeysResult, error) {
+	if opt.Sample == 0 {
+		opt.Sample = PaperKeySample
+	}
+	if opt.Sample < 0 {
+		return KeysResult{}, fmt.Errorf("keys: sample %d, want > 0", opt.Sample)
+	}
+	rc, name, err := Open(path)
+	if err != nil {
+		return KeysResult{}, fmt.Errorf("keys: %w", err)
+	}
+	defer rc.Close()
+	r := NewReader(rc, name)
+	header, err := r.ReadHeader()
+	if err != nil {
+		return KeysResult{}, fmt.Errorf("keys: %w", err)
+	}
+	headerRaw := slices.Clone(r.Raw())
+	cols := make([]int, len(opt.Where))
+	for i, p := range opt.Where {
+		cols[i] = slices.Index(header, p.Column)
+		if cols[i] < 0 {
+			return KeysResult{}, fmt.Errorf("keys: --where %s=%s: %s has no column %q (columns: %s)", p.Column, p.Value, name, p.Column, strings.Join(header, ","))
+		}
+	}
+	type kept struct {
+		seq int64
+		raw []byte
+	}
+	res := KeysResult{}
+	reservoir := make([]kept, 0, min(opt.Sample, 1<<20))
+	rnd := newRNG(opt.Seed, 5, 0)
+records:
+	for r.Next() {
+		res.Scanned++
+		f := r.Fields()
+		for i, c := range cols {
+			if string(f[c]) != opt.Where[i].Value {
+				continue records
+			}
+		}
+		res.Matched++
+		if len(reservoir) < opt.Sample {
+			reservoir = append(reservoir, kept{res.Matched, slices.Clone(r.Raw())})
+			continue
+		}
+		// Algorithm R: the m-th match replaces a random slot with probability
+		// Sample/m.
+		if j := int64(rnd.next() % uint64(res.Matched)); j < int64(opt.Sample) {
+			reservoir[j] = kept{res.Matched, append(reservoir[j].raw[:0], r.Raw()...)}
+		}
+	}
+	if err := r.Err(); err != nil {
+		return KeysResult{}, fmt.Errorf("keys: %w", err)
+	}
+	slices.SortFunc(reservoir, func(a, b kept) int { return int(a.seq - b.seq) })
+	var buf bytes.Buffer
+	buf.Write(headerRaw)
+	buf.WriteByte('\n')
+	for _, k := range reservoir {
+		buf.Write(k.raw)
+		buf.WriteByte('\n')
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return KeysResult{}, fmt.Errorf("keys: write: %w", err)
+	}
+	res.Kept = int64(len(reservoir))
+	return res, nil
+}
+
+// ExtractKeysFile is ExtractKeys into a file, written under a temporary name and
+// renamed when complete.
+func ExtractKeysFile(path, out string, opt KeysOptions) (KeysResult, error) {
+	var res KeysResult
+	err := writeAtomic(out, func(f *os.File) error {
+		var err error
+		res, err = ExtractKeys(path, f, opt)
+		return err
+	})
+	return res, err
+}
