@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -85,17 +85,18 @@ type GenResult struct {
 }
 
 type genModel struct {
-	n      int     // patents
-	t      int64   // citations
+	n      int   // patents
+	t      int64 // citations
 	seed   uint64
 	yearLo [lastYear - firstYear + 2]int // first patent index of each year; last = n
-	yr     []uint8 // year - 1963 of each patent
+	yr     []uint8                       // year - 1963 of each patent
 	cw     []float64
 	cmade  []uint32
 	pre63  []uint32
 	bsum   []uint32 // sum of backward lags in years
-	indeg  []uint32 // atomic
-	fsum   []uint32 // atomic: sum of forward lags in years
+	// recv packs, per patent, the citations received (low 32 bits) and the
+	// sum of their lags in years (high 32 bits), added atomically in one step.
+	recv []uint64
 }
 
 // number returns the patent number of index i: n numbers spread evenly over
@@ -158,8 +159,8 @@ func Generate(ctx context.Context, dir string, opt GenOptions) (GenResult, error
 		rows += int64(g.cmade[i])
 		pre63 += int64(g.pre63[i])
 	}
-	for _, d := range g.indeg {
-		res.MaxInDegree = max(res.MaxInDegree, int64(d))
+	for _, d := range g.recv {
+		res.MaxInDegree = max(res.MaxInDegree, int64(uint32(d)))
 	}
 	res.Citations, res.CitedPre1963 = rows, pre63
 	err = writeAtomic(res.PatPath, func(f *os.File) error {
@@ -192,6 +193,11 @@ func writeAtomic(path string, write func(*os.File) error) (err error) {
 	if err != nil {
 		return err
 	}
+	if err = f.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
 	defer func() {
 		if err != nil {
 			f.Close()
@@ -199,7 +205,7 @@ func writeAtomic(path string, write func(*os.File) error) (err error) {
 		}
 	}()
 	if err = write(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err // the callback's errors say what failed
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -241,8 +247,7 @@ func (g *genModel) setup() {
 	g.cmade = make([]uint32, n)
 	g.pre63 = make([]uint32, n)
 	g.bsum = make([]uint32, n)
-	g.indeg = make([]uint32, n)
-	g.fsum = make([]uint32, n)
+	g.recv = make([]uint64, n)
 	first := g.yearLo[citeFrom-firstYear]
 	lam := make([]float64, n-first)
 	var total float64
@@ -264,27 +269,58 @@ func (g *genModel) setup() {
 }
 
 // pick returns a patent index in [lo, hi) with probability proportional to its
-// popularity weight: binary search of the cumulative weights. O(log(hi-lo)).
+// popularity weight: the first j whose cumulative weight exceeds a uniform point
+// x of the window. The cumulative weights grow almost linearly, so the search
+// starts at the linear interpolation of x and gallops outwards, touching a few
+// nearby cache lines instead of a binary search's log2(window) far ones.
 func (g *genModel) pick(lo, hi int, u float64) int {
 	base := 0.0
 	if lo > 0 {
 		base = g.cw[lo-1]
 	}
-	x := base + u*(g.cw[hi-1]-base)
-	for lo < hi-1 {
-		mid := int(uint(lo+hi) >> 1)
-		if g.cw[mid-1] > x {
-			hi = mid
-		} else {
-			lo = mid
+	top := g.cw[hi-1]
+	x := base + u*(top-base)
+	j := lo + int(u*float64(hi-lo))
+	j = min(max(j, lo), hi-1)
+	// Find a bracket [a, b) with cw[a-1] <= x < cw[b-1] by galloping.
+	a, b := j, j+1
+	if g.cw[j] <= x { // the answer is after j
+		step := 1
+		for {
+			a = b
+			b = min(b+step, hi)
+			if b == hi || g.cw[b-1] > x {
+				break
+			}
+			step *= 2
+		}
+	} else { // the answer is j or before
+		step := 1
+		for a > lo && (a == 0 || g.cw[a-1] > x) {
+			b = a
+			a = max(a-step, lo)
+			step *= 2
 		}
 	}
-	return lo
+	for a < b-1 { // binary search in the bracket
+		mid := int(uint(a+b) >> 1)
+		if g.cw[mid-1] > x {
+			b = mid
+		} else {
+			a = mid
+		}
+	}
+	return a
 }
 
 // citations appends the citation rows of citing patents [lo, hi) to buf and
 // records their statistics. Safe for concurrent calls on disjoint ranges.
 func (g *genModel) citations(lo, hi int, buf []byte) []byte {
+	var rows int
+	for i := lo; i < hi; i++ {
+		rows += int(g.cmade[i])
+	}
+	buf = slices.Grow(buf, 16*rows) // "dddddd,ddddddd\n"
 	var cited []int64
 	for i := lo; i < hi; i++ {
 		c := int(g.cmade[i])
@@ -306,21 +342,36 @@ func (g *genModel) citations(lo, hi int, buf []byte) []byte {
 			if idx < 0 {
 				pre++
 			} else {
-				atomic.AddUint32(&g.indeg[idx], 1)
-				atomic.AddUint32(&g.fsum[idx], uint32(lagYears))
+				atomic.AddUint64(&g.recv[idx], 1|uint64(lagYears)<<32)
 			}
 		}
 		g.pre63[i], g.bsum[i] = pre, bsum
 		sortInt64(cited)
-		num := g.number(i)
+		var prefix [24]byte // "CITING," is the same for all rows of i
+		p := append(appendUint(prefix[:0], uint64(g.number(i))), ',')
 		for _, v := range cited {
-			buf = strconv.AppendInt(buf, num, 10)
-			buf = append(buf, ',')
-			buf = strconv.AppendInt(buf, v, 10)
+			buf = append(buf, p...)
+			buf = appendUint(buf, uint64(v))
 			buf = append(buf, '\n')
 		}
 	}
 	return buf
+}
+
+// appendUint appends the decimal form of v (strconv.AppendUint without its
+// general-purpose overhead; patent numbers have at most 7 digits).
+func appendUint(buf []byte, v uint64) []byte {
+	var d [20]byte
+	i := len(d)
+	for v >= 10 {
+		q := v / 10
+		i--
+		d[i] = byte('0' + v - q*10)
+		v = q
+	}
+	i--
+	d[i] = byte('0' + v)
+	return append(buf, d[i:]...)
 }
 
 // drawCited draws one cited patent for citing patent i of year index y at time
@@ -415,4 +466,3 @@ func (r *rng) choose(cum []float64) int {
 	}
 	return len(cum) - 1
 }
-

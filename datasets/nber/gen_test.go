@@ -298,3 +298,35 @@ func TestExtractKeys(t *testing.T) {
 		t.Errorf("%d of 2000 sampled keys in the first half of the file, want about 1000", first)
 	}
 }
+
+// TestPick: the galloping search returns the first index whose cumulative
+// weight exceeds the point, as a linear scan does.
+func TestPick(t *testing.T) {
+	g := &genModel{cw: make([]float64, 5000)}
+	r := newRNG(1, 9, 0)
+	acc := 0.0
+	for i := range g.cw {
+		acc += math.Pow(1-r.float(), -1/popAlpha)
+		if i%97 == 0 {
+			acc += 500 // a few heavy weights
+		}
+		g.cw[i] = acc
+	}
+	for trial := 0; trial < 20000; trial++ {
+		lo := r.intn(len(g.cw) - 1)
+		hi := lo + 1 + r.intn(len(g.cw)-lo)
+		u := r.float()
+		base := 0.0
+		if lo > 0 {
+			base = g.cw[lo-1]
+		}
+		x := base + u*(g.cw[hi-1]-base)
+		want := lo
+		for want < hi-1 && g.cw[want] <= x {
+			want++
+		}
+		if got := g.pick(lo, hi, u); got != want {
+			t.Fatalf("pick(%d, %d, %v) = %d, want %d", lo, hi, u, got, want)
+		}
+	}
+}

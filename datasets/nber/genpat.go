@@ -2,6 +2,7 @@ package nber
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -58,6 +59,7 @@ var tuesday0 = func() (out [lastYear - firstYear + 2]int) {
 // patents appends the rows of patents [lo, hi) to buf. It reads the citation
 // statistics, so it runs after every citation was generated.
 func (g *genModel) patents(lo, hi int, buf []byte) []byte {
+	buf = slices.Grow(buf, 100*(hi-lo))
 	for i := lo; i < hi; i++ {
 		r := newRNG(g.seed, 4, uint64(i))
 		y := int(g.yr[i])
@@ -137,7 +139,7 @@ func (g *genModel) patents(lo, hi int, buf []byte) []byte {
 		buf = strconv.AppendInt(buf, int64(sub), 10)
 		buf = append(buf, ',')
 		// CMADE, CRECEIVE: exactly what the citation file holds.
-		made, recv := int64(g.cmade[i]), int64(g.indeg[i])
+		made, recv := int64(g.cmade[i]), int64(uint32(g.recv[i]))
 		hasMade := year >= citeFrom
 		if hasMade {
 			buf = strconv.AppendInt(buf, made, 10)
@@ -163,7 +165,7 @@ func (g *genModel) patents(lo, hi int, buf []byte) []byte {
 		buf = append(buf, ',')
 		// FWDAPLAG, BCKGTLAG: mean lags of the citations received and made.
 		if recv > 0 {
-			buf = appendFloat4(buf, float64(g.fsum[i])/float64(recv))
+			buf = appendFloat4(buf, float64(g.recv[i]>>32)/float64(recv))
 		}
 		buf = append(buf, ',')
 		if hasMade && made > 0 {

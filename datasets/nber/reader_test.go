@@ -69,7 +69,7 @@ func TestReader(t *testing.T) {
 					src = iotest.HalfReader(src)
 				}
 				header, recs, err := readAll(NewReader(src, "t.csv"))
-		checkRaw(t, tt.in)
+				checkRaw(t, tt.in)
 				if tt.err != "" {
 					if err == nil || !strings.Contains(err.Error(), tt.err) {
 						t.Fatalf("error = %v, want %q", err, tt.err)
