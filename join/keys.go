@@ -8,15 +8,16 @@ import (
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 )
 
-// IntKey encodes an integer join key as the 8 bytes every filter hashes: keys
-// that are equal as integers ("0042" and "42") get the same bytes. dst must
-// have room for 8 bytes.
+// IntKey encodes an integer join key as the 8 bytes every filter hashes and
+// the shuffle groups by: keys equal as integers ("0042" and "42") get the same
+// bytes, and byte order is numeric order (big-endian with the sign bit
+// flipped). dst must have room for 8 bytes.
 func IntKey(dst []byte, field []byte) ([]byte, error) {
 	v, err := nber.ParseInt(field)
 	if err != nil {
 		return nil, err
 	}
-	binary.BigEndian.PutUint64(dst[:8], uint64(v))
+	binary.BigEndian.PutUint64(dst[:8], uint64(v)^1<<63)
 	return dst[:8], nil
 }
 

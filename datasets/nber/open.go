@@ -171,3 +171,33 @@ func lineEnd(f io.ReaderAt, off, size int64) (int64, error) {
 	}
 	return size, nil
 }
+
+// WithLine fills in the line number of a ParseError from a range reader (which
+// knows only the record's byte offset) by counting the line breaks before the
+// offset in the plain file at path. Other errors are returned as they are. It
+// reads the file up to the offset: use it on the error path only.
+func WithLine(err error, path string) error {
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 0 {
+		return err
+	}
+	f, ferr := os.Open(path)
+	if ferr != nil {
+		return err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	var line int64 = 1
+	var off int64
+	for off < pe.Offset {
+		n, rerr := f.Read(buf[:min(int64(len(buf)), pe.Offset-off)])
+		line += int64(bytes.Count(buf[:n], []byte{'\n'}))
+		off += int64(n)
+		if rerr != nil {
+			break
+		}
+	}
+	fixed := *pe
+	fixed.Line = line
+	return &fixed
+}

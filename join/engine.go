@@ -1,0 +1,702 @@
+package join
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+
+	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/internal/hashing"
+	"github.com/acbfjoin/acbfjoin/shuffle"
+)
+
+// Tags of shuffled records: the source of a row.
+const (
+	TagKeys  uint8 = 0 // the small side (key file)
+	TagInput uint8 = 1 // the large side
+)
+
+// KeyType says how join keys compare.
+type KeyType string
+
+const (
+	IntKeys    KeyType = "int"    // as integers
+	StringKeys KeyType = "string" // as bytes
+)
+
+// Options configures Run.
+type Options struct {
+	Keys, Input     string // small and large side: CSV with header (.txt, .gz, .zip)
+	KeyCol, JoinCol string // join columns by header name (default PATENT, CITED)
+	KeyType         KeyType
+	Filter          Kind
+	Sizing          Sizing
+	Mappers         int   // map goroutines (default GOMAXPROCS)
+	Reducers        int   // reduce partitions and goroutines (default GOMAXPROCS)
+	MemBudget       int64 // shuffle memory before spilling (default 256 MiB)
+	TempDir         string
+	Sort            bool // order the output by key, then large-side row order
+	// Progress, if set, is called from time to time with the phase and its
+	// progress in bytes.
+	Progress func(phase string, done, total int64)
+}
+
+// FilterReport describes the filter of a run.
+type FilterReport struct {
+	Kind            Kind    `json:"kind"`
+	M               uint64  `json:"m"`
+	K               int     `json:"k"`
+	FirstLevelBits  uint64  `json:"first_level_bits"`
+	MemoryBits      uint64  `json:"memory_bits"`
+	SerializedBytes int64   `json:"serialized_bytes"`
+	TheoreticalFPP  float64 `json:"theoretical_fpp"`
+}
+
+// Report is what a run measured.
+type Report struct {
+	Filter               FilterReport `json:"filter"`
+	KeysRecords          int64        `json:"keys_records"`
+	KeysDistinct         int          `json:"keys_distinct"`
+	InputRecords         int64        `json:"input_records"`
+	MapOutputRecords     int64        `json:"map_output_records"`
+	FilteredOutRecords   int64        `json:"filtered_out_records"`
+	FalsePositiveRecords int64        `json:"false_positive_records"`
+	FPPMeasured          float64      `json:"fpp_measured"`
+	ShuffleRecords       int64        `json:"shuffle_records"`
+	ShuffleBytes         int64        `json:"shuffle_bytes"`
+	// ShuffleBytesNoFilter estimates the IPC bytes without a filter: the
+	// measured bytes plus the filtered-out rows at their Arrow body size.
+	ShuffleBytesNoFilter int64              `json:"shuffle_bytes_no_filter_estimate"`
+	ShuffleReduction     float64            `json:"shuffle_reduction"`
+	SpilledBytes         int64              `json:"spilled_bytes"`
+	BroadcastBytes       int64              `json:"broadcast_bytes"`
+	JoinRows             int64              `json:"join_rows"`
+	TimingsMs            map[string]float64 `json:"timings_ms"`
+	PeakHeapBytes        uint64             `json:"peak_heap_bytes"`
+	Mappers              int                `json:"mappers"`
+	Reducers             int                `json:"reducers"`
+}
+
+// Partition returns the reduce partition of a join key: a murmur3 hash of the
+// key reduced to [0, r).
+func Partition(key []byte, r int) int {
+	h1, _ := hashing.Sum(key)
+	return int(hashing.Reduce(h1, uint64(r)))
+}
+
+// keyOf returns the join key bytes of a field.
+func keyOf(kt KeyType, dst, field []byte) ([]byte, error) {
+	if kt == StringKeys {
+		return field, nil
+	}
+	return IntKey(dst, field)
+}
+
+// MapKeyRow turns a key-side row into its shuffle record: the key, and the row's
+// other fields (CSV-encoded) to append to matching large-side rows.
+func MapKeyRow(kt KeyType, fields [][]byte, keyIdx int, seq int64, buf []byte) (shuffle.Record, []byte, error) {
+	var kb [8]byte
+	key, err := keyOf(kt, kb[:], fields[keyIdx])
+	if err != nil {
+		return shuffle.Record{}, buf, err
+	}
+	start := len(buf)
+	buf = append(buf, key...)
+	keyEnd := len(buf)
+	first := true
+	for i, f := range fields {
+		if i == keyIdx {
+			continue
+		}
+		if !first {
+			buf = append(buf, ',')
+		}
+		first = false
+		buf = AppendCSVField(buf, f)
+	}
+	return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq, Row: buf[keyEnd:]}, buf, nil
+}
+
+// MapInputRow tests a large-side row's join key against the filter. It returns
+// the shuffle record and true if the row survives, false if the filter drops it.
+func MapInputRow(f Filter, kt KeyType, fields [][]byte, raw []byte, joinIdx int, seq int64, kb []byte) (shuffle.Record, bool, error) {
+	key, err := keyOf(kt, kb, fields[joinIdx])
+	if err != nil {
+		return shuffle.Record{}, false, err
+	}
+	if !f.Contains(key) {
+		return shuffle.Record{}, false, nil
+	}
+	return shuffle.Record{Key: key, Tag: TagInput, Seq: seq, Row: raw}, true, nil
+}
+
+// JoinRow joins one large-side record with the key-side records of its key:
+// it emits one output row per match and reports whether there was any (a
+// large-side record without a match is a false positive of the filter).
+func JoinRow(large shuffle.Record, smalls []shuffle.Record, emit func(large, small shuffle.Record) error) (bool, error) {
+	for _, s := range smalls {
+		if err := emit(large, s); err != nil {
+			return false, err
+		}
+	}
+	return len(smalls) > 0, nil
+}
+
+// AppendCSVField appends f as a CSV field, quoted only if it must be (it holds
+// a comma, quote or line break), with quotes doubled.
+func AppendCSVField(buf, f []byte) []byte {
+	if bytes.IndexAny(f, ",\"\r\n") < 0 {
+		return append(buf, f...)
+	}
+	buf = append(buf, '"')
+	for _, c := range f {
+		if c == '"' {
+			buf = append(buf, '"')
+		}
+		buf = append(buf, c)
+	}
+	return append(buf, '"')
+}
+
+// side is an opened input: its header and how to read it in parallel.
+type side struct {
+	path, name string
+	header     []string
+	headerRaw  []byte
+	ranges     []nber.Range // nil: not splittable, read as one stream
+	size       int64
+}
+
+func openSide(path string, splits int) (*side, error) {
+	rc, name, err := nber.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r := nber.NewReader(rc, name)
+	header, err := r.ReadHeader()
+	raw := slices.Clone(r.Raw())
+	rc.Close()
+	if err != nil {
+		return nil, err
+	}
+	s := &side{path: path, name: name, header: header, headerRaw: raw}
+	ranges, _, err := nber.SplitFile(path, splits)
+	if err == nil {
+		s.ranges = ranges
+		if len(ranges) > 0 {
+			s.size = ranges[len(ranges)-1].End
+		}
+	} else if !errors.Is(err, nber.ErrNotSplittable) {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *side) column(flag, col string) (int, error) {
+	i := slices.Index(s.header, col)
+	if i < 0 {
+		return 0, fmt.Errorf("%s %s: %s has no column %q (columns: %v)", flag, col, s.name, col, s.header)
+	}
+	return i, nil
+}
+
+// scan reads the side with up to workers goroutines, one range at a time; each
+// goroutine gets its own state from newState. fn sees every record with its
+// byte offset. For compressed files one goroutine reads the whole stream.
+func (s *side) scan(ctx context.Context, workers int, progress *atomic.Int64, newState func() any, fn func(st any, r *nber.Reader) error, done func(st any) error) error {
+	if s.ranges == nil {
+		rc, name, err := nber.Open(s.path)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		r := nber.NewReader(rc, name)
+		if _, err := r.ReadHeader(); err != nil {
+			return err
+		}
+		st := newState()
+		if err := fn(st, r); err != nil {
+			return err
+		}
+		return done(st)
+	}
+	f, err := os.Open(s.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	next := make(chan nber.Range, len(s.ranges))
+	for _, rg := range s.ranges {
+		next <- rg
+	}
+	close(next)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range min(workers, len(s.ranges)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := newState()
+			for rg := range next {
+				if err := ctx.Err(); err != nil {
+					errs <- err
+					return
+				}
+				r := nber.NewRangeReader(io.NewSectionReader(f, rg.Start, rg.End-rg.Start), s.name, rg.Start, len(s.header))
+				if err := fn(st, r); err != nil {
+					errs <- err
+					return
+				}
+				if progress != nil {
+					progress.Add(rg.End - rg.Start)
+				}
+			}
+			if err := done(st); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return nber.WithLine(<-errs, s.path)
+}
+
+// outRow is an output row kept for sorting.
+type outRow struct {
+	key        []byte
+	seq, small int64
+	line       []byte
+}
+
+// Run executes the join locally: build, broadcast, map, shuffle, reduce (see the
+// package documentation), writing CSV with a header to out. On error nothing
+// more is written and the shuffle's temporary files are removed.
+func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
+	start := time.Now()
+	if opt.KeyCol == "" {
+		opt.KeyCol = "PATENT"
+	}
+	if opt.JoinCol == "" {
+		opt.JoinCol = "CITED"
+	}
+	if opt.KeyType == "" {
+		opt.KeyType = IntKeys
+	}
+	if opt.KeyType != IntKeys && opt.KeyType != StringKeys {
+		return nil, fmt.Errorf("--key-type %q: want int or string", opt.KeyType)
+	}
+	if opt.Filter == "" {
+		opt.Filter = ACBF
+	}
+	if opt.Mappers <= 0 {
+		opt.Mappers = runtime.GOMAXPROCS(0)
+	}
+	if opt.Reducers <= 0 {
+		opt.Reducers = runtime.GOMAXPROCS(0)
+	}
+	rep := &Report{TimingsMs: map[string]float64{}, Mappers: opt.Mappers, Reducers: opt.Reducers}
+	phase := time.Now()
+	lap := func(name string) {
+		rep.TimingsMs[name] = float64(time.Since(phase).Microseconds()) / 1000
+		phase = time.Now()
+	}
+	stopHeap := watchHeap(&rep.PeakHeapBytes)
+	defer stopHeap()
+
+	keySide, err := openSide(opt.Keys, opt.Mappers)
+	if err != nil {
+		return nil, err
+	}
+	keyIdx, err := keySide.column("--key-col", opt.KeyCol)
+	if err != nil {
+		return nil, err
+	}
+	input, err := openSide(opt.Input, 4*opt.Mappers)
+	if err != nil {
+		return nil, err
+	}
+	joinIdx, err := input.column("--join-col", opt.JoinCol)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := shuffle.New(shuffle.Options{Partitions: opt.Reducers, MemBudget: opt.MemBudget, TempDir: opt.TempDir})
+	if err != nil {
+		return nil, err
+	}
+	defer sh.Close()
+
+	// 1. Build: each goroutine puts the distinct keys of its ranges in a local
+	// table and ships its key-side rows to the shuffle; the tables merge by union.
+	type buildState struct {
+		keys map[string]struct{}
+		w    *shuffle.Writer
+		rows int64
+		buf  []byte
+	}
+	var mu sync.Mutex
+	global := map[string]struct{}{}
+	err = keySide.scan(ctx, opt.Mappers, nil, func() any {
+		return &buildState{keys: map[string]struct{}{}, w: sh.NewWriter()}
+	}, func(st any, r *nber.Reader) error {
+		b := st.(*buildState)
+		for r.Next() {
+			rec, buf, err := MapKeyRow(opt.KeyType, r.Fields(), keyIdx, r.Offset(), b.buf[:0])
+			if err != nil {
+				return r.Errorf("%s: %v", opt.KeyCol, err)
+			}
+			b.buf = buf
+			b.rows++
+			if _, ok := b.keys[string(rec.Key)]; !ok {
+				b.keys[string(rec.Key)] = struct{}{}
+			}
+			if err := b.w.Add(Partition(rec.Key, opt.Reducers), rec); err != nil {
+				return err
+			}
+		}
+		return r.Err()
+	}, func(st any) error {
+		b := st.(*buildState)
+		mu.Lock()
+		for k := range b.keys {
+			global[k] = struct{}{}
+		}
+		rep.KeysRecords += b.rows
+		mu.Unlock()
+		return b.w.Close()
+	})
+	if err != nil {
+		return nil, err
+	}
+	keys := make([][]byte, 0, len(global))
+	for k := range global {
+		keys = append(keys, []byte(k))
+	}
+	rep.KeysDistinct = len(keys)
+	built, err := BuildFilter(opt.Filter, keys, opt.Sizing)
+	if err != nil {
+		return nil, err
+	}
+	rep.Filter = FilterReport{Kind: built.Kind, M: built.M, K: built.K, FirstLevelBits: built.FirstLevelBits,
+		MemoryBits: built.MemoryBits, SerializedBytes: built.SerializedBytes, TheoreticalFPP: built.TheoreticalFPP}
+	lap("build")
+
+	// 2. Broadcast: serialize once, decode one copy per map goroutine.
+	wire, err := built.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	rep.BroadcastBytes = int64(len(wire))
+	copies := make(chan Filter, opt.Mappers)
+	for range opt.Mappers {
+		f, err := Unmarshal(built.Kind, wire)
+		if err != nil {
+			return nil, fmt.Errorf("broadcast: %w", err)
+		}
+		copies <- f
+	}
+	lap("broadcast")
+
+	// 3. Map: test every large-side row, ship the survivors.
+	type mapState struct {
+		f                 Filter
+		w                 *shuffle.Writer
+		rows, out, outRaw int64
+		kb                [8]byte
+	}
+	var progress atomic.Int64
+	stopProgress := func() {}
+	if opt.Progress != nil {
+		stopProgress = ticker(func() { opt.Progress("map", progress.Load(), input.size) })
+	}
+	var dropBytes atomic.Int64
+	err = input.scan(ctx, opt.Mappers, &progress, func() any {
+		return &mapState{f: <-copies, w: sh.NewWriter()}
+	}, func(st any, r *nber.Reader) error {
+		m := st.(*mapState)
+		for r.Next() {
+			m.rows++
+			rec, ok, err := MapInputRow(m.f, opt.KeyType, r.Fields(), r.Raw(), joinIdx, r.Offset(), m.kb[:])
+			if err != nil {
+				return r.Errorf("%s: %v", opt.JoinCol, err)
+			}
+			if !ok {
+				// What this row would have cost the shuffle: its Arrow body
+				// (key and row bytes, 4-byte offsets, tag, seq).
+				dropBytes.Add(int64(len(rec.Key)) + int64(len(r.Raw())) + 8 + 1 + 8 + 8)
+				continue
+			}
+			m.out++
+			if err := m.w.Add(Partition(rec.Key, opt.Reducers), rec); err != nil {
+				return err
+			}
+		}
+		return r.Err()
+	}, func(st any) error {
+		m := st.(*mapState)
+		mu.Lock()
+		rep.InputRecords += m.rows
+		rep.MapOutputRecords += m.out
+		mu.Unlock()
+		return m.w.Close()
+	})
+	stopProgress()
+	if err != nil {
+		return nil, err
+	}
+	rep.FilteredOutRecords = rep.InputRecords - rep.MapOutputRecords
+	lap("map")
+	if err := sh.Seal(); err != nil {
+		return nil, err
+	}
+	st := sh.Stats()
+	rep.ShuffleRecords, rep.ShuffleBytes, rep.SpilledBytes = st.Records, st.Bytes, st.SpilledBytes
+	rep.ShuffleBytesNoFilter = st.Bytes + dropBytes.Load()
+	if rep.ShuffleBytesNoFilter > 0 {
+		rep.ShuffleReduction = 1 - float64(rep.ShuffleBytes)/float64(rep.ShuffleBytesNoFilter)
+	}
+	lap("shuffle")
+
+	// 4. Reduce: per partition, the key-side rows by key, then every large-side
+	// row joined against them.
+	bw := bufio.NewWriterSize(out, 1<<20)
+	var outMu sync.Mutex
+	var sorted [][]outRow
+	var joinRows, fps atomic.Int64
+	if _, err := bw.Write(headerLine(input.headerRaw, keySide.header, keyIdx)); err != nil {
+		return nil, err
+	}
+	parts := make(chan int, opt.Reducers)
+	for p := range opt.Reducers {
+		parts <- p
+	}
+	close(parts)
+	errs := make(chan error, opt.Reducers)
+	var wg sync.WaitGroup
+	for range opt.Reducers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var local []outRow
+			var buf []byte
+			flush := func() error {
+				outMu.Lock()
+				defer outMu.Unlock()
+				_, err := bw.Write(buf)
+				buf = buf[:0]
+				return err
+			}
+			for p := range parts {
+				if ctx.Err() != nil {
+					errs <- ctx.Err()
+					return
+				}
+				err := reducePartition(sh, p, func(large, small shuffle.Record) error {
+					joinRows.Add(1)
+					if opt.Sort {
+						line := append(append(append(slices.Clone(large.Row), ','), small.Row...), '\n')
+						local = append(local, outRow{slices.Clone(large.Key), large.Seq, small.Seq, line})
+						return nil
+					}
+					buf = append(append(append(buf, large.Row...), ','), small.Row...)
+					buf = append(buf, '\n')
+					if len(buf) > 1<<20 {
+						return flush()
+					}
+					return nil
+				}, &fps)
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			if err := flush(); err != nil {
+				errs <- err
+				return
+			}
+			if opt.Sort {
+				outMu.Lock()
+				sorted = append(sorted, local)
+				outMu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, err
+	}
+	if opt.Sort {
+		all := slices.Concat(sorted...)
+		slices.SortFunc(all, func(a, b outRow) int {
+			if c := bytes.Compare(a.key, b.key); c != 0 {
+				return c
+			}
+			if a.seq != b.seq {
+				return cmpInt(a.seq, b.seq)
+			}
+			return cmpInt(a.small, b.small)
+		})
+		for _, r := range all {
+			if _, err := bw.Write(r.line); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	rep.JoinRows = joinRows.Load()
+	rep.FalsePositiveRecords = fps.Load()
+	members := rep.MapOutputRecords - rep.FalsePositiveRecords
+	if nonMembers := rep.InputRecords - members; nonMembers > 0 {
+		rep.FPPMeasured = float64(rep.FalsePositiveRecords) / float64(nonMembers)
+	}
+	lap("reduce")
+	rep.TimingsMs["total"] = float64(time.Since(start).Microseconds()) / 1000
+	stopHeap()
+	return rep, nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// headerLine is the output header: the large side's header as it is, then the
+// key side's columns but the key.
+func headerLine(largeRaw []byte, keyHeader []string, keyIdx int) []byte {
+	line := slices.Clone(largeRaw)
+	for i, h := range keyHeader {
+		if i == keyIdx {
+			continue
+		}
+		line = append(line, ',')
+		line = AppendCSVField(line, []byte(h))
+	}
+	return append(line, '\n')
+}
+
+// reducePartition joins partition p: a first pass indexes its key-side records
+// by key, a second probes its large-side records (the local executor's form of
+// "group by key, separate by tag, cross product").
+func reducePartition(sh *shuffle.Shuffle, p int, emit func(large, small shuffle.Record) error, fps *atomic.Int64) error {
+	smalls := map[string][]shuffle.Record{}
+	err := sh.Partition(p, func(rec arrow.Record) error {
+		keys, tags, seqs, rows := columns(rec)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if tags.Value(i) != TagKeys {
+				continue
+			}
+			k := string(keys.Value(i))
+			smalls[k] = append(smalls[k], shuffle.Record{Key: []byte(k), Tag: TagKeys, Seq: seqs.Value(i), Row: slices.Clone(rows.Value(i))})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, list := range smalls {
+		slices.SortFunc(list, func(a, b shuffle.Record) int { return cmpInt(a.Seq, b.Seq) })
+	}
+	var fp int64
+	err = sh.Partition(p, func(rec arrow.Record) error {
+		keys, tags, seqs, rows := columns(rec)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if tags.Value(i) != TagInput {
+				continue
+			}
+			key := keys.Value(i)
+			large := shuffle.Record{Key: key, Tag: TagInput, Seq: seqs.Value(i), Row: rows.Value(i)}
+			matched, err := JoinRow(large, smalls[string(key)], emit)
+			if err != nil {
+				return err
+			}
+			if !matched {
+				fp++
+			}
+		}
+		return nil
+	})
+	fps.Add(fp)
+	return err
+}
+
+func columns(rec arrow.Record) (*array.Binary, *array.Uint8, *array.Int64, *array.Binary) {
+	return rec.Column(0).(*array.Binary), rec.Column(1).(*array.Uint8), rec.Column(2).(*array.Int64), rec.Column(3).(*array.Binary)
+}
+
+// watchHeap samples the live heap every 20 ms into *peak until stopped.
+func watchHeap(peak *uint64) func() {
+	done := make(chan struct{})
+	var once sync.Once
+	sample := func() {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		if ms.HeapInuse > *peak {
+			*peak = ms.HeapInuse
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				sample()
+			}
+		}
+	}()
+	return func() {
+		once.Do(func() {
+			close(done)
+			wg.Wait()
+			sample()
+		})
+	}
+}
+
+// ticker calls fn every 100 ms until stopped, and once more at the end.
+func ticker(fn func()) func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fn()
+				return
+			case <-t.C:
+				fn()
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(done); wg.Wait() }) }
+}
+

@@ -1,0 +1,258 @@
+package join
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/datasets/nber"
+)
+
+// naiveJoin is the reference: an in-memory hash join of the two CSV files, rows
+// as field lists (large fields, then key fields without the key), sorted.
+func naiveJoin(t *testing.T, keysPath, inputPath, keyCol, joinCol string) []string {
+	t.Helper()
+	read := func(path string) ([]string, [][]string) {
+		rc, name, err := nber.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rc.Close()
+		r := nber.NewReader(rc, name)
+		h, err := r.ReadHeader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows [][]string
+		for r.Next() {
+			var row []string
+			for _, f := range r.Fields() {
+				row = append(row, string(f))
+			}
+			rows = append(rows, row)
+		}
+		if r.Err() != nil {
+			t.Fatal(r.Err())
+		}
+		return h, rows
+	}
+	kh, krows := read(keysPath)
+	ih, irows := read(inputPath)
+	ki, ji := slices.Index(kh, keyCol), slices.Index(ih, joinCol)
+	norm := func(s string) string { // integer comparison
+		v, err := nber.ParseInt([]byte(s))
+		if err != nil {
+			t.Fatalf("key %q: %v", s, err)
+		}
+		return fmt.Sprint(v)
+	}
+	byKey := map[string][][]string{}
+	for _, row := range krows {
+		rest := slices.Delete(slices.Clone(row), ki, ki+1)
+		byKey[norm(row[ki])] = append(byKey[norm(row[ki])], rest)
+	}
+	var out []string
+	for _, row := range irows {
+		for _, rest := range byKey[norm(row[ji])] {
+			out = append(out, strings.Join(append(slices.Clone(row), rest...), "\x1f"))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// parseOutput parses the engine's CSV output into the same form.
+func parseOutput(t *testing.T, data []byte) []string {
+	t.Helper()
+	r := nber.NewReader(bytes.NewReader(data), "out")
+	if _, err := r.ReadHeader(); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for r.Next() {
+		var row []string
+		for _, f := range r.Fields() {
+			row = append(row, string(f))
+		}
+		out = append(out, strings.Join(row, "\x1f"))
+	}
+	if r.Err() != nil {
+		t.Fatal(r.Err())
+	}
+	slices.Sort(out)
+	return out
+}
+
+func runJoin(t *testing.T, opt Options) (*Report, []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	rep, err := Run(context.Background(), opt, &buf)
+	if err != nil {
+		t.Fatalf("Run(%+v): %v", opt, err)
+	}
+	return rep, buf.Bytes()
+}
+
+func checkReport(t *testing.T, rep *Report, want int) {
+	t.Helper()
+	if rep.JoinRows != int64(want) {
+		t.Fatalf("%s: %d join rows, reference %d", rep.Filter.Kind, rep.JoinRows, want)
+	}
+	if rep.Filter.Kind == Exact && rep.FalsePositiveRecords != 0 {
+		t.Fatalf("exact filter has %d false positives", rep.FalsePositiveRecords)
+	}
+	if rep.Filter.Kind == None && rep.MapOutputRecords != rep.InputRecords {
+		t.Fatalf("none filter dropped rows: %+v", rep)
+	}
+	if rep.ShuffleRecords != rep.MapOutputRecords+rep.KeysRecords {
+		t.Fatalf("shuffle records %d != map outputs %d + key rows %d", rep.ShuffleRecords, rep.MapOutputRecords, rep.KeysRecords)
+	}
+}
+
+// TestDifferentialGenerated: every filter, and 1..8 mappers and reducers with a
+// tiny memory budget, give the reference's rows; --sort output is byte-identical.
+func TestDifferentialGenerated(t *testing.T) {
+	dir := t.TempDir()
+	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.003, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := filepath.Join(dir, "keys.txt")
+	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 2000, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	want := naiveJoin(t, keys, gen.CitePath, "PATENT", "CITED")
+	if len(want) < 100 {
+		t.Fatalf("reference join has only %d rows", len(want))
+	}
+	var sortedOut []byte
+	for _, kind := range Kinds {
+		rep, out := runJoin(t, Options{Keys: keys, Input: gen.CitePath, Filter: kind, Sort: true, Sizing: Sizing{BitsPerKey: 8}})
+		if got := parseOutput(t, out); !slices.Equal(got, want) {
+			t.Fatalf("%s: %d rows differ from the reference's %d", kind, len(got), len(want))
+		}
+		checkReport(t, rep, len(want))
+		if sortedOut == nil {
+			sortedOut = out
+		} else if !bytes.Equal(out, sortedOut) {
+			t.Fatalf("%s: sorted output differs from none's", kind)
+		}
+		t.Logf("%-6s map out %6d, FP %5d (measured %.4f, formula %.4f), shuffle %d B, spilled %d B",
+			kind, rep.MapOutputRecords, rep.FalsePositiveRecords, rep.FPPMeasured, rep.Filter.TheoreticalFPP, rep.ShuffleBytes, rep.SpilledBytes)
+	}
+	for _, mr := range [][2]int{{1, 1}, {2, 3}, {8, 8}, {3, 1}} {
+		tmp := t.TempDir()
+		rep, out := runJoin(t, Options{Keys: keys, Input: gen.CitePath, Filter: ACBF, Sort: true, Mappers: mr[0], Reducers: mr[1], MemBudget: 4 << 10, TempDir: tmp})
+		if !bytes.Equal(out, sortedOut) {
+			t.Fatalf("mappers %d reducers %d, 4 KiB budget: sorted output differs", mr[0], mr[1])
+		}
+		if rep.SpilledBytes == 0 {
+			t.Fatalf("4 KiB budget did not spill: %+v", rep)
+		}
+		if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+			t.Fatalf("spill files left in %s", tmp)
+		}
+	}
+	// Unsorted output has the same rows.
+	_, out := runJoin(t, Options{Keys: keys, Input: gen.CitePath, Filter: CBF, Mappers: 3, Reducers: 2})
+	if got := parseOutput(t, out); !slices.Equal(got, want) {
+		t.Fatal("unsorted output has other rows")
+	}
+}
+
+// TestDifferentialRealSample joins the real NBER sample both ways round.
+func TestDifferentialRealSample(t *testing.T) {
+	cite := filepath.Join("..", "..", "shared", "data", "nber-mini", "cite75_99.mini.txt")
+	pat := filepath.Join("..", "..", "shared", "data", "nber-mini", "apat63_99.mini.txt")
+	if _, err := os.Stat(cite); err != nil {
+		t.Skipf("real NBER sample not found at %s (it lives in the workplace's shared/ folder beside the repository)", cite)
+	}
+	for _, cols := range [][2]string{{"PATENT", "CITED"}, {"PATENT", "CITING"}} {
+		want := naiveJoin(t, pat, cite, cols[0], cols[1])
+		for _, kind := range []Kind{None, Exact, CBF, ACBF} {
+			rep, out := runJoin(t, Options{Keys: pat, Input: cite, KeyCol: cols[0], JoinCol: cols[1], Filter: kind, Sort: true, Mappers: 2, Reducers: 3})
+			if got := parseOutput(t, out); !slices.Equal(got, want) {
+				t.Fatalf("%s on %s: %d rows, reference %d", kind, cols[1], len(got), len(want))
+			}
+			checkReport(t, rep, len(want))
+		}
+		t.Logf("real sample joined on %s: %d rows", cols[1], len(want))
+	}
+}
+
+// TestMeasuredFPP: on a larger run the measured false positive rate of cbf and
+// acbf is near the formula (4 binomial sd over the non-member rows).
+func TestMeasuredFPP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical run")
+	}
+	dir := t.TempDir()
+	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.05, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := filepath.Join(dir, "keys.txt")
+	nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 3300, Seed: 11})
+	for _, kind := range []Kind{CBF, ACBF2} {
+		var buf bytes.Buffer
+		rep, err := Run(context.Background(), Options{Keys: keys, Input: gen.CitePath, Filter: kind, Sizing: Sizing{BitsPerKey: 16}}, &buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nonMembers := float64(rep.InputRecords - (rep.MapOutputRecords - rep.FalsePositiveRecords))
+		p := rep.Filter.TheoreticalFPP
+		sd := math.Sqrt(p * (1 - p) / nonMembers)
+		t.Logf("%s: measured %.5f, formula %.5f, %.1f sd", kind, rep.FPPMeasured, p, (rep.FPPMeasured-p)/sd)
+		// Non-member rows repeat keys (popular cited patents), so the rows are
+		// not independent probes; allow 4 sd of the distinct-probe count too.
+		if math.Abs(rep.FPPMeasured-p) > 4*sd+0.2*p {
+			t.Errorf("%s: measured FP %.5f, formula %.5f", kind, rep.FPPMeasured, p)
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "k.csv")
+	input := filepath.Join(dir, "i.csv")
+	os.WriteFile(keys, []byte("PATENT,X\n1,a\n2,b\n"), 0o644)
+	os.WriteFile(input, []byte("CITING,CITED\n10,1\n11,x\n"), 0o644)
+	for _, tc := range []struct {
+		opt  Options
+		want string
+	}{
+		{Options{Keys: keys, Input: input, KeyCol: "NOPE"}, `--key-col NOPE: ` + keys + ` has no column "NOPE"`},
+		{Options{Keys: keys, Input: input, JoinCol: "NOPE"}, `--join-col NOPE`},
+		{Options{Keys: keys, Input: input}, input + `:3: CITED: invalid integer "x"`},
+		{Options{Keys: keys, Input: filepath.Join(dir, "missing.csv")}, "missing.csv"},
+		{Options{Keys: keys, Input: input, KeyType: "float"}, "--key-type"},
+	} {
+		_, err := Run(context.Background(), tc.opt, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Run(%+v) = %v, want %q", tc.opt, err, tc.want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	os.WriteFile(input, []byte("CITING,CITED\n10,1\n"), 0o644)
+	if _, err := Run(ctx, Options{Keys: keys, Input: input}, &bytes.Buffer{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Run = %v", err)
+	}
+	// String keys: "01" and "1" differ.
+	os.WriteFile(input, []byte("CITING,CITED\n10,01\n11,1\n"), 0o644)
+	rep, out := runJoin(t, Options{Keys: keys, Input: input, KeyType: StringKeys, Filter: Exact})
+	if rep.JoinRows != 1 || !strings.Contains(string(out), "11,1,a") {
+		t.Errorf("string keys: %d rows, %q", rep.JoinRows, out)
+	}
+	rep, _ = runJoin(t, Options{Keys: keys, Input: input, Filter: Exact})
+	if rep.JoinRows != 2 {
+		t.Errorf("int keys: %d rows, want 2 (01 = 1)", rep.JoinRows)
+	}
+}

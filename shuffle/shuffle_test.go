@@ -1,0 +1,141 @@
+package shuffle
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+)
+
+// collect reads every record of every partition.
+func collect(t *testing.T, s *Shuffle, parts int) map[int][]Record {
+	t.Helper()
+	out := map[int][]Record{}
+	for p := 0; p < parts; p++ {
+		err := s.Partition(p, func(rec arrow.Record) error {
+			keys := rec.Column(0).(*array.Binary)
+			tags := rec.Column(1).(*array.Uint8)
+			seqs := rec.Column(2).(*array.Int64)
+			rows := rec.Column(3).(*array.Binary)
+			for i := 0; i < int(rec.NumRows()); i++ {
+				out[p] = append(out[p], Record{slices.Clone(keys.Value(i)), tags.Value(i), seqs.Value(i), slices.Clone(rows.Value(i))})
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestShuffle: whatever the memory budget (spilling or not) and the number of
+// writers, every record comes out of its partition exactly once, and the
+// measured IPC bytes do not depend on spilling.
+func TestShuffle(t *testing.T) {
+	const parts, n = 5, 20000
+	var bytesNoSpill int64
+	for _, budget := range []int64{1 << 30, 64 << 10, 1} {
+		t.Run(fmt.Sprintf("budget=%d", budget), func(t *testing.T) {
+			tmp := t.TempDir()
+			s, err := New(Options{Partitions: parts, MemBudget: budget, TempDir: tmp, BatchRows: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			for w := 0; w < 3; w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					wr := s.NewWriter()
+					for i := w; i < n; i += 3 {
+						var key [8]byte
+						binary.BigEndian.PutUint64(key[:], uint64(i%777))
+						r := Record{Key: key[:], Tag: uint8(i % 2), Seq: int64(i), Row: fmt.Appendf(nil, "row %d", i)}
+						if err := wr.Add(i%parts, r); err != nil {
+							t.Error(err)
+							return
+						}
+					}
+					if err := wr.Close(); err != nil {
+						t.Error(err)
+					}
+				}()
+			}
+			wg.Wait()
+			if err := s.Seal(); err != nil {
+				t.Fatal(err)
+			}
+			got := collect(t, s, parts)
+			seen := make([]bool, n)
+			for p, recs := range got {
+				for _, r := range recs {
+					i := int(r.Seq)
+					if seen[i] || i%parts != p || string(r.Row) != fmt.Sprintf("row %d", i) || r.Tag != uint8(i%2) ||
+						binary.BigEndian.Uint64(r.Key) != uint64(i%777) {
+						t.Fatalf("partition %d: bad or repeated record %+v", p, r)
+					}
+					seen[i] = true
+				}
+			}
+			if slices.Contains(seen, false) {
+				t.Fatal("records lost")
+			}
+			st := s.Stats()
+			if st.Records != n {
+				t.Fatalf("stats %+v", st)
+			}
+			if budget == 1<<30 {
+				bytesNoSpill = st.Bytes
+				if st.Spills != 0 || s.SpillDir() != "" {
+					t.Fatalf("spilled with a large budget: %+v", st)
+				}
+			} else {
+				if st.Spills == 0 || st.SpilledBytes == 0 {
+					t.Fatalf("no spill with budget %d: %+v", budget, st)
+				}
+				// Batches differ by writer interleaving, so the IPC size can
+				// differ a little; it must be close.
+				if d := float64(st.Bytes-bytesNoSpill) / float64(bytesNoSpill); d > 0.05 || d < -0.05 {
+					t.Fatalf("IPC bytes %d with spilling, %d without", st.Bytes, bytesNoSpill)
+				}
+			}
+			t.Logf("%+v", st)
+			dir := s.SpillDir()
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if dir != "" {
+				if _, err := os.Stat(dir); !os.IsNotExist(err) {
+					t.Fatalf("spill folder %s left after Close", dir)
+				}
+			}
+			if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+				t.Fatalf("%d files left in the temp folder", len(ents))
+			}
+		})
+	}
+}
+
+func TestShuffleErrors(t *testing.T) {
+	if _, err := New(Options{}); err == nil {
+		t.Fatal("0 partitions accepted")
+	}
+	s, _ := New(Options{Partitions: 1})
+	if err := s.Partition(0, func(arrow.Record) error { return nil }); err == nil {
+		t.Fatal("Partition before Seal accepted")
+	}
+	s.Seal()
+	w := s.NewWriter()
+	w.Add(0, Record{Key: []byte("k")})
+	if err := w.Close(); err == nil {
+		t.Fatal("Add after Seal accepted")
+	}
+	s.Close()
+	s.Close()
+}
