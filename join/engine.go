@@ -699,4 +699,3 @@ func ticker(fn func()) func() {
 	var once sync.Once
 	return func() { once.Do(func() { close(done); wg.Wait() }) }
 }
-

@@ -334,7 +334,6 @@ func (s *Shuffle) Close() error {
 	return nil
 }
 
-
 type countWriter struct{ n int64 }
 
 func (c *countWriter) Write(p []byte) (int, error) {
