@@ -347,7 +347,12 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	}
 	var mu sync.Mutex
 	global := map[string]struct{}{}
-	err = keySide.scan(ctx, opt.Mappers, nil, func() any {
+	var buildProgress atomic.Int64
+	stopBuild := func() {}
+	if opt.Progress != nil {
+		stopBuild = ticker(func() { opt.Progress("build", buildProgress.Load(), keySide.size) })
+	}
+	err = keySide.scan(ctx, opt.Mappers, &buildProgress, func() any {
 		return &buildState{keys: map[string]struct{}{}, w: sh.NewWriter()}
 	}, func(st any, r *nber.Reader) error {
 		b := st.(*buildState)
@@ -376,6 +381,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		mu.Unlock()
 		return b.w.Close()
 	})
+	stopBuild()
 	if err != nil {
 		return nil, err
 	}

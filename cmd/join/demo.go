@@ -8,22 +8,22 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"text/tabwriter"
-	"time"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
-// cmdDemo runs the filters on a built-in default: NBER-shaped data at 5% scale
-// with the paper's key ratio (65,771 of 2,923,922 patents), in a temporary
-// folder that is removed at the end.
+// cmdDemo compares the filters on the full join, on a built-in default: an
+// NBER-shaped data set at 5% scale with the paper's key ratio (65,771 of
+// 2,923,922 patents), generated in a temporary folder removed at the end; or
+// on real NBER files with --data.
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	scale := fs.Float64("scale", 0.05, "data size relative to the real files")
 	seed := fs.Uint64("seed", 1, "seed of the data and the key sample")
 	bpk := fs.Float64("bits-per-key", 32, "filter memory in bits per key (the CBF gets bits/4 counters per key)")
+	data := fs.String("data", "", "folder with real NBER files (cite75_99.txt or acite75_99.zip, apat63_99.txt or apat63_99.zip) instead of generated ones")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -33,51 +33,49 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer os.RemoveAll(dir)
 
-	fmt.Fprintf(stdout, "Generating NBER-shaped data at scale %v (seed %d)...\n", *scale, *seed)
-	gen, err := nber.Generate(ctx, dir, nber.GenOptions{Scale: *scale, Seed: *seed})
-	if err != nil {
-		return err
-	}
+	var cite, pat string
 	sample := int(math.Round(nber.PaperKeySample * *scale))
-	keysPath := filepath.Join(dir, "keys.txt")
-	kr, err := nber.ExtractKeysFile(gen.PatPath, keysPath, nber.KeysOptions{Sample: sample, Seed: *seed})
-	if err != nil {
-		return err
-	}
-	keys, _, err := join.ReadKeys(keysPath, "PATENT")
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%d citations, %d patents, %d join keys sampled (the paper's ratio, 65,771 of 2,923,922)\n\n",
-		gen.Citations, gen.Patents, kr.Kept)
-
-	kinds := []join.Kind{join.None, join.Exact, join.Bloom, join.CBF, join.ACBF}
-	built := make([]*join.Built, len(kinds))
-	filters := make([]join.Filter, len(kinds))
-	buildTime := make([]time.Duration, len(kinds))
-	for i, kind := range kinds {
-		start := time.Now()
-		b, err := join.BuildFilter(kind, keys, join.Sizing{BitsPerKey: *bpk})
+	if *data != "" {
+		if cite, err = findFile(*data, "cite75_99.txt", "acite75_99.zip"); err != nil {
+			return err
+		}
+		if pat, err = findFile(*data, "apat63_99.txt", "apat63_99.zip"); err != nil {
+			return err
+		}
+		sample = nber.PaperKeySample
+		fmt.Fprintf(stdout, "Real NBER data in %s\n", *data)
+	} else {
+		fmt.Fprintf(stdout, "Generating NBER-shaped data at scale %v (seed %d)...\n", *scale, *seed)
+		gen, err := nber.Generate(ctx, dir, nber.GenOptions{Scale: *scale, Seed: *seed})
 		if err != nil {
 			return err
 		}
-		buildTime[i] = time.Since(start)
-		built[i], filters[i] = b, b.Filter
+		cite, pat = gen.CitePath, gen.PatPath
 	}
-	res, err := join.ProbeFile(gen.CitePath, "CITED", built[1].Filter, filters)
+	keys := filepath.Join(dir, "keys.txt")
+	kr, err := nber.ExtractKeysFile(pat, keys, nber.KeysOptions{Sample: sample, Seed: *seed})
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "filter\tk\tfirst level bits\tbroadcast bytes\tbuild\tformula FP\tmeasured FP\tcitations passed\tfalse positives\t")
-	for i, b := range built {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%.3g\t%.3g\t%d\t%d\t\n", b.Kind, b.K, b.FirstLevelBits, b.SerializedBytes,
-			buildTime[i].Round(10*time.Microsecond), b.TheoreticalFPP, res[i].FPP(), res[i].Passed, res[i].FalsePositives())
+	fmt.Fprintf(stdout, "%d join keys sampled from %d patents (the paper's ratio: 65,771 of 2,923,922); joining cite75_99 CITED = PATENT\n", kr.Kept, kr.Scanned)
+	kinds := []join.Kind{join.None, join.Exact, join.Bloom, join.CBF, join.ACBF}
+	opt := join.Options{Keys: keys, Input: cite, KeyCol: "PATENT", JoinCol: "CITED", Sizing: join.Sizing{BitsPerKey: *bpk}}
+	reps, err := compare(ctx, opt, kinds, 1)
+	if err != nil {
+		return err
 	}
-	tw.Flush()
-	cbfFP, acbfFP := res[3].FalsePositives(), res[4].FalsePositives()
-	fmt.Fprintf(stdout, "\n%d of %d citations cite a key. At %.0f bits per key, ACBF (optimal first level) lets through %d false positives against the CBF's %d (%+.1f%%).\n",
-		res[0].Member, res[0].Rows, *bpk, acbfFP, cbfFP, 100*(float64(acbfFP)-float64(cbfFP))/math.Max(float64(cbfFP), 1))
-	fmt.Fprintln(stdout, "This demo probes the filters only; the shuffle and reduce-side join come with issue 4.")
+	fmt.Fprintf(stdout, "Filters at %.0f bits per key, same k:\n\n", *bpk)
+	printCompare(stdout, kinds, reps, 1)
 	return nil
+}
+
+// findFile returns the first of names present in dir.
+func findFile(dir string, names ...string) (string, error) {
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("demo --data %s: none of %v there", dir, names)
 }

@@ -19,7 +19,11 @@ const usage = `usage: join <command> [flags]
 
 commands:
   demo    generate a small NBER-shaped data set, sample join keys, and compare
-          the filters (none, exact, bloom, cbf, acbf) on its citations
+          the filters (none, exact, bloom, cbf, acbf) on the full join
+  run     join a key file with a large file through a filter
+          join run --keys FILE --input FILE [--filter acbf] [--out FILE|-] [--sort] ...
+  compare run the join with several filters and print the paper's Table 1
+          join compare --keys FILE --input FILE [--filters none,exact,bloom,cbf,acbf] [--repeat N]
   gen     write NBER-shaped cite75_99.txt and apat63_99.txt
           join gen --scale 1 --seed 1 --out DIR
   keys    sample the join's small side from a patent file
@@ -59,6 +63,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "demo":
 		return cmdDemo(ctx, rest, stdout, stderr)
+	case "run":
+		return cmdRun(ctx, rest, stdout, stderr)
+	case "compare":
+		return cmdCompare(ctx, rest, stdout, stderr)
 	case "gen":
 		return cmdGen(ctx, rest, stdout, stderr)
 	case "keys":

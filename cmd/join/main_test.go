@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -33,12 +34,85 @@ func TestGenKeys(t *testing.T) {
 	}
 }
 
+func TestRunCompare(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := runCmd("gen", "--scale", "0.002", "--seed", "4", "--out", dir); err != nil {
+		t.Fatal(err)
+	}
+	pat, cite := filepath.Join(dir, "apat63_99.txt"), filepath.Join(dir, "cite75_99.txt")
+	keys := filepath.Join(dir, "keys.txt")
+	if _, _, err := runCmd("keys", "--patents", pat, "--sample", "400", "--out", keys); err != nil {
+		t.Fatal(err)
+	}
+	csvOut, pqOut, js := filepath.Join(dir, "out.csv"), filepath.Join(dir, "out.parquet"), filepath.Join(dir, "rep.json")
+	out, _, err := runCmd("run", "--keys", keys, "--input", cite, "--out", csvOut, "--sort", "--report-json", js, "--mem", "16KiB", "--quiet")
+	if err != nil || !strings.Contains(out, "join:") {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	var rep map[string]any
+	data, _ := os.ReadFile(js)
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"filter", "keys_distinct", "input_records", "map_output_records", "filtered_out_records",
+		"false_positive_records", "fpp_measured", "shuffle_records", "shuffle_bytes", "shuffle_reduction", "join_rows", "timings_ms", "peak_heap_bytes"} {
+		if _, ok := rep[key]; !ok {
+			t.Errorf("report JSON lacks %q", key)
+		}
+	}
+	for _, key := range []string{"kind", "m", "k", "first_level_bits", "memory_bits", "serialized_bytes", "theoretical_fpp"} {
+		if _, ok := rep["filter"].(map[string]any)[key]; !ok {
+			t.Errorf("report JSON filter lacks %q", key)
+		}
+	}
+	csvData, _ := os.ReadFile(csvOut)
+	rows := strings.Count(string(csvData), "\n") - 1
+	if float64(rows) != rep["join_rows"].(float64) || !strings.HasPrefix(string(csvData), `"CITING","CITED",GYEAR,`) {
+		t.Fatalf("CSV output: %d rows, report %v; header %q", rows, rep["join_rows"], strings.SplitN(string(csvData), "\n", 2)[0])
+	}
+	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--out", pqOut, "--format", "parquet", "--quiet"); err != nil {
+		t.Fatal(err)
+	}
+	if pq, _ := os.ReadFile(pqOut); len(pq) < 8 || string(pq[:4]) != "PAR1" || string(pq[len(pq)-4:]) != "PAR1" {
+		t.Fatal("parquet output lacks the PAR1 magic")
+	}
+	out, _, err = runCmd("compare", "--keys", keys, "--input", cite, "--filters", "cbf,acbf", "--repeat", "2", "--quiet")
+	if err != nil || !strings.Contains(out, "ACBF against CBF") || !strings.Contains(out, "-72.3%") {
+		t.Fatalf("compare: %v\n%s", err, out)
+	}
+	// A failed run leaves no output file.
+	bad := filepath.Join(dir, "bad.csv")
+	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--join-col", "NOPE", "--out", bad); err == nil || !strings.Contains(err.Error(), `--join-col NOPE`) {
+		t.Fatalf("bad --join-col: %v", err)
+	}
+	if _, err := os.Stat(bad); !os.IsNotExist(err) {
+		t.Fatal("failed run left its output file")
+	}
+	for _, e := range mustReadDir(t, dir) {
+		if strings.Contains(e, ".tmp-") {
+			t.Fatalf("temporary file %s left", e)
+		}
+	}
+}
+
+func mustReadDir(t *testing.T, dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
 func TestDemo(t *testing.T) {
 	out, _, err := runCmd("demo", "--scale", "0.005")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"none", "exact", "bloom", "cbf", "acbf", "false positives"} {
+	for _, want := range []string{"none", "exact", "bloom", "cbf", "acbf", "false positives", "ACBF against CBF"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("demo output lacks %q:\n%s", want, out)
 		}
@@ -62,6 +136,11 @@ func TestErrors(t *testing.T) {
 		{[]string{"keys", "--patents", "p", "--out", "k", "--where", "GYEAR"}, "want COLUMN=VALUE", true},
 		{[]string{"keys", "--patents", "p", "--out", "k", "--sample", "0"}, "--sample 0", true},
 		{[]string{"fetch", "--dir", dir, "--url", "http://127.0.0.1:1/"}, "join gen", false},
+		{[]string{"run", "--keys", "k"}, "--keys and --input are required", true},
+		{[]string{"run", "--keys", "k", "--input", "i", "--filter", "cuckoo"}, `unknown filter "cuckoo"`, true},
+		{[]string{"run", "--keys", "k", "--input", "i", "--mem", "lots"}, `--mem "lots"`, true},
+		{[]string{"run", "--keys", "k", "--input", "i", "--format", "parquet"}, "needs --out FILE", true},
+		{[]string{"compare", "--keys", "k", "--input", "i", "--repeat", "0"}, "--repeat 0", true},
 	} {
 		_, _, err := runCmd(tc.args...)
 		var u usageError

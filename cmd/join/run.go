@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// joinFlags are the flags run and compare share.
+type joinFlags struct {
+	keys, input, keyCol, joinCol, keyType string
+	bpk, fpp                              float64
+	k, mappers, reducers                  int
+	mem                                   string
+	tempDir                               string
+	quiet                                 bool
+}
+
+func (j *joinFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&j.keys, "keys", "", "small side: CSV with header, .txt/.gz/.zip (required)")
+	fs.StringVar(&j.input, "input", "", "large side: CSV with header, .txt/.gz/.zip (required)")
+	fs.StringVar(&j.keyCol, "key-col", "PATENT", "join column of the small side")
+	fs.StringVar(&j.joinCol, "join-col", "CITED", "join column of the large side")
+	fs.StringVar(&j.keyType, "key-type", "int", "compare keys as int or string")
+	fs.Float64Var(&j.bpk, "bits-per-key", 32, "filter memory in bits per distinct key (the CBF gets bits/4 counters per key)")
+	fs.IntVar(&j.k, "k", 0, "hash functions (0: round((m/n) ln 2), the same for every filter)")
+	fs.Float64Var(&j.fpp, "fpp", 0, "size the filter for this formula false positive rate instead of --bits-per-key")
+	fs.IntVar(&j.mappers, "mappers", 0, "map goroutines (0: GOMAXPROCS)")
+	fs.IntVar(&j.reducers, "reducers", 0, "reduce partitions (0: GOMAXPROCS)")
+	fs.StringVar(&j.mem, "mem", "256MiB", "shuffle memory before spilling to disk (B, KiB, MiB, GiB)")
+	fs.StringVar(&j.tempDir, "temp-dir", "", "folder for spill files (default: the system's)")
+	fs.BoolVar(&j.quiet, "quiet", false, "no progress bars")
+}
+
+func (j *joinFlags) options(name string, stderr io.Writer) (join.Options, error) {
+	if j.keys == "" || j.input == "" {
+		return join.Options{}, usageError{fmt.Errorf("%s: --keys and --input are required", name)}
+	}
+	mem, err := parseSize(j.mem)
+	if err != nil {
+		return join.Options{}, usageError{fmt.Errorf("%s: --mem %q: %v", name, j.mem, err)}
+	}
+	if j.keyType != "int" && j.keyType != "string" {
+		return join.Options{}, usageError{fmt.Errorf("%s: --key-type %q: want int or string", name, j.keyType)}
+	}
+	if j.mappers < 0 || j.reducers < 0 || j.k < 0 {
+		return join.Options{}, usageError{fmt.Errorf("%s: --mappers, --reducers and --k must not be negative", name)}
+	}
+	opt := join.Options{
+		Keys: j.keys, Input: j.input, KeyCol: j.keyCol, JoinCol: j.joinCol, KeyType: join.KeyType(j.keyType),
+		Sizing:  join.Sizing{BitsPerKey: j.bpk, K: j.k, FPP: j.fpp},
+		Mappers: j.mappers, Reducers: j.reducers, MemBudget: mem, TempDir: j.tempDir,
+	}
+	if !j.quiet && isTerminal(os.Stderr) {
+		opt.Progress = newBars(stderr)
+	}
+	return opt, nil
+}
+
+// parseSize parses "256MiB", "64KiB", "1GiB", "1000" (bytes).
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("want a positive size like 256MiB")
+	}
+	return int64(v * float64(mult)), nil
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// newBars returns a Progress callback drawing one bar per phase.
+func newBars(w io.Writer) func(phase string, done, total int64) {
+	bars := map[string]*progressbar.ProgressBar{}
+	return func(phase string, done, total int64) {
+		b := bars[phase]
+		if b == nil {
+			b = progressbar.NewOptions64(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(phase),
+				progressbar.OptionShowBytes(true), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+			bars[phase] = b
+		}
+		b.Set64(done)
+		if done >= total {
+			b.Finish()
+		}
+	}
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var jf joinFlags
+	jf.register(fs)
+	filter := fs.String("filter", "acbf", "none, exact, bloom, cbf, acbf (optimal first level), acbf1, acbf2, acbf3")
+	out := fs.String("out", "-", "output file, or - for standard output")
+	format := fs.String("format", "csv", "csv or parquet")
+	sorted := fs.Bool("sort", false, "order the output by key, then by the large side's row order")
+	reportJSON := fs.String("report-json", "", "also write the report as JSON to this file")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	opt, err := jf.options("run", stderr)
+	if err != nil {
+		return err
+	}
+	if opt.Filter, err = join.ParseKind(*filter); err != nil {
+		return usageError{fmt.Errorf("run: --filter: %w", err)}
+	}
+	if *format != "csv" && *format != "parquet" {
+		return usageError{fmt.Errorf("run: --format %q: want csv or parquet", *format)}
+	}
+	if *format == "parquet" && *out == "-" {
+		return usageError{fmt.Errorf("run: --format parquet needs --out FILE")}
+	}
+	opt.Sort = *sorted
+
+	var rep *join.Report
+	write := func(w io.Writer) error {
+		if *format == "csv" {
+			rep, err = join.Run(ctx, opt, w)
+			return err
+		}
+		pr, pw := io.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- join.CSVToParquet(pr, w); pr.Close() }()
+		rep, err = join.Run(ctx, opt, pw)
+		pw.CloseWithError(err)
+		if perr := <-done; err == nil {
+			err = perr
+		}
+		return err
+	}
+	if *out == "-" {
+		err = write(stdout)
+	} else {
+		err = writeFileAtomic(*out, write)
+	}
+	if err != nil {
+		return err
+	}
+	report := stdout
+	if *out == "-" {
+		report = stderr
+	}
+	printReport(report, rep)
+	if *reportJSON != "" {
+		if err := writeFileAtomic(*reportJSON, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFileAtomic writes path through a temporary file in its folder, renamed
+// into place on success and removed on failure.
+func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = write(f); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+func printReport(w io.Writer, r *join.Report) {
+	f := r.Filter
+	fmt.Fprintf(w, "filter %s: m=%d counters, k=%d, first level %d bits, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
+		f.Kind, f.M, f.K, f.FirstLevelBits, f.MemoryBits, r.BroadcastBytes, f.TheoreticalFPP)
+	fmt.Fprintf(w, "keys: %d rows, %d distinct\n", r.KeysRecords, r.KeysDistinct)
+	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g)\n",
+		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, r.FPPMeasured)
+	fmt.Fprintf(w, "shuffle: %d records, %d bytes (Arrow IPC), %.1f%% less than without a filter (estimated), %d bytes spilled\n",
+		r.ShuffleRecords, r.ShuffleBytes, 100*r.ShuffleReduction, r.SpilledBytes)
+	fmt.Fprintf(w, "join: %d rows; time build %.0f ms, broadcast %.0f ms, map %.0f ms, shuffle %.0f ms, reduce %.0f ms, total %.0f ms; peak heap %.1f MiB\n",
+		r.JoinRows, r.TimingsMs["build"], r.TimingsMs["broadcast"], r.TimingsMs["map"], r.TimingsMs["shuffle"], r.TimingsMs["reduce"], r.TimingsMs["total"],
+		float64(r.PeakHeapBytes)/(1<<20))
+}
