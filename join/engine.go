@@ -416,17 +416,17 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 
 	// 3. Map: test every large-side row, ship the survivors.
 	type mapState struct {
-		f                 Filter
-		w                 *shuffle.Writer
-		rows, out, outRaw int64
-		kb                [8]byte
+		f               Filter
+		w               *shuffle.Writer
+		rows, out, drop int64
+		kb              [8]byte
 	}
 	var progress atomic.Int64
 	stopProgress := func() {}
 	if opt.Progress != nil {
 		stopProgress = ticker(func() { opt.Progress("map", progress.Load(), input.size) })
 	}
-	var dropBytes atomic.Int64
+	var dropBytes int64
 	err = input.scan(ctx, opt.Mappers, &progress, func() any {
 		return &mapState{f: <-copies, w: sh.NewWriter()}
 	}, func(st any, r *nber.Reader) error {
@@ -440,7 +440,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 			if !ok {
 				// What this row would have cost the shuffle: its Arrow body
 				// (key and row bytes, 4-byte offsets, tag, seq).
-				dropBytes.Add(int64(len(rec.Key)) + int64(len(r.Raw())) + 8 + 1 + 8 + 8)
+				m.drop += int64(len(m.kb)) + int64(len(r.Raw())) + 8 + 1 + 8 + 8
 				continue
 			}
 			m.out++
@@ -454,6 +454,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		mu.Lock()
 		rep.InputRecords += m.rows
 		rep.MapOutputRecords += m.out
+		dropBytes += m.drop
 		mu.Unlock()
 		return m.w.Close()
 	})
@@ -468,7 +469,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	}
 	st := sh.Stats()
 	rep.ShuffleRecords, rep.ShuffleBytes, rep.SpilledBytes = st.Records, st.Bytes, st.SpilledBytes
-	rep.ShuffleBytesNoFilter = st.Bytes + dropBytes.Load()
+	rep.ShuffleBytesNoFilter = st.Bytes + dropBytes
 	if rep.ShuffleBytesNoFilter > 0 {
 		rep.ShuffleReduction = 1 - float64(rep.ShuffleBytes)/float64(rep.ShuffleBytesNoFilter)
 	}
