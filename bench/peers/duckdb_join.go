@@ -1,0 +1,53 @@
+//go:build duckdb
+
+// Command duckdb_join is the DuckDB peer of the join benchmark: it runs
+//
+//	COPY (SELECT * FROM read_csv(CITE) c JOIN read_csv(KEYS) k ON c.CITED = k.PATENT) TO OUT
+//
+// with DuckDB 1.4.5 through github.com/duckdb/duckdb-go/v2 v2.5.6 and prints the
+// wall time. It lives in its own module (bench/peers) so that the main module
+// does not depend on DuckDB; build it with -tags duckdb.
+package main
+
+import (
+	"database/sql"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+)
+
+func main() {
+	cite := flag.String("cite", "", "citation file")
+	keys := flag.String("keys", "", "key file")
+	out := flag.String("out", "", "output CSV")
+	threads := flag.Int("threads", 2, "DuckDB threads")
+	flag.Parse()
+	if *cite == "" || *keys == "" || *out == "" {
+		fmt.Fprintln(os.Stderr, "duckdb_join: --cite, --keys and --out are required")
+		os.Exit(2)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "duckdb_join:", err)
+		os.Exit(1)
+	}
+	defer db.Close()
+	if _, err := db.Exec(fmt.Sprintf("SET threads=%d", *threads)); err != nil {
+		fmt.Fprintln(os.Stderr, "duckdb_join:", err)
+		os.Exit(1)
+	}
+	q := fmt.Sprintf("COPY (SELECT * FROM read_csv('%s') c JOIN read_csv('%s') k ON c.CITED = k.PATENT) TO '%s' (HEADER, DELIMITER ',')",
+		esc(*cite), esc(*keys), esc(*out))
+	start := time.Now()
+	if _, err := db.Exec(q); err != nil {
+		fmt.Fprintln(os.Stderr, "duckdb_join:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("%.3f\n", time.Since(start).Seconds())
+}
+
+func esc(s string) string { return strings.ReplaceAll(s, "'", "''") }
