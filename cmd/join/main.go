@@ -41,6 +41,10 @@ func main() {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
 		}
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintln(os.Stderr, "join: interrupted; partial output and temporary files were removed")
+			os.Exit(130)
+		}
 		var u usageError
 		if errors.As(err, &u) {
 			fmt.Fprintf(os.Stderr, "join: %v\n", err)
