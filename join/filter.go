@@ -1,6 +1,3 @@
-// Package join is the logical plan of the Bloom-filtered reduce-side join. This
-// file holds the filters the map phase tests join keys against; the engine
-// (issue 4) builds on it.
 package join
 
 import (
