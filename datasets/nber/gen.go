@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
 
 // Generator model. Every choice below follows a statistic of the real files
@@ -138,7 +140,7 @@ func Generate(ctx context.Context, dir string, opt GenOptions) (GenResult, error
 		Patents:  int64(n),
 	}
 	var pre63, rows int64
-	err := writeAtomic(res.CitePath, func(f *os.File) error {
+	err := atomicfile.Write(res.CitePath, func(f *os.File) error {
 		if _, err := f.WriteString(`"CITING","CITED"` + "\n"); err != nil {
 			return err
 		}
@@ -163,7 +165,7 @@ func Generate(ctx context.Context, dir string, opt GenOptions) (GenResult, error
 		res.MaxInDegree = max(res.MaxInDegree, int64(uint32(d)))
 	}
 	res.Citations, res.CitedPre1963 = rows, pre63
-	err = writeAtomic(res.PatPath, func(f *os.File) error {
+	err = atomicfile.Write(res.PatPath, func(f *os.File) error {
 		if _, err := f.WriteString(`"PATENT","GYEAR","GDATE","APPYEAR","COUNTRY","POSTATE","ASSIGNEE","ASSCODE","CLAIMS","NCLASS","CAT","SUBCAT","CMADE","CRECEIVE","RATIOCIT","GENERAL","ORIGINAL","FWDAPLAG","BCKGTLAG","SELFCTUB","SELFCTLB","SECDUPBD","SECDLWBD"` + "\n"); err != nil {
 			return err
 		}
@@ -185,33 +187,6 @@ func Generate(ctx context.Context, dir string, opt GenOptions) (GenResult, error
 }
 
 const genChunk = 16384 // patents per unit of parallel work
-
-// writeAtomic writes path through a temporary file in the same folder, renamed
-// into place only if write succeeds; otherwise the temporary file is removed.
-func writeAtomic(path string, write func(*os.File) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = write(f); err != nil {
-		return err // the callback's errors say what failed
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return os.Rename(f.Name(), path)
-}
 
 // setup computes the years, popularity weights and citations made. O(n),
 // sequential, deterministic.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
 
 // Predicate keeps records whose column Column equals Value (unquoted, exact).
@@ -113,7 +115,7 @@ records:
 // renamed when complete.
 func ExtractKeysFile(path, out string, opt KeysOptions) (KeysResult, error) {
 	var res KeysResult
-	err := writeAtomic(out, func(f *os.File) error {
+	err := atomicfile.Write(out, func(f *os.File) error {
 		var err error
 		res, err = ExtractKeys(path, f, opt)
 		return err
