@@ -195,8 +195,8 @@ func openSide(path string, splits int) (*side, error) {
 	ranges, _, err := nber.SplitFile(path, splits)
 	if err == nil {
 		s.ranges = ranges
-		if len(ranges) > 0 {
-			s.size = ranges[len(ranges)-1].End
+		for _, rg := range ranges { // the bytes the ranges cover: progress' total
+			s.size += rg.End - rg.Start
 		}
 	} else if !errors.Is(err, nber.ErrNotSplittable) {
 		return nil, err
@@ -350,6 +350,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	var buildProgress atomic.Int64
 	stopBuild := func() {}
 	if opt.Progress != nil {
+		opt.Progress("build", 0, keySide.size)
 		stopBuild = ticker(func() { opt.Progress("build", buildProgress.Load(), keySide.size) })
 	}
 	err = keySide.scan(ctx, opt.Mappers, &buildProgress, func() any {
@@ -424,6 +425,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	var progress atomic.Int64
 	stopProgress := func() {}
 	if opt.Progress != nil {
+		opt.Progress("map", 0, input.size)
 		stopProgress = ticker(func() { opt.Progress("map", progress.Load(), input.size) })
 	}
 	var dropBytes int64
