@@ -40,47 +40,12 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		kinds = append(kinds, k)
 	}
-	reps, err := compare(ctx, opt, kinds, *repeat)
+	reps, err := join.Compare(ctx, opt, kinds, *repeat)
 	if err != nil {
 		return err
 	}
 	printCompare(stdout, kinds, reps, *repeat)
 	return nil
-}
-
-// compare runs every filter repeat times, alternating, and keeps the run with
-// the median total time per filter, with median build and total times.
-func compare(ctx context.Context, opt join.Options, kinds []join.Kind, repeat int) ([]*join.Report, error) {
-	runs := make([][]*join.Report, len(kinds))
-	for r := 0; r < repeat; r++ {
-		for i, k := range kinds {
-			o := opt
-			o.Filter = k
-			rep, err := join.Run(ctx, o, io.Discard)
-			if err != nil {
-				return nil, fmt.Errorf("filter %s: %w", k, err)
-			}
-			runs[i] = append(runs[i], rep)
-		}
-	}
-	out := make([]*join.Report, len(kinds))
-	for i, rs := range runs {
-		med := func(key string) float64 {
-			v := make([]float64, len(rs))
-			for j, r := range rs {
-				v[j] = r.TimingsMs[key]
-			}
-			slices.Sort(v)
-			return v[len(v)/2]
-		}
-		rep := *rs[0]
-		rep.TimingsMs = map[string]float64{}
-		for key := range rs[0].TimingsMs {
-			rep.TimingsMs[key] = med(key)
-		}
-		out[i] = &rep
-	}
-	return out, nil
 }
 
 func printCompare(w io.Writer, kinds []join.Kind, reps []*join.Report, repeat int) {

@@ -60,7 +60,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fmt.Fprintf(stdout, "%d join keys sampled from %d patents (the paper's ratio: 65,771 of 2,923,922); joining cite75_99 CITED = PATENT\n", kr.Kept, kr.Scanned)
 	kinds := []join.Kind{join.None, join.Exact, join.Bloom, join.CBF, join.ACBF}
 	opt := join.Options{Keys: keys, Input: cite, KeyCol: "PATENT", JoinCol: "CITED", Sizing: join.Sizing{BitsPerKey: *bpk}}
-	reps, err := compare(ctx, opt, kinds, 1)
+	reps, err := join.Compare(ctx, opt, kinds, 1)
 	if err != nil {
 		return err
 	}
