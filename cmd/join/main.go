@@ -24,6 +24,8 @@ commands:
           join run --keys FILE --input FILE [--filter acbf] [--out FILE|-] [--sort] ...
   compare run the join with several filters and print the paper's Table 1
           join compare --keys FILE --input FILE [--filters none,exact,bloom,cbf,acbf] [--repeat N]
+  repro   regenerate the paper's Figures 4-7 and Table 1 (CSV, Markdown, SVG)
+          join repro [--quick] [--data DIR] --out docs/results
   gen     write NBER-shaped cite75_99.txt and apat63_99.txt
           join gen --scale 1 --seed 1 --out DIR
   keys    sample the join's small side from a patent file
@@ -71,6 +73,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdRun(ctx, rest, stdout, stderr)
 	case "compare":
 		return cmdCompare(ctx, rest, stdout, stderr)
+	case "repro":
+		return cmdRepro(ctx, rest, stdout, stderr)
 	case "gen":
 		return cmdGen(ctx, rest, stdout, stderr)
 	case "keys":

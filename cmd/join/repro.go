@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/acbfjoin/acbfjoin/repro"
+)
+
+func cmdRepro(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("repro", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	quick := fs.Bool("quick", false, "a reduced run (under a minute) instead of the paper's sizes")
+	data := fs.String("data", "", "folder with the real NBER files for Table 1 (default: generate them at full scale)")
+	out := fs.String("out", "docs/results", "output folder")
+	seed := fs.Uint64("seed", 1, "seed of every random choice")
+	verbose := fs.Bool("v", false, "log every trial")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	opt := repro.Options{Quick: *quick, Data: *data, Out: *out, Seed: *seed, Log: func(format string, a ...any) {
+		if len(format) > 1 && format[:2] == "  " && !*verbose {
+			return
+		}
+		fmt.Fprintf(stderr, format+"\n", a...)
+	}}
+	if err := repro.Run(ctx, opt); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: fig4, fig5, fig67 (CSV, Markdown, SVG) and table1 (CSV, Markdown)\n", *out)
+	return nil
+}

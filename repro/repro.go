@@ -1,0 +1,210 @@
+// Package repro regenerates the ACBF paper's Figures 4-7 and Table 1 (Li, Huang,
+// Zhang and Qin 2013, Section 5): the theoretical false positive rates, the
+// simulated ones with query and update times, and the reduce-side join on NBER
+// data. Each figure or table is written as a CSV file, a Markdown table and an
+// SVG plot; every random choice comes from a recorded seed.
+package repro
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acbfjoin/acbfjoin/acbf"
+	"github.com/acbfjoin/acbfjoin/cbf"
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+)
+
+// Options configures Run.
+type Options struct {
+	Quick bool   // a reduced version for tests: under a minute
+	Data  string // folder with real NBER files for Table 1; empty: generate
+	Out   string // output folder (docs/results)
+	Seed  uint64
+	Log   func(format string, args ...any)
+}
+
+// Variants are the paper's series.
+var Variants = []string{"CBF", "ACBF_1", "ACBF_2", "ACBF_3", "ACBF_opt"}
+
+// Point is one x value of Figures 4-7: the memory m/n (CBF counters per
+// element) and the number of hash functions.
+type Point struct {
+	MN    int
+	KMode string // "3" or "opt"
+	K     int
+}
+
+func points(quick bool) []Point {
+	var mns []int
+	if quick {
+		mns = []int{8, 14, 20}
+	} else {
+		for mn := 8; mn <= 20; mn += 2 {
+			mns = append(mns, mn)
+		}
+	}
+	var out []Point
+	for _, mode := range []string{"3", "opt"} {
+		for _, mn := range mns {
+			k := 3
+			if mode == "opt" {
+				k = int(math.Round(float64(mn) * math.Ln2)) // the Bloom optimum for m/n
+			}
+			out = append(out, Point{MN: mn, KMode: mode, K: k})
+		}
+	}
+	return out
+}
+
+// firstLevel returns m1 for a variant, or 0 if the variant does not fit
+// (ACBF_j needs n*k <= (4-j)m).
+func firstLevel(variant string, m, n uint64, k int) uint64 {
+	nk := n * uint64(k)
+	switch variant {
+	case "CBF":
+		return m
+	case "ACBF_opt":
+		if nk >= 4*m {
+			return 0
+		}
+		return 4*m - nk
+	}
+	j := uint64(variant[5] - '0')
+	if nk > (4-j)*m {
+		return 0
+	}
+	return j * m
+}
+
+// formula is the false positive rate of a variant with n elements: CBF
+// (1 - e^(-kn/m))^k; ACBF (1 - e^(-kn/m1))^k (derived; see acbf/doc.go); a plain
+// Bloom filter of the same 4m bits (1 - e^(-kn/4m))^k.
+func formula(variant string, m, n uint64, k int) float64 {
+	switch variant {
+	case "CBF":
+		return cbf.FPP(m, n, k)
+	case "Bloom":
+		return cbf.FPP(4*m, n, k)
+	}
+	m1 := firstLevel(variant, m, n, k)
+	if m1 == 0 {
+		return math.NaN()
+	}
+	return acbf.FPP(m1, n, k)
+}
+
+// Run writes every figure and table into opt.Out.
+func Run(ctx context.Context, opt Options) error {
+	if opt.Log == nil {
+		opt.Log = func(string, ...any) {}
+	}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return err
+	}
+	start := time.Now()
+	mode := "full"
+	if opt.Quick {
+		mode = "quick"
+	}
+	opt.Log("Figure 4 (theory)")
+	if err := fig4(opt); err != nil {
+		return err
+	}
+	opt.Log("Figures 5-7 (simulation)")
+	if err := fig567(ctx, opt); err != nil {
+		return err
+	}
+	opt.Log("Table 1 (join)")
+	if err := table1(ctx, opt); err != nil {
+		return err
+	}
+	meta := fmt.Sprintf("# Reproduction run\n\nWritten by `join repro` (%s mode), seed %d, in %s.\n\nMachine: %d cores, %s/%s; %s; %s.\n",
+		mode, opt.Seed, time.Since(start).Round(time.Second), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), time.Now().UTC().Format("2006-01-02"))
+	return writeFile(filepath.Join(opt.Out, "run.md"), meta)
+}
+
+func writeFile(path, content string) error {
+	return atomicfile.Write(path, func(f *os.File) error {
+		_, err := f.WriteString(content)
+		return err
+	})
+}
+
+// table renders a CSV file and a Markdown table of the same rows.
+func table(header []string, rows [][]string) (csv, md string) {
+	var c, m strings.Builder
+	c.WriteString(strings.Join(header, ",") + "\n")
+	m.WriteString("| " + strings.Join(header, " | ") + " |\n|" + strings.Repeat("---|", len(header)) + "\n")
+	for _, r := range rows {
+		c.WriteString(strings.Join(r, ",") + "\n")
+		m.WriteString("| " + strings.Join(r, " | ") + " |\n")
+	}
+	return c.String(), m.String()
+}
+
+func g(v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func pct(a, b float64) string {
+	if b == 0 || math.IsNaN(a) || math.IsNaN(b) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*(a-b)/b)
+}
+
+// fig4 writes the theoretical false positive rates (n = 100,000; the rates
+// depend on m/n and k only).
+func fig4(opt Options) error {
+	const n = 100_000
+	header := []string{"k_mode", "m_n", "k", "CBF", "ACBF_1", "ACBF_2", "ACBF_3", "ACBF_opt", "Bloom_4m_bits", "opt_vs_CBF"}
+	var rows [][]string
+	panels := map[string]*panel{}
+	for _, p := range points(opt.Quick) {
+		m := uint64(p.MN) * n
+		row := []string{p.KMode, strconv.Itoa(p.MN), strconv.Itoa(p.K)}
+		pn := panels[p.KMode]
+		if pn == nil {
+			title := "k = 3"
+			if p.KMode == "opt" {
+				title = "k = round((m/n) ln 2)"
+			}
+			pn = &panel{title: "Fig. 4, theory, " + title, xlabel: "m/n (CBF counters per element)", ylabel: "false positive rate", logY: true}
+			for _, v := range append(Variants, "Bloom") {
+				name := v
+				if v == "Bloom" {
+					name = "Bloom (4m bits, no deletion)"
+				}
+				pn.series = append(pn.series, series{name: name, dashed: v == "Bloom"})
+			}
+			panels[p.KMode] = pn
+		}
+		for i, v := range append(Variants, "Bloom") {
+			f := formula(v, m, n, p.K)
+			row = append(row, g(f))
+			pn.series[i].xs = append(pn.series[i].xs, float64(p.MN))
+			pn.series[i].ys = append(pn.series[i].ys, f)
+		}
+		row = append(row, pct(formula("ACBF_opt", m, n, p.K), formula("CBF", m, n, p.K)))
+		rows = append(rows, row)
+	}
+	csv, md := table(header, rows)
+	md = "# Figure 4: theoretical false positive rate\n\nFormulas (derived; see acbf/doc.go): CBF (1 - e^(-kn/m))^k, ACBF (1 - e^(-kn/m1))^k with m1 = j*m (ACBF_j) or 4m - nk (ACBF_opt), a plain Bloom filter of the same 4m bits (1 - e^(-kn/4m))^k. The paper's text quotes ACBF_opt below CBF by up to 97.6% (k = 3).\n\n![Figure 4](fig4.svg)\n\n" + md
+	if err := writeFile(filepath.Join(opt.Out, "fig4.csv"), csv); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(opt.Out, "fig4.md"), md); err != nil {
+		return err
+	}
+	return writeSVG(filepath.Join(opt.Out, "fig4.svg"), []panel{*panels["3"], *panels["opt"]})
+}
