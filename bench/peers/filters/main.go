@@ -26,11 +26,11 @@ import (
 )
 
 type result struct {
-	name, note          string
-	bytes               int
-	fp                  float64
-	lookupNs, updateNs  float64
-	deletes             bool
+	name, note         string
+	bytes              int
+	fp                 float64
+	lookupNs, updateNs float64
+	deletes            bool
 }
 
 func keys(prefix string, n int) [][]byte {
