@@ -180,6 +180,11 @@ type side struct {
 }
 
 func openSide(path string, splits int) (*side, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if st.IsDir() {
+		return nil, fmt.Errorf("%s is a folder, want a CSV file", path)
+	}
 	rc, name, err := nber.Open(path)
 	if err != nil {
 		return nil, err
@@ -190,6 +195,11 @@ func openSide(path string, splits int) (*side, error) {
 	rc.Close()
 	if err != nil {
 		return nil, err
+	}
+	for i, h := range header {
+		if j := slices.Index(header[:i], h); j >= 0 {
+			return nil, fmt.Errorf("%s:1: column %q appears twice (columns %d and %d)", name, h, j+1, i+1)
+		}
 	}
 	s := &side{path: path, name: name, header: header, headerRaw: raw}
 	ranges, _, err := nber.SplitFile(path, splits)

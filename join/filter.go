@@ -178,9 +178,15 @@ func size(kind Kind, n uint64, s Sizing, b *Built) error {
 	if kind == ACBF {
 		cfg := acbf.ConfigOptimal(b.M, n, b.K)
 		if err := cfg.Validate(); err != nil {
-			return fmt.Errorf("filter %s: %w", kind, err)
+			return fmt.Errorf("filter %s: k = %d needs more than %d bits per key (the first level and k counter bits per key share the budget): use --bits-per-key > %d or a smaller --k", kind, b.K, b.K, b.K)
 		}
 		b.FirstLevelBits = cfg.FirstLevelBits()
+	} else if kind == ACBF1 || kind == ACBF2 || kind == ACBF3 {
+		j := uint64(kind[4] - '0')
+		if n*uint64(b.K) > (4-j)*b.M {
+			need := math.Ceil(4 * float64(b.K) / float64(4-j))
+			return fmt.Errorf("filter %s: k = %d counter bits per key do not fit beside a first level of %d*m bits: use --bits-per-key >= %.0f or a smaller --k", kind, b.K, j, need)
+		}
 	}
 	b.MemoryBits = 4 * b.M
 	return nil

@@ -25,7 +25,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	opt, err := jf.options("compare", stderr)
+	opt, err := jf.options("compare", fs, stderr)
 	if err != nil {
 		return err
 	}

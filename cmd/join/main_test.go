@@ -45,7 +45,7 @@ func TestRunCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	csvOut, pqOut, js := filepath.Join(dir, "out.csv"), filepath.Join(dir, "out.parquet"), filepath.Join(dir, "rep.json")
-	out, _, err := runCmd("run", "--keys", keys, "--input", cite, "--out", csvOut, "--sort", "--report-json", js, "--mem", "16KiB", "--quiet")
+	out, _, err := runCmd("run", "--keys", keys, "--input", cite, "--out", csvOut, "--sort", "--report-json", js, "--mem", "1MiB", "--filter", "none", "--quiet")
 	if err != nil || !strings.Contains(out, "join:") {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
@@ -64,6 +64,9 @@ func TestRunCompare(t *testing.T) {
 		if _, ok := rep["filter"].(map[string]any)[key]; !ok {
 			t.Errorf("report JSON filter lacks %q", key)
 		}
+	}
+	if rep["spilled_bytes"].(float64) == 0 {
+		t.Errorf("--mem 1MiB with no filter did not spill: %v", rep)
 	}
 	csvData, _ := os.ReadFile(csvOut)
 	rows := strings.Count(string(csvData), "\n") - 1

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -43,19 +44,50 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&j.quiet, "quiet", false, "no progress bars")
 }
 
-func (j *joinFlags) options(name string, stderr io.Writer) (join.Options, error) {
-	if j.keys == "" || j.input == "" {
-		return join.Options{}, usageError{fmt.Errorf("%s: --keys and --input are required", name)}
+// minMem is the smallest shuffle budget accepted: room for a batch per
+// partition of every mapper.
+const minMem = 1 << 20
+
+func (j *joinFlags) options(name string, fs *flag.FlagSet, stderr io.Writer) (join.Options, error) {
+	fail := func(format string, a ...any) (join.Options, error) {
+		return join.Options{}, usageError{fmt.Errorf(name+": "+format, a...)}
 	}
+	if j.keys == "" || j.input == "" {
+		return fail("--keys and --input are required")
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	mem, err := parseSize(j.mem)
 	if err != nil {
-		return join.Options{}, usageError{fmt.Errorf("%s: --mem %q: %v", name, j.mem, err)}
+		return fail("--mem %q: %v", j.mem, err)
+	}
+	if mem < minMem {
+		return fail("--mem %s: below the minimum of 1MiB (a batch per partition for every mapper)", j.mem)
 	}
 	if j.keyType != "int" && j.keyType != "string" {
-		return join.Options{}, usageError{fmt.Errorf("%s: --key-type %q: want int or string", name, j.keyType)}
+		return fail("--key-type %q: want int or string", j.keyType)
 	}
-	if j.mappers < 0 || j.reducers < 0 || j.k < 0 {
-		return join.Options{}, usageError{fmt.Errorf("%s: --mappers, --reducers and --k must not be negative", name)}
+	if set["k"] && j.k < 1 {
+		return fail("--k %d: want at least 1 (leave --k out for round((m/n) ln 2))", j.k)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"mappers", j.mappers}, {"reducers", j.reducers}} {
+		if (set[f.name] && f.v < 1) || f.v < 0 {
+			return fail("--%s %d: want at least 1 (leave it out for one per core)", f.name, f.v)
+		}
+	}
+	if set["fpp"] && !(j.fpp > 0 && j.fpp < 1) {
+		return fail("--fpp %v: want a rate between 0 and 1, such as 0.001", j.fpp)
+	}
+	if !(j.bpk >= 4) {
+		return fail("--bits-per-key %v: want at least 4 (one 4-bit counter per key)", j.bpk)
+	}
+	if j.tempDir != "" {
+		if st, err := os.Stat(j.tempDir); err != nil || !st.IsDir() {
+			return fail("--temp-dir %s: not an existing folder", j.tempDir)
+		}
 	}
 	opt := join.Options{
 		Keys: j.keys, Input: j.input, KeyCol: j.keyCol, JoinCol: j.joinCol, KeyType: join.KeyType(j.keyType),
@@ -123,9 +155,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	opt, err := jf.options("run", stderr)
+	opt, err := jf.options("run", fs, stderr)
 	if err != nil {
 		return err
+	}
+	if *out != "-" {
+		if err := checkOut(*out, jf.keys, jf.input); err != nil {
+			return usageError{fmt.Errorf("run: --out %s: %v", *out, err)}
+		}
 	}
 	if opt.Filter, err = join.ParseKind(*filter); err != nil {
 		return usageError{fmt.Errorf("run: --filter: %w", err)}
@@ -174,6 +211,26 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return enc.Encode(rep)
 		}); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkOut refuses an output path whose folder is missing or that names one of
+// the inputs.
+func checkOut(out string, inputs ...string) error {
+	dir := filepath.Dir(out)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("folder %s does not exist", dir)
+	}
+	if st, err := os.Stat(out); err == nil {
+		if st.IsDir() {
+			return fmt.Errorf("is a folder")
+		}
+		for _, in := range inputs {
+			if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
+				return fmt.Errorf("is the input %s: the join would overwrite it", in)
+			}
 		}
 	}
 	return nil

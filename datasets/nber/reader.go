@@ -67,7 +67,14 @@ type Reader struct {
 	// qf bounds the quote-free data: buf[start:qf] holds no '"'; qf < start
 	// means unknown. The fast path of Next splits lines below qf.
 	qf int
+	// onBad, if set, receives malformed records, which are then skipped.
+	onBad func(*ParseError)
 }
+
+// SkipBad makes the Reader hand each malformed record (wrong field count, bad
+// quoting, too long) to fn and go on with the next line, instead of stopping.
+// I/O errors still stop it.
+func (r *Reader) SkipBad(fn func(*ParseError)) { r.onBad = fn }
 
 // NewReader returns a Reader for the whole of a file's content; name is used in
 // error messages. Call ReadHeader first.
@@ -127,6 +134,21 @@ func (r *Reader) fill() bool {
 	}
 }
 
+// fillMore reads until at least max(4096, buffered) more bytes arrived, or the
+// input ended: a record that spans many small reads is then rescanned a
+// logarithmic number of times, not once per read.
+func (r *Reader) fillMore() {
+	want := max(4096, r.end-r.start)
+	got := 0
+	for got < want && !r.eof && r.err == nil {
+		before := r.end - r.start
+		if !r.fill() {
+			return
+		}
+		got += r.end - r.start - before
+	}
+}
+
 // ReadHeader reads the header record and returns its column names. Later records
 // must have as many fields.
 func (r *Reader) ReadHeader() ([]string, error) {
@@ -165,6 +187,44 @@ func (r *Reader) ExpectHeader(s Schema) error {
 // Next advances to the next record and reports whether there is one. At the end
 // of the input or on an error it returns false; Err tells which.
 func (r *Reader) Next() bool {
+	for {
+		if r.next() {
+			return true
+		}
+		var pe *ParseError
+		if r.onBad == nil || !errors.As(r.err, &pe) {
+			return false
+		}
+		r.onBad(pe)
+		r.err = nil
+		if r.base+int64(r.start) == pe.Offset && !r.skipLine() {
+			return false
+		}
+	}
+}
+
+// skipLine moves past the line at r.start (a malformed record that was not
+// consumed). It reports false at an I/O error.
+func (r *Reader) skipLine() bool {
+	for {
+		if i := bytes.IndexByte(r.buf[r.start:r.end], '\n'); i >= 0 {
+			r.start += i + 1
+			r.line++
+			return true
+		}
+		if r.eof {
+			r.start = r.end
+			return true
+		}
+		r.start = r.end // the line goes on: drop what is buffered
+		r.fill()
+		if r.err != nil {
+			return false
+		}
+	}
+}
+
+func (r *Reader) next() bool {
 	if r.err != nil {
 		return false
 	}
@@ -186,7 +246,7 @@ func (r *Reader) Next() bool {
 				r.recOff, r.recLn = r.base+int64(r.start), r.line+1
 				return r.fail("record longer than %d bytes", maxRecord)
 			}
-			r.fill()
+			r.fillMore()
 			if r.err != nil {
 				return false
 			}
@@ -437,7 +497,7 @@ func (r *Reader) needMore() (ok, again bool) {
 	if r.end-r.start >= maxRecord {
 		return r.fail("record longer than %d bytes", maxRecord), false
 	}
-	r.fill()
+	r.fillMore()
 	return false, r.err == nil
 }
 

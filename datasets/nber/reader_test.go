@@ -111,6 +111,30 @@ func checkRaw(t *testing.T, in string) {
 	}
 }
 
+func TestSkipBad(t *testing.T) {
+	in := "A,B\n1,2\n3\n4,5\n\"x,6\n7,8,9\n10,11\n" + strings.Repeat("z", maxRecord+5) + "\n12,13"
+	for _, mode := range []string{"whole", "onebyte"} {
+		var src io.Reader = strings.NewReader(in)
+		if mode == "onebyte" {
+			src = iotest.OneByteReader(src)
+		}
+		r := NewReader(src, "t")
+		var bad []string
+		r.SkipBad(func(e *ParseError) { bad = append(bad, e.Error()) })
+		_, recs, err := readAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := [][]string{{"1", "2"}, {"4", "5"}, {"10", "11"}, {"12", "13"}}
+		if !slices.EqualFunc(recs, want, slices.Equal) {
+			t.Fatalf("%s: records %q, want %q", mode, recs, want)
+		}
+		if len(bad) != 4 || !strings.HasPrefix(bad[0], "t:3: 1 fields") || !strings.HasPrefix(bad[2], "t:6: 3 fields") {
+			t.Fatalf("%s: bad rows %q", mode, bad)
+		}
+	}
+}
+
 func TestReaderLongRecords(t *testing.T) {
 	long := strings.Repeat("x", 9*maxRecord/10) // spans several fills
 	in := "A,B\n" + long + ",1\n\"" + long + "\",2\n"
