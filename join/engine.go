@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +49,9 @@ type Options struct {
 	MemBudget       int64 // shuffle memory before spilling (default 256 MiB)
 	TempDir         string
 	Sort            bool // order the output by key, then large-side row order
+	// SkipBadRows drops malformed rows (wrong field count, bad quoting, a join
+	// key that does not parse) and counts them instead of failing.
+	SkipBadRows bool
 	// Progress, if set, is called from time to time with the phase and its
 	// progress in bytes.
 	Progress func(phase string, done, total int64)
@@ -87,6 +91,48 @@ type Report struct {
 	PeakHeapBytes        uint64             `json:"peak_heap_bytes"`
 	Mappers              int                `json:"mappers"`
 	Reducers             int                `json:"reducers"`
+	// BadRows counts the rows skipped with SkipBadRows; BadRowExamples names
+	// the first few (file:line: what is wrong).
+	BadRows        int64    `json:"bad_rows"`
+	BadRowExamples []string `json:"bad_row_examples,omitempty"`
+}
+
+// badRows collects skipped rows: a count and the earliest few, by file offset.
+type badRows struct {
+	mu       sync.Mutex
+	n        int64
+	examples []*nber.ParseError
+}
+
+const badExamples = 5
+
+func (b *badRows) add(pe *nber.ParseError) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.n++
+	b.examples = append(b.examples, pe)
+	slices.SortFunc(b.examples, func(x, y *nber.ParseError) int {
+		if x.File != y.File {
+			return strings.Compare(x.File, y.File)
+		}
+		return cmpInt(x.Offset, y.Offset)
+	})
+	if len(b.examples) > badExamples {
+		b.examples = b.examples[:badExamples]
+	}
+}
+
+// report fills in line numbers (range readers know only offsets) and formats.
+func (b *badRows) report(paths map[string]string) []string {
+	var out []string
+	for _, pe := range b.examples {
+		err := error(pe)
+		if path, ok := paths[pe.File]; ok {
+			err = nber.WithLine(pe, path)
+		}
+		out = append(out, err.Error())
+	}
+	return out
 }
 
 // Partition returns the reduce partition of a join key: a murmur3 hash of the
@@ -172,6 +218,7 @@ func AppendCSVField(buf, f []byte) []byte {
 
 // side is an opened input: its header and how to read it in parallel.
 type side struct {
+	bad        *badRows // non-nil: skip malformed rows into it
 	path, name string
 	header     []string
 	headerRaw  []byte
@@ -236,6 +283,9 @@ func (s *side) scan(ctx context.Context, workers int, progress *atomic.Int64, ne
 		if _, err := r.ReadHeader(); err != nil {
 			return err
 		}
+		if s.bad != nil {
+			r.SkipBad(s.bad.add)
+		}
 		st := newState()
 		if err := fn(st, r); err != nil {
 			return err
@@ -265,6 +315,9 @@ func (s *side) scan(ctx context.Context, workers int, progress *atomic.Int64, ne
 					return
 				}
 				r := nber.NewRangeReader(io.NewSectionReader(f, rg.Start, rg.End-rg.Start), s.name, rg.Start, len(s.header))
+				if s.bad != nil {
+					r.SkipBad(s.bad.add)
+				}
 				if err := fn(st, r); err != nil {
 					errs <- err
 					return
@@ -341,6 +394,19 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	var bad *badRows
+	if opt.SkipBadRows {
+		bad = &badRows{}
+		keySide.bad, input.bad = bad, bad
+	}
+	// keyError handles a join key that does not parse: an error, or a skipped row.
+	keyError := func(r *nber.Reader, col string, err error) error {
+		if bad == nil {
+			return r.Errorf("%s: %v", col, err)
+		}
+		bad.add(&nber.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: fmt.Sprintf("%s: %v", col, err)})
+		return nil
+	}
 	sh, err := shuffle.New(shuffle.Options{Partitions: opt.Reducers, MemBudget: opt.MemBudget, TempDir: opt.TempDir})
 	if err != nil {
 		return nil, err
@@ -370,7 +436,10 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		for r.Next() {
 			rec, buf, err := MapKeyRow(opt.KeyType, r.Fields(), keyIdx, r.Offset(), b.buf[:0])
 			if err != nil {
-				return r.Errorf("%s: %v", opt.KeyCol, err)
+				if err := keyError(r, opt.KeyCol, err); err != nil {
+					return err
+				}
+				continue
 			}
 			b.buf = buf
 			b.rows++
@@ -447,7 +516,11 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 			m.rows++
 			rec, ok, err := MapInputRow(m.f, opt.KeyType, r.Fields(), r.Raw(), joinIdx, r.Offset(), m.kb[:])
 			if err != nil {
-				return r.Errorf("%s: %v", opt.JoinCol, err)
+				if err := keyError(r, opt.JoinCol, err); err != nil {
+					return err
+				}
+				m.rows--
+				continue
 			}
 			if !ok {
 				// What this row would have cost the shuffle: its Arrow body
@@ -583,6 +656,10 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		rep.FPPMeasured = float64(rep.FalsePositiveRecords) / float64(nonMembers)
 	}
 	lap("reduce")
+	if bad != nil {
+		rep.BadRows = bad.n
+		rep.BadRowExamples = bad.report(map[string]string{keySide.name: keySide.path, input.name: input.path})
+	}
 	rep.TimingsMs["total"] = float64(time.Since(start).Microseconds()) / 1000
 	stopHeap()
 	return rep, nil

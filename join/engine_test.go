@@ -218,6 +218,33 @@ func TestMeasuredFPP(t *testing.T) {
 	}
 }
 
+func TestBadRows(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "k.csv")
+	input := filepath.Join(dir, "i.csv")
+	os.WriteFile(keys, []byte("PATENT,X\n1,a\n2\nx,b\n3,c\n"), 0o644)
+	os.WriteFile(input, []byte("CITING,CITED\n10,1\n11,2,9\n12,3\n13,\"4\n14, 3\n15,2\n"), 0o644)
+	if _, err := Run(context.Background(), Options{Keys: keys, Input: input}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), keys+":3: 1 fields, want 2") {
+		t.Fatalf("fail mode: %v", err)
+	}
+	for _, m := range []int{1, 3} {
+		rep, out := runJoin(t, Options{Keys: keys, Input: input, SkipBadRows: true, Sort: true, Mappers: m, Filter: Exact})
+		// Kept: keys 1,a and 3,c; input rows 10->1, 12->3, 15->2 (2 was a bad key row).
+		if got := strings.TrimSpace(string(out)); got != "CITING,CITED,X\n10,1,a\n12,3,c" {
+			t.Fatalf("mappers %d: output %q", m, got)
+		}
+		if rep.BadRows != 5 || len(rep.BadRowExamples) != 5 || rep.InputRecords != 3 || rep.KeysRecords != 2 {
+			t.Fatalf("mappers %d: report %+v", m, rep)
+		}
+		want := []string{input + ":3: 3 fields", input + ":5: ", input + ":6: CITED: invalid integer \" 3\"", keys + ":3: 1 fields", keys + ":4: PATENT: invalid integer \"x\""}
+		for i, w := range want {
+			if !strings.HasPrefix(rep.BadRowExamples[i], w) {
+				t.Errorf("mappers %d: example %d = %q, want prefix %q", m, i, rep.BadRowExamples[i], w)
+			}
+		}
+	}
+}
+
 func TestRunErrors(t *testing.T) {
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "k.csv")

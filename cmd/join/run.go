@@ -26,6 +26,7 @@ type joinFlags struct {
 	mem                                   string
 	tempDir                               string
 	quiet                                 bool
+	badRows                               string
 }
 
 func (j *joinFlags) register(fs *flag.FlagSet) {
@@ -42,6 +43,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.mem, "mem", "256MiB", "shuffle memory before spilling to disk (B, KiB, MiB, GiB)")
 	fs.StringVar(&j.tempDir, "temp-dir", "", "folder for spill files (default: the system's)")
 	fs.BoolVar(&j.quiet, "quiet", false, "no progress bars")
+	fs.StringVar(&j.badRows, "bad-rows", "fail", "fail: stop at the first malformed row; skip: drop malformed rows, count them and report the first few")
 }
 
 // minMem is the smallest shuffle budget accepted: room for a batch per
@@ -84,6 +86,9 @@ func (j *joinFlags) options(name string, fs *flag.FlagSet, stderr io.Writer) (jo
 	if !(j.bpk >= 4) {
 		return fail("--bits-per-key %v: want at least 4 (one 4-bit counter per key)", j.bpk)
 	}
+	if j.badRows != "fail" && j.badRows != "skip" {
+		return fail("--bad-rows %q: want fail or skip", j.badRows)
+	}
 	if j.tempDir != "" {
 		if st, err := os.Stat(j.tempDir); err != nil || !st.IsDir() {
 			return fail("--temp-dir %s: not an existing folder", j.tempDir)
@@ -93,6 +98,7 @@ func (j *joinFlags) options(name string, fs *flag.FlagSet, stderr io.Writer) (jo
 		Keys: j.keys, Input: j.input, KeyCol: j.keyCol, JoinCol: j.joinCol, KeyType: join.KeyType(j.keyType),
 		Sizing:  join.Sizing{BitsPerKey: j.bpk, K: j.k, FPP: j.fpp},
 		Mappers: j.mappers, Reducers: j.reducers, MemBudget: mem, TempDir: j.tempDir,
+		SkipBadRows: j.badRows == "skip",
 	}
 	if !j.quiet && isTerminal(os.Stderr) {
 		opt.Progress = newBars(stderr)
@@ -250,6 +256,9 @@ func printReport(w io.Writer, r *join.Report) {
 		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, r.FPPMeasured)
 	fmt.Fprintf(w, "shuffle: %d records, %d bytes (Arrow IPC), %.1f%% less than without a filter (estimated), %d bytes spilled\n",
 		r.ShuffleRecords, r.ShuffleBytes, 100*r.ShuffleReduction, r.SpilledBytes)
+	if r.BadRows > 0 {
+		fmt.Fprintf(w, "bad rows: %d skipped; the first: %s\n", r.BadRows, strings.Join(r.BadRowExamples, "; "))
+	}
 	fmt.Fprintf(w, "join: %d rows; time build %.0f ms, broadcast %.0f ms, map %.0f ms, shuffle %.0f ms, reduce %.0f ms, total %.0f ms; peak heap %.1f MiB\n",
 		r.JoinRows, r.TimingsMs["build"], r.TimingsMs["broadcast"], r.TimingsMs["map"], r.TimingsMs["shuffle"], r.TimingsMs["reduce"], r.TimingsMs["total"],
 		float64(r.PeakHeapBytes)/(1<<20))

@@ -518,6 +518,9 @@ func (r *Reader) Line() int64 {
 	return r.recLn
 }
 
+// Name returns the file name used in error messages.
+func (r *Reader) Name() string { return r.name }
+
 // Offset returns the byte offset of the current record in the file.
 func (r *Reader) Offset() int64 { return r.recOff }
 
