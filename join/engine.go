@@ -52,6 +52,9 @@ type Options struct {
 	// SkipBadRows drops malformed rows (wrong field count, bad quoting, a join
 	// key that does not parse) and counts them instead of failing.
 	SkipBadRows bool
+	// FilterFile, if set, is a filter file (join build-filter) used instead of
+	// building the filter; it must match the join's settings and key set.
+	FilterFile string
 	// Progress, if set, is called from time to time with the phase and its
 	// progress in bytes.
 	Progress func(phase string, done, total int64)
@@ -360,7 +363,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	if opt.KeyType != IntKeys && opt.KeyType != StringKeys {
 		return nil, fmt.Errorf("--key-type %q: want int or string", opt.KeyType)
 	}
-	if opt.Filter == "" {
+	if opt.Filter == "" && opt.FilterFile == "" {
 		opt.Filter = ACBF
 	}
 	if opt.Mappers <= 0 {
@@ -470,8 +473,17 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		keys = append(keys, []byte(k))
 	}
 	rep.KeysDistinct = len(keys)
-	built, err := BuildFilter(opt.Filter, keys, opt.Sizing)
-	if err != nil {
+	var built *Built
+	if opt.FilterFile != "" {
+		ff, err := ReadFilterFile(opt.FilterFile)
+		if err != nil {
+			return nil, err
+		}
+		if err := ff.check(opt.FilterFile, opt, len(keys)); err != nil {
+			return nil, err
+		}
+		built = ff.Built
+	} else if built, err = BuildFilter(opt.Filter, keys, opt.Sizing); err != nil {
 		return nil, err
 	}
 	rep.Filter = FilterReport{Kind: built.Kind, M: built.M, K: built.K, FirstLevelBits: built.FirstLevelBits,

@@ -22,6 +22,8 @@ commands:
           the filters (none, exact, bloom, cbf, acbf) on the full join
   run     join a key file with a large file through a filter
           join run --keys FILE --input FILE [--filter acbf] [--out FILE|-] [--sort] ...
+  build-filter  write the filter of a key file, for run --filter-file
+          join build-filter --keys FILE [--filter acbf] [--bits-per-key 32] --out filter.bin
   compare run the join with several filters and print the paper's Table 1
           join compare --keys FILE --input FILE [--filters none,exact,bloom,cbf,acbf] [--repeat N]
   repro   regenerate the paper's Figures 4-7 and Table 1 (CSV, Markdown, SVG)
@@ -73,6 +75,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdRun(ctx, rest, stdout, stderr)
 	case "compare":
 		return cmdCompare(ctx, rest, stdout, stderr)
+	case "build-filter":
+		return cmdBuildFilter(ctx, rest, stdout, stderr)
 	case "repro":
 		return cmdRepro(ctx, rest, stdout, stderr)
 	case "gen":

@@ -98,6 +98,64 @@ func TestRunCompare(t *testing.T) {
 	}
 }
 
+func TestFilterFile(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := runCmd("gen", "--scale", "0.002", "--seed", "4", "--out", dir); err != nil {
+		t.Fatal(err)
+	}
+	pat, cite := filepath.Join(dir, "apat63_99.txt"), filepath.Join(dir, "cite75_99.txt")
+	keys, keys2 := filepath.Join(dir, "keys.txt"), filepath.Join(dir, "keys2.txt")
+	runCmd("keys", "--patents", pat, "--sample", "400", "--out", keys)
+	runCmd("keys", "--patents", pat, "--sample", "300", "--out", keys2)
+	fb := filepath.Join(dir, "f.bin")
+	if out, _, err := runCmd("build-filter", "--keys", keys, "--filter", "acbf", "--out", fb); err != nil || !strings.Contains(out, "acbf filter of 400 keys") {
+		t.Fatalf("build-filter: %v %s", err, out)
+	}
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--sort", "--out", a, "--quiet"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--sort", "--filter-file", fb, "--out", b, "--quiet"); err != nil {
+		t.Fatal(err)
+	}
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	if !bytes.Equal(da, db) {
+		t.Fatal("run with --filter-file gives other rows")
+	}
+	good, _ := os.ReadFile(fb)
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, data, 0o644)
+		return p
+	}
+	corrupt := bytes.Clone(good)
+	corrupt[len(corrupt)/2] ^= 0xff
+	version := bytes.Clone(good)
+	version[4] = 9
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--filter-file", write("trunc.bin", good[:len(good)-10])}, "truncated or corrupt"},
+		{[]string{"--filter-file", write("corrupt.bin", corrupt)}, "truncated or corrupt"},
+		{[]string{"--filter-file", write("version.bin", version)}, "format version 9"},
+		{[]string{"--filter-file", write("foreign.bin", []byte("PAR1 not a filter at all"))}, "not a filter file"},
+		{[]string{"--filter-file", fb, "--filter", "cbf"}, "holds the acbf filter, --filter asks for cbf"},
+		{[]string{"--filter-file", fb, "--key-type", "string"}, "built for --key-type int"},
+		{[]string{"--filter-file", fb, "--keys", keys2}, "built from 400 distinct keys, the key file has 300"},
+	} {
+		args := append([]string{"run", "--keys", keys, "--input", cite, "--out", filepath.Join(dir, "x.csv"), "--quiet"}, tc.args...)
+		_, _, err := runCmd(args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.csv")); !os.IsNotExist(err) {
+		t.Fatal("a refused filter file left an output")
+	}
+}
+
 func mustReadDir(t *testing.T, dir string) []string {
 	ents, err := os.ReadDir(dir)
 	if err != nil {

@@ -154,6 +154,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var jf joinFlags
 	jf.register(fs)
 	filter := fs.String("filter", "acbf", "none, exact, bloom, cbf, acbf (optimal first level), acbf1, acbf2, acbf3")
+	filterFile := fs.String("filter-file", "", "use the filter in this file (join build-filter) instead of building one")
 	out := fs.String("out", "-", "output file, or - for standard output")
 	format := fs.String("format", "csv", "csv or parquet")
 	sorted := fs.Bool("sort", false, "order the output by key, then by the large side's row order")
@@ -172,6 +173,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if opt.Filter, err = join.ParseKind(*filter); err != nil {
 		return usageError{fmt.Errorf("run: --filter: %w", err)}
+	}
+	if *filterFile != "" {
+		opt.FilterFile = *filterFile
+		explicit := false
+		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "filter" })
+		if !explicit {
+			opt.Filter = "" // take the kind from the file
+		}
 	}
 	if *format != "csv" && *format != "parquet" {
 		return usageError{fmt.Errorf("run: --format %q: want csv or parquet", *format)}
@@ -219,6 +228,48 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
+	return nil
+}
+
+func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("build-filter", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var jf joinFlags
+	jf.register(fs)
+	filter := fs.String("filter", "acbf", "none, exact, bloom, cbf, acbf, acbf1, acbf2, acbf3")
+	out := fs.String("out", "", "filter file to write (required)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if jf.input == "" {
+		jf.input = "-" // not used: build-filter reads only the key file
+	}
+	opt, err := jf.options("build-filter", fs, stderr)
+	if err != nil {
+		return err
+	}
+	kind, err := join.ParseKind(*filter)
+	if err != nil {
+		return usageError{fmt.Errorf("build-filter: --filter: %w", err)}
+	}
+	if *out == "" {
+		return usageError{fmt.Errorf("build-filter: --out is required")}
+	}
+	if err := checkOut(*out, jf.keys); err != nil {
+		return usageError{fmt.Errorf("build-filter: --out %s: %v", *out, err)}
+	}
+	keys, err := join.ReadKeySet(ctx, opt.Keys, opt.KeyCol, opt.KeyType, opt.Mappers)
+	if err != nil {
+		return err
+	}
+	b, err := join.BuildFilter(kind, keys, opt.Sizing)
+	if err != nil {
+		return err
+	}
+	if err := join.WriteFilterFile(*out, b, opt.KeyCol, opt.KeyType); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: %s filter of %d keys, k=%d, %d bytes, formula FP %.3g\n", *out, b.Kind, b.N, b.K, b.SerializedBytes, b.TheoreticalFPP)
 	return nil
 }
 
