@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acbfjoin/acbfjoin/datasets/nber"
+)
+
+// TestMain lets a test run the command in a child process: the test binary
+// re-executes itself with JOIN_ARGS set (and JOIN_FSIZE to cap the size of
+// the files it may write, as a full disk would).
+func TestMain(m *testing.M) {
+	if args := os.Getenv("JOIN_ARGS"); args != "" {
+		if lim := os.Getenv("JOIN_FSIZE"); lim != "" {
+			n, _ := strconv.ParseUint(lim, 10, 64)
+			signal.Ignore(syscall.SIGXFSZ) // get EFBIG instead of being killed
+			syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n})
+		}
+		os.Args = append([]string{"join"}, strings.Split(args, "\x1f")...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func child(env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), append(env, "JOIN_ARGS="+strings.Join(args, "\x1f"))...)
+	return cmd
+}
+
+// faultData generates a data set big enough that the join takes a while.
+func faultData(t *testing.T) (keys, cite string) {
+	t.Helper()
+	dir := t.TempDir()
+	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.05, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys = filepath.Join(dir, "keys.txt")
+	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 3000, Seed: 2}); err != nil {
+		t.Fatal(err)
+	}
+	return keys, gen.CitePath
+}
+
+// TestInterrupt: SIGINT or SIGTERM while the shuffle spills stops the run
+// within a second, exits non-zero, and leaves no spill file and no output.
+func TestInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	keys, cite := faultData(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		tmp, outDir := t.TempDir(), t.TempDir()
+		cmd := child(nil, "run", "--keys", keys, "--input", cite, "--filter", "none", "--mem", "1MiB",
+			"--temp-dir", tmp, "--out", filepath.Join(outDir, "out.csv"), "--quiet", "--sort")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Wait for the spill folder: the map phase is under way.
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if ents, _ := os.ReadDir(tmp); len(ents) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("%v: no spill folder appeared", sig)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		sent := time.Now()
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		took := time.Since(sent)
+		if err == nil {
+			t.Fatalf("%v: exit status 0", sig)
+		}
+		if took > time.Second {
+			t.Errorf("%v: stopped %v after the signal, want within a second", sig, took)
+		}
+		if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+			t.Errorf("%v: %d spill entries left", sig, len(ents))
+		}
+		if ents, _ := os.ReadDir(outDir); len(ents) != 0 {
+			t.Errorf("%v: %d output files left", sig, len(ents))
+		}
+		if msg := strings.TrimSpace(stderr.String()); !strings.Contains(msg, "interrupted") || strings.Contains(msg, "\n") {
+			t.Errorf("%v: stderr %q, want one line saying it was interrupted", sig, msg)
+		}
+	}
+}
+
+// TestDiskFull: when the spill files or the output cannot be written (the file
+// size limit stands in for a full disk), the run fails with one line, exit
+// status 1, and leaves nothing behind.
+func TestDiskFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	keys, cite := faultData(t)
+	for _, tc := range []struct {
+		name  string
+		limit string
+		args  []string
+	}{
+		{"spill", "200000", []string{"--filter", "none", "--mem", "1MiB"}},
+		{"output", "100000", []string{"--filter", "exact"}},
+	} {
+		tmp, outDir := t.TempDir(), t.TempDir()
+		args := append([]string{"run", "--keys", keys, "--input", cite, "--temp-dir", tmp, "--out", filepath.Join(outDir, "out.csv"), "--quiet"}, tc.args...)
+		cmd := child([]string{"JOIN_FSIZE=" + tc.limit}, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 1 {
+			t.Fatalf("%s: %v (stderr %q), want exit status 1", tc.name, err, stderr.String())
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if !strings.Contains(msg, "file too large") || strings.Contains(msg, "\n") || strings.Contains(msg, "goroutine") {
+			t.Errorf("%s: stderr %q, want one line naming the failed write", tc.name, msg)
+		}
+		for _, d := range []string{tmp, outDir} {
+			if ents, _ := os.ReadDir(d); len(ents) != 0 {
+				t.Errorf("%s: %d entries left in %s", tc.name, len(ents), d)
+			}
+		}
+		t.Logf("%s: %s", tc.name, msg)
+	}
+}
