@@ -67,6 +67,17 @@ func Unmarshal(kind Kind, data []byte) (Filter, error) {
 		}
 		return s, nil
 	case Bloom:
+		// bits-and-blooms allocates whatever its header claims before reading
+		// (found by FuzzUnmarshal: a claim of 2^40 bits); check the sizes
+		// against the data first. Its format, big-endian: m, k, then the
+		// bitset's length in bits and its words.
+		if len(data) < 24 {
+			return nil, fmt.Errorf("bloom filter: %d bytes, want at least 24", len(data))
+		}
+		m, k, bitsLen := binary.BigEndian.Uint64(data), binary.BigEndian.Uint64(data[8:]), binary.BigEndian.Uint64(data[16:])
+		if k < 1 || k > 64 || bitsLen != m || m == 0 || uint64(len(data)-24) != 8*((m+63)/64) {
+			return nil, fmt.Errorf("bloom filter: header (m=%d, k=%d, %d bits) does not match its %d bytes", m, k, bitsLen, len(data))
+		}
 		var f bloom.BloomFilter
 		if _, err := f.ReadFrom(bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("bloom filter: %w", err)

@@ -72,6 +72,11 @@ func ReadFilterFile(path string) (*FilterFile, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readFilterFile(f, path)
+}
+
+func readFilterFile(f io.Reader, path string) (*FilterFile, error) {
+	var err error
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%s: %w: %s", path, ErrFilterFile, fmt.Sprintf(format, a...))
 	}
