@@ -620,6 +620,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 					}
 					return nil
 				}, &fps)
+				sh.Release(p)
 				if err != nil {
 					errs <- err
 					return

@@ -155,13 +155,14 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// recordBytes is the memory held by a batch's buffers.
+// recordBytes is the memory held by a batch's buffers: their capacity, which
+// the builders grow by doubling, not just their length.
 func recordBytes(rec arrow.Record) int64 {
 	var n int64
 	for _, col := range rec.Columns() {
 		for _, buf := range col.Data().Buffers() {
 			if buf != nil {
-				n += int64(buf.Len())
+				n += int64(buf.Cap())
 			}
 		}
 	}
@@ -308,6 +309,19 @@ func (s *Shuffle) Partition(p int, fn func(arrow.Record) error) error {
 		}
 	}
 	return nil
+}
+
+// Release drops partition p's buffered batches once it has been reduced, so
+// that memory goes back before the other partitions finish.
+func (s *Shuffle) Release(p int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	part := s.parts[p]
+	for _, rec := range part.mem {
+		rec.Release()
+	}
+	s.memAll -= part.memBytes
+	part.mem, part.memBytes = nil, 0
 }
 
 // Close releases every batch and removes the spill folder. Safe to call more

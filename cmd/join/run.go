@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -85,6 +86,11 @@ func (j *joinFlags) options(name string, fs *flag.FlagSet, stderr io.Writer) (jo
 	}
 	if !(j.bpk >= 4) {
 		return fail("--bits-per-key %v: want at least 4 (one 4-bit counter per key)", j.bpk)
+	}
+	if set["mem"] {
+		// Keep the garbage of the Go heap near the budget too: the shuffle
+		// counts its live batches, the collector decides when the rest goes.
+		debug.SetMemoryLimit(2*mem + 48<<20)
 	}
 	if j.badRows != "fail" && j.badRows != "skip" {
 		return fail("--bad-rows %q: want fail or skip", j.badRows)
