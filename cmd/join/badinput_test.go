@@ -1,0 +1,131 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadInputs: every malformed input ends in one line naming the file and
+// line (or flag) with exit status 1 (runtime) or 2 (usage), and no output file;
+// the inputs that must work do.
+func TestBadInputs(t *testing.T) {
+	dir := t.TempDir()
+	w := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(content), 0o644)
+		return p
+	}
+	gz := func(name, content string, cut int) string {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(content))
+		zw.Close()
+		data := b.Bytes()
+		return w(name, string(data[:len(data)-cut]))
+	}
+	zipOf := func(name string, files map[string]string, cut int) string {
+		var b bytes.Buffer
+		zw := zip.NewWriter(&b)
+		for n, c := range files {
+			f, _ := zw.Create(n)
+			f.Write([]byte(c))
+		}
+		zw.Close()
+		data := b.Bytes()
+		return w(name, string(data[:len(data)-cut]))
+	}
+	keys := w("keys.csv", "PATENT,NAME\n1,one\n2,two\n")
+	big := strings.Repeat("9", 3<<20)
+	good := "CITING,CITED\n10,1\n11,2\n"
+	cases := []struct {
+		name, input, want string
+		usage             bool
+		ok                bool
+	}{
+		{"missing", filepath.Join(dir, "nope.csv"), "nope.csv: no such file", false, false},
+		{"directory", dir, "is a folder, want a CSV file", false, false},
+		{"empty", w("empty.csv", ""), "empty.csv:1: empty file: no header", false, false},
+		{"header only", w("hdr.csv", "CITING,CITED\n"), "", false, true},
+		{"no such column", w("nocol.csv", "A,B\n1,2\n"), `--join-col CITED: ` + filepath.Join(dir, "nocol.csv") + ` has no column "CITED" (columns: [A B])`, false, false},
+		{"duplicated column", w("dup.csv", "CITED,CITED\n1,2\n"), `dup.csv:1: column "CITED" appears twice`, false, false},
+		{"too few fields", w("few.csv", good+"12\n"), "few.csv:4: 1 fields, want 2", false, false},
+		{"too many fields", w("many.csv", good+"12,1,3\n"), "many.csv:4: 3 fields, want 2", false, false},
+		{"not an integer", w("nonint.csv", good+"12,x1\n"), `nonint.csv:4: CITED: invalid integer "x1"`, false, false},
+		{"overflow", w("overflow.csv", good+"12,99999999999999999999\n"), `overflow.csv:4: CITED: strconv.ParseInt: parsing "99999999999999999999": value out of range`, false, false},
+		{"spaces", w("spaces.csv", good+"12, 1\n"), `spaces.csv:4: CITED: invalid integer " 1"`, false, false},
+		{"leading plus", w("plus.csv", good+"12,+1\n"), "", false, true},
+		{"quoted number", w("quoted.csv", good+"12,\"1\"\n"), "", false, true},
+		{"line of megabytes", w("long.csv", good+"12,"+big+"\n"), "long.csv:4: record longer than 1048576 bytes", false, false},
+		{"NUL and invalid UTF-8", w("bytes.csv", "CITING,CITED\n1\x00\xff,1\n"), "", false, true},
+		{"CRLF, no final newline", w("crlf.csv", "CITING,CITED\r\n10,1\r\n11,2"), "", false, true},
+		{"unterminated quote", w("quote.csv", good+"12,\"1\n"), "quote.csv:4: quoted field 2 is not closed", false, false},
+		{"truncated gz", gz("trunc.csv.gz", good, 6), "trunc.csv.gz", false, false},
+		{"good gz", gz("good.csv.gz", good, 0), "", false, true},
+		{"truncated zip", zipOf("trunc.zip", map[string]string{"c.txt": good}, 30), "trunc.zip: not a zip file", false, false},
+		{"empty zip", zipOf("none.zip", map[string]string{}, 0), "none.zip: zip archive is empty", false, false},
+		{"zip of two", zipOf("two.zip", map[string]string{"a.txt": good, "b.txt": good}, 0), "two.zip: zip archive holds 2 files", false, false},
+		{"same file both sides", keys, "", false, true},
+	}
+	for _, tc := range cases {
+		out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "_")+".csv")
+		args := []string{"run", "--keys", keys, "--input", tc.input, "--out", out, "--quiet"}
+		if tc.name == "same file both sides" {
+			args = append(args, "--join-col", "PATENT")
+		}
+		_, _, err := runCmd(args...)
+		if tc.ok {
+			if err != nil {
+				t.Errorf("%s: %v, want success", tc.name, err)
+			}
+			continue
+		}
+		var u usageError
+		if err == nil || !strings.Contains(err.Error(), tc.want) || errors.As(err, &u) != tc.usage {
+			t.Errorf("%s: %v, want %q (usage error %v)", tc.name, err, tc.want, tc.usage)
+			continue
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error spans lines", tc.name)
+		}
+		if _, serr := os.Stat(out); serr == nil {
+			t.Errorf("%s: output written", tc.name)
+		}
+	}
+	// Flags.
+	input := w("input.csv", good)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate"},
+		{[]string{"--k", "0"}, "--k 0: want at least 1"},
+		{[]string{"--fpp", "1.5"}, "--fpp 1.5: want a rate between 0 and 1"},
+		{[]string{"--mappers", "0"}, "--mappers 0: want at least 1"},
+		{[]string{"--mem", "4KiB"}, "--mem 4KiB: below the minimum of 1MiB"},
+		{[]string{"--out", filepath.Join(dir, "no", "such", "out.csv")}, "does not exist"},
+		{[]string{"--out", input}, "is the input"},
+		{[]string{"--format", "xml"}, `--format "xml"`},
+		{[]string{"--filter", "cuckoo"}, `unknown filter "cuckoo"`},
+		{[]string{"--bits-per-key", "2"}, "--bits-per-key 2: want at least 4"},
+		{[]string{"--bad-rows", "ignore"}, `--bad-rows "ignore"`},
+		{[]string{"--temp-dir", filepath.Join(dir, "missing")}, "not an existing folder"},
+	} {
+		args := append([]string{"run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "flags.csv")}, tc.args...)
+		_, _, err := runCmd(args...)
+		var u usageError
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &u) {
+			t.Errorf("%v: %v, want usage error %q", tc.args, err, tc.want)
+		}
+	}
+	// An ACBF whose k does not fit says which size would.
+	_, _, err := runCmd("run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "k.csv"), "--k", "40")
+	if err == nil || !strings.Contains(err.Error(), "use --bits-per-key > 40") {
+		t.Errorf("--k 40: %v", err)
+	}
+}
