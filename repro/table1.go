@@ -12,9 +12,6 @@ import (
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
-// paperTable1 is ACBF_opt's relative change against CBF in the paper's Table 1.
-var paperTable1 = map[string]string{"FP": "-72.3%", "map output records": "-33.9%", "filter construction time": "+9.7%", "total join time": "-20%"}
-
 // FindNBER returns the citation and patent files in dir (plain or as NBER ships
 // them zipped).
 func FindNBER(dir string) (cite, pat string, err error) {
@@ -79,18 +76,9 @@ func table1(ctx context.Context, opt Options) error {
 			strconv.FormatInt(r.ShuffleBytes, 10), fmt.Sprintf("%.1f", r.TimingsMs["build"]), fmt.Sprintf("%.0f", r.TimingsMs["total"])})
 	}
 	csv, md := table([]string{"filter", "k", "memory_bits", "fp_formula", "fp_measured", "map_output_records", "false_positives", "shuffle_bytes", "construction_ms", "total_ms"}, rows)
-	c, a := reps[3], reps[4]
 	var cmp [][]string
-	for _, row := range []struct {
-		name   string
-		av, cv float64
-	}{
-		{"FP", a.FPPMeasured, c.FPPMeasured},
-		{"map output records", float64(a.MapOutputRecords), float64(c.MapOutputRecords)},
-		{"filter construction time", a.TimingsMs["build"], c.TimingsMs["build"]},
-		{"total join time", a.TimingsMs["total"], c.TimingsMs["total"]},
-	} {
-		cmp = append(cmp, []string{row.name, pct(row.av, row.cv), paperTable1[row.name]})
+	for _, c := range join.Table1Changes(reps[3], reps[4]) {
+		cmp = append(cmp, []string{c.Measure, join.FormatChange(c.Change), c.Paper})
 	}
 	_, cmpMD := table([]string{"ACBF_opt vs CBF", "this run", "paper"}, cmp)
 	r0 := reps[0]

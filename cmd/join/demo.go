@@ -11,6 +11,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/repro"
 )
 
 // cmdDemo compares the filters on the full join, on a built-in default: an
@@ -36,10 +37,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var cite, pat string
 	sample := int(math.Round(nber.PaperKeySample * *scale))
 	if *data != "" {
-		if cite, err = findFile(*data, "cite75_99.txt", "acite75_99.zip"); err != nil {
-			return err
-		}
-		if pat, err = findFile(*data, "apat63_99.txt", "apat63_99.zip"); err != nil {
+		if cite, pat, err = repro.FindNBER(*data); err != nil {
 			return err
 		}
 		sample = nber.PaperKeySample
@@ -67,15 +65,4 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fmt.Fprintf(stdout, "Filters at %.0f bits per key, same k:\n\n", *bpk)
 	printCompare(stdout, kinds, reps, 1)
 	return nil
-}
-
-// findFile returns the first of names present in dir.
-func findFile(dir string, names ...string) (string, error) {
-	for _, n := range names {
-		p := filepath.Join(dir, n)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("demo --data %s: none of %v there", dir, names)
 }
