@@ -92,7 +92,7 @@ func New(opt Options) (*Shuffle, error) {
 	if opt.BatchRows <= 0 {
 		opt.BatchRows = 8192
 	}
-	s := &Shuffle{opt: opt, alloc: memory.NewGoAllocator(), parts: make([]*partition, opt.Partitions)}
+	s := &Shuffle{opt: opt, alloc: &poolAllocator{}, parts: make([]*partition, opt.Partitions)}
 	for i := range s.parts {
 		c := &countWriter{}
 		s.parts[i] = &partition{counter: c, meter: ipc.NewWriter(c, ipc.WithSchema(Schema), ipc.WithAllocator(s.alloc))}
