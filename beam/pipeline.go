@@ -1,0 +1,265 @@
+// Package beamjoin runs the acbfjoin reduce-side join as an Apache Beam
+// pipeline (Go SDK), so the same join scales out on Flink, Spark or Dataflow and
+// runs locally on the in-process prism runner. It reuses the join package's
+// steps: MapKeyRow for the key side, BuildFilter and the broadcast format for
+// the filter, MapInputRow for the filtered map, JoinRow for the reduce.
+//
+//	key file ─ParDo(parse)─┬─ keys ─Distinct─Combine(build filter)─┐ (singleton side input: the broadcast)
+//	                       └─ KV(key, row) ───────────────┐       │
+//	input ─ParDo(filter, tag; side input)─ KV(key, row) ──┴─CoGroupByKey─ParDo(cross product)─ rows
+package beamjoin
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths; add gcs, s3 for clusters
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/filter"
+
+	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/shuffle"
+)
+
+// Counter names, in the "acbfjoin" namespace.
+const (
+	Namespace      = "acbfjoin"
+	CInput         = "input_records"
+	CMapOutput     = "map_output_records"
+	CFalsePositive = "false_positive_records"
+	CJoinRows      = "join_rows"
+	CKeyRows       = "keys_records"
+)
+
+var (
+	cInput  = beam.NewCounter(Namespace, CInput)
+	cMapOut = beam.NewCounter(Namespace, CMapOutput)
+	cFP     = beam.NewCounter(Namespace, CFalsePositive)
+	cJoin   = beam.NewCounter(Namespace, CJoinRows)
+	cKeys   = beam.NewCounter(Namespace, CKeyRows)
+)
+
+func init() {
+	register.DoFn3x1[context.Context, string, func(string, string), error](&keyRowFn{})
+	register.DoFn4x1[context.Context, string, []byte, func(string, string), error](&inputRowFn{})
+	register.DoFn5x0[context.Context, string, func(*string) bool, func(*string) bool, func(string)](&crossFn{})
+	register.Combiner3[[]string, string, []byte](&filterCombineFn{})
+	register.Function2x1[string, string, string](keyOnly)
+	register.Emitter2[string, string]()
+	register.Emitter1[string]()
+	register.Iter1[string]()
+}
+
+// parseLine splits one CSV line (no line break inside quotes, as in the NBER
+// files) into fields with the project's reader.
+func parseLine(line string, nfields int) ([][]byte, error) {
+	r := nber.NewRangeReader(bytes.NewReader([]byte(line)), "line", 0, nfields)
+	if !r.Next() {
+		if r.Err() != nil {
+			return nil, r.Err()
+		}
+		return nil, nil // blank line
+	}
+	return r.Fields(), nil
+}
+
+// keyRowFn turns a key-file line into KV(key, the row's other fields).
+type keyRowFn struct {
+	Header  string
+	NFields int
+	KeyIdx  int
+	KeyType string
+}
+
+func (f *keyRowFn) ProcessElement(ctx context.Context, line string, emit func(string, string)) error {
+	if line == f.Header {
+		return nil
+	}
+	fields, err := parseLine(line, f.NFields)
+	if err != nil || fields == nil {
+		return err
+	}
+	rec, _, err := join.MapKeyRow(join.KeyType(f.KeyType), fields, f.KeyIdx, 0, nil)
+	if err != nil {
+		return fmt.Errorf("key file: %q: %w", line, err)
+	}
+	cKeys.Inc(ctx, 1)
+	emit(string(rec.Key), string(rec.Row))
+	return nil
+}
+
+func keyOnly(k, _ string) string { return k }
+
+// filterCombineFn merges the distinct keys (the paper's merged local hash
+// tables) and builds the filter from them; its output, the serialized filter,
+// is the broadcast.
+type filterCombineFn struct {
+	Kind       string
+	BitsPerKey float64
+	K          int
+	FPP        float64
+}
+
+func (f *filterCombineFn) CreateAccumulator() []string                { return nil }
+func (f *filterCombineFn) AddInput(acc []string, key string) []string { return append(acc, key) }
+func (f *filterCombineFn) MergeAccumulators(a, b []string) []string   { return append(a, b...) }
+func (f *filterCombineFn) ExtractOutput(acc []string) []byte {
+	keys := make([][]byte, len(acc))
+	for i, k := range acc {
+		keys[i] = []byte(k)
+	}
+	kind := join.Kind(f.Kind)
+	if len(keys) == 0 && kind != join.None {
+		kind = join.Exact // nothing to build from: an empty set drops every row
+	}
+	b, err := join.BuildFilter(kind, keys, join.Sizing{BitsPerKey: f.BitsPerKey, K: f.K, FPP: f.FPP})
+	if err != nil {
+		panic(fmt.Sprintf("acbfjoin: build filter: %v", err)) // Beam reports a failed bundle
+	}
+	data, err := b.Marshal()
+	if err != nil {
+		panic(fmt.Sprintf("acbfjoin: serialize filter: %v", err))
+	}
+	// The kind travels with the bytes: an empty key set falls back to exact.
+	return append([]byte(string(kind)+"\x00"), data...)
+}
+
+// inputRowFn is the filtered map: it tests each large-side row's join key
+// against the broadcast filter and emits the survivors as KV(key, row).
+type inputRowFn struct {
+	Header  string
+	NFields int
+	JoinIdx int
+	KeyType string
+
+	filter join.Filter // decoded once per DoFn instance from the side input
+}
+
+func (f *inputRowFn) ProcessElement(ctx context.Context, line string, broadcast []byte, emit func(string, string)) error {
+	if line == f.Header {
+		return nil
+	}
+	if f.filter == nil {
+		i := bytes.IndexByte(broadcast, 0)
+		flt, err := join.Unmarshal(join.Kind(broadcast[:i]), broadcast[i+1:])
+		if err != nil {
+			return fmt.Errorf("broadcast: %w", err)
+		}
+		f.filter = flt
+	}
+	fields, err := parseLine(line, f.NFields)
+	if err != nil || fields == nil {
+		return err
+	}
+	cInput.Inc(ctx, 1)
+	var kb [8]byte
+	rec, ok, err := join.MapInputRow(f.filter, join.KeyType(f.KeyType), fields, []byte(line), f.JoinIdx, 0, kb[:])
+	if err != nil {
+		return fmt.Errorf("input: %q: %w", line, err)
+	}
+	if ok {
+		cMapOut.Inc(ctx, 1)
+		emit(string(rec.Key), line)
+	}
+	return nil
+}
+
+// crossFn is the reduce: per key, the cross product of large-side and key-side
+// rows; a large-side row without a partner is a false positive.
+type crossFn struct{}
+
+func (f *crossFn) ProcessElement(ctx context.Context, key string, larges func(*string) bool, smalls func(*string) bool, emit func(string)) {
+	var ss []shuffle.Record
+	var row string
+	for smalls(&row) {
+		ss = append(ss, shuffle.Record{Key: []byte(key), Tag: join.TagKeys, Row: []byte(row)})
+	}
+	for larges(&row) {
+		large := shuffle.Record{Key: []byte(key), Tag: join.TagInput, Row: []byte(row)}
+		matched, _ := join.JoinRow(large, ss, func(l, s shuffle.Record) error {
+			cJoin.Inc(ctx, 1)
+			emit(string(l.Row) + "," + string(s.Row))
+			return nil
+		})
+		if !matched {
+			cFP.Inc(ctx, 1)
+		}
+	}
+}
+
+// Options configures the pipeline.
+type Options struct {
+	Keys, Input     string
+	KeyCol, JoinCol string
+	KeyType         join.KeyType
+	Filter          join.Kind
+	Sizing          join.Sizing
+	Output          string // rows, without the header
+}
+
+// Header is what the pipeline needs to know of a file before it runs.
+type Header struct {
+	Raw   string
+	Names []string
+}
+
+// ReadHeader reads the header line of a local file.
+func ReadHeader(path string) (Header, error) {
+	rc, name, err := nber.Open(path)
+	if err != nil {
+		return Header{}, err
+	}
+	defer rc.Close()
+	r := nber.NewReader(rc, name)
+	names, err := r.ReadHeader()
+	if err != nil {
+		return Header{}, err
+	}
+	return Header{Raw: string(r.Raw()), Names: names}, nil
+}
+
+func index(h Header, col, flag, path string) (int, error) {
+	for i, n := range h.Names {
+		if n == col {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("%s %s: %s has no column %q (columns: %v)", flag, col, path, col, h.Names)
+}
+
+// Build adds the join to the pipeline and returns the output rows. The headers
+// are read now, from the local files.
+func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) {
+	kh, err := ReadHeader(opt.Keys)
+	if err != nil {
+		return beam.PCollection{}, kh, Header{}, err
+	}
+	ih, err := ReadHeader(opt.Input)
+	if err != nil {
+		return beam.PCollection{}, kh, ih, err
+	}
+	keyIdx, err := index(kh, opt.KeyCol, "--key-col", opt.Keys)
+	if err != nil {
+		return beam.PCollection{}, kh, ih, err
+	}
+	joinIdx, err := index(ih, opt.JoinCol, "--join-col", opt.Input)
+	if err != nil {
+		return beam.PCollection{}, kh, ih, err
+	}
+	keyRows := beam.ParDo(s.Scope("key rows"), &keyRowFn{Header: kh.Raw, NFields: len(kh.Names), KeyIdx: keyIdx, KeyType: string(opt.KeyType)},
+		textio.Read(s.Scope("read keys"), opt.Keys))
+	keys := filter.Distinct(s.Scope("distinct keys"), beam.ParDo(s.Scope("keys"), keyOnly, keyRows))
+	broadcast := beam.Combine(s.Scope("build filter"), &filterCombineFn{Kind: string(opt.Filter), BitsPerKey: opt.Sizing.BitsPerKey, K: opt.Sizing.K, FPP: opt.Sizing.FPP}, keys)
+	inputRows := beam.ParDo(s.Scope("filtered map"), &inputRowFn{Header: ih.Raw, NFields: len(ih.Names), JoinIdx: joinIdx, KeyType: string(opt.KeyType)},
+		textio.Read(s.Scope("read input"), opt.Input), beam.SideInput{Input: broadcast})
+	grouped := beam.CoGroupByKey(s.Scope("shuffle"), inputRows, keyRows)
+	rows := beam.ParDo(s.Scope("reduce"), &crossFn{}, grouped)
+	if opt.Output != "" {
+		textio.Write(s.Scope("write"), opt.Output, rows)
+	}
+	return rows, kh, ih, nil
+}

@@ -1,0 +1,93 @@
+package beamjoin
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+
+	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	beam.Init()
+	os.Exit(m.Run())
+}
+
+// rowsOf returns the rows of a CSV file (or several, for sharded output),
+// sorted, without the header when header is set.
+func rowsOf(t *testing.T, data []byte, header bool) []string {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if header {
+		lines = lines[1:]
+	}
+	if len(lines) == 1 && lines[0] == "" {
+		lines = nil
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+func compareEngines(t *testing.T, keys, input, keyCol, joinCol string, kinds []join.Kind) {
+	for _, kind := range kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			var local bytes.Buffer
+			rep, err := join.Run(context.Background(), join.Options{Keys: keys, Input: input, KeyCol: keyCol, JoinCol: joinCol, Filter: kind}, &local)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "rows.txt")
+			counters, _, _, err := Execute(context.Background(), Options{Keys: keys, Input: input, KeyCol: keyCol, JoinCol: joinCol,
+				KeyType: join.IntKeys, Filter: kind, Output: out}, prism.Execute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := rowsOf(t, data, false), rowsOf(t, local.Bytes(), true)
+			if !slices.Equal(got, want) {
+				t.Fatalf("beam gives %d rows, the local engine %d", len(got), len(want))
+			}
+			if counters[CJoinRows] != rep.JoinRows || counters[CMapOutput] != rep.MapOutputRecords ||
+				counters[CFalsePositive] != rep.FalsePositiveRecords || counters[CInput] != rep.InputRecords {
+				t.Fatalf("counters %v, local report: join %d, map out %d, FP %d, input %d", counters,
+					rep.JoinRows, rep.MapOutputRecords, rep.FalsePositiveRecords, rep.InputRecords)
+			}
+			t.Logf("%s: %d rows, counters %v", kind, len(got), counters)
+		})
+	}
+}
+
+func TestGenerated(t *testing.T) {
+	dir := t.TempDir()
+	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.001, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := filepath.Join(dir, "keys.txt")
+	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 600, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	compareEngines(t, keys, gen.CitePath, "PATENT", "CITED", join.Kinds)
+}
+
+func TestRealSample(t *testing.T) {
+	cite := filepath.Join("..", "..", "shared", "data", "nber-mini", "cite75_99.mini.txt")
+	pat := filepath.Join("..", "..", "shared", "data", "nber-mini", "apat63_99.mini.txt")
+	if _, err := os.Stat(cite); err != nil {
+		t.Skipf("real NBER sample not found at %s (it lives in the workplace's shared/ folder beside the repository)", cite)
+	}
+	compareEngines(t, pat, cite, "PATENT", "CITED", []join.Kind{join.None, join.Exact, join.Bloom, join.CBF, join.ACBF})
+}
