@@ -578,7 +578,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	var outMu sync.Mutex
 	var sorted [][]outRow
 	var joinRows, fps atomic.Int64
-	if _, err := bw.Write(headerLine(input.headerRaw, keySide.header, keyIdx)); err != nil {
+	if _, err := bw.Write(OutputHeader(input.headerRaw, keySide.header, keyIdx)); err != nil {
 		return nil, err
 	}
 	parts := make(chan int, opt.Reducers)
@@ -678,6 +678,24 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	return rep, nil
 }
 
+// WriteText prints the report as `join run` does: a few readable lines.
+func (r *Report) WriteText(w io.Writer) {
+	f := r.Filter
+	fmt.Fprintf(w, "filter %s: m=%d counters, k=%d, first level %d bits, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
+		f.Kind, f.M, f.K, f.FirstLevelBits, f.MemoryBits, r.BroadcastBytes, f.TheoreticalFPP)
+	fmt.Fprintf(w, "keys: %d rows, %d distinct\n", r.KeysRecords, r.KeysDistinct)
+	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g)\n",
+		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, r.FPPMeasured)
+	fmt.Fprintf(w, "shuffle: %d records, %d bytes (Arrow IPC), %.1f%% less than without a filter (estimated), %d bytes spilled\n",
+		r.ShuffleRecords, r.ShuffleBytes, 100*r.ShuffleReduction, r.SpilledBytes)
+	if r.BadRows > 0 {
+		fmt.Fprintf(w, "bad rows: %d skipped; the first: %s\n", r.BadRows, strings.Join(r.BadRowExamples, "; "))
+	}
+	fmt.Fprintf(w, "join: %d rows; time build %.0f ms, broadcast %.0f ms, map %.0f ms, shuffle %.0f ms, reduce %.0f ms, total %.0f ms; peak heap %.1f MiB\n",
+		r.JoinRows, r.TimingsMs["build"], r.TimingsMs["broadcast"], r.TimingsMs["map"], r.TimingsMs["shuffle"], r.TimingsMs["reduce"], r.TimingsMs["total"],
+		float64(r.PeakHeapBytes)/(1<<20))
+}
+
 func cmpInt(a, b int64) int {
 	switch {
 	case a < b:
@@ -688,9 +706,9 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// headerLine is the output header: the large side's header as it is, then the
+// OutputHeader is the output header: the large side's header as it is, then the
 // key side's columns but the key.
-func headerLine(largeRaw []byte, keyHeader []string, keyIdx int) []byte {
+func OutputHeader(largeRaw []byte, keyHeader []string, keyIdx int) []byte {
 	line := slices.Clone(largeRaw)
 	for i, h := range keyHeader {
 		if i == keyIdx {

@@ -224,7 +224,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *out == "-" {
 		report = stderr
 	}
-	printReport(report, rep)
+	rep.WriteText(report)
 	if *reportJSON != "" {
 		if err := writeFileAtomic(*reportJSON, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
@@ -302,21 +302,4 @@ func checkOut(out string, inputs ...string) error {
 // writeFileAtomic writes path so that it appears only when complete.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
 	return atomicfile.Write(path, func(f *os.File) error { return write(f) })
-}
-
-func printReport(w io.Writer, r *join.Report) {
-	f := r.Filter
-	fmt.Fprintf(w, "filter %s: m=%d counters, k=%d, first level %d bits, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
-		f.Kind, f.M, f.K, f.FirstLevelBits, f.MemoryBits, r.BroadcastBytes, f.TheoreticalFPP)
-	fmt.Fprintf(w, "keys: %d rows, %d distinct\n", r.KeysRecords, r.KeysDistinct)
-	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g)\n",
-		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, r.FPPMeasured)
-	fmt.Fprintf(w, "shuffle: %d records, %d bytes (Arrow IPC), %.1f%% less than without a filter (estimated), %d bytes spilled\n",
-		r.ShuffleRecords, r.ShuffleBytes, 100*r.ShuffleReduction, r.SpilledBytes)
-	if r.BadRows > 0 {
-		fmt.Fprintf(w, "bad rows: %d skipped; the first: %s\n", r.BadRows, strings.Join(r.BadRowExamples, "; "))
-	}
-	fmt.Fprintf(w, "join: %d rows; time build %.0f ms, broadcast %.0f ms, map %.0f ms, shuffle %.0f ms, reduce %.0f ms, total %.0f ms; peak heap %.1f MiB\n",
-		r.JoinRows, r.TimingsMs["build"], r.TimingsMs["broadcast"], r.TimingsMs["map"], r.TimingsMs["shuffle"], r.TimingsMs["reduce"], r.TimingsMs["total"],
-		float64(r.PeakHeapBytes)/(1<<20))
 }

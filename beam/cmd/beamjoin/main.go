@@ -1,0 +1,112 @@
+// Command beamjoin runs the acbfjoin join as an Apache Beam pipeline: the same
+// join flags as `join run`, plus Beam's standard flags (--runner prism, the
+// default, runs in this process; --runner flink, spark or dataflow submit it,
+// with --endpoint, --project, --region, --staging_location and so on; see
+// docs/scale-out.md).
+//
+//	go run ./cmd/beamjoin --keys keys.txt --input cite75_99.txt --filter acbf --out joined.csv
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	beamjoin "github.com/acbfjoin/acbfjoin/beam"
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+var (
+	keys    = flag.String("keys", "", "small side: CSV with header (required)")
+	input   = flag.String("input", "", "large side: CSV with header (required)")
+	keyCol  = flag.String("key-col", "PATENT", "join column of the small side")
+	joinCol = flag.String("join-col", "CITED", "join column of the large side")
+	keyType = flag.String("key-type", "int", "compare keys as int or string")
+	filter  = flag.String("filter", "acbf", "none, exact, bloom, cbf, acbf, acbf1, acbf2, acbf3")
+	bpk     = flag.Float64("bits-per-key", 32, "filter memory in bits per distinct key")
+	k       = flag.Int("k", 0, "hash functions (0: round((m/n) ln 2))")
+	fpp     = flag.Float64("fpp", 0, "size the filter for this formula false positive rate instead")
+	out     = flag.String("out", "", "output CSV (required); rows are written to OUT.rows by the pipeline, then given the header")
+)
+
+func main() {
+	flag.Parse()
+	beam.Init()
+	if err := run(context.Background()); err != nil {
+		fmt.Fprintf(os.Stderr, "beamjoin: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	if *keys == "" || *input == "" || *out == "" {
+		return fmt.Errorf("--keys, --input and --out are required")
+	}
+	kind, err := join.ParseKind(*filter)
+	if err != nil {
+		return fmt.Errorf("--filter: %w", err)
+	}
+	if *keyType != "int" && *keyType != "string" {
+		return fmt.Errorf("--key-type %q: want int or string", *keyType)
+	}
+	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: join.KeyType(*keyType),
+		Filter: kind, Sizing: join.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}, Output: *out + ".rows"}
+	start := time.Now()
+	counters, kh, ih, err := beamjoin.Execute(ctx, opt, beamx.RunWithMetrics)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(*out, "://") { // a local file: put the header in front of the rows
+		keyIdx := 0
+		for i, n := range kh.Names {
+			if n == *keyCol {
+				keyIdx = i
+			}
+		}
+		rows := *out + ".rows"
+		err := atomicfile.Write(*out, func(f *os.File) error {
+			if _, err := f.Write(join.OutputHeader([]byte(ih.Raw), kh.Names, keyIdx)); err != nil {
+				return err
+			}
+			r, err := os.Open(rows)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			_, err = io.Copy(f, r)
+			return err
+		})
+		os.Remove(rows)
+		if err != nil {
+			return err
+		}
+	}
+	rep := &join.Report{
+		Filter:               join.FilterReport{Kind: kind},
+		KeysRecords:          counters[beamjoin.CKeyRows],
+		InputRecords:         counters[beamjoin.CInput],
+		MapOutputRecords:     counters[beamjoin.CMapOutput],
+		FalsePositiveRecords: counters[beamjoin.CFalsePositive],
+		JoinRows:             counters[beamjoin.CJoinRows],
+		TimingsMs:            map[string]float64{"total": float64(time.Since(start).Milliseconds())},
+	}
+	rep.FilteredOutRecords = rep.InputRecords - rep.MapOutputRecords
+	if non := rep.InputRecords - (rep.MapOutputRecords - rep.FalsePositiveRecords); non > 0 {
+		rep.FPPMeasured = float64(rep.FalsePositiveRecords) / float64(non)
+	}
+	// The counts of join run's report; filter sizes, shuffle bytes and phase
+	// times live in the runner (its UI or metrics), not in this process.
+	fmt.Printf("filter %s; keys: %d rows\n", rep.Filter.Kind, rep.KeysRecords)
+	fmt.Printf("input: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g)\n",
+		rep.InputRecords, rep.MapOutputRecords, rep.FilteredOutRecords, rep.FalsePositiveRecords, rep.FPPMeasured)
+	fmt.Printf("join: %d rows; total %.0f ms (pipeline construction, runner, output)\n", rep.JoinRows, rep.TimingsMs["total"])
+	return nil
+}
