@@ -45,26 +45,20 @@ var (
 
 func init() {
 	register.DoFn3x1[context.Context, string, func(string, string), error](&keyRowFn{})
-	register.DoFn4x1[context.Context, string, []byte, func(string, string), error](&inputRowFn{})
+	register.DoFn4x1[context.Context, string, func(*[]byte) bool, func(string, string), error](&inputRowFn{})
 	register.DoFn5x0[context.Context, string, func(*string) bool, func(*string) bool, func(string)](&crossFn{})
 	register.Combiner3[[]string, string, []byte](&filterCombineFn{})
 	register.Function2x1[string, string, string](keyOnly)
 	register.Emitter2[string, string]()
 	register.Emitter1[string]()
 	register.Iter1[string]()
+	register.Iter1[[]byte]()
 }
 
 // parseLine splits one CSV line (no line break inside quotes, as in the NBER
 // files) into fields with the project's reader.
 func parseLine(line string, nfields int) ([][]byte, error) {
-	r := nber.NewRangeReader(bytes.NewReader([]byte(line)), "line", 0, nfields)
-	if !r.Next() {
-		if r.Err() != nil {
-			return nil, r.Err()
-		}
-		return nil, nil // blank line
-	}
-	return r.Fields(), nil
+	return nber.ParseRecord([]byte(line), nfields)
 }
 
 // keyRowFn turns a key-file line into KV(key, the row's other fields).
@@ -139,11 +133,17 @@ type inputRowFn struct {
 	filter join.Filter // decoded once per DoFn instance from the side input
 }
 
-func (f *inputRowFn) ProcessElement(ctx context.Context, line string, broadcast []byte, emit func(string, string)) error {
+// ProcessElement takes the side input as an iterator so that it is read only
+// when the filter is first needed, not fetched from the runner per element.
+func (f *inputRowFn) ProcessElement(ctx context.Context, line string, side func(*[]byte) bool, emit func(string, string)) error {
 	if line == f.Header {
 		return nil
 	}
 	if f.filter == nil {
+		var broadcast []byte
+		if !side(&broadcast) {
+			return fmt.Errorf("broadcast: the filter side input is empty")
+		}
 		i := bytes.IndexByte(broadcast, 0)
 		flt, err := join.Unmarshal(join.Kind(broadcast[:i]), broadcast[i+1:])
 		if err != nil {

@@ -149,6 +149,18 @@ func (r *Reader) fillMore() {
 	}
 }
 
+// ParseRecord parses one CSV record held in line (no header; nfields fields
+// expected, 0 for any) with the Reader's rules. It sizes its buffer to the line
+// instead of the streaming reader's megabyte, for callers that get lines one at
+// a time (the Beam pipeline). It returns nil fields for a blank line.
+func ParseRecord(line []byte, nfields int) ([][]byte, error) {
+	r := &Reader{name: "record", src: bytes.NewReader(line), buf: make([]byte, len(line)+readSize/256), want: nfields, known: true}
+	if !r.Next() {
+		return nil, r.Err()
+	}
+	return r.Fields(), nil
+}
+
 // ReadHeader reads the header record and returns its column names. Later records
 // must have as many fields.
 func (r *Reader) ReadHeader() ([]string, error) {

@@ -135,6 +135,27 @@ func TestSkipBad(t *testing.T) {
 	}
 }
 
+func TestParseRecord(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []string
+		ok   bool
+	}{
+		{`4101646,1978,"JP",""`, []string{"4101646", "1978", "JP", ""}, true},
+		{`"a,b","c""d"`, []string{"a,b", `c"d`}, true},
+		{`1,2,3`, nil, false}, // nfields 4
+		{`1,"2`, nil, false},
+	} {
+		got, err := ParseRecord([]byte(tc.line), len(tc.want))
+		if tc.want == nil {
+			got, err = ParseRecord([]byte(tc.line), 4)
+		}
+		if (err == nil) != tc.ok || (tc.ok && !slices.Equal(mustStrings(got), tc.want)) {
+			t.Errorf("ParseRecord(%q) = %q, %v", tc.line, mustStrings(got), err)
+		}
+	}
+}
+
 func TestReaderLongRecords(t *testing.T) {
 	long := strings.Repeat("x", 9*maxRecord/10) // spans several fills
 	in := "A,B\n" + long + ",1\n\"" + long + "\",2\n"
