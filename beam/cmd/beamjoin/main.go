@@ -57,6 +57,12 @@ func run(ctx context.Context) error {
 	if *keyType != "int" && *keyType != "string" {
 		return fmt.Errorf("--key-type %q: want int or string", *keyType)
 	}
+	// Sizing problems surface here, before the pipeline runs (inside the
+	// pipeline they would fail a bundle): whether a size fits does not depend
+	// on the number of keys.
+	if _, err := join.BuildFilter(kind, [][]byte{[]byte("probe")}, join.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}); err != nil {
+		return err
+	}
 	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: join.KeyType(*keyType),
 		Filter: kind, Sizing: join.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}, Output: *out + ".rows"}
 	start := time.Now()
