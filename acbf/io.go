@@ -1,10 +1,8 @@
 package acbf
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"math/bits"
 	"slices"
 
 	"github.com/acbfjoin/acbfjoin/internal/wire"
@@ -248,25 +246,16 @@ func (f *Filter) importLevels(stream []uint64, sizes []uint64) error {
 // MarshalBinary returns the serialized filter (see WriteTo). It implements
 // encoding.BinaryMarshaler.
 func (f *Filter) MarshalBinary() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Grow(int(f.SerializedSize()))
-	if _, err := f.WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return wire.Marshal(f, f.SerializedSize())
 }
 
 // UnmarshalBinary replaces f with the filter serialized in data, which must hold
 // exactly one filter. It implements encoding.BinaryUnmarshaler. On error f is
 // unchanged.
 func (f *Filter) UnmarshalBinary(data []byte) error {
-	rr := wire.NewReader(bytes.NewReader(data))
-	g, err := decode(rr)
+	g, err := wire.DecodeExact(data, decode, ErrFormat)
 	if err != nil {
 		return err
-	}
-	if rr.N() != int64(len(data)) {
-		return fmt.Errorf("%w: %d trailing bytes", ErrFormat, int64(len(data))-rr.N())
 	}
 	*f = *g
 	return nil
@@ -277,13 +266,4 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 func (f *Filter) Equal(other *Filter) bool {
 	return f.cfg == other.cfg && f.n == other.n && slices.Equal(f.b1, other.b1) &&
 		slices.Equal(f.lvl, other.lvl) && slices.Equal(f.lowerStream(), other.lowerStream())
-}
-
-// onesB1 counts the ones of the first level. O(m1/64).
-func (f *Filter) onesB1() uint64 {
-	var c int
-	for _, x := range f.b1 {
-		c += bits.OnesCount64(x)
-	}
-	return uint64(c)
 }

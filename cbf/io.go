@@ -1,7 +1,6 @@
 package cbf
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math/bits"
@@ -121,25 +120,16 @@ func countSaturated(b []byte) uint64 {
 // MarshalBinary returns the serialized filter (see WriteTo).
 // It implements encoding.BinaryMarshaler.
 func (f *Filter) MarshalBinary() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Grow(int(f.SerializedSize()))
-	if _, err := f.WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return wire.Marshal(f, f.SerializedSize())
 }
 
 // UnmarshalBinary replaces f with the filter serialized in data, which must hold
 // exactly one filter and nothing else. It implements encoding.BinaryUnmarshaler.
 // On error f is unchanged.
 func (f *Filter) UnmarshalBinary(data []byte) error {
-	rr := wire.NewReader(bytes.NewReader(data))
-	g, err := decode(rr)
+	g, err := wire.DecodeExact(data, decode, ErrFormat)
 	if err != nil {
 		return err
-	}
-	if rr.N() != int64(len(data)) {
-		return fmt.Errorf("%w: %d trailing bytes", ErrFormat, int64(len(data))-rr.N())
 	}
 	*f = *g
 	return nil

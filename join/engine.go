@@ -720,34 +720,32 @@ func OutputHeader(largeRaw []byte, keyHeader []string, keyIdx int) []byte {
 	return append(line, '\n')
 }
 
-// reducePartition joins partition p: a first pass indexes its key-side records
-// by key, a second probes its large-side records (the local executor's form of
-// "group by key, separate by tag, cross product").
+// reducePartition joins partition p (the local executor's form of "group by
+// key, separate by tag, cross product") in one pass over its batches: they come
+// in arrival order, and every key-side record arrived before the first
+// large-side one (the build phase closes its writers before the map phase
+// starts), so the key-side records are indexed by key first and the large-side
+// records then probe the index.
 func reducePartition(sh *shuffle.Shuffle, p int, emit func(large, small shuffle.Record) error, fps *atomic.Int64) error {
 	smalls := map[string][]shuffle.Record{}
+	probing := false
+	var fp int64
 	err := sh.Partition(p, func(rec arrow.Record) error {
 		keys, tags, seqs, rows := columns(rec)
 		for i := 0; i < int(rec.NumRows()); i++ {
-			if tags.Value(i) != TagKeys {
+			if tags.Value(i) == TagKeys {
+				if probing {
+					return fmt.Errorf("join: internal error: partition %d has a key-side record after large-side ones", p)
+				}
+				k := string(keys.Value(i))
+				smalls[k] = append(smalls[k], shuffle.Record{Key: []byte(k), Tag: TagKeys, Seq: seqs.Value(i), Row: slices.Clone(rows.Value(i))})
 				continue
 			}
-			k := string(keys.Value(i))
-			smalls[k] = append(smalls[k], shuffle.Record{Key: []byte(k), Tag: TagKeys, Seq: seqs.Value(i), Row: slices.Clone(rows.Value(i))})
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, list := range smalls {
-		slices.SortFunc(list, func(a, b shuffle.Record) int { return cmpInt(a.Seq, b.Seq) })
-	}
-	var fp int64
-	err = sh.Partition(p, func(rec arrow.Record) error {
-		keys, tags, seqs, rows := columns(rec)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			if tags.Value(i) != TagInput {
-				continue
+			if !probing {
+				probing = true
+				for _, list := range smalls {
+					slices.SortFunc(list, func(a, b shuffle.Record) int { return cmpInt(a.Seq, b.Seq) })
+				}
 			}
 			key := keys.Value(i)
 			large := shuffle.Record{Key: key, Tag: TagInput, Seq: seqs.Value(i), Row: rows.Value(i)}

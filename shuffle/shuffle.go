@@ -53,7 +53,6 @@ type Options struct {
 type Stats struct {
 	Records      int64 // records shuffled
 	Bytes        int64 // Arrow IPC stream bytes of every partition (schema, batches, end marker)
-	Batches      int64
 	SpilledBytes int64 // IPC bytes written to spill files
 	Spills       int64 // spill events
 }
@@ -183,7 +182,6 @@ func (s *Shuffle) add(p int, rec arrow.Record) error {
 		return fmt.Errorf("shuffle: measure batch: %w", err)
 	}
 	s.stats.Records += rec.NumRows()
-	s.stats.Batches++
 	size := recordBytes(rec)
 	part.mem = append(part.mem, rec)
 	part.memBytes += size

@@ -12,8 +12,10 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash"
 	"hash/crc32"
 	"io"
@@ -213,4 +215,29 @@ func (r *Reader) Verify() error {
 		return ErrChecksum
 	}
 	return nil
+}
+
+// Marshal returns what w.WriteTo writes, in a buffer of the given size.
+func Marshal(w io.WriterTo, size int64) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(int(size))
+	if _, err := w.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// DecodeExact decodes data, which must hold exactly one value: bytes left over
+// give an error wrapping errFormat.
+func DecodeExact[T any](data []byte, decode func(*Reader) (T, error), errFormat error) (T, error) {
+	rr := NewReader(bytes.NewReader(data))
+	v, err := decode(rr)
+	if err != nil {
+		return v, err
+	}
+	if rr.N() != int64(len(data)) {
+		var zero T
+		return zero, fmt.Errorf("%w: %d trailing bytes", errFormat, int64(len(data))-rr.N())
+	}
+	return v, nil
 }
