@@ -46,7 +46,7 @@ type Options struct {
 	Sizing          Sizing
 	Mappers         int   // map goroutines (default GOMAXPROCS)
 	Reducers        int   // reduce partitions and goroutines (default GOMAXPROCS)
-	MemBudget       int64 // shuffle memory before spilling (default 256 MiB)
+	MemBudget       int64 // Arrow memory of the shuffle (default 256 MiB; at least shuffle.MinBudget(Mappers, Reducers))
 	TempDir         string
 	Sort            bool // order the output by key, then large-side row order
 	// SkipBadRows drops malformed rows (wrong field count, bad quoting, a join
@@ -85,15 +85,18 @@ type Report struct {
 	ShuffleBytes         int64        `json:"shuffle_bytes"`
 	// ShuffleBytesNoFilter estimates the IPC bytes without a filter: the
 	// measured bytes plus the filtered-out rows at their Arrow body size.
-	ShuffleBytesNoFilter int64              `json:"shuffle_bytes_no_filter_estimate"`
-	ShuffleReduction     float64            `json:"shuffle_reduction"`
-	SpilledBytes         int64              `json:"spilled_bytes"`
-	BroadcastBytes       int64              `json:"broadcast_bytes"`
-	JoinRows             int64              `json:"join_rows"`
-	TimingsMs            map[string]float64 `json:"timings_ms"`
-	PeakHeapBytes        uint64             `json:"peak_heap_bytes"`
-	Mappers              int                `json:"mappers"`
-	Reducers             int                `json:"reducers"`
+	ShuffleBytesNoFilter int64   `json:"shuffle_bytes_no_filter_estimate"`
+	ShuffleReduction     float64 `json:"shuffle_reduction"`
+	SpilledBytes         int64   `json:"spilled_bytes"`
+	// ShufflePeakBytes is the most Arrow memory the shuffle held at once, map
+	// and reduce phases included; it stays within MemBudget.
+	ShufflePeakBytes int64              `json:"shuffle_peak_bytes"`
+	BroadcastBytes   int64              `json:"broadcast_bytes"`
+	JoinRows         int64              `json:"join_rows"`
+	TimingsMs        map[string]float64 `json:"timings_ms"`
+	PeakHeapBytes    uint64             `json:"peak_heap_bytes"`
+	Mappers          int                `json:"mappers"`
+	Reducers         int                `json:"reducers"`
 	// BadRows counts the rows skipped with SkipBadRows; BadRowExamples names
 	// the first few (file:line: what is wrong).
 	BadRows        int64    `json:"bad_rows"`
@@ -372,6 +375,9 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	if opt.Reducers <= 0 {
 		opt.Reducers = runtime.GOMAXPROCS(0)
 	}
+	if min := shuffle.MinBudget(opt.Mappers, opt.Reducers); opt.MemBudget > 0 && opt.MemBudget < min {
+		return nil, fmt.Errorf("--mem %d bytes: below the minimum of %d for %d mappers and %d reducers", opt.MemBudget, min, opt.Mappers, opt.Reducers)
+	}
 	rep := &Report{TimingsMs: map[string]float64{}, Mappers: opt.Mappers, Reducers: opt.Reducers}
 	phase := time.Now()
 	lap := func(name string) {
@@ -410,7 +416,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		bad.add(&nber.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: fmt.Sprintf("%s: %v", col, err)})
 		return nil
 	}
-	sh, err := shuffle.New(shuffle.Options{Partitions: opt.Reducers, MemBudget: opt.MemBudget, TempDir: opt.TempDir})
+	sh, err := shuffle.New(shuffle.Options{Partitions: opt.Reducers, Writers: opt.Mappers, MemBudget: opt.MemBudget, TempDir: opt.TempDir})
 	if err != nil {
 		return nil, err
 	}
@@ -669,6 +675,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		rep.FPPMeasured = float64(rep.FalsePositiveRecords) / float64(nonMembers)
 	}
 	lap("reduce")
+	rep.ShufflePeakBytes = sh.Stats().PeakBytes
 	if bad != nil {
 		rep.BadRows = bad.n
 		rep.BadRowExamples = bad.report(map[string]string{keySide.name: keySide.path, input.name: input.path})
@@ -686,8 +693,8 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "keys: %d rows, %d distinct\n", r.KeysRecords, r.KeysDistinct)
 	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g)\n",
 		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, r.FPPMeasured)
-	fmt.Fprintf(w, "shuffle: %d records, %d bytes (Arrow IPC), %.1f%% less than without a filter (estimated), %d bytes spilled\n",
-		r.ShuffleRecords, r.ShuffleBytes, 100*r.ShuffleReduction, r.SpilledBytes)
+	fmt.Fprintf(w, "shuffle: %d records, %d bytes (Arrow IPC), %.1f%% less than without a filter (estimated), %d bytes spilled, %.1f MiB held at most\n",
+		r.ShuffleRecords, r.ShuffleBytes, 100*r.ShuffleReduction, r.SpilledBytes, float64(r.ShufflePeakBytes)/(1<<20))
 	if r.BadRows > 0 {
 		fmt.Fprintf(w, "bad rows: %d skipped; the first: %s\n", r.BadRows, strings.Join(r.BadRowExamples, "; "))
 	}
@@ -727,7 +734,7 @@ func OutputHeader(largeRaw []byte, keyHeader []string, keyIdx int) []byte {
 // starts), so the key-side records are indexed by key first and the large-side
 // records then probe the index.
 func reducePartition(sh *shuffle.Shuffle, p int, emit func(large, small shuffle.Record) error, fps *atomic.Int64) error {
-	smalls := map[string][]shuffle.Record{}
+	var smalls keyTable
 	probing := false
 	var fp int64
 	err := sh.Partition(p, func(rec arrow.Record) error {
@@ -737,19 +744,16 @@ func reducePartition(sh *shuffle.Shuffle, p int, emit func(large, small shuffle.
 				if probing {
 					return fmt.Errorf("join: internal error: partition %d has a key-side record after large-side ones", p)
 				}
-				k := string(keys.Value(i))
-				smalls[k] = append(smalls[k], shuffle.Record{Key: []byte(k), Tag: TagKeys, Seq: seqs.Value(i), Row: slices.Clone(rows.Value(i))})
+				smalls.add(keys.Value(i), seqs.Value(i), rows.Value(i))
 				continue
 			}
 			if !probing {
 				probing = true
-				for _, list := range smalls {
-					slices.SortFunc(list, func(a, b shuffle.Record) int { return cmpInt(a.Seq, b.Seq) })
-				}
+				smalls.seal()
 			}
 			key := keys.Value(i)
 			large := shuffle.Record{Key: key, Tag: TagInput, Seq: seqs.Value(i), Row: rows.Value(i)}
-			matched, err := JoinRow(large, smalls[string(key)], emit)
+			matched, err := JoinRow(large, smalls.lookup(key), emit)
 			if err != nil {
 				return err
 			}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/shuffle"
 )
 
 // naiveJoin is the reference: an in-memory hash join of the two CSV files, rows
@@ -147,17 +148,25 @@ func TestDifferentialGenerated(t *testing.T) {
 		t.Logf("%-6s map out %6d, FP %5d (measured %.4f, formula %.4f), shuffle %d B, spilled %d B",
 			kind, rep.MapOutputRecords, rep.FalsePositiveRecords, rep.FPPMeasured, rep.Filter.TheoreticalFPP, rep.ShuffleBytes, rep.SpilledBytes)
 	}
-	for _, mr := range [][2]int{{1, 1}, {2, 3}, {8, 8}, {3, 1}} {
-		tmp := t.TempDir()
-		rep, out := runJoin(t, Options{Keys: keys, Input: gen.CitePath, Filter: ACBF, Sort: true, Mappers: mr[0], Reducers: mr[1], MemBudget: 4 << 10, TempDir: tmp})
-		if !bytes.Equal(out, sortedOut) {
-			t.Fatalf("mappers %d reducers %d, 4 KiB budget: sorted output differs", mr[0], mr[1])
-		}
-		if rep.SpilledBytes == 0 {
-			t.Fatalf("4 KiB budget did not spill: %+v", rep)
-		}
-		if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
-			t.Fatalf("spill files left in %s", tmp)
+	// The smallest memory budget each shape accepts: without a filter (the
+	// worst case) it spills, and the sorted output is still the same.
+	for _, mr := range [][2]int{{1, 1}, {2, 3}, {8, 4}, {3, 1}} {
+		for _, kind := range []Kind{None, ACBF} {
+			tmp := t.TempDir()
+			budget := shuffle.MinBudget(mr[0], mr[1])
+			rep, out := runJoin(t, Options{Keys: keys, Input: gen.CitePath, Filter: kind, Sort: true, Mappers: mr[0], Reducers: mr[1], MemBudget: budget, TempDir: tmp})
+			if !bytes.Equal(out, sortedOut) {
+				t.Fatalf("%s, mappers %d reducers %d, budget %d: sorted output differs", kind, mr[0], mr[1], budget)
+			}
+			if kind == None && rep.SpilledBytes == 0 {
+				t.Fatalf("budget %d did not spill: %+v", budget, rep)
+			}
+			if rep.ShufflePeakBytes > budget {
+				t.Fatalf("%s, mappers %d reducers %d: shuffle held %d bytes, budget %d", kind, mr[0], mr[1], rep.ShufflePeakBytes, budget)
+			}
+			if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+				t.Fatalf("spill files left in %s", tmp)
+			}
 		}
 	}
 	// Unsorted output has the same rows.

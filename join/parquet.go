@@ -4,53 +4,91 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/apache/arrow/go/v15/arrow"
-	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/compress"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/schema"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 )
 
+// parquetRowGroup is the number of rows per Parquet row group.
+const parquetRowGroup = 65536
+
 // CSVToParquet converts the join's CSV output (with its header) to a Parquet
-// file through Arrow: one UTF-8 column per CSV column, empty fields as empty
-// strings, row groups of 64K rows, Snappy compression. Every column is kept as
-// text, exactly as the CSV output has it, so both formats hold the same values.
-func CSVToParquet(r io.Reader, w io.Writer) error {
+// file: one required UTF-8 (BYTE_ARRAY, logical type String) column per CSV
+// column, empty fields as empty strings, row groups of 64K rows, Snappy
+// compression. Every column is kept as text, exactly as the CSV output has it,
+// so both formats hold the same values; Arrow readers see string columns.
+//
+// It writes through Apache Arrow's parquet/file package rather than pqarrow:
+// pqarrow pulls in Arrow Flight and gRPC, whose initialisation alone adds
+// about 11 MB to the resident memory of every run (docs/design.md). It holds
+// one row group in memory; it is sequential.
+func CSVToParquet(r io.Reader, w io.Writer) (err error) {
+	defer func() { // the Parquet writer panics on some write errors
+		if p := recover(); p != nil {
+			err = fmt.Errorf("parquet: %v", p)
+		}
+	}()
 	rd := nber.NewReader(r, "join output")
 	header, err := rd.ReadHeader()
 	if err != nil {
 		return err
 	}
-	fields := make([]arrow.Field, len(header))
+	fields := make(schema.FieldList, len(header))
 	for i, h := range header {
-		fields[i] = arrow.Field{Name: h, Type: arrow.BinaryTypes.String}
+		if fields[i], err = schema.NewPrimitiveNodeLogical(h, parquet.Repetitions.Required, schema.StringLogicalType{},
+			parquet.Types.ByteArray, -1, -1); err != nil {
+			return fmt.Errorf("parquet: column %q: %w", h, err)
+		}
 	}
-	schema := arrow.NewSchema(fields, nil)
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy))
-	// pqarrow closes a writer that is an io.Closer; the caller owns w.
-	fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props, pqarrow.DefaultWriterProps())
+	root, err := schema.NewGroupNode("schema", parquet.Repetitions.Required, fields, -1)
 	if err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
-	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
-	defer b.Release()
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy))
+	// The file writer closes a sink that is an io.Closer; the caller owns w.
+	fw := file.NewParquetWriter(struct{ io.Writer }{w}, root, file.WithWriterProps(props))
+	cols := make([][]parquet.ByteArray, len(header))
+	var arena []byte // the row group's field bytes
 	flush := func() error {
-		rec := b.NewRecord()
-		defer rec.Release()
-		if rec.NumRows() == 0 {
+		if len(cols[0]) == 0 {
 			return nil
 		}
-		return fw.Write(rec)
-	}
-	rows := 0
-	for rd.Next() {
-		for i, f := range rd.Fields() {
-			b.Field(i).(*array.StringBuilder).BinaryBuilder.Append(f)
+		rg := fw.AppendRowGroup()
+		for _, vals := range cols {
+			cw, err := rg.NextColumn()
+			if err != nil {
+				return err
+			}
+			if _, err := cw.(*file.ByteArrayColumnChunkWriter).WriteBatch(vals, nil, nil); err != nil {
+				return err
+			}
+			if err := cw.Close(); err != nil {
+				return err
+			}
 		}
-		if rows++; rows%65536 == 0 {
+		if err := rg.Close(); err != nil {
+			return err
+		}
+		for i := range cols {
+			cols[i] = cols[i][:0]
+		}
+		arena = nil // the written values may still be referenced: start afresh
+		return nil
+	}
+	for rd.Next() {
+		fs := rd.Fields()
+		if len(fs) != len(header) {
+			return rd.Errorf("%d fields, the header has %d", len(fs), len(header))
+		}
+		for i, f := range fs {
+			start := len(arena)
+			arena = append(arena, f...)
+			cols[i] = append(cols[i], parquet.ByteArray(arena[start:len(arena):len(arena)]))
+		}
+		if len(cols[0]) == parquetRowGroup {
 			if err := flush(); err != nil {
 				return fmt.Errorf("parquet: %w", err)
 			}
@@ -62,5 +100,8 @@ func CSVToParquet(r io.Reader, w io.Writer) error {
 	if err := flush(); err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
-	return fw.Close()
+	if err := fw.Close(); err != nil {
+		return fmt.Errorf("parquet: %w", err)
+	}
+	return nil
 }

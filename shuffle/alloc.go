@@ -7,17 +7,30 @@ import (
 )
 
 // poolAllocator is an Arrow memory.Allocator that recycles freed buffers by
-// power-of-two size class. Arrow frees a batch's buffers when its reference
-// count drops to zero (the IPC reader does so at every Next), so reading a
-// spilled partition reuses a few buffers instead of allocating 300 KB per batch
-// for the garbage collector, whose pacing otherwise lets the heap run far past
-// the shuffle's budget. Buffers are 64-byte aligned, as Arrow wants. Safe for
-// concurrent use.
+// power-of-two size class and counts every byte it hands out. Arrow frees a
+// batch's buffers when its reference count drops to zero (after a spill write,
+// at every Next of the IPC reader, at Release), so the shuffle reuses a few
+// buffers instead of leaving each batch to the garbage collector, whose pacing
+// would otherwise let the heap run far past the shuffle's budget.
+//
+// The free lists are plain slices, not sync.Pools: a collection does not empty
+// them, and they hold at most keep bytes (freed buffers beyond that go to the
+// collector), so the shuffle's Arrow memory is bounded by what it holds plus
+// keep. Buffers are 64-byte aligned, as Arrow wants. Allocate, Reallocate and
+// Free are O(1) (plus zeroing the buffer; Free may scan the 48 size classes to
+// make room) and safe for concurrent use.
 type poolAllocator struct {
-	pools [48]sync.Pool // pools[c] holds *[]byte of capacity 1<<c (plus alignment slack)
+	mu     sync.Mutex
+	free   [48][][]byte // free[c] holds buffers of capacity 1<<c
+	pooled int64        // bytes in free
+	keep   int64        // most bytes free may hold
+	inUse  int64        // bytes handed out and not yet freed
+	peak   int64        // most of inUse + pooled ever
 }
 
 const align = 64
+
+func newPoolAllocator(keep int64) *poolAllocator { return &poolAllocator{keep: keep} }
 
 func sizeClass(n int) int {
 	if n <= align {
@@ -31,13 +44,21 @@ func (a *poolAllocator) Allocate(size int) []byte {
 		return nil
 	}
 	c := sizeClass(size)
-	if c >= len(a.pools) {
+	if c >= len(a.free) {
 		panic("shuffle: allocation too large")
 	}
 	var buf []byte
-	if p, ok := a.pools[c].Get().(*[]byte); ok {
-		buf = *p
-	} else {
+	a.mu.Lock()
+	if n := len(a.free[c]); n > 0 {
+		buf = a.free[c][n-1]
+		a.free[c][n-1] = nil
+		a.free[c] = a.free[c][:n-1]
+		a.pooled -= 1 << c
+	}
+	a.inUse += 1 << c
+	a.peak = max(a.peak, a.inUse+a.pooled)
+	a.mu.Unlock()
+	if buf == nil {
 		raw := make([]byte, 1<<c+align)
 		shift := (align - int(uintptr(unsafe.Pointer(&raw[0]))%align)) % align
 		buf = raw[shift : shift+1<<c : shift+1<<c]
@@ -67,9 +88,38 @@ func (a *poolAllocator) Free(b []byte) {
 		return
 	}
 	c := bits.Len(uint(cap(b))) - 1
-	if 1<<c != cap(b) || c >= len(a.pools) {
+	if 1<<c != cap(b) || c >= len(a.free) {
 		return // not one of ours: leave it to the collector
 	}
-	b = b[:cap(b)]
-	a.pools[c].Put(&b)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.inUse -= 1 << c
+	// Make room by dropping buffers of other sizes, the most pooled first: the
+	// buffers freed last are the likeliest to be wanted again (the builders'
+	// small early buffers, say, are not once the reduce phase reads batches).
+	for a.pooled+1<<c > a.keep {
+		big := -1
+		for d := range a.free {
+			if d != c && len(a.free[d]) > 0 && (big < 0 || len(a.free[d])<<d > len(a.free[big])<<big) {
+				big = d
+			}
+		}
+		if big < 0 {
+			return // only buffers of this size are pooled: leave b to the collector
+		}
+		n := len(a.free[big])
+		a.free[big][n-1] = nil
+		a.free[big] = a.free[big][:n-1]
+		a.pooled -= 1 << big
+	}
+	a.free[c] = append(a.free[c], b[:cap(b)])
+	a.pooled += 1 << c
+}
+
+// usage returns the bytes handed out and not freed, the bytes held for reuse,
+// and the peak of their sum.
+func (a *poolAllocator) usage() (inUse, pooled, peak int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.inUse, a.pooled, a.peak
 }

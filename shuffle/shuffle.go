@@ -1,13 +1,17 @@
 // Package shuffle is the partitioned, memory-budgeted exchange between the map
 // and reduce phases of the join. Records are buffered as Apache Arrow record
 // batches (github.com/apache/arrow/go/v15), one stream per partition; when the
-// buffered batches exceed the memory budget, the largest partitions spill to
-// Arrow IPC files in a temporary folder that Close removes. The bytes a cluster
+// buffered batches exceed their share of the memory budget, the largest
+// partition spills to an Arrow IPC file in a temporary folder that Close
+// removes, and all of its later batches go straight to that file. Every Arrow
+// buffer comes from one counting allocator, so the budget covers the batches
+// being built, the buffered ones and the buffers kept for reuse. The bytes a cluster
 // would ship are measured exactly: every batch is also encoded as an Arrow IPC
 // stream into a counter, spilled or not. It knows nothing of filters or NBER.
 //
 // Concurrency: a Shuffle is shared; each map goroutine adds records through its
-// own Writer. Partition may be called concurrently for different partitions
+// own Writer; batches of different partitions are measured and spilled in
+// parallel. Partition may be called concurrently for different partitions
 // after Seal.
 package shuffle
 
@@ -21,7 +25,6 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/ipc"
-	"github.com/apache/arrow/go/v15/arrow/memory"
 )
 
 // Record is one map output: the join key, the source tag, the row's order in its
@@ -44,9 +47,27 @@ var Schema = arrow.NewSchema([]arrow.Field{
 // Options configures a Shuffle.
 type Options struct {
 	Partitions int   // reduce partitions, >= 1
-	MemBudget  int64 // bytes of buffered batches before spilling; <= 0 means 256 MiB
+	MemBudget  int64 // bytes of Arrow memory the shuffle may hold; <= 0 means 256 MiB
+	Writers    int   // Writers adding at once (the map goroutines); 0 means 1
 	TempDir    string
-	BatchRows  int // rows per batch; 0 means 8192
+	BatchRows  int // most rows per batch; 0 means 8192
+}
+
+// The memory budget is split three ways: a quarter for the batches the Writers
+// are building (one per writer and partition), half for finished batches
+// buffered in memory, a quarter for freed buffers kept for reuse. Every Arrow
+// buffer the shuffle allocates is counted (Stats.PeakBytes), so the shuffle's
+// Arrow memory stays within MemBudget plus one record per builder.
+const (
+	minBatchBytes = 8 << 10
+	maxBatchBytes = 4 << 20
+)
+
+// MinBudget is the smallest MemBudget New accepts for the given writers and
+// partitions: room for a batch of 8 KiB per writer and partition, twice over
+// for the builders' doubling, in the builders' quarter of the budget.
+func MinBudget(writers, partitions int) int64 {
+	return 8 * int64(max(writers, 1)) * int64(max(partitions, 1)) * minBatchBytes
 }
 
 // Stats counts what went through the shuffle.
@@ -54,33 +75,45 @@ type Stats struct {
 	Records      int64 // records shuffled
 	Bytes        int64 // Arrow IPC stream bytes of every partition (schema, batches, end marker)
 	SpilledBytes int64 // IPC bytes written to spill files
-	Spills       int64 // spill events
+	Spills       int64 // partitions sent to disk
+	PeakBytes    int64 // most Arrow memory held at once (batches, builders, reusable buffers)
 }
 
+// partition is one reduce partition's stream. mu orders its batches and guards
+// the encoders and the spill file; mem and memBytes change under both mu and
+// Shuffle.mu (lock order: partition, then Shuffle), so either lock suffices to
+// read them.
 type partition struct {
-	mem      []arrow.Record // in order of arrival, after the spilled ones
+	mu       sync.Mutex
+	mem      []arrow.Record // buffered batches, in order of arrival
 	memBytes int64
 	meter    *ipc.Writer // encodes every batch into counter
 	counter  *countWriter
 	spill    *os.File
 	spillW   *ipc.Writer
-	spilled  bool
+	spilled  bool // from now on every batch goes straight to the spill file
 }
 
-// Shuffle buffers the records of every partition.
+// Shuffle buffers the records of every partition in memory until its budget
+// runs out; then the partition with the most buffered bytes goes to disk, and
+// from then on all of its batches are written straight to its spill file, so
+// memory stays within the budget however much data follows.
 type Shuffle struct {
-	opt    Options
-	alloc  memory.Allocator
-	mu     sync.Mutex
-	parts  []*partition
-	memAll int64
-	stats  Stats
-	dir    string // spill folder, created on first spill
-	sealed bool
-	closed bool
+	opt        Options
+	alloc      *poolAllocator
+	batchBytes int64 // a Writer's batch is finished at this many bytes
+	memLimit   int64 // buffered batches spill beyond this
+	mu         sync.Mutex
+	parts      []*partition
+	memAll     int64
+	stats      Stats
+	dir        string // spill folder, created on first spill
+	sealed     bool
+	closed     bool
 }
 
-// New returns an empty Shuffle.
+// New returns an empty Shuffle, or an error if the options are out of range
+// (MemBudget below MinBudget among them).
 func New(opt Options) (*Shuffle, error) {
 	if opt.Partitions < 1 {
 		return nil, fmt.Errorf("shuffle: %d partitions, want >= 1", opt.Partitions)
@@ -88,10 +121,24 @@ func New(opt Options) (*Shuffle, error) {
 	if opt.MemBudget <= 0 {
 		opt.MemBudget = 256 << 20
 	}
+	if opt.Writers <= 0 {
+		opt.Writers = 1
+	}
 	if opt.BatchRows <= 0 {
 		opt.BatchRows = 8192
 	}
-	s := &Shuffle{opt: opt, alloc: &poolAllocator{}, parts: make([]*partition, opt.Partitions)}
+	if min := MinBudget(opt.Writers, opt.Partitions); opt.MemBudget < min {
+		return nil, fmt.Errorf("shuffle: memory budget of %d bytes is below the minimum of %d for %d writers and %d partitions",
+			opt.MemBudget, min, opt.Writers, opt.Partitions)
+	}
+	batch := opt.MemBudget / (8 * int64(opt.Writers) * int64(opt.Partitions))
+	s := &Shuffle{
+		opt:        opt,
+		alloc:      newPoolAllocator(opt.MemBudget / 4),
+		batchBytes: min(batch, maxBatchBytes),
+		memLimit:   opt.MemBudget / 2,
+		parts:      make([]*partition, opt.Partitions),
+	}
 	for i := range s.parts {
 		c := &countWriter{}
 		s.parts[i] = &partition{counter: c, meter: ipc.NewWriter(c, ipc.WithSchema(Schema), ipc.WithAllocator(s.alloc))}
@@ -99,20 +146,21 @@ func New(opt Options) (*Shuffle, error) {
 	return s, nil
 }
 
-// Writer buffers one map goroutine's records per partition and hands full
+// Writer buffers one map goroutine's records per partition and hands finished
 // batches to the Shuffle. Not safe for concurrent use.
 type Writer struct {
 	s        *Shuffle
 	builders []*array.RecordBuilder
+	bytes    []int64 // bytes appended to each builder
 }
 
 // NewWriter returns a Writer for one goroutine.
 func (s *Shuffle) NewWriter() *Writer {
-	w := &Writer{s: s, builders: make([]*array.RecordBuilder, s.opt.Partitions)}
-	return w
+	return &Writer{s: s, builders: make([]*array.RecordBuilder, s.opt.Partitions), bytes: make([]int64, s.opt.Partitions)}
 }
 
-// Add appends r to partition p. The record's bytes are copied.
+// Add appends r to partition p. The record's bytes are copied. O(len(r)),
+// plus the cost of a batch when this one fills it.
 func (w *Writer) Add(p int, r Record) error {
 	b := w.builders[p]
 	if b == nil {
@@ -123,7 +171,9 @@ func (w *Writer) Add(p int, r Record) error {
 	b.Field(1).(*array.Uint8Builder).Append(r.Tag)
 	b.Field(2).(*array.Int64Builder).Append(r.Seq)
 	b.Field(3).(*array.BinaryBuilder).Append(r.Row)
-	if b.Field(1).Len() >= w.s.opt.BatchRows {
+	// Arrow body bytes: key and row with their 4-byte offsets, tag, seq.
+	w.bytes[p] += int64(len(r.Key)+len(r.Row)) + 4 + 4 + 1 + 8
+	if b.Field(1).Len() >= w.s.opt.BatchRows || w.bytes[p] >= w.s.batchBytes {
 		return w.flush(p)
 	}
 	return nil
@@ -134,6 +184,7 @@ func (w *Writer) flush(p int) error {
 	if b == nil || b.Field(1).Len() == 0 {
 		return nil
 	}
+	w.bytes[p] = 0
 	rec := b.NewRecord()
 	return w.s.add(p, rec)
 }
@@ -154,121 +205,193 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// recordBytes is the memory held by a batch's buffers: their capacity, which
-// the builders grow by doubling, not just their length.
+// recordBytes is the memory held by a batch's buffers: the allocator's size
+// class of each, which covers the builders' doubling and the allocator's
+// rounding, not just the bytes in use.
 func recordBytes(rec arrow.Record) int64 {
 	var n int64
 	for _, col := range rec.Columns() {
 		for _, buf := range col.Data().Buffers() {
-			if buf != nil {
-				n += int64(buf.Cap())
+			if buf != nil && buf.Cap() > 0 {
+				n += 1 << sizeClass(buf.Cap())
 			}
 		}
 	}
 	return n
 }
 
-// add takes ownership of rec.
+// add takes ownership of rec: it measures it, then buffers it or, if the
+// partition has spilled, writes it to the spill file.
 func (s *Shuffle) add(p int, rec arrow.Record) error {
+	defer rec.Release()
+	part := s.parts[p]
+	part.mu.Lock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.sealed || s.closed {
-		rec.Release()
+		s.mu.Unlock()
+		part.mu.Unlock()
 		return errors.New("shuffle: add after Seal or Close")
 	}
-	part := s.parts[p]
+	s.stats.Records += rec.NumRows()
+	s.mu.Unlock()
 	if err := part.meter.Write(rec); err != nil {
-		rec.Release()
+		part.mu.Unlock()
 		return fmt.Errorf("shuffle: measure batch: %w", err)
 	}
-	s.stats.Records += rec.NumRows()
+	if part.spilled {
+		if part.spillW == nil {
+			part.mu.Unlock()
+			return errors.New("shuffle: spill file missing after an earlier failure")
+		}
+		err := part.spillW.Write(rec)
+		part.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("shuffle: spill: %w", err)
+		}
+		return nil
+	}
+	rec.Retain()
 	size := recordBytes(rec)
+	s.mu.Lock()
 	part.mem = append(part.mem, rec)
 	part.memBytes += size
 	s.memAll += size
-	for s.memAll > s.opt.MemBudget {
-		if err := s.spillLargest(); err != nil {
+	s.mu.Unlock()
+	part.mu.Unlock()
+	return s.spillOver()
+}
+
+// spillOver sends partitions to disk, largest first, until the buffered
+// batches fit their share of the budget. Called with no lock held.
+func (s *Shuffle) spillOver() error {
+	for {
+		s.mu.Lock()
+		if s.memAll <= s.memLimit {
+			s.mu.Unlock()
+			return nil
+		}
+		var big *partition
+		for _, part := range s.parts {
+			if !part.spilled && part.memBytes > 0 && (big == nil || part.memBytes > big.memBytes) {
+				big = part
+			}
+		}
+		s.mu.Unlock()
+		if big == nil {
+			return nil
+		}
+		if err := s.spill(big); err != nil {
 			return err
 		}
 	}
-	return nil
 }
 
-// spillLargest writes the partition with the most buffered bytes to its spill
-// file and releases its batches. Called with s.mu held.
-func (s *Shuffle) spillLargest() error {
-	var big *partition
-	for _, part := range s.parts {
-		if len(part.mem) > 0 && (big == nil || part.memBytes > big.memBytes) {
-			big = part
-		}
-	}
-	if big == nil {
+// spill writes part's buffered batches to its new spill file and marks it
+// spilled. Another goroutine may have done so first: then it does nothing.
+func (s *Shuffle) spill(part *partition) error {
+	part.mu.Lock()
+	defer part.mu.Unlock()
+	if part.spilled {
 		return nil
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return errors.New("shuffle: spill after Close")
 	}
 	if s.dir == "" {
 		dir, err := os.MkdirTemp(s.opt.TempDir, "acbfjoin-shuffle-")
 		if err != nil {
+			s.mu.Unlock()
 			return fmt.Errorf("shuffle: spill folder: %w", err)
 		}
 		s.dir = dir
 	}
-	if big.spill == nil {
-		f, err := os.CreateTemp(s.dir, "part-*.arrow")
-		if err != nil {
-			return fmt.Errorf("shuffle: spill: %w", err)
-		}
-		big.spill = f
-		big.spillW = ipc.NewWriter(f, ipc.WithSchema(Schema), ipc.WithAllocator(s.alloc))
-	}
-	for _, rec := range big.mem {
-		if err := big.spillW.Write(rec); err != nil {
-			return fmt.Errorf("shuffle: spill: %w", err)
-		}
-		rec.Release()
-	}
+	dir := s.dir
+	recs := part.mem
+	s.memAll -= part.memBytes
+	part.mem, part.memBytes, part.spilled = nil, 0, true
 	s.stats.Spills++
-	s.memAll -= big.memBytes
-	big.mem, big.memBytes, big.spilled = nil, 0, true
+	s.mu.Unlock()
+	defer func() {
+		for _, rec := range recs {
+			rec.Release()
+		}
+	}()
+	f, err := os.CreateTemp(dir, "part-*.arrow")
+	if err != nil {
+		return fmt.Errorf("shuffle: spill: %w", err)
+	}
+	part.spill = f
+	part.spillW = ipc.NewWriter(f, ipc.WithSchema(Schema), ipc.WithAllocator(s.alloc))
+	for _, rec := range recs {
+		if err := part.spillW.Write(rec); err != nil {
+			return fmt.Errorf("shuffle: spill: %w", err)
+		}
+	}
 	return nil
 }
 
-// Seal ends the map phase: no more Adds. It finishes the IPC streams.
+// Seal ends the map phase: no more Adds. It finishes the IPC streams. Call it
+// after every Writer is closed.
 func (s *Shuffle) Seal() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.sealed {
+		s.mu.Unlock()
 		return nil
 	}
 	s.sealed = true
+	s.mu.Unlock()
 	for _, part := range s.parts {
-		if err := part.meter.Close(); err != nil {
+		part.mu.Lock()
+		err := s.sealPartition(part)
+		part.mu.Unlock()
+		if err != nil {
 			return err
-		}
-		s.stats.Bytes += part.counter.n
-		if part.spillW != nil {
-			if err := part.spillW.Close(); err != nil {
-				return fmt.Errorf("shuffle: spill: %w", err)
-			}
-			st, err := part.spill.Stat()
-			if err != nil {
-				return err
-			}
-			s.stats.SpilledBytes += st.Size()
 		}
 	}
 	return nil
 }
 
-// Stats returns the counters; Bytes is complete after Seal.
+func (s *Shuffle) sealPartition(part *partition) error {
+	if err := part.meter.Close(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.stats.Bytes += part.counter.n
+	s.mu.Unlock()
+	if part.spillW == nil {
+		return nil
+	}
+	if err := part.spillW.Close(); err != nil {
+		return fmt.Errorf("shuffle: spill: %w", err)
+	}
+	st, err := part.spill.Stat()
+	if err != nil {
+		return fmt.Errorf("shuffle: spill: %w", err)
+	}
+	s.mu.Lock()
+	s.stats.SpilledBytes += st.Size()
+	s.mu.Unlock()
+	return nil
+}
+
+// Stats returns the counters; Bytes and SpilledBytes are complete after Seal,
+// PeakBytes covers the reduce too once it has read the partitions.
 func (s *Shuffle) Stats() Stats {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stats
+	st := s.stats
+	s.mu.Unlock()
+	_, _, st.PeakBytes = s.alloc.usage()
+	return st
 }
 
 // SpillDir returns the spill folder, or "" if nothing spilled.
-func (s *Shuffle) SpillDir() string { return s.dir }
+func (s *Shuffle) SpillDir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dir
+}
 
 // Partition calls fn with every batch of partition p: first the spilled ones,
 // read back from the IPC file, then the buffered ones. The batch is valid only
@@ -323,25 +446,31 @@ func (s *Shuffle) Release(p int) {
 }
 
 // Close releases every batch and removes the spill folder. Safe to call more
-// than once and after errors.
+// than once and after errors; it waits for a spill in progress.
 func (s *Shuffle) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return nil
 	}
 	s.closed = true
+	s.mu.Unlock()
 	for _, part := range s.parts {
+		part.mu.Lock()
+		s.mu.Lock()
 		for _, rec := range part.mem {
 			rec.Release()
 		}
-		part.mem = nil
+		s.memAll -= part.memBytes
+		part.mem, part.memBytes = nil, 0
+		s.mu.Unlock()
 		if part.spill != nil {
 			part.spill.Close()
 		}
+		part.mu.Unlock()
 	}
-	if s.dir != "" {
-		return os.RemoveAll(s.dir)
+	if dir := s.SpillDir(); dir != "" {
+		return os.RemoveAll(dir)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -35,28 +36,30 @@ func collect(t *testing.T, s *Shuffle, parts int) map[int][]Record {
 }
 
 // TestShuffle: whatever the memory budget (spilling or not) and the number of
-// writers, every record comes out of its partition exactly once, and the
-// measured IPC bytes do not depend on spilling.
+// writers, every record comes out of its partition exactly once, the measured
+// IPC bytes do not depend on spilling, and the Arrow memory held never exceeds
+// the budget.
 func TestShuffle(t *testing.T) {
-	const parts, n = 5, 20000
+	const parts, writers, n = 5, 3, 120000
+	min := MinBudget(writers, parts)
 	var bytesNoSpill int64
-	for _, budget := range []int64{1 << 30, 64 << 10, 1} {
+	for _, budget := range []int64{1 << 30, 2 * min, min} {
 		t.Run(fmt.Sprintf("budget=%d", budget), func(t *testing.T) {
 			tmp := t.TempDir()
-			s, err := New(Options{Partitions: parts, MemBudget: budget, TempDir: tmp, BatchRows: 1000})
+			s, err := New(Options{Partitions: parts, Writers: writers, MemBudget: budget, TempDir: tmp, BatchRows: 1000})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var wg sync.WaitGroup
-			for w := 0; w < 3; w++ {
+			for w := 0; w < writers; w++ {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					wr := s.NewWriter()
-					for i := w; i < n; i += 3 {
+					for i := w; i < n; i += writers {
 						var key [8]byte
 						binary.BigEndian.PutUint64(key[:], uint64(i%777))
-						r := Record{Key: key[:], Tag: uint8(i % 2), Seq: int64(i), Row: fmt.Appendf(nil, "row %d", i)}
+						r := Record{Key: key[:], Tag: uint8(i % 2), Seq: int64(i), Row: row(i)}
 						if err := wr.Add(i%parts, r); err != nil {
 							t.Error(err)
 							return
@@ -76,7 +79,7 @@ func TestShuffle(t *testing.T) {
 			for p, recs := range got {
 				for _, r := range recs {
 					i := int(r.Seq)
-					if seen[i] || i%parts != p || string(r.Row) != fmt.Sprintf("row %d", i) || r.Tag != uint8(i%2) ||
+					if seen[i] || i%parts != p || !slices.Equal(r.Row, row(i)) || r.Tag != uint8(i%2) ||
 						binary.BigEndian.Uint64(r.Key) != uint64(i%777) {
 						t.Fatalf("partition %d: bad or repeated record %+v", p, r)
 					}
@@ -105,6 +108,9 @@ func TestShuffle(t *testing.T) {
 					t.Fatalf("IPC bytes %d with spilling, %d without", st.Bytes, bytesNoSpill)
 				}
 			}
+			if st.PeakBytes > budget {
+				t.Fatalf("peak Arrow memory %d bytes, budget %d", st.PeakBytes, budget)
+			}
 			t.Logf("%+v", st)
 			dir := s.SpillDir()
 			if err := s.Close(); err != nil {
@@ -122,9 +128,22 @@ func TestShuffle(t *testing.T) {
 	}
 }
 
+// row is record i's row: 50-150 bytes, so that the test's records overflow
+// the smallest budgets.
+func row(i int) []byte {
+	b := fmt.Appendf(nil, "row %d,", i)
+	for len(b) < 50+i%101 {
+		b = append(b, byte('a'+i%26))
+	}
+	return b
+}
+
 func TestShuffleErrors(t *testing.T) {
 	if _, err := New(Options{}); err == nil {
 		t.Fatal("0 partitions accepted")
+	}
+	if _, err := New(Options{Partitions: 4, Writers: 2, MemBudget: MinBudget(2, 4) - 1}); err == nil || !strings.Contains(err.Error(), "minimum of 524288 for 2 writers and 4 partitions") {
+		t.Fatalf("budget below the minimum: %v", err)
 	}
 	s, _ := New(Options{Partitions: 1})
 	if err := s.Partition(0, func(arrow.Record) error { return nil }); err == nil {

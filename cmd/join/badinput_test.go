@@ -107,14 +107,16 @@ func TestBadInputs(t *testing.T) {
 		{[]string{"--k", "0"}, "--k 0: want at least 1"},
 		{[]string{"--fpp", "1.5"}, "--fpp 1.5: want a rate between 0 and 1"},
 		{[]string{"--mappers", "0"}, "--mappers 0: want at least 1"},
-		{[]string{"--mem", "4KiB"}, "--mem 4KiB: below the minimum of 1MiB"},
+		{[]string{"--mem", "4KiB", "--mappers", "2", "--reducers", "2"}, "--mem 4KiB: below the minimum of 256KiB for 2 mappers and 2 reducers"},
+		{[]string{"--mem", "1MiB", "--mappers", "2", "--reducers", "64"}, "--mem 1MiB: below the minimum of 8MiB for 2 mappers and 64 reducers"},
 		{[]string{"--out", filepath.Join(dir, "no", "such", "out.csv")}, "does not exist"},
 		{[]string{"--out", input}, "is the input"},
 		{[]string{"--format", "xml"}, `--format "xml"`},
 		{[]string{"--filter", "cuckoo"}, `unknown filter "cuckoo"`},
 		{[]string{"--bits-per-key", "2"}, "--bits-per-key 2: want at least 4"},
 		{[]string{"--bad-rows", "ignore"}, `--bad-rows "ignore"`},
-		{[]string{"--temp-dir", filepath.Join(dir, "missing")}, "not an existing folder"},
+		{[]string{"--tmp-dir", filepath.Join(dir, "missing")}, "--tmp-dir " + filepath.Join(dir, "missing") + ": not an existing folder"},
+		{[]string{"--temp-dir", input}, "not an existing folder"},
 	} {
 		args := append([]string{"run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "flags.csv")}, tc.args...)
 		_, _, err := runCmd(args...)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/shuffle"
 )
 
 // joinFlags are the flags run and compare share.
@@ -42,14 +44,11 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&j.mappers, "mappers", 0, "map goroutines (0: GOMAXPROCS)")
 	fs.IntVar(&j.reducers, "reducers", 0, "reduce partitions (0: GOMAXPROCS)")
 	fs.StringVar(&j.mem, "mem", "256MiB", "shuffle memory before spilling to disk (B, KiB, MiB, GiB)")
-	fs.StringVar(&j.tempDir, "temp-dir", "", "folder for spill files (default: the system's)")
+	fs.StringVar(&j.tempDir, "tmp-dir", "", "folder for spill files (default: the system's)")
+	fs.StringVar(&j.tempDir, "temp-dir", "", "the same as --tmp-dir")
 	fs.BoolVar(&j.quiet, "quiet", false, "no progress bars")
 	fs.StringVar(&j.badRows, "bad-rows", "fail", "fail: stop at the first malformed row; skip: drop malformed rows, count them and report the first few")
 }
-
-// minMem is the smallest shuffle budget accepted: room for a batch per
-// partition of every mapper.
-const minMem = 1 << 20
 
 func (j *joinFlags) options(name string, fs *flag.FlagSet, stderr io.Writer) (join.Options, error) {
 	fail := func(format string, a ...any) (join.Options, error) {
@@ -63,9 +62,6 @@ func (j *joinFlags) options(name string, fs *flag.FlagSet, stderr io.Writer) (jo
 	mem, err := parseSize(j.mem)
 	if err != nil {
 		return fail("--mem %q: %v", j.mem, err)
-	}
-	if mem < minMem {
-		return fail("--mem %s: below the minimum of 1MiB (a batch per partition for every mapper)", j.mem)
 	}
 	if j.keyType != "int" && j.keyType != "string" {
 		return fail("--key-type %q: want int or string", j.keyType)
@@ -81,6 +77,17 @@ func (j *joinFlags) options(name string, fs *flag.FlagSet, stderr io.Writer) (jo
 			return fail("--%s %d: want at least 1 (leave it out for one per core)", f.name, f.v)
 		}
 	}
+	mappers, reducers := j.mappers, j.reducers
+	if mappers == 0 {
+		mappers = runtime.GOMAXPROCS(0)
+	}
+	if reducers == 0 {
+		reducers = runtime.GOMAXPROCS(0)
+	}
+	if min := shuffle.MinBudget(mappers, reducers); mem < min {
+		return fail("--mem %s: below the minimum of %s for %d mappers and %d reducers (8 KiB batches, 8 per mapper and reducer)",
+			j.mem, formatSize(min), mappers, reducers)
+	}
 	if set["fpp"] && !(j.fpp > 0 && j.fpp < 1) {
 		return fail("--fpp %v: want a rate between 0 and 1, such as 0.001", j.fpp)
 	}
@@ -88,16 +95,18 @@ func (j *joinFlags) options(name string, fs *flag.FlagSet, stderr io.Writer) (jo
 		return fail("--bits-per-key %v: want at least 4 (one 4-bit counter per key)", j.bpk)
 	}
 	if set["mem"] {
-		// Keep the garbage of the Go heap near the budget too: the shuffle
-		// counts its live batches, the collector decides when the rest goes.
-		debug.SetMemoryLimit(2*mem + 48<<20)
+		// With a budget, trade a little collector time for a heap that stays
+		// near the live data: half the default growth before a collection,
+		// and a soft limit (docs/design.md has the measurements).
+		debug.SetGCPercent(50)
+		debug.SetMemoryLimit(goMemLimit(mem, j.keys))
 	}
 	if j.badRows != "fail" && j.badRows != "skip" {
 		return fail("--bad-rows %q: want fail or skip", j.badRows)
 	}
 	if j.tempDir != "" {
 		if st, err := os.Stat(j.tempDir); err != nil || !st.IsDir() {
-			return fail("--temp-dir %s: not an existing folder", j.tempDir)
+			return fail("--tmp-dir %s: not an existing folder", j.tempDir)
 		}
 	}
 	opt := join.Options{
@@ -130,6 +139,38 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("want a positive size like 256MiB")
 	}
 	return int64(v * float64(mult)), nil
+}
+
+// goMemLimit is the soft memory limit given to the Go collector with --mem,
+// so that the garbage of the heap stays near the budget too (the shuffle
+// counts its own Arrow memory; the collector decides when the rest goes). It
+// is the budget, plus the key side, which the build and the reduce hold in
+// maps (about three times its CSV bytes; a .gz or .zip file is taken as a
+// quarter of its content), plus 32 MiB for buffers and the collector's
+// headroom. docs/design.md has the measurements behind the numbers.
+func goMemLimit(mem int64, keys string) int64 {
+	var keyBytes int64
+	if st, err := os.Stat(keys); err == nil {
+		keyBytes = st.Size()
+		if ext := strings.ToLower(filepath.Ext(keys)); ext == ".gz" || ext == ".zip" {
+			keyBytes *= 4
+		}
+	}
+	return mem + 3*keyBytes + 32<<20
+}
+
+// formatSize prints n bytes in the largest binary unit that divides it, as
+// parseSize reads it.
+func formatSize(n int64) string {
+	switch {
+	case n%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", n>>30)
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return fmt.Sprintf("%dB", n)
 }
 
 func isTerminal(f *os.File) bool {
