@@ -55,8 +55,10 @@ type Options struct {
 	// FilterFile, if set, is a filter file (join build-filter) used instead of
 	// building the filter; it must match the join's settings and key set.
 	FilterFile string
-	// Progress, if set, is called from time to time with the phase and its
-	// progress in bytes.
+	// Progress, if set, is called at the start of each phase and then every
+	// 100 ms from another goroutine: "build" and "map" count the bytes of
+	// their input read, "reduce" the partitions reduced, "sort" (with Sort)
+	// the output bytes written.
 	Progress func(phase string, done, total int64)
 }
 
@@ -90,13 +92,16 @@ type Report struct {
 	SpilledBytes         int64   `json:"spilled_bytes"`
 	// ShufflePeakBytes is the most Arrow memory the shuffle held at once, map
 	// and reduce phases included; it stays within MemBudget.
-	ShufflePeakBytes int64              `json:"shuffle_peak_bytes"`
-	BroadcastBytes   int64              `json:"broadcast_bytes"`
-	JoinRows         int64              `json:"join_rows"`
-	TimingsMs        map[string]float64 `json:"timings_ms"`
-	PeakHeapBytes    uint64             `json:"peak_heap_bytes"`
-	Mappers          int                `json:"mappers"`
-	Reducers         int                `json:"reducers"`
+	ShufflePeakBytes int64 `json:"shuffle_peak_bytes"`
+	// SortPeakBytes is the most memory the --sort buffers held at once: at
+	// most an eighth of MemBudget (plus a row per reducer).
+	SortPeakBytes  int64              `json:"sort_peak_bytes,omitempty"`
+	BroadcastBytes int64              `json:"broadcast_bytes"`
+	JoinRows       int64              `json:"join_rows"`
+	TimingsMs      map[string]float64 `json:"timings_ms"`
+	PeakHeapBytes  uint64             `json:"peak_heap_bytes"`
+	Mappers        int                `json:"mappers"`
+	Reducers       int                `json:"reducers"`
 	// BadRows counts the rows skipped with SkipBadRows; BadRowExamples names
 	// the first few (file:line: what is wrong).
 	BadRows        int64    `json:"bad_rows"`
@@ -342,12 +347,12 @@ func (s *side) scan(ctx context.Context, workers int, progress *atomic.Int64, ne
 	return nber.WithLine(<-errs, s.path)
 }
 
-// outRow is an output row kept for sorting.
-type outRow struct {
-	key        []byte
-	seq, small int64
-	line       []byte
-}
+// checkEvery is how many rows a loop handles between looks at its context:
+// about a millisecond of work.
+const checkEvery = 1 << 14
+
+// defaultMemBudget is the memory budget when Options.MemBudget is 0.
+const defaultMemBudget = 256 << 20
 
 // Run executes the join locally: build, broadcast, map, shuffle, reduce (see the
 // package documentation), writing CSV with a header to out. On error nothing
@@ -442,7 +447,10 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		return &buildState{keys: map[string]struct{}{}, w: sh.NewWriter()}
 	}, func(st any, r *nber.Reader) error {
 		b := st.(*buildState)
-		for r.Next() {
+		for n := 1; r.Next(); n++ {
+			if n%checkEvery == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
 			rec, buf, err := MapKeyRow(opt.KeyType, r.Fields(), keyIdx, r.Offset(), b.buf[:0])
 			if err != nil {
 				if err := keyError(r, opt.KeyCol, err); err != nil {
@@ -504,6 +512,9 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	rep.BroadcastBytes = int64(len(wire))
 	copies := make(chan Filter, opt.Mappers)
 	for range opt.Mappers {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		f, err := Unmarshal(built.Kind, wire)
 		if err != nil {
 			return nil, fmt.Errorf("broadcast: %w", err)
@@ -531,7 +542,9 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	}, func(st any, r *nber.Reader) error {
 		m := st.(*mapState)
 		for r.Next() {
-			m.rows++
+			if m.rows++; m.rows%checkEvery == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
 			rec, ok, err := MapInputRow(m.f, opt.KeyType, r.Fields(), r.Raw(), joinIdx, r.Offset(), m.kb[:])
 			if err != nil {
 				if err := keyError(r, opt.JoinCol, err); err != nil {
@@ -582,23 +595,42 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	// row joined against them.
 	bw := bufio.NewWriterSize(out, 1<<20)
 	var outMu sync.Mutex
-	var sorted [][]outRow
 	var joinRows, fps atomic.Int64
 	if _, err := bw.Write(OutputHeader(input.headerRaw, keySide.header, keyIdx)); err != nil {
 		return nil, err
+	}
+	// --sort orders the rows with an external merge sort in a quarter of the
+	// budget (the shuffle's builders, which had it, are done).
+	var sorter *sorter
+	if opt.Sort {
+		budget := opt.MemBudget
+		if budget <= 0 {
+			budget = defaultMemBudget
+		}
+		sorter = newSorter(opt.TempDir, budget/4, opt.Reducers)
+		defer sorter.close()
 	}
 	parts := make(chan int, opt.Reducers)
 	for p := range opt.Reducers {
 		parts <- p
 	}
 	close(parts)
+	var reduced atomic.Int64
+	stopReduce := func() {}
+	if opt.Progress != nil {
+		opt.Progress("reduce", 0, int64(opt.Reducers))
+		stopReduce = ticker(func() { opt.Progress("reduce", reduced.Load(), int64(opt.Reducers)) })
+	}
 	errs := make(chan error, opt.Reducers)
 	var wg sync.WaitGroup
 	for range opt.Reducers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var local []outRow
+			var sbuf *sortBuf
+			if sorter != nil {
+				sbuf = sorter.newBuf()
+			}
 			var buf []byte
 			flush := func() error {
 				outMu.Lock()
@@ -608,25 +640,20 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 				return err
 			}
 			for p := range parts {
-				if ctx.Err() != nil {
-					errs <- ctx.Err()
-					return
-				}
-				err := reducePartition(sh, p, func(large, small shuffle.Record) error {
+				err := reducePartition(ctx, sh, p, func(large, small shuffle.Record) error {
 					joinRows.Add(1)
-					if opt.Sort {
-						line := append(append(append(slices.Clone(large.Row), ','), small.Row...), '\n')
-						local = append(local, outRow{slices.Clone(large.Key), large.Seq, small.Seq, line})
-						return nil
+					if sbuf != nil {
+						return sbuf.add(large.Key, large.Seq, small.Seq, large.Row, small.Row)
 					}
 					buf = append(append(append(buf, large.Row...), ','), small.Row...)
 					buf = append(buf, '\n')
-					if len(buf) > 1<<20 {
+					if len(buf) >= 256<<10 {
 						return flush()
 					}
 					return nil
 				}, &fps)
 				sh.Release(p)
+				reduced.Add(1)
 				if err != nil {
 					errs <- err
 					return
@@ -634,36 +661,29 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 			}
 			if err := flush(); err != nil {
 				errs <- err
-				return
-			}
-			if opt.Sort {
-				outMu.Lock()
-				sorted = append(sorted, local)
-				outMu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
+	stopReduce()
 	close(errs)
 	if err := <-errs; err != nil {
 		return nil, err
 	}
-	if opt.Sort {
-		all := slices.Concat(sorted...)
-		slices.SortFunc(all, func(a, b outRow) int {
-			if c := bytes.Compare(a.key, b.key); c != 0 {
-				return c
-			}
-			if a.seq != b.seq {
-				return cmpInt(a.seq, b.seq)
-			}
-			return cmpInt(a.small, b.small)
-		})
-		for _, r := range all {
-			if _, err := bw.Write(r.line); err != nil {
-				return nil, err
-			}
+	if sorter != nil {
+		cw := &countingWriter{w: bw}
+		total := sorter.outBytes()
+		stopSort := func() {}
+		if opt.Progress != nil {
+			opt.Progress("sort", 0, total)
+			stopSort = ticker(func() { opt.Progress("sort", cw.n.Load(), total) })
 		}
+		err := sorter.finish(ctx, cw)
+		stopSort()
+		if err != nil {
+			return nil, err
+		}
+		rep.SortPeakBytes = sorter.peakBytes()
 	}
 	if err := bw.Flush(); err != nil {
 		return nil, err
@@ -733,11 +753,14 @@ func OutputHeader(largeRaw []byte, keyHeader []string, keyIdx int) []byte {
 // large-side one (the build phase closes its writers before the map phase
 // starts), so the key-side records are indexed by key first and the large-side
 // records then probe the index.
-func reducePartition(sh *shuffle.Shuffle, p int, emit func(large, small shuffle.Record) error, fps *atomic.Int64) error {
+func reducePartition(ctx context.Context, sh *shuffle.Shuffle, p int, emit func(large, small shuffle.Record) error, fps *atomic.Int64) error {
 	var smalls keyTable
 	probing := false
 	var fp int64
 	err := sh.Partition(p, func(rec arrow.Record) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		keys, tags, seqs, rows := columns(rec)
 		for i := 0; i < int(rec.NumRows()); i++ {
 			if tags.Value(i) == TagKeys {
@@ -804,6 +827,19 @@ func watchHeap(peak *uint64) func() {
 			sample()
 		})
 	}
+}
+
+// countingWriter counts the bytes written through it; n may be read
+// concurrently.
+type countingWriter struct {
+	w io.Writer
+	n atomic.Int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // ticker calls fn every 100 ms until stopped, and once more at the end.

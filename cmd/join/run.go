@@ -185,7 +185,8 @@ func newBars(w io.Writer) func(phase string, done, total int64) {
 		b := bars[phase]
 		if b == nil {
 			b = progressbar.NewOptions64(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(phase),
-				progressbar.OptionShowBytes(true), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+				progressbar.OptionShowBytes(phase != "reduce"), progressbar.OptionShowCount(), // reduce counts partitions
+				progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
 			bars[phase] = b
 		}
 		b.Set64(done)

@@ -1,0 +1,73 @@
+package join
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/shuffle"
+)
+
+// TestCancelEveryPhase: a context cancelled during any phase (the build, the
+// broadcast right after it, the map, the reduce, the sort's merge) stops Run
+// within a second with the context's error, and no spill or sort file is
+// left. The CLI turns SIGINT and SIGTERM into this cancellation
+// (cmd/join/faults_test.go).
+func TestCancelEveryPhase(t *testing.T) {
+	dir := t.TempDir()
+	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.05, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := filepath.Join(dir, "keys.txt")
+	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 3000, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		phase string
+		atEnd bool // cancel at the phase's last progress call rather than its first
+	}{
+		{"build", "build", false},
+		{"broadcast", "build", true},
+		{"map", "map", false},
+		{"reduce", "reduce", false},
+		{"sort", "sort", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var once sync.Once
+			var cancelled time.Time
+			opt := Options{Keys: keys, Input: gen.CitePath, Filter: None, Sort: true, Mappers: 2, Reducers: 2,
+				MemBudget: shuffle.MinBudget(2, 2), TempDir: tmp,
+				Progress: func(phase string, done, total int64) {
+					if phase == tc.phase && (!tc.atEnd || done >= total) {
+						once.Do(func() { cancelled = time.Now(); cancel() })
+					}
+				}}
+			_, err := Run(ctx, opt, io.Discard)
+			took := time.Since(cancelled)
+			if cancelled.IsZero() {
+				t.Fatalf("phase %s never reported progress (err %v)", tc.phase, err)
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Run after cancelling in %s: %v, want context.Canceled", tc.name, err)
+			}
+			if took > time.Second {
+				t.Errorf("stopped %v after the cancellation, want within a second", took)
+			}
+			if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+				t.Errorf("%d entries left in the temporary folder", len(ents))
+			}
+			t.Logf("%s: stopped %v after the cancellation", tc.name, took)
+		})
+	}
+}

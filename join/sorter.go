@@ -1,0 +1,496 @@
+package join
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// sorter orders the join's output rows for --sort within a memory budget: each
+// reducer fills its own buffer, sorts it and writes it to a run file when it
+// is full, and the end merges the runs and the buffers left in memory (an
+// external merge sort). Rows are ordered by key bytes, then the large-side
+// row's offset, then the key-side row's offset: a total order on the output,
+// so the result does not depend on mappers, reducers or the budget.
+//
+// Its budget is split evenly: the buffers share half of it, the merge's file
+// readers the other half (so at most fanIn runs are merged at once; more runs
+// are merged in passes first). Only a single row bigger than a buffer's share
+// makes it hold more. Sorting a buffer of n rows is O(n log n); the
+// merge is O(N log fanIn) per pass. Buffers are used by one goroutine each;
+// the sorter's methods are safe for concurrent use.
+type sorter struct {
+	tempDir   string
+	bufLimit  int64 // bytes per buffer
+	fanIn     int   // runs merged at once
+	readerBuf int   // read buffer per run in a merge
+
+	mu   sync.Mutex
+	dir  string   // run folder, created on the first run
+	runs []string // run files, each sorted
+	bufs []*sortBuf
+	n    int // files created, for their names
+
+	held atomic.Int64 // bytes held by all buffers
+	peak atomic.Int64
+}
+
+// sortRowOverhead is what a row costs a buffer beyond its bytes: its entry.
+const sortRowOverhead = int64(unsafe.Sizeof(sortEnt{}))
+
+func newSorter(tempDir string, budget int64, reducers int) *sorter {
+	const readerBuf = 16 << 10
+	half := budget / 2
+	return &sorter{
+		tempDir:   tempDir,
+		bufLimit:  max(half/int64(max(reducers, 1)), 4<<10),
+		fanIn:     int(min(max(half/readerBuf, 2), 256)),
+		readerBuf: readerBuf,
+	}
+}
+
+// sortBuf is one reducer's buffer of output rows: their bytes in an arena (key,
+// then the CSV line) and an entry each.
+type sortBuf struct {
+	s     *sorter
+	arena []byte
+	ents  []sortEnt
+	held  int64 // bytes counted in s.held
+	out   int64 // line bytes added
+}
+
+type sortEnt struct {
+	seq, small int64
+	off        int
+	klen, llen uint32
+}
+
+func (b *sortBuf) key(e sortEnt) []byte { return b.arena[e.off : e.off+int(e.klen)] }
+func (b *sortBuf) line(e sortEnt) []byte {
+	return b.arena[e.off+int(e.klen) : e.off+int(e.klen)+int(e.llen)]
+}
+
+func (s *sorter) newBuf() *sortBuf {
+	b := &sortBuf{s: s}
+	s.mu.Lock()
+	s.bufs = append(s.bufs, b)
+	s.mu.Unlock()
+	return b
+}
+
+// add appends the output row large,small with its sort key. It writes a run
+// first when the row does not fit.
+func (b *sortBuf) add(key []byte, seq, small int64, largeRow, smallRow []byte) error {
+	need := len(key) + len(largeRow) + len(smallRow) + 2
+	if !b.fit(need) {
+		if err := b.spill(); err != nil {
+			return err
+		}
+		if !b.fit(need) { // a row bigger than the buffer: hold it alone
+			b.arena = slices.Grow(b.arena, need)
+			b.ents = slices.Grow(b.ents, 1)
+		}
+	}
+	off := len(b.arena)
+	b.arena = append(b.arena, key...)
+	b.arena = append(append(append(append(b.arena, largeRow...), ','), smallRow...), '\n')
+	b.ents = append(b.ents, sortEnt{seq: seq, small: small, off: off, klen: uint32(len(key)), llen: uint32(need - len(key))})
+	b.out += int64(need - len(key))
+	b.account()
+	return nil
+}
+
+// fit makes room for a row of need bytes, growing the buffer by doubling
+// within its limit (three quarters for the bytes, a quarter for the entries),
+// and reports whether it fits.
+func (b *sortBuf) fit(need int) bool {
+	arenaLimit := int(b.s.bufLimit * 3 / 4)
+	entsLimit := int(b.s.bufLimit / 4 / sortRowOverhead)
+	if len(b.arena)+need > cap(b.arena) {
+		c := max(2*cap(b.arena), len(b.arena)+need, 4096)
+		if c > arenaLimit {
+			c = arenaLimit
+		}
+		if len(b.arena)+need > c {
+			return false
+		}
+		b.arena = append(make([]byte, 0, c), b.arena...) // exactly c: append's growth could pass the limit
+	}
+	if len(b.ents) == cap(b.ents) {
+		c := min(max(2*cap(b.ents), 64), entsLimit)
+		if len(b.ents) >= c {
+			return false
+		}
+		b.ents = append(make([]sortEnt, 0, c), b.ents...)
+	}
+	return true
+}
+
+// account records the buffer's capacity in the sorter's totals.
+func (b *sortBuf) account() {
+	now := int64(cap(b.arena)) + int64(cap(b.ents))*sortRowOverhead
+	if now == b.held {
+		return
+	}
+	total := b.s.held.Add(now - b.held)
+	b.held = now
+	for {
+		p := b.s.peak.Load()
+		if total <= p || b.s.peak.CompareAndSwap(p, total) {
+			return
+		}
+	}
+}
+
+func (b *sortBuf) sort() {
+	slices.SortFunc(b.ents, func(x, y sortEnt) int {
+		if c := bytes.Compare(b.key(x), b.key(y)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.seq, y.seq); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.small, y.small)
+	})
+}
+
+// spill sorts the buffer, writes it as a run file and empties it, keeping its
+// memory for the next rows.
+func (b *sortBuf) spill() error {
+	if len(b.ents) == 0 {
+		return nil
+	}
+	b.sort()
+	err := b.s.writeRun(func(w *bufio.Writer) error {
+		for _, e := range b.ents {
+			if err := writeSortRow(w, b.key(e), e.seq, e.small, b.line(e)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	b.arena, b.ents = b.arena[:0], b.ents[:0]
+	return err
+}
+
+// sortRow is a row in a merge: its sort key and line.
+type sortRow struct {
+	key        []byte
+	seq, small int64
+	line       []byte
+}
+
+func compareSortRows(x, y *sortRow) int {
+	if c := bytes.Compare(x.key, y.key); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.seq, y.seq); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.small, y.small)
+}
+
+// writeSortRow appends a row to a run: uvarint key length, key, varint seq,
+// varint small, uvarint line length, line.
+func writeSortRow(w *bufio.Writer, key []byte, seq, small int64, line []byte) error {
+	var hdr [4 * binary.MaxVarintLen64]byte
+	n := binary.PutUvarint(hdr[:], uint64(len(key)))
+	w.Write(hdr[:n])
+	w.Write(key)
+	n = binary.PutVarint(hdr[:], seq)
+	n += binary.PutVarint(hdr[n:], small)
+	n += binary.PutUvarint(hdr[n:], uint64(len(line)))
+	w.Write(hdr[:n])
+	_, err := w.Write(line) // bufio.Writer keeps the first error
+	return err
+}
+
+// writeRun creates a run file, fills it with fill and records it.
+func (s *sorter) writeRun(fill func(*bufio.Writer) error) error {
+	s.mu.Lock()
+	if s.dir == "" {
+		dir, err := os.MkdirTemp(s.tempDir, "acbfjoin-sort-")
+		if err != nil {
+			s.mu.Unlock()
+			return fmt.Errorf("sort: run folder: %w", err)
+		}
+		s.dir = dir
+	}
+	s.n++
+	path := filepath.Join(s.dir, fmt.Sprintf("run-%06d", s.n))
+	s.mu.Unlock()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("sort: %w", err)
+	}
+	w := bufio.NewWriterSize(f, s.readerBuf)
+	err = fill(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return fmt.Errorf("sort: write run: %w", err)
+	}
+	s.mu.Lock()
+	s.runs = append(s.runs, path)
+	s.mu.Unlock()
+	return nil
+}
+
+// source is a sorted stream of rows: a run file or a buffer in memory.
+type source interface {
+	next() (*sortRow, error) // nil, nil at the end
+}
+
+type runReader struct {
+	path string
+	f    *os.File
+	r    *bufio.Reader
+	row  sortRow
+}
+
+func (r *runReader) next() (*sortRow, error) {
+	klen, err := binary.ReadUvarint(r.r)
+	if errors.Is(err, io.EOF) {
+		return nil, nil
+	}
+	bad := func(err error) (*sortRow, error) {
+		return nil, fmt.Errorf("sort: read run %s: %w", r.path, err)
+	}
+	if err != nil {
+		return bad(err)
+	}
+	if klen > 1<<30 {
+		return bad(errors.New("corrupt row"))
+	}
+	r.row.key = slices.Grow(r.row.key[:0], int(klen))[:klen]
+	if _, err := io.ReadFull(r.r, r.row.key); err != nil {
+		return bad(err)
+	}
+	if r.row.seq, err = binary.ReadVarint(r.r); err != nil {
+		return bad(err)
+	}
+	if r.row.small, err = binary.ReadVarint(r.r); err != nil {
+		return bad(err)
+	}
+	llen, err := binary.ReadUvarint(r.r)
+	if err != nil || llen > 1<<30 {
+		return bad(fmt.Errorf("corrupt row (%v)", err))
+	}
+	r.row.line = slices.Grow(r.row.line[:0], int(llen))[:llen]
+	if _, err := io.ReadFull(r.r, r.row.line); err != nil {
+		return bad(err)
+	}
+	return &r.row, nil
+}
+
+type bufSource struct {
+	b   *sortBuf
+	i   int
+	row sortRow
+}
+
+func (s *bufSource) next() (*sortRow, error) {
+	if s.i == len(s.b.ents) {
+		return nil, nil
+	}
+	e := s.b.ents[s.i]
+	s.i++
+	s.row = sortRow{key: s.b.key(e), seq: e.seq, small: e.small, line: s.b.line(e)}
+	return &s.row, nil
+}
+
+// mergeHeap orders the current rows of the sources; ties go to the lower
+// source index, which keeps the merge deterministic.
+type mergeHeap struct {
+	rows []*sortRow
+	src  []int
+}
+
+func (h *mergeHeap) Len() int { return len(h.rows) }
+func (h *mergeHeap) Less(i, j int) bool {
+	if c := compareSortRows(h.rows[i], h.rows[j]); c != 0 {
+		return c < 0
+	}
+	return h.src[i] < h.src[j]
+}
+func (h *mergeHeap) Swap(i, j int) {
+	h.rows[i], h.rows[j] = h.rows[j], h.rows[i]
+	h.src[i], h.src[j] = h.src[j], h.src[i]
+}
+func (h *mergeHeap) Push(any) {}
+func (h *mergeHeap) Pop() any {
+	n := len(h.rows) - 1
+	h.rows, h.src = h.rows[:n], h.src[:n]
+	return nil
+}
+
+// merge streams the rows of srcs in order to emit. It checks ctx every 4096
+// rows.
+func merge(ctx context.Context, srcs []source, emit func(*sortRow) error) error {
+	h := &mergeHeap{}
+	for i, s := range srcs {
+		row, err := s.next()
+		if err != nil {
+			return err
+		}
+		if row != nil {
+			h.rows, h.src = append(h.rows, row), append(h.src, i)
+		}
+	}
+	heap.Init(h)
+	for n := 0; h.Len() > 0; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := emit(h.rows[0]); err != nil {
+			return err
+		}
+		row, err := srcs[h.src[0]].next()
+		if err != nil {
+			return err
+		}
+		if row == nil {
+			heap.Pop(h)
+		} else {
+			h.rows[0] = row
+			heap.Fix(h, 0)
+		}
+	}
+	return nil
+}
+
+func (s *sorter) open(path string) (*runReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("sort: %w", err)
+	}
+	return &runReader{path: path, f: f, r: bufio.NewReaderSize(f, s.readerBuf)}, nil
+}
+
+// mergeRuns merges runs into one new run file and removes them.
+func (s *sorter) mergeRuns(ctx context.Context, runs []string) error {
+	srcs := make([]source, 0, len(runs))
+	defer func() {
+		for _, src := range srcs {
+			src.(*runReader).f.Close()
+		}
+	}()
+	for _, path := range runs {
+		r, err := s.open(path)
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, r)
+	}
+	err := s.writeRun(func(w *bufio.Writer) error {
+		return merge(ctx, srcs, func(row *sortRow) error {
+			return writeSortRow(w, row.key, row.seq, row.small, row.line)
+		})
+	})
+	if err != nil {
+		return err
+	}
+	for _, path := range runs {
+		os.Remove(path)
+	}
+	return nil
+}
+
+// finish writes every row, in order, to w: it merges runs in passes until at
+// most fanIn are left, then merges them with the buffers still in memory.
+func (s *sorter) finish(ctx context.Context, w io.Writer) error {
+	s.mu.Lock()
+	bufs := s.bufs
+	s.mu.Unlock()
+	for _, b := range bufs {
+		b.sort()
+	}
+	for {
+		s.mu.Lock()
+		runs := s.runs
+		if len(runs) <= s.fanIn {
+			s.mu.Unlock()
+			break
+		}
+		// The oldest runs first: the new run goes to the end, so every row
+		// is rewritten O(log_fanIn(runs)) times.
+		k := min(s.fanIn, len(runs))
+		s.runs = slices.Clone(runs[k:])
+		s.mu.Unlock()
+		if err := s.mergeRuns(ctx, runs[:k]); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	runs := slices.Clone(s.runs)
+	s.mu.Unlock()
+	srcs := make([]source, 0, len(runs)+len(bufs))
+	defer func() {
+		for _, src := range srcs {
+			if r, ok := src.(*runReader); ok {
+				r.f.Close()
+			}
+		}
+	}()
+	for _, path := range runs {
+		r, err := s.open(path)
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, r)
+	}
+	for _, b := range bufs {
+		srcs = append(srcs, &bufSource{b: b})
+	}
+	return merge(ctx, srcs, func(row *sortRow) error {
+		_, err := w.Write(row.line)
+		return err
+	})
+}
+
+// close removes the run files. Safe to call more than once.
+func (s *sorter) close() error {
+	s.mu.Lock()
+	dir := s.dir
+	s.dir, s.runs = "", nil
+	s.mu.Unlock()
+	if dir != "" {
+		return os.RemoveAll(dir)
+	}
+	return nil
+}
+
+// outBytes is the size of the sorted output: call it once the buffers are
+// filled.
+func (s *sorter) outBytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int64
+	for _, b := range s.bufs {
+		n += b.out
+	}
+	return n
+}
+
+// peakBytes is the most memory the buffers held at once.
+func (s *sorter) peakBytes() int64 { return s.peak.Load() }
