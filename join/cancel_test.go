@@ -21,12 +21,12 @@ import (
 // (cmd/join/faults_test.go).
 func TestCancelEveryPhase(t *testing.T) {
 	dir := t.TempDir()
-	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.05, Seed: 3})
+	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.01, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	keys := filepath.Join(dir, "keys.txt")
-	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 3000, Seed: 3}); err != nil {
+	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 1000, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -19,7 +19,18 @@
 //  5. Reduce: per partition, the key-side rows are indexed by key and every
 //     large-side row is joined against them (JoinRow): the cross product per
 //     key, so duplicate keys on either side join correctly. A large-side row
-//     with no partner is a false positive of the filter and is counted.
+//     with no partner is a false positive of the filter and is counted. With
+//     Sort, the rows go through an external merge sort (sorted runs on disk
+//     when its buffers fill, merged at the end).
+//
+// # Memory
+//
+// Options.MemBudget bounds the shuffle's Arrow memory (its batches being
+// built, buffered and recycled; Report.ShufflePeakBytes) and, with Sort, a
+// quarter of it bounds the sort's buffers and run readers. Beyond the budget
+// Run holds the key side twice over (the key set for the filter in the build,
+// the key-side rows of the partitions being reduced), a 1 MiB output buffer
+// and 256 KiB per reducer.
 //
 // MapKeyRow, MapInputRow, Partition and JoinRow are plain functions over
 // records; Run is the local executor (goroutines, ranges, shuffle, output) and
@@ -46,6 +57,7 @@
 // # Concurrency and cleanup
 //
 // Run is safe to call concurrently with different outputs. It stops at the
-// first error or when ctx is cancelled; the shuffle's spill folder is removed
-// in every case.
+// first error or when ctx is cancelled (every loop looks at ctx at least every
+// few milliseconds of work); the shuffle's spill folder and the sort's run
+// folder are removed in every case.
 package join

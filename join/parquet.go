@@ -22,9 +22,9 @@ const parquetRowGroup = 65536
 // so both formats hold the same values; Arrow readers see string columns.
 //
 // It writes through Apache Arrow's parquet/file package rather than pqarrow:
-// pqarrow pulls in Arrow Flight and gRPC, whose initialisation alone adds
-// about 11 MB to the resident memory of every run (docs/design.md). It holds
-// one row group in memory; it is sequential.
+// pqarrow pulls in Arrow Flight and gRPC, whose initialisation adds to the
+// resident memory of every run, a cost --mem cannot bound (docs/design.md).
+// It holds one row group in memory; it is sequential.
 func CSVToParquet(r io.Reader, w io.Writer) (err error) {
 	defer func() { // the Parquet writer panics on some write errors
 		if p := recover(); p != nil {

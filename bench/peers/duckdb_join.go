@@ -25,6 +25,8 @@ func main() {
 	keys := flag.String("keys", "", "key file")
 	out := flag.String("out", "", "output CSV")
 	threads := flag.Int("threads", 2, "DuckDB threads")
+	tempDir := flag.String("temp-dir", "", "DuckDB's temp_directory for spilling (default: DuckDB's own, .tmp in the working folder)")
+	memLimit := flag.String("memory-limit", "", "DuckDB's memory_limit setting, such as 32MB (default: DuckDB's own)")
 	flag.Parse()
 	if *cite == "" || *keys == "" || *out == "" {
 		fmt.Fprintln(os.Stderr, "duckdb_join: --cite, --keys and --out are required")
@@ -39,6 +41,18 @@ func main() {
 	if _, err := db.Exec(fmt.Sprintf("SET threads=%d", *threads)); err != nil {
 		fmt.Fprintln(os.Stderr, "duckdb_join:", err)
 		os.Exit(1)
+	}
+	if *tempDir != "" {
+		if _, err := db.Exec(fmt.Sprintf("SET temp_directory='%s'", esc(*tempDir))); err != nil {
+			fmt.Fprintln(os.Stderr, "duckdb_join:", err)
+			os.Exit(1)
+		}
+	}
+	if *memLimit != "" {
+		if _, err := db.Exec(fmt.Sprintf("SET memory_limit='%s'", esc(*memLimit))); err != nil {
+			fmt.Fprintln(os.Stderr, "duckdb_join:", err)
+			os.Exit(1)
+		}
 	}
 	q := fmt.Sprintf("COPY (SELECT * FROM read_csv('%s') c JOIN read_csv('%s') k ON c.CITED = k.PATENT) TO '%s' (HEADER, DELIMITER ',')",
 		esc(*cite), esc(*keys), esc(*out))

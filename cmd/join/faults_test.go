@@ -142,3 +142,73 @@ func TestDiskFull(t *testing.T) {
 		t.Logf("%s: %s", tc.name, msg)
 	}
 }
+
+// mountTmpfs mounts a tmpfs with the given options (size=512k, ro, ...) on a
+// new folder, or skips the test where the machine does not allow it (it needs
+// root).
+func mountTmpfs(t *testing.T, opts string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", opts, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs (%s) here (%v: %s); TestDiskFull covers full disks with a file size limit", opts, err, bytes.TrimSpace(out))
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// TestFullTmpfs: a really full file system (a small tmpfs) under the spill
+// files, the sort's runs or the output, or a read-only one under the spill
+// files, fails the run with one line naming the write and what to do, exit
+// status 1, and leaves the file system empty.
+func TestFullTmpfs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	keys, cite := faultData(t)
+	for _, tc := range []struct {
+		name, opts string
+		where      string // tmp or out: which folder is the tmpfs
+		args       []string
+		want       []string
+	}{
+		{"spill", "size=512k", "tmp", []string{"--filter", "none", "--mem", "256KiB"}, []string{"shuffle: spill", "no space left on device", "free some space"}},
+		{"sort runs", "size=1536k", "tmp", []string{"--filter", "exact", "--sort", "--mem", "256KiB"}, []string{"sort:", "no space left on device", "free some space"}},
+		{"output", "size=512k", "out", []string{"--filter", "exact"}, []string{"out.csv", "no space left on device", "free some space"}},
+		{"read-only", "ro,size=64k", "tmp", []string{"--filter", "none", "--mem", "256KiB"}, []string{"spill folder", "read-only file system", "choose a folder you can write"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := mountTmpfs(t, tc.opts)
+			tmp, outDir := t.TempDir(), t.TempDir()
+			if tc.where == "tmp" {
+				tmp = fs
+			} else {
+				outDir = fs
+			}
+			args := append([]string{"run", "--keys", keys, "--input", cite, "--tmp-dir", tmp, "--out", filepath.Join(outDir, "out.csv"), "--quiet", "--mappers", "2", "--reducers", "2"}, tc.args...)
+			cmd := child(nil, args...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.ExitCode() != 1 {
+				t.Fatalf("%v (stderr %q), want exit status 1", err, stderr.String())
+			}
+			msg := strings.TrimSpace(stderr.String())
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) || strings.Contains(msg, "\n") {
+					t.Errorf("stderr %q, want one line with %q", msg, w)
+				}
+			}
+			for _, d := range []string{tmp, outDir} {
+				if ents, _ := os.ReadDir(d); len(ents) != 0 {
+					t.Errorf("%d entries left in %s", len(ents), d)
+				}
+			}
+			t.Logf("%s", msg)
+		})
+	}
+}

@@ -54,9 +54,20 @@ func main() {
 			fmt.Fprintf(os.Stderr, "join: %v\n", err)
 			os.Exit(2)
 		}
-		fmt.Fprintf(os.Stderr, "join: %v\n", err)
+		fmt.Fprintf(os.Stderr, "join: %v%s\n", err, hint(err))
 		os.Exit(1)
 	}
+}
+
+// hint says what to do about a failure the user can fix, after the error.
+func hint(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EFBIG), errors.Is(err, syscall.EDQUOT):
+		return " (free some space, or point --tmp-dir for spill and sort files, or --out, at a disk with more room)"
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EROFS):
+		return " (choose a folder you can write: --tmp-dir for spill and sort files, --out for the output)"
+	}
+	return ""
 }
 
 // usageError marks bad command lines (exit status 2).
