@@ -46,7 +46,7 @@ type Options struct {
 	Sizing          Sizing
 	Mappers         int   // map goroutines (default GOMAXPROCS)
 	Reducers        int   // reduce partitions and goroutines (default GOMAXPROCS)
-	MemBudget       int64 // Arrow memory of the shuffle (default 256 MiB; at least shuffle.MinBudget(Mappers, Reducers))
+	MemBudget       int64 // memory of the shuffle and Sort (default 256 MiB, or shuffle.MinBudget(Mappers, Reducers) if more; at least that)
 	TempDir         string
 	Sort            bool // order the output by key, then large-side row order
 	// SkipBadRows drops malformed rows (wrong field count, bad quoting, a join
@@ -380,7 +380,9 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	if opt.Reducers <= 0 {
 		opt.Reducers = runtime.GOMAXPROCS(0)
 	}
-	if min := shuffle.MinBudget(opt.Mappers, opt.Reducers); opt.MemBudget > 0 && opt.MemBudget < min {
+	if min := shuffle.MinBudget(opt.Mappers, opt.Reducers); opt.MemBudget <= 0 {
+		opt.MemBudget = max(defaultMemBudget, min) // many cores: more than the default
+	} else if opt.MemBudget < min {
 		return nil, fmt.Errorf("--mem %d bytes: below the minimum of %d for %d mappers and %d reducers", opt.MemBudget, min, opt.Mappers, opt.Reducers)
 	}
 	rep := &Report{TimingsMs: map[string]float64{}, Mappers: opt.Mappers, Reducers: opt.Reducers}
@@ -603,11 +605,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	// budget (the shuffle's builders, which had it, are done).
 	var sorter *sorter
 	if opt.Sort {
-		budget := opt.MemBudget
-		if budget <= 0 {
-			budget = defaultMemBudget
-		}
-		sorter = newSorter(opt.TempDir, budget/4, opt.Reducers)
+		sorter = newSorter(opt.TempDir, opt.MemBudget/4, opt.Reducers)
 		defer sorter.close()
 	}
 	parts := make(chan int, opt.Reducers)
@@ -621,7 +619,15 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		opt.Progress("reduce", 0, int64(opt.Reducers))
 		stopReduce = ticker(func() { opt.Progress("reduce", reduced.Load(), int64(opt.Reducers)) })
 	}
+	// The first failing reducer stops the others (the error it sent is the
+	// first in errs; theirs, the cancellation, come after).
+	rctx, stopReducers := context.WithCancel(ctx)
+	defer stopReducers()
 	errs := make(chan error, opt.Reducers)
+	fail := func(err error) {
+		errs <- err
+		stopReducers()
+	}
 	var wg sync.WaitGroup
 	for range opt.Reducers {
 		wg.Add(1)
@@ -640,7 +646,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 				return err
 			}
 			for p := range parts {
-				err := reducePartition(ctx, sh, p, func(large, small shuffle.Record) error {
+				err := reducePartition(rctx, sh, p, func(large, small shuffle.Record) error {
 					joinRows.Add(1)
 					if sbuf != nil {
 						return sbuf.add(large.Key, large.Seq, small.Seq, large.Row, small.Row)
@@ -655,12 +661,12 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 				sh.Release(p)
 				reduced.Add(1)
 				if err != nil {
-					errs <- err
+					fail(err)
 					return
 				}
 			}
 			if err := flush(); err != nil {
-				errs <- err
+				fail(err)
 			}
 		}()
 	}

@@ -12,12 +12,18 @@ import (
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 )
 
-// parquetRowGroup is the number of rows per Parquet row group.
-const parquetRowGroup = 65536
+// A Parquet row group is written at 64K rows or when its values take 8 MiB
+// (each value costs its bytes plus a 24-byte slice header until then), so a
+// wide output does not hold tens of megabytes per group.
+const (
+	parquetRowGroup      = 65536
+	parquetRowGroupBytes = 8 << 20
+)
 
 // CSVToParquet converts the join's CSV output (with its header) to a Parquet
 // file: one required UTF-8 (BYTE_ARRAY, logical type String) column per CSV
-// column, empty fields as empty strings, row groups of 64K rows, Snappy
+// column, empty fields as empty strings, row groups of up to 64K rows and
+// 8 MiB, Snappy
 // compression. Every column is kept as text, exactly as the CSV output has it,
 // so both formats hold the same values; Arrow readers see string columns.
 //
@@ -28,7 +34,11 @@ const parquetRowGroup = 65536
 func CSVToParquet(r io.Reader, w io.Writer) (err error) {
 	defer func() { // the Parquet writer panics on some write errors
 		if p := recover(); p != nil {
-			err = fmt.Errorf("parquet: %v", p)
+			if perr, ok := p.(error); ok {
+				err = fmt.Errorf("parquet: %w", perr)
+			} else {
+				err = fmt.Errorf("parquet: %v", p)
+			}
 		}
 	}()
 	rd := nber.NewReader(r, "join output")
@@ -88,7 +98,7 @@ func CSVToParquet(r io.Reader, w io.Writer) (err error) {
 			arena = append(arena, f...)
 			cols[i] = append(cols[i], parquet.ByteArray(arena[start:len(arena):len(arena)]))
 		}
-		if len(cols[0]) == parquetRowGroup {
+		if len(cols[0]) == parquetRowGroup || len(arena)+24*len(cols)*len(cols[0]) >= parquetRowGroupBytes {
 			if err := flush(); err != nil {
 				return fmt.Errorf("parquet: %w", err)
 			}

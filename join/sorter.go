@@ -69,6 +69,9 @@ type sortBuf struct {
 	ents  []sortEnt
 	held  int64 // bytes counted in s.held
 	out   int64 // line bytes added
+	// oversized: the arena holds one row bigger than the buffer's share; the
+	// next spill lets it go.
+	oversized bool
 }
 
 type sortEnt struct {
@@ -99,8 +102,9 @@ func (b *sortBuf) add(key []byte, seq, small int64, largeRow, smallRow []byte) e
 			return err
 		}
 		if !b.fit(need) { // a row bigger than the buffer: hold it alone
-			b.arena = slices.Grow(b.arena, need)
+			b.arena = make([]byte, 0, need)
 			b.ents = slices.Grow(b.ents, 1)
+			b.oversized = true
 		}
 	}
 	off := len(b.arena)
@@ -182,6 +186,10 @@ func (b *sortBuf) spill() error {
 		return nil
 	})
 	b.arena, b.ents = b.arena[:0], b.ents[:0]
+	if b.oversized {
+		b.arena, b.oversized = nil, false
+		b.account()
+	}
 	return err
 }
 
@@ -293,8 +301,11 @@ func (r *runReader) next() (*sortRow, error) {
 		return bad(err)
 	}
 	llen, err := binary.ReadUvarint(r.r)
-	if err != nil || llen > 1<<30 {
-		return bad(fmt.Errorf("corrupt row (%v)", err))
+	if err != nil {
+		return bad(err)
+	}
+	if llen > 1<<30 {
+		return bad(errors.New("corrupt row"))
 	}
 	r.row.line = slices.Grow(r.row.line[:0], int(llen))[:llen]
 	if _, err := io.ReadFull(r.r, r.row.line); err != nil {

@@ -35,6 +35,9 @@ func TestSorter(t *testing.T) {
 			sm:    fmt.Appendf(nil, "s%d", i),
 		}
 	}
+	// One row far bigger than the small budgets' buffers.
+	huge := 100 << 10
+	rows[n/2].large = bytes.Repeat([]byte{'h'}, huge)
 	line := func(r row) string { return string(r.large) + "," + string(r.sm) + "\n" }
 	want := slices.Clone(rows)
 	slices.SortFunc(want, func(a, b row) int {
@@ -79,8 +82,10 @@ func TestSorter(t *testing.T) {
 		if !bytes.Equal(out.Bytes(), wantOut.Bytes()) {
 			t.Fatalf("budget %d, %d workers: output differs from the sorted rows", tc.budget, tc.workers)
 		}
-		if tc.budget >= 4<<10*int64(tc.workers) && s.peakBytes() > tc.budget/2 {
-			t.Fatalf("budget %d: buffers held %d bytes, their share is %d", tc.budget, s.peakBytes(), tc.budget/2)
+		// The buffers keep to their half of the budget, but for the one
+		// huge row, held alone while it lasts.
+		if lim := max(tc.budget/2, 4<<10*int64(tc.workers)) + int64(huge) + 64; s.peakBytes() > lim {
+			t.Fatalf("budget %d: buffers held %d bytes, their share is %d plus the huge row", tc.budget, s.peakBytes(), tc.budget/2)
 		}
 		if tc.budget < 1<<30 && runs == 0 {
 			t.Fatalf("budget %d: no run written", tc.budget)

@@ -94,6 +94,9 @@ func (a *poolAllocator) Free(b []byte) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.inUse -= 1 << c
+	if 1<<c > a.keep {
+		return // bigger than the free lists may hold
+	}
 	// Make room by dropping buffers of other sizes, the most pooled first: the
 	// buffers freed last are the likeliest to be wanted again (the builders'
 	// small early buffers, say, are not once the reduce phase reads batches).

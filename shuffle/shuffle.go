@@ -47,7 +47,7 @@ var Schema = arrow.NewSchema([]arrow.Field{
 // Options configures a Shuffle.
 type Options struct {
 	Partitions int   // reduce partitions, >= 1
-	MemBudget  int64 // bytes of Arrow memory the shuffle may hold; <= 0 means 256 MiB
+	MemBudget  int64 // bytes of Arrow memory the shuffle may hold; <= 0 means 256 MiB (or MinBudget if more)
 	Writers    int   // Writers adding at once (the map goroutines); 0 means 1
 	TempDir    string
 	BatchRows  int // most rows per batch; 0 means 8192
@@ -118,11 +118,11 @@ func New(opt Options) (*Shuffle, error) {
 	if opt.Partitions < 1 {
 		return nil, fmt.Errorf("shuffle: %d partitions, want >= 1", opt.Partitions)
 	}
-	if opt.MemBudget <= 0 {
-		opt.MemBudget = 256 << 20
-	}
 	if opt.Writers <= 0 {
 		opt.Writers = 1
+	}
+	if opt.MemBudget <= 0 {
+		opt.MemBudget = max(256<<20, MinBudget(opt.Writers, opt.Partitions))
 	}
 	if opt.BatchRows <= 0 {
 		opt.BatchRows = 8192
@@ -435,9 +435,11 @@ func (s *Shuffle) Partition(p int, fn func(arrow.Record) error) error {
 // Release drops partition p's buffered batches once it has been reduced, so
 // that memory goes back before the other partitions finish.
 func (s *Shuffle) Release(p int) {
+	part := s.parts[p]
+	part.mu.Lock()
+	defer part.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	part := s.parts[p]
 	for _, rec := range part.mem {
 		rec.Release()
 	}

@@ -63,7 +63,7 @@ func TestInterrupt(t *testing.T) {
 	keys, cite := faultData(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		tmp, outDir := t.TempDir(), t.TempDir()
-		cmd := child(nil, "run", "--keys", keys, "--input", cite, "--filter", "none", "--mem", "1MiB",
+		cmd := child(nil, "run", "--keys", keys, "--input", cite, "--filter", "none", "--mem", "1MiB", "--mappers", "2", "--reducers", "2",
 			"--temp-dir", tmp, "--out", filepath.Join(outDir, "out.csv"), "--quiet", "--sort")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
@@ -117,8 +117,9 @@ func TestDiskFull(t *testing.T) {
 		limit string
 		args  []string
 	}{
-		{"spill", "200000", []string{"--filter", "none", "--mem", "1MiB"}},
+		{"spill", "200000", []string{"--filter", "none", "--mem", "1MiB", "--mappers", "2", "--reducers", "2"}},
 		{"output", "100000", []string{"--filter", "exact"}},
+		{"parquet output", "100000", []string{"--filter", "exact", "--format", "parquet"}},
 	} {
 		tmp, outDir := t.TempDir(), t.TempDir()
 		args := append([]string{"run", "--keys", keys, "--input", cite, "--temp-dir", tmp, "--out", filepath.Join(outDir, "out.csv"), "--quiet"}, tc.args...)

@@ -64,8 +64,10 @@ func hint(err error) string {
 	switch {
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EFBIG), errors.Is(err, syscall.EDQUOT):
 		return " (free some space, or point --tmp-dir for spill and sort files, or --out, at a disk with more room)"
-	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EROFS):
+	case errors.Is(err, syscall.EROFS):
 		return " (choose a folder you can write: --tmp-dir for spill and sort files, --out for the output)"
+	case errors.Is(err, syscall.EACCES):
+		return " (check the permissions of the file or folder named; spill and sort files go to --tmp-dir, the output to --out)"
 	}
 	return ""
 }

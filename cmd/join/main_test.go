@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -15,6 +16,25 @@ func runCmd(args ...string) (string, string, error) {
 	var out, errb bytes.Buffer
 	err := run(context.Background(), args, &out, &errb)
 	return out.String(), errb.String(), err
+}
+
+// TestManyCores: on a machine with many cores the default mappers and
+// reducers (one per core each) need more than the default 256 MiB budget; the
+// default then grows to their minimum instead of refusing to run.
+func TestManyCores(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := runCmd("gen", "--scale", "0.001", "--seed", "6", "--out", dir); err != nil {
+		t.Fatal(err)
+	}
+	keys := filepath.Join(dir, "keys.txt")
+	if _, _, err := runCmd("keys", "--patents", filepath.Join(dir, "apat63_99.txt"), "--sample", "100", "--out", keys); err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(72)) // 72 x 72 x 64 KiB = 324 MiB
+	out, _, err := runCmd("run", "--keys", keys, "--input", filepath.Join(dir, "cite75_99.txt"), "--out", filepath.Join(dir, "out.csv"), "--quiet")
+	if err != nil || !strings.Contains(out, "join:") {
+		t.Fatalf("run with 72 cores and the default budget: %v\n%s", err, out)
+	}
 }
 
 func TestGenKeys(t *testing.T) {
@@ -45,7 +65,7 @@ func TestRunCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	csvOut, pqOut, js := filepath.Join(dir, "out.csv"), filepath.Join(dir, "out.parquet"), filepath.Join(dir, "rep.json")
-	out, _, err := runCmd("run", "--keys", keys, "--input", cite, "--out", csvOut, "--sort", "--report-json", js, "--mem", "1MiB", "--filter", "none", "--quiet")
+	out, _, err := runCmd("run", "--keys", keys, "--input", cite, "--out", csvOut, "--sort", "--report-json", js, "--mem", "1MiB", "--mappers", "2", "--reducers", "2", "--filter", "none", "--quiet")
 	if err != nil || !strings.Contains(out, "join:") {
 		t.Fatalf("run: %v\n%s", err, out)
 	}

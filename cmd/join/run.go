@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,7 +44,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&j.fpp, "fpp", 0, "size the filter for this formula false positive rate instead of --bits-per-key")
 	fs.IntVar(&j.mappers, "mappers", 0, "map goroutines (0: GOMAXPROCS)")
 	fs.IntVar(&j.reducers, "reducers", 0, "reduce partitions (0: GOMAXPROCS)")
-	fs.StringVar(&j.mem, "mem", "256MiB", "shuffle memory before spilling to disk (B, KiB, MiB, GiB)")
+	fs.StringVar(&j.mem, "mem", "256MiB", "memory for the shuffle and --sort, spilling to --tmp-dir beyond it (B, KiB, MiB, GiB; at least 64KiB x mappers x reducers)")
 	fs.StringVar(&j.tempDir, "tmp-dir", "", "folder for spill files (default: the system's)")
 	fs.StringVar(&j.tempDir, "temp-dir", "", "the same as --tmp-dir")
 	fs.BoolVar(&j.quiet, "quiet", false, "no progress bars")
@@ -84,7 +85,9 @@ func (j *joinFlags) options(name string, fs *flag.FlagSet, stderr io.Writer) (jo
 	if reducers == 0 {
 		reducers = runtime.GOMAXPROCS(0)
 	}
-	if min := shuffle.MinBudget(mappers, reducers); mem < min {
+	if min := shuffle.MinBudget(mappers, reducers); !set["mem"] {
+		mem = max(mem, min) // many cores: the default grows to what they need
+	} else if mem < min {
 		return fail("--mem %s: below the minimum of %s for %d mappers and %d reducers (8 KiB batches, 8 per mapper and reducer)",
 			j.mem, formatSize(min), mappers, reducers)
 	}
@@ -246,10 +249,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		pr, pw := io.Pipe()
 		done := make(chan error, 1)
-		go func() { done <- join.CSVToParquet(pr, w); pr.Close() }()
+		go func() {
+			err := join.CSVToParquet(pr, w)
+			pr.CloseWithError(err) // the join's next write fails with the writer's error
+			done <- err
+		}()
 		rep, err = join.Run(ctx, opt, pw)
 		pw.CloseWithError(err)
-		if perr := <-done; err == nil {
+		// A failed Parquet write stops the join too: report the write's error,
+		// not the closed pipe the join then met.
+		if perr := <-done; perr != nil && (err == nil || !errors.Is(err, context.Canceled)) {
 			err = perr
 		}
 		return err
