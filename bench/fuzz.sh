@@ -14,6 +14,7 @@ targets=(
   "./datasets/nber FuzzParseInt"
   "./join FuzzUnmarshal"
   "./join FuzzFilterFile"
+  "./join FuzzSortRun"
 )
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

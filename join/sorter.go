@@ -269,6 +269,12 @@ type source interface {
 	next() (*sortRow, error) // nil, nil at the end
 }
 
+// maxRunField bounds a key or line read back from a run, so that a damaged
+// file cannot make the reader allocate without limit: input records are at
+// most 1 MiB (the CSV reader's limit), so a line, a large and a key-side
+// record, is at most 2 MiB and change.
+const maxRunField = 4 << 20
+
 type runReader struct {
 	path string
 	f    *os.File
@@ -287,7 +293,7 @@ func (r *runReader) next() (*sortRow, error) {
 	if err != nil {
 		return bad(err)
 	}
-	if klen > 1<<30 {
+	if klen > maxRunField {
 		return bad(errors.New("corrupt row"))
 	}
 	r.row.key = slices.Grow(r.row.key[:0], int(klen))[:klen]
@@ -304,7 +310,7 @@ func (r *runReader) next() (*sortRow, error) {
 	if err != nil {
 		return bad(err)
 	}
-	if llen > 1<<30 {
+	if llen > maxRunField {
 		return bad(errors.New("corrupt row"))
 	}
 	r.row.line = slices.Grow(r.row.line[:0], int(llen))[:llen]
