@@ -296,8 +296,7 @@ func (r *runReader) next() (*sortRow, error) {
 	if klen > maxRunField {
 		return bad(errors.New("corrupt row"))
 	}
-	r.row.key = slices.Grow(r.row.key[:0], int(klen))[:klen]
-	if _, err := io.ReadFull(r.r, r.row.key); err != nil {
+	if r.row.key, err = readField(r.r, r.row.key, int(klen)); err != nil {
 		return bad(err)
 	}
 	if r.row.seq, err = binary.ReadVarint(r.r); err != nil {
@@ -313,11 +312,28 @@ func (r *runReader) next() (*sortRow, error) {
 	if llen > maxRunField {
 		return bad(errors.New("corrupt row"))
 	}
-	r.row.line = slices.Grow(r.row.line[:0], int(llen))[:llen]
-	if _, err := io.ReadFull(r.r, r.row.line); err != nil {
+	if r.row.line, err = readField(r.r, r.row.line, int(llen)); err != nil {
 		return bad(err)
 	}
 	return &r.row, nil
+}
+
+// readField reads n bytes into dst[:0], growing it as the bytes arrive (64 KiB
+// at a time), so that a damaged length costs only what the file holds.
+func readField(r io.Reader, dst []byte, n int) ([]byte, error) {
+	dst = dst[:0]
+	for len(dst) < n {
+		c := min(n-len(dst), 64<<10)
+		dst = slices.Grow(dst, c)
+		if _, err := io.ReadFull(r, dst[len(dst):len(dst)+c]); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return dst, err
+		}
+		dst = dst[:len(dst)+c]
+	}
+	return dst, nil
 }
 
 type bufSource struct {
