@@ -94,7 +94,7 @@ type Report struct {
 	// and reduce phases included; it stays within MemBudget.
 	ShufflePeakBytes int64 `json:"shuffle_peak_bytes"`
 	// SortPeakBytes is the most memory the --sort buffers held at once: at
-	// most an eighth of MemBudget (plus a row per reducer).
+	// most an eighth of MemBudget (plus one row bigger than a buffer).
 	SortPeakBytes  int64              `json:"sort_peak_bytes,omitempty"`
 	BroadcastBytes int64              `json:"broadcast_bytes"`
 	JoinRows       int64              `json:"join_rows"`

@@ -283,44 +283,38 @@ type runReader struct {
 }
 
 func (r *runReader) next() (*sortRow, error) {
-	klen, err := binary.ReadUvarint(r.r)
-	if errors.Is(err, io.EOF) {
+	if _, err := r.r.Peek(1); errors.Is(err, io.EOF) {
 		return nil, nil
 	}
-	bad := func(err error) (*sortRow, error) {
+	var err error
+	if r.row.key, err = readField(r.r, r.row.key); err == nil {
+		if r.row.seq, err = binary.ReadVarint(r.r); err == nil {
+			if r.row.small, err = binary.ReadVarint(r.r); err == nil {
+				r.row.line, err = readField(r.r, r.row.line)
+			}
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("sort: read run %s: %w", r.path, err)
-	}
-	if err != nil {
-		return bad(err)
-	}
-	if klen > maxRunField {
-		return bad(errors.New("corrupt row"))
-	}
-	if r.row.key, err = readField(r.r, r.row.key, int(klen)); err != nil {
-		return bad(err)
-	}
-	if r.row.seq, err = binary.ReadVarint(r.r); err != nil {
-		return bad(err)
-	}
-	if r.row.small, err = binary.ReadVarint(r.r); err != nil {
-		return bad(err)
-	}
-	llen, err := binary.ReadUvarint(r.r)
-	if err != nil {
-		return bad(err)
-	}
-	if llen > maxRunField {
-		return bad(errors.New("corrupt row"))
-	}
-	if r.row.line, err = readField(r.r, r.row.line, int(llen)); err != nil {
-		return bad(err)
 	}
 	return &r.row, nil
 }
 
-// readField reads n bytes into dst[:0], growing it as the bytes arrive (64 KiB
-// at a time), so that a damaged length costs only what the file holds.
-func readField(r io.Reader, dst []byte, n int) ([]byte, error) {
+// readField reads a field, its uvarint length then its bytes, into dst[:0],
+// growing it as the bytes arrive (64 KiB at a time) so that a damaged length
+// costs only what the file holds.
+func readField(r *bufio.Reader, dst []byte) ([]byte, error) {
+	n64, err := binary.ReadUvarint(r)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return dst[:0], err
+	}
+	if n64 > maxRunField {
+		return dst[:0], errors.New("corrupt row")
+	}
+	n := int(n64)
 	dst = dst[:0]
 	for len(dst) < n {
 		c := min(n-len(dst), 64<<10)

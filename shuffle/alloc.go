@@ -119,10 +119,10 @@ func (a *poolAllocator) Free(b []byte) {
 	a.pooled += 1 << c
 }
 
-// usage returns the bytes handed out and not freed, the bytes held for reuse,
-// and the peak of their sum.
-func (a *poolAllocator) usage() (inUse, pooled, peak int64) {
+// peakBytes is the most the allocator ever held: handed out plus kept for
+// reuse.
+func (a *poolAllocator) peakBytes() int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.inUse, a.pooled, a.peak
+	return a.peak
 }

@@ -382,7 +382,7 @@ func (s *Shuffle) Stats() Stats {
 	s.mu.Lock()
 	st := s.stats
 	s.mu.Unlock()
-	_, _, st.PeakBytes = s.alloc.usage()
+	st.PeakBytes = s.alloc.peakBytes()
 	return st
 }
 
@@ -457,15 +457,9 @@ func (s *Shuffle) Close() error {
 	}
 	s.closed = true
 	s.mu.Unlock()
-	for _, part := range s.parts {
+	for p, part := range s.parts {
+		s.Release(p)
 		part.mu.Lock()
-		s.mu.Lock()
-		for _, rec := range part.mem {
-			rec.Release()
-		}
-		s.memAll -= part.memBytes
-		part.mem, part.memBytes = nil, 0
-		s.mu.Unlock()
 		if part.spill != nil {
 			part.spill.Close()
 		}

@@ -78,16 +78,10 @@ func (j *joinFlags) options(name string, fs *flag.FlagSet, stderr io.Writer) (jo
 			return fail("--%s %d: want at least 1 (leave it out for one per core)", f.name, f.v)
 		}
 	}
-	mappers, reducers := j.mappers, j.reducers
-	if mappers == 0 {
-		mappers = runtime.GOMAXPROCS(0)
-	}
-	if reducers == 0 {
-		reducers = runtime.GOMAXPROCS(0)
-	}
-	if min := shuffle.MinBudget(mappers, reducers); !set["mem"] {
-		mem = max(mem, min) // many cores: the default grows to what they need
-	} else if mem < min {
+	if !set["mem"] {
+		mem = 0 // join.Run's default: 256 MiB, or more when many cores need it
+	} else if mappers, reducers := cores(j.mappers), cores(j.reducers); mem < shuffle.MinBudget(mappers, reducers) {
+		min := shuffle.MinBudget(mappers, reducers)
 		return fail("--mem %s: below the minimum of %s for %d mappers and %d reducers (8 KiB batches, 8 per mapper and reducer)",
 			j.mem, formatSize(min), mappers, reducers)
 	}
@@ -142,6 +136,15 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("want a positive size like 256MiB")
 	}
 	return int64(v * float64(mult)), nil
+}
+
+// cores is n, or one per core when n is 0 (join.Run's default for mappers
+// and reducers).
+func cores(n int) int {
+	if n == 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return n
 }
 
 // goMemLimit is the soft memory limit given to the Go collector with --mem,
