@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,8 +57,9 @@ type Options struct {
 	FilterFile string
 	// Progress, if set, is called at the start of each phase and then every
 	// 100 ms from another goroutine: "build" and "map" count the bytes of
-	// their input read, "reduce" the partitions reduced, "sort" (with Sort)
-	// the output bytes written.
+	// their input read after the header (total -1 for a stream, whose size
+	// is unknown), "reduce" the partitions reduced, "sort" (with Sort) the
+	// output bytes written.
 	Progress func(phase string, done, total int64)
 }
 
@@ -227,124 +228,121 @@ func AppendCSVField(buf, f []byte) []byte {
 	return append(buf, '"')
 }
 
-// side is an opened input: its header and how to read it in parallel.
+// side is an opened input (nber.Input): its header, and parts that workers
+// read in parallel. A regular file is cut at proven record boundaries; a pipe,
+// FIFO, standard input or compressed file is read once, in order (see
+// nber.Input).
 type side struct {
 	bad        *badRows // non-nil: skip malformed rows into it
+	in         *nber.Input
 	path, name string
 	header     []string
 	headerRaw  []byte
-	ranges     []nber.Range // nil: not splittable, read as one stream
-	size       int64
+	size       int64 // bytes after the header; -1 for a stream
 }
 
-func openSide(path string, splits int) (*side, error) {
-	if st, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if st.IsDir() {
-		return nil, fmt.Errorf("%s is a folder, want a CSV file", path)
-	}
-	rc, name, err := nber.Open(path)
+// openSide opens path and reads its header; parts is how many ranges a
+// regular file is cut into.
+func openSide(ctx context.Context, path string, parts int, skipBad bool) (*side, error) {
+	in, err := nber.OpenInput(ctx, path, nber.InputOptions{Parts: parts, SkipBad: skipBad})
 	if err != nil {
 		return nil, err
 	}
-	r := nber.NewReader(rc, name)
-	header, err := r.ReadHeader()
-	raw := slices.Clone(r.Raw())
-	rc.Close()
-	if err != nil {
-		return nil, err
-	}
-	for i, h := range header {
-		if j := slices.Index(header[:i], h); j >= 0 {
-			return nil, fmt.Errorf("%s:1: column %q appears twice (columns %d and %d)", name, h, j+1, i+1)
+	for i, h := range in.Header {
+		if j := slices.Index(in.Header[:i], h); j >= 0 {
+			in.Close()
+			return nil, fmt.Errorf("%s:1: column %q appears twice (columns %d and %d)", in.Name, h, j+1, i+1)
 		}
 	}
-	s := &side{path: path, name: name, header: header, headerRaw: raw}
-	ranges, _, err := nber.SplitFile(path, splits)
-	if err == nil {
-		s.ranges = ranges
-		for _, rg := range ranges { // the bytes the ranges cover: progress' total
-			s.size += rg.End - rg.Start
-		}
-	} else if !errors.Is(err, nber.ErrNotSplittable) {
-		return nil, err
-	}
-	return s, nil
+	return &side{in: in, path: path, name: in.Name, header: in.Header, headerRaw: in.HeaderRaw, size: in.Size}, nil
 }
+
+func (s *side) close() { s.in.Close() }
 
 func (s *side) column(flag, col string) (int, error) {
 	i := slices.Index(s.header, col)
 	if i < 0 {
-		return 0, fmt.Errorf("%s %s: %s has no column %q (columns: %v)", flag, col, s.name, col, s.header)
+		return 0, fmt.Errorf("%s %s: %s has no column %q (columns: %s)", flag, col, s.name, col, quoteList(s.header))
 	}
 	return i, nil
 }
 
-// scan reads the side with up to workers goroutines, one range at a time; each
+// quoteList prints names as a quoted, comma-separated list: text from a file
+// may hold anything, escape sequences included.
+func quoteList(names []string) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(n))
+	}
+	return b.String()
+}
+
+// scan reads the side with up to workers goroutines, one part at a time; each
 // goroutine gets its own state from newState. fn sees every record with its
-// byte offset. For compressed files one goroutine reads the whole stream.
-func (s *side) scan(ctx context.Context, workers int, progress *atomic.Int64, newState func() any, fn func(st any, r *nber.Reader) error, done func(st any) error) error {
-	if s.ranges == nil {
-		rc, name, err := nber.Open(s.path)
-		if err != nil {
-			return err
-		}
-		defer rc.Close()
-		r := nber.NewReader(rc, name)
-		if _, err := r.ReadHeader(); err != nil {
-			return err
-		}
-		if s.bad != nil {
-			r.SkipBad(s.bad.add)
-		}
-		st := newState()
-		if err := fn(st, r); err != nil {
-			return err
-		}
-		return done(st)
-	}
-	f, err := os.Open(s.path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	next := make(chan nber.Range, len(s.ranges))
-	for _, rg := range s.ranges {
-		next <- rg
-	}
-	close(next)
-	errs := make(chan error, workers)
+// byte offset. The error returned is the one a sequential read meets first
+// (nber.FirstError), or ctx's.
+func (s *side) scan(ctx context.Context, workers int, newState func() any, fn func(st any, r *nber.Reader) error, done func(st any) error) error {
+	errs := make([]error, workers)
 	var wg sync.WaitGroup
-	for range min(workers, len(s.ranges)) {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			st := newState()
-			for rg := range next {
+			for {
 				if err := ctx.Err(); err != nil {
-					errs <- err
+					errs[w] = err
 					return
 				}
-				r := nber.NewRangeReader(io.NewSectionReader(f, rg.Start, rg.End-rg.Start), s.name, rg.Start, len(s.header))
+				p, err := s.in.Next()
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				if p == nil {
+					break
+				}
 				if s.bad != nil {
-					r.SkipBad(s.bad.add)
+					p.SkipBad(s.bad.add)
 				}
-				if err := fn(st, r); err != nil {
-					errs <- err
+				err = fn(st, p.Reader)
+				p.Release()
+				if err != nil {
+					errs[w] = err
 					return
 				}
-				if progress != nil {
-					progress.Add(rg.End - rg.Start)
-				}
 			}
-			if err := done(st); err != nil {
-				errs <- err
-			}
+			errs[w] = done(st)
 		}()
 	}
 	wg.Wait()
-	close(errs)
-	return nber.WithLine(<-errs, s.path)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return nber.WithLine(nber.FirstError(errs), s.path)
+}
+
+// checkSides refuses one stream given as both sides: a pipe, FIFO or
+// standard input can be read only once. The same regular file on both sides
+// is fine.
+func checkSides(keys, input string) error {
+	ks, kerr := statInput(keys)
+	is, ierr := statInput(input)
+	if kerr != nil || ierr != nil || !os.SameFile(ks, is) || ks.Mode().IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("keys %s and input %s are the same stream, which can be read only once: save one side to a file", keys, input)
+}
+
+// statInput stats an input path, "-" being standard input.
+func statInput(path string) (os.FileInfo, error) {
+	if path == "-" {
+		return os.Stdin.Stat()
+	}
+	return os.Stat(path)
 }
 
 // checkEvery is how many rows a loop handles between looks at its context:
@@ -394,18 +392,23 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	stopHeap := watchHeap(&rep.PeakHeapBytes)
 	defer stopHeap()
 
-	keySide, err := openSide(opt.Keys, opt.Mappers)
+	if err := checkSides(opt.Keys, opt.Input); err != nil {
+		return nil, err
+	}
+	keySide, err := openSide(ctx, opt.Keys, opt.Mappers, opt.SkipBadRows)
 	if err != nil {
 		return nil, err
 	}
+	defer keySide.close()
 	keyIdx, err := keySide.column("--key-col", opt.KeyCol)
 	if err != nil {
 		return nil, err
 	}
-	input, err := openSide(opt.Input, 4*opt.Mappers)
+	input, err := openSide(ctx, opt.Input, 4*opt.Mappers, opt.SkipBadRows)
 	if err != nil {
 		return nil, err
 	}
+	defer input.close()
 	joinIdx, err := input.column("--join-col", opt.JoinCol)
 	if err != nil {
 		return nil, err
@@ -439,13 +442,12 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	}
 	var mu sync.Mutex
 	global := map[string]struct{}{}
-	var buildProgress atomic.Int64
 	stopBuild := func() {}
 	if opt.Progress != nil {
 		opt.Progress("build", 0, keySide.size)
-		stopBuild = ticker(func() { opt.Progress("build", buildProgress.Load(), keySide.size) })
+		stopBuild = ticker(func() { opt.Progress("build", keySide.in.Progress(), keySide.size) })
 	}
-	err = keySide.scan(ctx, opt.Mappers, &buildProgress, func() any {
+	err = keySide.scan(ctx, opt.Mappers, func() any {
 		return &buildState{keys: map[string]struct{}{}, w: sh.NewWriter()}
 	}, func(st any, r *nber.Reader) error {
 		b := st.(*buildState)
@@ -532,14 +534,13 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		rows, out, drop int64
 		kb              [8]byte
 	}
-	var progress atomic.Int64
 	stopProgress := func() {}
 	if opt.Progress != nil {
 		opt.Progress("map", 0, input.size)
-		stopProgress = ticker(func() { opt.Progress("map", progress.Load(), input.size) })
+		stopProgress = ticker(func() { opt.Progress("map", input.in.Progress(), input.size) })
 	}
 	var dropBytes int64
-	err = input.scan(ctx, opt.Mappers, &progress, func() any {
+	err = input.scan(ctx, opt.Mappers, func() any {
 		return &mapState{f: <-copies, w: sh.NewWriter()}
 	}, func(st any, r *nber.Reader) error {
 		m := st.(*mapState)

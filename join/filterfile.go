@@ -150,17 +150,18 @@ func (ff *FilterFile) check(path string, opt Options, distinct int) error {
 // ReadKeySet returns the distinct join keys of column col of a key file (as the
 // build phase reads them), using up to workers goroutines.
 func ReadKeySet(ctx context.Context, path, col string, kt KeyType, workers int) ([][]byte, error) {
-	s, err := openSide(path, max(workers, 1))
+	s, err := openSide(ctx, path, max(workers, 1), false)
 	if err != nil {
 		return nil, err
 	}
+	defer s.close()
 	ci, err := s.column("--key-col", col)
 	if err != nil {
 		return nil, err
 	}
 	var mu sync.Mutex
 	set := map[string]struct{}{}
-	err = s.scan(ctx, max(workers, 1), nil, func() any { return map[string]struct{}{} }, func(st any, r *nber.Reader) error {
+	err = s.scan(ctx, max(workers, 1), func() any { return map[string]struct{}{} }, func(st any, r *nber.Reader) error {
 		local := st.(map[string]struct{})
 		var kb [8]byte
 		for r.Next() {

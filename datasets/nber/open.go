@@ -3,7 +3,7 @@ package nber
 import (
 	"archive/zip"
 	"bytes"
-	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,48 +12,18 @@ import (
 	"strings"
 )
 
-// Open opens an NBER file for reading: plain text (.txt, .csv or anything
-// else), gzip (.gz), or a zip archive (.zip) holding one text file, as NBER
-// ships acite75_99.zip and apat63_99.zip. It returns the content stream and the
-// name to use in error messages ("apat63_99.zip:apat63_99.txt" for a zip).
-// The caller closes the stream.
+// Open opens an NBER file for one sequential read: plain text, gzip or a zip
+// archive holding one text file (as NBER ships acite75_99.zip and
+// apat63_99.zip), recognised by their first bytes; "-" is standard input. It
+// returns the content stream and the name to use in error messages
+// ("apat63_99.zip:apat63_99.txt" for a zip). The caller closes the stream.
+// OpenInput is the parallel reader's form.
 func Open(path string) (io.ReadCloser, string, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".gz":
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, path, err
-		}
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			f.Close()
-			return nil, path, fmt.Errorf("%s: not a gzip file: %w", path, err)
-		}
-		return &stacked{Reader: zr, closers: []io.Closer{zr, f}}, path, nil
-	case ".zip":
-		zr, err := zip.OpenReader(path)
-		if err != nil {
-			return nil, path, fmt.Errorf("%s: not a zip file: %w", path, err)
-		}
-		entry, err := zipEntry(&zr.Reader, path)
-		if err != nil {
-			zr.Close()
-			return nil, path, err
-		}
-		rc, err := entry.Open()
-		if err != nil {
-			zr.Close()
-			return nil, path, fmt.Errorf("%s: %w", path, err)
-		}
-		name := path + ":" + entry.Name
-		return &stacked{Reader: rc, closers: []io.Closer{rc, zr}}, name, nil
-	default:
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, path, err
-		}
-		return f, path, nil
+	s, err := openStream(context.Background(), path)
+	if err != nil {
+		return nil, path, err
 	}
+	return &stacked{Reader: s.r, closers: s.closers}, s.name, nil
 }
 
 // zipEntry picks the data file of a zip: its only regular file, or its only
@@ -94,64 +64,8 @@ func (s *stacked) Close() error {
 }
 
 // Range is a byte range [Start, End) of a file that starts and ends on record
-// boundaries.
+// boundaries (see Input).
 type Range struct{ Start, End int64 }
-
-// ErrNotSplittable is returned by SplitFile for compressed files.
-var ErrNotSplittable = errors.New("compressed files cannot be split into byte ranges")
-
-// SplitFile divides the records after the header of the plain-text file at path
-// into at most n byte ranges of about equal size that start and end on line
-// boundaries, so that n readers (NewRangeReader) can read the file in parallel.
-// It returns the header line's length too. It assumes no line break inside a
-// quoted field, which holds for the NBER files (a reader of a range that breaks
-// such a field reports a malformed record). O(n) small reads.
-func SplitFile(path string, n int) (ranges []Range, headerEnd int64, err error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".gz", ".zip":
-		return nil, 0, fmt.Errorf("%s: %w", path, ErrNotSplittable)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, 0, err
-	}
-	return Split(f, st.Size(), n)
-}
-
-// Split is SplitFile on any io.ReaderAt of the given size.
-func Split(f io.ReaderAt, size int64, n int) (ranges []Range, headerEnd int64, err error) {
-	if n < 1 {
-		n = 1
-	}
-	headerEnd, err = lineEnd(f, 0, size)
-	if err != nil {
-		return nil, 0, err
-	}
-	prev := headerEnd
-	for i := 1; i <= n; i++ {
-		cut := size
-		if i < n {
-			pos := headerEnd + (size-headerEnd)*int64(i)/int64(n)
-			if pos <= prev {
-				continue
-			}
-			// The range ends after the line that holds byte pos-1.
-			if cut, err = lineEnd(f, pos-1, size); err != nil {
-				return nil, 0, err
-			}
-		}
-		if cut > prev {
-			ranges = append(ranges, Range{prev, cut})
-			prev = cut
-		}
-	}
-	return ranges, headerEnd, nil
-}
 
 // lineEnd returns the offset just after the first '\n' at or after off, or size.
 func lineEnd(f io.ReaderAt, off, size int64) (int64, error) {
@@ -179,6 +93,10 @@ func lineEnd(f io.ReaderAt, off, size int64) (int64, error) {
 func WithLine(err error, path string) error {
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != 0 {
+		return err
+	}
+	// Only a regular file can be read again (not a pipe, nor standard input).
+	if st, serr := os.Stat(path); path == "-" || serr != nil || !st.Mode().IsRegular() {
 		return err
 	}
 	f, ferr := os.Open(path)

@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -297,7 +296,7 @@ func TestOpenCompressed(t *testing.T) {
 	if _, _, err := Open(txt + ".zip"); err == nil {
 		t.Fatal("missing zip opened")
 	}
-	os.WriteFile(filepath.Join(dir, "fake.gz"), []byte("not gzip"), 0o644)
+	os.WriteFile(filepath.Join(dir, "fake.gz"), []byte("\x1f\x8bnot gzip"), 0o644)
 	if _, _, err := Open(filepath.Join(dir, "fake.gz")); err == nil || !strings.Contains(err.Error(), "not a gzip file") {
 		t.Fatalf("fake gz: %v", err)
 	}
@@ -306,8 +305,6 @@ func TestOpenCompressed(t *testing.T) {
 	}
 }
 
-// TestSplit: the ranges cover every record exactly once, in order, for 1..9
-// splits, and agree with a sequential read.
 func FuzzParseInt(f *testing.F) {
 	f.Add("3858241", "")
 	f.Add("12a", "999")
@@ -319,61 +316,6 @@ func FuzzParseInt(f *testing.F) {
 			t.Fatalf("ParseInt(%q) = %d, %v; slow path %d, %v", field, got, err, want, werr)
 		}
 	})
-}
-
-func TestSplit(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("\"CITING\",\"CITED\"\n")
-	for i := 0; i < 5000; i++ {
-		fmt.Fprintf(&b, "%d,%d\n", 4000000+i, 3000000+i*7)
-	}
-	data := b.String()
-	_, want, err := readAll(NewReader(strings.NewReader(data), "c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for n := 1; n <= 9; n++ {
-		ranges, hdr, err := Split(strings.NewReader(data), int64(len(data)), n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hdr != int64(len("\"CITING\",\"CITED\"\n")) || len(ranges) != n {
-			t.Fatalf("n=%d: header end %d, %d ranges", n, hdr, len(ranges))
-		}
-		var got [][]string
-		prev := hdr
-		for _, rg := range ranges {
-			if rg.Start != prev || rg.End <= rg.Start || (rg.End < int64(len(data)) && data[rg.End-1] != '\n') {
-				t.Fatalf("n=%d: bad range %+v after %d", n, rg, prev)
-			}
-			prev = rg.End
-			r := NewRangeReader(io.NewSectionReader(strings.NewReader(data), rg.Start, rg.End-rg.Start), "c", rg.Start, 2)
-			for r.Next() {
-				got = append(got, mustStrings(r.Fields()))
-			}
-			if r.Err() != nil {
-				t.Fatal(r.Err())
-			}
-		}
-		if prev != int64(len(data)) || !slices.EqualFunc(got, want, slices.Equal) {
-			t.Fatalf("n=%d: ranges end at %d and give %d records, want %d", n, prev, len(got), len(want))
-		}
-	}
-	// Tiny file: more splits than records.
-	ranges, _, err := Split(strings.NewReader("A\n1\n"), 4, 8)
-	if err != nil || len(ranges) != 1 || ranges[0] != (Range{2, 4}) {
-		t.Fatalf("tiny split: %v %v", ranges, err)
-	}
-	// A range reader reports byte offsets.
-	r := NewRangeReader(strings.NewReader("1,2\n3\n"), "c", 100, 2)
-	for r.Next() {
-	}
-	if err := r.Err(); err == nil || err.Error() != "c: record at byte 104: 1 fields, want 2" {
-		t.Fatalf("range reader error: %v", err)
-	}
-	if _, _, err := SplitFile("x.zip", 2); !errors.Is(err, ErrNotSplittable) {
-		t.Fatalf("SplitFile(zip): %v", err)
-	}
 }
 
 func TestParseInt(t *testing.T) {

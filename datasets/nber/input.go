@@ -1,0 +1,590 @@
+package nber
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unicode"
+)
+
+// Input is a CSV file opened for one pass, its header read, that hands out
+// Parts: pieces starting at proven record boundaries, for parallel readers.
+//
+// What is read, and how (docs/design.md, "Safety"):
+//   - A plain regular file is cut into byte ranges (ReaderAt), read in
+//     parallel; the bytes are read once more only to prove the cut points.
+//   - Anything else (standard input "-", a pipe, a FIFO, a device, a gzip or
+//     zip file) is read once, in order, by whichever Part asks for more: it
+//     is cut into in-memory chunks at proven boundaries; when no boundary can
+//     be proven the rest of the stream is one Part, read by one reader.
+//
+// A cut point is proven, given that the previous one is a record boundary,
+// by either rule:
+//   - Window: the maxRecord+2 bytes before it (or all bytes since the
+//     previous boundary, if fewer) hold no quote and end with '\n'. No record
+//     spans more than maxRecord+2 bytes, so the record that holds the
+//     window's last line started inside the quote-free window and ends at
+//     its first line break. Holds for every input, malformed rows skipped or
+//     not.
+//   - Parity: the bytes since the previous boundary hold an even number of
+//     quotes and end with '\n'. In RFC 4180 CSV every record holds an even
+//     number of quotes and a quoted field an odd number before its end, so
+//     an even-parity line break ends a record. Malformed quoting breaks this,
+//     so the rule is used only when the first malformed row stops the read
+//     (not with SkipBad): every part before that row is cut right, the part
+//     holding it starts right and fails at it, and the caller reports the
+//     error with the lowest offset (FirstError), the sequential reader's.
+//
+// Next is safe for concurrent use; each Part is for one goroutine.
+type Input struct {
+	Path, Name string
+	Header     []string
+	HeaderRaw  []byte // the header as it is in the file, without a BOM or line end
+	// Size is the number of bytes after the header, -1 for a stream.
+	Size int64
+	// Regular reports a plain regular file, read by ranges.
+	Regular bool
+
+	opt       InputOptions
+	nfields   int
+	ctx       context.Context
+	closeMu   sync.Mutex // not mu: a Read blocked under mu must not block Close
+	closers   []io.Closer
+	stop      func() bool // stops the AfterFunc that closes the stream
+
+	mu     sync.Mutex
+	file   io.ReaderAt // regular: read with ReadAt
+	ranges []Range
+	next   int
+	// stream state: pend holds bytes read and not handed out, starting at a
+	// proven boundary at file offset off after line lines.
+	src       io.Reader
+	pend      []byte
+	off, line int64
+	eof, done bool
+	err       error
+	free      [][]byte
+
+	progress atomic.Int64
+}
+
+// InputOptions configures OpenInput.
+type InputOptions struct {
+	// Parts is how many byte ranges a regular file is cut into, at most
+	// (default 1). Streams are cut into chunks of ChunkSize bytes.
+	Parts int
+	// SkipBad says the Parts' readers will skip malformed rows: only the
+	// window rule proves a boundary then.
+	SkipBad bool
+	// ChunkSize is the size of a stream's chunks (default 1 MiB).
+	ChunkSize int
+}
+
+// Part is one piece of an Input: a Reader positioned at a record boundary.
+// Call Release when done with it.
+type Part struct {
+	*Reader
+	// Len is the number of bytes it covers; 0 for the rest of a stream.
+	Len     int64
+	release func()
+}
+
+// Release returns the Part's memory to its Input and counts its bytes as read.
+func (p *Part) Release() {
+	if p.release != nil {
+		p.release()
+		p.release = nil
+	}
+}
+
+// ErrFolder is returned when an input names a folder.
+var ErrFolder = errors.New("is a folder, want a CSV file")
+
+// stdinName is how standard input ("-") is named in messages.
+const stdinName = "stdin"
+
+// OpenInput opens path ("-" for standard input) and reads its header. Opening
+// a FIFO waits for a writer, but returns ctx's error when ctx ends first;
+// when ctx ends while the stream is read, the stream is closed so that a
+// blocked read returns. A UTF-8 byte order mark before the header is skipped;
+// gzip and zip content is recognised by its first bytes.
+func OpenInput(ctx context.Context, path string, opt InputOptions) (*Input, error) {
+	s, err := openStream(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return openInput(ctx, path, s, opt)
+}
+
+// openInput reads the header of an opened stream.
+func openInput(ctx context.Context, path string, s *stream, opt InputOptions) (*Input, error) {
+	opt.Parts = max(opt.Parts, 1)
+	if opt.ChunkSize <= 0 {
+		opt.ChunkSize = 1 << 20
+	}
+	in := &Input{Path: path, Name: s.name, opt: opt, closers: s.closers, Size: -1, ctx: ctx, stop: s.stop}
+	r := NewReader(s.r, s.name)
+	header, err := r.ReadHeader()
+	if err != nil {
+		in.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	in.Header, in.HeaderRaw, in.nfields = header, bytes.Clone(r.Raw()), len(header)
+	if s.regular != nil {
+		in.Regular, in.file = true, s.regular
+		start := r.Pos()
+		in.Size = s.size - start
+		if in.ranges, err = splitRanges(s.regular, start, s.size, opt.Parts, !opt.SkipBad); err != nil {
+			in.Close()
+			return nil, fmt.Errorf("read %s: %w", s.name, err)
+		}
+		return in, nil
+	}
+	in.src = s.r
+	in.pend = append(make([]byte, 0, max(opt.ChunkSize, len(r.buffered()))+4096), r.buffered()...)
+	in.off, in.line = r.Pos(), r.lines()
+	in.eof = r.eof
+	in.progress.Store(int64(len(in.pend)))
+	return in, nil
+}
+
+// Progress returns how many bytes after the header have been read: the
+// finished ranges of a regular file, or the bytes taken from a stream.
+func (in *Input) Progress() int64 { return in.progress.Load() }
+
+// Close releases the file. It is safe to call more than once.
+func (in *Input) Close() error {
+	if in.stop != nil {
+		in.stop()
+	}
+	return in.closeAll()
+}
+
+func (in *Input) closeAll() error {
+	in.closeMu.Lock()
+	cl := in.closers
+	in.closers = nil
+	in.closeMu.Unlock()
+	var errs []error
+	for _, c := range cl {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Next returns the next Part, or nil when every byte has been handed out. An
+// error reading a stream is returned here; malformed records are the Part's
+// Reader's to report.
+func (in *Input) Next() (*Part, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.Regular {
+		if in.next >= len(in.ranges) {
+			return nil, nil
+		}
+		rg := in.ranges[in.next]
+		in.next++
+		n := rg.End - rg.Start
+		r := NewRangeReader(io.NewSectionReader(in.file, rg.Start, n), in.Name, rg.Start, in.nfields)
+		return &Part{Reader: r, Len: n, release: func() { in.progress.Add(n) }}, nil
+	}
+	if in.done || in.err != nil {
+		return nil, in.err
+	}
+	for {
+		if in.eof {
+			in.done = true
+			if len(in.pend) == 0 {
+				return nil, nil
+			}
+			return in.chunk(len(in.pend)), nil
+		}
+		if len(in.pend) >= in.opt.ChunkSize {
+			if cut := proveCut(in.pend, !in.opt.SkipBad); cut > 0 {
+				return in.chunk(cut), nil
+			}
+			if len(in.pend) >= 4*(maxRecord+2)+in.opt.ChunkSize {
+				// No boundary can be proven (quoted line breaks and skipped
+				// rows): the rest of the stream is read by one reader.
+				in.done = true
+				r := newStreamReader(in.pend, &countReader{in.src, &in.progress}, in.Name, in.off, in.line, in.nfields)
+				in.pend = nil
+				return &Part{Reader: r}, nil
+			}
+		}
+		if err := in.fill(); err != nil {
+			in.err = err
+			return nil, err
+		}
+	}
+}
+
+// fill reads more of the stream into pend. Called with mu held.
+func (in *Input) fill() error {
+	if len(in.pend) == cap(in.pend) {
+		in.pend = append(in.pend, make([]byte, cap(in.pend))...)[:len(in.pend)]
+	}
+	n, err := in.src.Read(in.pend[len(in.pend):cap(in.pend)])
+	in.pend = in.pend[:len(in.pend)+n]
+	in.progress.Add(int64(n))
+	if err == io.EOF {
+		in.eof = true
+		return nil
+	}
+	if err != nil {
+		if in.ctx.Err() != nil {
+			return in.ctx.Err() // the stream was closed to end a blocked read
+		}
+		return fmt.Errorf("read %s: %w", in.Name, err)
+	}
+	return nil
+}
+
+// chunk hands out pend[:cut] as a Part and keeps the rest. Called with mu held.
+func (in *Input) chunk(cut int) *Part {
+	data := in.pend[:cut]
+	var nb []byte
+	if k := len(in.free); k > 0 {
+		nb, in.free = in.free[k-1][:0], in.free[:k-1]
+	} else {
+		nb = make([]byte, 0, in.opt.ChunkSize+4096)
+	}
+	in.pend = append(nb, in.pend[cut:]...)
+	r := newChunkReader(data, in.Name, in.off, in.line, in.nfields)
+	in.off += int64(cut)
+	in.line += int64(bytes.Count(data, []byte{'\n'}))
+	return &Part{Reader: r, Len: int64(cut), release: func() {
+		in.mu.Lock()
+		if len(in.free) < 8 && cap(data) <= 2*(in.opt.ChunkSize+4096) {
+			in.free = append(in.free, data[:0])
+		}
+		in.mu.Unlock()
+	}}
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// proveCut returns the end of the longest prefix of b, which starts at a
+// record boundary, that provably ends at one (see Input), or 0.
+func proveCut(b []byte, parity bool) int {
+	nl := bytes.LastIndexByte(b, '\n')
+	if nl < 0 {
+		return 0
+	}
+	end := nl + 1
+	lq := bytes.LastIndexByte(b[:end], '"')
+	if lq < 0 || end-(maxRecord+2) > lq {
+		return end // window rule
+	}
+	if !parity {
+		return 0
+	}
+	// The last line break after an even number of quotes: walk back over
+	// the segments between quotes, whose parity alternates.
+	hi, odd := len(b), bytes.Count(b, []byte{'"'})%2 == 1
+	for {
+		lo := bytes.LastIndexByte(b[:hi], '"')
+		if !odd {
+			if i := bytes.LastIndexByte(b[lo+1:hi], '\n'); i >= 0 {
+				return lo + 1 + i + 1
+			}
+		}
+		if lo < 0 {
+			return 0
+		}
+		hi, odd = lo, !odd
+	}
+}
+
+// splitRanges cuts [start, size) of a regular file, start being a record
+// boundary, into at most n ranges at proven boundaries (see Input). A target
+// cut that cannot be proven is dropped: its range runs on to the next.
+func splitRanges(f io.ReaderAt, start, size int64, n int, parity bool) ([]Range, error) {
+	if start >= size {
+		return nil, nil
+	}
+	var ranges []Range
+	prev := start
+	// With parity: quotes counted from start up to counted (its parity odd).
+	counted, odd := start, false
+	buf := make([]byte, 1<<20)
+	for i := 1; i < n; i++ {
+		target := start + (size-start)*int64(i)/int64(n)
+		if target <= prev {
+			continue
+		}
+		cut, err := lineEnd(f, target-1, size)
+		if err != nil {
+			return nil, err
+		}
+		if cut >= size {
+			break
+		}
+		lo := max(prev, cut-int64(maxRecord+2))
+		q, err := indexQuote(f, lo, cut, buf)
+		if err != nil {
+			return nil, err
+		}
+		if q >= 0 {
+			if !parity {
+				continue
+			}
+			// Count quotes up to target, then find the first line break at
+			// or after it with an even count.
+			for counted < target {
+				m := min(int64(len(buf)), target-counted)
+				if _, err := f.ReadAt(buf[:m], counted); err != nil && err != io.EOF {
+					return nil, err
+				}
+				odd = odd != (bytes.Count(buf[:m], []byte{'"'})%2 == 1)
+				counted += m
+			}
+			if cut, counted, odd, err = evenLineEnd(f, counted, size, odd, buf); err != nil {
+				return nil, err
+			}
+			if cut >= size {
+				break
+			}
+		}
+		ranges = append(ranges, Range{prev, cut})
+		prev = cut
+	}
+	return append(ranges, Range{prev, size}), nil
+}
+
+// indexQuote returns the offset of the first '"' in [lo, hi) of f, or -1.
+func indexQuote(f io.ReaderAt, lo, hi int64, buf []byte) (int64, error) {
+	for off := lo; off < hi; {
+		m := min(int64(len(buf)), hi-off)
+		n, err := f.ReadAt(buf[:m], off)
+		if i := bytes.IndexByte(buf[:n], '"'); i >= 0 {
+			return off + int64(i), nil
+		}
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		if n == 0 {
+			break
+		}
+		off += int64(n)
+	}
+	return -1, nil
+}
+
+// evenLineEnd returns the offset after the first '\n' at or after off that
+// follows an even number of quotes, given the parity before off; or size.
+// It also returns how far it counted and the parity there.
+func evenLineEnd(f io.ReaderAt, off, size int64, odd bool, buf []byte) (int64, int64, bool, error) {
+	for off < size {
+		m := min(int64(len(buf)), size-off)
+		n, err := f.ReadAt(buf[:m], off)
+		for i := 0; i < n; i++ {
+			switch buf[i] {
+			case '"':
+				odd = !odd
+			case '\n':
+				if !odd {
+					return off + int64(i) + 1, off + int64(i) + 1, odd, nil
+				}
+			}
+		}
+		off += int64(n)
+		if err != nil && err != io.EOF {
+			return 0, 0, false, err
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return size, off, odd, nil
+}
+
+// stream is an opened input: its content (decompressed), the name for
+// messages, and for a plain regular file the file itself.
+type stream struct {
+	r       io.Reader
+	name    string
+	closers []io.Closer
+	regular io.ReaderAt // non-nil for a plain regular file
+	size    int64
+	stop    func() bool // stops the close-on-cancel of a stream
+}
+
+// openStream opens path for openInput: "-" is standard input; a FIFO is
+// opened without blocking past ctx; gzip and zip are recognised by content.
+func openStream(ctx context.Context, path string) (*stream, error) {
+	var f *os.File
+	name := path
+	if path == "-" {
+		name = stdinName
+		// A new descriptor of standard input, in the runtime's poller where
+		// the file allows (a pipe, a terminal), so that closing it ends a
+		// blocked read; os.Stdin itself if that fails.
+		if g, err := os.Open("/dev/stdin"); err == nil {
+			f = g
+		} else {
+			f = os.NewFile(uintptr(syscall.Stdin), stdinName)
+		}
+	} else {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		if st.IsDir() {
+			return nil, fmt.Errorf("%s %w", path, ErrFolder)
+		}
+		if f, err = openFile(ctx, path, st); err != nil {
+			return nil, err
+		}
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s := &stream{r: f, name: name, closers: []io.Closer{f}}
+	regular := st.Mode().IsRegular() && path != "-"
+	fail := func(err error) (*stream, error) {
+		if s.stop != nil {
+			s.stop()
+		}
+		f.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	if !regular {
+		// When ctx ends, close the file: a read blocked on a pipe or a
+		// terminal then returns (os.File reads of those go through the
+		// runtime's poller, which Close wakes).
+		s.stop = context.AfterFunc(ctx, func() { f.Close() })
+	}
+	// Sniff the first bytes: a regular file with ReadAt, a stream through
+	// a buffer that keeps them.
+	var magic []byte
+	if regular {
+		var b [4]byte
+		n, _ := f.ReadAt(b[:], 0)
+		magic = b[:n]
+	} else {
+		br := bufio.NewReaderSize(f, 64<<10)
+		magic, _ = br.Peek(4)
+		s.r = br
+	}
+	switch {
+	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
+		zr, err := gzip.NewReader(s.r)
+		if err != nil {
+			return fail(fmt.Errorf("%s: not a gzip file: %w", name, err))
+		}
+		s.r, s.closers = zr, []io.Closer{zr, f}
+	case bytes.HasPrefix(magic, []byte("PK\x03\x04")) || bytes.HasPrefix(magic, []byte("PK\x05\x06")):
+		if !regular {
+			return fail(fmt.Errorf("%s: a zip archive can only be read from a file, not a pipe or device (unzip -p it)", name))
+		}
+		zr, err := zip.NewReader(f, st.Size())
+		if err != nil {
+			return fail(fmt.Errorf("%s: not a zip file: %w", name, err))
+		}
+		entry, err := zipEntry(zr, name)
+		if err != nil {
+			return fail(err)
+		}
+		rc, err := entry.Open()
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", name, err))
+		}
+		s.r, s.name, s.closers = rc, name+":"+printable(entry.Name), []io.Closer{rc, f}
+	default:
+		if regular {
+			s.regular, s.size = f, st.Size()
+		}
+	}
+	return s, nil
+}
+
+// openFile opens path for reading. A FIFO blocks in open until a writer
+// comes; if ctx ends first, openFile unblocks it (by opening the FIFO for
+// writing and closing it) and returns ctx's error.
+func openFile(ctx context.Context, path string, st os.FileInfo) (*os.File, error) {
+	if st.Mode()&os.ModeNamedPipe == 0 || ctx.Done() == nil {
+		return os.Open(path)
+	}
+	type result struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- result{f, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.f, r.err
+	case <-ctx.Done():
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		if r := <-ch; r.f != nil {
+			r.f.Close()
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// printable returns s, or s quoted if it holds anything but printable
+// characters (a name taken from a file may hold escape sequences).
+func printable(s string) string {
+	for _, c := range s {
+		if !unicode.IsPrint(c) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// FirstError returns, of errs, the ParseError with the lowest offset (the
+// one a sequential read meets first: see Input), else the first non-nil
+// error.
+func FirstError(errs []error) error {
+	var first error
+	var best *ParseError
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if first == nil {
+			first = err
+		}
+		var pe *ParseError
+		if errors.As(err, &pe) && (best == nil || pe.Offset < best.Offset) {
+			best, first = pe, err
+		}
+	}
+	return first
+}

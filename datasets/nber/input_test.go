@@ -1,0 +1,429 @@
+package nber
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+)
+
+// onlyReader hides every method but Read: a pipe, as the Input sees it.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+// record is a parsed record or a skipped bad one, with its offset.
+type record struct {
+	off    int64
+	fields []string
+	bad    string // the ParseError's message, for a skipped row
+}
+
+// sequential reads data with one Reader: the reference.
+func sequential(data []byte, skip bool) (recs []record, err error) {
+	r := NewReader(bytes.NewReader(data), "f")
+	if _, err := r.ReadHeader(); err != nil {
+		return nil, err // a malformed header is never skipped
+	}
+	if skip {
+		r.SkipBad(func(pe *ParseError) { recs = append(recs, record{off: pe.Offset, bad: pe.Msg}) })
+	}
+	for r.Next() {
+		recs = append(recs, record{off: r.Offset(), fields: mustStrings(r.Fields())})
+	}
+	return recs, r.Err()
+}
+
+// viaInput reads data through an Input, as a regular file (stream false) or
+// a pipe, part by part on two goroutines, and puts the records in file order.
+func viaInput(t *testing.T, data []byte, opt InputOptions, asStream bool) (recs []record, err error) {
+	t.Helper()
+	s := &stream{r: bytes.NewReader(data), name: "f"}
+	if asStream {
+		s.r = onlyReader{bytes.NewReader(data)}
+	} else {
+		s.regular, s.size = bytes.NewReader(data), int64(len(data))
+	}
+	in, err := openInput(context.Background(), "f", s, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	type result struct {
+		recs []record
+		err  error
+	}
+	results := make(chan result, 2)
+	for range 2 {
+		go func() {
+			var res result
+			for {
+				p, err := in.Next()
+				if err != nil || p == nil {
+					res.err = err
+					break
+				}
+				if opt.SkipBad {
+					p.SkipBad(func(pe *ParseError) { res.recs = append(res.recs, record{off: pe.Offset, bad: pe.Msg}) })
+				}
+				for p.Next() {
+					res.recs = append(res.recs, record{off: p.Offset(), fields: mustStrings(p.Fields())})
+				}
+				if p.Err() != nil {
+					res.err = p.Err()
+				}
+				p.Release()
+				if res.err != nil {
+					break
+				}
+			}
+			results <- res
+		}()
+	}
+	var errs []error
+	for range 2 {
+		res := <-results
+		recs = append(recs, res.recs...)
+		errs = append(errs, res.err)
+	}
+	slices.SortStableFunc(recs, func(a, b record) int { return int(a.off - b.off) })
+	hr := NewReader(bytes.NewReader(data), "f")
+	hr.ReadHeader()
+	if want := int64(len(data)) - hr.Pos(); in.Progress() != want && FirstError(errs) == nil {
+		t.Errorf("Progress() = %d after the whole input, want %d", in.Progress(), want)
+	}
+	return recs, FirstError(errs)
+}
+
+// sameParse checks that the parts read what one sequential reader reads: the
+// same records and skipped rows, or the same first error (parts after the
+// first malformed row may read anything: see Input).
+func sameParse(t *testing.T, what string, data []byte, opt InputOptions, stream bool) {
+	t.Helper()
+	want, werr := sequential(data, opt.SkipBad)
+	got, gerr := viaInput(t, data, opt, stream)
+	var wpe, gpe *ParseError
+	if werr != nil || gerr != nil {
+		if errors.As(werr, &wpe) != errors.As(gerr, &gpe) || (wpe == nil && (werr == nil) != (gerr == nil)) ||
+			(wpe != nil && (wpe.Offset != gpe.Offset || wpe.Msg != gpe.Msg)) {
+			t.Fatalf("%s: error %v, sequential reader %v\ninput %q", what, gerr, werr, data)
+		}
+		if wpe == nil {
+			return
+		}
+		got = slices.DeleteFunc(got, func(r record) bool { return r.off >= wpe.Offset })
+	}
+	if !slices.EqualFunc(got, want, func(a, b record) bool {
+		return a.off == b.off && a.bad == b.bad && slices.Equal(a.fields, b.fields)
+	}) {
+		t.Fatalf("%s: %d records %v\nsequential reader: %d records %v\ninput %q", what, len(got), got, len(want), want, data)
+	}
+}
+
+// randomCSV writes valid RFC 4180 CSV: fields with commas, quotes and line
+// breaks (quoted), empty fields, LF or CRLF line ends.
+func randomCSV(rng *rand.Rand, rows, cols int, quoteRate float64) []byte {
+	var b bytes.Buffer
+	alphabet := []string{"a", "b", "7", ",", "\"", "\n", " ", "x"}
+	for row := -1; row < rows; row++ {
+		for c := range cols {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			var f strings.Builder
+			if row < 0 {
+				fmt.Fprintf(&f, "C%d", c)
+			} else {
+				for range rng.IntN(6) {
+					if rng.Float64() < quoteRate {
+						f.WriteString(alphabet[rng.IntN(len(alphabet))])
+					} else {
+						f.WriteString(alphabet[rng.IntN(3)])
+					}
+				}
+			}
+			v := f.String()
+			if strings.ContainsAny(v, ",\"\n") || (v != "" && rng.IntN(8) == 0) || (cols == 1 && v == "") {
+				v = `"` + strings.ReplaceAll(v, `"`, `""`) + `"`
+			}
+			b.WriteString(v)
+		}
+		if rng.IntN(4) == 0 {
+			b.WriteString("\r\n")
+		} else {
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// TestInputMatchesEncodingCSV: random valid CSV with quoted line breaks,
+// commas and quotes, cut at every part count 1-8 (regular file) and into
+// small chunks (pipe), with and without skipping, reads exactly what
+// encoding/csv reads. With a small maxRecord the window rule is exercised too.
+func TestInputMatchesEncodingCSV(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	for _, mr := range []int{1 << 20, 300} {
+		t.Run(fmt.Sprintf("maxRecord=%d", mr), func(t *testing.T) {
+			defer func(old int) { maxRecord = old }(maxRecord)
+			maxRecord = mr
+			for iter := range 60 {
+				cols := 1 + rng.IntN(4)
+				data := randomCSV(rng, rng.IntN(200), cols, []float64{0, 0.05, 0.5}[iter%3])
+				cr := csv.NewReader(bytes.NewReader(data))
+				cr.FieldsPerRecord = cols
+				want, err := cr.ReadAll()
+				if err != nil {
+					t.Fatalf("encoding/csv: %v\n%q", err, data)
+				}
+				want = want[1:]
+				for _, skip := range []bool{false, true} {
+					for n := 1; n <= 8; n++ {
+						for _, stream := range []bool{false, true} {
+							opt := InputOptions{Parts: n, SkipBad: skip, ChunkSize: 1 + rng.IntN(200)}
+							got, err := viaInput(t, data, opt, stream)
+							if err != nil {
+								t.Fatalf("parts %d, skip %v, stream %v: %v\n%q", n, skip, stream, err, data)
+							}
+							var fields [][]string
+							for _, r := range got {
+								// encoding/csv drops a CR before LF inside quotes.
+								f := slices.Clone(r.fields)
+								for i := range f {
+									f[i] = strings.ReplaceAll(f[i], "\r\n", "\n")
+								}
+								fields = append(fields, f)
+							}
+							if !slices.EqualFunc(fields, want, slices.Equal) {
+								t.Fatalf("parts %d, skip %v, stream %v: %d records, encoding/csv %d\n%q", n, skip, stream, len(fields), len(want), data)
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestInputNBER: a quote-free file is cut into as many ranges as asked, and
+// a gzip stream into chunks; both read as one reader does.
+func TestInputNBER(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("\"CITING\",\"CITED\"\n")
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&b, "%d,%d\n", 4000000+i, 3000000+i*7)
+	}
+	data := []byte(b.String())
+	for n := 1; n <= 9; n++ {
+		in, err := openInput(context.Background(), "c", &stream{r: bytes.NewReader(data), name: "c", regular: bytes.NewReader(data), size: int64(len(data))}, InputOptions{Parts: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(in.ranges) != n || in.ranges[0].Start != int64(len("\"CITING\",\"CITED\"\n")) || in.Size != int64(len(data))-in.ranges[0].Start {
+			t.Fatalf("n=%d: ranges %v, size %d", n, in.ranges, in.Size)
+		}
+		sameParse(t, fmt.Sprintf("n=%d", n), data, InputOptions{Parts: n}, false)
+	}
+	sameParse(t, "chunks", data, InputOptions{ChunkSize: 4096}, true)
+	// More parts than records.
+	in, err := openInput(context.Background(), "c", &stream{r: strings.NewReader("A\n1\n"), name: "c", regular: strings.NewReader("A\n1\n"), size: 4}, InputOptions{Parts: 8})
+	if err != nil || len(in.ranges) != 1 || in.ranges[0] != (Range{2, 4}) {
+		t.Fatalf("tiny input: %v %v", in.ranges, err)
+	}
+	// A range reader reports byte offsets.
+	r := NewRangeReader(strings.NewReader("1,2\n3\n"), "c", 100, 2)
+	for r.Next() {
+	}
+	if err := r.Err(); err == nil || err.Error() != "c: record at byte 104: 1 fields, want 2" {
+		t.Fatalf("range reader error: %v", err)
+	}
+}
+
+// TestInputQuotedNewlines: the case that once split a quoted field between
+// mappers: line breaks inside quotes right where the cuts fall.
+func TestInputQuotedNewlines(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("ID,TEXT\n")
+	for i := range 400 {
+		fmt.Fprintf(&b, "%d,\"line one\nline, two\n\"\"three\"\"\n%d\"\n", i, i)
+	}
+	data := b.Bytes()
+	for _, skip := range []bool{false, true} {
+		for n := 1; n <= 8; n++ {
+			sameParse(t, fmt.Sprintf("skip %v parts %d", skip, n), data, InputOptions{Parts: n, SkipBad: skip}, false)
+			sameParse(t, fmt.Sprintf("skip %v stream chunk %d", skip, 64*n), data, InputOptions{ChunkSize: 64 * n, SkipBad: skip}, true)
+		}
+	}
+	// Skipping with quotes everywhere and a small maxRecord: no cut can be
+	// proven in a stream, and the rest is read by one reader.
+	defer func(old int) { maxRecord = old }(maxRecord)
+	maxRecord = 64
+	in, err := openInput(context.Background(), "f", &stream{r: onlyReader{bytes.NewReader(data)}, name: "f"}, InputOptions{ChunkSize: 16, SkipBad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := in.Next()
+	if err != nil || p == nil || p.Len != 0 {
+		t.Fatalf("first part: %v %v, want the rest of the stream", p, err)
+	}
+	n := 0
+	for p.Next() {
+		n++
+	}
+	if p.Err() != nil || n != 400 {
+		t.Fatalf("rest of the stream: %d records, %v", n, p.Err())
+	}
+	if p, err := in.Next(); p != nil || err != nil {
+		t.Fatalf("after the rest: %v %v", p, err)
+	}
+}
+
+// FuzzInput: on any bytes, the parts of a regular file and the chunks of a
+// stream read what one sequential reader reads (records and skipped rows, or
+// the same first error), at a small maxRecord so that every rule is reached.
+func FuzzInput(f *testing.F) {
+	for _, s := range []string{"A,B\n1,2\n3,4\n", "A,B\n1,\"x\ny\"\n\"a\"\"b\",c\n2,3\n", "A,B\n1,x\"y\n2,\"a\nb\"\n3,4\n",
+		"A\n\"unclosed\n1\n2\n", "\xef\xbb\xbf\"A\",B\r\n1,2\r\n"} {
+		f.Add([]byte(s), uint8(3), uint8(5), false)
+		f.Add([]byte(s), uint8(2), uint8(1), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, parts, chunk uint8, skip bool) {
+		defer func(old int) { maxRecord = old }(maxRecord)
+		maxRecord = 48
+		opt := InputOptions{Parts: int(parts%9) + 1, ChunkSize: int(chunk%64) + 1, SkipBad: skip}
+		sameParse(t, "regular", data, opt, false)
+		sameParse(t, "stream", data, opt, true)
+	})
+}
+
+// TestOpenInputSources: standard input, a FIFO, gzip and zip recognised by
+// content, a BOM, a zip from a pipe refused, and a FIFO with no writer given
+// up when the context ends.
+func TestOpenInputSources(t *testing.T) {
+	dir := t.TempDir()
+	content := "\xef\xbb\xbf\"CITING\",CITED\n1,2\n3,4\n"
+	plain := filepath.Join(dir, "plain.csv")
+	os.WriteFile(plain, []byte(content), 0o644)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(content))
+	zw.Close()
+	gzPath := filepath.Join(dir, "named.txt") // gzip whatever its name
+	os.WriteFile(gzPath, gz.Bytes(), 0o644)
+	readAllParts := func(in *Input) []string {
+		var out []string
+		for {
+			p, err := in.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p == nil {
+				return out
+			}
+			for p.Next() {
+				out = append(out, strings.Join(mustStrings(p.Fields()), "|"))
+			}
+			if p.Err() != nil {
+				t.Fatal(p.Err())
+			}
+			p.Release()
+		}
+	}
+	for _, path := range []string{plain, gzPath} {
+		in, err := OpenInput(context.Background(), path, InputOptions{Parts: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readAllParts(in); !slices.Equal(in.Header, []string{"CITING", "CITED"}) || string(in.HeaderRaw) != "\"CITING\",CITED" ||
+			!slices.Equal(got, []string{"1|2", "3|4"}) || in.Regular != (path == plain) {
+			t.Fatalf("%s: header %q (raw %q), records %v, regular %v", path, in.Header, in.HeaderRaw, got, in.Regular)
+		}
+		in.Close()
+	}
+	// A FIFO, written by another goroutine.
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			w.Write(gz.Bytes())
+			w.Close()
+		}
+	}()
+	in, err := OpenInput(context.Background(), fifo, InputOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAllParts(in); !slices.Equal(got, []string{"1|2", "3|4"}) || in.Regular {
+		t.Fatalf("fifo: %v", got)
+	}
+	in.Close()
+	// A FIFO nobody writes: the open gives up when the context ends.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := OpenInput(ctx, fifo, InputOptions{}); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 2*time.Second {
+		t.Fatalf("fifo without a writer: %v after %v", err, time.Since(start))
+	}
+	// A writer that connects but never writes: the blocked read ends too.
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel2()
+	done := make(chan struct{})
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			<-done
+			w.Close()
+		}
+	}()
+	defer close(done)
+	if _, err := OpenInput(ctx2, fifo, InputOptions{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("fifo with a silent writer: %v", err)
+	}
+	// A zip archive through a pipe cannot be read.
+	var zb bytes.Buffer
+	zb.WriteString("PK\x03\x04rest")
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			w.Write(zb.Bytes())
+			w.Close()
+		}
+	}()
+	if _, err := OpenInput(context.Background(), fifo, InputOptions{}); err == nil || !strings.Contains(err.Error(), "zip archive can only be read from a file") {
+		t.Fatalf("zip from a fifo: %v", err)
+	}
+	if _, err := OpenInput(context.Background(), dir, InputOptions{}); !errors.Is(err, ErrFolder) {
+		t.Fatalf("folder: %v", err)
+	}
+}
+
+// TestFirstError: the parse error with the lowest offset wins.
+func TestFirstError(t *testing.T) {
+	io1 := errors.New("disk")
+	a, b := &ParseError{File: "f", Offset: 90, Msg: "late"}, &ParseError{File: "f", Offset: 10, Msg: "early"}
+	if got := FirstError([]error{nil, io1, a, nil, b}); got != b {
+		t.Fatalf("FirstError = %v, want %v", got, b)
+	}
+	if got := FirstError([]error{nil, io1}); got != io1 {
+		t.Fatalf("FirstError = %v, want %v", got, io1)
+	}
+	if FirstError(nil) != nil {
+		t.Fatal("FirstError(nil) != nil")
+	}
+}
