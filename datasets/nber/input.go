@@ -55,12 +55,12 @@ type Input struct {
 	// Regular reports a plain regular file, read by ranges.
 	Regular bool
 
-	opt       InputOptions
-	nfields   int
-	ctx       context.Context
-	closeMu   sync.Mutex // not mu: a Read blocked under mu must not block Close
-	closers   []io.Closer
-	stop      func() bool // stops the AfterFunc that closes the stream
+	opt     InputOptions
+	nfields int
+	ctx     context.Context
+	closeMu sync.Mutex // not mu: a Read blocked under mu must not block Close
+	closers []io.Closer
+	stop    func() bool // stops the AfterFunc that closes the stream
 
 	mu     sync.Mutex
 	file   io.ReaderAt // regular: read with ReadAt
