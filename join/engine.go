@@ -44,8 +44,8 @@ type Options struct {
 	KeyType         KeyType
 	Filter          Kind
 	Sizing          Sizing
-	Mappers         int   // map goroutines (default GOMAXPROCS)
-	Reducers        int   // reduce partitions and goroutines (default GOMAXPROCS)
+	Mappers         int   // map goroutines (default DefaultWorkers; at most MaxWorkers)
+	Reducers        int   // reduce partitions and goroutines (default DefaultWorkers; at most MaxWorkers)
 	MemBudget       int64 // memory of the shuffle and Sort (default 256 MiB, or shuffle.MinBudget(Mappers, Reducers) if more; at least that)
 	TempDir         string
 	Sort            bool // order the output by key, then large-side row order
@@ -325,10 +325,10 @@ func (s *side) scan(ctx context.Context, workers int, newState func() any, fn fu
 	return nber.WithLine(nber.FirstError(errs), s.path)
 }
 
-// checkSides refuses one stream given as both sides: a pipe, FIFO or
+// CheckSides refuses one stream given as both sides: a pipe, FIFO or
 // standard input can be read only once. The same regular file on both sides
 // is fine.
-func checkSides(keys, input string) error {
+func CheckSides(keys, input string) error {
 	ks, kerr := statInput(keys)
 	is, ierr := statInput(input)
 	if kerr != nil || ierr != nil || !os.SameFile(ks, is) || ks.Mode().IsRegular() {
@@ -348,6 +348,16 @@ func statInput(path string) (os.FileInfo, error) {
 // checkEvery is how many rows a loop handles between looks at its context:
 // about a millisecond of work.
 const checkEvery = 1 << 14
+
+// MaxWorkers bounds Options.Mappers and Options.Reducers: each mapper holds a
+// read buffer of up to 1 MiB and its own filter copy, and the shuffle's
+// minimum budget grows with mappers x reducers; more goroutines than this
+// only add memory.
+const MaxWorkers = 256
+
+// DefaultWorkers is the default count of mappers and of reducers: one per
+// core (GOMAXPROCS), at most MaxWorkers.
+func DefaultWorkers() int { return min(runtime.GOMAXPROCS(0), MaxWorkers) }
 
 // defaultMemBudget is the memory budget when Options.MemBudget is 0.
 const defaultMemBudget = 256 << 20
@@ -373,10 +383,13 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		opt.Filter = ACBF
 	}
 	if opt.Mappers <= 0 {
-		opt.Mappers = runtime.GOMAXPROCS(0)
+		opt.Mappers = DefaultWorkers()
 	}
 	if opt.Reducers <= 0 {
-		opt.Reducers = runtime.GOMAXPROCS(0)
+		opt.Reducers = DefaultWorkers()
+	}
+	if opt.Mappers > MaxWorkers || opt.Reducers > MaxWorkers {
+		return nil, fmt.Errorf("%d mappers and %d reducers: at most %d each", opt.Mappers, opt.Reducers, MaxWorkers)
 	}
 	if min := shuffle.MinBudget(opt.Mappers, opt.Reducers); opt.MemBudget <= 0 {
 		opt.MemBudget = max(defaultMemBudget, min) // many cores: more than the default
@@ -392,7 +405,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	stopHeap := watchHeap(&rep.PeakHeapBytes)
 	defer stopHeap()
 
-	if err := checkSides(opt.Keys, opt.Input); err != nil {
+	if err := CheckSides(opt.Keys, opt.Input); err != nil {
 		return nil, err
 	}
 	keySide, err := openSide(ctx, opt.Keys, opt.Mappers, opt.SkipBadRows)
@@ -497,7 +510,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := ff.check(opt.FilterFile, opt, len(keys)); err != nil {
+		if err := ff.check(opt.FilterFile, opt, keys); err != nil {
 			return nil, err
 		}
 		built = ff.Built

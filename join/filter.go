@@ -56,23 +56,35 @@ type Sizing struct {
 	FPP        float64 // 0: size by BitsPerKey
 }
 
+// MaxK is the most hash functions any kind takes (cbf.MaxK = acbf.MaxK = 64,
+// and the Bloom decoder's bound), so that every filter built can be written
+// to a filter file and read back. The default k, round((m/n) ln 2), is capped
+// at MaxK too: beyond it the formula's false positive rate is below 1e-19.
+const MaxK = 64
+
+// MaxFilterBytes is the most memory one filter may take (1 GiB): checked
+// before anything is allocated. Each map worker decodes its own copy, so a
+// run holds up to mappers+1 copies.
+const MaxFilterBytes = 1 << 30
+
 // Built is a filter with its parameters.
 type Built struct {
 	Kind            Kind
 	Filter          Filter
-	N               int     // distinct keys
-	M               uint64  // CBF counters of the budget (0 for none and exact)
-	K               int     // hash functions (0 for none and exact)
-	FirstLevelBits  uint64  // ACBF m1; the bit count for bloom; 4m for cbf
-	MemoryBits      uint64  // memory of the structure's payload
-	SerializedBytes int64   // what broadcasting it ships
-	TheoreticalFPP  float64 // formula false positive rate with N keys
+	N               int       // distinct keys
+	KeysFingerprint [2]uint64 // KeysFingerprint of the keys it was built from
+	M               uint64    // CBF counters of the budget (0 for none and exact)
+	K               int       // hash functions (0 for none and exact)
+	FirstLevelBits  uint64    // ACBF m1; the bit count for bloom; 4m for cbf
+	MemoryBits      uint64    // memory of the structure's payload
+	SerializedBytes int64     // what broadcasting it ships
+	TheoreticalFPP  float64   // formula false positive rate with N keys
 }
 
 // BuildFilter builds a filter of kind over the distinct keys. O(n*k).
 func BuildFilter(kind Kind, keys [][]byte, s Sizing) (*Built, error) {
 	n := uint64(len(keys))
-	b := &Built{Kind: kind, N: len(keys)}
+	b := &Built{Kind: kind, N: len(keys), KeysFingerprint: KeysFingerprint(keys)}
 	if kind == None {
 		b.Filter, b.TheoreticalFPP = passAll{}, 1
 		return b, nil
@@ -124,6 +136,9 @@ func BuildFilter(kind Kind, keys [][]byte, s Sizing) (*Built, error) {
 // size fills M, K, FirstLevelBits and MemoryBits.
 func size(kind Kind, n uint64, s Sizing, b *Built) error {
 	nf := float64(n)
+	if s.K < 0 || s.K > MaxK {
+		return fmt.Errorf("filter %s: k = %d hash functions: want 1 to %d", kind, s.K, MaxK)
+	}
 	if s.FPP != 0 {
 		if !(s.FPP > 0 && s.FPP < 1) {
 			return fmt.Errorf("--fpp %v: want 0 < p < 1", s.FPP)
@@ -134,7 +149,10 @@ func size(kind Kind, n uint64, s Sizing, b *Built) error {
 		bits := math.Ceil(-nf * math.Log(s.FPP) / (math.Ln2 * math.Ln2))
 		k := s.K
 		if k == 0 {
-			k = max(1, int(math.Round(bits/nf*math.Ln2)))
+			k = min(MaxK, max(1, int(math.Round(bits/nf*math.Ln2))))
+		}
+		if bits/8 > MaxFilterBytes {
+			return fmt.Errorf("filter %s: a formula false positive rate of %v for %d keys needs %s, above the %s a filter may take", kind, s.FPP, n, bytesText(bits/8), bytesText(MaxFilterBytes))
 		}
 		switch kind {
 		case Bloom:
@@ -159,10 +177,14 @@ func size(kind Kind, n uint64, s Sizing, b *Built) error {
 		if !(bpk >= 4) {
 			return fmt.Errorf("--bits-per-key %v: want at least 4", bpk)
 		}
+		if bits := bpk * nf; bits/8 > MaxFilterBytes {
+			return fmt.Errorf("filter %s: %v bits per key for %d keys is %s, above the %s a filter may take (at most %.0f bits per key for %d keys)",
+				kind, bpk, n, bytesText(bits/8), bytesText(MaxFilterBytes), math.Floor(MaxFilterBytes*8/nf), n)
+		}
 		b.M = uint64(math.Round(bpk * nf / 4))
 		b.K = s.K
 		if b.K == 0 {
-			b.K = max(1, int(math.Round(float64(b.M)/nf*math.Ln2)))
+			b.K = min(MaxK, max(1, int(math.Round(float64(b.M)/nf*math.Ln2))))
 		}
 	}
 	switch kind {
@@ -178,7 +200,8 @@ func size(kind Kind, n uint64, s Sizing, b *Built) error {
 	if kind == ACBF {
 		cfg := acbf.ConfigOptimal(b.M, n, b.K)
 		if err := cfg.Validate(); err != nil {
-			return fmt.Errorf("filter %s: k = %d needs more than %d bits per key (the first level and k counter bits per key share the budget): use --bits-per-key > %d or a smaller --k", kind, b.K, b.K, b.K)
+			return fmt.Errorf("filter %s: %.4g bits per key cannot hold k = %d counter bits per key beside a first level (they share the budget): use --bits-per-key > %d or a smaller --k: %w",
+				kind, 4*float64(b.M)/nf, b.K, b.K, err)
 		}
 		b.FirstLevelBits = cfg.FirstLevelBits()
 	} else if kind == ACBF1 || kind == ACBF2 || kind == ACBF3 {
@@ -190,6 +213,17 @@ func size(kind Kind, n uint64, s Sizing, b *Built) error {
 	}
 	b.MemoryBits = 4 * b.M
 	return nil
+}
+
+// bytesText prints a byte count in binary units.
+func bytesText(b float64) string {
+	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.4g %s", b, units[i])
 }
 
 // bloomFilter adapts bits-and-blooms' Test to Contains.

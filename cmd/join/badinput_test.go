@@ -104,7 +104,7 @@ func TestBadInputs(t *testing.T) {
 		want string
 	}{
 		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate"},
-		{[]string{"--k", "0"}, "--k 0: want at least 1"},
+		{[]string{"--k", "0"}, "--k 0: want 1 to 64"},
 		{[]string{"--fpp", "1.5"}, "--fpp 1.5: want a rate between 0 and 1"},
 		{[]string{"--mappers", "0"}, "--mappers 0: want at least 1"},
 		{[]string{"--mem", "4KiB", "--mappers", "2", "--reducers", "2"}, "--mem 4KiB: below the minimum of 256KiB for 2 mappers and 2 reducers"},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
 
 func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -33,13 +34,13 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-func cmdKeys(args []string, stdout, stderr io.Writer) error {
+func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("keys", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	patents := fs.String("patents", "", "patent file: apat63_99.txt, .gz or .zip (required)")
 	sample := fs.Int("sample", nber.PaperKeySample, "records to sample")
 	seed := fs.Uint64("seed", 1, "sampling seed")
-	out := fs.String("out", "", "output file (required)")
+	out := fs.String("out", "", "output file (.gz: compressed; - for standard output) (required)")
 	var where multiFlag
 	fs.Var(&where, "where", "keep only records with COL=VALUE (repeatable; all must hold)")
 	if err := parse(fs, args); err != nil {
@@ -59,9 +60,21 @@ func cmdKeys(args []string, stdout, stderr io.Writer) error {
 		}
 		opt.Where = append(opt.Where, p)
 	}
-	res, err := nber.ExtractKeysFile(*patents, *out, opt)
+	if err := checkPaths([]namedPath{{"out", *out}}, []namedPath{{"patents", *patents}}); err != nil {
+		return usageError{fmt.Errorf("keys: %w", err)}
+	}
+	var files outputs
+	defer files.abort()
+	f, err := files.create(ctx, namedPath{"out", *out}, atomicfile.Options{Gzip: true})
 	if err != nil {
 		return err
+	}
+	res, err := nber.ExtractKeysContext(ctx, *patents, f, opt)
+	if err != nil {
+		return err
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d of %d matching records (%d scanned)\n", *out, res.Kept, res.Matched, res.Scanned)
 	return nil

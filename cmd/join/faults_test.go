@@ -98,8 +98,11 @@ func TestInterrupt(t *testing.T) {
 		if ents, _ := os.ReadDir(outDir); len(ents) != 0 {
 			t.Errorf("%v: %d output files left", sig, len(ents))
 		}
-		if msg := strings.TrimSpace(stderr.String()); !strings.Contains(msg, "interrupted") || strings.Contains(msg, "\n") {
-			t.Errorf("%v: stderr %q, want one line saying it was interrupted", sig, msg)
+		if msg := strings.TrimSpace(stderr.String()); !strings.Contains(msg, "stopped by SIG") || strings.Contains(msg, "\n") {
+			t.Errorf("%v: stderr %q, want one line saying it was stopped", sig, msg)
+		}
+		if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) {
+			t.Errorf("%v: exit status %d, want %d", sig, code, 128+int(sig))
 		}
 	}
 }

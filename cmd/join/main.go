@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 )
 
 const usage = `usage: join <command> [flags]
@@ -34,16 +35,57 @@ commands:
           join keys --patents FILE [--sample 65771] [--seed 1] [--where COL=VALUE ...] --out FILE
   fetch   download and verify the real NBER archives (needs network)
           join fetch --dir DIR
+  clean   remove the temporary files of runs that died (a killed process's
+          spill, sort and unfinished output files)
+          join clean [--tmp-dir DIR ...] [--dry-run]
+
+Inputs may be files (.txt, .csv, .gz, .zip), - for standard input, pipes and
+FIFOs; outputs may be files (.gz is compressed), - or devices. See the
+"Safety" section of docs/design.md.
 
 Run 'join <command> -h' for the flags of a command.
 `
 
+// stopSignals end a run: the context is cancelled, every phase stops, and
+// temporary, spill and unfinished output files are removed before the exit
+// status 128+signal. SIGPIPE is among them so that a closed pipe on standard
+// output (join run ... | head) gives EPIPE to the write and the same
+// cleanup, instead of killing the process with its files left behind.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, stopSignals...)
+	go func() {
+		sig := <-sigs
+		cancel(signalError{sig.(syscall.Signal)})
+		// Every phase stops within milliseconds of the cancellation; should
+		// something not (a blocked system call), a second signal or a grace
+		// period ends the process anyway.
+		select {
+		case <-sigs:
+		case <-time.After(10 * time.Second):
+			fmt.Fprintf(os.Stderr, "join: did not stop within 10 s of %v; exiting\n", signalError{sig.(syscall.Signal)})
+		}
+		os.Exit(128 + int(sig.(syscall.Signal)))
+	}()
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	var sig signalError
+	if errors.As(context.Cause(ctx), &sig) && err != nil {
+		err = sig
+	} else if errors.Is(err, syscall.EPIPE) {
+		err = signalError{syscall.SIGPIPE} // the reader of our output left
+	}
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
+		}
+		if errors.As(err, &sig) {
+			if sig.sig != syscall.SIGPIPE { // nobody reads a message for head
+				fmt.Fprintf(os.Stderr, "join: stopped by %v; partial output and temporary files were removed\n", sig)
+			}
+			os.Exit(128 + int(sig.sig))
 		}
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintln(os.Stderr, "join: interrupted; partial output and temporary files were removed")
@@ -72,6 +114,23 @@ func hint(err error) string {
 	return ""
 }
 
+// signalError is the cause of a run stopped by a signal.
+type signalError struct{ sig syscall.Signal }
+
+func (s signalError) Error() string {
+	switch s.sig {
+	case syscall.SIGINT:
+		return "SIGINT (interrupted)"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP (the terminal closed)"
+	case syscall.SIGPIPE:
+		return "SIGPIPE (the reader of the output left)"
+	}
+	return s.sig.String()
+}
+
 // usageError marks bad command lines (exit status 2).
 type usageError struct{ error }
 
@@ -95,9 +154,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "gen":
 		return cmdGen(ctx, rest, stdout, stderr)
 	case "keys":
-		return cmdKeys(rest, stdout, stderr)
+		return cmdKeys(ctx, rest, stdout, stderr)
 	case "fetch":
 		return cmdFetch(ctx, rest, stdout, stderr)
+	case "clean":
+		return cmdClean(rest, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -164,12 +164,33 @@ func TestFilterFile(t *testing.T) {
 		{[]string{"--filter-file", fb, "--filter", "cbf"}, "holds the acbf filter, --filter asks for cbf"},
 		{[]string{"--filter-file", fb, "--key-type", "string"}, "built for --key-type int"},
 		{[]string{"--filter-file", fb, "--keys", keys2}, "built from 400 distinct keys, the key file has 300"},
+		{[]string{"--filter-file", fb, "--bits-per-key", "8"}, "--bits-per-key cannot change the filter of --filter-file"},
+		{[]string{"--filter-file", fb, "--k", "3"}, "--k cannot change the filter of --filter-file"},
 	} {
 		args := append([]string{"run", "--keys", keys, "--input", cite, "--out", filepath.Join(dir, "x.csv"), "--quiet"}, tc.args...)
 		_, _, err := runCmd(args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
 		}
+	}
+	// A filter of other keys, of the same count, would drop matching rows
+	// (keys {1,2,3} against {4,5,6}: the right answer has 2 rows).
+	k123, k456 := write("k123.csv", []byte("PATENT\n1\n2\n3\n")), write("k456.csv", []byte("PATENT\n4\n5\n6\n"))
+	in := write("in.csv", []byte("CITING,CITED\n10,4\n11,6\n12,9\n"))
+	f123 := filepath.Join(dir, "f123.bin")
+	if _, _, err := runCmd("build-filter", "--keys", k123, "--filter", "bloom", "--out", f123); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCmd("run", "--keys", k456, "--input", in, "--filter-file", f123, "--out", filepath.Join(dir, "x.csv"), "--quiet"); err == nil ||
+		!strings.Contains(err.Error(), "built from other keys than the key file's 3") {
+		t.Errorf("filter of keys 1,2,3 with keys 4,5,6: %v", err)
+	}
+	// A version 1 file (no fingerprint) is refused with what to do.
+	v1 := bytes.Clone(good)
+	v1[4] = 1
+	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--filter-file", write("v1.bin", v1), "--out", filepath.Join(dir, "x.csv"), "--quiet"); err == nil ||
+		!strings.Contains(err.Error(), "format version 1, this join reads version 2: rebuild it with join build-filter") {
+		t.Errorf("version 1 filter file: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.csv")); !os.IsNotExist(err) {
 		t.Fatal("a refused filter file left an output")

@@ -7,9 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -31,6 +31,7 @@ type joinFlags struct {
 	tempDir                               string
 	quiet                                 bool
 	badRows                               string
+	bars                                  *bars // set by options on a terminal
 }
 
 func (j *joinFlags) register(fs *flag.FlagSet) {
@@ -67,8 +68,8 @@ func (j *joinFlags) options(name string, fs *flag.FlagSet, stderr io.Writer) (jo
 	if j.keyType != "int" && j.keyType != "string" {
 		return fail("--key-type %q: want int or string", j.keyType)
 	}
-	if set["k"] && j.k < 1 {
-		return fail("--k %d: want at least 1 (leave --k out for round((m/n) ln 2))", j.k)
+	if set["k"] && (j.k < 1 || j.k > join.MaxK) {
+		return fail("--k %d: want 1 to %d (leave --k out for round((m/n) ln 2))", j.k, join.MaxK)
 	}
 	for _, f := range []struct {
 		name string
@@ -76,6 +77,9 @@ func (j *joinFlags) options(name string, fs *flag.FlagSet, stderr io.Writer) (jo
 	}{{"mappers", j.mappers}, {"reducers", j.reducers}} {
 		if (set[f.name] && f.v < 1) || f.v < 0 {
 			return fail("--%s %d: want at least 1 (leave it out for one per core)", f.name, f.v)
+		}
+		if f.v > join.MaxWorkers {
+			return fail("--%s %d: at most %d (each holds a read buffer, a filter copy and shuffle batches; more only add memory)", f.name, f.v, join.MaxWorkers)
 		}
 	}
 	if !set["mem"] {
@@ -113,12 +117,17 @@ func (j *joinFlags) options(name string, fs *flag.FlagSet, stderr io.Writer) (jo
 		SkipBadRows: j.badRows == "skip",
 	}
 	if !j.quiet && isTerminal(os.Stderr) {
-		opt.Progress = newBars(stderr)
+		j.bars = newBars(stderr)
+		opt.Progress = j.bars.update
 	}
 	return opt, nil
 }
 
-// parseSize parses "256MiB", "64KiB", "1GiB", "1000" (bytes).
+// maxSize bounds --mem: 1 PiB, far beyond any machine, and far from
+// overflowing int64 arithmetic.
+const maxSize = 1 << 50
+
+// parseSize parses "256MiB", "64KiB", "1GiB", "1000" (bytes), at most maxSize.
 func parseSize(s string) (int64, error) {
 	units := []struct {
 		suffix string
@@ -132,17 +141,22 @@ func parseSize(s string) (int64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || v <= 0 {
+	if err != nil || !(v > 0) || math.IsInf(v, 0) { // !(v > 0) refuses NaN too
 		return 0, fmt.Errorf("want a positive size like 256MiB")
+	}
+	if v*float64(mult) > maxSize {
+		return 0, fmt.Errorf("want at most %s", formatSize(maxSize))
+	}
+	if v*float64(mult) < 1 {
+		return 0, fmt.Errorf("want at least 1 byte")
 	}
 	return int64(v * float64(mult)), nil
 }
 
-// cores is n, or one per core when n is 0 (join.Run's default for mappers
-// and reducers).
+// cores is n, or join.Run's default for mappers and reducers when n is 0.
 func cores(n int) int {
 	if n == 0 {
-		return runtime.GOMAXPROCS(0)
+		return join.DefaultWorkers()
 	}
 	return n
 }
@@ -184,32 +198,52 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// newBars returns a Progress callback drawing one bar per phase.
-func newBars(w io.Writer) func(phase string, done, total int64) {
-	bars := map[string]*progressbar.ProgressBar{}
-	return func(phase string, done, total int64) {
-		b := bars[phase]
-		if b == nil {
-			b = progressbar.NewOptions64(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(phase),
-				progressbar.OptionShowBytes(phase != "reduce"), progressbar.OptionShowCount(), // reduce counts partitions
-				progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
-			bars[phase] = b
-		}
-		b.Set64(done)
-		if done >= total {
-			b.Finish()
-		}
+// bars draws one progress bar per phase on a terminal.
+type bars struct {
+	w io.Writer
+	m map[string]*progressbar.ProgressBar
+}
+
+func newBars(w io.Writer) *bars { return &bars{w: w, m: map[string]*progressbar.ProgressBar{}} }
+
+// update is a join.Options.Progress callback. A total below 0 (a stream of
+// unknown size) draws a spinner with the bytes read.
+func (b *bars) update(phase string, done, total int64) {
+	bar := b.m[phase]
+	if bar == nil {
+		bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(b.w), progressbar.OptionSetDescription(phase),
+			progressbar.OptionShowBytes(phase != "reduce"), progressbar.OptionShowCount(), // reduce counts partitions
+			progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+		b.m[phase] = bar
+	}
+	bar.Set64(done)
+	if total >= 0 && done >= total {
+		bar.Finish()
 	}
 }
 
-func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// clear erases the bars' line, so that what is printed next (an error, the
+// report) starts on a clean line.
+func (b *bars) clear() {
+	if b == nil {
+		return
+	}
+	for _, bar := range b.m {
+		if !bar.IsFinished() {
+			bar.Exit()
+		}
+	}
+	fmt.Fprint(b.w, "\r\033[K")
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var jf joinFlags
 	jf.register(fs)
 	filter := fs.String("filter", "acbf", "none, exact, bloom, cbf, acbf (optimal first level), acbf1, acbf2, acbf3")
 	filterFile := fs.String("filter-file", "", "use the filter in this file (join build-filter) instead of building one")
-	out := fs.String("out", "-", "output file, or - for standard output")
+	out := fs.String("out", "-", "output file (.gz: compressed), or - for standard output")
 	format := fs.String("format", "csv", "csv or parquet")
 	sorted := fs.Bool("sort", false, "order the output by key, then by the large side's row order")
 	reportJSON := fs.String("report-json", "", "also write the report as JSON to this file")
@@ -220,19 +254,20 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if *out != "-" {
-		if err := checkOut(*out, jf.keys, jf.input); err != nil {
-			return usageError{fmt.Errorf("run: --out %s: %v", *out, err)}
-		}
-	}
+	defer jf.bars.clear()
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if opt.Filter, err = join.ParseKind(*filter); err != nil {
 		return usageError{fmt.Errorf("run: --filter: %w", err)}
 	}
 	if *filterFile != "" {
+		for _, f := range []string{"bits-per-key", "k", "fpp"} {
+			if set[f] {
+				return usageError{fmt.Errorf("run: --%s cannot change the filter of --filter-file %s: leave it out, or build another filter with join build-filter", f, *filterFile)}
+			}
+		}
 		opt.FilterFile = *filterFile
-		explicit := false
-		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "filter" })
-		if !explicit {
+		if !set["filter"] {
 			opt.Filter = "" // take the kind from the file
 		}
 	}
@@ -243,17 +278,34 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usageError{fmt.Errorf("run: --format parquet needs --out FILE")}
 	}
 	opt.Sort = *sorted
-
-	var rep *join.Report
-	write := func(w io.Writer) error {
-		if *format == "csv" {
-			rep, err = join.Run(ctx, opt, w)
+	outs := []namedPath{{"out", *out}}
+	if set["report-json"] {
+		outs = append(outs, namedPath{"report-json", *reportJSON})
+	}
+	if err := checkPaths(outs, []namedPath{{"keys", jf.keys}, {"input", jf.input}, {"filter-file", *filterFile}}); err != nil {
+		return usageError{fmt.Errorf("run: %w", err)}
+	}
+	var files outputs
+	defer files.abort()
+	outF, err := files.create(ctx, outs[0], atomicfile.Options{Gzip: *format == "csv"})
+	if err != nil {
+		return err
+	}
+	var repF *atomicfile.File
+	if len(outs) > 1 {
+		if repF, err = files.create(ctx, outs[1], atomicfile.Options{Gzip: true}); err != nil {
 			return err
 		}
+	}
+
+	var rep *join.Report
+	if *format == "csv" {
+		rep, err = join.Run(ctx, opt, outF)
+	} else {
 		pr, pw := io.Pipe()
 		done := make(chan error, 1)
 		go func() {
-			err := join.CSVToParquet(pr, w)
+			err := join.CSVToParquet(pr, outF)
 			pr.CloseWithError(err) // the join's next write fails with the writer's error
 			done <- err
 		}()
@@ -264,28 +316,27 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if perr := <-done; perr != nil && (err == nil || !errors.Is(err, context.Canceled)) {
 			err = perr
 		}
-		return err
-	}
-	if *out == "-" {
-		err = write(stdout)
-	} else {
-		err = writeFileAtomic(*out, write)
 	}
 	if err != nil {
 		return err
 	}
+	if err := outF.Commit(); err != nil {
+		return fmt.Errorf("--out %s: %w", *out, err)
+	}
+	jf.bars.clear()
 	report := stdout
-	if *out == "-" {
+	if outF.Stdout() || (repF != nil && repF.Stdout()) {
 		report = stderr
 	}
 	rep.WriteText(report)
-	if *reportJSON != "" {
-		if err := writeFileAtomic(*reportJSON, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rep)
-		}); err != nil {
-			return err
+	if repF != nil {
+		enc := json.NewEncoder(repF)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
+		}
+		if err := repF.Commit(); err != nil {
+			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
 		}
 	}
 	return nil
@@ -308,6 +359,7 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
+	defer jf.bars.clear()
 	kind, err := join.ParseKind(*filter)
 	if err != nil {
 		return usageError{fmt.Errorf("build-filter: --filter: %w", err)}
@@ -315,8 +367,14 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *out == "" {
 		return usageError{fmt.Errorf("build-filter: --out is required")}
 	}
-	if err := checkOut(*out, jf.keys); err != nil {
-		return usageError{fmt.Errorf("build-filter: --out %s: %v", *out, err)}
+	if err := checkPaths([]namedPath{{"out", *out}}, []namedPath{{"keys", jf.keys}}); err != nil {
+		return usageError{fmt.Errorf("build-filter: %w", err)}
+	}
+	var files outputs
+	defer files.abort()
+	f, err := files.create(ctx, namedPath{"out", *out}, atomicfile.Options{})
+	if err != nil {
+		return err
 	}
 	keys, err := join.ReadKeySet(ctx, opt.Keys, opt.KeyCol, opt.KeyType, opt.Mappers)
 	if err != nil {
@@ -326,34 +384,12 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	if err := join.WriteFilterFile(*out, b, opt.KeyCol, opt.KeyType); err != nil {
-		return err
+	if err := join.WriteFilter(f, b, opt.KeyCol, opt.KeyType); err != nil {
+		return fmt.Errorf("--out %s: %w", *out, err)
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "wrote %s: %s filter of %d keys, k=%d, %d bytes, formula FP %.3g\n", *out, b.Kind, b.N, b.K, b.SerializedBytes, b.TheoreticalFPP)
 	return nil
-}
-
-// checkOut refuses an output path whose folder is missing or that names one of
-// the inputs.
-func checkOut(out string, inputs ...string) error {
-	dir := filepath.Dir(out)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return fmt.Errorf("folder %s does not exist", dir)
-	}
-	if st, err := os.Stat(out); err == nil {
-		if st.IsDir() {
-			return fmt.Errorf("is a folder")
-		}
-		for _, in := range inputs {
-			if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
-				return fmt.Errorf("is the input %s: the join would overwrite it", in)
-			}
-		}
-	}
-	return nil
-}
-
-// writeFileAtomic writes path so that it appears only when complete.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	return atomicfile.Write(path, func(f *os.File) error { return write(f) })
 }

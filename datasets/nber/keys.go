@@ -2,10 +2,12 @@ package nber
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
@@ -42,17 +44,28 @@ type KeysResult struct {
 // with a splitmix64 stream from Seed, so the same file, seed and predicates give
 // the same keys. Memory: the kept records. O(records).
 func ExtractKeys(path string, w io.Writer, opt KeysOptions) (KeysResult, error) {
+	return ExtractKeysContext(context.Background(), path, w, opt)
+}
+
+// ExtractKeysContext is ExtractKeys that gives up waiting for a FIFO's writer,
+// or a stream's next bytes, when ctx ends.
+func ExtractKeysContext(ctx context.Context, path string, w io.Writer, opt KeysOptions) (KeysResult, error) {
 	if opt.Sample == 0 {
 		opt.Sample = PaperKeySample
 	}
 	if opt.Sample < 0 {
 		return KeysResult{}, fmt.Errorf("keys: sample %d, want > 0", opt.Sample)
 	}
-	rc, name, err := Open(path)
+	st, err := openStream(ctx, path)
 	if err != nil {
 		return KeysResult{}, fmt.Errorf("keys: %w", err)
 	}
+	rc := &stacked{Reader: st.r, closers: st.closers}
+	if st.stop != nil {
+		defer st.stop()
+	}
 	defer rc.Close()
+	name := st.name
 	r := NewReader(rc, name)
 	header, err := r.ReadHeader()
 	if err != nil {
@@ -63,7 +76,7 @@ func ExtractKeys(path string, w io.Writer, opt KeysOptions) (KeysResult, error) 
 	for i, p := range opt.Where {
 		cols[i] = slices.Index(header, p.Column)
 		if cols[i] < 0 {
-			return KeysResult{}, fmt.Errorf("keys: --where %s=%s: %s has no column %q (columns: %s)", p.Column, p.Value, name, p.Column, strings.Join(header, ","))
+			return KeysResult{}, fmt.Errorf("keys: --where %s=%s: %s has no column %q (columns: %s)", p.Column, p.Value, name, p.Column, quoteNames(header))
 		}
 	}
 	type kept struct {
@@ -94,6 +107,9 @@ records:
 		}
 	}
 	if err := r.Err(); err != nil {
+		if ctx.Err() != nil {
+			return KeysResult{}, ctx.Err()
+		}
 		return KeysResult{}, fmt.Errorf("keys: %w", err)
 	}
 	slices.SortFunc(reservoir, func(a, b kept) int { return int(a.seq - b.seq) })
@@ -121,4 +137,13 @@ func ExtractKeysFile(path, out string, opt KeysOptions) (KeysResult, error) {
 		return err
 	})
 	return res, err
+}
+
+// quoteNames prints header names quoted: text from a file may hold anything.
+func quoteNames(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }

@@ -1,34 +1,307 @@
-// Package atomicfile writes a file so that it appears only when complete.
+// Package atomicfile opens the files acbfjoin writes so that a failure never
+// leaves a half-written file and nothing but a regular file or a new name is
+// ever replaced.
+//
+// The rules (docs/design.md, "Safety"):
+//   - A new name, or an existing regular file, is written to a temporary file
+//     in the same folder and renamed into place by Commit, atomically. An
+//     existing file keeps its mode (and owner, where permitted); a new one
+//     gets 0666 less the umask, as any program's would.
+//   - A symbolic link is written through to its target, as GNU sort -o does:
+//     the target is replaced, the link stays.
+//   - A device, a FIFO, a socket, "-" and /dev/stdout or /dev/stderr are
+//     written in place, as a stream: they cannot be renamed over (as root,
+//     renaming over /dev/null replaces the system's /dev/null).
+//   - A folder, and a .zip name, are refused; a .gz name is compressed with
+//     gzip when the caller allows it (Options.Gzip) and refused otherwise.
+//
+// Temporary files are named ".acbfjoin-PID-NAME-RANDOM.tmp" (TempPrefix), so
+// that `join clean` can tell the leftovers of a run that died from the files
+// of a run that is still going.
 package atomicfile
 
 import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 )
 
-// Write creates path through a temporary file in the same folder (mode 0644),
-// filled by write and renamed into place only if write and the close succeed.
-// On any error the temporary file is removed and path is untouched. A rename in
-// one folder is atomic on POSIX file systems.
-func Write(path string, write func(*os.File) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
+// Options says how Create treats a path.
+type Options struct {
+	// Gzip compresses a path that ends in .gz; without it such a path is
+	// refused.
+	Gzip bool
+}
+
+// File is an output being written. Write to it, then Commit, or Abort on any
+// failure. It is not safe for concurrent use.
+type File struct {
+	Path    string // as given
+	target  string // the file replaced on Commit (symlinks resolved); "" in place
+	f       *os.File
+	own     bool // whether Abort and Commit close f (not for standard output)
+	w       io.Writer
+	buf     *bufio.Writer
+	gz      *gzip.Writer
+	done    bool
+	stdout  bool
+	inPlace bool
+}
+
+// TempPrefix is how every temporary file and folder of this process starts:
+// "acbfjoin-PID-". Output temporaries add a leading dot.
+func TempPrefix() string { return "acbfjoin-" + strconv.Itoa(os.Getpid()) + "-" }
+
+// Create opens path for writing by the rules of the package doc. Opening a
+// FIFO waits for a reader, but gives up when ctx ends. The folder is checked
+// by creating the temporary file now, before any work.
+func Create(ctx context.Context, path string, opt Options) (*File, error) {
+	if path == "" {
+		return nil, errors.New("empty file name")
 	}
-	defer func() {
+	if strings.HasSuffix(strings.ToLower(path), ".zip") {
+		return nil, errors.New("cannot write a zip archive: name it .csv, or .csv.gz to compress")
+	}
+	out := &File{Path: path}
+	if isStdout(path) {
+		out.f, out.stdout, out.inPlace = os.Stdout, true, true
+		return out.wrap(opt)
+	}
+	if isStderr(path) {
+		out.f, out.inPlace = os.Stderr, true
+		return out.wrap(opt)
+	}
+	st, err := os.Stat(path) // follows links
+	switch {
+	case err == nil && st.IsDir():
+		return nil, errors.New("is a folder")
+	case err == nil && !st.Mode().IsRegular(), err == nil && underFD(path):
+		// A device, FIFO or socket, or a descriptor (/dev/fd/N): in place.
+		f, err := openInPlace(ctx, path, st)
 		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+			return nil, err
 		}
+		out.f, out.own, out.inPlace = f, true, true
+		return out.wrap(opt)
+	case err == nil:
+		if out.target, err = filepath.EvalSymlinks(path); err != nil {
+			return nil, err
+		}
+	case errors.Is(err, os.ErrNotExist):
+		if lst, lerr := os.Lstat(path); lerr == nil && lst.Mode()&os.ModeSymlink != 0 {
+			dest, _ := os.Readlink(path)
+			return nil, fmt.Errorf("is a symbolic link to %s, which does not exist", dest)
+		}
+		out.target = path
+		if dir, derr := filepath.EvalSymlinks(filepath.Dir(path)); derr == nil {
+			out.target = filepath.Join(dir, filepath.Base(path))
+		}
+	default:
+		return nil, err
+	}
+	dir := filepath.Dir(out.target)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("folder %s does not exist", dir)
+	}
+	f, err := createTemp(dir, filepath.Base(out.target))
+	if err != nil {
+		return nil, err
+	}
+	out.f, out.own = f, true
+	if st, err := os.Stat(out.target); err == nil {
+		// Keep the file's mode and, where permitted, its owner.
+		if err := f.Chmod(st.Mode().Perm()); err != nil {
+			out.Abort()
+			return nil, err
+		}
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			f.Chown(int(sys.Uid), int(sys.Gid)) // fails unless root: the file is ours then
+		}
+	}
+	return out.wrap(opt)
+}
+
+func (out *File) wrap(opt Options) (*File, error) {
+	out.w = out.f
+	if strings.HasSuffix(strings.ToLower(out.Path), ".gz") {
+		if !opt.Gzip {
+			out.Abort()
+			return nil, errors.New("cannot be compressed: leave out .gz")
+		}
+		out.buf = bufio.NewWriterSize(out.f, 256<<10)
+		out.gz = gzip.NewWriter(out.buf)
+		out.w = out.gz
+	}
+	return out, nil
+}
+
+// createTemp creates a new file ".acbfjoin-PID-BASE-RANDOM.tmp" in dir with
+// mode 0666 less the umask (os.CreateTemp's 0600 would make every output
+// private).
+func createTemp(dir, base string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, "."+TempPrefix()+base+"-"+strconv.FormatUint(rand.Uint64()%1e9, 10)+".tmp")
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("cannot create a temporary file in %s", dir)
+}
+
+// openInPlace opens a device, FIFO or descriptor for writing. A FIFO's open
+// blocks until a reader comes: it is given up when ctx ends (unblocked by
+// opening the FIFO for reading ourselves).
+func openInPlace(ctx context.Context, path string, st os.FileInfo) (*os.File, error) {
+	flag := os.O_WRONLY
+	if st.Mode().IsRegular() {
+		flag |= os.O_TRUNC // a regular file behind /dev/fd/N: written as the shell's > would
+	}
+	if st.Mode()&os.ModeNamedPipe == 0 || ctx.Done() == nil {
+		return os.OpenFile(path, flag, 0)
+	}
+	type result struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		f, err := os.OpenFile(path, flag, 0)
+		ch <- result{f, err}
 	}()
-	if err = f.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
+	select {
+	case r := <-ch:
+		return r.f, r.err
+	case <-ctx.Done():
+		if rd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			if r := <-ch; r.f != nil {
+				r.f.Close()
+			}
+			rd.Close()
+		}
+		return nil, ctx.Err()
+	}
+}
+
+func isStdout(path string) bool {
+	switch path {
+	case "-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		return true
+	}
+	return false
+}
+
+func isStderr(path string) bool {
+	switch path {
+	case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2":
+		return true
+	}
+	return false
+}
+
+// underFD reports a path that names an open descriptor (/dev/fd/N,
+// /proc/self/fd/N): written in place even when it leads to a regular file.
+func underFD(path string) bool {
+	return strings.HasPrefix(path, "/dev/fd/") || strings.HasPrefix(path, "/proc/self/fd/")
+}
+
+// Write writes to the file (compressed for .gz).
+func (out *File) Write(p []byte) (int, error) { return out.w.Write(p) }
+
+// File returns the underlying file: the temporary file, or the device.
+// Writes to it bypass the .gz compression.
+func (out *File) File() *os.File { return out.f }
+
+// InPlace reports an output written as a stream (a device, FIFO, standard
+// output): Abort cannot take back what was written.
+func (out *File) InPlace() bool { return out.inPlace }
+
+// Stdout reports standard output.
+func (out *File) Stdout() bool { return out.stdout }
+
+// Commit finishes the file: flushes the compression, closes it, and renames
+// the temporary file into place. After an error nothing was replaced.
+func (out *File) Commit() error {
+	if out.done {
+		return errors.New("atomicfile: commit after commit or abort")
+	}
+	if out.gz != nil {
+		if err := out.gz.Close(); err != nil {
+			out.Abort()
+			return err
+		}
+		if err := out.buf.Flush(); err != nil {
+			out.Abort()
+			return err
+		}
+	}
+	if out.target == "" {
+		out.done = true
+		if out.own {
+			return out.f.Close()
+		}
+		return nil
+	}
+	if err := out.f.Close(); err != nil {
+		out.Abort()
 		return err
 	}
-	if err = write(f); err != nil {
-		return err // the callback's errors say what failed
-	}
-	if err = f.Close(); err != nil {
+	if err := os.Rename(out.f.Name(), out.target); err != nil {
+		os.Remove(out.f.Name())
+		out.done = true
 		return err
 	}
-	return os.Rename(f.Name(), path)
+	out.done = true
+	return nil
+}
+
+// Abort removes the temporary file; an in-place output is closed as it is.
+// It is safe to call after Commit (it does nothing then).
+func (out *File) Abort() {
+	if out.done {
+		return
+	}
+	out.done = true
+	if out.own {
+		out.f.Close()
+	}
+	if out.target != "" {
+		os.Remove(out.f.Name())
+	}
+}
+
+// Write creates path through a File (no compression: a .gz path is refused),
+// filled by write and committed only if write succeeds. On any error the
+// temporary file is removed and path is untouched.
+func Write(path string, write func(*os.File) error) error {
+	out, err := Create(context.Background(), path, Options{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := write(out.f); err != nil {
+		out.Abort()
+		return err
+	}
+	return out.Commit()
+}
+
+// SameFile reports whether two stat results are the same file, for the
+// checks of outputs against inputs; character devices (a terminal,
+// /dev/null) are never "the same" as each other, since reading one and
+// writing another does no harm.
+func SameFile(a, b os.FileInfo) bool {
+	if a.Mode()&os.ModeCharDevice != 0 {
+		return false
+	}
+	return os.SameFile(a, b)
 }
