@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
 
 // sorter orders the join's output rows for --sort within a memory budget: each
@@ -229,7 +231,7 @@ func writeSortRow(w *bufio.Writer, key []byte, seq, small int64, line []byte) er
 func (s *sorter) writeRun(fill func(*bufio.Writer) error) error {
 	s.mu.Lock()
 	if s.dir == "" {
-		dir, err := os.MkdirTemp(s.tempDir, "acbfjoin-sort-")
+		dir, err := os.MkdirTemp(s.tempDir, atomicfile.TempPrefix()+"sort-")
 		if err != nil {
 			s.mu.Unlock()
 			return fmt.Errorf("sort: run folder: %w", err)

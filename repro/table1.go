@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
@@ -35,7 +36,7 @@ func FindNBER(dir string) (cite, pat string, err error) {
 // with Data, else generated at full scale; 2% in quick mode) with 65,771
 // sampled keys, repeating the timed runs (5 times; once in quick mode).
 func table1(ctx context.Context, opt Options) error {
-	dir, err := os.MkdirTemp("", "acbfjoin-repro-")
+	dir, err := os.MkdirTemp("", atomicfile.TempPrefix()+"repro-")
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,8 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/ipc"
+
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
 
 // Record is one map output: the join key, the source tag, the row's order in its
@@ -300,7 +302,7 @@ func (s *Shuffle) spill(part *partition) error {
 		return errors.New("shuffle: spill after Close")
 	}
 	if s.dir == "" {
-		dir, err := os.MkdirTemp(s.opt.TempDir, "acbfjoin-shuffle-")
+		dir, err := os.MkdirTemp(s.opt.TempDir, atomicfile.TempPrefix()+"shuffle-")
 		if err != nil {
 			s.mu.Unlock()
 			return fmt.Errorf("shuffle: spill folder: %w", err)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/repro"
 )
@@ -28,7 +29,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "acbfjoin-demo-")
+	dir, err := os.MkdirTemp("", atomicfile.TempPrefix()+"demo-")
 	if err != nil {
 		return err
 	}
