@@ -514,6 +514,8 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 			return nil, err
 		}
 		built = ff.Built
+	} else if len(keys) == 0 && opt.Filter != None && opt.Filter != Exact {
+		return nil, fmt.Errorf("%s: no keys (a header and no rows): a %s filter cannot be sized for none; --filter exact or none gives the empty join", keySide.name, opt.Filter)
 	} else if built, err = BuildFilter(opt.Filter, keys, opt.Sizing); err != nil {
 		return nil, err
 	}

@@ -21,6 +21,10 @@ import (
 // the files it may write, as a full disk would).
 func TestMain(m *testing.M) {
 	if args := os.Getenv("JOIN_ARGS"); args != "" {
+		if m := os.Getenv("JOIN_UMASK"); m != "" {
+			v, _ := strconv.ParseUint(m, 8, 32)
+			syscall.Umask(int(v))
+		}
 		if lim := os.Getenv("JOIN_FSIZE"); lim != "" {
 			n, _ := strconv.ParseUint(lim, 10, 64)
 			signal.Ignore(syscall.SIGXFSZ) // get EFBIG instead of being killed
@@ -54,14 +58,14 @@ func faultData(t *testing.T) (keys, cite string) {
 	return keys, gen.CitePath
 }
 
-// TestInterrupt: SIGINT or SIGTERM while the shuffle spills stops the run
+// TestInterrupt: SIGINT, SIGTERM or SIGHUP (a closed terminal) while the shuffle spills stops the run
 // within a second, exits non-zero, and leaves no spill file and no output.
 func TestInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
 	keys, cite := faultData(t)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		tmp, outDir := t.TempDir(), t.TempDir()
 		cmd := child(nil, "run", "--keys", keys, "--input", cite, "--filter", "none", "--mem", "1MiB", "--mappers", "2", "--reducers", "2",
 			"--temp-dir", tmp, "--out", filepath.Join(outDir, "out.csv"), "--quiet", "--sort")

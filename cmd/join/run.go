@@ -132,7 +132,7 @@ func parseSize(s string) (int64, error) {
 	units := []struct {
 		suffix string
 		mult   int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
+	}{{"PiB", 1 << 50}, {"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
 	mult := int64(1)
 	for _, u := range units {
 		if strings.HasSuffix(s, u.suffix) {
@@ -183,6 +183,10 @@ func goMemLimit(mem int64, keys string) int64 {
 // parseSize reads it.
 func formatSize(n int64) string {
 	switch {
+	case n%(1<<50) == 0:
+		return fmt.Sprintf("%dPiB", n>>50)
+	case n%(1<<40) == 0:
+		return fmt.Sprintf("%dTiB", n>>40)
 	case n%(1<<30) == 0:
 		return fmt.Sprintf("%dGiB", n>>30)
 	case n%(1<<20) == 0:

@@ -470,7 +470,7 @@ record:
 			}
 			if !closed {
 				if r.eof {
-					return r.fail("quoted field %d is not closed before the end of the file", len(sp)+1), false
+					return r.failAt(len(data), "quoted field %d is not closed before the end of the file", len(sp)+1), false
 				}
 				return r.needMore()
 			}
@@ -478,7 +478,7 @@ record:
 			for i < len(data) && data[i] != ',' && data[i] != '\n' {
 				c := data[i]
 				if c == '"' {
-					return r.fail("quote inside unquoted field %d", len(sp)+1), false
+					return r.failAt(i, "quote inside unquoted field %d", len(sp)+1), false
 				}
 				if c == '\r' {
 					if i+1 == len(data) {
@@ -522,7 +522,7 @@ record:
 				break record
 			}
 		}
-		return r.fail("unexpected %q after the closing quote of field %d", data[i], len(sp)), false
+		return r.failAt(i, "unexpected %q after the closing quote of field %d", data[i], len(sp)), false
 	}
 	raw := data[:i]
 	for n := len(raw); n > 0 && (raw[n-1] == '\n' || raw[n-1] == '\r'); n = len(raw) {
@@ -545,6 +545,17 @@ record:
 		r.fields = append(r.fields, r.unq[s.a:s.b])
 	}
 	return r.check(), false
+}
+
+// failAt fails the record at r.start for a problem found pos bytes into it.
+// Past maxRecord bytes the record is too long whatever else is wrong: a
+// reader that buffered less would have stopped there, so the message does
+// not depend on how the bytes arrived.
+func (r *Reader) failAt(pos int, msg string, args ...any) bool {
+	if pos > maxRecord {
+		return r.fail("record longer than %d bytes", maxRecord)
+	}
+	return r.fail(msg, args...)
 }
 
 // needMore reads more input for a record that continues past the buffer.

@@ -1,0 +1,540 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+)
+
+// smallData generates a small NBER-shaped data set and a key sample.
+func smallData(t *testing.T) (keys, cite string) {
+	t.Helper()
+	dir := t.TempDir()
+	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.003, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys = filepath.Join(dir, "keys.txt")
+	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 500, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	return keys, gen.CitePath
+}
+
+// runChild runs the command in a child process with stdin as its standard
+// input, and returns its standard output, standard error and exit status.
+func runChild(t *testing.T, env []string, stdin io.Reader, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := child(env, args...)
+	cmd.Stdin = stdin
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+}
+
+// TestStreamInputs: standard input, /dev/stdin, a FIFO and gzip content under
+// a .txt name give the rows the regular file gives (they were read two or
+// three times and lost rows); one stream as both sides is refused.
+func TestStreamInputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	keys, cite := smallData(t)
+	dir := t.TempDir()
+	citeData, _ := os.ReadFile(cite)
+	keyData, _ := os.ReadFile(keys)
+	base := []string{"run", "--keys", keys, "--sort", "--quiet", "--mappers", "2", "--filter", "bloom"}
+	want, stderr, code := runChild(t, nil, nil, append(base, "--input", cite, "--out", "-")...)
+	if code != 0 || strings.Count(want, "\n") < 100 {
+		t.Fatalf("regular file: exit %d, %d lines\n%s", code, strings.Count(want, "\n"), stderr)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(citeData)
+	zw.Close()
+	gzTxt := filepath.Join(dir, "cite-gzip.txt")
+	os.WriteFile(gzTxt, gz.Bytes(), 0o644)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		stdin []byte
+		args  []string
+		fifo  []byte // written into fifo by another goroutine
+	}{
+		{"--input -", citeData, []string{"--input", "-"}, nil},
+		{"--input /dev/stdin", citeData, []string{"--input", "/dev/stdin"}, nil},
+		{"gzip named .txt", nil, []string{"--input", gzTxt}, nil},
+		{"gzip on stdin", gz.Bytes(), []string{"--input", "-"}, nil},
+		{"FIFO", nil, []string{"--input", fifo}, citeData},
+		{"keys on stdin", keyData, []string{"--input", cite, "--keys", "-"}, nil},
+		{"keys from a FIFO", nil, []string{"--input", cite, "--keys", fifo}, keyData},
+	} {
+		if tc.fifo != nil {
+			go func() {
+				if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+					w.Write(tc.fifo)
+					w.Close()
+				}
+			}()
+		}
+		var stdin io.Reader
+		if tc.stdin != nil {
+			stdin = bytes.NewReader(tc.stdin) // exec hands the child a pipe
+		}
+		got, stderr, code := runChild(t, nil, stdin, append(append(slices.Clone(base), tc.args...), "--out", "-")...)
+		if code != 0 || got != want {
+			t.Errorf("%s: exit %d, %d bytes, want the regular file's %d\n%s", tc.name, code, len(got), len(want), stderr)
+		}
+	}
+	_, stderr, code = runChild(t, nil, bytes.NewReader(citeData), "run", "--keys", "-", "--input", "-", "--out", filepath.Join(dir, "x.csv"), "--quiet")
+	if code != 1 || !strings.Contains(stderr, "are the same stream, which can be read only once") {
+		t.Errorf("--keys - --input -: exit %d, %q", code, stderr)
+	}
+	// compare runs the join once per filter: a stream is spooled first.
+	out, stderr, code := runChild(t, nil, bytes.NewReader(citeData), "compare", "--keys", keys, "--input", "-", "--filters", "none,acbf", "--quiet")
+	wantRows := strconv.Itoa(strings.Count(want, "\n")-1) + " join rows"
+	if code != 0 || !strings.Contains(out, wantRows) {
+		t.Errorf("compare on stdin: exit %d, want %q in\n%s%s", code, wantRows, out, stderr)
+	}
+}
+
+// TestFIFOInterrupt: a FIFO nobody writes to blocked the open forever and
+// ignored SIGINT; now the run stops at once with nothing left behind.
+func TestFIFOInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	keys, _ := smallData(t)
+	dir, outDir := t.TempDir(), t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range []string{"--input", "--keys"} {
+		args := []string{"run", "--keys", keys, "--input", keys, "--join-col", "PATENT", "--out", filepath.Join(outDir, "out.csv"), "--quiet"}
+		args[slices.Index(args, side)+1] = fifo
+		cmd := child(nil, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		sent := time.Now()
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Wait()
+		if took := time.Since(sent); took > 2*time.Second || cmd.ProcessState.ExitCode() != 130 {
+			t.Errorf("%s FIFO: exit %d %v after SIGINT, want 130 at once; stderr %q", side, cmd.ProcessState.ExitCode(), took, stderr.String())
+		}
+		if ents, _ := os.ReadDir(outDir); len(ents) != 0 {
+			t.Errorf("%s FIFO: %d files left in the output folder", side, len(ents))
+		}
+	}
+}
+
+// TestQuotedNewlinesJoin: valid RFC 4180 files with line breaks, commas and
+// quotes inside quoted fields, on both sides, join as encoding/csv reads
+// them, at every mapper count, with and without --bad-rows skip, from a file
+// and from a pipe (they were split inside quotes: a false error, or phantom
+// rows with skip).
+func TestQuotedNewlinesJoin(t *testing.T) {
+	dir := t.TempDir()
+	var kb, ib bytes.Buffer
+	kb.WriteString("\xef\xbb\xbfID,NOTE\r\n") // a BOM too
+	for i := range 300 {
+		fmt.Fprintf(&kb, "%d,\"key %d\nsays \"\"hi\"\", then\n%d\"\r\n", i*3, i, i)
+	}
+	for i := range 3000 {
+		fmt.Fprintf(&ib, "\"row %d,\n\"\"quoted\"\"\n\",%d\n", i, i%1000)
+	}
+	keys, input := filepath.Join(dir, "k.csv"), filepath.Join(dir, "i.csv")
+	os.WriteFile(keys, kb.Bytes(), 0o644)
+	os.WriteFile(input, append([]byte("TEXT,REF\n"), ib.Bytes()...), 0o644)
+	// The reference: encoding/csv on both files, a nested-loop join.
+	read := func(p string) [][]string {
+		data, _ := os.ReadFile(p)
+		recs, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return recs[1:]
+	}
+	var want []string
+	for _, in := range read(input) {
+		for _, k := range read(keys) {
+			if k[0] == in[1] {
+				want = append(want, strings.Join([]string{in[0], in[1], strings.ReplaceAll(k[1], "\r\n", "\n")}, "\x00"))
+			}
+		}
+	}
+	slices.Sort(want)
+	if len(want) != 900 {
+		t.Fatalf("reference join has %d rows", len(want))
+	}
+	for mappers := 1; mappers <= 4; mappers++ {
+		for _, skip := range []string{"fail", "skip"} {
+			for _, viaStdin := range []bool{false, true} {
+				out := filepath.Join(dir, "out.csv")
+				args := []string{"run", "--keys", keys, "--key-col", "ID", "--join-col", "REF", "--mappers", strconv.Itoa(mappers),
+					"--bad-rows", skip, "--out", out, "--quiet", "--filter", "exact"}
+				var err error
+				var stdout string
+				if viaStdin {
+					if testing.Short() {
+						continue
+					}
+					data, _ := os.ReadFile(input)
+					var stderr string
+					var code int
+					stdout, stderr, code = runChild(t, nil, bytes.NewReader(data), append(args, "--input", "-")...)
+					if code != 0 {
+						err = errors.New(stderr)
+					}
+				} else {
+					stdout, _, err = runCmd(append(args, "--input", input)...)
+				}
+				what := fmt.Sprintf("mappers %d, --bad-rows %s, stdin %v", mappers, skip, viaStdin)
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				if strings.Contains(stdout, "bad rows") {
+					t.Errorf("%s: rows were skipped:\n%s", what, stdout)
+				}
+				data, _ := os.ReadFile(out)
+				recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+				if err != nil {
+					t.Fatalf("%s: output is not CSV: %v", what, err)
+				}
+				if !slices.Equal(recs[0], []string{"TEXT", "REF", "NOTE"}) {
+					t.Errorf("%s: header %q", what, recs[0])
+				}
+				var got []string
+				for _, r := range recs[1:] {
+					got = append(got, strings.Join(r, "\x00"))
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s: %d rows differ from encoding/csv's %d", what, len(got), len(want))
+				}
+			}
+		}
+	}
+}
+
+// TestOutputTargets: a device, a FIFO and /dev/stdout are written in place,
+// a symbolic link is written through (the link stays), an existing file keeps
+// its mode, a new one follows the umask, .gz is compressed.
+func TestOutputTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	keys, cite := smallData(t)
+	dir := t.TempDir()
+	run := func(env []string, out string) (string, string, int) {
+		return runChild(t, env, nil, "run", "--keys", keys, "--input", cite, "--sort", "--quiet", "--out", out)
+	}
+	want, _, code := run(nil, "-")
+	if code != 0 {
+		t.Fatal("reference run failed")
+	}
+	// A character device (a copy of /dev/null made in the temp folder):
+	// renaming over it replaced the system's /dev/null when run as root.
+	dev := filepath.Join(dir, "null")
+	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, int(1<<8|3)); err != nil {
+		t.Logf("mknod not permitted (%v): device case skipped", err)
+	} else {
+		if _, stderr, code := run(nil, dev); code != 0 {
+			t.Errorf("--out device: exit %d %s", code, stderr)
+		}
+		if st, err := os.Stat(dev); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+			t.Errorf("--out device: the device was replaced: %v %v", st.Mode(), err)
+		}
+	}
+	// /dev/stdout: the report goes to standard error.
+	if got, stderr, code := run(nil, "/dev/stdout"); code != 0 || got != want || !strings.Contains(stderr, "join:") {
+		t.Errorf("--out /dev/stdout: exit %d, %d bytes (want %d), report on stderr %v", code, len(got), len(want), strings.Contains(stderr, "join:"))
+	}
+	// A FIFO, read by another goroutine.
+	fifo := filepath.Join(dir, "fifo")
+	syscall.Mkfifo(fifo, 0o600)
+	read := make(chan []byte)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			read <- nil
+			return
+		}
+		data, _ := io.ReadAll(f)
+		f.Close()
+		read <- data
+	}()
+	if _, stderr, code := run(nil, fifo); code != 0 {
+		t.Errorf("--out FIFO: exit %d %s", code, stderr)
+	}
+	if got := <-read; string(got) != want {
+		t.Errorf("--out FIFO: read %d bytes, want %d", len(got), len(want))
+	}
+	if st, _ := os.Stat(fifo); st.Mode()&os.ModeNamedPipe == 0 {
+		t.Error("--out FIFO: the FIFO was replaced")
+	}
+	// A symbolic link to an existing 0600 file: written through, the link
+	// stays, the mode stays.
+	target, link := filepath.Join(dir, "target.csv"), filepath.Join(dir, "link.csv")
+	os.WriteFile(target, []byte("old"), 0o600)
+	os.Symlink(target, link)
+	if _, stderr, code := run(nil, link); code != 0 {
+		t.Errorf("--out symlink: exit %d %s", code, stderr)
+	}
+	lst, _ := os.Lstat(link)
+	data, _ := os.ReadFile(target)
+	st, _ := os.Stat(target)
+	if lst.Mode()&os.ModeSymlink == 0 || string(data) != want || st.Mode().Perm() != 0o600 {
+		t.Errorf("--out symlink: link kept %v, target written %v, target mode %v (want 0600)", lst.Mode()&os.ModeSymlink != 0, string(data) == want, st.Mode().Perm())
+	}
+	// A new file follows the umask; .gz compresses.
+	fresh := filepath.Join(dir, "fresh.csv.gz")
+	if _, stderr, code := run([]string{"JOIN_UMASK=027"}, fresh); code != 0 {
+		t.Fatalf("--out .gz: exit %d %s", code, stderr)
+	}
+	if st, _ := os.Stat(fresh); st.Mode().Perm() != 0o640 {
+		t.Errorf("new output with umask 027: mode %v, want 0640", st.Mode().Perm())
+	}
+	f, _ := os.Open(fresh)
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("--out .gz is not gzip: %v", err)
+	}
+	if got, _ := io.ReadAll(zr); string(got) != want {
+		t.Errorf("--out .gz: decompressed %d bytes, want %d", len(got), len(want))
+	}
+	f.Close()
+	if ents, _ := filepath.Glob(filepath.Join(dir, ".acbfjoin-*")); len(ents) != 0 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}
+
+// TestOutputConflicts: every output is checked against every input and every
+// other output before any work (the same file through links too); the input
+// is left as it was.
+func TestOutputConflicts(t *testing.T) {
+	dir := t.TempDir()
+	w := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(content), 0o644)
+		return p
+	}
+	keys := w("keys.csv", "PATENT,NAME\n1,one\n2,two\n")
+	input := w("input.csv", "CITING,CITED\n10,1\n11,2\n")
+	os.Symlink(input, filepath.Join(dir, "input-link.csv"))
+	fb := filepath.Join(dir, "f.bin")
+	if _, _, err := runCmd("build-filter", "--keys", keys, "--out", fb); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.csv")
+	base := []string{"run", "--keys", keys, "--input", input, "--quiet"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", out, "--report-json", input}, "--report-json " + input + " is the input --input"},
+		{[]string{"--out", out, "--report-json", keys}, "is the input --keys"},
+		{[]string{"--out", out, "--report-json", out}, "are the same file"},
+		{[]string{"--out", filepath.Join(dir, "input-link.csv")}, "is the input --input"},
+		{[]string{"--out", fb, "--filter-file", fb}, "is the input --filter-file"},
+		{[]string{"--out", ""}, "--out: empty file name"},
+		{[]string{"--out", out, "--report-json", ""}, "--report-json: empty file name"},
+		{[]string{"--out", out, "--report-json", filepath.Join(dir, "missing", "r.json")}, "folder " + filepath.Join(dir, "missing") + " does not exist"},
+		{[]string{"--out", dir}, "is a folder"},
+		{[]string{"--out", filepath.Join(dir, "x.zip")}, "cannot write a zip archive"},
+		{[]string{"--out", filepath.Join(dir, "x.parquet.gz"), "--format", "parquet"}, "cannot be compressed"},
+		{[]string{"--out", "-", "--report-json", "/dev/stdout"}, "are the same file"},
+	} {
+		_, _, err := runCmd(append(slices.Clone(base), tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if data, _ := os.ReadFile(input); string(data) != "CITING,CITED\n10,1\n11,2\n" {
+		t.Errorf("the input changed: %q", data)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused run left an output")
+	}
+	// keys --out equal to --patents.
+	if _, _, err := runCmd("keys", "--patents", keys, "--out", keys); err == nil || !strings.Contains(err.Error(), "--out "+keys+" is the input --patents") {
+		t.Errorf("keys --out = --patents: %v", err)
+	}
+	if ents, _ := filepath.Glob(filepath.Join(dir, ".acbfjoin-*")); len(ents) != 0 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}
+
+// TestSIGPIPE: `join run --sort | head -n 2` exited 141 by the signal and
+// left the sort's runs behind; now the closed pipe stops the run, which
+// removes them, and exits 141 without a message.
+func TestSIGPIPE(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	keys, cite := faultData(t)
+	tmp := t.TempDir()
+	cmd := child(nil, "run", "--keys", keys, "--input", cite, "--filter", "none", "--sort", "--mem", "1MiB",
+		"--mappers", "2", "--reducers", "2", "--tmp-dir", tmp, "--quiet")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(stdout)
+	for range 2 {
+		if _, err := br.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout.Close() // head has what it wants
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the run went on after its reader left")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 141 || stderr.Len() != 0 {
+		t.Errorf("exit status %d, stderr %q; want 141 and nothing", code, stderr.String())
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("%d entries left in --tmp-dir", len(ents))
+	}
+}
+
+// TestClean: join clean removes what dead processes left (named with their
+// process id), and keeps what running ones use and anything else.
+func TestClean(t *testing.T) {
+	dir := t.TempDir()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Skip("no true command")
+	}
+	dead := gone.Process.Pid
+	names := map[string]bool{ // name: removed
+		fmt.Sprintf("acbfjoin-%d-shuffle-123", dead):        true,
+		fmt.Sprintf(".acbfjoin-%d-out.csv-456.tmp", dead):   true,
+		fmt.Sprintf("acbfjoin-%d-spool-789", dead):          true,
+		atomicfile.TempPrefix() + "sort-1":                  false, // this process runs
+		"acbfjoin-shuffle-old":                              false, // not ours to judge
+		"notes.txt":                                         false,
+		fmt.Sprintf("acbfjoinx-%d-shuffle", dead):           false,
+		fmt.Sprintf("acbfjoin-%d", dead) + "nodash":         false,
+		"acbfjoin-0-zero":                                   false,
+		fmt.Sprintf("acbfjoin-%d-sort-2/run-000001", dead):  true,
+		fmt.Sprintf("acbfjoin-%d-sort-2", dead) + "/nested": true,
+	}
+	for n := range names {
+		p := filepath.Join(dir, n)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x"), 0o644)
+	}
+	if out, _, err := runCmd("clean", "--tmp-dir", dir, "--dry-run"); err != nil || !strings.Contains(out, "would remove 4 leftover(s)") {
+		t.Fatalf("clean --dry-run: %v\n%s", err, out)
+	}
+	out, _, err := runCmd("clean", "--tmp-dir", dir)
+	if err != nil || !strings.Contains(out, "removed 4 leftover(s); 1 belong to running processes") {
+		t.Fatalf("clean: %v\n%s", err, out)
+	}
+	for n, removed := range names {
+		_, err := os.Stat(filepath.Join(dir, n))
+		if removed != os.IsNotExist(err) {
+			t.Errorf("%s: removed %v, want %v", n, os.IsNotExist(err), removed)
+		}
+	}
+}
+
+// TestLimits: absurd values end in one line naming the flag and quoting the
+// user's value, before anything large is allocated.
+func TestLimits(t *testing.T) {
+	dir := t.TempDir()
+	w := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(content), 0o644)
+		return p
+	}
+	keys := w("keys.csv", "PATENT,NAME\n1,one\n2,two\n")
+	input := w("input.csv", "CITING,CITED\n10,1\n11,2\n")
+	for _, tc := range []struct {
+		args  []string
+		want  string
+		usage bool
+	}{
+		{[]string{"--mappers", "100000"}, "--mappers 100000: at most 256", true},
+		{[]string{"--reducers", "5000"}, "--reducers 5000: at most 256", true},
+		{[]string{"--k", "65"}, "--k 65: want 1 to 64", true},
+		{[]string{"--mem", "NaN"}, `--mem "NaN": want a positive size`, true},
+		{[]string{"--mem", "Inf"}, `--mem "Inf": want a positive size`, true},
+		{[]string{"--mem", "1e10GiB"}, `--mem "1e10GiB": want at most 1PiB`, true},
+		{[]string{"--filter", "bloom", "--bits-per-key", "1e12"}, "1e+12 bits per key for 2 keys is 232.8 GiB, above the 1 GiB a filter may take", false},
+		{[]string{"--bits-per-key", "1e6"}, "", false}, // k is capped at 64: no contradiction, it runs
+		{[]string{"--filter", "acbf", "--bits-per-key", "40", "--k", "40"}, "40 bits per key cannot hold k = 40 counter bits per key", false},
+	} {
+		args := append([]string{"run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--quiet"}, tc.args...)
+		_, _, err := runCmd(args...)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%v: %v, want success", tc.args, err)
+			}
+			continue
+		}
+		var u usageError
+		if err == nil || !strings.Contains(err.Error(), tc.want) || (tc.usage && !errors.As(err, &u)) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v, want %q (usage %v)", tc.args, err, tc.want, tc.usage)
+		}
+	}
+	// A header-only key file is named; a BOM before a quoted header is
+	// stripped; names from a file are printed quoted.
+	hdrOnly := w("hdr.csv", "PATENT,NAME\n")
+	if _, _, err := runCmd("run", "--keys", hdrOnly, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--quiet"); err == nil ||
+		!strings.Contains(err.Error(), hdrOnly+": no keys (a header and no rows)") {
+		t.Errorf("header-only key file: %v", err)
+	}
+	if out, _, err := runCmd("run", "--keys", hdrOnly, "--input", input, "--filter", "exact", "--out", filepath.Join(dir, "o.csv"), "--quiet"); err != nil || !strings.Contains(out, "join: 0 rows") {
+		t.Errorf("header-only key file, exact: %v\n%s", err, out)
+	}
+	bom := w("bom.csv", "\xef\xbb\xbf\"PATENT\",NAME\n1,one\n")
+	if out, _, err := runCmd("run", "--keys", bom, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--quiet"); err != nil || !strings.Contains(out, "join: 1 rows") {
+		t.Errorf("BOM before a quoted header: %v\n%s", err, out)
+	}
+	esc := w("esc.csv", "PAT\x1b[31mENT,N\x00AME\n1,one\n")
+	_, _, err := runCmd("run", "--keys", esc, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--quiet")
+	if err == nil || !strings.Contains(err.Error(), `(columns: "PAT\x1b[31mENT", "N\x00AME")`) || strings.ContainsAny(err.Error(), "\x1b\x00") {
+		t.Errorf("escape sequences in a header: %q", err)
+	}
+}
