@@ -96,13 +96,16 @@ type Report struct {
 	ShufflePeakBytes int64 `json:"shuffle_peak_bytes"`
 	// SortPeakBytes is the most memory the --sort buffers held at once: at
 	// most an eighth of MemBudget (plus one row bigger than a buffer).
-	SortPeakBytes  int64              `json:"sort_peak_bytes,omitempty"`
-	BroadcastBytes int64              `json:"broadcast_bytes"`
-	JoinRows       int64              `json:"join_rows"`
-	TimingsMs      map[string]float64 `json:"timings_ms"`
-	PeakHeapBytes  uint64             `json:"peak_heap_bytes"`
-	Mappers        int                `json:"mappers"`
-	Reducers       int                `json:"reducers"`
+	SortPeakBytes  int64 `json:"sort_peak_bytes,omitempty"`
+	BroadcastBytes int64 `json:"broadcast_bytes"`
+	// BroadcastCopies is how many copies of the filter the mappers decoded:
+	// one each while they fit in MaxBroadcastBytes, fewer (shared) beyond.
+	BroadcastCopies int                `json:"broadcast_copies"`
+	JoinRows        int64              `json:"join_rows"`
+	TimingsMs       map[string]float64 `json:"timings_ms"`
+	PeakHeapBytes   uint64             `json:"peak_heap_bytes"`
+	Mappers         int                `json:"mappers"`
+	Reducers        int                `json:"reducers"`
 	// BadRows counts the rows skipped with SkipBadRows; BadRowExamples names
 	// the first few (file:line: what is wrong).
 	BadRows        int64    `json:"bad_rows"`
@@ -325,16 +328,27 @@ func (s *side) scan(ctx context.Context, workers int, newState func() any, fn fu
 	return nber.WithLine(nber.FirstError(errs), s.path)
 }
 
-// CheckSides refuses one stream given as both sides: a pipe, FIFO or
-// standard input can be read only once. The same regular file on both sides
-// is fine.
-func CheckSides(keys, input string) error {
-	ks, kerr := statInput(keys)
-	is, ierr := statInput(input)
-	if kerr != nil || ierr != nil || !os.SameFile(ks, is) || ks.Mode().IsRegular() {
-		return nil
+// CheckSides refuses one stream given as two inputs (of keys, input and
+// filter file, in that order; "" is left out): a pipe, FIFO or standard
+// input can be read only once. The same regular file twice is fine.
+func CheckSides(keys, input, filterFile string) error {
+	names := []string{"keys", "input", "filter file"}
+	paths := []string{keys, input, filterFile}
+	for i := range paths {
+		for j := i + 1; j < len(paths); j++ {
+			if paths[i] == "" || paths[j] == "" {
+				continue
+			}
+			a, aerr := statInput(paths[i])
+			b, berr := statInput(paths[j])
+			if aerr != nil || berr != nil || !os.SameFile(a, b) || a.Mode().IsRegular() {
+				continue
+			}
+			return fmt.Errorf("%s %s and %s %s are the same stream, which can be read only once: save one of them to a file",
+				names[i], paths[i], names[j], paths[j])
+		}
 	}
-	return fmt.Errorf("keys %s and input %s are the same stream, which can be read only once: save one side to a file", keys, input)
+	return nil
 }
 
 // statInput stats an input path, "-" being standard input.
@@ -358,6 +372,25 @@ const MaxWorkers = 256
 // DefaultWorkers is the default count of mappers and of reducers: one per
 // core (GOMAXPROCS), at most MaxWorkers.
 func DefaultWorkers() int { return min(runtime.GOMAXPROCS(0), MaxWorkers) }
+
+// MaxBroadcastBytes bounds the memory of the filter copies the mappers
+// decode (2 GiB): each mapper gets its own copy while all of them fit,
+// otherwise as many copies as fit (at least one) are shared among the
+// mappers. A filter is at most MaxFilterBytes, so with the built filter a run
+// holds at most MaxFilterBytes + MaxBroadcastBytes of filters.
+const MaxBroadcastBytes = 2 << 30
+
+// broadcastCopies is how many copies of a filter of size bytes the mappers
+// decode (see MaxBroadcastBytes).
+func broadcastCopies(mappers int, size uint64) int {
+	if size == 0 || uint64(mappers)*size <= broadcastLimit {
+		return mappers
+	}
+	return int(max(1, broadcastLimit/size))
+}
+
+// broadcastLimit is MaxBroadcastBytes; tests lower it.
+var broadcastLimit uint64 = MaxBroadcastBytes
 
 // defaultMemBudget is the memory budget when Options.MemBudget is 0.
 const defaultMemBudget = 256 << 20
@@ -405,7 +438,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	stopHeap := watchHeap(&rep.PeakHeapBytes)
 	defer stopHeap()
 
-	if err := CheckSides(opt.Keys, opt.Input); err != nil {
+	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
 		return nil, err
 	}
 	keySide, err := openSide(ctx, opt.Keys, opt.Mappers, opt.SkipBadRows)
@@ -506,7 +539,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	rep.KeysDistinct = len(keys)
 	var built *Built
 	if opt.FilterFile != "" {
-		ff, err := ReadFilterFile(opt.FilterFile)
+		ff, err := ReadFilterFile(ctx, opt.FilterFile)
 		if err != nil {
 			return nil, err
 		}
@@ -523,22 +556,27 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		MemoryBits: built.MemoryBits, SerializedBytes: built.SerializedBytes, TheoreticalFPP: built.TheoreticalFPP}
 	lap("build")
 
-	// 2. Broadcast: serialize once, decode one copy per map goroutine.
+	// 2. Broadcast: serialize once, decode a copy per map goroutine, as
+	// many as fit in MaxBroadcastBytes (broadcastCopies); mappers beyond
+	// that share the copies, as the cores of one node share its copy.
 	wire, err := built.Marshal()
 	if err != nil {
 		return nil, err
 	}
 	rep.BroadcastBytes = int64(len(wire))
-	copies := make(chan Filter, opt.Mappers)
-	for range opt.Mappers {
+	rep.BroadcastCopies = broadcastCopies(opt.Mappers, built.residentBytes())
+	decoded := make([]Filter, rep.BroadcastCopies)
+	for i := range decoded {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		f, err := Unmarshal(built.Kind, wire)
-		if err != nil {
+		if decoded[i], err = Unmarshal(built.Kind, wire); err != nil {
 			return nil, fmt.Errorf("broadcast: %w", err)
 		}
-		copies <- f
+	}
+	copies := make(chan Filter, opt.Mappers)
+	for i := range opt.Mappers {
+		copies <- decoded[i%len(decoded)] // shared copies: Contains only reads
 	}
 	lap("broadcast")
 
@@ -732,6 +770,10 @@ func (r *Report) WriteText(w io.Writer) {
 	f := r.Filter
 	fmt.Fprintf(w, "filter %s: m=%d counters, k=%d, first level %d bits, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
 		f.Kind, f.M, f.K, f.FirstLevelBits, f.MemoryBits, r.BroadcastBytes, f.TheoreticalFPP)
+	if r.BroadcastCopies < r.Mappers {
+		fmt.Fprintf(w, "broadcast: %d mappers share %d copies of the filter (one each would take more than %s)\n",
+			r.Mappers, r.BroadcastCopies, bytesText(MaxBroadcastBytes))
+	}
 	fmt.Fprintf(w, "keys: %d rows, %d distinct\n", r.KeysRecords, r.KeysDistinct)
 	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g)\n",
 		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, r.FPPMeasured)

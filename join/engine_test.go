@@ -292,3 +292,48 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("int keys: %d rows, want 2 (01 = 1)", rep.JoinRows)
 	}
 }
+
+// TestSharedBroadcast: when one copy per mapper would pass the limit on
+// filter copies, the mappers share as many copies as fit (a run with 256
+// mappers and a 1 GiB filter once asked for 257 GiB), and the join is the
+// same.
+func TestSharedBroadcast(t *testing.T) {
+	for _, tc := range []struct {
+		mappers int
+		size    uint64
+		want    int
+	}{{4, 0, 4}, {4, 100, 4}, {256, MaxFilterBytes, 2}, {256, 1 << 20, 256}, {8, MaxBroadcastBytes, 1}, {8, MaxBroadcastBytes + 1, 1}} {
+		if got := broadcastCopies(tc.mappers, tc.size); got != tc.want {
+			t.Errorf("broadcastCopies(%d, %d) = %d, want %d", tc.mappers, tc.size, got, tc.want)
+		}
+	}
+	dir := t.TempDir()
+	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.002, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := filepath.Join(dir, "keys.txt")
+	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 1000, Seed: 9}); err != nil {
+		t.Fatal(err)
+	}
+	want := naiveJoin(t, keys, gen.CitePath, "PATENT", "CITED")
+	defer func(old uint64) { broadcastLimit = old }(broadcastLimit)
+	for _, kind := range []Kind{Exact, Bloom, ACBF} {
+		opt := Options{Keys: keys, Input: gen.CitePath, Filter: kind, Mappers: 5, Reducers: 2, Sort: true}
+		broadcastLimit = MaxBroadcastBytes
+		rep, out := runJoin(t, opt)
+		if rep.BroadcastCopies != 5 {
+			t.Fatalf("%s: %d copies for 5 mappers, want 5", kind, rep.BroadcastCopies)
+		}
+		broadcastLimit = 1 // every filter is bigger: one shared copy
+		shared, sharedOut := runJoin(t, opt)
+		if shared.BroadcastCopies != 1 || !bytes.Equal(out, sharedOut) || !slices.Equal(parseOutput(t, out), want) {
+			t.Fatalf("%s: %d copies, output equal %v, reference equal %v", kind, shared.BroadcastCopies, bytes.Equal(out, sharedOut), slices.Equal(parseOutput(t, out), want))
+		}
+		var text bytes.Buffer
+		shared.WriteText(&text)
+		if !strings.Contains(text.String(), "5 mappers share 1 copies") {
+			t.Errorf("%s: the report does not say the copies are shared:\n%s", kind, text.String())
+		}
+	}
+}

@@ -81,6 +81,15 @@ type Built struct {
 	TheoreticalFPP  float64   // formula false positive rate with N keys
 }
 
+// residentBytes estimates the memory of one decoded copy: the payload, and
+// for exact the Go map's own cost, about 64 bytes a key beyond the key bytes.
+func (b *Built) residentBytes() uint64 {
+	if b.Kind == Exact {
+		return b.MemoryBits/8 + 64*uint64(b.N)
+	}
+	return b.MemoryBits / 8
+}
+
 // BuildFilter builds a filter of kind over the distinct keys. O(n*k).
 func BuildFilter(kind Kind, keys [][]byte, s Sizing) (*Built, error) {
 	n := uint64(len(keys))

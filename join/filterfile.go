@@ -74,14 +74,20 @@ func WriteFilter(out io.Writer, b *Built, keyCol string, kt KeyType) error {
 }
 
 // ReadFilterFile reads and checks a filter file: magic, version, checksum, and
-// a payload that decodes as a filter of its kind.
-func ReadFilterFile(path string) (*FilterFile, error) {
-	f, err := os.Open(path)
+// a payload that decodes as a filter of its kind. path may be "-" (standard
+// input), a pipe or a FIFO (nber.OpenContext: opening it gives up when ctx
+// ends).
+func ReadFilterFile(ctx context.Context, path string) (*FilterFile, error) {
+	f, name, err := nber.OpenContext(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readFilterFile(f, path)
+	ff, err := readFilterFile(f, name)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return ff, err
 }
 
 func readFilterFile(f io.Reader, path string) (*FilterFile, error) {

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
 
 // series is one line of a panel.
@@ -110,13 +112,8 @@ func writeSVG(path string, panels []panel) error {
 	for i, p := range row {
 		p.Draw(canvases[0][i])
 	}
-	f, err := os.Create(path)
-	if err != nil {
+	return atomicfile.Write(path, func(f *os.File) error {
+		_, err := img.WriteTo(f)
 		return err
-	}
-	if _, err := img.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	})
 }

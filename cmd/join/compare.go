@@ -32,7 +32,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	// The join runs once per filter and repeat: a stream can be read only
 	// once, so it is copied to a temporary file in --tmp-dir first.
-	if err := join.CheckSides(opt.Keys, opt.Input); err != nil {
+	if err := join.CheckSides(opt.Keys, opt.Input, ""); err != nil {
 		return usageError{fmt.Errorf("compare: %w", err)}
 	}
 	for _, p := range []*string{&opt.Keys, &opt.Input} {

@@ -115,6 +115,21 @@ func TestStreamInputs(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "are the same stream, which can be read only once") {
 		t.Errorf("--keys - --input -: exit %d, %q", code, stderr)
 	}
+	// A filter file from standard input; and one stream as two inputs.
+	fb := filepath.Join(dir, "f.bin")
+	if _, stderr, code := runChild(t, nil, nil, "build-filter", "--keys", keys, "--filter", "bloom", "--out", fb); code != 0 {
+		t.Fatalf("build-filter: %s", stderr)
+	}
+	fbData, _ := os.ReadFile(fb)
+	if got, stderr, code := runChild(t, nil, bytes.NewReader(fbData), append(slices.Clone(base), "--input", cite, "--filter-file", "-", "--out", "-")...); code != 0 || got != want {
+		t.Errorf("--filter-file -: exit %d, %d bytes, want %d\n%s", code, len(got), len(want), stderr)
+	}
+	for _, ff := range []string{"-", "/dev/stdin"} {
+		_, stderr, code = runChild(t, nil, bytes.NewReader(keyData), "run", "--keys", "-", "--input", cite, "--filter-file", ff, "--out", filepath.Join(dir, "x.csv"), "--quiet")
+		if code != 1 || !strings.Contains(stderr, "keys - and filter file "+ff+" are the same stream") {
+			t.Errorf("--keys - --filter-file %s: exit %d, %q", ff, code, stderr)
+		}
+	}
 	// compare runs the join once per filter: a stream is spooled first.
 	out, stderr, code := runChild(t, nil, bytes.NewReader(citeData), "compare", "--keys", keys, "--input", "-", "--filters", "none,acbf", "--quiet")
 	wantRows := strconv.Itoa(strings.Count(want, "\n")-1) + " join rows"

@@ -56,16 +56,11 @@ func ExtractKeysContext(ctx context.Context, path string, w io.Writer, opt KeysO
 	if opt.Sample < 0 {
 		return KeysResult{}, fmt.Errorf("keys: sample %d, want > 0", opt.Sample)
 	}
-	st, err := openStream(ctx, path)
+	rc, name, err := OpenContext(ctx, path)
 	if err != nil {
 		return KeysResult{}, fmt.Errorf("keys: %w", err)
 	}
-	rc := &stacked{Reader: st.r, closers: st.closers}
-	if st.stop != nil {
-		defer st.stop()
-	}
 	defer rc.Close()
-	name := st.name
 	r := NewReader(rc, name)
 	header, err := r.ReadHeader()
 	if err != nil {

@@ -19,12 +19,27 @@ import (
 // ("apat63_99.zip:apat63_99.txt" for a zip). The caller closes the stream.
 // OpenInput is the parallel reader's form.
 func Open(path string) (io.ReadCloser, string, error) {
-	s, err := openStream(context.Background(), path)
+	return OpenContext(context.Background(), path)
+}
+
+// OpenContext is Open that gives up when ctx ends: opening a FIFO with no
+// writer returns ctx's error, and a read blocked on a pipe or FIFO returns
+// once ctx ends (the stream is closed under it).
+func OpenContext(ctx context.Context, path string) (io.ReadCloser, string, error) {
+	s, err := openStream(ctx, path)
 	if err != nil {
 		return nil, path, err
 	}
-	return &stacked{Reader: s.r, closers: s.closers}, s.name, nil
+	closers := s.closers
+	if s.stop != nil {
+		closers = append([]io.Closer{closerFunc(func() error { s.stop(); return nil })}, closers...)
+	}
+	return &stacked{Reader: s.r, closers: closers}, s.name, nil
 }
+
+type closerFunc func() error
+
+func (c closerFunc) Close() error { return c() }
 
 // zipEntry picks the data file of a zip: its only regular file, or its only
 // .txt/.csv file.
