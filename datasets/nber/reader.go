@@ -206,6 +206,14 @@ func (r *Reader) ReadHeader() ([]string, error) {
 	names := make([]string, len(r.fields))
 	for i, f := range r.fields {
 		names[i] = string(f)
+		if bytes.IndexByte(f, '\r') >= 0 {
+			// Lines ended by CR alone (classic Mac OS) read as one line: the
+			// whole file would be the header and no rows. Refuse, not join
+			// nothing.
+			r.err = &ParseError{File: r.name, Line: 1, Offset: r.recOff,
+				Msg: "the header holds a carriage return (\\r): lines ended by CR alone are not supported; convert them with tr '\\r' '\\n'"}
+			return nil, r.err
+		}
 	}
 	r.want = len(names)
 	return names, nil

@@ -56,6 +56,11 @@ func TestReader(t *testing.T) {
 		{"unclosed quote", "A,B\n1,\"abc\n", nil, nil, "t.csv:2: quoted field 2 is not closed"},
 		{"text after quote", "A,B\n\"a\"b,1\n", nil, nil, "t.csv:2: unexpected 'b' after the closing quote of field 1"},
 		{"line after quoted newline", "A,B\n\"a\nb\",1\n1\n", nil, nil, "t.csv:4: 1 fields, want 2"},
+		// Lines ended by CR alone read as one header line and no rows: an
+		// empty join with exit 0, until the header check refused them.
+		{"CR line ends", "A,B\r1,2\r3,4\r", nil, nil, "t.csv:1: the header holds a carriage return"},
+		{"CR line ends, quoted header", "\"A\",\"B\"\r1,2\r", nil, nil, `t.csv:1: unexpected '\r' after the closing quote of field 2`},
+		{"header only, CR end", "A,B\r", []string{"A", "B"}, nil, ""},
 	}
 	for _, tt := range tests {
 		for _, mode := range []string{"whole", "onebyte", "half"} {
