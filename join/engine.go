@@ -325,7 +325,10 @@ func (s *side) scan(ctx context.Context, workers int, newState func() any, fn fu
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return nber.WithLine(nber.FirstError(errs), s.path)
+	if err := nber.FirstError(errs); err != nil {
+		return nber.WithLine(err, s.path)
+	}
+	return s.in.Unchanged()
 }
 
 // CheckSides refuses one stream given as two inputs (of keys, input and

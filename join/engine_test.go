@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/shuffle"
@@ -335,5 +337,67 @@ func TestSharedBroadcast(t *testing.T) {
 		if !strings.Contains(text.String(), "5 mappers share 1 copies") {
 			t.Errorf("%s: the report does not say the copies are shared:\n%s", kind, text.String())
 		}
+	}
+}
+
+// TestInputChangedWhileRead: a large side truncated, appended to or rewritten
+// while the map phase reads it gave a join of no version of the file, exit 0;
+// now the run fails with nber.ErrChanged.
+func TestInputChangedWhileRead(t *testing.T) {
+	dir := t.TempDir()
+	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.002, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := filepath.Join(dir, "keys.txt")
+	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 500, Seed: 4}); err != nil {
+		t.Fatal(err)
+	}
+	orig, err := os.ReadFile(gen.CitePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(path string) error
+	}{
+		{"truncated", func(p string) error { return os.Truncate(p, int64(len(orig)/2)) }},
+		{"appended", func(p string) error {
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			_, err = f.WriteString("1,2,3\n")
+			return errors.Join(err, f.Close())
+		}},
+		{"rewritten, same size", func(p string) error {
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			_, err = f.WriteAt([]byte("9"), int64(len(orig)-3))
+			return errors.Join(err, f.Close(), os.Chtimes(p, time.Time{}, time.Now().Add(time.Second)))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			input := filepath.Join(t.TempDir(), "cite.txt")
+			if err := os.WriteFile(input, orig, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var changeErr error
+			opt := Options{Keys: keys, Input: input, Mappers: 2, Reducers: 2, Filter: None,
+				Progress: func(phase string, done, total int64) {
+					if phase == "map" && done == 0 && changeErr == nil {
+						changeErr = tc.change(input)
+					}
+				}}
+			_, err := Run(context.Background(), opt, io.Discard)
+			if changeErr != nil {
+				t.Fatal(changeErr)
+			}
+			if !errors.Is(err, nber.ErrChanged) {
+				t.Fatalf("Run after the input was %s: %v, want nber.ErrChanged", tc.name, err)
+			}
+		})
 	}
 }

@@ -57,6 +57,8 @@ type Input struct {
 
 	opt     InputOptions
 	nfields int
+	osFile  *os.File    // a regular file, for Unchanged
+	info    os.FileInfo // its state when opened
 	ctx     context.Context
 	closeMu sync.Mutex // not mu: a Read blocked under mu must not block Close
 	closers []io.Closer
@@ -132,7 +134,7 @@ func openInput(ctx context.Context, path string, s *stream, opt InputOptions) (*
 	if opt.ChunkSize <= 0 {
 		opt.ChunkSize = 1 << 20
 	}
-	in := &Input{Path: path, Name: s.name, opt: opt, closers: s.closers, Size: -1, ctx: ctx, stop: s.stop}
+	in := &Input{Path: path, Name: s.name, opt: opt, closers: s.closers, Size: -1, ctx: ctx, stop: s.stop, osFile: s.file, info: s.info}
 	r := NewReader(s.r, s.name)
 	header, err := r.ReadHeader()
 	if err != nil {
@@ -164,6 +166,29 @@ func openInput(ctx context.Context, path string, s *stream, opt InputOptions) (*
 // Progress returns how many bytes after the header have been read: the
 // finished ranges of a regular file, or the bytes taken from a stream.
 func (in *Input) Progress() int64 { return in.progress.Load() }
+
+// ErrChanged is returned by Unchanged for a file written while it was read.
+var ErrChanged = errors.New("changed while it was read")
+
+// Unchanged reports an error wrapping ErrChanged if the input is a regular
+// file whose size or modification time differs from when it was opened: a
+// file truncated, appended to or rewritten during the read gave records of no
+// one version of it. Call it after the last Part was read. Streams (pipes,
+// standard input) cannot be checked and always pass.
+func (in *Input) Unchanged() error {
+	if in.osFile == nil {
+		return nil
+	}
+	st, err := in.osFile.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", in.Name, err)
+	}
+	if st.Size() != in.info.Size() || !st.ModTime().Equal(in.info.ModTime()) {
+		return fmt.Errorf("%s %w (%d bytes when opened, %d now; modified %s): its rows are of no one version of the file; run again on a copy that nothing writes",
+			in.Name, ErrChanged, in.info.Size(), st.Size(), st.ModTime().Format("15:04:05.000"))
+	}
+	return nil
+}
 
 // Close releases the file. It is safe to call more than once.
 func (in *Input) Close() error {
@@ -431,6 +456,10 @@ type stream struct {
 	regular io.ReaderAt // non-nil for a plain regular file
 	size    int64
 	stop    func() bool // stops the close-on-cancel of a stream
+	// file and info are the opened file and its state at open, for a
+	// regular file (compressed or not): Input.Unchanged compares them.
+	file *os.File
+	info os.FileInfo
 }
 
 // openStream opens path for openInput: "-" is standard input; a FIFO is
@@ -467,6 +496,9 @@ func openStream(ctx context.Context, path string) (*stream, error) {
 	}
 	s := &stream{r: f, name: name, closers: []io.Closer{f}}
 	regular := st.Mode().IsRegular() && path != "-"
+	if regular {
+		s.file, s.info = f, st
+	}
 	fail := func(err error) (*stream, error) {
 		if s.stop != nil {
 			s.stop()
