@@ -65,7 +65,11 @@ func TestInterrupt(t *testing.T) {
 		t.Skip("starts child processes")
 	}
 	keys, cite := faultData(t)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+	// A second signal soon after the first (a double Ctrl-C) once exited at
+	// once and left the output's temporary file and the spill folder.
+	for _, sigs := range [][]syscall.Signal{{syscall.SIGINT}, {syscall.SIGTERM}, {syscall.SIGHUP},
+		{syscall.SIGINT, syscall.SIGINT}, {syscall.SIGINT, syscall.SIGTERM}} {
+		sig := sigs[0]
 		tmp, outDir := t.TempDir(), t.TempDir()
 		cmd := child(nil, "run", "--keys", keys, "--input", cite, "--filter", "none", "--mem", "1MiB", "--mappers", "2", "--reducers", "2",
 			"--temp-dir", tmp, "--out", filepath.Join(outDir, "out.csv"), "--quiet", "--sort")
@@ -87,11 +91,16 @@ func TestInterrupt(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		sent := time.Now()
-		cmd.Process.Signal(sig)
+		for i, sg := range sigs {
+			if i > 0 {
+				time.Sleep(2 * time.Millisecond)
+			}
+			cmd.Process.Signal(sg)
+		}
 		err := cmd.Wait()
 		took := time.Since(sent)
 		if err == nil {
-			t.Fatalf("%v: exit status 0", sig)
+			t.Fatalf("%v: exit status 0", sigs)
 		}
 		if took > time.Second {
 			t.Errorf("%v: stopped %v after the signal, want within a second", sig, took)

@@ -60,14 +60,22 @@ func main() {
 	go func() {
 		sig := <-sigs
 		cancel(signalError{sig.(syscall.Signal)})
-		// Every phase stops within milliseconds of the cancellation; should
-		// something not (a blocked system call), a second signal or a grace
-		// period ends the process anyway.
-		select {
-		case <-sigs:
-		case <-time.After(10 * time.Second):
-			fmt.Fprintf(os.Stderr, "join: did not stop within 10 s of %v; exiting\n", signalError{sig.(syscall.Signal)})
+		// Every phase stops within milliseconds of the cancellation and
+		// removes its files. Later signals (a double Ctrl-C, SIGINT then
+		// SIGTERM) are ignored so that the cleanup finishes (exiting at once
+		// left the output's temporary file and the spill folders); should
+		// something not stop (a blocked system call), a grace period ends
+		// the process anyway.
+		grace := time.After(10 * time.Second)
+		for {
+			select {
+			case <-sigs:
+				continue
+			case <-grace:
+			}
+			break
 		}
+		fmt.Fprintf(os.Stderr, "join: did not stop within 10 s of %v; exiting (join clean removes what is left)\n", signalError{sig.(syscall.Signal)})
 		os.Exit(128 + int(sig.(syscall.Signal)))
 	}()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
