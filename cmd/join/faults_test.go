@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -24,6 +25,13 @@ func TestMain(m *testing.M) {
 		if m := os.Getenv("JOIN_UMASK"); m != "" {
 			v, _ := strconv.ParseUint(m, 8, 32)
 			syscall.Umask(int(v))
+		}
+		if id := os.Getenv("JOIN_UID"); id != "" { // run as another user (the parent is root)
+			n, _ := strconv.Atoi(id)
+			if err := errors.Join(syscall.Setgroups(nil), syscall.Setgid(n), syscall.Setuid(n)); err != nil {
+				os.Stderr.WriteString("JOIN_UID: " + err.Error() + "\n")
+				os.Exit(3)
+			}
 		}
 		if lim := os.Getenv("JOIN_FSIZE"); lim != "" {
 			n, _ := strconv.ParseUint(lim, 10, 64)

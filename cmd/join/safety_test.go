@@ -353,6 +353,59 @@ func TestOutputTargets(t *testing.T) {
 	}
 }
 
+// TestOutputNotOurs: as another user, a read-only file and another user's
+// file in a sticky folder were replaced by the rename (which needs only the
+// folder's permission), or failed only after the whole join; now both are
+// refused before any work, as the shell's > would refuse them, and left as
+// they were. Needs root (to act as nobody).
+func TestOutputNotOurs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run the command as another user")
+	}
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	dir, err := os.MkdirTemp("", "acbfjoin-test-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o777)
+	w := func(name, content string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(content), mode)
+		os.Chmod(p, mode)
+		return p
+	}
+	keys := w("keys.csv", "PATENT,NAME\n1,one\n", 0o644)
+	input := w("input.csv", "CITING,CITED\n10,1\n", 0o644)
+	readOnly := w("ro.csv", "old", 0o444)
+	sticky := filepath.Join(dir, "sticky")
+	os.Mkdir(sticky, 0o777)
+	os.Chmod(sticky, 0o777|os.ModeSticky)
+	theirs := filepath.Join(sticky, "theirs.csv")
+	os.WriteFile(theirs, []byte("old"), 0o666)
+	os.Chmod(theirs, 0o666)
+	for _, tc := range []struct{ out, want string }{
+		{readOnly, "permission denied"},
+		{theirs, "belongs to another user and its folder is sticky"},
+	} {
+		_, stderr, code := runChild(t, []string{"JOIN_UID=65534"}, nil, "run", "--keys", keys, "--input", input, "--quiet", "--out", tc.out)
+		if code == 3 {
+			t.Skipf("cannot run as another user: %s", stderr)
+		}
+		data, _ := os.ReadFile(tc.out)
+		st, _ := os.Stat(tc.out)
+		if code != 1 || !strings.Contains(stderr, tc.want) || string(data) != "old" || st.Sys().(*syscall.Stat_t).Uid != 0 {
+			t.Errorf("--out %s as nobody: exit %d, %q, content %q, owner %d; want exit 1, %q, the file untouched",
+				tc.out, code, stderr, data, st.Sys().(*syscall.Stat_t).Uid, tc.want)
+		}
+	}
+	if ents, _ := filepath.Glob(filepath.Join(dir, "*", ".acbfjoin-*")); len(ents) != 0 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}
+
 // TestOutputConflicts: every output is checked against every input and every
 // other output before any work (the same file through links too); the input
 // is left as it was.

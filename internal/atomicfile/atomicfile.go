@@ -96,6 +96,9 @@ func Create(ctx context.Context, path string, opt Options) (*File, error) {
 		if out.target, err = filepath.EvalSymlinks(path); err != nil {
 			return nil, err
 		}
+		if err := replaceable(out.target, st); err != nil {
+			return nil, err
+		}
 	case errors.Is(err, os.ErrNotExist):
 		if lst, lerr := os.Lstat(path); lerr == nil && lst.Mode()&os.ModeSymlink != 0 {
 			dest, _ := os.Readlink(path)
@@ -142,6 +145,27 @@ func (out *File) wrap(opt Options) (*File, error) {
 		out.w = out.gz
 	}
 	return out, nil
+}
+
+// replaceable refuses to replace an existing file that the shell's > could
+// not write either: one we may not write (a rename needs only the folder's
+// permission, so a read-only file, or another user's, would be replaced), and
+// one in a sticky folder (/tmp) that belongs to another user, which the
+// rename would fail on only after all the work.
+func replaceable(target string, st os.FileInfo) error {
+	if err := syscall.Access(target, 2 /* W_OK */); err != nil {
+		return &os.PathError{Op: "write", Path: target, Err: err}
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	dst, derr := os.Stat(filepath.Dir(target))
+	if !ok || derr != nil || dst.Mode()&os.ModeSticky == 0 {
+		return nil
+	}
+	euid := os.Geteuid()
+	if dsys, ok := dst.Sys().(*syscall.Stat_t); ok && euid != 0 && int(sys.Uid) != euid && int(dsys.Uid) != euid {
+		return fmt.Errorf("cannot replace %s: it belongs to another user and its folder is sticky; write to a new name", target)
+	}
+	return nil
 }
 
 // createTemp creates a new file ".acbfjoin-PID-BASE-RANDOM.tmp" in dir with
