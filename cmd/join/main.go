@@ -78,7 +78,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "join: did not stop within 10 s of %v; exiting (join clean removes what is left)\n", signalError{sig.(syscall.Signal)})
 		os.Exit(128 + int(sig.(syscall.Signal)))
 	}()
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stdout := &errWriter{w: os.Stdout}
+	err := run(ctx, os.Args[1:], stdout, os.Stderr)
+	if err == nil && stdout.err != nil {
+		// compare's table, the report, demo: lost to a full disk or a closed
+		// pipe is a failure, not exit 0.
+		err = stdoutError{stdout.err}
+	}
 	var sig signalError
 	if errors.As(context.Cause(ctx), &sig) && err != nil {
 		err = sig
@@ -109,9 +115,18 @@ func main() {
 	}
 }
 
+// stdoutError is a failed write to standard output.
+type stdoutError struct{ err error }
+
+func (e stdoutError) Error() string { return "write standard output: " + e.err.Error() }
+func (e stdoutError) Unwrap() error { return e.err }
+
 // hint says what to do about a failure the user can fix, after the error.
 func hint(err error) string {
+	var se stdoutError
 	switch {
+	case errors.As(err, &se):
+		return "" // the user's redirection, not our files
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EFBIG), errors.Is(err, syscall.EDQUOT):
 		return " (free some space, or point --tmp-dir for spill and sort files, or --out, at a disk with more room)"
 	case errors.Is(err, syscall.EROFS):
@@ -137,6 +152,22 @@ func (s signalError) Error() string {
 		return "SIGPIPE (the reader of the output left)"
 	}
 	return s.sig.String()
+}
+
+// errWriter remembers the first error writing to w, and writes nothing after
+// it.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }
 
 // usageError marks bad command lines (exit status 2).

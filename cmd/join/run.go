@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -324,21 +325,33 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	if err != nil {
 		return err
 	}
-	if err := outF.Commit(); err != nil {
-		return fmt.Errorf("--out %s: %w", *out, err)
-	}
-	jf.bars.clear()
-	report := stdout
-	if outF.Stdout() || (repF != nil && repF.Stdout()) {
-		report = stderr
-	}
-	rep.WriteText(report)
+	// Everything is written before anything is committed: a report that
+	// cannot be written (a full disk, /dev/full) fails the run with the
+	// output not yet in place.
 	if repF != nil {
 		enc := json.NewEncoder(repF)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
 			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
 		}
+	}
+	jf.bars.clear()
+	report := stdout
+	if outF.Stdout() || (repF != nil && repF.Stdout()) {
+		report = stderr
+	}
+	var text bytes.Buffer
+	rep.WriteText(&text)
+	if _, err := report.Write(text.Bytes()); err != nil {
+		if report == stderr {
+			return fmt.Errorf("write the report to standard error: %w", err)
+		}
+		return stdoutError{err}
+	}
+	if err := outF.Commit(); err != nil {
+		return fmt.Errorf("--out %s: %w", *out, err)
+	}
+	if repF != nil {
 		if err := repF.Commit(); err != nil {
 			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
 		}

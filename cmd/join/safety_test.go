@@ -406,6 +406,48 @@ func TestOutputNotOurs(t *testing.T) {
 	}
 }
 
+// TestStdoutFull: what goes to standard output (compare's table, run's
+// report) was lost to a full disk with exit 0, and a --report-json that could
+// not be written failed after --out was already in place; now both fail, and
+// --out is not written.
+func TestStdoutFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full: %v", err)
+	}
+	defer full.Close()
+	keys, cite := smallData(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.csv")
+	for _, tc := range []struct {
+		args   []string
+		stdout *os.File
+		want   string
+	}{
+		{[]string{"compare", "--keys", keys, "--input", cite, "--filters", "none,acbf", "--quiet"}, full, "write standard output: "},
+		{[]string{"run", "--keys", keys, "--input", cite, "--quiet", "--out", out}, full, "write standard output: "},
+		{[]string{"run", "--keys", keys, "--input", cite, "--quiet", "--out", out, "--report-json", "/dev/full"}, nil, "--report-json /dev/full: "},
+	} {
+		cmd := child(nil, tc.args...)
+		cmd.Stdout = tc.stdout
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit 1 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: --out was written though the run failed", tc.args)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d files left", len(ents))
+	}
+}
+
 // TestOutputConflicts: every output is checked against every input and every
 // other output before any work (the same file through links too); the input
 // is left as it was.
