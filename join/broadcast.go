@@ -17,6 +17,7 @@ import (
 // a uvarint length; nothing for none.
 func (b *Built) Marshal() ([]byte, error) {
 	var buf bytes.Buffer
+	buf.Grow(int(min(b.SerializedBytes, MaxFilterBytes+1<<20))) // one allocation, not a doubling series
 	switch f := b.Filter.(type) {
 	case passAll:
 		return nil, nil

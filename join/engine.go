@@ -377,11 +377,11 @@ const MaxWorkers = 256
 func DefaultWorkers() int { return min(runtime.GOMAXPROCS(0), MaxWorkers) }
 
 // MaxBroadcastBytes bounds the memory of the filter copies the mappers
-// decode (2 GiB): each mapper gets its own copy while all of them fit,
+// decode (1 GiB): each mapper gets its own copy while all of them fit,
 // otherwise as many copies as fit (at least one) are shared among the
 // mappers. A filter is at most MaxFilterBytes, so with the built filter a run
 // holds at most MaxFilterBytes + MaxBroadcastBytes of filters.
-const MaxBroadcastBytes = 2 << 30
+const MaxBroadcastBytes = 1 << 30
 
 // broadcastCopies is how many copies of a filter of size bytes the mappers
 // decode (see MaxBroadcastBytes).
@@ -567,6 +567,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		return nil, err
 	}
 	rep.BroadcastBytes = int64(len(wire))
+	built.Filter = nil // the mappers use the copies: let the original go
 	rep.BroadcastCopies = broadcastCopies(opt.Mappers, built.residentBytes())
 	decoded := make([]Filter, rep.BroadcastCopies)
 	for i := range decoded {

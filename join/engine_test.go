@@ -304,7 +304,7 @@ func TestSharedBroadcast(t *testing.T) {
 		mappers int
 		size    uint64
 		want    int
-	}{{4, 0, 4}, {4, 100, 4}, {256, MaxFilterBytes, 2}, {256, 1 << 20, 256}, {8, MaxBroadcastBytes, 1}, {8, MaxBroadcastBytes + 1, 1}} {
+	}{{4, 0, 4}, {4, 100, 4}, {256, MaxFilterBytes, 1}, {256, MaxFilterBytes / 2, 2}, {256, 1 << 20, 256}, {8, MaxBroadcastBytes, 1}, {8, MaxBroadcastBytes + 1, 1}} {
 		if got := broadcastCopies(tc.mappers, tc.size); got != tc.want {
 			t.Errorf("broadcastCopies(%d, %d) = %d, want %d", tc.mappers, tc.size, got, tc.want)
 		}
