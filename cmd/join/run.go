@@ -319,7 +319,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		// A failed Parquet write stops the join too: report the write's error,
 		// not the closed pipe the join then met.
 		if perr := <-done; perr != nil && (err == nil || !errors.Is(err, context.Canceled)) {
-			err = perr
+			err = fmt.Errorf("--out %s: %w", *out, perr)
 		}
 	}
 	if err != nil {

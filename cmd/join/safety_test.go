@@ -317,6 +317,23 @@ func TestOutputTargets(t *testing.T) {
 	if st, _ := os.Stat(fifo); st.Mode()&os.ModeNamedPipe == 0 {
 		t.Error("--out FIFO: the FIFO was replaced")
 	}
+	// /dev/fd/3 that the shell opened with >> on a regular file: appended to
+	// (reopening it with O_TRUNC destroyed what >> meant to keep).
+	kept := filepath.Join(dir, "appended.csv")
+	os.WriteFile(kept, []byte("precious\n"), 0o644)
+	fd3, err := os.OpenFile(kept, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := child(nil, "run", "--keys", keys, "--input", cite, "--sort", "--quiet", "--out", "/dev/fd/3")
+	cmd.ExtraFiles = []*os.File{fd3}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("--out /dev/fd/3 3>>file: %v %s", err, out)
+	}
+	fd3.Close()
+	if got, _ := os.ReadFile(kept); string(got) != "precious\n"+want {
+		t.Errorf("--out /dev/fd/3 3>>file: the file holds %d bytes, want the old line and the %d of the join", len(got), len(want))
+	}
 	// A symbolic link to an existing 0600 file: written through, the link
 	// stays, the mode stays.
 	target, link := filepath.Join(dir, "target.csv"), filepath.Join(dir, "link.csv")

@@ -189,7 +189,11 @@ func createTemp(dir, base string) (*os.File, error) {
 func openInPlace(ctx context.Context, path string, st os.FileInfo) (*os.File, error) {
 	flag := os.O_WRONLY
 	if st.Mode().IsRegular() {
-		flag |= os.O_TRUNC // a regular file behind /dev/fd/N: written as the shell's > would
+		// A regular file behind /dev/fd/N, which the shell opened: > has
+		// emptied it already, >> has not and wants an append. Reopening
+		// starts at offset 0, so append (O_TRUNC here destroyed what >>
+		// meant to keep).
+		flag |= os.O_APPEND
 	}
 	if st.Mode()&os.ModeNamedPipe == 0 || ctx.Done() == nil {
 		return os.OpenFile(path, flag, 0)
