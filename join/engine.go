@@ -344,7 +344,8 @@ func CheckSides(keys, input, filterFile string) error {
 			}
 			a, aerr := statInput(paths[i])
 			b, berr := statInput(paths[j])
-			if aerr != nil || berr != nil || !os.SameFile(a, b) || a.Mode().IsRegular() {
+			both := paths[i] == "-" && paths[j] == "-" // standard input is read from its offset, once, even a regular file
+			if !both && (aerr != nil || berr != nil || !os.SameFile(a, b) || a.Mode().IsRegular()) {
 				continue
 			}
 			return fmt.Errorf("%s %s and %s %s are the same stream, which can be read only once: save one of them to a file",

@@ -115,6 +115,30 @@ func TestStreamInputs(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "are the same stream, which can be read only once") {
 		t.Errorf("--keys - --input -: exit %d, %q", code, stderr)
 	}
+	// A regular file on standard input is read from its offset, as cat
+	// would ({ head -n 3 >/dev/null; join --input -; } < f): it was reopened
+	// through /dev/stdin and read from byte 0.
+	two := filepath.Join(dir, "two.csv")
+	os.WriteFile(two, []byte("CITING,CITED\n10,1\n11,2\nCITING,CITED\n20,1\n"), 0o644)
+	kk := filepath.Join(dir, "kk.csv")
+	os.WriteFile(kk, []byte("PATENT,N\n1,a\n2,b\n"), 0o644)
+	sf, err := os.Open(two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf.Seek(int64(len("CITING,CITED\n10,1\n11,2\n")), io.SeekStart)
+	cmd := child(nil, "run", "--keys", kk, "--input", "-", "--out", "-", "--quiet", "--filter", "exact")
+	cmd.Stdin = sf
+	if got, err := cmd.Output(); err != nil || string(got) != "CITING,CITED,N\n20,1,a\n" {
+		t.Errorf("--input - on a regular file at an offset: %v, %q", err, got)
+	}
+	sf.Seek(0, io.SeekStart)
+	cmd = child(nil, "run", "--keys", "-", "--input", "-", "--out", "-", "--quiet")
+	cmd.Stdin = sf
+	if got, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(got), "are the same stream") {
+		t.Errorf("--keys - --input - on a regular file: %v, %q; want refused", err, got)
+	}
+	sf.Close()
 	// A filter file from standard input; and one stream as two inputs.
 	fb := filepath.Join(dir, "f.bin")
 	if _, stderr, code := runChild(t, nil, nil, "build-filter", "--keys", keys, "--filter", "bloom", "--out", fb); code != 0 {

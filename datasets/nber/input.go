@@ -469,10 +469,20 @@ func openStream(ctx context.Context, path string) (*stream, error) {
 	name := path
 	if path == "-" {
 		name = stdinName
-		// A new descriptor of standard input, in the runtime's poller where
-		// the file allows (a pipe, a terminal), so that closing it ends a
-		// blocked read; os.Stdin itself if that fails.
-		if g, err := os.Open("/dev/stdin"); err == nil {
+		// A regular file on standard input is read from where its offset
+		// stands ({ head -n 3 >/dev/null; join ... --input -; } < f reads
+		// what cat would), through a duplicate of the descriptor, which
+		// shares the offset. Otherwise a new descriptor of standard input,
+		// in the runtime's poller where the file allows (a pipe, a
+		// terminal), so that closing it ends a blocked read; os.Stdin itself
+		// if that fails.
+		if st, err := os.Stdin.Stat(); err == nil && st.Mode().IsRegular() {
+			fd, err := syscall.Dup(syscall.Stdin)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", stdinName, err)
+			}
+			f = os.NewFile(uintptr(fd), stdinName)
+		} else if g, err := os.Open("/dev/stdin"); err == nil {
 			f = g
 		} else {
 			f = os.NewFile(uintptr(syscall.Stdin), stdinName)
