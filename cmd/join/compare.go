@@ -32,6 +32,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	// The join runs once per filter and repeat: a stream can be read only
 	// once, so it is copied to a temporary file in --tmp-dir first.
+	if err := checkPaths(nil, []namedPath{{"keys", opt.Keys}, {"input", opt.Input}}); err != nil {
+		return usageError{fmt.Errorf("compare: %w", err)}
+	}
 	if err := join.CheckSides(opt.Keys, opt.Input, ""); err != nil {
 		return usageError{fmt.Errorf("compare: %w", err)}
 	}

@@ -84,6 +84,17 @@ func checkPaths(outs, ins []namedPath) error {
 		}
 		all = append(all, cur)
 	}
+	// What the command prints goes to standard output: redirected into an
+	// input (join run ... >> keys.csv), it would append the report to it, as
+	// cat refuses to. (Standard error is not checked: the message saying so
+	// would go there.)
+	if st, err := os.Stdout.Stat(); err == nil && st.Mode().IsRegular() {
+		for _, s := range all {
+			if !s.output && s.st != nil && atomicfile.SameFile(st, s.st) {
+				return usageError{fmt.Errorf("standard output is the input --%s %s: writing it would destroy the input", s.flag, s.path)}
+			}
+		}
+	}
 	return nil
 }
 

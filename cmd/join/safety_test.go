@@ -543,6 +543,29 @@ func TestOutputConflicts(t *testing.T) {
 	if ents, _ := filepath.Glob(filepath.Join(dir, ".acbfjoin-*")); len(ents) != 0 {
 		t.Errorf("temporary files left: %v", ents)
 	}
+	// Standard output redirected into an input (join run ... >> keys.csv)
+	// appended the report to the key file.
+	if testing.Short() {
+		return
+	}
+	for _, args := range [][]string{
+		{"run", "--keys", keys, "--input", input, "--quiet", "--out", out},
+		{"compare", "--keys", keys, "--input", input, "--quiet", "--filters", "exact"},
+	} {
+		app, err := os.OpenFile(keys, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := child(nil, args...)
+		cmd.Stdout = app
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		cmd.Run()
+		app.Close()
+		if data, _ := os.ReadFile(keys); string(data) != "PATENT,NAME\n1,one\n2,two\n" || !strings.Contains(stderr.String(), "standard output is the input --keys") {
+			t.Errorf("%s >> keys: stderr %q, the key file now %q", args[0], stderr.String(), data)
+		}
+	}
 }
 
 // TestSIGPIPE: `join run --sort | head -n 2` exited 141 by the signal and
