@@ -103,7 +103,7 @@ func TestBadInputs(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate"},
+		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate (see join run -h)"},
 		{[]string{"--k", "0"}, "--k 0: want 1 to 64"},
 		{[]string{"--fpp", "1.5"}, "--fpp 1.5: want a rate between 0 and 1"},
 		{[]string{"--mappers", "0"}, "--mappers 0: want at least 1"},
@@ -118,15 +118,21 @@ func TestBadInputs(t *testing.T) {
 		{[]string{"--tmp-dir", filepath.Join(dir, "missing")}, "--tmp-dir " + filepath.Join(dir, "missing") + ": not an existing folder"},
 		{[]string{"--temp-dir", input}, "not an existing folder"},
 	} {
-		args := append([]string{"run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "flags.csv")}, tc.args...)
+		args := withFlags([]string{"run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "flags.csv")}, tc.args...)
 		_, _, err := runCmd(args...)
 		var u usageError
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &u) {
 			t.Errorf("%v: %v, want usage error %q", tc.args, err, tc.want)
 		}
 	}
+	// A flag given twice is refused: --out a --out b wrote b, silently.
+	_, _, err := runCmd("run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "a.csv"), "--out", filepath.Join(dir, "b.csv"))
+	var u usageError
+	if err == nil || !strings.Contains(err.Error(), "flag -out: given twice") || !errors.As(err, &u) {
+		t.Errorf("--out twice: %v", err)
+	}
 	// An ACBF whose k does not fit says which size would.
-	_, _, err := runCmd("run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "k.csv"), "--k", "40")
+	_, _, err = runCmd("run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "k.csv"), "--k", "40")
 	if err == nil || !strings.Contains(err.Error(), "use --bits-per-key > 40") {
 		t.Errorf("--k 40: %v", err)
 	}

@@ -202,22 +202,59 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return usageError{fmt.Errorf("unknown command %q", cmd)}
+	return usageError{fmt.Errorf("unknown command %q (commands: demo, run, build-filter, compare, repro, gen, keys, fetch, clean; see join -h)", cmd)}
 }
 
-// parse parses a command's flags; positional arguments are refused.
+// parse parses a command's flags. A bad flag is one line naming it and where
+// the help is (not the whole usage); a flag given twice is refused (--out a
+// --out b kept b, silently); positional arguments are refused. -h prints the
+// command's usage.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, repeatable := f.Value.(*multiFlag); !repeatable {
+			f.Value = &onceValue{Value: f.Value}
 		}
-		return usageError{fmt.Errorf("%s: %w", fs.Name(), err)}
+	})
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the flag package would print the usage on every error
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.VisitAll(func(f *flag.Flag) { // the usage names a flag's type from its Value's
+			if o, ok := f.Value.(*onceValue); ok {
+				f.Value = o.Value
+			}
+		})
+		fs.Usage()
+		return err
+	}
+	if err != nil {
+		return usageError{fmt.Errorf("%s: %w (see join %s -h)", fs.Name(), err, fs.Name())}
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("%s: unexpected argument %q", fs.Name(), strings.Join(fs.Args(), " "))}
+		return usageError{fmt.Errorf("%s: unexpected argument %q (flags start with -; see join %s -h)", fs.Name(), strings.Join(fs.Args(), " "), fs.Name())}
 	}
 	return nil
+}
+
+// onceValue refuses a second Set of a flag.
+type onceValue struct {
+	flag.Value
+	set bool
+}
+
+func (o *onceValue) Set(v string) error {
+	if o.set {
+		return fmt.Errorf("given twice (%q, then %q)", o.Value.String(), v)
+	}
+	o.set = true
+	return o.Value.Set(v)
+}
+
+// IsBoolFlag keeps -quiet a flag without a value.
+func (o *onceValue) IsBoolFlag() bool {
+	b, ok := o.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // multiFlag collects a repeatable string flag.

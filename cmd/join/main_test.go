@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -16,6 +17,26 @@ func runCmd(args ...string) (string, string, error) {
 	var out, errb bytes.Buffer
 	err := run(context.Background(), args, &out, &errb)
 	return out.String(), errb.String(), err
+}
+
+// withFlags returns base with the flags of over set: a flag base has gets the
+// new value in place (a flag given twice is refused), others are appended.
+func withFlags(base []string, over ...string) []string {
+	out := slices.Clone(base)
+	for i := 0; i < len(over); i++ {
+		name, hasValue := over[i], i+1 < len(over) && !strings.HasPrefix(over[i+1], "--")
+		if j := slices.Index(out, name); j >= 0 && hasValue && j+1 < len(out) {
+			out[j+1] = over[i+1]
+			i++
+			continue
+		}
+		out = append(out, name)
+		if hasValue {
+			out = append(out, over[i+1])
+			i++
+		}
+	}
+	return out
 }
 
 // TestManyCores: on a machine with many cores the default mappers and
@@ -167,7 +188,7 @@ func TestFilterFile(t *testing.T) {
 		{[]string{"--filter-file", fb, "--bits-per-key", "8"}, "--bits-per-key cannot change the filter of --filter-file"},
 		{[]string{"--filter-file", fb, "--k", "3"}, "--k cannot change the filter of --filter-file"},
 	} {
-		args := append([]string{"run", "--keys", keys, "--input", cite, "--out", filepath.Join(dir, "x.csv"), "--quiet"}, tc.args...)
+		args := withFlags([]string{"run", "--keys", keys, "--input", cite, "--out", filepath.Join(dir, "x.csv"), "--quiet"}, tc.args...)
 		_, _, err := runCmd(args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)

@@ -106,7 +106,7 @@ func TestStreamInputs(t *testing.T) {
 		if tc.stdin != nil {
 			stdin = bytes.NewReader(tc.stdin) // exec hands the child a pipe
 		}
-		got, stderr, code := runChild(t, nil, stdin, append(append(slices.Clone(base), tc.args...), "--out", "-")...)
+		got, stderr, code := runChild(t, nil, stdin, append(withFlags(base, tc.args...), "--out", "-")...)
 		if code != 0 || got != want {
 			t.Errorf("%s: exit %d, %d bytes, want the regular file's %d\n%s", tc.name, code, len(got), len(want), stderr)
 		}
