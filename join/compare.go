@@ -5,16 +5,38 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
+
+	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
 
 // Compare runs the join once per filter kind, repeat times, alternating
 // between kinds so that machine noise spreads evenly. It returns one report per
 // kind: the counts of its first run (they do not change between runs) with the
-// median of every timing. The output is discarded.
+// median of every timing. The output is discarded. A side that is a stream
+// (standard input, a pipe, a FIFO, a device), which can be read only once, is
+// first copied to a temporary file in opt.TempDir (removed on return; messages
+// still name the stream).
 func Compare(ctx context.Context, opt Options, kinds []Kind, repeat int) ([]*Report, error) {
 	if repeat < 1 {
 		repeat = 1
+	}
+	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
+		return nil, err
+	}
+	opt.names = map[string]string{}
+	for _, p := range []*string{&opt.Keys, &opt.Input} {
+		sp, name, err := spool(ctx, *p, opt.TempDir)
+		if err != nil {
+			return nil, err
+		}
+		if sp != *p {
+			defer os.Remove(sp)
+			*p = sp
+			opt.names[sp] = name
+		}
 	}
 	runs := make([][]*Report, len(kinds))
 	for r := 0; r < repeat; r++ {
@@ -42,6 +64,40 @@ func Compare(ctx context.Context, opt Options, kinds []Kind, repeat int) ([]*Rep
 		out[i] = &rep
 	}
 	return out, nil
+}
+
+// spool copies a stream input (standard input "-", a pipe, a FIFO, a device)
+// to a new temporary file in dir and returns its path and the stream's name;
+// a regular file (or a missing one, for Run to report) is returned as it is.
+// The caller removes the copy. A blocked read ends when ctx does.
+func spool(ctx context.Context, path, dir string) (string, string, error) {
+	if path != "-" {
+		if st, err := os.Stat(path); err != nil || st.Mode().IsRegular() {
+			return path, path, nil
+		}
+	}
+	src, name, err := nber.OpenContext(ctx, path) // decompresses: the copy is plain CSV
+	if err != nil {
+		return "", "", err
+	}
+	defer src.Close()
+	tmp, err := os.CreateTemp(dir, atomicfile.TempPrefix()+"spool-*")
+	if err != nil {
+		return "", "", fmt.Errorf("copy %s to a temporary file: %w", name, err)
+	}
+	if _, err = io.Copy(tmp, src); err == nil {
+		err = tmp.Close()
+	} else {
+		tmp.Close()
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		if ctx.Err() != nil {
+			return "", "", ctx.Err()
+		}
+		return "", "", fmt.Errorf("copy %s to %s: %w", name, tmp.Name(), err)
+	}
+	return tmp.Name(), name, nil
 }
 
 func median(v []float64) float64 {

@@ -61,6 +61,10 @@ type Options struct {
 	// is unknown), "reduce" the partitions reduced, "sort" (with Sort) the
 	// output bytes written.
 	Progress func(phase string, done, total int64)
+
+	// names maps a path to its name in messages: Compare's temporary copies
+	// of stream inputs keep the streams' names.
+	names map[string]string
 }
 
 // FilterReport describes the filter of a run.
@@ -245,9 +249,9 @@ type side struct {
 }
 
 // openSide opens path and reads its header; parts is how many ranges a
-// regular file is cut into.
-func openSide(ctx context.Context, path string, parts int, skipBad bool) (*side, error) {
-	in, err := nber.OpenInput(ctx, path, nber.InputOptions{Parts: parts, SkipBad: skipBad})
+// regular file is cut into; name, if set, names it in messages.
+func openSide(ctx context.Context, path, name string, parts int, skipBad bool) (*side, error) {
+	in, err := nber.OpenInput(ctx, path, nber.InputOptions{Parts: parts, SkipBad: skipBad, Name: name})
 	if err != nil {
 		return nil, err
 	}
@@ -445,7 +449,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
 		return nil, err
 	}
-	keySide, err := openSide(ctx, opt.Keys, opt.Mappers, opt.SkipBadRows)
+	keySide, err := openSide(ctx, opt.Keys, opt.names[opt.Keys], opt.Mappers, opt.SkipBadRows)
 	if err != nil {
 		return nil, err
 	}
@@ -454,7 +458,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	input, err := openSide(ctx, opt.Input, 4*opt.Mappers, opt.SkipBadRows)
+	input, err := openSide(ctx, opt.Input, opt.names[opt.Input], 4*opt.Mappers, opt.SkipBadRows)
 	if err != nil {
 		return nil, err
 	}

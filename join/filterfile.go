@@ -189,7 +189,7 @@ func KeysFingerprint(keys [][]byte) [2]uint64 {
 // ReadKeySet returns the distinct join keys of column col of a key file (as the
 // build phase reads them), using up to workers goroutines.
 func ReadKeySet(ctx context.Context, path, col string, kt KeyType, workers int) ([][]byte, error) {
-	s, err := openSide(ctx, path, max(workers, 1), false)
+	s, err := openSide(ctx, path, "", max(workers, 1), false)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -30,23 +29,11 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *repeat < 1 {
 		return usageError{fmt.Errorf("compare: --repeat %d: want at least 1", *repeat)}
 	}
-	// The join runs once per filter and repeat: a stream can be read only
-	// once, so it is copied to a temporary file in --tmp-dir first.
 	if err := checkPaths(nil, []namedPath{{"keys", opt.Keys}, {"input", opt.Input}}); err != nil {
 		return usageError{fmt.Errorf("compare: %w", err)}
 	}
 	if err := join.CheckSides(opt.Keys, opt.Input, ""); err != nil {
 		return usageError{fmt.Errorf("compare: %w", err)}
-	}
-	for _, p := range []*string{&opt.Keys, &opt.Input} {
-		sp, err := spool(ctx, *p, opt.TempDir)
-		if err != nil {
-			return err
-		}
-		if sp != *p {
-			defer os.Remove(sp)
-			*p = sp
-		}
 	}
 	var kinds []join.Kind
 	for _, s := range strings.Split(*filters, ",") {

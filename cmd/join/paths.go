@@ -130,50 +130,6 @@ func (o *outputs) abort() {
 	}
 }
 
-// spool copies a stream input (standard input, a pipe, a FIFO, a device) to
-// a temporary file in dir, for commands that read their inputs more than once
-// (compare runs the join once per filter). Regular files are returned as they
-// are. The caller removes the returned file when it differs from path.
-func spool(ctx context.Context, path, dir string) (string, error) {
-	if path != "-" {
-		if st, err := os.Stat(path); err != nil || st.Mode().IsRegular() {
-			return path, nil // a missing file is reported by the join
-		}
-	}
-	var src io.Reader = os.Stdin
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return "", err
-		}
-		defer f.Close()
-		src = f
-	}
-	tmp, err := os.CreateTemp(dir, atomicfile.TempPrefix()+"spool-*")
-	if err != nil {
-		return "", fmt.Errorf("spool %s: %w", path, err)
-	}
-	stop := context.AfterFunc(ctx, func() {
-		if c, ok := src.(io.Closer); ok {
-			c.Close()
-		}
-	})
-	defer stop()
-	if _, err := io.Copy(tmp, src); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		return "", fmt.Errorf("spool %s to %s: %w", path, dir, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("spool %s to %s: %w", path, dir, err)
-	}
-	return tmp.Name(), nil
-}
-
 // cmdClean removes what runs that died left in a folder: entries named with
 // atomicfile.TempPrefix ("acbfjoin-PID-..." spill, sort and spool files and
 // folders; ".acbfjoin-PID-...tmp" unfinished outputs) whose process no longer

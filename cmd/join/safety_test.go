@@ -154,6 +154,15 @@ func TestStreamInputs(t *testing.T) {
 			t.Errorf("--keys - --filter-file %s: exit %d, %q", ff, code, stderr)
 		}
 	}
+	// compare copies a stream to a temporary file, and still names the
+	// stream in messages (it named the temporary file).
+	_, stderr, code = runChild(t, nil, strings.NewReader("CITING,CITED\n10,1\n11,x\n"), "compare", "--keys", keys, "--input", "-", "--quiet", "--tmp-dir", dir)
+	if code != 1 || !strings.Contains(stderr, `stdin:3: CITED: invalid integer "x"`) {
+		t.Errorf("compare with a bad row on stdin: exit %d, %q", code, stderr)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "acbfjoin-*")); len(left) != 0 {
+		t.Errorf("compare left %v", left)
+	}
 	// compare runs the join once per filter: a stream is spooled first.
 	out, stderr, code := runChild(t, nil, bytes.NewReader(citeData), "compare", "--keys", keys, "--input", "-", "--filters", "none,acbf", "--quiet")
 	wantRows := strconv.Itoa(strings.Count(want, "\n")-1) + " join rows"

@@ -90,6 +90,9 @@ type InputOptions struct {
 	SkipBad bool
 	// ChunkSize is the size of a stream's chunks (default 1 MiB).
 	ChunkSize int
+	// Name, if set, names the input in messages instead of its path (a
+	// temporary copy of a stream keeps the stream's name).
+	Name string
 }
 
 // Part is one piece of an Input: a Reader positioned at a record boundary.
@@ -133,6 +136,9 @@ func openInput(ctx context.Context, path string, s *stream, opt InputOptions) (*
 	opt.Parts = max(opt.Parts, 1)
 	if opt.ChunkSize <= 0 {
 		opt.ChunkSize = 1 << 20
+	}
+	if opt.Name != "" {
+		s.name = opt.Name
 	}
 	in := &Input{Path: path, Name: s.name, opt: opt, closers: s.closers, Size: -1, ctx: ctx, stop: s.stop, osFile: s.file, info: s.info}
 	r := NewReader(s.r, s.name)
