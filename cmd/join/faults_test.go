@@ -168,6 +168,39 @@ func TestDiskFull(t *testing.T) {
 	}
 }
 
+// TestGenFails: gen that cannot finish leaves the folder as it was: a folder
+// it made is removed (it was left, empty), and an older pair of files stays
+// whole (the citations were replaced, then removed, when the patents could
+// not be written).
+func TestGenFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	base := t.TempDir()
+	fresh := filepath.Join(base, "fresh")
+	cmd := child([]string{"JOIN_FSIZE=500000"}, "gen", "--scale", "0.005", "--out", fresh) // 1.3 MB of citations
+	if out, err := cmd.CombinedOutput(); cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "file too large") {
+		t.Errorf("gen on a full disk: %v %s, want exit 1 naming the failed write", err, out)
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("the folder gen made is left: %v", err)
+	}
+	old := filepath.Join(base, "old")
+	os.Mkdir(old, 0o755)
+	os.WriteFile(filepath.Join(old, "cite75_99.txt"), []byte("old"), 0o644)
+	os.Mkdir(filepath.Join(old, "apat63_99.txt"), 0o755) // the patents cannot be written
+	cmd = child(nil, "gen", "--scale", "0.005", "--out", old)
+	if out, err := cmd.CombinedOutput(); cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "is a folder") {
+		t.Errorf("gen over a folder: %v %s, want exit 1", err, out)
+	}
+	if data, _ := os.ReadFile(filepath.Join(old, "cite75_99.txt")); string(data) != "old" {
+		t.Errorf("the old citations file holds %d bytes, want its 3", len(data))
+	}
+	if ents, _ := os.ReadDir(old); len(ents) != 2 {
+		t.Errorf("%d entries in the old folder, want its 2", len(ents))
+	}
+}
+
 // mountTmpfs mounts a tmpfs with the given options (size=512k, ro, ...) on a
 // new folder, or skips the test where the machine does not allow it (it needs
 // root).

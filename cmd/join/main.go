@@ -97,12 +97,12 @@ func main() {
 		}
 		if errors.As(err, &sig) {
 			if sig.sig != syscall.SIGPIPE { // nobody reads a message for head
-				fmt.Fprintf(os.Stderr, "join: stopped by %v; partial output and temporary files were removed\n", sig)
+				fmt.Fprintf(os.Stderr, "join: stopped by %v; unfinished output and temporary files were removed\n", sig)
 			}
 			os.Exit(128 + int(sig.sig))
 		}
 		if errors.Is(err, context.Canceled) {
-			fmt.Fprintln(os.Stderr, "join: interrupted; partial output and temporary files were removed")
+			fmt.Fprintln(os.Stderr, "join: interrupted; unfinished output and temporary files were removed")
 			os.Exit(130)
 		}
 		var u usageError

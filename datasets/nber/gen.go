@@ -3,6 +3,7 @@ package nber
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -131,6 +132,7 @@ func Generate(ctx context.Context, dir string, opt GenOptions) (GenResult, error
 	}
 	g := &genModel{n: n, t: t, seed: opt.Seed}
 	g.setup()
+	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return GenResult{}, fmt.Errorf("gen: %w", err)
 	}
@@ -139,9 +141,31 @@ func Generate(ctx context.Context, dir string, opt GenOptions) (GenResult, error
 		PatPath:  filepath.Join(dir, Pat.Name+".txt"),
 		Patents:  int64(n),
 	}
+	// Both files are written under temporary names and renamed only when
+	// both are complete: a failure leaves the folder as it was (an older
+	// pair of files untouched; a folder made here removed).
+	var cite, pat *atomicfile.File
+	fail := func(err error) (GenResult, error) {
+		for _, f := range []*atomicfile.File{cite, pat} {
+			if f != nil {
+				f.Abort()
+			}
+		}
+		if os.IsNotExist(statErr) {
+			os.Remove(dir) // only if empty
+		}
+		return GenResult{}, fmt.Errorf("gen: %w", err)
+	}
+	var err error
+	if cite, err = atomicfile.Create(ctx, res.CitePath, atomicfile.Options{}); err != nil {
+		return fail(err)
+	}
+	if pat, err = atomicfile.Create(ctx, res.PatPath, atomicfile.Options{}); err != nil {
+		return fail(err)
+	}
 	var pre63, rows int64
-	err := atomicfile.Write(res.CitePath, func(f *os.File) error {
-		if _, err := f.WriteString(`"CITING","CITED"` + "\n"); err != nil {
+	err = func(f io.Writer) error {
+		if _, err := io.WriteString(f, `"CITING","CITED"`+"\n"); err != nil {
 			return err
 		}
 		first := g.yearLo[citeFrom-firstYear]
@@ -153,9 +177,9 @@ func Generate(ctx context.Context, dir string, opt GenOptions) (GenResult, error
 			_, err := f.Write(out)
 			return err
 		})
-	})
+	}(cite)
 	if err != nil {
-		return GenResult{}, fmt.Errorf("gen: %w", err)
+		return fail(err)
 	}
 	for i := range g.cmade {
 		rows += int64(g.cmade[i])
@@ -165,8 +189,8 @@ func Generate(ctx context.Context, dir string, opt GenOptions) (GenResult, error
 		res.MaxInDegree = max(res.MaxInDegree, int64(uint32(d)))
 	}
 	res.Citations, res.CitedPre1963 = rows, pre63
-	err = atomicfile.Write(res.PatPath, func(f *os.File) error {
-		if _, err := f.WriteString(`"PATENT","GYEAR","GDATE","APPYEAR","COUNTRY","POSTATE","ASSIGNEE","ASSCODE","CLAIMS","NCLASS","CAT","SUBCAT","CMADE","CRECEIVE","RATIOCIT","GENERAL","ORIGINAL","FWDAPLAG","BCKGTLAG","SELFCTUB","SELFCTLB","SECDUPBD","SECDLWBD"` + "\n"); err != nil {
+	err = func(f io.Writer) error {
+		if _, err := io.WriteString(f, `"PATENT","GYEAR","GDATE","APPYEAR","COUNTRY","POSTATE","ASSIGNEE","ASSCODE","CLAIMS","NCLASS","CAT","SUBCAT","CMADE","CRECEIVE","RATIOCIT","GENERAL","ORIGINAL","FWDAPLAG","BCKGTLAG","SELFCTUB","SELFCTLB","SECDUPBD","SECDLWBD"`+"\n"); err != nil {
 			return err
 		}
 		chunks := (n + genChunk - 1) / genChunk
@@ -177,10 +201,15 @@ func Generate(ctx context.Context, dir string, opt GenOptions) (GenResult, error
 			_, err := f.Write(out)
 			return err
 		})
-	})
+	}(pat)
+	if err == nil {
+		err = cite.Commit()
+	}
+	if err == nil {
+		err = pat.Commit()
+	}
 	if err != nil {
-		os.Remove(res.CitePath)
-		return GenResult{}, fmt.Errorf("gen: %w", err)
+		return fail(err)
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
