@@ -20,7 +20,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/filter"
 
-	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -58,7 +58,7 @@ func init() {
 // parseLine splits one CSV line (no line break inside quotes, as in the NBER
 // files) into fields with the project's reader.
 func parseLine(line string, nfields int) ([][]byte, error) {
-	return nber.ParseRecord([]byte(line), nfields)
+	return csvscan.ParseRecord([]byte(line), nfields)
 }
 
 // keyRowFn turns a key-file line into KV(key, the row's other fields).
@@ -209,12 +209,12 @@ type Header struct {
 
 // ReadHeader reads the header line of a local file.
 func ReadHeader(path string) (Header, error) {
-	rc, name, err := nber.Open(path)
+	rc, name, err := csvscan.Open(path)
 	if err != nil {
 		return Header{}, err
 	}
 	defer rc.Close()
-	r := nber.NewReader(rc, name)
+	r := csvscan.NewReader(rc, name)
 	names, err := r.ReadHeader()
 	if err != nil {
 		return Header{}, err

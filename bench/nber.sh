@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 go build -o "$tmp/join" ./cmd/join
-go test -c -o "$tmp/nber.test" ./datasets/nber
+go test -c -o "$tmp/nber.test" ./csvscan   # the reader benchmark (BenchmarkReadCite)
 
 gen_times=(); cp_times=(); rss=()
 for i in $(seq 1 "$rounds"); do

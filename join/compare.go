@@ -8,7 +8,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
 
@@ -76,7 +76,7 @@ func spool(ctx context.Context, path, dir string) (string, string, error) {
 			return path, path, nil
 		}
 	}
-	src, name, err := nber.OpenContext(ctx, path) // decompresses: the copy is plain CSV
+	src, name, err := csvscan.OpenContext(ctx, path) // decompresses: the copy is plain CSV
 	if err != nil {
 		return "", "", err
 	}

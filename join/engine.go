@@ -18,7 +18,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 
-	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -120,17 +120,17 @@ type Report struct {
 type badRows struct {
 	mu       sync.Mutex
 	n        int64
-	examples []*nber.ParseError
+	examples []*csvscan.ParseError
 }
 
 const badExamples = 5
 
-func (b *badRows) add(pe *nber.ParseError) {
+func (b *badRows) add(pe *csvscan.ParseError) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.n++
 	b.examples = append(b.examples, pe)
-	slices.SortFunc(b.examples, func(x, y *nber.ParseError) int {
+	slices.SortFunc(b.examples, func(x, y *csvscan.ParseError) int {
 		if x.File != y.File {
 			return strings.Compare(x.File, y.File)
 		}
@@ -147,7 +147,7 @@ func (b *badRows) report(paths map[string]string) []string {
 	for _, pe := range b.examples {
 		err := error(pe)
 		if path, ok := paths[pe.File]; ok {
-			err = nber.WithLine(pe, path)
+			err = csvscan.WithLine(pe, path)
 		}
 		out = append(out, err.Error())
 	}
@@ -235,13 +235,13 @@ func AppendCSVField(buf, f []byte) []byte {
 	return append(buf, '"')
 }
 
-// side is an opened input (nber.Input): its header, and parts that workers
+// side is an opened input (csvscan.Input): its header, and parts that workers
 // read in parallel. A regular file is cut at proven record boundaries; a pipe,
 // FIFO, standard input or compressed file is read once, in order (see
-// nber.Input).
+// csvscan.Input).
 type side struct {
 	bad        *badRows // non-nil: skip malformed rows into it
-	in         *nber.Input
+	in         *csvscan.Input
 	path, name string
 	header     []string
 	headerRaw  []byte
@@ -251,7 +251,7 @@ type side struct {
 // openSide opens path and reads its header; parts is how many ranges a
 // regular file is cut into; name, if set, names it in messages.
 func openSide(ctx context.Context, path, name string, parts int, skipBad bool) (*side, error) {
-	in, err := nber.OpenInput(ctx, path, nber.InputOptions{Parts: parts, SkipBad: skipBad, Name: name})
+	in, err := csvscan.OpenInput(ctx, path, csvscan.InputOptions{Parts: parts, SkipBad: skipBad, Name: name})
 	if err != nil {
 		return nil, err
 	}
@@ -290,8 +290,8 @@ func quoteList(names []string) string {
 // scan reads the side with up to workers goroutines, one part at a time; each
 // goroutine gets its own state from newState. fn sees every record with its
 // byte offset. The error returned is the one a sequential read meets first
-// (nber.FirstError), or ctx's.
-func (s *side) scan(ctx context.Context, workers int, newState func() any, fn func(st any, r *nber.Reader) error, done func(st any) error) error {
+// (csvscan.FirstError), or ctx's.
+func (s *side) scan(ctx context.Context, workers int, newState func() any, fn func(st any, r *csvscan.Reader) error, done func(st any) error) error {
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -329,8 +329,8 @@ func (s *side) scan(ctx context.Context, workers int, newState func() any, fn fu
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := nber.FirstError(errs); err != nil {
-		return nber.WithLine(err, s.path)
+	if err := csvscan.FirstError(errs); err != nil {
+		return csvscan.WithLine(err, s.path)
 	}
 	return s.in.Unchanged()
 }
@@ -473,11 +473,11 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		keySide.bad, input.bad = bad, bad
 	}
 	// keyError handles a join key that does not parse: an error, or a skipped row.
-	keyError := func(r *nber.Reader, col string, err error) error {
+	keyError := func(r *csvscan.Reader, col string, err error) error {
 		if bad == nil {
 			return r.Errorf("%s: %v", col, err)
 		}
-		bad.add(&nber.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: fmt.Sprintf("%s: %v", col, err)})
+		bad.add(&csvscan.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: fmt.Sprintf("%s: %v", col, err)})
 		return nil
 	}
 	sh, err := shuffle.New(shuffle.Options{Partitions: opt.Reducers, Writers: opt.Mappers, MemBudget: opt.MemBudget, TempDir: opt.TempDir})
@@ -503,7 +503,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	}
 	err = keySide.scan(ctx, opt.Mappers, func() any {
 		return &buildState{keys: map[string]struct{}{}, w: sh.NewWriter()}
-	}, func(st any, r *nber.Reader) error {
+	}, func(st any, r *csvscan.Reader) error {
 		b := st.(*buildState)
 		for n := 1; r.Next(); n++ {
 			if n%checkEvery == 0 && ctx.Err() != nil {
@@ -604,7 +604,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	var dropBytes int64
 	err = input.scan(ctx, opt.Mappers, func() any {
 		return &mapState{f: <-copies, w: sh.NewWriter()}
-	}, func(st any, r *nber.Reader) error {
+	}, func(st any, r *csvscan.Reader) error {
 		m := st.(*mapState)
 		for r.Next() {
 			if m.rows++; m.rows%checkEvery == 0 && ctx.Err() != nil {

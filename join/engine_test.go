@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -23,12 +24,12 @@ import (
 func naiveJoin(t *testing.T, keysPath, inputPath, keyCol, joinCol string) []string {
 	t.Helper()
 	read := func(path string) ([]string, [][]string) {
-		rc, name, err := nber.Open(path)
+		rc, name, err := csvscan.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer rc.Close()
-		r := nber.NewReader(rc, name)
+		r := csvscan.NewReader(rc, name)
 		h, err := r.ReadHeader()
 		if err != nil {
 			t.Fatal(err)
@@ -50,7 +51,7 @@ func naiveJoin(t *testing.T, keysPath, inputPath, keyCol, joinCol string) []stri
 	ih, irows := read(inputPath)
 	ki, ji := slices.Index(kh, keyCol), slices.Index(ih, joinCol)
 	norm := func(s string) string { // integer comparison
-		v, err := nber.ParseInt([]byte(s))
+		v, err := csvscan.ParseInt([]byte(s))
 		if err != nil {
 			t.Fatalf("key %q: %v", s, err)
 		}
@@ -74,7 +75,7 @@ func naiveJoin(t *testing.T, keysPath, inputPath, keyCol, joinCol string) []stri
 // parseOutput parses the engine's CSV output into the same form.
 func parseOutput(t *testing.T, data []byte) []string {
 	t.Helper()
-	r := nber.NewReader(bytes.NewReader(data), "out")
+	r := csvscan.NewReader(bytes.NewReader(data), "out")
 	if _, err := r.ReadHeader(); err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +343,7 @@ func TestSharedBroadcast(t *testing.T) {
 
 // TestInputChangedWhileRead: a large side truncated, appended to or rewritten
 // while the map phase reads it gave a join of no version of the file, exit 0;
-// now the run fails with nber.ErrChanged.
+// now the run fails with csvscan.ErrChanged.
 func TestInputChangedWhileRead(t *testing.T) {
 	dir := t.TempDir()
 	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.002, Seed: 4})
@@ -395,8 +396,8 @@ func TestInputChangedWhileRead(t *testing.T) {
 			if changeErr != nil {
 				t.Fatal(changeErr)
 			}
-			if !errors.Is(err, nber.ErrChanged) {
-				t.Fatalf("Run after the input was %s: %v, want nber.ErrChanged", tc.name, err)
+			if !errors.Is(err, csvscan.ErrChanged) {
+				t.Fatalf("Run after the input was %s: %v, want csvscan.ErrChanged", tc.name, err)
 			}
 		})
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spaolacci/murmur3"
 
-	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/internal/wire"
 )
@@ -75,10 +75,10 @@ func WriteFilter(out io.Writer, b *Built, keyCol string, kt KeyType) error {
 
 // ReadFilterFile reads and checks a filter file: magic, version, checksum, and
 // a payload that decodes as a filter of its kind. path may be "-" (standard
-// input), a pipe or a FIFO (nber.OpenContext: opening it gives up when ctx
+// input), a pipe or a FIFO (csvscan.OpenContext: opening it gives up when ctx
 // ends).
 func ReadFilterFile(ctx context.Context, path string) (*FilterFile, error) {
-	f, name, err := nber.OpenContext(ctx, path)
+	f, name, err := csvscan.OpenContext(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func ReadKeySet(ctx context.Context, path, col string, kt KeyType, workers int) 
 	}
 	var mu sync.Mutex
 	set := map[string]struct{}{}
-	err = s.scan(ctx, max(workers, 1), func() any { return map[string]struct{}{} }, func(st any, r *nber.Reader) error {
+	err = s.scan(ctx, max(workers, 1), func() any { return map[string]struct{}{} }, func(st any, r *csvscan.Reader) error {
 		local := st.(map[string]struct{})
 		var kb [8]byte
 		for r.Next() {

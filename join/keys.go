@@ -3,7 +3,7 @@ package join
 import (
 	"encoding/binary"
 
-	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/csvscan"
 )
 
 // IntKey encodes an integer join key as the 8 bytes every filter hashes and
@@ -11,7 +11,7 @@ import (
 // bytes, and byte order is numeric order (big-endian with the sign bit
 // flipped). dst must have room for 8 bytes.
 func IntKey(dst []byte, field []byte) ([]byte, error) {
-	v, err := nber.ParseInt(field)
+	v, err := csvscan.ParseInt(field)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/schema"
 
-	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/csvscan"
 )
 
 // A Parquet row group is written at 64K rows or when its values take 8 MiB
@@ -41,7 +41,7 @@ func CSVToParquet(r io.Reader, w io.Writer) (err error) {
 			}
 		}
 	}()
-	rd := nber.NewReader(r, "join output")
+	rd := csvscan.NewReader(r, "join output")
 	header, err := rd.ReadHeader()
 	if err != nil {
 		return err

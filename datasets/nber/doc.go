@@ -6,11 +6,8 @@
 //
 // # Reading
 //
-// Reader streams CSV with a header (RFC 4180 quotes, empty fields, LF or CRLF)
-// without allocating per record; Open reads .txt, .gz and .zip transparently;
-// SplitFile cuts a plain file into line-aligned byte ranges for parallel
-// readers. Malformed input gives a ParseError naming the file and the line (or,
-// in a byte range, the record's offset).
+// The files are read with package csvscan (every CSV of the project is);
+// this package adds their schemas (Cite, Pat) and ExpectHeader.
 //
 // # Generating
 //
@@ -59,6 +56,6 @@
 //
 // # Concurrency
 //
-// A Reader is for one goroutine. Generate, ExtractKeys and Fetch are safe to
-// call concurrently on different outputs.
+// Generate, ExtractKeys and Fetch are safe to call concurrently on different
+// outputs.
 package nber

@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
 )
 
 // FetchFile is one file of the NBER patent data page and what it must contain.
@@ -178,8 +180,8 @@ func verifyArchive(path string, ff FetchFile) error {
 	defer rc.Close()
 	h := sha256.New()
 	counted := &countingReader{r: io.TeeReader(rc, h)}
-	r := NewReader(counted, path+":"+ff.Entry)
-	if err := r.ExpectHeader(ff.Schema); err != nil {
+	r := csvscan.NewReader(counted, path+":"+ff.Entry)
+	if err := ExpectHeader(r, ff.Schema); err != nil {
 		return err
 	}
 	var rows int64

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
 )
 
 func genOnce(t *testing.T, scale float64, seed uint64, workers int) (GenResult, string) {
@@ -72,12 +74,12 @@ func TestGenerateShape(t *testing.T) {
 		assignee, selfub, secdub bool
 	}
 	pats := map[int64]pat{}
-	rc, name, err := Open(res.PatPath)
+	rc, name, err := csvscan.Open(res.PatPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := NewReader(rc, name)
-	if err := r.ExpectHeader(Pat); err != nil {
+	r := csvscan.NewReader(rc, name)
+	if err := ExpectHeader(r, Pat); err != nil {
 		t.Fatal(err)
 	}
 	var prev int64
@@ -93,7 +95,7 @@ func TestGenerateShape(t *testing.T) {
 			var err error
 			switch col.Type {
 			case Int:
-				_, err = ParseInt(f[i])
+				_, err = csvscan.ParseInt(f[i])
 			case Float:
 				_, err = strconv.ParseFloat(string(f[i]), 64)
 			}
@@ -101,8 +103,8 @@ func TestGenerateShape(t *testing.T) {
 				t.Fatalf("%s:%d: %s: %v", name, r.Line(), col.Name, err)
 			}
 		}
-		num, _ := ParseInt(f[0])
-		year, _ := ParseInt(f[1])
+		num, _ := csvscan.ParseInt(f[0])
+		year, _ := csvscan.ParseInt(f[1])
 		if num <= prev || num < FirstPatent || num > LastPatent {
 			t.Fatalf("%s:%d: patent %d out of order or range", name, r.Line(), num)
 		}
@@ -111,8 +113,8 @@ func TestGenerateShape(t *testing.T) {
 			t.Fatalf("patent %d: GYEAR %d, boundaries say %d", num, year, y)
 		}
 		p := pat{year: int(year), hasCmade: len(f[12]) > 0, assignee: len(f[6]) > 0, selfub: len(f[19]) > 0, secdub: len(f[21]) > 0}
-		p.cmade, _ = ParseInt(f[12])
-		p.crecv, _ = ParseInt(f[13])
+		p.cmade, _ = csvscan.ParseInt(f[12])
+		p.crecv, _ = csvscan.ParseInt(f[13])
 		if p.hasCmade != (year >= 1975) {
 			t.Fatalf("patent %d (%d): CMADE %q", num, year, f[12])
 		}
@@ -129,12 +131,12 @@ func TestGenerateShape(t *testing.T) {
 		t.Fatalf("first/last patent missing: %+v %+v", pats[FirstPatent], pats[LastPatent])
 	}
 	// Citation file.
-	rc, name, err = Open(res.CitePath)
+	rc, name, err = csvscan.Open(res.CitePath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = NewReader(rc, name)
-	if err := r.ExpectHeader(Cite); err != nil {
+	r = csvscan.NewReader(rc, name)
+	if err := ExpectHeader(r, Cite); err != nil {
 		t.Fatal(err)
 	}
 	made, recv := map[int64]int64{}, map[int64]int64{}
@@ -142,8 +144,8 @@ func TestGenerateShape(t *testing.T) {
 	var lags []int
 	for r.Next() {
 		rows++
-		citing, err1 := ParseInt(r.Fields()[0])
-		cited, err2 := ParseInt(r.Fields()[1])
+		citing, err1 := csvscan.ParseInt(r.Fields()[0])
+		cited, err2 := csvscan.ParseInt(r.Fields()[1])
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}
@@ -243,14 +245,14 @@ func TestExtractKeys(t *testing.T) {
 	if ra.Kept != 500 || ra.Scanned != res.Patents || ra.Matched != res.Patents {
 		t.Fatalf("result %+v", ra)
 	}
-	r := NewReader(bytes.NewReader(a.Bytes()), "keys")
-	if err := r.ExpectHeader(Pat); err != nil {
+	r := csvscan.NewReader(bytes.NewReader(a.Bytes()), "keys")
+	if err := ExpectHeader(r, Pat); err != nil {
 		t.Fatal(err)
 	}
 	var prev int64
 	n := 0
 	for r.Next() {
-		num, _ := ParseInt(r.Fields()[0])
+		num, _ := csvscan.ParseInt(r.Fields()[0])
 		if num <= prev {
 			t.Fatal("keys not in file order")
 		}
@@ -266,8 +268,8 @@ func TestExtractKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = NewReader(bytes.NewReader(c.Bytes()), "keys")
-	r.ExpectHeader(Pat)
+	r = csvscan.NewReader(bytes.NewReader(c.Bytes()), "keys")
+	ExpectHeader(r, Pat)
 	for r.Next() {
 		if string(r.Fields()[1]) != "1999" || string(r.Fields()[4]) != "JP" {
 			t.Fatalf("predicate not applied: %q", r.Raw())
@@ -285,10 +287,10 @@ func TestExtractKeys(t *testing.T) {
 	for seed := uint64(0); seed < 200; seed++ {
 		var out bytes.Buffer
 		ExtractKeys(res.PatPath, &out, KeysOptions{Sample: 10, Seed: seed})
-		r := NewReader(bytes.NewReader(out.Bytes()), "keys")
+		r := csvscan.NewReader(bytes.NewReader(out.Bytes()), "keys")
 		r.ReadHeader()
 		for r.Next() {
-			if num, _ := ParseInt(r.Fields()[0]); num < (FirstPatent+LastPatent)/2 {
+			if num, _ := csvscan.ParseInt(r.Fields()[0]); num < (FirstPatent+LastPatent)/2 {
 				first++
 			}
 		}

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
 )
 
 // Predicate keeps records whose column Column equals Value (unquoted, exact).
@@ -56,12 +58,12 @@ func ExtractKeysContext(ctx context.Context, path string, w io.Writer, opt KeysO
 	if opt.Sample < 0 {
 		return KeysResult{}, fmt.Errorf("keys: sample %d, want > 0", opt.Sample)
 	}
-	rc, name, err := OpenContext(ctx, path)
+	rc, name, err := csvscan.OpenContext(ctx, path)
 	if err != nil {
 		return KeysResult{}, fmt.Errorf("keys: %w", err)
 	}
 	defer rc.Close()
-	r := NewReader(rc, name)
+	r := csvscan.NewReader(rc, name)
 	header, err := r.ReadHeader()
 	if err != nil {
 		return KeysResult{}, fmt.Errorf("keys: %w", err)

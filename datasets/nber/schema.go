@@ -1,6 +1,10 @@
 package nber
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
+)
 
 // Type is the type of a column's values.
 type Type int
@@ -104,3 +108,22 @@ const (
 	PatFileSHA256  = "021a4a445368162093dd79b46088c78daf3e6f87837d106b58c542651dd9bb63"
 	PaperKeySample = 65_771 // records the paper extracts from the patent file
 )
+
+// ExpectHeader reads the header of r and checks it names exactly the schema's
+// columns.
+func ExpectHeader(r *csvscan.Reader, s Schema) error {
+	names, err := r.ReadHeader()
+	if err != nil {
+		return err
+	}
+	want := s.Names()
+	if len(names) != len(want) {
+		return &csvscan.ParseError{File: r.Name(), Line: 1, Msg: fmt.Sprintf("header has %d columns, want the %d of %s", len(names), len(want), s.Name)}
+	}
+	for i := range want {
+		if names[i] != want[i] {
+			return &csvscan.ParseError{File: r.Name(), Line: 1, Msg: fmt.Sprintf("header column %d is %q, want %q (%s)", i+1, names[i], want[i], s.Name)}
+		}
+	}
+	return nil
+}

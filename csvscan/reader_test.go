@@ -1,4 +1,4 @@
-package nber
+package csvscan
 
 import (
 	"archive/zip"
@@ -275,8 +275,8 @@ func TestOpenCompressed(t *testing.T) {
 			t.Fatalf("Open(%s): %v", path, err)
 		}
 		r := NewReader(rc, name)
-		if err := r.ExpectHeader(Cite); err != nil {
-			t.Fatal(err)
+		if h, err := r.ReadHeader(); err != nil || !slices.Equal(h, []string{"CITING", "CITED"}) {
+			t.Fatal(h, err)
 		}
 		n := 0
 		for r.Next() {
@@ -304,9 +304,6 @@ func TestOpenCompressed(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "fake.gz"), []byte("\x1f\x8bnot gzip"), 0o644)
 	if _, _, err := Open(filepath.Join(dir, "fake.gz")); err == nil || !strings.Contains(err.Error(), "not a gzip file") {
 		t.Fatalf("fake gz: %v", err)
-	}
-	if err := NewReader(strings.NewReader("\"PATENT\",\"X\"\n"), "p").ExpectHeader(Cite); err == nil || !strings.Contains(err.Error(), "p:1: header column 1 is \"PATENT\", want \"CITING\"") {
-		t.Fatalf("wrong header: %v", err)
 	}
 }
 
@@ -357,58 +354,5 @@ func TestParseInt(t *testing.T) {
 	b := []byte("3858241")
 	if a := testing.AllocsPerRun(100, func() { ParseInt(b) }); a != 0 {
 		t.Errorf("ParseInt allocates %.0f times", a)
-	}
-}
-
-const miniDir = "../../../shared/data/nber-mini"
-
-// TestRealSample parses the real NBER sample completely: headers, field counts,
-// and the type of every non-empty field; empty fields only where the schema
-// allows them.
-func TestRealSample(t *testing.T) {
-	for _, tc := range []struct {
-		file   string
-		schema Schema
-		rows   int
-	}{{"cite75_99.mini.txt", Cite, 8274}, {"apat63_99.mini.txt", Pat, 17732}} {
-		path := filepath.Join(miniDir, tc.file)
-		rc, name, err := Open(path)
-		if errors.Is(err, os.ErrNotExist) {
-			t.Skipf("real NBER sample not found at %s (it lives in the workplace's shared/ folder beside the repository)", miniDir)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := NewReader(rc, name)
-		if err := r.ExpectHeader(tc.schema); err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for r.Next() {
-			n++
-			for i, f := range r.Fields() {
-				col := tc.schema.Columns[i]
-				if len(f) == 0 {
-					if !col.Nullable {
-						t.Fatalf("%s:%d: %s is empty", name, r.Line(), col.Name)
-					}
-					continue
-				}
-				var err error
-				switch col.Type {
-				case Int:
-					_, err = ParseInt(f)
-				case Float:
-					_, err = strconv.ParseFloat(string(f), 64)
-				}
-				if err != nil {
-					t.Fatalf("%s:%d: %s: %v", name, r.Line(), col.Name, err)
-				}
-			}
-		}
-		rc.Close()
-		if r.Err() != nil || n != tc.rows {
-			t.Fatalf("%s: %d rows, %v; want %d", name, n, r.Err(), tc.rows)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package nber
+package csvscan
 
 import (
 	"bytes"
@@ -217,24 +217,6 @@ func (r *Reader) ReadHeader() ([]string, error) {
 	}
 	r.want = len(names)
 	return names, nil
-}
-
-// ExpectHeader reads the header and checks it names exactly the schema's columns.
-func (r *Reader) ExpectHeader(s Schema) error {
-	names, err := r.ReadHeader()
-	if err != nil {
-		return err
-	}
-	want := s.Names()
-	if len(names) != len(want) {
-		return &ParseError{File: r.name, Line: 1, Msg: fmt.Sprintf("header has %d columns, want the %d of %s", len(names), len(want), s.Name)}
-	}
-	for i := range want {
-		if names[i] != want[i] {
-			return &ParseError{File: r.name, Line: 1, Msg: fmt.Sprintf("header column %d is %q, want %q (%s)", i+1, names[i], want[i], s.Name)}
-		}
-	}
-	return nil
 }
 
 // Next advances to the next record and reports whether there is one. At the end

@@ -1,4 +1,4 @@
-package nber
+package csvscan
 
 import (
 	"archive/zip"
