@@ -21,6 +21,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/filter"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -106,11 +107,11 @@ func (f *filterCombineFn) ExtractOutput(acc []string) []byte {
 	for i, k := range acc {
 		keys[i] = []byte(k)
 	}
-	kind := join.Kind(f.Kind)
-	if len(keys) == 0 && kind != join.None {
-		kind = join.Exact // nothing to build from: an empty set drops every row
+	kind := filters.Kind(f.Kind)
+	if sp, err := filters.Lookup(f.Kind); err == nil && len(keys) == 0 && sp.Sized {
+		kind = filters.Exact // nothing to size a filter for: an empty set drops every row
 	}
-	b, err := join.BuildFilter(kind, keys, join.Sizing{BitsPerKey: f.BitsPerKey, K: f.K, FPP: f.FPP})
+	b, err := filters.Build(kind, keys, filters.Sizing{BitsPerKey: f.BitsPerKey, K: f.K, FPP: f.FPP})
 	if err != nil {
 		panic(fmt.Sprintf("acbfjoin: build filter: %v", err)) // Beam reports a failed bundle
 	}
@@ -130,7 +131,7 @@ type inputRowFn struct {
 	JoinIdx int
 	KeyType string
 
-	filter join.Filter // decoded once per DoFn instance from the side input
+	filter filters.Filter // decoded once per DoFn instance from the side input
 }
 
 // ProcessElement takes the side input as an iterator so that it is read only
@@ -145,7 +146,7 @@ func (f *inputRowFn) ProcessElement(ctx context.Context, line string, side func(
 			return fmt.Errorf("broadcast: the filter side input is empty")
 		}
 		i := bytes.IndexByte(broadcast, 0)
-		flt, err := join.Unmarshal(join.Kind(broadcast[:i]), broadcast[i+1:])
+		flt, err := filters.Decode(filters.Kind(broadcast[:i]), broadcast[i+1:])
 		if err != nil {
 			return fmt.Errorf("broadcast: %w", err)
 		}
@@ -180,9 +181,11 @@ func (f *crossFn) ProcessElement(ctx context.Context, key string, larges func(*s
 	}
 	for larges(&row) {
 		large := shuffle.Record{Key: []byte(key), Tag: join.TagInput, Row: []byte(row)}
+		var buf []byte
 		matched, _ := join.JoinRow(large, ss, func(l, s shuffle.Record) error {
 			cJoin.Inc(ctx, 1)
-			emit(string(l.Row) + "," + string(s.Row))
+			buf = join.AppendOutputRow(buf[:0], l.Row, s.Row)
+			emit(string(buf[:len(buf)-1])) // textio.Write ends each element with a line break
 			return nil
 		})
 		if !matched {
@@ -196,8 +199,8 @@ type Options struct {
 	Keys, Input     string
 	KeyCol, JoinCol string
 	KeyType         join.KeyType
-	Filter          join.Kind
-	Sizing          join.Sizing
+	Filter          filters.Kind
+	Sizing          filters.Sizing
 	Output          string // rows, without the header
 }
 
@@ -222,13 +225,15 @@ func ReadHeader(path string) (Header, error) {
 	return Header{Raw: string(r.Raw()), Names: names}, nil
 }
 
-func index(h Header, col, flag, path string) (int, error) {
+// index returns the index of column col in h, which the option name
+// (KeyCol, JoinCol) asked for.
+func index(h Header, col, name, path string) (int, error) {
 	for i, n := range h.Names {
 		if n == col {
 			return i, nil
 		}
 	}
-	return 0, fmt.Errorf("%s %s: %s has no column %q (columns: %v)", flag, col, path, col, h.Names)
+	return 0, fmt.Errorf("beamjoin: %s %s: %s has no column %q (columns: %q)", name, col, path, col, h.Names)
 }
 
 // Build adds the join to the pipeline and returns the output rows. The headers
@@ -242,11 +247,11 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
-	keyIdx, err := index(kh, opt.KeyCol, "--key-col", opt.Keys)
+	keyIdx, err := index(kh, opt.KeyCol, "KeyCol", opt.Keys)
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
-	joinIdx, err := index(ih, opt.JoinCol, "--join-col", opt.Input)
+	joinIdx, err := index(ih, opt.JoinCol, "JoinCol", opt.Input)
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}

@@ -14,7 +14,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/local"
 )
 
 func TestMain(m *testing.M) {
@@ -38,11 +40,11 @@ func rowsOf(t *testing.T, data []byte, header bool) []string {
 	return lines
 }
 
-func compareEngines(t *testing.T, keys, input, keyCol, joinCol string, kinds []join.Kind) {
+func compareEngines(t *testing.T, keys, input, keyCol, joinCol string, kinds []filters.Kind) {
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
-			var local bytes.Buffer
-			rep, err := join.Run(context.Background(), join.Options{Keys: keys, Input: input, KeyCol: keyCol, JoinCol: joinCol, Filter: kind}, &local)
+			var localOut bytes.Buffer
+			rep, err := local.Run(context.Background(), join.Options{Keys: keys, Input: input, KeyCol: keyCol, JoinCol: joinCol, Filter: kind}, local.NewCSV(&localOut))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +58,7 @@ func compareEngines(t *testing.T, keys, input, keyCol, joinCol string, kinds []j
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, want := rowsOf(t, data, false), rowsOf(t, local.Bytes(), true)
+			got, want := rowsOf(t, data, false), rowsOf(t, localOut.Bytes(), true)
 			if !slices.Equal(got, want) {
 				t.Fatalf("beam gives %d rows, the local engine %d", len(got), len(want))
 			}
@@ -80,7 +82,11 @@ func TestGenerated(t *testing.T) {
 	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 600, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
-	compareEngines(t, keys, gen.CitePath, "PATENT", "CITED", join.Kinds)
+	var kinds []filters.Kind
+	for _, sp := range filters.Kinds() {
+		kinds = append(kinds, sp.Kind)
+	}
+	compareEngines(t, keys, gen.CitePath, "PATENT", "CITED", kinds)
 }
 
 func TestRealSample(t *testing.T) {
@@ -89,5 +95,5 @@ func TestRealSample(t *testing.T) {
 	if _, err := os.Stat(cite); err != nil {
 		t.Skipf("real NBER sample not found at %s (it lives in the workplace's shared/ folder beside the repository)", cite)
 	}
-	compareEngines(t, pat, cite, "PATENT", "CITED", []join.Kind{join.None, join.Exact, join.Bloom, join.CBF, join.ACBF})
+	compareEngines(t, pat, cite, "PATENT", "CITED", []filters.Kind{filters.None, filters.Exact, filters.Bloom, filters.CBF, filters.ACBF})
 }

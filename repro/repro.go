@@ -16,8 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acbfjoin/acbfjoin/acbf"
-	"github.com/acbfjoin/acbfjoin/cbf"
+	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
 
@@ -63,41 +62,33 @@ func points(quick bool) []Point {
 	return out
 }
 
-// firstLevel returns m1 for a variant, or 0 if the variant does not fit
-// (ACBF_j needs n*k <= (4-j)m).
-func firstLevel(variant string, m, n uint64, k int) uint64 {
-	nk := n * uint64(k)
-	switch variant {
-	case "CBF":
-		return m
-	case "ACBF_opt":
-		if nk >= 4*m {
-			return 0
-		}
-		return 4*m - nk
+// variantKinds maps the paper's series to the filter kinds of the registry,
+// which knows their layout in a CBF's budget and their formulas.
+var variantKinds = map[string]filters.Kind{"CBF": filters.CBF, "ACBF_1": filters.ACBF1, "ACBF_2": filters.ACBF2,
+	"ACBF_3": filters.ACBF3, "ACBF_opt": filters.ACBF, "Bloom": filters.Bloom}
+
+// layout returns the parameters of a variant in the budget of a CBF with m
+// counters holding n elements with k hash functions, and false if it does not
+// fit (ACBF_j needs n*k <= (4-j)m, ACBF_opt n*k < 4m).
+func layout(variant string, m, n uint64, k int) (filters.Params, *filters.Spec, bool) {
+	sp, err := filters.Lookup(string(variantKinds[variant]))
+	if err != nil {
+		panic("repro: no filter kind for series " + variant) // a programming error
 	}
-	j := uint64(variant[5] - '0')
-	if nk > (4-j)*m {
-		return 0
-	}
-	return j * m
+	p, err := sp.Layout(m, n, k)
+	return p, sp, err == nil
 }
 
-// formula is the false positive rate of a variant with n elements: CBF
-// (1 - e^(-kn/m))^k; ACBF (1 - e^(-kn/m1))^k (derived; see acbf/doc.go); a plain
-// Bloom filter of the same 4m bits (1 - e^(-kn/4m))^k.
+// formula is the false positive rate of a variant with n elements, NaN where
+// it does not fit: CBF (1 - e^(-kn/m))^k; ACBF (1 - e^(-kn/m1))^k (derived;
+// see acbf/doc.go); a plain Bloom filter of the same 4m bits
+// (1 - e^(-kn/4m))^k.
 func formula(variant string, m, n uint64, k int) float64 {
-	switch variant {
-	case "CBF":
-		return cbf.FPP(m, n, k)
-	case "Bloom":
-		return cbf.FPP(4*m, n, k)
-	}
-	m1 := firstLevel(variant, m, n, k)
-	if m1 == 0 {
+	p, sp, ok := layout(variant, m, n, k)
+	if !ok {
 		return math.NaN()
 	}
-	return acbf.FPP(m1, n, k)
+	return sp.FPP(p, n)
 }
 
 // Run writes every figure and table into opt.Out.

@@ -27,11 +27,11 @@ func newVariant(v string, m, n uint64, k int) (dynamic, error) {
 		f, err := cbf.New(m, k)
 		return cbfAdapter{f}, err
 	}
-	m1 := firstLevel(v, m, n, k)
-	if m1 == 0 {
+	p, _, ok := layout(v, m, n, k)
+	if !ok {
 		return nil, nil // infeasible
 	}
-	return acbf.New(acbf.Config{Counters: m, Capacity: n, K: k, FirstLevel: m1})
+	return acbf.New(acbf.Config{Counters: m, Capacity: n, K: k, FirstLevel: p.FirstLevelBits})
 }
 
 // simSizes are the paper's simulation sizes (Section 5.2): 100K elements, 1M

@@ -9,8 +9,10 @@ import (
 	"strconv"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/local"
 )
 
 // FindNBER returns the citation and patent files in dir (plain or as NBER ships
@@ -65,21 +67,21 @@ func table1(ctx context.Context, opt Options) error {
 	if _, err := nber.ExtractKeysFile(pat, keys, nber.KeysOptions{Sample: sample, Seed: opt.Seed}); err != nil {
 		return err
 	}
-	kinds := []join.Kind{join.None, join.Exact, join.Bloom, join.CBF, join.ACBF}
-	reps, err := join.Compare(ctx, join.Options{Keys: keys, Input: cite}, kinds, repeat)
+	kinds := []filters.Kind{filters.None, filters.Exact, filters.Bloom, filters.CBF, filters.ACBF}
+	reps, err := local.Compare(ctx, join.Options{Keys: keys, Input: cite}, kinds, repeat)
 	if err != nil {
 		return err
 	}
 	var rows [][]string
 	for _, r := range reps {
 		rows = append(rows, []string{string(r.Filter.Kind), strconv.Itoa(r.Filter.K), strconv.FormatUint(r.Filter.MemoryBits, 10),
-			g(r.Filter.TheoreticalFPP), g(r.FPPMeasured), strconv.FormatInt(r.MapOutputRecords, 10), strconv.FormatInt(r.FalsePositiveRecords, 10),
+			g(r.Filter.FPPFormula), g(r.FPPMeasured), strconv.FormatInt(r.MapOutputRecords, 10), strconv.FormatInt(r.FalsePositiveRecords, 10),
 			strconv.FormatInt(r.ShuffleBytes, 10), fmt.Sprintf("%.1f", r.TimingsMs["build"]), fmt.Sprintf("%.0f", r.TimingsMs["total"])})
 	}
 	csv, md := table([]string{"filter", "k", "memory_bits", "fp_formula", "fp_measured", "map_output_records", "false_positives", "shuffle_bytes", "construction_ms", "total_ms"}, rows)
 	var cmp [][]string
-	for _, c := range join.Table1Changes(reps[3], reps[4]) {
-		cmp = append(cmp, []string{c.Measure, join.FormatChange(c.Change), c.Paper})
+	for _, c := range Table1Changes(reps[3], reps[4]) {
+		cmp = append(cmp, []string{c.Measure, FormatChange(c.Change), c.Paper})
 	}
 	_, cmpMD := table([]string{"ACBF_opt vs CBF", "this run", "paper"}, cmp)
 	r0 := reps[0]

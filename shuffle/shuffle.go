@@ -173,8 +173,7 @@ func (w *Writer) Add(p int, r Record) error {
 	b.Field(1).(*array.Uint8Builder).Append(r.Tag)
 	b.Field(2).(*array.Int64Builder).Append(r.Seq)
 	b.Field(3).(*array.BinaryBuilder).Append(r.Row)
-	// Arrow body bytes: key and row with their 4-byte offsets, tag, seq.
-	w.bytes[p] += int64(len(r.Key)+len(r.Row)) + 4 + 4 + 1 + 8
+	w.bytes[p] += RecordBytes(r)
 	if b.Field(1).Len() >= w.s.opt.BatchRows || w.bytes[p] >= w.s.batchBytes {
 		return w.flush(p)
 	}
@@ -206,6 +205,13 @@ func (w *Writer) Close() error {
 	}
 	return err
 }
+
+// RecordBytes is what a record adds to the Arrow IPC body of its batch: its
+// key and row bytes with their 4-byte offsets, the tag's byte and the seq's 8
+// (buffers of columns without nulls carry no validity bitmap). The one
+// definition of a record's shuffle cost: the writers cut batches by it, and
+// the join counts the records its filter dropped by it.
+func RecordBytes(r Record) int64 { return int64(len(r.Key)+len(r.Row)) + 4 + 4 + 1 + 8 }
 
 // recordBytes is the memory held by a batch's buffers: the allocator's size
 // class of each, which covers the builders' doubling and the allocator's

@@ -74,7 +74,7 @@ func TestBadInputs(t *testing.T) {
 	}
 	for _, tc := range cases {
 		out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "_")+".csv")
-		args := []string{"run", "--keys", keys, "--input", tc.input, "--out", out, "--quiet"}
+		args := []string{"run", "--keys", keys, "--input", tc.input, "--out", out}
 		if tc.name == "same file both sides" {
 			args = append(args, "--join-col", "PATENT")
 		}
@@ -112,7 +112,7 @@ func TestBadInputs(t *testing.T) {
 		{[]string{"--out", filepath.Join(dir, "no", "such", "out.csv")}, "does not exist"},
 		{[]string{"--out", input}, "is the input"},
 		{[]string{"--format", "xml"}, `--format "xml"`},
-		{[]string{"--filter", "cuckoo"}, `unknown filter "cuckoo"`},
+		{[]string{"--filter", "cuckoo"}, `--filter cuckoo: unknown filter (want one of none, exact`},
 		{[]string{"--bits-per-key", "2"}, "--bits-per-key 2: want at least 4"},
 		{[]string{"--bad-rows", "ignore"}, `--bad-rows "ignore"`},
 		{[]string{"--tmp-dir", filepath.Join(dir, "missing")}, "--tmp-dir " + filepath.Join(dir, "missing") + ": not an existing folder"},
@@ -133,7 +133,7 @@ func TestBadInputs(t *testing.T) {
 	}
 	// An ACBF whose k does not fit says which size would.
 	_, _, err = runCmd("run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "k.csv"), "--k", "40")
-	if err == nil || !strings.Contains(err.Error(), "use --bits-per-key > 40") {
+	if err == nil || !strings.Contains(err.Error(), "--bits-per-key 32: 32 bits per key cannot hold k = 40 counter bits per key beside a first level (they share the budget): more than 40 bits per key, or a smaller k") {
 		t.Errorf("--k 40: %v", err)
 	}
 }

@@ -14,6 +14,11 @@ import (
 func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	usageWithExamples(fs, "join gen --out DIR [flags]", `
+Examples:
+  join gen --scale 1 --seed 1 --out data        # the full size: 16,522,438 citations, 2,923,922 patents
+  join gen --scale 0.01 --out small             # 1% for a quick try
+`)
 	scale := fs.Float64("scale", 1, "size relative to the real files (1 = 16,522,438 citations, 2,923,922 patents)")
 	seed := fs.Uint64("seed", 1, "random seed; the same seed and scale give identical files")
 	out := fs.String("out", "", "output folder (required)")
@@ -37,6 +42,12 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("keys", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	usageWithExamples(fs, "join keys --patents FILE --out FILE [flags]", `
+Examples:
+  join keys --patents data/apat63_99.txt --out data/keys.txt                  # the paper's 65,771 keys
+  join keys --patents data/apat63_99.txt --where GYEAR=1999 --where COUNTRY=JP --out data/jp99.txt
+  join keys --patents nber/apat63_99.zip --sample 1000 --seed 7 --out - | head
+`)
 	patents := fs.String("patents", "", "patent file: apat63_99.txt, .gz or .zip (required)")
 	sample := fs.Int("sample", nber.PaperKeySample, "records to sample")
 	seed := fs.Uint64("seed", 1, "sampling seed")
@@ -83,6 +94,11 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 func cmdFetch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fetch", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	usageWithExamples(fs, "join fetch --dir DIR [flags]", `
+Examples:
+  join fetch --dir nber        # acite75_99.zip and apat63_99.zip, resumed and verified
+  join fetch --dir nber --url http://mirror.example/patents
+`)
 	dir := fs.String("dir", "", "download folder (required)")
 	url := fs.String("url", nber.NBERBaseURL, "base URL of the NBER patent data page")
 	if err := parse(fs, args); err != nil {

@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/local"
 	"github.com/acbfjoin/acbfjoin/repro"
 )
 
@@ -22,6 +24,12 @@ import (
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	usageWithExamples(fs, "join demo [flags]", `
+Examples:
+  join demo                    # 5% NBER-shaped data, every filter, the paper's Table 1
+  join demo --bits-per-key 16
+  join demo --data nber        # the real NBER files (join fetch --dir nber)
+`)
 	scale := fs.Float64("scale", 0.05, "data size relative to the real files")
 	seed := fs.Uint64("seed", 1, "seed of the data and the key sample")
 	bpk := fs.Float64("bits-per-key", 32, "filter memory in bits per key (the CBF gets bits/4 counters per key)")
@@ -57,13 +65,13 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	fmt.Fprintf(stdout, "%d join keys sampled from %d patents (the paper's ratio: 65,771 of 2,923,922); joining cite75_99 CITED = PATENT\n", kr.Kept, kr.Scanned)
-	kinds := []join.Kind{join.None, join.Exact, join.Bloom, join.CBF, join.ACBF}
-	opt := join.Options{Keys: keys, Input: cite, KeyCol: "PATENT", JoinCol: "CITED", Sizing: join.Sizing{BitsPerKey: *bpk}}
-	reps, err := join.Compare(ctx, opt, kinds, 1)
+	kinds := []filters.Kind{filters.None, filters.Exact, filters.Bloom, filters.CBF, filters.ACBF}
+	opt := join.Options{Keys: keys, Input: cite, KeyCol: "PATENT", JoinCol: "CITED", Sizing: filters.Sizing{BitsPerKey: *bpk}}
+	reps, err := local.Compare(ctx, opt, kinds, 1)
 	if err != nil {
-		return err
+		return flagError("demo", fs, err)
 	}
 	fmt.Fprintf(stdout, "Filters at %.0f bits per key, same k:\n\n", *bpk)
-	printCompare(stdout, kinds, reps, 1)
+	writeCompare(stdout, kinds, reps, 1)
 	return nil
 }

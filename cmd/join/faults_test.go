@@ -80,7 +80,7 @@ func TestInterrupt(t *testing.T) {
 		sig := sigs[0]
 		tmp, outDir := t.TempDir(), t.TempDir()
 		cmd := child(nil, "run", "--keys", keys, "--input", cite, "--filter", "none", "--mem", "1MiB", "--mappers", "2", "--reducers", "2",
-			"--temp-dir", tmp, "--out", filepath.Join(outDir, "out.csv"), "--quiet", "--sort")
+			"--temp-dir", tmp, "--out", filepath.Join(outDir, "out.csv"), "--sort")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
@@ -146,7 +146,7 @@ func TestDiskFull(t *testing.T) {
 		{"parquet output", "100000", []string{"--filter", "exact", "--format", "parquet"}},
 	} {
 		tmp, outDir := t.TempDir(), t.TempDir()
-		args := append([]string{"run", "--keys", keys, "--input", cite, "--temp-dir", tmp, "--out", filepath.Join(outDir, "out.csv"), "--quiet"}, tc.args...)
+		args := append([]string{"run", "--keys", keys, "--input", cite, "--temp-dir", tmp, "--out", filepath.Join(outDir, "out.csv")}, tc.args...)
 		cmd := child([]string{"JOIN_FSIZE=" + tc.limit}, args...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
@@ -246,7 +246,7 @@ func TestFullTmpfs(t *testing.T) {
 			} else {
 				outDir = fs
 			}
-			args := append([]string{"run", "--keys", keys, "--input", cite, "--tmp-dir", tmp, "--out", filepath.Join(outDir, "out.csv"), "--quiet", "--mappers", "2", "--reducers", "2"}, tc.args...)
+			args := append([]string{"run", "--keys", keys, "--input", cite, "--tmp-dir", tmp, "--out", filepath.Join(outDir, "out.csv"), "--mappers", "2", "--reducers", "2"}, tc.args...)
 			cmd := child(nil, args...)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr

@@ -237,6 +237,16 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// usageWithExamples sets the usage of a command: its synopsis, its flags
+// and a few examples.
+func usageWithExamples(fs *flag.FlagSet, synopsis, examples string) {
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s\n\nflags:\n", synopsis)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), examples)
+	}
+}
+
 // onceValue refuses a second Set of a flag.
 type onceValue struct {
 	flag.Value

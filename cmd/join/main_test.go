@@ -52,7 +52,7 @@ func TestManyCores(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(72)) // 72 x 72 x 64 KiB = 324 MiB
-	out, _, err := runCmd("run", "--keys", keys, "--input", filepath.Join(dir, "cite75_99.txt"), "--out", filepath.Join(dir, "out.csv"), "--quiet")
+	out, _, err := runCmd("run", "--keys", keys, "--input", filepath.Join(dir, "cite75_99.txt"), "--out", filepath.Join(dir, "out.csv"))
 	if err != nil || !strings.Contains(out, "join:") {
 		t.Fatalf("run with 72 cores and the default budget: %v\n%s", err, out)
 	}
@@ -86,7 +86,7 @@ func TestRunCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	csvOut, pqOut, js := filepath.Join(dir, "out.csv"), filepath.Join(dir, "out.parquet"), filepath.Join(dir, "rep.json")
-	out, _, err := runCmd("run", "--keys", keys, "--input", cite, "--out", csvOut, "--sort", "--report-json", js, "--mem", "1MiB", "--mappers", "2", "--reducers", "2", "--filter", "none", "--quiet")
+	out, _, err := runCmd("run", "--keys", keys, "--input", cite, "--out", csvOut, "--sort", "--report-json", js, "--mem", "1MiB", "--mappers", "2", "--reducers", "2", "--filter", "none")
 	if err != nil || !strings.Contains(out, "join:") {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
@@ -96,15 +96,43 @@ func TestRunCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, key := range []string{"filter", "keys_distinct", "input_records", "map_output_records", "filtered_out_records",
-		"false_positive_records", "fpp_measured", "shuffle_records", "shuffle_bytes", "shuffle_reduction", "join_rows", "timings_ms", "peak_heap_bytes"} {
+		"false_positive_records", "fpp_measured", "shuffle_records", "shuffle_bytes", "shuffle_bytes_no_filter", "shuffle_reduction", "join_rows",
+		"timings_ms", "peak_heap_bytes", "peak_rss_bytes", "settings"} {
 		if _, ok := rep[key]; !ok {
 			t.Errorf("report JSON lacks %q", key)
 		}
 	}
-	for _, key := range []string{"kind", "m", "k", "first_level_bits", "memory_bits", "serialized_bytes", "theoretical_fpp"} {
+	for _, key := range []string{"kind", "m", "k", "first_level_bits", "memory_bits", "serialized_bytes", "fpp_formula"} {
 		if _, ok := rep["filter"].(map[string]any)[key]; !ok {
 			t.Errorf("report JSON filter lacks %q", key)
 		}
+	}
+	settings := rep["settings"].(map[string]any)
+	for key, want := range map[string]any{"keys": keys, "input": cite, "key_col": "PATENT", "join_col": "CITED", "key_type": "int",
+		"filter": "none", "bits_per_key": 32.0, "mappers": 2.0, "reducers": 2.0, "mem_bytes": float64(1 << 20), "sort": true, "format": "csv"} {
+		if settings[key] != want {
+			t.Errorf("report JSON settings %q = %v, want %v", key, settings[key], want)
+		}
+	}
+	if v, _ := settings["version"].(string); v == "" {
+		t.Errorf("report JSON settings version %q", v)
+	}
+	// --quiet: no text report (and no bars), the JSON still written.
+	js2 := filepath.Join(dir, "rep2.json")
+	if out, errOut, err := runCmd("run", "--keys", keys, "--input", cite, "--out", filepath.Join(dir, "q.csv"), "--report-json", js2, "--quiet"); err != nil || out != "" || errOut != "" {
+		t.Errorf("run --quiet: %v, printed %q %q", err, out, errOut)
+	}
+	if data, err := os.ReadFile(js2); err != nil || !strings.Contains(string(data), `"join_rows"`) {
+		t.Errorf("run --quiet --report-json: %v %s", err, data)
+	}
+	// compare writes its reports as a JSON array.
+	js3 := filepath.Join(dir, "compare.json")
+	if _, _, err := runCmd("compare", "--keys", keys, "--input", cite, "--filters", "exact,acbf", "--report-json", js3); err != nil {
+		t.Fatal(err)
+	}
+	var reps []map[string]any
+	if data, _ := os.ReadFile(js3); json.Unmarshal(data, &reps) != nil || len(reps) != 2 || reps[1]["filter"].(map[string]any)["kind"] != "acbf" {
+		t.Errorf("compare --report-json: %d reports", len(reps))
 	}
 	if rep["spilled_bytes"].(float64) == 0 {
 		t.Errorf("--mem 1MiB with no filter did not spill: %v", rep)
@@ -114,13 +142,13 @@ func TestRunCompare(t *testing.T) {
 	if float64(rows) != rep["join_rows"].(float64) || !strings.HasPrefix(string(csvData), `"CITING","CITED",GYEAR,`) {
 		t.Fatalf("CSV output: %d rows, report %v; header %q", rows, rep["join_rows"], strings.SplitN(string(csvData), "\n", 2)[0])
 	}
-	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--out", pqOut, "--format", "parquet", "--quiet"); err != nil {
+	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--out", pqOut, "--format", "parquet"); err != nil {
 		t.Fatal(err)
 	}
 	if pq, _ := os.ReadFile(pqOut); len(pq) < 8 || string(pq[:4]) != "PAR1" || string(pq[len(pq)-4:]) != "PAR1" {
 		t.Fatal("parquet output lacks the PAR1 magic")
 	}
-	out, _, err = runCmd("compare", "--keys", keys, "--input", cite, "--filters", "cbf,acbf", "--repeat", "2", "--quiet")
+	out, _, err = runCmd("compare", "--keys", keys, "--input", cite, "--filters", "cbf,acbf", "--repeat", "2")
 	if err != nil || !strings.Contains(out, "ACBF against CBF") || !strings.Contains(out, "-72.3%") {
 		t.Fatalf("compare: %v\n%s", err, out)
 	}
@@ -153,10 +181,10 @@ func TestFilterFile(t *testing.T) {
 		t.Fatalf("build-filter: %v %s", err, out)
 	}
 	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
-	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--sort", "--out", a, "--quiet"); err != nil {
+	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--sort", "--out", a); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--sort", "--filter-file", fb, "--out", b, "--quiet"); err != nil {
+	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--sort", "--filter-file", fb, "--out", b); err != nil {
 		t.Fatal(err)
 	}
 	da, _ := os.ReadFile(a)
@@ -182,13 +210,13 @@ func TestFilterFile(t *testing.T) {
 		{[]string{"--filter-file", write("corrupt.bin", corrupt)}, "truncated or corrupt"},
 		{[]string{"--filter-file", write("version.bin", version)}, "format version 9"},
 		{[]string{"--filter-file", write("foreign.bin", []byte("PAR1 not a filter at all"))}, "not a filter file"},
-		{[]string{"--filter-file", fb, "--filter", "cbf"}, "holds the acbf filter, --filter asks for cbf"},
-		{[]string{"--filter-file", fb, "--key-type", "string"}, "built for --key-type int"},
+		{[]string{"--filter-file", fb, "--filter", "cbf"}, "holds the acbf filter, the join asks for cbf"},
+		{[]string{"--filter-file", fb, "--key-type", "string"}, "built for int keys, this join compares string keys"},
 		{[]string{"--filter-file", fb, "--keys", keys2}, "built from 400 distinct keys, the key file has 300"},
-		{[]string{"--filter-file", fb, "--bits-per-key", "8"}, "--bits-per-key cannot change the filter of --filter-file"},
-		{[]string{"--filter-file", fb, "--k", "3"}, "--k cannot change the filter of --filter-file"},
+		{[]string{"--filter-file", fb, "--bits-per-key", "8"}, "--bits-per-key 8: cannot change the filter of the filter file"},
+		{[]string{"--filter-file", fb, "--k", "3"}, "--k 3: cannot change the filter of the filter file"},
 	} {
-		args := withFlags([]string{"run", "--keys", keys, "--input", cite, "--out", filepath.Join(dir, "x.csv"), "--quiet"}, tc.args...)
+		args := withFlags([]string{"run", "--keys", keys, "--input", cite, "--out", filepath.Join(dir, "x.csv")}, tc.args...)
 		_, _, err := runCmd(args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
@@ -202,14 +230,14 @@ func TestFilterFile(t *testing.T) {
 	if _, _, err := runCmd("build-filter", "--keys", k123, "--filter", "bloom", "--out", f123); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := runCmd("run", "--keys", k456, "--input", in, "--filter-file", f123, "--out", filepath.Join(dir, "x.csv"), "--quiet"); err == nil ||
+	if _, _, err := runCmd("run", "--keys", k456, "--input", in, "--filter-file", f123, "--out", filepath.Join(dir, "x.csv")); err == nil ||
 		!strings.Contains(err.Error(), "built from other keys than the key file's 3") {
 		t.Errorf("filter of keys 1,2,3 with keys 4,5,6: %v", err)
 	}
 	// A version 1 file (no fingerprint) is refused with what to do.
 	v1 := bytes.Clone(good)
 	v1[4] = 1
-	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--filter-file", write("v1.bin", v1), "--out", filepath.Join(dir, "x.csv"), "--quiet"); err == nil ||
+	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--filter-file", write("v1.bin", v1), "--out", filepath.Join(dir, "x.csv")); err == nil ||
 		!strings.Contains(err.Error(), "format version 1, this join reads version 2: rebuild it with join build-filter") {
 		t.Errorf("version 1 filter file: %v", err)
 	}
@@ -259,8 +287,8 @@ func TestErrors(t *testing.T) {
 		{[]string{"keys", "--patents", "p", "--out", "k", "--where", "GYEAR"}, "want COLUMN=VALUE", true},
 		{[]string{"keys", "--patents", "p", "--out", "k", "--sample", "0"}, "--sample 0", true},
 		{[]string{"fetch", "--dir", dir, "--url", "http://127.0.0.1:1/"}, "join gen", false},
-		{[]string{"run", "--keys", "k"}, "--keys and --input are required", true},
-		{[]string{"run", "--keys", "k", "--input", "i", "--filter", "cuckoo"}, `unknown filter "cuckoo"`, true},
+		{[]string{"run", "--keys", "k"}, "run: --input is required (the large file)", true},
+		{[]string{"run", "--keys", "k", "--input", "i", "--filter", "cuckoo"}, "--filter cuckoo: unknown filter", true},
 		{[]string{"run", "--keys", "k", "--input", "i", "--mem", "lots"}, `--mem "lots"`, true},
 		{[]string{"run", "--keys", "k", "--input", "i", "--format", "parquet"}, "needs --out FILE", true},
 		{[]string{"compare", "--keys", "k", "--input", "i", "--repeat", "0"}, "--repeat 0", true},

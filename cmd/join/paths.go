@@ -137,6 +137,11 @@ func (o *outputs) abort() {
 func cmdClean(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	usageWithExamples(fs, "join clean [flags]", `
+Examples:
+  join clean                            # the system's temporary folder
+  join clean --tmp-dir /big/disk --dry-run
+`)
 	var dirs multiFlag
 	fs.Var(&dirs, "tmp-dir", "folder to clean (repeatable; default: the system's temporary folder)")
 	dryRun := fs.Bool("dry-run", false, "list what would be removed, remove nothing")

@@ -12,6 +12,12 @@ import (
 func cmdRepro(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("repro", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	usageWithExamples(fs, "join repro [flags]", `
+Examples:
+  join repro --out docs/results          # the paper's sizes (a few minutes)
+  join repro --quick --out /tmp/repro    # seconds
+  join repro --data nber --out docs/results
+`)
 	quick := fs.Bool("quick", false, "a reduced run (under a minute) instead of the paper's sizes")
 	data := fs.String("data", "", "folder with the real NBER files for Table 1 (default: generate them at full scale)")
 	out := fs.String("out", "docs/results", "output folder")

@@ -65,7 +65,7 @@ func TestStreamInputs(t *testing.T) {
 	dir := t.TempDir()
 	citeData, _ := os.ReadFile(cite)
 	keyData, _ := os.ReadFile(keys)
-	base := []string{"run", "--keys", keys, "--sort", "--quiet", "--mappers", "2", "--filter", "bloom"}
+	base := []string{"run", "--keys", keys, "--sort", "--mappers", "2", "--filter", "bloom"}
 	want, stderr, code := runChild(t, nil, nil, append(base, "--input", cite, "--out", "-")...)
 	if code != 0 || strings.Count(want, "\n") < 100 {
 		t.Fatalf("regular file: exit %d, %d lines\n%s", code, strings.Count(want, "\n"), stderr)
@@ -111,7 +111,7 @@ func TestStreamInputs(t *testing.T) {
 			t.Errorf("%s: exit %d, %d bytes, want the regular file's %d\n%s", tc.name, code, len(got), len(want), stderr)
 		}
 	}
-	_, stderr, code = runChild(t, nil, bytes.NewReader(citeData), "run", "--keys", "-", "--input", "-", "--out", filepath.Join(dir, "x.csv"), "--quiet")
+	_, stderr, code = runChild(t, nil, bytes.NewReader(citeData), "run", "--keys", "-", "--input", "-", "--out", filepath.Join(dir, "x.csv"))
 	if code != 1 || !strings.Contains(stderr, "are the same stream, which can be read only once") {
 		t.Errorf("--keys - --input -: exit %d, %q", code, stderr)
 	}
@@ -127,13 +127,13 @@ func TestStreamInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	sf.Seek(int64(len("CITING,CITED\n10,1\n11,2\n")), io.SeekStart)
-	cmd := child(nil, "run", "--keys", kk, "--input", "-", "--out", "-", "--quiet", "--filter", "exact")
+	cmd := child(nil, "run", "--keys", kk, "--input", "-", "--out", "-", "--filter", "exact")
 	cmd.Stdin = sf
 	if got, err := cmd.Output(); err != nil || string(got) != "CITING,CITED,N\n20,1,a\n" {
 		t.Errorf("--input - on a regular file at an offset: %v, %q", err, got)
 	}
 	sf.Seek(0, io.SeekStart)
-	cmd = child(nil, "run", "--keys", "-", "--input", "-", "--out", "-", "--quiet")
+	cmd = child(nil, "run", "--keys", "-", "--input", "-", "--out", "-")
 	cmd.Stdin = sf
 	if got, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(got), "are the same stream") {
 		t.Errorf("--keys - --input - on a regular file: %v, %q; want refused", err, got)
@@ -149,14 +149,14 @@ func TestStreamInputs(t *testing.T) {
 		t.Errorf("--filter-file -: exit %d, %d bytes, want %d\n%s", code, len(got), len(want), stderr)
 	}
 	for _, ff := range []string{"-", "/dev/stdin"} {
-		_, stderr, code = runChild(t, nil, bytes.NewReader(keyData), "run", "--keys", "-", "--input", cite, "--filter-file", ff, "--out", filepath.Join(dir, "x.csv"), "--quiet")
+		_, stderr, code = runChild(t, nil, bytes.NewReader(keyData), "run", "--keys", "-", "--input", cite, "--filter-file", ff, "--out", filepath.Join(dir, "x.csv"))
 		if code != 1 || !strings.Contains(stderr, "keys - and filter file "+ff+" are the same stream") {
 			t.Errorf("--keys - --filter-file %s: exit %d, %q", ff, code, stderr)
 		}
 	}
 	// compare copies a stream to a temporary file, and still names the
 	// stream in messages (it named the temporary file).
-	_, stderr, code = runChild(t, nil, strings.NewReader("CITING,CITED\n10,1\n11,x\n"), "compare", "--keys", keys, "--input", "-", "--quiet", "--tmp-dir", dir)
+	_, stderr, code = runChild(t, nil, strings.NewReader("CITING,CITED\n10,1\n11,x\n"), "compare", "--keys", keys, "--input", "-", "--tmp-dir", dir)
 	if code != 1 || !strings.Contains(stderr, `stdin:3: CITED: invalid integer "x"`) {
 		t.Errorf("compare with a bad row on stdin: exit %d, %q", code, stderr)
 	}
@@ -164,7 +164,7 @@ func TestStreamInputs(t *testing.T) {
 		t.Errorf("compare left %v", left)
 	}
 	// compare runs the join once per filter: a stream is spooled first.
-	out, stderr, code := runChild(t, nil, bytes.NewReader(citeData), "compare", "--keys", keys, "--input", "-", "--filters", "none,acbf", "--quiet")
+	out, stderr, code := runChild(t, nil, bytes.NewReader(citeData), "compare", "--keys", keys, "--input", "-", "--filters", "none,acbf")
 	wantRows := strconv.Itoa(strings.Count(want, "\n")-1) + " join rows"
 	if code != 0 || !strings.Contains(out, wantRows) {
 		t.Errorf("compare on stdin: exit %d, want %q in\n%s%s", code, wantRows, out, stderr)
@@ -184,7 +184,7 @@ func TestFIFOInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, side := range []string{"--input", "--keys"} {
-		args := []string{"run", "--keys", keys, "--input", keys, "--join-col", "PATENT", "--out", filepath.Join(outDir, "out.csv"), "--quiet"}
+		args := []string{"run", "--keys", keys, "--input", keys, "--join-col", "PATENT", "--out", filepath.Join(outDir, "out.csv")}
 		args[slices.Index(args, side)+1] = fifo
 		cmd := child(nil, args...)
 		var stderr bytes.Buffer
@@ -249,7 +249,7 @@ func TestQuotedNewlinesJoin(t *testing.T) {
 			for _, viaStdin := range []bool{false, true} {
 				out := filepath.Join(dir, "out.csv")
 				args := []string{"run", "--keys", keys, "--key-col", "ID", "--join-col", "REF", "--mappers", strconv.Itoa(mappers),
-					"--bad-rows", skip, "--out", out, "--quiet", "--filter", "exact"}
+					"--bad-rows", skip, "--out", out, "--filter", "exact"}
 				var err error
 				var stdout string
 				if viaStdin {
@@ -304,7 +304,7 @@ func TestOutputTargets(t *testing.T) {
 	keys, cite := smallData(t)
 	dir := t.TempDir()
 	run := func(env []string, out string) (string, string, int) {
-		return runChild(t, env, nil, "run", "--keys", keys, "--input", cite, "--sort", "--quiet", "--out", out)
+		return runChild(t, env, nil, "run", "--keys", keys, "--input", cite, "--sort", "--out", out)
 	}
 	want, _, code := run(nil, "-")
 	if code != 0 {
@@ -358,7 +358,7 @@ func TestOutputTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := child(nil, "run", "--keys", keys, "--input", cite, "--sort", "--quiet", "--out", "/dev/fd/3")
+	cmd := child(nil, "run", "--keys", keys, "--input", cite, "--sort", "--out", "/dev/fd/3")
 	cmd.ExtraFiles = []*os.File{fd3}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("--out /dev/fd/3 3>>file: %v %s", err, out)
@@ -440,7 +440,7 @@ func TestOutputNotOurs(t *testing.T) {
 		{readOnly, "permission denied"},
 		{theirs, "belongs to another user and its folder is sticky"},
 	} {
-		_, stderr, code := runChild(t, []string{"JOIN_UID=65534"}, nil, "run", "--keys", keys, "--input", input, "--quiet", "--out", tc.out)
+		_, stderr, code := runChild(t, []string{"JOIN_UID=65534"}, nil, "run", "--keys", keys, "--input", input, "--out", tc.out)
 		if code == 3 {
 			t.Skipf("cannot run as another user: %s", stderr)
 		}
@@ -477,9 +477,9 @@ func TestStdoutFull(t *testing.T) {
 		stdout *os.File
 		want   string
 	}{
-		{[]string{"compare", "--keys", keys, "--input", cite, "--filters", "none,acbf", "--quiet"}, full, "write standard output: "},
-		{[]string{"run", "--keys", keys, "--input", cite, "--quiet", "--out", out}, full, "write standard output: "},
-		{[]string{"run", "--keys", keys, "--input", cite, "--quiet", "--out", out, "--report-json", "/dev/full"}, nil, "--report-json /dev/full: "},
+		{[]string{"compare", "--keys", keys, "--input", cite, "--filters", "none,acbf"}, full, "write standard output: "},
+		{[]string{"run", "--keys", keys, "--input", cite, "--out", out}, full, "write standard output: "},
+		{[]string{"run", "--keys", keys, "--input", cite, "--out", out, "--report-json", "/dev/full"}, nil, "--report-json /dev/full: "},
 	} {
 		cmd := child(nil, tc.args...)
 		cmd.Stdout = tc.stdout
@@ -516,7 +516,7 @@ func TestOutputConflicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out.csv")
-	base := []string{"run", "--keys", keys, "--input", input, "--quiet"}
+	base := []string{"run", "--keys", keys, "--input", input}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -558,8 +558,8 @@ func TestOutputConflicts(t *testing.T) {
 		return
 	}
 	for _, args := range [][]string{
-		{"run", "--keys", keys, "--input", input, "--quiet", "--out", out},
-		{"compare", "--keys", keys, "--input", input, "--quiet", "--filters", "exact"},
+		{"run", "--keys", keys, "--input", input, "--out", out},
+		{"compare", "--keys", keys, "--input", input, "--filters", "exact"},
 	} {
 		app, err := os.OpenFile(keys, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
@@ -587,7 +587,7 @@ func TestSIGPIPE(t *testing.T) {
 	keys, cite := faultData(t)
 	tmp := t.TempDir()
 	cmd := child(nil, "run", "--keys", keys, "--input", cite, "--filter", "none", "--sort", "--mem", "1MiB",
-		"--mappers", "2", "--reducers", "2", "--tmp-dir", tmp, "--quiet")
+		"--mappers", "2", "--reducers", "2", "--tmp-dir", tmp)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -688,7 +688,7 @@ func TestLimits(t *testing.T) {
 		{[]string{"--bits-per-key", "1e6"}, "", false}, // k is capped at 64: no contradiction, it runs
 		{[]string{"--filter", "acbf", "--bits-per-key", "40", "--k", "40"}, "40 bits per key cannot hold k = 40 counter bits per key", false},
 	} {
-		args := append([]string{"run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--quiet"}, tc.args...)
+		args := append([]string{"run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv")}, tc.args...)
 		_, _, err := runCmd(args...)
 		if tc.want == "" {
 			if err != nil {
@@ -704,19 +704,19 @@ func TestLimits(t *testing.T) {
 	// A header-only key file is named; a BOM before a quoted header is
 	// stripped; names from a file are printed quoted.
 	hdrOnly := w("hdr.csv", "PATENT,NAME\n")
-	if _, _, err := runCmd("run", "--keys", hdrOnly, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--quiet"); err == nil ||
+	if _, _, err := runCmd("run", "--keys", hdrOnly, "--input", input, "--out", filepath.Join(dir, "o.csv")); err == nil ||
 		!strings.Contains(err.Error(), hdrOnly+": no keys (a header and no rows)") {
 		t.Errorf("header-only key file: %v", err)
 	}
-	if out, _, err := runCmd("run", "--keys", hdrOnly, "--input", input, "--filter", "exact", "--out", filepath.Join(dir, "o.csv"), "--quiet"); err != nil || !strings.Contains(out, "join: 0 rows") {
+	if out, _, err := runCmd("run", "--keys", hdrOnly, "--input", input, "--filter", "exact", "--out", filepath.Join(dir, "o.csv")); err != nil || !strings.Contains(out, "join: 0 rows") {
 		t.Errorf("header-only key file, exact: %v\n%s", err, out)
 	}
 	bom := w("bom.csv", "\xef\xbb\xbf\"PATENT\",NAME\n1,one\n")
-	if out, _, err := runCmd("run", "--keys", bom, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--quiet"); err != nil || !strings.Contains(out, "join: 1 rows") {
+	if out, _, err := runCmd("run", "--keys", bom, "--input", input, "--out", filepath.Join(dir, "o.csv")); err != nil || !strings.Contains(out, "join: 1 rows") {
 		t.Errorf("BOM before a quoted header: %v\n%s", err, out)
 	}
 	esc := w("esc.csv", "PAT\x1b[31mENT,N\x00AME\n1,one\n")
-	_, _, err := runCmd("run", "--keys", esc, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--quiet")
+	_, _, err := runCmd("run", "--keys", esc, "--input", input, "--out", filepath.Join(dir, "o.csv"))
 	if err == nil || !strings.Contains(err.Error(), `(columns: "PAT\x1b[31mENT", "N\x00AME")`) || strings.ContainsAny(err.Error(), "\x1b\x00") {
 		t.Errorf("escape sequences in a header: %q", err)
 	}

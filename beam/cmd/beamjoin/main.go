@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	beamjoin "github.com/acbfjoin/acbfjoin/beam"
+	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join"
 )
@@ -50,36 +52,32 @@ func run(ctx context.Context) error {
 	if *keys == "" || *input == "" || *out == "" {
 		return fmt.Errorf("--keys, --input and --out are required")
 	}
-	kind, err := join.ParseKind(*filter)
+	sp, err := filters.Lookup(*filter)
 	if err != nil {
 		return fmt.Errorf("--filter: %w", err)
 	}
+	kind := sp.Kind
 	if *keyType != "int" && *keyType != "string" {
 		return fmt.Errorf("--key-type %q: want int or string", *keyType)
 	}
 	// Sizing problems surface here, before the pipeline runs (inside the
 	// pipeline they would fail a bundle): whether a size fits does not depend
 	// on the number of keys.
-	if _, err := join.BuildFilter(kind, [][]byte{[]byte("probe")}, join.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}); err != nil {
+	if _, err := filters.Build(kind, [][]byte{[]byte("probe")}, filters.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}); err != nil {
 		return err
 	}
 	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: join.KeyType(*keyType),
-		Filter: kind, Sizing: join.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}, Output: *out + ".rows"}
+		Filter: kind, Sizing: filters.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}, Output: *out + ".rows"}
 	start := time.Now()
 	counters, kh, ih, err := beamjoin.Execute(ctx, opt, beamx.RunWithMetrics)
 	if err != nil {
 		return err
 	}
 	if !strings.Contains(*out, "://") { // a local file: put the header in front of the rows
-		keyIdx := 0
-		for i, n := range kh.Names {
-			if n == *keyCol {
-				keyIdx = i
-			}
-		}
+		keyIdx, joinIdx := slices.Index(kh.Names, *keyCol), slices.Index(ih.Names, *joinCol)
 		rows := *out + ".rows"
 		err := atomicfile.Write(*out, func(f *os.File) error {
-			if _, err := f.Write(join.OutputHeader([]byte(ih.Raw), kh.Names, keyIdx)); err != nil {
+			if _, err := f.Write(join.OutputHeader([]byte(ih.Raw), ih.Names, joinIdx, kh.Names, keyIdx, join.KeyType(*keyType)).Line); err != nil {
 				return err
 			}
 			r, err := os.Open(rows)

@@ -1,15 +1,16 @@
-package join
+package local
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/join"
 )
 
 // Compare runs the join once per filter kind, repeat times, alternating
@@ -19,38 +20,36 @@ import (
 // (standard input, a pipe, a FIFO, a device), which can be read only once, is
 // first copied to a temporary file in opt.TempDir (removed on return; messages
 // still name the stream).
-func Compare(ctx context.Context, opt Options, kinds []Kind, repeat int) ([]*Report, error) {
+func Compare(ctx context.Context, opt join.Options, kinds []filters.Kind, repeat int) ([]*join.Report, error) {
 	if repeat < 1 {
 		repeat = 1
 	}
 	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
 		return nil, err
 	}
-	opt.names = map[string]string{}
-	for _, p := range []*string{&opt.Keys, &opt.Input} {
-		sp, name, err := spool(ctx, *p, opt.TempDir)
+	for _, side := range []struct{ path, name *string }{{&opt.Keys, &opt.KeysName}, {&opt.Input, &opt.InputName}} {
+		sp, name, err := spool(ctx, *side.path, opt.TempDir)
 		if err != nil {
 			return nil, err
 		}
-		if sp != *p {
+		if sp != *side.path {
 			defer os.Remove(sp)
-			*p = sp
-			opt.names[sp] = name
+			*side.path, *side.name = sp, name
 		}
 	}
-	runs := make([][]*Report, len(kinds))
+	runs := make([][]*join.Report, len(kinds))
 	for r := 0; r < repeat; r++ {
 		for i, k := range kinds {
 			o := opt
 			o.Filter = k
-			rep, err := Run(ctx, o, io.Discard)
+			rep, err := Run(ctx, o, NewCSV(io.Discard))
 			if err != nil {
 				return nil, fmt.Errorf("filter %s: %w", k, err)
 			}
 			runs[i] = append(runs[i], rep)
 		}
 	}
-	out := make([]*Report, len(kinds))
+	out := make([]*join.Report, len(kinds))
 	for i, rs := range runs {
 		rep := *rs[0]
 		rep.TimingsMs = map[string]float64{}
@@ -108,38 +107,4 @@ func median(v []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// Change is one row of the paper's Table 1 comparison: ACBF_opt's relative
-// change against the CBF in a measure, beside the paper's.
-type Change struct {
-	Measure string
-	Change  float64 // (acbf - cbf) / cbf; NaN if the CBF's value is 0
-	Paper   string
-}
-
-// Table1Changes returns ACBF's relative change against CBF in FP, map output
-// records, filter construction time and total join time, with the paper's
-// Table 1 figures (-72.3%, -33.9%, +9.7%, -20%).
-func Table1Changes(cbf, acbf *Report) []Change {
-	rel := func(a, c float64) float64 {
-		if c == 0 {
-			return math.NaN()
-		}
-		return (a - c) / c
-	}
-	return []Change{
-		{"FP", rel(acbf.FPPMeasured, cbf.FPPMeasured), "-72.3%"},
-		{"map output records", rel(float64(acbf.MapOutputRecords), float64(cbf.MapOutputRecords)), "-33.9%"},
-		{"filter construction time", rel(acbf.TimingsMs["build"], cbf.TimingsMs["build"]), "+9.7%"},
-		{"total join time", rel(acbf.TimingsMs["total"], cbf.TimingsMs["total"]), "-20%"},
-	}
-}
-
-// FormatChange renders a relative change as "+9.7%", or "n/a".
-func FormatChange(v float64) string {
-	if math.IsNaN(v) {
-		return "n/a"
-	}
-	return fmt.Sprintf("%+.1f%%", 100*v)
 }

@@ -1,4 +1,4 @@
-package join
+package local
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
 
@@ -69,7 +70,7 @@ func (t *keyTable) lookup(key []byte) []shuffle.Record {
 	}
 	t.scratch = t.scratch[:0]
 	for _, e := range t.ents[sp[0]:sp[1]] {
-		t.scratch = append(t.scratch, shuffle.Record{Key: t.key(e), Tag: TagKeys, Seq: e.seq,
+		t.scratch = append(t.scratch, shuffle.Record{Key: t.key(e), Tag: join.TagKeys, Seq: e.seq,
 			Row: t.arena[e.off+int(e.klen) : e.off+int(e.klen)+int(e.rlen)]})
 	}
 	return t.scratch

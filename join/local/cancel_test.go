@@ -1,4 +1,4 @@
-package join
+package local
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
 
@@ -46,14 +48,14 @@ func TestCancelEveryPhase(t *testing.T) {
 			defer cancel()
 			var once sync.Once
 			var cancelled time.Time
-			opt := Options{Keys: keys, Input: gen.CitePath, Filter: None, Sort: true, Mappers: 2, Reducers: 2,
+			opt := join.Options{Keys: keys, Input: gen.CitePath, Filter: filters.None, Sort: true, Mappers: 2, Reducers: 2,
 				MemBudget: shuffle.MinBudget(2, 2), TempDir: tmp,
 				Progress: func(phase string, done, total int64) {
 					if phase == tc.phase && (!tc.atEnd || done >= total) {
 						once.Do(func() { cancelled = time.Now(); cancel() })
 					}
 				}}
-			_, err := Run(ctx, opt, io.Discard)
+			_, err := Run(ctx, opt, NewCSV(io.Discard))
 			took := time.Since(cancelled)
 			if cancelled.IsZero() {
 				t.Fatalf("phase %s never reported progress (err %v)", tc.phase, err)

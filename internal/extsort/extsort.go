@@ -1,4 +1,15 @@
-package join
+// Package extsort sorts rows too many for memory: an external merge sort
+// within a byte budget, for the join's --sort. A row is a key, two int64
+// tie-breakers and a line; rows are ordered by key bytes, then the first
+// tie-breaker, then the second, so that a caller that makes the order total
+// gets the same output whatever the budget or the number of writers.
+//
+// Each writer fills its own Buffer; a full buffer is sorted and written as a
+// run file (its format: per row a uvarint key length and the key, the two
+// tie-breakers as varints, a uvarint line length and the line). Merge merges
+// the runs in passes of at most FanIn, then the last runs with the buffers
+// still in memory, and streams the lines in order.
+package extsort
 
 import (
 	"bufio"
@@ -20,20 +31,18 @@ import (
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
 
-// sorter orders the join's output rows for --sort within a memory budget: each
-// reducer fills its own buffer, sorts it and writes it to a run file when it
-// is full, and the end merges the runs and the buffers left in memory (an
-// external merge sort). Rows are ordered by key bytes, then the large-side
-// row's offset, then the key-side row's offset: a total order on the output,
-// so the result does not depend on mappers, reducers or the budget.
+// Sorter orders rows within a memory budget: each writer fills its own
+// Buffer, sorts it and writes it to a run file when it is full, and Merge
+// merges the runs and the buffers left in memory (an external merge sort).
 //
 // Its budget is split evenly: the buffers share half of it, the merge's file
 // readers the other half (so at most fanIn runs are merged at once; more runs
 // are merged in passes first). Only a single row bigger than a buffer's share
 // makes it hold more. Sorting a buffer of n rows is O(n log n); the
 // merge is O(N log fanIn) per pass. Buffers are used by one goroutine each;
-// the sorter's methods are safe for concurrent use.
-type sorter struct {
+// the Sorter's methods are safe for concurrent use. Close removes the run
+// files, on every path.
+type Sorter struct {
 	tempDir   string
 	bufLimit  int64 // bytes per buffer
 	fanIn     int   // runs merged at once
@@ -42,7 +51,7 @@ type sorter struct {
 	mu   sync.Mutex
 	dir  string   // run folder, created on the first run
 	runs []string // run files, each sorted
-	bufs []*sortBuf
+	bufs []*Buffer
 	n    int // files created, for their names
 
 	held atomic.Int64 // bytes held by all buffers
@@ -52,21 +61,24 @@ type sorter struct {
 // sortRowOverhead is what a row costs a buffer beyond its bytes: its entry.
 const sortRowOverhead = int64(unsafe.Sizeof(sortEnt{}))
 
-func newSorter(tempDir string, budget int64, reducers int) *sorter {
+// New returns a Sorter that keeps its buffers and merge readers within budget
+// bytes for writers Buffers, and writes its runs to a new folder in tempDir
+// ("" for the system's), made on the first run.
+func New(tempDir string, budget int64, writers int) *Sorter {
 	const readerBuf = 16 << 10
 	half := budget / 2
-	return &sorter{
+	return &Sorter{
 		tempDir:   tempDir,
-		bufLimit:  max(half/int64(max(reducers, 1)), 4<<10),
+		bufLimit:  max(half/int64(max(writers, 1)), 4<<10),
 		fanIn:     int(min(max(half/readerBuf, 2), 256)),
 		readerBuf: readerBuf,
 	}
 }
 
-// sortBuf is one reducer's buffer of output rows: their bytes in an arena (key,
-// then the CSV line) and an entry each.
-type sortBuf struct {
-	s     *sorter
+// Buffer is one writer's buffer of rows: their bytes in an arena (key, then
+// the line) and an entry each. It is for one goroutine.
+type Buffer struct {
+	s     *Sorter
 	arena []byte
 	ents  []sortEnt
 	held  int64 // bytes counted in s.held
@@ -82,23 +94,27 @@ type sortEnt struct {
 	klen, llen uint32
 }
 
-func (b *sortBuf) key(e sortEnt) []byte { return b.arena[e.off : e.off+int(e.klen)] }
-func (b *sortBuf) line(e sortEnt) []byte {
+func (b *Buffer) key(e sortEnt) []byte { return b.arena[e.off : e.off+int(e.klen)] }
+func (b *Buffer) line(e sortEnt) []byte {
 	return b.arena[e.off+int(e.klen) : e.off+int(e.klen)+int(e.llen)]
 }
 
-func (s *sorter) newBuf() *sortBuf {
-	b := &sortBuf{s: s}
+// NewBuffer returns a buffer for one writer.
+func (s *Sorter) NewBuffer() *Buffer {
+	b := &Buffer{s: s}
 	s.mu.Lock()
 	s.bufs = append(s.bufs, b)
 	s.mu.Unlock()
 	return b
 }
 
-// add appends the output row large,small with its sort key. It writes a run
-// first when the row does not fit.
-func (b *sortBuf) add(key []byte, seq, small int64, largeRow, smallRow []byte) error {
-	need := len(key) + len(largeRow) + len(smallRow) + 2
+// Add adds a row: its key, its tie-breakers and its line. It writes a run
+// first when the row does not fit. The bytes are copied.
+func (b *Buffer) Add(key []byte, seq, small int64, line []byte) error {
+	if len(key) > MaxField || len(line) > MaxField {
+		return fmt.Errorf("sort: a row of %d key and %d line bytes, beyond the %d a row may have", len(key), len(line), MaxField)
+	}
+	need := len(key) + len(line)
 	if !b.fit(need) {
 		if err := b.spill(); err != nil {
 			return err
@@ -110,8 +126,7 @@ func (b *sortBuf) add(key []byte, seq, small int64, largeRow, smallRow []byte) e
 		}
 	}
 	off := len(b.arena)
-	b.arena = append(b.arena, key...)
-	b.arena = append(append(append(append(b.arena, largeRow...), ','), smallRow...), '\n')
+	b.arena = append(append(b.arena, key...), line...)
 	b.ents = append(b.ents, sortEnt{seq: seq, small: small, off: off, klen: uint32(len(key)), llen: uint32(need - len(key))})
 	b.out += int64(need - len(key))
 	b.account()
@@ -121,7 +136,7 @@ func (b *sortBuf) add(key []byte, seq, small int64, largeRow, smallRow []byte) e
 // fit makes room for a row of need bytes, growing the buffer by doubling
 // within its limit (three quarters for the bytes, a quarter for the entries),
 // and reports whether it fits.
-func (b *sortBuf) fit(need int) bool {
+func (b *Buffer) fit(need int) bool {
 	arenaLimit := int(b.s.bufLimit * 3 / 4)
 	entsLimit := int(b.s.bufLimit / 4 / sortRowOverhead)
 	if len(b.arena)+need > cap(b.arena) {
@@ -145,7 +160,7 @@ func (b *sortBuf) fit(need int) bool {
 }
 
 // account records the buffer's capacity in the sorter's totals.
-func (b *sortBuf) account() {
+func (b *Buffer) account() {
 	now := int64(cap(b.arena)) + int64(cap(b.ents))*sortRowOverhead
 	if now == b.held {
 		return
@@ -160,7 +175,7 @@ func (b *sortBuf) account() {
 	}
 }
 
-func (b *sortBuf) sort() {
+func (b *Buffer) sort() {
 	slices.SortFunc(b.ents, func(x, y sortEnt) int {
 		if c := bytes.Compare(b.key(x), b.key(y)); c != 0 {
 			return c
@@ -174,7 +189,7 @@ func (b *sortBuf) sort() {
 
 // spill sorts the buffer, writes it as a run file and empties it, keeping its
 // memory for the next rows.
-func (b *sortBuf) spill() error {
+func (b *Buffer) spill() error {
 	if len(b.ents) == 0 {
 		return nil
 	}
@@ -228,7 +243,7 @@ func writeSortRow(w *bufio.Writer, key []byte, seq, small int64, line []byte) er
 }
 
 // writeRun creates a run file, fills it with fill and records it.
-func (s *sorter) writeRun(fill func(*bufio.Writer) error) error {
+func (s *Sorter) writeRun(fill func(*bufio.Writer) error) error {
 	s.mu.Lock()
 	if s.dir == "" {
 		dir, err := os.MkdirTemp(s.tempDir, atomicfile.TempPrefix()+"sort-")
@@ -271,11 +286,11 @@ type source interface {
 	next() (*sortRow, error) // nil, nil at the end
 }
 
-// maxRunField bounds a key or line read back from a run, so that a damaged
-// file cannot make the reader allocate without limit: input records are at
-// most 1 MiB (the CSV reader's limit), so a line, a large and a key-side
-// record, is at most 2 MiB and change.
-const maxRunField = 4 << 20
+// MaxField bounds a key or line (4 MiB): Add refuses longer ones, and the
+// run reader refuses them, so that a damaged file cannot make it allocate
+// without limit. (The join's lines, a large-side and a key-side record of at
+// most 1 MiB each, are at most 2 MiB and change.)
+const MaxField = 4 << 20
 
 type runReader struct {
 	path string
@@ -313,7 +328,7 @@ func readField(r *bufio.Reader, dst []byte) ([]byte, error) {
 		}
 		return dst[:0], err
 	}
-	if n64 > maxRunField {
+	if n64 > MaxField {
 		return dst[:0], errors.New("corrupt row")
 	}
 	n := int(n64)
@@ -333,7 +348,7 @@ func readField(r *bufio.Reader, dst []byte) ([]byte, error) {
 }
 
 type bufSource struct {
-	b   *sortBuf
+	b   *Buffer
 	i   int
 	row sortRow
 }
@@ -408,7 +423,7 @@ func merge(ctx context.Context, srcs []source, emit func(*sortRow) error) error 
 	return nil
 }
 
-func (s *sorter) open(path string) (*runReader, error) {
+func (s *Sorter) open(path string) (*runReader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("sort: %w", err)
@@ -417,7 +432,7 @@ func (s *sorter) open(path string) (*runReader, error) {
 }
 
 // mergeRuns merges runs into one new run file and removes them.
-func (s *sorter) mergeRuns(ctx context.Context, runs []string) error {
+func (s *Sorter) mergeRuns(ctx context.Context, runs []string) error {
 	srcs := make([]source, 0, len(runs))
 	defer func() {
 		for _, src := range srcs {
@@ -445,9 +460,11 @@ func (s *sorter) mergeRuns(ctx context.Context, runs []string) error {
 	return nil
 }
 
-// finish writes every row, in order, to w: it merges runs in passes until at
-// most fanIn are left, then merges them with the buffers still in memory.
-func (s *sorter) finish(ctx context.Context, w io.Writer) error {
+// Merge calls emit with every line, in order: it merges runs in passes until
+// at most FanIn are left, then merges them with the buffers still in memory.
+// Call it once, after the last Add. It checks ctx every 4096 rows. The line
+// is valid only during the call.
+func (s *Sorter) Merge(ctx context.Context, emit func(line []byte) error) error {
 	s.mu.Lock()
 	bufs := s.bufs
 	s.mu.Unlock()
@@ -491,14 +508,11 @@ func (s *sorter) finish(ctx context.Context, w io.Writer) error {
 	for _, b := range bufs {
 		srcs = append(srcs, &bufSource{b: b})
 	}
-	return merge(ctx, srcs, func(row *sortRow) error {
-		_, err := w.Write(row.line)
-		return err
-	})
+	return merge(ctx, srcs, func(row *sortRow) error { return emit(row.line) })
 }
 
-// close removes the run files. Safe to call more than once.
-func (s *sorter) close() error {
+// Close removes the run files. It is safe to call more than once.
+func (s *Sorter) Close() error {
 	s.mu.Lock()
 	dir := s.dir
 	s.dir, s.runs = "", nil
@@ -509,9 +523,8 @@ func (s *sorter) close() error {
 	return nil
 }
 
-// outBytes is the size of the sorted output: call it once the buffers are
-// filled.
-func (s *sorter) outBytes() int64 {
+// OutBytes is the size of the lines added: call it after the last Add.
+func (s *Sorter) OutBytes() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var n int64
@@ -521,5 +534,15 @@ func (s *sorter) outBytes() int64 {
 	return n
 }
 
-// peakBytes is the most memory the buffers held at once.
-func (s *sorter) peakBytes() int64 { return s.peak.Load() }
+// PeakBytes is the most memory the buffers held at once.
+func (s *Sorter) PeakBytes() int64 { return s.peak.Load() }
+
+// FanIn is how many runs are merged at once.
+func (s *Sorter) FanIn() int { return s.fanIn }
+
+// Runs is how many run files are waiting to be merged.
+func (s *Sorter) Runs() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.runs)
+}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// joinFlags are the flags run, compare and build-filter share.
+type joinFlags struct {
+	fs                                    *flag.FlagSet
+	keys, input, keyCol, joinCol, keyType string
+	bpk, fpp                              float64
+	k, mappers, reducers                  int
+	mem                                   string
+	tempDir                               string
+	quiet                                 bool
+	badRows                               string
+	filter                                filters.Kind // set by the command
+	filterFile                            string       // set by run
+	bars                                  *bars        // set by options on a terminal
+}
+
+func (j *joinFlags) register(fs *flag.FlagSet) {
+	j.fs = fs
+	fs.StringVar(&j.keys, "keys", "", "small side: CSV with header, .txt/.gz/.zip, or - (required)")
+	fs.StringVar(&j.input, "input", "", "large side: CSV with header, .txt/.gz/.zip, or - (required)")
+	fs.StringVar(&j.keyCol, "key-col", "PATENT", "join column of the small side")
+	fs.StringVar(&j.joinCol, "join-col", "CITED", "join column of the large side")
+	fs.StringVar(&j.keyType, "key-type", "int", "compare keys as int or string")
+	fs.Float64Var(&j.bpk, "bits-per-key", filters.DefaultBitsPerKey, "filter memory in bits per distinct key (the CBF gets bits/4 counters per key)")
+	fs.IntVar(&j.k, "k", 0, "hash functions (0: round((m/n) ln 2), the same for every filter)")
+	fs.Float64Var(&j.fpp, "fpp", 0, "size the filter for this formula false positive rate instead of --bits-per-key")
+	fs.IntVar(&j.mappers, "mappers", 0, "map goroutines (0: one per core)")
+	fs.IntVar(&j.reducers, "reducers", 0, "reduce partitions (0: one per core)")
+	fs.StringVar(&j.mem, "mem", "256MiB", "memory for the shuffle and --sort, spilling to --tmp-dir beyond it (B, KiB, MiB, GiB; at least 64KiB x mappers x reducers)")
+	fs.StringVar(&j.tempDir, "tmp-dir", "", "folder for spill files (default: the system's)")
+	fs.StringVar(&j.tempDir, "temp-dir", "", "the same as --tmp-dir")
+	fs.BoolVar(&j.quiet, "quiet", false, "no progress bars and no text report (--report-json is still written)")
+	fs.StringVar(&j.badRows, "bad-rows", "fail", "fail: stop at the first malformed row; skip: drop malformed rows, count them and report the first few")
+}
+
+// set reports whether the flag name was given.
+func (j *joinFlags) set(name string) bool {
+	found := false
+	j.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// options turns the flags into join.Options, checked by the library
+// (join.Options.Resolve): only the flags given are passed, so the library's
+// defaults stand for the others. cmd is the command's name for messages.
+func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) {
+	opt := join.Options{
+		Keys: j.keys, Input: j.input, KeyCol: j.keyCol, JoinCol: j.joinCol, KeyType: join.KeyType(j.keyType),
+		Mappers: j.mappers, Reducers: j.reducers, TempDir: j.tempDir, Filter: j.filter, FilterFile: j.filterFile,
+	}
+	if j.set("bits-per-key") {
+		opt.Sizing.BitsPerKey = j.bpk
+	}
+	if j.set("k") {
+		opt.Sizing.K = j.k
+		if j.k == 0 { // the library reads 0 as its default
+			return opt, usageError{fmt.Errorf("%s: --k 0: want 1 to %d (leave --k out for round((m/n) ln 2))", cmd, filters.MaxK)}
+		}
+	}
+	if j.set("fpp") {
+		opt.Sizing.FPP = j.fpp
+		if j.fpp == 0 {
+			return opt, usageError{fmt.Errorf("%s: --fpp 0: want a rate between 0 and 1, such as 0.001", cmd)}
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"mappers", j.mappers}, {"reducers", j.reducers}} {
+		if j.set(f.name) && f.v == 0 { // 0 is the library's default
+			return opt, usageError{fmt.Errorf("%s: --%s 0: want at least 1 (leave it out for one per core)", cmd, f.name)}
+		}
+	}
+	if j.set("mem") {
+		mem, err := parseSize(j.mem)
+		if err != nil {
+			return opt, usageError{fmt.Errorf("%s: --mem %q: %v", cmd, j.mem, err)}
+		}
+		opt.MemBudget = mem
+	}
+	switch j.badRows {
+	case "fail":
+	case "skip":
+		opt.SkipBadRows = true
+	default:
+		return opt, usageError{fmt.Errorf("%s: --bad-rows %q: want fail or skip", cmd, j.badRows)}
+	}
+	if _, err := opt.Resolve(); err != nil {
+		return opt, usageError{flagError(cmd, j.fs, err)}
+	}
+	if !j.quiet && isTerminal(os.Stderr) {
+		j.bars = newBars(stderr)
+		opt.Progress = j.bars.update
+	}
+	return opt, nil
+}
+
+// optionFlags maps the library's option names to their flags.
+var optionFlags = map[string]string{
+	"Keys": "keys", "Input": "input", "KeyCol": "key-col", "JoinCol": "join-col", "KeyType": "key-type",
+	"Filter": "filter", "Sizing.BitsPerKey": "bits-per-key", "Sizing.K": "k", "Sizing.FPP": "fpp",
+	"Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir", "FilterFile": "filter-file",
+}
+
+// flagError rewrites an option.Error in err as the user's flag and value
+// ("run: --mem 4KiB: below the minimum ..."); other errors are returned as
+// they are.
+func flagError(cmd string, fs *flag.FlagSet, err error) error {
+	var oe *option.Error
+	if !errors.As(err, &oe) {
+		return err
+	}
+	name, ok := optionFlags[oe.Name]
+	if !ok {
+		return err
+	}
+	value := fmt.Sprint(oe.Value)
+	if f := fs.Lookup(name); f != nil {
+		v := f.Value
+		if o, ok := v.(*onceValue); ok {
+			v = o.Value
+		}
+		value = v.String() // the user's own spelling (or the default)
+		if s, ok := v.(interface{ Get() any }); ok {
+			if str, ok := s.Get().(string); ok {
+				value = strconv.Quote(str)
+				if str != "" && !strings.ContainsAny(str, " \t\"") {
+					value = str
+				}
+			}
+		}
+	}
+	if value == `""` {
+		return fmt.Errorf("%s: --%s is %s", cmd, name, oe.Reason)
+	}
+	return fmt.Errorf("%s: --%s %s: %s", cmd, name, value, oe.Reason)
+}
+
+// tuneGC sets the collector for a run with --mem: half the default growth
+// before a collection, and a soft limit, so that the garbage of the heap
+// stays near the budget too (docs/design.md has the measurements). It is
+// process-wide: the command that runs sets it, once its options are valid.
+func (j *joinFlags) tuneGC(opt join.Options) {
+	if opt.MemBudget == 0 {
+		return
+	}
+	debug.SetGCPercent(50)
+	debug.SetMemoryLimit(goMemLimit(opt.MemBudget, opt.Keys))
+}
+
+// maxSize bounds --mem: 1 PiB, far beyond any machine, and far from
+// overflowing int64 arithmetic.
+const maxSize = 1 << 50
+
+// parseSize parses "256MiB", "64KiB", "1GiB", "1000" (bytes), at most maxSize.
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"PiB", 1 << 50}, {"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) { // !(v > 0) refuses NaN too
+		return 0, fmt.Errorf("want a positive size like 256MiB")
+	}
+	if v*float64(mult) > maxSize {
+		return 0, fmt.Errorf("want at most %s", join.SizeText(maxSize))
+	}
+	if v*float64(mult) < 1 {
+		return 0, fmt.Errorf("want at least 1 byte")
+	}
+	return int64(v * float64(mult)), nil
+}
+
+// goMemLimit is the soft memory limit given to the Go collector with --mem:
+// the budget, plus the key side, which the build and the reduce hold in
+// maps (about three times its CSV bytes; a .gz or .zip file is taken as a
+// quarter of its content), plus 32 MiB for buffers and the collector's
+// headroom. docs/design.md has the measurements behind the numbers.
+func goMemLimit(mem int64, keys string) int64 {
+	var keyBytes int64
+	if st, err := os.Stat(keys); err == nil {
+		keyBytes = st.Size()
+		if ext := strings.ToLower(filepath.Ext(keys)); ext == ".gz" || ext == ".zip" {
+			keyBytes *= 4
+		}
+	}
+	return mem + 3*keyBytes + 32<<20
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

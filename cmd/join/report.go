@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/local"
+	"github.com/acbfjoin/acbfjoin/repro"
+)
+
+// writeReport prints a run's report as a few readable lines.
+func writeReport(w io.Writer, r *join.Report) {
+	f := r.Filter
+	fmt.Fprintf(w, "filter %s: m=%d counters, k=%d, first level %d bits, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
+		f.Kind, f.M, f.K, f.FirstLevelBits, f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
+	if r.BroadcastCopies < r.Settings.Mappers {
+		fmt.Fprintf(w, "broadcast: %d mappers share %d copies of the filter (one each would take more than %s)\n",
+			r.Settings.Mappers, r.BroadcastCopies, join.SizeText(local.MaxBroadcastBytes))
+	}
+	fmt.Fprintf(w, "keys: %d rows, %d distinct\n", r.KeysRecords, r.KeysDistinct)
+	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g)\n",
+		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, r.FPPMeasured)
+	fmt.Fprintf(w, "shuffle: %d records, %d bytes (Arrow IPC), %.1f%% less than the %d without a filter, %d bytes spilled, %.1f MiB held at most\n",
+		r.ShuffleRecords, r.ShuffleBytes, 100*r.ShuffleReduction, r.ShuffleBytesNoFilter, r.SpilledBytes, float64(r.ShufflePeakBytes)/(1<<20))
+	if r.BadRows > 0 {
+		fmt.Fprintf(w, "bad rows: %d skipped; the first: %s\n", r.BadRows, strings.Join(r.BadRowExamples, "; "))
+	}
+	fmt.Fprintf(w, "join: %d rows; time build %.0f ms, broadcast %.0f ms, map %.0f ms, shuffle %.0f ms, reduce %.0f ms, finish %.0f ms, total %.0f ms; peak heap %.1f MiB, peak RSS %.1f MiB\n",
+		r.JoinRows, r.TimingsMs["build"], r.TimingsMs["broadcast"], r.TimingsMs["map"], r.TimingsMs["shuffle"], r.TimingsMs["reduce"], r.TimingsMs["finish"], r.TimingsMs["total"],
+		float64(r.PeakHeapBytes)/(1<<20), float64(r.PeakRSSBytes)/(1<<20))
+}
+
+// writeCompare prints compare's table and, with cbf and acbf among the
+// kinds, the paper's Table 1 comparison.
+func writeCompare(w io.Writer, kinds []filters.Kind, reps []*join.Report, repeat int) {
+	r0 := reps[0]
+	fmt.Fprintf(w, "%d input rows, %d key rows (%d distinct), %d join rows; times are medians of %d run(s)\n\n",
+		r0.InputRecords, r0.KeysRecords, r0.KeysDistinct, r0.JoinRows, repeat)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "filter\tk\tmemory bits\tformula FP\tmeasured FP\tmap output records\tfalse positives\tshuffle bytes\tconstruction ms\ttotal ms\t")
+	for _, r := range reps {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3g\t%.3g\t%d\t%d\t%d\t%.1f\t%.0f\t\n", r.Filter.Kind, r.Filter.K, r.Filter.MemoryBits,
+			r.Filter.FPPFormula, r.FPPMeasured, r.MapOutputRecords, r.FalsePositiveRecords, r.ShuffleBytes,
+			r.TimingsMs["build"], r.TimingsMs["total"])
+	}
+	tw.Flush()
+	ci, ai := slices.Index(kinds, filters.CBF), slices.Index(kinds, filters.ACBF)
+	if ci < 0 || ai < 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nACBF against CBF (Table 1 of the paper):\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "measure\tthis run\tpaper\t")
+	for _, c := range repro.Table1Changes(reps[ci], reps[ai]) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", c.Measure, repro.FormatChange(c.Change), c.Paper)
+	}
+	tw.Flush()
+}

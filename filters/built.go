@@ -1,0 +1,98 @@
+package filters
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/spaolacci/murmur3"
+)
+
+// Built is a filter built over a key set, with its parameters.
+type Built struct {
+	Spec   *Spec
+	Filter Filter
+	N      int // distinct keys
+	Params
+	// KeysFingerprint is KeysFingerprint of the keys it was built from.
+	KeysFingerprint [2]uint64
+	SerializedBytes int64   // what broadcasting it ships
+	FPP             float64 // formula false positive rate with N keys
+}
+
+// Kind is the name of b's kind.
+func (b *Built) Kind() Kind { return b.Spec.Kind }
+
+// ErrNoKeys is returned by Build for a sized kind and an empty key set: its
+// size is undefined (none and exact take any set).
+var ErrNoKeys = errors.New("filters: no keys to size the filter for")
+
+// Build sizes kind for the distinct keys and builds it: O(n*k). The keys are
+// not retained.
+func Build(kind Kind, keys [][]byte, s Sizing) (*Built, error) {
+	sp, err := Lookup(string(kind))
+	if err != nil {
+		return nil, err
+	}
+	if sp.Sized && len(keys) == 0 {
+		return nil, fmt.Errorf("%w: a %s filter cannot be sized for none", ErrNoKeys, kind)
+	}
+	p, err := sp.Size(uint64(len(keys)), s)
+	if err != nil {
+		return nil, err
+	}
+	f, size, err := sp.Build(p, keys)
+	if err != nil {
+		return nil, err
+	}
+	if !sp.Sized {
+		p.MemoryBits = 8 * uint64(size)
+	}
+	return &Built{Spec: sp, Filter: f, N: len(keys), Params: p, KeysFingerprint: KeysFingerprint(keys),
+		SerializedBytes: size, FPP: sp.FPP(p, uint64(len(keys)))}, nil
+}
+
+// Marshal serializes the filter in its kind's format (what the broadcast
+// ships and filter files hold), in one allocation of its known size.
+func (b *Built) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(int(min(b.SerializedBytes, MaxFilterBytes+1<<20)))
+	if err := b.Spec.Encode(b.Filter, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// ResidentBytes estimates the memory of one decoded copy.
+func (b *Built) ResidentBytes() uint64 {
+	return b.MemoryBits/8 + b.Spec.OverheadPerKey*uint64(b.N)
+}
+
+// Decode decodes a filter of the named kind from data (Built.Marshal's
+// output). Each call returns an independent copy.
+func Decode(kind Kind, data []byte) (Filter, error) {
+	sp, err := Lookup(string(kind))
+	if err != nil {
+		return nil, err
+	}
+	return sp.Decode(data)
+}
+
+// fingerprintSeed separates the fingerprint's hash from the filters' probe
+// hash (murmur3 seed 0), so that the two are independent.
+const fingerprintSeed = 0x6b657973 // "keys"
+
+// KeysFingerprint returns a 128-bit fingerprint of a set of distinct keys,
+// independent of their order: the sums mod 2^64 of the two halves of each
+// key's murmur3 x64 128-bit hash (seed fingerprintSeed). Two different sets
+// of random keys collide with probability about 2^-128 (not a defence
+// against keys chosen to collide). O(total key bytes), no allocation.
+func KeysFingerprint(keys [][]byte) [2]uint64 {
+	var fp [2]uint64
+	for _, k := range keys {
+		h1, h2 := murmur3.Sum128WithSeed(k, fingerprintSeed)
+		fp[0] += h1
+		fp[1] += h2
+	}
+	return fp
+}

@@ -1,0 +1,180 @@
+package filters
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/acbf"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+)
+
+// TestRegistry: every kind is complete, found by its name, listed once in
+// report order; an unknown name is refused naming the kinds.
+func TestRegistry(t *testing.T) {
+	want := []string{"none", "exact", "bloom", "cbf", "acbf", "acbf1", "acbf2", "acbf3"}
+	if got := Names(); !slices.Equal(got, want) {
+		t.Fatalf("Names() = %q, want %q", got, want)
+	}
+	for _, sp := range Kinds() {
+		t.Run(string(sp.Kind), func(t *testing.T) {
+			if got, err := Lookup(string(sp.Kind)); err != nil || got != sp {
+				t.Fatalf("Lookup(%q) = %v, %v", sp.Kind, got, err)
+			}
+			if sp.Doc == "" || sp.Build == nil || sp.Encode == nil || sp.Decode == nil || sp.FPP == nil {
+				t.Fatalf("incomplete spec: %+v", sp)
+			}
+			if sp.Sized && (sp.Layout == nil || sp.CountersFor == nil) {
+				t.Fatalf("sized kind without Layout or CountersFor")
+			}
+		})
+	}
+	_, err := Lookup("cuckoo")
+	if !errors.Is(err, ErrUnknownKind) || err.Error() != `filters: unknown filter kind "cuckoo" (want one of none, exact, bloom, cbf, acbf, acbf1, acbf2, acbf3)` {
+		t.Fatalf("Lookup(cuckoo) = %v", err)
+	}
+}
+
+// TestBuild: every kind keeps every key (no false negatives), has the memory
+// of the comparison, its encoding decodes to a filter that answers the same,
+// and its measured false positive rate on 200,000 non-keys is within 4
+// binomial sd of its formula.
+func TestBuild(t *testing.T) {
+	const n = 20000
+	keys := testutil.Keys(0, n)
+	for _, sp := range Kinds() {
+		t.Run(string(sp.Kind), func(t *testing.T) {
+			b, err := Build(sp.Kind, keys, Sizing{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := b.Marshal()
+			if err != nil || int64(len(data)) != b.SerializedBytes {
+				t.Fatalf("Marshal: %d bytes, %v; SerializedBytes %d", len(data), err, b.SerializedBytes)
+			}
+			dec, err := Decode(sp.Kind, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, key := range keys {
+				if !b.Filter.Contains(key) || !dec.Contains(key) {
+					t.Fatalf("false negative for %x", key)
+				}
+			}
+			if sp.Sized && (b.MemoryBits != 32*n || b.K != 6) {
+				t.Errorf("%d bits, k = %d; want 32 bits per key, k = round(8 ln 2) = 6", b.MemoryBits, b.K)
+			}
+			const probes = 200000
+			var probe [8]byte
+			fp := 0
+			for i := 0; i < probes; i++ {
+				key := testutil.Key(probe[:], 1<<40+uint64(i))
+				got := b.Filter.Contains(key)
+				if got != dec.Contains(key) {
+					t.Fatalf("Contains(%x) = %v, decoded copy says %v", key, got, !got)
+				}
+				if got {
+					fp++
+				}
+			}
+			got := float64(fp) / probes
+			sd := math.Sqrt(b.FPP * (1 - b.FPP) / probes)
+			t.Logf("m=%d k=%d m1=%d bytes=%d FP %.5f formula %.5f", b.M, b.K, b.FirstLevelBits, b.SerializedBytes, got, b.FPP)
+			if math.Abs(got-b.FPP) > 4*sd+1.0/probes {
+				t.Errorf("measured FP %.5f, formula %.5f", got, b.FPP)
+			}
+		})
+	}
+}
+
+// TestSizing: sizing by a formula FP gives at most that FP; bad values name
+// their Sizing field; an ACBF whose counters do not fit wraps acbf.ErrConfig;
+// a filter above MaxFilterBytes is refused before it is allocated.
+func TestSizing(t *testing.T) {
+	keys := testutil.Keys(0, 10000)
+	for _, sp := range Kinds() {
+		if !sp.Sized {
+			continue
+		}
+		t.Run(string(sp.Kind), func(t *testing.T) {
+			b, err := Build(sp.Kind, keys, Sizing{FPP: 0.001})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.FPP > 0.0011 {
+				t.Errorf("sized for 0.001, formula FP %.5f", b.FPP)
+			}
+			if _, err := Build(sp.Kind, nil, Sizing{}); !errors.Is(err, ErrNoKeys) {
+				t.Errorf("no keys: %v, want ErrNoKeys", err)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		kind Kind
+		s    Sizing
+		want string
+	}{
+		{CBF, Sizing{FPP: 1}, "filters: Sizing.FPP 1: want a rate between 0 and 1"},
+		{CBF, Sizing{FPP: -1}, "filters: Sizing.FPP -1: want a rate between 0 and 1"},
+		{CBF, Sizing{BitsPerKey: 2}, "filters: Sizing.BitsPerKey 2: want at least 4"},
+		{CBF, Sizing{BitsPerKey: math.NaN()}, "filters: Sizing.BitsPerKey NaN: want at least 4"},
+		{CBF, Sizing{K: 65}, "filters: Sizing.K 65: want 1 to 64"},
+		{Bloom, Sizing{BitsPerKey: 1e12}, "filters: Sizing.BitsPerKey 1e+12: 1e+12 bits per key for 10000 keys is 1.11 PiB, above the 1 GiB a filter may take (at most 858993 bits per key for 10000 keys)"},
+		{ACBF, Sizing{BitsPerKey: 40, K: 40}, "filters: Sizing.BitsPerKey 40: 40 bits per key cannot hold k = 40 counter bits per key"},
+		{ACBF2, Sizing{BitsPerKey: 8, K: 6}, "filters: Sizing.BitsPerKey 8: k = 6 counter bits per key do not fit beside a first level of 2*m bits: at least 12 bits per key"},
+	} {
+		_, err := Build(tc.kind, keys, tc.s)
+		if err == nil || !errors.Is(err, ErrSizing) || !bytes.HasPrefix([]byte(err.Error()), []byte(tc.want)) {
+			t.Errorf("%s %+v: %v, want %q", tc.kind, tc.s, err, tc.want)
+		}
+		if tc.kind == ACBF && tc.s.K == 40 && !errors.Is(err, acbf.ErrConfig) {
+			t.Errorf("%v does not wrap acbf.ErrConfig", err)
+		}
+	}
+}
+
+// FuzzDecode: every kind's decoder refuses or accepts arbitrary bytes without
+// panicking; what it accepts answers Contains and encodes to bytes that decode
+// to the same encoding (a fixed point), and for the kinds whose format is
+// canonical (all but exact, whose keys may come in any order) to the input.
+func FuzzDecode(f *testing.F) {
+	keys := testutil.Keys(0, 50)
+	kinds := Kinds()
+	for i, sp := range kinds {
+		b, err := Build(sp.Kind, keys, Sizing{})
+		if err != nil {
+			f.Fatal(err)
+		}
+		data, err := b.Marshal()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(i), data)
+	}
+	f.Fuzz(func(t *testing.T, k uint8, data []byte) {
+		sp := kinds[int(k)%len(kinds)]
+		flt, err := sp.Decode(data)
+		if err != nil {
+			return
+		}
+		flt.Contains([]byte("probe"))
+		var enc bytes.Buffer
+		if err := sp.Encode(flt, &enc); err != nil {
+			t.Fatalf("%s: Encode of a decoded filter: %v", sp.Kind, err)
+		}
+		again, err := sp.Decode(enc.Bytes())
+		if err != nil {
+			t.Fatalf("%s: its own encoding does not decode: %v", sp.Kind, err)
+		}
+		var enc2 bytes.Buffer
+		sp.Encode(again, &enc2)
+		if !bytes.Equal(enc.Bytes(), enc2.Bytes()) {
+			t.Fatalf("%s: encoding is not a fixed point", sp.Kind)
+		}
+		if sp.Kind != Exact && !bytes.Equal(enc.Bytes(), data) {
+			t.Fatalf("%s: decoded %d bytes, encodes to %d others", sp.Kind, len(data), enc.Len())
+		}
+	})
+}

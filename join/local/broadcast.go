@@ -1,0 +1,58 @@
+package local
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+)
+
+// MaxBroadcastBytes bounds the memory of the filter copies the mappers
+// decode (1 GiB): each mapper gets its own copy while all of them fit,
+// otherwise as many copies as fit (at least one) are shared among the
+// mappers, as the cores of one node share its copy. A filter is at most
+// filters.MaxFilterBytes, and the built one is let go once serialized.
+const MaxBroadcastBytes = 1 << 30
+
+// broadcastLimit is MaxBroadcastBytes; tests lower it.
+var broadcastLimit uint64 = MaxBroadcastBytes
+
+// broadcastCopies is how many copies of a filter of size bytes the mappers
+// decode (see MaxBroadcastBytes).
+func broadcastCopies(mappers int, size uint64) int {
+	if size == 0 || uint64(mappers)*size <= broadcastLimit {
+		return mappers
+	}
+	return int(max(1, broadcastLimit/size))
+}
+
+// broadcastStats are what the broadcast shipped.
+type broadcastStats struct {
+	bytes  int64 // the serialized filter
+	copies int   // decoded copies
+}
+
+// broadcast serializes the filter once and decodes a copy per mapper (as
+// many as fit: broadcastCopies); it returns one filter per mapper.
+func (x *execution) broadcast(ctx context.Context, built *filters.Built) ([]filters.Filter, broadcastStats, error) {
+	wire, err := built.Marshal()
+	if err != nil {
+		return nil, broadcastStats{}, err
+	}
+	st := broadcastStats{bytes: int64(len(wire)), copies: broadcastCopies(x.opt.Mappers, built.ResidentBytes())}
+	built.Filter = nil // the mappers use the copies: let the original go
+	decoded := make([]filters.Filter, st.copies)
+	for i := range decoded {
+		if err := ctx.Err(); err != nil {
+			return nil, st, err
+		}
+		if decoded[i], err = built.Spec.Decode(wire); err != nil {
+			return nil, st, fmt.Errorf("broadcast: %w", err)
+		}
+	}
+	copies := make([]filters.Filter, x.opt.Mappers)
+	for i := range copies {
+		copies[i] = decoded[i%len(decoded)] // shared copies: Contains only reads
+	}
+	return copies, st, nil
+}

@@ -1,0 +1,103 @@
+package local
+
+import (
+	"context"
+	"time"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/shuffle"
+)
+
+// execution is one run of a plan: the opened inputs, their join columns, the
+// shuffle between the phases, and the clock. Each phase is a method in its
+// own file that returns its typed stats; report assembles them.
+type execution struct {
+	opt             join.Options // resolved
+	keys, input     *side
+	keyIdx, joinIdx int
+	sh              *shuffle.Shuffle
+	bad             *badRows // with SkipBadRows
+
+	start, phase time.Time
+	timings      map[string]float64
+	stopHeap     func()
+	peakHeap     uint64
+}
+
+// start opens both sides, finds their join columns and makes the shuffle.
+func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
+	x := &execution{opt: opt, start: time.Now(), timings: map[string]float64{}}
+	x.phase = x.start
+	x.stopHeap = watchHeap(&x.peakHeap)
+	defer func() {
+		if err != nil {
+			x.close()
+		}
+	}()
+	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
+		return nil, err
+	}
+	if x.keys, err = openSide(ctx, opt.Keys, opt.KeysName, opt.Mappers, opt.SkipBadRows); err != nil {
+		return nil, err
+	}
+	if x.keyIdx, err = x.keys.column("KeyCol", opt.KeyCol); err != nil {
+		return nil, err
+	}
+	if x.input, err = openSide(ctx, opt.Input, opt.InputName, 4*opt.Mappers, opt.SkipBadRows); err != nil {
+		return nil, err
+	}
+	if x.joinIdx, err = x.input.column("JoinCol", opt.JoinCol); err != nil {
+		return nil, err
+	}
+	if opt.SkipBadRows {
+		x.bad = &badRows{}
+		x.keys.bad, x.input.bad = x.bad, x.bad
+	}
+	x.sh, err = shuffle.New(shuffle.Options{Partitions: opt.Reducers, Writers: opt.Mappers, MemBudget: opt.MemBudget, TempDir: opt.TempDir})
+	return x, err
+}
+
+// close releases the inputs and the shuffle's memory and spill files.
+func (x *execution) close() {
+	x.stopHeap()
+	for _, s := range []*side{x.keys, x.input} {
+		if s != nil {
+			s.close()
+		}
+	}
+	if x.sh != nil {
+		x.sh.Close()
+	}
+}
+
+// lap records the time since the last lap as phase name's.
+func (x *execution) lap(name string) {
+	now := time.Now()
+	x.timings[name] = float64(now.Sub(x.phase).Microseconds()) / 1000
+	x.phase = now
+}
+
+// keyError handles a join key that does not parse in r's current record (of
+// column col): an error, or with SkipBadRows a counted bad row.
+func (x *execution) keyError(r *csvscan.Reader, col string, err error) error {
+	if x.bad == nil {
+		return r.Errorf("%s: %v", col, err)
+	}
+	x.bad.add(&csvscan.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: col + ": " + err.Error()})
+	return nil
+}
+
+// progress reports phase's progress through Options.Progress every 100 ms
+// until the returned function is called (it reports once more then).
+func (x *execution) progress(phase string, done func() int64, total int64) func() {
+	if x.opt.Progress == nil {
+		return func() {}
+	}
+	x.opt.Progress(phase, 0, total)
+	return ticker(func() { x.opt.Progress(phase, done(), total) })
+}
+
+// checkEvery is how many rows a loop handles between looks at its context:
+// about a millisecond of work.
+const checkEvery = 1 << 14

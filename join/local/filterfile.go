@@ -1,0 +1,72 @@
+package local
+
+import (
+	"context"
+	"sync"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// ReadFilterFile reads and checks the filter file at path (join.ReadFilter),
+// which may be "-" (standard input), a pipe or a FIFO: opening it gives up
+// when ctx ends. It also returns the name messages use for it.
+func ReadFilterFile(ctx context.Context, path string) (*join.FilterFile, string, error) {
+	f, name, err := csvscan.OpenContext(ctx, path)
+	if err != nil {
+		return nil, path, err
+	}
+	defer f.Close()
+	ff, err := join.ReadFilter(f, name)
+	if err != nil && ctx.Err() != nil {
+		return nil, name, ctx.Err()
+	}
+	return ff, name, err
+}
+
+// ReadKeySet returns the distinct join keys of the key side of opt (Keys,
+// KeyCol, KeyType; Mappers goroutines), as the build phase reads them, for
+// building a filter file.
+func ReadKeySet(ctx context.Context, opt join.Options) ([][]byte, error) {
+	opt, err := opt.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	s, err := openSide(ctx, opt.Keys, opt.KeysName, opt.Mappers, false)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	ci, err := s.column("KeyCol", opt.KeyCol)
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	set := map[string]struct{}{}
+	err = scan(ctx, s, opt.Mappers, func() map[string]struct{} { return map[string]struct{}{} }, func(local map[string]struct{}, r *csvscan.Reader) error {
+		var kb [8]byte
+		for r.Next() {
+			k, err := join.KeyOf(opt.KeyType, kb[:], r.Fields()[ci])
+			if err != nil {
+				return r.Errorf("%s: %v", opt.KeyCol, err)
+			}
+			local[string(k)] = struct{}{}
+		}
+		return r.Err()
+	}, func(local map[string]struct{}) error {
+		mu.Lock()
+		for k := range local {
+			set[k] = struct{}{}
+		}
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	keys := make([][]byte, 0, len(set))
+	for k := range set {
+		keys = append(keys, []byte(k))
+	}
+	return keys, nil
+}

@@ -1,0 +1,123 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/shuffle"
+)
+
+// reduceStats are what the reduce phase counted.
+type reduceStats struct {
+	joinRows       int64
+	falsePositives int64 // large-side rows without a match
+}
+
+// reduce joins the partitions with one goroutine per reducer, each with its
+// own writer of the sink; the first failing reducer stops the others.
+func (x *execution) reduce(ctx context.Context, sink Sink) (reduceStats, error) {
+	if err := sink.Begin(join.OutputHeader(x.input.headerRaw, x.input.header, x.joinIdx, x.keys.header, x.keyIdx, x.opt.KeyType)); err != nil {
+		return reduceStats{}, err
+	}
+	parts := make(chan int, x.opt.Reducers)
+	for p := range x.opt.Reducers {
+		parts <- p
+	}
+	close(parts)
+	var joinRows, fps, reduced atomic.Int64
+	stop := x.progress("reduce", reduced.Load, int64(x.opt.Reducers))
+	defer stop()
+	// The first failing reducer stops the others (the error it sent is the
+	// first in errs; theirs, the cancellation, come after).
+	rctx, stopReducers := context.WithCancel(ctx)
+	defer stopReducers()
+	errs := make(chan error, x.opt.Reducers)
+	fail := func(err error) {
+		errs <- err
+		stopReducers()
+	}
+	var wg sync.WaitGroup
+	for range x.opt.Reducers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := sink.Writer()
+			var line []byte
+			for p := range parts {
+				err := reducePartition(rctx, x.sh, p, func(large, small shuffle.Record) error {
+					joinRows.Add(1)
+					line = join.AppendOutputRow(line[:0], large.Row, small.Row)
+					return w.Write(large.Key, large.Seq, small.Seq, line)
+				}, &fps)
+				x.sh.Release(p)
+				reduced.Add(1)
+				if err != nil {
+					fail(err)
+					return
+				}
+			}
+			if err := w.Flush(); err != nil {
+				fail(err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return reduceStats{}, err
+	}
+	return reduceStats{joinRows: joinRows.Load(), falsePositives: fps.Load()}, nil
+}
+
+// reducePartition joins partition p (the local executor's form of "group by
+// key, separate by tag, cross product") in one pass over its batches: they come
+// in arrival order, and every key-side record arrived before the first
+// large-side one (the build phase closes its writers before the map phase
+// starts), so the key-side records are indexed by key first and the large-side
+// records then probe the index.
+func reducePartition(ctx context.Context, sh *shuffle.Shuffle, p int, emit func(large, small shuffle.Record) error, fps *atomic.Int64) error {
+	var smalls keyTable
+	probing := false
+	var fp int64
+	err := sh.Partition(p, func(rec arrow.Record) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		keys, tags, seqs, rows := columns(rec)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if tags.Value(i) == join.TagKeys {
+				if probing {
+					return fmt.Errorf("join: internal error: partition %d has a key-side record after large-side ones", p)
+				}
+				smalls.add(keys.Value(i), seqs.Value(i), rows.Value(i))
+				continue
+			}
+			if !probing {
+				probing = true
+				smalls.seal()
+			}
+			key := keys.Value(i)
+			large := shuffle.Record{Key: key, Tag: join.TagInput, Seq: seqs.Value(i), Row: rows.Value(i)}
+			matched, err := join.JoinRow(large, smalls.lookup(key), emit)
+			if err != nil {
+				return err
+			}
+			if !matched {
+				fp++
+			}
+		}
+		return nil
+	})
+	fps.Add(fp)
+	return err
+}
+
+func columns(rec arrow.Record) (*array.Binary, *array.Uint8, *array.Int64, *array.Binary) {
+	return rec.Column(0).(*array.Binary), rec.Column(1).(*array.Uint8), rec.Column(2).(*array.Int64), rec.Column(3).(*array.Binary)
+}

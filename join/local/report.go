@@ -1,0 +1,136 @@
+package local
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/shuffle"
+)
+
+// report assembles the Report from the phases' stats.
+func (x *execution) report(built *filters.Built, bs buildStats, cs broadcastStats, ms mapStats, ss shuffle.Stats, rs reduceStats, fs finishStats) *join.Report {
+	x.stopHeap()
+	rep := &join.Report{
+		Settings:             join.NewSettings(x.opt),
+		Filter:               join.NewFilterReport(built),
+		KeysRecords:          bs.records,
+		KeysDistinct:         bs.distinct,
+		InputRecords:         ms.records,
+		MapOutputRecords:     ms.output,
+		FilteredOutRecords:   ms.records - ms.output,
+		FalsePositiveRecords: rs.falsePositives,
+		ShuffleRecords:       ss.Records,
+		ShuffleBytes:         ss.Bytes,
+		ShuffleBytesNoFilter: ss.Bytes + ms.droppedBytes,
+		SpilledBytes:         ss.SpilledBytes,
+		ShufflePeakBytes:     x.sh.Stats().PeakBytes, // the reduce included
+		SortPeakBytes:        fs.sortPeakBytes,
+		BroadcastBytes:       cs.bytes,
+		BroadcastCopies:      cs.copies,
+		JoinRows:             rs.joinRows,
+		TimingsMs:            x.timings,
+		PeakHeapBytes:        x.peakHeap,
+		PeakRSSBytes:         PeakRSS(),
+	}
+	if rep.ShuffleBytesNoFilter > 0 {
+		rep.ShuffleReduction = 1 - float64(rep.ShuffleBytes)/float64(rep.ShuffleBytesNoFilter)
+	}
+	// Measured FP: false positive rows over the large-side rows whose key
+	// is not a key (the members are the survivors that matched).
+	members := rep.MapOutputRecords - rep.FalsePositiveRecords
+	if nonMembers := rep.InputRecords - members; nonMembers > 0 {
+		rep.FPPMeasured = float64(rep.FalsePositiveRecords) / float64(nonMembers)
+	}
+	if x.bad != nil {
+		rep.BadRows = x.bad.n
+		rep.BadRowExamples = x.bad.report(map[string]string{x.keys.name: x.keys.path, x.input.name: x.input.path})
+	}
+	rep.TimingsMs["total"] = float64(time.Since(x.start).Microseconds()) / 1000
+	return rep
+}
+
+// PeakRSS returns the process's peak resident memory so far in bytes (VmHWM
+// of /proc/self/status), or 0 where the kernel does not say.
+func PeakRSS() uint64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("VmHWM:")); ok {
+			f := bytes.Fields(rest)
+			if len(f) == 2 && string(f[1]) == "kB" {
+				if kb, err := strconv.ParseUint(string(f[0]), 10, 64); err == nil {
+					return kb << 10
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// watchHeap samples the heap in use every 20 ms into *peak until stopped.
+func watchHeap(peak *uint64) func() {
+	done := make(chan struct{})
+	var once sync.Once
+	sample := func() {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		if ms.HeapInuse > *peak {
+			*peak = ms.HeapInuse
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				sample()
+			}
+		}
+	}()
+	return func() {
+		once.Do(func() {
+			close(done)
+			wg.Wait()
+			sample()
+		})
+	}
+}
+
+// ticker calls fn every 100 ms until stopped, and once more at the end.
+func ticker(fn func()) func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fn()
+				return
+			case <-t.C:
+				fn()
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(done); wg.Wait() }) }
+}

@@ -1,0 +1,66 @@
+package local
+
+import (
+	"context"
+
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// Run executes the join of opt on this machine and writes its rows to sink
+// (through an external sort in a quarter of opt.MemBudget when opt.Sort):
+// build, broadcast, map, shuffle, reduce, finish (see the package
+// documentation). On error nothing more is written, the sink is closed
+// without finishing, and every temporary file is removed. Its option errors
+// name the field (option.Error) and wrap join.ErrOptions or
+// filters.ErrSizing.
+func Run(ctx context.Context, opt join.Options, sink Sink) (*join.Report, error) {
+	opt, err := opt.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	if opt.Sort {
+		sink = newSorted(sink, opt.TempDir, opt.MemBudget/4, opt.Reducers)
+	}
+	defer sink.Close()
+	x, err := start(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer x.close()
+
+	keys, bs, err := x.build(ctx)
+	if err != nil {
+		return nil, err
+	}
+	built, err := x.filter(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	x.lap("build")
+	copies, cs, err := x.broadcast(ctx, built)
+	if err != nil {
+		return nil, err
+	}
+	x.lap("broadcast")
+	ms, err := x.mapInput(ctx, copies)
+	if err != nil {
+		return nil, err
+	}
+	x.lap("map")
+	ss, err := x.seal()
+	if err != nil {
+		return nil, err
+	}
+	x.lap("shuffle")
+	rs, err := x.reduce(ctx, sink)
+	if err != nil {
+		return nil, err
+	}
+	x.lap("reduce")
+	fs, err := x.finish(ctx, sink)
+	if err != nil {
+		return nil, err
+	}
+	x.lap("finish")
+	return x.report(built, bs, cs, ms, ss, rs, fs), nil
+}

@@ -1,0 +1,77 @@
+package local
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"sync"
+
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// Sink receives the join's output: Begin once with the header, rows from
+// the reducers through one RowWriter each, Finish once every writer is
+// flushed, and Close on every path (after Finish, or instead of it on a
+// failure) to release what it holds. The CSV sink writes rows as they come;
+// with Options.Sort, Run puts an external sort in front of the sink.
+type Sink interface {
+	Begin(h join.Header) error
+	// Writer returns a writer for one goroutine; Writer itself is safe for
+	// concurrent use.
+	Writer() RowWriter
+	Finish(ctx context.Context) error
+	Close() error
+}
+
+// RowWriter writes the output rows of one goroutine.
+type RowWriter interface {
+	// Write writes one output line (join.AppendOutputRow) with its sort key:
+	// the join key, the large-side row's position, the key-side row's. The
+	// bytes are valid only during the call.
+	Write(key []byte, seq, small int64, line []byte) error
+	// Flush hands the buffered rows to the sink; the writer is done.
+	Flush() error
+}
+
+// csvSink writes CSV with a header to w: each writer buffers 256 KiB of
+// lines, then copies them into the shared 1 MiB buffer under a lock.
+type csvSink struct {
+	mu  sync.Mutex
+	out *bufio.Writer
+}
+
+// NewCSV returns a Sink that writes CSV with a header to w. The row order is
+// the reducers' (use Options.Sort for a defined order).
+func NewCSV(w io.Writer) Sink { return &csvSink{out: bufio.NewWriterSize(w, 1<<20)} }
+
+func (s *csvSink) Begin(h join.Header) error {
+	_, err := s.out.Write(h.Line)
+	return err
+}
+
+func (s *csvSink) Writer() RowWriter { return &csvWriter{s: s} }
+
+func (s *csvSink) Finish(context.Context) error { return s.out.Flush() }
+
+func (s *csvSink) Close() error { return nil }
+
+type csvWriter struct {
+	s   *csvSink
+	buf []byte
+}
+
+func (w *csvWriter) Write(_ []byte, _, _ int64, line []byte) error {
+	w.buf = append(w.buf, line...)
+	if len(w.buf) >= 256<<10 {
+		return w.Flush()
+	}
+	return nil
+}
+
+func (w *csvWriter) Flush() error {
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	_, err := w.s.out.Write(w.buf)
+	w.buf = w.buf[:0]
+	return err
+}

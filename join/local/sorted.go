@@ -1,0 +1,60 @@
+package local
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/acbfjoin/acbfjoin/internal/extsort"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// sorted puts an external merge sort (internal/extsort) in front of a sink:
+// each writer fills a sort buffer, spilled to sorted runs in the temp folder
+// when full, and Finish merges them into one writer of the inner sink. Rows
+// are ordered by key, then the large-side row's position in its file, then
+// the key-side row's: a total order, so the output is the same for any
+// mappers, reducers and budget.
+type sorted struct {
+	inner   Sink
+	sorter  *extsort.Sorter
+	written atomic.Int64 // bytes merged out, for progress
+}
+
+func newSorted(inner Sink, tempDir string, budget int64, writers int) *sorted {
+	return &sorted{inner: inner, sorter: extsort.New(tempDir, budget, writers)}
+}
+
+func (s *sorted) Begin(h join.Header) error { return s.inner.Begin(h) }
+
+func (s *sorted) Writer() RowWriter { return sortWriter{s.sorter.NewBuffer()} }
+
+type sortWriter struct{ b *extsort.Buffer }
+
+func (w sortWriter) Write(key []byte, seq, small int64, line []byte) error {
+	return w.b.Add(key, seq, small, line)
+}
+
+func (w sortWriter) Flush() error { return nil } // the buffer stays for the merge
+
+func (s *sorted) Finish(ctx context.Context) error {
+	w := s.inner.Writer()
+	err := s.sorter.Merge(ctx, func(line []byte) error {
+		s.written.Add(int64(len(line)))
+		return w.Write(nil, 0, 0, line)
+	})
+	if err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return s.inner.Finish(ctx)
+}
+
+func (s *sorted) Close() error {
+	err := s.sorter.Close()
+	if cerr := s.inner.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

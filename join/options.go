@@ -1,0 +1,165 @@
+package join
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/shuffle"
+)
+
+// KeyType says how join keys compare.
+type KeyType string
+
+const (
+	IntKeys    KeyType = "int"    // as integers
+	StringKeys KeyType = "string" // as bytes
+)
+
+// Options is the plan of a join, which an executor (join/local, beam) runs.
+// The zero value of a field is its default.
+type Options struct {
+	Keys, Input     string // small and large side: CSV with header (.txt, .gz, .zip; "-" for standard input)
+	KeyCol, JoinCol string // join columns by header name (default PATENT, CITED)
+	KeyType         KeyType
+	Filter          filters.Kind   // default acbf, or the filter file's kind
+	Sizing          filters.Sizing // must be zero with FilterFile
+	Mappers         int            // map goroutines (default DefaultWorkers; at most MaxWorkers)
+	Reducers        int            // reduce partitions and goroutines (default DefaultWorkers; at most MaxWorkers)
+	// MemBudget bounds the shuffle's memory and, with Sort, the sort's
+	// (default DefaultMemBudget, or more when the mappers and reducers need
+	// it: shuffle.MinBudget; at least that).
+	MemBudget int64
+	TempDir   string // for spill and sort files (default: the system's)
+	Sort      bool   // order the output by key, then large-side row order
+	// SkipBadRows drops malformed rows (wrong field count, bad quoting, a join
+	// key that does not parse) and counts them instead of failing.
+	SkipBadRows bool
+	// FilterFile, if set, is a filter file (join build-filter) used instead of
+	// building the filter; it must match the join's settings and key set.
+	FilterFile string
+	// KeysName and InputName, if set, name the sides in messages instead of
+	// their paths (a temporary copy of a stream keeps the stream's name).
+	KeysName, InputName string
+	// Progress, if set, is called at the start of each phase and then every
+	// 100 ms from another goroutine: "build" and "map" count the bytes of
+	// their input read after the header (total -1 for a stream, whose size
+	// is unknown), "reduce" the partitions reduced, "sort" (with Sort) the
+	// output bytes written.
+	Progress func(phase string, done, total int64)
+}
+
+// ErrOptions is wrapped by every error about Options (an option.Error naming
+// the field; sizing errors wrap filters.ErrSizing instead).
+var ErrOptions = errors.New("join: invalid options")
+
+// MaxWorkers bounds Mappers and Reducers: each mapper holds a read buffer of
+// up to 1 MiB and a filter copy, and the shuffle's minimum budget grows with
+// mappers x reducers; more goroutines than this only add memory.
+const MaxWorkers = 256
+
+// DefaultWorkers is the default count of mappers and of reducers: one per
+// core (GOMAXPROCS), at most MaxWorkers.
+func DefaultWorkers() int { return min(runtime.GOMAXPROCS(0), MaxWorkers) }
+
+// DefaultMemBudget is MemBudget's default (256 MiB), unless the mappers and
+// reducers need more (shuffle.MinBudget).
+const DefaultMemBudget = 256 << 20
+
+func optionError(name string, value any, format string, a ...any) error {
+	return &option.Error{Pkg: "join", Name: name, Value: value, Reason: fmt.Sprintf(format, a...), Err: ErrOptions}
+}
+
+// Resolve checks opt and returns it with every default filled in. Its
+// errors name the field (option.Error) and wrap ErrOptions or
+// filters.ErrSizing. It does not open the inputs.
+func (opt Options) Resolve() (Options, error) {
+	if opt.Keys == "" {
+		return opt, optionError("Keys", `""`, "required (the key file, the small side)")
+	}
+	if opt.Input == "" {
+		return opt, optionError("Input", `""`, "required (the large file)")
+	}
+	if opt.KeyCol == "" {
+		opt.KeyCol = "PATENT"
+	}
+	if opt.JoinCol == "" {
+		opt.JoinCol = "CITED"
+	}
+	switch opt.KeyType {
+	case "":
+		opt.KeyType = IntKeys
+	case IntKeys, StringKeys:
+	default:
+		return opt, optionError("KeyType", fmt.Sprintf("%q", opt.KeyType), "want int or string")
+	}
+	if opt.Filter == "" && opt.FilterFile == "" {
+		opt.Filter = filters.ACBF
+	}
+	if opt.Filter != "" {
+		if _, err := filters.Lookup(string(opt.Filter)); err != nil {
+			return opt, &option.Error{Pkg: "join", Name: "Filter", Value: fmt.Sprintf("%q", opt.Filter), Reason: "unknown filter (want one of " + strings.Join(filters.Names(), ", ") + ")", Err: ErrOptions, Cause: err}
+		}
+	}
+	if err := opt.Sizing.Validate(); err != nil {
+		return opt, err
+	}
+	if opt.FilterFile != "" {
+		for _, f := range []struct {
+			name  string
+			value any
+			set   bool
+		}{{"BitsPerKey", opt.Sizing.BitsPerKey, opt.Sizing.BitsPerKey != 0}, {"K", opt.Sizing.K, opt.Sizing.K != 0}, {"FPP", opt.Sizing.FPP, opt.Sizing.FPP != 0}} {
+			if f.set {
+				return opt, optionError("Sizing."+f.name, f.value, "cannot change the filter of the filter file %s: leave it out, or build another filter", opt.FilterFile)
+			}
+		}
+	}
+	for _, w := range []struct {
+		name string
+		n    *int
+	}{{"Mappers", &opt.Mappers}, {"Reducers", &opt.Reducers}} {
+		switch {
+		case *w.n < 0:
+			return opt, optionError(w.name, *w.n, "want at least 1 (0: one per core)")
+		case *w.n > MaxWorkers:
+			return opt, optionError(w.name, *w.n, "at most %d (each holds a read buffer, a filter copy and shuffle batches; more only add memory)", MaxWorkers)
+		case *w.n == 0:
+			*w.n = DefaultWorkers()
+		}
+	}
+	minBudget := shuffle.MinBudget(opt.Mappers, opt.Reducers)
+	switch {
+	case opt.MemBudget < 0:
+		return opt, optionError("MemBudget", opt.MemBudget, "want a positive number of bytes")
+	case opt.MemBudget == 0:
+		opt.MemBudget = max(DefaultMemBudget, minBudget) // many cores: more than the default
+	case opt.MemBudget < minBudget:
+		return opt, optionError("MemBudget", opt.MemBudget, "below the minimum of %s for %d mappers and %d reducers (8 KiB batches, 8 per mapper and reducer)",
+			SizeText(minBudget), opt.Mappers, opt.Reducers)
+	}
+	if opt.TempDir != "" {
+		if st, err := os.Stat(opt.TempDir); err != nil || !st.IsDir() {
+			return opt, optionError("TempDir", opt.TempDir, "not an existing folder")
+		}
+	}
+	return opt, nil
+}
+
+// SizeText prints n bytes in the largest binary unit that divides it
+// ("256MiB"), as a size flag reads it.
+func SizeText(n int64) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{50, "PiB"}, {40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n != 0 && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", n>>u.shift, u.name)
+		}
+	}
+	return fmt.Sprintf("%dB", n)
+}

@@ -1,0 +1,136 @@
+package join
+
+import (
+	"runtime/debug"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+)
+
+// Report is what a run measured, with the settings it ran with. Its JSON
+// names follow one pattern: snake case, a unit or _records/_bytes suffix,
+// fpp_formula and fpp_measured for the two false positive rates.
+type Report struct {
+	Settings             Settings     `json:"settings"`
+	Filter               FilterReport `json:"filter"`
+	KeysRecords          int64        `json:"keys_records"`
+	KeysDistinct         int          `json:"keys_distinct"`
+	InputRecords         int64        `json:"input_records"`
+	MapOutputRecords     int64        `json:"map_output_records"`
+	FilteredOutRecords   int64        `json:"filtered_out_records"`
+	FalsePositiveRecords int64        `json:"false_positive_records"`
+	// FPPMeasured is the false positive rows over the large-side rows whose
+	// key is not a key.
+	FPPMeasured    float64 `json:"fpp_measured"`
+	ShuffleRecords int64   `json:"shuffle_records"`
+	ShuffleBytes   int64   `json:"shuffle_bytes"`
+	// ShuffleBytesNoFilter is what the shuffle would have held without a
+	// filter: its bytes plus the dropped rows at the shuffle's own cost of a
+	// record (shuffle.RecordBytes) and their batches' framing.
+	ShuffleBytesNoFilter int64   `json:"shuffle_bytes_no_filter"`
+	ShuffleReduction     float64 `json:"shuffle_reduction"`
+	SpilledBytes         int64   `json:"spilled_bytes"`
+	// ShufflePeakBytes is the most Arrow memory the shuffle held at once, map
+	// and reduce phases included; it stays within MemBudget.
+	ShufflePeakBytes int64 `json:"shuffle_peak_bytes"`
+	// SortPeakBytes is the most memory the Sort buffers held at once: at
+	// most an eighth of MemBudget (plus one row bigger than a buffer).
+	SortPeakBytes  int64 `json:"sort_peak_bytes,omitempty"`
+	BroadcastBytes int64 `json:"broadcast_bytes"`
+	// BroadcastCopies is how many copies of the filter the mappers decoded:
+	// one each while they fit in the executor's bound, fewer (shared) beyond.
+	BroadcastCopies int                `json:"broadcast_copies"`
+	JoinRows        int64              `json:"join_rows"`
+	TimingsMs       map[string]float64 `json:"timings_ms"`
+	// PeakHeapBytes is the most Go heap in use during the run, sampled;
+	// PeakRSSBytes the process's peak resident memory so far (the kernel's
+	// VmHWM, which includes what came before the run; 0 where unknown).
+	PeakHeapBytes uint64 `json:"peak_heap_bytes"`
+	PeakRSSBytes  uint64 `json:"peak_rss_bytes"`
+	// BadRows counts the rows skipped with SkipBadRows; BadRowExamples names
+	// the first few (file:line: what is wrong).
+	BadRows        int64    `json:"bad_rows"`
+	BadRowExamples []string `json:"bad_row_examples,omitempty"`
+}
+
+// FilterReport describes the filter of a run.
+type FilterReport struct {
+	Kind            filters.Kind `json:"kind"`
+	M               uint64       `json:"m"`
+	K               int          `json:"k"`
+	FirstLevelBits  uint64       `json:"first_level_bits"`
+	MemoryBits      uint64       `json:"memory_bits"`
+	SerializedBytes int64        `json:"serialized_bytes"`
+	FPPFormula      float64      `json:"fpp_formula"`
+}
+
+// NewFilterReport describes b.
+func NewFilterReport(b *filters.Built) FilterReport {
+	return FilterReport{Kind: b.Kind(), M: b.M, K: b.K, FirstLevelBits: b.FirstLevelBits,
+		MemoryBits: b.MemoryBits, SerializedBytes: b.SerializedBytes, FPPFormula: b.FPP}
+}
+
+// Settings are the options a run used, defaults resolved.
+type Settings struct {
+	Keys        string       `json:"keys"`
+	Input       string       `json:"input"`
+	KeyCol      string       `json:"key_col"`
+	JoinCol     string       `json:"join_col"`
+	KeyType     KeyType      `json:"key_type"`
+	Filter      filters.Kind `json:"filter"`
+	FilterFile  string       `json:"filter_file,omitempty"`
+	BitsPerKey  float64      `json:"bits_per_key,omitempty"` // as asked (0 with FPP or a filter file)
+	K           int          `json:"k,omitempty"`            // as asked (0: the default)
+	FPP         float64      `json:"fpp,omitempty"`
+	Mappers     int          `json:"mappers"`
+	Reducers    int          `json:"reducers"`
+	MemBytes    int64        `json:"mem_bytes"`
+	Sort        bool         `json:"sort"`
+	SkipBadRows bool         `json:"skip_bad_rows"`
+	// Format is the output's format ("csv", "parquet"), set by the caller
+	// that chose the sink.
+	Format  string `json:"format,omitempty"`
+	Version string `json:"version"`
+}
+
+// NewSettings records resolved options (Options.Resolve).
+func NewSettings(opt Options) Settings {
+	s := Settings{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType,
+		Filter: opt.Filter, FilterFile: opt.FilterFile, BitsPerKey: opt.Sizing.BitsPerKey, K: opt.Sizing.K, FPP: opt.Sizing.FPP,
+		Mappers: opt.Mappers, Reducers: opt.Reducers, MemBytes: opt.MemBudget, Sort: opt.Sort, SkipBadRows: opt.SkipBadRows, Version: Version()}
+	if s.BitsPerKey == 0 && s.FPP == 0 && s.FilterFile == "" {
+		s.BitsPerKey = filters.DefaultBitsPerKey
+	}
+	return s
+}
+
+// Version names the build: the module's version and, where the build
+// recorded it, the commit ("devel+1a2b3c4d5e6f", "+dirty" if it had
+// uncommitted changes).
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" {
+		v += "+" + rev
+	}
+	return v + dirty
+}
