@@ -49,7 +49,7 @@ var Schema = arrow.NewSchema([]arrow.Field{
 // Options configures a Shuffle.
 type Options struct {
 	Partitions int   // reduce partitions, >= 1
-	MemBudget  int64 // bytes of Arrow memory the shuffle may hold; <= 0 means 256 MiB (or MinBudget if more)
+	MemBudget  int64 // bytes of Arrow memory the shuffle may hold, at least MinBudget (the join sets its default)
 	Writers    int   // Writers adding at once (the map goroutines); 0 means 1
 	TempDir    string
 	BatchRows  int // most rows per batch; 0 means 8192
@@ -122,9 +122,6 @@ func New(opt Options) (*Shuffle, error) {
 	}
 	if opt.Writers <= 0 {
 		opt.Writers = 1
-	}
-	if opt.MemBudget <= 0 {
-		opt.MemBudget = max(256<<20, MinBudget(opt.Writers, opt.Partitions))
 	}
 	if opt.BatchRows <= 0 {
 		opt.BatchRows = 8192

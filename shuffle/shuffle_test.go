@@ -145,7 +145,10 @@ func TestShuffleErrors(t *testing.T) {
 	if _, err := New(Options{Partitions: 4, Writers: 2, MemBudget: MinBudget(2, 4) - 1}); err == nil || !strings.Contains(err.Error(), "minimum of 524288 for 2 writers and 4 partitions") {
 		t.Fatalf("budget below the minimum: %v", err)
 	}
-	s, _ := New(Options{Partitions: 1})
+	s, err := New(Options{Partitions: 1, MemBudget: MinBudget(1, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Partition(0, func(arrow.Record) error { return nil }); err == nil {
 		t.Fatal("Partition before Seal accepted")
 	}

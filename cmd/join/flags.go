@@ -44,7 +44,8 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&j.fpp, "fpp", 0, "size the filter for this formula false positive rate instead of --bits-per-key")
 	fs.IntVar(&j.mappers, "mappers", 0, "map goroutines (0: one per core)")
 	fs.IntVar(&j.reducers, "reducers", 0, "reduce partitions (0: one per core)")
-	fs.StringVar(&j.mem, "mem", "256MiB", "memory for the shuffle and --sort, spilling to --tmp-dir beyond it (B, KiB, MiB, GiB; at least 64KiB x mappers x reducers)")
+	fs.StringVar(&j.mem, "mem", "", "memory for the shuffle and --sort, spilling to --tmp-dir beyond it (B, KiB, MiB, GiB; at least 64KiB x mappers x reducers; default "+
+		join.SizeText(join.DefaultMemBudget)+", or that minimum if more)")
 	fs.StringVar(&j.tempDir, "tmp-dir", "", "folder for spill files (default: the system's)")
 	fs.StringVar(&j.tempDir, "temp-dir", "", "the same as --tmp-dir")
 	fs.BoolVar(&j.quiet, "quiet", false, "no progress bars and no text report (--report-json is still written)")
