@@ -104,7 +104,7 @@ type Part struct {
 	release func()
 }
 
-// Release returns the Part's memory to its Input and counts its bytes as read.
+// Release returns a stream chunk's memory to its Input.
 func (p *Part) Release() {
 	if p.release != nil {
 		p.release()
@@ -169,8 +169,8 @@ func openInput(ctx context.Context, path string, s *stream, opt InputOptions) (*
 	return in, nil
 }
 
-// Progress returns how many bytes after the header have been read: the
-// finished ranges of a regular file, or the bytes taken from a stream.
+// Progress returns how many bytes after the header have been read, as they
+// are read: from the ranges of a regular file, or taken from a stream.
 func (in *Input) Progress() int64 { return in.progress.Load() }
 
 // ErrChanged is returned by Unchanged for a file written while it was read.
@@ -229,8 +229,10 @@ func (in *Input) Next() (*Part, error) {
 		rg := in.ranges[in.next]
 		in.next++
 		n := rg.End - rg.Start
-		r := NewRangeReader(io.NewSectionReader(in.file, rg.Start, n), in.Name, rg.Start, in.nfields)
-		return &Part{Reader: r, Len: n, release: func() { in.progress.Add(n) }}, nil
+		// Progress counts the bytes as they are read, so that it advances
+		// smoothly rather than a range at a time.
+		r := NewRangeReader(&countReader{io.NewSectionReader(in.file, rg.Start, n), &in.progress}, in.Name, rg.Start, in.nfields)
+		return &Part{Reader: r, Len: n}, nil
 	}
 	if in.done || in.err != nil {
 		return nil, in.err

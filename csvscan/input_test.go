@@ -427,3 +427,32 @@ func TestFirstError(t *testing.T) {
 		t.Fatal("FirstError(nil) != nil")
 	}
 }
+
+// TestProgressSmooth: a regular file's progress counts the bytes of a part as
+// they are read, not when the part is done (the map bar jumped by 25%).
+func TestProgressSmooth(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("A,B\n")
+	for b.Len() < 8<<20 {
+		fmt.Fprintf(&b, "%d,%d\n", b.Len(), b.Len()*7)
+	}
+	data := b.Bytes()
+	in, err := openInput(context.Background(), "f", &stream{r: bytes.NewReader(data), name: "f", regular: bytes.NewReader(data), size: int64(len(data))}, InputOptions{Parts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := in.Next()
+	if err != nil || p == nil {
+		t.Fatal(p, err)
+	}
+	for i := 0; i < 1000 && p.Next(); i++ {
+	}
+	if got := in.Progress(); got == 0 || got >= p.Len {
+		t.Fatalf("after 1000 records of a %d-byte part, progress %d", p.Len, got)
+	}
+	for p.Next() {
+	}
+	if got := in.Progress(); got != p.Len {
+		t.Fatalf("after the whole part, progress %d, want %d", got, p.Len)
+	}
+}

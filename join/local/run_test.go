@@ -411,3 +411,32 @@ func kinds() []filters.Kind {
 	}
 	return out
 }
+
+// TestShuffleReductionMeasured: the bytes a filtered run says the shuffle
+// would have held without a filter (its own bytes plus the dropped rows at
+// shuffle.RecordBytes each) are within 1% of what a run without a filter
+// holds. The estimate it replaced counted 8 bytes a row too many and said
+// 77.4% where a real run showed 74.0%.
+func TestShuffleReductionMeasured(t *testing.T) {
+	dir := t.TempDir()
+	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.01, Seed: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := filepath.Join(dir, "keys.txt")
+	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 600, Seed: 8}); err != nil {
+		t.Fatal(err)
+	}
+	for _, kt := range []join.KeyType{join.IntKeys, join.StringKeys} {
+		none, _ := runJoin(t, join.Options{Keys: keys, Input: gen.CitePath, Filter: filters.None, KeyType: kt, Mappers: 2, Reducers: 3})
+		for _, kind := range []filters.Kind{filters.Exact, filters.CBF, filters.ACBF} {
+			rep, _ := runJoin(t, join.Options{Keys: keys, Input: gen.CitePath, Filter: kind, KeyType: kt, Mappers: 2, Reducers: 3})
+			rel := float64(rep.ShuffleBytesNoFilter-none.ShuffleBytes) / float64(none.ShuffleBytes)
+			t.Logf("%s keys, %s: no-filter bytes %d measured, %d in a real run (%+.3f%%); reduction %.2f%%",
+				kt, kind, rep.ShuffleBytesNoFilter, none.ShuffleBytes, 100*rel, 100*rep.ShuffleReduction)
+			if math.Abs(rel) > 0.01 {
+				t.Errorf("%s keys, %s: %d bytes without a filter, a real run holds %d (%+.2f%%)", kt, kind, rep.ShuffleBytesNoFilter, none.ShuffleBytes, 100*rel)
+			}
+		}
+	}
+}
