@@ -316,13 +316,13 @@ func TestOpenInputSources(t *testing.T) {
 	dir := t.TempDir()
 	content := "\xef\xbb\xbf\"CITING\",CITED\n1,2\n3,4\n"
 	plain := filepath.Join(dir, "plain.csv")
-	os.WriteFile(plain, []byte(content), 0o644)
+	testutil.WriteFile(t, plain, []byte(content), 0o644)
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	zw.Write([]byte(content))
 	zw.Close()
 	gzPath := filepath.Join(dir, "named.txt") // gzip whatever its name
-	os.WriteFile(gzPath, gz.Bytes(), 0o644)
+	testutil.WriteFile(t, gzPath, gz.Bytes(), 0o644)
 	readAllParts := func(in *Input) []string {
 		var out []string
 		for {

@@ -7,13 +7,14 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // readAll reads a header and all records; records are copied.
@@ -255,20 +256,20 @@ func TestOpenCompressed(t *testing.T) {
 	dir := t.TempDir()
 	content := "\"CITING\",\"CITED\"\r\n3858241,956203\r\n3858241,1324234\r\n"
 	txt := filepath.Join(dir, "cite75_99.txt")
-	os.WriteFile(txt, []byte(content), 0o644)
+	testutil.WriteFile(t, txt, []byte(content), 0o644)
 	gz := filepath.Join(dir, "cite75_99.txt.gz")
 	var gb bytes.Buffer
 	zw := gzip.NewWriter(&gb)
 	zw.Write([]byte(content))
 	zw.Close()
-	os.WriteFile(gz, gb.Bytes(), 0o644)
+	testutil.WriteFile(t, gz, gb.Bytes(), 0o644)
 	zp := filepath.Join(dir, "acite75_99.zip")
 	var zb bytes.Buffer
 	zwr := zip.NewWriter(&zb)
 	w, _ := zwr.Create("cite75_99.txt")
 	w.Write([]byte(content))
 	zwr.Close()
-	os.WriteFile(zp, zb.Bytes(), 0o644)
+	testutil.WriteFile(t, zp, zb.Bytes(), 0o644)
 	for _, path := range []string{txt, gz, zp} {
 		rc, name, err := Open(path)
 		if err != nil {
@@ -294,14 +295,14 @@ func TestOpenCompressed(t *testing.T) {
 	zwr.Create("b.txt")
 	zwr.Close()
 	bad := filepath.Join(dir, "two.zip")
-	os.WriteFile(bad, zb2.Bytes(), 0o644)
+	testutil.WriteFile(t, bad, zb2.Bytes(), 0o644)
 	if _, _, err := Open(bad); err == nil || !strings.Contains(err.Error(), "holds 2 files") {
 		t.Fatalf("two-file zip: %v", err)
 	}
 	if _, _, err := Open(txt + ".zip"); err == nil {
 		t.Fatal("missing zip opened")
 	}
-	os.WriteFile(filepath.Join(dir, "fake.gz"), []byte("\x1f\x8bnot gzip"), 0o644)
+	testutil.WriteFile(t, filepath.Join(dir, "fake.gz"), []byte("\x1f\x8bnot gzip"), 0o644)
 	if _, _, err := Open(filepath.Join(dir, "fake.gz")); err == nil || !strings.Contains(err.Error(), "not a gzip file") {
 		t.Fatalf("fake gz: %v", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // TestBadInputs: every malformed input ends in one line naming the file and
@@ -18,7 +20,7 @@ func TestBadInputs(t *testing.T) {
 	dir := t.TempDir()
 	w := func(name, content string) string {
 		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(content), 0o644)
+		testutil.WriteFile(t, p, []byte(content), 0o644)
 		return p
 	}
 	gz := func(name, content string, cut int) string {

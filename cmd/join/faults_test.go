@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // TestMain lets a test run the command in a child process: the test binary
@@ -186,8 +188,8 @@ func TestGenFails(t *testing.T) {
 		t.Errorf("the folder gen made is left: %v", err)
 	}
 	old := filepath.Join(base, "old")
-	os.Mkdir(old, 0o755)
-	os.WriteFile(filepath.Join(old, "cite75_99.txt"), []byte("old"), 0o644)
+	testutil.Check(t, os.Mkdir(old, 0o755))
+	testutil.WriteFile(t, filepath.Join(old, "cite75_99.txt"), []byte("old"), 0o644)
 	os.Mkdir(filepath.Join(old, "apat63_99.txt"), 0o755) // the patents cannot be written
 	cmd = child(nil, "gen", "--scale", "0.005", "--out", old)
 	if out, err := cmd.CombinedOutput(); cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "is a folder") {

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 func runCmd(args ...string) (string, string, error) {
@@ -195,7 +197,7 @@ func TestFilterFile(t *testing.T) {
 	good, _ := os.ReadFile(fb)
 	write := func(name string, data []byte) string {
 		p := filepath.Join(dir, name)
-		os.WriteFile(p, data, 0o644)
+		testutil.WriteFile(t, p, data, 0o644)
 		return p
 	}
 	corrupt := bytes.Clone(good)

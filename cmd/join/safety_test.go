@@ -21,6 +21,8 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // smallData generates a small NBER-shaped data set and a key sample.
@@ -75,7 +77,7 @@ func TestStreamInputs(t *testing.T) {
 	zw.Write(citeData)
 	zw.Close()
 	gzTxt := filepath.Join(dir, "cite-gzip.txt")
-	os.WriteFile(gzTxt, gz.Bytes(), 0o644)
+	testutil.WriteFile(t, gzTxt, gz.Bytes(), 0o644)
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -119,9 +121,9 @@ func TestStreamInputs(t *testing.T) {
 	// would ({ head -n 3 >/dev/null; join --input -; } < f): it was reopened
 	// through /dev/stdin and read from byte 0.
 	two := filepath.Join(dir, "two.csv")
-	os.WriteFile(two, []byte("CITING,CITED\n10,1\n11,2\nCITING,CITED\n20,1\n"), 0o644)
+	testutil.WriteFile(t, two, []byte("CITING,CITED\n10,1\n11,2\nCITING,CITED\n20,1\n"), 0o644)
 	kk := filepath.Join(dir, "kk.csv")
-	os.WriteFile(kk, []byte("PATENT,N\n1,a\n2,b\n"), 0o644)
+	testutil.WriteFile(t, kk, []byte("PATENT,N\n1,a\n2,b\n"), 0o644)
 	sf, err := os.Open(two)
 	if err != nil {
 		t.Fatal(err)
@@ -221,8 +223,8 @@ func TestQuotedNewlinesJoin(t *testing.T) {
 		fmt.Fprintf(&ib, "\"row %d,\n\"\"quoted\"\"\n\",%d\n", i, i%1000)
 	}
 	keys, input := filepath.Join(dir, "k.csv"), filepath.Join(dir, "i.csv")
-	os.WriteFile(keys, kb.Bytes(), 0o644)
-	os.WriteFile(input, append([]byte("TEXT,REF\n"), ib.Bytes()...), 0o644)
+	testutil.WriteFile(t, keys, kb.Bytes(), 0o644)
+	testutil.WriteFile(t, input, append([]byte("TEXT,REF\n"), ib.Bytes()...), 0o644)
 	// The reference: encoding/csv on both files, a nested-loop join.
 	read := func(p string) [][]string {
 		data, _ := os.ReadFile(p)
@@ -287,7 +289,7 @@ func TestQuotedNewlinesJoin(t *testing.T) {
 				}
 				slices.Sort(got)
 				if !slices.Equal(got, want) {
-					t.Fatalf("%s: %d rows differ from encoding/csv's %d", what, len(got), len(want))
+					t.Fatalf("%s: %d rows differ from encoding/csv's %d; %s", what, len(got), len(want), testutil.FirstDiff(got, want))
 				}
 			}
 		}
@@ -329,7 +331,7 @@ func TestOutputTargets(t *testing.T) {
 	}
 	// A FIFO, read by another goroutine.
 	fifo := filepath.Join(dir, "fifo")
-	syscall.Mkfifo(fifo, 0o600)
+	testutil.Check(t, syscall.Mkfifo(fifo, 0o600))
 	read := make(chan []byte)
 	go func() {
 		f, err := os.Open(fifo)
@@ -353,7 +355,7 @@ func TestOutputTargets(t *testing.T) {
 	// /dev/fd/3 that the shell opened with >> on a regular file: appended to
 	// (reopening it with O_TRUNC destroyed what >> meant to keep).
 	kept := filepath.Join(dir, "appended.csv")
-	os.WriteFile(kept, []byte("precious\n"), 0o644)
+	testutil.WriteFile(t, kept, []byte("precious\n"), 0o644)
 	fd3, err := os.OpenFile(kept, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -370,8 +372,8 @@ func TestOutputTargets(t *testing.T) {
 	// A symbolic link to an existing 0600 file: written through, the link
 	// stays, the mode stays.
 	target, link := filepath.Join(dir, "target.csv"), filepath.Join(dir, "link.csv")
-	os.WriteFile(target, []byte("old"), 0o600)
-	os.Symlink(target, link)
+	testutil.WriteFile(t, target, []byte("old"), 0o600)
+	testutil.Check(t, os.Symlink(target, link))
 	if _, stderr, code := run(nil, link); code != 0 {
 		t.Errorf("--out symlink: exit %d %s", code, stderr)
 	}
@@ -420,22 +422,22 @@ func TestOutputNotOurs(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o777)
+	testutil.Check(t, os.Chmod(dir, 0o777))
 	w := func(name, content string, mode os.FileMode) string {
 		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(content), mode)
-		os.Chmod(p, mode)
+		testutil.WriteFile(t, p, []byte(content), mode)
+		testutil.Check(t, os.Chmod(p, mode))
 		return p
 	}
 	keys := w("keys.csv", "PATENT,NAME\n1,one\n", 0o644)
 	input := w("input.csv", "CITING,CITED\n10,1\n", 0o644)
 	readOnly := w("ro.csv", "old", 0o444)
 	sticky := filepath.Join(dir, "sticky")
-	os.Mkdir(sticky, 0o777)
-	os.Chmod(sticky, 0o777|os.ModeSticky)
+	testutil.Check(t, os.Mkdir(sticky, 0o777))
+	testutil.Check(t, os.Chmod(sticky, 0o777|os.ModeSticky))
 	theirs := filepath.Join(sticky, "theirs.csv")
-	os.WriteFile(theirs, []byte("old"), 0o666)
-	os.Chmod(theirs, 0o666)
+	testutil.WriteFile(t, theirs, []byte("old"), 0o666)
+	testutil.Check(t, os.Chmod(theirs, 0o666))
 	for _, tc := range []struct{ out, want string }{
 		{readOnly, "permission denied"},
 		{theirs, "belongs to another user and its folder is sticky"},
@@ -505,12 +507,12 @@ func TestOutputConflicts(t *testing.T) {
 	dir := t.TempDir()
 	w := func(name, content string) string {
 		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(content), 0o644)
+		testutil.WriteFile(t, p, []byte(content), 0o644)
 		return p
 	}
 	keys := w("keys.csv", "PATENT,NAME\n1,one\n2,two\n")
 	input := w("input.csv", "CITING,CITED\n10,1\n11,2\n")
-	os.Symlink(input, filepath.Join(dir, "input-link.csv"))
+	testutil.Check(t, os.Symlink(input, filepath.Join(dir, "input-link.csv")))
 	fb := filepath.Join(dir, "f.bin")
 	if _, _, err := runCmd("build-filter", "--keys", keys, "--out", fb); err != nil {
 		t.Fatal(err)
@@ -644,8 +646,8 @@ func TestClean(t *testing.T) {
 	}
 	for n := range names {
 		p := filepath.Join(dir, n)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte("x"), 0o644)
+		testutil.Check(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		testutil.WriteFile(t, p, []byte("x"), 0o644)
 	}
 	if out, _, err := runCmd("clean", "--tmp-dir", dir, "--dry-run"); err != nil || !strings.Contains(out, "would remove 4 leftover(s)") {
 		t.Fatalf("clean --dry-run: %v\n%s", err, out)
@@ -668,7 +670,7 @@ func TestLimits(t *testing.T) {
 	dir := t.TempDir()
 	w := func(name, content string) string {
 		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(content), 0o644)
+		testutil.WriteFile(t, p, []byte(content), 0o644)
 		return p
 	}
 	keys := w("keys.csv", "PATENT,NAME\n1,one\n2,two\n")

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 func zipOf(t *testing.T, entry string, content []byte) []byte {
@@ -105,7 +107,7 @@ func TestFetchResume(t *testing.T) {
 	dir := t.TempDir()
 	for _, ff := range fx.files {
 		data := fx.data[ff.Name]
-		os.WriteFile(filepath.Join(dir, ff.Name+".part"), data[:len(data)/2], 0o644)
+		testutil.WriteFile(t, filepath.Join(dir, ff.Name+".part"), data[:len(data)/2], 0o644)
 	}
 	if err := fx.fetcher().Fetch(context.Background(), dir); err != nil {
 		t.Fatal(err)

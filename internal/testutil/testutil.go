@@ -1,9 +1,10 @@
 // Package testutil holds helpers shared by the tests and benchmarks of acbfjoin:
-// logged random seeds and reproducible key sets.
+// logged random seeds, reproducible key sets, checked setup, row diffs.
 package testutil
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -51,4 +52,38 @@ func Keys(base, n uint64) [][]byte {
 func Key(dst []byte, i uint64) []byte {
 	binary.LittleEndian.PutUint64(dst[:8], i)
 	return dst[:8]
+}
+
+// WriteFile writes a test's input file, failing the test if it cannot.
+func WriteFile(t testing.TB, path string, data []byte, perm os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, data, perm); err != nil {
+		t.Fatalf("setup: %v", err)
+	}
+}
+
+// Check fails the test on a setup error (a folder, a link, a FIFO made for
+// the test).
+func Check(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("setup: %v", err)
+	}
+}
+
+// FirstDiff describes where two sorted row lists part: the first differing
+// row of each, for a differential test's failure message.
+func FirstDiff(got, want []string) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return fmt.Sprintf("row %d: got %q, want %q", i, got[i], want[i])
+		}
+	}
+	switch {
+	case len(got) > len(want):
+		return fmt.Sprintf("%d extra rows, the first %q", len(got)-len(want), got[len(want)])
+	case len(got) < len(want):
+		return fmt.Sprintf("%d rows missing, the first %q", len(want)-len(got), want[len(got)])
+	}
+	return "no difference"
 }

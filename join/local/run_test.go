@@ -20,6 +20,8 @@ import (
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // naiveJoin is the reference: an in-memory hash join of the two CSV files, rows
@@ -141,18 +143,23 @@ func TestDifferentialGenerated(t *testing.T) {
 	}
 	var sortedOut []byte
 	for _, kind := range kinds() {
-		rep, out := runJoin(t, join.Options{Keys: keys, Input: gen.CitePath, Filter: kind, Sort: true, Sizing: filters.Sizing{BitsPerKey: 8}})
-		if got := parseOutput(t, out); !slices.Equal(got, want) {
-			t.Fatalf("%s: %d rows differ from the reference's %d", kind, len(got), len(want))
-		}
-		checkReport(t, rep, len(want))
-		if sortedOut == nil {
-			sortedOut = out
-		} else if !bytes.Equal(out, sortedOut) {
-			t.Fatalf("%s: sorted output differs from none's", kind)
-		}
-		t.Logf("%-6s map out %6d, FP %5d (measured %.4f, formula %.4f), shuffle %d B, spilled %d B",
-			kind, rep.MapOutputRecords, rep.FalsePositiveRecords, rep.FPPMeasured, rep.Filter.FPPFormula, rep.ShuffleBytes, rep.SpilledBytes)
+		t.Run(string(kind), func(t *testing.T) {
+			rep, out := runJoin(t, join.Options{Keys: keys, Input: gen.CitePath, Filter: kind, Sort: true, Sizing: filters.Sizing{BitsPerKey: 8}})
+			if got := parseOutput(t, out); !slices.Equal(got, want) {
+				t.Fatalf("%d rows, the reference's %d; %s", len(got), len(want), testutil.FirstDiff(got, want))
+			}
+			checkReport(t, rep, len(want))
+			if sortedOut == nil {
+				sortedOut = out
+			} else if !bytes.Equal(out, sortedOut) {
+				t.Fatalf("sorted output differs from none's")
+			}
+			t.Logf("map out %6d, FP %5d (measured %.4f, formula %.4f), shuffle %d B, spilled %d B",
+				rep.MapOutputRecords, rep.FalsePositiveRecords, rep.FPPMeasured, rep.Filter.FPPFormula, rep.ShuffleBytes, rep.SpilledBytes)
+		})
+	}
+	if sortedOut == nil {
+		t.Fatal("no kind ran")
 	}
 	// The smallest memory budget each shape accepts: without a filter (the
 	// worst case) it spills, and the sorted output is still the same.
@@ -178,7 +185,7 @@ func TestDifferentialGenerated(t *testing.T) {
 	// Unsorted output has the same rows.
 	_, out := runJoin(t, join.Options{Keys: keys, Input: gen.CitePath, Filter: filters.CBF, Mappers: 3, Reducers: 2})
 	if got := parseOutput(t, out); !slices.Equal(got, want) {
-		t.Fatal("unsorted output has other rows")
+		t.Fatalf("unsorted output has other rows: %s", testutil.FirstDiff(got, want))
 	}
 }
 
@@ -192,11 +199,13 @@ func TestDifferentialRealSample(t *testing.T) {
 	for _, cols := range [][2]string{{"PATENT", "CITED"}, {"PATENT", "CITING"}} {
 		want := naiveJoin(t, pat, cite, cols[0], cols[1])
 		for _, kind := range []filters.Kind{filters.None, filters.Exact, filters.CBF, filters.ACBF} {
-			rep, out := runJoin(t, join.Options{Keys: pat, Input: cite, KeyCol: cols[0], JoinCol: cols[1], Filter: kind, Sort: true, Mappers: 2, Reducers: 3})
-			if got := parseOutput(t, out); !slices.Equal(got, want) {
-				t.Fatalf("%s on %s: %d rows, reference %d", kind, cols[1], len(got), len(want))
-			}
-			checkReport(t, rep, len(want))
+			t.Run(string(kind)+"/"+cols[1], func(t *testing.T) {
+				rep, out := runJoin(t, join.Options{Keys: pat, Input: cite, KeyCol: cols[0], JoinCol: cols[1], Filter: kind, Sort: true, Mappers: 2, Reducers: 3})
+				if got := parseOutput(t, out); !slices.Equal(got, want) {
+					t.Fatalf("%d rows, reference %d; %s", len(got), len(want), testutil.FirstDiff(got, want))
+				}
+				checkReport(t, rep, len(want))
+			})
 		}
 		t.Logf("real sample joined on %s: %d rows", cols[1], len(want))
 	}
@@ -237,8 +246,8 @@ func TestBadRows(t *testing.T) {
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "k.csv")
 	input := filepath.Join(dir, "i.csv")
-	os.WriteFile(keys, []byte("PATENT,X\n1,a\n2\nx,b\n3,c\n"), 0o644)
-	os.WriteFile(input, []byte("CITING,CITED\n10,1\n11,2,9\n12,3\n13,\"4\n14, 3\n15,2\n"), 0o644)
+	testutil.WriteFile(t, keys, []byte("PATENT,X\n1,a\n2\nx,b\n3,c\n"), 0o644)
+	testutil.WriteFile(t, input, []byte("CITING,CITED\n10,1\n11,2,9\n12,3\n13,\"4\n14, 3\n15,2\n"), 0o644)
 	if _, err := Run(context.Background(), join.Options{Keys: keys, Input: input}, NewCSV(&bytes.Buffer{})); err == nil || !strings.Contains(err.Error(), keys+":3: 1 fields, want 2") {
 		t.Fatalf("fail mode: %v", err)
 	}
@@ -264,8 +273,8 @@ func TestRunErrors(t *testing.T) {
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "k.csv")
 	input := filepath.Join(dir, "i.csv")
-	os.WriteFile(keys, []byte("PATENT,X\n1,a\n2,b\n"), 0o644)
-	os.WriteFile(input, []byte("CITING,CITED\n10,1\n11,x\n"), 0o644)
+	testutil.WriteFile(t, keys, []byte("PATENT,X\n1,a\n2,b\n"), 0o644)
+	testutil.WriteFile(t, input, []byte("CITING,CITED\n10,1\n11,x\n"), 0o644)
 	for _, tc := range []struct {
 		opt     join.Options
 		want    string
@@ -285,12 +294,12 @@ func TestRunErrors(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	os.WriteFile(input, []byte("CITING,CITED\n10,1\n"), 0o644)
+	testutil.WriteFile(t, input, []byte("CITING,CITED\n10,1\n"), 0o644)
 	if _, err := Run(ctx, join.Options{Keys: keys, Input: input}, NewCSV(&bytes.Buffer{})); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled Run = %v", err)
 	}
 	// String keys: "01" and "1" differ.
-	os.WriteFile(input, []byte("CITING,CITED\n10,01\n11,1\n"), 0o644)
+	testutil.WriteFile(t, input, []byte("CITING,CITED\n10,01\n11,1\n"), 0o644)
 	rep, out := runJoin(t, join.Options{Keys: keys, Input: input, KeyType: join.StringKeys, Filter: filters.Exact})
 	if rep.JoinRows != 1 || !strings.Contains(string(out), "11,1,a") {
 		t.Errorf("string keys: %d rows, %q", rep.JoinRows, out)
@@ -335,8 +344,8 @@ func TestSharedBroadcast(t *testing.T) {
 		}
 		broadcastLimit = 1 // every filter is bigger: one shared copy
 		shared, sharedOut := runJoin(t, opt)
-		if shared.BroadcastCopies != 1 || !bytes.Equal(out, sharedOut) || !slices.Equal(parseOutput(t, out), want) {
-			t.Fatalf("%s: %d copies, output equal %v, reference equal %v", kind, shared.BroadcastCopies, bytes.Equal(out, sharedOut), slices.Equal(parseOutput(t, out), want))
+		if got := parseOutput(t, sharedOut); shared.BroadcastCopies != 1 || !bytes.Equal(out, sharedOut) || !slices.Equal(got, want) {
+			t.Fatalf("%s: %d copies, output equal %v; against the reference: %s", kind, shared.BroadcastCopies, bytes.Equal(out, sharedOut), testutil.FirstDiff(got, want))
 		}
 	}
 }
