@@ -230,14 +230,14 @@ func compareSortRows(x, y *sortRow) int {
 // writeSortRow appends a row to a run: uvarint key length, key, varint seq,
 // varint small, uvarint line length, line.
 func writeSortRow(w *bufio.Writer, key []byte, seq, small int64, line []byte) error {
-	var hdr [4 * binary.MaxVarintLen64]byte
-	n := binary.PutUvarint(hdr[:], uint64(len(key)))
-	w.Write(hdr[:n])
+	// The varints are appended to the writer's own free buffer
+	// (AvailableBuffer): a local array handed to Write escaped to the heap,
+	// one allocation per row.
+	w.Write(binary.AppendUvarint(w.AvailableBuffer(), uint64(len(key))))
 	w.Write(key)
-	n = binary.PutVarint(hdr[:], seq)
-	n += binary.PutVarint(hdr[n:], small)
-	n += binary.PutUvarint(hdr[n:], uint64(len(line)))
-	w.Write(hdr[:n])
+	hdr := binary.AppendVarint(w.AvailableBuffer(), seq)
+	hdr = binary.AppendVarint(hdr, small)
+	w.Write(binary.AppendUvarint(hdr, uint64(len(line))))
 	_, err := w.Write(line) // bufio.Writer keeps the first error
 	return err
 }
