@@ -244,7 +244,7 @@ func TestInputNBER(t *testing.T) {
 		t.Fatalf("tiny input: %v %v", in.ranges, err)
 	}
 	// A range reader reports byte offsets.
-	r := NewRangeReader(strings.NewReader("1,2\n3\n"), "c", 100, 2)
+	r := newRangeReader(strings.NewReader("1,2\n3\n"), "c", 100, 2)
 	for r.Next() {
 	}
 	if err := r.Err(); err == nil || err.Error() != "c: record at byte 104: 1 fields, want 2" {

@@ -91,10 +91,10 @@ func NewReader(r io.Reader, name string) *Reader {
 	return &Reader{name: name, src: r, buf: make([]byte, readSize+1024), known: true}
 }
 
-// NewRangeReader returns a Reader for a part of a file that starts at a record
+// newRangeReader returns a Reader for a part of a file that starts at a record
 // boundary at byte offset off (see Input). It has no header: every record must
 // have nfields fields. Errors name the record's byte offset instead of its line.
-func NewRangeReader(r io.Reader, name string, off int64, nfields int) *Reader {
+func newRangeReader(r io.Reader, name string, off int64, nfields int) *Reader {
 	return &Reader{name: name, src: r, buf: make([]byte, readSize+1024), base: off, want: nfields}
 }
 

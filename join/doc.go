@@ -6,7 +6,7 @@
 // # The plan
 //
 // Options names the two sides (a small key file and a large file, CSV with a
-// header), their join columns, how keys compare (KeyType: IntKey's 8 bytes,
+// header), their join columns, how keys compare (KeyType: 8 big-endian bytes with the sign bit flipped,
 // whose order is numeric order, or the raw bytes), the filter kind and its
 // sizing (package filters), and the resources of a run. Resolve checks it and
 // fills in defaults; its errors name the field (option.Error wrapping

@@ -6,11 +6,11 @@ import (
 	"github.com/acbfjoin/acbfjoin/csvscan"
 )
 
-// IntKey encodes an integer join key as the 8 bytes every filter hashes and
+// intKey encodes an integer join key as the 8 bytes every filter hashes and
 // the shuffle groups by: keys equal as integers ("0042" and "42") get the same
 // bytes, and byte order is numeric order (big-endian with the sign bit
 // flipped). dst must have room for 8 bytes.
-func IntKey(dst []byte, field []byte) ([]byte, error) {
+func intKey(dst []byte, field []byte) ([]byte, error) {
 	v, err := csvscan.ParseInt(field)
 	if err != nil {
 		return nil, err

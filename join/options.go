@@ -28,8 +28,8 @@ type Options struct {
 	KeyType         KeyType
 	Filter          filters.Kind   // default acbf, or the filter file's kind
 	Sizing          filters.Sizing // must be zero with FilterFile
-	Mappers         int            // map goroutines (default DefaultWorkers; at most MaxWorkers)
-	Reducers        int            // reduce partitions and goroutines (default DefaultWorkers; at most MaxWorkers)
+	Mappers         int            // map goroutines (default one per core; at most MaxWorkers)
+	Reducers        int            // reduce partitions and goroutines (default one per core; at most MaxWorkers)
 	// MemBudget bounds the shuffle's memory and, with Sort, the sort's
 	// (default DefaultMemBudget, or more when the mappers and reducers need
 	// it: shuffle.MinBudget; at least that).
@@ -62,9 +62,9 @@ var ErrOptions = errors.New("join: invalid options")
 // mappers x reducers; more goroutines than this only add memory.
 const MaxWorkers = 256
 
-// DefaultWorkers is the default count of mappers and of reducers: one per
+// defaultWorkers is the default count of mappers and of reducers: one per
 // core (GOMAXPROCS), at most MaxWorkers.
-func DefaultWorkers() int { return min(runtime.GOMAXPROCS(0), MaxWorkers) }
+func defaultWorkers() int { return min(runtime.GOMAXPROCS(0), MaxWorkers) }
 
 // DefaultMemBudget is MemBudget's default (256 MiB), unless the mappers and
 // reducers need more (shuffle.MinBudget).
@@ -129,7 +129,7 @@ func (opt Options) Resolve() (Options, error) {
 		case *w.n > MaxWorkers:
 			return opt, optionError(w.name, *w.n, "at most %d (each holds a read buffer, a filter copy and shuffle batches; more only add memory)", MaxWorkers)
 		case *w.n == 0:
-			*w.n = DefaultWorkers()
+			*w.n = defaultWorkers()
 		}
 	}
 	minBudget := shuffle.MinBudget(opt.Mappers, opt.Reducers)

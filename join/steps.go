@@ -27,13 +27,13 @@ func Partition(key []byte, r int) int {
 	return int(hashing.Reduce(h1, uint64(r)))
 }
 
-// KeyOf returns the join key bytes of a field: IntKey's 8 bytes for integer
+// KeyOf returns the join key bytes of a field: intKey's 8 bytes for integer
 // keys (dst must have room for them), the field itself for string keys.
 func KeyOf(kt KeyType, dst, field []byte) ([]byte, error) {
 	if kt == StringKeys {
 		return field, nil
 	}
-	return IntKey(dst, field)
+	return intKey(dst, field)
 }
 
 // MapKeyRow turns a key-side row into its shuffle record: the key, and the

@@ -29,18 +29,18 @@ type Options struct {
 	Log   func(format string, args ...any)
 }
 
-// Variants are the paper's series.
-var Variants = []string{"CBF", "ACBF_1", "ACBF_2", "ACBF_3", "ACBF_opt"}
+// variants are the paper's series.
+var variants = []string{"CBF", "ACBF_1", "ACBF_2", "ACBF_3", "ACBF_opt"}
 
-// Point is one x value of Figures 4-7: the memory m/n (CBF counters per
+// point is one x value of Figures 4-7: the memory m/n (CBF counters per
 // element) and the number of hash functions.
-type Point struct {
+type point struct {
 	MN    int
 	KMode string // "3" or "opt"
 	K     int
 }
 
-func points(quick bool) []Point {
+func points(quick bool) []point {
 	var mns []int
 	if quick {
 		mns = []int{8, 14, 20}
@@ -49,14 +49,14 @@ func points(quick bool) []Point {
 			mns = append(mns, mn)
 		}
 	}
-	var out []Point
+	var out []point
 	for _, mode := range []string{"3", "opt"} {
 		for _, mn := range mns {
 			k := 3
 			if mode == "opt" {
 				k = int(math.Round(float64(mn) * math.Ln2)) // the Bloom optimum for m/n
 			}
-			out = append(out, Point{MN: mn, KMode: mode, K: k})
+			out = append(out, point{MN: mn, KMode: mode, K: k})
 		}
 	}
 	return out
@@ -171,7 +171,7 @@ func fig4(opt Options) error {
 				title = "k = round((m/n) ln 2)"
 			}
 			pn = &panel{title: "Fig. 4, theory, " + title, xlabel: "m/n (CBF counters per element)", ylabel: "false positive rate", logY: true}
-			for _, v := range append(Variants, "Bloom") {
+			for _, v := range append(variants, "Bloom") {
 				name := v
 				if v == "Bloom" {
 					name = "Bloom (4m bits, no deletion)"
@@ -180,7 +180,7 @@ func fig4(opt Options) error {
 			}
 			panels[p.KMode] = pn
 		}
-		for i, v := range append(Variants, "Bloom") {
+		for i, v := range append(variants, "Bloom") {
 			f := formula(v, m, n, p.K)
 			row = append(row, g(f))
 			pn.series[i].xs = append(pn.series[i].xs, float64(p.MN))

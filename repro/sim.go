@@ -62,7 +62,7 @@ func makeKeys(seed uint64, trial int, s simSizes) trialKeys {
 }
 
 type simResult struct {
-	p                 Point
+	p                 point
 	variant           string
 	measured, formula float64
 	queryNs, updateNs float64
@@ -82,7 +82,7 @@ func fig567(ctx context.Context, opt Options) error {
 	var results []simResult
 	for _, p := range points(opt.Quick) {
 		m := uint64(p.MN) * n
-		for _, v := range Variants {
+		for _, v := range variants {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -185,7 +185,7 @@ func writeSim(opt Options, s simSizes, results []simResult) error {
 			}
 			pn := panel{title: title + ", " + kt, xlabel: "m/n (CBF counters per element)", ylabel: ylabel, logY: logY}
 			for _, set := range sets {
-				for _, v := range Variants {
+				for _, v := range variants {
 					for _, suffix := range []string{"", " formula"} {
 						if s := set[mode][v+suffix]; s != nil {
 							pn.series = append(pn.series, *s)

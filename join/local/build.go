@@ -80,7 +80,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 // checks it was built for this join and these keys.
 func (x *execution) filter(ctx context.Context, keys [][]byte) (*filters.Built, error) {
 	if x.opt.FilterFile != "" {
-		ff, name, err := ReadFilterFile(ctx, x.opt.FilterFile)
+		ff, name, err := readFilterFile(ctx, x.opt.FilterFile)
 		if err != nil {
 			return nil, err
 		}

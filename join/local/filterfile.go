@@ -8,10 +8,10 @@ import (
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
-// ReadFilterFile reads and checks the filter file at path (join.ReadFilter),
+// readFilterFile reads and checks the filter file at path (join.ReadFilter),
 // which may be "-" (standard input), a pipe or a FIFO: opening it gives up
 // when ctx ends. It also returns the name messages use for it.
-func ReadFilterFile(ctx context.Context, path string) (*join.FilterFile, string, error) {
+func readFilterFile(ctx context.Context, path string) (*join.FilterFile, string, error) {
 	f, name, err := csvscan.OpenContext(ctx, path)
 	if err != nil {
 		return nil, path, err

@@ -37,7 +37,7 @@ func (x *execution) report(built *filters.Built, bs buildStats, cs broadcastStat
 		JoinRows:             rs.joinRows,
 		TimingsMs:            x.timings,
 		PeakHeapBytes:        x.peakHeap,
-		PeakRSSBytes:         PeakRSS(),
+		PeakRSSBytes:         peakRSS(),
 	}
 	if rep.ShuffleBytesNoFilter > 0 {
 		rep.ShuffleReduction = 1 - float64(rep.ShuffleBytes)/float64(rep.ShuffleBytesNoFilter)
@@ -56,9 +56,9 @@ func (x *execution) report(built *filters.Built, bs buildStats, cs broadcastStat
 	return rep
 }
 
-// PeakRSS returns the process's peak resident memory so far in bytes (VmHWM
+// peakRSS returns the process's peak resident memory so far in bytes (VmHWM
 // of /proc/self/status), or 0 where the kernel does not say.
-func PeakRSS() uint64 {
+func peakRSS() uint64 {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
