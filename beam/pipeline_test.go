@@ -13,10 +13,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
-	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/local"
+
+	"github.com/acbfjoin/acbfjoin/internal/fixture"
 )
 
 func TestMain(m *testing.M) {
@@ -73,20 +74,13 @@ func compareEngines(t *testing.T, keys, input, keyCol, joinCol string, kinds []f
 }
 
 func TestGenerated(t *testing.T) {
-	dir := t.TempDir()
-	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.001, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := filepath.Join(dir, "keys.txt")
-	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 600, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
+	gen := fixture.Generate(t, 0.001, 600, 3)
+	keys := gen.Keys
 	var kinds []filters.Kind
 	for _, sp := range filters.Kinds() {
 		kinds = append(kinds, sp.Kind)
 	}
-	compareEngines(t, keys, gen.CitePath, "PATENT", "CITED", kinds)
+	compareEngines(t, keys, gen.Cite, "PATENT", "CITED", kinds)
 }
 
 func TestRealSample(t *testing.T) {

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // TestBadInputs: every malformed input ends in one line naming the file and
@@ -18,11 +16,7 @@ import (
 // the inputs that must work do.
 func TestBadInputs(t *testing.T) {
 	dir := t.TempDir()
-	w := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		testutil.WriteFile(t, p, []byte(content), 0o644)
-		return p
-	}
+	w := fileMaker(t, dir)
 	gz := func(name, content string, cut int) string {
 		var b bytes.Buffer
 		zw := gzip.NewWriter(&b)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -14,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acbfjoin/acbfjoin/datasets/nber"
-
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+
+	"github.com/acbfjoin/acbfjoin/internal/fixture"
 )
 
 // TestMain lets a test run the command in a child process: the test binary
@@ -55,17 +54,8 @@ func child(env []string, args ...string) *exec.Cmd {
 
 // faultData generates a data set big enough that the join takes a while.
 func faultData(t *testing.T) (keys, cite string) {
-	t.Helper()
-	dir := t.TempDir()
-	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.05, Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys = filepath.Join(dir, "keys.txt")
-	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 3000, Seed: 2}); err != nil {
-		t.Fatal(err)
-	}
-	return keys, gen.CitePath
+	d := fixture.Generate(t, 0.05, 3000, 2)
+	return d.Keys, d.Cite
 }
 
 // TestInterrupt: SIGINT, SIGTERM or SIGHUP (a closed terminal) while the shuffle spills stops the run

@@ -5,10 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/apache/arrow/go/v15/arrow"
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,13 +12,27 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v15/arrow"
+
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+
+	"github.com/acbfjoin/acbfjoin/internal/fixture"
 )
 
 func runCmd(args ...string) (string, string, error) {
 	var out, errb bytes.Buffer
 	err := run(context.Background(), args, &out, &errb)
 	return out.String(), errb.String(), err
+}
+
+// fileMaker returns a function that writes a file of the given content in
+// dir and returns its path.
+func fileMaker(t *testing.T, dir string) func(name, content string) string {
+	return func(name, content string) string {
+		p := filepath.Join(dir, name)
+		testutil.WriteFile(t, p, []byte(content), 0o644)
+		return p
+	}
 }
 
 // withFlags returns base with the flags of over set: a flag base has gets the
@@ -154,19 +164,7 @@ func TestRunCompare(t *testing.T) {
 	// Typed: the NBER columns as their schema says, the keys as integers
 	// (every column was a required string, less typed than the CSV).
 	pq, _ := os.ReadFile(pqOut)
-	rdr, err := file.NewParquetReader(bytes.NewReader(pq))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
+	tbl := fixture.ReadParquet(t, pq)
 	for name, want := range map[string]arrow.DataType{"CITING": arrow.PrimitiveTypes.Int64, "CITED": arrow.PrimitiveTypes.Int64,
 		"GYEAR": arrow.PrimitiveTypes.Int64, "RATIOCIT": arrow.PrimitiveTypes.Float64, "COUNTRY": arrow.BinaryTypes.String} {
 		idx := tbl.Schema().FieldIndices(name)

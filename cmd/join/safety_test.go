@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -19,25 +18,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+
+	"github.com/acbfjoin/acbfjoin/internal/fixture"
 )
 
 // smallData generates a small NBER-shaped data set and a key sample.
 func smallData(t *testing.T) (keys, cite string) {
-	t.Helper()
-	dir := t.TempDir()
-	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.003, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys = filepath.Join(dir, "keys.txt")
-	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 500, Seed: 5}); err != nil {
-		t.Fatal(err)
-	}
-	return keys, gen.CitePath
+	d := fixture.Generate(t, 0.003, 500, 5)
+	return d.Keys, d.Cite
 }
 
 // runChild runs the command in a child process with stdin as its standard
@@ -505,11 +496,7 @@ func TestStdoutFull(t *testing.T) {
 // is left as it was.
 func TestOutputConflicts(t *testing.T) {
 	dir := t.TempDir()
-	w := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		testutil.WriteFile(t, p, []byte(content), 0o644)
-		return p
-	}
+	w := fileMaker(t, dir)
 	keys := w("keys.csv", "PATENT,NAME\n1,one\n2,two\n")
 	input := w("input.csv", "CITING,CITED\n10,1\n11,2\n")
 	testutil.Check(t, os.Symlink(input, filepath.Join(dir, "input-link.csv")))
@@ -668,11 +655,7 @@ func TestClean(t *testing.T) {
 // user's value, before anything large is allocated.
 func TestLimits(t *testing.T) {
 	dir := t.TempDir()
-	w := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		testutil.WriteFile(t, p, []byte(content), 0o644)
-		return p
-	}
+	w := fileMaker(t, dir)
 	keys := w("keys.csv", "PATENT,NAME\n1,one\n2,two\n")
 	input := w("input.csv", "CITING,CITED\n10,1\n11,2\n")
 	for _, tc := range []struct {

@@ -5,13 +5,12 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/fixture"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -22,15 +21,8 @@ import (
 // left. The CLI turns SIGINT and SIGTERM into this cancellation
 // (cmd/join/faults_test.go).
 func TestCancelEveryPhase(t *testing.T) {
-	dir := t.TempDir()
-	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.01, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := filepath.Join(dir, "keys.txt")
-	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 1000, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
+	gen := fixture.Generate(t, 0.01, 1000, 3)
+	keys := gen.Keys
 	for _, tc := range []struct {
 		name  string
 		phase string
@@ -48,7 +40,7 @@ func TestCancelEveryPhase(t *testing.T) {
 			defer cancel()
 			var once sync.Once
 			var cancelled time.Time
-			opt := join.Options{Keys: keys, Input: gen.CitePath, Filter: filters.None, Sort: true, Mappers: 2, Reducers: 2,
+			opt := join.Options{Keys: keys, Input: gen.Cite, Filter: filters.None, Sort: true, Mappers: 2, Reducers: 2,
 				MemBudget: shuffle.MinBudget(2, 2), TempDir: tmp,
 				Progress: func(phase string, done, total int64) {
 					if phase == tc.phase && (!tc.atEnd || done >= total) {

@@ -125,26 +125,7 @@ func recoverWrite(err *error) {
 	}
 }
 
-func (s *parquetSink) Writer() RowWriter { return &parquetWriter{s: s} }
-
-type parquetWriter struct {
-	s     *parquetSink
-	lines []byte
-}
-
-func (w *parquetWriter) Write(_ []byte, _, _ int64, line []byte) error {
-	w.lines = append(w.lines, line...)
-	if len(w.lines) >= 256<<10 {
-		return w.Flush()
-	}
-	return nil
-}
-
-func (w *parquetWriter) Flush() error {
-	err := w.s.add(w.lines)
-	w.lines = w.lines[:0]
-	return err
-}
+func (s *parquetSink) Writer() RowWriter { return &lineBuffer{flush: s.add} }
 
 // add appends the rows of lines (each ending in '\n') to the row group.
 func (s *parquetSink) add(lines []byte) (err error) {

@@ -9,31 +9,11 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
 	"github.com/acbfjoin/acbfjoin/join"
-)
 
-// readParquet reads a Parquet file back as an Arrow table.
-func readParquet(t *testing.T, data []byte) arrow.Table {
-	t.Helper()
-	rdr, err := file.NewParquetReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(tbl.Release)
-	return tbl
-}
+	"github.com/acbfjoin/acbfjoin/internal/fixture"
+)
 
 // writeParquet writes lines through a Parquet sink, from two writers.
 func writeParquet(t *testing.T, h join.Header, types func(string) ColumnType, lines []string) []byte {
@@ -84,7 +64,7 @@ func TestParquetTyped(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("%d,+0%d,%d,0.5,%s\n", 4000000+i%7, 3858241, 1975+i%5, country))
 	}
 	lines = append(lines, "4000001,42,,,\n")
-	tbl := readParquet(t, writeParquet(t, h, types, lines))
+	tbl := fixture.ReadParquet(t, writeParquet(t, h, types, lines))
 	if tbl.NumRows() != 70001 || tbl.NumCols() != 5 {
 		t.Fatalf("table %d rows x %d cols", tbl.NumRows(), tbl.NumCols())
 	}
@@ -123,7 +103,7 @@ func TestParquetTyped(t *testing.T) {
 func TestParquetLimits(t *testing.T) {
 	long := strings.Repeat("p", 1<<20)
 	h := join.OutputHeader([]byte("CITING,CITED,PAD"), []string{"CITING", "CITED", "PAD"}, 1, []string{"PATENT", "V"}, 0, join.IntKeys)
-	tbl := readParquet(t, writeParquet(t, h, nil, []string{"10,1," + long + "," + long + "\n"}))
+	tbl := fixture.ReadParquet(t, writeParquet(t, h, nil, []string{"10,1," + long + "," + long + "\n"}))
 	if got := tbl.Column(2).Data().Chunk(0).(*array.String).Value(0); got != long {
 		t.Fatalf("a 1 MiB field came back as %d bytes", len(got))
 	}
@@ -135,7 +115,7 @@ func TestParquetLimits(t *testing.T) {
 		row = append(row, fmt.Sprint(i))
 	}
 	wide := join.OutputHeader([]byte(strings.Join(names, ",")), names, 0, key, 0, join.StringKeys)
-	tbl = readParquet(t, writeParquet(t, wide, nil, []string{strings.Join(row, ",") + "," + strings.Join(row[1:], ",") + "\n"}))
+	tbl = fixture.ReadParquet(t, writeParquet(t, wide, nil, []string{strings.Join(row, ",") + "," + strings.Join(row[1:], ",") + "\n"}))
 	if tbl.NumCols() != 1199 {
 		t.Fatalf("%d columns, want 1199", tbl.NumCols())
 	}

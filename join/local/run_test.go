@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
-	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/fixture"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
@@ -128,23 +128,16 @@ func checkReport(t *testing.T, rep *join.Report, want int) {
 // TestDifferentialGenerated: every filter, and 1..8 mappers and reducers with a
 // tiny memory budget, give the reference's rows; --sort output is byte-identical.
 func TestDifferentialGenerated(t *testing.T) {
-	dir := t.TempDir()
-	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.003, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := filepath.Join(dir, "keys.txt")
-	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 2000, Seed: 5}); err != nil {
-		t.Fatal(err)
-	}
-	want := naiveJoin(t, keys, gen.CitePath, "PATENT", "CITED")
+	gen := fixture.Generate(t, 0.003, 2000, 5)
+	keys := gen.Keys
+	want := naiveJoin(t, keys, gen.Cite, "PATENT", "CITED")
 	if len(want) < 100 {
 		t.Fatalf("reference join has only %d rows", len(want))
 	}
 	var sortedOut []byte
 	for _, kind := range kinds() {
 		t.Run(string(kind), func(t *testing.T) {
-			rep, out := runJoin(t, join.Options{Keys: keys, Input: gen.CitePath, Filter: kind, Sort: true, Sizing: filters.Sizing{BitsPerKey: 8}})
+			rep, out := runJoin(t, join.Options{Keys: keys, Input: gen.Cite, Filter: kind, Sort: true, Sizing: filters.Sizing{BitsPerKey: 8}})
 			if got := parseOutput(t, out); !slices.Equal(got, want) {
 				t.Fatalf("%d rows, the reference's %d; %s", len(got), len(want), testutil.FirstDiff(got, want))
 			}
@@ -167,7 +160,7 @@ func TestDifferentialGenerated(t *testing.T) {
 		for _, kind := range []filters.Kind{filters.None, filters.ACBF} {
 			tmp := t.TempDir()
 			budget := shuffle.MinBudget(mr[0], mr[1])
-			rep, out := runJoin(t, join.Options{Keys: keys, Input: gen.CitePath, Filter: kind, Sort: true, Mappers: mr[0], Reducers: mr[1], MemBudget: budget, TempDir: tmp})
+			rep, out := runJoin(t, join.Options{Keys: keys, Input: gen.Cite, Filter: kind, Sort: true, Mappers: mr[0], Reducers: mr[1], MemBudget: budget, TempDir: tmp})
 			if !bytes.Equal(out, sortedOut) {
 				t.Fatalf("%s, mappers %d reducers %d, budget %d: sorted output differs", kind, mr[0], mr[1], budget)
 			}
@@ -183,7 +176,7 @@ func TestDifferentialGenerated(t *testing.T) {
 		}
 	}
 	// Unsorted output has the same rows.
-	_, out := runJoin(t, join.Options{Keys: keys, Input: gen.CitePath, Filter: filters.CBF, Mappers: 3, Reducers: 2})
+	_, out := runJoin(t, join.Options{Keys: keys, Input: gen.Cite, Filter: filters.CBF, Mappers: 3, Reducers: 2})
 	if got := parseOutput(t, out); !slices.Equal(got, want) {
 		t.Fatalf("unsorted output has other rows: %s", testutil.FirstDiff(got, want))
 	}
@@ -217,16 +210,11 @@ func TestMeasuredFPP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long statistical run")
 	}
-	dir := t.TempDir()
-	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.05, Seed: 11})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := filepath.Join(dir, "keys.txt")
-	nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 3300, Seed: 11})
+	gen := fixture.Generate(t, 0.05, 3300, 11)
+	keys := gen.Keys
 	for _, kind := range []filters.Kind{filters.CBF, filters.ACBF2} {
 		var buf bytes.Buffer
-		rep, err := Run(context.Background(), join.Options{Keys: keys, Input: gen.CitePath, Filter: kind, Sizing: filters.Sizing{BitsPerKey: 16}}, NewCSV(&buf))
+		rep, err := Run(context.Background(), join.Options{Keys: keys, Input: gen.Cite, Filter: kind, Sizing: filters.Sizing{BitsPerKey: 16}}, NewCSV(&buf))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -324,19 +312,12 @@ func TestSharedBroadcast(t *testing.T) {
 			t.Errorf("broadcastCopies(%d, %d) = %d, want %d", tc.mappers, tc.size, got, tc.want)
 		}
 	}
-	dir := t.TempDir()
-	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.002, Seed: 9})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := filepath.Join(dir, "keys.txt")
-	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 1000, Seed: 9}); err != nil {
-		t.Fatal(err)
-	}
-	want := naiveJoin(t, keys, gen.CitePath, "PATENT", "CITED")
+	gen := fixture.Generate(t, 0.002, 1000, 9)
+	keys := gen.Keys
+	want := naiveJoin(t, keys, gen.Cite, "PATENT", "CITED")
 	defer func(old uint64) { broadcastLimit = old }(broadcastLimit)
 	for _, kind := range []filters.Kind{filters.Exact, filters.Bloom, filters.ACBF} {
-		opt := join.Options{Keys: keys, Input: gen.CitePath, Filter: kind, Mappers: 5, Reducers: 2, Sort: true}
+		opt := join.Options{Keys: keys, Input: gen.Cite, Filter: kind, Mappers: 5, Reducers: 2, Sort: true}
 		broadcastLimit = MaxBroadcastBytes
 		rep, out := runJoin(t, opt)
 		if rep.BroadcastCopies != 5 {
@@ -354,16 +335,9 @@ func TestSharedBroadcast(t *testing.T) {
 // while the map phase reads it gave a join of no version of the file, exit 0;
 // now the run fails with csvscan.ErrChanged.
 func TestInputChangedWhileRead(t *testing.T) {
-	dir := t.TempDir()
-	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.002, Seed: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := filepath.Join(dir, "keys.txt")
-	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 500, Seed: 4}); err != nil {
-		t.Fatal(err)
-	}
-	orig, err := os.ReadFile(gen.CitePath)
+	gen := fixture.Generate(t, 0.002, 500, 4)
+	keys := gen.Keys
+	orig, err := os.ReadFile(gen.Cite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,19 +401,12 @@ func kinds() []filters.Kind {
 // holds. The estimate it replaced counted 8 bytes a row too many and said
 // 77.4% where a real run showed 74.0%.
 func TestShuffleReductionMeasured(t *testing.T) {
-	dir := t.TempDir()
-	gen, err := nber.Generate(context.Background(), dir, nber.GenOptions{Scale: 0.01, Seed: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := filepath.Join(dir, "keys.txt")
-	if _, err := nber.ExtractKeysFile(gen.PatPath, keys, nber.KeysOptions{Sample: 600, Seed: 8}); err != nil {
-		t.Fatal(err)
-	}
+	gen := fixture.Generate(t, 0.01, 600, 8)
+	keys := gen.Keys
 	for _, kt := range []join.KeyType{join.IntKeys, join.StringKeys} {
-		none, _ := runJoin(t, join.Options{Keys: keys, Input: gen.CitePath, Filter: filters.None, KeyType: kt, Mappers: 2, Reducers: 3})
+		none, _ := runJoin(t, join.Options{Keys: keys, Input: gen.Cite, Filter: filters.None, KeyType: kt, Mappers: 2, Reducers: 3})
 		for _, kind := range []filters.Kind{filters.Exact, filters.CBF, filters.ACBF} {
-			rep, _ := runJoin(t, join.Options{Keys: keys, Input: gen.CitePath, Filter: kind, KeyType: kt, Mappers: 2, Reducers: 3})
+			rep, _ := runJoin(t, join.Options{Keys: keys, Input: gen.Cite, Filter: kind, KeyType: kt, Mappers: 2, Reducers: 3})
 			rel := float64(rep.ShuffleBytesNoFilter-none.ShuffleBytes) / float64(none.ShuffleBytes)
 			t.Logf("%s keys, %s: no-filter bytes %d measured, %d in a real run (%+.3f%%); reduction %.2f%%",
 				kt, kind, rep.ShuffleBytesNoFilter, none.ShuffleBytes, 100*rel, 100*rep.ShuffleReduction)

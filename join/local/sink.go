@@ -49,18 +49,28 @@ func (s *csvSink) Begin(h join.Header) error {
 	return err
 }
 
-func (s *csvSink) Writer() RowWriter { return &csvWriter{s: s} }
+func (s *csvSink) Writer() RowWriter { return &lineBuffer{flush: s.write} }
 
 func (s *csvSink) Finish(context.Context) error { return s.out.Flush() }
 
 func (s *csvSink) Close() error { return nil }
 
-type csvWriter struct {
-	s   *csvSink
-	buf []byte
+// write copies a writer's lines into the shared buffer.
+func (s *csvSink) write(lines []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err := s.out.Write(lines)
+	return err
 }
 
-func (w *csvWriter) Write(_ []byte, _, _ int64, line []byte) error {
+// lineBuffer is a RowWriter that collects a writer's lines and hands them to
+// flush 256 KiB at a time (a lock per batch, not per line).
+type lineBuffer struct {
+	buf   []byte
+	flush func(lines []byte) error
+}
+
+func (w *lineBuffer) Write(_ []byte, _, _ int64, line []byte) error {
 	w.buf = append(w.buf, line...)
 	if len(w.buf) >= 256<<10 {
 		return w.Flush()
@@ -68,10 +78,8 @@ func (w *csvWriter) Write(_ []byte, _, _ int64, line []byte) error {
 	return nil
 }
 
-func (w *csvWriter) Flush() error {
-	w.s.mu.Lock()
-	defer w.s.mu.Unlock()
-	_, err := w.s.out.Write(w.buf)
+func (w *lineBuffer) Flush() error {
+	err := w.flush(w.buf)
 	w.buf = w.buf[:0]
 	return err
 }
