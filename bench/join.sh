@@ -29,7 +29,7 @@ for i in $(seq 1 "$rounds"); do
   timed duckdb "$tmp/duckdb_join" --cite "$data/cite75_99.txt" --keys "$data/keys.txt" --out "$tmp/duck.csv" --threads 2
   timed ours1 "$tmp/join" run --keys "$data/keys.txt" --input "$data/cite75_99.txt" --filter acbf --mappers 1 --reducers 1 --out "$tmp/ours.csv" --quiet
 done
-"$tmp/join" run --keys "$data/keys.txt" --input "$data/cite75_99.txt" --filter acbf --out "$tmp/ours.csv" --quiet --report-json "$tmp/rep.json" > "$tmp/report.txt"
+"$tmp/join" run --keys "$data/keys.txt" --input "$data/cite75_99.txt" --filter acbf --out "$tmp/ours.csv" --report-json "$tmp/rep.json" > "$tmp/report.txt" 2>/dev/null
 rows_ours=$(($(wc -l < "$tmp/ours.csv") - 1)); rows_duck=$(($(wc -l < "$tmp/duck.csv") - 1))
 
 med() { awk -v l="$1" -v c="$2" '$1==l{print $c}' "$tmp/times" | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }

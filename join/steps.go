@@ -63,14 +63,17 @@ func MapKeyRow(kt KeyType, fields [][]byte, keyIdx int, seq int64, buf []byte) (
 }
 
 // MapInputRow tests a large-side row's join key against the filter. It returns
-// the row's shuffle record and whether the row survives (false: the filter
-// drops it; the record then says what it would have cost the shuffle).
+// the shuffle record and true if the row survives, false if the filter drops
+// it.
 func MapInputRow(f filters.Filter, kt KeyType, fields [][]byte, raw []byte, joinIdx int, seq int64, kb []byte) (shuffle.Record, bool, error) {
 	key, err := KeyOf(kt, kb, fields[joinIdx])
 	if err != nil {
 		return shuffle.Record{}, false, err
 	}
-	return shuffle.Record{Key: key, Tag: TagInput, Seq: seq, Row: raw}, f.Contains(key), nil
+	if !f.Contains(key) {
+		return shuffle.Record{}, false, nil
+	}
+	return shuffle.Record{Key: key, Tag: TagInput, Seq: seq, Row: raw}, true, nil
 }
 
 // JoinRow joins one large-side record with the key-side records of its key:

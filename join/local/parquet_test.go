@@ -25,7 +25,7 @@ func writeParquet(t *testing.T, h join.Header, types func(string) ColumnType, li
 	}
 	ws := []RowWriter{s.Writer(), s.Writer()}
 	for i, l := range lines {
-		if err := ws[i%2].Write(nil, 0, 0, []byte(l)); err != nil {
+		if err := ws[i%2].(lineWriter).WriteLine([]byte(l)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -129,7 +129,7 @@ func TestParquetLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := s.Writer()
-	w.Write(nil, 0, 0, []byte("10,1,x,y\n"))
+	w.(lineWriter).WriteLine([]byte("10,1,x,y\n"))
 	if err := w.Flush(); err == nil || !strings.Contains(err.Error(), `column "PAD": "x" is not an integer`) {
 		t.Fatalf("a text value in an integer column: %v", err)
 	}

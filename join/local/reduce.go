@@ -48,13 +48,14 @@ func (x *execution) reduce(ctx context.Context, sink Sink) (reduceStats, error) 
 		go func() {
 			defer wg.Done()
 			w := sink.Writer()
-			var line []byte
+			var rows int64
 			for p := range parts {
 				err := reducePartition(rctx, x.sh, p, func(large, small shuffle.Record) error {
-					joinRows.Add(1)
-					line = join.AppendOutputRow(line[:0], large.Row, small.Row)
-					return w.Write(large.Key, large.Seq, small.Seq, line)
+					rows++
+					return w.Write(large.Key, large.Seq, small.Seq, large.Row, small.Row)
 				}, &fps)
+				joinRows.Add(rows)
+				rows = 0
 				x.sh.Release(p)
 				reduced.Add(1)
 				if err != nil {

@@ -25,12 +25,20 @@ type Sink interface {
 
 // RowWriter writes the output rows of one goroutine.
 type RowWriter interface {
-	// Write writes one output line (join.AppendOutputRow) with its sort key:
-	// the join key, the large-side row's position, the key-side row's. The
-	// bytes are valid only during the call.
-	Write(key []byte, seq, small int64, line []byte) error
+	// Write writes the output row of a match (join.AppendOutputRow of the
+	// large-side and key-side rows) with its sort key: the join key, the
+	// large-side row's position, the key-side row's. The bytes are valid
+	// only during the call.
+	Write(key []byte, seq, small int64, largeRow, smallRow []byte) error
 	// Flush hands the buffered rows to the sink; the writer is done.
 	Flush() error
+}
+
+// lineWriter is a RowWriter that also takes whole output lines, as the
+// external sort hands them back in order.
+type lineWriter interface {
+	RowWriter
+	WriteLine(line []byte) error
 }
 
 // csvSink writes CSV with a header to w: each writer buffers 256 KiB of
@@ -70,7 +78,15 @@ type lineBuffer struct {
 	flush func(lines []byte) error
 }
 
-func (w *lineBuffer) Write(_ []byte, _, _ int64, line []byte) error {
+func (w *lineBuffer) Write(_ []byte, _, _ int64, largeRow, smallRow []byte) error {
+	w.buf = join.AppendOutputRow(w.buf, largeRow, smallRow)
+	if len(w.buf) >= 256<<10 {
+		return w.Flush()
+	}
+	return nil
+}
+
+func (w *lineBuffer) WriteLine(line []byte) error {
 	w.buf = append(w.buf, line...)
 	if len(w.buf) >= 256<<10 {
 		return w.Flush()

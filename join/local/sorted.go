@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/acbfjoin/acbfjoin/internal/extsort"
@@ -26,21 +27,28 @@ func newSorted(inner Sink, tempDir string, budget int64, writers int) *sorted {
 
 func (s *sorted) Begin(h join.Header) error { return s.inner.Begin(h) }
 
-func (s *sorted) Writer() RowWriter { return sortWriter{s.sorter.NewBuffer()} }
+func (s *sorted) Writer() RowWriter { return &sortWriter{b: s.sorter.NewBuffer()} }
 
-type sortWriter struct{ b *extsort.Buffer }
-
-func (w sortWriter) Write(key []byte, seq, small int64, line []byte) error {
-	return w.b.Add(key, seq, small, line)
+type sortWriter struct {
+	b    *extsort.Buffer
+	line []byte
 }
 
-func (w sortWriter) Flush() error { return nil } // the buffer stays for the merge
+func (w *sortWriter) Write(key []byte, seq, small int64, largeRow, smallRow []byte) error {
+	w.line = join.AppendOutputRow(w.line[:0], largeRow, smallRow)
+	return w.b.Add(key, seq, small, w.line)
+}
+
+func (w *sortWriter) Flush() error { return nil } // the buffer stays for the merge
 
 func (s *sorted) Finish(ctx context.Context) error {
-	w := s.inner.Writer()
+	w, ok := s.inner.Writer().(lineWriter)
+	if !ok {
+		return fmt.Errorf("join: internal error: the sorted output's sink takes no whole lines")
+	}
 	err := s.sorter.Merge(ctx, func(line []byte) error {
 		s.written.Add(int64(len(line)))
-		return w.Write(nil, 0, 0, line)
+		return w.WriteLine(line)
 	})
 	if err != nil {
 		return err
