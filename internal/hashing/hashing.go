@@ -17,15 +17,50 @@
 package hashing
 
 import (
+	"encoding/binary"
 	"math/bits"
 
 	"github.com/spaolacci/murmur3"
 )
 
 // Sum returns the two 64-bit halves of the MurmurHash3 x64 128-bit hash of key.
-// It does not allocate.
+// It does not allocate. An 8-byte key (every integer join key) takes Sum8,
+// the same function written out for that length: 3.3 ns against the
+// library's 11.7 (bench/results/join.md).
 func Sum(key []byte) (h1, h2 uint64) {
+	if len(key) == 8 {
+		return Sum8(binary.LittleEndian.Uint64(key))
+	}
 	return murmur3.Sum128(key)
+}
+
+// Sum8 is Sum of an 8-byte key whose bytes, read little-endian, are k: the
+// MurmurHash3 x64 128-bit hash (seed 0; Appleby's MurmurHash3.cpp) of a key
+// with no 16-byte block and an 8-byte tail, which all goes into k1. Equal to
+// murmur3.Sum128 on every such key (TestSum8). O(1), no allocation.
+func Sum8(k uint64) (h1, h2 uint64) {
+	const c1, c2 = 0x87c37b91114253d5, 0x4cf5ad432745937f
+	// The tail: k1 *= c1; k1 = ROTL64(k1, 31); k1 *= c2; h1 ^= k1.
+	k1 := bits.RotateLeft64(k*c1, 31) * c2
+	// Finalization with len = 8: h1 ^= len; h2 ^= len; h1 += h2; h2 += h1;
+	// h1 = fmix64(h1); h2 = fmix64(h2); h1 += h2; h2 += h1.
+	h1, h2 = k1^8, 8
+	h1 += h2
+	h2 += h1
+	h1, h2 = fmix64(h1), fmix64(h2)
+	h1 += h2
+	h2 += h1
+	return h1, h2
+}
+
+// fmix64 is MurmurHash3's 64-bit finalizer.
+func fmix64(k uint64) uint64 {
+	k ^= k >> 33
+	k *= 0xff51afd7ed558ccd
+	k ^= k >> 33
+	k *= 0xc4ceb9fe1a85ec53
+	k ^= k >> 33
+	return k
 }
 
 // Probe returns probe i of the Kirsch-Mitzenmacher sequence for (h1, h2) reduced
