@@ -158,13 +158,13 @@ func (f *inputRowFn) ProcessElement(ctx context.Context, line string, side func(
 	}
 	cInput.Inc(ctx, 1)
 	var kb [8]byte
-	rec, ok, err := join.MapInputRow(f.filter, join.KeyType(f.KeyType), fields, []byte(line), f.JoinIdx, 0, kb[:])
+	key, ok, err := join.MapInputRow(f.filter, join.KeyType(f.KeyType), fields[f.JoinIdx], kb[:])
 	if err != nil {
 		return fmt.Errorf("input: %q: %w", line, err)
 	}
 	if ok {
 		cMapOut.Inc(ctx, 1)
-		emit(string(rec.Key), line)
+		emit(string(key), line)
 	}
 	return nil
 }

@@ -169,6 +169,38 @@ func (f *Filter) Contains(key []byte) bool {
 	return true
 }
 
+// ContainsBatch sets out[i] to Contains(keys[i]) for every key (len(out) >=
+// len(keys)). It answers the same as Contains, faster on many keys: it hashes
+// every key and loads the counter of its first probe first, so that the
+// memory accesses of different keys overlap, then finishes the keys whose
+// first counter is not zero. O(k) a key, no allocation; as safe for
+// concurrent readers as Contains.
+func (f *Filter) ContainsBatch(keys [][]byte, out []bool) {
+	const block = 64
+	var h1s, h2s [block]uint64
+	for lo := 0; lo < len(keys); lo += block {
+		n := min(block, len(keys)-lo)
+		for i := range n {
+			h1, h2 := hashing.Sum(keys[lo+i])
+			h1s[i], h2s[i] = h1, h2
+			p := hashing.Probe(h1, h2, 0, f.m)
+			out[lo+i] = f.counters[p>>1]>>((p&1)<<2)&0xf != 0
+		}
+		for i := range n {
+			if !out[lo+i] {
+				continue
+			}
+			for j := 1; j < f.k; j++ {
+				p := hashing.Probe(h1s[i], h2s[i], j, f.m)
+				if f.counters[p>>1]>>((p&1)<<2)&0xf == 0 {
+					out[lo+i] = false
+					break
+				}
+			}
+		}
+	}
+}
+
 // Count returns the smallest of key's k counters: an upper bound on the number of
 // times key was added and not removed. O(k), no allocation.
 func (f *Filter) Count(key []byte) int {

@@ -29,6 +29,8 @@ func citeLike(size int) []byte {
 var citeData = sync.OnceValue(func() []byte { return citeLike(32 << 20) })
 
 // BenchmarkReadCite reads a 32 MiB cite75_99-shaped file on one goroutine:
+//   - batch: NextBatch, the join column only (the map phase's path);
+//   - batch+key: plus parsing it;
 //   - split: records and fields only;
 //   - key: plus parsing the join column CITED (what the join's map phase does);
 //   - both: plus parsing both columns;
@@ -84,6 +86,36 @@ func BenchmarkReadCite(b *testing.B) {
 			return sum
 		}
 	}
+	batch := func(parse bool) func() int64 {
+		return func() int64 {
+			r := NewReader(bytes.NewReader(data), "cite")
+			if _, err := r.ReadHeader(); err != nil {
+				panic(err)
+			}
+			var sum int64
+			var b Batch
+			for r.NextBatch(1, 256, &b) {
+				for i := range b.Len() {
+					f := b.Field(i)
+					if !parse {
+						sum += int64(len(f))
+						continue
+					}
+					v, err := ParseInt(f)
+					if err != nil {
+						panic(err)
+					}
+					sum += v
+				}
+			}
+			if r.Err() != nil {
+				panic(r.Err())
+			}
+			return sum
+		}
+	}
+	run("batch", batch(false))
+	run("batch+key", batch(true))
 	run("split", ours(0))
 	run("key", ours(1))
 	run("both", ours(2))

@@ -79,6 +79,30 @@ func TestBuild(t *testing.T) {
 					fp++
 				}
 			}
+			// A kind that tests keys in batches answers as Contains does,
+			// for members and non-members, in batches of every size.
+			if bf, ok := dec.(BatchFilter); ok {
+				var mixed [][]byte
+				for i := range 3000 {
+					if i%3 == 0 {
+						mixed = append(mixed, keys[i])
+					} else {
+						mixed = append(mixed, testutil.Key(make([]byte, 8), 1<<41+uint64(i)))
+					}
+				}
+				out := make([]bool, len(mixed))
+				for _, size := range []int{1, 7, 64, 65, 3000} {
+					for lo := 0; lo < len(mixed); lo += size {
+						hi := min(lo+size, len(mixed))
+						bf.ContainsBatch(mixed[lo:hi], out[lo:hi])
+					}
+					for i, k := range mixed {
+						if out[i] != dec.Contains(k) {
+							t.Fatalf("batches of %d: ContainsBatch says %v for %x, Contains %v", size, out[i], k, !out[i])
+						}
+					}
+				}
+			}
 			got := float64(fp) / probes
 			sd := math.Sqrt(b.FPP * (1 - b.FPP) / probes)
 			t.Logf("m=%d k=%d m1=%d bytes=%d FP %.5f formula %.5f", b.M, b.K, b.FirstLevelBits, b.SerializedBytes, got, b.FPP)

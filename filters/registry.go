@@ -15,6 +15,15 @@ type Filter interface {
 	Contains(key []byte) bool
 }
 
+// BatchFilter is a Filter that can test many keys in one call, overlapping
+// their memory accesses (cbf, acbf, exact). ContainsBatch sets out[i] to
+// Contains(keys[i]); len(out) >= len(keys). Executors use it where a filter
+// has it.
+type BatchFilter interface {
+	Filter
+	ContainsBatch(keys [][]byte, out []bool)
+}
+
 // Kind names a filter kind, as --filter and filter files spell it.
 type Kind string
 

@@ -62,18 +62,23 @@ func MapKeyRow(kt KeyType, fields [][]byte, keyIdx int, seq int64, buf []byte) (
 	return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq, Row: buf[keyEnd:]}, buf, nil
 }
 
-// MapInputRow tests a large-side row's join key against the filter. It returns
-// the shuffle record and true if the row survives, false if the filter drops
-// it.
-func MapInputRow(f filters.Filter, kt KeyType, fields [][]byte, raw []byte, joinIdx int, seq int64, kb []byte) (shuffle.Record, bool, error) {
-	key, err := KeyOf(kt, kb, fields[joinIdx])
+// MapInputRow tests a large-side row's join key field against the filter:
+// it returns the key (IntKey's 8 bytes, written to kb, or the field itself)
+// and whether the row survives. A survivor's shuffle record is
+// InputRecord(key, seq, raw). The results fit in registers: the record
+// returned by value cost the map phase a copy through memory per row.
+func MapInputRow(f filters.Filter, kt KeyType, field []byte, kb []byte) (key []byte, ok bool, err error) {
+	key, err = KeyOf(kt, kb, field)
 	if err != nil {
-		return shuffle.Record{}, false, err
+		return nil, false, err
 	}
-	if !f.Contains(key) {
-		return shuffle.Record{}, false, nil
-	}
-	return shuffle.Record{Key: key, Tag: TagInput, Seq: seq, Row: raw}, true, nil
+	return key, f.Contains(key), nil
+}
+
+// InputRecord is the shuffle record of a large-side row that survived the
+// filter: its key, its position (seq) and the row as it is in its file.
+func InputRecord(key []byte, seq int64, raw []byte) shuffle.Record {
+	return shuffle.Record{Key: key, Tag: TagInput, Seq: seq, Row: raw}
 }
 
 // JoinRow joins one large-side record with the key-side records of its key:

@@ -88,6 +88,16 @@ func (x *execution) keyError(r *csvscan.Reader, col string, err error) error {
 	return nil
 }
 
+// batchKeyError is keyError for record i of a batch of r (NextBatch).
+func (x *execution) batchKeyError(r *csvscan.Reader, b *csvscan.Batch, i int, col string, err error) error {
+	pe := &csvscan.ParseError{File: r.Name(), Line: b.Line(i), Offset: b.Offset(i), Msg: col + ": " + err.Error()}
+	if x.bad == nil {
+		return pe
+	}
+	x.bad.add(pe)
+	return nil
+}
+
 // progress reports phase's progress through Options.Progress every 100 ms
 // until the returned function is called (it reports once more then).
 func (x *execution) progress(phase string, done func() int64, total int64) func() {

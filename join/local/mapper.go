@@ -20,50 +20,77 @@ type mapStats struct {
 	droppedBytes int64
 }
 
+// mapBatch is how many records a mapper reads at once (csvscan.NextBatch).
+const mapBatch = 256
+
 // mapInput reads the large side with one goroutine per mapper, each with its
-// filter copy: every row's join key is tested (join.MapInputRow) and the
-// survivors, tagged TagInput, go to their partition of the shuffle.
+// filter copy: every row's join key (join.KeyOf) is tested against the
+// filter, as join.MapInputRow does, and the survivors (join.InputRecord)
+// go to their partition of the shuffle. Rows are read in batches of the join
+// column only (csvscan.NextBatch): no field slice is built for a row the
+// filter drops, and a filters.BatchFilter tests a whole batch at once.
 func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapStats, error) {
 	type worker struct {
 		f                              filters.Filter
+		bf                             filters.BatchFilter // f, if it tests keys in batches
 		w                              *shuffle.Writer
 		rows, out, dropRows, dropBytes int64
-		kb                             [8]byte
+		batch                          csvscan.Batch
+		kb                             [mapBatch][8]byte // the batch's integer keys
+		keys                           [][]byte
+		recs                           []int // the batch record of each key
+		pass                           []bool
 	}
 	var mu sync.Mutex
 	var st mapStats
 	var next atomic.Int32
+	kt, col, reducers := x.opt.KeyType, x.joinIdx, x.opt.Reducers
 	stop := x.progress("map", x.input.in.Progress, x.input.size)
 	err := scan(ctx, x.input, x.opt.Mappers, func() *worker {
-		return &worker{f: copies[int(next.Add(1)-1)%len(copies)], w: x.sh.NewWriter()}
+		m := &worker{f: copies[int(next.Add(1)-1)%len(copies)], w: x.sh.NewWriter(), pass: make([]bool, mapBatch)}
+		m.bf, _ = m.f.(filters.BatchFilter)
+		return m
 	}, func(m *worker, r *csvscan.Reader) error {
-		for r.Next() {
-			if m.rows++; m.rows%checkEvery == 0 && ctx.Err() != nil {
+		b := &m.batch
+		for r.NextBatch(col, mapBatch, b) {
+			if ctx.Err() != nil { // a batch is a few microseconds of work
 				return ctx.Err()
 			}
-			rec, ok, err := join.MapInputRow(m.f, x.opt.KeyType, r.Fields(), r.Raw(), x.joinIdx, r.Offset(), m.kb[:])
-			if err != nil {
-				if err := x.keyError(r, x.opt.JoinCol, err); err != nil {
+			// The keys of the batch (join.KeyOf), then the filter's verdict
+			// on all of them at once where it can (their memory accesses
+			// overlap), then the survivors to the shuffle.
+			m.keys, m.recs = m.keys[:0], m.recs[:0]
+			for i := range b.Len() {
+				key, err := join.KeyOf(kt, m.kb[i][:], b.Field(i))
+				if err != nil {
+					if err := x.batchKeyError(r, b, i, x.opt.JoinCol, err); err != nil {
+						return err
+					}
+					continue
+				}
+				m.keys, m.recs = append(m.keys, key), append(m.recs, i)
+			}
+			if m.bf != nil {
+				m.bf.ContainsBatch(m.keys, m.pass)
+			} else {
+				for j, key := range m.keys {
+					m.pass[j] = m.f.Contains(key)
+				}
+			}
+			m.rows += int64(len(m.keys))
+			for j, key := range m.keys {
+				i := m.recs[j]
+				if !m.pass[j] {
+					// What the row would have cost the shuffle: its row's and
+					// key's bytes here, the per-record rest below.
+					m.dropRows++
+					m.dropBytes += int64(len(b.Raw(i)) + len(key))
+					continue
+				}
+				m.out++
+				if err := m.w.Add(join.Partition(key, reducers), join.InputRecord(key, b.Offset(i), b.Raw(i))); err != nil {
 					return err
 				}
-				m.rows--
-				continue
-			}
-			if !ok {
-				// What the row would have cost the shuffle, without reading
-				// rec (copying the 11-word result out of its stack slot on
-				// this path cost 8% of the map phase): its row's and key's
-				// bytes here, the per-record rest below.
-				m.dropRows++
-				m.dropBytes += int64(len(r.Raw()))
-				if x.opt.KeyType == join.StringKeys {
-					m.dropBytes += int64(len(r.Fields()[x.joinIdx]))
-				}
-				continue
-			}
-			m.out++
-			if err := m.w.Add(join.Partition(rec.Key, x.opt.Reducers), rec); err != nil {
-				return err
 			}
 		}
 		return r.Err()
@@ -72,13 +99,8 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 		st.records += m.rows
 		st.output += m.out
 		// shuffle.RecordBytes of each dropped row, summed: its row and key
-		// bytes, and an empty record's cost, plus IntKey's 8 bytes with
-		// integer keys.
-		perRow := shuffle.RecordBytes(shuffle.Record{})
-		if x.opt.KeyType == join.IntKeys {
-			perRow += int64(len(m.kb))
-		}
-		st.droppedBytes += m.dropBytes + m.dropRows*perRow
+		// bytes plus an empty record's cost.
+		st.droppedBytes += m.dropBytes + m.dropRows*shuffle.RecordBytes(shuffle.Record{})
 		mu.Unlock()
 		return m.w.Close()
 	})
