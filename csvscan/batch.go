@@ -108,10 +108,13 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 	ks, ke := 0, 0             // bounds of field col, once its comma is seen
 	line := r.line
 	recs := b.recs
-	p := ls
 	// Eight bytes at a time: the commas and line breaks of a word as bit
 	// masks (zeroBytes: the high bit of each matching byte), visited in
-	// order; the tail of the buffer byte by byte (a mask of one byte).
+	// order; the last bytes of the buffer one at a time (a mask of one
+	// byte). The line break of a record is the bit that ends it: the byte
+	// before it, for a CR, is in the same word unless the break is the
+	// word's first byte.
+	p := ls
 	for p < len(buf) {
 		var mc, mn uint64
 		step := 8

@@ -114,6 +114,9 @@ func scan[S any](ctx context.Context, s *side, workers int, newState func() S, f
 		return err
 	}
 	if err := csvscan.FirstError(errs); err != nil {
+		if cerr := s.in.Unchanged(); cerr != nil {
+			return cerr // the cause: a file that changed reads as garbage
+		}
 		return csvscan.WithLine(err, s.path)
 	}
 	return s.in.Unchanged()
