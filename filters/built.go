@@ -47,6 +47,9 @@ func Build(kind Kind, keys [][]byte, s Sizing) (*Built, error) {
 	}
 	if !sp.Sized {
 		p.MemoryBits = 8 * uint64(size)
+		if mb, ok := f.(interface{ MemoryBits() uint64 }); ok { // what the exact kind chose
+			p.MemoryBits = mb.MemoryBits()
+		}
 	}
 	return &Built{Spec: sp, Filter: f, N: len(keys), Params: p, KeysFingerprint: KeysFingerprint(keys),
 		SerializedBytes: size, FPP: sp.FPP(p, uint64(len(keys)))}, nil
@@ -64,9 +67,7 @@ func (b *Built) Marshal() ([]byte, error) {
 }
 
 // ResidentBytes estimates the memory of one decoded copy.
-func (b *Built) ResidentBytes() uint64 {
-	return b.MemoryBits/8 + b.Spec.OverheadPerKey*uint64(b.N)
-}
+func (b *Built) ResidentBytes() uint64 { return b.MemoryBits / 8 }
 
 // Decode decodes a filter of the named kind from data (Built.Marshal's
 // output). Each call returns an independent copy.

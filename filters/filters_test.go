@@ -2,6 +2,8 @@ package filters
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"errors"
 	"math"
 	"slices"
@@ -201,4 +203,74 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("%s: decoded %d bytes, encodes to %d others", sp.Kind, len(data), enc.Len())
 		}
 	})
+}
+
+// TestExactForms: the exact kind picks a bitmap for dense 8-byte keys, a
+// table for sparse ones and a map otherwise; each answers exactly as a Go
+// map of the keys on members, near misses and the edges, and decodes from
+// an unsorted list with repeats.
+func TestExactForms(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	u64 := func(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+	dense, sparse, mixed := [][]byte{u64(1<<63 + 3000000)}, [][]byte{u64(0), u64(1<<64 - 1)}, [][]byte{[]byte("a"), u64(7)}
+	for range 5000 {
+		dense = append(dense, u64(1<<63+3000000+uint64(rng.IntN(3_000_000))))
+		sparse = append(sparse, u64(rng.Uint64()))
+		mixed = append(mixed, []byte(fmt.Sprint(rng.IntN(1e9))))
+	}
+	for _, tc := range []struct {
+		name string
+		keys [][]byte
+		want string
+	}{{"dense", dense, "*filters.keyBitmap"}, {"sparse", sparse, "*filters.keyTable64"}, {"mixed", mixed, "*filters.keySet"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			slices.SortFunc(tc.keys, bytes.Compare)
+			keys := slices.CompactFunc(tc.keys, bytes.Equal)
+			b, err := Build(Exact, keys, Sizing{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprintf("%T", b.Filter); got != tc.want {
+				t.Fatalf("form %s, want %s", got, tc.want)
+			}
+			set := map[string]bool{}
+			for _, k := range keys {
+				set[string(k)] = true
+			}
+			probes := [][]byte{u64(0), u64(1), u64(1<<64 - 1), u64(1<<63 + 2999999), u64(1<<63 + 6000001), []byte("a"), nil, []byte("0123456789")}
+			for _, k := range keys {
+				v := binary.BigEndian.Uint64(append(make([]byte, 8-min(8, len(k))), k[:min(8, len(k))]...))
+				probes = append(probes, k, u64(v+1), u64(v-1))
+			}
+			for _, k := range probes {
+				if got := b.Filter.Contains(k); got != set[string(k)] {
+					t.Fatalf("Contains(%x) = %v, want %v", k, got, !got)
+				}
+			}
+			// Encode, decode, and decode an unsorted list with repeats.
+			data, err := b.Marshal()
+			if err != nil || int64(len(data)) != b.SerializedBytes {
+				t.Fatalf("Marshal: %d bytes, %v; SerializedBytes %d", len(data), err, b.SerializedBytes)
+			}
+			var messy []byte
+			for i := len(keys) - 1; i >= 0; i-- {
+				for range 1 + i%2 {
+					messy = binary.AppendUvarint(messy, uint64(len(keys[i])))
+					messy = append(messy, keys[i]...)
+				}
+			}
+			for _, d := range [][]byte{data, messy} {
+				f, err := Decode(Exact, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, k := range probes {
+					if f.Contains(k) != set[string(k)] {
+						t.Fatalf("decoded: Contains(%x) = %v, want %v", k, !set[string(k)], set[string(k)])
+					}
+				}
+			}
+			t.Logf("%d keys: %T, %d bits in memory, %d bytes encoded", len(keys), b.Filter, b.MemoryBits, b.SerializedBytes)
+		})
+	}
 }

@@ -74,9 +74,6 @@ type Spec struct {
 	Decode func(data []byte) (Filter, error)
 	// FPP is the formula false positive rate of p holding n keys.
 	FPP func(p Params, n uint64) float64
-	// OverheadPerKey is the memory of a decoded copy beyond MemoryBits/8,
-	// per key (the exact set's map entries).
-	OverheadPerKey uint64
 }
 
 var registry = map[Kind]*Spec{}
