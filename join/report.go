@@ -41,6 +41,10 @@ type Report struct {
 	BroadcastCopies int                `json:"broadcast_copies"`
 	JoinRows        int64              `json:"join_rows"`
 	TimingsMs       map[string]float64 `json:"timings_ms"`
+	// NsPerRowCore is each phase's time a row and a core: its wall time
+	// times its goroutines over its rows (build: key rows and mappers; map:
+	// large-side rows and mappers; reduce: shuffled records and reducers).
+	NsPerRowCore map[string]float64 `json:"ns_per_row_core"`
 	// PeakHeapBytes is the most Go heap in use during the run, sampled;
 	// PeakRSSBytes the process's peak resident memory so far (the kernel's
 	// VmHWM, which includes what came before the run; 0 where unknown).

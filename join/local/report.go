@@ -53,6 +53,16 @@ func (x *execution) report(built *filters.Built, bs buildStats, cs broadcastStat
 		rep.BadRowExamples = x.bad.report(map[string]string{x.keys.name: x.keys.path, x.input.name: x.input.path})
 	}
 	rep.TimingsMs["total"] = float64(time.Since(x.start).Microseconds()) / 1000
+	rep.NsPerRowCore = map[string]float64{}
+	for _, ph := range []struct {
+		name    string
+		rows    int64
+		workers int
+	}{{"build", rep.KeysRecords, x.opt.Mappers}, {"map", rep.InputRecords, x.opt.Mappers}, {"reduce", rep.ShuffleRecords, x.opt.Reducers}} {
+		if ph.rows > 0 {
+			rep.NsPerRowCore[ph.name] = rep.TimingsMs[ph.name] * 1e6 * float64(ph.workers) / float64(ph.rows)
+		}
+	}
 	return rep
 }
 
