@@ -40,17 +40,14 @@ func Sum(key []byte) (h1, h2 uint64) {
 // murmur3.Sum128 on every such key (TestSum8). O(1), no allocation.
 func Sum8(k uint64) (h1, h2 uint64) {
 	const c1, c2 = 0x87c37b91114253d5, 0x4cf5ad432745937f
-	// The tail: k1 *= c1; k1 = ROTL64(k1, 31); k1 *= c2; h1 ^= k1.
-	k1 := bits.RotateLeft64(k*c1, 31) * c2
-	// Finalization with len = 8: h1 ^= len; h2 ^= len; h1 += h2; h2 += h1;
-	// h1 = fmix64(h1); h2 = fmix64(h2); h1 += h2; h2 += h1.
-	h1, h2 = k1^8, 8
+	// The tail: k1 *= c1; k1 = ROTL64(k1, 31); k1 *= c2; h1 ^= k1. Then
+	// the finalization with len = 8: h1 ^= len; h2 ^= len (h2 is 0 before);
+	// h1 += h2; h2 += h1; h1 = fmix64(h1); h2 = fmix64(h2); h1 += h2;
+	// h2 += h1. Written in few statements so that it inlines.
+	h1 = bits.RotateLeft64(k*c1, 31)*c2 ^ 8 + 8
+	h1, h2 = fmix64(h1), fmix64(h1+8)
 	h1 += h2
-	h2 += h1
-	h1, h2 = fmix64(h1), fmix64(h2)
-	h1 += h2
-	h2 += h1
-	return h1, h2
+	return h1, h2 + h1
 }
 
 // fmix64 is MurmurHash3's 64-bit finalizer.
