@@ -115,6 +115,67 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 	// before it, for a CR, is in the same word unless the break is the
 	// word's first byte.
 	p := ls
+	if col == want-1 {
+		// The last column (the NBER join columns): line by line, counting
+		// the commas of each line with popcounts and taking the last one's
+		// place, without visiting every comma.
+		lastComma := -1
+		for ; p+8 <= len(buf); p += 8 {
+			w := binary.LittleEndian.Uint64(buf[p:])
+			mc, mn := zeroBytes(w^commas), zeroBytes(w^nls)
+			for ; mn != 0; mn &= mn - 1 {
+				nl := mn & -mn
+				below := mc & (nl - 1) // the line's commas in this word
+				mc &^= nl | (nl - 1)
+				nf += bits.OnesCount64(below)
+				if below != 0 {
+					lastComma = p + (63-bits.LeadingZeros64(below))>>3
+				}
+				j := p + bits.TrailingZeros64(nl)>>3
+				end := j
+				if end > ls && buf[end-1] == '\r' {
+					end--
+				}
+				if end == ls { // a blank line: skipped, as Next does
+					line++
+					ls, nf, lastComma = j+1, 0, -1
+					continue
+				}
+				if nf+1 != want || j-ls > maxRecord {
+					goto stop // Next reports or skips it
+				}
+				ks := ls
+				if lastComma >= 0 {
+					ks = lastComma + 1
+				}
+				line++
+				if len(recs) == cap(recs) {
+					recs = append(recs, batchRec{})
+				} else {
+					recs = recs[:len(recs)+1]
+				}
+				e := &recs[len(recs)-1]
+				e.rs, e.re, e.fs, e.fe, e.line = int32(ls), int32(end), int32(ks), int32(end), line
+				if !known {
+					e.line = 0
+				}
+				ls, nf, lastComma = j+1, 0, -1
+				if len(recs) == max {
+					goto stop
+				}
+			}
+			if mc != 0 {
+				nf += bits.OnesCount64(mc)
+				lastComma = p + (63-bits.LeadingZeros64(mc))>>3
+			}
+		}
+		// The last bytes of the buffer: the general loop below finishes the
+		// line under way (its commas counted, the last one's field start).
+		fs = ls
+		if lastComma >= 0 {
+			fs = lastComma + 1
+		}
+	}
 	for p < len(buf) {
 		var mc, mn uint64
 		step := 8
