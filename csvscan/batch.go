@@ -37,6 +37,9 @@ func (b *Batch) Raw(i int) []byte {
 	return b.buf[r.rs:r.re:r.re]
 }
 
+// RawLen is len(Raw(i)).
+func (b *Batch) RawLen(i int) int { return int(b.recs[i].re - b.recs[i].rs) }
+
 // Field returns the field NextBatch was asked for, of record i, unquoted.
 func (b *Batch) Field(i int) []byte {
 	if b.general {

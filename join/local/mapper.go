@@ -37,6 +37,7 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 		rows, out, dropRows, dropBytes int64
 		batch                          csvscan.Batch
 		kb                             [mapBatch][8]byte // the batch's integer keys
+		intKeys                        [mapBatch][]byte  // kb[i][:], set once
 		keys                           [][]byte
 		recs                           []int // the batch record of each key
 		pass                           []bool
@@ -49,6 +50,9 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 	err := scan(ctx, x.input, x.opt.Mappers, func() *worker {
 		m := &worker{f: copies[int(next.Add(1)-1)%len(copies)], w: x.sh.NewWriter(), pass: make([]bool, mapBatch)}
 		m.bf, _ = m.f.(filters.BatchFilter)
+		for i := range m.intKeys {
+			m.intKeys[i] = m.kb[i][:]
+		}
 		return m
 	}, func(m *worker, r *csvscan.Reader) error {
 		b := &m.batch
@@ -58,17 +62,27 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 			}
 			// The keys of the batch (join.KeyOf), then the filter's verdict
 			// on all of them at once where it can (their memory accesses
-			// overlap), then the survivors to the shuffle.
-			m.keys, m.recs = m.keys[:0], m.recs[:0]
-			for i := range b.Len() {
+			// overlap), then the survivors to the shuffle. recs maps a key
+			// to its record; nil when they are one to one.
+			n := b.Len()
+			m.keys, m.recs = m.keys[:0], nil
+			if kt == join.IntKeys {
+				m.keys = m.intKeys[:n]
+			}
+			for i := range n {
 				key, err := join.KeyOf(kt, m.kb[i][:], b.Field(i))
-				if err != nil {
-					if err := x.batchKeyError(r, b, i, x.opt.JoinCol, err); err != nil {
-						return err
+				if err == nil {
+					if kt != join.IntKeys {
+						m.keys = append(m.keys, key)
 					}
 					continue
 				}
-				m.keys, m.recs = append(m.keys, key), append(m.recs, i)
+				// A key that does not parse (rare): the batch's keys are
+				// gathered one by one instead.
+				if m.keys, m.recs, err = x.gatherKeys(r, b, kt, m.kb[:], m.keys[:0], m.recs[:0]); err != nil {
+					return err
+				}
+				break
 			}
 			if m.bf != nil {
 				m.bf.ContainsBatch(m.keys, m.pass)
@@ -79,12 +93,15 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 			}
 			m.rows += int64(len(m.keys))
 			for j, key := range m.keys {
-				i := m.recs[j]
+				i := j
+				if m.recs != nil {
+					i = m.recs[j]
+				}
 				if !m.pass[j] {
 					// What the row would have cost the shuffle: its row's and
 					// key's bytes here, the per-record rest below.
 					m.dropRows++
-					m.dropBytes += int64(len(b.Raw(i)) + len(key))
+					m.dropBytes += int64(b.RawLen(i) + len(key))
 					continue
 				}
 				m.out++
@@ -106,6 +123,23 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 	})
 	stop()
 	return st, err
+}
+
+// gatherKeys makes the keys of a batch one record at a time, for a batch in
+// which some key does not parse: those are errors, or skipped bad rows. It
+// returns the keys and the record of each (kb holds the integer keys).
+func (x *execution) gatherKeys(r *csvscan.Reader, b *csvscan.Batch, kt join.KeyType, kb [][8]byte, keys [][]byte, recs []int) ([][]byte, []int, error) {
+	for i := range b.Len() {
+		key, err := join.KeyOf(kt, kb[i][:], b.Field(i))
+		if err != nil {
+			if err := x.batchKeyError(r, b, i, x.opt.JoinCol, err); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		keys, recs = append(keys, key), append(recs, i)
+	}
+	return keys, recs, nil
 }
 
 // seal ends the shuffle's writing: every partition's stream is complete and
