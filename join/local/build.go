@@ -22,17 +22,17 @@ type buildStats struct {
 // tagged TagKeys, to the shuffle; the tables merge by union into the key set.
 func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 	type worker struct {
-		keys map[string]struct{}
+		keys keySet
 		w    *shuffle.Writer
 		rows int64
 		buf  []byte
 	}
 	var mu sync.Mutex
-	global := map[string]struct{}{}
+	var global keySet
 	var st buildStats
 	stop := x.progress("build", x.keys.in.Progress, x.keys.size)
 	err := scan(ctx, x.keys, x.opt.Mappers, func() *worker {
-		return &worker{keys: map[string]struct{}{}, w: x.sh.NewWriter()}
+		return &worker{w: x.sh.NewWriter()}
 	}, func(b *worker, r *csvscan.Reader) error {
 		for n := 1; r.Next(); n++ {
 			if n%checkEvery == 0 && ctx.Err() != nil {
@@ -47,9 +47,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 			}
 			b.buf = buf
 			b.rows++
-			if _, ok := b.keys[string(rec.Key)]; !ok {
-				b.keys[string(rec.Key)] = struct{}{}
-			}
+			b.keys.add(rec.Key)
 			if err := b.w.Add(join.Partition(rec.Key, x.opt.Reducers), rec); err != nil {
 				return err
 			}
@@ -57,9 +55,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 		return r.Err()
 	}, func(b *worker) error {
 		mu.Lock()
-		for k := range b.keys {
-			global[k] = struct{}{}
-		}
+		global.merge(&b.keys)
 		st.records += b.rows
 		mu.Unlock()
 		return b.w.Close()
@@ -68,12 +64,63 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 	if err != nil {
 		return nil, st, err
 	}
-	keys := make([][]byte, 0, len(global))
-	for k := range global {
-		keys = append(keys, []byte(k))
-	}
+	keys := global.list()
 	st.distinct = len(keys)
 	return keys, st, nil
+}
+
+// keySet is a set of join keys, the local hash table of a build worker:
+// 8-byte keys (every integer key) in a map of arrays, which allocates
+// nothing a key, others in a map of strings.
+type keySet struct {
+	ints map[[8]byte]struct{}
+	strs map[string]struct{}
+}
+
+func (s *keySet) add(key []byte) {
+	if len(key) == 8 {
+		if s.ints == nil {
+			s.ints = map[[8]byte]struct{}{}
+		}
+		s.ints[[8]byte(key)] = struct{}{}
+		return
+	}
+	if s.strs == nil {
+		s.strs = map[string]struct{}{}
+	}
+	if _, ok := s.strs[string(key)]; !ok {
+		s.strs[string(key)] = struct{}{}
+	}
+}
+
+// merge adds the keys of o.
+func (s *keySet) merge(o *keySet) {
+	if s.ints == nil && len(o.ints) > 0 {
+		s.ints, o.ints = o.ints, nil // the first worker's table becomes the union
+	}
+	for k := range o.ints {
+		s.ints[k] = struct{}{}
+	}
+	if s.strs == nil && len(o.strs) > 0 {
+		s.strs, o.strs = o.strs, nil
+	}
+	for k := range o.strs {
+		s.strs[k] = struct{}{}
+	}
+}
+
+// list returns the keys, in no order, in one allocation for the 8-byte ones.
+func (s *keySet) list() [][]byte {
+	keys := make([][]byte, 0, len(s.ints)+len(s.strs))
+	arena := make([]byte, 0, 8*len(s.ints))
+	for k := range s.ints {
+		arena = append(arena, k[:]...)
+		keys = append(keys, arena[len(arena)-8:len(arena):len(arena)])
+	}
+	for k := range s.strs {
+		keys = append(keys, []byte(k))
+	}
+	return keys
 }
 
 // filter builds the filter of the key set, or reads the filter file and
