@@ -606,19 +606,31 @@ func (r *Reader) Errorf(format string, args ...any) error {
 // fields of 1 to 8 digits whose slice has room for 8 bytes (fields returned by
 // Reader do, being slices of its buffer) are parsed 8 bytes at once.
 func ParseInt(b []byte) (int64, error) {
-	if n := len(b); n > 0 && n <= 8 && cap(b) >= 8 {
-		w := binary.LittleEndian.Uint64(b[:8])
-		// Keep the n digits and put them in the high bytes, with '0's below:
-		// the number as 8 digits with leading zeros (the first digit is the
-		// lowest byte, little-endian).
-		w = w<<(64-8*n) | 0x3030303030303030>>(8*n)
-		// Every byte is a digit iff its high nibble is 3 and adding 6 to it
-		// keeps the high nibble at 3 (Lemire's is_made_of_eight_digits_fast).
-		if w&0xF0F0F0F0F0F0F0F0|(w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0>>4 == 0x3333333333333333 {
-			return int64(parse8(w)), nil
-		}
+	if v, ok := ParseDigits8(b); ok {
+		return v, nil
 	}
 	return parseIntSlow(b)
+}
+
+// ParseDigits8 is ParseInt's fast path, small enough to inline: the value of
+// b if it is 1 to 8 plain decimal digits with room for 8 bytes in its slice
+// (fields returned by Reader have it), and true; else false, and ParseInt
+// decides.
+func ParseDigits8(b []byte) (int64, bool) {
+	n := uint(len(b))
+	if n-1 > 7 || cap(b) < 8 { // n-1 wraps for n = 0
+		return 0, false
+	}
+	// Keep the n digits and put them in the high bytes, with '0's below: the
+	// number as 8 digits with leading zeros (the first digit is the lowest
+	// byte, little-endian).
+	w := binary.LittleEndian.Uint64(b[:8])<<(64-8*n) | 0x3030303030303030>>(8*n)
+	// Every byte is a digit iff its high nibble is 3 and adding 6 to it keeps
+	// the high nibble at 3 (Lemire's is_made_of_eight_digits_fast).
+	if w&0xF0F0F0F0F0F0F0F0|(w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0>>4 != 0x3333333333333333 {
+		return 0, false
+	}
+	return int64(parse8(w)), true
 }
 
 // parse8 converts 8 ASCII digits, the first in the lowest byte, to their value

@@ -11,9 +11,12 @@ import (
 // bytes, and byte order is numeric order (big-endian with the sign bit
 // flipped). dst must have room for 8 bytes.
 func intKey(dst []byte, field []byte) ([]byte, error) {
-	v, err := csvscan.ParseInt(field)
-	if err != nil {
-		return nil, err
+	v, ok := csvscan.ParseDigits8(field) // inlined: the common case costs no call
+	if !ok {
+		var err error
+		if v, err = csvscan.ParseInt(field); err != nil {
+			return nil, err
+		}
 	}
 	binary.BigEndian.PutUint64(dst[:8], uint64(v)^1<<63)
 	return dst[:8], nil
