@@ -57,8 +57,8 @@ type Options struct {
 // the field; sizing errors wrap filters.ErrSizing instead).
 var ErrOptions = errors.New("join: invalid options")
 
-// MaxWorkers bounds Mappers and Reducers: each mapper holds a read buffer of
-// up to 1 MiB and a filter copy, and the shuffle's minimum budget grows with
+// MaxWorkers bounds Mappers and Reducers: each mapper holds a read buffer (128
+// KiB, more for a longer record) and a filter copy, and the shuffle's minimum budget grows with
 // mappers x reducers; more goroutines than this only add memory.
 const MaxWorkers = 256
 
