@@ -2,6 +2,7 @@ package local
 
 import (
 	"bytes"
+	"encoding/binary"
 	"cmp"
 	"slices"
 	"unsafe"
@@ -21,6 +22,8 @@ type keyTable struct {
 	arena   []byte
 	ents    []keyEnt
 	index   map[string][2]int // key -> ents[lo:hi]; keys point into arena
+	index8  map[uint64][2]int // the same when every key is 8 bytes (integer keys): no string hashing
+	not8    bool              // some key is not 8 bytes
 	scratch []shuffle.Record
 }
 
@@ -36,6 +39,7 @@ func (t *keyTable) add(key []byte, seq int64, row []byte) {
 	off := len(t.arena)
 	t.arena = append(append(t.arena, key...), row...)
 	t.ents = append(t.ents, keyEnt{seq: seq, off: off, klen: uint32(len(key)), rlen: uint32(len(row))})
+	t.not8 = t.not8 || len(key) != 8
 }
 
 // seal sorts the entries by key, then row order, and builds the index. No
@@ -47,16 +51,24 @@ func (t *keyTable) seal() {
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
-	t.index = make(map[string][2]int)
+	if t.not8 {
+		t.index = make(map[string][2]int)
+	} else {
+		t.index8 = make(map[uint64][2]int, len(t.ents))
+	}
 	for lo := 0; lo < len(t.ents); {
 		k := t.key(t.ents[lo])
 		hi := lo + 1
 		for hi < len(t.ents) && bytes.Equal(t.key(t.ents[hi]), k) {
 			hi++
 		}
-		// The arena no longer grows, so the key's bytes can back the map's
-		// string without a copy.
-		t.index[unsafe.String(unsafe.SliceData(k), len(k))] = [2]int{lo, hi}
+		if t.index8 != nil {
+			t.index8[binary.LittleEndian.Uint64(k)] = [2]int{lo, hi}
+		} else {
+			// The arena no longer grows, so the key's bytes can back the
+			// map's string without a copy.
+			t.index[unsafe.String(unsafe.SliceData(k), len(k))] = [2]int{lo, hi}
+		}
 		lo = hi
 	}
 }
@@ -64,7 +76,16 @@ func (t *keyTable) seal() {
 // lookup returns the key-side records of key, in row order. The slice and the
 // records' bytes are valid until the next lookup.
 func (t *keyTable) lookup(key []byte) []shuffle.Record {
-	sp, ok := t.index[string(key)]
+	var sp [2]int
+	var ok bool
+	if t.index8 != nil {
+		if len(key) != 8 {
+			return nil
+		}
+		sp, ok = t.index8[binary.LittleEndian.Uint64(key)]
+	} else {
+		sp, ok = t.index[string(key)]
+	}
 	if !ok {
 		return nil
 	}
