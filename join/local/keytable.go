@@ -2,8 +2,8 @@ package local
 
 import (
 	"bytes"
-	"encoding/binary"
 	"cmp"
+	"encoding/binary"
 	"slices"
 	"unsafe"
 
