@@ -3,8 +3,8 @@ package filters
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
