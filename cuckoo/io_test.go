@@ -1,0 +1,277 @@
+package cuckoo
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden-v1.ckoo and the fuzz seed corpus")
+
+func sampleFilters(t testing.TB) map[string]*Filter {
+	out := map[string]*Filter{}
+	// The shapes are given in buckets, as the golden file and the fuzz
+	// corpus fixed them, independent of New's sizing.
+	mk := func(name string, buckets uint64, b, f int, keys [][]byte) {
+		g := &Filter{}
+		g.setShape(buckets, b, uint(f))
+		g.words = make([]uint64, wordCount(buckets, b, uint(f)))
+		for _, key := range keys {
+			if err := g.Add(key); err != nil {
+				t.Fatalf("%s: Add: %v", name, err)
+			}
+		}
+		out[name] = g
+	}
+	mk("empty", 3, 4, 16, nil)
+	mk("b3-f5", 29, 3, 5, testutil.Keys(0, 80))    // 435 bits: 13 bits of the last word are padding
+	mk("b4-f16", 27, 4, 16, testutil.Keys(0, 100)) // one word a bucket
+	mk("b8-f32", 7, 8, 32, testutil.Keys(7, 40))
+	mk("b1-f1", 4, 1, 1, testutil.Keys(0, 3))
+	mk("b7-f9", 31, 7, 9, testutil.Keys(1000, 200)) // 63-bit buckets that straddle words
+	return out
+}
+
+func TestRoundTrip(t *testing.T) {
+	for name, f := range sampleFilters(t) {
+		t.Run(name, func(t *testing.T) {
+			data, err := f.MarshalBinary()
+			if err != nil || int64(len(data)) != f.SerializedSize() {
+				t.Fatalf("MarshalBinary: %d bytes, %v; SerializedSize %d", len(data), err, f.SerializedSize())
+			}
+			var g Filter
+			if err := g.UnmarshalBinary(data); err != nil {
+				t.Fatal(err)
+			}
+			if !g.Equal(f) {
+				t.Fatal("UnmarshalBinary(MarshalBinary(f)) != f")
+			}
+			// The decoded filter works: same answers, and Add/Remove go on.
+			for _, key := range testutil.Keys(0, 300) {
+				if g.Contains(key) != f.Contains(key) {
+					t.Fatalf("Contains(%x) differs after decoding", key)
+				}
+			}
+			var buf bytes.Buffer
+			f.WriteTo(&buf)
+			f.WriteTo(&buf)
+			var h1, h2 Filter
+			if n, err := h1.ReadFrom(&buf); err != nil || n != f.SerializedSize() {
+				t.Fatalf("ReadFrom = %d, %v; want %d", n, err, f.SerializedSize())
+			}
+			if _, err := h2.ReadFrom(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if !h1.Equal(f) || !h2.Equal(f) || buf.Len() != 0 {
+				t.Fatal("two filters in one stream do not read back")
+			}
+			// Decoded copies evolve identically: the kick generator restarts
+			// from the seed in both.
+			for _, key := range testutil.Keys(1<<20, 50) {
+				e1, e2 := h1.Add(key), h2.Add(key)
+				if (e1 == nil) != (e2 == nil) {
+					t.Fatalf("Add differs between decoded copies: %v, %v", e1, e2)
+				}
+			}
+			if !h1.Equal(&h2) {
+				t.Fatal("decoded copies diverged")
+			}
+		})
+	}
+}
+
+// reseal recomputes the CRC-32C of a serialized filter after an edit, so that
+// a test reaches the checks behind the checksum.
+func reseal(data []byte) []byte {
+	n := len(data) - trailerSize
+	binary.LittleEndian.PutUint32(data[n:], crc32.Checksum(data[:n], crc32.MakeTable(crc32.Castagnoli)))
+	return data
+}
+
+func TestDecodeErrors(t *testing.T) {
+	data, _ := sampleFilters(t)["b3-f5"].MarshalBinary()
+	if b := binary.LittleEndian.Uint64(data[12:]); b != 29 || len(data) != headerSize+7*8+trailerSize {
+		t.Fatalf("sample b3-f5: %d buckets, %d bytes; the edits below assume 29 buckets in 7 words", b, len(data))
+	}
+	keep := sampleFilters(t)["b8-f32"]
+	check := func(what string, input []byte, want error) {
+		t.Helper()
+		g := sampleFilters(t)["b8-f32"]
+		err := g.UnmarshalBinary(input)
+		if !errors.Is(err, ErrFormat) || (want != nil && !errors.Is(err, want)) {
+			t.Fatalf("%s: UnmarshalBinary = %v, want ErrFormat (%v)", what, err, want)
+		}
+		if !g.Equal(keep) {
+			t.Fatalf("%s: failed UnmarshalBinary changed the receiver", what)
+		}
+		_, err = g.ReadFrom(bytes.NewReader(input))
+		if !errors.Is(err, ErrFormat) || (want != nil && !errors.Is(err, want)) || !g.Equal(keep) {
+			t.Fatalf("%s: ReadFrom = %v (want ErrFormat, %v), changed %v", what, err, want, !g.Equal(keep))
+		}
+	}
+	for n := 0; n < len(data); n++ {
+		check(fmt.Sprintf("truncated to %d", n), data[:n], io.ErrUnexpectedEOF)
+	}
+	for i := range data {
+		bad := bytes.Clone(data)
+		bad[i] ^= 0x24
+		check(fmt.Sprintf("byte %d flipped", i), bad, nil)
+	}
+	// Bytes after the filter: refused by UnmarshalBinary (ReadFrom leaves them
+	// in the stream).
+	var g Filter
+	if err := g.UnmarshalBinary(append(bytes.Clone(data), 0)); !errors.Is(err, ErrFormat) {
+		t.Fatalf("trailing byte: UnmarshalBinary = %v, want ErrFormat", err)
+	}
+	check("foreign", []byte("CBF4\x01\x00 a cbf header is not a cuckoo one..........."), nil)
+	// Edits behind a valid checksum.
+	edit := func(what string, off int, v uint64, size int) {
+		t.Helper()
+		bad := bytes.Clone(data)
+		switch size {
+		case 2:
+			binary.LittleEndian.PutUint16(bad[off:], uint16(v))
+		case 8:
+			binary.LittleEndian.PutUint64(bad[off:], v)
+		}
+		check(what, reseal(bad), nil)
+	}
+	edit("version 2", 4, 2, 2)
+	edit("bucket size 0", 6, 0, 2)
+	edit("bucket size 9", 6, 9, 2)
+	edit("fingerprint bits 0", 8, 0, 2)
+	edit("fingerprint bits 33", 8, 33, 2)
+	edit("reserved 1", 10, 1, 2)
+	edit("buckets 0", 12, 0, 8)
+	edit("buckets 33", 12, 33, 8) // valid, but a longer table than the stream holds
+	edit("buckets 2^30+1", 12, MaxBuckets+1, 8)
+	edit("buckets 2^31", 12, MaxBuckets*2, 8)
+	edit("buckets 2^64-1", 12, 1<<64-1, 8)
+	edit("count + 1", 20, binary.LittleEndian.Uint64(data[20:])+1, 8)
+	edit("count - 1", 20, binary.LittleEndian.Uint64(data[20:])-1, 8)
+	edit("count > slots", 20, binary.LittleEndian.Uint64(data[12:])*3+1, 8)
+	// A non-zero padding bit (the table is 29*3*5 = 435 bits: bits 51..63 of
+	// the last word are padding).
+	bad := bytes.Clone(data)
+	bad[len(bad)-trailerSize-1] |= 0x80
+	check("padding bit", reseal(bad), nil)
+	// A header that claims 2^30 buckets of 8 32-bit slots (32 GiB) on a short
+	// stream fails without allocating them.
+	huge := bytes.Clone(data[:headerSize])
+	binary.LittleEndian.PutUint16(huge[6:], 8)
+	binary.LittleEndian.PutUint16(huge[8:], 32)
+	binary.LittleEndian.PutUint64(huge[12:], MaxBuckets)
+	check("huge table", huge, io.ErrUnexpectedEOF)
+}
+
+// TestDecodeBoundedAllocation: a header that claims a 32 GiB table on a short
+// stream allocates about one 1 MiB chunk, not the table.
+func TestDecodeBoundedAllocation(t *testing.T) {
+	huge := make([]byte, headerSize, headerSize+1000)
+	copy(huge, magic)
+	binary.LittleEndian.PutUint16(huge[4:], formatVersion)
+	binary.LittleEndian.PutUint16(huge[6:], 8)
+	binary.LittleEndian.PutUint16(huge[8:], 32)
+	binary.LittleEndian.PutUint64(huge[12:], MaxBuckets)
+	huge = append(huge, make([]byte, 1000)...)
+	var g Filter
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := g.UnmarshalBinary(huge)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, io.ErrUnexpectedEOF) || !errors.Is(err, ErrFormat) {
+		t.Fatalf("UnmarshalBinary = %v, want ErrFormat and io.ErrUnexpectedEOF", err)
+	}
+	if bytes := after.TotalAlloc - before.TotalAlloc; bytes > 2<<20 {
+		t.Fatalf("decoding a 32 GiB header on 1 KB allocated %d bytes", bytes)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	f := sampleFilters(t)["b3-f5"]
+	data, _ := f.MarshalBinary()
+	path := filepath.Join("testdata", "golden-v1.ckoo")
+	if *update {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join("testdata", "fuzz", "FuzzUnmarshalBinary")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, g := range sampleFilters(t) {
+			b, _ := g.MarshalBinary()
+			if err := os.WriteFile(filepath.Join(dir, name), fmt.Appendf(nil, "go test fuzz v1\n[]byte(%q)\n", b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(data, want) {
+		t.Fatalf("serialization changed: %d bytes, golden %d bytes", len(data), len(want))
+	}
+	// The golden file decodes to the filter, and answers for its keys.
+	var g Filter
+	if err := g.UnmarshalBinary(want); err != nil || !g.Equal(f) {
+		t.Fatalf("golden file: %v", err)
+	}
+	for _, key := range testutil.Keys(0, 80) {
+		if !g.Contains(key) {
+			t.Fatalf("golden filter: Contains(%x) = false, want true", key)
+		}
+	}
+}
+
+// FuzzUnmarshalBinary: arbitrary input never panics; what decodes re-encodes to
+// the same bytes, has Len non-zero slots, and goes on working: an Add that
+// succeeds is found, and removed.
+func FuzzUnmarshalBinary(f *testing.F) {
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var g Filter
+		if err := g.UnmarshalBinary(data); err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v does not wrap ErrFormat", err)
+			}
+			return
+		}
+		again, err := g.MarshalBinary()
+		if err != nil || !bytes.Equal(again, data) {
+			t.Fatalf("re-encoding differs (%v)", err)
+		}
+		var n uint64
+		for s := range g.buckets * uint64(g.b) {
+			if g.slot(s) != 0 {
+				n++
+			}
+		}
+		if n != g.Len() {
+			t.Fatalf("%d non-zero slots, Len %d", n, g.Len())
+		}
+		key := []byte("x")
+		if err := g.Add(key); err == nil {
+			if !g.Contains(key) {
+				t.Fatal("Contains after Add = false")
+			}
+			if err := g.Remove(key); err != nil || g.Len() != n {
+				t.Fatalf("Remove after Add = %v, Len %d, want %d", err, g.Len(), n)
+			}
+		} else if !errors.Is(err, ErrFull) {
+			t.Fatalf("Add = %v", err)
+		}
+		g.Contains([]byte("y"))
+	})
+}
