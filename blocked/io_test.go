@@ -1,0 +1,250 @@
+package blocked
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden-v1.bbf and the fuzz seed corpus")
+
+func sampleFilters(t testing.TB) map[string]*Filter {
+	out := map[string]*Filter{}
+	mk := func(name string, bits uint64, k int, keys [][]byte) {
+		f := mustNew(t, bits, k)
+		for _, key := range keys {
+			f.Add(key)
+		}
+		out[name] = f
+	}
+	mk("empty", 0, 1, nil)
+	mk("one-block", 512, 7, testutil.Keys(0, 40))
+	mk("k3", 4000, 3, testutil.Keys(0, 400))
+	mk("k16", 8192, MaxK, testutil.Keys(500, 300))
+	return out
+}
+
+func TestRoundTrip(t *testing.T) {
+	for name, f := range sampleFilters(t) {
+		t.Run(name, func(t *testing.T) {
+			data, err := f.MarshalBinary()
+			if err != nil || int64(len(data)) != f.SerializedSize() {
+				t.Fatalf("MarshalBinary: %d bytes, %v; SerializedSize %d", len(data), err, f.SerializedSize())
+			}
+			var g Filter
+			if err := g.UnmarshalBinary(data); err != nil {
+				t.Fatal(err)
+			}
+			if !g.Equal(f) || g.blocks != f.blocks {
+				t.Fatal("UnmarshalBinary(MarshalBinary(f)) != f")
+			}
+			for _, key := range testutil.Keys(0, 1000) {
+				if g.Contains(key) != f.Contains(key) {
+					t.Fatalf("decoded Contains(%x) = %v, original %v", key, g.Contains(key), f.Contains(key))
+				}
+			}
+			var buf bytes.Buffer
+			if n, err := f.WriteTo(&buf); err != nil || n != f.SerializedSize() {
+				t.Fatalf("WriteTo = %d, %v; want %d bytes", n, err, f.SerializedSize())
+			}
+			f.WriteTo(&buf)
+			var h1, h2 Filter
+			if n, err := h1.ReadFrom(&buf); err != nil || n != f.SerializedSize() {
+				t.Fatalf("ReadFrom = %d, %v; want %d bytes", n, err, f.SerializedSize())
+			}
+			if _, err := h2.ReadFrom(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if !h1.Equal(f) || !h2.Equal(f) || buf.Len() != 0 {
+				t.Fatal("two filters in one stream do not read back")
+			}
+		})
+	}
+}
+
+// reseal replaces the trailing CRC-32C of a serialized filter with the right
+// one, so that a test can reach the checks behind the checksum.
+func reseal(data []byte) []byte {
+	body := data[:len(data)-trailerSize]
+	return binary.LittleEndian.AppendUint32(bytes.Clone(body), crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
+}
+
+func TestDecodeErrors(t *testing.T) {
+	data, _ := sampleFilters(t)["k3"].MarshalBinary()
+	keep := sampleFilters(t)["k16"]
+	check := func(what string, input []byte, want error) {
+		t.Helper()
+		g := sampleFilters(t)["k16"]
+		err := g.UnmarshalBinary(input)
+		if !errors.Is(err, ErrFormat) || (want != nil && !errors.Is(err, want)) {
+			t.Fatalf("%s: UnmarshalBinary = %v, want ErrFormat (%v)", what, err, want)
+		}
+		if !g.Equal(keep) {
+			t.Fatalf("%s: failed UnmarshalBinary changed the receiver", what)
+		}
+		if what == "trailing" {
+			return // a stream may go on after a filter
+		}
+		h := *g
+		if _, err := h.ReadFrom(bytes.NewReader(input)); err == nil || !h.Equal(keep) {
+			t.Fatalf("%s: ReadFrom = %v, changed %v", what, err, !h.Equal(keep))
+		}
+	}
+	for n := 0; n < len(data); n++ {
+		check(fmt.Sprintf("truncated to %d", n), data[:n], io.ErrUnexpectedEOF)
+	}
+	for i := range data {
+		bad := bytes.Clone(data)
+		bad[i] ^= 0x24
+		check(fmt.Sprintf("byte %d flipped", i), bad, nil)
+	}
+	check("trailing", append(bytes.Clone(data), 0), nil)
+	check("foreign", []byte("CBF4\x01\x00 a cbf header is not a blocked one........"), nil)
+	// Fields that are wrong behind a right checksum.
+	field := func(off int, v uint64, size int) []byte {
+		bad := bytes.Clone(data)
+		switch size {
+		case 2:
+			binary.LittleEndian.PutUint16(bad[off:], uint16(v))
+		case 4:
+			binary.LittleEndian.PutUint32(bad[off:], uint32(v))
+		case 8:
+			binary.LittleEndian.PutUint64(bad[off:], v)
+		}
+		return reseal(bad)
+	}
+	check("version 2", field(4, 2, 2), nil)
+	check("k = 0", field(6, 0, 2), nil)
+	check("k = MaxK+1", field(6, MaxK+1, 2), nil)
+	check("reserved", field(8, 1, 4), nil)
+	check("bits not a multiple of 512", field(12, 4096-64, 8), nil)
+	check("bits 0", field(12, 0, 8), nil)
+	check("bits over MaxBits", field(12, MaxBits+512, 8), nil)
+	check("more ones than k*Len", field(20, 10, 8), nil)
+	// A header that claims MaxBits on a short stream fails without allocating
+	// them.
+	check("huge m", field(12, MaxBits, 8), io.ErrUnexpectedEOF)
+}
+
+func TestGolden(t *testing.T) {
+	f := sampleFilters(t)["k3"]
+	data, _ := f.MarshalBinary()
+	path := filepath.Join("testdata", "golden-v1.bbf")
+	if *update {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join("testdata", "fuzz", "FuzzUnmarshalBinary")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, g := range sampleFilters(t) {
+			b, _ := g.MarshalBinary()
+			if err := os.WriteFile(filepath.Join(dir, name), fmt.Appendf(nil, "go test fuzz v1\n[]byte(%q)\n", b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(data, want) {
+		t.Fatalf("serialization changed: %d bytes, golden %d bytes", len(data), len(want))
+	}
+	// The golden file also pins the probe scheme: the decoded filter answers
+	// for its keys and for the same non-members as a freshly built one.
+	var g Filter
+	if err := g.UnmarshalBinary(want); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range testutil.Keys(0, 2000) {
+		if g.Contains(key) != f.Contains(key) {
+			t.Fatalf("golden Contains(%x) = %v, built %v", key, g.Contains(key), f.Contains(key))
+		}
+	}
+}
+
+// FuzzUnmarshalBinary: arbitrary input never panics and fails only with
+// ErrFormat; what decodes re-encodes to the same bytes, holds at most k*Len
+// ones, is aligned, has FPP and FillFPP in [0, 1], and takes Add and Contains,
+// after which it still round-trips (a Len of 2^64-1 in the seeds).
+func FuzzUnmarshalBinary(f *testing.F) {
+	f.Add([]byte{})
+	data, _ := sampleFilters(f)["one-block"].MarshalBinary()
+	binary.LittleEndian.PutUint64(data[20:], math.MaxUint64)
+	f.Add(reseal(data))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var g Filter
+		if err := g.UnmarshalBinary(data); err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v does not wrap ErrFormat", err)
+			}
+			return
+		}
+		again, err := g.MarshalBinary()
+		if err != nil || !bytes.Equal(again, data) {
+			t.Fatalf("re-encoding differs (%v)", err)
+		}
+		if !aligned(g.words) || uint64(len(g.words)) != g.bits/64 || g.blocks*BlockBits != g.bits {
+			t.Fatalf("decoded filter: %d words for %d bits, %d blocks, aligned %v", len(g.words), g.bits, g.blocks, aligned(g.words))
+		}
+		if p, q := g.FPP(), g.FillFPP(); !(p >= 0 && p <= 1 && q >= 0 && q <= 1) {
+			t.Fatalf("decoded filter: FPP %g, FillFPP %g; want both in [0, 1]", p, q)
+		}
+		g.Add([]byte("x"))
+		if !g.Contains([]byte("x")) {
+			t.Fatal("false negative after Add on a decoded filter")
+		}
+		g.Contains([]byte("y"))
+		var h Filter
+		if again, err := g.MarshalBinary(); err != nil || h.UnmarshalBinary(again) != nil || !h.Equal(&g) {
+			t.Fatalf("after an Add the decoded filter does not round-trip (%v)", err)
+		}
+	})
+}
+
+// TestZeroFilterWrite: the zero Filter has no encoding that decodes, so
+// WriteTo and MarshalBinary refuse it (ErrConfig) rather than write one.
+func TestZeroFilterWrite(t *testing.T) {
+	var f Filter
+	var buf bytes.Buffer
+	if n, err := f.WriteTo(&buf); !errors.Is(err, ErrConfig) || n != 0 || buf.Len() != 0 {
+		t.Errorf("zero Filter WriteTo = %d, %v (%d bytes written); want 0, ErrConfig", n, err, buf.Len())
+	}
+	if data, err := f.MarshalBinary(); !errors.Is(err, ErrConfig) || data != nil {
+		t.Errorf("zero Filter MarshalBinary = %d bytes, %v; want ErrConfig", len(data), err)
+	}
+}
+
+// TestLenSaturates: a header may claim 2^64-1 Adds; one more Add keeps Len
+// there instead of wrapping to 0 (FPP 0, and an encoding that fails the
+// k*Len check), and the filter still round-trips.
+func TestLenSaturates(t *testing.T) {
+	data, _ := sampleFilters(t)["k3"].MarshalBinary()
+	binary.LittleEndian.PutUint64(data[20:], math.MaxUint64)
+	data = reseal(data)
+	var f Filter
+	if err := f.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	f.Add([]byte("one more"))
+	if f.Len() != math.MaxUint64 || f.FPP() != 1 {
+		t.Fatalf("after Add at Len 2^64-1: Len %d, FPP %g; want 2^64-1, 1", f.Len(), f.FPP())
+	}
+	again, err := f.MarshalBinary()
+	var g Filter
+	if err != nil || g.UnmarshalBinary(again) != nil || !g.Equal(&f) {
+		t.Fatalf("round trip after a saturated Add: %v", err)
+	}
+}
