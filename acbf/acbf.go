@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"unsafe"
@@ -225,6 +226,18 @@ func (f *Filter) expand() {
 	for b := uint64(0); b < f.nb; b++ {
 		copy(f.arena[f.meta[b].start:], old[oldMeta[b].start:oldMeta[b].start+words(nbits[b])])
 	}
+}
+
+// FillFPP returns the false positive rate of this filter for a key never
+// added, its probes independent and uniform: (z/m1)^k with z the ones of the
+// first level, which is all a query reads. FPP is its expectation over random
+// filters of Len keys. O(m1/64), no allocation.
+func (f *Filter) FillFPP() float64 {
+	var ones uint64
+	for _, w := range f.b1 {
+		ones += uint64(bits.OnesCount64(w))
+	}
+	return math.Pow(float64(ones)/float64(f.m1), float64(f.k))
 }
 
 // Config returns the configuration, with FirstLevel resolved to m1.

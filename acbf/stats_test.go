@@ -77,3 +77,39 @@ func TestFalsePositiveRate(t *testing.T) {
 		}
 	}
 }
+
+// TestFillFPP: FillFPP counts the ones of the first level as reading every
+// bit does, and one filter's measured false positive rate on 400,000
+// non-keys is within 4 binomial sd of it.
+func TestFillFPP(t *testing.T) {
+	const n = 10000
+	keys := testutil.Keys(0, n)
+	for _, cfg := range []Config{ConfigOptimal(30000, n, 2), ConfigJ(1, 80000, n, 6), ConfigJ(3, 40000, n, 3)} {
+		f, err := Build(cfg, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ones := 0
+		for i := uint64(0); i < f.m1; i++ {
+			if getBit(f.b1, i) {
+				ones++
+			}
+		}
+		want := math.Pow(float64(ones)/float64(f.m1), float64(f.k))
+		if got := f.FillFPP(); got != want {
+			t.Fatalf("%+v: FillFPP %v, direct count %v", cfg, got, want)
+		}
+		const q = 400000
+		fp := 0
+		for _, key := range testutil.Keys(1<<40, q) {
+			if f.Contains(key) {
+				fp++
+			}
+		}
+		got, sd := float64(fp)/q, math.Sqrt(want*(1-want)/q)
+		t.Logf("m=%d m1=%d k=%d: measured %.5f, FillFPP %.5f (%+.2f sd), FPP %.5f", cfg.Counters, f.m1, f.k, got, want, (got-want)/sd, f.FPP())
+		if math.Abs(got-want) > 4*sd {
+			t.Errorf("%+v: measured FP %.5f, FillFPP %.5f: %.1f sd", cfg, got, want, (got-want)/sd)
+		}
+	}
+}
