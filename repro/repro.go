@@ -170,21 +170,21 @@ func fig4(opt Options) error {
 			if p.KMode == "opt" {
 				title = "k = round((m/n) ln 2)"
 			}
-			pn = &panel{title: "Fig. 4, theory, " + title, xlabel: "m/n (CBF counters per element)", ylabel: "false positive rate", logY: true}
+			pn = &panel{Title: "Fig. 4, theory, " + title, XLabel: "m/n (CBF counters per element)", YLabel: "false positive rate", LogY: true}
 			for _, v := range append(variants, "Bloom") {
 				name := v
 				if v == "Bloom" {
 					name = "Bloom (4m bits, no deletion)"
 				}
-				pn.series = append(pn.series, series{name: name, dashed: v == "Bloom"})
+				pn.Series = append(pn.Series, series{Name: name, Dashed: v == "Bloom"})
 			}
 			panels[p.KMode] = pn
 		}
 		for i, v := range append(variants, "Bloom") {
 			f := formula(v, m, n, p.K)
 			row = append(row, g(f))
-			pn.series[i].xs = append(pn.series[i].xs, float64(p.MN))
-			pn.series[i].ys = append(pn.series[i].ys, f)
+			pn.Series[i].Xs = append(pn.Series[i].Xs, float64(p.MN))
+			pn.Series[i].Ys = append(pn.Series[i].Ys, f)
 		}
 		row = append(row, pct(formula("ACBF_opt", m, n, p.K), formula("CBF", m, n, p.K)))
 		rows = append(rows, row)

@@ -146,7 +146,7 @@ func writeSim(opt Options, s simSizes, results []simResult) error {
 			m[mode] = map[string]*series{}
 		}
 		if m[mode][v] == nil {
-			m[mode][v] = &series{name: v, dashed: dashed, points: !dashed}
+			m[mode][v] = &series{Name: v, Dashed: dashed, Points: !dashed}
 		}
 		return m[mode][v]
 	}
@@ -159,13 +159,13 @@ func writeSim(opt Options, s simSizes, results []simResult) error {
 		rows67 = append(rows67, []string{r.p.KMode, strconv.Itoa(r.p.MN), strconv.Itoa(r.p.K), r.variant, fmt.Sprintf("%.1f", r.queryNs), fmt.Sprintf("%.1f", r.updateNs)})
 		x := float64(r.p.MN)
 		ms := get(byMode, r.p.KMode, r.variant, false)
-		ms.xs, ms.ys = append(ms.xs, x), append(ms.ys, r.measured)
+		ms.Xs, ms.Ys = append(ms.Xs, x), append(ms.Ys, r.measured)
 		fs := get(formulaLines, r.p.KMode, r.variant+" formula", true)
-		fs.xs, fs.ys = append(fs.xs, x), append(fs.ys, r.formula)
+		fs.Xs, fs.Ys = append(fs.Xs, x), append(fs.Ys, r.formula)
 		qs := get(q6, r.p.KMode, r.variant, false)
-		qs.xs, qs.ys = append(qs.xs, x), append(qs.ys, r.queryNs)
+		qs.Xs, qs.Ys = append(qs.Xs, x), append(qs.Ys, r.queryNs)
 		us := get(u7, r.p.KMode, r.variant, false)
-		us.xs, us.ys = append(us.xs, x), append(us.ys, r.updateNs)
+		us.Xs, us.Ys = append(us.Xs, x), append(us.Ys, r.updateNs)
 	}
 	csv5, md5 := table([]string{"k_mode", "m_n", "k", "variant", "fp_measured", "fp_formula", "measured_vs_formula"}, rows5)
 	md5 = "# Figure 5: simulated false positive rate\n\n" + desc + ". Points: measured; dashed lines: the formula, in the same colour. A log axis cannot show a measured 0 (no false positive in the queries), so such points are left out of the plot; the table has them.\n\n![Figure 5](fig5.svg)\n\n" + md5
@@ -183,12 +183,12 @@ func writeSim(opt Options, s simSizes, results []simResult) error {
 			if mode == "opt" {
 				kt = "k = round((m/n) ln 2)"
 			}
-			pn := panel{title: title + ", " + kt, xlabel: "m/n (CBF counters per element)", ylabel: ylabel, logY: logY}
+			pn := panel{Title: title + ", " + kt, XLabel: "m/n (CBF counters per element)", YLabel: ylabel, LogY: logY}
 			for _, set := range sets {
 				for _, v := range variants {
 					for _, suffix := range []string{"", " formula"} {
 						if s := set[mode][v+suffix]; s != nil {
-							pn.series = append(pn.series, *s)
+							pn.Series = append(pn.Series, *s)
 						}
 					}
 				}
