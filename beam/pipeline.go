@@ -93,10 +93,8 @@ func keyOnly(k, _ string) string { return k }
 // tables) and builds the filter from them; its output, the serialized filter,
 // is the broadcast.
 type filterCombineFn struct {
-	Kind       string
-	BitsPerKey float64
-	K          int
-	FPP        float64
+	Kind   string
+	Sizing filters.Sizing
 }
 
 func (f *filterCombineFn) CreateAccumulator() []string                { return nil }
@@ -111,7 +109,7 @@ func (f *filterCombineFn) ExtractOutput(acc []string) []byte {
 	if sp, err := filters.Lookup(f.Kind); err == nil && len(keys) == 0 && sp.Sized {
 		kind = filters.Exact // nothing to size a filter for: an empty set drops every row
 	}
-	b, err := filters.Build(kind, keys, filters.Sizing{BitsPerKey: f.BitsPerKey, K: f.K, FPP: f.FPP})
+	b, err := filters.Build(kind, keys, f.Sizing)
 	if err != nil {
 		panic(fmt.Sprintf("acbfjoin: build filter: %v", err)) // Beam reports a failed bundle
 	}
@@ -258,7 +256,7 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	keyRows := beam.ParDo(s.Scope("key rows"), &keyRowFn{Header: kh.Raw, NFields: len(kh.Names), KeyIdx: keyIdx, KeyType: string(opt.KeyType)},
 		textio.Read(s.Scope("read keys"), opt.Keys))
 	keys := filter.Distinct(s.Scope("distinct keys"), beam.ParDo(s.Scope("keys"), keyOnly, keyRows))
-	broadcast := beam.Combine(s.Scope("build filter"), &filterCombineFn{Kind: string(opt.Filter), BitsPerKey: opt.Sizing.BitsPerKey, K: opt.Sizing.K, FPP: opt.Sizing.FPP}, keys)
+	broadcast := beam.Combine(s.Scope("build filter"), &filterCombineFn{Kind: string(opt.Filter), Sizing: opt.Sizing}, keys)
 	inputRows := beam.ParDo(s.Scope("filtered map"), &inputRowFn{Header: ih.Raw, NFields: len(ih.Names), JoinIdx: joinIdx, KeyType: string(opt.KeyType)},
 		textio.Read(s.Scope("read input"), opt.Input), beam.SideInput{Input: broadcast})
 	grouped := beam.CoGroupByKey(s.Scope("shuffle"), inputRows, keyRows)

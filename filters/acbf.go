@@ -32,6 +32,7 @@ func acbfSpec(kind Kind, j, order int, doc string) *Spec {
 		Doc:     doc,
 		Order:   order,
 		Sized:   true,
+		Fields:  []string{"K"},
 		Deletes: true,
 		Layout: func(m, n uint64, k int) (Params, error) {
 			cfg := config(m, n, k)
@@ -61,6 +62,8 @@ func acbfSpec(kind Kind, j, order int, doc string) *Spec {
 			}
 			return f, f.SerializedSize(), nil
 		},
+		Add:    func(f Filter, key []byte) error { return f.(*acbf.Filter).Add(key) },
+		Remove: func(f Filter, key []byte) error { return f.(*acbf.Filter).Remove(key) },
 		Encode: func(f Filter, w io.Writer) error {
 			_, err := f.(*acbf.Filter).WriteTo(w)
 			return err
@@ -72,6 +75,7 @@ func acbfSpec(kind Kind, j, order int, doc string) *Spec {
 			}
 			return &f, nil
 		},
+		FillFPP: func(f Filter) float64 { return f.(*acbf.Filter).FillFPP() },
 		// A query reads only the first level, a Bloom filter of m1 bits
 		// (acbf.FPP).
 		FPP: func(p Params, n uint64) float64 { return acbf.FPP(p.FirstLevelBits, n, p.K) },

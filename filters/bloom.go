@@ -19,15 +19,22 @@ func (b bloomFilter) Contains(key []byte) bool { return b.f.Test(key) }
 
 func init() {
 	register(&Spec{
-		Kind:  Bloom,
-		Doc:   "a plain Bloom filter of the same memory (bits-and-blooms/bloom/v3); cannot delete",
-		Order: 2,
-		Sized: true,
+		Kind:   Bloom,
+		Doc:    "a plain Bloom filter of the same memory (bits-and-blooms/bloom/v3); cannot delete",
+		Order:  2,
+		Sized:  true,
+		Fields: []string{"K"},
 		// All 4m bits are one Bloom filter.
 		Layout: func(m, n uint64, k int) (Params, error) {
 			return Params{M: m, K: k, FirstLevelBits: 4 * m, MemoryBits: 4 * m}, nil
 		},
 		CountersFor: func(bits, n uint64, k int) uint64 { return uint64(math.Ceil(float64(bits) / 4)) },
+		// The Bloom optimum for its own 4m bits, not the counters' k.
+		DefaultK: func(m, n uint64) int { return defaultK(4*float64(m), float64(n)) },
+		Add: func(f Filter, key []byte) error {
+			f.(bloomFilter).f.Add(key)
+			return nil
+		},
 		Build: func(p Params, keys [][]byte) (Filter, int64, error) {
 			f := bloom.New(uint(p.FirstLevelBits), uint(p.K))
 			for _, key := range keys {
@@ -60,6 +67,12 @@ func init() {
 				return nil, fmt.Errorf("bloom filter: %w", err)
 			}
 			return bloomFilter{&f}, nil
+		},
+		// (ones/m)^k: bits-and-blooms' probes are double hashing of its
+		// four murmur3 words, close to independent.
+		FillFPP: func(f Filter) float64 {
+			b := f.(bloomFilter).f
+			return math.Pow(float64(b.BitSet().Count())/float64(b.Cap()), float64(b.K()))
 		},
 		// The Bloom formula (1 - e^(-kn/m))^k with its 4m bits.
 		FPP: func(p Params, n uint64) float64 { return cbf.FPP(p.FirstLevelBits, n, p.K) },

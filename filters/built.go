@@ -45,6 +45,9 @@ func Build(kind Kind, keys [][]byte, s Sizing) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sp.ParamsOf != nil { // the filter as built (a scalable filter grew)
+		p = sp.ParamsOf(f)
+	}
 	if !sp.Sized {
 		p.MemoryBits = 8 * uint64(size)
 		if mb, ok := f.(interface{ MemoryBits() uint64 }); ok { // what the exact kind chose

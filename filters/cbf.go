@@ -12,6 +12,7 @@ func init() {
 		Doc:     "a counting Bloom filter of m 4-bit counters",
 		Order:   3,
 		Sized:   true,
+		Fields:  []string{"K"},
 		Deletes: true,
 		// m counters of 4 bits; a query reads m positions.
 		Layout: func(m, n uint64, k int) (Params, error) {
@@ -29,6 +30,12 @@ func init() {
 			}
 			return f, f.SerializedSize(), nil
 		},
+		// A counter at its maximum (15) stays there (cbf.Filter.Add).
+		Add: func(f Filter, key []byte) error {
+			f.(*cbf.Filter).Add(key)
+			return nil
+		},
+		Remove: func(f Filter, key []byte) error { return f.(*cbf.Filter).Remove(key) },
 		Encode: func(f Filter, w io.Writer) error {
 			_, err := f.(*cbf.Filter).WriteTo(w)
 			return err
@@ -40,6 +47,7 @@ func init() {
 			}
 			return &f, nil
 		},
+		FillFPP: func(f Filter) float64 { return f.(*cbf.Filter).FillFPP() },
 		// (1 - e^(-kn/m))^k with m counters (cbf.FPP).
 		FPP: func(p Params, n uint64) float64 { return cbf.FPP(p.M, n, p.K) },
 	})

@@ -59,6 +59,11 @@ func newExact(keys [][]byte) Filter {
 	return t
 }
 
+// ExactTableBits is the memory of the exact kind over n sparse 8-byte keys
+// (integer keys): a table of 64-bit slots at most half full. A dense range
+// of integers takes less (a bitmap), keys of other lengths more (a map).
+func ExactTableBits(n int) uint64 { return 64 * tableSlots(n) }
+
 // tableSlots is the power of two at least twice n: a table at most half
 // full.
 func tableSlots(n int) uint64 {

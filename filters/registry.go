@@ -37,14 +37,41 @@ const (
 	ACBF1 Kind = "acbf1"
 	ACBF2 Kind = "acbf2"
 	ACBF3 Kind = "acbf3"
+
+	Cuckoo   Kind = "cuckoo"
+	Scalable Kind = "scalable"
+	Blocked  Kind = "blocked"
 )
 
 // Params are the parameters of a sized filter.
 type Params struct {
-	M              uint64 // counters of the 4m-bit budget (0 for unsized kinds)
-	K              int    // hash functions (0 for unsized kinds)
-	FirstLevelBits uint64 // the bits a query reads: the Bloom filter's 4m, the CBF's 4m, the ACBF's m1
+	M              uint64 // counters of the 4m-bit budget (0 for unsized kinds and the kinds sized by bits: cuckoo, scalable, blocked)
+	K              int    // hash functions (0 for unsized kinds and cuckoo; scalable: its first sub-filter's)
+	FirstLevelBits uint64 // the bits a query reads: the Bloom filter's 4m, the CBF's 4m, the ACBF's m1, the blocked filter's bits
 	MemoryBits     uint64 // the structure's payload
+
+	// The geometry of the kinds not made of counters (zero for the others).
+	BucketSize      int     // cuckoo: fingerprints a bucket
+	FingerprintBits int     // cuckoo: bits a fingerprint
+	Capacity        uint64  // cuckoo: keys it holds; scalable: keys of its first sub-filter
+	Growth          float64 // scalable: each sub-filter holds Growth times the keys of the one before
+	Tightening      float64 // scalable: each sub-filter's error is Tightening times the one before
+	FirstFPP        float64 // scalable: the first sub-filter's error P0
+}
+
+// Shape returns the kind's own parameters in a few words: "k=6" for the
+// Bloom-like kinds, "b=4 f=16" for cuckoo, "P0=0.0005 s=2 r=0.5 from 1000
+// keys" for scalable, "" for unsized kinds.
+func (p Params) Shape() string {
+	switch {
+	case p.FingerprintBits != 0:
+		return fmt.Sprintf("b=%d f=%d", p.BucketSize, p.FingerprintBits)
+	case p.FirstFPP != 0:
+		return fmt.Sprintf("P0=%.3g s=%g r=%g from %d keys", p.FirstFPP, p.Growth, p.Tightening, p.Capacity)
+	case p.K != 0:
+		return fmt.Sprintf("k=%d", p.K)
+	}
+	return ""
 }
 
 // Spec describes one filter kind.
@@ -58,6 +85,9 @@ type Spec struct {
 	Sized bool
 	// Deletes reports a kind that supports removing keys (counting kinds).
 	Deletes bool
+	// Fields names the Sizing fields the kind reads besides BitsPerKey and
+	// FPP ("K", "BucketSize", ...); it ignores the others.
+	Fields []string
 	// Layout returns the parameters of the kind in the budget of a 4-bit CBF
 	// with m counters, holding n keys with k hash functions, or an error
 	// (option.Error naming Sizing.BitsPerKey or Sizing.K) if they do not fit.
@@ -72,8 +102,46 @@ type Spec struct {
 	Encode func(f Filter, w io.Writer) error
 	// Decode reads the kind's format, validating it before allocating.
 	Decode func(data []byte) (Filter, error)
-	// FPP is the formula false positive rate of p holding n keys.
+	// FPP is the formula false positive rate of p holding n keys: its
+	// expectation over filters of random keys.
 	FPP func(p Params, n uint64) float64
+	// FillFPP, if set, is the false positive rate of the filter f itself, from
+	// its contents (the ones of a Bloom filter, the load of a cuckoo
+	// filter): what a sample of non-members measures on this one filter.
+	// FPP differs from it by the chance in how the keys fell.
+	FillFPP func(f Filter) float64
+
+	// SizeFor, for kinds not made of counters (cuckoo, scalable,
+	// blocked), replaces Layout and CountersFor: the parameters for n keys
+	// and a Sizing whose generic fields are checked (Validate) and whose
+	// default BitsPerKey is filled in. Size still checks MaxFilterBytes.
+	SizeFor func(n uint64, s Sizing) (Params, error)
+	// DefaultK, if set, is the k of the kind for m counters' budget and n
+	// keys when Sizing.K is 0 (the Bloom-like kinds take the k that
+	// minimises their own formula at their bits); unset: round((m/n) ln 2).
+	DefaultK func(m, n uint64) int
+	// ParamsOf returns the parameters of a decoded filter of the kind, for
+	// kinds whose Params are not all in a filter file's header (cuckoo,
+	// scalable, blocked). Optional.
+	ParamsOf func(f Filter) Params
+
+	// Add inserts one more key into f, for kinds that take keys after they
+	// are built (not none or exact). A full filter returns an error and is
+	// unchanged (cuckoo); the others never fail or fail only on a bug.
+	Add func(f Filter, key []byte) error
+	// Remove deletes one key that was added, for kinds that delete (Deletes
+	// is then true); removing a key never added is an error or, where the
+	// kind cannot tell, removes another key's trace (documented per kind).
+	Remove func(f Filter, key []byte) error
+}
+
+// Uses reports whether the kind reads the Sizing field named (BitsPerKey
+// and FPP: every sized kind).
+func (sp *Spec) Uses(field string) bool {
+	if field == "BitsPerKey" || field == "FPP" {
+		return sp.Sized
+	}
+	return slices.Contains(sp.Fields, field)
 }
 
 var registry = map[Kind]*Spec{}

@@ -5,19 +5,32 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/acbfjoin/acbfjoin/cuckoo"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 )
 
 // Sizing fixes the memory of a filter. With FPP = 0 every sized kind gets
-// BitsPerKey*n bits: a CBF of m = BitsPerKey*n/4 counters, the ACBF the same
-// 4m-bit budget, the Bloom filter 4m bits; K defaults to round((m/n) ln 2) and
-// is the same for every kind. With FPP > 0 the kind is instead sized so that
-// its formula false positive rate is at most FPP (K then follows from that
-// size unless set). The zero value is 32 bits per key.
+// about BitsPerKey*n bits: a CBF of m = BitsPerKey*n/4 counters, the ACBF
+// the same 4m-bit budget, the Bloom and blocked filters 4m bits, the cuckoo
+// filter the fingerprints that fit, the scalable filter a first sub-filter
+// of BitsPerKey bits a key (it grows beyond; see SizeFor in scalable.go). K
+// defaults to the k that minimises each kind's formula at its memory:
+// round((m/n) ln 2) for the counting kinds, which share it, round((4m/n) ln
+// 2) for the Bloom filter; a K given is used by every kind that hashes k
+// times. With FPP > 0 each kind is instead sized so that its formula false
+// positive rate is at most FPP (K then follows from that size unless set).
+// The fields after FPP belong to one kind each and are ignored by the
+// others. The zero value is 32 bits per key.
 type Sizing struct {
 	BitsPerKey float64 // default 32
-	K          int     // 0: round((m/n) ln 2), at most MaxK
+	K          int     // 0: each kind's best; at most MaxK (blocked: MaxBlockedK)
 	FPP        float64 // 0: size by BitsPerKey
+
+	BucketSize      int     // cuckoo: fingerprints a bucket, 1, 2, 4 or 8 (0: 4)
+	FingerprintBits int     // cuckoo: 4 to 32 (0: what the FPP or the memory allows)
+	InitialCapacity uint64  // scalable: keys of the first sub-filter (0: 1000)
+	Growth          float64 // scalable: at least 1 (0: 2)
+	Tightening      float64 // scalable: between 0 and 1 (0: 0.5)
 }
 
 // DefaultBitsPerKey is Sizing.BitsPerKey when it is 0.
@@ -53,8 +66,49 @@ func (s Sizing) Validate() error {
 		return sizingError("BitsPerKey", s.BitsPerKey, nil, "want at least 4 (one 4-bit counter per key)")
 	case s.BitsPerKey > 0 && math.IsInf(s.BitsPerKey, 1):
 		return sizingError("BitsPerKey", s.BitsPerKey, nil, "want a finite number")
+	case s.BucketSize != 0 && s.BucketSize != 1 && s.BucketSize != 2 && s.BucketSize != 4 && s.BucketSize != 8:
+		return sizingError("BucketSize", s.BucketSize, nil, "want 1, 2, 4 or 8 fingerprints a bucket (0: 4)")
+	case s.FingerprintBits != 0 && (s.FingerprintBits < minFingerprintBits || s.FingerprintBits > maxFingerprintBits):
+		return sizingError("FingerprintBits", s.FingerprintBits, nil, "want %d to %d bits", minFingerprintBits, maxFingerprintBits)
+	case s.InitialCapacity > maxInitialCapacity:
+		return sizingError("InitialCapacity", s.InitialCapacity, nil, "want at most %d keys", uint64(maxInitialCapacity))
+	case s.Growth != 0 && !(s.Growth >= 1 && s.Growth <= maxGrowth):
+		return sizingError("Growth", s.Growth, nil, "want a factor from 1 to %g, such as 2", float64(maxGrowth))
+	case s.Tightening != 0 && !(s.Tightening > 0 && s.Tightening < 1):
+		return sizingError("Tightening", s.Tightening, nil, "want a ratio between 0 and 1, such as 0.5")
 	}
 	return nil
+}
+
+// Set returns the names and values of the fields of s that are not zero
+// (for messages about options that do not apply).
+func (s Sizing) Set() []SizingField {
+	var out []SizingField
+	for _, f := range []SizingField{{"BitsPerKey", s.BitsPerKey}, {"K", s.K}, {"FPP", s.FPP}, {"BucketSize", s.BucketSize},
+		{"FingerprintBits", s.FingerprintBits}, {"InitialCapacity", s.InitialCapacity}, {"Growth", s.Growth}, {"Tightening", s.Tightening}} {
+		if !isZero(f.Value) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// SizingField is a field of a Sizing, by name.
+type SizingField struct {
+	Name  string
+	Value any
+}
+
+func isZero(v any) bool {
+	switch v := v.(type) {
+	case int:
+		return v == 0
+	case uint64:
+		return v == 0
+	case float64:
+		return v == 0
+	}
+	return false
 }
 
 // defaultK is round((m/n) ln 2), between 1 and MaxK: the k that minimises a
@@ -72,6 +126,22 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 	if !sp.Sized {
 		return Params{}, nil
 	}
+	if sp.SizeFor != nil {
+		if s.BitsPerKey == 0 {
+			s.BitsPerKey = DefaultBitsPerKey
+		}
+		if s.FPP == 0 {
+			if bits := s.BitsPerKey * float64(n); bits/8 > MaxFilterBytes {
+				return Params{}, sizingError("BitsPerKey", s.BitsPerKey, nil, "%v bits per key for %d keys is %s, above the %s a filter may take (at most %.0f bits per key for %d keys)",
+					s.BitsPerKey, n, bytesText(bits/8), bytesText(MaxFilterBytes), math.Floor(MaxFilterBytes*8/float64(n)), n)
+			}
+		}
+		p, err := sp.SizeFor(n, s)
+		if err != nil {
+			return Params{}, err
+		}
+		return p, sp.checkMemory(p, n, s)
+	}
 	nf := float64(n)
 	var m uint64
 	k := s.K
@@ -87,7 +157,37 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 		if k == 0 {
 			k = defaultK(bits, nf)
 		}
-		m = sp.CountersFor(uint64(bits), n, k)
+		// k is a whole number, so the optimum's bits can miss the rate by a
+		// little (or by much, with a k given): the least first level at or
+		// above it that meets the rate, doubling then halving the step.
+		meets := func(bits float64) (Params, bool, error) {
+			p, err := sp.Layout(sp.CountersFor(uint64(bits), n, k), n, k)
+			return p, err == nil && sp.FPP(p, n) <= s.FPP, err
+		}
+		lo, hi := bits, bits
+		for {
+			_, ok, err := meets(hi)
+			if err != nil {
+				return Params{}, err
+			}
+			if ok {
+				break
+			}
+			if lo = hi; hi > 8*MaxFilterBytes {
+				return Params{}, sizingError("FPP", s.FPP, nil, "a formula false positive rate of %v for %d keys with k = %d needs more than the %s a filter may take",
+					s.FPP, n, k, bytesText(MaxFilterBytes))
+			}
+			hi = math.Ceil(hi * 1.25)
+		}
+		for hi-lo > 1 && lo != hi {
+			mid := math.Floor((lo + hi) / 2)
+			if _, ok, _ := meets(mid); ok {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		m = sp.CountersFor(uint64(hi), n, k)
 	} else {
 		bpk := s.BitsPerKey
 		if bpk == 0 {
@@ -100,21 +200,30 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 		m = uint64(math.Round(bpk * nf / 4))
 		if k == 0 {
 			k = defaultK(float64(m), nf)
+			if sp.DefaultK != nil {
+				k = sp.DefaultK(m, n)
+			}
 		}
 	}
 	p, err := sp.Layout(m, n, k)
 	if err != nil {
 		return Params{}, err
 	}
+	return p, sp.checkMemory(p, n, s)
+}
+
+// checkMemory refuses parameters above MaxFilterBytes, naming the field that
+// sized them.
+func (sp *Spec) checkMemory(p Params, n uint64, s Sizing) error {
 	if p.MemoryBits/8 > MaxFilterBytes {
 		if s.FPP != 0 {
-			return Params{}, sizingError("FPP", s.FPP, nil, "a formula false positive rate of %v for %d keys needs %s in a %s filter, above the %s a filter may take",
+			return sizingError("FPP", s.FPP, nil, "a formula false positive rate of %v for %d keys needs %s in a %s filter, above the %s a filter may take",
 				s.FPP, n, bytesText(float64(p.MemoryBits/8)), sp.Kind, bytesText(MaxFilterBytes))
 		}
-		return Params{}, sizingError("BitsPerKey", s.BitsPerKey, nil, "%d keys need %s in a %s filter, above the %s a filter may take",
+		return sizingError("BitsPerKey", s.BitsPerKey, nil, "%d keys need %s in a %s filter, above the %s a filter may take",
 			n, bytesText(float64(p.MemoryBits/8)), sp.Kind, bytesText(MaxFilterBytes))
 	}
-	return p, nil
+	return nil
 }
 
 // bytesText prints a byte count in binary units.
@@ -127,3 +236,12 @@ func bytesText(b float64) string {
 	}
 	return fmt.Sprintf("%.4g %s", b, units[i])
 }
+
+// Bounds of the kind-specific Sizing fields (the cuckoo and scalable
+// packages check the same).
+const (
+	minFingerprintBits = 1
+	maxFingerprintBits = cuckoo.MaxFingerprintBits
+	maxInitialCapacity = 1 << 40 // keys: far beyond MaxFilterBytes at any rate
+	maxGrowth          = 1 << 10
+)

@@ -119,6 +119,9 @@ func ReadFilter(f io.Reader, name string) (*FilterFile, error) {
 	if b.Filter, err = b.Spec.Decode(payload); err != nil {
 		return nil, bad("%v", err)
 	}
+	if b.Spec.ParamsOf != nil { // geometry the header does not hold (cuckoo, scalable, blocked)
+		b.Params = b.Spec.ParamsOf(b.Filter)
+	}
 	b.SerializedBytes = int64(len(payload))
 	return &FilterFile{Built: b, KeyCol: strs[1], KeyType: KeyType(strs[2])}, nil
 }

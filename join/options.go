@@ -109,14 +109,8 @@ func (opt Options) Resolve() (Options, error) {
 		return opt, err
 	}
 	if opt.FilterFile != "" {
-		for _, f := range []struct {
-			name  string
-			value any
-			set   bool
-		}{{"BitsPerKey", opt.Sizing.BitsPerKey, opt.Sizing.BitsPerKey != 0}, {"K", opt.Sizing.K, opt.Sizing.K != 0}, {"FPP", opt.Sizing.FPP, opt.Sizing.FPP != 0}} {
-			if f.set {
-				return opt, optionError("Sizing."+f.name, f.value, "cannot change the filter of the filter file %s: leave it out, or build another filter", opt.FilterFile)
-			}
+		if set := opt.Sizing.Set(); len(set) > 0 {
+			return opt, optionError("Sizing."+set[0].Name, set[0].Value, "cannot change the filter of the filter file %s: leave it out, or build another filter", opt.FilterFile)
 		}
 	}
 	for _, w := range []struct {

@@ -58,18 +58,28 @@ type Report struct {
 
 // FilterReport describes the filter of a run.
 type FilterReport struct {
-	Kind            filters.Kind `json:"kind"`
-	M               uint64       `json:"m"`
-	K               int          `json:"k"`
-	FirstLevelBits  uint64       `json:"first_level_bits"`
-	MemoryBits      uint64       `json:"memory_bits"`
-	SerializedBytes int64        `json:"serialized_bytes"`
-	FPPFormula      float64      `json:"fpp_formula"`
+	Kind           filters.Kind `json:"kind"`
+	M              uint64       `json:"m"`
+	K              int          `json:"k"`
+	FirstLevelBits uint64       `json:"first_level_bits"`
+	// Shape is the kind's own parameters in a few words (filters.Params.Shape);
+	// the fields after it are those of cuckoo and scalable filters.
+	Shape           string  `json:"shape,omitempty"`
+	BucketSize      int     `json:"bucket_size,omitempty"`
+	FingerprintBits int     `json:"fingerprint_bits,omitempty"`
+	Capacity        uint64  `json:"capacity,omitempty"`
+	Growth          float64 `json:"growth,omitempty"`
+	Tightening      float64 `json:"tightening,omitempty"`
+	FirstFPP        float64 `json:"first_fpp,omitempty"`
+	MemoryBits      uint64  `json:"memory_bits"`
+	SerializedBytes int64   `json:"serialized_bytes"`
+	FPPFormula      float64 `json:"fpp_formula"`
 }
 
 // NewFilterReport describes b.
 func NewFilterReport(b *filters.Built) FilterReport {
-	return FilterReport{Kind: b.Kind(), M: b.M, K: b.K, FirstLevelBits: b.FirstLevelBits,
+	return FilterReport{Kind: b.Kind(), M: b.M, K: b.K, FirstLevelBits: b.FirstLevelBits, Shape: b.Shape(),
+		BucketSize: b.BucketSize, FingerprintBits: b.FingerprintBits, Capacity: b.Capacity, Growth: b.Growth, Tightening: b.Tightening, FirstFPP: b.FirstFPP,
 		MemoryBits: b.MemoryBits, SerializedBytes: b.SerializedBytes, FPPFormula: b.FPP}
 }
 
