@@ -108,7 +108,7 @@ func TestBadInputs(t *testing.T) {
 		{[]string{"--out", filepath.Join(dir, "no", "such", "out.csv")}, "does not exist"},
 		{[]string{"--out", input}, "is the input"},
 		{[]string{"--format", "xml"}, `--format "xml"`},
-		{[]string{"--filter", "cuckoo"}, `--filter cuckoo: unknown filter (want one of none, exact`},
+		{[]string{"--filter", "quotient"}, `--filter quotient: unknown filter (want one of none, exact`},
 		{[]string{"--bits-per-key", "2"}, "--bits-per-key 2: want at least 4"},
 		{[]string{"--bad-rows", "ignore"}, `--bad-rows "ignore"`},
 		{[]string{"--tmp-dir", filepath.Join(dir, "missing")}, "--tmp-dir " + filepath.Join(dir, "missing") + ": not an existing folder"},

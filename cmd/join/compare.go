@@ -42,6 +42,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		kinds = append(kinds, sp.Kind)
 	}
+	jf.kinds = kinds
 	opt, err := jf.options("compare", stderr)
 	if err != nil {
 		return err

@@ -19,10 +19,9 @@ import (
 
 // joinFlags are the flags run, compare and build-filter share.
 type joinFlags struct {
-	fs                                    *flag.FlagSet
+	sizingFlags
 	keys, input, keyCol, joinCol, keyType string
-	bpk, fpp                              float64
-	k, mappers, reducers                  int
+	mappers, reducers                     int
 	mem                                   string
 	tempDir                               string
 	quiet                                 bool
@@ -33,15 +32,12 @@ type joinFlags struct {
 }
 
 func (j *joinFlags) register(fs *flag.FlagSet) {
-	j.fs = fs
 	fs.StringVar(&j.keys, "keys", "", "small side: CSV with header, .txt/.gz/.zip, or - (required)")
 	fs.StringVar(&j.input, "input", "", "large side: CSV with header, .txt/.gz/.zip, or - (required)")
 	fs.StringVar(&j.keyCol, "key-col", "PATENT", "join column of the small side")
 	fs.StringVar(&j.joinCol, "join-col", "CITED", "join column of the large side")
 	fs.StringVar(&j.keyType, "key-type", "int", "compare keys as int or string")
-	fs.Float64Var(&j.bpk, "bits-per-key", filters.DefaultBitsPerKey, "filter memory in bits per distinct key (the CBF gets bits/4 counters per key)")
-	fs.IntVar(&j.k, "k", 0, "hash functions (0: round((m/n) ln 2), the same for every filter)")
-	fs.Float64Var(&j.fpp, "fpp", 0, "size the filter for this formula false positive rate instead of --bits-per-key")
+	j.sizingFlags.register(fs)
 	fs.IntVar(&j.mappers, "mappers", 0, "map goroutines (0: one per core)")
 	fs.IntVar(&j.reducers, "reducers", 0, "reduce partitions (0: one per core)")
 	fs.StringVar(&j.mem, "mem", "", "memory for the shuffle and --sort, spilling to --tmp-dir beyond it (B, KiB, MiB, GiB; at least 64KiB x mappers x reducers; default "+
@@ -52,13 +48,6 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.badRows, "bad-rows", "fail", "fail: stop at the first malformed row; skip: drop malformed rows, count them and report the first few")
 }
 
-// set reports whether the flag name was given.
-func (j *joinFlags) set(name string) bool {
-	found := false
-	j.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
-	return found
-}
-
 // options turns the flags into join.Options, checked by the library
 // (join.Options.Resolve): only the flags given are passed, so the library's
 // defaults stand for the others. cmd is the command's name for messages.
@@ -67,20 +56,9 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		Keys: j.keys, Input: j.input, KeyCol: j.keyCol, JoinCol: j.joinCol, KeyType: join.KeyType(j.keyType),
 		Mappers: j.mappers, Reducers: j.reducers, TempDir: j.tempDir, Filter: j.filter, FilterFile: j.filterFile,
 	}
-	if j.set("bits-per-key") {
-		opt.Sizing.BitsPerKey = j.bpk
-	}
-	if j.set("k") {
-		opt.Sizing.K = j.k
-		if j.k == 0 { // the library reads 0 as its default
-			return opt, usageError{fmt.Errorf("%s: --k 0: want 1 to %d (leave --k out for round((m/n) ln 2))", cmd, filters.MaxK)}
-		}
-	}
-	if j.set("fpp") {
-		opt.Sizing.FPP = j.fpp
-		if j.fpp == 0 {
-			return opt, usageError{fmt.Errorf("%s: --fpp 0: want a rate between 0 and 1, such as 0.001", cmd)}
-		}
+	var err error
+	if opt.Sizing, err = j.sizing(cmd); err != nil {
+		return opt, err
 	}
 	for _, f := range []struct {
 		name string
@@ -104,8 +82,12 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	default:
 		return opt, usageError{fmt.Errorf("%s: --bad-rows %q: want fail or skip", cmd, j.badRows)}
 	}
-	if _, err := opt.Resolve(); err != nil {
+	resolved, err := opt.Resolve()
+	if err != nil {
 		return opt, usageError{flagError(cmd, j.fs, err)}
+	}
+	if err := j.checkKinds(cmd, resolved.Filter); err != nil {
+		return opt, err
 	}
 	if !j.quiet && isTerminal(os.Stderr) {
 		j.bars = newBars(stderr)
@@ -118,6 +100,8 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 var optionFlags = map[string]string{
 	"Keys": "keys", "Input": "input", "KeyCol": "key-col", "JoinCol": "join-col", "KeyType": "key-type",
 	"Filter": "filter", "Sizing.BitsPerKey": "bits-per-key", "Sizing.K": "k", "Sizing.FPP": "fpp",
+	"Sizing.BucketSize": "bucket-size", "Sizing.FingerprintBits": "fingerprint-bits", "Sizing.InitialCapacity": "initial-capacity",
+	"Sizing.Growth": "growth", "Sizing.Tightening": "tightening",
 	"Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir", "FilterFile": "filter-file",
 }
 

@@ -27,6 +27,10 @@ commands:
           join build-filter --keys FILE [--filter acbf] [--bits-per-key 32] --out filter.bin
   compare run the join with several filters and print the paper's Table 1
           join compare --keys FILE --input FILE [--filters none,exact,bloom,cbf,acbf] [--repeat N]
+  filter  size the filter kinds for n keys, or measure them (FP against the
+          formula, speed, deletes) on synthetic keys
+          join filter size --n 1000000 --fpp 0.01
+          join filter eval --n 100000 --queries 1000000 [--churn 10]
   repro   regenerate the paper's Figures 4-7 and Table 1 (CSV, Markdown, SVG)
           join repro [--quick] [--data DIR] --out docs/results
   gen     write NBER-shaped cite75_99.txt and apat63_99.txt
@@ -188,6 +192,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdCompare(ctx, rest, stdout, stderr)
 	case "build-filter":
 		return cmdBuildFilter(ctx, rest, stdout, stderr)
+	case "filter":
+		return cmdFilter(ctx, rest, stdout, stderr)
 	case "repro":
 		return cmdRepro(ctx, rest, stdout, stderr)
 	case "gen":
@@ -202,7 +208,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	return usageError{fmt.Errorf("unknown command %q (commands: demo, run, build-filter, compare, repro, gen, keys, fetch, clean; see join -h)", cmd)}
+	return usageError{fmt.Errorf("unknown command %q (commands: demo, run, build-filter, compare, filter, repro, gen, keys, fetch, clean; see join -h)", cmd)}
 }
 
 // parse parses a command's flags. A bad flag is one line naming it and where

@@ -315,7 +315,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"keys", "--patents", "p", "--out", "k", "--sample", "0"}, "--sample 0", true},
 		{[]string{"fetch", "--dir", dir, "--url", "http://127.0.0.1:1/"}, "join gen", false},
 		{[]string{"run", "--keys", "k"}, "run: --input is required (the large file)", true},
-		{[]string{"run", "--keys", "k", "--input", "i", "--filter", "cuckoo"}, "--filter cuckoo: unknown filter", true},
+		{[]string{"run", "--keys", "k", "--input", "i", "--filter", "quotient"}, "--filter quotient: unknown filter", true},
 		{[]string{"run", "--keys", "k", "--input", "i", "--mem", "lots"}, `--mem "lots"`, true},
 		{[]string{"run", "--keys", "k", "--input", "i", "--format", "parquet"}, "needs --out FILE", true},
 		{[]string{"compare", "--keys", "k", "--input", "i", "--repeat", "0"}, "--repeat 0", true},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -16,8 +17,13 @@ import (
 // writeReport prints a run's report as a few readable lines.
 func writeReport(w io.Writer, r *join.Report) {
 	f := r.Filter
-	fmt.Fprintf(w, "filter %s: m=%d counters, k=%d, first level %d bits, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
-		f.Kind, f.M, f.K, f.FirstLevelBits, f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
+	if f.M != 0 { // the kinds of the 4m-bit budget of m counters
+		fmt.Fprintf(w, "filter %s: m=%d counters, k=%d, first level %d bits, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
+			f.Kind, f.M, f.K, f.FirstLevelBits, f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
+	} else {
+		fmt.Fprintf(w, "filter %s: %s, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
+			f.Kind, cmp.Or(f.Shape, "no parameters"), f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
+	}
 	if r.BroadcastCopies < r.Settings.Mappers {
 		fmt.Fprintf(w, "broadcast: %d mappers share %d copies of the filter (one each would take more than %s)\n",
 			r.Settings.Mappers, r.BroadcastCopies, join.SizeText(local.MaxBroadcastBytes))
@@ -42,9 +48,9 @@ func writeCompare(w io.Writer, kinds []filters.Kind, reps []*join.Report, repeat
 	fmt.Fprintf(w, "%d input rows, %d key rows (%d distinct), %d join rows; times are medians of %d run(s)\n\n",
 		r0.InputRecords, r0.KeysRecords, r0.KeysDistinct, r0.JoinRows, repeat)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "filter\tk\tmemory bits\tformula FP\tmeasured FP\tmap output records\tfalse positives\tshuffle bytes\tconstruction ms\ttotal ms\t")
+	fmt.Fprintln(tw, "filter\tparameters\tmemory bits\tformula FP\tmeasured FP\tmap output records\tfalse positives\tshuffle bytes\tconstruction ms\ttotal ms\t")
 	for _, r := range reps {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3g\t%.3g\t%d\t%d\t%d\t%.1f\t%.0f\t\n", r.Filter.Kind, r.Filter.K, r.Filter.MemoryBits,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3g\t%.3g\t%d\t%d\t%d\t%.1f\t%.0f\t\n", r.Filter.Kind, cmp.Or(r.Filter.Shape, "-"), r.Filter.MemoryBits,
 			r.Filter.FPPFormula, r.FPPMeasured, r.MapOutputRecords, r.FalsePositiveRecords, r.ShuffleBytes,
 			r.TimingsMs["build"], r.TimingsMs["total"])
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -215,7 +216,7 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	if !jf.quiet {
-		fmt.Fprintf(stdout, "wrote %s: %s filter of %d keys, k=%d, %d bytes, formula FP %.3g\n", *out, b.Kind(), b.N, b.K, b.SerializedBytes, b.FPP)
+		fmt.Fprintf(stdout, "wrote %s: %s filter of %d keys, %s, %d bytes, formula FP %.3g\n", *out, b.Kind(), b.N, cmp.Or(b.Shape(), "no parameters"), b.SerializedBytes, b.FPP)
 	}
 	return nil
 }

@@ -1,0 +1,511 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/filters/evaluate"
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+)
+
+const filterUsage = `usage: join filter size|eval|plot [flags]
+
+  size  for each filter kind, what it takes to hold n keys: bits per key, k or
+        fingerprint size, bytes, formula FP, whether it deletes
+        join filter size --n N (--fpp P | --bits-per-key B) [--kind K|all]
+  eval  build each kind over n synthetic keys and measure it: false positives
+        over fresh non-members against the formula (z-score, PASS within 4 sd),
+        false negatives, insert failures, ns per Add, Remove and Contains
+        join filter eval --kinds all --n N --queries Q [--churn C] [--seed S] [--json]
+  plot  build each kind at a range of bits per key and plot its false positive
+        rate against its memory, measured and by formula (SVG)
+        join filter plot --n N [--bits 4:32:2] --out FILE.svg
+
+Run 'join filter size -h' (eval -h, plot -h) for their flags.
+`
+
+const filterSizeExamples = `
+Examples:
+  join filter size --n 1000000 --fpp 0.01
+  join filter size --n 65771 --bits-per-key 16 --kind cuckoo
+  join filter size --n 1e6 --fpp 0.001 --json
+`
+
+const filterEvalExamples = `
+Examples:
+  join filter eval --n 100000 --queries 1000000
+  join filter eval --kinds cuckoo,cbf,acbf --n 100000 --churn 10 --seed 7
+  join filter eval --kinds blocked,bloom --n 1e6 --queries 1e7 --bits-per-key 10 --json
+`
+
+func cmdFilter(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, filterUsage)
+		return usageError{errors.New("filter: want size, eval or plot")}
+	}
+	switch args[0] {
+	case "size":
+		return cmdFilterSize(args[1:], stdout, stderr)
+	case "eval":
+		return cmdFilterEval(ctx, args[1:], stdout, stderr)
+	case "plot":
+		return cmdFilterPlot(ctx, args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, filterUsage)
+		return nil
+	}
+	return usageError{fmt.Errorf("filter: unknown subcommand %q (want size, eval or plot; see join filter -h)", args[0])}
+}
+
+// countFlag is a count given as an integer or in e-notation (1e6), as filter
+// sizes usually are.
+type countFlag struct{ n int }
+
+func (c *countFlag) String() string { return strconv.Itoa(c.n) }
+func (c *countFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v != math.Trunc(v) || v < 0 || v > math.MaxInt32*64.0 {
+		return fmt.Errorf("want a whole number such as 100000 or 1e6")
+	}
+	c.n = int(v)
+	return nil
+}
+
+// parseKinds reads a comma-separated list of kinds, or all.
+func parseKinds(cmd, flagName, list string) ([]filters.Kind, error) {
+	var kinds []filters.Kind
+	if strings.TrimSpace(list) == "all" {
+		for _, sp := range filters.Kinds() {
+			kinds = append(kinds, sp.Kind)
+		}
+		return kinds, nil
+	}
+	for _, s := range strings.Split(list, ",") {
+		sp, err := filters.Lookup(strings.TrimSpace(s))
+		if err != nil {
+			return nil, usageError{fmt.Errorf("%s: --%s: %w (or all)", cmd, flagName, err)}
+		}
+		if slices.Contains(kinds, sp.Kind) {
+			return nil, usageError{fmt.Errorf("%s: --%s: %s is given twice", cmd, flagName, sp.Kind)}
+		}
+		kinds = append(kinds, sp.Kind)
+	}
+	return kinds, nil
+}
+
+// sizeRow is one kind in `join filter size`.
+type sizeRow struct {
+	Kind       filters.Kind   `json:"kind"`
+	Params     filters.Params `json:"params"`
+	Shape      string         `json:"shape"`
+	BitsPerKey float64        `json:"bits_per_key"`
+	Bytes      uint64         `json:"bytes"`
+	FPP        float64        `json:"fpp_formula"`
+	Deletes    bool           `json:"deletes"`
+	Grows      bool           `json:"grows"`
+	Err        string         `json:"error,omitempty"`
+}
+
+func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("filter size", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf sizingFlags
+	sf.register(fs)
+	var n countFlag
+	fs.Var(&n, "n", "distinct keys the filter holds (required; 1e6 is accepted)")
+	kind := fs.String("kind", "all", "the kinds to size, comma separated, or all: "+strings.Join(filters.Names(), ", "))
+	asJSON := fs.Bool("json", false, "print JSON instead of a Markdown table")
+	usageWithExamples(fs, "join filter size --n N (--fpp P | --bits-per-key B) [flags]", filterSizeExamples)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if n.n < 1 {
+		return usageError{fmt.Errorf("filter size: --n is required: the distinct keys the filter holds, at least 1")}
+	}
+	if sf.set("fpp") && sf.set("bits-per-key") {
+		return usageError{fmt.Errorf("filter size: give --fpp or --bits-per-key, not both")}
+	}
+	kinds, err := parseKinds("filter size", "kind", *kind)
+	if err != nil {
+		return err
+	}
+	sf.kinds = kinds
+	sz, err := sf.sizing("filter size")
+	if err != nil {
+		return err
+	}
+	if err := sf.checkKinds("filter size", ""); err != nil {
+		return err
+	}
+	var rows []sizeRow
+	for _, k := range kinds {
+		sp, _ := filters.Lookup(string(k))
+		row := sizeRow{Kind: k, Deletes: sp.Remove != nil, Grows: k == filters.Scalable}
+		p, err := sp.Size(uint64(n.n), sz)
+		switch {
+		case err != nil:
+			row.Err = flagError("filter size", fs, err).Error()
+		case !sp.Sized:
+			row.Shape = "the keys themselves"
+			row.FPP = sp.FPP(p, uint64(n.n))
+			if k == filters.Exact {
+				// Its memory depends on the keys (a bitmap, a table or a
+				// map): show the table of 8-byte keys, half full.
+				bits := filters.ExactTableBits(n.n)
+				row.Shape = "a table of 8-byte keys"
+				row.BitsPerKey = float64(bits) / float64(n.n)
+				row.Bytes = bits / 8
+			} else {
+				row.Shape = "every key passes"
+			}
+		default:
+			row.Params, row.Shape = p, p.Shape()
+			row.BitsPerKey = float64(p.MemoryBits) / float64(n.n)
+			row.Bytes = (p.MemoryBits + 7) / 8
+			row.FPP = sp.FPP(p, uint64(n.n))
+		}
+		rows = append(rows, row)
+	}
+	if *asJSON {
+		return writeJSON(stdout, rows)
+	}
+	how := fmt.Sprintf("%g bits per key", sz.BitsPerKey)
+	if sz.BitsPerKey == 0 {
+		how = fmt.Sprintf("%d bits per key (the default)", filters.DefaultBitsPerKey)
+	}
+	if sz.FPP != 0 {
+		how = fmt.Sprintf("a formula FP of at most %g", sz.FPP)
+	}
+	fmt.Fprintf(stdout, "Filters for %d keys, sized for %s:\n\n", n.n, how)
+	fmt.Fprintln(stdout, "| kind | bits per key | parameters | bytes | formula FP | deletes | note |")
+	fmt.Fprintln(stdout, "|---|---:|---|---:|---:|---|---|")
+	for _, r := range rows {
+		if r.Err != "" {
+			fmt.Fprintf(stdout, "| %s | | | | | %s | cannot: %s |\n", r.Kind, yesNo(r.Deletes), strings.TrimPrefix(r.Err, "filter size: "))
+			continue
+		}
+		note := ""
+		switch {
+		case r.Grows:
+			note = "grows as keys come (no count needed); the memory for n keys"
+		case r.Kind == filters.Exact:
+			note = "no false positives; integer keys in a dense range take a bitmap (less), other keys a map (more)"
+		}
+		fmt.Fprintf(stdout, "| %s | %.1f | %s | %d | %.3g | %s | %s |\n", r.Kind, r.BitsPerKey, r.Shape, r.Bytes, r.FPP, yesNo(r.Deletes), note)
+	}
+	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("filter eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf sizingFlags
+	sf.register(fs)
+	var n, queries countFlag
+	queries.n = evaluate.DefaultQueries
+	fs.Var(&n, "n", "distinct keys to build each filter over (required; 1e6 is accepted)")
+	fs.Var(&queries, "queries", "fresh non-members to count false positives over")
+	kindList := fs.String("kinds", "all", "the kinds to evaluate, comma separated, or all: "+strings.Join(filters.Names(), ", "))
+	var churnN countFlag
+	churn := &churnN.n
+	fs.Var(&churnN, "churn", "update rounds for the kinds that delete: each deletes a fifth of the keys and inserts them again, checked against an exact model")
+	seed := fs.Uint64("seed", 1, "seed of the keys and queries (the same seed gives the same keys)")
+	asJSON := fs.Bool("json", false, "print JSON instead of a Markdown table")
+	reportJSON := fs.String("report-json", "", "also write the results as JSON to this file")
+	quiet := fs.Bool("quiet", false, "no progress line on a terminal")
+	usageWithExamples(fs, "join filter eval --n N [--kinds all] [--queries Q] [--churn C] [--seed S] [flags]", filterEvalExamples)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if n.n < 1 || n.n > evaluate.MaxN {
+		return usageError{fmt.Errorf("filter eval: --n %d: want 1 to %d keys (--n is required)", n.n, evaluate.MaxN)}
+	}
+	if queries.n < 1 || queries.n > evaluate.MaxQueries {
+		return usageError{fmt.Errorf("filter eval: --queries %d: want 1 to %d", queries.n, evaluate.MaxQueries)}
+	}
+	if *churn < 0 || *churn > evaluate.MaxChurn {
+		return usageError{fmt.Errorf("filter eval: --churn %d: want 0 to %d rounds", *churn, evaluate.MaxChurn)}
+	}
+	if sf.set("fpp") && sf.set("bits-per-key") {
+		return usageError{fmt.Errorf("filter eval: give --fpp or --bits-per-key, not both")}
+	}
+	kinds, err := parseKinds("filter eval", "kinds", *kindList)
+	if err != nil {
+		return err
+	}
+	sf.kinds = kinds
+	sz, err := sf.sizing("filter eval")
+	if err != nil {
+		return err
+	}
+	if err := sf.checkKinds("filter eval", ""); err != nil {
+		return err
+	}
+	var files outputs
+	defer files.abort()
+	var repF *atomicfile.File
+	if sf.set("report-json") {
+		p := namedPath{"report-json", *reportJSON}
+		if err := checkPaths([]namedPath{p}, nil); err != nil {
+			return usageError{fmt.Errorf("filter eval: %w", err)}
+		}
+		if repF, err = files.create(ctx, p, atomicfile.Options{Gzip: true}); err != nil {
+			return err
+		}
+	}
+	cfg := evaluate.Config{Kinds: kinds, N: n.n, Queries: queries.n, Churn: *churn, Seed: *seed, Sizing: sz}
+	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
+		cfg.Progress = func(k filters.Kind, phase string) { fmt.Fprintf(stderr, "\r\033[Kfilter eval: %s: %s", k, phase) }
+		defer fmt.Fprint(stderr, "\r\033[K")
+	}
+	results, err := evaluate.Evaluate(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	report := evalReport{n.n, queries.n, *churn, *seed, sz, runtime.Version(), jsonSafe(results)}
+	if repF != nil {
+		if err := writeJSON(repF, report); err != nil {
+			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
+		}
+	}
+	if *asJSON {
+		if err := writeJSON(stdout, report); err != nil {
+			return err
+		}
+	} else {
+		writeEval(stdout, cfg, results)
+	}
+	if repF != nil {
+		if err := repF.Commit(); err != nil {
+			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
+		}
+	}
+	return nil
+}
+
+// evalReport is filter eval's JSON.
+type evalReport struct {
+	N       int               `json:"n"`
+	Queries int               `json:"queries"`
+	Churn   int               `json:"churn"`
+	Seed    uint64            `json:"seed"`
+	Sizing  filters.Sizing    `json:"sizing"`
+	Go      string            `json:"go"`
+	Results []evaluate.Result `json:"results"`
+}
+
+// jsonSafe replaces the NaNs of results (operations a kind does not have),
+// which JSON cannot hold, by -1.
+func jsonSafe(results []evaluate.Result) []evaluate.Result {
+	out := append([]evaluate.Result(nil), results...)
+	for i := range out {
+		for _, f := range []*float64{&out[i].Z, &out[i].DeletedZ, &out[i].DeletedExpected, &out[i].FillFPP, &out[i].ZFormula, &out[i].AddNs, &out[i].RemoveNs, &out[i].BatchNs} {
+			if math.IsNaN(*f) {
+				*f = -1
+			}
+		}
+	}
+	return out
+}
+
+// writeEval prints the results as a Markdown table.
+func writeEval(w io.Writer, cfg evaluate.Config, results []evaluate.Result) {
+	fmt.Fprintf(w, "%d keys, %d fresh non-member queries, %d churn rounds, seed %d; one core, %s\n\n", cfg.N, cfg.Queries, cfg.Churn, cfg.Seed, runtime.Version())
+	churned := cfg.Churn > 0
+	head := "| kind | parameters | bits per key | FP measured | FP of its fill | z | FP formula | z formula | false neg. | insert fails |"
+	rule := "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	if churned {
+		head += " deleted keys' FP (z) |"
+		rule += "---:|"
+	}
+	head += " build ns/key | add ns | remove ns | contains ns | batch ns | result |"
+	rule += "---:|---:|---:|---:|---:|---|"
+	fmt.Fprintln(w, head)
+	fmt.Fprintln(w, rule)
+	for _, r := range results {
+		if r.Err != "" {
+			fmt.Fprintf(w, "| %s | cannot be built: %s |\n", r.Kind, r.Err)
+			continue
+		}
+		result := "PASS"
+		if !r.Pass {
+			result = "**FAIL**"
+		}
+		fmt.Fprintf(w, "| %s | %s | %.1f | %.4g | %s | %s | %.4g | %s | %d | %d |", r.Kind, orDash(r.Shape), r.BitsPerKey, r.FPP, num(r.FillFPP, "%.4g"),
+			num(r.Z, "%+.2f"), r.FormulaFPP, num(r.ZFormula, "%+.2f"), r.FalseNegatives, r.InsertFailures)
+		if churned {
+			if r.ChurnRounds == 0 {
+				fmt.Fprint(w, " - |")
+			} else {
+				fmt.Fprintf(w, " %.4g (%s) |", float64(r.DeletedPositives)/float64(max(r.Deleted, 1)), num(r.DeletedZ, "%+.2f"))
+			}
+		}
+		fmt.Fprintf(w, " %.1f | %s | %s | %.1f | %s | %s |\n", r.BuildNs, num(r.AddNs, "%.1f"), num(r.RemoveNs, "%.1f"), r.ContainsNs, num(r.BatchNs, "%.1f"), result)
+	}
+	fmt.Fprintln(w, "\nFP of its fill: the rate this filter's contents give (its ones, its load); the formula is that rate's expectation over random keys,")
+	fmt.Fprintln(w, "which one filter misses by the chance in how its keys fell. z: (measured - fill) / sd of the queries; z formula: the same against the formula.")
+	fmt.Fprintln(w, "PASS: no false negative; the false positives within 4 sd of the fill (|z| <= 4), or, when fewer than 25 are expected, no further")
+	fmt.Fprintln(w, "in a Poisson tail than 4 sd of a normal (p >= 3.2e-5 each side); exact and none: the rate exactly; the same for the deleted keys.")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// num formats v, or "-" for NaN.
+func num(v float64, format string) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf(format, v)
+}
+
+const filterPlotExamples = `
+Examples:
+  join filter plot --n 100000 --out fp.svg
+  join filter plot --n 1e6 --queries 1e7 --bits 4:32:2 --kinds bloom,blocked,cuckoo,acbf --out fp.svg
+`
+
+// parseBits reads --bits: a list (8,10,16) or a range FROM:TO:STEP.
+func parseBits(s string) ([]float64, error) {
+	if parts := strings.Split(s, ":"); len(parts) == 3 {
+		var v [3]float64
+		for i, p := range parts {
+			f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("want FROM:TO:STEP such as 4:32:2")
+			}
+			v[i] = f
+		}
+		if v[2] <= 0 || v[1] < v[0] || (v[1]-v[0])/v[2] > 1000 {
+			return nil, fmt.Errorf("want FROM <= TO and a positive STEP, at most 1000 points")
+		}
+		if v[0] <= 0 {
+			return nil, fmt.Errorf("FROM %g: want bits per key above 0", v[0])
+		}
+		var out []float64
+		for x := v[0]; x <= v[1]+1e-9; x += v[2] {
+			out = append(out, math.Round(x*1e6)/1e6)
+		}
+		return out, nil
+	}
+	var out []float64
+	for _, p := range strings.Split(s, ",") {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("want numbers such as 8,10,16 or a range such as 4:32:2")
+		}
+		out = append(out, f)
+	}
+	if len(out) > 1000 {
+		return nil, fmt.Errorf("at most 1000 points")
+	}
+	for _, b := range out {
+		if b <= 0 {
+			return nil, fmt.Errorf("%g: want bits per key above 0", b)
+		}
+	}
+	return out, nil
+}
+
+func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("filter plot", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf sizingFlags
+	sf.register(fs)
+	var n, queries countFlag
+	n.n, queries.n = 100000, evaluate.DefaultQueries
+	fs.Var(&n, "n", "distinct keys to build each filter over (1e6 is accepted)")
+	fs.Var(&queries, "queries", "fresh non-members to count false positives over, at each point")
+	kindList := fs.String("kinds", "all", "the kinds to plot, comma separated, or all (none and exact have no memory budget and are left out)")
+	bitsList := fs.String("bits", "4:32:2", "the bits per key to build each kind at: a list (8,10,16) or FROM:TO:STEP")
+	seed := fs.Uint64("seed", 1, "seed of the keys and queries")
+	out := fs.String("out", "", "the SVG to write (required)")
+	quiet := fs.Bool("quiet", false, "no progress line on a terminal")
+	usageWithExamples(fs, "join filter plot --out FILE.svg [--n N] [--bits 4:32:2] [flags]", filterPlotExamples)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usageError{fmt.Errorf("filter plot: --out is required (an .svg file)")}
+	}
+	if n.n < 1 || n.n > evaluate.MaxN {
+		return usageError{fmt.Errorf("filter plot: --n %d: want 1 to %d keys", n.n, evaluate.MaxN)}
+	}
+	if queries.n < 1 || queries.n > evaluate.MaxQueries {
+		return usageError{fmt.Errorf("filter plot: --queries %d: want 1 to %d", queries.n, evaluate.MaxQueries)}
+	}
+	if sf.set("fpp") || sf.set("bits-per-key") {
+		return usageError{fmt.Errorf("filter plot: the plot sizes each kind at --bits; --fpp and --bits-per-key do not apply")}
+	}
+	bits, err := parseBits(*bitsList)
+	if err != nil {
+		return usageError{fmt.Errorf("filter plot: --bits %q: %v", *bitsList, err)}
+	}
+	kinds, err := parseKinds("filter plot", "kinds", *kindList)
+	if err != nil {
+		return err
+	}
+	sf.kinds = kinds
+	sz, err := sf.sizing("filter plot")
+	if err != nil {
+		return err
+	}
+	if err := sf.checkKinds("filter plot", ""); err != nil {
+		return err
+	}
+	for _, b := range bits {
+		s := sz
+		s.BitsPerKey = b
+		if err := s.Validate(); err != nil {
+			return usageError{fmt.Errorf("filter plot: --bits %g: %v", b, err)}
+		}
+	}
+	if err := checkPaths([]namedPath{{"out", *out}}, nil); err != nil {
+		return usageError{fmt.Errorf("filter plot: %w", err)}
+	}
+	cfg := evaluate.Config{Kinds: kinds, N: n.n, Queries: queries.n, Seed: *seed, Sizing: sz}
+	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
+		cfg.Progress = func(k filters.Kind, phase string) { fmt.Fprintf(stderr, "\r\033[Kfilter plot: %s: %s", k, phase) }
+		defer fmt.Fprint(stderr, "\r\033[K")
+	}
+	points, err := evaluate.Sweep(ctx, cfg, bits)
+	if err != nil {
+		return err
+	}
+	title := fmt.Sprintf("n = %d keys, %d queries a point", n.n, queries.n)
+	if err := evaluate.WritePlot(*out, title, points); err != nil {
+		return fmt.Errorf("--out %s: %w", *out, err)
+	}
+	fmt.Fprintf(stdout, "%d keys, %d fresh non-member queries a point, seed %d; wrote %s\n\n", n.n, queries.n, *seed, *out)
+	fmt.Fprintln(stdout, "| kind | bits per key asked | bits per key taken | parameters | FP measured | FP of its fill | FP formula |")
+	fmt.Fprintln(stdout, "|---|---:|---:|---|---:|---:|---:|")
+	for _, pt := range points {
+		if pt.Err != "" {
+			fmt.Fprintf(stdout, "| %s | %g | | cannot: %s | | | |\n", pt.Kind, pt.Asked, pt.Err)
+			continue
+		}
+		fmt.Fprintf(stdout, "| %s | %g | %.1f | %s | %.4g | %s | %.4g |\n", pt.Kind, pt.Asked, pt.BitsPerKey, pt.Shape, pt.FPP, num(pt.FillFPP, "%.4g"), pt.FormulaFPP)
+	}
+	return nil
+}
