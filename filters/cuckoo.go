@@ -141,8 +141,13 @@ func sizeCuckoo(n uint64, s Sizing) (Params, error) {
 			}
 		}
 		if best == 0 {
-			sl, _, _ := cuckooShape(n, b, 1)
-			return Params{}, sizingError("BitsPerKey", s.BitsPerKey, nil, "%d keys take at least %d slots in a cuckoo filter with buckets of %d, %.3g bits a key: more than the budget", n, sl, b, float64(sl)/float64(max(n, 1)))
+			least := 0.0 // the least bits a key of any f
+			for g := 1; g <= cuckoo.MaxFingerprintBits; g++ {
+				if sl, _, ok := cuckooShape(n, b, g); ok && (least == 0 || float64(sl*uint64(g)) < least) {
+					least = float64(sl * uint64(g))
+				}
+			}
+			return Params{}, sizingError("BitsPerKey", s.BitsPerKey, nil, "a cuckoo filter of %d keys with buckets of %d takes at least %.3g bits a key", n, b, least/float64(max(n, 1)))
 		}
 		f = best
 	}
