@@ -346,18 +346,18 @@ func main() {
 			var rep struct {
 				N, Queries, Churn int
 				Results           []struct {
-					Kind                       string
-					BitsPerKey                 float64 `json:"bits_per_key"`
-					FPP                        float64
-					FillFPP                    float64 `json:"fpp_fill"`
-					FormulaFPP                 float64 `json:"fpp_formula"`
-					Z                          float64
-					ZFormula                   float64 `json:"z_formula"`
-					FalseNegatives             int64   `json:"false_negatives"`
-					InsertFailures             int64   `json:"insert_failures"`
-					Pass                       bool
-					Err                        string `json:"error"`
-					ChurnRounds                int    `json:"churn_rounds"`
+					Kind           string
+					BitsPerKey     float64 `json:"bits_per_key"`
+					FPP            float64
+					FillFPP        float64 `json:"fpp_fill"`
+					FormulaFPP     float64 `json:"fpp_formula"`
+					Z              float64
+					ZFormula       float64 `json:"z_formula"`
+					FalseNegatives int64   `json:"false_negatives"`
+					InsertFailures int64   `json:"insert_failures"`
+					Pass           bool
+					Err            string `json:"error"`
+					ChurnRounds    int    `json:"churn_rounds"`
 				}
 			}
 			if err := json.Unmarshal(data, &rep); err != nil {
