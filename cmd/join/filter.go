@@ -316,7 +316,7 @@ type evalReport struct {
 func jsonSafe(results []evaluate.Result) []evaluate.Result {
 	out := append([]evaluate.Result(nil), results...)
 	for i := range out {
-		for _, f := range []*float64{&out[i].Z, &out[i].DeletedZ, &out[i].DeletedExpected, &out[i].FillFPP, &out[i].ZFormula, &out[i].AddNs, &out[i].RemoveNs, &out[i].BatchNs} {
+		for _, f := range []*float64{&out[i].Z, &out[i].DeletedZ, &out[i].DeletedExpected, &out[i].FillFPP, &out[i].FillSD, &out[i].ZFormula, &out[i].AddNs, &out[i].RemoveNs, &out[i].BatchNs} {
 			if math.IsNaN(*f) {
 				*f = -1
 			}
@@ -360,7 +360,8 @@ func writeEval(w io.Writer, cfg evaluate.Config, results []evaluate.Result) {
 		fmt.Fprintf(w, " %.1f | %s | %s | %.1f | %s | %s |\n", r.BuildNs, num(r.AddNs, "%.1f"), num(r.RemoveNs, "%.1f"), r.ContainsNs, num(r.BatchNs, "%.1f"), result)
 	}
 	fmt.Fprintln(w, "\nFP of its fill: the rate this filter's contents give (its ones, its load); the formula is that rate's expectation over random keys,")
-	fmt.Fprintln(w, "which one filter misses by the chance in how its keys fell. z: (measured - fill) / sd of the queries; z formula: the same against the formula.")
+	fmt.Fprintln(w, "which one filter misses by the chance in how its keys fell. z: (measured - fill) / sd of the queries; z formula: (measured - formula) / sd of\n"+
+		"the queries and of the fill over 8 more filters of other keys (JSON: fill_sd); it is shown, not judged.")
 	fmt.Fprintln(w, "PASS: no false negative; the false positives within 4 sd of the fill (|z| <= 4), or, when fewer than 25 are expected, no further")
 	fmt.Fprintln(w, "in a Poisson tail than 4 sd of a normal (p >= 3.2e-5 each side); exact and none: the rate exactly; the same for the deleted keys.")
 }

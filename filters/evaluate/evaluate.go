@@ -88,6 +88,10 @@ type Result struct {
 	// equality passes.
 	Z        float64 `json:"z"`
 	ZFormula float64 `json:"z_formula"`
+	// FillSD is the sd of FillFPP over fillFilters filters of the kind built
+	// from other keys (NaN for kinds without FillFPP): the part of ZFormula's
+	// sd that comes from where the keys fell, not from the queries.
+	FillSD float64 `json:"fill_sd"`
 	// FalseNegatives counts members that tested negative, after the build
 	// and after every churn round (must be 0).
 	FalseNegatives int64 `json:"false_negatives"`
@@ -172,8 +176,11 @@ func newKeyGen(seed, stream uint64, member bool) *keyGen {
 func (g *keyGen) next() uint64 { return g.rng.Uint64()>>1 | g.topBit }
 
 // members returns n distinct member keys, each 8 bytes of one backing array.
-func members(seed uint64, n int) [][]byte {
-	g := newKeyGen(seed, 1, true)
+func members(seed uint64, n int) [][]byte { return membersOf(seed, 1, n) }
+
+// membersOf is members from another stream of the generator.
+func membersOf(seed, stream uint64, n int) [][]byte {
+	g := newKeyGen(seed, stream, true)
 	seen := make(map[uint64]struct{}, n)
 	buf := make([]byte, 8*n)
 	keys := make([][]byte, 0, n)
@@ -219,11 +226,35 @@ func (c Config) progress(kind filters.Kind, phase string) {
 	}
 }
 
+// fillFilters is how many more filters fillSD builds.
+const fillFilters = 8
+
+// fillSD returns the sample sd of FillFPP over fillFilters filters of
+// parameters p holding n keys each, of streams other than the members' and
+// the queries'. Cost: fillFilters builds.
+func fillSD(ctx context.Context, c Config, sp *filters.Spec, p filters.Params, n int) (float64, error) {
+	var sum, sum2 float64
+	for i := range uint64(fillFilters) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		f, _, err := sp.Build(p, membersOf(c.Seed, 100+i, n))
+		if err != nil {
+			return math.NaN(), nil // a table that cannot take these keys (a full cuckoo filter): no estimate
+		}
+		x := sp.FillFPP(f)
+		sum += x
+		sum2 += x * x
+	}
+	mean := sum / fillFilters
+	return math.Sqrt(max(0, (sum2-fillFilters*mean*mean)/(fillFilters-1))), nil
+}
+
 // evaluate evaluates the kind of sp; keys is not modified.
 func evaluate(ctx context.Context, c Config, sp *filters.Spec, keys [][]byte) (Result, error) {
 	kind := sp.Kind
 	nan := math.NaN()
-	r := Result{Kind: kind, N: len(keys), Deletes: sp.Remove != nil, Z: nan, ZFormula: nan, FillFPP: nan, DeletedZ: nan,
+	r := Result{Kind: kind, N: len(keys), Deletes: sp.Remove != nil, Z: nan, ZFormula: nan, FillFPP: nan, FillSD: nan, DeletedZ: nan,
 		AddNs: nan, RemoveNs: nan, BatchNs: nan, DeletedExpected: nan}
 	c.progress(kind, "build")
 	p, err := sp.Size(uint64(len(keys)), c.Sizing)
@@ -264,6 +295,20 @@ func evaluate(ctx context.Context, c Config, sp *filters.Spec, keys [][]byte) (R
 	r.FormulaFPP = sp.FPP(p, uint64(len(set)))
 	r.FPP = float64(r.FalsePositives) / float64(r.Queries)
 	r.ZFormula = zScore(r.FPP, r.FormulaFPP, r.Queries)
+	if sp.FillFPP != nil && !math.IsNaN(r.ZFormula) {
+		// The formula is an expectation over filters of random keys; this
+		// filter's rate is one draw. The sd of the comparison is that of the
+		// queries and of the fill, estimated over fillFilters more filters
+		// of the same size built from other keys.
+		c.progress(kind, "fill spread")
+		sd, err := fillSD(ctx, c, sp, p, len(set))
+		if err != nil {
+			return r, err
+		}
+		r.FillSD = sd
+		q := r.FormulaFPP * (1 - r.FormulaFPP) / float64(r.Queries)
+		r.ZFormula = (r.FPP - r.FormulaFPP) / math.Sqrt(q+sd*sd)
+	}
 	want := r.FormulaFPP
 	if sp.FillFPP != nil {
 		r.FillFPP = sp.FillFPP(f)
