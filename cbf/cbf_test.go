@@ -288,3 +288,33 @@ func TestFillFPP(t *testing.T) {
 		}
 	}
 }
+
+// TestFillMean: the formula FPP is the expectation of FillFPP over filters
+// of random keys: the mean over 60 filters (m = 250,000, n = 100,000, k = 2,
+// the setting of bench/results/filter-kinds.md at 10 bits a key) is within
+// 4 standard errors of it. One filter's FillFPP differs from the formula by
+// its sd (logged), which is what join filter eval's z against the formula
+// must count.
+func TestFillMean(t *testing.T) {
+	const m, n, k, filters = 250000, 100000, 2, 60
+	seed := testutil.Seed(t) >> 8 // key ranges of the filters must not meet
+	var sum, sum2 float64
+	for r := range uint64(filters) {
+		f, err := New(m, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range testutil.Keys(seed+r<<40, n) {
+			f.Add(key)
+		}
+		x := f.FillFPP()
+		sum, sum2 = sum+x, sum2+x*x
+	}
+	mean := sum / filters
+	sd := math.Sqrt((sum2 - filters*mean*mean) / (filters - 1))
+	se, want := sd/math.Sqrt(filters), FPP(m, n, k)
+	t.Logf("mean FillFPP %.6f over %d filters (sd %.6f, se %.6f), formula %.6f: %+.2f se", mean, filters, sd, se, want, (mean-want)/se)
+	if math.Abs(mean-want) > 4*se {
+		t.Errorf("mean FillFPP %.6f, formula %.6f: %.1f se apart", mean, want, (mean-want)/se)
+	}
+}

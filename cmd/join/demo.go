@@ -71,7 +71,7 @@ Examples:
 	if err != nil {
 		return flagError("demo", fs, err)
 	}
-	fmt.Fprintf(stdout, "Filters at %.0f bits per key, same k:\n\n", *bpk)
+	fmt.Fprintf(stdout, "Filters at %.0f bits per key, each at its own best k:\n\n", *bpk)
 	writeCompare(stdout, kinds, reps, 1)
 	return nil
 }
