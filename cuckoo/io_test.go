@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -201,28 +200,13 @@ func TestGolden(t *testing.T) {
 	f := sampleFilters(t)["b3-f5"]
 	data, _ := f.MarshalBinary()
 	path := filepath.Join("testdata", "golden-v1.ckoo")
-	if *update {
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		dir := filepath.Join("testdata", "fuzz", "FuzzUnmarshalBinary")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	want := testutil.Golden(t, path, data, *update, func() map[string][]byte {
+		corpus := map[string][]byte{}
 		for name, g := range sampleFilters(t) {
-			b, _ := g.MarshalBinary()
-			if err := os.WriteFile(filepath.Join(dir, name), fmt.Appendf(nil, "go test fuzz v1\n[]byte(%q)\n", b), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			corpus[name], _ = g.MarshalBinary()
 		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(data, want) {
-		t.Fatalf("serialization changed: %d bytes, golden %d bytes", len(data), len(want))
-	}
+		return corpus
+	})
 	// The golden file decodes to the filter, and answers for its keys.
 	var g Filter
 	if err := g.UnmarshalBinary(want); err != nil || !g.Equal(f) {

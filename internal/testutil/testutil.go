@@ -3,10 +3,12 @@
 package testutil
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -86,4 +88,35 @@ func FirstDiff(got, want []string) string {
 		return fmt.Sprintf("%d rows missing, the first %q", len(want)-len(got), want[len(got)])
 	}
 	return "no difference"
+}
+
+// Golden compares data, a serialized value, with the golden file at path
+// and returns the file's bytes; a difference or a missing file fails t. With
+// update it first writes data to path, and corpus() (name -> serialized
+// value) as the seed corpus of the package's FuzzUnmarshalBinary under
+// testdata/fuzz, in `go test fuzz v1` format.
+func Golden(t testing.TB, path string, data []byte, update bool, corpus func() map[string][]byte) []byte {
+	t.Helper()
+	if update {
+		dir := filepath.Join("testdata", "fuzz", "FuzzUnmarshalBinary")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for name, b := range corpus() {
+			if err := os.WriteFile(filepath.Join(dir, name), fmt.Appendf(nil, "go test fuzz v1\n[]byte(%q)\n", b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(data, want) {
+		t.Fatalf("serialization changed: %d bytes, golden %s %d bytes", len(data), path, len(want))
+	}
+	return want
 }
