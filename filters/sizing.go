@@ -27,7 +27,7 @@ type Sizing struct {
 	FPP        float64 // 0: size by BitsPerKey
 
 	BucketSize      int     // cuckoo: fingerprints a bucket, 1, 2, 4 or 8 (0: 4)
-	FingerprintBits int     // cuckoo: 4 to 32 (0: what the FPP or the memory allows)
+	FingerprintBits int     // cuckoo: 1 to 32 (0: what the FPP or the memory allows)
 	InitialCapacity uint64  // scalable: keys of the first sub-filter (0: 1000)
 	Growth          float64 // scalable: at least 1 (0: 2)
 	Tightening      float64 // scalable: between 0 and 1 (0: 0.5)
@@ -160,13 +160,13 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 		// k is a whole number, so the optimum's bits can miss the rate by a
 		// little (or by much, with a k given): the least first level at or
 		// above it that meets the rate, doubling then halving the step.
-		meets := func(bits float64) (Params, bool, error) {
+		meets := func(bits float64) (bool, error) {
 			p, err := sp.Layout(sp.CountersFor(uint64(bits), n, k), n, k)
-			return p, err == nil && sp.FPP(p, n) <= s.FPP, err
+			return err == nil && sp.FPP(p, n) <= s.FPP, err
 		}
 		lo, hi := bits, bits
 		for {
-			_, ok, err := meets(hi)
+			ok, err := meets(hi)
 			if err != nil {
 				return Params{}, err
 			}
@@ -179,9 +179,9 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 			}
 			hi = math.Ceil(hi * 1.25)
 		}
-		for hi-lo > 1 && lo != hi {
+		for hi-lo > 1 {
 			mid := math.Floor((lo + hi) / 2)
-			if _, ok, _ := meets(mid); ok {
+			if ok, _ := meets(mid); ok {
 				hi = mid
 			} else {
 				lo = mid

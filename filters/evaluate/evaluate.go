@@ -416,7 +416,7 @@ func churn(ctx context.Context, c Config, sp *filters.Spec, f filters.Filter, p 
 		addTime += time.Since(start)
 		adds += len(removed)
 		r.InsertFailures += int64(len(failed))
-		next := append([][]byte(nil), kept...)
+		next := kept // a clone of set's head: it can grow into the next set
 		for i, k := range removed {
 			if len(failed) > 0 && failed[0] == i {
 				failed = failed[1:]
