@@ -61,7 +61,7 @@ func (b *Batch) Line(i int) int64 { return b.recs[i].line }
 // Next reads, record for record, skipped bad rows and errors included
 // (TestBatchMatchesNext, FuzzBatch), but faster: a run of unquoted records of
 // the header's field count is scanned 8 bytes at a time for line breaks and
-// commas only, without splitting every field; any other record (quoted, of
+// separators only, without splitting every field; any other record (quoted, of
 // another field count, too long, the last one without a line break) goes
 // through Next's path, alone in its batch. Fields is not set by it.
 func (r *Reader) NextBatch(col, max int, b *Batch) bool {
@@ -106,12 +106,13 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 	buf := r.buf[:r.qf]
 	b.buf, b.base = r.buf, r.base
 	want, known := r.want, r.known
+	sepw := r.sepw
 	ls, fs := r.start, r.start // line start, current field start
-	nf := 0                    // commas seen in the line
-	ks, ke := 0, 0             // bounds of field col, once its comma is seen
+	nf := 0                    // separators seen in the line
+	ks, ke := 0, 0             // bounds of field col, once its separator is seen
 	line := r.line
 	recs := b.recs
-	// Eight bytes at a time: the commas and line breaks of a word as bit
+	// Eight bytes at a time: the separators and line breaks of a word as bit
 	// masks (zeroBytes: the high bit of each matching byte), visited in
 	// order; the last bytes of the buffer one at a time (a mask of one
 	// byte). The line break of a record is the bit that ends it: the byte
@@ -120,19 +121,19 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 	p := ls
 	if col == want-1 {
 		// The last column (the NBER join columns): line by line, counting
-		// the commas of each line with popcounts and taking the last one's
-		// place, without visiting every comma.
-		lastComma := -1
+		// the separators of each line with popcounts and taking the last
+		// one's place, without visiting every separator.
+		lastSep := -1
 		for ; p+8 <= len(buf); p += 8 {
 			w := binary.LittleEndian.Uint64(buf[p:])
-			mc, mn := zeroBytes(w^commas), zeroBytes(w^nls)
+			mc, mn := zeroBytes(w^sepw), zeroBytes(w^nls)
 			for ; mn != 0; mn &= mn - 1 {
 				nl := mn & -mn
-				below := mc & (nl - 1) // the line's commas in this word
+				below := mc & (nl - 1) // the line's separators in this word
 				mc &^= nl | (nl - 1)
 				nf += bits.OnesCount64(below)
 				if below != 0 {
-					lastComma = p + (63-bits.LeadingZeros64(below))>>3
+					lastSep = p + (63-bits.LeadingZeros64(below))>>3
 				}
 				j := p + bits.TrailingZeros64(nl)>>3
 				end := j
@@ -141,15 +142,15 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 				}
 				if end == ls { // a blank line: skipped, as Next does
 					line++
-					ls, nf, lastComma = j+1, 0, -1
+					ls, nf, lastSep = j+1, 0, -1
 					continue
 				}
 				if nf+1 != want || j-ls > maxRecord {
 					goto stop // Next reports or skips it
 				}
 				ks := ls
-				if lastComma >= 0 {
-					ks = lastComma + 1
+				if lastSep >= 0 {
+					ks = lastSep + 1
 				}
 				line++
 				if len(recs) == cap(recs) {
@@ -162,21 +163,22 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 				if !known {
 					e.line = 0
 				}
-				ls, nf, lastComma = j+1, 0, -1
+				ls, nf, lastSep = j+1, 0, -1
 				if len(recs) == max {
 					goto stop
 				}
 			}
 			if mc != 0 {
 				nf += bits.OnesCount64(mc)
-				lastComma = p + (63-bits.LeadingZeros64(mc))>>3
+				lastSep = p + (63-bits.LeadingZeros64(mc))>>3
 			}
 		}
 		// The last bytes of the buffer: the general loop below finishes the
-		// line under way (its commas counted, the last one's field start).
+		// line under way (its separators counted, the last one's field
+		// start).
 		fs = ls
-		if lastComma >= 0 {
-			fs = lastComma + 1
+		if lastSep >= 0 {
+			fs = lastSep + 1
 		}
 	}
 	for p < len(buf) {
@@ -184,11 +186,11 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 		step := 8
 		if p+8 <= len(buf) {
 			w := binary.LittleEndian.Uint64(buf[p:])
-			mc, mn = zeroBytes(w^commas), zeroBytes(w^nls)
+			mc, mn = zeroBytes(w^sepw), zeroBytes(w^nls)
 		} else {
 			step = 1
 			switch buf[p] {
-			case ',':
+			case r.sep:
 				mc = 0x80
 			case '\n':
 				mn = 0x80
@@ -196,7 +198,7 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 		}
 		for m := mc | mn; m != 0; m &= m - 1 {
 			j := p + bits.TrailingZeros64(m)>>3
-			if mn&(m&-m) == 0 { // a comma
+			if mn&(m&-m) == 0 { // a separator
 				if nf == col {
 					ks, ke = fs, j
 				}

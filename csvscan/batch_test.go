@@ -20,10 +20,11 @@ type testRec struct {
 }
 
 // viaNext reads data with Next, keeping field col; range says to read it as
-// a range reader (no header, no line numbers) of nfields fields.
-func viaNext(data []byte, col int, skip, asRange bool, nfields, chunk int) ([]testRec, error) {
+// a range reader (no header, no line numbers) of nfields fields. Fields are
+// separated by sep.
+func viaNext(data []byte, col int, skip, asRange bool, nfields, chunk int, sep byte) ([]testRec, error) {
 	var out []testRec
-	r := newTestReader(data, asRange, nfields, chunk)
+	r := newTestReader(data, asRange, nfields, chunk, sep)
 	if !asRange {
 		if _, err := r.ReadHeader(); err != nil {
 			return nil, err
@@ -39,9 +40,9 @@ func viaNext(data []byte, col int, skip, asRange bool, nfields, chunk int) ([]te
 }
 
 // viaBatch reads data with NextBatch, in batches of random sizes.
-func viaBatch(data []byte, col int, skip, asRange bool, nfields, chunk int, rng *rand.Rand) ([]testRec, error) {
+func viaBatch(data []byte, col int, skip, asRange bool, nfields, chunk int, sep byte, rng *rand.Rand) ([]testRec, error) {
 	var out []testRec
-	r := newTestReader(data, asRange, nfields, chunk)
+	r := newTestReader(data, asRange, nfields, chunk, sep)
 	if !asRange {
 		if _, err := r.ReadHeader(); err != nil {
 			return nil, err
@@ -65,12 +66,21 @@ func viaBatch(data []byte, col int, skip, asRange bool, nfields, chunk int, rng 
 	return out, r.Err()
 }
 
-func newTestReader(data []byte, asRange bool, nfields, chunk int) *Reader {
+func newTestReader(data []byte, asRange bool, nfields, chunk int, sep byte) *Reader {
 	src := iotestReader(data, chunk)
 	if asRange {
-		return newRangeReader(src, "t", 0, nfields)
+		return newRangeReader(src, "t", 0, nfields, sep)
 	}
-	return NewReader(src, "t")
+	return newSepReader(src, "t", sep)
+}
+
+// newSepReader is NewReader with SetSep(sep), which must succeed.
+func newSepReader(src io.Reader, name string, sep byte) *Reader {
+	r := NewReader(src, name)
+	if err := r.SetSep(sep); err != nil {
+		panic(err)
+	}
+	return r
 }
 
 // iotestReader hands out data chunk bytes at a time (0: all at once).
@@ -96,8 +106,9 @@ func (c *chunkedReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// sameBatch checks that NextBatch reads what Next reads.
-func sameBatch(t *testing.T, data []byte, rng *rand.Rand) {
+// sameBatch checks that NextBatch reads what Next reads, fields separated by
+// sep.
+func sameBatch(t *testing.T, data []byte, sep byte, rng *rand.Rand) {
 	t.Helper()
 	defer func(old int) { maxRecord = old }(maxRecord)
 	if rng.IntN(2) == 0 {
@@ -109,16 +120,16 @@ func sameBatch(t *testing.T, data []byte, rng *rand.Rand) {
 			col := rng.IntN(nfields)
 			if !asRange {
 				// The header decides the field count.
-				if h, err := NewReader(bytes.NewReader(data), "t").ReadHeader(); err == nil && len(h) > 0 {
+				if h, err := newSepReader(bytes.NewReader(data), "t", sep).ReadHeader(); err == nil && len(h) > 0 {
 					col = rng.IntN(len(h))
 				}
 			}
 			chunk := []int{0, 1, 7, 64}[rng.IntN(4)]
-			want, werr := viaNext(data, col, skip, asRange, nfields, chunk)
-			got, gerr := viaBatch(data, col, skip, asRange, nfields, chunk, rng)
+			want, werr := viaNext(data, col, skip, asRange, nfields, chunk, sep)
+			got, gerr := viaBatch(data, col, skip, asRange, nfields, chunk, sep, rng)
 			if fmt.Sprint(werr) != fmt.Sprint(gerr) || !slices.Equal(got, want) {
-				t.Fatalf("range %v, skip %v, col %d, chunk %d, maxRecord %d:\nNextBatch: %v %+v\nNext:      %v %+v\ninput %q",
-					asRange, skip, col, chunk, maxRecord, gerr, got, werr, want, data)
+				t.Fatalf("sep %q, range %v, skip %v, col %d, chunk %d, maxRecord %d:\nNextBatch: %v %+v\nNext:      %v %+v\ninput %q",
+					sep, asRange, skip, col, chunk, maxRecord, gerr, got, werr, want, data)
 			}
 		}
 	}
@@ -129,36 +140,56 @@ func sameBatch(t *testing.T, data []byte, rng *rand.Rand) {
 // line break), read as a stream with a header and as a range, whole or in
 // small reads, with and without skipping bad rows, NextBatch gives what Next
 // gives: the same records, fields, offsets, lines, skipped rows and error.
+// The same with tabs for commas (TSV), commas then being data.
 func TestBatchMatchesNext(t *testing.T) {
-	rng := testutil.Rand(testutil.Seed(t))
-	inputs := [][]byte{
-		[]byte("\"CITING\",\"CITED\"\n3858241,956203\n3858241,1324234\n\n3858242,3398406\r\n3858242,x\n"),
-		[]byte("A,B\n1,2\n3\n4,5,6\n\"7\",8\n9,10"),
-		[]byte("A\n\n\r\n1\n\r\n2"),
-		[]byte("A,B,C\n,,\n1,,3\r\n,2,\n"),
-	}
-	for i := range 300 {
-		inputs = append(inputs, randomCSV(rng, rng.IntN(60), 1+rng.IntN(4), []float64{0, 0.05, 0.5}[i%3]))
-	}
-	for range 200 { // malformed: random bytes over a CSV alphabet
-		alphabet := []byte("a1,\n\r\"x ")
-		b := []byte("A,B\n")
-		for range rng.IntN(120) {
-			b = append(b, alphabet[rng.IntN(len(alphabet))])
-		}
-		inputs = append(inputs, b)
-	}
-	for _, in := range inputs {
-		sameBatch(t, in, rng)
+	for _, sep := range []byte{',', '\t'} {
+		t.Run(fmt.Sprintf("sep=%q", sep), func(t *testing.T) {
+			rng := testutil.Rand(testutil.Seed(t))
+			inputs := [][]byte{
+				[]byte("\"CITING\",\"CITED\"\n3858241,956203\n3858241,1324234\n\n3858242,3398406\r\n3858242,x\n"),
+				[]byte("A,B\n1,2\n3\n4,5,6\n\"7\",8\n9,10"),
+				[]byte("A\n\n\r\n1\n\r\n2"),
+				[]byte("A,B,C\n,,\n1,,3\r\n,2,\n"),
+			}
+			if sep != ',' {
+				for i, in := range inputs {
+					inputs[i] = bytes.ReplaceAll(in, []byte(","), []byte{sep})
+				}
+				inputs = append(inputs, []byte("A\tB\n1,5\t2\n\"a\tb\",c\td\n,\t,\n"))
+			}
+			for i := range 300 {
+				inputs = append(inputs, randomSV(rng, rng.IntN(60), 1+rng.IntN(4), []float64{0, 0.05, 0.5}[i%3], sep))
+			}
+			for range 200 { // malformed: random bytes over a CSV alphabet
+				alphabet := []byte("a1,\n\r\"x " + string(sep))
+				b := []byte("A" + string(sep) + "B\n")
+				for range rng.IntN(120) {
+					b = append(b, alphabet[rng.IntN(len(alphabet))])
+				}
+				inputs = append(inputs, b)
+			}
+			for _, in := range inputs {
+				sameBatch(t, in, sep, rng)
+			}
+		})
 	}
 }
 
-// FuzzBatch: on any bytes, NextBatch reads what Next reads.
+// FuzzBatch: on any bytes and any separator, NextBatch reads what Next reads;
+// an invalid separator is refused.
 func FuzzBatch(f *testing.F) {
-	f.Add([]byte("A,B\n1,2\n3,4\n"), uint64(1))
-	f.Add([]byte("\"CITING\",\"CITED\"\r\n1,2\r\n\r\n\"3\",4\n5,6"), uint64(2))
-	f.Add([]byte("A\n\n1\n,\n"), uint64(3))
-	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
-		sameBatch(t, data, testutil.Rand(seed))
+	f.Add([]byte("A,B\n1,2\n3,4\n"), uint64(1), byte(','))
+	f.Add([]byte("\"CITING\",\"CITED\"\r\n1,2\r\n\r\n\"3\",4\n5,6"), uint64(2), byte(','))
+	f.Add([]byte("A\n\n1\n,\n"), uint64(3), byte(','))
+	f.Add([]byte("A\tB\n1,5\t2\n\"x\ty\"\t\"\"\r\n\n3\t4"), uint64(4), byte('\t'))
+	f.Add([]byte("A;B\n1;2\n\"3;\";4\n"), uint64(5), byte(';'))
+	f.Fuzz(func(t *testing.T, data []byte, seed uint64, sep byte) {
+		if validSep(sep) != nil {
+			if NewReader(bytes.NewReader(data), "t").SetSep(sep) == nil {
+				t.Fatalf("SetSep(%q) accepted", sep)
+			}
+			return
+		}
+		sameBatch(t, data, sep, testutil.Rand(seed))
 	})
 }

@@ -1,7 +1,20 @@
 // Package csvscan reads CSV files with a header fast and exactly: RFC 4180
-// quotes (commas, quotes and line breaks inside quoted fields), empty fields,
-// LF or CRLF line ends, a UTF-8 byte order mark before the header, blank lines
-// skipped, every record as many fields as the header.
+// quotes (separators, quotes and line breaks inside quoted fields), empty
+// fields, LF or CRLF line ends, a UTF-8 byte order mark before the header,
+// blank lines skipped, every record as many fields as the header.
+//
+// # Separators
+//
+// The field separator is a comma unless set otherwise (Reader.SetSep,
+// InputOptions.Sep, ParseRecordSep): a tab reads tab-separated files (TSV,
+// such as IMDb's title.ratings.tsv), and SepFor picks it from a name ending
+// in .tsv or .tab. Quoting does not change with the separator: RFC 4180
+// double quotes, so a quoted field may hold tabs, quotes and line breaks, as
+// Python's csv module and DuckDB read TSV with a tab delimiter; a comma in a
+// TSV field is plain data. A quote inside an unquoted field is an error
+// naming the line, as in CSV: such a file (TSV that does not quote) is
+// refused, never silently misread. Any byte but '"', '\n', '\r' and NUL
+// may separate fields; the comma and the tab are read equally fast.
 //
 // # Reading
 //

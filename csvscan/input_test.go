@@ -32,9 +32,10 @@ type record struct {
 	bad    string // the ParseError's message, for a skipped row
 }
 
-// sequential reads data with one Reader: the reference.
-func sequential(data []byte, skip bool) (recs []record, err error) {
-	r := NewReader(bytes.NewReader(data), "f")
+// sequential reads data with one Reader, fields separated by sep: the
+// reference.
+func sequential(data []byte, skip bool, sep byte) (recs []record, err error) {
+	r := newSepReader(bytes.NewReader(data), "f", sep)
 	if _, err := r.ReadHeader(); err != nil {
 		return nil, err // a malformed header is never skipped
 	}
@@ -100,7 +101,8 @@ func viaInput(t *testing.T, data []byte, opt InputOptions, asStream bool) (recs 
 		errs = append(errs, res.err)
 	}
 	slices.SortStableFunc(recs, func(a, b record) int { return int(a.off - b.off) })
-	hr := NewReader(bytes.NewReader(data), "f")
+	sep, _ := opt.sep()
+	hr := newSepReader(bytes.NewReader(data), "f", sep)
 	hr.ReadHeader()
 	if want := int64(len(data)) - hr.Pos(); in.Progress() != want && FirstError(errs) == nil {
 		t.Errorf("Progress() = %d after the whole input, want %d", in.Progress(), want)
@@ -113,7 +115,11 @@ func viaInput(t *testing.T, data []byte, opt InputOptions, asStream bool) (recs 
 // first malformed row may read anything: see Input).
 func sameParse(t *testing.T, what string, data []byte, opt InputOptions, stream bool) {
 	t.Helper()
-	want, werr := sequential(data, opt.SkipBad)
+	sep, err := opt.sep()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	want, werr := sequential(data, opt.SkipBad, sep)
 	got, gerr := viaInput(t, data, opt, stream)
 	var wpe, gpe *ParseError
 	if werr != nil || gerr != nil {
@@ -136,12 +142,23 @@ func sameParse(t *testing.T, what string, data []byte, opt InputOptions, stream 
 // randomCSV writes valid RFC 4180 CSV: fields with commas, quotes and line
 // breaks (quoted), empty fields, LF or CRLF line ends.
 func randomCSV(rng *rand.Rand, rows, cols int, quoteRate float64) []byte {
+	return randomSV(rng, rows, cols, quoteRate, ',')
+}
+
+// randomSV is randomCSV with fields separated by sep. For another separator
+// than ',' the fields may hold sep, commas (data then) and CRLF too.
+func randomSV(rng *rand.Rand, rows, cols int, quoteRate float64, sep byte) []byte {
 	var b bytes.Buffer
 	alphabet := []string{"a", "b", "7", ",", "\"", "\n", " ", "x"}
+	special := ",\"\n"
+	if sep != ',' {
+		alphabet = append(alphabet, string(sep), string(sep), "\r\n")
+		special = string(sep) + "\"\n\r"
+	}
 	for row := -1; row < rows; row++ {
 		for c := range cols {
 			if c > 0 {
-				b.WriteByte(',')
+				b.WriteByte(sep)
 			}
 			var f strings.Builder
 			if row < 0 {
@@ -156,7 +173,7 @@ func randomCSV(rng *rand.Rand, rows, cols int, quoteRate float64) []byte {
 				}
 			}
 			v := f.String()
-			if strings.ContainsAny(v, ",\"\n") || (v != "" && rng.IntN(8) == 0) || (cols == 1 && v == "") {
+			if strings.ContainsAny(v, special) || (v != "" && rng.IntN(8) == 0) || (cols == 1 && v == "") {
 				v = `"` + strings.ReplaceAll(v, `"`, `""`) + `"`
 			}
 			b.WriteString(v)
@@ -244,7 +261,7 @@ func TestInputNBER(t *testing.T) {
 		t.Fatalf("tiny input: %v %v", in.ranges, err)
 	}
 	// A range reader reports byte offsets.
-	r := newRangeReader(strings.NewReader("1,2\n3\n"), "c", 100, 2)
+	r := newRangeReader(strings.NewReader("1,2\n3\n"), "c", 100, 2, ',')
 	for r.Next() {
 	}
 	if err := r.Err(); err == nil || err.Error() != "c: record at byte 104: 1 fields, want 2" {
@@ -294,16 +311,28 @@ func TestInputQuotedNewlines(t *testing.T) {
 // FuzzInput: on any bytes, the parts of a regular file and the chunks of a
 // stream read what one sequential reader reads (records and skipped rows, or
 // the same first error), at a small maxRecord so that every rule is reached.
+//
+// sep is InputOptions.Sep (0: ','); an invalid one is refused.
 func FuzzInput(f *testing.F) {
 	for _, s := range []string{"A,B\n1,2\n3,4\n", "A,B\n1,\"x\ny\"\n\"a\"\"b\",c\n2,3\n", "A,B\n1,x\"y\n2,\"a\nb\"\n3,4\n",
 		"A\n\"unclosed\n1\n2\n", "\xef\xbb\xbf\"A\",B\r\n1,2\r\n"} {
-		f.Add([]byte(s), uint8(3), uint8(5), false)
-		f.Add([]byte(s), uint8(2), uint8(1), true)
+		f.Add([]byte(s), uint8(3), uint8(5), false, byte(','))
+		f.Add([]byte(s), uint8(2), uint8(1), true, byte(0))
+		tsv := strings.ReplaceAll(s, ",", "\t")
+		f.Add([]byte(tsv), uint8(3), uint8(5), false, byte('\t'))
+		f.Add([]byte(tsv), uint8(2), uint8(1), true, byte('\t'))
 	}
-	f.Fuzz(func(t *testing.T, data []byte, parts, chunk uint8, skip bool) {
+	f.Add([]byte("A\tB\n1,2\t\"x\ty\n\"\"z\"\n3\t4\n"), uint8(4), uint8(3), false, byte('\t'))
+	f.Fuzz(func(t *testing.T, data []byte, parts, chunk uint8, skip bool, sep byte) {
 		defer func(old int) { maxRecord = old }(maxRecord)
 		maxRecord = 48
-		opt := InputOptions{Parts: int(parts%9) + 1, ChunkSize: int(chunk%64) + 1, SkipBad: skip}
+		opt := InputOptions{Parts: int(parts%9) + 1, ChunkSize: int(chunk%64) + 1, SkipBad: skip, Sep: sep}
+		if _, err := opt.sep(); err != nil {
+			if _, err := openInput(context.Background(), "f", &stream{r: bytes.NewReader(data), name: "f"}, opt); err == nil {
+				t.Fatalf("separator %q accepted", sep)
+			}
+			return
+		}
 		sameParse(t, "regular", data, opt, false)
 		sameParse(t, "stream", data, opt, true)
 	})

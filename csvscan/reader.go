@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/bits"
 	"strconv"
+	"strings"
 )
 
 // ErrSyntax is wrapped by every error about malformed CSV.
@@ -46,14 +47,19 @@ var maxRecord = 1 << 20
 // CSV file; the reader skips it before the header.
 const bom = "\xef\xbb\xbf"
 
-// Reader streams the records of a CSV file with a header row: comma separated,
-// RFC 4180 double quotes ("" inside a quoted field is one quote; a quoted field
-// may hold commas and line breaks), empty fields, LF or CRLF line ends, blank
-// lines skipped. Every record must have as many fields as the header.
+// Reader streams the records of a CSV file with a header row: fields
+// separated by a comma, or by another byte set with SetSep (a tab for TSV),
+// RFC 4180 double quotes ("" inside a quoted field is one quote; a quoted
+// field may hold the separator, quotes and line breaks), empty fields, LF or
+// CRLF line ends, blank lines skipped. Every record must have as many fields
+// as the header. The quoting rules are the same whatever the separator: a
+// TSV file is read as Python's csv module and DuckDB read it with a tab
+// delimiter, and a quote inside an unquoted field is an error naming the
+// line, whatever the separator, never data.
 //
 // Next does not allocate per record: Fields returns slices into the Reader's
-// buffer, valid until the next call to Next. Unquoted records are split with
-// bytes.IndexByte; only records that contain a quote take the slower path.
+// buffer, valid until the next call to Next. Unquoted records are split 8
+// bytes at a time; only records that contain a quote take the slower path.
 //
 // A Reader is not safe for concurrent use; give each goroutine its own.
 type Reader struct {
@@ -78,6 +84,65 @@ type Reader struct {
 	qf int
 	// onBad, if set, receives malformed records, which are then skipped.
 	onBad func(*ParseError)
+	// sep is the field separator, ',' unless SetSep changed it; sepw is it
+	// in every byte of a word, for the 8-byte scans (fastLine, fastBatch).
+	sep  byte
+	sepw uint64
+}
+
+// validSep reports why sep cannot separate fields, or nil if it can: any
+// byte but the quote and the line end bytes ('"', '\n', '\r') and NUL.
+// The quote and '\n' are excluded by the rules themselves; the split
+// proofs of Input rely on it too (see Input).
+func validSep(sep byte) error {
+	switch sep {
+	case '"':
+		return fmt.Errorf("csvscan: separator %q: it is the quote character", sep)
+	case '\n', '\r':
+		return fmt.Errorf("csvscan: separator %q: it ends lines", sep)
+	case 0:
+		return fmt.Errorf("csvscan: separator %q: NUL is not a separator", sep)
+	}
+	return nil
+}
+
+// setSep sets the separator, validated by the caller.
+func (r *Reader) setSep(sep byte) {
+	r.sep, r.sepw = sep, uint64(sep)*0x0101010101010101
+}
+
+// SetSep makes the Reader split fields at sep instead of ',': '\t' for a
+// tab-separated file (SepFor tells by the file's name). Quoting stays RFC
+// 4180's, with '"': a quoted field may hold sep, quotes and line breaks. Any
+// byte but '"', '\n', '\r' and 0 is valid; SetSep returns an error for
+// those, and for a Reader that has started reading: call it before
+// ReadHeader.
+func (r *Reader) SetSep(sep byte) error {
+	if err := validSep(sep); err != nil {
+		return err
+	}
+	if r.want != 0 || r.end != 0 || r.base != 0 || r.eof {
+		return fmt.Errorf("csvscan: separator %q: set after %s was read from", sep, r.name)
+	}
+	r.setSep(sep)
+	return nil
+}
+
+// SepFor returns the separator of a file by its name: '\t' when the name,
+// without a trailing .gz or .zip, ends in .tsv or .tab (in any case), else
+// ','. Standard input ("-") is ','.
+func SepFor(path string) byte {
+	name := strings.ToLower(path)
+	for _, ext := range []string{".gz", ".zip"} {
+		if strings.HasSuffix(name, ext) {
+			name = strings.TrimSuffix(name, ext)
+			break
+		}
+	}
+	if strings.HasSuffix(name, ".tsv") || strings.HasSuffix(name, ".tab") {
+		return '\t'
+	}
+	return ','
 }
 
 // SkipBad makes the Reader hand each malformed record (wrong field count, bad
@@ -88,28 +153,36 @@ func (r *Reader) SkipBad(fn func(*ParseError)) { r.onBad = fn }
 // NewReader returns a Reader for the whole of a file's content; name is used in
 // error messages. Call ReadHeader first.
 func NewReader(r io.Reader, name string) *Reader {
-	return &Reader{name: name, src: r, buf: make([]byte, readSize+1024), known: true}
+	r0 := &Reader{name: name, src: r, buf: make([]byte, readSize+1024), known: true}
+	r0.setSep(',')
+	return r0
 }
 
 // newRangeReader returns a Reader for a part of a file that starts at a record
 // boundary at byte offset off (see Input). It has no header: every record must
-// have nfields fields. Errors name the record's byte offset instead of its line.
-func newRangeReader(r io.Reader, name string, off int64, nfields int) *Reader {
-	return &Reader{name: name, src: r, buf: make([]byte, readSize+1024), base: off, want: nfields}
+// have nfields fields, separated by sep (valid). Errors name the record's byte
+// offset instead of its line.
+func newRangeReader(r io.Reader, name string, off int64, nfields int, sep byte) *Reader {
+	r0 := &Reader{name: name, src: r, buf: make([]byte, readSize+1024), base: off, want: nfields}
+	r0.setSep(sep)
+	return r0
 }
 
 // newChunkReader returns a Reader over data, a whole chunk held in memory that
 // starts at a record boundary at byte offset off, after line lines of the file.
 // It parses data in place (no copy, no read buffer) and knows line numbers.
-func newChunkReader(data []byte, name string, off, line int64, nfields int) *Reader {
-	return &Reader{name: name, buf: data, end: len(data), eof: true, base: off, line: line, known: true, want: nfields}
+func newChunkReader(data []byte, name string, off, line int64, nfields int, sep byte) *Reader {
+	r := &Reader{name: name, buf: data, end: len(data), eof: true, base: off, line: line, known: true, want: nfields}
+	r.setSep(sep)
+	return r
 }
 
 // newStreamReader returns a Reader for the rest of a stream that starts at a
 // record boundary at byte offset off, after line lines; buffered holds the
 // first bytes, already read from src.
-func newStreamReader(buffered []byte, src io.Reader, name string, off, line int64, nfields int) *Reader {
+func newStreamReader(buffered []byte, src io.Reader, name string, off, line int64, nfields int, sep byte) *Reader {
 	r := &Reader{name: name, src: src, buf: make([]byte, max(readSize+1024, len(buffered)+readSize/2)), base: off, line: line, known: true, want: nfields}
+	r.setSep(sep)
 	r.end = copy(r.buf, buffered)
 	return r
 }
@@ -177,9 +250,20 @@ func (r *Reader) fillMore() {
 // ParseRecord parses one CSV record held in line (no header; nfields fields
 // expected, 0 for any) with the Reader's rules. It sizes its buffer to the line
 // instead of the streaming reader's megabyte, for callers that get lines one at
-// a time (the Beam pipeline). It returns nil fields for a blank line.
+// a time (the Beam pipeline). It returns nil fields for a blank line. It is
+// ParseRecordSep with sep ','.
 func ParseRecord(line []byte, nfields int) ([][]byte, error) {
+	return ParseRecordSep(line, nfields, ',')
+}
+
+// ParseRecordSep is ParseRecord for fields separated by sep ('\t' for TSV;
+// see SetSep for the valid separators, and the error for others).
+func ParseRecordSep(line []byte, nfields int, sep byte) ([][]byte, error) {
+	if err := validSep(sep); err != nil {
+		return nil, err
+	}
 	r := &Reader{name: "record", src: bytes.NewReader(line), buf: make([]byte, len(line)+readSize/256), want: nfields, known: true}
+	r.setSep(sep)
 	if !r.Next() {
 		return nil, r.Err()
 	}
@@ -318,8 +402,8 @@ func (r *Reader) next() bool {
 			continue // blank line
 		}
 		r.fields = r.fields[:0]
-		for {
-			i := bytes.IndexByte(line, ',')
+		for sep := r.sep; ; {
+			i := bytes.IndexByte(line, sep)
 			if i < 0 {
 				r.fields = append(r.fields, line)
 				break
@@ -341,11 +425,11 @@ func (r *Reader) check() bool {
 	return true
 }
 
-// SWAR constants: a byte-wise test of 8 bytes at once.
+// SWAR constants: a byte-wise test of 8 bytes at once. The separator's
+// word is the Reader's (sepw): zeroBytes(w ^ r.sepw) marks its bytes.
 const (
-	lo7    = 0x7f7f7f7f7f7f7f7f
-	commas = 0x2c2c2c2c2c2c2c2c // ','
-	nls    = 0x0a0a0a0a0a0a0a0a // '\n'
+	lo7 = 0x7f7f7f7f7f7f7f7f
+	nls = 0x0a0a0a0a0a0a0a0a // '\n'
 )
 
 // zeroBytes returns a mask with the high bit of every byte of x that is zero,
@@ -358,7 +442,7 @@ func zeroBytes(x uint64) uint64 {
 
 // fastLine splits the line at r.start if it ends with '\n' before the next
 // quote in the buffer, and reports whether it did. It looks at 8 bytes per step
-// and jumps from one comma or newline to the next.
+// and jumps from one separator or newline to the next.
 func (r *Reader) fastLine() bool {
 	if r.qf < r.start {
 		r.qf = r.end
@@ -368,14 +452,15 @@ func (r *Reader) fastLine() bool {
 	}
 	buf := r.buf[:r.qf]
 	fields := r.fields[:0]
+	sepw := r.sepw
 	fs, i := r.start, r.start
 	nl := -1
 	for ; i+8 <= len(buf); i += 8 {
 		w := binary.LittleEndian.Uint64(buf[i:])
-		mc := zeroBytes(w ^ commas)
+		mc := zeroBytes(w ^ sepw)
 		mn := zeroBytes(w ^ nls)
 		if mn != 0 {
-			mc &= mn&-mn - 1 // only the commas before the first newline
+			mc &= mn&-mn - 1 // only the separators before the first newline
 			for ; mc != 0; mc &= mc - 1 {
 				j := i + bits.TrailingZeros64(mc)>>3
 				fields = append(fields, buf[fs:j])
@@ -391,11 +476,11 @@ func (r *Reader) fastLine() bool {
 		}
 	}
 	if nl < 0 {
-		for ; i < len(buf); i++ {
+		for sep := r.sep; i < len(buf); i++ {
 			if c := buf[i]; c == '\n' {
 				nl = i
 				break
-			} else if c == ',' {
+			} else if c == sep {
 				fields = append(fields, buf[fs:i])
 				fs = i + 1
 			}
@@ -430,6 +515,7 @@ func (r *Reader) parseQuoted() (ok, again bool) {
 	var spans [64]span
 	sp := spans[:0]
 	lines := int64(1)
+	sep := r.sep
 	i := 0
 record:
 	for {
@@ -465,7 +551,7 @@ record:
 				return r.needMore()
 			}
 		} else {
-			for i < len(data) && data[i] != ',' && data[i] != '\n' {
+			for i < len(data) && data[i] != sep && data[i] != '\n' {
 				c := data[i]
 				if c == '"' {
 					return r.failAt(i, "quote inside unquoted field %d", len(sp)+1), false
@@ -493,7 +579,7 @@ record:
 			break
 		}
 		switch data[i] {
-		case ',':
+		case sep:
 			i++
 			continue
 		case '\n':

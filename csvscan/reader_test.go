@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
@@ -104,12 +105,15 @@ func TestReader(t *testing.T) {
 }
 
 // checkRaw: re-parsing each record's Raw bytes gives the same fields.
-func checkRaw(t *testing.T, in string) {
+func checkRaw(t *testing.T, in string) { checkRawSep(t, in, ',') }
+
+// checkRawSep is checkRaw for fields separated by sep.
+func checkRawSep(t *testing.T, in string, sep byte) {
 	t.Helper()
-	r := NewReader(strings.NewReader(in), "t")
+	r := newSepReader(strings.NewReader(in), "t", sep)
 	for r.Next() {
 		want := mustStrings(r.Fields())
-		sub := NewReader(bytes.NewReader(slices.Clone(r.Raw())), "raw")
+		sub := newSepReader(bytes.NewReader(slices.Clone(r.Raw())), "raw", sep)
 		if !sub.Next() || !slices.Equal(mustStrings(sub.Fields()), want) {
 			t.Fatalf("Raw %q does not re-parse to %q", r.Raw(), want)
 		}
@@ -202,11 +206,16 @@ func newPCG(seed uint64) func() uint64 {
 	}
 }
 
-func compareCSV(t *testing.T, in string) {
+func compareCSV(t *testing.T, in string) { compareCSVSep(t, in, ',') }
+
+// compareCSVSep is compareCSV with fields separated by sep, an ASCII byte,
+// for both readers (encoding/csv's Comma).
+func compareCSVSep(t *testing.T, in string, sep byte) {
 	t.Helper()
 	cr := csv.NewReader(strings.NewReader(in))
+	cr.Comma = rune(sep)
 	want, werr := cr.ReadAll()
-	r := NewReader(strings.NewReader(in), "f")
+	r := newSepReader(strings.NewReader(in), "f", sep)
 	var got [][]string
 	if _, err := r.ReadHeader(); err == nil {
 		got = append(got, slices.Clone(mustStrings(r.Fields())))
@@ -219,10 +228,10 @@ func compareCSV(t *testing.T, in string) {
 		return // empty input: we report "no header", csv returns nothing
 	}
 	if (werr == nil) != (gerr == nil) {
-		t.Fatalf("input %q: encoding/csv err %v, ours %v", in, werr, gerr)
+		t.Fatalf("sep %q, input %q: encoding/csv err %v, ours %v", sep, in, werr, gerr)
 	}
 	if werr == nil && !slices.EqualFunc(got, want, slices.Equal) {
-		t.Fatalf("input %q: records %q, encoding/csv %q", in, got, want)
+		t.Fatalf("sep %q, input %q: records %q, encoding/csv %q", sep, in, got, want)
 	}
 }
 
@@ -234,21 +243,31 @@ func mustStrings(fs [][]byte) []string {
 	return out
 }
 
-// FuzzReader: never panics; on input without carriage returns it agrees with
-// encoding/csv.
+// FuzzReader: never panics; with any valid separator it reads what it reads
+// with ',' on the input with that separator and ',' swapped; on input
+// without carriage returns and an ASCII separator it agrees with
+// encoding/csv. An invalid separator is refused.
 func FuzzReader(f *testing.F) {
 	for _, s := range []string{"A,B\n1,2\n", "\"a\"\"b\",c\n", "\"x\ny\",1\n2,3", "a,\"b\nc"} {
-		f.Add(s)
+		f.Add(s, byte(','))
+		f.Add(strings.ReplaceAll(s, ",", "\t"), byte('\t'))
 	}
-	f.Fuzz(func(t *testing.T, in string) {
-		if strings.ContainsRune(in, '\r') {
-			r := NewReader(strings.NewReader(in), "f")
-			r.ReadHeader()
-			for r.Next() {
+	f.Add("A\tB\n1,2\t\"x\ty\"\n", byte('\t'))
+	f.Fuzz(func(t *testing.T, in string, sep byte) {
+		if validSep(sep) != nil {
+			if NewReader(strings.NewReader(in), "f").SetSep(sep) == nil {
+				t.Fatalf("SetSep(%q) accepted", sep)
+			}
+			if _, err := ParseRecordSep([]byte(in), 0, sep); err == nil {
+				t.Fatalf("ParseRecordSep with separator %q accepted", sep)
 			}
 			return
 		}
-		compareCSV(t, in)
+		sameSwapped(t, in, sep)
+		if strings.ContainsRune(in, '\r') || sep >= utf8.RuneSelf {
+			return
+		}
+		compareCSVSep(t, in, sep)
 	})
 }
 
