@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
+	"github.com/acbfjoin/acbfjoin/datasets/imdb"
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
@@ -18,16 +20,59 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 Examples:
   join gen --scale 1 --seed 1 --out data        # the full size: 16,522,438 citations, 2,923,922 patents
   join gen --scale 0.01 --out small             # 1% for a quick try
+  join gen --dataset imdb-ratings --rows 1256196 --seed 1 --out data   # data/title.ratings.tsv at the Bloom filter course project's size
+  join gen --dataset imdb-ratings --rows 10000 --out small             # 10,000 titles for a quick try
 `)
-	scale := fs.Float64("scale", 1, "size relative to the real files (1 = 16,522,438 citations, 2,923,922 patents)")
-	seed := fs.Uint64("seed", 1, "random seed; the same seed and scale give identical files")
+	dataset := fs.String("dataset", "nber", "what to write: nber (cite75_99.txt, apat63_99.txt) or imdb-ratings (title.ratings.tsv)")
+	scale := fs.Float64("scale", 1, "nber only: size relative to the real files (1 = 16,522,438 citations, 2,923,922 patents)")
+	rows := fs.Int("rows", imdb.SeedRows, fmt.Sprintf("imdb-ratings only: titles, 1..%d", imdb.MaxRows))
+	seed := fs.Uint64("seed", 1, "random seed; the same seed and size give identical files")
 	out := fs.String("out", "", "output folder (required)")
-	workers := fs.Int("workers", 0, "goroutines (0 = GOMAXPROCS); does not change the output")
+	workers := fs.Int("workers", 0, "nber only: goroutines (0 = GOMAXPROCS); does not change the output")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	// only refuses the given flags that belong to the other dataset.
+	only := func(names ...string) error {
+		for _, name := range names {
+			if given[name] {
+				return usageError{fmt.Errorf("gen: --%s does not apply to --dataset %s (see join gen -h)", name, *dataset)}
+			}
+		}
+		return nil
+	}
+	switch *dataset {
+	case "nber":
+		if err := only("rows"); err != nil {
+			return err
+		}
+	case "imdb-ratings":
+		if err := only("scale", "workers"); err != nil {
+			return err
+		}
+	default:
+		return usageError{fmt.Errorf("gen: --dataset %q: want nber or imdb-ratings", *dataset)}
+	}
 	if *out == "" {
 		return usageError{fmt.Errorf("gen: --out is required")}
+	}
+	if *dataset == "imdb-ratings" {
+		if *rows < 1 || *rows > imdb.MaxRows {
+			return usageError{fmt.Errorf("gen: --rows %d: want 1..%d (tconst has seven digits)", *rows, imdb.MaxRows)}
+		}
+		res, path, err := imdb.GenerateRatings(ctx, *out, imdb.RatingsOptions{Rows: *rows, Seed: *seed})
+		if err != nil {
+			return err
+		}
+		classes := make([]string, 0, 10)
+		for c := 1; c <= 10; c++ {
+			classes = append(classes, fmt.Sprintf("%d:%d", c, res.Classes[c]))
+		}
+		fmt.Fprintf(stdout, "wrote %s (%d rows; titles by rating class %s) in %s\n",
+			path, res.Rows, strings.Join(classes, " "), res.Elapsed.Round(time.Millisecond))
+		return nil
 	}
 	res, err := nber.Generate(ctx, *out, nber.GenOptions{Scale: *scale, Seed: *seed, Workers: *workers})
 	if err != nil {
