@@ -223,6 +223,11 @@ func (f *Filter) Contains(key []byte) bool {
 	return clear&1 == 0
 }
 
+// ContainsSum is Contains for a key whose hashing.Sum is (h1, h2), so that a
+// key tested against many filters is hashed once (a filter bank). O(k), no
+// allocation; as safe for concurrent readers as Contains.
+func (f *Filter) ContainsSum(h1, h2 uint64) bool { return has(f.block(h1), h2, f.k) }
+
 // has reports whether the k probes of h2 are all set in blk. It tests all k
 // without a branch on the bits: once the line is loaded the other probes are
 // L1 hits that cost a cycle or two each, while a branch on a bit of a line

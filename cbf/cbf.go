@@ -196,6 +196,19 @@ func (f *Filter) Contains(key []byte) bool {
 	return true
 }
 
+// ContainsSum is Contains for a key whose hashing.Sum is (h1, h2), so that a
+// key tested against many filters is hashed once (a filter bank). O(k), no
+// allocation; as safe for concurrent readers as Contains.
+func (f *Filter) ContainsSum(h1, h2 uint64) bool {
+	for i := 0; i < f.k; i++ {
+		p := hashing.Probe(h1, h2, i, f.m)
+		if f.counters[p>>1]>>((p&1)<<2)&0xf == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // ContainsBatch sets out[i] to Contains(keys[i]) for every key (len(out) >=
 // len(keys)). It answers the same as Contains, faster on many keys: it hashes
 // every key and loads the counter of its first probe first, so that the
