@@ -1,0 +1,185 @@
+package bank
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+)
+
+// MaxClasses bounds the classes of a bank: each has its own filter, and
+// validation probes every key against every class.
+const MaxClasses = 4096
+
+// Bank is one filter per class of a column: the classes of a key file's
+// rows (Classing of the class column), each with a filter of one kind sized
+// for its own distinct keys.
+type Bank struct {
+	Kind     filters.Kind
+	Sizing   filters.Sizing // as asked, for every class (FPP or BitsPerKey, K)
+	KeyCol   string
+	ClassCol string
+	KeyType  string // "int" or "string", as join.KeyType
+	Classing Classing
+	Classes  []*Class // in class order (Classing's)
+}
+
+// Class is one class of a bank and its filter.
+type Class struct {
+	Label string
+	// Built is the class's filter over its distinct keys: N, the parameters
+	// (m, k, bits), the formula FPP for them, the keys' fingerprint.
+	Built *filters.Built
+}
+
+// KeySet is the distinct keys of one class, as a scan of the key file
+// collected them (join/local.ScanClasses).
+type KeySet interface {
+	Len() int
+	Keys() [][]byte      // the keys, in no order
+	Has(key []byte) bool // exact membership
+}
+
+// ClassKeys is a class label and its distinct keys.
+type ClassKeys struct {
+	Label string
+	Keys  KeySet
+}
+
+// ErrBank is wrapped by every error about a bank's contents or its use.
+var ErrBank = errors.New("bank")
+
+// Meta is what a bank was built for: the kind, sizing and columns.
+type Meta struct {
+	Kind     filters.Kind
+	Sizing   filters.Sizing
+	KeyCol   string
+	ClassCol string
+	KeyType  string
+	Classing Classing
+}
+
+// Build builds a bank: for each class, a filter of meta.Kind sized by
+// meta.Sizing for its own distinct keys (the seed's m_i = -n_i ln p /
+// ln^2 2 with Sizing.FPP = p and the Bloom kind). Classes are built in
+// parallel, one goroutine a core; O(total keys x k). The classes are
+// ordered by meta.Classing; a label given twice is an error.
+func Build(meta Meta, classes []ClassKeys) (*Bank, error) {
+	sp, err := filters.Lookup(string(meta.Kind))
+	if err != nil {
+		return nil, err
+	}
+	if !sp.Sized {
+		return nil, fmt.Errorf("%w: a bank of %s filters: want a kind that is sized for its keys (bloom, blocked, cbf, acbf, cuckoo, ...)", ErrBank, meta.Kind)
+	}
+	if len(classes) == 0 {
+		return nil, fmt.Errorf("%w: no classes (no key rows)", ErrBank)
+	}
+	if len(classes) > MaxClasses {
+		return nil, fmt.Errorf("%w: %d classes, at most %d (use --classes cut:... for a column of many values)", ErrBank, len(classes), MaxClasses)
+	}
+	b := &Bank{Kind: meta.Kind, Sizing: meta.Sizing, KeyCol: meta.KeyCol, ClassCol: meta.ClassCol, KeyType: meta.KeyType, Classing: meta.Classing}
+	classes = slices.Clone(classes)
+	slices.SortFunc(classes, func(x, y ClassKeys) int { return meta.Classing.compareLabels(x.Label, y.Label) })
+	for i := 1; i < len(classes); i++ {
+		if classes[i].Label == classes[i-1].Label {
+			return nil, fmt.Errorf("%w: class %q given twice", ErrBank, classes[i].Label)
+		}
+	}
+	b.Classes = make([]*Class, len(classes))
+	errs := make([]error, len(classes))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, c := range classes {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			built, err := filters.Build(meta.Kind, c.Keys.Keys(), meta.Sizing)
+			if err != nil {
+				errs[i] = fmt.Errorf("class %s (%d keys): %w", c.Label, c.Keys.Len(), err)
+				return
+			}
+			b.Classes[i] = &Class{Label: c.Label, Built: built}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Meta returns what b was built for.
+func (b *Bank) Meta() Meta {
+	return Meta{Kind: b.Kind, Sizing: b.Sizing, KeyCol: b.KeyCol, ClassCol: b.ClassCol, KeyType: b.KeyType, Classing: b.Classing}
+}
+
+// Labels returns the class labels, in order.
+func (b *Bank) Labels() []string {
+	out := make([]string, len(b.Classes))
+	for i, c := range b.Classes {
+		out[i] = c.Label
+	}
+	return out
+}
+
+// Class returns the class labelled label, or nil.
+func (b *Bank) Class(label string) *Class {
+	for _, c := range b.Classes {
+		if c.Label == label {
+			return c
+		}
+	}
+	return nil
+}
+
+// Select returns the classes of labels in bank order (all of them for
+// none), or an error naming a label the bank does not have or one given
+// twice.
+func (b *Bank) Select(labels []string) ([]*Class, error) {
+	if len(labels) == 0 {
+		return slices.Clone(b.Classes), nil
+	}
+	want := map[string]bool{}
+	for _, l := range labels {
+		if want[l] {
+			return nil, fmt.Errorf("%w: class %q given twice", ErrBank, l)
+		}
+		if b.Class(l) == nil {
+			return nil, fmt.Errorf("%w: no class %q (the bank's classes: %s)", ErrBank, l, strings.Join(b.Labels(), ", "))
+		}
+		want[l] = true
+	}
+	var out []*Class
+	for _, c := range b.Classes {
+		if want[c.Label] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// Union returns the union of the filters of classes (Select's): what a
+// join by these classes broadcasts (filters.Union). O(classes).
+func Union(classes []*Class) (*filters.Built, error) {
+	parts := make([]*filters.Built, len(classes))
+	for i, c := range classes {
+		parts[i] = c.Built
+	}
+	return filters.Union(parts)
+}
+
+// Bytes returns the bank's filter bytes: the sum of its filters' memory
+// (filters.Params.MemoryBits / 8) and of their serialized sizes.
+func (b *Bank) Bytes() (memory uint64, serialized int64) {
+	for _, c := range b.Classes {
+		memory += c.Built.MemoryBits / 8
+		serialized += c.Built.SerializedBytes
+	}
+	return memory, serialized
+}

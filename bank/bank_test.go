@@ -1,0 +1,460 @@
+package bank
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/acbf"
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// mapSet is a KeySet over a map: the test's model of a class.
+type mapSet map[string]bool
+
+func (m mapSet) Len() int            { return len(m) }
+func (m mapSet) Has(key []byte) bool { return m[string(key)] }
+func (m mapSet) Keys() [][]byte {
+	out := make([][]byte, 0, len(m))
+	for k := range m {
+		out = append(out, []byte(k))
+	}
+	return out
+}
+
+// randomClasses makes classes of random string keys (IMDb-like "tt" + 7
+// digits), sizes from sizes; keys are distinct across classes.
+func randomClasses(t *testing.T, seed uint64, sizes []int) []ClassKeys {
+	t.Helper()
+	r := testutil.Rand(seed)
+	seen := map[string]bool{}
+	var out []ClassKeys
+	for i, n := range sizes {
+		set := mapSet{}
+		for len(set) < n {
+			k := fmt.Sprintf("tt%07d%d", r.IntN(1e7), r.IntN(1e3))
+			if !seen[k] {
+				seen[k] = true
+				set[k] = true
+			}
+		}
+		out = append(out, ClassKeys{Label: fmt.Sprint(i + 1), Keys: set})
+	}
+	return out
+}
+
+func TestClassingRound(t *testing.T) {
+	c, err := ParseClassing("round")
+	testutil.Check(t, err)
+	for _, tc := range []struct{ in, want string }{
+		{"6.5", "7"}, {"6.49", "6"}, {"6.4999", "6"}, {"10.0", "10"}, {"1.0", "1"}, {"9.5", "10"},
+		{"0.5", "1"}, {".5", "1"}, {"7", "7"}, {"7.", "7"}, {"+2.5", "3"}, {"-2.5", "-3"}, {"-0.4", "0"}, {"007.5", "8"},
+	} {
+		got, err := c.Label([]byte(tc.in))
+		if err != nil || got != tc.want {
+			t.Errorf("round %q = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "x", "1e2", "NaN", "6,5", "--1", ".", "1.2.3", " 6"} {
+		if got, err := c.Label([]byte(bad)); err == nil || !errors.Is(err, ErrClassing) {
+			t.Errorf("round %q = %q, %v; want an ErrClassing", bad, got, err)
+		}
+	}
+}
+
+func TestClassingCutAndValue(t *testing.T) {
+	c, err := ParseClassing("cut:1970,1980,1990")
+	testutil.Check(t, err)
+	if c.String() != "cut:1970,1980,1990" {
+		t.Errorf("String = %q", c.String())
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"1963", "..1970"}, {"1970", "1970..1980"}, {"1979.99", "1970..1980"}, {"1980", "1980..1990"}, {"1999", "1990.."}, {"-5", "..1970"},
+	} {
+		if got, err := c.Label([]byte(tc.in)); err != nil || got != tc.want {
+			t.Errorf("cut %q = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	labels := []string{"1990..", "..1970", "1980..1990", "1970..1980"}
+	b := &Bank{Classing: c}
+	_ = b
+	sorted := append([]string(nil), labels...)
+	for i := range sorted {
+		for j := i + 1; j < len(sorted); j++ {
+			if c.compareLabels(sorted[j], sorted[i]) < 0 {
+				sorted[i], sorted[j] = sorted[j], sorted[i]
+			}
+		}
+	}
+	if strings.Join(sorted, " ") != "..1970 1970..1980 1980..1990 1990.." {
+		t.Errorf("cut classes ordered %v", sorted)
+	}
+	for _, bad := range []string{"cut:", "cut:3,2", "cut:1,1", "cut:x", "cut:NaN", "bins", ""} {
+		if _, err := ParseClassing(bad); err == nil {
+			t.Errorf("ParseClassing(%q) accepted", bad)
+		}
+	}
+	v, _ := ParseClassing("value")
+	if got, _ := v.Label([]byte("JP")); got != "JP" {
+		t.Errorf("value JP = %q", got)
+	}
+	if _, err := v.Label(nil); err == nil {
+		t.Error("an empty value has a class")
+	}
+}
+
+// TestValidateAgainstFormula is the seed's experiment at a smaller size:
+// ten classes of very different sizes, Bloom filters at p = 0.01; every
+// class's measured FP is within 4 sd of the formula for its own (m, k, n),
+// no false negative, and the trials are N - n_i.
+func TestValidateAgainstFormula(t *testing.T) {
+	seed := testutil.Seed(t)
+	sizes := []int{300, 1500, 4000, 9000, 20000, 45000, 60000, 30000, 8000, 900}
+	for _, kind := range []filters.Kind{filters.Bloom, filters.CBF, filters.Blocked} {
+		classes := randomClasses(t, seed, sizes)
+		c, _ := ParseClassing("round")
+		b, err := Build(Meta{Kind: kind, Sizing: filters.Sizing{FPP: 0.01}, KeyCol: "tconst", ClassCol: "averageRating", KeyType: "string", Classing: c}, classes)
+		testutil.Check(t, err)
+		v, err := Validate(b, classes, 0)
+		testutil.Check(t, err)
+		total := 0
+		for _, n := range sizes {
+			total += n
+		}
+		if v.Keys != int64(total) {
+			t.Errorf("%s: %d distinct keys, want %d", kind, v.Keys, total)
+		}
+		for i, r := range v.Classes {
+			if r.Label != fmt.Sprint(i+1) {
+				t.Fatalf("%s: class %d is %q: not in order", kind, i, r.Label)
+			}
+			if r.FN != 0 {
+				t.Errorf("%s class %s: %d false negatives", kind, r.Label, r.FN)
+			}
+			if r.Trials != int64(total-r.N) {
+				t.Errorf("%s class %s: %d trials, want N - n = %d", kind, r.Label, r.Trials, total-r.N)
+			}
+			if math.Abs(r.Z) > 4 {
+				t.Errorf("%s class %s (n=%d, m=%d, k=%d): measured %.5f, formula %.5f, z %.2f (sd %.2g, fill spread %v)", kind, r.Label, r.N, r.Bits, r.K, r.Measured, r.Formula, r.Z, r.SD, r.Spread)
+			}
+			if kind != filters.Blocked && !r.Spread {
+				t.Errorf("%s: no fill spread", kind)
+			}
+		}
+	}
+}
+
+// TestValidateKeyInTwoClasses: a key of two classes is a member of both
+// (never a false positive of either) and counted once.
+func TestValidateKeyInTwoClasses(t *testing.T) {
+	a := mapSet{"x": true, "shared": true}
+	b := mapSet{"y": true, "shared": true}
+	c := mapSet{"z": true}
+	classes := []ClassKeys{{"1", a}, {"2", b}, {"3", c}}
+	cl, _ := ParseClassing("value")
+	bk, err := Build(Meta{Kind: filters.CBF, Sizing: filters.Sizing{BitsPerKey: 400}, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}, classes)
+	testutil.Check(t, err)
+	v, err := Validate(bk, classes, 2)
+	testutil.Check(t, err)
+	if v.Keys != 4 {
+		t.Errorf("%d distinct keys, want 4", v.Keys)
+	}
+	want := map[string]int64{"1": 2, "2": 2, "3": 3}
+	for _, r := range v.Classes {
+		if r.Trials != want[r.Label] || r.Hits != 0 || r.FN != 0 {
+			t.Errorf("class %s: %d hits / %d trials, %d FN; want 0 / %d, 0", r.Label, r.Hits, r.Trials, r.FN, want[r.Label])
+		}
+	}
+}
+
+func TestValidateRefusesOtherKeys(t *testing.T) {
+	classes := randomClasses(t, 1, []int{50, 60})
+	cl, _ := ParseClassing("value")
+	b, err := Build(Meta{Kind: filters.Bloom, Sizing: filters.Sizing{FPP: 0.01}, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}, classes)
+	testutil.Check(t, err)
+	other := randomClasses(t, 2, []int{50, 60})
+	if _, err := Validate(b, other, 0); err == nil || !errors.Is(err, ErrBank) || !strings.Contains(err.Error(), "fingerprint") {
+		t.Errorf("validate with other keys: %v", err)
+	}
+	fewer := randomClasses(t, 1, []int{50, 59})
+	if _, err := Validate(b, fewer, 0); err == nil || !strings.Contains(err.Error(), "59") {
+		t.Errorf("validate with a key fewer: %v", err)
+	}
+	extra := append(randomClasses(t, 1, []int{50, 60}), ClassKeys{"9", mapSet{"q": true}})
+	if _, err := Validate(b, extra, 0); err == nil || !strings.Contains(err.Error(), `"9"`) {
+		t.Errorf("validate with a class the bank lacks: %v", err)
+	}
+}
+
+// TestApplyEqualsRebuild swaps keys between classes (and chains a key's
+// moves) and compares the bank with its classes rebuilt from the moved
+// sets at the bank's sizes: byte for byte for cbf and acbf, in counts,
+// fingerprints and membership for cuckoo.
+func TestApplyEqualsRebuild(t *testing.T) {
+	seed := testutil.Seed(t)
+	for _, kind := range []filters.Kind{filters.CBF, filters.ACBF, filters.Cuckoo} {
+		classes := randomClasses(t, seed, []int{2000, 3000, 1000})
+		cl, _ := ParseClassing("round")
+		meta := Meta{Kind: kind, Sizing: filters.Sizing{FPP: 0.01}, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}
+		b, err := Build(meta, classes)
+		testutil.Check(t, err)
+		orig := make([]filters.Built, len(b.Classes))
+		for i, c := range b.Classes {
+			orig[i] = *c.Built
+		}
+		r := testutil.Rand(seed + 1)
+		var moves []Move
+		take := func(c int) string {
+			for k := range classes[c].Keys.(mapSet) {
+				delete(classes[c].Keys.(mapSet), k)
+				return k
+			}
+			panic("empty class")
+		}
+		put := func(c int, k string) { classes[c].Keys.(mapSet)[k] = true }
+		mv := func(k string, from, to int) {
+			moves = append(moves, Move{Key: []byte(k), Text: k, From: fmt.Sprint(from + 1), To: fmt.Sprint(to + 1), Line: int64(len(moves) + 1)})
+		}
+		for range 250 { // swaps: a from x to y, b from y to x
+			x := r.IntN(3)
+			y := (x + 1 + r.IntN(2)) % 3
+			a, bk := take(x), take(y)
+			put(y, a)
+			put(x, bk)
+			mv(a, x, y)
+			mv(bk, y, x)
+		}
+		a, c := take(0), take(2) // a chain: a 1 -> 2 -> 3, c 3 -> 1
+		put(2, a)
+		put(0, c)
+		mv(a, 0, 1)
+		mv(c, 2, 0)
+		mv(a, 1, 2)
+		back := take(1) // there and back: nothing to do
+		put(1, back)
+		mv(back, 1, 0)
+		mv(back, 0, 1)
+		// A key taken twice chains; the model's answer: keys whose last
+		// class differs from their first.
+		first, last := map[string]string{}, map[string]string{}
+		for _, m := range moves {
+			if _, ok := first[string(m.Key)]; !ok {
+				first[string(m.Key)] = m.From
+			}
+			last[string(m.Key)] = m.To
+		}
+		wantMoved := 0
+		for k := range first {
+			if first[k] != last[k] {
+				wantMoved++
+			}
+		}
+		st, err := b.Apply(moves, "moves.csv")
+		testutil.Check(t, err)
+		if st.Moved != wantMoved || st.Unchanged != len(first)-wantMoved || st.Unchanged == 0 {
+			t.Errorf("%s: %+v, want %d moved, %d unchanged", kind, st, wantMoved, len(first)-wantMoved)
+		}
+		for i, cls := range b.Classes {
+			keys := classes[i].Keys.Keys()
+			if cls.Built.N != len(keys) || cls.Built.KeysFingerprint != filters.KeysFingerprint(keys) {
+				t.Errorf("%s class %s: n %d, want %d; or another fingerprint", kind, cls.Label, cls.Built.N, len(keys))
+			}
+			if cls.Built.FPP != orig[i].FPP {
+				t.Errorf("%s class %s: FPP %g, was %g with as many keys", kind, cls.Label, cls.Built.FPP, orig[i].FPP)
+			}
+			var rebuilt filters.Filter
+			switch kind {
+			case filters.CBF:
+				rebuilt, _, err = cls.Built.Spec.Build(orig[i].Params, keys)
+			case filters.ACBF:
+				p := orig[i].Params
+				rebuilt, err = acbf.Build(acbf.Config{Counters: p.M, Capacity: uint64(orig[i].N), K: p.K, FirstLevel: p.FirstLevelBits}, keys)
+			}
+			testutil.Check(t, err)
+			if rebuilt != nil {
+				var got, want bytes.Buffer
+				testutil.Check(t, cls.Built.Spec.Encode(cls.Built.Filter, &got))
+				testutil.Check(t, cls.Built.Spec.Encode(rebuilt, &want))
+				if !bytes.Equal(got.Bytes(), want.Bytes()) {
+					t.Errorf("%s class %s: the updated filter differs from the one rebuilt at its size", kind, cls.Label)
+				}
+			}
+		}
+		if _, err := Validate(b, classes, 0); err != nil {
+			t.Errorf("%s: the updated bank does not validate against the moved keys: %v", kind, err)
+		}
+	}
+}
+
+func TestApplyRefusals(t *testing.T) {
+	classes := randomClasses(t, 3, []int{100, 100})
+	cl, _ := ParseClassing("value")
+	b, err := Build(Meta{Kind: filters.Bloom, Sizing: filters.Sizing{FPP: 0.01}, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}, classes)
+	testutil.Check(t, err)
+	k := classes[0].Keys.Keys()[0]
+	if _, err := b.Apply([]Move{{Key: k, From: "1", To: "2", Line: 1}}, "m"); err == nil || !strings.Contains(err.Error(), "cannot move") {
+		t.Errorf("bloom bank moved a key: %v", err)
+	}
+	b, err = Build(Meta{Kind: filters.CBF, Sizing: filters.Sizing{FPP: 0.01}, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}, classes)
+	testutil.Check(t, err)
+	for _, tc := range []struct {
+		mv   Move
+		want string
+	}{
+		{Move{Key: k, Text: "k", From: "1", To: "7", Line: 3}, `m:3: bank: no class "7"`},
+		{Move{Key: k, Text: "k", From: "9", To: "2", Line: 4}, `no class "9"`},
+		{Move{Key: []byte("absent-key"), Text: "absent-key", From: "1", To: "2", Line: 5}, "key absent-key is not in class 1"},
+	} {
+		if _, err := b.Apply([]Move{tc.mv}, "m"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("move %+v: %v, want %q", tc.mv, err, tc.want)
+		}
+	}
+}
+
+func TestReadMoves(t *testing.T) {
+	mv, err := ReadMoves(strings.NewReader("key,from,to\n42,1,2\n0043,2,3\n"), "m.csv", join.IntKeys)
+	testutil.Check(t, err)
+	if len(mv) != 2 || mv[1].Line != 3 || mv[1].From != "2" || mv[1].To != "3" || mv[1].Text != "0043" {
+		t.Fatalf("moves %+v", mv)
+	}
+	if mv2, _ := ReadMoves(strings.NewReader("42,1,2\n"), "m.csv", join.IntKeys); len(mv2) != 1 {
+		t.Errorf("a file without header: %+v", mv2)
+	}
+	for in, want := range map[string]string{
+		"key,from,to\nx,1,2\n":   `m.csv:2: key "x"`,
+		"key,from,to\n42,,2\n":   "m.csv:2: field 2 (from) is empty",
+		"key,from\n":             "m.csv:1: 2 fields, want 3",
+		"key,from,to\n1,2,3,4\n": "m.csv:2",
+	} {
+		if _, err := ReadMoves(strings.NewReader(in), "m.csv", join.IntKeys); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+}
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	for _, kind := range []filters.Kind{filters.Bloom, filters.Blocked, filters.CBF, filters.ACBF, filters.Cuckoo, filters.Scalable} {
+		classes := randomClasses(t, 5, []int{300, 20, 1})
+		cl, _ := ParseClassing("cut:2,3")
+		b, err := Build(Meta{Kind: kind, Sizing: filters.Sizing{FPP: 0.02}, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}, classes)
+		testutil.Check(t, err)
+		var buf bytes.Buffer
+		_, err = b.WriteTo(&buf)
+		testutil.Check(t, err)
+		got, err := Decode(buf.Bytes(), "b.bin")
+		testutil.Check(t, err)
+		if got.Kind != kind || got.Classing.String() != "cut:2,3" || got.Sizing != b.Sizing || len(got.Classes) != 3 {
+			t.Fatalf("%s: read back %+v", kind, got)
+		}
+		for i, c := range got.Classes {
+			w := b.Classes[i]
+			if c.Label != w.Label || c.Built.N != w.Built.N || c.Built.KeysFingerprint != w.Built.KeysFingerprint || c.Built.FPP != w.Built.FPP || c.Built.MemoryBits != w.Built.MemoryBits {
+				t.Errorf("%s class %s: %+v, wrote %+v", kind, c.Label, c.Built.Params, w.Built.Params)
+			}
+			for _, k := range classes[i].Keys.Keys() {
+				if !c.Built.Filter.Contains(k) {
+					t.Fatalf("%s class %s: a key lost in the round trip", kind, c.Label)
+				}
+			}
+		}
+		// Every truncation and a flipped byte are errors, not panics.
+		data := buf.Bytes()
+		for n := 0; n < len(data); n += 1 + len(data)/97 {
+			if _, err := Decode(data[:n], "b.bin"); err == nil {
+				t.Errorf("%s: %d of %d bytes read as a bank", kind, n, len(data))
+			}
+		}
+		bad := bytes.Clone(data)
+		bad[len(bad)/2] ^= 0x40
+		if _, err := Decode(bad, "b.bin"); err == nil || !errors.Is(err, ErrBank) {
+			t.Errorf("%s: a flipped byte: %v", kind, err)
+		}
+		if _, err := Decode(append(bytes.Clone(data), 0), "b.bin"); err == nil || !strings.Contains(err.Error(), "trailing") {
+			t.Errorf("%s: a trailing byte: %v", kind, err)
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	classes := []ClassKeys{{"1", mapSet{"a": true, "b": true}}, {"2", mapSet{"c": true}}}
+	cl, _ := ParseClassing("round")
+	for _, kind := range []filters.Kind{filters.Bloom, filters.CBF, filters.Cuckoo} {
+		b, err := Build(Meta{Kind: kind, Sizing: filters.Sizing{FPP: 0.1}, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}, classes)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var buf bytes.Buffer
+		b.WriteTo(&buf)
+		f.Add(buf.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := Decode(data, "fuzz")
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		if _, err := b.WriteTo(&buf); err != nil {
+			t.Fatalf("a bank read cannot be written: %v", err)
+		}
+		for _, c := range b.Classes {
+			c.Built.Filter.Contains([]byte("probe"))
+		}
+	})
+}
+
+func TestBuildRefusals(t *testing.T) {
+	cl, _ := ParseClassing("value")
+	meta := Meta{Kind: filters.Exact, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}
+	if _, err := Build(meta, randomClasses(t, 1, []int{3})); err == nil {
+		t.Error("a bank of exact filters")
+	}
+	meta.Kind = filters.Bloom
+	if _, err := Build(meta, nil); err == nil {
+		t.Error("a bank of no classes")
+	}
+	dup := []ClassKeys{{"1", mapSet{"a": true}}, {"1", mapSet{"b": true}}}
+	if _, err := Build(meta, dup); err == nil {
+		t.Error("a class twice")
+	}
+}
+
+func TestFillSpreadMatchesSimulation(t *testing.T) {
+	// The closed-form spread of a Bloom filter's fill rate against 200
+	// filters of random keys: their rates' variance within 30% (the
+	// sample variance of 200 draws has a relative sd of 10%).
+	seed := testutil.Seed(t)
+	n := 1000
+	p, err := mustSpec(t, filters.Bloom).Size(uint64(n), filters.Sizing{FPP: 0.01})
+	testutil.Check(t, err)
+	var rates []float64
+	for i := range 200 {
+		keys := testutil.Keys(seed+uint64(i)*1e6, uint64(n))
+		bt, err := filters.Build(filters.Bloom, keys, filters.Sizing{FPP: 0.01})
+		testutil.Check(t, err)
+		rates = append(rates, bt.Spec.FillFPP(bt.Filter))
+	}
+	var mean, v float64
+	for _, r := range rates {
+		mean += r
+	}
+	mean /= float64(len(rates))
+	for _, r := range rates {
+		v += (r - mean) * (r - mean)
+	}
+	v /= float64(len(rates) - 1)
+	want := FillSpread(filters.Bloom, p, uint64(n))
+	if ratio := v / want; ratio < 0.7 || ratio > 1.3 {
+		t.Errorf("fill variance over 200 filters %.3g, closed form %.3g (ratio %.2f)", v, want, ratio)
+	}
+}
+
+func mustSpec(t *testing.T, k filters.Kind) *filters.Spec {
+	sp, err := filters.Lookup(string(k))
+	testutil.Check(t, err)
+	return sp
+}

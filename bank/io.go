@@ -1,0 +1,192 @@
+package bank
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/wire"
+)
+
+// A bank file, little-endian (internal/wire):
+//
+//	magic "ACJB", version u16 (1);
+//	kind, key column, class column, key type, classing: u16 length + bytes each;
+//	sizing: bits per key f64, k u32, fpp f64, bucket size u32, fingerprint
+//	bits u32, initial capacity u64, growth f64, tightening f64;
+//	classes u32, then for each: label (u16 length + bytes), distinct keys
+//	u64, key fingerprint 2 x u64, m u64, k u32, first level bits u64, memory
+//	bits u64, formula FP f64, payload length u64, payload (the kind's own
+//	format, filters.Built.Marshal);
+//	CRC-32C of everything before.
+const (
+	magic    = "ACJB"
+	version  = 1
+	maxLabel = 1024
+	maxText  = 1 << 12
+)
+
+// MaxLabelBytes is the longest class label a bank holds.
+const MaxLabelBytes = maxLabel
+
+// WriteTo writes the bank in its file format. O(bytes of its filters).
+func (b *Bank) WriteTo(out io.Writer) (int64, error) {
+	w := wire.NewWriter(out)
+	w.Bytes([]byte(magic))
+	w.U16(version)
+	for _, s := range []string{string(b.Kind), b.KeyCol, b.ClassCol, b.KeyType, b.Classing.String()} {
+		if len(s) > maxText {
+			return 0, fmt.Errorf("%w: a setting of %d bytes, at most %d", ErrBank, len(s), maxText)
+		}
+		w.U16(uint16(len(s)))
+		w.Bytes([]byte(s))
+	}
+	s := b.Sizing
+	w.U64(math.Float64bits(s.BitsPerKey))
+	w.U32(uint32(s.K))
+	w.U64(math.Float64bits(s.FPP))
+	w.U32(uint32(s.BucketSize))
+	w.U32(uint32(s.FingerprintBits))
+	w.U64(s.InitialCapacity)
+	w.U64(math.Float64bits(s.Growth))
+	w.U64(math.Float64bits(s.Tightening))
+	w.U32(uint32(len(b.Classes)))
+	for _, c := range b.Classes {
+		if len(c.Label) > maxLabel {
+			return 0, fmt.Errorf("%w: class label of %d bytes, at most %d", ErrBank, len(c.Label), maxLabel)
+		}
+		payload, err := c.Built.Marshal()
+		if err != nil {
+			return 0, err
+		}
+		w.U16(uint16(len(c.Label)))
+		w.Bytes([]byte(c.Label))
+		bt := c.Built
+		w.U64(uint64(bt.N))
+		w.U64(bt.KeysFingerprint[0])
+		w.U64(bt.KeysFingerprint[1])
+		w.U64(bt.M)
+		w.U32(uint32(bt.K))
+		w.U64(bt.FirstLevelBits)
+		w.U64(bt.MemoryBits)
+		w.U64(math.Float64bits(bt.FPP))
+		w.U64(uint64(len(payload)))
+		w.Bytes(payload)
+	}
+	return w.Finish()
+}
+
+// Read reads a bank file from r (name is for messages): magic, version,
+// checksum, nothing after it, and every class's filter decoded by its kind.
+// A corrupt file is an error wrapping ErrBank, never a panic, and allocates
+// no more than the bytes present (plus a chunk).
+func Read(r io.Reader, name string) (*Bank, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%s: %w file: %s", name, ErrBank, fmt.Sprintf(format, a...))
+	}
+	rr := wire.NewReader(r)
+	var mg [4]byte
+	rr.Bytes(mg[:])
+	v := rr.U16()
+	if rr.Err() != nil {
+		return nil, bad("%v", rr.Err())
+	}
+	if string(mg[:]) != magic {
+		return nil, bad("not a filter bank (magic %q); write one with join bank build", mg[:])
+	}
+	if v != version {
+		return nil, bad("format version %d, this join reads version %d: rebuild it with join bank build", v, version)
+	}
+	var strs [5]string
+	for i := range strs {
+		n := rr.U16()
+		if n > maxText {
+			return nil, bad("corrupt header")
+		}
+		strs[i] = string(rr.ByteSlice(uint64(n)))
+	}
+	b := &Bank{Kind: filters.Kind(strs[0]), KeyCol: strs[1], ClassCol: strs[2], KeyType: strs[3]}
+	b.Sizing.BitsPerKey = math.Float64frombits(rr.U64())
+	b.Sizing.K = int(rr.U32())
+	b.Sizing.FPP = math.Float64frombits(rr.U64())
+	b.Sizing.BucketSize = int(rr.U32())
+	b.Sizing.FingerprintBits = int(rr.U32())
+	b.Sizing.InitialCapacity = rr.U64()
+	b.Sizing.Growth = math.Float64frombits(rr.U64())
+	b.Sizing.Tightening = math.Float64frombits(rr.U64())
+	nc := rr.U32()
+	if rr.Err() != nil {
+		return nil, bad("%v", rr.Err())
+	}
+	sp, err := filters.Lookup(strs[0])
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	if b.Classing, err = ParseClassing(strs[4]); err != nil {
+		return nil, bad("%v", err)
+	}
+	if err := b.Sizing.Validate(); err != nil {
+		return nil, bad("%v", err)
+	}
+	if b.KeyType != "int" && b.KeyType != "string" {
+		return nil, bad("key type %q", b.KeyType)
+	}
+	if nc == 0 || nc > MaxClasses {
+		return nil, bad("%d classes", nc)
+	}
+	type pending struct {
+		c       *Class
+		payload []byte
+	}
+	var ps []pending
+	for range nc {
+		n := rr.U16()
+		if n > maxLabel {
+			return nil, bad("corrupt class label")
+		}
+		c := &Class{Label: string(rr.ByteSlice(uint64(n))), Built: &filters.Built{Spec: sp}}
+		bt := c.Built
+		bt.N = int(min(rr.U64(), math.MaxInt32))
+		bt.KeysFingerprint = [2]uint64{rr.U64(), rr.U64()}
+		bt.M = rr.U64()
+		bt.K = int(rr.U32())
+		bt.FirstLevelBits = rr.U64()
+		bt.MemoryBits = rr.U64()
+		bt.FPP = math.Float64frombits(rr.U64())
+		pl := rr.U64()
+		if rr.Err() != nil {
+			return nil, bad("%v", rr.Err())
+		}
+		if pl > filters.MaxFilterBytes+1<<20 {
+			return nil, bad("class %q: a filter of %d bytes", c.Label, pl)
+		}
+		ps = append(ps, pending{c, rr.ByteSlice(pl)})
+	}
+	if err := rr.Verify(); err != nil {
+		return nil, bad("%v (the file is truncated or corrupt)", err)
+	}
+	if n, _ := r.Read(make([]byte, 1)); n != 0 {
+		return nil, bad("trailing bytes")
+	}
+	seen := map[string]bool{}
+	for _, p := range ps {
+		if seen[p.c.Label] {
+			return nil, bad("class %q twice", p.c.Label)
+		}
+		seen[p.c.Label] = true
+		if p.c.Built.Filter, err = sp.Decode(p.payload); err != nil {
+			return nil, bad("class %q: %v", p.c.Label, err)
+		}
+		if sp.ParamsOf != nil {
+			p.c.Built.Params = sp.ParamsOf(p.c.Built.Filter)
+		}
+		p.c.Built.SerializedBytes = int64(len(p.payload))
+		b.Classes = append(b.Classes, p.c)
+	}
+	return b, nil
+}
+
+// Decode reads a bank from data (Read over a byte slice).
+func Decode(data []byte, name string) (*Bank, error) { return Read(bytes.NewReader(data), name) }

@@ -1,0 +1,166 @@
+package bank
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// Move takes a key out of one class and into another: a re-rated title.
+type Move struct {
+	Key      []byte // the join key's bytes (join.KeyOf)
+	Text     string // the key as written, for messages
+	From, To string // class labels
+	Line     int64  // in the moves file
+}
+
+// ReadMoves reads a moves file: CSV lines key,from,to (an optional first
+// line key,from,to names the columns), keys of type kt. A line that is not
+// three fields, an empty field or a key that does not parse is an error
+// naming the line. O(bytes).
+func ReadMoves(r io.Reader, name string, kt join.KeyType) ([]Move, error) {
+	cr := csvscan.NewReader(r, name)
+	first, err := cr.ReadHeader()
+	if err != nil {
+		return nil, err
+	}
+	if len(first) != 3 {
+		return nil, fmt.Errorf("%s:1: %d fields, want 3: key,from,to", name, len(first))
+	}
+	var moves []Move
+	add := func(fields []string, line int64) error {
+		for i, f := range fields {
+			if f == "" {
+				return fmt.Errorf("%s:%d: field %d (%s) is empty", name, line, i+1, []string{"key", "from", "to"}[i])
+			}
+		}
+		var kb [8]byte
+		key, err := join.KeyOf(kt, kb[:], []byte(fields[0]))
+		if err != nil {
+			return fmt.Errorf("%s:%d: key %q: %v", name, line, fields[0], err)
+		}
+		moves = append(moves, Move{Key: append([]byte(nil), key...), Text: fields[0], From: fields[1], To: fields[2], Line: line})
+		return nil
+	}
+	if !(strings.EqualFold(first[0], "key") && strings.EqualFold(first[1], "from") && strings.EqualFold(first[2], "to")) {
+		if err := add(first, 1); err != nil {
+			return nil, err
+		}
+	}
+	for cr.Next() {
+		f := cr.Fields()
+		if err := add([]string{string(f[0]), string(f[1]), string(f[2])}, cr.Line()); err != nil {
+			return nil, err
+		}
+	}
+	return moves, cr.Err()
+}
+
+// MoveStats counts what Apply did.
+type MoveStats struct {
+	Moved     int // keys that changed class
+	Unchanged int // keys whose moves end in the class they started in
+}
+
+// Apply moves keys between classes in place: a key's moves chain into one
+// (from its first class to its last), every removal is made before any add,
+// each removing the key from its class's filter and adding it to the
+// other's, and updating both classes'
+// key count, key fingerprint and formula FPP, so that the bank equals one
+// built from the key file with the moves made, at the bank's sizes (a
+// filter is not resized): for cbf and acbf filters byte for byte while no
+// counter saturates (TestApplyEqualsRebuild); for
+// cuckoo filters in the keys held and their counts, the slots of the
+// fingerprints being free to differ.
+// Only kinds that delete (cbf, acbf, cuckoo) can move keys, and a class
+// of an acbf or cuckoo bank cannot end with more keys than it has room for
+// (an acbf is built for exactly its keys; a cuckoo filter to its load). A key its from
+// class's filter does not hold is an error (it was not there), and so is a
+// class the bank has not; a key the filter holds by a false positive cannot
+// be told apart here: the fingerprints then no longer match the key file,
+// and a join or validation with it refuses the bank. On an error b is
+// partly updated: discard it. O(moves x k).
+func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
+	var st MoveStats
+	sp, err := filters.Lookup(string(b.Kind))
+	if err != nil {
+		return st, err
+	}
+	if !sp.Deletes || sp.Remove == nil || sp.Add == nil {
+		return st, fmt.Errorf("%w: a bank of %s filters cannot move keys (a %s filter cannot delete one): rebuild it with join bank build, or build it with --filter cbf, acbf or cuckoo", ErrBank, b.Kind, b.Kind)
+	}
+	// The moves of a key chain (7 -> 8, then 8 -> 9) into one (7 -> 9);
+	// then every removal before any add, so that keys can trade places
+	// between classes whose filters have no room to spare (an acbf built
+	// for exactly its keys): counting filters end the same in any order.
+	type net struct {
+		first, last Move
+	}
+	var order []string
+	nets := map[string]*net{}
+	for _, mv := range moves {
+		at := fmt.Sprintf("%s:%d", name, mv.Line)
+		for _, l := range []string{mv.From, mv.To} {
+			if b.Class(l) == nil {
+				return st, fmt.Errorf("%s: %w: no class %q (the bank's classes: %s); a new class needs a rebuild", at, ErrBank, l, strings.Join(b.Labels(), ", "))
+			}
+		}
+		n := nets[string(mv.Key)]
+		if n == nil {
+			nets[string(mv.Key)] = &net{first: mv, last: mv}
+			order = append(order, string(mv.Key))
+			continue
+		}
+		if mv.From != n.last.To {
+			return st, fmt.Errorf("%s: %w: key %s moves from class %s, but line %d moved it to %s", at, ErrBank, mv.Text, mv.From, n.last.Line, n.last.To)
+		}
+		n.last = mv
+	}
+	var todo []*net
+	for _, k := range order {
+		n := nets[k]
+		if n.first.From == n.last.To {
+			st.Unchanged++
+			continue
+		}
+		todo = append(todo, n)
+	}
+	fps := make([][2]uint64, len(todo))
+	for i, n := range todo {
+		mv := n.first
+		from := b.Class(mv.From)
+		if !from.Built.Filter.Contains(mv.Key) {
+			return st, fmt.Errorf("%s:%d: %w: key %s is not in class %s (its filter does not hold it)", name, mv.Line, ErrBank, mv.Text, mv.From)
+		}
+		if err := sp.Remove(from.Built.Filter, mv.Key); err != nil {
+			return st, fmt.Errorf("%s:%d: %w: removing key %s from class %s: %v", name, mv.Line, ErrBank, mv.Text, mv.From, err)
+		}
+		fps[i] = filters.KeysFingerprint([][]byte{mv.Key})
+		from.Built.N--
+		from.Built.KeysFingerprint[0] -= fps[i][0]
+		from.Built.KeysFingerprint[1] -= fps[i][1]
+	}
+	for i, n := range todo {
+		mv := n.last
+		to := b.Class(mv.To)
+		if err := sp.Add(to.Built.Filter, mv.Key); err != nil {
+			return st, fmt.Errorf("%s:%d: %w: adding key %s to class %s: %v (a %s filter holds no more keys than it was built for: rebuild the bank with join bank build)", name, mv.Line, ErrBank, mv.Text, mv.To, err, b.Kind)
+		}
+		to.Built.N++
+		to.Built.KeysFingerprint[0] += fps[i][0]
+		to.Built.KeysFingerprint[1] += fps[i][1]
+		st.Moved++
+	}
+	for _, c := range b.Classes {
+		bt := c.Built
+		if sp.ParamsOf != nil {
+			bt.Params = sp.ParamsOf(bt.Filter)
+		}
+		bt.FPP = sp.FPP(bt.Params, uint64(max(bt.N, 0)))
+	}
+	return st, nil
+}
