@@ -42,6 +42,24 @@ type Options struct {
 	// FilterFile, if set, is a filter file (join build-filter) used instead of
 	// building the filter; it must match the join's settings and key set.
 	FilterFile string
+	// Sep is the field separator of both sides (0: by each file's name, a
+	// tab for .tsv and .tab, else a comma: csvscan.SepFor). The output is
+	// CSV whatever the sides' separator: the rows of a large side of another
+	// separator are re-encoded.
+	Sep byte
+	// Bank, if set, is a filter bank file (join bank build) over the key
+	// file's classes: the join filters the large side with the union of the
+	// filters of Classes and joins it with the key rows of those classes
+	// only, which equals a join with the key file restricted to them. The
+	// bank must match the key file (each class's keys, by count and
+	// fingerprint). Filter (but the bank's kind), FilterFile and Sizing
+	// must be unset; KeyCol and KeyType default to the bank's.
+	Bank    string
+	Classes []string // class labels of the bank (default: all its classes)
+	// Route, with Bank, tags each output row with the class of its key
+	// row: RouteColumn adds a last column "class"; RouteDir hands the rows
+	// of each class to its own sink (join/local.NewRouted).
+	Route Route
 	// KeysName and InputName, if set, name the sides in messages instead of
 	// their paths (a temporary copy of a stream keeps the stream's name).
 	KeysName, InputName string
@@ -52,6 +70,15 @@ type Options struct {
 	// output bytes written.
 	Progress func(phase string, done, total int64)
 }
+
+// Route says how a bank join marks each row's class.
+type Route string
+
+const (
+	RouteNone   Route = ""
+	RouteColumn Route = "column" // a last column "class"
+	RouteDir    Route = "dir"    // one sink a class
+)
 
 // ErrOptions is wrapped by every error about Options (an option.Error naming
 // the field; sizing errors wrap filters.ErrSizing instead).
@@ -97,7 +124,22 @@ func (opt Options) Resolve() (Options, error) {
 	default:
 		return opt, optionError("KeyType", fmt.Sprintf("%q", opt.KeyType), "want int or string")
 	}
-	if opt.Filter == "" && opt.FilterFile == "" {
+	switch {
+	case opt.Bank != "" && opt.FilterFile != "":
+		return opt, optionError("FilterFile", opt.FilterFile, "cannot be used with a bank (%s): the bank holds the filters", opt.Bank)
+	case opt.Bank != "" && len(opt.Sizing.Set()) > 0:
+		set := opt.Sizing.Set()[0]
+		return opt, optionError("Sizing."+set.Name, set.Value, "cannot change the filters of the bank %s: leave it out, or build another bank", opt.Bank)
+	case opt.Bank == "" && len(opt.Classes) > 0:
+		return opt, optionError("Classes", strings.Join(opt.Classes, ","), "needs a bank (Bank)")
+	case opt.Bank == "" && opt.Route != RouteNone:
+		return opt, optionError("Route", opt.Route, "needs a bank (Bank)")
+	case opt.Route != RouteNone && opt.Route != RouteColumn && opt.Route != RouteDir:
+		return opt, optionError("Route", opt.Route, "want column or dir")
+	case opt.Sep == '"' || opt.Sep == '\n' || opt.Sep == '\r':
+		return opt, optionError("Sep", fmt.Sprintf("%q", opt.Sep), "a quote or line break cannot separate fields")
+	}
+	if opt.Filter == "" && opt.FilterFile == "" && opt.Bank == "" {
 		opt.Filter = filters.ACBF
 	}
 	if opt.Filter != "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,7 +29,9 @@ type joinFlags struct {
 	badRows                               string
 	filter                                filters.Kind // set by the command
 	filterFile                            string       // set by run
-	bars                                  *bars        // set by options on a terminal
+	delim                                 string
+	bank, classes, route                  string // set by run
+	bars                                  *bars  // set by options on a terminal
 }
 
 func (j *joinFlags) register(fs *flag.FlagSet) {
@@ -45,6 +48,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.tempDir, "tmp-dir", "", "folder for spill files (default: the system's)")
 	fs.StringVar(&j.tempDir, "temp-dir", "", "the same as --tmp-dir")
 	fs.BoolVar(&j.quiet, "quiet", false, "no progress bars and no text report (--report-json is still written)")
+	fs.StringVar(&j.delim, "delim", "", `field separator of both sides: "," or "\t" (or "tab"); default: a tab for .tsv and .tab files, else a comma (the output is CSV)`)
 	fs.StringVar(&j.badRows, "bad-rows", "fail", "fail: stop at the first malformed row; skip: drop malformed rows, count them and report the first few")
 }
 
@@ -59,6 +63,29 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	var err error
 	if opt.Sizing, err = j.sizing(cmd); err != nil {
 		return opt, err
+	}
+	if opt.Sep, err = parseDelim(cmd, j.delim); err != nil {
+		return opt, err
+	}
+	if j.bank != "" {
+		// The bank decides the key column and type unless they are given.
+		opt.Bank = j.bank
+		if !j.set("key-col") {
+			opt.KeyCol = ""
+		}
+		if !j.set("key-type") {
+			opt.KeyType = ""
+		}
+		if j.classes != "" {
+			opt.Classes = strings.Split(j.classes, ",")
+		}
+		opt.Route = join.Route(j.route)
+	} else if j.classes != "" || j.route != "" {
+		flagName := "classes"
+		if j.classes == "" {
+			flagName = "route"
+		}
+		return opt, usageError{fmt.Errorf("%s: --%s needs --bank", cmd, flagName)}
 	}
 	for _, f := range []struct {
 		name string
@@ -82,7 +109,11 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	default:
 		return opt, usageError{fmt.Errorf("%s: --bad-rows %q: want fail or skip", cmd, j.badRows)}
 	}
-	resolved, err := opt.Resolve()
+	check := opt
+	if check.Bank != "" { // the bank fills these in: check the rest
+		check.KeyCol, check.KeyType = cmp.Or(check.KeyCol, "PATENT"), cmp.Or(check.KeyType, join.IntKeys)
+	}
+	resolved, err := check.Resolve()
 	if err != nil {
 		return opt, usageError{flagError(cmd, j.fs, err)}
 	}
@@ -103,6 +134,7 @@ var optionFlags = map[string]string{
 	"Sizing.BucketSize": "bucket-size", "Sizing.FingerprintBits": "fingerprint-bits", "Sizing.InitialCapacity": "initial-capacity",
 	"Sizing.Growth": "growth", "Sizing.Tightening": "tightening",
 	"Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir", "FilterFile": "filter-file",
+	"Bank": "bank", "Classes": "classes", "Route": "route", "Sep": "delim",
 }
 
 // flagError rewrites an option.Error in err as the user's flag and value

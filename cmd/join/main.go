@@ -31,6 +31,11 @@ commands:
           formula, speed, deletes) on synthetic keys
           join filter size --n 1000000 --fpp 0.01
           join filter eval --n 100000 --queries 1000000 [--churn 10]
+  bank    one filter per class of a column (seed 000): build, validate
+          against the formula, move keys between classes
+          join bank build --keys F --key-col C --class-col R [--fpp 0.01] --out bank.bin
+          join bank validate --bank bank.bin --keys F
+          join run --bank bank.bin --classes 7,8 --keys F --input G [--route column|dir]
   repro   regenerate the paper's Figures 4-7 and Table 1 (CSV, Markdown, SVG)
           join repro [--quick] [--data DIR] --out docs/results
   gen     write NBER-shaped cite75_99.txt and apat63_99.txt
@@ -194,6 +199,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdBuildFilter(ctx, rest, stdout, stderr)
 	case "filter":
 		return cmdFilter(ctx, rest, stdout, stderr)
+	case "bank":
+		return cmdBank(ctx, rest, stdout, stderr)
 	case "repro":
 		return cmdRepro(ctx, rest, stdout, stderr)
 	case "gen":
@@ -208,7 +215,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	return usageError{fmt.Errorf("unknown command %q (commands: demo, run, build-filter, compare, filter, repro, gen, keys, fetch, clean; see join -h)", cmd)}
+	return usageError{fmt.Errorf("unknown command %q (commands: demo, run, build-filter, compare, filter, bank, repro, gen, keys, fetch, clean; see join -h)", cmd)}
 }
 
 // parse parses a command's flags. A bad flag is one line naming it and where

@@ -24,6 +24,8 @@ Examples:
   join run --keys data/keys.txt --input data/cite75_99.txt --out joined.csv --sort
   join run --keys data/keys.txt --input data/cite75_99.txt --format parquet --out joined.parquet --report-json report.json
   zcat cite.csv.gz | join run --keys keys.csv --input - --key-col ID --join-col REF --filter exact --mem 64MiB --out - | head
+  join run --bank cat.bank --classes 1,2 --keys data/apat63_99.txt --input data/cite75_99.txt --route column --out joined.csv
+  join run --bank cat.bank --keys data/apat63_99.txt --input data/cite75_99.txt --route dir --out by-cat   # by-cat/CAT=1/part.csv ...
 `
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
@@ -37,6 +39,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	format := fs.String("format", "csv", "csv or parquet")
 	sorted := fs.Bool("sort", false, "order the output by key, then by the large side's row order")
 	reportJSON := fs.String("report-json", "", "also write the report as JSON to this file")
+	fs.StringVar(&jf.bank, "bank", "", "filter with the union of these classes' filters of a bank (join bank build) and join only their key rows")
+	fs.StringVar(&jf.classes, "classes", "", "with --bank: the class labels, comma-separated (default: all)")
+	fs.StringVar(&jf.route, "route", "", "with --bank: column (a last column \"class\": the class of the row's key) or dir (--out DIR: one DIR/CLASSCOL=class/part.csv a class)")
 	usageWithExamples(fs, "join run --keys FILE --input FILE [flags]", runExamples)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -47,8 +52,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	if *format == "parquet" && *out == "-" {
 		return usageError{fmt.Errorf("run: --format parquet needs --out FILE")}
 	}
-	if jf.set("filter") || *filterFile == "" {
+	if jf.set("filter") || (*filterFile == "" && jf.bank == "") {
 		jf.filter = filters.Kind(*filter)
+	}
+	if jf.route == string(join.RouteDir) {
+		return runRouted(ctx, fs, &jf, *out, *format, *sorted, *reportJSON, stdout, stderr)
 	}
 	jf.filterFile = *filterFile
 	opt, err := jf.options("run", stderr)

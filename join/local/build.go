@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/acbfjoin/acbfjoin/bank"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
@@ -26,17 +27,53 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 		w    *shuffle.Writer
 		rows int64
 		buf  []byte
+		// A bank join's: the class of each row, each chosen class's keys.
+		cl   classifier
+		sets []*classKeys
+		tmp  []byte
 	}
 	var mu sync.Mutex
 	var global keySet
 	var st buildStats
+	bp := x.bank
+	var merged []*classKeys
+	if bp != nil {
+		merged = make([]*classKeys, len(bp.classes))
+		for i := range merged {
+			merged[i] = &classKeys{}
+		}
+	}
 	stop := x.progress("build", x.keys.in.Progress, x.keys.size)
 	err := scan(ctx, x.keys, x.opt.Mappers, func() *worker {
-		return &worker{w: x.sh.NewWriter()}
+		w := &worker{w: x.sh.NewWriter()}
+		if bp != nil {
+			w.cl.c = bp.b.Classing
+			w.sets = make([]*classKeys, len(bp.classes))
+			for i := range w.sets {
+				w.sets[i] = &classKeys{}
+			}
+		}
+		return w
 	}, func(b *worker, r *csvscan.Reader) error {
 		for n := 1; r.Next(); n++ {
 			if n%checkEvery == 0 && ctx.Err() != nil {
 				return ctx.Err()
+			}
+			ci := -1
+			var label string
+			if bp != nil {
+				var err error
+				if label, err = b.cl.label(r.Fields()[bp.classIdx]); err != nil {
+					if err := x.keyError(r, bp.b.ClassCol, err); err != nil {
+						return err
+					}
+					continue
+				}
+				i, ok := bp.index[label]
+				if !ok {
+					continue // a class not chosen: not in this join
+				}
+				ci = i
 			}
 			rec, buf, err := join.MapKeyRow(x.opt.KeyType, r.Fields(), x.keyIdx, r.Offset(), b.buf[:0])
 			if err != nil {
@@ -44,6 +81,10 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 					return err
 				}
 				continue
+			}
+			if ci >= 0 {
+				b.sets[ci].add(rec.Key)
+				rec, buf, b.tmp = routeRow(rec, buf, x.opt.Route, label, ci, b.tmp)
 			}
 			b.buf = buf
 			b.rows++
@@ -56,6 +97,9 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 	}, func(b *worker) error {
 		mu.Lock()
 		global.merge(&b.keys)
+		for i, set := range b.sets {
+			merged[i].merge(set)
+		}
 		st.records += b.rows
 		mu.Unlock()
 		return b.w.Close()
@@ -66,6 +110,14 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 	}
 	keys := global.list()
 	st.distinct = len(keys)
+	if bp != nil {
+		m := map[string]*classKeys{}
+		for i, c := range bp.classes {
+			m[c.Label] = merged[i]
+		}
+		sealAll(m)
+		bp.sets = merged
+	}
 	return keys, st, nil
 }
 
@@ -126,6 +178,12 @@ func (s *keySet) list() [][]byte {
 // filter builds the filter of the key set, or reads the filter file and
 // checks it was built for this join and these keys.
 func (x *execution) filter(ctx context.Context, keys [][]byte) (*filters.Built, error) {
+	if x.bank != nil {
+		if err := x.bank.check(x.opt.Bank); err != nil {
+			return nil, err
+		}
+		return bank.Union(x.bank.classes)
+	}
 	if x.opt.FilterFile != "" {
 		ff, name, err := readFilterFile(ctx, x.opt.FilterFile)
 		if err != nil {

@@ -2,6 +2,8 @@ package local
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -17,7 +19,8 @@ type execution struct {
 	keys, input     *side
 	keyIdx, joinIdx int
 	sh              *shuffle.Shuffle
-	bad             *badRows // with SkipBadRows
+	bad             *badRows  // with SkipBadRows
+	bank            *bankPlan // a bank join (Options.Bank)
 
 	start, phase time.Time
 	timings      map[string]float64
@@ -38,17 +41,20 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
 		return nil, err
 	}
-	if x.keys, err = openSide(ctx, opt.Keys, opt.KeysName, opt.Mappers, opt.SkipBadRows); err != nil {
+	if x.keys, err = openSide(ctx, opt.Keys, opt.KeysName, opt.Mappers, opt.SkipBadRows, opt.Sep); err != nil {
 		return nil, err
 	}
 	if x.keyIdx, err = x.keys.column("KeyCol", opt.KeyCol); err != nil {
 		return nil, err
 	}
-	if x.input, err = openSide(ctx, opt.Input, opt.InputName, 4*opt.Mappers, opt.SkipBadRows); err != nil {
+	if x.input, err = openSide(ctx, opt.Input, opt.InputName, 4*opt.Mappers, opt.SkipBadRows, opt.Sep); err != nil {
 		return nil, err
 	}
 	if x.joinIdx, err = x.input.column("JoinCol", opt.JoinCol); err != nil {
 		return nil, err
+	}
+	if opt.Route == join.RouteColumn && (slices.Contains(x.input.header, "class") || slices.Contains(x.keys.header, "class")) {
+		return nil, fmt.Errorf("%w: Route column: the output has a column \"class\" already (route to one file a class instead)", join.ErrOptions)
 	}
 	if opt.SkipBadRows {
 		x.bad = &badRows{}

@@ -32,7 +32,7 @@ func ReadKeySet(ctx context.Context, opt join.Options) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := openSide(ctx, opt.Keys, opt.KeysName, opt.Mappers, false)
+	s, err := openSide(ctx, opt.Keys, opt.KeysName, opt.Mappers, false, opt.Sep)
 	if err != nil {
 		return nil, err
 	}

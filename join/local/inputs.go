@@ -25,12 +25,17 @@ type side struct {
 	header     []string
 	headerRaw  []byte
 	size       int64 // bytes after the header; -1 for a stream
+	sep        byte  // field separator
 }
 
 // openSide opens path and reads its header; parts is how many ranges a
-// regular file is cut into; name, if set, names it in messages.
-func openSide(ctx context.Context, path, name string, parts int, skipBad bool) (*side, error) {
-	in, err := csvscan.OpenInput(ctx, path, csvscan.InputOptions{Parts: parts, SkipBad: skipBad, Name: name})
+// regular file is cut into; name, if set, names it in messages; sep is the
+// field separator (0: csvscan.SepFor the path).
+func openSide(ctx context.Context, path, name string, parts int, skipBad bool, sep byte) (*side, error) {
+	if sep == 0 {
+		sep = csvscan.SepFor(path)
+	}
+	in, err := csvscan.OpenInput(ctx, path, csvscan.InputOptions{Parts: parts, SkipBad: skipBad, Name: name, Sep: sep})
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +45,7 @@ func openSide(ctx context.Context, path, name string, parts int, skipBad bool) (
 			return nil, fmt.Errorf("%s:1: column %q appears twice (columns %d and %d)", in.Name, h, j+1, i+1)
 		}
 	}
-	return &side{in: in, path: path, name: in.Name, header: in.Header, headerRaw: in.HeaderRaw, size: in.Size}, nil
+	return &side{in: in, path: path, name: in.Name, header: in.Header, headerRaw: in.HeaderRaw, size: in.Size, sep: sep}, nil
 }
 
 func (s *side) close() { s.in.Close() }

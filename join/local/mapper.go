@@ -41,11 +41,13 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 		keys                           [][]byte
 		recs                           []int // the batch record of each key
 		pass                           []bool
+		enc                            []byte // a row re-encoded as CSV
 	}
 	var mu sync.Mutex
 	var st mapStats
 	var next atomic.Int32
 	kt, col, reducers := x.opt.KeyType, x.joinIdx, x.opt.Reducers
+	sep, nfields := x.input.sep, len(x.input.header)
 	stop := x.progress("map", x.input.in.Progress, x.input.size)
 	err := scan(ctx, x.input, x.opt.Mappers, func() *worker {
 		m := &worker{f: copies[int(next.Add(1)-1)%len(copies)], w: x.sh.NewWriter(), pass: make([]bool, mapBatch)}
@@ -105,7 +107,17 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 					continue
 				}
 				m.out++
-				if err := m.w.Add(join.Partition(key, reducers), join.InputRecord(key, b.Offset(i), b.Raw(i))); err != nil {
+				raw := b.Raw(i)
+				if sep != ',' {
+					// The output is CSV: a row of another separator is
+					// re-encoded (only the survivors).
+					var err error
+					if m.enc, err = reencode(m.enc[:0], raw, nfields, sep); err != nil {
+						return r.Errorf("%v", err)
+					}
+					raw = m.enc
+				}
+				if err := m.w.Add(join.Partition(key, reducers), join.InputRecord(key, b.Offset(i), raw)); err != nil {
 					return err
 				}
 			}
@@ -149,4 +161,20 @@ func (x *execution) seal() (shuffle.Stats, error) {
 		return shuffle.Stats{}, err
 	}
 	return x.sh.Stats(), nil
+}
+
+// reencode appends the record raw (as it is in a file of separator sep,
+// nfields fields) as a CSV line's fields to dst.
+func reencode(dst, raw []byte, nfields int, sep byte) ([]byte, error) {
+	fields, err := csvscan.ParseRecordSep(raw, nfields, sep)
+	if err != nil {
+		return dst, err
+	}
+	for i, f := range fields {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = join.AppendCSVField(dst, f)
+	}
+	return dst, nil
 }

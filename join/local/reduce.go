@@ -22,7 +22,7 @@ type reduceStats struct {
 // reduce joins the partitions with one goroutine per reducer, each with its
 // own writer of the sink; the first failing reducer stops the others.
 func (x *execution) reduce(ctx context.Context, sink Sink) (reduceStats, error) {
-	if err := sink.Begin(join.OutputHeader(x.input.headerRaw, x.input.header, x.joinIdx, x.keys.header, x.keyIdx, x.opt.KeyType)); err != nil {
+	if err := sink.Begin(x.outputHeader()); err != nil {
 		return reduceStats{}, err
 	}
 	parts := make(chan int, x.opt.Reducers)
@@ -121,4 +121,26 @@ func reducePartition(ctx context.Context, sh *shuffle.Shuffle, p int, emit func(
 
 func columns(rec arrow.Record) (*array.Binary, *array.Uint8, *array.Int64, *array.Binary) {
 	return rec.Column(0).(*array.Binary), rec.Column(1).(*array.Uint8), rec.Column(2).(*array.Int64), rec.Column(3).(*array.Binary)
+}
+
+// outputHeader is the output's header: the large side's header (re-encoded
+// as CSV when its separator is not a comma), the key side's columns, and
+// with Route column a last column "class".
+func (x *execution) outputHeader() join.Header {
+	raw := x.input.headerRaw
+	if x.input.sep != ',' {
+		raw = nil
+		for i, n := range x.input.header {
+			if i > 0 {
+				raw = append(raw, ',')
+			}
+			raw = join.AppendCSVField(raw, []byte(n))
+		}
+	}
+	h := join.OutputHeader(raw, x.input.header, x.joinIdx, x.keys.header, x.keyIdx, x.opt.KeyType)
+	if x.opt.Route == join.RouteColumn {
+		h.Line = append(h.Line[:len(h.Line)-1], ",class\n"...)
+		h.Names = append(h.Names, "class")
+	}
+	return h
 }

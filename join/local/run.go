@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/acbfjoin/acbfjoin/join"
 )
@@ -14,12 +15,31 @@ import (
 // name the field (option.Error) and wrap join.ErrOptions or
 // filters.ErrSizing.
 func Run(ctx context.Context, opt join.Options, sink Sink) (*join.Report, error) {
-	opt, err := opt.Resolve()
+	opt, bp, err := withBank(ctx, opt)
 	if err != nil {
+		sink.Close()
 		return nil, err
 	}
+	opt, err = opt.Resolve()
+	if err != nil {
+		sink.Close()
+		return nil, err
+	}
+	rsink, routed := sink.(*routedSink)
+	if routed != (opt.Route == join.RouteDir) {
+		sink.Close()
+		return nil, fmt.Errorf("%w: Route dir goes with a sink from NewRouted, and only it", join.ErrOptions)
+	}
+	if routed && len(rsink.sinks) != len(bp.classes) {
+		sink.Close()
+		return nil, fmt.Errorf("%w: %d routed sinks for %d classes", join.ErrOptions, len(rsink.sinks), len(bp.classes))
+	}
 	if opt.Sort {
-		sink = newSorted(sink, opt.TempDir, opt.MemBudget/4, opt.Reducers)
+		if routed {
+			rsink.sortEach(opt.TempDir, opt.MemBudget/4, opt.Reducers)
+		} else {
+			sink = newSorted(sink, opt.TempDir, opt.MemBudget/4, opt.Reducers)
+		}
 	}
 	defer sink.Close()
 	x, err := start(ctx, opt)
@@ -27,6 +47,12 @@ func Run(ctx context.Context, opt join.Options, sink Sink) (*join.Report, error)
 		return nil, err
 	}
 	defer x.close()
+	if bp != nil {
+		x.bank = bp
+		if bp.classIdx, err = x.keys.column("ClassCol", bp.b.ClassCol); err != nil {
+			return nil, err
+		}
+	}
 
 	keys, bs, err := x.build(ctx)
 	if err != nil {

@@ -1,0 +1,450 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/acbfjoin/acbfjoin/bank"
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/local"
+)
+
+const bankUsage = `usage: join bank <build|validate|update> [flags]
+
+A filter bank is one filter per class of a column of a key file (seed 000:
+one Bloom filter per IMDb rating), each sized for its own keys.
+
+  build     read the key file once and write the bank
+            join bank build --keys F --key-col C --class-col R [--classes round|value|cut:E1,...]
+                            [--fpp 0.01 | --bits-per-key B] [--filter bloom] --out bank.bin
+  validate  probe every key against the other classes' filters: FP per class
+            against the formula of the filter built, z-score, false negatives
+            join bank validate --bank bank.bin --keys F [--json]
+  update    move keys between classes (cbf, acbf, cuckoo banks), no rebuild
+            join bank update --bank bank.bin --moves moves.csv [--out new.bin]
+
+A join uses a bank with: join run --bank bank.bin --classes 7,8 --keys F --input G
+[--route column|dir].
+`
+
+func cmdBank(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, bankUsage)
+		return usageError{errors.New("bank: want build, validate or update")}
+	}
+	switch args[0] {
+	case "build":
+		return cmdBankBuild(ctx, args[1:], stdout, stderr)
+	case "validate":
+		return cmdBankValidate(ctx, args[1:], stdout, stderr)
+	case "update":
+		return cmdBankUpdate(ctx, args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, bankUsage)
+		return nil
+	}
+	return usageError{fmt.Errorf("bank: unknown subcommand %q (want build, validate or update; see join bank -h)", args[0])}
+}
+
+// bankFlags are the flags build and validate share: the key file and how
+// it is read.
+type bankFlags struct {
+	keys, delim, badRows string
+	mappers              int
+	quiet                bool
+}
+
+func (b *bankFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&b.keys, "keys", "", "the key file: CSV or TSV with header, .gz/.zip, or - (required)")
+	fs.StringVar(&b.delim, "delim", "", `field separator: "," or "\t" (or "tab"); default: a tab for .tsv and .tab files, else a comma`)
+	fs.IntVar(&b.mappers, "mappers", 0, "goroutines reading the key file (0: one per core)")
+	fs.StringVar(&b.badRows, "bad-rows", "fail", "fail: stop at the first malformed row; skip: drop rows whose key or class does not parse, and count them")
+	fs.BoolVar(&b.quiet, "quiet", false, "print nothing but errors (build, update)")
+}
+
+const bankBuildExamples = `
+Examples:
+  join gen --dataset imdb-ratings --rows 1256196 --seed 1 --out data
+  join bank build --keys data/title.ratings.tsv --key-col tconst --key-type string --class-col averageRating --fpp 0.01 --out data/ratings.bank
+  join bank build --keys data/apat63_99.txt --key-col PATENT --class-col CAT --classes value --filter cbf --out data/cat.bank
+  join bank build --keys data/apat63_99.txt --key-col PATENT --class-col GYEAR --classes cut:1970,1980,1990 --out data/decades.bank
+`
+
+func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bank build", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var bf bankFlags
+	bf.register(fs)
+	var sf sizingFlags
+	sf.register(fs)
+	keyCol := fs.String("key-col", "", "the key column (required)")
+	keyType := fs.String("key-type", "int", "compare keys as int or string (IMDb's tconst: string)")
+	classCol := fs.String("class-col", "", "the class column (required)")
+	classing := fs.String("classes", "round", "how values become classes: round (a decimal rounded half up: the seed's ratings), value (each value a class), cut:E1,E2,... (numeric ranges [E(i), E(i+1)))")
+	kind := fs.String("filter", string(filters.Bloom), "the filter of every class: "+kindList())
+	out := fs.String("out", "", "the bank file to write (required)")
+	validate := fs.Bool("validate", false, "also validate the bank on the keys just read (join bank validate, without reading the file again)")
+	usageWithExamples(fs, "join bank build --keys F --key-col C --class-col R --out bank.bin [flags]", bankBuildExamples)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if bf.keys == "" || *keyCol == "" || *classCol == "" || *out == "" {
+		return usageError{fmt.Errorf("bank build: --keys, --key-col, --class-col and --out are required")}
+	}
+	sep, err := parseDelim("bank build", bf.delim)
+	if err != nil {
+		return err
+	}
+	cl, err := bank.ParseClassing(*classing)
+	if err != nil {
+		return usageError{fmt.Errorf("bank build: --classes %q: %v", *classing, err)}
+	}
+	if *keyType != "int" && *keyType != "string" {
+		return usageError{fmt.Errorf("bank build: --key-type %q: want int or string", *keyType)}
+	}
+	if _, err := filters.Lookup(*kind); err != nil {
+		return usageError{fmt.Errorf("bank build: --filter %q: %v", *kind, err)}
+	}
+	sz, err := sf.sizing("bank build")
+	if err != nil {
+		return err
+	}
+	if !sf.set("fpp") && !sf.set("bits-per-key") {
+		sz.FPP = 0.01 // the seed's p
+	}
+	if sf.set("fpp") && sf.set("bits-per-key") {
+		return usageError{fmt.Errorf("bank build: --fpp and --bits-per-key: give one (the size of each class's filter)")}
+	}
+	if err := sf.checkKinds("bank build", filters.Kind(*kind)); err != nil {
+		return err
+	}
+	skip, err := badRowsFlag("bank build", bf.badRows)
+	if err != nil {
+		return err
+	}
+	if err := checkPaths([]namedPath{{"out", *out}}, []namedPath{{"keys", bf.keys}}); err != nil {
+		return usageError{fmt.Errorf("bank build: %w", err)}
+	}
+	var files outputs
+	defer files.abort()
+	f, err := files.create(ctx, namedPath{"out", *out}, atomicfile.Options{})
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: *keyCol, ClassCol: *classCol, KeyType: join.KeyType(*keyType),
+		Classing: cl, Sep: sep, Mappers: bf.mappers, SkipBadRows: skip})
+	if err != nil {
+		return flagError("bank build", fs, err)
+	}
+	scanned := time.Since(start)
+	b, err := bank.Build(bank.Meta{Kind: filters.Kind(*kind), Sizing: sz, KeyCol: *keyCol, ClassCol: *classCol, KeyType: *keyType, Classing: cl}, res.Classes)
+	if err != nil {
+		return flagError("bank build", fs, err)
+	}
+	built := time.Since(start)
+	var v *bank.Validation
+	if *validate {
+		if v, err = bank.Validate(b, res.Classes, bf.mappers); err != nil {
+			return fmt.Errorf("bank build: %w", err)
+		}
+	}
+	validated := time.Since(start)
+	if _, err := b.WriteTo(f); err != nil {
+		return fmt.Errorf("--out %s: %w", *out, err)
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("--out %s: %w", *out, err)
+	}
+	if v != nil {
+		for _, c := range v.Classes {
+			if c.FN > 0 {
+				return fmt.Errorf("bank build: class %s: %d false negatives: the filter misses keys it was built from", c.Label, c.FN)
+			}
+		}
+	}
+	if bf.quiet {
+		return nil
+	}
+	mem, ser := b.Bytes()
+	fmt.Fprintf(stdout, "wrote %s: %d classes of %s over %s (%s), %d key rows, %s of filters (%d bytes on disk); read in %s, built in %s\n",
+		*out, len(b.Classes), b.Kind, *classCol, cl, res.Records, bytesText(mem), ser, scanned.Round(time.Millisecond), (built - scanned).Round(time.Millisecond))
+	if res.BadRows > 0 {
+		fmt.Fprintf(stdout, "skipped %d bad rows, the first: %s\n", res.BadRows, strings.Join(res.BadRowExamples, "; "))
+	}
+	if v != nil {
+		fmt.Fprintln(stdout)
+		writeValidation(stdout, b, v)
+		fmt.Fprintf(stdout, "\n%d distinct keys, %d probes, validated in %s\n", v.Keys, v.Probes, (validated - built).Round(time.Millisecond))
+		return nil
+	}
+	fmt.Fprintln(stdout, "| class | n | m (bits) | k | formula FP |")
+	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|")
+	for _, c := range b.Classes {
+		fmt.Fprintf(stdout, "| %s | %d | %d | %s | %.5g |\n", mdCell(c.Label), c.Built.N, c.Built.MemoryBits, orDash(kText(c.Built.K)), c.Built.FPP)
+	}
+	return nil
+}
+
+const bankValidateExamples = `
+Examples:
+  join bank validate --bank data/ratings.bank --keys data/title.ratings.tsv
+  join bank validate --bank data/cat.bank --keys data/apat63_99.txt --json > validation.json
+`
+
+func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bank validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var bf bankFlags
+	bf.register(fs)
+	bankPath := fs.String("bank", "", "the bank file (required)")
+	asJSON := fs.Bool("json", false, "print JSON instead of a Markdown table")
+	usageWithExamples(fs, "join bank validate --bank bank.bin --keys F [flags]", bankValidateExamples)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *bankPath == "" || bf.keys == "" {
+		return usageError{fmt.Errorf("bank validate: --bank and --keys are required")}
+	}
+	sep, err := parseDelim("bank validate", bf.delim)
+	if err != nil {
+		return err
+	}
+	skip, err := badRowsFlag("bank validate", bf.badRows)
+	if err != nil {
+		return err
+	}
+	if err := local.CheckSides(bf.keys, *bankPath, ""); err != nil {
+		return usageError{fmt.Errorf("bank validate: %w", err)}
+	}
+	start := time.Now()
+	b, err := local.ReadBank(ctx, *bankPath)
+	if err != nil {
+		return err
+	}
+	res, err := local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: b.KeyCol, ClassCol: b.ClassCol, KeyType: join.KeyType(b.KeyType),
+		Classing: b.Classing, Sep: sep, Mappers: bf.mappers, SkipBadRows: skip})
+	if err != nil {
+		return err
+	}
+	scanned := time.Since(start)
+	v, err := bank.Validate(b, res.Classes, bf.mappers)
+	if err != nil {
+		return fmt.Errorf("bank validate: %w", err)
+	}
+	elapsed := time.Since(start)
+	if *asJSON {
+		return writeJSONOut(stdout, struct {
+			*bank.Validation
+			Bank       string  `json:"bank"`
+			KeyRows    int64   `json:"key_rows"`
+			BadRows    int64   `json:"bad_rows"`
+			ReadSecs   float64 `json:"read_seconds"`
+			TotalSecs  float64 `json:"total_seconds"`
+			FilterByte uint64  `json:"filter_bytes"`
+		}{v, *bankPath, res.Records, res.BadRows, scanned.Seconds(), elapsed.Seconds(), memBytes(b)})
+	}
+	var w strings.Builder
+	writeValidation(&w, b, v)
+	fmt.Fprintf(&w, "\n%d key rows, %d distinct keys, %d probes; read and checked in %s, validated in %s\n",
+		res.Records, v.Keys, v.Probes, scanned.Round(time.Millisecond), (elapsed - scanned).Round(time.Millisecond))
+	if res.BadRows > 0 {
+		fmt.Fprintf(&w, "skipped %d bad rows, the first: %s\n", res.BadRows, strings.Join(res.BadRowExamples, "; "))
+	}
+	if _, err := io.WriteString(stdout, w.String()); err != nil {
+		return stdoutError{err}
+	}
+	for _, c := range v.Classes {
+		if c.FN > 0 {
+			return fmt.Errorf("bank validate: class %s: %d false negatives: the filter misses keys it was built from", c.Label, c.FN)
+		}
+	}
+	return nil
+}
+
+// writeValidation prints the validation table in Markdown: the seed's
+// columns (class, FP) with what it lacked.
+func writeValidation(w io.Writer, b *bank.Bank, v *bank.Validation) {
+	target := "by bits per key"
+	if b.Sizing.FPP > 0 {
+		target = fmt.Sprintf("%g", b.Sizing.FPP)
+	}
+	fmt.Fprintf(w, "bank of %s filters over %s (%s), target p %s\n\n", b.Kind, b.ClassCol, b.Classing, target)
+	fmt.Fprintln(w, "| class | n | m (bits) | k | formula FP | measured FP | false positives / trials | z | fill FP | z (fill) | FN |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, c := range v.Classes {
+		z := fmt.Sprintf("%+.2f", c.Z)
+		if !c.Spread {
+			z += "*"
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %s | %.5f | %.5f | %d / %d | %s | %s | %s | %d |\n",
+			mdCell(c.Label), c.N, c.Bits, orDash(kText(c.K)), c.Formula, c.Measured, c.Hits, c.Trials, z,
+			num(c.Fill, "%.5f"), num(c.ZFill, "%+.2f"), c.FN)
+	}
+	mem := memBytes(b)
+	fmt.Fprintf(w, "\nz: (measured - formula) / sd, sd binomial plus the spread of a filter's fill over random keys (bank.FillSpread)")
+	if !v.Classes[0].Spread {
+		fmt.Fprintf(w, "; * this kind has no closed form for that spread: binomial sd only")
+	}
+	fmt.Fprintf(w, ". z (fill): measured against this filter's own rate from its contents, binomial.\n")
+	if p := b.Sizing.FPP; p > 0 {
+		var opt float64
+		for _, c := range b.Classes {
+			opt += -float64(c.Built.N) * math.Log(p) / (math.Ln2 * math.Ln2)
+		}
+		fmt.Fprintf(w, "filters: %s; the optimal m_i = -n_i ln p / ln^2 2 sum to %s: %.2f%% more\n", bytesText(mem), bytesText(uint64(opt/8)), 100*(float64(mem)*8/opt-1))
+	} else {
+		fmt.Fprintf(w, "filters: %s\n", bytesText(mem))
+	}
+}
+
+func memBytes(b *bank.Bank) uint64 {
+	m, _ := b.Bytes()
+	return m
+}
+
+const bankUpdateExamples = `
+Examples:
+  join bank build --keys data/apat63_99.txt --key-col PATENT --class-col CAT --classes value --filter cbf --out cat.bank
+  printf 'key,from,to\n3858241,6,2\n' > moves.csv
+  join bank update --bank cat.bank --moves moves.csv            # in place, atomically
+  join bank update --bank cat.bank --moves moves.csv --out cat2.bank
+`
+
+func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bank update", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	bankPath := fs.String("bank", "", "the bank file (required)")
+	moves := fs.String("moves", "", "CSV lines key,from,to (an optional header key,from,to), or - (required)")
+	out := fs.String("out", "", "where to write the updated bank (default: replace --bank, atomically)")
+	quiet := fs.Bool("quiet", false, "print nothing but errors")
+	usageWithExamples(fs, "join bank update --bank bank.bin --moves F [--out F]", bankUpdateExamples)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *bankPath == "" || *moves == "" {
+		return usageError{fmt.Errorf("bank update: --bank and --moves are required")}
+	}
+	dst := *out
+	if dst == "" {
+		if *bankPath == "-" {
+			return usageError{fmt.Errorf("bank update: --bank - needs --out")}
+		}
+		dst = *bankPath
+	}
+	if err := local.CheckSides(*bankPath, *moves, ""); err != nil {
+		return usageError{fmt.Errorf("bank update: %w", err)}
+	}
+	ins := []namedPath{{"moves", *moves}}
+	if dst != *bankPath {
+		ins = append(ins, namedPath{"bank", *bankPath})
+	}
+	if err := checkPaths([]namedPath{{"out", dst}}, ins); err != nil {
+		return usageError{fmt.Errorf("bank update: %w", err)}
+	}
+	b, err := local.ReadBank(ctx, *bankPath)
+	if err != nil {
+		return err
+	}
+	mf, name, err := csvscan.OpenContext(ctx, *moves)
+	if err != nil {
+		return fmt.Errorf("--moves %s: %w", *moves, err)
+	}
+	mv, err := bank.ReadMoves(mf, name, join.KeyType(b.KeyType))
+	mf.Close()
+	if err != nil {
+		return err
+	}
+	st, err := b.Apply(mv, name)
+	if err != nil {
+		return fmt.Errorf("bank update: %w (%s is unchanged)", err, *bankPath)
+	}
+	var files outputs
+	defer files.abort()
+	f, err := files.create(ctx, namedPath{"out", dst}, atomicfile.Options{})
+	if err != nil {
+		return err
+	}
+	if _, err := b.WriteTo(f); err != nil {
+		return fmt.Errorf("--out %s: %w", dst, err)
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("--out %s: %w", dst, err)
+	}
+	if !*quiet {
+		fmt.Fprintf(stdout, "wrote %s: %d keys moved, %d moves within one class (nothing to do)\n", dst, st.Moved, st.Unchanged)
+	}
+	return nil
+}
+
+// parseDelim reads --delim: "" (by file name), ",", "\t", "tab", or one
+// other byte that is not a quote or line break.
+func parseDelim(cmd, s string) (byte, error) {
+	switch s {
+	case "":
+		return 0, nil
+	case `\t`, "tab", "\t":
+		return '\t', nil
+	}
+	if len(s) != 1 || s == `"` || s == "\n" || s == "\r" {
+		return 0, usageError{fmt.Errorf(`%s: --delim %q: want one byte such as "," or "\t" (not a quote or line break)`, cmd, s)}
+	}
+	return s[0], nil
+}
+
+// badRowsFlag reads --bad-rows: whether to skip.
+func badRowsFlag(cmd, s string) (bool, error) {
+	switch s {
+	case "fail":
+		return false, nil
+	case "skip":
+		return true, nil
+	}
+	return false, usageError{fmt.Errorf("%s: --bad-rows %q: want fail or skip", cmd, s)}
+}
+
+// kText prints k, or "" for none.
+func kText(k int) string {
+	if k == 0 {
+		return ""
+	}
+	return fmt.Sprint(k)
+}
+
+// mdCell escapes a label for a Markdown table cell.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
+}
+
+// bytesText prints a byte count in binary units.
+func bytesText(b uint64) string {
+	v := float64(b)
+	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d bytes", b)
+	}
+	return fmt.Sprintf("%.2f %s", v, units[i])
+}
+
+// writeJSONOut writes v as JSON to standard output, a write error being a
+// stdoutError.
+func writeJSONOut(w io.Writer, v any) error {
+	if err := writeJSON(w, v); err != nil {
+		return stdoutError{err}
+	}
+	return nil
+}
