@@ -19,6 +19,10 @@ targets=(
   "./join FuzzUnmarshal"
   "./join FuzzFilterFile"
   "./join FuzzSortRun"
+  "./cuckoo FuzzUnmarshalBinary"
+  "./scalable FuzzUnmarshalBinary"
+  "./blocked FuzzUnmarshalBinary"
+  "./bank FuzzRead"
 )
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -91,6 +91,9 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 			}
 			f := r.Fields()
 			key, err := join.KeyOf(cs.KeyType, kb[:], f[keyIdx])
+			if err != nil && cs.KeyType == join.IntKeys {
+				err = fmt.Errorf("%v (keys that are not integers are compared as strings: key type string)", err)
+			}
 			if err != nil {
 				if err := rowError(bad, r, cs.KeyCol, err); err != nil {
 					return err
