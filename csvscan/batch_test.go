@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -192,4 +193,25 @@ func FuzzBatch(f *testing.F) {
 		}
 		sameBatch(t, data, sep, testutil.Rand(seed))
 	})
+}
+
+// TestCountMarks: countMarks counts the marked bytes of every zeroBytes
+// mask, as bits.OnesCount64 does.
+func TestCountMarks(t *testing.T) {
+	for set := range 256 {
+		var w, m uint64 // w holds 0 in the bytes of set, m marks them
+		for i := range 8 {
+			if set>>i&1 == 1 {
+				m |= 0x80 << (8 * i)
+			} else {
+				w |= uint64(1+i*31) << (8 * i)
+			}
+		}
+		if zeroBytes(w) != m {
+			t.Fatalf("zeroBytes(%#x) = %#x, want %#x", w, zeroBytes(w), m)
+		}
+		if got, want := countMarks(m), bits.OnesCount64(m); got != want {
+			t.Fatalf("countMarks(%#x) = %d, want %d", m, got, want)
+		}
+	}
 }

@@ -52,10 +52,10 @@ const bom = "\xef\xbb\xbf"
 // RFC 4180 double quotes ("" inside a quoted field is one quote; a quoted
 // field may hold the separator, quotes and line breaks), empty fields, LF or
 // CRLF line ends, blank lines skipped. Every record must have as many fields
-// as the header. The quoting rules are the same whatever the separator: a
-// TSV file is read as Python's csv module and DuckDB read it with a tab
+// as the header. The quoting rules do not change with the separator: a TSV
+// file is read as Python's csv module and DuckDB read it with a tab
 // delimiter, and a quote inside an unquoted field is an error naming the
-// line, whatever the separator, never data.
+// line, never data.
 //
 // Next does not allocate per record: Fields returns slices into the Reader's
 // buffer, valid until the next call to Next. Unquoted records are split 8
