@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,17 +81,8 @@ func TestClassingCutAndValue(t *testing.T) {
 			t.Errorf("cut %q = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
-	labels := []string{"1990..", "..1970", "1980..1990", "1970..1980"}
-	b := &Bank{Classing: c}
-	_ = b
-	sorted := append([]string(nil), labels...)
-	for i := range sorted {
-		for j := i + 1; j < len(sorted); j++ {
-			if c.compareLabels(sorted[j], sorted[i]) < 0 {
-				sorted[i], sorted[j] = sorted[j], sorted[i]
-			}
-		}
-	}
+	sorted := []string{"1990..", "..1970", "1980..1990", "1970..1980"}
+	slices.SortFunc(sorted, c.compareLabels)
 	if strings.Join(sorted, " ") != "..1970 1970..1980 1980..1990 1990.." {
 		t.Errorf("cut classes ordered %v", sorted)
 	}

@@ -40,8 +40,7 @@ func (b *Bank) WriteTo(out io.Writer) (int64, error) {
 		if len(s) > maxText {
 			return 0, fmt.Errorf("%w: a setting of %d bytes, at most %d", ErrBank, len(s), maxText)
 		}
-		w.U16(uint16(len(s)))
-		w.Bytes([]byte(s))
+		w.Str(s)
 	}
 	s := b.Sizing
 	w.U64(math.Float64bits(s.BitsPerKey))
@@ -61,8 +60,7 @@ func (b *Bank) WriteTo(out io.Writer) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		w.U16(uint16(len(c.Label)))
-		w.Bytes([]byte(c.Label))
+		w.Str(c.Label)
 		bt := c.Built
 		w.U64(uint64(bt.N))
 		w.U64(bt.KeysFingerprint[0])
@@ -101,11 +99,7 @@ func Read(r io.Reader, name string) (*Bank, error) {
 	}
 	var strs [5]string
 	for i := range strs {
-		n := rr.U16()
-		if n > maxText {
-			return nil, bad("corrupt header")
-		}
-		strs[i] = string(rr.ByteSlice(uint64(n)))
+		strs[i] = rr.Str(maxText)
 	}
 	b := &Bank{Kind: filters.Kind(strs[0]), KeyCol: strs[1], ClassCol: strs[2], KeyType: strs[3]}
 	b.Sizing.BitsPerKey = math.Float64frombits(rr.U64())
@@ -142,11 +136,7 @@ func Read(r io.Reader, name string) (*Bank, error) {
 	}
 	var ps []pending
 	for range nc {
-		n := rr.U16()
-		if n > maxLabel {
-			return nil, bad("corrupt class label")
-		}
-		c := &Class{Label: string(rr.ByteSlice(uint64(n))), Built: &filters.Built{Spec: sp}}
+		c := &Class{Label: rr.Str(maxLabel), Built: &filters.Built{Spec: sp}}
 		bt := c.Built
 		bt.N = int(min(rr.U64(), math.MaxInt32))
 		bt.KeysFingerprint = [2]uint64{rr.U64(), rr.U64()}

@@ -128,7 +128,7 @@ func Union(parts []*Built) (*Built, error) {
 	}
 	kind := parts[0].Spec
 	fs := make([]Filter, len(parts))
-	u := &Built{Filter: nil}
+	u := &Built{}
 	pass := 1.0
 	size := int64(4)
 	for i, p := range parts {

@@ -45,8 +45,7 @@ func WriteFilter(out io.Writer, b *filters.Built, keyCol string, kt KeyType) err
 	w.Bytes([]byte(filterFileMagic))
 	w.U16(filterFileVersion)
 	for _, s := range []string{string(b.Kind()), keyCol, string(kt)} {
-		w.U16(uint16(len(s)))
-		w.Bytes([]byte(s))
+		w.Str(s)
 	}
 	w.U64(uint64(b.N))
 	w.U64(b.KeysFingerprint[0])
@@ -85,11 +84,7 @@ func ReadFilter(f io.Reader, name string) (*FilterFile, error) {
 	}
 	var strs [3]string
 	for i := range strs {
-		n := r.U16()
-		if n > 1024 {
-			return nil, bad("corrupt header")
-		}
-		strs[i] = string(r.ByteSlice(uint64(n)))
+		strs[i] = r.Str(1024)
 	}
 	b := &filters.Built{}
 	b.N = int(r.U64())

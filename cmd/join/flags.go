@@ -102,12 +102,8 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		}
 		opt.MemBudget = mem
 	}
-	switch j.badRows {
-	case "fail":
-	case "skip":
-		opt.SkipBadRows = true
-	default:
-		return opt, usageError{fmt.Errorf("%s: --bad-rows %q: want fail or skip", cmd, j.badRows)}
+	if opt.SkipBadRows, err = badRowsFlag(cmd, j.badRows); err != nil {
+		return opt, err
 	}
 	check := opt
 	if check.Bank != "" { // the bank fills these in: check the rest

@@ -59,6 +59,19 @@ func (w *Writer) write(p []byte) {
 // Bytes writes p as is.
 func (w *Writer) Bytes(p []byte) { w.write(p) }
 
+// Str writes s as a uint16 length and its bytes (Reader.Str); a string of
+// 64 KiB or more is an error (ErrLength) that sticks.
+func (w *Writer) Str(s string) {
+	if len(s) > 0xffff {
+		if w.err == nil {
+			w.err = fmt.Errorf("%w: a string of %d bytes, at most 65535", ErrLength, len(s))
+		}
+		return
+	}
+	w.U16(uint16(len(s)))
+	w.Bytes([]byte(s))
+}
+
 // U16 writes v as 2 little-endian bytes.
 func (w *Writer) U16(v uint16) {
 	binary.LittleEndian.PutUint16(w.buf[:2], v)
@@ -161,6 +174,20 @@ func (r *Reader) U64() uint64 {
 	}
 	return binary.LittleEndian.Uint64(r.buf[:])
 }
+
+// Str reads a string written by Writer.Str: a uint16 length, then the
+// bytes. A length above max is an error (ErrLength) that sticks, read
+// before anything is allocated; "" after an error.
+func (r *Reader) Str(max int) string {
+	n := r.U16()
+	if r.err == nil && int(n) > max {
+		r.err = fmt.Errorf("%w: a string of %d bytes, at most %d", ErrLength, n, max)
+	}
+	return string(r.ByteSlice(uint64(n)))
+}
+
+// ErrLength reports a length field above what the format allows.
+var ErrLength = errors.New("length out of range")
 
 // Words reads n little-endian uint64s. It allocates at most one chunk (1 MiB)
 // beyond the data actually received, so a false n on a short stream cannot cause

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/acbfjoin/acbfjoin/bank"
@@ -33,7 +34,7 @@ type ClassScan struct {
 
 // ClassScanResult is what ScanClasses read.
 type ClassScanResult struct {
-	Classes        []bank.ClassKeys // in no order (bank.Build orders them)
+	Classes        []bank.ClassKeys // by label as text (bank.Build orders them by class)
 	Records        int64            // key rows read
 	BadRows        int64
 	BadRowExamples []string
@@ -143,15 +144,7 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 	for label, ck := range merged {
 		res.Classes = append(res.Classes, bank.ClassKeys{Label: label, Keys: ck})
 	}
-	slices.SortFunc(res.Classes, func(a, b bank.ClassKeys) int {
-		if a.Label < b.Label {
-			return -1
-		}
-		if a.Label > b.Label {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(res.Classes, func(a, b bank.ClassKeys) int { return strings.Compare(a.Label, b.Label) })
 	if bad != nil {
 		res.BadRows = bad.n
 		res.BadRowExamples = bad.report(map[string]string{s.name: s.path})
