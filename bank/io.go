@@ -8,6 +8,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/wire"
+	"github.com/acbfjoin/acbfjoin/join"
 )
 
 // A bank file, little-endian (internal/wire):
@@ -124,8 +125,8 @@ func Read(r io.Reader, name string) (*Bank, error) {
 	if err := b.Sizing.Validate(); err != nil {
 		return nil, bad("%v", err)
 	}
-	if b.KeyType != "int" && b.KeyType != "string" {
-		return nil, bad("key type %q", b.KeyType)
+	if kc, kt, err := join.CanonicalKey(b.KeyCol, join.KeyType(b.KeyType)); err != nil || kc != b.KeyCol || string(kt) != b.KeyType {
+		return nil, bad("key column %q of type %q", b.KeyCol, b.KeyType)
 	}
 	if nc == 0 || nc > MaxClasses {
 		return nil, bad("%d classes", nc)

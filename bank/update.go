@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -19,41 +20,69 @@ type Move struct {
 }
 
 // ReadMoves reads a moves file: CSV lines key,from,to (an optional first
-// line key,from,to names the columns), keys of type kt. A line that is not
-// three fields, an empty field or a key that does not parse is an error
-// naming the line. O(bytes).
+// line key,from,to names the columns), keys of type kt. A composite key (kt
+// one type a column, "int,string", as the bank's KeyType) takes a field a
+// column: a,b,from,to (an optional first line ending from,to names them).
+// A line of the wrong field count, an empty field or a key that does not
+// parse is an error naming the line. O(bytes).
 func ReadMoves(r io.Reader, name string, kt join.KeyType) ([]Move, error) {
+	types := strings.Split(string(kt), ",")
+	n := len(types)
+	ks := join.KeySpec{}
+	for i, t := range types {
+		ks.Cols = append(ks.Cols, i)
+		ks.Types = append(ks.Types, join.KeyType(t))
+		ks.Names = append(ks.Names, "key")
+		if n > 1 {
+			ks.Names[i] = fmt.Sprintf("key %d", i+1)
+		}
+	}
+	want := "key,from,to"
+	if n > 1 {
+		want = fmt.Sprintf("%d key fields,from,to", n)
+	}
 	cr := csvscan.NewReader(r, name)
 	first, err := cr.ReadHeader()
 	if err != nil {
 		return nil, err
 	}
-	if len(first) != 3 {
-		return nil, fmt.Errorf("%s:1: %d fields, want 3: key,from,to", name, len(first))
+	if len(first) != n+2 {
+		return nil, fmt.Errorf("%s:1: %d fields, want %d: %s", name, len(first), n+2, want)
 	}
 	var moves []Move
-	add := func(fields []string, line int64) error {
+	add := func(fields [][]byte, line int64) error {
 		for i, f := range fields {
-			if f == "" {
-				return fmt.Errorf("%s:%d: field %d (%s) is empty", name, line, i+1, []string{"key", "from", "to"}[i])
+			if len(f) == 0 {
+				what := "key"
+				switch {
+				case i == n:
+					what = "from"
+				case i == n+1:
+					what = "to"
+				}
+				return fmt.Errorf("%s:%d: field %d (%s) is empty", name, line, i+1, what)
 			}
 		}
-		var kb [8]byte
-		key, err := join.KeyOf(kt, kb[:], []byte(fields[0]))
+		key, err := ks.AppendKey(nil, fields)
+		text := string(bytes.Join(fields[:n], []byte(",")))
 		if err != nil {
-			return fmt.Errorf("%s:%d: key %q: %v", name, line, fields[0], err)
+			return fmt.Errorf("%s:%d: key %q: %v", name, line, text, err)
 		}
-		moves = append(moves, Move{Key: append([]byte(nil), key...), Text: fields[0], From: fields[1], To: fields[2], Line: line})
+		moves = append(moves, Move{Key: key, Text: text, From: string(fields[n]), To: string(fields[n+1]), Line: line})
 		return nil
 	}
-	if !(strings.EqualFold(first[0], "key") && strings.EqualFold(first[1], "from") && strings.EqualFold(first[2], "to")) {
-		if err := add(first, 1); err != nil {
+	header := strings.EqualFold(first[n], "from") && strings.EqualFold(first[n+1], "to") && (n > 1 || strings.EqualFold(first[0], "key"))
+	if !header {
+		fs := make([][]byte, len(first))
+		for i, f := range first {
+			fs[i] = []byte(f)
+		}
+		if err := add(fs, 1); err != nil {
 			return nil, err
 		}
 	}
 	for cr.Next() {
-		f := cr.Fields()
-		if err := add([]string{string(f[0]), string(f[1]), string(f[2])}, cr.Line()); err != nil {
+		if err := add(cr.Fields(), cr.Line()); err != nil {
 			return nil, err
 		}
 	}

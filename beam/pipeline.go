@@ -66,8 +66,29 @@ func parseLine(line string, nfields int) ([][]byte, error) {
 type keyRowFn struct {
 	Header  string
 	NFields int
-	KeyIdx  int
-	KeyType string
+	Key     keyCols
+}
+
+// keyCols is a join.KeySpec in fields Beam serializes.
+type keyCols struct {
+	Cols         []int
+	Names, Types []string
+}
+
+func newKeyCols(ks join.KeySpec) keyCols {
+	k := keyCols{Cols: ks.Cols, Names: ks.Names}
+	for _, t := range ks.Types {
+		k.Types = append(k.Types, string(t))
+	}
+	return k
+}
+
+func (k keyCols) spec() join.KeySpec {
+	ks := join.KeySpec{Cols: k.Cols, Names: k.Names}
+	for _, t := range k.Types {
+		ks.Types = append(ks.Types, join.KeyType(t))
+	}
+	return ks
 }
 
 func (f *keyRowFn) ProcessElement(ctx context.Context, line string, emit func(string, string)) error {
@@ -78,7 +99,7 @@ func (f *keyRowFn) ProcessElement(ctx context.Context, line string, emit func(st
 	if err != nil || fields == nil {
 		return err
 	}
-	rec, _, err := join.MapKeyRow(join.KeyType(f.KeyType), fields, f.KeyIdx, 0, nil)
+	rec, _, err := join.MapKeyRow(f.Key.spec(), fields, 0, nil)
 	if err != nil {
 		return fmt.Errorf("key file: %q: %w", line, err)
 	}
@@ -126,8 +147,7 @@ func (f *filterCombineFn) ExtractOutput(acc []string) []byte {
 type inputRowFn struct {
 	Header  string
 	NFields int
-	JoinIdx int
-	KeyType string
+	Key     keyCols
 
 	filter filters.Filter // decoded once per DoFn instance from the side input
 }
@@ -155,8 +175,8 @@ func (f *inputRowFn) ProcessElement(ctx context.Context, line string, side func(
 		return err
 	}
 	cInput.Inc(ctx, 1)
-	var kb [8]byte
-	key, ok, err := join.MapInputRow(f.filter, join.KeyType(f.KeyType), fields[f.JoinIdx], kb[:])
+	var kb [32]byte
+	key, ok, err := join.MapInputRow(f.filter, f.Key.spec(), fields, kb[:0])
 	if err != nil {
 		return fmt.Errorf("input: %q: %w", line, err)
 	}
@@ -195,8 +215,8 @@ func (f *crossFn) ProcessElement(ctx context.Context, key string, larges func(*s
 // Options configures the pipeline.
 type Options struct {
 	Keys, Input     string
-	KeyCol, JoinCol string
-	KeyType         join.KeyType
+	KeyCol, JoinCol string       // several, comma-separated, for a composite key (as join.Options)
+	KeyType         join.KeyType // one a key column, or one for all
 	Filter          filters.Kind
 	Sizing          filters.Sizing
 	Output          string // rows, without the header
@@ -223,15 +243,21 @@ func ReadHeader(path string) (Header, error) {
 	return Header{Raw: string(r.Raw()), Names: names}, nil
 }
 
-// index returns the index of column col in h, which the option name
-// (KeyCol, JoinCol) asked for.
-func index(h Header, col, name, path string) (int, error) {
-	for i, n := range h.Names {
-		if n == col {
-			return i, nil
-		}
+// KeySpecs finds the key columns of opt (KeyCol, JoinCol, KeyType as
+// join.Options takes them: several comma-separated for a composite key) in
+// the two headers.
+func KeySpecs(opt Options, kh, ih Header) (keys, input join.KeySpec, err error) {
+	jo, err := join.Options{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType}.Resolve()
+	if err != nil {
+		return keys, input, fmt.Errorf("beamjoin: %w", err)
 	}
-	return 0, fmt.Errorf("beamjoin: %s %s: %s has no column %q (columns: %q)", name, col, path, col, h.Names)
+	if keys, err = join.NewKeySpec(kh.Names, jo.KeyCols, jo.KeyTypes); err != nil {
+		return keys, input, fmt.Errorf("beamjoin: KeyCol %s: %s: %v (columns: %q)", jo.KeyCol, opt.Keys, err, kh.Names)
+	}
+	if input, err = join.NewKeySpec(ih.Names, jo.JoinCols, jo.KeyTypes); err != nil {
+		return keys, input, fmt.Errorf("beamjoin: JoinCol %s: %s: %v (columns: %q)", jo.JoinCol, opt.Input, err, ih.Names)
+	}
+	return keys, input, nil
 }
 
 // Build adds the join to the pipeline and returns the output rows. The headers
@@ -245,19 +271,15 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
-	keyIdx, err := index(kh, opt.KeyCol, "KeyCol", opt.Keys)
+	ks, js, err := KeySpecs(opt, kh, ih)
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
-	joinIdx, err := index(ih, opt.JoinCol, "JoinCol", opt.Input)
-	if err != nil {
-		return beam.PCollection{}, kh, ih, err
-	}
-	keyRows := beam.ParDo(s.Scope("key rows"), &keyRowFn{Header: kh.Raw, NFields: len(kh.Names), KeyIdx: keyIdx, KeyType: string(opt.KeyType)},
+	keyRows := beam.ParDo(s.Scope("key rows"), &keyRowFn{Header: kh.Raw, NFields: len(kh.Names), Key: newKeyCols(ks)},
 		textio.Read(s.Scope("read keys"), opt.Keys))
 	keys := filter.Distinct(s.Scope("distinct keys"), beam.ParDo(s.Scope("keys"), keyOnly, keyRows))
 	broadcast := beam.Combine(s.Scope("build filter"), &filterCombineFn{Kind: string(opt.Filter), Sizing: opt.Sizing}, keys)
-	inputRows := beam.ParDo(s.Scope("filtered map"), &inputRowFn{Header: ih.Raw, NFields: len(ih.Names), JoinIdx: joinIdx, KeyType: string(opt.KeyType)},
+	inputRows := beam.ParDo(s.Scope("filtered map"), &inputRowFn{Header: ih.Raw, NFields: len(ih.Names), Key: newKeyCols(js)},
 		textio.Read(s.Scope("read input"), opt.Input), beam.SideInput{Input: broadcast})
 	grouped := beam.CoGroupByKey(s.Scope("shuffle"), inputRows, keyRows)
 	rows := beam.ParDo(s.Scope("reduce"), &crossFn{}, grouped)

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
+	"github.com/acbfjoin/acbfjoin/datasets/triples"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/local"
@@ -42,16 +43,20 @@ func rowsOf(t *testing.T, data []byte, header bool) []string {
 }
 
 func compareEngines(t *testing.T, keys, input, keyCol, joinCol string, kinds []filters.Kind) {
+	compareTyped(t, keys, input, keyCol, joinCol, join.IntKeys, kinds)
+}
+
+func compareTyped(t *testing.T, keys, input, keyCol, joinCol string, kt join.KeyType, kinds []filters.Kind) {
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			var localOut bytes.Buffer
-			rep, err := local.Run(context.Background(), join.Options{Keys: keys, Input: input, KeyCol: keyCol, JoinCol: joinCol, Filter: kind}, local.NewCSV(&localOut))
+			rep, err := local.Run(context.Background(), join.Options{Keys: keys, Input: input, KeyCol: keyCol, JoinCol: joinCol, KeyType: kt, Filter: kind}, local.NewCSV(&localOut))
 			if err != nil {
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "rows.txt")
 			counters, _, _, err := Execute(context.Background(), Options{Keys: keys, Input: input, KeyCol: keyCol, JoinCol: joinCol,
-				KeyType: join.IntKeys, Filter: kind, Output: out}, prism.Execute)
+				KeyType: kt, Filter: kind, Output: out}, prism.Execute)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,4 +95,38 @@ func TestRealSample(t *testing.T) {
 		t.Skipf("real NBER sample not found at %s (it lives in the workplace's shared/ folder beside the repository)", cite)
 	}
 	compareEngines(t, pat, cite, "PATENT", "CITED", []filters.Kind{filters.None, filters.Exact, filters.Bloom, filters.CBF, filters.ACBF})
+}
+
+// TestComposite: a three-column key with duplicates on both sides (the
+// seed 001 triples over five integers), and the real sample's citations
+// joined with a (CITING, CITED) pair file of every fifth citation.
+func TestComposite(t *testing.T) {
+	dir := t.TempDir()
+	keys, err := triples.Generate(context.Background(), filepath.Join(dir, "k"), triples.Options{Rows: 200, Seed: 1, Domain: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	input, err := triples.Generate(context.Background(), filepath.Join(dir, "i"), triples.Options{Rows: 2000, Seed: 2, Domain: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareTyped(t, keys, input, "A,B,C", "A,B,C", "int,string,int", []filters.Kind{filters.Exact, filters.Bloom, filters.ACBF})
+
+	cite := filepath.Join("..", "..", "shared", "data", "nber-mini", "cite75_99.mini.txt")
+	data, err := os.ReadFile(cite)
+	if err != nil {
+		t.Skipf("real NBER sample not found at %s (it lives in the workplace's shared/ folder beside the repository)", cite)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	pairs := "CITING,CITED\n"
+	for i, l := range lines[1:] {
+		if i%5 == 0 {
+			pairs += l
+		}
+	}
+	pp := filepath.Join(dir, "pairs.csv")
+	if err := os.WriteFile(pp, []byte(pairs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	compareTyped(t, pp, cite, "CITING,CITED", "CITING,CITED", join.IntKeys, []filters.Kind{filters.Bloom})
 }

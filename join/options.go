@@ -1,6 +1,7 @@
 package join
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -23,13 +24,28 @@ const (
 // Options is the plan of a join, which an executor (join/local, beam) runs.
 // The zero value of a field is its default.
 type Options struct {
-	Keys, Input     string // small and large side: CSV with header (.txt, .gz, .zip; "-" for standard input)
-	KeyCol, JoinCol string // join columns by header name (default PATENT, CITED)
+	Keys, Input string // small and large side: CSV with header (.txt, .gz, .zip; "-" for standard input)
+	// KeyCol and JoinCol are the join columns by header name (default
+	// PATENT, CITED). Several columns, comma-separated as one CSV record
+	// ("A,B,C"; a name holding a comma quoted), make a composite key: the
+	// same count on both sides, matched in order. KeyType is how keys
+	// compare: int or string, one a column or one for all ("int,string").
+	KeyCol, JoinCol string
 	KeyType         KeyType
-	Filter          filters.Kind   // default acbf, or the filter file's kind
-	Sizing          filters.Sizing // must be zero with FilterFile
-	Mappers         int            // map goroutines (default one per core; at most MaxWorkers)
-	Reducers        int            // reduce partitions and goroutines (default one per core; at most MaxWorkers)
+	// Layout is how a composite key's filter is made (default
+	// LayoutComposite); LayoutPerColumn needs a composite key and a filter
+	// built here (no FilterFile or Bank).
+	Layout Layout
+	// KeyCols, JoinCols and KeyTypes are set by Resolve: the lists of
+	// KeyCol, JoinCol and KeyType, one entry a key column. Resolve also
+	// writes KeyCol and JoinCol back in canonical form (JoinColumns) and
+	// KeyType as one type a column when the key is composite.
+	KeyCols, JoinCols []string
+	KeyTypes          []KeyType
+	Filter            filters.Kind   // default acbf, or the filter file's kind
+	Sizing            filters.Sizing // must be zero with FilterFile
+	Mappers           int            // map goroutines (default one per core; at most MaxWorkers)
+	Reducers          int            // reduce partitions and goroutines (default one per core; at most MaxWorkers)
 	// MemBudget bounds the shuffle's memory and, with Sort, the sort's
 	// (default DefaultMemBudget, or more when the mappers and reducers need
 	// it: shuffle.MinBudget; at least that).
@@ -111,18 +127,8 @@ func (opt Options) Resolve() (Options, error) {
 	if opt.Input == "" {
 		return opt, optionError("Input", `""`, "required (the large file)")
 	}
-	if opt.KeyCol == "" {
-		opt.KeyCol = "PATENT"
-	}
-	if opt.JoinCol == "" {
-		opt.JoinCol = "CITED"
-	}
-	switch opt.KeyType {
-	case "":
-		opt.KeyType = IntKeys
-	case IntKeys, StringKeys:
-	default:
-		return opt, optionError("KeyType", fmt.Sprintf("%q", opt.KeyType), "want int or string")
+	if err := opt.resolveKey(); err != nil {
+		return opt, err
 	}
 	switch {
 	case opt.Bank != "" && opt.FilterFile != "":
@@ -184,6 +190,56 @@ func (opt Options) Resolve() (Options, error) {
 		}
 	}
 	return opt, nil
+}
+
+// resolveKey fills KeyCols, JoinCols and KeyTypes from KeyCol, JoinCol and
+// KeyType, and checks Layout.
+func (opt *Options) resolveKey() error {
+	var err error
+	if opt.KeyCols, err = SplitColumns(cmp.Or(opt.KeyCol, "PATENT")); err != nil {
+		return optionError("KeyCol", opt.KeyCol, "%v", err)
+	}
+	if opt.JoinCols, err = SplitColumns(cmp.Or(opt.JoinCol, "CITED")); err != nil {
+		return optionError("JoinCol", opt.JoinCol, "%v", err)
+	}
+	n := len(opt.KeyCols)
+	if len(opt.JoinCols) != n {
+		return optionError("JoinCol", opt.JoinCol, "%d columns for the %d of KeyCol %s (the same count, matched in order)", len(opt.JoinCols), n, JoinColumns(opt.KeyCols))
+	}
+	if opt.KeyTypes, err = splitTypes(opt.KeyType, n); err != nil {
+		return optionError("KeyType", fmt.Sprintf("%q", opt.KeyType), "%v", err)
+	}
+	opt.KeyCol, opt.JoinCol = JoinColumns(opt.KeyCols), JoinColumns(opt.JoinCols)
+	opt.KeyType = opt.KeyTypes[0]
+	if n > 1 {
+		opt.KeyType = joinTypes(opt.KeyTypes)
+	}
+	switch {
+	case opt.Layout == "":
+		opt.Layout = LayoutComposite
+	case opt.Layout != LayoutComposite && opt.Layout != LayoutPerColumn:
+		return optionError("Layout", opt.Layout, "want composite or per-column")
+	case opt.Layout == LayoutPerColumn && n == 1:
+		return optionError("Layout", opt.Layout, "needs a key of several columns (KeyCol %s is one)", opt.KeyCol)
+	case opt.Layout == LayoutPerColumn && opt.FilterFile != "":
+		return optionError("Layout", opt.Layout, "cannot be used with a filter file (%s): filter files hold composite filters", opt.FilterFile)
+	case opt.Layout == LayoutPerColumn && opt.Bank != "":
+		return optionError("Layout", opt.Layout, "cannot be used with a bank (%s): banks hold composite filters", opt.Bank)
+	}
+	return nil
+}
+
+// KeySpecs finds the key columns in the two sides' headers (a resolved
+// Options): the key side's KeyCols and the large side's JoinCols, with
+// KeyTypes. Errors name the option (KeyCol, JoinCol) and the missing column.
+func (opt Options) KeySpecs(keyHeader, inputHeader []string) (keys, input KeySpec, err error) {
+	if keys, err = NewKeySpec(keyHeader, opt.KeyCols, opt.KeyTypes); err != nil {
+		return keys, input, optionError("KeyCol", opt.KeyCol, "%v", err)
+	}
+	if input, err = NewKeySpec(inputHeader, opt.JoinCols, opt.KeyTypes); err != nil {
+		return keys, input, optionError("JoinCol", opt.JoinCol, "%v", err)
+	}
+	return keys, input, nil
 }
 
 // SizeText prints n bytes in the largest binary unit that divides it

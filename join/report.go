@@ -90,6 +90,7 @@ type Settings struct {
 	KeyCol      string       `json:"key_col"`
 	JoinCol     string       `json:"join_col"`
 	KeyType     KeyType      `json:"key_type"`
+	Layout      Layout       `json:"filter_layout,omitempty"` // with a composite key
 	Filter      filters.Kind `json:"filter"`
 	FilterFile  string       `json:"filter_file,omitempty"`
 	BitsPerKey  float64      `json:"bits_per_key,omitempty"` // as asked (0 with FPP or a filter file)
@@ -111,6 +112,9 @@ func NewSettings(opt Options) Settings {
 	s := Settings{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType,
 		Filter: opt.Filter, FilterFile: opt.FilterFile, BitsPerKey: opt.Sizing.BitsPerKey, K: opt.Sizing.K, FPP: opt.Sizing.FPP,
 		Mappers: opt.Mappers, Reducers: opt.Reducers, MemBytes: opt.MemBudget, Sort: opt.Sort, SkipBadRows: opt.SkipBadRows, Version: Version()}
+	if len(opt.KeyCols) > 1 {
+		s.Layout = opt.Layout
+	}
 	if s.BitsPerKey == 0 && s.FPP == 0 && s.FilterFile == "" {
 		s.BitsPerKey = filters.DefaultBitsPerKey
 	}

@@ -35,39 +35,41 @@ func KeyOf(kt KeyType, dst, field []byte) ([]byte, error) {
 	return intKey(dst, field)
 }
 
-// MapKeyRow turns a key-side row into its shuffle record: the key, and the
-// row's other fields (CSV-encoded) to append to matching large-side rows. The
-// record's bytes are appended to buf, which is returned.
-func MapKeyRow(kt KeyType, fields [][]byte, keyIdx int, seq int64, buf []byte) (shuffle.Record, []byte, error) {
-	var kb [8]byte
-	key, err := KeyOf(kt, kb[:], fields[keyIdx])
-	if err != nil {
-		return shuffle.Record{}, buf, err
-	}
+// MapKeyRow turns a key-side row into its shuffle record: the key
+// (ks.AppendKey), and the row's other fields (CSV-encoded) to append to
+// matching large-side rows. The record's bytes are appended to buf, which is
+// returned.
+func MapKeyRow(ks KeySpec, fields [][]byte, seq int64, buf []byte) (shuffle.Record, []byte, error) {
 	start := len(buf)
-	buf = append(buf, key...)
+	buf, err := ks.AppendKey(buf, fields)
+	if err != nil {
+		return shuffle.Record{}, buf[:start], err
+	}
 	keyEnd := len(buf)
-	first := true
+	n := 0
 	for i, f := range fields {
-		if i == keyIdx {
+		if ks.IsKeyCol(i) {
 			continue
 		}
-		if !first {
+		if n > 0 {
 			buf = append(buf, ',')
 		}
-		first = false
+		n++
 		buf = AppendCSVField(buf, f)
+	}
+	if n == 1 && len(buf) == keyEnd {
+		// One other field, empty: written "" so that the row is not the
+		// empty row of a key side with no other field (AppendOutputRow).
+		buf = append(buf, '"', '"')
 	}
 	return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq, Row: buf[keyEnd:]}, buf, nil
 }
 
-// MapInputRow tests a large-side row's join key field against the filter:
-// it returns the key (IntKey's 8 bytes, written to kb, or the field itself)
-// and whether the row survives. A survivor's shuffle record is
-// InputRecord(key, seq, raw). The results fit in registers: the record
-// returned by value cost the map phase a copy through memory per row.
-func MapInputRow(f filters.Filter, kt KeyType, field []byte, kb []byte) (key []byte, ok bool, err error) {
-	key, err = KeyOf(kt, kb, field)
+// MapInputRow tests a large-side row's join key against the filter: it
+// returns the key (ks.AppendKey, appended to kb[:0]) and whether the row
+// survives. A survivor's shuffle record is InputRecord(key, seq, raw).
+func MapInputRow(f filters.Filter, ks KeySpec, fields [][]byte, kb []byte) (key []byte, ok bool, err error) {
+	key, err = ks.AppendKey(kb[:0], fields)
 	if err != nil {
 		return nil, false, err
 	}
@@ -94,10 +96,15 @@ func JoinRow(large shuffle.Record, smalls []shuffle.Record, emit func(large, sma
 
 // AppendOutputRow appends the output line of a match: the large-side row as it
 // is in its file, a comma, the key-side record's fields (MapKeyRow's CSV), a
-// line break. The one place the output row is formed.
+// line break; no comma when the key side has no field but its key (small is
+// empty: MapKeyRow writes one empty field as ""). The one place the output
+// row is formed.
 func AppendOutputRow(buf, large, small []byte) []byte {
-	buf = append(append(buf, large...), ',')
-	return append(append(buf, small...), '\n')
+	buf = append(buf, large...)
+	if len(small) > 0 {
+		buf = append(append(buf, ','), small...)
+	}
+	return append(buf, '\n')
 }
 
 // AppendCSVField appends f as a CSV field, quoted only if it must be (it holds
@@ -138,25 +145,29 @@ type Header struct {
 	Line []byte
 	// Names are the column names, in order.
 	Names []string
-	// JoinCol is the index in Names of the large side's join column, whose
-	// values are keys (integers with IntKeys).
-	JoinCol int
-	KeyType KeyType
+	// Join is the large side's key: its columns' indexes in Names (the
+	// large side's columns come first) and their types.
+	Join KeySpec
+}
+
+// IntColumn reports whether column i of the output holds integer keys.
+func (h Header) IntColumn(i int) bool {
+	j := slices.Index(h.Join.Cols, i)
+	return j >= 0 && h.Join.Types[j] == IntKeys
 }
 
 // OutputHeader returns the output's Header from the large side's header (its
-// raw line and names, and the join column's index) and the key side's names
-// and key column's index.
-func OutputHeader(largeRaw []byte, largeNames []string, joinIdx int, keyNames []string, keyIdx int, kt KeyType) Header {
+// raw line and names, and its key) and the key side's names and key.
+func OutputHeader(largeRaw []byte, largeNames []string, join KeySpec, keyNames []string, keys KeySpec) Header {
 	line := slices.Clone(largeRaw)
 	names := slices.Clone(largeNames)
 	for i, h := range keyNames {
-		if i == keyIdx {
+		if keys.IsKeyCol(i) {
 			continue
 		}
 		line = append(line, ',')
 		line = AppendCSVField(line, []byte(h))
 		names = append(names, h)
 	}
-	return Header{Line: append(line, '\n'), Names: names, JoinCol: joinIdx, KeyType: kt}
+	return Header{Line: append(line, '\n'), Names: names, Join: join}
 }

@@ -86,8 +86,8 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	bf.register(fs)
 	var sf sizingFlags
 	sf.register(fs)
-	keyCol := fs.String("key-col", "", "the key column (required)")
-	keyType := fs.String("key-type", "int", "compare keys as int or string (IMDb's tconst: string)")
+	keyCol := fs.String("key-col", "", "the key column (required); several, comma-separated, for a composite key")
+	keyType := fs.String("key-type", "int", "compare keys as int or string (IMDb's tconst: string); one a key column or one for all")
 	classCol := fs.String("class-col", "", "the class column (required)")
 	classing := fs.String("classes", "round", "how values become classes: round (a decimal rounded half up: the seed's ratings), value (each value a class), cut:E1,E2,... (numeric ranges [E(i), E(i+1)))")
 	kind := fs.String("filter", string(filters.Bloom), "the filter of every class: "+kindList())
@@ -108,9 +108,11 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return usageError{fmt.Errorf("bank build: --classes %q: %v", *classing, err)}
 	}
-	if *keyType != "int" && *keyType != "string" {
-		return usageError{fmt.Errorf("bank build: --key-type %q: want int or string", *keyType)}
+	ckc, ckt, err := join.CanonicalKey(*keyCol, join.KeyType(*keyType))
+	if err != nil {
+		return usageError{fmt.Errorf("bank build: --key-col %s --key-type %s: %v", *keyCol, *keyType, err)}
 	}
+	*keyCol, *keyType = ckc, string(ckt)
 	if _, err := filters.Lookup(*kind); err != nil {
 		return usageError{fmt.Errorf("bank build: --filter %q: %v", *kind, err)}
 	}

@@ -78,7 +78,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	jf.bars.clear()
 	if !jf.quiet {
-		writeCompare(stdout, kinds, reps, *repeat)
+		writeCompare(stdout, reps, *repeat)
 	}
 	if repF != nil {
 		if err := repF.Commit(); err != nil {

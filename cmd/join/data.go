@@ -10,6 +10,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/datasets/imdb"
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/datasets/triples"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
 
@@ -22,10 +23,13 @@ Examples:
   join gen --scale 0.01 --out small             # 1% for a quick try
   join gen --dataset imdb-ratings --rows 1256196 --seed 1 --out data   # data/title.ratings.tsv at the Bloom filter course project's size
   join gen --dataset imdb-ratings --rows 10000 --out small             # 10,000 titles for a quick try
+  join gen --dataset triples --rows 1000000 --seed 1 --out data       # data/triples.csv: the multi-dimensional Bloom filter project's 10^6 random triples
+  join gen --dataset triples --rows 20000 --domain 5 --out dups       # integers 0..4: many duplicate (A, B, C) keys
 `)
-	dataset := fs.String("dataset", "nber", "what to write: nber (cite75_99.txt, apat63_99.txt) or imdb-ratings (title.ratings.tsv)")
+	dataset := fs.String("dataset", "nber", "what to write: nber (cite75_99.txt, apat63_99.txt), imdb-ratings (title.ratings.tsv) or triples (triples.csv: A,B,C,ROW)")
 	scale := fs.Float64("scale", 1, "nber only: size relative to the real files (1 = 16,522,438 citations, 2,923,922 patents)")
-	rows := fs.Int("rows", imdb.SeedRows, fmt.Sprintf("imdb-ratings only: titles, 1..%d", imdb.MaxRows))
+	rows := fs.Int("rows", 0, fmt.Sprintf("imdb-ratings: titles, 1..%d (default %d); triples: rows (default %d)", imdb.MaxRows, imdb.SeedRows, triples.SeedRows))
+	domain := fs.Int("domain", 0, "triples only: 0 for the seed's random decimals in [0, 99999), D for integers 0..D-1")
 	seed := fs.Uint64("seed", 1, "random seed; the same seed and size give identical files")
 	out := fs.String("out", "", "output folder (required)")
 	workers := fs.Int("workers", 0, "nber only: goroutines (0 = GOMAXPROCS); does not change the output")
@@ -45,18 +49,43 @@ Examples:
 	}
 	switch *dataset {
 	case "nber":
-		if err := only("rows"); err != nil {
+		if err := only("rows", "domain"); err != nil {
 			return err
 		}
 	case "imdb-ratings":
+		if err := only("scale", "workers", "domain"); err != nil {
+			return err
+		}
+		if !given["rows"] {
+			*rows = imdb.SeedRows
+		}
+	case "triples":
 		if err := only("scale", "workers"); err != nil {
 			return err
 		}
+		if !given["rows"] {
+			*rows = triples.SeedRows
+		}
 	default:
-		return usageError{fmt.Errorf("gen: --dataset %q: want nber or imdb-ratings", *dataset)}
+		return usageError{fmt.Errorf("gen: --dataset %q: want nber, imdb-ratings or triples", *dataset)}
 	}
 	if *out == "" {
 		return usageError{fmt.Errorf("gen: --out is required")}
+	}
+	if *dataset == "triples" {
+		if *rows < 1 || *rows > triples.MaxRows {
+			return usageError{fmt.Errorf("gen: --rows %d: want 1..%d", *rows, int64(triples.MaxRows))}
+		}
+		if *domain < 0 {
+			return usageError{fmt.Errorf("gen: --domain %d: want 0 (the seed's decimals) or a number of integer values", *domain)}
+		}
+		start := time.Now()
+		path, err := triples.Generate(ctx, *out, triples.Options{Rows: *rows, Seed: *seed, Domain: *domain})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s (%d rows) in %s\n", path, *rows, time.Since(start).Round(time.Millisecond))
+		return nil
 	}
 	if *dataset == "imdb-ratings" {
 		if *rows < 1 || *rows > imdb.MaxRows {
@@ -92,8 +121,10 @@ Examples:
   join keys --patents data/apat63_99.txt --out data/keys.txt                  # the paper's 65,771 keys
   join keys --patents data/apat63_99.txt --where GYEAR=1999 --where COUNTRY=JP --out data/jp99.txt
   join keys --patents nber/apat63_99.zip --sample 1000 --seed 7 --out - | head
+  join keys --from data/cite75_99.txt --sample 100000 --out data/pairs.csv    # a two-column key: CITING,CITED
 `)
-	patents := fs.String("patents", "", "patent file: apat63_99.txt, .gz or .zip (required)")
+	patents := fs.String("patents", "", "patent file: apat63_99.txt, .gz or .zip (required, or --from)")
+	fs.StringVar(patents, "from", "", "any CSV file with a header, sampled the same way (cite75_99.txt: a (CITING, CITED) pair file)")
 	sample := fs.Int("sample", nber.PaperKeySample, "records to sample")
 	seed := fs.Uint64("seed", 1, "sampling seed")
 	out := fs.String("out", "", "output file (.gz: compressed; - for standard output) (required)")
@@ -103,7 +134,16 @@ Examples:
 		return err
 	}
 	if *patents == "" || *out == "" {
-		return usageError{fmt.Errorf("keys: --patents and --out are required")}
+		return usageError{fmt.Errorf("keys: --patents (or --from) and --out are required")}
+	}
+	both := 0
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "patents" || f.Name == "from" {
+			both++
+		}
+	})
+	if both > 1 {
+		return usageError{fmt.Errorf("keys: --patents and --from name the same input: give one")}
 	}
 	if *sample < 1 {
 		return usageError{fmt.Errorf("keys: --sample %d: want at least 1", *sample)}

@@ -72,6 +72,6 @@ Examples:
 		return flagError("demo", fs, err)
 	}
 	fmt.Fprintf(stdout, "Filters at %.0f bits per key, each at its own best k:\n\n", *bpk)
-	writeCompare(stdout, kinds, reps, 1)
+	writeCompare(stdout, reps, 1)
 	return nil
 }

@@ -30,6 +30,7 @@ type joinFlags struct {
 	filter                                filters.Kind // set by the command
 	filterFile                            string       // set by run
 	delim                                 string
+	layout                                string
 	bank, classes, route                  string // set by run
 	bars                                  *bars  // set by options on a terminal
 }
@@ -37,9 +38,10 @@ type joinFlags struct {
 func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.keys, "keys", "", "small side: CSV with header, .txt/.gz/.zip, or - (required)")
 	fs.StringVar(&j.input, "input", "", "large side: CSV with header, .txt/.gz/.zip, or - (required)")
-	fs.StringVar(&j.keyCol, "key-col", "PATENT", "join column of the small side")
-	fs.StringVar(&j.joinCol, "join-col", "CITED", "join column of the large side")
-	fs.StringVar(&j.keyType, "key-type", "int", "compare keys as int or string")
+	fs.StringVar(&j.keyCol, "key-col", "PATENT", "join column of the small side; several, comma-separated, for a composite key (A,B,C; quote a name holding a comma)")
+	fs.StringVar(&j.joinCol, "join-col", "CITED", "join column of the large side; several for a composite key, as many as --key-col, matched in order")
+	fs.StringVar(&j.keyType, "key-type", "int", "compare keys as int or string; one a key column (int,string) or one for all")
+	fs.StringVar(&j.layout, "filter-layout", "", "composite key only: composite (one filter over the key tuples; the default) or per-column (one filter a column, seed 001's design, for comparison)")
 	j.sizingFlags.register(fs)
 	fs.IntVar(&j.mappers, "mappers", 0, "map goroutines (0: one per core)")
 	fs.IntVar(&j.reducers, "reducers", 0, "reduce partitions (0: one per core)")
@@ -59,6 +61,7 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	opt := join.Options{
 		Keys: j.keys, Input: j.input, KeyCol: j.keyCol, JoinCol: j.joinCol, KeyType: join.KeyType(j.keyType),
 		Mappers: j.mappers, Reducers: j.reducers, TempDir: j.tempDir, Filter: j.filter, FilterFile: j.filterFile,
+		Layout: join.Layout(j.layout),
 	}
 	var err error
 	if opt.Sizing, err = j.sizing(cmd); err != nil {
@@ -107,7 +110,9 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	}
 	check := opt
 	if check.Bank != "" { // the bank fills these in: check the rest
-		check.KeyCol, check.KeyType = cmp.Or(check.KeyCol, "PATENT"), cmp.Or(check.KeyType, join.IntKeys)
+		// (the join columns' count stands for the key's, unknown until the
+		// bank is read)
+		check.KeyCol, check.KeyType = cmp.Or(check.KeyCol, check.JoinCol, "PATENT"), cmp.Or(check.KeyType, join.IntKeys)
 	}
 	resolved, err := check.Resolve()
 	if err != nil {
@@ -130,7 +135,7 @@ var optionFlags = map[string]string{
 	"Sizing.BucketSize": "bucket-size", "Sizing.FingerprintBits": "fingerprint-bits", "Sizing.InitialCapacity": "initial-capacity",
 	"Sizing.Growth": "growth", "Sizing.Tightening": "tightening",
 	"Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir", "FilterFile": "filter-file",
-	"Bank": "bank", "Classes": "classes", "Route": "route", "Sep": "delim",
+	"Bank": "bank", "Classes": "classes", "Route": "route", "Sep": "delim", "Layout": "filter-layout",
 }
 
 // flagError rewrites an option.Error in err as the user's flag and value

@@ -23,6 +23,7 @@ commands:
           the filters (none, exact, bloom, cbf, acbf) on the full join
   run     join a key file with a large file through a filter
           join run --keys FILE --input FILE [--filter acbf] [--out FILE|-] [--sort] ...
+          composite keys: --key-col A,B --join-col X,Y [--key-type int,string]
   build-filter  write the filter of a key file, for run --filter-file
           join build-filter --keys FILE [--filter acbf] [--bits-per-key 32] --out filter.bin
   compare run the join with several filters and print the paper's Table 1
@@ -36,11 +37,14 @@ commands:
           join bank build --keys F --key-col C --class-col R [--fpp 0.01] --out bank.bin
           join bank validate --bank bank.bin --keys F
           join run --bank bank.bin --classes 7,8 --keys F --input G [--route column|dir]
+  multikey  seed 001: per-column filters against one filter over composite keys
+          join multikey seed [--queries 100000000]
+          join multikey absent --keys F --key-col A,B,C [--key-type string]
   repro   regenerate the paper's Figures 4-7 and Table 1 (CSV, Markdown, SVG)
           join repro [--quick] [--data DIR] --out docs/results
   gen     write NBER-shaped cite75_99.txt and apat63_99.txt
           join gen --scale 1 --seed 1 --out DIR
-  keys    sample the join's small side from a patent file
+  keys    sample the join's small side from a patent file (or any CSV)
           join keys --patents FILE [--sample 65771] [--seed 1] [--where COL=VALUE ...] --out FILE
   fetch   download and verify the real NBER archives (needs network)
           join fetch --dir DIR
@@ -201,6 +205,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdFilter(ctx, rest, stdout, stderr)
 	case "bank":
 		return cmdBank(ctx, rest, stdout, stderr)
+	case "multikey":
+		return cmdMultikey(ctx, rest, stdout, stderr)
 	case "repro":
 		return cmdRepro(ctx, rest, stdout, stderr)
 	case "gen":
@@ -215,7 +221,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	return usageError{fmt.Errorf("unknown command %q (commands: demo, run, build-filter, compare, filter, bank, repro, gen, keys, fetch, clean; see join -h)", cmd)}
+	return usageError{fmt.Errorf("unknown command %q (commands: demo, run, build-filter, compare, filter, bank, multikey, repro, gen, keys, fetch, clean; see join -h)", cmd)}
 }
 
 // parse parses a command's flags. A bad flag is one line naming it and where

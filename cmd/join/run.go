@@ -26,6 +26,7 @@ Examples:
   zcat cite.csv.gz | join run --keys keys.csv --input - --key-col ID --join-col REF --filter exact --mem 64MiB --out - | head
   join run --bank cat.bank --classes 1,2 --keys data/apat63_99.txt --input data/cite75_99.txt --route column --out joined.csv
   join run --bank cat.bank --keys data/apat63_99.txt --input data/cite75_99.txt --route dir --out by-cat   # by-cat/CAT=1/part.csv ...
+  join run --keys pairs.csv --input data/cite75_99.txt --key-col CITING,CITED --join-col CITING,CITED --out joined.csv   # a composite key
 `
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
@@ -174,6 +175,7 @@ const buildFilterExamples = `
 Examples:
   join build-filter --keys data/keys.txt --out keys.acbf
   join build-filter --keys data/keys.txt --filter bloom --fpp 0.001 --out keys.bloom
+  join build-filter --keys pairs.csv --key-col CITING,CITED --filter bloom --out pairs.bloom
   join run --keys data/keys.txt --input data/cite75_99.txt --filter-file keys.acbf --out joined.csv
 `
 
@@ -192,6 +194,9 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 		jf.input = "-" // not read: build-filter reads only the key file
 	}
 	jf.filter = filters.Kind(*filter)
+	if jf.layout == string(join.LayoutPerColumn) {
+		return usageError{fmt.Errorf("build-filter: --filter-layout per-column: filter files hold composite filters (the per-column layout is for run and compare)")}
+	}
 	opt, err := jf.options("build-filter", stderr)
 	if err != nil {
 		return err
@@ -217,7 +222,11 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return flagError("build-filter", fs, err)
 	}
-	if err := join.WriteFilter(f, b, opt.KeyCol, opt.KeyType); err != nil {
+	kc, kt, err := join.CanonicalKey(opt.KeyCol, opt.KeyType) // as the join that reads it resolves them
+	if err != nil {
+		return flagError("build-filter", fs, err)
+	}
+	if err := join.WriteFilter(f, b, kc, kt); err != nil {
 		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	if err := f.Commit(); err != nil {

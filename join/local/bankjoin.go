@@ -1,6 +1,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -55,8 +56,6 @@ func withBank(ctx context.Context, opt join.Options) (join.Options, *bankPlan, e
 		set       func(string)
 	}{
 		{"Filter", string(opt.Filter), string(b.Kind), func(v string) { opt.Filter = filters.Kind(v) }},
-		{"KeyCol", opt.KeyCol, b.KeyCol, func(v string) { opt.KeyCol = v }},
-		{"KeyType", string(opt.KeyType), b.KeyType, func(v string) { opt.KeyType = join.KeyType(v) }},
 	} {
 		switch {
 		case c.opt == "":
@@ -65,6 +64,26 @@ func withBank(ctx context.Context, opt join.Options) (join.Options, *bankPlan, e
 			return opt, nil, fmt.Errorf("%w: %s %s: the bank %s was built with %s (leave it out)", join.ErrOptions, c.name, c.opt, opt.Bank, c.bank)
 		}
 	}
+	// The key: the bank's unless given; given, the same as the bank's once
+	// both are written alike (join.CanonicalKey).
+	bkc, bkt, err := join.CanonicalKey(b.KeyCol, join.KeyType(b.KeyType))
+	if err != nil {
+		return opt, nil, fmt.Errorf("%s: %w", opt.Bank, err)
+	}
+	if opt.KeyCol != "" {
+		cols, err := join.SplitColumns(opt.KeyCol)
+		if err != nil || join.JoinColumns(cols) != bkc {
+			return opt, nil, fmt.Errorf("%w: KeyCol %s: the bank %s was built with %s (leave it out)", join.ErrOptions, opt.KeyCol, opt.Bank, b.KeyCol)
+		}
+	}
+	kc, kt, err := join.CanonicalKey(bkc, cmp.Or(opt.KeyType, bkt))
+	if err != nil {
+		return opt, nil, err
+	}
+	if kt != bkt {
+		return opt, nil, fmt.Errorf("%w: KeyType %s: the bank %s was built with %s (leave it out)", join.ErrOptions, opt.KeyType, opt.Bank, b.KeyType)
+	}
+	opt.KeyCol, opt.KeyType = kc, kt
 	classes, err := b.Select(opt.Classes)
 	if err != nil {
 		return opt, nil, fmt.Errorf("%s: %w", opt.Bank, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/mdbf"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
 
@@ -64,7 +65,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 			if bp != nil {
 				var err error
 				if label, err = b.cl.label(r.Fields()[bp.classIdx]); err != nil {
-					if err := x.keyError(r, bp.b.ClassCol, err); err != nil {
+					if err := x.keyError(r, fmt.Errorf("%s: %w", bp.b.ClassCol, err)); err != nil {
 						return err
 					}
 					continue
@@ -75,9 +76,9 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 				}
 				ci = i
 			}
-			rec, buf, err := join.MapKeyRow(x.opt.KeyType, r.Fields(), x.keyIdx, r.Offset(), b.buf[:0])
+			rec, buf, err := join.MapKeyRow(x.keySpec, r.Fields(), r.Offset(), b.buf[:0])
 			if err != nil {
-				if err := x.keyError(r, x.opt.KeyCol, err); err != nil {
+				if err := x.keyError(r, err); err != nil {
 					return err
 				}
 				continue
@@ -200,6 +201,9 @@ func (x *execution) filter(ctx context.Context, keys [][]byte) (*filters.Built, 
 	}
 	if len(keys) == 0 && sp.Sized {
 		return nil, fmt.Errorf("%s: no keys (a header and no rows): a %s filter cannot be sized for none; the exact or none filter gives the empty join", x.keys.name, x.opt.Filter)
+	}
+	if x.opt.Layout == join.LayoutPerColumn {
+		return mdbf.Build(x.opt.Filter, x.keySpec.TupleTypes(), keys, x.opt.Sizing)
 	}
 	return filters.Build(x.opt.Filter, keys, x.opt.Sizing)
 }

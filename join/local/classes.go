@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -21,9 +22,9 @@ import (
 type ClassScan struct {
 	Keys     string // the key file ("-" for standard input)
 	KeysName string // names it in messages, if set
-	KeyCol   string
+	KeyCol   string // several, comma-separated, for a composite key (join.SplitColumns)
 	ClassCol string
-	KeyType  join.KeyType // default int
+	KeyType  join.KeyType // default int; one a key column or one for all
 	Classing bank.Classing
 	Sep      byte // field separator (0: by the file's name: csvscan.SepFor)
 	Mappers  int  // goroutines (0: one a core)
@@ -47,9 +48,6 @@ type ClassScanResult struct {
 // class does not parse is an error naming its line, or with SkipBadRows a
 // counted bad row; more than bank.MaxClasses classes is an error.
 func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
-	if cs.KeyType == "" {
-		cs.KeyType = join.IntKeys
-	}
 	if cs.Mappers <= 0 {
 		cs.Mappers = min(runtime.GOMAXPROCS(0), join.MaxWorkers)
 	}
@@ -61,7 +59,12 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 		return nil, err
 	}
 	defer s.close()
-	keyIdx, err := s.column("KeyCol", cs.KeyCol)
+	// The key columns and types as a join resolves them.
+	ko, err := join.Options{Keys: "-", Input: "-", KeyCol: cs.KeyCol, JoinCol: cs.KeyCol, KeyType: cs.KeyType}.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	ks, err := s.keySpec("KeyCol", ko.KeyCols, ko.KeyTypes)
 	if err != nil {
 		return nil, err
 	}
@@ -85,18 +88,18 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 	err = scan(ctx, s, cs.Mappers, func() *worker {
 		return &worker{cl: classifier{c: cs.Classing}, classes: map[string]*classKeys{}}
 	}, func(w *worker, r *csvscan.Reader) error {
-		var kb [8]byte
+		var kb []byte
 		for n := 1; r.Next(); n++ {
 			if n%checkEvery == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
 			f := r.Fields()
-			key, err := join.KeyOf(cs.KeyType, kb[:], f[keyIdx])
-			if err != nil && cs.KeyType == join.IntKeys {
+			key, err := ks.AppendKey(kb[:0], f)
+			if err != nil && !errors.Is(err, join.ErrEmptyComponent) && slices.Contains(ks.Types, join.IntKeys) {
 				err = fmt.Errorf("%v (keys that are not integers are compared as strings: key type string)", err)
 			}
 			if err != nil {
-				if err := rowError(bad, r, cs.KeyCol, err); err != nil {
+				if err := rowError(bad, r, "", err); err != nil {
 					return err
 				}
 				continue
@@ -117,6 +120,7 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 				w.classes[label] = ck
 			}
 			ck.add(key)
+			kb = key
 			w.rows++
 		}
 		return r.Err()
@@ -155,10 +159,13 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 // rowError handles a key or class that does not parse in r's current
 // record (of column col): an error, or with bad a counted bad row.
 func rowError(bad *badRows, r *csvscan.Reader, col string, err error) error {
-	if bad == nil {
-		return r.Errorf("%s: %v", col, err)
+	if col != "" {
+		err = fmt.Errorf("%s: %w", col, err)
 	}
-	bad.add(&csvscan.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: col + ": " + err.Error()})
+	if bad == nil {
+		return r.Errorf("%v", err)
+	}
+	bad.add(&csvscan.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: err.Error()})
 	return nil
 }
 

@@ -16,7 +16,9 @@ import (
 // Compare runs the join once per filter kind, repeat times, alternating
 // between kinds so that machine noise spreads evenly. It returns one report per
 // kind: the counts of its first run (they do not change between runs) with the
-// median of every timing. The output is discarded. A side that is a stream
+// median of every timing. The output is discarded. With a composite key and
+// no Layout, each kind runs in both layouts, composite then per-column (but
+// none, which has no filter): one report each, in that order. A side that is a stream
 // (standard input, a pipe, a FIFO, a device), which can be read only once, is
 // first copied to a temporary file in opt.TempDir (removed on return; messages
 // still name the stream).
@@ -37,19 +39,39 @@ func Compare(ctx context.Context, opt join.Options, kinds []filters.Kind, repeat
 			*side.path, *side.name = sp, name
 		}
 	}
-	runs := make([][]*join.Report, len(kinds))
+	type variant struct {
+		kind   filters.Kind
+		layout join.Layout
+	}
+	var vs []variant
+	for _, k := range kinds {
+		vs = append(vs, variant{k, opt.Layout})
+	}
+	if r, err := opt.Resolve(); err == nil && len(r.KeyCols) > 1 && opt.Layout == "" {
+		vs = vs[:0]
+		for _, k := range kinds {
+			vs = append(vs, variant{k, join.LayoutComposite})
+			if k != filters.None {
+				vs = append(vs, variant{k, join.LayoutPerColumn})
+			}
+		}
+	}
+	runs := make([][]*join.Report, len(vs))
 	for r := 0; r < repeat; r++ {
-		for i, k := range kinds {
+		for i, v := range vs {
 			o := opt
-			o.Filter = k
+			o.Filter, o.Layout = v.kind, v.layout
 			rep, err := Run(ctx, o, NewCSV(io.Discard))
 			if err != nil {
-				return nil, fmt.Errorf("filter %s: %w", k, err)
+				if v.layout == join.LayoutPerColumn {
+					return nil, fmt.Errorf("filter %s per-column: %w", v.kind, err)
+				}
+				return nil, fmt.Errorf("filter %s: %w", v.kind, err)
 			}
 			runs[i] = append(runs[i], rep)
 		}
 	}
-	out := make([]*join.Report, len(kinds))
+	out := make([]*join.Report, len(vs))
 	for i, rs := range runs {
 		rep := *rs[0]
 		rep.TimingsMs = map[string]float64{}

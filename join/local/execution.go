@@ -15,12 +15,12 @@ import (
 // shuffle between the phases, and the clock. Each phase is a method in its
 // own file that returns its typed stats; report assembles them.
 type execution struct {
-	opt             join.Options // resolved
-	keys, input     *side
-	keyIdx, joinIdx int
-	sh              *shuffle.Shuffle
-	bad             *badRows  // with SkipBadRows
-	bank            *bankPlan // a bank join (Options.Bank)
+	opt               join.Options // resolved
+	keys, input       *side
+	keySpec, joinSpec join.KeySpec // the key columns of each side
+	sh                *shuffle.Shuffle
+	bad               *badRows  // with SkipBadRows
+	bank              *bankPlan // a bank join (Options.Bank)
 
 	start, phase time.Time
 	timings      map[string]float64
@@ -44,13 +44,13 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 	if x.keys, err = openSide(ctx, opt.Keys, opt.KeysName, opt.Mappers, opt.SkipBadRows, opt.Sep); err != nil {
 		return nil, err
 	}
-	if x.keyIdx, err = x.keys.column("KeyCol", opt.KeyCol); err != nil {
+	if x.keySpec, err = x.keys.keySpec("KeyCol", opt.KeyCols, opt.KeyTypes); err != nil {
 		return nil, err
 	}
 	if x.input, err = openSide(ctx, opt.Input, opt.InputName, 4*opt.Mappers, opt.SkipBadRows, opt.Sep); err != nil {
 		return nil, err
 	}
-	if x.joinIdx, err = x.input.column("JoinCol", opt.JoinCol); err != nil {
+	if x.joinSpec, err = x.input.keySpec("JoinCol", opt.JoinCols, opt.KeyTypes); err != nil {
 		return nil, err
 	}
 	if opt.Route == join.RouteColumn && (slices.Contains(x.input.header, "class") || slices.Contains(x.keys.header, "class")) {
@@ -84,19 +84,20 @@ func (x *execution) lap(name string) {
 	x.phase = now
 }
 
-// keyError handles a join key that does not parse in r's current record (of
-// column col): an error, or with SkipBadRows a counted bad row.
-func (x *execution) keyError(r *csvscan.Reader, col string, err error) error {
+// keyError handles a join key that does not parse in r's current record
+// (err names the column: join.KeySpec.AppendKey): an error, or with
+// SkipBadRows a counted bad row.
+func (x *execution) keyError(r *csvscan.Reader, err error) error {
 	if x.bad == nil {
-		return r.Errorf("%s: %v", col, err)
+		return r.Errorf("%v", err)
 	}
-	x.bad.add(&csvscan.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: col + ": " + err.Error()})
+	x.bad.add(&csvscan.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: err.Error()})
 	return nil
 }
 
 // batchKeyError is keyError for record i of a batch of r (NextBatch).
-func (x *execution) batchKeyError(r *csvscan.Reader, b *csvscan.Batch, i int, col string, err error) error {
-	pe := &csvscan.ParseError{File: r.Name(), Line: b.Line(i), Offset: b.Offset(i), Msg: col + ": " + err.Error()}
+func (x *execution) batchKeyError(r *csvscan.Reader, b *csvscan.Batch, i int, err error) error {
+	pe := &csvscan.ParseError{File: r.Name(), Line: b.Line(i), Offset: b.Offset(i), Msg: err.Error()}
 	if x.bad == nil {
 		return pe
 	}

@@ -37,19 +37,20 @@ func ReadKeySet(ctx context.Context, opt join.Options) ([][]byte, error) {
 		return nil, err
 	}
 	defer s.close()
-	ci, err := s.column("KeyCol", opt.KeyCol)
+	ks, err := s.keySpec("KeyCol", opt.KeyCols, opt.KeyTypes)
 	if err != nil {
 		return nil, err
 	}
 	var mu sync.Mutex
 	set := map[string]struct{}{}
 	err = scan(ctx, s, opt.Mappers, func() map[string]struct{} { return map[string]struct{}{} }, func(local map[string]struct{}, r *csvscan.Reader) error {
-		var kb [8]byte
+		var kb []byte
 		for r.Next() {
-			k, err := join.KeyOf(opt.KeyType, kb[:], r.Fields()[ci])
+			k, err := ks.AppendKey(kb[:0], r.Fields())
 			if err != nil {
-				return r.Errorf("%s: %v", opt.KeyCol, err)
+				return r.Errorf("%v", err)
 			}
+			kb = k
 			local[string(k)] = struct{}{}
 		}
 		return r.Err()

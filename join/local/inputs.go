@@ -61,6 +61,19 @@ func (s *side) column(name, col string) (int, error) {
 	return i, nil
 }
 
+// keySpec finds the columns of a key (the option name's: KeyCol, JoinCol).
+func (s *side) keySpec(name string, cols []string, types []join.KeyType) (join.KeySpec, error) {
+	ks := join.KeySpec{Names: cols, Types: types}
+	for _, c := range cols {
+		i, err := s.column(name, c)
+		if err != nil {
+			return ks, err
+		}
+		ks.Cols = append(ks.Cols, i)
+	}
+	return ks, nil
+}
+
 // quoteList prints names as a quoted, comma-separated list: text from a file
 // may hold anything, escape sequences included.
 func quoteList(names []string) string {

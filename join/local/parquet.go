@@ -85,7 +85,7 @@ func (s *parquetSink) Begin(h join.Header) (err error) {
 		if s.types != nil {
 			k = s.types(name)
 		}
-		if i == h.JoinCol && h.KeyType == join.IntKeys {
+		if h.IntColumn(i) {
 			k = Int64
 		}
 		s.kinds[i] = k

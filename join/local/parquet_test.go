@@ -44,8 +44,8 @@ func writeParquet(t *testing.T, h join.Header, types func(string) ColumnType, li
 // types function knows are INT64 and DOUBLE, the rest text; empty fields are
 // NULL; quoted fields are unquoted; more rows than a row group.
 func TestParquetTyped(t *testing.T) {
-	h := join.OutputHeader([]byte(`"CITING","CITED"`), []string{"CITING", "CITED"}, 1,
-		[]string{"PATENT", "GYEAR", "RATIOCIT", "COUNTRY"}, 0, join.IntKeys)
+	h := join.OutputHeader([]byte(`"CITING","CITED"`), []string{"CITING", "CITED"}, oneKey(1, join.IntKeys),
+		[]string{"PATENT", "GYEAR", "RATIOCIT", "COUNTRY"}, oneKey(0, join.IntKeys))
 	types := func(name string) ColumnType {
 		switch name {
 		case "GYEAR":
@@ -102,7 +102,7 @@ func TestParquetTyped(t *testing.T) {
 // column's type is an error naming the column.
 func TestParquetLimits(t *testing.T) {
 	long := strings.Repeat("p", 1<<20)
-	h := join.OutputHeader([]byte("CITING,CITED,PAD"), []string{"CITING", "CITED", "PAD"}, 1, []string{"PATENT", "V"}, 0, join.IntKeys)
+	h := join.OutputHeader([]byte("CITING,CITED,PAD"), []string{"CITING", "CITED", "PAD"}, oneKey(1, join.IntKeys), []string{"PATENT", "V"}, oneKey(0, join.IntKeys))
 	tbl := fixture.ReadParquet(t, writeParquet(t, h, nil, []string{"10,1," + long + "," + long + "\n"}))
 	if got := tbl.Column(2).Data().Chunk(0).(*array.String).Value(0); got != long {
 		t.Fatalf("a 1 MiB field came back as %d bytes", len(got))
@@ -114,7 +114,7 @@ func TestParquetLimits(t *testing.T) {
 		key = append(key, fmt.Sprintf("K%d", i))
 		row = append(row, fmt.Sprint(i))
 	}
-	wide := join.OutputHeader([]byte(strings.Join(names, ",")), names, 0, key, 0, join.StringKeys)
+	wide := join.OutputHeader([]byte(strings.Join(names, ",")), names, oneKey(0, join.StringKeys), key, oneKey(0, join.StringKeys))
 	tbl = fixture.ReadParquet(t, writeParquet(t, wide, nil, []string{strings.Join(row, ",") + "," + strings.Join(row[1:], ",") + "\n"}))
 	if tbl.NumCols() != 1199 {
 		t.Fatalf("%d columns, want 1199", tbl.NumCols())
@@ -133,4 +133,9 @@ func TestParquetLimits(t *testing.T) {
 	if err := w.Flush(); err == nil || !strings.Contains(err.Error(), `column "PAD": "x" is not an integer`) {
 		t.Fatalf("a text value in an integer column: %v", err)
 	}
+}
+
+// oneKey is the KeySpec of one key column at index i.
+func oneKey(i int, kt join.KeyType) join.KeySpec {
+	return join.KeySpec{Cols: []int{i}, Names: []string{"key"}, Types: []join.KeyType{kt}}
 }

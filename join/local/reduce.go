@@ -137,7 +137,7 @@ func (x *execution) outputHeader() join.Header {
 			raw = join.AppendCSVField(raw, []byte(n))
 		}
 	}
-	h := join.OutputHeader(raw, x.input.header, x.joinIdx, x.keys.header, x.keyIdx, x.opt.KeyType)
+	h := join.OutputHeader(raw, x.input.header, x.joinSpec, x.keys.header, x.keySpec)
 	if x.opt.Route == join.RouteColumn {
 		h.Line = append(h.Line[:len(h.Line)-1], ",class\n"...)
 		h.Names = append(h.Names, "class")

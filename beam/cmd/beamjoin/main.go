@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -29,9 +28,9 @@ import (
 var (
 	keys    = flag.String("keys", "", "small side: CSV with header (required)")
 	input   = flag.String("input", "", "large side: CSV with header (required)")
-	keyCol  = flag.String("key-col", "PATENT", "join column of the small side")
-	joinCol = flag.String("join-col", "CITED", "join column of the large side")
-	keyType = flag.String("key-type", "int", "compare keys as int or string")
+	keyCol  = flag.String("key-col", "PATENT", "join column of the small side; several, comma-separated, for a composite key")
+	joinCol = flag.String("join-col", "CITED", "join column of the large side; as many as --key-col, matched in order")
+	keyType = flag.String("key-type", "int", "compare keys as int or string; one a key column (int,string) or one for all")
 	filter  = flag.String("filter", "acbf", "none, exact, bloom, cbf, acbf, acbf1, acbf2, acbf3")
 	bpk     = flag.Float64("bits-per-key", 32, "filter memory in bits per distinct key")
 	k       = flag.Int("k", 0, "hash functions (0: round((m/n) ln 2))")
@@ -57,9 +56,6 @@ func run(ctx context.Context) error {
 		return fmt.Errorf("--filter: %w", err)
 	}
 	kind := sp.Kind
-	if *keyType != "int" && *keyType != "string" {
-		return fmt.Errorf("--key-type %q: want int or string", *keyType)
-	}
 	// Sizing problems surface here, before the pipeline runs (inside the
 	// pipeline they would fail a bundle): whether a size fits does not depend
 	// on the number of keys.
@@ -74,10 +70,13 @@ func run(ctx context.Context) error {
 		return err
 	}
 	if !strings.Contains(*out, "://") { // a local file: put the header in front of the rows
-		keyIdx, joinIdx := slices.Index(kh.Names, *keyCol), slices.Index(ih.Names, *joinCol)
+		ks, js, err := beamjoin.KeySpecs(opt, kh, ih)
+		if err != nil {
+			return err
+		}
 		rows := *out + ".rows"
-		err := atomicfile.Write(*out, func(f *os.File) error {
-			if _, err := f.Write(join.OutputHeader([]byte(ih.Raw), ih.Names, joinIdx, kh.Names, keyIdx, join.KeyType(*keyType)).Line); err != nil {
+		err = atomicfile.Write(*out, func(f *os.File) error {
+			if _, err := f.Write(join.OutputHeader([]byte(ih.Raw), ih.Names, js, kh.Names, ks).Line); err != nil {
 				return err
 			}
 			r, err := os.Open(rows)
