@@ -1,6 +1,7 @@
 package filters
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -24,18 +25,29 @@ func init() {
 		Fields:  []string{"BucketSize", "FingerprintBits"},
 		SizeFor: sizeCuckoo,
 		Build: func(p Params, keys [][]byte) (Filter, int64, error) {
-			f, err := cuckoo.New(p.Capacity, p.BucketSize, p.FingerprintBits)
-			if err != nil {
-				return nil, 0, err
-			}
-			for i, key := range keys {
-				if err := f.Add(key); err != nil {
-					// Below cuckoo.MaxLoad this is rare (cuckoo's
-					// TestMaxLoad); it is an error, never a lost key.
+			// Below cuckoo.MaxLoad a full table is rare for large tables
+			// (cuckoo's TestMaxLoad) but not for tables of a few buckets,
+			// whose load varies more (24 keys in 32 slots can fail): the
+			// build then retries with a quarter more capacity, a few
+			// times. The filter's Params and formula FP are those of the
+			// table built (ParamsOf), so the report stays true; its FP is
+			// lower than the sizing's, its bytes more.
+			capacity := p.Capacity
+			for try := 0; ; try++ {
+				f, err := cuckoo.New(capacity, p.BucketSize, p.FingerprintBits)
+				if err != nil {
+					return nil, 0, err
+				}
+				i, err := addAll(f, keys)
+				if err == nil {
+					return f, f.SerializedSize(), nil
+				}
+				if !errors.Is(err, cuckoo.ErrFull) || try == cuckooRetries {
+					// An error, never a lost key.
 					return nil, 0, fmt.Errorf("cuckoo filter: key %d of %d: %w (a larger --bucket-size or --fingerprint-bits loads the table further)", i+1, len(keys), err)
 				}
+				capacity += (capacity + 3) / 4
 			}
-			return f, f.SerializedSize(), nil
 		},
 		ParamsOf: func(f Filter) Params { return cuckooParams(f.(*cuckoo.Filter)) },
 		Add:      func(f Filter, key []byte) error { return f.(*cuckoo.Filter).Add(key) },
@@ -154,4 +166,18 @@ func sizeCuckoo(n uint64, s Sizing) (Params, error) {
 	p := Params{BucketSize: b, FingerprintBits: f, Capacity: max(n, 1), MemoryBits: slots * uint64(f)}
 	p.FirstLevelBits = p.MemoryBits
 	return p, nil
+}
+
+// cuckooRetries is how many times a cuckoo build that filled its table
+// retries with a quarter more capacity.
+const cuckooRetries = 4
+
+// addAll adds keys to f; on an error it returns the index of the key.
+func addAll(f *cuckoo.Filter, keys [][]byte) (int, error) {
+	for i, key := range keys {
+		if err := f.Add(key); err != nil {
+			return i, err
+		}
+	}
+	return len(keys), nil
 }

@@ -310,3 +310,26 @@ func TestExactForms(t *testing.T) {
 		})
 	}
 }
+
+// TestCuckooSmallSets: a cuckoo filter builds for every small key set at the
+// default and common sizings (a table of a few buckets once failed to take
+// 24 keys in 32 slots), with no false negative.
+func TestCuckooSmallSets(t *testing.T) {
+	for _, s := range []Sizing{{}, {FPP: 0.01}, {BitsPerKey: 16}} {
+		for n := 1; n <= 200; n++ {
+			keys := make([][]byte, n)
+			for i := range keys {
+				keys[i] = []byte(fmt.Sprintf("key-%d-%d", n, i))
+			}
+			b, err := Build(Cuckoo, keys, s)
+			if err != nil {
+				t.Fatalf("n = %d, %+v: %v", n, s, err)
+			}
+			for _, k := range keys {
+				if !b.Filter.Contains(k) {
+					t.Fatalf("n = %d: false negative %s", n, k)
+				}
+			}
+		}
+	}
+}
