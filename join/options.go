@@ -204,7 +204,7 @@ func (opt *Options) resolveKey() error {
 	}
 	n := len(opt.KeyCols)
 	if len(opt.JoinCols) != n {
-		return optionError("JoinCol", opt.JoinCol, "%d columns for the %d of KeyCol %s (the same count, matched in order)", len(opt.JoinCols), n, JoinColumns(opt.KeyCols))
+		return optionError("JoinCol", opt.JoinCol, "%d columns for the %d key columns %s (the same count, matched in order)", len(opt.JoinCols), n, JoinColumns(opt.KeyCols))
 	}
 	if opt.KeyTypes, err = splitTypes(opt.KeyType, n); err != nil {
 		return optionError("KeyType", fmt.Sprintf("%q", opt.KeyType), "%v", err)
@@ -220,7 +220,7 @@ func (opt *Options) resolveKey() error {
 	case opt.Layout != LayoutComposite && opt.Layout != LayoutPerColumn:
 		return optionError("Layout", opt.Layout, "want composite or per-column")
 	case opt.Layout == LayoutPerColumn && n == 1:
-		return optionError("Layout", opt.Layout, "needs a key of several columns (KeyCol %s is one)", opt.KeyCol)
+		return optionError("Layout", opt.Layout, "needs a key of several columns (the key %s is one)", opt.KeyCol)
 	case opt.Layout == LayoutPerColumn && opt.FilterFile != "":
 		return optionError("Layout", opt.Layout, "cannot be used with a filter file (%s): filter files hold composite filters", opt.FilterFile)
 	case opt.Layout == LayoutPerColumn && opt.Bank != "":

@@ -49,8 +49,9 @@ func TestCompositeCommands(t *testing.T) {
 			t.Fatalf("%v: output differs from the exact filter's", extra)
 		}
 	}
-	// build-filter, then run with it.
-	if _, _, err := runCmd(append([]string{"build-filter", "--filter", "bloom", "--out", p("f.bin")}, base...)...); err != nil {
+	// build-filter (the join columns left out: it reads the key side
+	// only), then run with it.
+	if _, _, err := runCmd("build-filter", "--keys", keys, "--key-col", "A,B,C", "--filter", "bloom", "--out", p("f.bin"), "--quiet"); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := runCmd(append([]string{"run", "--filter-file", p("f.bin"), "--sort", "--out", p("ff.csv")}, base...)...); err != nil {
@@ -99,7 +100,8 @@ func TestCompositeFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--key-col", "A,B", "--join-col", "X"}, "run: --join-col X: 1 columns for the 2 of KeyCol A,B"},
+		{[]string{"run", "--key-col", "A,B", "--join-col", "X"}, "run: --join-col X: 1 columns for the 2 key columns A,B"},
+		{[]string{"run", "--key-col", ""}, "--key-col is empty"},
 		{[]string{"run", "--key-col", "A,B", "--join-col", "X,Y", "--key-type", "int,int,int"}, "--key-type int,int,int"},
 		{[]string{"run", "--filter-layout", "per-column"}, "--filter-layout per-column: needs a key of several columns"},
 		{[]string{"run", "--key-col", "A,B", "--join-col", "X,Y", "--filter-layout", "stacked"}, "--filter-layout stacked: want composite or per-column"},

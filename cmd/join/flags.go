@@ -63,6 +63,11 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		Mappers: j.mappers, Reducers: j.reducers, TempDir: j.tempDir, Filter: j.filter, FilterFile: j.filterFile,
 		Layout: join.Layout(j.layout),
 	}
+	for _, f := range []struct{ name, v string }{{"key-col", j.keyCol}, {"join-col", j.joinCol}, {"key-type", j.keyType}} {
+		if j.set(f.name) && f.v == "" { // "" is the library's default
+			return opt, usageError{fmt.Errorf("%s: --%s is empty (leave it out for its default)", cmd, f.name)}
+		}
+	}
 	var err error
 	if opt.Sizing, err = j.sizing(cmd); err != nil {
 		return opt, err

@@ -193,6 +193,9 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	if jf.input == "" {
 		jf.input = "-" // not read: build-filter reads only the key file
 	}
+	if !jf.set("join-col") {
+		jf.joinCol = jf.keyCol // nor is the join column: any list of the key's count
+	}
 	jf.filter = filters.Kind(*filter)
 	if jf.layout == string(join.LayoutPerColumn) {
 		return usageError{fmt.Errorf("build-filter: --filter-layout per-column: filter files hold composite filters (the per-column layout is for run and compare)")}

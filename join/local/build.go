@@ -199,6 +199,9 @@ func (x *execution) filter(ctx context.Context, keys [][]byte) (*filters.Built, 
 	if err != nil {
 		return nil, err
 	}
+	if len(keys) == 0 && sp.Sized && x.bad != nil && x.bad.total() > 0 {
+		return nil, fmt.Errorf("%s: no keys (every row was bad): a %s filter cannot be sized for none; the exact or none filter gives the empty join", x.keys.name, x.opt.Filter)
+	}
 	if len(keys) == 0 && sp.Sized {
 		return nil, fmt.Errorf("%s: no keys (a header and no rows): a %s filter cannot be sized for none; the exact or none filter gives the empty join", x.keys.name, x.opt.Filter)
 	}

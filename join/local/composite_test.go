@@ -231,7 +231,7 @@ func TestCompositeOptionErrors(t *testing.T) {
 		opt  join.Options
 		want string
 	}{
-		{join.Options{KeyCol: "A,B", JoinCol: "X"}, "1 columns for the 2 of KeyCol"},
+		{join.Options{KeyCol: "A,B", JoinCol: "X"}, "1 columns for the 2 key columns"},
 		{join.Options{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string,int"}, "3 types for 2 key columns"},
 		{join.Options{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,float"}, `"float": want int or string`},
 		{join.Options{KeyCol: "A,A", JoinCol: "X,Y"}, "A twice"},
