@@ -23,6 +23,8 @@ targets=(
   "./scalable FuzzUnmarshalBinary"
   "./blocked FuzzUnmarshalBinary"
   "./bank FuzzRead"
+  "./tuple FuzzSplit"
+  "./mdbf FuzzDecode"
 )
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
