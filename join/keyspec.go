@@ -203,6 +203,17 @@ func (k KeySpec) FormatKey(key []byte) string {
 	return b.String()
 }
 
+// ParseKey parses a key column list and key type as Options.KeyCol and
+// KeyType take them: the columns and one type a column. Errors are
+// Resolve's.
+func ParseKey(keyCol string, kt KeyType) ([]string, []KeyType, error) {
+	o := Options{KeyCol: keyCol, JoinCol: keyCol, KeyType: kt}
+	if err := o.resolveKey(); err != nil {
+		return nil, nil, err
+	}
+	return o.KeyCols, o.KeyTypes, nil
+}
+
 // CanonicalKey returns a key column list and key type as Resolve writes
 // them back (JoinColumns; one type a column for a composite key), for
 // files that record a join's key (filter files, banks) and for comparing

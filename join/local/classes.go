@@ -60,11 +60,11 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 	}
 	defer s.close()
 	// The key columns and types as a join resolves them.
-	ko, err := join.Options{Keys: "-", Input: "-", KeyCol: cs.KeyCol, JoinCol: cs.KeyCol, KeyType: cs.KeyType}.Resolve()
+	cols, types, err := join.ParseKey(cs.KeyCol, cs.KeyType)
 	if err != nil {
 		return nil, err
 	}
-	ks, err := s.keySpec("KeyCol", ko.KeyCols, ko.KeyTypes)
+	ks, err := s.keySpec("KeyCol", cols, types)
 	if err != nil {
 		return nil, err
 	}
