@@ -429,6 +429,12 @@ func (f *Filter) spare(b uint64) bool {
 func (f *Filter) grow(b uint64) {
 	if !f.takeSpare(b) {
 		f.expand()
+		// The new layout may have given b itself a spare word (always so
+		// when b is the only bucket: a first level of one bucket, m1 <=
+		// 2048 bits, had no other bucket to take from and panicked here).
+		if words(f.meta[b].nbits+1) <= f.meta[b+1].start-f.meta[b].start {
+			return
+		}
 		if !f.takeSpare(b) {
 			panic("acbf: internal error: no spare word after expanding the arena")
 		}

@@ -440,3 +440,29 @@ func TestGrowBeyondReserve(t *testing.T) {
 		t.Fatal("levels differ from the reference after removals")
 	}
 }
+
+// TestGrowOneBucket: a first level of one bucket (m1 <= 2048 bits) whose
+// arena was laid out for one key takes keys up to its capacity. grow had
+// no other bucket to take a word from and panicked after expanding (found
+// by join stream, which builds its filter empty and adds keys).
+func TestGrowOneBucket(t *testing.T) {
+	for _, m := range []uint64{64, 500, 2000} {
+		cfg := Config{Counters: m, Capacity: 1, K: 3, FirstLevel: m} // ACBF_1: idle space 3m bits
+		f := mustNew(t, cfg)
+		ref := newNaive(f.m1, f.k)
+		keys := testutil.Keys(7, f.Cap())
+		for i, key := range keys {
+			if err := f.Add(key); err != nil {
+				t.Fatalf("m=%d: Add #%d of %d: %v", m, i, f.Cap(), err)
+			}
+			ref.add(key)
+		}
+		checkInvariants(t, f)
+		if !levelsEqual(levelsOf(f), ref.levels) {
+			t.Fatalf("m=%d: levels differ from the reference", m)
+		}
+		if err := f.Add([]byte("one more")); !errors.Is(err, ErrFull) {
+			t.Fatalf("m=%d: Add beyond capacity: %v, want ErrFull", m, err)
+		}
+	}
+}
