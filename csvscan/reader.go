@@ -303,6 +303,12 @@ func (r *Reader) ReadHeader() ([]string, error) {
 	return names, nil
 }
 
+// AnyFieldCount lets later records have any number of fields, instead of
+// the header's (ReadHeader sets that count): for files whose records are not
+// all of one shape (join stream's key events, whose deletes hold the key
+// only). The caller checks each record's count. O(1).
+func (r *Reader) AnyFieldCount() { r.want = 0 }
+
 // Next advances to the next record and reports whether there is one. At the end
 // of the input or on an error it returns false; Err tells which.
 func (r *Reader) Next() bool {

@@ -56,7 +56,7 @@ func acbfSpec(kind Kind, j, order int, doc string) *Spec {
 			return max(m, uint64(math.Ceil(nk/float64(4-j)))) // room for the counters: nk <= (4-j)m
 		},
 		Build: func(p Params, keys [][]byte) (Filter, int64, error) {
-			f, err := acbf.Build(acbf.Config{Counters: p.M, Capacity: uint64(len(keys)), K: p.K, FirstLevel: p.FirstLevelBits}, keys)
+			f, err := acbf.Build(acbf.Config{Counters: p.M, Capacity: max(1, uint64(len(keys))), K: p.K, FirstLevel: p.FirstLevelBits}, keys)
 			if err != nil {
 				return nil, 0, fmt.Errorf("filter %s: %w", kind, err)
 			}

@@ -1,0 +1,282 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/shuffle"
+	"github.com/acbfjoin/acbfjoin/sketch/cms"
+)
+
+// side is one opened input: its csvscan Reader after the header.
+type side struct {
+	name   string
+	rc     io.Closer
+	r      *csvscan.Reader
+	header []string
+	raw    []byte // the header line as it is in the file (CSV), for the output's
+	sep    byte
+	ops    *opReader // key events only
+}
+
+// openSide opens path and reads its header. events selects the key events
+// format (operations before records).
+func openSide(ctx context.Context, path, name string, events bool) (*side, error) {
+	rc, _, err := csvscan.OpenContext(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	s := &side{name: name, rc: rc, sep: csvscan.SepFor(name)}
+	var src io.Reader = rc
+	if events {
+		s.ops = newOpReader(rc)
+		src = s.ops
+	}
+	s.r = csvscan.NewReader(src, name)
+	if err := s.r.SetSep(s.sep); err != nil {
+		rc.Close()
+		return nil, err
+	}
+	if s.header, err = s.r.ReadHeader(); err != nil {
+		rc.Close()
+		return nil, err
+	}
+	if s.sep == ',' {
+		s.raw = slices.Clone(s.r.Raw())
+	} else {
+		for i, h := range s.header {
+			if i > 0 {
+				s.raw = append(s.raw, ',')
+			}
+			s.raw = join.AppendCSVField(s.raw, []byte(h))
+		}
+	}
+	if events {
+		s.r.AnyFieldCount()
+	}
+	return s, nil
+}
+
+func (s *side) Close() error { return s.rc.Close() }
+
+// keyRec is a key event or a timed key row, parsed: its key, its other
+// fields as the output appends them (join.MapKeyRow's CSV), its time.
+type keyRec struct {
+	op       byte // '+' or '-'
+	key, row []byte
+	t        int64
+	line     int64
+	// offsets of key and row in the batch's arena while it is read (the
+	// arena moves as it grows); finish sets key and row from them.
+	k0, k1, r1 int
+}
+
+// keyBatch is a run of key records, their bytes in one arena.
+type keyBatch struct {
+	recs  []keyRec
+	arena []byte
+	err   error // after recs
+}
+
+// probeRec is a probe row: its key, the row as the output writes it, its
+// time.
+type probeRec struct {
+	key, raw []byte
+	t        int64
+	line     int64
+	k1, r1   int // offsets in the arena while it is read: key at [start, k1), row at [k1, r1)
+	start    int
+}
+
+type probeBatch struct {
+	sketch *cms.Sketch // the batch's keys (sketches.observe)
+	hot    []HotKey    // the hot probe keys up to this batch
+	recs   []probeRec
+	arena  []byte
+	first  int64 // index of the batch's first row among all probe rows
+	err    error
+}
+
+// keyReader reads key records: events ("+row", "-key") or timed rows.
+type keyReader struct {
+	s      *side
+	ks     join.KeySpec
+	tcol   int // timed rows: the time column, else -1
+	lastT  int64
+	lastLn int64
+	seq    int64
+}
+
+// read appends up to n records to b. It reports false at the end of input
+// or an error (b.err).
+func (kr *keyReader) read(b *keyBatch, n int) bool {
+	r := kr.s.r
+	for len(b.recs) < n {
+		if !r.Next() {
+			if err := r.Err(); err != nil {
+				b.err = err
+			}
+			return false
+		}
+		fields := r.Fields()
+		op := byte('+')
+		if kr.s.ops != nil {
+			var ok bool
+			if op, ok = kr.s.ops.popOp(); !ok {
+				b.err = r.Errorf("internal error: no operation for this record") // the opReader's queue and csvscan disagree: a bug
+				return false
+			}
+		}
+		rec := keyRec{op: op, line: r.Line()}
+		start := len(b.arena)
+		var err error
+		switch op {
+		case '+':
+			if len(fields) != len(kr.s.header) {
+				b.err = r.Errorf("an insert (+) has %d fields, want the header's %d", len(fields), len(kr.s.header))
+				return false
+			}
+			var sr shuffle.Record
+			sr, b.arena, err = join.MapKeyRow(kr.ks, fields, kr.seq, b.arena)
+			if err != nil {
+				b.err = r.Errorf("%v", err)
+				return false
+			}
+			rec.k0, rec.k1, rec.r1 = start, start+len(sr.Key), len(b.arena)
+		case '-':
+			if len(fields) != len(kr.ks.Cols) {
+				b.err = r.Errorf("a delete (-) has %d fields, want the key's %d (%s)", len(fields), len(kr.ks.Cols), kr.ks.Label())
+				return false
+			}
+			// The delete's fields are the key columns in order: a KeySpec
+			// over them.
+			if b.arena, err = kr.deleteSpec().AppendKey(b.arena, fields); err != nil {
+				b.err = r.Errorf("%v", err)
+				return false
+			}
+			rec.k0, rec.k1, rec.r1 = start, len(b.arena), len(b.arena)
+		default:
+			b.err = r.Errorf("a key event starts with + (insert) or - (delete), not %q", rune(op))
+			return false
+		}
+		if kr.tcol >= 0 {
+			t, err := csvscan.ParseInt(fields[kr.tcol])
+			if err != nil {
+				b.err = r.Errorf("time column %s: %q is not an integer", kr.s.header[kr.tcol], fields[kr.tcol])
+				return false
+			}
+			if kr.seq > 0 && t < kr.lastT {
+				b.err = r.Errorf("time %d of column %s is before %d of line %d: timed rows must be in time order (sort the file by %s)",
+					t, kr.s.header[kr.tcol], kr.lastT, kr.lastLn, kr.s.header[kr.tcol])
+				return false
+			}
+			rec.t, kr.lastT, kr.lastLn = t, t, rec.line
+		}
+		kr.seq++
+		b.recs = append(b.recs, rec)
+	}
+	return true
+}
+
+// deleteSpec is the key spec of a delete's fields: the key columns, in
+// order, with their types.
+func (kr *keyReader) deleteSpec() join.KeySpec {
+	ds := join.KeySpec{Names: kr.ks.Names, Types: kr.ks.Types}
+	for i := range kr.ks.Cols {
+		ds.Cols = append(ds.Cols, i)
+	}
+	return ds
+}
+
+// finish points the records' slices into the arena, which no longer grows.
+func (b *keyBatch) finish() {
+	for i := range b.recs {
+		r := &b.recs[i]
+		r.key, r.row = b.arena[r.k0:r.k1:r.k1], b.arena[r.k1:r.r1:r.r1]
+	}
+}
+
+func (b *keyBatch) reset() {
+	b.recs, b.arena, b.err = b.recs[:0], b.arena[:0], nil
+}
+
+func (b *probeBatch) finish() {
+	for i := range b.recs {
+		r := &b.recs[i]
+		r.key, r.raw = b.arena[r.start:r.k1:r.k1], b.arena[r.k1:r.r1:r.r1]
+	}
+}
+
+func (b *probeBatch) reset() {
+	b.recs, b.arena, b.err, b.hot = b.recs[:0], b.arena[:0], nil, nil
+}
+
+// probeReader reads probe rows.
+type probeReader struct {
+	s      *side
+	ks     join.KeySpec
+	tcol   int
+	lastT  int64
+	lastLn int64
+	rows   int64
+}
+
+func (pr *probeReader) read(b *probeBatch, n int) bool {
+	r := pr.s.r
+	b.first = pr.rows
+	for len(b.recs) < n {
+		if !r.Next() {
+			if err := r.Err(); err != nil {
+				b.err = err
+			}
+			return false
+		}
+		fields := r.Fields()
+		rec := probeRec{line: r.Line(), start: len(b.arena)}
+		var err error
+		if b.arena, err = pr.ks.AppendKey(b.arena, fields); err != nil {
+			b.err = r.Errorf("%v", err)
+			return false
+		}
+		rec.k1 = len(b.arena)
+		if pr.s.sep == ',' {
+			b.arena = append(b.arena, r.Raw()...)
+		} else { // the output is CSV: re-encode a TSV row
+			for i, f := range fields {
+				if i > 0 {
+					b.arena = append(b.arena, ',')
+				}
+				b.arena = join.AppendCSVField(b.arena, f)
+			}
+		}
+		rec.r1 = len(b.arena)
+		if pr.tcol >= 0 {
+			t, err := csvscan.ParseInt(fields[pr.tcol])
+			if err != nil {
+				b.err = r.Errorf("time column %s: %q is not an integer", pr.s.header[pr.tcol], fields[pr.tcol])
+				return false
+			}
+			if pr.rows > 0 && t < pr.lastT {
+				b.err = r.Errorf("time %d of column %s is before %d of line %d: timed rows must be in time order (sort the file by %s)",
+					t, pr.s.header[pr.tcol], pr.lastT, pr.lastLn, pr.s.header[pr.tcol])
+				return false
+			}
+			rec.t, pr.lastT, pr.lastLn = t, t, rec.line
+		}
+		b.recs = append(b.recs, rec)
+		pr.rows++
+	}
+	return true
+}
+
+// wrapLine names the side's file in an error without one.
+func wrapLine(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}

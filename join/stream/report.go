@@ -1,0 +1,144 @@
+package stream
+
+import (
+	"math"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+)
+
+// BatchReport is what one batch did.
+type BatchReport struct {
+	Batch int `json:"batch"`
+	// The key side's changes applied before the batch: key events (inserts
+	// and deletes) or timed rows inserted and expired.
+	Inserts int64 `json:"inserts"`
+	Deletes int64 `json:"deletes"` // deletes, or expired rows with a window
+	// The live key set the batch was probed against.
+	LiveRows int64 `json:"live_rows"`
+	LiveKeys int64 `json:"live_keys"`
+	// The probe rows and what the filter did with them. Negatives are the
+	// rows whose key has no live row; FalsePositives those of them the
+	// filter passed; FalseNegatives (counted with Options.Verify only)
+	// rows with a live key the filter rejected: always 0.
+	ProbeRows      int64   `json:"probe_rows"`
+	Passed         int64   `json:"passed"`
+	Negatives      int64   `json:"negatives"`
+	FalsePositives int64   `json:"false_positives"`
+	FalseNegatives int64   `json:"false_negatives"`
+	FPP            float64 `json:"fpp_formula"` // the kind's formula at LiveKeys
+	// RowsOut are the output rows; EstimatedRows the count-min estimate of
+	// them made before the batch was joined (the inner product of the live
+	// key rows' sketch and the batch's probe keys' sketch; 0 without
+	// sketches).
+	RowsOut       int64  `json:"rows_out"`
+	EstimatedRows uint64 `json:"estimated_rows"`
+	// Hot are the most frequent probe keys so far (the top-k sketch).
+	Hot []HotKey `json:"hot,omitempty"`
+	// Rebuilds counts the filter's rebuilds so far (the live keys outgrew
+	// its capacity).
+	Rebuilds int `json:"rebuilds"`
+	// TimeFrom and TimeTo are the batch's first and last probe time (timed
+	// mode).
+	TimeFrom int64 `json:"time_from,omitempty"`
+	TimeTo   int64 `json:"time_to,omitempty"`
+	// ApplyNanos is the time spent applying the key side's changes to the
+	// filter and the table, ProbeNanos probing and joining the batch.
+	ApplyNanos int64 `json:"apply_ns"`
+	ProbeNanos int64 `json:"probe_ns"`
+}
+
+// HotKey is a frequent probe key, formatted for people, with its estimated
+// count.
+type HotKey struct {
+	Key   string `json:"key"`
+	Count uint64 `json:"count"`
+}
+
+// FPRate is the measured false positive rate: false positives among the
+// negatives (0 without negatives).
+func (b BatchReport) FPRate() float64 {
+	if b.Negatives == 0 {
+		return 0
+	}
+	return float64(b.FalsePositives) / float64(b.Negatives)
+}
+
+// FPZ is how many binomial standard deviations the measured false positives
+// are from the formula's expectation: (FP - neg*p) / sqrt(neg*p*(1-p)). 0
+// when the expectation has no spread (no negatives, p = 0 or 1).
+func (b BatchReport) FPZ() float64 { return zScore(b.FalsePositives, b.Negatives, b.FPP) }
+
+func zScore(fp, neg int64, p float64) float64 {
+	v := float64(neg) * p * (1 - p)
+	if v <= 0 {
+		return 0
+	}
+	return (float64(fp) - float64(neg)*p) / math.Sqrt(v)
+}
+
+// Report is what the whole stream did.
+type Report struct {
+	Mode   string       `json:"mode"` // "events" or "window"
+	Filter filters.Kind `json:"filter"`
+	// Params are the filter's parameters at the end (its last capacity).
+	Params   filters.Params `json:"params"`
+	Capacity uint64         `json:"capacity"`
+	Rebuilds int            `json:"rebuilds"`
+	Batches  int            `json:"batches"`
+	Window   int64          `json:"window,omitempty"`
+
+	Inserts        int64  `json:"inserts"`
+	Deletes        int64  `json:"deletes"` // deletes, or expired rows with a window
+	ProbeRows      int64  `json:"probe_rows"`
+	Passed         int64  `json:"passed"`
+	Negatives      int64  `json:"negatives"`
+	FalsePositives int64  `json:"false_positives"`
+	FalseNegatives int64  `json:"false_negatives"`
+	Verified       bool   `json:"verified"` // false negatives were counted (Options.Verify)
+	RowsOut        int64  `json:"rows_out"`
+	EstimatedRows  uint64 `json:"estimated_rows"`
+	// FPPMean is the formula averaged over the batches, weighted by their
+	// negatives; BatchesBeyond4SD counts batches whose |FPZ| > 4.
+	FPPMean          float64 `json:"fpp_formula_mean"`
+	BatchesBeyond4SD int     `json:"batches_beyond_4sd"`
+
+	MaxLiveKeys   int64 `json:"max_live_keys"`
+	MaxLiveRows   int64 `json:"max_live_rows"`
+	FinalLiveKeys int64 `json:"final_live_keys"`
+	FilterBytes   int64 `json:"filter_bytes"`    // the filter's serialized size at the end
+	MaxTableBytes int64 `json:"max_table_bytes"` // the live rows' and keys' bytes at most (payload, without the map's overhead)
+	SketchBytes   int64 `json:"sketch_bytes"`
+	CMSWidth      int   `json:"cms_width"`
+	CMSDepth      int   `json:"cms_depth"`
+
+	ApplyNanos int64 `json:"apply_ns"`
+	ProbeNanos int64 `json:"probe_ns"`
+	WallNanos  int64 `json:"wall_ns"`
+
+	Hot []HotKey `json:"hot,omitempty"`
+}
+
+// UpdatesPerSecond is the key side's changes applied a second of apply
+// time.
+func (r *Report) UpdatesPerSecond() float64 {
+	if r.ApplyNanos == 0 {
+		return 0
+	}
+	return float64(r.Inserts+r.Deletes) / (float64(r.ApplyNanos) / 1e9)
+}
+
+// ProbeRowsPerSecond is the probe rows a second of wall time.
+func (r *Report) ProbeRowsPerSecond() float64 {
+	if r.WallNanos == 0 {
+		return 0
+	}
+	return float64(r.ProbeRows) / (float64(r.WallNanos) / 1e9)
+}
+
+// FPRate is the measured false positive rate over the whole stream.
+func (r *Report) FPRate() float64 {
+	if r.Negatives == 0 {
+		return 0
+	}
+	return float64(r.FalsePositives) / float64(r.Negatives)
+}

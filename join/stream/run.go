@@ -1,0 +1,563 @@
+package stream
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// timedChunk is how many timed key rows the key reader hands over at once.
+const timedChunk = 8192
+
+// Run runs the streaming join of opt and writes its output (a header, then
+// the matches, batch by batch, in probe order) to out. It reads each side
+// once, front to back; memory is the live key rows, their filter and
+// sketches, and a few batches of rows, whatever the streams' length. Two
+// reader goroutines parse the sides ahead of the batch being joined;
+// Workers goroutines probe each batch. It stops at ctx's cancellation.
+func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
+	start := time.Now()
+	opt, spec, err := opt.resolve()
+	if err != nil {
+		return nil, err
+	}
+	keyName, probeName := cmpOr(opt.KeyEventsName, opt.KeyEvents), cmpOr(opt.ProbeName, opt.Probe)
+	timed := opt.Window > 0
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	ks, err := openSide(ctx, opt.KeyEvents, keyName, !timed)
+	if err != nil {
+		return nil, err
+	}
+	defer ks.Close()
+	ps, err := openSide(ctx, opt.Probe, probeName, false)
+	if err != nil {
+		return nil, err
+	}
+	defer ps.Close()
+
+	// The key columns: --key-col (default the key side's first column),
+	// --join-col (default the same names).
+	keyCol := opt.KeyCol
+	if keyCol == "" {
+		keyCol = join.JoinColumns(ks.header[:1])
+	}
+	names, types, err := join.ParseKey(keyCol, opt.KeyType)
+	if err != nil {
+		return nil, optionError("KeyCol", keyCol, "%v", err)
+	}
+	joinNames := names
+	if opt.JoinCol != "" {
+		if joinNames, err = join.SplitColumns(opt.JoinCol); err != nil {
+			return nil, optionError("JoinCol", opt.JoinCol, "%v", err)
+		}
+		if len(joinNames) != len(names) {
+			return nil, optionError("JoinCol", opt.JoinCol, "%d columns for the %d key columns %s", len(joinNames), len(names), join.JoinColumns(names))
+		}
+	}
+	keySpec, err := join.NewKeySpec(ks.header, names, types)
+	if err != nil {
+		return nil, optionError("KeyCol", keyCol, "%s: %v", keyName, err)
+	}
+	probeSpec, err := join.NewKeySpec(ps.header, joinNames, types)
+	if err != nil {
+		return nil, optionError("JoinCol", join.JoinColumns(joinNames), "%s: %v", probeName, err)
+	}
+	kr := &keyReader{s: ks, ks: keySpec, tcol: -1}
+	pr := &probeReader{s: ps, ks: probeSpec, tcol: -1}
+	if timed {
+		if kr.tcol = index(ks.header, opt.KeyTime); kr.tcol < 0 {
+			return nil, optionError("KeyTime", opt.KeyTime, "no such column in %s (its columns: %s)", keyName, join.JoinColumns(ks.header))
+		}
+		if pr.tcol = index(ps.header, opt.ProbeTime); pr.tcol < 0 {
+			return nil, optionError("ProbeTime", opt.ProbeTime, "no such column in %s (its columns: %s)", probeName, join.JoinColumns(ps.header))
+		}
+	}
+
+	lf, err := newLiveFilter(spec, opt.Sizing, opt.Capacity)
+	if err != nil {
+		return nil, err
+	}
+	var sk *sketches
+	if !opt.NoSketches {
+		if sk, err = newSketches(opt, probeSpec); err != nil {
+			return nil, err
+		}
+	}
+
+	w := bufio.NewWriterSize(out, 1<<20)
+	h := join.OutputHeader(ps.raw, ps.header, probeSpec, ks.header, keySpec)
+	if _, err := w.Write(h.Line); err != nil {
+		return nil, err
+	}
+
+	e := &engine{opt: opt, timed: timed, tbl: newTable(), lf: lf, sk: sk, w: w, keyName: keyName,
+		keySpec: keySpec, rep: &Report{Mode: "events", Filter: spec.Kind, Window: opt.Window, Verified: opt.Verify}}
+	if timed {
+		e.rep.Mode = "window"
+	}
+	if sk != nil {
+		e.rep.CMSWidth, e.rep.CMSDepth = sk.width(), sk.depth()
+	}
+
+	// The readers run ahead by one batch each.
+	n := opt.KeyBatch
+	if timed {
+		n = timedChunk
+	}
+	keys := startFeed(ctx, func(b *keyBatch) bool { more := kr.read(b, n); b.finish(); return more }, (*keyBatch).reset,
+		func(b *keyBatch) bool { return len(b.recs) > 0 || b.err != nil })
+	probes := startFeed(ctx, func(b *probeBatch) bool {
+		more := pr.read(b, opt.Batch)
+		b.finish()
+		if sk != nil && b.err == nil {
+			sk.observe(b)
+		}
+		return more
+	}, (*probeBatch).reset, func(b *probeBatch) bool { return len(b.recs) > 0 || b.err != nil })
+	defer func() {
+		// Stop the readers: cancel them, close their files (which ends a
+		// read blocked on a pipe), wait for them.
+		keys.cancel()
+		probes.cancel()
+		ks.Close()
+		ps.Close()
+		<-keys.done
+		<-probes.done
+	}()
+	e.keys = keys
+
+	for batch := 0; ; batch++ {
+		pb, ok := probes.next(ctx)
+		if !ok {
+			break
+		}
+		if pb.err != nil {
+			return nil, pb.err
+		}
+		br := BatchReport{Batch: batch, Rebuilds: lf.rebuilds}
+		t0 := time.Now()
+		if timed {
+			err = e.applyTimed(ctx, pb, &br)
+		} else {
+			err = e.applyEvents(ctx, &br)
+		}
+		if err != nil {
+			return nil, err
+		}
+		br.ApplyNanos = time.Since(t0).Nanoseconds()
+		if testHookAfterApply != nil {
+			testHookAfterApply(e)
+		}
+		br.LiveRows, br.LiveKeys, br.FPP, br.Rebuilds = e.tbl.rows, int64(e.tbl.keys()), lf.fpp(), lf.rebuilds
+		if sk != nil {
+			br.EstimatedRows = sk.estimate(pb)
+			br.Hot = pb.hot
+		}
+		t1 := time.Now()
+		if err := e.probe(ctx, pb, &br); err != nil {
+			return nil, err
+		}
+		br.ProbeNanos = time.Since(t1).Nanoseconds()
+		if timed && len(pb.recs) > 0 {
+			br.TimeFrom, br.TimeTo = pb.recs[0].t, pb.recs[len(pb.recs)-1].t
+		}
+		probes.release(pb)
+		e.account(&br)
+		if opt.OnBatch != nil {
+			opt.OnBatch(br)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Key events after the last probe batch: read and checked (a bad one is
+	// an error), applied to nothing that is joined.
+	if !timed {
+		var br BatchReport
+		t0 := time.Now()
+		for {
+			if err := e.applyEvents(ctx, &br); err != nil {
+				return nil, err
+			}
+			if e.keysDone {
+				break
+			}
+		}
+		e.rep.Inserts += br.Inserts
+		e.rep.Deletes += br.Deletes
+		e.rep.ApplyNanos += time.Since(t0).Nanoseconds()
+	} else {
+		for {
+			kb, ok := keys.next(ctx)
+			if !ok {
+				break
+			}
+			if kb.err != nil {
+				return nil, kb.err
+			}
+			keys.release(kb)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
+	r := e.rep
+	r.Params, r.Capacity, r.Rebuilds, r.FilterBytes = lf.p, lf.capacity, lf.rebuilds, lf.bytes
+	r.FinalLiveKeys = int64(e.tbl.keys())
+	if r.Negatives > 0 {
+		r.FPPMean = e.fppWeighted / float64(r.Negatives)
+	}
+	if sk != nil {
+		r.SketchBytes = sk.bytes()
+		r.Hot = sk.hot()
+	}
+	r.WallNanos = time.Since(start).Nanoseconds()
+	return r, nil
+}
+
+// testHookAfterApply, if set by a test, sees the engine after each batch's
+// changes are applied.
+var testHookAfterApply func(*engine)
+
+// engine is the state of a run between batches.
+type engine struct {
+	opt      Options
+	timed    bool
+	tbl      *table
+	lf       *liveFilter
+	sk       *sketches
+	w        *bufio.Writer
+	keyName  string
+	keySpec  join.KeySpec
+	rep      *Report
+	keys     *feed[keyBatch]
+	keysDone bool
+	// timed mode: the key rows read but not applied (cur[curPos:]), and the
+	// live rows in time order for expiry (queue[qHead:]).
+	cur    *keyBatch
+	curPos int
+	queue  []timedRow
+	qHead  int
+	// the workers' output buffers, reused
+	bufs        [][]byte
+	fppWeighted float64
+}
+
+type timedRow struct {
+	e *entry
+	t int64
+}
+
+// applyEvents applies the next batch of key events (none when the key
+// events have ended).
+func (e *engine) applyEvents(ctx context.Context, br *BatchReport) error {
+	if e.keysDone {
+		return nil
+	}
+	kb, ok := e.keys.next(ctx)
+	if !ok {
+		e.keysDone = true
+		return ctx.Err()
+	}
+	defer e.keys.release(kb)
+	for i := range kb.recs {
+		r := &kb.recs[i]
+		if err := e.applyEvent(r); err != nil {
+			return err
+		}
+		if r.op == '+' {
+			br.Inserts++
+		} else {
+			br.Deletes++
+		}
+	}
+	if e.sk != nil {
+		if err := e.sk.endApply(); err != nil {
+			return err
+		}
+	}
+	return kb.err
+}
+
+func (e *engine) applyEvent(r *keyRec) error {
+	if r.op == '+' {
+		ent, fresh := e.tbl.insert(r.key, r.row, r.t)
+		if e.sk != nil {
+			e.sk.insert(r.key)
+		}
+		if fresh {
+			return e.lf.add(r.key, e.tbl)
+		}
+		_ = ent
+		return nil
+	}
+	gone, err := e.tbl.remove(r.key)
+	if err != nil {
+		return fmt.Errorf("%s:%d: delete of key %s: %w", e.keyName, r.line, e.keySpec.FormatKey(r.key), err)
+	}
+	if e.sk != nil {
+		e.sk.delete(r.key)
+	}
+	if gone {
+		return e.lf.remove(r.key)
+	}
+	return nil
+}
+
+// applyTimed inserts the key rows with times up to the batch's last probe
+// time and expires those that no probe row of the batch can see (time at
+// most the first probe time minus the window).
+func (e *engine) applyTimed(ctx context.Context, pb *probeBatch, br *BatchReport) error {
+	if len(pb.recs) == 0 {
+		return nil
+	}
+	tFirst, tLast := pb.recs[0].t, pb.recs[len(pb.recs)-1].t
+	for !e.keysDone {
+		if e.cur == nil || e.curPos == len(e.cur.recs) {
+			if e.cur != nil {
+				err := e.cur.err
+				e.keys.release(e.cur)
+				e.cur = nil
+				if err != nil {
+					return err
+				}
+			}
+			kb, ok := e.keys.next(ctx)
+			if !ok {
+				e.keysDone = true
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				break
+			}
+			e.cur, e.curPos = kb, 0
+			continue
+		}
+		r := &e.cur.recs[e.curPos]
+		if r.t > tLast {
+			break
+		}
+		e.curPos++
+		ent, fresh := e.tbl.insert(r.key, r.row, r.t)
+		e.queue = append(e.queue, timedRow{ent, r.t})
+		if e.sk != nil {
+			e.sk.insert(r.key)
+		}
+		if fresh {
+			if err := e.lf.add(r.key, e.tbl); err != nil {
+				return err
+			}
+		}
+		br.Inserts++
+	}
+	// Expire: rows with tFirst - t >= W (computed without overflow: t <=
+	// tFirst is checked first, and the difference of two int64 fits a
+	// uint64).
+	for e.qHead < len(e.queue) {
+		q := e.queue[e.qHead]
+		if q.t > tFirst || uint64(tFirst)-uint64(q.t) < uint64(e.opt.Window) {
+			break
+		}
+		e.qHead++
+		if e.sk != nil {
+			e.sk.delete([]byte(q.e.key))
+		}
+		if e.tbl.removeOldest(q.e) {
+			if err := e.lf.remove([]byte(q.e.key)); err != nil {
+				return err
+			}
+		}
+		br.Deletes++
+	}
+	if e.qHead > 4096 && e.qHead*2 > len(e.queue) {
+		n := copy(e.queue, e.queue[e.qHead:])
+		clear(e.queue[n:])
+		e.queue, e.qHead = e.queue[:n], 0
+	}
+	if e.sk != nil {
+		return e.sk.endApply()
+	}
+	return nil
+}
+
+// inWindow reports t - W < tk <= t without overflow.
+func inWindow(tk, t, w int64) bool {
+	return tk <= t && uint64(t)-uint64(tk) < uint64(w)
+}
+
+// probe tests the batch's rows against the filter, joins the survivors with
+// the live rows and writes the matches, in probe order.
+func (e *engine) probe(ctx context.Context, pb *probeBatch, br *BatchReport) error {
+	recs := pb.recs
+	nw := max(1, min(e.opt.Workers, len(recs)/1024))
+	if len(e.bufs) < nw {
+		e.bufs = append(e.bufs, make([][]byte, nw-len(e.bufs))...)
+	}
+	counts := make([]probeCounts, nw)
+	var wg sync.WaitGroup
+	for i := range nw {
+		lo, hi := i*len(recs)/nw, (i+1)*len(recs)/nw
+		wg.Go(func() {
+			e.bufs[i], counts[i] = e.probeRange(recs[lo:hi], e.bufs[i][:0])
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i := range nw {
+		c := counts[i]
+		br.ProbeRows += c.rows
+		br.Passed += c.passed
+		br.Negatives += c.neg
+		br.FalsePositives += c.fp
+		br.FalseNegatives += c.fn
+		br.RowsOut += c.out
+		if _, err := e.w.Write(e.bufs[i]); err != nil {
+			return err
+		}
+		if cap(e.bufs[i]) > 64<<20 {
+			e.bufs[i] = nil // one huge batch of matches: do not keep its buffer
+		}
+	}
+	return nil
+}
+
+type probeCounts struct{ rows, passed, neg, fp, fn, out int64 }
+
+func (e *engine) probeRange(recs []probeRec, buf []byte) ([]byte, probeCounts) {
+	var c probeCounts
+	f := e.lf.f
+	c.rows = int64(len(recs))
+	for i := range recs {
+		r := &recs[i]
+		if !f.Contains(r.key) {
+			c.neg++
+			if e.opt.Verify && e.tbl.lookup(r.key) != nil {
+				c.fn++
+			}
+			continue
+		}
+		c.passed++
+		rows := e.tbl.lookup(r.key)
+		if rows == nil {
+			c.neg++
+			c.fp++
+			continue
+		}
+		for _, kr := range rows {
+			if e.timed && !inWindow(kr.t, r.t, e.opt.Window) {
+				continue
+			}
+			buf = join.AppendOutputRow(buf, r.raw, []byte(kr.row))
+			c.out++
+		}
+	}
+	return buf, c
+}
+
+// account adds a batch to the run's totals.
+func (e *engine) account(br *BatchReport) {
+	r := e.rep
+	r.Batches++
+	r.Inserts += br.Inserts
+	r.Deletes += br.Deletes
+	r.ProbeRows += br.ProbeRows
+	r.Passed += br.Passed
+	r.Negatives += br.Negatives
+	r.FalsePositives += br.FalsePositives
+	r.FalseNegatives += br.FalseNegatives
+	r.RowsOut += br.RowsOut
+	r.EstimatedRows += br.EstimatedRows
+	r.ApplyNanos += br.ApplyNanos
+	r.ProbeNanos += br.ProbeNanos
+	r.MaxLiveKeys = max(r.MaxLiveKeys, br.LiveKeys)
+	r.MaxLiveRows = max(r.MaxLiveRows, br.LiveRows)
+	r.MaxTableBytes = max(r.MaxTableBytes, e.tbl.bytes)
+	e.fppWeighted += br.FPP * float64(br.Negatives)
+	if z := br.FPZ(); z > 4 || z < -4 {
+		r.BatchesBeyond4SD++
+	}
+}
+
+// feed runs a reader goroutine that fills batches ahead of their use: two
+// buffers, one being filled while the other is used.
+type feed[B any] struct {
+	full   chan *B
+	free   chan *B
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// startFeed starts a reader: fill reads into a batch and reports whether
+// more may follow; send reports whether a batch holds anything.
+func startFeed[B any](ctx context.Context, fill func(*B) bool, reset func(*B), send func(*B) bool) *feed[B] {
+	ctx, cancel := context.WithCancel(ctx)
+	f := &feed[B]{full: make(chan *B, 1), free: make(chan *B, 2), cancel: cancel, done: make(chan struct{})}
+	f.free <- new(B)
+	f.free <- new(B)
+	go func() {
+		defer close(f.done)
+		defer close(f.full)
+		for {
+			var b *B
+			select {
+			case b = <-f.free:
+			case <-ctx.Done():
+				return
+			}
+			reset(b)
+			more := fill(b)
+			if send(b) {
+				select {
+				case f.full <- b:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if !more {
+				return
+			}
+		}
+	}()
+	return f
+}
+
+// next returns the next batch, or false at the end (or ctx's end).
+func (f *feed[B]) next(ctx context.Context) (*B, bool) {
+	select {
+	case b, ok := <-f.full:
+		return b, ok
+	case <-ctx.Done():
+		return nil, false
+	}
+}
+
+// release hands a batch back for refilling.
+func (f *feed[B]) release(b *B) { f.free <- b }
+
+func index(names []string, name string) int {
+	for i, n := range names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,442 @@
+package stream
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// csvField quotes f as the output does (join.AppendCSVField).
+func csvField(f string) string { return string(join.AppendCSVField(nil, []byte(f))) }
+
+// payload returns a random field: plain, or holding commas, quotes, line
+// breaks, or empty.
+func payload(r *rand.Rand, i int) string {
+	switch r.IntN(8) {
+	case 0:
+		return fmt.Sprintf("a,b%d", i)
+	case 1:
+		return fmt.Sprintf("q\"%d\"", i)
+	case 2:
+		return fmt.Sprintf("line\nbreak%d", i)
+	case 3:
+		return ""
+	}
+	return "v" + strconv.Itoa(i)
+}
+
+// modelEvents is the reference of event mode, written from the contract's
+// "equivalently" paragraph (docs/stream.md), not from the engine: an
+// insert at event batch bi whose FIFO-paired delete is at batch bd matches
+// the probe rows of its key in probe batches bi <= b < bd.
+type insert struct {
+	key      int64
+	row      string // the output's key-side part
+	bi, bd   int
+	position int
+}
+
+func modelEvents(ins []insert, probeKeys []int64, probeRaw []string, batch int) string {
+	var b strings.Builder
+	for j, k := range probeKeys {
+		pb := j / batch
+		for _, in := range ins {
+			if in.key == k && in.bi <= pb && pb < in.bd {
+				b.WriteString(probeRaw[j])
+				b.WriteString(",")
+				b.WriteString(in.row)
+				b.WriteString("\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// genEvents writes a random events file and probe file; it returns the
+// inserts with their live intervals, and the probe rows.
+func genEvents(t *testing.T, r *rand.Rand, dir string, nEvents, nProbe, domain, keyBatch int, leadingZeros bool) ([]insert, []int64, []string) {
+	var ev strings.Builder
+	ev.WriteString("\ufeffNOTE,ID,EXTRA\r\n")
+	live := map[int64][]int{} // key -> indexes in ins, oldest first
+	var ins []insert
+	idx := 0
+	for idx < nEvents {
+		k := int64(r.IntN(domain))
+		if r.IntN(3) == 0 && len(live[k]) > 0 {
+			ks := strconv.FormatInt(k, 10)
+			if leadingZeros && r.IntN(2) == 0 {
+				ks = "00" + ks
+			}
+			fmt.Fprintf(&ev, "-%s\n", ks)
+			i := live[k][0]
+			live[k] = live[k][1:]
+			ins[i].bd = idx / keyBatch
+			idx++
+			continue
+		}
+		if r.IntN(10) == 0 {
+			ev.WriteString("\n") // a blank line: no event
+		}
+		note, extra := payload(r, idx), payload(r, idx+1)
+		fmt.Fprintf(&ev, "+%s,%d,%s\n", csvField(note), k, csvField(extra))
+		live[k] = append(live[k], len(ins))
+		ins = append(ins, insert{key: k, row: csvField(note) + "," + csvField(extra), bi: idx / keyBatch, bd: 1 << 60})
+		idx++
+	}
+	var pr strings.Builder
+	pr.WriteString("SEQ,REF,PAD\n")
+	keys := make([]int64, nProbe)
+	raws := make([]string, nProbe)
+	for j := range nProbe {
+		keys[j] = int64(r.IntN(domain + domain/4)) // some never live
+		raws[j] = fmt.Sprintf("%d,%d,%s", j, keys[j], csvField(payload(r, j)))
+		pr.WriteString(raws[j] + "\n")
+	}
+	testutil.WriteFile(t, filepath.Join(dir, "ev.csv"), []byte(ev.String()), 0o644)
+	testutil.WriteFile(t, filepath.Join(dir, "pr.csv"), []byte(pr.String()), 0o644)
+	return ins, keys, raws
+}
+
+func TestEventsAgainstModel(t *testing.T) {
+	seed := testutil.Seed(t)
+	r := testutil.Rand(seed)
+	kinds := DeletingKinds()
+	rounds := 40
+	if testing.Short() {
+		rounds = 10
+	}
+	for round := range rounds {
+		dir := t.TempDir()
+		domain := 1 + r.IntN(300)
+		batch, keyBatch := 1+r.IntN(200), 1+r.IntN(200)
+		ins, keys, raws := genEvents(t, r, dir, r.IntN(2000), r.IntN(3000), domain, keyBatch, true)
+		kind := kinds[round%len(kinds)]
+		opt := Options{KeyEvents: filepath.Join(dir, "ev.csv"), Probe: filepath.Join(dir, "pr.csv"), KeyCol: "ID", JoinCol: "REF",
+			Batch: batch, KeyBatch: keyBatch, Filter: filters.Kind(kind), Capacity: uint64(1 + r.IntN(64)),
+			Sizing: filters.Sizing{BitsPerKey: float64(8 + r.IntN(16))}, Workers: 1 + r.IntN(4), Verify: true, NoSketches: r.IntN(4) == 0}
+		var out bytes.Buffer
+		rep, err := Run(context.Background(), opt, &out)
+		if err != nil {
+			t.Fatalf("round %d (%s, batch %d, key batch %d): %v", round, kind, batch, keyBatch, err)
+		}
+		want := "SEQ,REF,PAD,NOTE,EXTRA\n" + modelEvents(ins, keys, raws, batch)
+		if got := out.String(); got != want {
+			t.Fatalf("round %d (%s, batch %d, key batch %d): output differs:\n%s", round, kind, batch, keyBatch,
+				testutil.FirstDiff(strings.SplitAfter(got, "\n"), strings.SplitAfter(want, "\n")))
+		}
+		if rep.FalseNegatives != 0 {
+			t.Fatalf("round %d: %d false negatives", round, rep.FalseNegatives)
+		}
+		if rep.ProbeRows != int64(len(keys)) {
+			t.Fatalf("round %d: %d probe rows, want %d", round, rep.ProbeRows, len(keys))
+		}
+	}
+}
+
+// modelTimed: a probe row at t joins the key rows of its key with
+// t-W < tk <= t, in key file order.
+func TestTimedAgainstModel(t *testing.T) {
+	seed := testutil.Seed(t)
+	r := testutil.Rand(seed)
+	for round := range 30 {
+		dir := t.TempDir()
+		domain := 1 + r.IntN(100)
+		w := int64(1 + r.IntN(50))
+		type krow struct {
+			key, t int64
+			row    string
+		}
+		var kr []krow
+		var kb strings.Builder
+		kb.WriteString("K,T,V\n")
+		tm := int64(r.IntN(10)) - 5
+		for i := range r.IntN(1500) {
+			tm += int64(r.IntN(3))
+			k := int64(r.IntN(domain))
+			v := payload(r, i)
+			kr = append(kr, krow{k, tm, strconv.FormatInt(tm, 10) + "," + csvField(v)})
+			fmt.Fprintf(&kb, "%d,%d,%s\n", k, tm, csvField(v))
+		}
+		var pb strings.Builder
+		pb.WriteString("T,REF\n")
+		var want strings.Builder
+		want.WriteString("T,REF,T,V\n")
+		tm = int64(r.IntN(10)) - 5
+		for range r.IntN(2000) {
+			tm += int64(r.IntN(3))
+			k := int64(r.IntN(domain + 10))
+			raw := fmt.Sprintf("%d,%d", tm, k)
+			pb.WriteString(raw + "\n")
+			for _, x := range kr {
+				if x.key == k && x.t <= tm && tm-x.t < w {
+					want.WriteString(raw + "," + x.row + "\n")
+				}
+			}
+		}
+		testutil.WriteFile(t, filepath.Join(dir, "k.csv"), []byte(kb.String()), 0o644)
+		testutil.WriteFile(t, filepath.Join(dir, "p.csv"), []byte(pb.String()), 0o644)
+		kind := DeletingKinds()[round%len(DeletingKinds())]
+		var out bytes.Buffer
+		opt := Options{KeyEvents: filepath.Join(dir, "k.csv"), Probe: filepath.Join(dir, "p.csv"), KeyCol: "K", JoinCol: "REF",
+			Window: w, KeyTime: "T", Batch: 1 + r.IntN(300), Filter: filters.Kind(kind), Workers: 1 + r.IntN(3), Verify: true}
+		rep, err := Run(context.Background(), opt, &out)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if got := out.String(); got != want.String() {
+			t.Fatalf("round %d (%s, W %d, batch %d): output differs:\n%s", round, kind, w, opt.Batch,
+				testutil.FirstDiff(strings.SplitAfter(got, "\n"), strings.SplitAfter(want.String(), "\n")))
+		}
+		if rep.FalseNegatives != 0 {
+			t.Fatalf("round %d: %d false negatives", round, rep.FalseNegatives)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		testutil.WriteFile(t, p, []byte(s), 0o644)
+		return p
+	}
+	probe := write("p.csv", "K,V\n1,a\n2,b\n")
+	cases := []struct {
+		name string
+		opt  Options
+		want string
+	}{
+		{"delete not live", Options{KeyEvents: write("e1", "K,V\n+1,x\n-2\n"), Probe: probe}, "e1:3: delete of key 2: no live row"},
+		{"bad op", Options{KeyEvents: write("e2", "K,V\n+1,x\n*2,y\n"), Probe: probe}, "e2:3: a key event starts with + (insert) or - (delete), not '*'"},
+		{"insert fields", Options{KeyEvents: write("e3", "K,V\n+1\n"), Probe: probe}, "an insert (+) has 1 fields, want the header's 2"},
+		{"delete fields", Options{KeyEvents: write("e4", "K,V\n+1,x\n-1,x\n"), Probe: probe}, "a delete (-) has 2 fields, want the key's 1"},
+		{"bad int key", Options{KeyEvents: write("e5", "K,V\n+x1,x\n"), Probe: probe}, "e5:2: K: invalid integer"},
+		{"bad probe key", Options{KeyEvents: write("e6", "K,V\n+1,x\n"), Probe: write("p2.csv", "K,V\n1,a\nzz,b\n")}, "p2.csv:3: K: invalid integer"},
+		{"not deleting", Options{KeyEvents: write("e7", "K,V\n"), Probe: probe, Filter: filters.Bloom}, "cannot delete keys"},
+		{"unknown kind", Options{KeyEvents: write("e8", "K,V\n"), Probe: probe, Filter: "nope"}, "unknown filter"},
+		{"time order", Options{KeyEvents: write("t1", "K,T\n1,5\n2,4\n"), Probe: write("pt.csv", "K,T\n1,5\n"), Window: 3, KeyTime: "T"},
+			"t1:3: time 4 of column T is before 5 of line 2"},
+		{"probe time order", Options{KeyEvents: write("t2", "K,T\n1,5\n"), Probe: write("pt2.csv", "K,T\n1,5\n1,2\n"), Window: 3, KeyTime: "T"},
+			"pt2.csv:3: time 2 of column T is before 5 of line 2"},
+		{"no time column", Options{KeyEvents: write("t3", "K,T\n"), Probe: probe, Window: 3, KeyTime: "X"}, "KeyTime X: no such column"},
+		{"window needs time", Options{KeyEvents: write("t4", "K,T\n"), Probe: probe, Window: 3}, "a window needs"},
+		{"no such key col", Options{KeyEvents: write("e9", "K,V\n"), Probe: probe, KeyCol: "Z"}, "KeyCol"},
+		{"both stdin", Options{KeyEvents: "-", Probe: "-"}, "one side only"},
+		{"batch", Options{KeyEvents: write("e10", "K,V\n"), Probe: probe, Batch: -1}, "Batch -1"},
+		{"join col count", Options{KeyEvents: write("e11", "K,V\n"), Probe: probe, JoinCol: "K,V"}, "2 columns for the 1 key columns"},
+		{"missing file", Options{KeyEvents: filepath.Join(dir, "nope"), Probe: probe}, "nope"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Run(context.Background(), c.opt, new(bytes.Buffer))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Run: %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestEdgeEvents: an empty string key deleted by "-" alone, a quoted key
+// holding a comma and a line break, events after the last probe batch
+// checked, a stream with no probe rows, composite keys.
+func TestEdgeEvents(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		testutil.WriteFile(t, p, []byte(s), 0o644)
+		return p
+	}
+	run := func(opt Options) (string, error) {
+		var out bytes.Buffer
+		_, err := Run(context.Background(), opt, &out)
+		return out.String(), err
+	}
+	// A quoted key with a comma and a line break, deleted and re-inserted.
+	got, err := run(Options{KeyEvents: write("q", "K,V\n+\"a,\nb\",1\n+c,2\n-\"a,\nb\"\n+\"a,\nb\",3\n"), Probe: write("qp", "K\n\"a,\nb\"\nc\n"),
+		KeyType: "string", Batch: 1, KeyBatch: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "K,V\n\"a,\nb\",1\nc,2\n"; got != want {
+		t.Fatalf("quoted keys: got %q, want %q", got, want)
+	}
+	// Batch 1 applied events 2..3: the delete and the re-insert.
+	got, err = run(Options{KeyEvents: write("q2", "K,V\n+\"a,\nb\",1\n+c,2\n-\"a,\nb\"\n+\"a,\nb\",3\n"), Probe: write("qp2", "K\nx\n\"a,\nb\"\n"),
+		KeyType: "string", Batch: 1, KeyBatch: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "K,V\n\"a,\nb\",3\n"; got != want {
+		t.Fatalf("re-insert: got %q, want %q", got, want)
+	}
+	// A bad event after the last probe batch is still an error.
+	if _, err := run(Options{KeyEvents: write("late", "K,V\n+1,a\n+2,b\n-7\n"), Probe: write("lp", "K\n1\n"), Batch: 1, KeyBatch: 1}); err == nil ||
+		!strings.Contains(err.Error(), "late:4: delete of key 7") {
+		t.Fatalf("a bad event after the probe ended: %v", err)
+	}
+	// No probe rows: the header only.
+	got, err = run(Options{KeyEvents: write("np", "K,V\n+1,a\n"), Probe: write("npp", "K,W\n")})
+	if err != nil || got != "K,W,V\n" {
+		t.Fatalf("no probe rows: %q, %v", got, err)
+	}
+	// Composite key: A,B on the key side, X,Y on the probe; a delete holds
+	// both components.
+	got, err = run(Options{KeyEvents: write("c", "A,B,V\n+1,x,p\n+1,y,q\n-1,x\n"), Probe: write("cp", "X,Y\n1,x\n1,y\n"),
+		KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string", Batch: 2, KeyBatch: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "X,Y,V\n1,x,p\n1,y,q\n"; got != want {
+		t.Fatalf("composite, batch 0: got %q, want %q", got, want)
+	}
+	got, err = run(Options{KeyEvents: write("c2", "A,B,V\n+1,x,p\n+1,y,q\n-1,x\n"), Probe: write("cp2", "X,Y\n1,x\n1,y\n"),
+		KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string", Batch: 2, KeyBatch: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "X,Y,V\n1,y,q\n"; got != want {
+		t.Fatalf("composite with the delete: got %q, want %q", got, want)
+	}
+}
+
+// TestGrowth: a live key set far beyond the first capacity rebuilds the
+// filter, keeps every key, and the table and filter shrink back with the
+// live set (the map is replaced once the keys fall to a quarter).
+func TestGrowth(t *testing.T) {
+	dir := t.TempDir()
+	var ev, pr strings.Builder
+	ev.WriteString("K\n")
+	pr.WriteString("K\n")
+	const n = 20000
+	for i := range n {
+		fmt.Fprintf(&ev, "+%d\n", i)
+	}
+	for i := range n {
+		fmt.Fprintf(&ev, "-%d\n", i)
+	}
+	for i := range 2 * n {
+		fmt.Fprintf(&pr, "%d\n", i%n)
+	}
+	testutil.WriteFile(t, filepath.Join(dir, "e"), []byte(ev.String()), 0o644)
+	testutil.WriteFile(t, filepath.Join(dir, "p"), []byte(pr.String()), 0o644)
+	for _, kind := range DeletingKinds() {
+		var out bytes.Buffer
+		rep, err := Run(context.Background(), Options{KeyEvents: filepath.Join(dir, "e"), Probe: filepath.Join(dir, "p"), Batch: n, Capacity: 16,
+			Filter: filters.Kind(kind), Verify: true}, &out)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		// Batch 0 sees all n keys, batch 1 none.
+		if rep.RowsOut != n || rep.FalseNegatives != 0 || rep.Rebuilds < 10 || rep.FinalLiveKeys != 0 {
+			t.Fatalf("%s: rows out %d (want %d), false negatives %d, rebuilds %d, final live %d", kind, rep.RowsOut, n, rep.FalseNegatives, rep.Rebuilds, rep.FinalLiveKeys)
+		}
+	}
+}
+
+// TestFPAgainstFormula: over many batches of absent keys, the measured
+// false positives of each batch are within 4 standard deviations of the
+// formula at the live keys, and overall too.
+func TestFPAgainstFormula(t *testing.T) {
+	seed := testutil.Seed(t)
+	r := testutil.Rand(seed)
+	dir := t.TempDir()
+	var ev, pr strings.Builder
+	ev.WriteString("K\n")
+	pr.WriteString("K\n")
+	const batches, batch = 20, 20000
+	live := []int64{}
+	next := int64(0)
+	for range batches {
+		for range 1000 { // 1000 events a batch: the live set grows to ~10,000 and churns
+			if len(live) > 0 && r.IntN(3) == 0 {
+				i := r.IntN(len(live))
+				fmt.Fprintf(&ev, "-%d\n", live[i])
+				live[i] = live[len(live)-1]
+				live = live[:len(live)-1]
+				continue
+			}
+			fmt.Fprintf(&ev, "+%d\n", next)
+			live = append(live, next)
+			next++
+		}
+		for range batch {
+			fmt.Fprintf(&pr, "%d\n", 1<<40+r.Int64N(1<<40)) // never inserted
+		}
+	}
+	testutil.WriteFile(t, filepath.Join(dir, "e"), []byte(ev.String()), 0o644)
+	testutil.WriteFile(t, filepath.Join(dir, "p"), []byte(pr.String()), 0o644)
+	for _, kind := range []filters.Kind{filters.ACBF, filters.CBF, filters.Cuckoo} {
+		var worst float64
+		rep, err := Run(context.Background(), Options{KeyEvents: filepath.Join(dir, "e"), Probe: filepath.Join(dir, "p"), Batch: batch, KeyBatch: 1000,
+			Filter: kind, Capacity: 8192, Sizing: filters.Sizing{FPP: 0.02}, NoSketches: true,
+			OnBatch: func(b BatchReport) {
+				if z := b.FPZ(); z > 4 || z < -4 {
+					t.Errorf("%s batch %d: %d false positives of %d at formula %.4g: z = %.2f", kind, b.Batch, b.FalsePositives, b.Negatives, b.FPP, z)
+				}
+				worst = max(worst, b.FPZ(), -b.FPZ())
+			}}, new(bytes.Buffer))
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := zScore(rep.FalsePositives, rep.Negatives, rep.FPPMean)
+		t.Logf("%s: FP %d of %d (%.4g), formula mean %.4g, overall z %.2f, worst batch |z| %.2f", kind, rep.FalsePositives, rep.Negatives, rep.FPRate(), rep.FPPMean, z, worst)
+		if rep.FalsePositives == 0 {
+			t.Errorf("%s: no false positive at all: the test measures nothing", kind)
+		}
+	}
+}
+
+// TestSketchesWindowed: after every batch, the live sketch kept by
+// add-and-subtract equals (bitwise) a sketch built from scratch over the
+// live rows, and the estimate is never below the true rows out.
+func TestSketchesWindowed(t *testing.T) {
+	seed := testutil.Seed(t)
+	r := testutil.Rand(seed)
+	dir := t.TempDir()
+	ins, keys, raws := genEvents(t, r, dir, 3000, 3000, 200, 100, false)
+	_ = ins
+	_ = raws
+	_ = keys
+	opt := Options{KeyEvents: filepath.Join(dir, "ev.csv"), Probe: filepath.Join(dir, "pr.csv"), KeyCol: "ID", JoinCol: "REF", Batch: 100, KeyBatch: 100}
+	var bad []string
+	opt.OnBatch = func(b BatchReport) {
+		if b.EstimatedRows < uint64(b.RowsOut) {
+			bad = append(bad, fmt.Sprintf("batch %d: estimate %d below %d rows out", b.Batch, b.EstimatedRows, b.RowsOut))
+		}
+	}
+	checked := 0
+	testHookAfterApply = func(e *engine) {
+		scratch, err := e.sk.live.Clone(), error(nil)
+		scratch.Reset()
+		for _, ent := range e.tbl.m {
+			scratch.Add([]byte(ent.key), uint64(len(ent.rows)))
+		}
+		if !scratch.Equal(e.sk.live) {
+			err = errors.New("the windowed live sketch differs from one built over the live rows")
+		}
+		if err != nil {
+			bad = append(bad, err.Error())
+		}
+		checked++
+	}
+	defer func() { testHookAfterApply = nil }()
+	if _, err := Run(context.Background(), opt, new(bytes.Buffer)); err != nil {
+		t.Fatal(err)
+	}
+	if checked < 10 || len(bad) > 0 {
+		t.Fatalf("%d batches checked; %s", checked, strings.Join(bad, "; "))
+	}
+}
+
+func TestMain(m *testing.M) { os.Exit(m.Run()) }
