@@ -45,7 +45,7 @@ type Options struct {
 	Sizing   filters.Sizing
 	Capacity uint64
 	// CMSEps and CMSDelta size the count-min sketches (cms.ForError: width
-	// e/eps, depth ln 1/delta; defaults 0.001 and 0.01) of the live key rows
+	// e/eps, depth ln 1/delta; defaults 0.0001 and 0.01) of the live key rows
 	// and of each batch's probe keys, whose inner product estimates a
 	// batch's output rows before it is joined. NoSketches turns the
 	// sketches and the hot keys off.
@@ -72,7 +72,7 @@ const (
 	MaxCapacity     = 1 << 32
 	DefaultTopK     = 10
 	MaxTopK         = 100_000
-	DefaultCMSEps   = 0.001
+	DefaultCMSEps   = 0.0001
 	DefaultCMSDelta = 0.01
 )
 

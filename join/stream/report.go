@@ -18,14 +18,20 @@ type BatchReport struct {
 	LiveKeys int64 `json:"live_keys"`
 	// The probe rows and what the filter did with them. Negatives are the
 	// rows whose key has no live row; FalsePositives those of them the
-	// filter passed; FalseNegatives (counted with Options.Verify only)
-	// rows with a live key the filter rejected: always 0.
-	ProbeRows      int64   `json:"probe_rows"`
-	Passed         int64   `json:"passed"`
-	Negatives      int64   `json:"negatives"`
-	FalsePositives int64   `json:"false_positives"`
-	FalseNegatives int64   `json:"false_negatives"`
-	FPP            float64 `json:"fpp_formula"` // the kind's formula at LiveKeys
+	// filter passed (the rows a false positive costs); FalseNegatives
+	// (counted with Options.Verify only) rows with a live key the filter
+	// rejected: always 0. NegativeKeys and FalsePositiveKeys count the
+	// distinct keys of those rows: the filter's false positive rate, the
+	// formula's quantity, is FalsePositiveKeys/NegativeKeys (a hot absent
+	// key repeated in many rows is one trial).
+	ProbeRows         int64   `json:"probe_rows"`
+	Passed            int64   `json:"passed"`
+	Negatives         int64   `json:"negatives"`
+	FalsePositives    int64   `json:"false_positives"`
+	FalseNegatives    int64   `json:"false_negatives"`
+	NegativeKeys      int64   `json:"negative_keys"`
+	FalsePositiveKeys int64   `json:"false_positive_keys"`
+	FPP               float64 `json:"fpp_formula"` // the kind's formula at LiveKeys
 	// RowsOut are the output rows; EstimatedRows the count-min estimate of
 	// them made before the batch was joined (the inner product of the live
 	// key rows' sketch and the batch's probe keys' sketch; 0 without
@@ -54,19 +60,26 @@ type HotKey struct {
 	Count uint64 `json:"count"`
 }
 
-// FPRate is the measured false positive rate: false positives among the
-// negatives (0 without negatives).
-func (b BatchReport) FPRate() float64 {
-	if b.Negatives == 0 {
+// FPRate is the measured false positive rate: the distinct negative keys
+// the filter passed, among the distinct negative keys (0 without any).
+func (b BatchReport) FPRate() float64 { return rate(b.FalsePositiveKeys, b.NegativeKeys) }
+
+// RowFPRate is the share of negative rows the filter passed: what false
+// positives cost in rows.
+func (b BatchReport) RowFPRate() float64 { return rate(b.FalsePositives, b.Negatives) }
+
+func rate(a, b int64) float64 {
+	if b == 0 {
 		return 0
 	}
-	return float64(b.FalsePositives) / float64(b.Negatives)
+	return float64(a) / float64(b)
 }
 
-// FPZ is how many binomial standard deviations the measured false positives
-// are from the formula's expectation: (FP - neg*p) / sqrt(neg*p*(1-p)). 0
-// when the expectation has no spread (no negatives, p = 0 or 1).
-func (b BatchReport) FPZ() float64 { return zScore(b.FalsePositives, b.Negatives, b.FPP) }
+// FPZ is how many binomial standard deviations the distinct false positive
+// keys are from the formula's expectation: (F - D*p) / sqrt(D*p*(1-p)) for
+// D distinct negative keys, each a trial of the filter. 0 when the
+// expectation has no spread (no negatives, p = 0 or 1).
+func (b BatchReport) FPZ() float64 { return zScore(b.FalsePositiveKeys, b.NegativeKeys, b.FPP) }
 
 func zScore(fp, neg int64, p float64) float64 {
 	v := float64(neg) * p * (1 - p)
@@ -87,18 +100,22 @@ type Report struct {
 	Batches  int            `json:"batches"`
 	Window   int64          `json:"window,omitempty"`
 
-	Inserts        int64  `json:"inserts"`
-	Deletes        int64  `json:"deletes"` // deletes, or expired rows with a window
-	ProbeRows      int64  `json:"probe_rows"`
-	Passed         int64  `json:"passed"`
-	Negatives      int64  `json:"negatives"`
-	FalsePositives int64  `json:"false_positives"`
-	FalseNegatives int64  `json:"false_negatives"`
-	Verified       bool   `json:"verified"` // false negatives were counted (Options.Verify)
-	RowsOut        int64  `json:"rows_out"`
-	EstimatedRows  uint64 `json:"estimated_rows"`
+	Inserts        int64 `json:"inserts"`
+	Deletes        int64 `json:"deletes"` // deletes, or expired rows with a window
+	ProbeRows      int64 `json:"probe_rows"`
+	Passed         int64 `json:"passed"`
+	Negatives      int64 `json:"negatives"`
+	FalsePositives int64 `json:"false_positives"`
+	FalseNegatives int64 `json:"false_negatives"`
+	// NegativeKeys and FalsePositiveKeys sum the batches' distinct counts
+	// (a key absent from several batches counts in each).
+	NegativeKeys      int64  `json:"negative_keys"`
+	FalsePositiveKeys int64  `json:"false_positive_keys"`
+	Verified          bool   `json:"verified"` // false negatives were counted (Options.Verify)
+	RowsOut           int64  `json:"rows_out"`
+	EstimatedRows     uint64 `json:"estimated_rows"`
 	// FPPMean is the formula averaged over the batches, weighted by their
-	// negatives; BatchesBeyond4SD counts batches whose |FPZ| > 4.
+	// distinct negative keys; BatchesBeyond4SD counts batches whose |FPZ| > 4.
 	FPPMean          float64 `json:"fpp_formula_mean"`
 	BatchesBeyond4SD int     `json:"batches_beyond_4sd"`
 
@@ -135,10 +152,9 @@ func (r *Report) ProbeRowsPerSecond() float64 {
 	return float64(r.ProbeRows) / (float64(r.WallNanos) / 1e9)
 }
 
-// FPRate is the measured false positive rate over the whole stream.
-func (r *Report) FPRate() float64 {
-	if r.Negatives == 0 {
-		return 0
-	}
-	return float64(r.FalsePositives) / float64(r.Negatives)
-}
+// FPRate is the measured false positive rate over the whole stream, by
+// distinct key a batch.
+func (r *Report) FPRate() float64 { return rate(r.FalsePositiveKeys, r.NegativeKeys) }
+
+// RowFPRate is the share of negative rows the filter passed.
+func (r *Report) RowFPRate() float64 { return rate(r.FalsePositives, r.Negatives) }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
@@ -214,8 +215,8 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	r := e.rep
 	r.Params, r.Capacity, r.Rebuilds, r.FilterBytes = lf.p, lf.capacity, lf.rebuilds, lf.bytes
 	r.FinalLiveKeys = int64(e.tbl.keys())
-	if r.Negatives > 0 {
-		r.FPPMean = e.fppWeighted / float64(r.Negatives)
+	if r.NegativeKeys > 0 {
+		r.FPPMean = e.fppWeighted / float64(r.NegativeKeys)
 	}
 	if sk != nil {
 		r.SketchBytes = sk.bytes()
@@ -248,8 +249,11 @@ type engine struct {
 	curPos int
 	queue  []timedRow
 	qHead  int
-	// the workers' output buffers, reused
+	// the workers' output buffers and negative-key sets, reused; the
+	// batch's set of distinct negative keys
 	bufs        [][]byte
+	negs        []hashSet
+	batchNegs   hashSet
 	fppWeighted float64
 }
 
@@ -402,18 +406,33 @@ func (e *engine) probe(ctx context.Context, pb *probeBatch, br *BatchReport) err
 	nw := max(1, min(e.opt.Workers, len(recs)/1024))
 	if len(e.bufs) < nw {
 		e.bufs = append(e.bufs, make([][]byte, nw-len(e.bufs))...)
+		e.negs = append(e.negs, make([]hashSet, nw-len(e.negs))...)
 	}
 	counts := make([]probeCounts, nw)
 	var wg sync.WaitGroup
 	for i := range nw {
 		lo, hi := i*len(recs)/nw, (i+1)*len(recs)/nw
 		wg.Go(func() {
-			e.bufs[i], counts[i] = e.probeRange(recs[lo:hi], e.bufs[i][:0])
+			e.negs[i].reset(1 << 22)
+			e.bufs[i], counts[i] = e.probeRange(recs[lo:hi], e.bufs[i][:0], &e.negs[i])
 		})
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	// Distinct negative keys: the workers' sets merged (a key may be in
+	// several chunks).
+	e.batchNegs.reset(1 << 22)
+	for i := range nw {
+		e.negs[i].each(func(h uint64, passed bool) {
+			if e.batchNegs.add(h, passed) {
+				br.NegativeKeys++
+				if passed {
+					br.FalsePositiveKeys++
+				}
+			}
+		})
 	}
 	for i := range nw {
 		c := counts[i]
@@ -435,7 +454,7 @@ func (e *engine) probe(ctx context.Context, pb *probeBatch, br *BatchReport) err
 
 type probeCounts struct{ rows, passed, neg, fp, fn, out int64 }
 
-func (e *engine) probeRange(recs []probeRec, buf []byte) ([]byte, probeCounts) {
+func (e *engine) probeRange(recs []probeRec, buf []byte, negs *hashSet) ([]byte, probeCounts) {
 	var c probeCounts
 	f := e.lf.f
 	c.rows = int64(len(recs))
@@ -445,6 +464,9 @@ func (e *engine) probeRange(recs []probeRec, buf []byte) ([]byte, probeCounts) {
 			c.neg++
 			if e.opt.Verify && e.tbl.lookup(r.key) != nil {
 				c.fn++
+			} else {
+				h, _ := hashing.Sum(r.key)
+				negs.add(h, false)
 			}
 			continue
 		}
@@ -453,6 +475,8 @@ func (e *engine) probeRange(recs []probeRec, buf []byte) ([]byte, probeCounts) {
 		if rows == nil {
 			c.neg++
 			c.fp++
+			h, _ := hashing.Sum(r.key)
+			negs.add(h, true)
 			continue
 		}
 		for _, kr := range rows {
@@ -484,7 +508,9 @@ func (e *engine) account(br *BatchReport) {
 	r.MaxLiveKeys = max(r.MaxLiveKeys, br.LiveKeys)
 	r.MaxLiveRows = max(r.MaxLiveRows, br.LiveRows)
 	r.MaxTableBytes = max(r.MaxTableBytes, e.tbl.bytes)
-	e.fppWeighted += br.FPP * float64(br.Negatives)
+	r.NegativeKeys += br.NegativeKeys
+	r.FalsePositiveKeys += br.FalsePositiveKeys
+	e.fppWeighted += br.FPP * float64(br.NegativeKeys)
 	if z := br.FPZ(); z > 4 || z < -4 {
 		r.BatchesBeyond4SD++
 	}

@@ -382,14 +382,14 @@ func TestFPAgainstFormula(t *testing.T) {
 			Filter: kind, Capacity: 8192, Sizing: filters.Sizing{FPP: 0.02}, NoSketches: true,
 			OnBatch: func(b BatchReport) {
 				if z := b.FPZ(); z > 4 || z < -4 {
-					t.Errorf("%s batch %d: %d false positives of %d at formula %.4g: z = %.2f", kind, b.Batch, b.FalsePositives, b.Negatives, b.FPP, z)
+					t.Errorf("%s batch %d: %d false positive keys of %d at formula %.4g: z = %.2f", kind, b.Batch, b.FalsePositiveKeys, b.NegativeKeys, b.FPP, z)
 				}
 				worst = max(worst, b.FPZ(), -b.FPZ())
 			}}, new(bytes.Buffer))
 		if err != nil {
 			t.Fatal(err)
 		}
-		z := zScore(rep.FalsePositives, rep.Negatives, rep.FPPMean)
+		z := zScore(rep.FalsePositiveKeys, rep.NegativeKeys, rep.FPPMean)
 		t.Logf("%s: FP %d of %d (%.4g), formula mean %.4g, overall z %.2f, worst batch |z| %.2f", kind, rep.FalsePositives, rep.Negatives, rep.FPRate(), rep.FPPMean, z, worst)
 		if rep.FalsePositives == 0 {
 			t.Errorf("%s: no false positive at all: the test measures nothing", kind)
