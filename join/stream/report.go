@@ -81,6 +81,37 @@ func rate(a, b int64) float64 {
 // expectation has no spread (no negatives, p = 0 or 1).
 func (b BatchReport) FPZ() float64 { return zScore(b.FalsePositiveKeys, b.NegativeKeys, b.FPP) }
 
+// tail4SD is the one-sided tail of 4 standard deviations of a
+// normal distribution: P(Z >= 4).
+const tail4SD = 3.167e-5
+
+// FPOutlier reports whether the batch's distinct false positive keys are
+// farther from the formula than 4 standard deviations would allow: by the
+// z-score when the expectation D*p is at least 30 (the normal
+// approximation holds), else by the exact Poisson tail (a single false
+// positive at D*p = 0.001 is a z of 30 but happens one batch in 1,000:
+// flagged only if its tail probability is below P(Z >= 4)).
+func (b BatchReport) FPOutlier() bool {
+	return fpOutlier(b.FalsePositiveKeys, b.NegativeKeys, b.FPP)
+}
+
+func fpOutlier(f, d int64, p float64) bool {
+	lambda := float64(d) * p
+	if lambda >= 30 {
+		z := zScore(f, d, p)
+		return z > 4 || z < -4
+	}
+	// Poisson(lambda): P(X >= f) and P(X <= f).
+	var below float64 // P(X < f)
+	term := math.Exp(-lambda)
+	for i := int64(0); i < f; i++ {
+		below += term
+		term *= lambda / float64(i+1)
+	}
+	atMost := below + term // P(X <= f)
+	return 1-below < tail4SD || atMost < tail4SD
+}
+
 func zScore(fp, neg int64, p float64) float64 {
 	v := float64(neg) * p * (1 - p)
 	if v <= 0 {

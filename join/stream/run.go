@@ -511,7 +511,7 @@ func (e *engine) account(br *BatchReport) {
 	r.NegativeKeys += br.NegativeKeys
 	r.FalsePositiveKeys += br.FalsePositiveKeys
 	e.fppWeighted += br.FPP * float64(br.NegativeKeys)
-	if z := br.FPZ(); z > 4 || z < -4 {
+	if br.FPOutlier() {
 		r.BatchesBeyond4SD++
 	}
 }

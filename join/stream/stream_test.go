@@ -381,7 +381,7 @@ func TestFPAgainstFormula(t *testing.T) {
 		rep, err := Run(context.Background(), Options{KeyEvents: filepath.Join(dir, "e"), Probe: filepath.Join(dir, "p"), Batch: batch, KeyBatch: 1000,
 			Filter: kind, Capacity: 8192, Sizing: filters.Sizing{FPP: 0.02}, NoSketches: true,
 			OnBatch: func(b BatchReport) {
-				if z := b.FPZ(); z > 4 || z < -4 {
+				if z := b.FPZ(); b.FPOutlier() {
 					t.Errorf("%s batch %d: %d false positive keys of %d at formula %.4g: z = %.2f", kind, b.Batch, b.FalsePositiveKeys, b.NegativeKeys, b.FPP, z)
 				}
 				worst = max(worst, b.FPZ(), -b.FPZ())
@@ -440,3 +440,27 @@ func TestSketchesWindowed(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { os.Exit(m.Run()) }
+
+// TestFPOutlier: the 4-sd rule, by z for large expectations and by the
+// Poisson tail for small ones.
+func TestFPOutlier(t *testing.T) {
+	for _, c := range []struct {
+		f, d int64
+		p    float64
+		want bool
+	}{
+		{1, 20000, 6.9e-8, false}, // P(X >= 1) = 1.4e-3
+		{2, 20000, 6.9e-8, true},  // P(X >= 2) = 9.5e-7
+		{0, 1000, 0, false},
+		{1, 1000, 0, true}, // impossible under the formula
+		{100, 10000, 0.01, false},
+		{141, 10000, 0.01, true},  // z = 4.12
+		{59, 10000, 0.01, true},   // z = -4.12
+		{0, 100000, 0.0002, true}, // lambda 20: P(X = 0) = 2e-9
+		{9, 100000, 0.0002, false},
+	} {
+		if got := fpOutlier(c.f, c.d, c.p); got != c.want {
+			t.Errorf("fpOutlier(%d, %d, %g) = %v, want %v", c.f, c.d, c.p, got, c.want)
+		}
+	}
+}
