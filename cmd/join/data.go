@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/datasets/imdb"
+	"github.com/acbfjoin/acbfjoin/datasets/ipstream"
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/datasets/triples"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
@@ -25,14 +27,21 @@ Examples:
   join gen --dataset imdb-ratings --rows 10000 --out small             # 10,000 titles for a quick try
   join gen --dataset triples --rows 1000000 --seed 1 --out data       # data/triples.csv: the multi-dimensional Bloom filter project's 10^6 random triples
   join gen --dataset triples --rows 20000 --domain 5 --out dups       # integers 0..4: many duplicate (A, B, C) keys
+  join gen --dataset ipstream --rows 10000000 --seed 1 --out ips      # ips/ipstream.csv (IP,SEQ: Zipf 1.1 over 1,000,000 addresses)
+                                                                      # and ips/ipstream.events (IP,SINCE: 1,000,000 events, about 50,000 live)
+  join gen --dataset ipstream --rows 100000 --zipf 0.8 --distinct 50000 --events 20000 --live 1000 --out ips
 `)
-	dataset := fs.String("dataset", "nber", "what to write: nber (cite75_99.txt, apat63_99.txt), imdb-ratings (title.ratings.tsv) or triples (triples.csv: A,B,C,ROW)")
+	dataset := fs.String("dataset", "nber", "what to write: nber (cite75_99.txt, apat63_99.txt), imdb-ratings (title.ratings.tsv), triples (triples.csv: A,B,C,ROW) or ipstream (ipstream.csv: IP,SEQ and ipstream.events: IP,SINCE, for join stream)")
 	scale := fs.Float64("scale", 1, "nber only: size relative to the real files (1 = 16,522,438 citations, 2,923,922 patents)")
-	rows := fs.Int("rows", 0, fmt.Sprintf("imdb-ratings: titles, 1..%d (default %d); triples: rows (default %d)", imdb.MaxRows, imdb.SeedRows, triples.SeedRows))
+	rows := fs.Int("rows", 0, fmt.Sprintf("imdb-ratings: titles, 1..%d (default %d); triples: rows (default %d); ipstream: probe rows N (default %d)", imdb.MaxRows, imdb.SeedRows, triples.SeedRows, ipstream.DefaultRows))
 	domain := fs.Int("domain", 0, "triples only: 0 for the seed's random decimals in [0, 99999), D for integers 0..D-1")
 	seed := fs.Uint64("seed", 1, "random seed; the same seed and size give identical files")
 	out := fs.String("out", "", "output folder (required)")
 	workers := fs.Int("workers", 0, "nber only: goroutines (0 = GOMAXPROCS); does not change the output")
+	zipf := fs.Float64("zipf", ipstream.DefaultZipf, fmt.Sprintf("ipstream only: the Zipf exponent s of the probe addresses, 0 < s <= %d", ipstream.MaxZipf))
+	distinct := fs.Int64("distinct", 0, "ipstream only: the domain's addresses D, 1..2^32 (default max(1, N/10))")
+	events := fs.Int64("events", 0, "ipstream only: key events E (default max(1, N/10))")
+	live := fs.Int64("live", 0, "ipstream only: the live set's target size L, 1..D (default max(1, D/20))")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -49,28 +58,65 @@ Examples:
 	}
 	switch *dataset {
 	case "nber":
-		if err := only("rows", "domain"); err != nil {
+		if err := only("rows", "domain", "zipf", "distinct", "events", "live"); err != nil {
 			return err
 		}
 	case "imdb-ratings":
-		if err := only("scale", "workers", "domain"); err != nil {
+		if err := only("scale", "workers", "domain", "zipf", "distinct", "events", "live"); err != nil {
 			return err
 		}
 		if !given["rows"] {
 			*rows = imdb.SeedRows
 		}
 	case "triples":
-		if err := only("scale", "workers"); err != nil {
+		if err := only("scale", "workers", "zipf", "distinct", "events", "live"); err != nil {
 			return err
 		}
 		if !given["rows"] {
 			*rows = triples.SeedRows
 		}
+	case "ipstream":
+		if err := only("scale", "workers", "domain"); err != nil {
+			return err
+		}
+		if !given["rows"] {
+			*rows = ipstream.DefaultRows
+		}
 	default:
-		return usageError{fmt.Errorf("gen: --dataset %q: want nber, imdb-ratings or triples", *dataset)}
+		return usageError{fmt.Errorf("gen: --dataset %q: want nber, imdb-ratings, triples or ipstream", *dataset)}
 	}
 	if *out == "" {
 		return usageError{fmt.Errorf("gen: --out is required")}
+	}
+	if *dataset == "ipstream" {
+		// The defaults and the ranges are the library's (ipstream.Defaults,
+		// Options.Check); here only the flags' names are added.
+		opt := ipstream.Defaults(int64(*rows), *seed)
+		opt.Zipf = *zipf
+		if given["distinct"] {
+			opt.Distinct = *distinct
+			opt.Live = ipstream.DefaultLive(opt.Distinct)
+		}
+		if given["events"] {
+			opt.Events = *events
+		}
+		if given["live"] {
+			opt.Live = *live
+		}
+		if err := opt.Check(); err != nil {
+			var oe *ipstream.OptionError
+			if errors.As(err, &oe) {
+				return usageError{fmt.Errorf("gen: --%s %s: want %s", strings.ToLower(oe.Field), oe.Value, oe.Want)}
+			}
+			return usageError{fmt.Errorf("gen: %w", err)}
+		}
+		res, err := ipstream.Generate(ctx, *out, opt)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s (%d rows: Zipf %g over %d addresses) and %s (%d events: %d inserts, %d deletes; live %d at the end, at most %d, target %d) in %s\n",
+			res.ProbePath, opt.Rows, opt.Zipf, opt.Distinct, res.EventsPath, opt.Events, res.Inserts, res.Deletes, res.FinalLive, res.MaxLive, opt.Live, res.Elapsed.Round(time.Millisecond))
+		return nil
 	}
 	if *dataset == "triples" {
 		if *rows < 1 || *rows > triples.MaxRows {
