@@ -79,6 +79,14 @@ type Options struct {
 	// KeysName and InputName, if set, name the sides in messages instead of
 	// their paths (a temporary copy of a stream keeps the stream's name).
 	KeysName, InputName string
+	// Skew is what the join does about hot keys (default SkewOff). With
+	// SkewAuto a pass before the build samples the large side (a regular
+	// file; for a stream, the key side stands in for it) for keys whose
+	// rows exceed N/Reducers (N the large side's rows, estimated), spreads
+	// each such key's large-side rows over several partitions and copies
+	// its key-side rows to each of them. The output is the same either
+	// way: byte for byte with Sort, the same rows otherwise.
+	Skew Skew
 	// Progress, if set, is called at the start of each phase and then every
 	// 100 ms from another goroutine: "build" and "map" count the bytes of
 	// their input read after the header (total -1 for a stream, whose size
@@ -94,6 +102,14 @@ const (
 	RouteNone   Route = ""
 	RouteColumn Route = "column" // a last column "class"
 	RouteDir    Route = "dir"    // one sink a class
+)
+
+// Skew says what a join does about hot keys (Options.Skew).
+type Skew string
+
+const (
+	SkewOff  Skew = "off"  // plain hash partitioning
+	SkewAuto Skew = "auto" // sample for hot keys and spread them
 )
 
 // ErrOptions is wrapped by every error about Options (an option.Error naming
@@ -142,8 +158,13 @@ func (opt Options) Resolve() (Options, error) {
 		return opt, optionError("Route", opt.Route, "needs a bank (Bank)")
 	case opt.Route != RouteNone && opt.Route != RouteColumn && opt.Route != RouteDir:
 		return opt, optionError("Route", opt.Route, "want column or dir")
+	case opt.Skew != "" && opt.Skew != SkewOff && opt.Skew != SkewAuto:
+		return opt, optionError("Skew", opt.Skew, "want off or auto")
 	case opt.Sep == '"' || opt.Sep == '\n' || opt.Sep == '\r':
 		return opt, optionError("Sep", fmt.Sprintf("%q", opt.Sep), "a quote or line break cannot separate fields")
+	}
+	if opt.Skew == "" {
+		opt.Skew = SkewOff
 	}
 	if opt.Filter == "" && opt.FilterFile == "" && opt.Bank == "" {
 		opt.Filter = filters.ACBF

@@ -54,6 +54,77 @@ type Report struct {
 	// the first few (file:line: what is wrong).
 	BadRows        int64    `json:"bad_rows"`
 	BadRowExamples []string `json:"bad_row_examples,omitempty"`
+	// Skew is what Options.Skew found and did, and, for every run, how the
+	// shuffle's records fell on the partitions.
+	Skew SkewReport `json:"skew"`
+	// JoinRowsEstimate is the join's size as sketches estimated it before
+	// the shuffle, JoinRowsEstimateSource how (the true size is JoinRows);
+	// JoinRowsEstimateBound is the count-min bound, never below JoinRows.
+	JoinRowsEstimate       int64  `json:"join_rows_estimate"`
+	JoinRowsEstimateBound  int64  `json:"join_rows_estimate_bound"`
+	JoinRowsEstimateSource string `json:"join_rows_estimate_source,omitempty"`
+}
+
+// SkewReport is what Options.Skew found and did.
+type SkewReport struct {
+	Mode Skew `json:"mode"`
+	// Source is what the hot keys were looked for in ("input sample", or
+	// "key side sample" when the input is a stream); Note says why no
+	// sample was taken or no key was hot.
+	Source string `json:"source,omitempty"`
+	Note   string `json:"note,omitempty"`
+	// SampledRecords rows were read, SampledFraction of the sampled side's
+	// rows (estimated).
+	SampledRecords  int64   `json:"sampled_records,omitempty"`
+	SampledFraction float64 `json:"sampled_fraction,omitempty"`
+	// InputRecordsEstimate is N, the large side's rows as the sample
+	// estimates them; ThresholdRecords is N/Reducers, the rows above which
+	// a key is hot (0 when the key side stood in for a stream).
+	InputRecordsEstimate int64    `json:"input_records_estimate,omitempty"`
+	ThresholdRecords     int64    `json:"threshold_records,omitempty"`
+	HotKeys              []HotKey `json:"hot_keys,omitempty"`
+	// Before is how the shuffle's records (key-side and large-side) would
+	// have fallen on the partitions with plain hash partitioning
+	// (Partition), After how they fell; JoinRows is the output rows each
+	// partition made.
+	Before   PartitionBalance `json:"before"`
+	After    PartitionBalance `json:"after"`
+	JoinRows PartitionBalance `json:"join_rows"`
+}
+
+// HotKey is a key Options.Skew spread over several partitions.
+type HotKey struct {
+	Key string `json:"key"` // as KeySpec.FormatKey writes it
+	// Share is its share of the sampled rows; RecordsEstimate its rows
+	// in the large side, scaled from the sample (0 when N is unknown).
+	Share           float64 `json:"share"`
+	RecordsEstimate int64   `json:"records_estimate,omitempty"`
+	Partitions      []int   `json:"partitions"`
+}
+
+// PartitionBalance says how evenly records fell on partitions.
+type PartitionBalance struct {
+	Partitions     int   `json:"partitions"`
+	LargestRecords int64 `json:"largest_records"`
+	TotalRecords   int64 `json:"total_records"`
+	// LargestShare is LargestRecords over TotalRecords; LargestOverMean
+	// is the same times Partitions (1: perfectly even).
+	LargestShare    float64 `json:"largest_share"`
+	LargestOverMean float64 `json:"largest_over_mean"`
+}
+
+// NewPartitionBalance describes the records of each partition, counts[p].
+func NewPartitionBalance(counts []int64) PartitionBalance {
+	b := PartitionBalance{Partitions: len(counts)}
+	for _, c := range counts {
+		b.TotalRecords += c
+		b.LargestRecords = max(b.LargestRecords, c)
+	}
+	if b.TotalRecords > 0 {
+		b.LargestShare = float64(b.LargestRecords) / float64(b.TotalRecords)
+		b.LargestOverMean = b.LargestShare * float64(b.Partitions)
+	}
+	return b
 }
 
 // FilterReport describes the filter of a run.
@@ -101,6 +172,7 @@ type Settings struct {
 	MemBytes    int64        `json:"mem_bytes"`
 	Sort        bool         `json:"sort"`
 	SkipBadRows bool         `json:"skip_bad_rows"`
+	Skew        Skew         `json:"skew,omitempty"`
 	// Format is the output's format ("csv", "parquet"), set by the caller
 	// that chose the sink.
 	Format  string `json:"format,omitempty"`
@@ -111,7 +183,7 @@ type Settings struct {
 func NewSettings(opt Options) Settings {
 	s := Settings{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType,
 		Filter: opt.Filter, FilterFile: opt.FilterFile, BitsPerKey: opt.Sizing.BitsPerKey, K: opt.Sizing.K, FPP: opt.Sizing.FPP,
-		Mappers: opt.Mappers, Reducers: opt.Reducers, MemBytes: opt.MemBudget, Sort: opt.Sort, SkipBadRows: opt.SkipBadRows, Version: Version()}
+		Mappers: opt.Mappers, Reducers: opt.Reducers, MemBytes: opt.MemBudget, Sort: opt.Sort, SkipBadRows: opt.SkipBadRows, Skew: opt.Skew, Version: Version()}
 	if len(opt.KeyCols) > 1 {
 		s.Layout = opt.Layout
 	}

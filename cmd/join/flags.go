@@ -32,6 +32,7 @@ type joinFlags struct {
 	delim                                 string
 	layout                                string
 	bank, classes, route                  string // set by run
+	skew                                  string // set by run
 	bars                                  *bars  // set by options on a terminal
 }
 
@@ -61,7 +62,7 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	opt := join.Options{
 		Keys: j.keys, Input: j.input, KeyCol: j.keyCol, JoinCol: j.joinCol, KeyType: join.KeyType(j.keyType),
 		Mappers: j.mappers, Reducers: j.reducers, TempDir: j.tempDir, Filter: j.filter, FilterFile: j.filterFile,
-		Layout: join.Layout(j.layout),
+		Layout: join.Layout(j.layout), Skew: join.Skew(j.skew),
 	}
 	for _, f := range []struct{ name, v string }{{"key-col", j.keyCol}, {"join-col", j.joinCol}, {"key-type", j.keyType}} {
 		if j.set(f.name) && f.v == "" { // "" is the library's default
@@ -141,6 +142,7 @@ var optionFlags = map[string]string{
 	"Sizing.Growth": "growth", "Sizing.Tightening": "tightening",
 	"Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir", "FilterFile": "filter-file",
 	"Bank": "bank", "Classes": "classes", "Route": "route", "Sep": "delim", "Layout": "filter-layout",
+	"Skew": "skew",
 }
 
 // flagError rewrites an option.Error in err as the user's flag and value

@@ -33,12 +33,63 @@ func writeReport(w io.Writer, r *join.Report) {
 		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, r.FPPMeasured)
 	fmt.Fprintf(w, "shuffle: %d records, %d bytes (Arrow IPC), %.1f%% less than the %d without a filter, %d bytes spilled, %.1f MiB held at most\n",
 		r.ShuffleRecords, r.ShuffleBytes, 100*r.ShuffleReduction, r.ShuffleBytesNoFilter, r.SpilledBytes, float64(r.ShufflePeakBytes)/(1<<20))
+	writeSkew(w, r)
 	if r.BadRows > 0 {
 		fmt.Fprintf(w, "bad rows: %d skipped; the first: %s\n", r.BadRows, strings.Join(r.BadRowExamples, "; "))
 	}
 	fmt.Fprintf(w, "join: %d rows; time build %.0f ms, broadcast %.0f ms, map %.0f ms (%.1f ns a row a core), shuffle %.0f ms, reduce %.0f ms, finish %.0f ms, total %.0f ms; peak heap %.1f MiB, peak RSS %.1f MiB\n",
 		r.JoinRows, r.TimingsMs["build"], r.TimingsMs["broadcast"], r.TimingsMs["map"], r.NsPerRowCore["map"], r.TimingsMs["shuffle"], r.TimingsMs["reduce"], r.TimingsMs["finish"], r.TimingsMs["total"],
 		float64(r.PeakHeapBytes)/(1<<20), float64(r.PeakRSSBytes)/(1<<20))
+}
+
+// writeSkew prints what --skew did, the partitions' balance and the
+// join-size estimate.
+func writeSkew(w io.Writer, r *join.Report) {
+	s := r.Skew
+	if s.Mode == join.SkewAuto {
+		fmt.Fprintf(w, "skew auto: ")
+		if s.SampledRecords > 0 {
+			fmt.Fprintf(w, "%s of %d rows (%.2g%% of the side)", s.Source, s.SampledRecords, 100*s.SampledFraction)
+			if s.ThresholdRecords > 0 {
+				fmt.Fprintf(w, ", input ~%d rows, hot above %d a partition", s.InputRecordsEstimate, s.ThresholdRecords)
+			}
+			fmt.Fprintf(w, "; ")
+		}
+		if len(s.HotKeys) == 0 {
+			fmt.Fprintf(w, "%s\n", cmp.Or(s.Note, "no hot key"))
+		} else {
+			if s.Note != "" {
+				fmt.Fprintf(w, "%s; ", s.Note)
+			}
+			fmt.Fprintf(w, "%d hot key(s):", len(s.HotKeys))
+			for i, h := range s.HotKeys {
+				if i == 5 {
+					fmt.Fprintf(w, " ... (%d more)", len(s.HotKeys)-5)
+					break
+				}
+				fmt.Fprintf(w, " %s (%.1f%% of the rows, %d partitions)", h.Key, 100*h.Share, len(h.Partitions))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	b, a := s.Before, s.After
+	if b.Partitions > 1 {
+		if s.Mode == join.SkewAuto {
+			fmt.Fprintf(w, "partitions: the largest holds %.1f%% of %d shuffle records (%.2fx the mean) with plain hashing, %.1f%% of %d (%.2fx) as run; join rows %.2fx the mean\n",
+				100*b.LargestShare, b.TotalRecords, b.LargestOverMean, 100*a.LargestShare, a.TotalRecords, a.LargestOverMean, s.JoinRows.LargestOverMean)
+		} else {
+			fmt.Fprintf(w, "partitions: the largest holds %.1f%% of %d shuffle records (%.2fx the mean); join rows %.2fx the mean\n",
+				100*a.LargestShare, a.TotalRecords, a.LargestOverMean, s.JoinRows.LargestOverMean)
+		}
+	}
+	if r.JoinRowsEstimateSource != "" {
+		ratio := ""
+		if r.JoinRows > 0 {
+			ratio = fmt.Sprintf(" (%.4fx)", float64(r.JoinRowsEstimate)/float64(r.JoinRows))
+		}
+		fmt.Fprintf(w, "join size: estimated %d before the shuffle (%s; count-min bound %d), %d true%s\n",
+			r.JoinRowsEstimate, r.JoinRowsEstimateSource, r.JoinRowsEstimateBound, r.JoinRows, ratio)
+	}
 }
 
 // writeCompare prints compare's table and, with cbf and acbf among the

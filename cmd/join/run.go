@@ -26,6 +26,7 @@ Examples:
   zcat cite.csv.gz | join run --keys keys.csv --input - --key-col ID --join-col REF --filter exact --mem 64MiB --out - | head
   join run --bank cat.bank --classes 1,2 --keys data/apat63_99.txt --input data/cite75_99.txt --route column --out joined.csv
   join run --bank cat.bank --keys data/apat63_99.txt --input data/cite75_99.txt --route dir --out by-cat   # by-cat/CAT=1/part.csv ...
+  join run --keys data/cite75_99.txt --key-col CITED --input data/cite75_99.txt --join-col CITED --skew auto --sort --out self.csv   # hot keys spread
   join run --keys pairs.csv --input data/cite75_99.txt --key-col CITING,CITED --join-col CITING,CITED --out joined.csv   # a composite key
 `
 
@@ -43,6 +44,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	fs.StringVar(&jf.bank, "bank", "", "filter with the union of these classes' filters of a bank (join bank build) and join only their key rows")
 	fs.StringVar(&jf.classes, "classes", "", "with --bank: the class labels, comma-separated (default: all)")
 	fs.StringVar(&jf.route, "route", "", "with --bank: column (a last column \"class\": the class of the row's key) or dir (--out DIR: one DIR/CLASSCOL=class/part.csv a class)")
+	fs.StringVar(&jf.skew, "skew", string(join.SkewOff), "off, or auto: sample the large side (the key side for a stream input) for keys holding more than 1/reducers of its rows and spread each over several reducers, its key rows copied to each; the output is the same")
 	usageWithExamples(fs, "join run --keys FILE --input FILE [flags]", runExamples)
 	if err := parse(fs, args); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/acbfjoin/acbfjoin/bank"
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -17,11 +18,14 @@ import (
 type buildStats struct {
 	records  int64 // key-side rows
 	distinct int   // distinct keys
+	parts    partCounts
+	sketch   *joinSketch // of the key-side rows' keys, for the join-size estimate
 }
 
 // build reads the key side with one goroutine per mapper: each keeps the
 // distinct keys of its parts in a local table and ships its key-side rows,
-// tagged TagKeys, to the shuffle; the tables merge by union into the key set.
+// tagged TagKeys, to the shuffle (a hot key's to each of its partitions:
+// Options.Skew); the tables merge by union into the key set.
 func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 	type worker struct {
 		keys keySet
@@ -32,10 +36,15 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 		cl   classifier
 		sets []*classKeys
 		tmp  []byte
+		// The records of each partition; the partitions of a row (more
+		// than one for a hot key's: Options.Skew).
+		pc    partCounts
+		parts []int
+		sk    *joinSketch
 	}
 	var mu sync.Mutex
 	var global keySet
-	var st buildStats
+	st := buildStats{parts: newPartCounts(x.opt.Reducers)}
 	bp := x.bank
 	var merged []*classKeys
 	if bp != nil {
@@ -44,9 +53,14 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 			merged[i] = &classKeys{}
 		}
 	}
+	sketches, err := x.newJoinSketches()
+	if err != nil {
+		return nil, st, err
+	}
+	var next atomic.Int32
 	stop := x.progress("build", x.keys.in.Progress, x.keys.size)
-	err := scan(ctx, x.keys, x.opt.Mappers, func() *worker {
-		w := &worker{w: x.sh.NewWriter()}
+	err = scan(ctx, x.keys, x.opt.Mappers, func() *worker {
+		w := &worker{w: x.sh.NewWriter(), pc: newPartCounts(x.opt.Reducers), sk: sketches[next.Add(1)-1]}
 		if bp != nil {
 			w.cl.c = bp.b.Classing
 			w.sets = make([]*classKeys, len(bp.classes))
@@ -90,8 +104,15 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 			b.buf = buf
 			b.rows++
 			b.keys.add(rec.Key)
-			if err := b.w.Add(join.Partition(rec.Key, x.opt.Reducers), rec); err != nil {
-				return err
+			b.sk.add(rec.Key)
+			p := join.Partition(rec.Key, x.opt.Reducers)
+			b.pc.plain[p]++
+			b.parts = x.skew.keyPartitions(rec.Key, p, b.parts)
+			for _, q := range b.parts {
+				b.pc.actual[q]++
+				if err := b.w.Add(q, rec); err != nil {
+					return err
+				}
 			}
 		}
 		return r.Err()
@@ -102,6 +123,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 			merged[i].merge(set)
 		}
 		st.records += b.rows
+		st.parts.add(b.pc)
 		mu.Unlock()
 		return b.w.Close()
 	})
@@ -111,6 +133,9 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 	}
 	keys := global.list()
 	st.distinct = len(keys)
+	if st.sketch, err = mergeSketches(sketches); err != nil {
+		return nil, st, err
+	}
 	if bp != nil {
 		m := map[string]*classKeys{}
 		for i, c := range bp.classes {

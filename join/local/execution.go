@@ -21,6 +21,7 @@ type execution struct {
 	sh                *shuffle.Shuffle
 	bad               *badRows  // with SkipBadRows
 	bank              *bankPlan // a bank join (Options.Bank)
+	skew              *skewPlan // the hot keys (Options.Skew); nil: plain partitioning
 
 	start, phase time.Time
 	timings      map[string]float64

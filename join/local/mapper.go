@@ -19,6 +19,11 @@ type mapStats struct {
 	// droppedBytes is what the dropped rows would have added to the
 	// shuffle's batches (shuffle.RecordBytes each).
 	droppedBytes int64
+	// parts counts the survivors of each partition; actual only with
+	// hot keys (Options.Skew), else it is plain.
+	parts partCounts
+	// sketch is of the survivors' keys, for the join-size estimate.
+	sketch *joinSketch
 }
 
 // mapBatch is how many records a mapper reads at once (csvscan.NextBatch).
@@ -43,18 +48,29 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 		recs                           []int // the batch record of each key
 		pass                           []bool
 		enc                            []byte // a row re-encoded as CSV
+		pc                             partCounts
+		spread                         *spreader // with hot keys
+		sk                             *joinSketch
 	}
-	var mu sync.Mutex
-	var st mapStats
-	var next atomic.Int32
 	if x.joinSpec.Composite() {
 		return x.mapTuples(ctx, copies)
 	}
+	var mu sync.Mutex
+	st := mapStats{parts: newPartCounts(x.opt.Reducers)}
+	sketches, err := x.newJoinSketches()
+	if err != nil {
+		return st, err
+	}
+	var next atomic.Int32
 	kt, col, reducers := x.opt.KeyType, x.joinSpec.Cols[0], x.opt.Reducers
 	sep, nfields := x.input.sep, len(x.input.header)
 	stop := x.progress("map", x.input.in.Progress, x.input.size)
-	err := scan(ctx, x.input, x.opt.Mappers, func() *worker {
-		m := &worker{f: copies[int(next.Add(1)-1)%len(copies)], w: x.sh.NewWriter(), pass: make([]bool, mapBatch)}
+	err = scan(ctx, x.input, x.opt.Mappers, func() *worker {
+		i := int(next.Add(1) - 1)
+		m := &worker{f: copies[i%len(copies)], w: x.sh.NewWriter(), pass: make([]bool, mapBatch), pc: newPartCounts(reducers), sk: sketches[i]}
+		if x.skew != nil {
+			m.spread = newSpreader(x.skew, i)
+		}
 		m.bf, _ = m.f.(filters.BatchFilter)
 		for i := range m.intKeys {
 			m.intKeys[i] = m.kb[i][:]
@@ -121,7 +137,14 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 					}
 					raw = m.enc
 				}
-				if err := m.w.Add(join.Partition(key, reducers), join.InputRecord(key, b.Offset(i), raw)); err != nil {
+				m.sk.add(key)
+				p := join.Partition(key, reducers)
+				m.pc.plain[p]++
+				if m.spread != nil {
+					p = m.spread.partition(key, p)
+					m.pc.actual[p]++
+				}
+				if err := m.w.Add(p, join.InputRecord(key, b.Offset(i), raw)); err != nil {
 					return err
 				}
 			}
@@ -134,11 +157,25 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 		// shuffle.RecordBytes of each dropped row, summed: its row and key
 		// bytes plus an empty record's cost.
 		st.droppedBytes += m.dropBytes + m.dropRows*shuffle.RecordBytes(shuffle.Record{})
+		st.parts.add(m.pc)
 		mu.Unlock()
 		return m.w.Close()
 	})
 	stop()
+	if err != nil {
+		return st, err
+	}
+	st.settle(x.skew)
+	st.sketch, err = mergeSketches(sketches)
 	return st, err
+}
+
+// settle makes the actual partition counts the plain ones when no row was
+// spread (no hot keys): the mappers count only the plain ones then.
+func (st *mapStats) settle(sp *skewPlan) {
+	if sp == nil {
+		copy(st.parts.actual, st.parts.plain)
+	}
 }
 
 // mapTuples is mapInput for a composite key: rows are read whole (every key
@@ -151,15 +188,27 @@ func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (map
 		w                              *shuffle.Writer
 		rows, out, dropRows, dropBytes int64
 		key, enc                       []byte
+		pc                             partCounts
+		spread                         *spreader // with hot keys
+		sk                             *joinSketch
 	}
 	var mu sync.Mutex
-	var st mapStats
+	st := mapStats{parts: newPartCounts(x.opt.Reducers)}
+	sketches, err := x.newJoinSketches()
+	if err != nil {
+		return st, err
+	}
 	var next atomic.Int32
 	ks, reducers := x.joinSpec, x.opt.Reducers
 	sep, nfields := x.input.sep, len(x.input.header)
 	stop := x.progress("map", x.input.in.Progress, x.input.size)
-	err := scan(ctx, x.input, x.opt.Mappers, func() *worker {
-		return &worker{f: copies[int(next.Add(1)-1)%len(copies)], w: x.sh.NewWriter()}
+	err = scan(ctx, x.input, x.opt.Mappers, func() *worker {
+		i := int(next.Add(1) - 1)
+		m := &worker{f: copies[i%len(copies)], w: x.sh.NewWriter(), pc: newPartCounts(reducers), sk: sketches[i]}
+		if x.skew != nil {
+			m.spread = newSpreader(x.skew, i)
+		}
+		return m
 	}, func(m *worker, r *csvscan.Reader) error {
 		for n := 1; r.Next(); n++ {
 			if n%checkEvery == 0 && ctx.Err() != nil {
@@ -187,7 +236,14 @@ func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (map
 				}
 				raw = m.enc
 			}
-			if err := m.w.Add(join.Partition(key, reducers), join.InputRecord(key, r.Offset(), raw)); err != nil {
+			m.sk.add(key)
+			p := join.Partition(key, reducers)
+			m.pc.plain[p]++
+			if m.spread != nil {
+				p = m.spread.partition(key, p)
+				m.pc.actual[p]++
+			}
+			if err := m.w.Add(p, join.InputRecord(key, r.Offset(), raw)); err != nil {
 				return err
 			}
 		}
@@ -197,10 +253,16 @@ func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (map
 		st.records += m.rows
 		st.output += m.out
 		st.droppedBytes += m.dropBytes + m.dropRows*shuffle.RecordBytes(shuffle.Record{})
+		st.parts.add(m.pc)
 		mu.Unlock()
 		return m.w.Close()
 	})
 	stop()
+	if err != nil {
+		return st, err
+	}
+	st.settle(x.skew)
+	st.sketch, err = mergeSketches(sketches)
 	return st, err
 }
 

@@ -16,7 +16,8 @@ import (
 // reduceStats are what the reduce phase counted.
 type reduceStats struct {
 	joinRows       int64
-	falsePositives int64 // large-side rows without a match
+	falsePositives int64   // large-side rows without a match
+	partRows       []int64 // the join rows of each partition
 }
 
 // reduce joins the partitions with one goroutine per reducer, each with its
@@ -31,6 +32,7 @@ func (x *execution) reduce(ctx context.Context, sink Sink) (reduceStats, error) 
 	}
 	close(parts)
 	var joinRows, fps, reduced atomic.Int64
+	partRows := make([]int64, x.opt.Reducers) // each written by the one reducer of its partition
 	stop := x.progress("reduce", reduced.Load, int64(x.opt.Reducers))
 	defer stop()
 	// The first failing reducer stops the others (the error it sent is the
@@ -55,6 +57,7 @@ func (x *execution) reduce(ctx context.Context, sink Sink) (reduceStats, error) 
 					return w.Write(large.Key, large.Seq, small.Seq, large.Row, small.Row)
 				}, &fps)
 				joinRows.Add(rows)
+				partRows[p] = rows
 				rows = 0
 				x.sh.Release(p)
 				reduced.Add(1)
@@ -73,7 +76,7 @@ func (x *execution) reduce(ctx context.Context, sink Sink) (reduceStats, error) 
 	if err := <-errs; err != nil {
 		return reduceStats{}, err
 	}
-	return reduceStats{joinRows: joinRows.Load(), falsePositives: fps.Load()}, nil
+	return reduceStats{joinRows: joinRows.Load(), falsePositives: fps.Load(), partRows: partRows}, nil
 }
 
 // reducePartition joins partition p (the local executor's form of "group by

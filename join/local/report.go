@@ -66,6 +66,19 @@ func (x *execution) report(built *filters.Built, bs buildStats, cs broadcastStat
 	return rep
 }
 
+// skewReport describes what Options.Skew did and how the shuffle's records
+// and the join rows fell on the partitions.
+func (x *execution) skewReport(smp *skewSample, bs buildStats, ms mapStats, rs reduceStats) join.SkewReport {
+	rep := x.skew.report(x.opt.Skew, smp, x.opt.Reducers, x.joinSpec)
+	all := newPartCounts(x.opt.Reducers)
+	all.add(bs.parts)
+	all.add(ms.parts)
+	rep.Before = join.NewPartitionBalance(all.plain)
+	rep.After = join.NewPartitionBalance(all.actual)
+	rep.JoinRows = join.NewPartitionBalance(rs.partRows)
+	return rep
+}
+
 // peakRSS returns the process's peak resident memory so far in bytes (VmHWM
 // of /proc/self/status), or 0 where the kernel does not say.
 func peakRSS() uint64 {

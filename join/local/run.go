@@ -54,6 +54,14 @@ func Run(ctx context.Context, opt join.Options, sink Sink) (*join.Report, error)
 		}
 	}
 
+	var smp *skewSample
+	if opt.Skew == join.SkewAuto {
+		if smp, err = x.sample(ctx); err != nil {
+			return nil, err
+		}
+		x.skew = planSkew(smp, opt.Reducers)
+		x.lap("sample")
+	}
 	keys, bs, err := x.build(ctx)
 	if err != nil {
 		return nil, err
@@ -73,6 +81,10 @@ func Run(ctx context.Context, opt join.Options, sink Sink) (*join.Report, error)
 		return nil, err
 	}
 	x.lap("map")
+	est, bound, err := estimateJoin(bs.sketch, ms.sketch)
+	if err != nil {
+		return nil, err
+	}
 	ss, err := x.seal()
 	if err != nil {
 		return nil, err
@@ -88,5 +100,9 @@ func Run(ctx context.Context, opt join.Options, sink Sink) (*join.Report, error)
 		return nil, err
 	}
 	x.lap("finish")
-	return x.report(built, bs, cs, ms, ss, rs, fs), nil
+	rep := x.report(built, bs, cs, ms, ss, rs, fs)
+	rep.Skew = x.skewReport(smp, bs, ms, rs)
+	rep.JoinRowsEstimate, rep.JoinRowsEstimateBound = est, bound
+	rep.JoinRowsEstimateSource = "count-min: key side x survivors"
+	return rep, nil
 }
