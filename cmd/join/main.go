@@ -24,6 +24,7 @@ commands:
   run     join a key file with a large file through a filter
           join run --keys FILE --input FILE [--filter acbf] [--out FILE|-] [--sort] ...
           composite keys: --key-col A,B --join-col X,Y [--key-type int,string]
+          hot keys over several reducers: --skew auto (docs/skew.md)
   build-filter  write the filter of a key file, for run --filter-file
           join build-filter --keys FILE [--filter acbf] [--bits-per-key 32] --out filter.bin
   compare run the join with several filters and print the paper's Table 1
@@ -40,6 +41,11 @@ commands:
   multikey  seed 001: per-column filters against one filter over composite keys
           join multikey seed [--queries 100000000]
           join multikey absent --keys F --key-col A,B,C [--key-type string]
+  stream  a streaming join whose key side changes: key events (+row, -key)
+          or timed rows with a window, a filter updated in place, count-min
+          join-size estimates and hot keys, one report line a batch
+          join stream --key-events F|- --probe F|- [--window W --key-time COL] [--filter acbf] --out OUT
+          join stream prep --patents F --citations F --out DIR   # NBER as a time-ordered stream
   repro   regenerate the paper's Figures 4-7 and Table 1 (CSV, Markdown, SVG)
           join repro [--quick] [--data DIR] --out docs/results
   gen     write NBER-shaped cite75_99.txt and apat63_99.txt
@@ -215,6 +221,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdKeys(ctx, rest, stdout, stderr)
 	case "fetch":
 		return cmdFetch(ctx, rest, stdout, stderr)
+	case "stream":
+		return cmdStream(ctx, args[1:], stdout, stderr)
 	case "clean":
 		return cmdClean(rest, stdout, stderr)
 	case "-h", "-help", "--help", "help":

@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/stream"
+)
+
+const streamExamples = `
+Key events (event mode): a header line naming the key side's columns, then
+"+" and a row to insert it, "-" and the key to delete its oldest live row:
+
+    IP,SINCE
+    +1.2.3.4,1
+    -1.2.3.4
+
+Batch i of key events is applied before batch i of probe rows is joined.
+With --window W the key side is a CSV of timed rows instead (--key-time,
+in time order): a probe row at time t joins the key rows of its key with
+t-W < time <= t.
+
+Examples:
+  join gen --dataset ipstream --rows 1000000 --zipf 1.1 --out data
+  join stream --key-events data/ipstream.events --probe data/ipstream.csv --key-type string --fpp 0.01 --out data/ipjoin.csv
+  join stream prep --patents data/apat63_99.txt --citations data/cite75_99.txt --out data/stream
+  join stream --key-events data/stream/patents-by-gdate.csv --key-col PATENT --key-time GDATE \
+      --probe data/stream/citations-by-gdate.csv --join-col CITED --window 1826 --out data/recent-cites.csv
+  tail -f events | join stream --key-events - --probe probe.csv --batch 1000 --out -
+`
+
+// The stream options' flags, for flagError.
+func init() {
+	for name, flagName := range map[string]string{
+		"KeyEvents": "key-events", "Probe": "probe", "Batch": "batch", "KeyBatch": "key-batch", "Window": "window",
+		"KeyTime": "key-time", "ProbeTime": "probe-time", "Capacity": "capacity", "CMSEps": "cms-eps", "CMSDelta": "cms-delta",
+		"TopK": "topk", "Workers": "workers",
+	} {
+		optionFlags[name] = flagName
+	}
+}
+
+func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "prep" {
+		return cmdStreamPrep(ctx, args[1:], stdout, stderr)
+	}
+	fs := flag.NewFlagSet("stream", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf sizingFlags
+	var opt stream.Options
+	fs.StringVar(&opt.KeyEvents, "key-events", "", "key events (+row / -key lines after a header), or with --window timed key rows (CSV); - for standard input (required)")
+	fs.StringVar(&opt.Probe, "probe", "", "probe rows: CSV with a header, or - (required)")
+	fs.StringVar(&opt.KeyCol, "key-col", "", "key column(s) of the key side (default: its first column)")
+	fs.StringVar(&opt.JoinCol, "join-col", "", "key column(s) of the probe rows (default: the key columns' names)")
+	keyType := fs.String("key-type", "int", "compare keys as int or string; one a key column or one for all")
+	fs.IntVar(&opt.Batch, "batch", 0, fmt.Sprintf("probe rows a batch (default %d)", stream.DefaultBatch))
+	fs.IntVar(&opt.KeyBatch, "key-batch", 0, "key events a batch (default: --batch)")
+	fs.Int64Var(&opt.Window, "window", 0, "timed mode: a key row stays live this long, in the time columns' units (NBER GDATE: days)")
+	fs.StringVar(&opt.KeyTime, "key-time", "", "timed mode: the key side's integer time column, in time order")
+	fs.StringVar(&opt.ProbeTime, "probe-time", "", "timed mode: the probe's time column (default: --key-time's name)")
+	filter := fs.String("filter", string(filters.ACBF), "the filter kept over the live keys, a kind that deletes: "+strings.Join(stream.DeletingKinds(), ", "))
+	fs.Uint64Var(&opt.Capacity, "capacity", 0, fmt.Sprintf("live keys the filter is sized for at first; it is rebuilt twice as large when they outgrow it (default %d)", stream.DefaultCapacity))
+	sf.register(fs)
+	fs.Float64Var(&opt.CMSEps, "cms-eps", 0, fmt.Sprintf("count-min error: width e/eps (default %g)", stream.DefaultCMSEps))
+	fs.Float64Var(&opt.CMSDelta, "cms-delta", 0, fmt.Sprintf("count-min failure probability: depth ln(1/delta) (default %g)", stream.DefaultCMSDelta))
+	fs.BoolVar(&opt.NoSketches, "no-sketches", false, "no count-min estimate and no hot keys")
+	fs.IntVar(&opt.TopK, "topk", 0, fmt.Sprintf("hot probe keys tracked (default %d; the batch lines show 3)", stream.DefaultTopK))
+	fs.IntVar(&opt.Workers, "workers", 0, "goroutines probing a batch (default: one per core)")
+	fs.BoolVar(&opt.Verify, "verify", false, "also look up the rows the filter rejects, to count false negatives (always 0)")
+	out := fs.String("out", "-", "output file (.gz: compressed), or - for standard output")
+	reportJSON := fs.String("report-json", "", "also write the report (every batch and the totals) as JSON to this file")
+	every := fs.Int("every", 1, "print one batch line every N batches (0: none)")
+	quiet := fs.Bool("quiet", false, "no batch lines and no summary (--report-json is still written)")
+	usageWithExamples(fs, "join stream --key-events F|- --probe F|- [flags] --out OUT\n       join stream prep --patents F --citations F --out DIR", streamExamples)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	opt.KeyType = join.KeyType(*keyType)
+	opt.Filter = filters.Kind(*filter)
+	var err error
+	if opt.Sizing, err = sf.sizing("stream"); err != nil {
+		return err
+	}
+	if opt.Sizing.FPP == 0 && !sf.set("bits-per-key") {
+		opt.Sizing.BitsPerKey = 0
+	}
+	for _, f := range []struct {
+		name string
+		zero bool
+	}{{"batch", opt.Batch == 0}, {"key-batch", opt.KeyBatch == 0}, {"capacity", opt.Capacity == 0}, {"topk", opt.TopK == 0}, {"workers", opt.Workers == 0},
+		{"cms-eps", opt.CMSEps == 0}, {"cms-delta", opt.CMSDelta == 0}, {"window", opt.Window == 0}} {
+		if sf.set(f.name) && f.zero {
+			return usageError{fmt.Errorf("stream: --%s 0: leave it out for its default", f.name)}
+		}
+	}
+	if *every < 0 {
+		return usageError{fmt.Errorf("stream: --every %d: want 0 or more batches", *every)}
+	}
+	outs := []namedPath{{"out", *out}}
+	if sf.set("report-json") {
+		outs = append(outs, namedPath{"report-json", *reportJSON})
+	}
+	if err := checkPaths(outs, []namedPath{{"key-events", opt.KeyEvents}, {"probe", opt.Probe}}); err != nil {
+		return usageError{fmt.Errorf("stream: %w", err)}
+	}
+	var files outputs
+	defer files.abort()
+	outF, err := files.create(ctx, outs[0], atomicfile.Options{Gzip: true})
+	if err != nil {
+		return err
+	}
+	var repF *atomicfile.File
+	if len(outs) > 1 {
+		if repF, err = files.create(ctx, outs[1], atomicfile.Options{Gzip: true}); err != nil {
+			return err
+		}
+	}
+	report := stdout
+	if outF.Stdout() || (repF != nil && repF.Stdout()) {
+		report = stderr
+	}
+	var batches []stream.BatchReport
+	var lineErr error
+	opt.OnBatch = func(b stream.BatchReport) {
+		if repF != nil {
+			batches = append(batches, b)
+		}
+		if *quiet || *every == 0 || lineErr != nil {
+			return
+		}
+		if b.Batch == 0 {
+			_, lineErr = io.WriteString(report, batchHeader(opt.Window > 0))
+		}
+		if b.Batch%*every == 0 && lineErr == nil {
+			_, lineErr = io.WriteString(report, batchLine(b, opt.Window > 0))
+		}
+	}
+	rep, err := stream.Run(ctx, opt, outF)
+	if err != nil {
+		return usageErrorIfOption(flagError("stream", fs, err))
+	}
+	if lineErr != nil {
+		return fmt.Errorf("write the batch lines: %w", lineErr)
+	}
+	if repF != nil {
+		if err := writeJSON(repF, struct {
+			*stream.Report
+			Batches []stream.BatchReport `json:"batch_reports"`
+		}{rep, batches}); err != nil {
+			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
+		}
+	}
+	if !*quiet {
+		var text bytes.Buffer
+		writeStreamReport(&text, rep)
+		if _, err := report.Write(text.Bytes()); err != nil {
+			if report == stderr {
+				return fmt.Errorf("write the report to standard error: %w", err)
+			}
+			return stdoutError{err}
+		}
+	}
+	if err := outF.Commit(); err != nil {
+		return fmt.Errorf("--out %s: %w", *out, err)
+	}
+	if repF != nil {
+		if err := repF.Commit(); err != nil {
+			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
+		}
+	}
+	return nil
+}
+
+// usageErrorIfOption marks an option's error as a usage error (exit 2).
+func usageErrorIfOption(err error) error {
+	if strings.HasPrefix(err.Error(), "stream: --") {
+		return usageError{err}
+	}
+	return err
+}
+
+func batchHeader(timed bool) string {
+	first := "batch"
+	if timed {
+		first = "batch  time"
+	}
+	return fmt.Sprintf("%s  %9s %9s %9s %9s %9s %9s %9s %6s %9s %9s %10s  %s\n",
+		first, "+keys", "-keys", "live keys", "probe", "neg keys", "FP keys", "FP rate", "z", "FP rows", "rows out", "estimated", "hot keys")
+}
+
+func batchLine(b stream.BatchReport, timed bool) string {
+	first := fmt.Sprintf("%5d", b.Batch)
+	if timed {
+		first = fmt.Sprintf("%5d  %d..%d", b.Batch, b.TimeFrom, b.TimeTo)
+	}
+	var hot []string
+	for i, h := range b.Hot {
+		if i == 3 {
+			break
+		}
+		hot = append(hot, fmt.Sprintf("%s:%d", h.Key, h.Count))
+	}
+	return fmt.Sprintf("%s  %9d %9d %9d %9d %9d %9d %9.2e %+6.1f %9d %9d %10d  %s\n",
+		first, b.Inserts, b.Deletes, b.LiveKeys, b.ProbeRows, b.NegativeKeys, b.FalsePositiveKeys, b.FPRate(), b.FPZ(), b.FalsePositives, b.RowsOut, b.EstimatedRows, strings.Join(hot, " "))
+}
+
+func writeStreamReport(w io.Writer, r *stream.Report) {
+	fmt.Fprintf(w, "\nstream (%s): %d batches, %d probe rows, %d rows out (count-min estimate %d), in %v\n",
+		r.Mode, r.Batches, r.ProbeRows, r.RowsOut, r.EstimatedRows, time.Duration(r.WallNanos).Round(time.Millisecond))
+	fmt.Fprintf(w, "key side: %d inserts, %d %s; live keys at most %d (%d rows), %d at the end\n",
+		r.Inserts, r.Deletes, map[bool]string{true: "expired", false: "deletes"}[r.Mode == "window"], r.MaxLiveKeys, r.MaxLiveRows, r.FinalLiveKeys)
+	shape := r.Params.Shape()
+	fmt.Fprintf(w, "filter %s (%s), sized for %d live keys, %s, rebuilt %d times\n",
+		r.Filter, shape, r.Capacity, join.SizeText(r.FilterBytes), r.Rebuilds)
+	fn := "not counted (--verify counts them)"
+	if r.Verified {
+		fn = fmt.Sprint(r.FalseNegatives)
+	}
+	fmt.Fprintf(w, "false positives: %d of %d distinct negative keys a batch (%.3g; formula at the live keys %.3g), batches beyond 4 sd: %d; %d of %d negative rows (%.3g); false negatives: %s\n",
+		r.FalsePositiveKeys, r.NegativeKeys, r.FPRate(), r.FPPMean, r.BatchesBeyond4SD, r.FalsePositives, r.Negatives, r.RowFPRate(), fn)
+	fmt.Fprintf(w, "speed: %.0f key updates/s (apply time), %.0f probe rows/s (wall)\n", r.UpdatesPerSecond(), r.ProbeRowsPerSecond())
+	if len(r.Hot) > 0 {
+		var hot []string
+		for _, h := range r.Hot {
+			hot = append(hot, fmt.Sprintf("%s:%d", h.Key, h.Count))
+		}
+		fmt.Fprintf(w, "hot probe keys (count-min %dx%d, HeavyKeeper): %s\n", r.CMSWidth, r.CMSDepth, strings.Join(hot, " "))
+	}
+}
+
+func cmdStreamPrep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("stream prep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	patents := fs.String("patents", "", "NBER patents file (apat63_99.txt or join gen's; PATENT and GDATE columns) (required)")
+	citations := fs.String("citations", "", "NBER citations file (cite75_99.txt; CITING and CITED) (required)")
+	out := fs.String("out", "", "folder for patents-by-gdate.csv and citations-by-gdate.csv (required)")
+	usageWithExamples(fs, "join stream prep --patents F --citations F --out DIR", `
+Writes the NBER data as a time-ordered stream for join stream --window:
+DIR/patents-by-gdate.csv (every patent, ordered by GDATE) and
+DIR/citations-by-gdate.csv (CITING,CITED,GDATE: each citation with its citing
+patent's grant date, in that order; citations whose citing patent is not in
+the patents file are dropped and counted).
+
+Example:
+  join stream prep --patents data/apat63_99.txt --citations data/cite75_99.txt --out data/stream
+`)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	for _, f := range []struct{ name, v string }{{"patents", *patents}, {"citations", *citations}, {"out", *out}} {
+		if f.v == "" {
+			return usageError{fmt.Errorf("stream prep: --%s is required", f.name)}
+		}
+	}
+	st, err := nber.WriteStream(ctx, *patents, *citations, *out)
+	if err != nil {
+		return fmt.Errorf("stream prep: %w", err)
+	}
+	fmt.Fprintf(stdout, "%d patents (GDATE %d..%d), %d citations (%d dropped: citing patent not in %s) written to %s\n",
+		st.Patents, st.MinGDATE, st.MaxGDATE, st.Citations, st.Dropped, *patents, *out)
+	return nil
+}
