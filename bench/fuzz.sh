@@ -25,6 +25,9 @@ targets=(
   "./bank FuzzRead"
   "./tuple FuzzSplit"
   "./mdbf FuzzDecode"
+  "./sketch/cms FuzzDecode"
+  "./sketch/topk FuzzUnmarshalBinary"
+  "./join/stream FuzzEvents"
 )
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
