@@ -103,12 +103,32 @@ type probeBatch struct {
 
 // keyReader reads key records: events ("+row", "-key") or timed rows.
 type keyReader struct {
-	s      *side
-	ks     join.KeySpec
-	tcol   int // timed rows: the time column, else -1
-	lastT  int64
-	lastLn int64
-	seq    int64
+	s     *side
+	ks    join.KeySpec
+	tcol  int // timed rows: the time column, else -1
+	clock clock
+	seq   int64
+}
+
+// clock reads a side's time column and checks that it never goes back.
+type clock struct {
+	started bool
+	last    int64
+	lastLn  int64
+}
+
+// read parses the time of the current record of r and checks its order.
+func (c *clock) read(r *csvscan.Reader, header []string, fields [][]byte, col int) (int64, error) {
+	t, err := csvscan.ParseInt(fields[col])
+	if err != nil {
+		return 0, r.Errorf("time column %s: %q is not an integer", header[col], fields[col])
+	}
+	if c.started && t < c.last {
+		return 0, r.Errorf("time %d of column %s is before %d of line %d: timed rows must be in time order (sort the file by %s)",
+			t, header[col], c.last, c.lastLn, header[col])
+	}
+	c.started, c.last, c.lastLn = true, t, r.Line()
+	return t, nil
 }
 
 // read appends up to n records to b. It reports false at the end of input
@@ -164,17 +184,9 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 			return false
 		}
 		if kr.tcol >= 0 {
-			t, err := csvscan.ParseInt(fields[kr.tcol])
-			if err != nil {
-				b.err = r.Errorf("time column %s: %q is not an integer", kr.s.header[kr.tcol], fields[kr.tcol])
+			if rec.t, b.err = kr.clock.read(r, kr.s.header, fields, kr.tcol); b.err != nil {
 				return false
 			}
-			if kr.seq > 0 && t < kr.lastT {
-				b.err = r.Errorf("time %d of column %s is before %d of line %d: timed rows must be in time order (sort the file by %s)",
-					t, kr.s.header[kr.tcol], kr.lastT, kr.lastLn, kr.s.header[kr.tcol])
-				return false
-			}
-			rec.t, kr.lastT, kr.lastLn = t, t, rec.line
 		}
 		kr.seq++
 		b.recs = append(b.recs, rec)
@@ -217,12 +229,11 @@ func (b *probeBatch) reset() {
 
 // probeReader reads probe rows.
 type probeReader struct {
-	s      *side
-	ks     join.KeySpec
-	tcol   int
-	lastT  int64
-	lastLn int64
-	rows   int64
+	s     *side
+	ks    join.KeySpec
+	tcol  int
+	clock clock
+	rows  int64
 }
 
 func (pr *probeReader) read(b *probeBatch, n int) bool {
@@ -255,17 +266,9 @@ func (pr *probeReader) read(b *probeBatch, n int) bool {
 		}
 		rec.r1 = len(b.arena)
 		if pr.tcol >= 0 {
-			t, err := csvscan.ParseInt(fields[pr.tcol])
-			if err != nil {
-				b.err = r.Errorf("time column %s: %q is not an integer", pr.s.header[pr.tcol], fields[pr.tcol])
+			if rec.t, b.err = pr.clock.read(r, pr.s.header, fields, pr.tcol); b.err != nil {
 				return false
 			}
-			if pr.rows > 0 && t < pr.lastT {
-				b.err = r.Errorf("time %d of column %s is before %d of line %d: timed rows must be in time order (sort the file by %s)",
-					t, pr.s.header[pr.tcol], pr.lastT, pr.lastLn, pr.s.header[pr.tcol])
-				return false
-			}
-			rec.t, pr.lastT, pr.lastLn = t, t, rec.line
 		}
 		b.recs = append(b.recs, rec)
 		pr.rows++
