@@ -337,23 +337,24 @@ func FreshFP(ctx context.Context, opt FreshOptions) (FreshResult, error) {
 			s += j + 2
 		}
 	}
+	// Each goroutine reads and writes only its own list: the deduplicated
+	// tuples go to uniq, not keys, which the others would read (the race
+	// detector found keys read by every goroutine and written by one).
+	var uniq [][]byte
 	err := parallel(ctx, d+1, func(i int) error {
-		l := keys
 		if i < d {
-			l = sorted[i]
-		}
-		slices.SortFunc(l, bytes.Compare)
-		l = slices.CompactFunc(l, bytes.Equal)
-		if i < d {
-			sorted[i] = l
+			slices.SortFunc(sorted[i], bytes.Compare)
+			sorted[i] = slices.CompactFunc(sorted[i], bytes.Equal)
 		} else {
-			keys = l
+			slices.SortFunc(keys, bytes.Compare)
+			uniq = slices.CompactFunc(keys, bytes.Equal)
 		}
 		return nil
 	})
 	if err != nil {
 		return FreshResult{}, err
 	}
+	keys = uniq
 	res := FreshResult{Rows: opt.Rows, Tuples: len(keys), Distinct: make([]int, d)}
 	cBits := opt.CompositeBits
 	if cBits == 0 {
