@@ -147,7 +147,7 @@ func hint(err error) string {
 	case errors.As(err, &se):
 		return "" // the user's redirection, not our files
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EFBIG), errors.Is(err, syscall.EDQUOT):
-		return " (free some space, or point --tmp-dir for spill and sort files, or --out, at a disk with more room)"
+		return " (free some space, or point --out, and --tmp-dir where the command spills, at a disk with more room)"
 	case errors.Is(err, syscall.EROFS):
 		return " (choose a folder you can write: --tmp-dir for spill and sort files, --out for the output)"
 	case errors.Is(err, syscall.EACCES):

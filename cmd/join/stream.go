@@ -97,7 +97,7 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		name string
 		zero bool
 	}{{"batch", opt.Batch == 0}, {"key-batch", opt.KeyBatch == 0}, {"capacity", opt.Capacity == 0}, {"topk", opt.TopK == 0}, {"workers", opt.Workers == 0},
-		{"cms-eps", opt.CMSEps == 0}, {"cms-delta", opt.CMSDelta == 0}, {"window", opt.Window == 0}} {
+		{"cms-eps", opt.CMSEps == 0}, {"cms-delta", opt.CMSDelta == 0}, {"window", opt.Window == 0}, {"bits-per-key", sf.bpk == 0}} {
 		if sf.set(f.name) && f.zero {
 			return usageError{fmt.Errorf("stream: --%s 0: leave it out for its default", f.name)}
 		}

@@ -100,15 +100,17 @@ func (opt Options) resolve() (Options, *filters.Spec, error) {
 	case opt.Batch < 0 || opt.Batch > MaxBatch:
 		return opt, nil, optionError("Batch", opt.Batch, "want 1 to %d probe rows a batch (0: %d)", MaxBatch, DefaultBatch)
 	case opt.KeyBatch < 0 || opt.KeyBatch > MaxBatch:
-		return opt, nil, optionError("KeyBatch", opt.KeyBatch, "want 1 to %d key events a batch (0: Batch)", MaxBatch)
+		return opt, nil, optionError("KeyBatch", opt.KeyBatch, "want 1 to %d key events a batch (0: as many as the probe rows a batch)", MaxBatch)
 	case opt.KeyBatch != 0 && opt.Window > 0:
 		return opt, nil, optionError("KeyBatch", opt.KeyBatch, "applies to key events; with a window the key rows are applied by time")
 	case opt.Window < 0:
 		return opt, nil, optionError("Window", opt.Window, "want a positive span in the time columns' units")
 	case opt.Window > 0 && opt.KeyTime == "":
-		return opt, nil, optionError("KeyTime", `""`, "a window needs the key side's time column")
-	case opt.Window == 0 && (opt.KeyTime != "" || opt.ProbeTime != ""):
-		return opt, nil, optionError("Window", 0, "time columns need a window (the span a key row stays live)")
+		return opt, nil, optionError("KeyTime", `""`, "required with a window (the key side's integer time column)")
+	case opt.Window == 0 && opt.KeyTime != "":
+		return opt, nil, optionError("KeyTime", opt.KeyTime, "applies only with a window (the span a key row stays live)")
+	case opt.Window == 0 && opt.ProbeTime != "":
+		return opt, nil, optionError("ProbeTime", opt.ProbeTime, "applies only with a window (the span a key row stays live)")
 	case opt.Capacity > MaxCapacity:
 		return opt, nil, optionError("Capacity", opt.Capacity, "at most %d keys", uint64(MaxCapacity))
 	case opt.TopK < 0 || opt.TopK > MaxTopK:

@@ -51,7 +51,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	}
 	names, types, err := join.ParseKey(keyCol, opt.KeyType)
 	if err != nil {
-		return nil, optionError("KeyCol", keyCol, "%v", err)
+		return nil, err // an option.Error naming KeyCol or KeyType
 	}
 	joinNames := names
 	if opt.JoinCol != "" {

@@ -230,7 +230,7 @@ func TestErrors(t *testing.T) {
 		{"probe time order", Options{KeyEvents: write("t2", "K,T\n1,5\n"), Probe: write("pt2.csv", "K,T\n1,5\n1,2\n"), Window: 3, KeyTime: "T"},
 			"pt2.csv:3: time 2 of column T is before 5 of line 2"},
 		{"no time column", Options{KeyEvents: write("t3", "K,T\n"), Probe: probe, Window: 3, KeyTime: "X"}, "KeyTime X: no such column"},
-		{"window needs time", Options{KeyEvents: write("t4", "K,T\n"), Probe: probe, Window: 3}, "a window needs"},
+		{"window needs time", Options{KeyEvents: write("t4", "K,T\n"), Probe: probe, Window: 3}, "required with a window"},
 		{"no such key col", Options{KeyEvents: write("e9", "K,V\n"), Probe: probe, KeyCol: "Z"}, "KeyCol"},
 		{"both stdin", Options{KeyEvents: "-", Probe: "-"}, "one side only"},
 		{"batch", Options{KeyEvents: write("e10", "K,V\n"), Probe: probe, Batch: -1}, "Batch -1"},
