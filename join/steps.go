@@ -23,8 +23,12 @@ const (
 // key reduced to [0, r).
 func Partition(key []byte, r int) int {
 	h1, _ := hashing.Sum(key)
-	return int(hashing.Reduce(h1, uint64(r)))
+	return PartitionOf(h1, r)
 }
+
+// PartitionOf is Partition of a key whose hashing.Sum is (h1, _), for
+// callers that hash the key for something else too (a sketch).
+func PartitionOf(h1 uint64, r int) int { return int(hashing.Reduce(h1, uint64(r))) }
 
 // KeyOf returns the join key bytes of a field: intKey's 8 bytes for integer
 // keys (dst must have room for them), the field itself for string keys.

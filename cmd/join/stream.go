@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/stream"
 )
@@ -146,7 +148,10 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	rep, err := stream.Run(ctx, opt, outF)
 	if err != nil {
-		return usageErrorIfOption(flagError("stream", fs, err))
+		if _, ok := errors.AsType[*option.Error](err); ok {
+			return usageError{flagError("stream", fs, err)}
+		}
+		return err
 	}
 	if lineErr != nil {
 		return fmt.Errorf("write the batch lines: %w", lineErr)
@@ -178,14 +183,6 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	return nil
-}
-
-// usageErrorIfOption marks an option's error as a usage error (exit 2).
-func usageErrorIfOption(err error) error {
-	if strings.HasPrefix(err.Error(), "stream: --") {
-		return usageError{err}
-	}
-	return err
 }
 
 func batchHeader(timed bool) string {

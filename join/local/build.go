@@ -9,6 +9,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/bank"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/mdbf"
 	"github.com/acbfjoin/acbfjoin/shuffle"
@@ -104,8 +105,9 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 			b.buf = buf
 			b.rows++
 			b.keys.add(rec.Key)
-			b.sk.add(rec.Key)
-			p := join.Partition(rec.Key, x.opt.Reducers)
+			h1, h2 := hashing.Sum(rec.Key)
+			b.sk.add(h1, h2)
+			p := join.PartitionOf(h1, x.opt.Reducers)
 			b.pc.plain[p]++
 			b.parts = x.skew.keyPartitions(rec.Key, p, b.parts)
 			for _, q := range b.parts {

@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/sketch/cms"
 )
 
@@ -63,8 +62,9 @@ func newJoinSketch(width int) (*joinSketch, error) {
 }
 
 // add counts one occurrence of key: one hash, joinSketchDepth counters.
-func (s *joinSketch) add(key []byte) {
-	h1, h2 := hashing.Sum(key)
+// add counts a key whose hashing.Sum is (h1, h2): the caller hashed it
+// once for the sketch and its partition (join.PartitionOf).
+func (s *joinSketch) add(h1, h2 uint64) {
 	for _, r := range s.rows {
 		r.AddHash(h1, h2, 1)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -137,8 +138,9 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 					}
 					raw = m.enc
 				}
-				m.sk.add(key)
-				p := join.Partition(key, reducers)
+				h1, h2 := hashing.Sum(key)
+				m.sk.add(h1, h2)
+				p := join.PartitionOf(h1, reducers)
 				m.pc.plain[p]++
 				if m.spread != nil {
 					p = m.spread.partition(key, p)
@@ -236,8 +238,9 @@ func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (map
 				}
 				raw = m.enc
 			}
-			m.sk.add(key)
-			p := join.Partition(key, reducers)
+			h1, h2 := hashing.Sum(key)
+			m.sk.add(h1, h2)
+			p := join.PartitionOf(h1, reducers)
 			m.pc.plain[p]++
 			if m.spread != nil {
 				p = m.spread.partition(key, p)

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/join"
 )
@@ -436,7 +437,7 @@ func TestEstimateJoin(t *testing.T) {
 				k = 7
 			}
 			f[k]++
-			a.add([]byte(strconv.Itoa(k)))
+			a.add(hashing.Sum([]byte(strconv.Itoa(k))))
 		}
 		for range 80000 {
 			k := r.IntN(30000)
@@ -444,7 +445,7 @@ func TestEstimateJoin(t *testing.T) {
 				k = 7
 			}
 			g[k]++
-			b.add([]byte(strconv.Itoa(k)))
+			b.add(hashing.Sum([]byte(strconv.Itoa(k))))
 		}
 		var exact int64
 		for k, c := range f {

@@ -43,9 +43,9 @@ func (s *hashSet) grow() {
 	}
 }
 
-// reset empties the set, keeping its memory unless it grew past max slots.
-func (s *hashSet) reset(max int) {
-	if len(s.slots) > max {
+// reset empties the set, keeping its memory unless it grew past maxSlots.
+func (s *hashSet) reset(maxSlots int) {
+	if len(s.slots) > maxSlots {
 		s.slots, s.flags = nil, nil
 	} else {
 		clear(s.slots)

@@ -2,7 +2,6 @@ package stream
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"slices"
 
@@ -105,7 +104,8 @@ type probeBatch struct {
 type keyReader struct {
 	s     *side
 	ks    join.KeySpec
-	tcol  int // timed rows: the time column, else -1
+	del   join.KeySpec // a delete's fields: the key columns in order (newKeyReader)
+	tcol  int          // timed rows: the time column, else -1
 	clock clock
 	seq   int64
 }
@@ -174,7 +174,7 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 			}
 			// The delete's fields are the key columns in order: a KeySpec
 			// over them.
-			if b.arena, err = kr.deleteSpec().AppendKey(b.arena, fields); err != nil {
+			if b.arena, err = kr.del.AppendKey(b.arena, fields); err != nil {
 				b.err = r.Errorf("%v", err)
 				return false
 			}
@@ -194,14 +194,15 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 	return true
 }
 
-// deleteSpec is the key spec of a delete's fields: the key columns, in
-// order, with their types.
-func (kr *keyReader) deleteSpec() join.KeySpec {
-	ds := join.KeySpec{Names: kr.ks.Names, Types: kr.ks.Types}
-	for i := range kr.ks.Cols {
-		ds.Cols = append(ds.Cols, i)
+// newKeyReader reads the key records of s whose key is ks; tcol is the
+// time column (timed rows) or -1.
+func newKeyReader(s *side, ks join.KeySpec, tcol int) *keyReader {
+	// A delete's fields are the key columns, in order: a KeySpec over them.
+	del := join.KeySpec{Names: ks.Names, Types: ks.Types}
+	for i := range ks.Cols {
+		del.Cols = append(del.Cols, i)
 	}
-	return ds
+	return &keyReader{s: s, ks: ks, del: del, tcol: tcol}
 }
 
 // finish points the records' slices into the arena, which no longer grows.
@@ -274,12 +275,4 @@ func (pr *probeReader) read(b *probeBatch, n int) bool {
 		pr.rows++
 	}
 	return true
-}
-
-// wrapLine names the side's file in an error without one.
-func wrapLine(name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%s: %w", name, err)
 }

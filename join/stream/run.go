@@ -70,7 +70,7 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	if err != nil {
 		return nil, optionError("JoinCol", join.JoinColumns(joinNames), "%s: %v", probeName, err)
 	}
-	kr := &keyReader{s: ks, ks: keySpec, tcol: -1}
+	kr := newKeyReader(ks, keySpec, -1)
 	pr := &probeReader{s: ps, ks: probeSpec, tcol: -1}
 	if timed {
 		if kr.tcol = index(ks.header, opt.KeyTime); kr.tcol < 0 {
@@ -295,14 +295,13 @@ func (e *engine) applyEvents(ctx context.Context, br *BatchReport) error {
 
 func (e *engine) applyEvent(r *keyRec) error {
 	if r.op == '+' {
-		ent, fresh := e.tbl.insert(r.key, r.row, r.t)
+		_, fresh := e.tbl.insert(r.key, r.row, r.t)
 		if e.sk != nil {
 			e.sk.insert(r.key)
 		}
 		if fresh {
 			return e.lf.add(r.key, e.tbl)
 		}
-		_ = ent
 		return nil
 	}
 	gone, err := e.tbl.remove(r.key)
@@ -374,10 +373,10 @@ func (e *engine) applyTimed(ctx context.Context, pb *probeBatch, br *BatchReport
 		}
 		e.qHead++
 		if e.sk != nil {
-			e.sk.delete([]byte(q.e.key))
+			e.sk.delete(q.e.keyBytes())
 		}
 		if e.tbl.removeOldest(q.e) {
-			if err := e.lf.remove([]byte(q.e.key)); err != nil {
+			if err := e.lf.remove(q.e.keyBytes()); err != nil {
 				return err
 			}
 		}
@@ -483,7 +482,7 @@ func (e *engine) probeRange(recs []probeRec, buf []byte, negs *hashSet) ([]byte,
 			if e.timed && !inWindow(kr.t, r.t, e.opt.Window) {
 				continue
 			}
-			buf = join.AppendOutputRow(buf, r.raw, []byte(kr.row))
+			buf = join.AppendOutputRow(buf, r.raw, kr.row)
 			c.out++
 		}
 	}

@@ -1,8 +1,10 @@
 package stream
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/acbfjoin/acbfjoin/filters"
 )
@@ -10,7 +12,7 @@ import (
 // keyRow is a live key-side row: its other fields as the output appends
 // them and its time (timed mode).
 type keyRow struct {
-	row string
+	row []byte // its own copy (the output appends it, no conversion a match)
 	t   int64
 }
 
@@ -34,6 +36,10 @@ type entry struct {
 	key  string
 	rows []keyRow
 }
+
+// keyBytes returns the key as bytes without a copy, for the filter and the
+// sketch, which only read it (expiry would otherwise allocate a copy a row).
+func (e *entry) keyBytes() []byte { return unsafe.Slice(unsafe.StringData(e.key), len(e.key)) }
 
 func newTable() *table { return &table{m: map[string]*entry{}} }
 
@@ -60,7 +66,7 @@ func (t *table) insert(key []byte, row []byte, tm int64) (*entry, bool) {
 		t.bytes += int64(len(e.key))
 		t.peak = max(t.peak, len(t.m))
 	}
-	e.rows = append(e.rows, keyRow{row: string(row), t: tm})
+	e.rows = append(e.rows, keyRow{row: bytes.Clone(row), t: tm})
 	t.rows++
 	t.bytes += int64(len(row))
 	return e, fresh
@@ -91,7 +97,7 @@ func (t *table) removeOldest(e *entry) bool {
 		t.maybeShrink()
 		return true
 	}
-	e.rows[0] = keyRow{} // release the row's string
+	e.rows[0] = keyRow{} // release the row's bytes
 	e.rows = e.rows[1:]
 	return false
 }
