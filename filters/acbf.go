@@ -32,7 +32,7 @@ func acbfSpec(kind Kind, j, order int, doc string) *Spec {
 		Doc:     doc,
 		Order:   order,
 		Sized:   true,
-		Fields:  []string{"K"},
+		Fields:  []string{"K", "ACBFCapacity"},
 		Deletes: true,
 		Layout: func(m, n uint64, k int) (Params, error) {
 			cfg := config(m, n, k)
@@ -45,7 +45,10 @@ func acbfSpec(kind Kind, j, order int, doc string) *Spec {
 				return Params{}, sizingError("BitsPerKey", bpk, err, "k = %d counter bits per key do not fit beside a first level of %d*m bits: at least %.0f bits per key, or a smaller k",
 					k, j, math.Ceil(4*float64(k)/float64(4-j)))
 			}
-			return Params{M: m, K: k, FirstLevelBits: cfg.FirstLevelBits(), MemoryBits: 4 * m}, nil
+			// Capacity: the keys whose counters the budget has room for
+			// beside the first level, as a decoded filter's Cap reports it.
+			m1 := cfg.FirstLevelBits()
+			return Params{M: m, K: k, FirstLevelBits: m1, MemoryBits: 4 * m, Capacity: (4*m - m1) / uint64(k)}, nil
 		},
 		CountersFor: func(bits, n uint64, k int) uint64 {
 			nk := float64(n) * float64(k)
@@ -56,11 +59,18 @@ func acbfSpec(kind Kind, j, order int, doc string) *Spec {
 			return max(m, uint64(math.Ceil(nk/float64(4-j)))) // room for the counters: nk <= (4-j)m
 		},
 		Build: func(p Params, keys [][]byte) (Filter, int64, error) {
-			f, err := acbf.Build(acbf.Config{Counters: p.M, Capacity: max(1, uint64(len(keys))), K: p.K, FirstLevel: p.FirstLevelBits}, keys)
+			// The arena is reserved for the larger of the keys given and
+			// the capacity the layout left room for (Sizing.ACBFCapacity).
+			f, err := acbf.Build(acbf.Config{Counters: p.M, Capacity: max(1, uint64(len(keys)), p.Capacity), K: p.K, FirstLevel: p.FirstLevelBits}, keys)
 			if err != nil {
 				return nil, 0, fmt.Errorf("filter %s: %w", kind, err)
 			}
 			return f, f.SerializedSize(), nil
+		},
+		ParamsOf: func(f Filter) Params {
+			a := f.(*acbf.Filter)
+			m := a.Config().Counters
+			return Params{M: m, K: a.K(), FirstLevelBits: a.FirstLevelBits(), MemoryBits: 4 * m, Capacity: a.Cap()}
 		},
 		Add:    func(f Filter, key []byte) error { return f.(*acbf.Filter).Add(key) },
 		Remove: func(f Filter, key []byte) error { return f.(*acbf.Filter).Remove(key) },

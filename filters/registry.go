@@ -53,7 +53,7 @@ type Params struct {
 	// The geometry of the kinds not made of counters (zero for the others).
 	BucketSize      int     // cuckoo: fingerprints a bucket
 	FingerprintBits int     // cuckoo: bits a fingerprint
-	Capacity        uint64  // cuckoo: keys it holds; scalable: keys of its first sub-filter
+	Capacity        uint64  // cuckoo: keys it holds; scalable: keys of its first sub-filter; acbf kinds: keys its counters have room for
 	Growth          float64 // scalable: each sub-filter holds Growth times the keys of the one before
 	Tightening      float64 // scalable: each sub-filter's error is Tightening times the one before
 	FirstFPP        float64 // scalable: the first sub-filter's error P0

@@ -31,6 +31,13 @@ type Sizing struct {
 	InitialCapacity uint64  // scalable: keys of the first sub-filter (0: 1000)
 	Growth          float64 // scalable: at least 1 (0: 2)
 	Tightening      float64 // scalable: between 0 and 1 (0: 0.5)
+	// ACBFCapacity, for the acbf kinds: the keys whose counters the filter
+	// keeps room for, at least the keys it holds (0: exactly those). A
+	// larger capacity shrinks the optimal first level, m1 = 4m - ck
+	// instead of 4m - nk, as in a cluster job that sizes its filter for the
+	// key count it expects; memory still follows BitsPerKey (or FPP) and the
+	// keys held.
+	ACBFCapacity uint64
 }
 
 // DefaultBitsPerKey is Sizing.BitsPerKey when it is 0.
@@ -70,6 +77,8 @@ func (s Sizing) Validate() error {
 		return sizingError("BucketSize", s.BucketSize, nil, "want 1, 2, 4 or 8 fingerprints a bucket (0: 4)")
 	case s.FingerprintBits != 0 && (s.FingerprintBits < minFingerprintBits || s.FingerprintBits > maxFingerprintBits):
 		return sizingError("FingerprintBits", s.FingerprintBits, nil, "want %d to %d bits", minFingerprintBits, maxFingerprintBits)
+	case s.ACBFCapacity > maxInitialCapacity:
+		return sizingError("ACBFCapacity", s.ACBFCapacity, nil, "want at most %d keys", uint64(maxInitialCapacity))
 	case s.InitialCapacity > maxInitialCapacity:
 		return sizingError("InitialCapacity", s.InitialCapacity, nil, "want at most %d keys", uint64(maxInitialCapacity))
 	case s.Growth != 0 && !(s.Growth >= 1 && s.Growth <= maxGrowth):
@@ -85,7 +94,7 @@ func (s Sizing) Validate() error {
 func (s Sizing) Set() []SizingField {
 	var out []SizingField
 	for _, f := range []SizingField{{"BitsPerKey", s.BitsPerKey}, {"K", s.K}, {"FPP", s.FPP}, {"BucketSize", s.BucketSize},
-		{"FingerprintBits", s.FingerprintBits}, {"InitialCapacity", s.InitialCapacity}, {"Growth", s.Growth}, {"Tightening", s.Tightening}} {
+		{"FingerprintBits", s.FingerprintBits}, {"InitialCapacity", s.InitialCapacity}, {"Growth", s.Growth}, {"Tightening", s.Tightening}, {"ACBFCapacity", s.ACBFCapacity}} {
 		if !isZero(f.Value) {
 			out = append(out, f)
 		}
@@ -143,6 +152,15 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 		return p, sp.checkMemory(p, n, s)
 	}
 	nf := float64(n)
+	// room is the key count the layout leaves counter bits for: the keys
+	// held, or the ACBF's capacity.
+	room := n
+	if s.ACBFCapacity != 0 && sp.Uses("ACBFCapacity") {
+		if s.ACBFCapacity < n {
+			return Params{}, sizingError("ACBFCapacity", s.ACBFCapacity, nil, "the filter holds %d keys: want a capacity of at least that (0: exactly the keys held)", n)
+		}
+		room = s.ACBFCapacity
+	}
 	var m uint64
 	k := s.K
 	if s.FPP != 0 {
@@ -161,7 +179,7 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 		// little (or by much, with a k given): the least first level at or
 		// above it that meets the rate, doubling then halving the step.
 		meets := func(bits float64) (bool, error) {
-			p, err := sp.Layout(sp.CountersFor(uint64(bits), n, k), n, k)
+			p, err := sp.Layout(sp.CountersFor(uint64(bits), room, k), room, k)
 			return err == nil && sp.FPP(p, n) <= s.FPP, err
 		}
 		lo, hi := bits, bits
@@ -187,7 +205,7 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 				lo = mid
 			}
 		}
-		m = sp.CountersFor(uint64(hi), n, k)
+		m = sp.CountersFor(uint64(hi), room, k)
 	} else {
 		bpk := s.BitsPerKey
 		if bpk == 0 {
@@ -205,8 +223,12 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 			}
 		}
 	}
-	p, err := sp.Layout(m, n, k)
+	p, err := sp.Layout(m, room, k)
 	if err != nil {
+		if room != n {
+			return Params{}, sizingError("ACBFCapacity", s.ACBFCapacity, err, "counter room for %d keys (k = %d bits each) does not fit in the %d-bit budget of %d keys: a smaller capacity, more bits per key or a smaller k",
+				room, k, 4*m, n)
+		}
 		return Params{}, err
 	}
 	return p, sp.checkMemory(p, n, s)

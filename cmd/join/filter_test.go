@@ -43,6 +43,7 @@ func TestNewKindsEverywhere(t *testing.T) {
 		{"scalable", []string{"--initial-capacity", "100", "--growth", "4", "--tightening", "0.8", "--fpp", "0.01"}, "P0=0.002 s=4 r=0.8 from 100 keys"},
 		{"blocked", nil, "k=15"},
 		{"blocked", []string{"--bits-per-key", "10", "--k", "4"}, "k=4"},
+		{"acbf", []string{"--bits-per-key", "40", "--k", "3", "--acbf-capacity", "2000"}, "k=3"},
 	} {
 		name := tc.kind + strings.Join(tc.flags, "")
 		out := filepath.Join(dir, name+".csv")
@@ -110,6 +111,11 @@ func TestNewKindsEverywhere(t *testing.T) {
 		{[]string{"run", "--filter", "cuckoo", "--bucket-size", "0"}, "run: --bucket-size 0: want 1, 2, 4 or 8 (leave it out for 4)"},
 		{[]string{"run", "--filter", "scalable", "--growth", "0.5"}, "run: --growth 0.5: want a factor from 1 to 1024"},
 		{[]string{"run", "--filter", "blocked", "--k", "20"}, "run: --k 20: the blocked filter takes 1 to 16 probes"},
+		{[]string{"run", "--filter", "cbf", "--acbf-capacity", "900"}, "run: --acbf-capacity: the cbf filter does not read it (an option of acbf, acbf1, acbf2, acbf3)"},
+		{[]string{"run", "--acbf-capacity", "499"}, "run: --acbf-capacity 499: the filter holds 500 keys: want a capacity of at least that"},
+		{[]string{"run", "--acbf-capacity", "0"}, "run: --acbf-capacity 0: leave it out for the distinct keys"},
+		{[]string{"run", "--k", "6", "--acbf-capacity", "3000"}, "run: --acbf-capacity 3000: counter room for 3000 keys (k = 6 bits each) does not fit"},
+		{[]string{"compare", "--filters", "cbf,acbf", "--acbf-capacity", "100"}, "compare: --acbf-capacity 100: the filter holds 500 keys"},
 	} {
 		args := append([]string{tc.args[0], "--keys", keys, "--input", cite, "--out", filepath.Join(dir, "x.csv")}, tc.args[1:]...)
 		if tc.args[0] == "compare" {

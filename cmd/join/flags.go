@@ -139,10 +139,10 @@ var optionFlags = map[string]string{
 	"Keys": "keys", "Input": "input", "KeyCol": "key-col", "JoinCol": "join-col", "KeyType": "key-type",
 	"Filter": "filter", "Sizing.BitsPerKey": "bits-per-key", "Sizing.K": "k", "Sizing.FPP": "fpp",
 	"Sizing.BucketSize": "bucket-size", "Sizing.FingerprintBits": "fingerprint-bits", "Sizing.InitialCapacity": "initial-capacity",
-	"Sizing.Growth": "growth", "Sizing.Tightening": "tightening",
+	"Sizing.Growth": "growth", "Sizing.Tightening": "tightening", "Sizing.ACBFCapacity": "acbf-capacity",
 	"Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir", "FilterFile": "filter-file",
 	"Bank": "bank", "Classes": "classes", "Route": "route", "Sep": "delim", "Layout": "filter-layout",
-	"Skew": "skew",
+	"Skew": "skew", "Table1Sizing": "table1-sizing", "ACBFCapacity": "acbf-capacity",
 }
 
 // flagError rewrites an option.Error in err as the user's flag and value

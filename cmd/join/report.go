@@ -18,8 +18,12 @@ import (
 func writeReport(w io.Writer, r *join.Report) {
 	f := r.Filter
 	if f.M != 0 { // the kinds of the 4m-bit budget of m counters
-		fmt.Fprintf(w, "filter %s: m=%d counters, k=%d, first level %d bits, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
-			f.Kind, f.M, f.K, f.FirstLevelBits, f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
+		room := ""
+		if f.Capacity > uint64(r.KeysDistinct) {
+			room = fmt.Sprintf(" (counter room for %d keys)", f.Capacity)
+		}
+		fmt.Fprintf(w, "filter %s: m=%d counters, k=%d, first level %d bits%s, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
+			f.Kind, f.M, f.K, f.FirstLevelBits, room, f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
 	} else {
 		fmt.Fprintf(w, "filter %s: %s, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
 			f.Kind, cmp.Or(f.Shape, "no parameters"), f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
@@ -110,7 +114,11 @@ func writeCompare(w io.Writer, reps []*join.Report, repeat int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "filter\tparameters\tmemory bits\tformula FP\tmeasured FP\tmap output records\tfalse positives\tshuffle bytes\tconstruction ms\ttotal ms\t")
 	for _, r := range reps {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3g\t%.3g\t%d\t%d\t%d\t%.1f\t%.0f\t\n", filterLabel(r), cmp.Or(r.Filter.Shape, "-"), r.Filter.MemoryBits,
+		shape := cmp.Or(r.Filter.Shape, "-")
+		if r.Filter.M != 0 && r.Filter.Capacity > uint64(r.KeysDistinct) {
+			shape += fmt.Sprintf(" room=%d", r.Filter.Capacity)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3g\t%.3g\t%d\t%d\t%d\t%.1f\t%.0f\t\n", filterLabel(r), shape, r.Filter.MemoryBits,
 			r.Filter.FPPFormula, r.FPPMeasured, r.MapOutputRecords, r.FalsePositiveRecords, r.ShuffleBytes,
 			r.TimingsMs["build"], r.TimingsMs["total"])
 	}

@@ -238,7 +238,11 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	if !jf.quiet {
-		fmt.Fprintf(stdout, "wrote %s: %s filter of %d keys, %s, %d bytes, formula FP %.3g\n", *out, b.Kind(), b.N, cmp.Or(b.Shape(), "no parameters"), b.SerializedBytes, b.FPP)
+		shape := cmp.Or(b.Shape(), "no parameters")
+		if b.M != 0 && b.Capacity > uint64(b.N) {
+			shape += fmt.Sprintf(", counter room for %d keys (first level %d bits)", b.Capacity, b.FirstLevelBits)
+		}
+		fmt.Fprintf(stdout, "wrote %s: %s filter of %d keys, %s, %d bytes, formula FP %.3g\n", *out, b.Kind(), b.N, shape, b.SerializedBytes, b.FPP)
 	}
 	return nil
 }

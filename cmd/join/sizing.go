@@ -15,7 +15,7 @@ type sizingFlags struct {
 	bpk, fpp, tightening           float64
 	growth                         float64
 	k, bucketSize, fingerprintBits int
-	initialCapacity                uint64
+	initialCapacity, acbfCapacity  uint64
 	kinds                          []filters.Kind // the kinds the command builds, for checkKinds
 }
 
@@ -29,6 +29,7 @@ func (s *sizingFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&s.initialCapacity, "initial-capacity", 0, "scalable: keys of the first sub-filter (default 1000)")
 	fs.Float64Var(&s.growth, "growth", 0, "scalable: each sub-filter holds this many times the keys of the one before (default 2)")
 	fs.Float64Var(&s.tightening, "tightening", 0, "scalable: each sub-filter's error is this times the one before's (default 0.5)")
+	fs.Uint64Var(&s.acbfCapacity, "acbf-capacity", 0, "acbf kinds: keep counter room for this many keys, at least the distinct keys (default: exactly those); the first level shrinks to 4m - capacity*k bits")
 }
 
 // set reports whether the flag name was given.
@@ -57,6 +58,7 @@ func (s *sizingFlags) sizing(cmd string) (filters.Sizing, error) {
 		{"initial-capacity", s.initialCapacity == 0, func() { z.InitialCapacity = s.initialCapacity }, "leave it out for 1000"},
 		{"growth", s.growth == 0, func() { z.Growth = s.growth }, "leave it out for 2"},
 		{"tightening", s.tightening == 0, func() { z.Tightening = s.tightening }, "want a ratio between 0 and 1 (leave it out for 0.5)"},
+		{"acbf-capacity", s.acbfCapacity == 0, func() { z.ACBFCapacity = s.acbfCapacity }, "leave it out for the distinct keys"},
 	} {
 		if !s.set(f.name) {
 			continue
@@ -76,6 +78,7 @@ func (s *sizingFlags) sizing(cmd string) (filters.Sizing, error) {
 var kindFlags = []struct{ flag, field string }{
 	{"k", "K"}, {"bucket-size", "BucketSize"}, {"fingerprint-bits", "FingerprintBits"},
 	{"initial-capacity", "InitialCapacity"}, {"growth", "Growth"}, {"tightening", "Tightening"},
+	{"acbf-capacity", "ACBFCapacity"},
 }
 
 // checkKinds refuses a flag that no filter of the command reads (--k with

@@ -1,0 +1,103 @@
+package filters
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+)
+
+// TestACBFCapacity checks Sizing.ACBFCapacity: the first level is 4m - ck for
+// a capacity c, memory still follows the keys held, the formula is taken at
+// the keys held, a filter so built measures that formula on non-members
+// (4 sd), takes keys up to its capacity, and bad capacities are refused by
+// name.
+func TestACBFCapacity(t *testing.T) {
+	const n = 20_000
+	keys := testutil.Keys(0, n)
+	for _, tc := range []struct {
+		kind Kind
+		s    Sizing
+	}{
+		{ACBF, Sizing{BitsPerKey: 34, K: 6, ACBFCapacity: 4 * n}},
+		{ACBF, Sizing{BitsPerKey: 40, K: 3, ACBFCapacity: 6 * n}},
+		{ACBF2, Sizing{BitsPerKey: 32, K: 3, ACBFCapacity: 2 * n}},
+		{ACBF, Sizing{FPP: 0.01, K: 4, ACBFCapacity: 3 * n}},
+	} {
+		sp, _ := Lookup(string(tc.kind))
+		p, err := sp.Size(n, tc.s)
+		if err != nil {
+			t.Fatalf("%s %+v: %v", tc.kind, tc.s, err)
+		}
+		c := tc.s.ACBFCapacity
+		if want := (4*p.M - p.FirstLevelBits) / uint64(p.K); p.Capacity != want || p.Capacity < c {
+			t.Errorf("%s: Params.Capacity %d, want the budget's room (4m - m1)/k = %d, at least %d", tc.kind, p.Capacity, want, c)
+		}
+		if tc.kind == ACBF && p.FirstLevelBits != 4*p.M-c*uint64(p.K) {
+			t.Errorf("%s: m1 = %d, want 4m - ck = %d", tc.kind, p.FirstLevelBits, 4*p.M-c*uint64(p.K))
+		}
+		if tc.s.FPP == 0 && p.M != uint64(math.Round(tc.s.BitsPerKey*n/4)) {
+			t.Errorf("%s: m = %d, want the held keys' %v bits each", tc.kind, p.M, tc.s.BitsPerKey)
+		}
+		if tc.s.FPP != 0 && sp.FPP(p, n) > tc.s.FPP {
+			t.Errorf("%s: formula %.4g above the FPP asked, %.4g", tc.kind, sp.FPP(p, n), tc.s.FPP)
+		}
+		b, err := Build(tc.kind, keys, tc.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Measured FP on non-members against the formula at the keys held.
+		const queries = 200_000
+		fp := 0
+		for _, q := range testutil.Keys(1<<40, queries) {
+			if b.Filter.Contains(q) {
+				fp++
+			}
+		}
+		got, want := float64(fp)/queries, b.FPP
+		if sd := math.Sqrt(want * (1 - want) / queries); math.Abs(got-want) > 4*sd+1.0/queries {
+			t.Errorf("%s %+v: measured FP %.4g, formula %.4g (sd %.2g)", tc.kind, tc.s, got, want, sd)
+		}
+		if got := sp.ParamsOf(b.Filter); got != b.Params {
+			t.Errorf("%s: ParamsOf the filter %+v, built with %+v", tc.kind, got, b.Params)
+		}
+		// Room for the capacity: adding keys up to it succeeds.
+		for _, k := range testutil.Keys(1<<41, c-n) {
+			if err := sp.Add(b.Filter, k); err != nil {
+				t.Fatalf("%s: add within the capacity %d: %v", tc.kind, c, err)
+			}
+		}
+		if tc.kind == ACBF {
+			if err := sp.Add(b.Filter, []byte("one more")); err == nil {
+				t.Errorf("%s: a key beyond the capacity %d was taken", tc.kind, c)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		s    Sizing
+		want string
+	}{
+		{Sizing{ACBFCapacity: n - 1}, "at least"},
+		{Sizing{BitsPerKey: 32, K: 6, ACBFCapacity: 6 * n}, "does not fit"},
+		{Sizing{ACBFCapacity: 1 << 41}, "at most"},
+	} {
+		sp, _ := Lookup(string(ACBF))
+		_, err := sp.Size(n, tc.s)
+		var oe *option.Error
+		if !errors.As(err, &oe) || oe.Name != "Sizing.ACBFCapacity" || !errors.Is(err, ErrSizing) {
+			t.Errorf("%+v: %v, want an option.Error naming Sizing.ACBFCapacity", tc.s, err)
+		} else if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.s, err, tc.want)
+		}
+	}
+	// Kinds without counters ignore the field, and say so through Uses.
+	for _, k := range []Kind{Bloom, CBF, Cuckoo} {
+		sp, _ := Lookup(string(k))
+		if sp.Uses("ACBFCapacity") {
+			t.Errorf("%s claims to read ACBFCapacity", k)
+		}
+	}
+}
