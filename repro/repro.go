@@ -7,6 +7,7 @@ package repro
 
 import (
 	"context"
+	stdcsv "encoding/csv"
 	"fmt"
 	"math"
 	"os"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 )
 
 // Options configures Run.
@@ -27,6 +29,11 @@ type Options struct {
 	Out   string // output folder (docs/results)
 	Seed  uint64
 	Log   func(format string, args ...any)
+	// Table1Sizing is Table1Both (""), Table1Default or Table1Paper.
+	Table1Sizing string
+	// ACBFCapacity, if set, is the ACBF's capacity in Table 1's default
+	// sizing (filters.Sizing.ACBFCapacity).
+	ACBFCapacity uint64
 }
 
 // variants are the paper's series.
@@ -43,9 +50,9 @@ type point struct {
 func points(quick bool) []point {
 	var mns []int
 	if quick {
-		mns = []int{8, 14, 20}
+		mns = []int{2, 8, 14, 20}
 	} else {
-		for mn := 8; mn <= 20; mn += 2 {
+		for mn := 2; mn <= 20; mn++ { // the paper steps every integer from 8; we start at 2
 			mns = append(mns, mn)
 		}
 	}
@@ -96,6 +103,14 @@ func Run(ctx context.Context, opt Options) error {
 	if opt.Log == nil {
 		opt.Log = func(string, ...any) {}
 	}
+	switch opt.Table1Sizing {
+	case "", Table1Both, Table1Default, Table1Paper:
+	default:
+		return &option.Error{Pkg: "repro", Name: "Table1Sizing", Value: opt.Table1Sizing, Reason: "want both, default or paper"}
+	}
+	if opt.ACBFCapacity != 0 && opt.Table1Sizing == Table1Paper {
+		return &option.Error{Pkg: "repro", Name: "ACBFCapacity", Value: opt.ACBFCapacity, Reason: "sizes Table 1's default run, which the paper sizing leaves out (the paper's sizing finds its own capacity)"}
+	}
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return err
 	}
@@ -109,7 +124,19 @@ func Run(ctx context.Context, opt Options) error {
 		return err
 	}
 	opt.Log("Figures 5-7 (simulation)")
-	if err := fig567(ctx, opt); err != nil {
+	sim, err := fig567(ctx, opt)
+	if err != nil {
+		return err
+	}
+	opt.Log("Figure 7 (the paper's layout, timed beside ours)")
+	shifts, err := levelShiftTimes(ctx, opt)
+	if err != nil {
+		return err
+	}
+	if err := writeSim(opt, sizes(opt.Quick), sim, shifts); err != nil {
+		return err
+	}
+	if err := writeQuoted(opt, sim); err != nil {
 		return err
 	}
 	opt.Log("Table 1 (join)")
@@ -128,15 +155,18 @@ func writeFile(path, content string) error {
 	})
 }
 
-// table renders a CSV file and a Markdown table of the same rows.
+// table renders a CSV file (quoted where a field needs it) and a Markdown
+// table of the same rows.
 func table(header []string, rows [][]string) (csv, md string) {
 	var c, m strings.Builder
-	c.WriteString(strings.Join(header, ",") + "\n")
+	w := stdcsv.NewWriter(&c)
+	w.Write(header) // a strings.Builder never fails
 	m.WriteString("| " + strings.Join(header, " | ") + " |\n|" + strings.Repeat("---|", len(header)) + "\n")
 	for _, r := range rows {
-		c.WriteString(strings.Join(r, ",") + "\n")
+		w.Write(r)
 		m.WriteString("| " + strings.Join(r, " | ") + " |\n")
 	}
+	w.Flush()
 	return c.String(), m.String()
 }
 
@@ -197,5 +227,9 @@ func fig4(opt Options) error {
 	if err := writeFile(filepath.Join(opt.Out, "fig4.md"), md); err != nil {
 		return err
 	}
-	return writeSVG(filepath.Join(opt.Out, "fig4.svg"), []panel{*panels["3"], *panels["opt"]})
+	for _, pn := range panels {
+		pn.Notes = []string{identicalNote}
+	}
+	return writeSVG(filepath.Join(opt.Out, "fig4.svg"), []panel{*panels["3"], *panels["opt"]},
+		"Theory (formulas derived in acbf/doc.go), n = 100,000. The grey dashed line is a plain Bloom filter of the same 4m bits, which cannot delete.")
 }

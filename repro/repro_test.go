@@ -56,7 +56,8 @@ func TestQuick(t *testing.T) {
 	if err := Run(context.Background(), Options{Quick: true, Out: out, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"fig4.csv", "fig4.md", "fig4.svg", "fig5.csv", "fig5.md", "fig5.svg", "fig67.csv", "fig67.md", "fig6.svg", "fig7.svg", "table1.csv", "table1.md", "run.md"} {
+	for _, name := range []string{"fig4.csv", "fig4.md", "fig4.svg", "fig5.csv", "fig5.md", "fig5.svg", "fig67.csv", "fig67.md", "fig6.svg", "fig7.svg", "table1.csv", "table1.md", "run.md",
+		"quoted.csv", "quoted.md", "fig7_layout.csv", "table1_paper.csv", "table1_sizing.csv"} {
 		b, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil || len(b) == 0 {
 			t.Fatalf("%s not written: %v", name, err)
@@ -95,5 +96,40 @@ func TestQuick(t *testing.T) {
 	tab := readCSV(t, filepath.Join(out, "table1.csv"))
 	if len(tab) != 5 || tab[1]["filter"] != "exact" || tab[1]["false_positives"] != "0" {
 		t.Fatalf("table1: %v", tab)
+	}
+	// Table 1 at the paper's sizing: the best sizing predicts the paper's
+	// pair within 5%, and the join measures the formula's FP for both
+	// filters (4 sd over the unmatched rows).
+	fit := readCSV(t, filepath.Join(out, "table1_sizing.csv"))[0]
+	if m := num(t, strings.TrimSuffix(fit["misfit"], "%")); m > 5 {
+		t.Errorf("best paper sizing misfit %v%%", m)
+	}
+	paper := readCSV(t, filepath.Join(out, "table1_paper.csv"))
+	unmatched := num(t, tab[0]["map_output_records"]) - num(t, tab[1]["map_output_records"])
+	for _, r := range paper {
+		got, want := num(t, r["fp_measured"]), num(t, r["fp_formula"])
+		if sd := math.Sqrt(want * (1 - want) / unmatched); math.Abs(got-want) > 4*sd {
+			t.Errorf("paper sizing %s: measured FP %.4g, formula %.4g (sd %.2g)", r["filter"], got, want, sd)
+		}
+	}
+	if paper[1]["filter"] != "acbf" || num(t, paper[1]["first_level_bits"]) >= num(t, tab[4]["first_level_bits"]) {
+		t.Errorf("paper sizing: the ACBF's first level is not the smaller one of a larger capacity: %v", paper)
+	}
+	// The paper layout's counted work matches Equation (2): within 4 sd of
+	// the mean of its updates (each ranks k first-level prefixes, uniform in
+	// 0..m1: variance k m1^2/12 an update) plus 1% for the levels below.
+	for _, r := range readCSV(t, filepath.Join(out, "fig7_layout.csv")) {
+		if r["rank_bits_per_update"] == "-" {
+			continue
+		}
+		k, updates := num(t, r["k"]), num(t, r["updates_timed"])
+		m1 := (4*num(t, r["m_n"]) - k) * float64(s.n)
+		sd := m1 * math.Sqrt(k/12/updates)
+		if got, want := num(t, r["rank_bits_per_update"]), num(t, r["equation_2_rank_bits"]); math.Abs(got-want) > 4*sd+0.01*want {
+			t.Errorf("%s m/n=%s k=%s: %v rank bits an update, Equation (2) %v (sd %.3g)", r["filter"], r["m_n"], r["k"], got, want, sd)
+		}
+	}
+	if q := readCSV(t, filepath.Join(out, "quoted.csv")); len(q) != len(quotes) {
+		t.Errorf("quoted.csv has %d rows, want one a quoted number (%d)", len(q), len(quotes))
 	}
 }

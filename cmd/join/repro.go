@@ -17,23 +17,26 @@ Examples:
   join repro --out docs/results          # the paper's sizes (a few minutes)
   join repro --quick --out /tmp/repro    # seconds
   join repro --data nber --out docs/results
+  join repro --table1-sizing paper --out /tmp/t1   # Table 1 at the sizing inferred from the paper's pair
 `)
 	quick := fs.Bool("quick", false, "a reduced run (under a minute) instead of the paper's sizes")
 	data := fs.String("data", "", "folder with the real NBER files for Table 1 (default: generate them at full scale)")
 	out := fs.String("out", "docs/results", "output folder")
 	seed := fs.Uint64("seed", 1, "seed of every random choice")
 	verbose := fs.Bool("v", false, "log every trial")
+	sizing := fs.String("table1-sizing", repro.Table1Both, "Table 1's sizings: default (32 bits per key, each kind's k), paper (CBF and ACBF at the sizing inferred from the paper's FP -72.3% and map outputs -33.9%), or both")
+	capacity := fs.Uint64("acbf-capacity", 0, "Table 1's default run: the ACBF keeps counter room for this many keys (at least the keys sampled)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	opt := repro.Options{Quick: *quick, Data: *data, Out: *out, Seed: *seed, Log: func(format string, a ...any) {
+	opt := repro.Options{Quick: *quick, Data: *data, Out: *out, Seed: *seed, Table1Sizing: *sizing, ACBFCapacity: *capacity, Log: func(format string, a ...any) {
 		if len(format) > 1 && format[:2] == "  " && !*verbose {
 			return
 		}
 		fmt.Fprintf(stderr, format+"\n", a...)
 	}}
 	if err := repro.Run(ctx, opt); err != nil {
-		return err
+		return flagError("repro", fs, err)
 	}
 	fmt.Fprintf(stdout, "wrote %s: fig4, fig5, fig67 (CSV, Markdown, SVG) and table1 (CSV, Markdown)\n", *out)
 	return nil
