@@ -108,6 +108,12 @@ func Run(ctx context.Context, opt Options) error {
 	default:
 		return &option.Error{Pkg: "repro", Name: "Table1Sizing", Value: opt.Table1Sizing, Reason: "want both, default or paper"}
 	}
+	if err := (filters.Sizing{ACBFCapacity: opt.ACBFCapacity}).Validate(); err != nil {
+		return &option.Error{Pkg: "repro", Name: "ACBFCapacity", Value: opt.ACBFCapacity, Reason: "want at most 2^40 keys", Cause: err}
+	}
+	if keys := table1Keys(opt); opt.ACBFCapacity != 0 && opt.ACBFCapacity < uint64(keys) {
+		return &option.Error{Pkg: "repro", Name: "ACBFCapacity", Value: opt.ACBFCapacity, Reason: fmt.Sprintf("Table 1 samples %d keys: want a capacity of at least that", keys)}
+	}
 	if opt.ACBFCapacity != 0 && opt.Table1Sizing == Table1Paper {
 		return &option.Error{Pkg: "repro", Name: "ACBFCapacity", Value: opt.ACBFCapacity, Reason: "sizes Table 1's default run, which the paper sizing leaves out (the paper's sizing finds its own capacity)"}
 	}

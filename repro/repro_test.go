@@ -3,12 +3,15 @@ package repro
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/acbfjoin/acbfjoin/internal/option"
 )
 
 func readCSV(t *testing.T, path string) []map[string]string {
@@ -131,5 +134,29 @@ func TestQuick(t *testing.T) {
 	}
 	if q := readCSV(t, filepath.Join(out, "quoted.csv")); len(q) != len(quotes) {
 		t.Errorf("quoted.csv has %d rows, want one a quoted number (%d)", len(q), len(quotes))
+	}
+}
+
+// TestOptionsRefused: bad Table 1 options are refused by name before
+// anything is run or written.
+func TestOptionsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		opt  Options
+		name string
+	}{
+		{Options{Table1Sizing: "nope"}, "Table1Sizing"},
+		{Options{Quick: true, ACBFCapacity: 10}, "ACBFCapacity"},
+		{Options{ACBFCapacity: 1 << 50}, "ACBFCapacity"},
+		{Options{Table1Sizing: Table1Paper, ACBFCapacity: 100_000}, "ACBFCapacity"},
+	} {
+		tc.opt.Out = filepath.Join(t.TempDir(), "out")
+		err := Run(context.Background(), tc.opt)
+		var oe *option.Error
+		if !errors.As(err, &oe) || oe.Name != tc.name {
+			t.Errorf("%+v: %v, want an option.Error naming %s", tc.opt, err, tc.name)
+		}
+		if _, err := os.Stat(tc.opt.Out); !os.IsNotExist(err) {
+			t.Errorf("%+v: the output folder was made", tc.opt)
+		}
 	}
 }
