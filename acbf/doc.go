@@ -58,7 +58,9 @@
 // levels. This implementation stores the levels by blocks of W = 1024 or 2048
 // first-level positions (offset indexing keeps each block's bits contiguous in
 // every level), so an update shifts a few words of one block: see the layout
-// comment in acbf.go and bench/results/filters.md for measurements. Queries cost
+// comment in acbf.go and bench/results/filters.md for measurements; package
+// levelshift keeps the paper's own layout to time it beside this one
+// (docs/reproduction.md, Figure 7). Queries cost
 // what a Bloom filter query on m1 bits costs. Build constructs a filter from a
 // key set in O(m1/64 + n*k).
 //
