@@ -190,7 +190,11 @@ func TestSkewComposite(t *testing.T) {
 	}
 	for i := range 4000 {
 		x, y := strconv.Itoa(r.IntN(6)), strs[r.IntN(len(strs))]
-		if r.IntN(2) == 0 {
+		// The hot tuple on 3 rows in 4 (about 76% with the random ones):
+		// hot for every r here, 2 included, whose bar is half the rows. At
+		// 1 in 2 (about 52%) the sample's noise decided, and a CI run's seed
+		// missed it.
+		if r.IntN(4) != 0 {
 			x, y = "1", "a,b"
 		}
 		irows = append(irows, []string{strconv.Itoa(i), x, y})
