@@ -87,6 +87,11 @@ type Options struct {
 	// its key-side rows to each of them. The output is the same either
 	// way: byte for byte with Sort, the same rows otherwise.
 	Skew Skew
+	// BroadcastBudget bounds the bytes of one broadcast copy of the filter
+	// FilterAuto may choose (0: DefaultBroadcastBudget); NeedDeletes limits
+	// it to kinds that delete keys. Both are for FilterAuto only.
+	BroadcastBudget int64
+	NeedDeletes     bool
 	// Progress, if set, is called at the start of each phase and then every
 	// 100 ms from another goroutine: "build" and "map" count the bytes of
 	// their input read after the header (total -1 for a stream, whose size
@@ -103,6 +108,15 @@ const (
 	RouteColumn Route = "column" // a last column "class"
 	RouteDir    Route = "dir"    // one sink a class
 )
+
+// FilterAuto is the Options.Filter that lets the join choose the filter, its
+// size and whether to filter at all, from the data and a cost model
+// (filters/choose; docs/auto.md). The report says what it chose and why.
+const FilterAuto filters.Kind = "auto"
+
+// DefaultBroadcastBudget is Options.BroadcastBudget when it is 0: 8 MiB a
+// copy.
+const DefaultBroadcastBudget = 8 << 20
 
 // Skew says what a join does about hot keys (Options.Skew).
 type Skew string
@@ -169,7 +183,23 @@ func (opt Options) Resolve() (Options, error) {
 	if opt.Filter == "" && opt.FilterFile == "" && opt.Bank == "" {
 		opt.Filter = filters.ACBF
 	}
-	if opt.Filter != "" {
+	switch {
+	case opt.Filter != FilterAuto && opt.BroadcastBudget != 0:
+		return opt, optionError("BroadcastBudget", opt.BroadcastBudget, "bounds the filter auto chooses: give it with the filter auto")
+	case opt.Filter != FilterAuto && opt.NeedDeletes:
+		return opt, optionError("NeedDeletes", opt.NeedDeletes, "limits the kinds auto chooses from: give it with the filter auto")
+	case opt.BroadcastBudget < 0:
+		return opt, optionError("BroadcastBudget", opt.BroadcastBudget, "want a size in bytes, at least 1 (0: %d)", DefaultBroadcastBudget)
+	case opt.Filter == FilterAuto && opt.Layout == LayoutPerColumn:
+		return opt, optionError("Layout", opt.Layout, "the filter auto chooses one filter over the whole key: leave the layout out, or name a kind")
+	case opt.Filter == FilterAuto && len(opt.Sizing.Set()) > 0:
+		set := opt.Sizing.Set()[0]
+		return opt, optionError("Sizing."+set.Name, set.Value, "the filter auto sizes its own filter: leave it out, or name a kind")
+	}
+	if opt.Filter == FilterAuto && opt.BroadcastBudget == 0 {
+		opt.BroadcastBudget = DefaultBroadcastBudget
+	}
+	if opt.Filter != "" && opt.Filter != FilterAuto {
 		if _, err := filters.Lookup(string(opt.Filter)); err != nil {
 			return opt, &option.Error{Pkg: "join", Name: "Filter", Value: fmt.Sprintf("%q", opt.Filter), Reason: "unknown filter (want one of " + strings.Join(filters.Names(), ", ") + ")", Err: ErrOptions, Cause: err}
 		}

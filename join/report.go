@@ -57,12 +57,43 @@ type Report struct {
 	// Skew is what Options.Skew found and did, and, for every run, how the
 	// shuffle's records fell on the partitions.
 	Skew SkewReport `json:"skew"`
+	// Auto is what Options.Filter auto chose and predicted (nil otherwise).
+	Auto *AutoReport `json:"auto,omitempty"`
 	// JoinRowsEstimate is the join's size as sketches estimated it before
 	// the shuffle, JoinRowsEstimateSource how (the true size is JoinRows);
 	// JoinRowsEstimateBound is the count-min bound, never below JoinRows.
 	JoinRowsEstimate       int64  `json:"join_rows_estimate"`
 	JoinRowsEstimateBound  int64  `json:"join_rows_estimate_bound"`
 	JoinRowsEstimateSource string `json:"join_rows_estimate_source,omitempty"`
+}
+
+// AutoReport is what FilterAuto saw, chose and predicted; the measured
+// values are the report's own (ShuffleBytes, TimingsMs["map"]).
+type AutoReport struct {
+	SampledRows   int64           `json:"sampled_rows"`   // large-side rows read for the selectivity
+	EstimatedRows float64         `json:"estimated_rows"` // the large side's rows, from its size and the sample
+	Selectivity   float64         `json:"selectivity"`    // sampled rows whose key is a key
+	Note          string          `json:"note,omitempty"` // how the inputs were found, when not by a sample
+	Budget        int64           `json:"broadcast_budget"`
+	NeedDeletes   bool            `json:"need_deletes"`
+	Chosen        AutoCandidate   `json:"chosen"`
+	RunnerUp      *AutoCandidate  `json:"runner_up,omitempty"`
+	Candidates    []AutoCandidate `json:"candidates"` // cheapest first, excluded last
+	// ShuffleNsPerByte is the model's constant (choose.Constants).
+	ShuffleNsPerByte float64 `json:"shuffle_ns_per_byte"`
+}
+
+// AutoCandidate is one filter FilterAuto weighed, with its predicted costs.
+type AutoCandidate struct {
+	Kind                  filters.Kind `json:"kind"`
+	BitsPerKey            float64      `json:"bits_per_key,omitempty"`
+	BroadcastBytes        int64        `json:"broadcast_bytes"`
+	FPPFormula            float64      `json:"fpp_formula"`
+	ProbeNs               float64      `json:"probe_ns"`
+	PredictedShuffleBytes float64      `json:"predicted_shuffle_bytes"`
+	PredictedProbeMs      float64      `json:"predicted_probe_ms"` // the map phase's probes, wall
+	PredictedCostMs       float64      `json:"predicted_cost_ms"`
+	Excluded              string       `json:"excluded,omitempty"`
 }
 
 // SkewReport is what Options.Skew found and did.

@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -112,7 +113,14 @@ type Shuffle struct {
 	dir        string // spill folder, created on first spill
 	sealed     bool
 	closed     bool
+	added      atomic.Int64 // RecordBytes of every record handed over so far
 }
+
+// AddedBytes returns the RecordBytes of every record the writers have handed
+// to the Shuffle so far (a Writer's unflushed records excluded): after the
+// key side's writers close, its shuffle cost before framing. Safe for
+// concurrent use. O(1).
+func (s *Shuffle) AddedBytes() int64 { return s.added.Load() }
 
 // New returns an empty Shuffle, or an error if the options are out of range
 // (MemBudget below MinBudget among them).
@@ -182,6 +190,7 @@ func (w *Writer) flush(p int) error {
 	if b == nil || b.Field(1).Len() == 0 {
 		return nil
 	}
+	w.s.added.Add(w.bytes[p])
 	w.bytes[p] = 0
 	rec := b.NewRecord()
 	return w.s.add(p, rec)

@@ -33,6 +33,8 @@ type joinFlags struct {
 	layout                                string
 	bank, classes, route                  string // set by run
 	skew                                  string // set by run
+	budget                                string // set by run
+	needDeletes                           bool   // set by run
 	bars                                  *bars  // set by options on a terminal
 }
 
@@ -104,6 +106,14 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 			return opt, usageError{fmt.Errorf("%s: --%s 0: want at least 1 (leave it out for one per core)", cmd, f.name)}
 		}
 	}
+	if j.set("broadcast-budget") {
+		b, err := parseSize(j.budget)
+		if err != nil || b == 0 {
+			return opt, usageError{fmt.Errorf("%s: --broadcast-budget %q: want a size such as 64KiB or 8MiB", cmd, j.budget)}
+		}
+		opt.BroadcastBudget = b
+	}
+	opt.NeedDeletes = j.needDeletes
 	if j.set("mem") {
 		mem, err := parseSize(j.mem)
 		if err != nil {
@@ -142,7 +152,7 @@ var optionFlags = map[string]string{
 	"Sizing.Growth": "growth", "Sizing.Tightening": "tightening", "Sizing.ACBFCapacity": "acbf-capacity",
 	"Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir", "FilterFile": "filter-file",
 	"Bank": "bank", "Classes": "classes", "Route": "route", "Sep": "delim", "Layout": "filter-layout",
-	"Skew": "skew", "Table1Sizing": "table1-sizing", "ACBFCapacity": "acbf-capacity",
+	"Skew": "skew", "BroadcastBudget": "broadcast-budget", "NeedDeletes": "need-deletes", "Table1Sizing": "table1-sizing", "ACBFCapacity": "acbf-capacity",
 }
 
 // flagError rewrites an option.Error in err as the user's flag and value

@@ -16,6 +16,9 @@ import (
 
 // writeReport prints a run's report as a few readable lines.
 func writeReport(w io.Writer, r *join.Report) {
+	if a := r.Auto; a != nil {
+		writeAuto(w, r, a)
+	}
 	f := r.Filter
 	if f.M != 0 { // the kinds of the 4m-bit budget of m counters
 		room := ""
@@ -139,4 +142,27 @@ func writeCompare(w io.Writer, reps []*join.Report, repeat int) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", c.Measure, repro.FormatChange(c.Change), c.Paper)
 	}
 	tw.Flush()
+}
+
+// autoChoice names a candidate of --filter auto: "bloom at 10 bits a key".
+func autoChoice(c join.AutoCandidate) string {
+	if c.BitsPerKey == 0 {
+		return string(c.Kind)
+	}
+	return fmt.Sprintf("%s at %g bits a key", c.Kind, c.BitsPerKey)
+}
+
+// writeAuto prints what --filter auto saw and chose, and its prediction
+// beside the run's measurement.
+func writeAuto(w io.Writer, r *join.Report, a *join.AutoReport) {
+	seen := fmt.Sprintf("%.1f%% of %d sampled rows have a key (about %.0f rows)", 100*a.Selectivity, a.SampledRows, a.EstimatedRows)
+	if a.Note != "" {
+		seen = a.Note
+	}
+	fmt.Fprintf(w, "auto: %s; chose %s", seen, autoChoice(a.Chosen))
+	if a.RunnerUp != nil {
+		fmt.Fprintf(w, " (predicted %.1f ms of probes and shuffle) over %s (%.1f ms)", a.Chosen.PredictedCostMs, autoChoice(*a.RunnerUp), a.RunnerUp.PredictedCostMs)
+	}
+	fmt.Fprintf(w, "\nauto: predicted shuffle %.0f bytes, measured %d (%+.1f%%); predicted probes %.1f ms of the map phase's %.1f ms\n",
+		a.Chosen.PredictedShuffleBytes, r.ShuffleBytes, 100*(a.Chosen.PredictedShuffleBytes/float64(max(1, r.ShuffleBytes))-1), a.Chosen.PredictedProbeMs, r.TimingsMs["map"])
 }

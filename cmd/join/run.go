@@ -45,6 +45,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	fs.StringVar(&jf.classes, "classes", "", "with --bank: the class labels, comma-separated (default: all)")
 	fs.StringVar(&jf.route, "route", "", "with --bank: column (a last column \"class\": the class of the row's key) or dir (--out DIR: one DIR/CLASSCOL=class/part.csv a class)")
 	fs.StringVar(&jf.skew, "skew", string(join.SkewOff), "off, or auto: sample the large side (the key side for a stream input) for keys holding more than 1/reducers of its rows and spread each over several reducers, its key rows copied to each; the output is the same")
+	fs.StringVar(&jf.budget, "broadcast-budget", "", "with --filter auto: the most bytes one broadcast copy of the filter may take (B, KiB, MiB, GiB; default "+join.SizeText(join.DefaultBroadcastBudget)+")")
+	fs.BoolVar(&jf.needDeletes, "need-deletes", false, "with --filter auto: only kinds that can delete keys")
 	usageWithExamples(fs, "join run --keys FILE --input FILE [flags]", runExamples)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -164,6 +166,7 @@ func nberTypes(name string) local.ColumnType {
 // kindList lists the filter kinds for help texts.
 func kindList() string {
 	var b bytes.Buffer
+	b.WriteString("auto (run: the join chooses the kind, its size or no filter from a sample and a cost model, and says why; docs/auto.md); ")
 	for i, sp := range filters.Kinds() {
 		if i > 0 {
 			b.WriteString("; ")

@@ -78,10 +78,10 @@ func (x *execution) close() {
 	}
 }
 
-// lap records the time since the last lap as phase name's.
+// lap adds the time since the last lap to phase name's.
 func (x *execution) lap(name string) {
 	now := time.Now()
-	x.timings[name] = float64(now.Sub(x.phase).Microseconds()) / 1000
+	x.timings[name] += float64(now.Sub(x.phase).Microseconds()) / 1000
 	x.phase = now
 }
 

@@ -66,6 +66,14 @@ func Run(ctx context.Context, opt join.Options, sink Sink) (*join.Report, error)
 	if err != nil {
 		return nil, err
 	}
+	var auto *join.AutoReport
+	if x.opt.Filter == join.FilterAuto {
+		x.lap("build")
+		if auto, err = x.chooseFilter(ctx, keys); err != nil {
+			return nil, err
+		}
+		x.lap("auto")
+	}
 	built, err := x.filter(ctx, keys)
 	if err != nil {
 		return nil, err
@@ -102,6 +110,7 @@ func Run(ctx context.Context, opt join.Options, sink Sink) (*join.Report, error)
 	x.lap("finish")
 	rep := x.report(built, bs, cs, ms, ss, rs, fs)
 	rep.Skew = x.skewReport(smp, bs, ms, rs)
+	rep.Auto = auto
 	rep.JoinRowsEstimate, rep.JoinRowsEstimateBound = est, bound
 	rep.JoinRowsEstimateSource = "count-min: key side x survivors"
 	return rep, nil

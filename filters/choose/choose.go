@@ -1,0 +1,143 @@
+// Package choose is the cost model behind `join run --filter auto`: given a
+// join's workload (the large side's rows and selectivity, the bytes a shipped
+// row costs, the mappers, a broadcast budget, whether deletes are needed) and
+// candidate filters measured on this machine (their broadcast bytes, formula
+// false positive rate, probe and decode times), it ranks the candidates,
+// "none" included, by the join time they are predicted to cost.
+//
+// The model, per candidate, in wall nanoseconds on the machine the constants
+// were measured on:
+//
+//	broadcast = decode ns of one copy * copies / mappers
+//	probe     = rows * probe ns / mappers
+//	shuffle   = shuffle bytes * Constants.ShuffleNsPerByte
+//	shuffle bytes = key-side bytes + rows * (s + (1 - s) * FP) * bytes a row
+//
+// where s is the share of large-side rows whose key is a key (they pass every
+// filter) and FP the candidate's formula false positive rate. The reading and
+// parsing of both sides cost the same for every candidate and are left out:
+// the model ranks, it does not predict a join's whole time. Pure functions,
+// safe for concurrent use.
+package choose
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+)
+
+// Workload is what the join's data says.
+type Workload struct {
+	Rows        float64 // large-side rows (estimated from a sample when the file is large)
+	Selectivity float64 // share of large-side rows whose key is a key, 0..1
+	RowBytes    float64 // shuffle bytes of one large-side row (shuffle.RecordBytes, mean)
+	KeyBytes    float64 // shuffle bytes of the key side's rows, which every candidate ships
+	Mappers     int
+	Copies      int   // filter copies the mappers decode (one each, or fewer shared)
+	Budget      int64 // most broadcast bytes a copy may take; 0: no bound
+	NeedDeletes bool  // only kinds that delete keys (filters.Spec.Deletes)
+}
+
+// Constants are the machine's costs the candidates do not measure.
+type Constants struct {
+	// ShuffleNsPerByte is the wall time a shuffled byte costs from the map
+	// phase's write to the reducers' join, on all cores: measured on this
+	// machine from two runs of the same join that differ only in what they
+	// shuffle (see DefaultConstants).
+	ShuffleNsPerByte float64
+}
+
+// DefaultConstants are those measured on the 2-core machine of
+// docs/results/table1.md: the same join with no filter and with the exact
+// set took 2092 and 375 ms and shuffled 667,873,992 and 18,888,392 bytes,
+// (2092 - 375) ms / 648,985,600 bytes = 2.65 ns a byte.
+var DefaultConstants = Constants{ShuffleNsPerByte: 2.65}
+
+// Candidate is one filter, sized and measured.
+type Candidate struct {
+	Kind       filters.Kind
+	BitsPerKey float64 // as sized (0 for none and exact)
+	Bytes      int64   // broadcast bytes of one copy
+	FPP        float64 // formula false positive rate (0 exact, 1 none)
+	ProbeNs    float64 // one probe, measured on the join's sampled keys
+	DecodeNs   float64 // decoding one copy
+	Deletes    bool
+}
+
+// Choice is a candidate with its predicted costs; Excluded says why it cannot
+// be chosen ("" if it can).
+type Choice struct {
+	Candidate
+	ShuffleBytes float64 // predicted, both sides
+	PassedRows   float64 // predicted large-side rows through the filter
+	BroadcastNs  float64
+	ProbeTotalNs float64 // the map phase's probes, wall
+	ShuffleNs    float64
+	CostNs       float64
+	Excluded     string
+}
+
+// Rank returns the candidates' choices, cheapest first, the excluded ones
+// (over the budget, or not deleting when deletes are needed) last. O(c log c).
+func Rank(w Workload, c Constants, cands []Candidate) []Choice {
+	mappers := float64(max(1, w.Mappers))
+	copies := float64(max(1, w.Copies))
+	s := min(1, max(0, w.Selectivity))
+	out := make([]Choice, 0, len(cands))
+	for _, cd := range cands {
+		ch := Choice{Candidate: cd}
+		fp := min(1, max(0, cd.FPP))
+		ch.PassedRows = w.Rows * (s + (1-s)*fp)
+		ch.ShuffleBytes = w.KeyBytes + ch.PassedRows*w.RowBytes
+		ch.BroadcastNs = cd.DecodeNs * copies / mappers
+		ch.ProbeTotalNs = w.Rows * cd.ProbeNs / mappers
+		ch.ShuffleNs = ch.ShuffleBytes * c.ShuffleNsPerByte
+		ch.CostNs = ch.BroadcastNs + ch.ProbeTotalNs + ch.ShuffleNs
+		switch {
+		case w.Budget > 0 && cd.Bytes > w.Budget:
+			ch.Excluded = fmt.Sprintf("%d bytes, over the broadcast budget of %d", cd.Bytes, w.Budget)
+		case w.NeedDeletes && !cd.Deletes && cd.Kind != filters.None:
+			ch.Excluded = "cannot delete keys"
+		}
+		out = append(out, ch)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if (out[i].Excluded == "") != (out[j].Excluded == "") {
+			return out[i].Excluded == ""
+		}
+		return out[i].CostNs < out[j].CostNs || out[i].CostNs == out[j].CostNs && out[i].Bytes < out[j].Bytes
+	})
+	return out
+}
+
+// BitsPerKey are the memories Candidates sizes each sized kind at.
+var BitsPerKey = []float64{4, 6, 8, 10, 12, 16, 20, 24, 32}
+
+// Kinds are the kinds auto considers: none, the exact set, and the filters
+// worth their memory for a key set known in advance (scalable grows for an
+// unknown one; acbf1..3 are ACBF layouts the optimal one beats at equal
+// memory).
+var Kinds = []filters.Kind{filters.None, filters.Exact, filters.Bloom, filters.Blocked, filters.CBF, filters.ACBF, filters.Cuckoo}
+
+// Sized returns, for a sized kind and n keys, the sizings of BitsPerKey that
+// the kind accepts, with their parameters and formula rates (no filter is
+// built). Sizes a kind refuses (a cuckoo filter below its least bits, an
+// ACBF whose counters do not fit) are left out.
+func Sized(kind filters.Kind, n uint64) ([]filters.Params, []float64, error) {
+	sp, err := filters.Lookup(string(kind))
+	if err != nil {
+		return nil, nil, err
+	}
+	var ps []filters.Params
+	var bpks []float64
+	for _, b := range BitsPerKey {
+		p, err := sp.Size(n, filters.Sizing{BitsPerKey: b})
+		if err != nil || math.IsNaN(sp.FPP(p, n)) {
+			continue
+		}
+		ps, bpks = append(ps, p), append(bpks, b)
+	}
+	return ps, bpks, nil
+}

@@ -1,0 +1,95 @@
+package choose
+
+import (
+	"math"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+)
+
+var cands = []Candidate{
+	{Kind: filters.None, FPP: 1, Deletes: true},
+	{Kind: filters.Exact, Bytes: 600_000, ProbeNs: 8, DecodeNs: 2e6},
+	{Kind: filters.Bloom, BitsPerKey: 8, Bytes: 65_000, FPP: 0.02, ProbeNs: 6, DecodeNs: 1e5},
+	{Kind: filters.Bloom, BitsPerKey: 32, Bytes: 263_000, FPP: 2e-7, ProbeNs: 9, DecodeNs: 4e5},
+	{Kind: filters.ACBF, BitsPerKey: 32, Bytes: 263_000, FPP: 8e-5, ProbeNs: 7, DecodeNs: 3e5, Deletes: true},
+}
+
+func work(s float64) Workload {
+	return Workload{Rows: 16.5e6, Selectivity: s, RowBytes: 40, KeyBytes: 3e6, Mappers: 2, Copies: 2}
+}
+
+// TestRankFormula checks one candidate's predicted costs against the model
+// written out by hand.
+func TestRankFormula(t *testing.T) {
+	w := work(0.02)
+	ch := Rank(w, DefaultConstants, cands[2:3])[0]
+	passed := 16.5e6 * (0.02 + 0.98*0.02)
+	if math.Abs(ch.PassedRows-passed) > 1e-6*passed || math.Abs(ch.ShuffleBytes-(3e6+passed*40)) > 1 {
+		t.Errorf("passed %v shuffle %v, want %v and %v", ch.PassedRows, ch.ShuffleBytes, passed, 3e6+passed*40)
+	}
+	want := 1e5*2/2 + 16.5e6*6/2 + ch.ShuffleBytes*DefaultConstants.ShuffleNsPerByte
+	if math.Abs(ch.CostNs-want) > 1e-9*want {
+		t.Errorf("cost %v, want %v", ch.CostNs, want)
+	}
+}
+
+// TestRankChoices: low selectivity picks a filter with few false positives,
+// almost every row matching picks none, a budget and deletes exclude, and
+// excluded candidates come last.
+func TestRankChoices(t *testing.T) {
+	if got := Rank(work(0.02), DefaultConstants, cands)[0]; got.Kind == filters.None || got.FPP > 0.001 {
+		t.Errorf("selectivity 0.02: chose %s at FP %v", got.Kind, got.FPP)
+	}
+	if got := Rank(work(0.999), DefaultConstants, cands)[0]; got.Kind != filters.None {
+		t.Errorf("selectivity 0.999: chose %s, want none (a filter only adds work)", got.Kind)
+	}
+	w := work(0.02)
+	w.Budget = 100_000
+	r := Rank(w, DefaultConstants, cands)
+	if r[0].Bytes > w.Budget {
+		t.Errorf("budget %d: chose %s of %d bytes", w.Budget, r[0].Kind, r[0].Bytes)
+	}
+	seenExcluded := false
+	for _, c := range r {
+		if c.Excluded != "" {
+			seenExcluded = true
+		} else if seenExcluded {
+			t.Errorf("an allowed candidate (%s) after an excluded one", c.Kind)
+		}
+		if (c.Bytes > w.Budget) != (c.Excluded != "") {
+			t.Errorf("%s %v bits: %d bytes, excluded %q", c.Kind, c.BitsPerKey, c.Bytes, c.Excluded)
+		}
+	}
+	w = work(0.02)
+	w.NeedDeletes = true
+	if got := Rank(w, DefaultConstants, cands)[0]; got.Kind != filters.ACBF {
+		t.Errorf("deletes needed: chose %s, want acbf (the only deleting filter here)", got.Kind)
+	}
+}
+
+// TestSized: every kind auto weighs sizes at the bits it accepts, and the
+// formula rate falls as the bits grow.
+func TestSized(t *testing.T) {
+	for _, k := range Kinds {
+		sp, err := filters.Lookup(string(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sp.Sized {
+			continue
+		}
+		ps, bpks, err := Sized(k, 65_771)
+		if err != nil || len(ps) == 0 || len(ps) != len(bpks) {
+			t.Fatalf("%s: %d sizes, %v", k, len(ps), err)
+		}
+		prev := 2.0
+		for i, p := range ps {
+			f := sp.FPP(p, 65_771)
+			if f > prev {
+				t.Errorf("%s at %v bits: FP %v above the smaller size's %v", k, bpks[i], f, prev)
+			}
+			prev = f
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/fixture"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// TestFilterAuto: the filter auto gives the reference's rows whatever it
+// chooses; at a low selectivity it chooses a filter, and the shuffle bytes it
+// predicted are within 5% of the measured; a self-join (every row a key)
+// chooses none; a budget of a byte leaves only none; deletes leave only
+// deleting kinds; a stream input is joined with a note instead of a sample.
+func TestFilterAuto(t *testing.T) {
+	gen := fixture.Generate(t, 0.01, 1500, 3)
+	want := naiveJoin(t, gen.Keys, gen.Cite, "PATENT", "CITED")
+	check := func(name string, opt join.Options, wantRows []string) *join.Report {
+		t.Helper()
+		opt.Filter, opt.Sort = join.FilterAuto, true
+		rep, out := runJoin(t, opt)
+		if got := parseOutput(t, out); !slices.Equal(got, wantRows) {
+			t.Fatalf("%s: %d rows, the reference's %d; %s", name, len(got), len(wantRows), testutil.FirstDiff(got, wantRows))
+		}
+		a := rep.Auto
+		if a == nil || a.Chosen.Kind != rep.Filter.Kind || len(a.Candidates) == 0 {
+			t.Fatalf("%s: auto report %+v for filter %s", name, a, rep.Filter.Kind)
+		}
+		t.Logf("%s: selectivity %.4f, chose %s %v (%.2f ms), runner-up %+v; shuffle predicted %.0f, measured %d",
+			name, a.Selectivity, a.Chosen.Kind, a.Chosen.BitsPerKey, a.Chosen.PredictedCostMs, a.RunnerUp, a.Chosen.PredictedShuffleBytes, rep.ShuffleBytes)
+		return rep
+	}
+	rep := check("default", join.Options{Keys: gen.Keys, Input: gen.Cite}, want)
+	if rep.Filter.Kind == filters.None || rep.Auto.RunnerUp == nil || rep.Auto.RunnerUp.Kind == rep.Filter.Kind {
+		t.Errorf("low selectivity: chose %s, runner-up %+v", rep.Filter.Kind, rep.Auto.RunnerUp)
+	}
+	if got, want := rep.Auto.Chosen.PredictedShuffleBytes, float64(rep.ShuffleBytes); math.Abs(got/want-1) > 0.05 {
+		t.Errorf("predicted shuffle %.0f bytes, measured %.0f", got, want)
+	}
+	if s := rep.Auto.Selectivity; math.Abs(s-float64(len(want))/float64(rep.InputRecords)) > 0.01 {
+		t.Errorf("sampled selectivity %.4f, true %.4f", s, float64(len(want))/float64(rep.InputRecords))
+	}
+
+	self := naiveJoin(t, gen.Cite, gen.Cite, "CITED", "CITED")
+	if rep := check("self-join", join.Options{Keys: gen.Cite, KeyCol: "CITED", Input: gen.Cite}, self); rep.Filter.Kind != filters.None {
+		t.Errorf("self-join (every row a key): chose %s, want none", rep.Filter.Kind)
+	}
+	if rep := check("budget", join.Options{Keys: gen.Keys, Input: gen.Cite, BroadcastBudget: 1}, want); rep.Filter.Kind != filters.None {
+		t.Errorf("a 1-byte budget: chose %s", rep.Filter.Kind)
+	}
+	rep = check("deletes", join.Options{Keys: gen.Keys, Input: gen.Cite, NeedDeletes: true}, want)
+	if sp, _ := filters.Lookup(string(rep.Filter.Kind)); !sp.Deletes && rep.Filter.Kind != filters.None {
+		t.Errorf("deletes needed: chose %s, which cannot delete", rep.Filter.Kind)
+	}
+
+	// A stream input: no sample, a note, the same rows.
+	data, err := os.ReadFile(gen.Cite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		pw.Write(data)
+		pw.Close()
+	}()
+	var buf bytes.Buffer
+	r, err := Run(context.Background(), join.Options{Keys: gen.Keys, Input: "/dev/fd/" + strconv.Itoa(int(pr.Fd())), Filter: join.FilterAuto, Sort: true}, NewCSV(&buf))
+	pr.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := parseOutput(t, buf.Bytes()); !slices.Equal(got, want) || r.Auto == nil || r.Auto.Note == "" {
+		t.Errorf("stream input: %d rows (want %d), auto %+v", len(got), len(want), r.Auto)
+	}
+
+	// Options auto refuses.
+	for _, opt := range []join.Options{
+		{Keys: gen.Keys, Input: gen.Cite, Filter: join.FilterAuto, Sizing: filters.Sizing{BitsPerKey: 8}},
+		{Keys: gen.Keys, Input: gen.Cite, Filter: filters.Bloom, BroadcastBudget: 1 << 20},
+		{Keys: gen.Keys, Input: gen.Cite, Filter: filters.Bloom, NeedDeletes: true},
+		{Keys: gen.Keys, Input: gen.Cite, Filter: join.FilterAuto, BroadcastBudget: -1},
+	} {
+		if _, err := Run(context.Background(), opt, NewCSV(&bytes.Buffer{})); !errors.Is(err, join.ErrOptions) {
+			t.Errorf("%+v: %v, want an options error", opt, err)
+		}
+	}
+}
