@@ -59,9 +59,15 @@ func acbfSpec(kind Kind, j, order int, doc string) *Spec {
 			return max(m, uint64(math.Ceil(nk/float64(4-j)))) // room for the counters: nk <= (4-j)m
 		},
 		Build: func(p Params, keys [][]byte) (Filter, int64, error) {
-			// The arena is reserved for the larger of the keys given and
-			// the capacity the layout left room for (Sizing.ACBFCapacity).
-			f, err := acbf.Build(acbf.Config{Counters: p.M, Capacity: max(1, uint64(len(keys)), p.Capacity), K: p.K, FirstLevel: p.FirstLevelBits}, keys)
+			// The optimal ACBF reserves its arena for the keys its first
+			// level left room for (Sizing.ACBFCapacity, or exactly the keys
+			// given); ACBF_j for the keys given, as before, its room being
+			// the layout's idle space rather than a capacity asked for.
+			reserve := uint64(len(keys))
+			if j == 0 {
+				reserve = max(reserve, p.Capacity)
+			}
+			f, err := acbf.Build(acbf.Config{Counters: p.M, Capacity: max(1, reserve), K: p.K, FirstLevel: p.FirstLevelBits}, keys)
 			if err != nil {
 				return nil, 0, fmt.Errorf("filter %s: %w", kind, err)
 			}

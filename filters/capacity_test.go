@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acbfjoin/acbfjoin/acbf"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
@@ -98,6 +99,28 @@ func TestACBFCapacity(t *testing.T) {
 		sp, _ := Lookup(string(k))
 		if sp.Uses("ACBFCapacity") {
 			t.Errorf("%s claims to read ACBFCapacity", k)
+		}
+	}
+}
+
+// TestACBFJReserve: ACBF_j reserves its arena for the keys it holds, not for
+// the idle room of its layout (which would double ACBF_1's memory); the
+// optimal ACBF without a capacity reserves for its keys too.
+func TestACBFJReserve(t *testing.T) {
+	const n = 20_000
+	keys := testutil.Keys(7, n)
+	for _, kind := range []Kind{ACBF, ACBF1, ACBF2, ACBF3} {
+		b, err := Build(kind, keys, Sizing{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := b.Filter.(*acbf.Filter).Stats().ResidentBytes
+		ref, err := acbf.Build(acbf.Config{Counters: b.M, Capacity: n, K: b.K, FirstLevel: b.FirstLevelBits}, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := ref.Stats().ResidentBytes; got != want {
+			t.Errorf("%s: %d resident bytes, %d reserving for the %d keys held", kind, got, want, n)
 		}
 	}
 }

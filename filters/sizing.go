@@ -35,8 +35,9 @@ type Sizing struct {
 	// keeps room for, at least the keys it holds (0: exactly those). A
 	// larger capacity shrinks the optimal first level, m1 = 4m - ck
 	// instead of 4m - nk, as in a cluster job that sizes its filter for the
-	// key count it expects; memory still follows BitsPerKey (or FPP) and the
-	// keys held.
+	// key count it expects. With BitsPerKey the memory follows the keys
+	// held and the first level shrinks; with FPP the first level keeps the
+	// rate and the memory grows by the counters' room.
 	ACBFCapacity uint64
 }
 

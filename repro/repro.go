@@ -6,8 +6,10 @@
 package repro
 
 import (
+	"cmp"
 	"context"
 	stdcsv "encoding/csv"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -117,9 +119,63 @@ func Run(ctx context.Context, opt Options) error {
 	if opt.ACBFCapacity != 0 && opt.Table1Sizing == Table1Paper {
 		return &option.Error{Pkg: "repro", Name: "ACBFCapacity", Value: opt.ACBFCapacity, Reason: "sizes Table 1's default run, which the paper sizing leaves out (the paper's sizing finds its own capacity)"}
 	}
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+	if opt.ACBFCapacity != 0 { // the default sizing's room, checked before minutes of work
+		sp, err := filters.Lookup(string(filters.ACBF))
+		if err != nil {
+			return err
+		}
+		if _, err := sp.Size(uint64(table1Keys(opt)), filters.Sizing{ACBFCapacity: opt.ACBFCapacity}); err != nil {
+			var oe *option.Error
+			if errors.As(err, &oe) {
+				return &option.Error{Pkg: "repro", Name: "ACBFCapacity", Value: opt.ACBFCapacity, Reason: oe.Reason, Cause: err}
+			}
+			return err
+		}
+	}
+	// Everything is written into a temporary folder in Out and moved into
+	// Out at the end: an error or an interrupt leaves Out as it was, not
+	// new figures beside an old table.
+	final := opt.Out
+	if err := os.MkdirAll(final, 0o755); err != nil {
 		return err
 	}
+	tmp, err := os.MkdirTemp(final, atomicfile.TempPrefix()+"repro-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	opt.Out = tmp
+	if err := run(ctx, opt); err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(tmp)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := os.Rename(filepath.Join(tmp, e.Name()), filepath.Join(final, e.Name())); err != nil {
+			return err
+		}
+	}
+	// The files of the Table 1 sizing not run are an earlier run's: remove
+	// them rather than leave them beside this one's.
+	var stale []string
+	switch cmp.Or(opt.Table1Sizing, Table1Both) {
+	case Table1Default:
+		stale = []string{"table1_paper.csv", "table1_sizing.csv"}
+	case Table1Paper:
+		stale = []string{"table1.csv"}
+	}
+	for _, name := range stale {
+		if err := os.Remove(filepath.Join(final, name)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// run writes every figure and table into opt.Out (Run's temporary folder).
+func run(ctx context.Context, opt Options) error {
 	start := time.Now()
 	mode := "full"
 	if opt.Quick {

@@ -160,3 +160,32 @@ func TestOptionsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptLeavesOut: a run stopped part way leaves its output folder as
+// it was (files written into a temporary folder, moved in at the end), and a
+// capacity that does not fit the budget is refused before any work.
+func TestInterruptLeavesOut(t *testing.T) {
+	out := t.TempDir()
+	old := filepath.Join(out, "table1.md")
+	if err := os.WriteFile(old, []byte("an earlier run"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	opt := Options{Quick: true, Out: out, Seed: 1, Log: func(format string, _ ...any) {
+		if strings.HasPrefix(format, "Figure 7") {
+			cancel() // after the figures' simulation, before their files are moved in
+		}
+	}}
+	if err := Run(ctx, opt); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v, want context.Canceled", err)
+	}
+	ents, _ := os.ReadDir(out)
+	if b, _ := os.ReadFile(old); len(ents) != 1 || string(b) != "an earlier run" {
+		t.Errorf("after an interrupt the folder holds %d entries, table1.md %q", len(ents), b)
+	}
+	err := Run(context.Background(), Options{Quick: true, Out: out, ACBFCapacity: 100_000})
+	var oe *option.Error
+	if !errors.As(err, &oe) || oe.Name != "ACBFCapacity" || !strings.Contains(err.Error(), "does not fit") {
+		t.Errorf("a capacity over the budget: %v", err)
+	}
+}

@@ -168,7 +168,7 @@ func writeSim(opt Options, s simSizes, results []simResult, shifts []shiftResult
 		us.Xs, us.Ys = append(us.Xs, x), append(us.Ys, r.updateNs)
 	}
 	csv5, md5 := table([]string{"k_mode", "m_n", "k", "variant", "fp_measured", "fp_formula", "measured_vs_formula"}, rows5)
-	md5 = "# Figure 5: simulated false positive rate\n\n" + desc + ". Points: measured; dashed lines: the formula, in the same colour. A log axis cannot show a measured 0 (no false positive in the queries), so such points are left out of the plot; the table has them.\n\n![Figure 5](fig5.svg)\n\n" + md5
+	md5 = "# Figure 5: simulated false positive rate\n\n" + desc + ". Points: measured; dashed lines: the formula, in the same colour. A log axis cannot show a measured 0 (no false positive in the queries): such points are drawn at the detection floor, 1/queries, as hollow triangles; the table has their 0.\n\n![Figure 5](fig5.svg)\n\n" + md5
 	csv67, md67 := table([]string{"k_mode", "m_n", "k", "variant", "query_ns", "update_ns"}, rows67)
 	// Figure 7's second table: the paper's layout timed beside ours and the
 	// CBF in one loop.

@@ -32,14 +32,16 @@ func ExpectedOps(m1, n uint64, k int) (rankBits, shiftBits float64) {
 	}
 	M := float64(m1)
 	lambda := float64(n) * float64(k) / M
-	const depth = 40
-	var pmf [depth + 2]float64 // P(C = c), Poisson(lambda)
+	// Counters beyond lambda + 10 sqrt(lambda) + 20 have no mass worth
+	// a term.
+	depth := int(lambda+10*math.Sqrt(lambda)) + 20
+	pmf := make([]float64, depth+2) // P(C = c), Poisson(lambda)
 	pmf[0] = math.Exp(-lambda)
 	for c := 1; c < len(pmf); c++ {
 		pmf[c] = pmf[c-1] * lambda / float64(c)
 	}
-	var level [depth + 3]float64 // level[j] = L_j, j >= 1
-	tail := 1.0                  // P(C >= j-1)
+	level := make([]float64, depth+3) // level[j] = L_j, j >= 1
+	tail := 1.0                       // P(C >= j-1)
 	level[1] = M
 	for j := 2; j < len(level); j++ {
 		tail -= pmf[j-2]

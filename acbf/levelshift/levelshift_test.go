@@ -522,6 +522,7 @@ func TestExpectedOps(t *testing.T) {
 		{74_000, 1_000, 6}, // m/n = 20, the optimum's m1 with k = 6
 		{4_000, 1_000, 4},  // a crowded first level: deep counters
 		{77_000, 1_000, 3},
+		{200, 1_000, 3}, // 15 keys a position: counters past the old fixed depth of 40 levels' terms
 	} {
 		cfg := Config{FirstLevel: tc.m1, K: tc.k, BudgetBits: tc.m1 + tc.n*uint64(tc.k) + 64}
 		var keys [][]byte

@@ -38,6 +38,6 @@ Examples:
 	if err := repro.Run(ctx, opt); err != nil {
 		return flagError("repro", fs, err)
 	}
-	fmt.Fprintf(stdout, "wrote %s: fig4, fig5, fig67, fig7_layout, quoted (CSV, Markdown, SVG) and table1 with its paper sizing (CSV, Markdown)\n", *out)
+	fmt.Fprintf(stdout, "wrote %s: the figures, quoted.md and Table 1 (sizing: %s); run.md says how\n", *out, *sizing)
 	return nil
 }

@@ -29,7 +29,7 @@ func (s *sizingFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&s.initialCapacity, "initial-capacity", 0, "scalable: keys of the first sub-filter (default 1000)")
 	fs.Float64Var(&s.growth, "growth", 0, "scalable: each sub-filter holds this many times the keys of the one before (default 2)")
 	fs.Float64Var(&s.tightening, "tightening", 0, "scalable: each sub-filter's error is this times the one before's (default 0.5)")
-	fs.Uint64Var(&s.acbfCapacity, "acbf-capacity", 0, "acbf kinds: keep counter room for this many keys, at least the distinct keys (default: exactly those); the first level shrinks to 4m - capacity*k bits")
+	fs.Uint64Var(&s.acbfCapacity, "acbf-capacity", 0, "acbf kinds: keep counter room for this many keys, at least the distinct keys (default: exactly those); with --bits-per-key the first level shrinks to 4m - capacity*k bits, with --fpp the memory grows to keep the rate")
 }
 
 // set reports whether the flag name was given.

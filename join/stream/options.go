@@ -163,6 +163,10 @@ func (opt Options) resolve() (Options, *filters.Spec, error) {
 	if err := opt.Sizing.Validate(); err != nil {
 		return opt, nil, err
 	}
+	if opt.Sizing.ACBFCapacity != 0 {
+		return opt, nil, &option.Error{Pkg: "filters", Name: "Sizing.ACBFCapacity", Value: opt.Sizing.ACBFCapacity, Err: ErrOptions,
+			Reason: "a stream sizes its filter for its live keys (Capacity, the capacity option) and rebuilds it twice as large when they outgrow it: set that instead"}
+	}
 	if _, err := spec.Size(opt.Capacity, opt.Sizing); err != nil {
 		return opt, nil, err
 	}
