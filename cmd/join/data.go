@@ -6,14 +6,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/datasets/imdb"
 	"github.com/acbfjoin/acbfjoin/datasets/ipstream"
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
+	"github.com/acbfjoin/acbfjoin/datasets/semijoin"
 	"github.com/acbfjoin/acbfjoin/datasets/triples"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 )
 
 func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -30,18 +33,24 @@ Examples:
   join gen --dataset ipstream --rows 10000000 --seed 1 --out ips      # ips/ipstream.csv (IP,SEQ: Zipf 1.1 over 1,000,000 addresses)
                                                                       # and ips/ipstream.events (IP,SINCE: 1,000,000 events, about 50,000 live)
   join gen --dataset ipstream --rows 100000 --zipf 0.8 --distinct 50000 --events 20000 --live 1000 --out ips
+  join gen --dataset semijoin --keys 100000 --rows 2000000 --selectivity 0.02 --key-shape string --out sj
+                                                                      # sj/keys.csv (K,PAY: 100,000 keys) and sj/input.csv
+                                                                      # (ID,K,PAD: exactly 40,000 of 2,000,000 rows with a key)
 `)
-	dataset := fs.String("dataset", "nber", "what to write: nber (cite75_99.txt, apat63_99.txt), imdb-ratings (title.ratings.tsv), triples (triples.csv: A,B,C,ROW) or ipstream (ipstream.csv: IP,SEQ and ipstream.events: IP,SINCE, for join stream)")
+	dataset := fs.String("dataset", "nber", "what to write: nber (cite75_99.txt, apat63_99.txt), imdb-ratings (title.ratings.tsv), triples (triples.csv: A,B,C,ROW), ipstream (ipstream.csv: IP,SEQ and ipstream.events: IP,SINCE, for join stream) or semijoin (keys.csv: K,PAY and input.csv: ID,K,PAD, with an exact selectivity)")
 	scale := fs.Float64("scale", 1, "nber only: size relative to the real files (1 = 16,522,438 citations, 2,923,922 patents)")
-	rows := fs.Int("rows", 0, fmt.Sprintf("imdb-ratings: titles, 1..%d (default %d); triples: rows (default %d); ipstream: probe rows N (default %d)", imdb.MaxRows, imdb.SeedRows, triples.SeedRows, ipstream.DefaultRows))
+	rows := fs.Int("rows", 0, fmt.Sprintf("imdb-ratings: titles, 1..%d (default %d); triples: rows (default %d); ipstream: probe rows N (default %d); semijoin: input rows, 0..%d (default %d)", imdb.MaxRows, imdb.SeedRows, triples.SeedRows, ipstream.DefaultRows, int64(semijoin.MaxRows), semijoin.DefaultRows))
 	domain := fs.Int("domain", 0, "triples only: 0 for the seed's random decimals in [0, 99999), D for integers 0..D-1")
 	seed := fs.Uint64("seed", 1, "random seed; the same seed and size give identical files")
 	out := fs.String("out", "", "output folder (required)")
 	workers := fs.Int("workers", 0, "nber only: goroutines (0 = GOMAXPROCS); does not change the output")
 	zipf := fs.Float64("zipf", ipstream.DefaultZipf, fmt.Sprintf("ipstream only: the Zipf exponent s of the probe addresses, 0 < s <= %d", ipstream.MaxZipf))
-	distinct := fs.Int64("distinct", 0, "ipstream only: the domain's addresses D, 1..2^32 (default max(1, N/10))")
+	distinct := fs.Int64("distinct", 0, "ipstream: the domain's addresses D, 1..2^32 (default max(1, N/10)); semijoin: the non-member keys the rows without a key draw from (default max(1, rows/4))")
 	events := fs.Int64("events", 0, "ipstream only: key events E (default max(1, N/10))")
 	live := fs.Int64("live", 0, "ipstream only: the live set's target size L, 1..D (default max(1, D/20))")
+	keys := fs.Int("keys", semijoin.DefaultKeys, fmt.Sprintf("semijoin only: distinct keys in keys.csv, 1..%d", semijoin.MaxKeys))
+	selectivity := fs.Float64("selectivity", semijoin.DefaultSelectivity, "semijoin only: the exact share of input.csv's rows whose key is in keys.csv, 0..1 (round(S*rows) rows)")
+	keyShape := fs.String("key-shape", semijoin.Dense.String(), "semijoin only: dense (integers 0..keys-1), sparse (random non-negative int64) or string (k and 16 hex digits; join with --key-type string)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -58,32 +67,39 @@ Examples:
 	}
 	switch *dataset {
 	case "nber":
-		if err := only("rows", "domain", "zipf", "distinct", "events", "live"); err != nil {
+		if err := only("rows", "domain", "zipf", "distinct", "events", "live", "keys", "selectivity", "key-shape"); err != nil {
 			return err
 		}
 	case "imdb-ratings":
-		if err := only("scale", "workers", "domain", "zipf", "distinct", "events", "live"); err != nil {
+		if err := only("scale", "workers", "domain", "zipf", "distinct", "events", "live", "keys", "selectivity", "key-shape"); err != nil {
 			return err
 		}
 		if !given["rows"] {
 			*rows = imdb.SeedRows
 		}
 	case "triples":
-		if err := only("scale", "workers", "zipf", "distinct", "events", "live"); err != nil {
+		if err := only("scale", "workers", "zipf", "distinct", "events", "live", "keys", "selectivity", "key-shape"); err != nil {
 			return err
 		}
 		if !given["rows"] {
 			*rows = triples.SeedRows
 		}
 	case "ipstream":
-		if err := only("scale", "workers", "domain"); err != nil {
+		if err := only("scale", "workers", "domain", "keys", "selectivity", "key-shape"); err != nil {
 			return err
 		}
 		if !given["rows"] {
 			*rows = ipstream.DefaultRows
 		}
+	case "semijoin":
+		if err := only("scale", "workers", "domain", "zipf", "events", "live"); err != nil {
+			return err
+		}
+		if !given["rows"] {
+			*rows = semijoin.DefaultRows
+		}
 	default:
-		return usageError{fmt.Errorf("gen: --dataset %q: want nber, imdb-ratings, triples or ipstream", *dataset)}
+		return usageError{fmt.Errorf("gen: --dataset %q: want nber, imdb-ratings, triples, ipstream or semijoin", *dataset)}
 	}
 	if *out == "" {
 		return usageError{fmt.Errorf("gen: --out is required")}
@@ -117,6 +133,9 @@ Examples:
 		fmt.Fprintf(stdout, "wrote %s (%d rows: Zipf %g over %d addresses) and %s (%d events: %d inserts, %d deletes; live %d at the end, at most %d, target %d) in %s\n",
 			res.ProbePath, opt.Rows, opt.Zipf, opt.Distinct, res.EventsPath, opt.Events, res.Inserts, res.Deletes, res.FinalLive, res.MaxLive, opt.Live, res.Elapsed.Round(time.Millisecond))
 		return nil
+	}
+	if *dataset == "semijoin" {
+		return genSemijoin(ctx, fs, semijoin.Options{Keys: *keys, Rows: int64(*rows), Selectivity: *selectivity, Distinct: *distinct, Seed: *seed}, *keyShape, given["distinct"], *out, stdout)
 	}
 	if *dataset == "triples" {
 		if *rows < 1 || *rows > triples.MaxRows {
@@ -156,6 +175,43 @@ Examples:
 	fmt.Fprintf(stdout, "wrote %s (%d citations, %.1f%% cite numbers before 1963, most cited patent %d times)\n",
 		res.CitePath, res.Citations, 100*float64(res.CitedPre1963)/float64(max(res.Citations, 1)), res.MaxInDegree)
 	fmt.Fprintf(stdout, "wrote %s (%d patents) in %s\n", res.PatPath, res.Patents, res.Elapsed.Round(time.Millisecond))
+	return nil
+}
+
+// semijoinFlags maps semijoin's option names to gen's flags.
+var semijoinFlags = map[string]string{"Keys": "keys", "Rows": "rows", "Selectivity": "selectivity", "Shape": "key-shape", "Distinct": "distinct"}
+
+// genSemijoin writes the semijoin dataset of opt (its Shape from the
+// --key-shape name) in out. An invalid option is a usage error naming the
+// flag with the user's spelling of its value.
+func genSemijoin(ctx context.Context, fs *flag.FlagSet, opt semijoin.Options, shape string, distinctGiven bool, out string, stdout io.Writer) error {
+	var err error
+	if opt.Shape, err = semijoin.ParseShape(shape); err == nil {
+		if distinctGiven && opt.Distinct == 0 {
+			// 0 is the library's default, not a count the user may give.
+			err = &option.Error{Pkg: "semijoin", Name: "Distinct", Value: 0, Reason: "want at least 1 non-member key", Err: semijoin.ErrOptions}
+		} else {
+			err = opt.Check()
+		}
+	}
+	if oe, ok := errors.AsType[*option.Error](err); ok {
+		if name, ok := semijoinFlags[oe.Name]; ok {
+			value := fs.Lookup(name).Value.String()
+			if name == "key-shape" {
+				value = strconv.Quote(value)
+			}
+			return usageError{fmt.Errorf("gen: --%s %s: %s", name, value, oe.Reason)}
+		}
+	}
+	if err != nil {
+		return usageError{fmt.Errorf("gen: %w", err)}
+	}
+	res, err := semijoin.Write(ctx, out, opt)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d keys) and %s (%d rows, %d with a key: selectivity %g)\n",
+		res.KeysPath, res.Keys, res.InputPath, res.Rows, res.MemberRows, opt.Selectivity)
 	return nil
 }
 
