@@ -3,6 +3,8 @@ package local
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -14,6 +16,17 @@ import (
 // calibrationBitsPerKey is the memory every sized kind is built at once to
 // measure its probe and decode times; its other sizes scale the bytes.
 const calibrationBitsPerKey = 16
+
+// The sample of auto: autoSampleParts pieces of autoSamplePartRows rows
+// (16,384 rows: a selectivity within 0.4 points at 4 sd, and a tenth of the
+// skew sampler's time), and at most autoProbes of its distinct keys probed
+// for at least autoProbeTime a kind.
+const (
+	autoSampleParts    = 16
+	autoSamplePartRows = 1024
+	autoProbes         = 1 << 14
+	autoProbeTime      = 500 * time.Microsecond
+)
 
 // streamRows stands for the large side's rows when it is a stream and
 // cannot be sampled.
@@ -28,16 +41,21 @@ const streamRows = 10_000_000
 func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.AutoReport, error) {
 	rep := &join.AutoReport{Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes, ShuffleNsPerByte: choose.DefaultConstants.ShuffleNsPerByte}
 	n := uint64(len(keys))
+	t0 := time.Now()
 	exact, err := filters.Build(filters.Exact, keys, filters.Sizing{})
 	if err != nil {
 		return nil, err
 	}
+	// Decoding the exact set's broadcast builds the same set from its keys:
+	// its build time stands for its decode time (its encoding sorts the
+	// keys, which would cost more than the rest of the calibration).
+	exactNs := float64(time.Since(t0).Nanoseconds())
 	// The sample: the large side's keys and their rows.
 	w := choose.Workload{Mappers: x.opt.Mappers, Copies: x.opt.Mappers, Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes,
 		KeyBytes: float64(x.sh.AddedBytes())}
 	var probes [][]byte
 	if x.input.in.Regular {
-		smp, err := sampleSide(ctx, x.input, x.joinSpec, "input sample")
+		smp, err := sampleSideN(ctx, x.input, x.joinSpec, "input sample", autoSampleParts, autoSamplePartRows)
 		if err != nil {
 			return nil, err
 		}
@@ -48,7 +66,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 				hit += c
 			}
 			keyBytes += c * int64(len(k))
-			if len(probes) < 1<<16 {
+			if len(probes) < autoProbes {
 				probes = append(probes, []byte(k))
 			}
 		}
@@ -64,53 +82,35 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 	if len(probes) == 0 {
 		rep.Note = fmt.Sprintf("no sample of the large side (a stream, or no rows): its rows taken as %d, none of them a key, and a row as 64 bytes", streamRows)
 		w.Rows, w.RowBytes = streamRows, 64
-		probes = keys[:min(len(keys), 1<<16)]
+		probes = keys[:min(len(keys), autoProbes)]
 	}
 	w.Selectivity = rep.Selectivity
 	if w.Copies = broadcastCopies(x.opt.Mappers, exact.ResidentBytes()); w.Copies < 1 {
 		w.Copies = 1
 	}
 
+	// Each kind is built and timed by its own goroutine, at most one a core
+	// (or a mapper) at a time, so that timings do not share a core.
+	results := make([][]choose.Candidate, len(choose.Kinds))
+	errs := make([]error, len(choose.Kinds))
+	sem := make(chan struct{}, max(1, min(x.opt.Mappers, runtime.NumCPU())))
+	var wg sync.WaitGroup
+	for i, kind := range choose.Kinds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i], errs[i] = calibrate(ctx, kind, keys, exact, exactNs, probes)
+		}()
+	}
+	wg.Wait()
 	var cands []choose.Candidate
-	for _, kind := range choose.Kinds {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	for i := range results {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		switch kind {
-		case filters.None:
-			cands = append(cands, choose.Candidate{Kind: filters.None, FPP: 1, Deletes: true})
-			continue
-		case filters.Exact:
-			c, err := measure(exact, probes)
-			if err != nil {
-				return nil, err
-			}
-			cands = append(cands, c)
-			continue
-		}
-		if n == 0 {
-			continue // a sized kind cannot be sized for no keys
-		}
-		b, err := filters.Build(kind, keys, filters.Sizing{BitsPerKey: calibrationBitsPerKey})
-		if err != nil {
-			continue // the kind refuses this key set at that size: not a candidate
-		}
-		base, err := measure(b, probes)
-		if err != nil {
-			return nil, err
-		}
-		ps, bpks, err := choose.Sized(kind, n)
-		if err != nil {
-			return nil, err
-		}
-		for i, p := range ps {
-			c := base
-			scale := float64(p.MemoryBits) / float64(max(1, b.MemoryBits))
-			c.BitsPerKey, c.FPP = bpks[i], b.Spec.FPP(p, n)
-			c.Bytes = int64(float64(base.Bytes) * scale)
-			c.DecodeNs = base.DecodeNs * scale
-			cands = append(cands, c)
-		}
+		cands = append(cands, results[i]...)
 	}
 	ranked := choose.Rank(w, choose.DefaultConstants, cands)
 	for _, ch := range ranked {
@@ -133,24 +133,70 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 	return rep, nil
 }
 
-// measure builds nothing: it times b's probes over the probe keys (batches
-// as the mappers test them, repeated to at least 2 ms) and one decode of its
-// broadcast bytes.
-func measure(b *filters.Built, probes [][]byte) (choose.Candidate, error) {
-	wire, err := b.Marshal()
+// calibrate returns the candidates of one kind: none as it is, the exact
+// set as built, a sized kind built once at calibrationBitsPerKey and timed,
+// its other sizes scaled (choose.Sized). A kind that refuses the key set at
+// that size gives none.
+func calibrate(ctx context.Context, kind filters.Kind, keys [][]byte, exact *filters.Built, exactNs float64, probes [][]byte) ([]choose.Candidate, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	n := uint64(len(keys))
+	switch kind {
+	case filters.None:
+		return []choose.Candidate{{Kind: filters.None, FPP: 1, Deletes: true}}, nil
+	case filters.Exact:
+		c, err := measure(exact, probes, exactNs)
+		return []choose.Candidate{c}, err
+	}
+	if n == 0 {
+		return nil, nil // a sized kind cannot be sized for no keys
+	}
+	b, err := filters.Build(kind, keys, filters.Sizing{BitsPerKey: calibrationBitsPerKey})
 	if err != nil {
-		return choose.Candidate{}, err
+		return nil, nil // the kind refuses this key set at that size: not a candidate
 	}
-	start := time.Now()
-	if _, err := b.Spec.Decode(wire); err != nil {
-		return choose.Candidate{}, err
+	base, err := measure(b, probes, -1)
+	if err != nil {
+		return nil, err
 	}
-	decode := time.Since(start)
+	ps, bpks, err := choose.Sized(kind, n)
+	if err != nil {
+		return nil, err
+	}
+	var out []choose.Candidate
+	for i, p := range ps {
+		c := base
+		scale := float64(p.MemoryBits) / float64(max(1, b.MemoryBits))
+		c.BitsPerKey, c.FPP = bpks[i], b.Spec.FPP(p, n)
+		c.Bytes = int64(float64(base.Bytes) * scale)
+		c.DecodeNs = base.DecodeNs * scale
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// measure builds nothing: it times b's probes over the probe keys (batches
+// as the mappers test them, repeated to at least autoProbeTime) and, when
+// decodeNs < 0, one decode of its broadcast bytes (else decodeNs is the
+// decode time). Its bytes are b's serialized size.
+func measure(b *filters.Built, probes [][]byte, decodeNs float64) (choose.Candidate, error) {
+	if decodeNs < 0 {
+		wire, err := b.Marshal()
+		if err != nil {
+			return choose.Candidate{}, err
+		}
+		start := time.Now()
+		if _, err := b.Spec.Decode(wire); err != nil {
+			return choose.Candidate{}, err
+		}
+		decodeNs = float64(time.Since(start).Nanoseconds())
+	}
 	bf, _ := b.Filter.(filters.BatchFilter)
 	out := make([]bool, mapBatch)
 	var done int64
-	start = time.Now()
-	for done == 0 || time.Since(start) < 2*time.Millisecond {
+	start := time.Now()
+	for done == 0 || time.Since(start) < autoProbeTime {
 		for lo := 0; lo < len(probes); lo += mapBatch {
 			batch := probes[lo:min(len(probes), lo+mapBatch)]
 			if bf != nil {
@@ -164,5 +210,5 @@ func measure(b *filters.Built, probes [][]byte) (choose.Candidate, error) {
 		done += int64(len(probes))
 	}
 	probe := float64(time.Since(start).Nanoseconds()) / float64(max(1, done))
-	return choose.Candidate{Kind: b.Kind(), Bytes: int64(len(wire)), FPP: b.FPP, ProbeNs: probe, DecodeNs: float64(decode.Nanoseconds()), Deletes: b.Spec.Deletes}, nil
+	return choose.Candidate{Kind: b.Kind(), Bytes: b.SerializedBytes, FPP: b.FPP, ProbeNs: probe, DecodeNs: decodeNs, Deletes: b.Spec.Deletes}, nil
 }

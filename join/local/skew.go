@@ -100,7 +100,12 @@ func (x *execution) sample(ctx context.Context) (*skewSample, error) {
 // counts their keys (ks). Malformed rows and keys that do not parse are
 // skipped: the map phase reports them.
 func sampleSide(ctx context.Context, s *side, ks join.KeySpec, source string) (*skewSample, error) {
-	in, err := csvscan.OpenInput(ctx, s.path, csvscan.InputOptions{Parts: sampleParts, SkipBad: true, Name: s.name, Sep: s.sep})
+	return sampleSideN(ctx, s, ks, source, sampleParts, samplePartRows)
+}
+
+// sampleSideN is sampleSide with parts pieces of partRows rows.
+func sampleSideN(ctx context.Context, s *side, ks join.KeySpec, source string, parts, partRows int) (*skewSample, error) {
+	in, err := csvscan.OpenInput(ctx, s.path, csvscan.InputOptions{Parts: parts, SkipBad: true, Name: s.name, Sep: s.sep})
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +124,7 @@ func sampleSide(ctx context.Context, s *side, ks join.KeySpec, source string) (*
 			break
 		}
 		p.SkipBad(func(*csvscan.ParseError) {})
-		for n := 0; n < samplePartRows && p.Next(); n++ {
+		for n := 0; n < partRows && p.Next(); n++ {
 			smp.bytes += int64(len(p.Raw())) + 1
 			if key, err = ks.AppendKey(key[:0], p.Fields()); err != nil {
 				continue
