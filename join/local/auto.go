@@ -41,15 +41,18 @@ const streamRows = 10_000_000
 func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.AutoReport, error) {
 	rep := &join.AutoReport{Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes, ShuffleNsPerByte: choose.DefaultConstants.ShuffleNsPerByte}
 	n := uint64(len(keys))
-	t0 := time.Now()
 	exact, err := filters.Build(filters.Exact, keys, filters.Sizing{})
 	if err != nil {
 		return nil, err
 	}
-	// Decoding the exact set's broadcast builds the same set from its keys:
-	// its build time stands for its decode time (its encoding sorts the
-	// keys, which would cost more than the rest of the calibration).
-	exactNs := float64(time.Since(t0).Nanoseconds())
+	// The exact set's decode time, from a set of at most autoProbes of the
+	// keys, scaled by the key count (encoding the whole set sorts its keys,
+	// which would cost more than the rest of the calibration; decoding is
+	// linear in the keys).
+	exactNs, err := exactDecodeNs(keys)
+	if err != nil {
+		return nil, err
+	}
 	// The sample: the large side's keys and their rows.
 	w := choose.Workload{Mappers: x.opt.Mappers, Copies: x.opt.Mappers, Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes,
 		KeyBytes: float64(x.sh.AddedBytes())}
@@ -131,6 +134,28 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 	x.opt.Filter = rep.Chosen.Kind
 	x.opt.Sizing = filters.Sizing{BitsPerKey: rep.Chosen.BitsPerKey}
 	return rep, nil
+}
+
+// exactDecodeNs times decoding an exact set of at most autoProbes of keys
+// and scales it to all of them.
+func exactDecodeNs(keys [][]byte) (float64, error) {
+	sub := keys[:min(len(keys), autoProbes)]
+	if len(sub) == 0 {
+		return 0, nil
+	}
+	b, err := filters.Build(filters.Exact, sub, filters.Sizing{})
+	if err != nil {
+		return 0, err
+	}
+	wire, err := b.Marshal()
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	if _, err := b.Spec.Decode(wire); err != nil {
+		return 0, err
+	}
+	return float64(time.Since(start).Nanoseconds()) * float64(len(keys)) / float64(len(sub)), nil
 }
 
 // calibrate returns the candidates of one kind: none as it is, the exact
