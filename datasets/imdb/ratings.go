@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -165,22 +164,18 @@ func GenerateRatings(ctx context.Context, dir string, opt RatingsOptions) (Ratin
 	if dir == "" {
 		return RatingsResult{}, "", errors.New("imdb: empty folder name")
 	}
-	_, statErr := os.Stat(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	out, err := atomicfile.MakeDir(dir)
+	if err != nil {
 		return RatingsResult{}, "", fmt.Errorf("imdb: %w", err)
 	}
 	path := filepath.Join(dir, RatingsFile)
 	var f *atomicfile.File
 	fail := func(err error) (RatingsResult, string, error) {
-		if f != nil {
-			f.Abort()
-		}
-		if os.IsNotExist(statErr) {
-			os.Remove(dir) // only if empty
-		}
+		atomicfile.AbortAll(f)
+		out.Undo()
 		return RatingsResult{}, "", err
 	}
-	f, err := atomicfile.Create(ctx, path, atomicfile.Options{})
+	f, err = atomicfile.Create(ctx, path, atomicfile.Options{})
 	if err != nil {
 		return fail(fmt.Errorf("imdb: %s: %w", path, err))
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -245,24 +244,17 @@ func Generate(ctx context.Context, dir string, opt Options) (Result, error) {
 	if dir == "" {
 		return Result{}, errors.New("ipstream: empty folder name")
 	}
-	_, statErr := os.Stat(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	out, err := atomicfile.MakeDir(dir)
+	if err != nil {
 		return Result{}, fmt.Errorf("ipstream: %w", err)
 	}
 	res := Result{ProbePath: filepath.Join(dir, ProbeFile), EventsPath: filepath.Join(dir, EventsFile)}
 	var probe, events *atomicfile.File
 	fail := func(err error) (Result, error) {
-		for _, f := range []*atomicfile.File{probe, events} {
-			if f != nil {
-				f.Abort()
-			}
-		}
-		if os.IsNotExist(statErr) {
-			os.Remove(dir) // only if empty
-		}
+		atomicfile.AbortAll(probe, events)
+		out.Undo()
 		return Result{}, err
 	}
-	var err error
 	if probe, err = atomicfile.Create(ctx, res.ProbePath, atomicfile.Options{}); err != nil {
 		return fail(fmt.Errorf("ipstream: %s: %w", res.ProbePath, err))
 	}

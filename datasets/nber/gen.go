@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -132,8 +131,8 @@ func Generate(ctx context.Context, dir string, opt GenOptions) (GenResult, error
 	}
 	g := &genModel{n: n, t: t, seed: opt.Seed}
 	g.setup()
-	_, statErr := os.Stat(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	out, err := atomicfile.MakeDir(dir)
+	if err != nil {
 		return GenResult{}, fmt.Errorf("gen: %w", err)
 	}
 	res := GenResult{
@@ -146,17 +145,10 @@ func Generate(ctx context.Context, dir string, opt GenOptions) (GenResult, error
 	// pair of files untouched; a folder made here removed).
 	var cite, pat *atomicfile.File
 	fail := func(err error) (GenResult, error) {
-		for _, f := range []*atomicfile.File{cite, pat} {
-			if f != nil {
-				f.Abort()
-			}
-		}
-		if os.IsNotExist(statErr) {
-			os.Remove(dir) // only if empty
-		}
+		atomicfile.AbortAll(cite, pat)
+		out.Undo()
 		return GenResult{}, fmt.Errorf("gen: %w", err)
 	}
-	var err error
 	if cite, err = atomicfile.Create(ctx, res.CitePath, atomicfile.Options{}); err != nil {
 		return fail(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -80,28 +79,21 @@ func WriteStream(ctx context.Context, patents, citations, dir string) (StreamSta
 	if dir == "" {
 		return st, errors.New("nber: stream: empty folder name")
 	}
-	_, statErr := os.Stat(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	out, err := atomicfile.MakeDir(dir)
+	if err != nil {
 		return st, fmt.Errorf("nber: %w", err)
 	}
 	patPath, citePath := filepath.Join(dir, StreamPatentsFile), filepath.Join(dir, StreamCitationsFile)
 	var patOut, citeOut *atomicfile.File
 	fail := func(err error) (StreamStats, error) {
-		for _, f := range []*atomicfile.File{patOut, citeOut} {
-			if f != nil {
-				f.Abort()
-			}
-		}
-		if os.IsNotExist(statErr) {
-			os.Remove(dir) // only if empty
-		}
+		atomicfile.AbortAll(patOut, citeOut)
+		out.Undo()
 		if ctx.Err() != nil {
 			return StreamStats{}, fmt.Errorf("nber: stream: %w", ctx.Err())
 		}
 		return StreamStats{}, err
 	}
 	// Created first: a folder that cannot be written fails before any work.
-	var err error
 	if patOut, err = atomicfile.Create(ctx, patPath, atomicfile.Options{}); err != nil {
 		return fail(fmt.Errorf("nber: %s: %w", patPath, err))
 	}

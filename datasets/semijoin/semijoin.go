@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -308,24 +307,17 @@ func Write(ctx context.Context, dir string, opt Options) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("semijoin: %w", err)
 	}
-	_, statErr := os.Stat(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	out, err := atomicfile.MakeDir(dir)
+	if err != nil {
 		return Result{}, fmt.Errorf("semijoin: %w", err)
 	}
 	res := Result{KeysPath: filepath.Join(dir, KeysFile), InputPath: filepath.Join(dir, InputFile), Keys: opt.Keys, Rows: opt.Rows}
 	var keysF, inputF *atomicfile.File
 	fail := func(err error) (Result, error) {
-		for _, f := range []*atomicfile.File{keysF, inputF} {
-			if f != nil {
-				f.Abort()
-			}
-		}
-		if os.IsNotExist(statErr) {
-			os.Remove(dir) // only if empty
-		}
+		atomicfile.AbortAll(keysF, inputF)
+		out.Undo()
 		return Result{}, err
 	}
-	var err error
 	if keysF, err = atomicfile.Create(ctx, res.KeysPath, atomicfile.Options{}); err != nil {
 		return fail(fmt.Errorf("semijoin: %s: %w", res.KeysPath, err))
 	}

@@ -45,7 +45,6 @@ import (
 	"io"
 	"math/bits"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -200,22 +199,18 @@ func Generate(ctx context.Context, dir string, opt Options) (string, error) {
 	if dir == "" {
 		return "", errors.New("triples: empty folder name")
 	}
-	_, statErr := os.Stat(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	out, err := atomicfile.MakeDir(dir)
+	if err != nil {
 		return "", fmt.Errorf("triples: %w", err)
 	}
 	path := filepath.Join(dir, File)
 	var f *atomicfile.File
 	fail := func(err error) (string, error) {
-		if f != nil {
-			f.Abort()
-		}
-		if os.IsNotExist(statErr) {
-			os.Remove(dir) // only if empty
-		}
+		atomicfile.AbortAll(f)
+		out.Undo()
 		return "", err
 	}
-	f, err := atomicfile.Create(ctx, path, atomicfile.Options{})
+	f, err = atomicfile.Create(ctx, path, atomicfile.Options{})
 	if err != nil {
 		return fail(fmt.Errorf("triples: %s: %w", path, err))
 	}

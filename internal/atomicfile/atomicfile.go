@@ -333,3 +333,39 @@ func SameFile(a, b os.FileInfo) bool {
 	}
 	return os.SameFile(a, b)
 }
+
+// Dir is an output folder made on demand (MakeDir): Undo removes it again if
+// MakeDir made it and it is still empty, so that a failed run that created
+// its output folder leaves nothing behind. The value is small; copy it freely.
+type Dir struct {
+	path string
+	made bool
+}
+
+// MakeDir creates path and its parents if path is missing (0755), remembering
+// whether it did. Its error is os.MkdirAll's.
+func MakeDir(path string) (Dir, error) {
+	_, statErr := os.Stat(path)
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return Dir{}, err
+	}
+	return Dir{path: path, made: os.IsNotExist(statErr)}, nil
+}
+
+// Undo removes the folder if MakeDir made it and it is empty (os.Remove
+// refuses a folder that is not); otherwise it does nothing.
+func (d Dir) Undo() {
+	if d.made {
+		os.Remove(d.path)
+	}
+}
+
+// AbortAll aborts each file that is not nil (File.Abort: a committed one is
+// left as it is).
+func AbortAll(files ...*File) {
+	for _, f := range files {
+		if f != nil {
+			f.Abort()
+		}
+	}
+}

@@ -30,3 +30,36 @@ func TestWrite(t *testing.T) {
 		t.Fatalf("%d files in the folder, want 1", len(ents))
 	}
 }
+
+// TestMakeDir: Undo removes a folder MakeDir made while it is empty, and
+// leaves one that existed or that holds a file.
+func TestMakeDir(t *testing.T) {
+	base := t.TempDir()
+	made := filepath.Join(base, "a", "b")
+	d, err := MakeDir(made)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Undo()
+	if _, err := os.Stat(made); !os.IsNotExist(err) {
+		t.Errorf("a folder MakeDir made is still there after Undo: %v", err)
+	}
+	d, err = MakeDir(base) // existed
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Undo()
+	if _, err := os.Stat(base); err != nil {
+		t.Errorf("Undo removed a folder that existed: %v", err)
+	}
+	full := filepath.Join(base, "c")
+	d, _ = MakeDir(full)
+	if err := os.WriteFile(filepath.Join(full, "x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d.Undo()
+	if _, err := os.Stat(full); err != nil {
+		t.Errorf("Undo removed a folder holding a file: %v", err)
+	}
+	AbortAll(nil, nil) // nil files are skipped
+}
