@@ -190,6 +190,10 @@ func (opt Options) Resolve() (Options, error) {
 		return opt, optionError("NeedDeletes", opt.NeedDeletes, "limits the kinds auto chooses from: give it with the filter auto")
 	case opt.BroadcastBudget < 0:
 		return opt, optionError("BroadcastBudget", opt.BroadcastBudget, "want a size in bytes, at least 1 (0: %d)", DefaultBroadcastBudget)
+	case opt.Filter == FilterAuto && opt.FilterFile != "":
+		return opt, optionError("FilterFile", opt.FilterFile, "holds a filter already: the filter auto chooses one; give one or the other")
+	case opt.Filter == FilterAuto && opt.Bank != "":
+		return opt, optionError("Bank", opt.Bank, "filters with the bank's kind: the filter auto chooses a kind; give one or the other")
 	case opt.Filter == FilterAuto && opt.Layout == LayoutPerColumn:
 		return opt, optionError("Layout", opt.Layout, "the filter auto chooses one filter over the whole key: leave the layout out, or name a kind")
 	case opt.Filter == FilterAuto && len(opt.Sizing.Set()) > 0:

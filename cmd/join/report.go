@@ -161,7 +161,7 @@ func writeAuto(w io.Writer, r *join.Report, a *join.AutoReport) {
 	}
 	fmt.Fprintf(w, "auto: %s; chose %s", seen, autoChoice(a.Chosen))
 	if a.RunnerUp != nil {
-		fmt.Fprintf(w, " (predicted %.1f ms of probes and shuffle) over %s (%.1f ms)", a.Chosen.PredictedCostMs, autoChoice(*a.RunnerUp), a.RunnerUp.PredictedCostMs)
+		fmt.Fprintf(w, " (predicted cost %.1f ms: broadcast, probes, shuffle) over %s (%.1f ms)", a.Chosen.PredictedCostMs, autoChoice(*a.RunnerUp), a.RunnerUp.PredictedCostMs)
 	}
 	fmt.Fprintf(w, "\nauto: predicted shuffle %.0f bytes, measured %d (%+.1f%%); predicted probes %.1f ms of the map phase's %.1f ms\n",
 		a.Chosen.PredictedShuffleBytes, r.ShuffleBytes, 100*(a.Chosen.PredictedShuffleBytes/float64(max(1, r.ShuffleBytes))-1), a.Chosen.PredictedProbeMs, r.TimingsMs["map"])

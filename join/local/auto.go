@@ -37,13 +37,14 @@ const streamRows = 10_000_000
 // choose.Kinds once over the keys to time its probes on the sampled keys and
 // its decoding, ranks every kind and size with choose.Rank, and sets
 // x.opt.Filter and x.opt.Sizing to the cheapest that fits the budget and the
-// need for deletes. O(kinds x (n + sample)).
-func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.AutoReport, error) {
+// need for deletes. It returns the filter chosen when it was built already
+// by the calibration (else nil: build it). O(kinds x (n + sample)).
+func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.AutoReport, *filters.Built, error) {
 	rep := &join.AutoReport{Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes, ShuffleNsPerByte: choose.DefaultConstants.ShuffleNsPerByte}
 	n := uint64(len(keys))
 	exact, err := filters.Build(filters.Exact, keys, filters.Sizing{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The exact set's decode time, from a set of at most autoProbes of the
 	// keys, scaled by the key count (encoding the whole set sorts its keys,
@@ -51,7 +52,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 	// linear in the keys).
 	exactNs, err := exactDecodeNs(keys)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The sample: the large side's keys and their rows.
 	w := choose.Workload{Mappers: x.opt.Mappers, Copies: x.opt.Mappers, Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes,
@@ -60,7 +61,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 	if x.input.in.Regular {
 		smp, err := sampleSideN(ctx, x.input, x.joinSpec, "input sample", autoSampleParts, autoSamplePartRows)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rep.SampledRows, rep.EstimatedRows = smp.rows, smp.estRows
 		var hit, keyBytes int64
@@ -88,13 +89,12 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 		probes = keys[:min(len(keys), autoProbes)]
 	}
 	w.Selectivity = rep.Selectivity
-	if w.Copies = broadcastCopies(x.opt.Mappers, exact.ResidentBytes()); w.Copies < 1 {
-		w.Copies = 1
-	}
+	w.Copies = broadcastCopies(x.opt.Mappers, exact.ResidentBytes())
 
 	// Each kind is built and timed by its own goroutine, at most one a core
 	// (or a mapper) at a time, so that timings do not share a core.
 	results := make([][]choose.Candidate, len(choose.Kinds))
+	builts := make([]*filters.Built, len(choose.Kinds)) // each kind as calibrated
 	errs := make([]error, len(choose.Kinds))
 	sem := make(chan struct{}, max(1, min(x.opt.Mappers, runtime.NumCPU())))
 	var wg sync.WaitGroup
@@ -104,14 +104,14 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i], errs[i] = calibrate(ctx, kind, keys, exact, exactNs, probes)
+			results[i], builts[i], errs[i] = calibrate(ctx, kind, keys, exact, exactNs, probes)
 		}()
 	}
 	wg.Wait()
 	var cands []choose.Candidate
 	for i := range results {
 		if errs[i] != nil {
-			return nil, errs[i]
+			return nil, nil, errs[i]
 		}
 		cands = append(cands, results[i]...)
 	}
@@ -120,8 +120,8 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 		rep.Candidates = append(rep.Candidates, join.AutoCandidate{Kind: ch.Kind, BitsPerKey: ch.BitsPerKey, BroadcastBytes: ch.Bytes, FPPFormula: ch.FPP,
 			ProbeNs: ch.ProbeNs, PredictedShuffleBytes: ch.ShuffleBytes, PredictedProbeMs: ch.ProbeTotalNs / 1e6, PredictedCostMs: ch.CostNs / 1e6, Excluded: ch.Excluded})
 	}
-	if len(ranked) == 0 || ranked[0].Excluded != "" {
-		return nil, fmt.Errorf("%w: filter auto: no kind fits a broadcast budget of %d bytes with these keys (%d distinct)%s", join.ErrOptions, x.opt.BroadcastBudget, n, map[bool]string{true: " and deletes", false: ""}[x.opt.NeedDeletes])
+	if len(ranked) == 0 || ranked[0].Excluded != "" { // none always fits: a bug
+		return nil, nil, fmt.Errorf("filter auto: every candidate was excluded (%d distinct keys)", n)
 	}
 	rep.Chosen = rep.Candidates[0]
 	// The runner-up: the cheapest of another kind.
@@ -133,7 +133,14 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 	}
 	x.opt.Filter = rep.Chosen.Kind
 	x.opt.Sizing = filters.Sizing{BitsPerKey: rep.Chosen.BitsPerKey}
-	return rep, nil
+	// The filter chosen may be one calibrated already (the exact set, or a
+	// kind at the calibration's size): it is that filter, not built again.
+	for i, b := range builts {
+		if b != nil && choose.Kinds[i] == rep.Chosen.Kind && (b.Kind() == filters.Exact || rep.Chosen.BitsPerKey == calibrationBitsPerKey) {
+			return rep, b, nil
+		}
+	}
+	return rep, nil, nil
 }
 
 // exactDecodeNs times decoding an exact set of at most autoProbes of keys
@@ -162,32 +169,32 @@ func exactDecodeNs(keys [][]byte) (float64, error) {
 // set as built, a sized kind built once at calibrationBitsPerKey and timed,
 // its other sizes scaled (choose.Sized). A kind that refuses the key set at
 // that size gives none.
-func calibrate(ctx context.Context, kind filters.Kind, keys [][]byte, exact *filters.Built, exactNs float64, probes [][]byte) ([]choose.Candidate, error) {
+func calibrate(ctx context.Context, kind filters.Kind, keys [][]byte, exact *filters.Built, exactNs float64, probes [][]byte) ([]choose.Candidate, *filters.Built, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	n := uint64(len(keys))
 	switch kind {
 	case filters.None:
-		return []choose.Candidate{{Kind: filters.None, FPP: 1, Deletes: true}}, nil
+		return []choose.Candidate{{Kind: filters.None, FPP: 1, Deletes: true}}, nil, nil
 	case filters.Exact:
 		c, err := measure(exact, probes, exactNs)
-		return []choose.Candidate{c}, err
+		return []choose.Candidate{c}, exact, err
 	}
 	if n == 0 {
-		return nil, nil // a sized kind cannot be sized for no keys
+		return nil, nil, nil // a sized kind cannot be sized for no keys
 	}
 	b, err := filters.Build(kind, keys, filters.Sizing{BitsPerKey: calibrationBitsPerKey})
 	if err != nil {
-		return nil, nil // the kind refuses this key set at that size: not a candidate
+		return nil, nil, nil // the kind refuses this key set at that size: not a candidate
 	}
 	base, err := measure(b, probes, -1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ps, bpks, err := choose.Sized(kind, n)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []choose.Candidate
 	for i, p := range ps {
@@ -198,7 +205,7 @@ func calibrate(ctx context.Context, kind filters.Kind, keys [][]byte, exact *fil
 		c.DecodeNs = base.DecodeNs * scale
 		out = append(out, c)
 	}
-	return out, nil
+	return out, b, nil
 }
 
 // measure builds nothing: it times b's probes over the probe keys (batches

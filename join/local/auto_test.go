@@ -91,6 +91,7 @@ func TestFilterAuto(t *testing.T) {
 		{Keys: gen.Keys, Input: gen.Cite, Filter: filters.Bloom, BroadcastBudget: 1 << 20},
 		{Keys: gen.Keys, Input: gen.Cite, Filter: filters.Bloom, NeedDeletes: true},
 		{Keys: gen.Keys, Input: gen.Cite, Filter: join.FilterAuto, BroadcastBudget: -1},
+		{Keys: gen.Keys, Input: gen.Cite, Filter: join.FilterAuto, FilterFile: gen.Keys},
 	} {
 		if _, err := Run(context.Background(), opt, NewCSV(&bytes.Buffer{})); !errors.Is(err, join.ErrOptions) {
 			t.Errorf("%+v: %v, want an options error", opt, err)

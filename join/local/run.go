@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
@@ -67,16 +68,18 @@ func Run(ctx context.Context, opt join.Options, sink Sink) (*join.Report, error)
 		return nil, err
 	}
 	var auto *join.AutoReport
+	var built *filters.Built
 	if x.opt.Filter == join.FilterAuto {
 		x.lap("build")
-		if auto, err = x.chooseFilter(ctx, keys); err != nil {
+		if auto, built, err = x.chooseFilter(ctx, keys); err != nil {
 			return nil, err
 		}
 		x.lap("auto")
 	}
-	built, err := x.filter(ctx, keys)
-	if err != nil {
-		return nil, err
+	if built == nil {
+		if built, err = x.filter(ctx, keys); err != nil {
+			return nil, err
+		}
 	}
 	x.lap("build")
 	copies, cs, err := x.broadcast(ctx, built)
