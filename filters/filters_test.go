@@ -215,6 +215,19 @@ func FuzzDecode(f *testing.F) {
 		}
 		f.Add(uint8(i), data)
 	}
+	// The exact set of integer keys (decodeExact64's input) and near misses.
+	var ints [][]byte
+	for v := range uint64(40) {
+		ints = append(ints, binary.BigEndian.AppendUint64(nil, v*v))
+	}
+	if b, err := Build(Exact, ints, Sizing{}); err == nil {
+		if data, err := b.Marshal(); err == nil {
+			exact := uint8(slices.IndexFunc(kinds, func(sp *Spec) bool { return sp.Kind == Exact }))
+			f.Add(exact, data)
+			f.Add(exact, append(slices.Clone(data[9:18]), data[:9]...)) // out of order
+			f.Add(exact, data[:len(data)-1])
+		}
+	}
 	f.Fuzz(func(t *testing.T, k uint8, data []byte) {
 		sp := kinds[int(k)%len(kinds)]
 		flt, err := sp.Decode(data)
@@ -288,6 +301,14 @@ func TestExactForms(t *testing.T) {
 			if err != nil || int64(len(data)) != b.SerializedBytes {
 				t.Fatalf("Marshal: %d bytes, %v; SerializedBytes %d", len(data), err, b.SerializedBytes)
 			}
+			var general []byte // the general encoder's bytes: exactValues' must be the same
+			for _, k := range exactKeys(b.Filter) {
+				general = binary.AppendUvarint(general, uint64(len(k)))
+				general = append(general, k...)
+			}
+			if !bytes.Equal(data, general) {
+				t.Fatalf("encoding differs from the general encoder's (%d and %d bytes)", len(data), len(general))
+			}
 			var messy []byte
 			for i := len(keys) - 1; i >= 0; i-- {
 				for range 1 + i%2 {
@@ -305,6 +326,14 @@ func TestExactForms(t *testing.T) {
 						t.Fatalf("decoded: Contains(%x) = %v, want %v", k, !set[string(k)], set[string(k)])
 					}
 				}
+				// The same form whichever decoder read it (decodeExact64
+				// takes sorted 8-byte keys, the general one the rest).
+				if got := fmt.Sprintf("%T", f); got != tc.want {
+					t.Fatalf("decoded form %s, want %s", got, tc.want)
+				}
+			}
+			if _, fast := decodeExact64(data); fast != (tc.name != "mixed") {
+				t.Errorf("decodeExact64 took the encoding: %v", fast)
 			}
 			t.Logf("%d keys: %T, %d bits in memory, %d bytes encoded", len(keys), b.Filter, b.MemoryBits, b.SerializedBytes)
 		})
