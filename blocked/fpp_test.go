@@ -528,3 +528,18 @@ func TestOptimalKMonotone(t *testing.T) {
 		}
 	}
 }
+
+// TestOptimalKTable: OptimalK's table at whole bits per key is the search's
+// answer at each and at the ends of the slack around it.
+func TestOptimalKTable(t *testing.T) {
+	for b := 1; b <= len(optimalKWhole); b++ {
+		for _, d := range []float64{float64(b) - optimalKSlack, float64(b), float64(b) + optimalKSlack} {
+			if got, want := OptimalK(d), optimalKSearch(d); got != want {
+				t.Errorf("OptimalK(%v) = %d, the search gives %d", d, got, want)
+			}
+		}
+	}
+	if got, want := OptimalK(10.5), optimalKSearch(10.5); got != want {
+		t.Errorf("OptimalK(10.5) = %d, the search gives %d", got, want)
+	}
+}
