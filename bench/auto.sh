@@ -4,17 +4,19 @@
 # broadcast budget (64 KiB, 1 MiB, 16 MiB). Data: `join gen --dataset
 # semijoin`, KEYS keys (default 100,000) and ROWS large-side rows (default
 # 2,000,000) a point. Per dataset and round, one after another: the fixed
-# kinds (none, exact, and bloom, blocked, acbf, cuckoo at several bits a key),
-# then auto under each budget. A fixed kind counts at a budget when its
-# broadcast bytes fit it. ROUNDS rounds (default 3); times are the join's
-# wall time from its report (total_ms), medians. Writes bench/results/auto.md
-# through bench/cmd/autotable.
+# kinds (none, exact, and bloom, blocked, acbf, cuckoo at several bits a key)
+# and auto under each budget, auto first in odd rounds and last in even ones
+# (so that a drift of the machine does not favour either). A fixed kind counts
+# at a budget when its broadcast bytes fit it. ROUNDS rounds (default 5);
+# times are the join's wall time from its report (total_ms), medians. Writes
+# bench/results/auto.md through bench/cmd/autotable, with the model's
+# constants as this run measures them.
 # Goals: auto's time within 10% of the best fixed kind that fits the budget,
 # at every point, and never above none's; its predicted shuffle bytes within
 # 5% of the measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-5}
 keys=${KEYS:-100000}
 rows=${ROWS:-2000000}
 out=bench/out/auto
@@ -37,6 +39,13 @@ for shape in dense sparse string; do
     fi
     for i in $(seq 1 "$rounds"); do
       echo "$shape $sel round $i of $rounds" >&2
+      runauto() {
+        for b in $budgets; do
+          "$tmp/join" run --keys "$d/keys.csv" --key-col K --input "$d/input.csv" --join-col K --key-type "$kt" \
+            --filter auto --broadcast-budget "$b" --quiet --out "$tmp/o.csv" --report-json "$out/reports/$shape~$sel~auto~$b~$i.json"
+        done
+      }
+      if [ $((i % 2)) = 1 ]; then runauto; fi
       for f in $fixed; do
         kind=${f%%:*}; bits=${f#*:}
         extra=()
@@ -44,10 +53,7 @@ for shape in dense sparse string; do
         "$tmp/join" run --keys "$d/keys.csv" --key-col K --input "$d/input.csv" --join-col K --key-type "$kt" \
           --filter "$kind" "${extra[@]}" --quiet --out "$tmp/o.csv" --report-json "$out/reports/$shape~$sel~${f/:/-}~fixed~$i.json"
       done
-      for b in $budgets; do
-        "$tmp/join" run --keys "$d/keys.csv" --key-col K --input "$d/input.csv" --join-col K --key-type "$kt" \
-          --filter auto --broadcast-budget "$b" --quiet --out "$tmp/o.csv" --report-json "$out/reports/$shape~$sel~auto~$b~$i.json"
-      done
+      if [ $((i % 2)) = 0 ]; then runauto; fi
     done
   done
 done

@@ -79,8 +79,15 @@ type AutoReport struct {
 	Chosen        AutoCandidate   `json:"chosen"`
 	RunnerUp      *AutoCandidate  `json:"runner_up,omitempty"`
 	Candidates    []AutoCandidate `json:"candidates"` // cheapest first, excluded last
-	// ShuffleNsPerByte is the model's constant (choose.Constants).
-	ShuffleNsPerByte float64 `json:"shuffle_ns_per_byte"`
+	// ParseNs is a large-side row's parse time, one core, from the sample.
+	ParseNs float64 `json:"parse_ns"`
+	// CalibrationKeys is how many of the keys each kind was built over to
+	// time its probes and decoding (all of them up to 16,384).
+	CalibrationKeys int `json:"calibration_keys"`
+	// ShuffleNsPerRecord and MapNsPerRecord are the model's constants
+	// (choose.Constants).
+	ShuffleNsPerRecord float64 `json:"shuffle_ns_per_record"`
+	MapNsPerRecord     float64 `json:"map_ns_per_record"`
 }
 
 // AutoCandidate is one filter FilterAuto weighed, with its predicted costs.
@@ -92,6 +99,7 @@ type AutoCandidate struct {
 	ProbeNs               float64      `json:"probe_ns"`
 	PredictedShuffleBytes float64      `json:"predicted_shuffle_bytes"`
 	PredictedProbeMs      float64      `json:"predicted_probe_ms"` // the map phase's probes, wall
+	PredictedMapMs        float64      `json:"predicted_map_ms"`   // the whole map phase, wall
 	PredictedCostMs       float64      `json:"predicted_cost_ms"`
 	Excluded              string       `json:"excluded,omitempty"`
 }

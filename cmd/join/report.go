@@ -44,8 +44,15 @@ func writeReport(w io.Writer, r *join.Report) {
 	if r.BadRows > 0 {
 		fmt.Fprintf(w, "bad rows: %d skipped; the first: %s\n", r.BadRows, strings.Join(r.BadRowExamples, "; "))
 	}
-	fmt.Fprintf(w, "join: %d rows; time build %.0f ms, broadcast %.0f ms, map %.0f ms (%.1f ns a row a core), shuffle %.0f ms, reduce %.0f ms, finish %.0f ms, total %.0f ms; peak heap %.1f MiB, peak RSS %.1f MiB\n",
-		r.JoinRows, r.TimingsMs["build"], r.TimingsMs["broadcast"], r.TimingsMs["map"], r.NsPerRowCore["map"], r.TimingsMs["shuffle"], r.TimingsMs["reduce"], r.TimingsMs["finish"], r.TimingsMs["total"],
+	// The phases some runs have: the skew sample, auto's decision.
+	var optional string
+	for _, ph := range []string{"sample", "auto"} {
+		if v, ok := r.TimingsMs[ph]; ok {
+			optional += fmt.Sprintf(", %s %.0f ms", ph, v)
+		}
+	}
+	fmt.Fprintf(w, "join: %d rows; time build %.0f ms%s, broadcast %.0f ms, map %.0f ms (%.1f ns a row a core), shuffle %.0f ms, reduce %.0f ms, finish %.0f ms, total %.0f ms; peak heap %.1f MiB, peak RSS %.1f MiB\n",
+		r.JoinRows, r.TimingsMs["build"], optional, r.TimingsMs["broadcast"], r.TimingsMs["map"], r.NsPerRowCore["map"], r.TimingsMs["shuffle"], r.TimingsMs["reduce"], r.TimingsMs["finish"], r.TimingsMs["total"],
 		float64(r.PeakHeapBytes)/(1<<20), float64(r.PeakRSSBytes)/(1<<20))
 }
 
@@ -163,6 +170,6 @@ func writeAuto(w io.Writer, r *join.Report, a *join.AutoReport) {
 	if a.RunnerUp != nil {
 		fmt.Fprintf(w, " (predicted cost %.1f ms: broadcast, probes, shuffle) over %s (%.1f ms)", a.Chosen.PredictedCostMs, autoChoice(*a.RunnerUp), a.RunnerUp.PredictedCostMs)
 	}
-	fmt.Fprintf(w, "\nauto: predicted shuffle %.0f bytes, measured %d (%+.1f%%); predicted probes %.1f ms of the map phase's %.1f ms\n",
-		a.Chosen.PredictedShuffleBytes, r.ShuffleBytes, 100*(a.Chosen.PredictedShuffleBytes/float64(max(1, r.ShuffleBytes))-1), a.Chosen.PredictedProbeMs, r.TimingsMs["map"])
+	fmt.Fprintf(w, "\nauto: predicted shuffle %.0f bytes, measured %d (%+.1f%%); predicted map phase %.1f ms (probes %.1f), measured %.1f ms\n",
+		a.Chosen.PredictedShuffleBytes, r.ShuffleBytes, 100*(a.Chosen.PredictedShuffleBytes/float64(max(1, r.ShuffleBytes))-1), a.Chosen.PredictedMapMs, a.Chosen.PredictedProbeMs, r.TimingsMs["map"])
 }

@@ -10,14 +10,18 @@
 //
 //	broadcast = decode ns of one copy * copies / mappers
 //	probe     = rows * probe ns / mappers
-//	shuffle   = shuffle bytes * Constants.ShuffleNsPerByte
-//	shuffle bytes = key-side bytes + rows * (s + (1 - s) * FP) * bytes a row
+//	shuffle   = passed rows * Constants.ShuffleNsPerRecord
+//	passed rows   = rows * (s + (1 - s) * FP)
+//	shuffle bytes = key-side bytes + passed rows * bytes a row
 //
 // where s is the share of large-side rows whose key is a key (they pass every
 // filter) and FP the candidate's formula false positive rate. The reading and
-// parsing of both sides cost the same for every candidate and are left out:
-// the model ranks, it does not predict a join's whole time. Pure functions,
-// safe for concurrent use.
+// parsing of both sides cost the same for every candidate and are left out
+// of the ranking; the map phase's time is predicted beside it:
+//
+//	map = rows * (parse ns + probe ns) / mappers + passed rows * Constants.MapNsPerRecord
+//
+// Pure functions, safe for concurrent use.
 package choose
 
 import (
@@ -33,6 +37,7 @@ type Workload struct {
 	Rows        float64 // large-side rows (estimated from a sample when the file is large)
 	Selectivity float64 // share of large-side rows whose key is a key, 0..1
 	RowBytes    float64 // shuffle bytes of one large-side row (shuffle.RecordBytes, mean)
+	ParseNs     float64 // parsing and keying one large-side row, one core (from the sample)
 	KeyBytes    float64 // shuffle bytes of the key side's rows, which every candidate ships
 	Mappers     int
 	Copies      int   // filter copies the mappers decode (one each, or fewer shared)
@@ -42,18 +47,25 @@ type Workload struct {
 
 // Constants are the machine's costs the candidates do not measure.
 type Constants struct {
-	// ShuffleNsPerByte is the wall time a shuffled byte costs from the map
-	// phase's write to the reducers' join, on all cores: measured on this
-	// machine from two runs of the same join that differ only in what they
-	// shuffle (see DefaultConstants).
-	ShuffleNsPerByte float64
+	// ShuffleNsPerRecord is the wall time a large-side row that passes the
+	// filter costs, on all cores, from the map phase's write to the
+	// reducers' join (see DefaultConstants). A cost per row, not per byte:
+	// over rows of 40 to 75 bytes the measured cost a row stays within a
+	// quarter while the cost a byte varies by half (bench/results/auto.md,
+	// "the constants").
+	ShuffleNsPerRecord float64
+	// MapNsPerRecord is the part of ShuffleNsPerRecord spent in the map
+	// phase (encoding and writing the row), for the map time's prediction.
+	MapNsPerRecord float64
 }
 
-// DefaultConstants are those measured on the 2-core machine of
-// docs/results/table1.md: the same join with no filter and with the exact
-// set took 2092 and 375 ms and shuffled 667,873,992 and 18,888,392 bytes,
-// (2092 - 375) ms / 648,985,600 bytes = 2.65 ns a byte.
-var DefaultConstants = Constants{ShuffleNsPerByte: 2.65}
+// DefaultConstants are measured on the 2-core machine of this repository.
+// ShuffleNsPerRecord from docs/results/table1.md, the same join with no
+// filter and with the exact set: 2001 and 340 ms for 16,522,438 and 312,491
+// rows through the map, (2001 - 340) ms / 16,209,947 rows = 102.5 ns a row.
+// MapNsPerRecord from bench/results/auto.md's constants (no filter against
+// the exact set, map phases only, the median of its shapes).
+var DefaultConstants = Constants{ShuffleNsPerRecord: 102.5, MapNsPerRecord: 80}
 
 // Candidate is one filter, sized and measured.
 type Candidate struct {
@@ -75,7 +87,8 @@ type Choice struct {
 	BroadcastNs  float64
 	ProbeTotalNs float64 // the map phase's probes, wall
 	ShuffleNs    float64
-	CostNs       float64
+	CostNs       float64 // broadcast + probes + shuffle: what Rank orders by
+	MapNs        float64 // the map phase, wall: parse, probes and writing the rows passed
 	Excluded     string
 }
 
@@ -93,8 +106,9 @@ func Rank(w Workload, c Constants, cands []Candidate) []Choice {
 		ch.ShuffleBytes = w.KeyBytes + ch.PassedRows*w.RowBytes
 		ch.BroadcastNs = cd.DecodeNs * copies / mappers
 		ch.ProbeTotalNs = w.Rows * cd.ProbeNs / mappers
-		ch.ShuffleNs = ch.ShuffleBytes * c.ShuffleNsPerByte
+		ch.ShuffleNs = ch.PassedRows * c.ShuffleNsPerRecord
 		ch.CostNs = ch.BroadcastNs + ch.ProbeTotalNs + ch.ShuffleNs
+		ch.MapNs = w.Rows*w.ParseNs/mappers + ch.ProbeTotalNs + ch.PassedRows*c.MapNsPerRecord
 		switch {
 		case w.Budget > 0 && cd.Bytes > w.Budget:
 			ch.Excluded = fmt.Sprintf("%d bytes, over the broadcast budget of %d", cd.Bytes, w.Budget)
@@ -124,20 +138,23 @@ var Kinds = []filters.Kind{filters.None, filters.Exact, filters.Bloom, filters.B
 // Sized returns, for a sized kind and n keys, the sizings of BitsPerKey that
 // the kind accepts, with their parameters and formula rates (no filter is
 // built). Sizes a kind refuses (a cuckoo filter below its least bits, an
-// ACBF whose counters do not fit) are left out.
-func Sized(kind filters.Kind, n uint64) ([]filters.Params, []float64, error) {
+// ACBF whose counters do not fit) are left out. The blocked filter's formula
+// costs about a millisecond a size; the others' microseconds.
+func Sized(kind filters.Kind, n uint64) (ps []filters.Params, bpks, fpps []float64, err error) {
 	sp, err := filters.Lookup(string(kind))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var ps []filters.Params
-	var bpks []float64
 	for _, b := range BitsPerKey {
 		p, err := sp.Size(n, filters.Sizing{BitsPerKey: b})
-		if err != nil || math.IsNaN(sp.FPP(p, n)) {
+		if err != nil {
 			continue
 		}
-		ps, bpks = append(ps, p), append(bpks, b)
+		f := sp.FPP(p, n)
+		if math.IsNaN(f) {
+			continue
+		}
+		ps, bpks, fpps = append(ps, p), append(bpks, b), append(fpps, f)
 	}
-	return ps, bpks, nil
+	return ps, bpks, fpps, nil
 }

@@ -16,7 +16,7 @@ var cands = []Candidate{
 }
 
 func work(s float64) Workload {
-	return Workload{Rows: 16.5e6, Selectivity: s, RowBytes: 40, KeyBytes: 3e6, Mappers: 2, Copies: 2}
+	return Workload{Rows: 16.5e6, Selectivity: s, RowBytes: 40, KeyBytes: 3e6, Mappers: 2, Copies: 2, ParseNs: 90}
 }
 
 // TestRankFormula checks one candidate's predicted costs against the model
@@ -28,9 +28,13 @@ func TestRankFormula(t *testing.T) {
 	if math.Abs(ch.PassedRows-passed) > 1e-6*passed || math.Abs(ch.ShuffleBytes-(3e6+passed*40)) > 1 {
 		t.Errorf("passed %v shuffle %v, want %v and %v", ch.PassedRows, ch.ShuffleBytes, passed, 3e6+passed*40)
 	}
-	want := 1e5*2/2 + 16.5e6*6/2 + ch.ShuffleBytes*DefaultConstants.ShuffleNsPerByte
+	want := 1e5*2/2 + 16.5e6*6/2 + passed*DefaultConstants.ShuffleNsPerRecord
 	if math.Abs(ch.CostNs-want) > 1e-9*want {
 		t.Errorf("cost %v, want %v", ch.CostNs, want)
+	}
+	wantMap := 16.5e6*(w.ParseNs+6)/2 + passed*DefaultConstants.MapNsPerRecord
+	if math.Abs(ch.MapNs-wantMap) > 1e-9*wantMap {
+		t.Errorf("map %v, want %v", ch.MapNs, wantMap)
 	}
 }
 
@@ -79,13 +83,16 @@ func TestSized(t *testing.T) {
 		if !sp.Sized {
 			continue
 		}
-		ps, bpks, err := Sized(k, 65_771)
-		if err != nil || len(ps) == 0 || len(ps) != len(bpks) {
+		ps, bpks, fpps, err := Sized(k, 65_771)
+		if err != nil || len(ps) == 0 || len(ps) != len(bpks) || len(ps) != len(fpps) {
 			t.Fatalf("%s: %d sizes, %v", k, len(ps), err)
 		}
 		prev := 2.0
 		for i, p := range ps {
 			f := sp.FPP(p, 65_771)
+			if f != fpps[i] {
+				t.Errorf("%s at %v bits: Sized's rate %v, the formula's %v", k, bpks[i], fpps[i], f)
+			}
 			if f > prev {
 				t.Errorf("%s at %v bits: FP %v above the smaller size's %v", k, bpks[i], f, prev)
 			}

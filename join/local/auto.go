@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"time"
@@ -19,84 +20,87 @@ const calibrationBitsPerKey = 16
 
 // The sample of auto: autoSampleParts pieces of autoSamplePartRows rows
 // (16,384 rows: a selectivity within 0.4 points at 4 sd, and a tenth of the
-// skew sampler's time), and at most autoProbes of its distinct keys probed
-// for at least autoProbeTime a kind.
+// skew sampler's time). Each kind is built over at most autoCalibrationKeys
+// of the keys and its probes timed for at least autoProbeTime over the
+// sampled rows.
 const (
-	autoSampleParts    = 16
-	autoSamplePartRows = 1024
-	autoProbes         = 1 << 14
-	autoProbeTime      = 500 * time.Microsecond
+	autoSampleParts     = 16
+	autoSamplePartRows  = 1024
+	autoCalibrationKeys = 1 << 14
+	autoProbeTime       = 500 * time.Microsecond
+	exactDecodeKeys     = 1 << 12
 )
 
 // streamRows stands for the large side's rows when it is a stream and
 // cannot be sampled.
 const streamRows = 10_000_000
 
-// chooseFilter is Options.Filter auto, after the build: it samples the large
-// side for its selectivity and row bytes (sampleSide), builds each kind of
-// choose.Kinds once over the keys to time its probes on the sampled keys and
-// its decoding, ranks every kind and size with choose.Rank, and sets
+// chooseFilter is Options.Filter auto, after the build. While it reads a
+// sample of the large side (its selectivity, row bytes and parse time), it
+// builds each kind of choose.Kinds over at most autoCalibrationKeys of the
+// keys (a stride through them); it then times each kind's probes on the
+// sampled rows (their members standing in for the sample's) and its
+// decoding, ranks every kind and size with choose.Rank, and sets
 // x.opt.Filter and x.opt.Sizing to the cheapest that fits the budget and the
-// need for deletes. It returns the filter chosen when it was built already
-// by the calibration (else nil: build it). O(kinds x (n + sample)).
+// need for deletes. It returns the filter chosen when the calibration built
+// it already over all the keys (else nil: build it). O(n + kinds x
+// (autoCalibrationKeys + sample)); the kinds are built and timed one a core.
+//
+// Calibrating on a subset keeps the decision's cost near constant (15-25
+// ms on 2 cores at 100,000 keys, where building every kind over all of them
+// cost 40-90 ms). What it misses: a filter over all the keys may not sit in
+// the cache the subset's does, so at millions of keys the probe times are
+// low for every kind (docs/auto.md).
 func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.AutoReport, *filters.Built, error) {
-	rep := &join.AutoReport{Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes, ShuffleNsPerByte: choose.DefaultConstants.ShuffleNsPerByte}
-	n := uint64(len(keys))
-	exact, err := filters.Build(filters.Exact, keys, filters.Sizing{})
-	if err != nil {
-		return nil, nil, err
+	cons := choose.DefaultConstants
+	rep := &join.AutoReport{Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes,
+		ShuffleNsPerRecord: cons.ShuffleNsPerRecord, MapNsPerRecord: cons.MapNsPerRecord}
+	n := len(keys)
+	sub := keys
+	if n > autoCalibrationKeys {
+		sub = make([][]byte, autoCalibrationKeys)
+		for i := range sub {
+			sub[i] = keys[i*n/autoCalibrationKeys]
+		}
 	}
-	// The exact set's decode time, from a set of at most autoProbes of the
-	// keys, scaled by the key count (encoding the whole set sorts its keys,
-	// which would cost more than the rest of the calibration; decoding is
-	// linear in the keys).
-	exactNs, err := exactDecodeNs(keys)
-	if err != nil {
-		return nil, nil, err
-	}
-	// The sample: the large side's keys and their rows.
+	rep.CalibrationKeys = len(sub)
+
+	// The sample, read while the kinds are built.
+	var smp *skewSample
+	var smpErr error
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		if x.input.in.Regular {
+			smp, smpErr = sampleSideN(ctx, x.input, x.joinSpec, "input sample", autoSampleParts, autoSamplePartRows)
+		}
+	}()
+	var probes [][]byte
 	w := choose.Workload{Mappers: x.opt.Mappers, Copies: x.opt.Mappers, Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes,
 		KeyBytes: float64(x.sh.AddedBytes())}
-	var probes [][]byte
-	if x.input.in.Regular {
-		smp, err := sampleSideN(ctx, x.input, x.joinSpec, "input sample", autoSampleParts, autoSamplePartRows)
-		if err != nil {
-			return nil, nil, err
+	ready := func() error {
+		<-sampled
+		if smpErr != nil {
+			return smpErr
 		}
-		rep.SampledRows, rep.EstimatedRows = smp.rows, smp.estRows
-		var hit, keyBytes int64
-		for k, c := range smp.counts {
-			if exact.Filter.Contains([]byte(k)) {
-				hit += c
-			}
-			keyBytes += c * int64(len(k))
-			if len(probes) < autoProbes {
-				probes = append(probes, []byte(k))
-			}
-		}
-		if smp.rows > 0 {
-			rep.Selectivity = float64(hit) / float64(smp.rows)
-			// shuffle.RecordBytes of a mean row: its raw bytes (the
-			// sample's bytes count each line's end) and key, plus a
-			// record's fixed cost.
-			w.RowBytes = float64(smp.bytes-smp.rows+keyBytes)/float64(smp.rows) + float64(shuffle.RecordBytes(shuffle.Record{}))
-		}
-		w.Rows = smp.estRows
+		probes = x.autoProbes(rep, &w, smp, keys, sub)
+		return nil
 	}
-	if len(probes) == 0 {
-		rep.Note = fmt.Sprintf("no sample of the large side (a stream, or no rows): its rows taken as %d, none of them a key, and a row as 64 bytes", streamRows)
-		w.Rows, w.RowBytes = streamRows, 64
-		probes = keys[:min(len(keys), autoProbes)]
-	}
-	w.Selectivity = rep.Selectivity
-	w.Copies = broadcastCopies(x.opt.Mappers, exact.ResidentBytes())
-
+	var once sync.Once
+	var readyErr error
 	// Each kind is built and timed by its own goroutine, at most one a core
-	// (or a mapper) at a time, so that timings do not share a core.
+	// (or a mapper) at a time, so that timings do not share a core; a kind
+	// waiting for the sample gives its turn up meanwhile.
+	sem := make(chan struct{}, max(1, min(x.opt.Mappers, runtime.NumCPU())))
+	waitSample := func() error {
+		<-sem
+		once.Do(func() { readyErr = ready() })
+		sem <- struct{}{}
+		return readyErr
+	}
 	results := make([][]choose.Candidate, len(choose.Kinds))
 	builts := make([]*filters.Built, len(choose.Kinds)) // each kind as calibrated
 	errs := make([]error, len(choose.Kinds))
-	sem := make(chan struct{}, max(1, min(x.opt.Mappers, runtime.NumCPU())))
 	var wg sync.WaitGroup
 	for i, kind := range choose.Kinds {
 		wg.Add(1)
@@ -104,10 +108,14 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i], builts[i], errs[i] = calibrate(ctx, kind, keys, exact, exactNs, probes)
+			results[i], builts[i], errs[i] = calibrate(ctx, kind, keys, sub, waitSample, func() [][]byte { return probes })
 		}()
 	}
 	wg.Wait()
+	once.Do(func() { readyErr = ready() }) // if no kind waited for it
+	if readyErr != nil {
+		return nil, nil, readyErr
+	}
 	var cands []choose.Candidate
 	for i := range results {
 		if errs[i] != nil {
@@ -115,10 +123,17 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 		}
 		cands = append(cands, results[i]...)
 	}
-	ranked := choose.Rank(w, choose.DefaultConstants, cands)
+	for _, c := range cands {
+		if c.Kind == filters.Exact {
+			w.Copies = broadcastCopies(x.opt.Mappers, uint64(c.Bytes))
+		}
+	}
+	x.keyIndex = nil // its memory goes back before the map phase
+	ranked := choose.Rank(w, cons, cands)
 	for _, ch := range ranked {
 		rep.Candidates = append(rep.Candidates, join.AutoCandidate{Kind: ch.Kind, BitsPerKey: ch.BitsPerKey, BroadcastBytes: ch.Bytes, FPPFormula: ch.FPP,
-			ProbeNs: ch.ProbeNs, PredictedShuffleBytes: ch.ShuffleBytes, PredictedProbeMs: ch.ProbeTotalNs / 1e6, PredictedCostMs: ch.CostNs / 1e6, Excluded: ch.Excluded})
+			ProbeNs: ch.ProbeNs, PredictedShuffleBytes: ch.ShuffleBytes, PredictedProbeMs: ch.ProbeTotalNs / 1e6, PredictedMapMs: ch.MapNs / 1e6,
+			PredictedCostMs: ch.CostNs / 1e6, Excluded: ch.Excluded})
 	}
 	if len(ranked) == 0 || ranked[0].Excluded != "" { // none always fits: a bug
 		return nil, nil, fmt.Errorf("filter auto: every candidate was excluded (%d distinct keys)", n)
@@ -133,66 +148,150 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 	}
 	x.opt.Filter = rep.Chosen.Kind
 	x.opt.Sizing = filters.Sizing{BitsPerKey: rep.Chosen.BitsPerKey}
-	// The filter chosen may be one calibrated already (the exact set, or a
-	// kind at the calibration's size): it is that filter, not built again.
+	// The filter chosen may be one calibrated already over all the keys (the
+	// exact set, or a kind at the calibration's size): it is that filter,
+	// not built again.
 	for i, b := range builts {
-		if b != nil && choose.Kinds[i] == rep.Chosen.Kind && (b.Kind() == filters.Exact || rep.Chosen.BitsPerKey == calibrationBitsPerKey) {
+		if b != nil && choose.Kinds[i] == rep.Chosen.Kind && b.N == n && (b.Kind() == filters.Exact || rep.Chosen.BitsPerKey == calibrationBitsPerKey) {
 			return rep, b, nil
 		}
 	}
 	return rep, nil, nil
 }
 
-// exactDecodeNs times decoding an exact set of at most autoProbes of keys
-// and scales it to all of them.
-func exactDecodeNs(keys [][]byte) (float64, error) {
-	sub := keys[:min(len(keys), autoProbes)]
-	if len(sub) == 0 {
-		return 0, nil
+// autoProbes fills rep and w from the sample (nil or empty: the large side
+// is a stream or has no rows) and returns the keys to time probes on: the
+// sampled rows' keys in a shuffled order, each sampled key that is a key
+// replaced by one of sub (the keys the kinds were built over) so that the
+// probes hit as often as the rows will. O(n + sample).
+func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *skewSample, keys, sub [][]byte) [][]byte {
+	if smp == nil || smp.rows == 0 {
+		rep.Note = fmt.Sprintf("no sample of the large side (a stream, or no rows): its rows taken as %d, none of them a key, and a row as 64 bytes", streamRows)
+		w.Rows, w.RowBytes = streamRows, 64
+		// Probes that miss: the keys lengthened by a byte.
+		probes := make([][]byte, len(sub))
+		for i, k := range sub {
+			probes[i] = append(append(make([]byte, 0, len(k)+1), k...), 0xff)
+		}
+		return probes
 	}
-	b, err := filters.Build(filters.Exact, sub, filters.Sizing{})
-	if err != nil {
-		return 0, err
+	rep.SampledRows, rep.EstimatedRows = smp.rows, smp.estRows
+	member := make(map[string]bool, len(smp.counts))
+	var hit int64
+	if x.keyIndex != nil { // the build's set: a lookup a sampled key
+		for k, c := range smp.counts {
+			if x.keyIndex.has(k) {
+				member[k] = true
+				hit += c
+			}
+		}
+	} else { // the keys are distinct
+		for _, k := range keys {
+			if c, ok := smp.counts[string(k)]; ok {
+				member[string(k)] = true
+				hit += c
+			}
+		}
 	}
-	wire, err := b.Marshal()
-	if err != nil {
-		return 0, err
+	var keyBytes int64
+	probes := make([][]byte, 0, smp.rows)
+	j := 0
+	for k, c := range smp.counts {
+		keyBytes += c * int64(len(k))
+		p := []byte(k)
+		for range c {
+			if member[k] && len(sub) < len(keys) {
+				p = sub[j%len(sub)]
+				j++
+			}
+			probes = append(probes, p)
+		}
 	}
-	start := time.Now()
-	if _, err := b.Spec.Decode(wire); err != nil {
-		return 0, err
+	// The map's rows come in file order, not grouped by key: shuffle
+	// (a fixed seed, so that the decision is a function of the data).
+	rng := rand.New(rand.NewPCG(1, 2))
+	rng.Shuffle(len(probes), func(a, b int) { probes[a], probes[b] = probes[b], probes[a] })
+	rep.Selectivity = float64(hit) / float64(smp.rows)
+	// shuffle.RecordBytes of a mean row: its raw bytes (the sample's bytes
+	// count each line's end) and key, plus a record's fixed cost.
+	w.RowBytes = float64(smp.bytes-smp.rows+keyBytes)/float64(smp.rows) + float64(shuffle.RecordBytes(shuffle.Record{}))
+	w.Rows = smp.estRows
+	w.Selectivity = rep.Selectivity
+	if smp.parsedRows > 0 {
+		w.ParseNs = float64(smp.parseNs) / float64(smp.parsedRows)
+		rep.ParseNs = w.ParseNs
 	}
-	return float64(time.Since(start).Nanoseconds()) * float64(len(keys)) / float64(len(sub)), nil
+	return probes
 }
 
-// calibrate returns the candidates of one kind: none as it is, the exact
-// set as built, a sized kind built once at calibrationBitsPerKey and timed,
-// its other sizes scaled (choose.Sized). A kind that refuses the key set at
-// that size gives none.
-func calibrate(ctx context.Context, kind filters.Kind, keys [][]byte, exact *filters.Built, exactNs float64, probes [][]byte) ([]choose.Candidate, *filters.Built, error) {
+// calibrate returns the candidates of one kind: none as it is, the others
+// built over sub (the exact set of 8-byte keys over all the keys: its form,
+// bitmap or table, depends on all of them, and it is cheap), timed on the
+// probes once waitSample returns, their bytes and decode time scaled to all
+// the keys; a sized kind is built at calibrationBitsPerKey and its other
+// sizes scaled by memory (choose.Sized). A kind that refuses the keys at
+// that size gives no candidate. It returns the filter it built.
+func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, waitSample func() error, probes func() [][]byte) ([]choose.Candidate, *filters.Built, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	n := uint64(len(keys))
-	switch kind {
-	case filters.None:
+	if kind == filters.None {
 		return []choose.Candidate{{Kind: filters.None, FPP: 1, Deletes: true}}, nil, nil
-	case filters.Exact:
-		c, err := measure(exact, probes, exactNs)
-		return []choose.Candidate{c}, exact, err
+	}
+	if kind == filters.Exact {
+		// Encoding the set sorts its keys: its decoding is timed on at most
+		// exactDecodeKeys of them.
+		sub := sub[:min(len(sub), exactDecodeKeys)]
+		b, err := filters.Build(filters.Exact, sub, filters.Sizing{})
+		if err != nil {
+			return nil, nil, err
+		}
+		// Decoding is timed over sub and scaled (it is linear in the
+		// keys); the probes of 8-byte keys on the set of all of them, whose
+		// form (bitmap or table) depends on all of them and which is cheap
+		// to build.
+		probed := b
+		if len(sub) < len(keys) && all8(keys) {
+			if probed, err = filters.Build(filters.Exact, keys, filters.Sizing{}); err != nil {
+				return nil, nil, err
+			}
+		}
+		if err := waitSample(); err != nil {
+			return nil, nil, err
+		}
+		c, err := measure(b, probes(), true)
+		if err != nil {
+			return nil, nil, err
+		}
+		if probed != b {
+			pc, err := measure(probed, probes(), false)
+			if err != nil {
+				return nil, nil, err
+			}
+			c.ProbeNs = pc.ProbeNs
+		}
+		// The exact set's bytes are its keys' (each after its length)
+		// plus a header: the header from b, the keys counted.
+		c.Bytes = b.SerializedBytes - exactPayload(sub) + exactPayload(keys)
+		c.DecodeNs *= float64(len(keys)) / float64(max(1, len(sub)))
+		return []choose.Candidate{c}, probed, nil
 	}
 	if n == 0 {
 		return nil, nil, nil // a sized kind cannot be sized for no keys
 	}
-	b, err := filters.Build(kind, keys, filters.Sizing{BitsPerKey: calibrationBitsPerKey})
+	b, err := filters.Build(kind, sub, filters.Sizing{BitsPerKey: calibrationBitsPerKey})
 	if err != nil {
 		return nil, nil, nil // the kind refuses this key set at that size: not a candidate
 	}
-	base, err := measure(b, probes, -1)
+	ps, bpks, fpps, err := choose.Sized(kind, n) // while the sample is read
 	if err != nil {
 		return nil, nil, err
 	}
-	ps, bpks, err := choose.Sized(kind, n)
+	if err := waitSample(); err != nil {
+		return nil, nil, err
+	}
+	base, err := measure(b, probes(), true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -200,7 +299,7 @@ func calibrate(ctx context.Context, kind filters.Kind, keys [][]byte, exact *fil
 	for i, p := range ps {
 		c := base
 		scale := float64(p.MemoryBits) / float64(max(1, b.MemoryBits))
-		c.BitsPerKey, c.FPP = bpks[i], b.Spec.FPP(p, n)
+		c.BitsPerKey, c.FPP = bpks[i], fpps[i]
 		c.Bytes = int64(float64(base.Bytes) * scale)
 		c.DecodeNs = base.DecodeNs * scale
 		out = append(out, c)
@@ -208,12 +307,37 @@ func calibrate(ctx context.Context, kind filters.Kind, keys [][]byte, exact *fil
 	return out, b, nil
 }
 
-// measure builds nothing: it times b's probes over the probe keys (batches
-// as the mappers test them, repeated to at least autoProbeTime) and, when
-// decodeNs < 0, one decode of its broadcast bytes (else decodeNs is the
-// decode time). Its bytes are b's serialized size.
-func measure(b *filters.Built, probes [][]byte, decodeNs float64) (choose.Candidate, error) {
-	if decodeNs < 0 {
+// all8 reports whether every key is 8 bytes (an integer key).
+func all8(keys [][]byte) bool {
+	for _, k := range keys {
+		if len(k) != 8 {
+			return false
+		}
+	}
+	return true
+}
+
+// exactPayload is the bytes the exact set's format gives keys: each key
+// after its uvarint length.
+func exactPayload(keys [][]byte) int64 {
+	var s int64
+	for _, k := range keys {
+		l := uint64(len(k))
+		s += int64(len(k)) + 1
+		for l >= 0x80 {
+			s++
+			l >>= 7
+		}
+	}
+	return s
+}
+
+// measure times b's probes over the probe keys (batches as the mappers
+// test them, repeated to at least autoProbeTime) and, if decode, one decode
+// of its broadcast bytes. Its bytes are b's serialized size.
+func measure(b *filters.Built, probes [][]byte, decode bool) (choose.Candidate, error) {
+	var decodeNs float64
+	if decode {
 		wire, err := b.Marshal()
 		if err != nil {
 			return choose.Candidate{}, err

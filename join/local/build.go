@@ -135,6 +135,9 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 	}
 	keys := global.list()
 	st.distinct = len(keys)
+	if x.opt.Filter == join.FilterAuto {
+		x.keyIndex = &global
+	}
 	if st.sketch, err = mergeSketches(sketches); err != nil {
 		return nil, st, err
 	}
@@ -171,6 +174,18 @@ func (s *keySet) add(key []byte) {
 	if _, ok := s.strs[string(key)]; !ok {
 		s.strs[string(key)] = struct{}{}
 	}
+}
+
+// has reports whether key is in the set. No allocation.
+func (s *keySet) has(key string) bool {
+	if len(key) == 8 {
+		var a [8]byte
+		copy(a[:], key)
+		_, ok := s.ints[a]
+		return ok
+	}
+	_, ok := s.strs[key]
+	return ok
 }
 
 // merge adds the keys of o.

@@ -22,6 +22,9 @@ type execution struct {
 	bad               *badRows  // with SkipBadRows
 	bank              *bankPlan // a bank join (Options.Bank)
 	skew              *skewPlan // the hot keys (Options.Skew); nil: plain partitioning
+	// keyIndex is the build's key set, kept for the membership tests of
+	// Filter auto (and hot exclusions) and dropped after them; nil otherwise.
+	keyIndex *keySet
 
 	start, phase time.Time
 	timings      map[string]float64
