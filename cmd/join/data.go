@@ -44,7 +44,7 @@ Examples:
 	seed := fs.Uint64("seed", 1, "random seed; the same seed and size give identical files")
 	out := fs.String("out", "", "output folder (required)")
 	workers := fs.Int("workers", 0, "nber only: goroutines (0 = GOMAXPROCS); does not change the output")
-	zipf := fs.Float64("zipf", ipstream.DefaultZipf, fmt.Sprintf("ipstream only: the Zipf exponent s of the probe addresses, 0 < s <= %d", ipstream.MaxZipf))
+	zipf := fs.Float64("zipf", ipstream.DefaultZipf, fmt.Sprintf("ipstream: the Zipf exponent s of the probe addresses, 0 < s <= %d; semijoin: of the rows' keys, 1 < s <= %d (default uniform)", ipstream.MaxZipf, semijoin.MaxZipf))
 	distinct := fs.Int64("distinct", 0, "ipstream: the domain's addresses D, 1..2^32 (default max(1, N/10)); semijoin: the non-member keys the rows without a key draw from (default max(1, rows/4))")
 	events := fs.Int64("events", 0, "ipstream only: key events E (default max(1, N/10))")
 	live := fs.Int64("live", 0, "ipstream only: the live set's target size L, 1..D (default max(1, D/20))")
@@ -92,11 +92,14 @@ Examples:
 			*rows = ipstream.DefaultRows
 		}
 	case "semijoin":
-		if err := only("scale", "workers", "domain", "zipf", "events", "live"); err != nil {
+		if err := only("scale", "workers", "domain", "events", "live"); err != nil {
 			return err
 		}
 		if !given["rows"] {
 			*rows = semijoin.DefaultRows
+		}
+		if !given["zipf"] {
+			*zipf = 0
 		}
 	default:
 		return usageError{fmt.Errorf("gen: --dataset %q: want nber, imdb-ratings, triples, ipstream or semijoin", *dataset)}
@@ -135,7 +138,7 @@ Examples:
 		return nil
 	}
 	if *dataset == "semijoin" {
-		return genSemijoin(ctx, fs, semijoin.Options{Keys: *keys, Rows: int64(*rows), Selectivity: *selectivity, Distinct: *distinct, Seed: *seed}, *keyShape, given["distinct"], *out, stdout)
+		return genSemijoin(ctx, fs, semijoin.Options{Keys: *keys, Rows: int64(*rows), Selectivity: *selectivity, Distinct: *distinct, Zipf: *zipf, Seed: *seed}, *keyShape, given["distinct"], *out, stdout)
 	}
 	if *dataset == "triples" {
 		if *rows < 1 || *rows > triples.MaxRows {
@@ -179,7 +182,7 @@ Examples:
 }
 
 // semijoinFlags maps semijoin's option names to gen's flags.
-var semijoinFlags = map[string]string{"Keys": "keys", "Rows": "rows", "Selectivity": "selectivity", "Shape": "key-shape", "Distinct": "distinct"}
+var semijoinFlags = map[string]string{"Keys": "keys", "Rows": "rows", "Selectivity": "selectivity", "Shape": "key-shape", "Distinct": "distinct", "Zipf": "zipf"}
 
 // genSemijoin writes the semijoin dataset of opt (its Shape from the
 // --key-shape name) in out. An invalid option is a usage error naming the
@@ -210,8 +213,12 @@ func genSemijoin(ctx context.Context, fs *flag.FlagSet, opt semijoin.Options, sh
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d keys) and %s (%d rows, %d with a key: selectivity %g)\n",
-		res.KeysPath, res.Keys, res.InputPath, res.Rows, res.MemberRows, opt.Selectivity)
+	skew := ""
+	if opt.Zipf != 0 {
+		skew = fmt.Sprintf("; keys Zipf %g", opt.Zipf)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d keys) and %s (%d rows, %d with a key: selectivity %g%s)\n",
+		res.KeysPath, res.Keys, res.InputPath, res.Rows, res.MemberRows, opt.Selectivity, skew)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,6 +46,7 @@ func TestGenSemijoin(t *testing.T) {
 		{"string", []string{"--keys", "50", "--rows", "3000", "--selectivity", "0.5"}, 50, 3000, 0.5},
 		{"string", []string{"--keys", "20", "--rows", "100", "--selectivity", "1"}, 20, 100, 1},
 		{"dense", []string{"--keys", "20", "--rows", "100", "--selectivity", "0"}, 20, 100, 0},
+		{"sparse", []string{"--keys", "500", "--rows", "4000", "--selectivity", "0.1", "--zipf", "1.5"}, 500, 4000, 0.1},
 	} {
 		dir := filepath.Join(t.TempDir(), "data")
 		args := append([]string{"gen", "--dataset", "semijoin", "--key-shape", tc.shape, "--seed", "4", "--out", dir}, tc.args...)
@@ -55,7 +57,11 @@ func TestGenSemijoin(t *testing.T) {
 		t.Logf("%s", out)
 		members := int64(math.Round(tc.sel * float64(tc.rows)))
 		keysPath, inputPath := filepath.Join(dir, semijoin.KeysFile), filepath.Join(dir, semijoin.InputFile)
-		want := fmt.Sprintf("wrote %s (%d keys) and %s (%d rows, %d with a key: selectivity %g)\n", keysPath, tc.keys, inputPath, tc.rows, members, tc.sel)
+		skew := ""
+		if i := slices.Index(tc.args, "--zipf"); i >= 0 {
+			skew = "; keys Zipf " + tc.args[i+1]
+		}
+		want := fmt.Sprintf("wrote %s (%d keys) and %s (%d rows, %d with a key: selectivity %g%s)\n", keysPath, tc.keys, inputPath, tc.rows, members, tc.sel, skew)
 		if out != want {
 			t.Errorf("join %q printed %q, want %q", args, out, want)
 		}
@@ -121,7 +127,9 @@ func TestGenSemijoinFlags(t *testing.T) {
 		{[]string{"--scale", "0.5"}, "--scale"},
 		{[]string{"--workers", "2"}, "--workers"},
 		{[]string{"--domain", "5"}, "--domain"},
-		{[]string{"--zipf", "1.2"}, "--zipf"},
+		{[]string{"--zipf", "1"}, "--zipf 1"},
+		{[]string{"--zipf", "0.5"}, "--zipf 0.5"},
+		{[]string{"--zipf", "9"}, "--zipf 9"},
 		{[]string{"--events", "10"}, "--events"},
 		{[]string{"--live", "10"}, "--live"},
 	} {

@@ -49,14 +49,19 @@
 // integers), so the member rows are spread at random positions. A member
 // row's key is uniform among the Keys keys; a non-member row's key uniform
 // among the Distinct non-member keys (so at most Distinct distinct
-// non-member keys appear).
+// non-member keys appear). With Zipf s, they are skewed instead: the member
+// key of index r and the non-member key of index Keys+r come with
+// probability proportional to (1+r)^-s in their groups (math/rand/v2's
+// Zipf), the large side of a join whose frequent keys carry most rows (the
+// setting of Options.HotExclusions in package join).
 //
 // # Determinism and cost
 //
 // The key order, the bijection V and the row draws come from separate
 // math/rand/v2 PCG streams of Seed, and only integer arithmetic is used: the
 // same Options give byte-identical files on every platform, and another
-// seed different ones. Both files stream through a 1 MiB buffer in constant
+// seed different ones (with Zipf, the draws use rand.Zipf's float64
+// arithmetic: byte-identical on one platform). Both files stream through a 1 MiB buffer in constant
 // memory, without an allocation a row: about 70 ns a row on one core,
 // write system calls included (2,000,000 rows in about 0.15 s). Write
 // checks ctx every 4,096 lines.

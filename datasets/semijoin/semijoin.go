@@ -87,8 +87,17 @@ type Options struct {
 	Selectivity float64 // the exact share of input rows whose key is a key, 0..1
 	Shape       Shape   // Dense, Sparse or String
 	Distinct    int64   // non-member keys the other rows draw from, 1..MaxDistinct; 0: DefaultDistinct(Rows)
-	Seed        uint64
+	// Zipf, if not 0, skews the rows' keys: a member row's key is the key
+	// of rank r (0..Keys-1) and a non-member's the non-member key of rank r
+	// (0..Distinct-1) with probability proportional to (1+r)^-Zipf
+	// (math/rand/v2's Zipf, whose exponent is above 1), up to MaxZipf. The
+	// ranks follow the key indexes, whose values V scrambles. 0: uniform.
+	Zipf float64
+	Seed uint64
 }
+
+// MaxZipf bounds Options.Zipf.
+const MaxZipf = 8
 
 // Defaults returns DefaultKeys keys, DefaultRows rows, DefaultSelectivity,
 // Dense keys, the default Distinct and seed.
@@ -110,6 +119,8 @@ func (o Options) Check() error {
 		return optionError("Shape", o.Shape, "want dense, sparse or string")
 	case o.Distinct < 0 || o.Distinct > MaxDistinct:
 		return optionError("Distinct", o.Distinct, fmt.Sprintf("want 1..%d non-member keys", int64(MaxDistinct)))
+	case o.Zipf != 0 && !(o.Zipf > 1 && o.Zipf <= MaxZipf):
+		return optionError("Zipf", o.Zipf, fmt.Sprintf("want an exponent above 1, at most %d (0: uniform keys)", MaxZipf))
 	}
 	return nil
 }
@@ -253,6 +264,11 @@ func (g *gen) writeInput(ctx context.Context, w io.Writer) (int64, error) {
 	need := uint64(g.opt.MemberRows()) // members still to place
 	members := int64(need)
 	keys := uint64(g.opt.Keys)
+	var zm, zn *rand.Zipf // the ranks of member and non-member keys
+	if g.opt.Zipf != 0 {
+		zm = rand.NewZipf(rng, g.opt.Zipf, 1, keys-1)
+		zn = rand.NewZipf(rng, g.opt.Zipf, 1, g.distinct-1)
+	}
 	for row := uint64(1); row <= n; row++ {
 		if row%ctxEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -268,10 +284,16 @@ func (g *gen) writeInput(ctx context.Context, w io.Writer) (int64, error) {
 		left := n - row + 1
 		member := need == left || need > 0 && rng.Uint64N(left) < need
 		var i uint64
-		if member {
+		switch {
+		case member && zm != nil:
+			need--
+			i = zm.Uint64()
+		case member:
 			need--
 			i = rng.Uint64N(keys)
-		} else {
+		case zn != nil:
+			i = keys + zn.Uint64()
+		default:
 			i = keys + rng.Uint64N(g.distinct)
 		}
 		buf := append(strconv.AppendUint(bw.AvailableBuffer(), row, 10), ',')

@@ -251,6 +251,11 @@ func TestOptionErrors(t *testing.T) {
 		{"Shape", func(o *Options) { o.Shape = -1 }},
 		{"Distinct", func(o *Options) { o.Distinct = -1 }},
 		{"Distinct", func(o *Options) { o.Distinct = MaxDistinct + 1 }},
+		{"Zipf", func(o *Options) { o.Zipf = 1 }},
+		{"Zipf", func(o *Options) { o.Zipf = 0.5 }},
+		{"Zipf", func(o *Options) { o.Zipf = -2 }},
+		{"Zipf", func(o *Options) { o.Zipf = MaxZipf + 0.1 }},
+		{"Zipf", func(o *Options) { o.Zipf = math.NaN() }},
 	} {
 		opt := good
 		tc.edit(&opt)
@@ -344,4 +349,37 @@ func BenchmarkWrite(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(opt.Rows), "ns/row")
+}
+
+// TestZipf: with Zipf s the selectivity is still exact, and the share of
+// the rows of each group's most frequent keys is their Zipf probability
+// (1+r)^-s / H, H the sum over the group, within 4 binomial sd.
+func TestZipf(t *testing.T) {
+	opt := Options{Keys: 50, Rows: 200_000, Selectivity: 0.3, Shape: Dense, Distinct: 1000, Zipf: 1.3, Seed: 5}
+	res, dir := write(t, opt)
+	rows := readCSV(t, filepath.Join(dir, InputFile), InputHeader)
+	counts := map[string]int{}
+	for _, r := range rows {
+		counts[r[1]]++
+	}
+	if res.MemberRows != opt.MemberRows() {
+		t.Fatalf("%d member rows, want %d", res.MemberRows, opt.MemberRows())
+	}
+	for _, g := range []struct {
+		first, size int
+		rows        int64
+	}{{0, opt.Keys, res.MemberRows}, {opt.Keys, int(opt.Distinct), opt.Rows - res.MemberRows}} {
+		var h float64
+		for r := range g.size {
+			h += math.Pow(float64(1+r), -opt.Zipf)
+		}
+		for r := range 5 {
+			p := math.Pow(float64(1+r), -opt.Zipf) / h
+			n := float64(g.rows)
+			got, sd := float64(counts[fmt.Sprint(g.first+r)]), math.Sqrt(n*p*(1-p))
+			if math.Abs(got-n*p) > 4*sd {
+				t.Errorf("key %d: %v rows, want %.0f (4 sd %.0f)", g.first+r, got, n*p, 4*sd)
+			}
+		}
+	}
 }
