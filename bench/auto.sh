@@ -39,25 +39,46 @@ for shape in dense sparse string; do
     fi
     for i in $(seq 1 "$rounds"); do
       echo "$shape $sel round $i of $rounds" >&2
-      runauto() {
-        for b in $budgets; do
+      # Every fixed kind and auto under each budget, in an order shuffled
+      # anew each round (seeded by the round): a burst of load on the
+      # machine falls on no configuration more than another.
+      configs=$(for f in $fixed; do echo "fixed:$f"; done; for b in $budgets; do echo "auto:$b"; done)
+      seed=$(( $(echo "$shape $sel $i" | cksum | cut -d' ' -f1) % 30000 )) # mawk's srand takes small seeds
+      for c in $(echo "$configs" | awk -v seed="$seed" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' | sort -n | cut -f2); do
+        what=${c%%:*}; arg=${c#*:}
+        if [ "$what" = auto ]; then
           "$tmp/join" run --keys "$d/keys.csv" --key-col K --input "$d/input.csv" --join-col K --key-type "$kt" \
-            --filter auto --broadcast-budget "$b" --quiet --out "$tmp/o.csv" --report-json "$out/reports/$shape~$sel~auto~$b~$i.json"
-        done
-      }
-      if [ $((i % 2)) = 1 ]; then runauto; fi
-      for f in $fixed; do
-        kind=${f%%:*}; bits=${f#*:}
+            --filter auto --broadcast-budget "$arg" --quiet --out "$tmp/o.csv" --report-json "$out/reports/$shape~$sel~auto~$arg~$i.json"
+          continue
+        fi
+        kind=${arg%%:*}; bits=${arg#*:}
         extra=()
-        [ "$bits" != "$f" ] && extra=(--bits-per-key "$bits")
+        [ "$bits" != "$arg" ] && extra=(--bits-per-key "$bits")
         "$tmp/join" run --keys "$d/keys.csv" --key-col K --input "$d/input.csv" --join-col K --key-type "$kt" \
-          --filter "$kind" "${extra[@]}" --quiet --out "$tmp/o.csv" --report-json "$out/reports/$shape~$sel~${f/:/-}~fixed~$i.json"
+          --filter "$kind" "${extra[@]}" --quiet --out "$tmp/o.csv" --report-json "$out/reports/$shape~$sel~${arg/:/-}~fixed~$i.json"
       done
-      if [ $((i % 2)) = 0 ]; then runauto; fi
     done
+  done
+done
+
+# Hot exclusions: a Zipf(1.1) large side (sparse keys, selectivity 0.02, its
+# non-member rows over 1,000,000 keys), a Bloom filter of 1% FP, without and
+# with --hot-exclusions 1000, on EXSEEDS datasets (default 5). The false
+# positives are counted, not timed: one run each.
+rm -f "$out"/exreports/*.json
+mkdir -p "$out/exreports"
+for s in $(seq 1 "${EXSEEDS:-5}"); do
+  d="$out/data/zipf-$s"
+  if [ ! -f "$d/input.csv" ]; then
+    "$tmp/join" gen --dataset semijoin --keys "$keys" --rows "$rows" --selectivity 0.02 --key-shape sparse --distinct 1000000 --zipf 1.1 --seed "$s" --out "$d" >&2
+  fi
+  echo "hot exclusions, dataset $s" >&2
+  for ex in 0 1000; do
+    "$tmp/join" run --keys "$d/keys.csv" --key-col K --input "$d/input.csv" --join-col K --filter bloom --fpp 0.01 \
+      --hot-exclusions "$ex" --quiet --out "$tmp/o.csv" --report-json "$out/exreports/$s~$ex.json"
   done
 done
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 machine="$cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-"$tmp/autotable" --reports "$out/reports" --machine "$machine" --rounds "$rounds" --keys "$keys" --rows "$rows" > bench/results/auto.md
+"$tmp/autotable" --reports "$out/reports" --exreports "$out/exreports" --machine "$machine" --rounds "$rounds" --keys "$keys" --rows "$rows" > bench/results/auto.md
 echo "wrote bench/results/auto.md" >&2

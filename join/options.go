@@ -92,6 +92,13 @@ type Options struct {
 	// it to kinds that delete keys. Both are for FilterAuto only.
 	BroadcastBudget int64
 	NeedDeletes     bool
+	// HotExclusions, above 0, reads the large side (a regular file) once
+	// more after the filter is built, for the HotExclusions most frequent
+	// keys that pass the filter and are not keys (a top-k sketch of them);
+	// the map phase drops their rows as the filter drops the others. The
+	// row-weighted false positive rate falls as much as those keys carried
+	// of it (Report.HotExclusions). At most MaxHotExclusions.
+	HotExclusions int
 	// Progress, if set, is called at the start of each phase and then every
 	// 100 ms from another goroutine: "build" and "map" count the bytes of
 	// their input read after the header (total -1 for a stream, whose size
@@ -113,6 +120,10 @@ const (
 // size and whether to filter at all, from the data and a cost model
 // (filters/choose; docs/auto.md). The report says what it chose and why.
 const FilterAuto filters.Kind = "auto"
+
+// MaxHotExclusions bounds Options.HotExclusions: the largest top-k the
+// sketch keeps (topk.MaxK).
+const MaxHotExclusions = 1 << 16
 
 // DefaultBroadcastBudget is Options.BroadcastBudget when it is 0: 8 MiB a
 // copy.
@@ -188,6 +199,12 @@ func (opt Options) Resolve() (Options, error) {
 		return opt, optionError("BroadcastBudget", opt.BroadcastBudget, "bounds the filter auto chooses: give it with the filter auto")
 	case opt.Filter != FilterAuto && opt.NeedDeletes:
 		return opt, optionError("NeedDeletes", opt.NeedDeletes, "limits the kinds auto chooses from: give it with the filter auto")
+	case opt.HotExclusions < 0 || opt.HotExclusions > MaxHotExclusions:
+		return opt, optionError("HotExclusions", opt.HotExclusions, "want 1 to %d keys (0: none)", MaxHotExclusions)
+	case opt.HotExclusions > 0 && opt.Bank != "":
+		return opt, optionError("HotExclusions", opt.HotExclusions, "a bank join filters with its classes' filters: exclusions are for one filter")
+	case opt.HotExclusions > 0 && opt.Layout == LayoutPerColumn:
+		return opt, optionError("HotExclusions", opt.HotExclusions, "tests the whole key: leave the per-column layout out")
 	case opt.BroadcastBudget < 0:
 		return opt, optionError("BroadcastBudget", opt.BroadcastBudget, "want a size in bytes, at least 1 (0: %d)", DefaultBroadcastBudget)
 	case opt.Filter == FilterAuto && opt.FilterFile != "":

@@ -57,6 +57,9 @@ type Report struct {
 	// Skew is what Options.Skew found and did, and, for every run, how the
 	// shuffle's records fell on the partitions.
 	Skew SkewReport `json:"skew"`
+	// HotExclusions is what Options.HotExclusions found and dropped (nil
+	// without it).
+	HotExclusions *ExclusionsReport `json:"hot_exclusions,omitempty"`
 	// Auto is what Options.Filter auto chose and predicted (nil otherwise).
 	Auto *AutoReport `json:"auto,omitempty"`
 	// JoinRowsEstimate is the join's size as sketches estimated it before
@@ -88,6 +91,21 @@ type AutoReport struct {
 	// (choose.Constants).
 	ShuffleNsPerRecord float64 `json:"shuffle_ns_per_record"`
 	MapNsPerRecord     float64 `json:"map_ns_per_record"`
+}
+
+// ExclusionsReport is what Options.HotExclusions did. The false positive
+// rates are row-weighted, as Report.FPPMeasured: the rows that passed the
+// filter and joined nothing over the rows whose key is not a key.
+type ExclusionsReport struct {
+	Asked          int   `json:"asked"`
+	Found          int   `json:"found"`           // frequent keys that pass the filter and are not keys
+	BroadcastBytes int64 `json:"broadcast_bytes"` // the exact set of them, shipped with the filter
+	// ExcludedRecords are the rows the map phase dropped for them.
+	ExcludedRecords int64 `json:"excluded_records"`
+	// FPPMeasuredWithout is the row-weighted rate the filter alone gave:
+	// (false positives + excluded rows) over the rows whose key is not a
+	// key; Report.FPPMeasured is the rate with the exclusions.
+	FPPMeasuredWithout float64 `json:"fpp_measured_without"`
 }
 
 // AutoCandidate is one filter FilterAuto weighed, with its predicted costs.

@@ -35,6 +35,7 @@ type joinFlags struct {
 	skew                                  string // set by run
 	budget                                string // set by run
 	needDeletes                           bool   // set by run
+	hotExclusions                         int    // set by run
 	bars                                  *bars  // set by options on a terminal
 }
 
@@ -114,6 +115,7 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		opt.BroadcastBudget = b
 	}
 	opt.NeedDeletes = j.needDeletes
+	opt.HotExclusions = j.hotExclusions
 	if j.set("mem") {
 		mem, err := parseSize(j.mem)
 		if err != nil {
@@ -152,7 +154,7 @@ var optionFlags = map[string]string{
 	"Sizing.Growth": "growth", "Sizing.Tightening": "tightening", "Sizing.ACBFCapacity": "acbf-capacity",
 	"Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir", "FilterFile": "filter-file",
 	"Bank": "bank", "Classes": "classes", "Route": "route", "Sep": "delim", "Layout": "filter-layout",
-	"Skew": "skew", "BroadcastBudget": "broadcast-budget", "NeedDeletes": "need-deletes", "Table1Sizing": "table1-sizing", "ACBFCapacity": "acbf-capacity",
+	"Skew": "skew", "BroadcastBudget": "broadcast-budget", "NeedDeletes": "need-deletes", "HotExclusions": "hot-exclusions", "Table1Sizing": "table1-sizing", "ACBFCapacity": "acbf-capacity",
 }
 
 // flagError rewrites an option.Error in err as the user's flag and value

@@ -36,8 +36,16 @@ func writeReport(w io.Writer, r *join.Report) {
 			r.Settings.Mappers, r.BroadcastCopies, join.SizeText(local.MaxBroadcastBytes))
 	}
 	fmt.Fprintf(w, "keys: %d rows, %d distinct\n", r.KeysRecords, r.KeysDistinct)
-	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g)\n",
+	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g, row-weighted)\n",
 		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, r.FPPMeasured)
+	if h := r.HotExclusions; h != nil {
+		fmt.Fprintf(w, "hot exclusions: %d asked, %d found (frequent keys that pass the filter and are not keys), %d bytes with the filter; they dropped %d rows: row-weighted FP %.3g without them, %.3g with",
+			h.Asked, h.Found, h.BroadcastBytes, h.ExcludedRecords, h.FPPMeasuredWithout, r.FPPMeasured)
+		if r.FPPMeasured > 0 {
+			fmt.Fprintf(w, " (%.1fx less)", h.FPPMeasuredWithout/r.FPPMeasured)
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "shuffle: %d records, %d bytes (Arrow IPC), %.1f%% less than the %d without a filter, %d bytes spilled, %.1f MiB held at most\n",
 		r.ShuffleRecords, r.ShuffleBytes, 100*r.ShuffleReduction, r.ShuffleBytesNoFilter, r.SpilledBytes, float64(r.ShufflePeakBytes)/(1<<20))
 	writeSkew(w, r)
@@ -46,7 +54,7 @@ func writeReport(w io.Writer, r *join.Report) {
 	}
 	// The phases some runs have: the skew sample, auto's decision.
 	var optional string
-	for _, ph := range []string{"sample", "auto"} {
+	for _, ph := range []string{"sample", "auto", "exclusions"} {
 		if v, ok := r.TimingsMs[ph]; ok {
 			optional += fmt.Sprintf(", %s %.0f ms", ph, v)
 		}

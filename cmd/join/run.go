@@ -47,6 +47,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	fs.StringVar(&jf.skew, "skew", string(join.SkewOff), "off, or auto: sample the large side (the key side for a stream input) for keys holding more than 1/reducers of its rows and spread each over several reducers, its key rows copied to each; the output is the same")
 	fs.StringVar(&jf.budget, "broadcast-budget", "", "with --filter auto: the most bytes one broadcast copy of the filter may take (B, KiB, MiB, GiB; default "+join.SizeText(join.DefaultBroadcastBudget)+")")
 	fs.BoolVar(&jf.needDeletes, "need-deletes", false, "with --filter auto: only kinds that can delete keys")
+	fs.IntVar(&jf.hotExclusions, "hot-exclusions", 0, fmt.Sprintf("read the input once more before the map phase for the N most frequent keys that pass the filter and are not keys, and drop their rows too (a file, not a pipe; at most %d)", join.MaxHotExclusions))
 	usageWithExamples(fs, "join run --keys FILE --input FILE [flags]", runExamples)
 	if err := parse(fs, args); err != nil {
 		return err

@@ -21,14 +21,15 @@ const calibrationBitsPerKey = 16
 // The sample of auto: autoSampleParts pieces of autoSamplePartRows rows
 // (16,384 rows: a selectivity within 0.4 points at 4 sd, and a tenth of the
 // skew sampler's time). Each kind is built over at most autoCalibrationKeys
-// of the keys and its probes timed for at least autoProbeTime over the
-// sampled rows.
+// of the keys (the exact set over exactCalibrationKeys) and its probes timed
+// for at least autoProbeTime over the sampled rows. At 8,192 keys against
+// 16,384 the decision took 12 ms against 14 (2 cores, 100,000 keys).
 const (
-	autoSampleParts     = 16
-	autoSamplePartRows  = 1024
-	autoCalibrationKeys = 1 << 14
-	autoProbeTime       = 500 * time.Microsecond
-	exactDecodeKeys     = 1 << 12
+	autoSampleParts      = 16
+	autoSamplePartRows   = 1024
+	autoCalibrationKeys  = 1 << 13
+	autoProbeTime        = 300 * time.Microsecond
+	exactCalibrationKeys = 1 << 12
 )
 
 // streamRows stands for the large side's rows when it is a stream and
@@ -46,7 +47,7 @@ const streamRows = 10_000_000
 // it already over all the keys (else nil: build it). O(n + kinds x
 // (autoCalibrationKeys + sample)); the kinds are built and timed one a core.
 //
-// Calibrating on a subset keeps the decision's cost near constant (15-25
+// Calibrating on a subset keeps the decision's cost near constant (11-20
 // ms on 2 cores at 100,000 keys, where building every kind over all of them
 // cost 40-90 ms). What it misses: a filter over all the keys may not sit in
 // the cache the subset's does, so at millions of keys the probe times are
@@ -128,7 +129,9 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 			w.Copies = broadcastCopies(x.opt.Mappers, uint64(c.Bytes))
 		}
 	}
-	x.keyIndex = nil // its memory goes back before the map phase
+	if x.opt.HotExclusions == 0 {
+		x.keyIndex = nil // its memory goes back before the map phase
+	}
 	ranked := choose.Rank(w, cons, cands)
 	for _, ch := range ranked {
 		rep.Candidates = append(rep.Candidates, join.AutoCandidate{Kind: ch.Kind, BitsPerKey: ch.BitsPerKey, BroadcastBytes: ch.Bytes, FPPFormula: ch.FPP,
@@ -240,22 +243,16 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, waitS
 		return []choose.Candidate{{Kind: filters.None, FPP: 1, Deletes: true}}, nil, nil
 	}
 	if kind == filters.Exact {
-		// Encoding the set sorts its keys: its decoding is timed on at most
-		// exactDecodeKeys of them.
-		sub := sub[:min(len(sub), exactDecodeKeys)]
+		// The set of at most exactCalibrationKeys of the keys, its decoding
+		// scaled to all of them (linear in the keys; encoding a set of
+		// strings sorts them). The keys come in no order (the build's map):
+		// these are a random sample, whose range is nearly all of theirs, so
+		// that integer keys take the form (bitmap or table) all of them
+		// would, but for sets near the boundary.
+		sub := sub[:min(len(sub), exactCalibrationKeys)]
 		b, err := filters.Build(filters.Exact, sub, filters.Sizing{})
 		if err != nil {
 			return nil, nil, err
-		}
-		// Decoding is timed over sub and scaled (it is linear in the
-		// keys); the probes of 8-byte keys on the set of all of them, whose
-		// form (bitmap or table) depends on all of them and which is cheap
-		// to build.
-		probed := b
-		if len(sub) < len(keys) && all8(keys) {
-			if probed, err = filters.Build(filters.Exact, keys, filters.Sizing{}); err != nil {
-				return nil, nil, err
-			}
 		}
 		if err := waitSample(); err != nil {
 			return nil, nil, err
@@ -264,18 +261,11 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, waitS
 		if err != nil {
 			return nil, nil, err
 		}
-		if probed != b {
-			pc, err := measure(probed, probes(), false)
-			if err != nil {
-				return nil, nil, err
-			}
-			c.ProbeNs = pc.ProbeNs
-		}
 		// The exact set's bytes are its keys' (each after its length)
 		// plus a header: the header from b, the keys counted.
 		c.Bytes = b.SerializedBytes - exactPayload(sub) + exactPayload(keys)
 		c.DecodeNs *= float64(len(keys)) / float64(max(1, len(sub)))
-		return []choose.Candidate{c}, probed, nil
+		return []choose.Candidate{c}, b, nil
 	}
 	if n == 0 {
 		return nil, nil, nil // a sized kind cannot be sized for no keys
@@ -305,16 +295,6 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, waitS
 		out = append(out, c)
 	}
 	return out, b, nil
-}
-
-// all8 reports whether every key is 8 bytes (an integer key).
-func all8(keys [][]byte) bool {
-	for _, k := range keys {
-		if len(k) != 8 {
-			return false
-		}
-	}
-	return true
 }
 
 // exactPayload is the bytes the exact set's format gives keys: each key

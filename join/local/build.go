@@ -135,7 +135,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 	}
 	keys := global.list()
 	st.distinct = len(keys)
-	if x.opt.Filter == join.FilterAuto {
+	if x.opt.Filter == join.FilterAuto || x.opt.HotExclusions > 0 {
 		x.keyIndex = &global
 	}
 	if st.sketch, err = mergeSketches(sketches); err != nil {

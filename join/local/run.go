@@ -55,6 +55,9 @@ func Run(ctx context.Context, opt join.Options, sink Sink) (*join.Report, error)
 		}
 	}
 
+	if err := x.checkExclusions(); err != nil {
+		return nil, err
+	}
 	var smp *skewSample
 	if opt.Skew == join.SkewAuto {
 		if smp, err = x.sample(ctx); err != nil {
@@ -82,9 +85,20 @@ func Run(ctx context.Context, opt join.Options, sink Sink) (*join.Report, error)
 		}
 	}
 	x.lap("build")
+	var ex *exclusions
+	if x.opt.HotExclusions > 0 {
+		if ex, err = x.findExclusions(ctx, built.Filter, x.opt.HotExclusions); err != nil {
+			return nil, err
+		}
+		x.lap("exclusions")
+	}
+	x.keyIndex = nil // its memory goes back before the map phase
 	copies, cs, err := x.broadcast(ctx, built)
 	if err != nil {
 		return nil, err
+	}
+	if ex != nil && ex.found > 0 {
+		copies = ex.wrap(copies)
 	}
 	x.lap("broadcast")
 	ms, err := x.mapInput(ctx, copies)
@@ -114,6 +128,9 @@ func Run(ctx context.Context, opt join.Options, sink Sink) (*join.Report, error)
 	rep := x.report(built, bs, cs, ms, ss, rs, fs)
 	rep.Skew = x.skewReport(smp, bs, ms, rs)
 	rep.Auto = auto
+	if ex != nil {
+		rep.HotExclusions = ex.report(x.opt.HotExclusions, rep)
+	}
 	rep.JoinRowsEstimate, rep.JoinRowsEstimateBound = est, bound
 	rep.JoinRowsEstimateSource = "count-min: key side x survivors"
 	return rep, nil

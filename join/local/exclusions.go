@@ -1,0 +1,212 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/sketch/topk"
+)
+
+// Hot exclusions (Options.HotExclusions, docs/auto.md): a filter's false
+// positives are counted in rows, and a large side whose keys are skewed
+// ships a false positive key's rows as often as the key occurs, so a few
+// frequent non-members can carry most of the false positive rows. A pass
+// over the large side before the map phase finds the most frequent keys
+// that pass the filter and are not keys (each mapper a HeavyKeeper top-k of
+// them, merged); the map phase drops rows of those keys as the filter drops
+// the others.
+
+// exclusionSketchBytes is the memory of each pass worker's top-k sketch per
+// key asked for: 256 bytes (a HeavyKeeper of 2 arrays about 14 buckets a key
+// wide, besides its heap), so that a key's bucket is rarely contested by
+// another frequent key.
+const exclusionSketchBytes = 256
+
+// exclusions is the exact set the map phase tests a passing key against.
+type exclusions struct {
+	set      *filters.Built // the exact set of the excluded keys
+	found    int
+	excluded atomic.Int64 // rows dropped by it
+}
+
+// findExclusions is the pass: it reads the large side again with the
+// mappers, keys each row (x.joinSpec), and adds to a top-k sketch every key
+// that f lets through and that is not a key (x.keyIndex: the build's set,
+// an exact test). The n most frequent become the exclusions: keys that are
+// not keys, by construction, so that no row that joins is ever dropped. The
+// large side must be a regular file (it is read twice). Cost: a read and
+// parse of the large side, one filter probe a row and a set lookup and
+// sketch update a passing row.
+func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int) (*exclusions, error) {
+	if err := x.checkExclusions(); err != nil {
+		return nil, err
+	}
+	if x.keyIndex == nil {
+		return nil, fmt.Errorf("hot exclusions: the key set was not kept (a bug)")
+	}
+	var bad *badRows
+	if x.input.bad != nil {
+		bad = &badRows{} // the map phase reports them
+	}
+	pass, err := openSide(ctx, x.input.path, x.input.name, x.opt.Mappers, bad != nil, x.input.sep)
+	if err != nil {
+		return nil, err
+	}
+	defer pass.close()
+	pass.bad = bad
+	if !slices.Equal(pass.header, x.input.header) {
+		return nil, fmt.Errorf("%s: its header changed between two reads: run again on a copy that nothing writes", x.input.name)
+	}
+	cfg := topk.ForMemory(n, uint64(n)*exclusionSketchBytes)
+	cfg.Seed = 1
+	type worker struct {
+		t     *topk.TopK
+		key   []byte
+		batch csvscan.Batch
+		kb    [8]byte
+	}
+	workers := make([]*worker, x.opt.Mappers)
+	for i := range workers {
+		t, err := topk.New(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("hot exclusions of %d keys: %w", n, err)
+		}
+		workers[i] = &worker{t: t}
+	}
+	var next atomic.Int32
+	var mu sync.Mutex
+	var merged *topk.TopK
+	err = scan(ctx, pass, x.opt.Mappers, func() *worker {
+		return workers[next.Add(1)-1]
+	}, func(w *worker, r *csvscan.Reader) error {
+		add := func(key []byte) {
+			if f.Contains(key) && !x.keyIndex.has(string(key)) {
+				w.t.Add(key, 1)
+			}
+		}
+		if x.joinSpec.Composite() {
+			for r.Next() {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				var err error
+				if w.key, err = x.joinSpec.AppendKey(w.key[:0], r.Fields()); err == nil { // else the map phase reports it
+					add(w.key)
+				}
+			}
+			return r.Err()
+		}
+		// One column: its field alone, in batches, as the map phase reads it.
+		kt, col := x.opt.KeyType, x.joinSpec.Cols[0]
+		for r.NextBatch(col, mapBatch, &w.batch) {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			for i := range w.batch.Len() {
+				if key, err := join.KeyOf(kt, w.kb[:], w.batch.Field(i)); err == nil { // else the map phase reports it
+					add(key)
+				}
+			}
+		}
+		return r.Err()
+	}, func(w *worker) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if merged == nil {
+			merged = w.t
+			return nil
+		}
+		return merged.Merge(w.t)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var keys [][]byte
+	if merged != nil {
+		for _, it := range merged.Top() {
+			keys = append(keys, it.Key)
+		}
+	}
+	set, err := filters.Build(filters.Exact, keys, filters.Sizing{})
+	if err != nil {
+		return nil, err
+	}
+	return &exclusions{set: set, found: len(keys)}, nil
+}
+
+// checkExclusions refuses Options.HotExclusions for a large side that is a
+// stream (it is read twice), before anything is built.
+func (x *execution) checkExclusions() error {
+	if x.opt.HotExclusions > 0 && !x.input.in.Regular {
+		return &option.Error{Pkg: "join", Name: "HotExclusions", Value: x.opt.HotExclusions, Err: join.ErrOptions,
+			Reason: fmt.Sprintf("reads the large side twice (a pass for its frequent keys), and %s is a stream: save it to a file", x.input.name)}
+	}
+	return nil
+}
+
+// excluding is a filter copy that also drops the excluded keys; it counts
+// the rows it drops for them. Contains only reads (the counter is atomic).
+type excluding struct {
+	f   filters.Filter
+	bf  filters.BatchFilter // f, if it tests batches
+	ex  filters.Filter
+	cnt *atomic.Int64
+}
+
+func (e *excluding) Contains(key []byte) bool {
+	if !e.f.Contains(key) {
+		return false
+	}
+	if e.ex.Contains(key) {
+		e.cnt.Add(1)
+		return false
+	}
+	return true
+}
+
+func (e *excluding) ContainsBatch(keys [][]byte, out []bool) {
+	if e.bf != nil {
+		e.bf.ContainsBatch(keys, out)
+	} else {
+		for i, k := range keys {
+			out[i] = e.f.Contains(k)
+		}
+	}
+	var n int64
+	for i, k := range keys {
+		if out[i] && e.ex.Contains(k) {
+			out[i] = false
+			n++
+		}
+	}
+	if n > 0 {
+		e.cnt.Add(n)
+	}
+}
+
+// wrap returns the copies, each dropping the excluded keys too.
+func (ex *exclusions) wrap(copies []filters.Filter) []filters.Filter {
+	out := make([]filters.Filter, len(copies))
+	for i, c := range copies {
+		bf, _ := c.(filters.BatchFilter)
+		out[i] = &excluding{f: c, bf: bf, ex: ex.set.Filter, cnt: &ex.excluded}
+	}
+	return out
+}
+
+// report is what the exclusions did in a join reported as rep.
+func (ex *exclusions) report(asked int, rep *join.Report) *join.ExclusionsReport {
+	r := &join.ExclusionsReport{Asked: asked, Found: ex.found, BroadcastBytes: ex.set.SerializedBytes, ExcludedRecords: ex.excluded.Load()}
+	members := rep.MapOutputRecords - rep.FalsePositiveRecords
+	if nonMembers := rep.InputRecords - members; nonMembers > 0 {
+		r.FPPMeasuredWithout = float64(rep.FalsePositiveRecords+r.ExcludedRecords) / float64(nonMembers)
+	}
+	return r
+}
