@@ -543,3 +543,35 @@ func TestOptimalKTable(t *testing.T) {
 		t.Errorf("OptimalK(10.5) = %d, the search gives %d", got, want)
 	}
 }
+
+// TestFPPWhole: the table is FPP over 2^20 blocks to its six digits, and
+// FPPWhole is within 1% of FPP at whole densities from 65,536 to 16 million
+// keys; elsewhere it is FPP.
+func TestFPPWhole(t *testing.T) {
+	for b := 1; b <= len(fppWhole); b++ {
+		const blocks = 1 << 20
+		want := FPP(blocks*BlockBits, uint64(blocks*BlockBits/b), OptimalK(float64(b)))
+		if math.Abs(fppWhole[b-1]/want-1) > 1e-5 {
+			t.Errorf("table at %d bits a key: %v, FPP %v", b, fppWhole[b-1], want)
+		}
+	}
+	for _, n := range []uint64{1 << 16, 100_000, 1_234_567, 16_522_438} {
+		for _, b := range []uint64{1, 2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64} {
+			bits := (b*n + BlockBits - 1) / BlockBits * BlockBits
+			k := OptimalK(float64(bits) / float64(n))
+			got, want := FPPWhole(bits, n, k), FPP(bits, n, k)
+			if got != fppWhole[b-1] {
+				t.Errorf("n %d, %d bits a key: FPPWhole %v is not the table's %v", n, b, got, fppWhole[b-1])
+			}
+			if math.Abs(got/want-1) > 0.01 {
+				t.Errorf("n %d, %d bits a key: FPPWhole %v, FPP %v", n, b, got, want)
+			}
+		}
+	}
+	if got, want := FPPWhole(100_000*10, 100_000, 3), FPP(100_000*10, 100_000, 3); got != want {
+		t.Errorf("k 3 at 10 bits a key (not the best k): %v, FPP %v", got, want)
+	}
+	if got, want := FPPWhole(1000*8, 1000, 5), FPP(1000*8, 1000, 5); got != want {
+		t.Errorf("1,000 keys: %v, FPP %v", got, want)
+	}
+}

@@ -90,7 +90,7 @@ func TestSized(t *testing.T) {
 		prev := 2.0
 		for i, p := range ps {
 			f := sp.FPP(p, 65_771)
-			if f != fpps[i] {
+			if f != fpps[i] && (k != filters.Blocked || math.Abs(fpps[i]/f-1) > 0.01) { // the blocked table: within 1%
 				t.Errorf("%s at %v bits: Sized's rate %v, the formula's %v", k, bpks[i], fpps[i], f)
 			}
 			if f > prev {

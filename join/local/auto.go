@@ -22,14 +22,15 @@ const calibrationBitsPerKey = 16
 // (16,384 rows: a selectivity within 0.4 points at 4 sd, and a tenth of the
 // skew sampler's time). Each kind is built over at most autoCalibrationKeys
 // of the keys (the exact set over exactCalibrationKeys) and its probes timed
-// for at least autoProbeTime over the sampled rows. At 8,192 keys against
+// for at least autoProbeTime over autoProbeKeys of the sampled rows. At 8,192 keys against
 // 16,384 the decision took 12 ms against 14 (2 cores, 100,000 keys).
 const (
 	autoSampleParts      = 16
 	autoSamplePartRows   = 1024
 	autoCalibrationKeys  = 1 << 13
-	autoProbeTime        = 300 * time.Microsecond
+	autoProbeTime        = 150 * time.Microsecond
 	exactCalibrationKeys = 1 << 12
+	autoProbeKeys        = 1 << 12 // of the sampled rows' keys, the first in the shuffled order
 )
 
 // streamRows stands for the large side's rows when it is a stream and
@@ -166,7 +167,8 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 // is a stream or has no rows) and returns the keys to time probes on: the
 // sampled rows' keys in a shuffled order, each sampled key that is a key
 // replaced by one of sub (the keys the kinds were built over) so that the
-// probes hit as often as the rows will. O(n + sample).
+// probes hit as often as the rows will. O(sample) (O(n) more without the
+// build's key set).
 func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *skewSample, keys, sub [][]byte) [][]byte {
 	if smp == nil || smp.rows == 0 {
 		rep.Note = fmt.Sprintf("no sample of the large side (a stream, or no rows): its rows taken as %d, none of them a key, and a row as 64 bytes", streamRows)
@@ -179,31 +181,31 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 		return probes
 	}
 	rep.SampledRows, rep.EstimatedRows = smp.rows, smp.estRows
-	member := make(map[string]bool, len(smp.counts))
-	var hit int64
-	if x.keyIndex != nil { // the build's set: a lookup a sampled key
-		for k, c := range smp.counts {
-			if x.keyIndex.has(k) {
-				member[k] = true
-				hit += c
-			}
-		}
-	} else { // the keys are distinct
+	index := x.keyIndex // the build's set: a lookup a sampled key
+	if index == nil {
+		index = &keySet{}
 		for _, k := range keys {
-			if c, ok := smp.counts[string(k)]; ok {
-				member[string(k)] = true
-				hit += c
-			}
+			index.add(k)
 		}
 	}
-	var keyBytes int64
-	probes := make([][]byte, 0, smp.rows)
-	j := 0
+	var hit, keyBytes, distinctBytes int64
 	for k, c := range smp.counts {
 		keyBytes += c * int64(len(k))
-		p := []byte(k)
+		distinctBytes += int64(len(k))
+	}
+	probes := make([][]byte, 0, smp.rows)
+	arena := make([]byte, 0, distinctBytes) // the sampled keys, in one allocation
+	j := 0
+	for k, c := range smp.counts {
+		start := len(arena)
+		arena = append(arena, k...)
+		p := arena[start:len(arena):len(arena)]
+		member := index.has(k)
+		if member {
+			hit += c
+		}
 		for range c {
-			if member[k] && len(sub) < len(keys) {
+			if member && len(sub) < len(keys) {
 				p = sub[j%len(sub)]
 				j++
 			}
@@ -211,9 +213,10 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 		}
 	}
 	// The map's rows come in file order, not grouped by key: shuffle
-	// (a fixed seed, so that the decision is a function of the data).
+	// (a fixed seed: the order is a function of the sample).
 	rng := rand.New(rand.NewPCG(1, 2))
 	rng.Shuffle(len(probes), func(a, b int) { probes[a], probes[b] = probes[b], probes[a] })
+	probes = probes[:min(len(probes), autoProbeKeys)]
 	rep.Selectivity = float64(hit) / float64(smp.rows)
 	// shuffle.RecordBytes of a mean row: its raw bytes (the sample's bytes
 	// count each line's end) and key, plus a record's fixed cost.
