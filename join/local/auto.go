@@ -246,16 +246,24 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, waitS
 		return []choose.Candidate{{Kind: filters.None, FPP: 1, Deletes: true}}, nil, nil
 	}
 	if kind == filters.Exact {
-		// The set of at most exactCalibrationKeys of the keys, its decoding
-		// scaled to all of them (linear in the keys; encoding a set of
-		// strings sorts them). The keys come in no order (the build's map):
-		// these are a random sample, whose range is nearly all of theirs, so
-		// that integer keys take the form (bitmap or table) all of them
-		// would, but for sets near the boundary.
-		sub := sub[:min(len(sub), exactCalibrationKeys)]
+		// The set of at most exactCalibrationKeys of the keys (they come in
+		// no order, from the build's map: a random sample) times the
+		// decoding, scaled to all of them (linear in the keys; encoding a
+		// set of strings sorts them), and a string key's probes.
+		sub := keys[:min(len(keys), exactCalibrationKeys)]
 		b, err := filters.Build(filters.Exact, sub, filters.Sizing{})
 		if err != nil {
 			return nil, nil, err
+		}
+		// Integer keys' set is built over all of them for its probes (a
+		// table or bitmap of all the keys: a table of 4,096 sits in a cache
+		// that one of 100,000 does not, and its probes were timed 2-3 times
+		// too fast); it takes 8 bytes a key and a few ms at 100,000 keys.
+		probed := b
+		if len(sub) < len(keys) && all8(keys) {
+			if probed, err = filters.Build(filters.Exact, keys, filters.Sizing{}); err != nil {
+				return nil, nil, err
+			}
 		}
 		if err := waitSample(); err != nil {
 			return nil, nil, err
@@ -264,11 +272,18 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, waitS
 		if err != nil {
 			return nil, nil, err
 		}
+		if probed != b {
+			pc, err := measure(probed, probes(), false)
+			if err != nil {
+				return nil, nil, err
+			}
+			c.ProbeNs = pc.ProbeNs
+		}
 		// The exact set's bytes are its keys' (each after its length)
 		// plus a header: the header from b, the keys counted.
 		c.Bytes = b.SerializedBytes - exactPayload(sub) + exactPayload(keys)
 		c.DecodeNs *= float64(len(keys)) / float64(max(1, len(sub)))
-		return []choose.Candidate{c}, b, nil
+		return []choose.Candidate{c}, probed, nil
 	}
 	if n == 0 {
 		return nil, nil, nil // a sized kind cannot be sized for no keys
@@ -298,6 +313,16 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, waitS
 		out = append(out, c)
 	}
 	return out, b, nil
+}
+
+// all8 reports whether every key is 8 bytes (an integer key).
+func all8(keys [][]byte) bool {
+	for _, k := range keys {
+		if len(k) != 8 {
+			return false
+		}
+	}
+	return true
 }
 
 // exactPayload is the bytes the exact set's format gives keys: each key
