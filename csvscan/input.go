@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -443,6 +444,35 @@ func splitRanges(f io.ReaderAt, start, size int64, n int, parity bool) ([]Range,
 		prev = cut
 	}
 	return append(ranges, Range{prev, size}), nil
+}
+
+// Ranges returns the byte ranges the Parts of a regular file cover, in
+// order, each starting at a proven record boundary (nil for a stream). A
+// caller that reads them elsewhere (another process, a pipeline's worker)
+// opens each with OpenRange.
+func (in *Input) Ranges() []Range { return slices.Clone(in.ranges) }
+
+// OpenRange opens the regular file at path and returns a Reader of the
+// records in rg, one of the Ranges of an Input of the same file and options
+// (nfields its header's fields, sep its separator), and the file to close.
+// The Reader knows byte offsets, not line numbers (as a Part's). The file
+// must not have changed since the ranges were made: a caller that cares
+// compares its size and time (Input.Unchanged does, for one process).
+func OpenRange(path string, rg Range, nfields int, sep byte) (*Reader, io.Closer, error) {
+	if sep == 0 {
+		sep = ','
+	}
+	if err := validSep(sep); err != nil {
+		return nil, nil, err
+	}
+	if rg.Start < 0 || rg.End < rg.Start {
+		return nil, nil, fmt.Errorf("%s: invalid range [%d, %d)", path, rg.Start, rg.End)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return newRangeReader(io.NewSectionReader(f, rg.Start, rg.End-rg.Start), path, rg.Start, nfields, sep), f, nil
 }
 
 // splitLines cuts [start, size) of a regular file into at most n ranges at

@@ -522,3 +522,53 @@ func TestInputUnproven(t *testing.T) {
 		t.Fatalf("%d ranges ending at %d of %d bytes", len(in.ranges), prev, len(data))
 	}
 }
+
+// TestOpenRange: the Ranges of an Input, each read by OpenRange in another
+// Reader, give the records one sequential reader gives, quoted line breaks
+// included; an invalid range and a missing file are errors.
+func TestOpenRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	data := randomCSV(rng, 2000, 5, 0.2)
+	path := filepath.Join(t.TempDir(), "r.csv")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := sequential(data, false, ',')
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, parts := range []int{1, 3, 8} {
+		in, err := OpenInput(context.Background(), path, InputOptions{Parts: parts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []record
+		for _, rg := range in.Ranges() {
+			r, c, err := OpenRange(path, rg, len(in.Header), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r.Next() {
+				var fs []string
+				for _, f := range r.Fields() {
+					fs = append(fs, string(f))
+				}
+				got = append(got, record{off: r.Offset(), fields: fs})
+			}
+			if r.Err() != nil {
+				t.Fatal(r.Err())
+			}
+			c.Close()
+		}
+		in.Close()
+		if !slices.EqualFunc(got, want, func(a, b record) bool { return a.off == b.off && slices.Equal(a.fields, b.fields) }) {
+			t.Fatalf("%d parts: %d records, sequential %d", parts, len(got), len(want))
+		}
+	}
+	if _, _, err := OpenRange(path, Range{5, 2}, 5, 0); err == nil {
+		t.Error("range [5, 2) accepted")
+	}
+	if _, _, err := OpenRange(filepath.Join(t.TempDir(), "none.csv"), Range{0, 1}, 5, 0); err == nil {
+		t.Error("a missing file opened")
+	}
+}
