@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -36,13 +37,25 @@ var (
 	k       = flag.Int("k", 0, "hash functions (0: round((m/n) ln 2))")
 	fpp     = flag.Float64("fpp", 0, "size the filter for this formula false positive rate instead")
 	out     = flag.String("out", "", "output CSV (required); rows are written to OUT.rows by the pipeline, then given the header")
+	cpuProf = flag.String("cpuprofile", "", "write a CPU profile of this process to this file (on prism, the workers' too)")
 )
 
 func main() {
 	flag.Parse()
 	beam.Init()
+	if *cpuProf != "" {
+		f, err := os.Create(*cpuProf)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "beamjoin: --cpuprofile: %v\n", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(context.Background()); err != nil {
 		fmt.Fprintf(os.Stderr, "beamjoin: %v\n", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
