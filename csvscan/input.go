@@ -103,12 +103,6 @@ type InputOptions struct {
 	// file's name). Quoting is RFC 4180's whatever the separator; see
 	// SetSep for the valid separators.
 	Sep byte
-	// Unproven cuts a regular file at the line ends after its targets
-	// without proving them record boundaries: no window is read for quotes.
-	// A cut inside a quoted field starts a Part with a malformed row, or
-	// with a row that is not the file's. For samples, which estimate from
-	// their rows and tolerate that; never for the rows of a result.
-	Unproven bool
 }
 
 // sep returns the separator Sep stands for (0: ','), or why it is invalid.
@@ -189,11 +183,7 @@ func openInput(ctx context.Context, path string, s *stream, opt InputOptions) (*
 		in.Regular, in.file = true, s.regular
 		start := r.Pos()
 		in.Size = s.size - start
-		split := splitRanges
-		if opt.Unproven {
-			split = splitLines
-		}
-		if in.ranges, err = split(s.regular, start, s.size, opt.Parts, !opt.SkipBad); err != nil {
+		if in.ranges, err = splitRanges(s.regular, start, s.size, opt.Parts, !opt.SkipBad); err != nil {
 			in.Close()
 			return nil, fmt.Errorf("read %s: %w", s.name, err)
 		}
@@ -473,32 +463,6 @@ func OpenRange(path string, rg Range, nfields int, sep byte) (*Reader, io.Closer
 		return nil, nil, err
 	}
 	return newRangeReader(io.NewSectionReader(f, rg.Start, rg.End-rg.Start), path, rg.Start, nfields, sep), f, nil
-}
-
-// splitLines cuts [start, size) of a regular file into at most n ranges at
-// the line ends after their targets, proving nothing (InputOptions.Unproven).
-func splitLines(f io.ReaderAt, start, size int64, n int, _ bool) ([]Range, error) {
-	if start >= size {
-		return nil, nil
-	}
-	var ranges []Range
-	prev := start
-	for i := 1; i < n; i++ {
-		target := start + (size-start)*int64(i)/int64(n)
-		if target <= prev {
-			continue
-		}
-		cut, err := lineEnd(f, target-1, size)
-		if err != nil {
-			return nil, err
-		}
-		if cut >= size {
-			break
-		}
-		ranges = append(ranges, Range{prev, cut})
-		prev = cut
-	}
-	return append(ranges, Range{prev, size}), nil
 }
 
 // indexQuote returns the offset of the first '"' in [lo, hi) of f, or -1.

@@ -486,43 +486,6 @@ func TestProgressSmooth(t *testing.T) {
 	}
 }
 
-// TestInputUnproven: Unproven parts cover the file's bytes after the header,
-// each starting after a line end; without quoted line breaks they read what
-// one reader reads, and with them a part may start inside a field (the
-// reason the option is for samples only) but never loses a byte.
-func TestInputUnproven(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	plain := randomCSV(rng, 3000, 4, 0)
-	for n := 1; n <= 9; n++ {
-		sameParse(t, fmt.Sprintf("plain, %d unproven parts", n), plain, InputOptions{Parts: n, SkipBad: true, Unproven: true}, false)
-	}
-	var b bytes.Buffer
-	b.WriteString("ID,TEXT\n")
-	for i := range 400 {
-		fmt.Fprintf(&b, "%d,\"line one\nline two\n%d\"\n", i, i)
-	}
-	data := b.Bytes()
-	f := filepath.Join(t.TempDir(), "q.csv")
-	if err := os.WriteFile(f, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in, err := OpenInput(context.Background(), f, InputOptions{Parts: 7, SkipBad: true, Unproven: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	prev := int64(len("ID,TEXT\n"))
-	for _, r := range in.ranges {
-		if r.Start != prev || data[r.Start-1] != '\n' {
-			t.Fatalf("range %v after %d: not contiguous or not after a line end", r, prev)
-		}
-		prev = r.End
-	}
-	if prev != int64(len(data)) || len(in.ranges) != 7 {
-		t.Fatalf("%d ranges ending at %d of %d bytes", len(in.ranges), prev, len(data))
-	}
-}
-
 // TestOpenRange: the Ranges of an Input, each read by OpenRange in another
 // Reader, give the records one sequential reader gives, quoted line breaks
 // included; an invalid range and a missing file are errors.

@@ -155,9 +155,11 @@ func Sized(kind filters.Kind, n uint64) (ps []filters.Params, bpks, fpps []float
 		if err != nil {
 			continue
 		}
-		f := sp.FPP(p, n)
+		var f float64
 		if kind == filters.Blocked { // the table, where it holds: FPP costs a millisecond a size
 			f = blocked.FPPWhole(p.FirstLevelBits, n, p.K)
+		} else {
+			f = sp.FPP(p, n)
 		}
 		if math.IsNaN(f) {
 			continue

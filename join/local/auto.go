@@ -20,13 +20,14 @@ const calibrationBitsPerKey = 16
 
 // The sample of auto: autoSampleParts pieces of autoSamplePartRows rows
 // (16,384 rows: a selectivity within 0.4 points at 4 sd, and a tenth of the
-// skew sampler's time). Each kind is built over at most autoCalibrationKeys
+// skew sampler's time; 8 pieces rather than 16 halve the 1 MiB quote window
+// read to prove each cut a record boundary). Each kind is built over at most autoCalibrationKeys
 // of the keys (the exact set over exactCalibrationKeys) and its probes timed
 // for at least autoProbeTime over autoProbeKeys of the sampled rows. At 8,192 keys against
 // 16,384 the decision took 12 ms against 14 (2 cores, 100,000 keys).
 const (
-	autoSampleParts      = 16
-	autoSamplePartRows   = 1024
+	autoSampleParts      = 8
+	autoSamplePartRows   = 2048
 	autoCalibrationKeys  = 1 << 13
 	autoProbeTime        = 150 * time.Microsecond
 	exactCalibrationKeys = 1 << 12
@@ -355,6 +356,9 @@ func measure(b *filters.Built, probes [][]byte, decode bool) (choose.Candidate, 
 			return choose.Candidate{}, err
 		}
 		decodeNs = float64(time.Since(start).Nanoseconds())
+	}
+	if len(probes) == 0 { // nothing to time: no probe cost
+		return choose.Candidate{Kind: b.Kind(), Bytes: b.SerializedBytes, FPP: b.FPP, DecodeNs: decodeNs, Deletes: b.Spec.Deletes}, nil
 	}
 	bf, _ := b.Filter.(filters.BatchFilter)
 	out := make([]bool, mapBatch)

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/fixture"
@@ -83,6 +85,27 @@ func TestFilterAuto(t *testing.T) {
 	}
 	if got := parseOutput(t, buf.Bytes()); !slices.Equal(got, want) || r.Auto == nil || r.Auto.Note == "" {
 		t.Errorf("stream input: %d rows (want %d), auto %+v", len(got), len(want), r.Auto)
+	}
+
+	// No keys, and a large side with no rows to sample (its header only):
+	// nothing to time, and the join ends with no rows.
+	empty := t.TempDir()
+	k0, in0 := filepath.Join(empty, "k.csv"), filepath.Join(empty, "in.csv")
+	os.WriteFile(k0, []byte("PATENT,X\n"), 0o644)
+	os.WriteFile(in0, []byte("CITING,CITED\n"), 0o644)
+	done := make(chan error, 1)
+	go func() {
+		var b bytes.Buffer
+		_, err := Run(context.Background(), join.Options{Keys: k0, Input: in0, Filter: join.FilterAuto}, NewCSV(&b))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("no keys, no rows: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no keys, no rows: auto did not end within a minute")
 	}
 
 	// Options auto refuses.

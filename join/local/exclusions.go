@@ -87,7 +87,9 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 		return workers[next.Add(1)-1]
 	}, func(w *worker, r *csvscan.Reader) error {
 		add := func(key []byte) {
-			if f.Contains(key) && !x.keyIndex.has(string(key)) {
+			// The sketch keeps at most topk.MaxKeyLen bytes of a key: a
+			// longer one would come back cut, possibly equal to a key.
+			if len(key) < topk.MaxKeyLen && f.Contains(key) && !x.keyIndex.has(string(key)) {
 				w.t.Add(key, 1)
 			}
 		}
@@ -131,7 +133,9 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 	var keys [][]byte
 	if merged != nil {
 		for _, it := range merged.Top() {
-			keys = append(keys, it.Key)
+			if !x.keyIndex.has(string(it.Key)) { // never a key, whatever the sketch returns
+				keys = append(keys, it.Key)
+			}
 		}
 	}
 	set, err := filters.Build(filters.Exact, keys, filters.Sizing{})

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/datasets/semijoin"
@@ -72,6 +74,41 @@ func TestHotExclusions(t *testing.T) {
 		}
 		t.Logf("%s: %d keys excluded, row-weighted FP %.4g -> %.4g (%d of %d false positive rows dropped)",
 			with.Filter.Kind, h.Found, without.FPPMeasured, with.FPPMeasured, h.ExcludedRecords, without.FalsePositiveRecords)
+	}
+
+	// A key of 1,024 bytes (the top-k sketch's longest) and 60 rows of longer
+	// non-member keys that begin with it, which the sketch would cut back to
+	// the key: the key's row still joins, whatever the filter.
+	dir2 := t.TempDir()
+	long := strings.Repeat("A", 1024)
+	var in strings.Builder
+	in.WriteString("ID,K\n1," + long + "\n")
+	for i := range 60 {
+		fmt.Fprintf(&in, "%d,%sB%d\n", i+2, long, i%3)
+	}
+	in.WriteString("100,x\n")
+	k2, i2 := filepath.Join(dir2, "keys.csv"), filepath.Join(dir2, "input.csv")
+	if err := os.WriteFile(k2, []byte("K,V\n"+long+",kv\nx,kx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(i2, []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The reference: the exact set, no exclusions (naiveJoin takes integer keys).
+	_, ref := runJoin(t, join.Options{Keys: k2, KeyCol: "K", Input: i2, JoinCol: "K", KeyType: join.StringKeys, Filter: filters.Exact, Sort: true})
+	want2 := parseOutput(t, ref)
+	if len(want2) != 2 {
+		t.Fatalf("the exact set gives %d rows, want 2", len(want2))
+	}
+	for _, kind := range []filters.Kind{filters.None, filters.Bloom} {
+		opt := join.Options{Keys: k2, KeyCol: "K", Input: i2, JoinCol: "K", KeyType: join.StringKeys, Filter: kind, Sort: true, HotExclusions: 5}
+		if kind == filters.Bloom {
+			opt.Sizing = filters.Sizing{FPP: 0.3}
+		}
+		rep, out := runJoin(t, opt)
+		if got := parseOutput(t, out); !slices.Equal(got, want2) {
+			t.Errorf("%s, keys of 1,024 bytes and more: %d rows, the reference's %d (%d keys excluded)", kind, len(got), len(want2), rep.HotExclusions.Found)
+		}
 	}
 
 	// A stream is read once: refused, naming the option.

@@ -111,7 +111,7 @@ func sampleSide(ctx context.Context, s *side, ks join.KeySpec, source string) (*
 
 // sampleSideN is sampleSide with parts pieces of partRows rows.
 func sampleSideN(ctx context.Context, s *side, ks join.KeySpec, source string, parts, partRows int) (*skewSample, error) {
-	in, err := csvscan.OpenInput(ctx, s.path, csvscan.InputOptions{Parts: parts, SkipBad: true, Name: s.name, Sep: s.sep, Unproven: true})
+	in, err := csvscan.OpenInput(ctx, s.path, csvscan.InputOptions{Parts: parts, SkipBad: true, Name: s.name, Sep: s.sep})
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +140,9 @@ func sampleSideN(ctx context.Context, s *side, ks join.KeySpec, source string, p
 				start = time.Now()
 			}
 			smp.bytes += int64(len(p.Raw())) + 1
+			if n >= 1 {
+				smp.parsedRows++ // timed, whether its key parses or not
+			}
 			k, err := ks.AppendKey(keys, p.Fields())
 			if err != nil {
 				continue
@@ -149,7 +152,6 @@ func sampleSideN(ctx context.Context, s *side, ks join.KeySpec, source string, p
 		}
 		if !start.IsZero() {
 			smp.parseNs += time.Since(start).Nanoseconds()
-			smp.parsedRows += int64(len(ends) - 1)
 		}
 		err = p.Err()
 		p.Release()
