@@ -18,6 +18,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -41,6 +42,18 @@ const (
 	CJoinRows      = "join_rows"
 	CKeyRows       = "keys_records"
 )
+
+// Progress counts, in this process, the rows the pipeline's workers have
+// handled so far (atomically, in steps of at most 65,536 rows), for a
+// progress line: the workers of prism in this process and of LOOPBACK add
+// to it; workers in other processes (a worker pool, a cluster) do not, and
+// their counts arrive as the counters at the end.
+var Progress struct {
+	KeyRows, InputRows, Passed, JoinRows atomic.Int64
+}
+
+// progressStep is how many rows a DoFn handles between updates of Progress.
+const progressStep = 1 << 16
 
 var (
 	cInput  = beam.NewCounter(Namespace, CInput)
@@ -182,6 +195,7 @@ func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(s
 		return fmt.Errorf("key file: %w", err)
 	}
 	cKeys.Inc(ctx, rows)
+	Progress.KeyRows.Add(rows)
 	return nil
 }
 
@@ -190,6 +204,7 @@ func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(s
 // ProcessElement's emitter here too; nothing is emitted.
 func (f *keyRowFn) FinishBundle(ctx context.Context, _ func(string, string)) {
 	cKeys.Inc(ctx, f.rows)
+	Progress.KeyRows.Add(f.rows)
 	f.rows = 0
 }
 
@@ -287,6 +302,8 @@ func (f *inputRowFn) ProcessElement(ctx context.Context, line string, side func(
 func (f *inputRowFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, _ func(string, string)) {
 	cInput.Inc(ctx, f.in)
 	cMapOut.Inc(ctx, f.out)
+	Progress.InputRows.Add(f.in)
+	Progress.Passed.Add(f.out)
 	f.in, f.out = 0, 0
 }
 
@@ -345,9 +362,15 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 		return fmt.Errorf("input: %w", err)
 	}
 	defer c.Close()
-	var in, out int64
+	var in, out, lastIn, lastOut int64
+	defer func() { Progress.InputRows.Add(in - lastIn); Progress.Passed.Add(out - lastOut) }()
 	for r.Next() {
 		in++
+		if in-lastIn == progressStep {
+			Progress.InputRows.Add(in - lastIn)
+			Progress.Passed.Add(out - lastOut)
+			lastIn, lastOut = in, out
+		}
 		key, ok, err := join.MapInputRow(f.filter, *f.ks, r.Fields(), f.kb[:0])
 		if err != nil {
 			return fmt.Errorf("input: %s: the row at byte %d: %w", f.Path, r.Offset(), err)
@@ -442,18 +465,27 @@ func (f *crossFn) ProcessElement(ctx context.Context, key string, larges func(*s
 	for smalls(&row) {
 		ss = append(ss, shuffle.Record{Key: []byte(key), Tag: join.TagKeys, Row: []byte(row)})
 	}
+	var joined, fp int64
+	var buf []byte
 	for larges(&row) {
 		large := shuffle.Record{Key: []byte(key), Tag: join.TagInput, Row: []byte(row)}
-		var buf []byte
 		matched, _ := join.JoinRow(large, ss, func(l, s shuffle.Record) error {
-			cJoin.Inc(ctx, 1)
+			joined++
 			buf = join.AppendOutputRow(buf[:0], l.Row, s.Row)
 			emit(string(buf[:len(buf)-1])) // textio.Write ends each element with a line break
 			return nil
 		})
 		if !matched {
-			cFP.Inc(ctx, 1)
+			fp++
 		}
+	}
+	// The counters once a key, not once a row.
+	if joined > 0 {
+		cJoin.Inc(ctx, joined)
+		Progress.JoinRows.Add(joined)
+	}
+	if fp > 0 {
+		cFP.Inc(ctx, fp)
 	}
 }
 

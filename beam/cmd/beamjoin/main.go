@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	beamjoin "github.com/acbfjoin/acbfjoin/beam"
@@ -38,10 +39,19 @@ var (
 	fpp     = flag.Float64("fpp", 0, "size the filter for this formula false positive rate instead")
 	out     = flag.String("out", "", "output CSV (required); rows are written to OUT.rows by the pipeline, then given the header")
 	cpuProf = flag.String("cpuprofile", "", "write a CPU profile of this process to this file (on prism, the workers' too)")
+	verbose = flag.Bool("verbose", false, "print the runner's and the SDK's log lines (prism's INFO lines: the job server, the workers)")
+	quiet   = flag.Bool("quiet", false, "print no progress line")
 )
 
 func main() {
 	flag.Parse()
+	if !*verbose {
+		// Prism and the SDK log through slog's default logger, which
+		// beam.Init sets at beamlog.LogLevel: their INFO lines (the job's
+		// states, each worker's start and stop) are for --verbose; warnings
+		// and errors stay.
+		beamlog.LogLevel = "warn"
+	}
 	beam.Init()
 	if *cpuProf != "" {
 		f, err := os.Create(*cpuProf)
@@ -78,7 +88,9 @@ func run(ctx context.Context) error {
 	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: join.KeyType(*keyType),
 		Filter: kind, Sizing: filters.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}, Output: *out + ".rows"}
 	start := time.Now()
+	stop := progress(start)
 	counters, kh, ih, err := beamjoin.Execute(ctx, opt, beamx.RunWithMetrics)
+	stop()
 	if err != nil {
 		return err
 	}
@@ -125,4 +137,52 @@ func run(ctx context.Context) error {
 		rep.InputRecords, rep.MapOutputRecords, rep.FilteredOutRecords, rep.FalsePositiveRecords, rep.FPPMeasured)
 	fmt.Printf("join: %d rows; total %.0f ms (pipeline construction, runner, output)\n", rep.JoinRows, rep.TimingsMs["total"])
 	return nil
+}
+
+// progress prints, until stop is called, the rows the workers of this
+// process have handled (beamjoin.Progress): a line rewritten every 250 ms on
+// a terminal, a line every 10 s otherwise (a log). Workers in other
+// processes (a worker pool, a cluster) do not add to it: their counts are
+// the counters printed at the end.
+func progress(start time.Time) (stop func()) {
+	if *quiet {
+		return func() {}
+	}
+	st, err := os.Stderr.Stat()
+	tty := err == nil && st.Mode()&os.ModeCharDevice != 0
+	every := 10 * time.Second
+	if tty {
+		every = 250 * time.Millisecond
+	}
+	line := func() string {
+		p := &beamjoin.Progress
+		return fmt.Sprintf("beamjoin: %s: key rows %d; input rows %d, %d through the filter; join rows %d (this process's workers)",
+			time.Since(start).Round(100*time.Millisecond), p.KeyRows.Load(), p.InputRows.Load(), p.Passed.Load(), p.JoinRows.Load())
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				if tty {
+					fmt.Fprintf(os.Stderr, "\r%s\n", line())
+				}
+				return
+			case <-t.C:
+				if tty {
+					fmt.Fprintf(os.Stderr, "\r%s", line())
+				} else {
+					fmt.Fprintln(os.Stderr, line())
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }

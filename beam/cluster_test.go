@@ -1,0 +1,160 @@
+package beamjoin
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/fixture"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/local"
+)
+
+// TestOutOfProcess runs the pipeline as a cluster would: prism as its own
+// job server process (Beam's prism command), beamjoin submitting to it with
+// the universal runner, and the workers in other processes than the runner:
+// LOOPBACK (the workers in the submitting process) and EXTERNAL (a Go SDK
+// worker pool, Beam's container boot program with --worker_pool, starting
+// a worker process for the job from the staged worker binary). The DoFns and
+// the side input go through the Fn API and the staged binary as they would
+// on a cluster. On the real sample and on generated data, the rows equal the
+// local engine's. Skipped with -short (it builds three binaries).
+func TestOutOfProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds prism, the worker pool and beamjoin: not with -short")
+	}
+	bin := t.TempDir()
+	build := func(name, pkg string) string {
+		out := filepath.Join(bin, name)
+		cmd := exec.Command("go", "build", "-o", out, pkg)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, msg)
+		}
+		return out
+	}
+	prismBin := build("prism", "github.com/apache/beam/sdks/v2/go/cmd/prism")
+	bootBin := build("boot", "github.com/apache/beam/sdks/v2/go/container")
+	joinBin := build("beamjoin", "./cmd/beamjoin")
+
+	port := freePort(t)
+	start(t, "prism", prismBin, "--job_port", strconv.Itoa(port), "--serve_http=false", "--log_level", "warn")
+	waitPort(t, port)
+	endpoint := "localhost:" + strconv.Itoa(port)
+
+	type data struct{ name, keys, input string }
+	gen := fixture.Generate(t, 0.01, 600, 11)
+	sets := []data{{"generated", gen.Keys, gen.Cite}}
+	cite := filepath.Join("..", "..", "shared", "data", "nber-mini", "cite75_99.mini.txt")
+	pat := filepath.Join("..", "..", "shared", "data", "nber-mini", "apat63_99.mini.txt")
+	if _, err := os.Stat(cite); err == nil {
+		sets = append(sets, data{"real sample", pat, cite})
+	} else {
+		t.Logf("real NBER sample not found at %s: generated data only", cite)
+	}
+
+	envs := [][]string{{"--environment_type=LOOPBACK"}}
+	if poolFree(t) {
+		start(t, "worker pool", bootBin, "--worker_pool")
+		waitPort(t, 50000)
+		envs = append(envs, []string{"--environment_type=EXTERNAL", "--environment_config=localhost:50000", "--worker_binary=" + joinBin})
+	} else {
+		t.Log("port 50000 is taken (the Go worker pool listens only there): EXTERNAL not run")
+	}
+	for _, env := range envs {
+		for _, d := range sets {
+			t.Run(strings.TrimPrefix(env[0], "--environment_type=")+"/"+d.name, func(t *testing.T) {
+				var want bytes.Buffer
+				if _, err := local.Run(context.Background(), join.Options{Keys: d.keys, Input: d.input, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.ACBF}, local.NewCSV(&want)); err != nil {
+					t.Fatal(err)
+				}
+				out := filepath.Join(t.TempDir(), "joined.csv")
+				args := append([]string{"--keys", d.keys, "--input", d.input, "--filter", "acbf", "--out", out, "--runner=universal", "--endpoint=" + endpoint}, env...)
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, joinBin, args...)
+				msg, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("beamjoin %s: %v\n%s", strings.Join(args, " "), err, msg)
+				}
+				got, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g, w := rowsOf(t, got, true), rowsOf(t, want.Bytes(), true); !slices.Equal(g, w) {
+					t.Fatalf("%d rows out of process, the local engine %d\n%s", len(g), len(w), msg)
+				}
+				if !bytes.Contains(msg, []byte("join: ")) {
+					t.Errorf("no counters printed:\n%s", msg)
+				}
+			})
+		}
+	}
+}
+
+// freePort returns a TCP port free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// poolFree reports whether nothing listens on the worker pool's port.
+func poolFree(t *testing.T) bool {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", "127.0.0.1:50000", 200*time.Millisecond)
+	if err == nil {
+		c.Close()
+		return false
+	}
+	return true
+}
+
+// waitPort waits up to 30 s for a listener on port.
+func waitPort(t *testing.T, port int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("nothing listens on port %d after 30 s", port)
+}
+
+// start runs a server process in its own process group, killed (with its
+// children: the pool's workers) when the test ends; its output goes to the
+// test log if the test fails.
+func start(t *testing.T, name, bin string, args ...string) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("%s's output:\n%s", name, out.String())
+		}
+	})
+}
