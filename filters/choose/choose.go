@@ -66,7 +66,7 @@ type Constants struct {
 // rows through the map, (2001 - 340) ms / 16,209,947 rows = 102.5 ns a row.
 // MapNsPerRecord from bench/results/auto.md's constants (no filter against
 // the exact set, map phases only, the median over its shapes and
-// selectivities): 81, 91 and 103 ns in three runs of the script on this
+// selectivities): 81 to 116 ns over six runs of the script on this
 // machine, 95 taken.
 var DefaultConstants = Constants{ShuffleNsPerRecord: 102.5, MapNsPerRecord: 95}
 
