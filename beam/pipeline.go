@@ -106,15 +106,27 @@ func splitLine(line string, nfields int, dst [][]byte) ([][]byte, bool) {
 	}
 }
 
+// lineSplitter splits textio's lines into fields: splitLine where it can,
+// into a slice it reuses, parseLine for the others.
+type lineSplitter struct{ buf [][]byte }
+
+func (s *lineSplitter) fields(line string, nfields int) ([][]byte, error) {
+	if f, ok := splitLine(line, nfields, s.buf); ok {
+		s.buf = f
+		return f, nil
+	}
+	return parseLine(line, nfields)
+}
+
 // keyRowFn turns a key-file line into KV(key, the row's other fields).
 type keyRowFn struct {
 	Header  string
 	NFields int
 	Key     keyCols
 
-	ks     *join.KeySpec // Key, made once per instance
-	fields [][]byte
-	rows   int64 // counted, added to the counter at the bundle's end
+	ks    *join.KeySpec // Key, made once per instance
+	split lineSplitter
+	rows  int64 // counted, added to the counter at the bundle's end
 }
 
 // keyCols is a join.KeySpec in fields Beam serializes.
@@ -147,15 +159,9 @@ func (f *keyRowFn) ProcessElement(ctx context.Context, line string, emit func(st
 		ks := f.Key.spec()
 		f.ks = &ks
 	}
-	var ok bool
-	fields := f.fields
-	if fields, ok = splitLine(line, f.NFields, fields); ok {
-		f.fields = fields
-	} else {
-		var err error
-		if fields, err = parseLine(line, f.NFields); err != nil || fields == nil {
-			return err
-		}
+	fields, err := f.split.fields(line, f.NFields)
+	if err != nil || fields == nil {
+		return err
 	}
 	rec, _, err := join.MapKeyRow(*f.ks, fields, 0, nil)
 	if err != nil {
@@ -251,7 +257,7 @@ type inputRowFn struct {
 
 	filter filters.Filter // decoded once per DoFn instance from the side input
 	ks     *join.KeySpec  // Key, made once per instance
-	fields [][]byte
+	split  lineSplitter
 	kb     []byte
 	in     int64 // counted, added to the counters at the bundle's end
 	out    int64
@@ -274,15 +280,9 @@ func (f *inputRowFn) ProcessElement(ctx context.Context, line string, side func(
 		ks := f.Key.spec()
 		f.ks = &ks
 	}
-	var ok bool
-	fields := f.fields
-	if fields, ok = splitLine(line, f.NFields, fields); ok {
-		f.fields = fields
-	} else {
-		var err error
-		if fields, err = parseLine(line, f.NFields); err != nil || fields == nil {
-			return err
-		}
+	fields, err := f.split.fields(line, f.NFields)
+	if err != nil || fields == nil {
+		return err
 	}
 	f.in++
 	key, ok, err := join.MapInputRow(f.filter, *f.ks, fields, f.kb[:0])
@@ -326,8 +326,10 @@ func decodeBroadcast(side func(*[]byte) bool) (filters.Filter, error) {
 }
 
 // span is a byte range of the large side (csvscan.Range), one element of
-// the ranged map.
-type span struct{ Start, End int64 }
+// the ranged map, with the file's size and modification time (Unix ns) when
+// the ranges were cut: a worker that finds the file otherwise refuses to
+// read it (its ranges no longer fall on record boundaries).
+type span struct{ Start, End, Size, MTime int64 }
 
 // rangeMapFn is the filtered map over byte ranges of a local file (or one
 // mounted at the same path on every worker): each element is a range,
@@ -391,13 +393,20 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 
 // wholeFile is the span of a whole local file that cannot be cut (a
 // compressed file): its records after the header, read in one piece.
-var wholeFile = span{0, -1}
+var wholeFile = span{0, -1, 0, 0}
 
 // openSpan opens the records of a span of a local file: a byte range
 // (csvscan.OpenRange), or with wholeFile the whole stream, decompressed
 // (csvscan.Open, which knows gzip and zip by their bytes), its header read.
 func openSpan(path string, sp span, nfields int) (*csvscan.Reader, io.Closer, error) {
 	if sp != wholeFile {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if st.Size() != sp.Size || st.ModTime().UnixNano() != sp.MTime {
+			return nil, nil, fmt.Errorf("%s changed after the pipeline cut it into ranges (%d bytes then, %d now): run again on a copy that nothing writes", path, sp.Size, st.Size())
+		}
 		return csvscan.OpenRange(path, csvscan.Range{Start: sp.Start, End: sp.End}, nfields, 0)
 	}
 	rc, name, err := csvscan.Open(path)
@@ -450,7 +459,7 @@ func spans(path string) ([]span, bool, error) {
 	}
 	var out []span
 	for _, rg := range in.Ranges() {
-		out = append(out, span{rg.Start, rg.End})
+		out = append(out, span{rg.Start, rg.End, st.Size(), st.ModTime().UnixNano()})
 	}
 	return out, true, nil
 }
