@@ -1,12 +1,15 @@
 // Package beamjoin runs the acbfjoin reduce-side join as an Apache Beam
-// pipeline (Go SDK), so the same join scales out on Flink, Spark or Dataflow and
-// runs locally on the in-process prism runner. It reuses the join package's
-// steps: MapKeyRow for the key side, BuildFilter and the broadcast format for
-// the filter, MapInputRow for the filtered map, JoinRow for the reduce.
+// pipeline (Go SDK), so the same join scales out on a runner whose workers
+// share a file system (Flink, Spark) and runs locally on prism, in process
+// or as a separate job server. It reuses the join package's steps: MapKeyRow
+// for the key side, the filters' broadcast format, MapInputRow for the
+// filtered map, JoinRow for the reduce. The inputs are files of the local
+// file system, read by the workers themselves: the key file whole, the large
+// side in byte ranges cut by the launcher (docs/scale-out.md).
 //
-//	key file ─ParDo(parse)─┬─ keys ─Distinct─Combine(build filter)─┐ (singleton side input: the broadcast)
-//	                       └─ KV(key, row) ───────────────┐       │
-//	input ─ParDo(filter, tag; side input)─ KV(key, row) ──┴─CoGroupByKey─ParDo(cross product)─ rows
+//	key file ─ParDo(read whole)─┬─ keys ─Distinct─Combine(build filter)─┐ (singleton side input: the broadcast)
+//	                            └─ KV(key, row) ─────────────┐          │
+//	input ranges ─ParDo(read a range, filter; side input)─ KV(key, row) ┴─CoGroupByKey─ParDo(cross product)─ rows
 package beamjoin
 
 import (
@@ -15,11 +18,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths; add gcs, s3 for clusters
@@ -64,9 +67,7 @@ var (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, string, func(string, string), error](&keyRowFn{})
 	register.DoFn3x1[context.Context, string, func(string, string), error](&keyFileFn{})
-	register.DoFn4x1[context.Context, string, func(*[]byte) bool, func(string, string), error](&inputRowFn{})
 	register.DoFn4x1[context.Context, span, func(*[]byte) bool, func(string, string), error](&rangeMapFn{})
 	beam.RegisterType(reflect.TypeOf((*span)(nil)).Elem())
 	register.DoFn5x0[context.Context, string, func(*string) bool, func(*string) bool, func(string)](&crossFn{})
@@ -76,57 +77,6 @@ func init() {
 	register.Emitter1[string]()
 	register.Iter1[string]()
 	register.Iter1[[]byte]()
-}
-
-// parseLine splits one CSV line (no line break inside quotes, as in the NBER
-// files) into fields with the project's reader. It allocates a reader a
-// line: splitLine is the fast path, this the general one.
-func parseLine(line string, nfields int) ([][]byte, error) {
-	return csvscan.ParseRecord([]byte(line), nfields)
-}
-
-// splitLine splits a line that has no quote and no carriage return into
-// dst's nfields fields, views of the line's bytes (read only, valid while
-// line is), with no allocation. It returns false for any other line (quoted
-// fields, a CR, another field count): parseLine reads those, and reports a
-// malformed one.
-func splitLine(line string, nfields int, dst [][]byte) ([][]byte, bool) {
-	if strings.IndexByte(line, '"') >= 0 || strings.IndexByte(line, '\r') >= 0 || strings.Count(line, ",")+1 != nfields {
-		return dst, false
-	}
-	b := unsafe.Slice(unsafe.StringData(line), len(line))
-	dst = dst[:0]
-	for {
-		i := bytes.IndexByte(b, ',')
-		if i < 0 {
-			return append(dst, b), true
-		}
-		dst = append(dst, b[:i:i])
-		b = b[i+1:]
-	}
-}
-
-// lineSplitter splits textio's lines into fields: splitLine where it can,
-// into a slice it reuses, parseLine for the others.
-type lineSplitter struct{ buf [][]byte }
-
-func (s *lineSplitter) fields(line string, nfields int) ([][]byte, error) {
-	if f, ok := splitLine(line, nfields, s.buf); ok {
-		s.buf = f
-		return f, nil
-	}
-	return parseLine(line, nfields)
-}
-
-// keyRowFn turns a key-file line into KV(key, the row's other fields).
-type keyRowFn struct {
-	Header  string
-	NFields int
-	Key     keyCols
-
-	ks    *join.KeySpec // Key, made once per instance
-	split lineSplitter
-	rows  int64 // counted, added to the counter at the bundle's end
 }
 
 // keyCols is a join.KeySpec in fields Beam serializes.
@@ -149,27 +99,6 @@ func (k keyCols) spec() join.KeySpec {
 		ks.Types = append(ks.Types, join.KeyType(t))
 	}
 	return ks
-}
-
-func (f *keyRowFn) ProcessElement(ctx context.Context, line string, emit func(string, string)) error {
-	if line == f.Header {
-		return nil
-	}
-	if f.ks == nil {
-		ks := f.Key.spec()
-		f.ks = &ks
-	}
-	fields, err := f.split.fields(line, f.NFields)
-	if err != nil || fields == nil {
-		return err
-	}
-	rec, _, err := join.MapKeyRow(*f.ks, fields, 0, nil)
-	if err != nil {
-		return fmt.Errorf("key file: %q: %w", line, err)
-	}
-	f.rows++
-	emit(string(rec.Key), string(rec.Row))
-	return nil
 }
 
 // keyFileFn reads a whole local key file (its element: the path) with the
@@ -203,15 +132,6 @@ func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(s
 	cKeys.Inc(ctx, rows)
 	Progress.KeyRows.Add(rows)
 	return nil
-}
-
-// FinishBundle adds the bundle's rows to the counter: one update a bundle,
-// not one a row (a counter update looks its store up in ctx). Beam asks for
-// ProcessElement's emitter here too; nothing is emitted.
-func (f *keyRowFn) FinishBundle(ctx context.Context, _ func(string, string)) {
-	cKeys.Inc(ctx, f.rows)
-	Progress.KeyRows.Add(f.rows)
-	f.rows = 0
 }
 
 func keyOnly(k, _ string) string { return k }
@@ -248,71 +168,18 @@ func (f *filterCombineFn) ExtractOutput(acc []string) []byte {
 	return append([]byte(string(kind)+"\x00"), data...)
 }
 
-// inputRowFn is the filtered map: it tests each large-side row's join key
-// against the broadcast filter and emits the survivors as KV(key, row).
-type inputRowFn struct {
-	Header  string
-	NFields int
-	Key     keyCols
-
-	filter filters.Filter // decoded once per DoFn instance from the side input
-	ks     *join.KeySpec  // Key, made once per instance
-	split  lineSplitter
-	kb     []byte
-	in     int64 // counted, added to the counters at the bundle's end
-	out    int64
-}
-
-// ProcessElement takes the side input as an iterator so that it is read only
-// when the filter is first needed, not fetched from the runner per element.
-func (f *inputRowFn) ProcessElement(ctx context.Context, line string, side func(*[]byte) bool, emit func(string, string)) error {
-	if line == f.Header {
-		return nil
-	}
-	if f.filter == nil {
-		flt, err := decodeBroadcast(side)
-		if err != nil {
-			return err
-		}
-		f.filter = flt
-	}
-	if f.ks == nil {
-		ks := f.Key.spec()
-		f.ks = &ks
-	}
-	fields, err := f.split.fields(line, f.NFields)
-	if err != nil || fields == nil {
-		return err
-	}
-	f.in++
-	key, ok, err := join.MapInputRow(f.filter, *f.ks, fields, f.kb[:0])
-	if err != nil {
-		return fmt.Errorf("input: %q: %w", line, err)
-	}
-	f.kb = key[:0]
-	if ok {
-		f.out++
-		emit(string(key), line)
-	}
-	return nil
-}
-
-// FinishBundle adds the bundle's counts to the counters (Beam asks for
-// ProcessElement's side input and emitter here too).
-func (f *inputRowFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, _ func(string, string)) {
-	cInput.Inc(ctx, f.in)
-	cMapOut.Inc(ctx, f.out)
-	Progress.InputRows.Add(f.in)
-	Progress.Passed.Add(f.out)
-	f.in, f.out = 0, 0
-}
-
 // decodeBroadcast reads the filter side input: the kind, a 0 byte, the
 // filter's serialized form (filterCombineFn's output).
 func decodeBroadcast(side func(*[]byte) bool) (filters.Filter, error) {
 	var broadcast []byte
 	if !side(&broadcast) {
-		return nil, fmt.Errorf("broadcast: the filter side input is empty")
+		// A global Combine of no input emits nothing: no keys, so the
+		// filter is the empty set (every row dropped).
+		b, err := filters.Build(filters.Exact, nil, filters.Sizing{})
+		if err != nil {
+			return nil, err
+		}
+		return b.Filter, nil
 	}
 	i := bytes.IndexByte(broadcast, 0)
 	if i < 0 {
@@ -421,47 +288,53 @@ func openSpan(path string, sp span, nfields int) (*csvscan.Reader, io.Closer, er
 	return r, rc, nil
 }
 
-// localPath reports whether path is read by this package's DoFns (a path of
-// the local file system, as every worker sees it) rather than by textio
-// (gs://, s3:// and other file systems).
-func localPath(path string) bool { return !strings.Contains(path, "://") }
-
-// checkTextIO refuses a path textio would read wrong: Beam 2.77's textio
-// decompresses a .gz file but bounds its reading by the compressed size, so
-// it returns the first lines only (TestGzipTextIO shows it).
-func checkTextIO(path string) error {
-	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		return fmt.Errorf("beamjoin: %s: Beam's textio reads only the first part of a gzip file (it stops at the compressed size); decompress it, or give a local path", path)
+// checkLocal returns the absolute path of a local input, or why the
+// pipeline cannot read it: every worker opens it again, by its path (so a
+// relative path would be read in the worker's own folder), so it must be a
+// file of the local file system (or one mounted at the same path on every
+// worker), not a stream or a FIFO, which can be read only once. Object
+// stores (gs://, s3://) are not read: the launcher cuts the large side into
+// ranges with the local file system.
+func checkLocal(what, path string) (string, error) {
+	if strings.Contains(path, "://") {
+		return "", fmt.Errorf("beamjoin: %s %s: only files of the local file system (or mounted at the same path on every worker) are read, not other file systems", what, path)
 	}
-	return nil
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("beamjoin: %s %s: %w", what, path, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("beamjoin: %s: %w", what, err)
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("beamjoin: %s %s is not a regular file (a pipe, a FIFO, a device or a folder): the workers open it again, so it must be a file; save it to one", what, path)
+	}
+	return abs, nil
 }
 
-// spans returns the byte ranges of the large side for rangeMapFn, or false
-// when textio reads it (another file system). At least two ranges a core,
-// and one each 32 MiB, so that a runner can spread them over its workers; a
-// compressed local file is one span, wholeFile.
-func spans(path string) ([]span, bool, error) {
-	if !localPath(path) {
-		return nil, false, nil
-	}
+// spans returns the byte ranges of a local regular file for rangeMapFn: at
+// least two a core, and one each 32 MiB, so that a runner can spread them
+// over its workers; a compressed file is one span, wholeFile.
+func spans(path string) ([]span, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	parts := int(max(int64(2*runtime.NumCPU()), min(st.Size()>>25, 1<<12)))
 	in, err := csvscan.OpenInput(context.Background(), path, csvscan.InputOptions{Parts: parts})
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	defer in.Close()
 	if !in.Regular {
-		return []span{wholeFile}, true, nil
+		return []span{wholeFile}, nil
 	}
 	var out []span
 	for _, rg := range in.Ranges() {
 		out = append(out, span{rg.Start, rg.End, st.Size(), st.ModTime().UnixNano()})
 	}
-	return out, true, nil
+	return out, nil
 }
 
 // crossFn is the reduce: per key, the cross product of large-side and key-side
@@ -506,10 +379,6 @@ type Options struct {
 	Filter          filters.Kind
 	Sizing          filters.Sizing
 	Output          string // rows, without the header
-	// TextIO reads the large side with textio, a line an element, even when
-	// it is a local file that the ranged map could read (the path of other
-	// file systems and compressed files).
-	TextIO bool
 }
 
 // Header is what the pipeline needs to know of a file before it runs.
@@ -553,11 +422,21 @@ func KeySpecs(opt Options, kh, ih Header) (keys, input join.KeySpec, err error) 
 // Build adds the join to the pipeline and returns the output rows. The headers
 // are read now, from the local files.
 func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) {
-	kh, err := ReadHeader(opt.Keys)
+	// Checked before anything reads them: a FIFO read for its header would
+	// leave nothing for the workers.
+	keysPath, err := checkLocal("key file", opt.Keys)
+	if err != nil {
+		return beam.PCollection{}, Header{}, Header{}, err
+	}
+	inputPath, err := checkLocal("input", opt.Input)
+	if err != nil {
+		return beam.PCollection{}, Header{}, Header{}, err
+	}
+	kh, err := ReadHeader(keysPath)
 	if err != nil {
 		return beam.PCollection{}, kh, Header{}, err
 	}
-	ih, err := ReadHeader(opt.Input)
+	ih, err := ReadHeader(inputPath)
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
@@ -565,33 +444,15 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
-	var keyRows beam.PCollection
-	if localPath(opt.Keys) {
-		keyRows = beam.ParDo(s.Scope("key rows"), &keyFileFn{NFields: len(kh.Names), Key: newKeyCols(ks)}, beam.Create(s.Scope("key file"), opt.Keys))
-	} else {
-		if err := checkTextIO(opt.Keys); err != nil {
-			return beam.PCollection{}, kh, ih, err
-		}
-		keyRows = beam.ParDo(s.Scope("key rows"), &keyRowFn{Header: kh.Raw, NFields: len(kh.Names), Key: newKeyCols(ks)},
-			textio.Read(s.Scope("read keys"), opt.Keys))
-	}
+	keyRows := beam.ParDo(s.Scope("key rows"), &keyFileFn{NFields: len(kh.Names), Key: newKeyCols(ks)}, beam.Create(s.Scope("key file"), keysPath))
 	keys := filter.Distinct(s.Scope("distinct keys"), beam.ParDo(s.Scope("keys"), keyOnly, keyRows))
 	broadcast := beam.Combine(s.Scope("build filter"), &filterCombineFn{Kind: string(opt.Filter), Sizing: opt.Sizing}, keys)
-	var inputRows beam.PCollection
-	sp, ranged, err := spans(opt.Input)
+	sp, err := spans(inputPath)
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
-	if ranged && !opt.TextIO {
-		inputRows = beam.ParDo(s.Scope("filtered map"), &rangeMapFn{Path: opt.Input, NFields: len(ih.Names), Key: newKeyCols(js)},
-			beam.CreateList(s.Scope("input ranges"), sp), beam.SideInput{Input: broadcast})
-	} else {
-		if err := checkTextIO(opt.Input); err != nil {
-			return beam.PCollection{}, kh, ih, err
-		}
-		inputRows = beam.ParDo(s.Scope("filtered map"), &inputRowFn{Header: ih.Raw, NFields: len(ih.Names), Key: newKeyCols(js)},
-			textio.Read(s.Scope("read input"), opt.Input), beam.SideInput{Input: broadcast})
-	}
+	inputRows := beam.ParDo(s.Scope("filtered map"), &rangeMapFn{Path: inputPath, NFields: len(ih.Names), Key: newKeyCols(js)},
+		beam.CreateList(s.Scope("input ranges"), sp), beam.SideInput{Input: broadcast})
 	grouped := beam.CoGroupByKey(s.Scope("shuffle"), inputRows, keyRows)
 	rows := beam.ParDo(s.Scope("reduce"), &crossFn{}, grouped)
 	if opt.Output != "" {

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
@@ -49,18 +51,8 @@ func compareEngines(t *testing.T, keys, input, keyCol, joinCol string, kinds []f
 }
 
 func compareTyped(t *testing.T, keys, input, keyCol, joinCol string, kt join.KeyType, kinds []filters.Kind) {
-	compareWith(t, keys, input, keyCol, joinCol, kt, kinds, false)
-}
-
-// compareWith is compareTyped with the large side read by textio (a line an
-// element) when textIO is set, else by the ranged map.
-func compareWith(t *testing.T, keys, input, keyCol, joinCol string, kt join.KeyType, kinds []filters.Kind, textIO bool) {
 	for _, kind := range kinds {
-		name := string(kind)
-		if textIO {
-			name += "/textio"
-		}
-		t.Run(name, func(t *testing.T) {
+		t.Run(string(kind), func(t *testing.T) {
 			var localOut bytes.Buffer
 			rep, err := local.Run(context.Background(), join.Options{Keys: keys, Input: input, KeyCol: keyCol, JoinCol: joinCol, KeyType: kt, Filter: kind}, local.NewCSV(&localOut))
 			if err != nil {
@@ -68,12 +60,12 @@ func compareWith(t *testing.T, keys, input, keyCol, joinCol string, kt join.KeyT
 			}
 			out := filepath.Join(t.TempDir(), "rows.txt")
 			counters, _, _, err := Execute(context.Background(), Options{Keys: keys, Input: input, KeyCol: keyCol, JoinCol: joinCol,
-				KeyType: kt, Filter: kind, Output: out, TextIO: textIO}, prism.Execute)
+				KeyType: kt, Filter: kind, Output: out}, prism.Execute)
 			if err != nil {
 				t.Fatal(err)
 			}
 			data, err := os.ReadFile(out)
-			if err != nil {
+			if err != nil && !os.IsNotExist(err) { // textio.Write writes no file for no rows
 				t.Fatal(err)
 			}
 			got, want := rowsOf(t, data, false), rowsOf(t, localOut.Bytes(), true)
@@ -98,12 +90,10 @@ func TestGenerated(t *testing.T) {
 		kinds = append(kinds, sp.Kind)
 	}
 	compareEngines(t, keys, gen.Cite, "PATENT", "CITED", kinds)
-	// The textio map (other file systems, compressed files) on the same data,
-	// asked for and taken for a gzip file.
-	compareWith(t, keys, gen.Cite, "PATENT", "CITED", join.IntKeys, []filters.Kind{filters.ACBF, filters.None}, true)
+	// A gzip large side: one span, read whole.
 	gzPath := gzipCopy(t, gen.Cite, "cite.txt.gz")
-	if sp, ranged, err := spans(gzPath); err != nil || !ranged || !slices.Equal(sp, []span{wholeFile}) {
-		t.Fatalf("a gzip file: spans %v, ranged %v, %v", sp, ranged, err)
+	if sp, err := spans(gzPath); err != nil || !slices.Equal(sp, []span{wholeFile}) {
+		t.Fatalf("a gzip file: spans %v, %v", sp, err)
 	}
 	compareEngines(t, keys, gzPath, "PATENT", "CITED", []filters.Kind{filters.ACBF})
 	// A gzip key file too (read whole by keyFileFn).
@@ -132,9 +122,8 @@ func gzipCopy(t *testing.T, src, name string) string {
 
 // TestGzipTextIO: Beam 2.77's textio reads a .gz file only up to its
 // compressed size (its restriction is the file's size, its offsets the
-// decompressed text's), losing the rest: the reason the pipeline reads
-// local files itself and refuses a .gz path textio would read. If this test
-// fails, textio was fixed, and the refusal (checkTextIO) can go.
+// decompressed text's), losing the rest: one reason the pipeline reads its
+// files with its own DoFns. If this test fails, textio was fixed.
 func TestGzipTextIO(t *testing.T) {
 	gen := fixture.Generate(t, 0.01, 400, 1)
 	raw, err := os.ReadFile(gen.Cite)
@@ -154,14 +143,60 @@ func TestGzipTextIO(t *testing.T) {
 	}
 	lines, want := bytes.Count(got, []byte("\n")), bytes.Count(raw, []byte("\n"))
 	if lines >= want {
-		t.Fatalf("textio read all %d lines of a gzip file: the bug is fixed; drop checkTextIO", lines)
+		t.Fatalf("textio read all %d lines of a gzip file: the bug is fixed", lines)
 	}
 	t.Logf("textio read %d of the %d lines of a gzip file", lines, want)
-	_, _, _, err = Execute(context.Background(), Options{Keys: gen.Keys, Input: path, KeyCol: "PATENT", JoinCol: "CITED", KeyType: join.IntKeys,
-		Filter: filters.ACBF, Output: filepath.Join(t.TempDir(), "rows.txt"), TextIO: true}, prism.Execute)
-	if err == nil || !strings.Contains(err.Error(), "gzip") {
-		t.Errorf("textio of a .gz file: %v, want the refusal", err)
+}
+
+// TestInputsRefused: paths the workers could not open again as the
+// launcher did are refused before anything reads them, naming the input: a
+// FIFO (read once), another file system, a folder, a missing file. A
+// relative path works (it is made absolute), and a key file with no rows
+// gives no rows, not an error.
+func TestInputsRefused(t *testing.T) {
+	gen := fixture.Generate(t, 0.001, 100, 6)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
 	}
+	run := func(keys, input string) error {
+		_, _, _, err := Execute(context.Background(), Options{Keys: keys, Input: input, KeyCol: "PATENT", JoinCol: "CITED", KeyType: join.IntKeys,
+			Filter: filters.ACBF, Output: filepath.Join(t.TempDir(), "rows.txt")}, prism.Execute)
+		return err
+	}
+	for _, tc := range []struct{ keys, input, want string }{
+		{gen.Keys, fifo, "not a regular file"},
+		{fifo, gen.Cite, "not a regular file"},
+		{gen.Keys, "gs://bucket/cite.txt", "local file system"},
+		{gen.Keys, dir, "not a regular file"},
+		{gen.Keys, filepath.Join(dir, "none.txt"), "no such file"},
+	} {
+		done := make(chan error, 1)
+		go func() { done <- run(tc.keys, tc.input) }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("keys %s, input %s: %v, want an error saying %q", tc.keys, tc.input, err, tc.want)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("keys %s, input %s: no answer within a minute", tc.keys, tc.input)
+		}
+	}
+	// A relative path, read from another working directory than the
+	// launcher's would be wrong: it is made absolute.
+	wd, _ := os.Getwd()
+	rel, err := filepath.Rel(wd, gen.Cite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareEngines(t, gen.Keys, rel, "PATENT", "CITED", []filters.Kind{filters.Bloom})
+	// No key rows: an empty join.
+	empty := filepath.Join(dir, "keys.csv")
+	if err := os.WriteFile(empty, []byte("PATENT,GYEAR\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	compareEngines(t, empty, gen.Cite, "PATENT", "CITED", []filters.Kind{filters.Exact})
 }
 
 func TestRealSample(t *testing.T) {
@@ -212,9 +247,9 @@ func TestComposite(t *testing.T) {
 // boundaries.
 func TestChangedInput(t *testing.T) {
 	gen := fixture.Generate(t, 0.001, 100, 5)
-	sp, ranged, err := spans(gen.Cite)
-	if err != nil || !ranged || len(sp) == 0 {
-		t.Fatalf("spans: %v %v %v", sp, ranged, err)
+	sp, err := spans(gen.Cite)
+	if err != nil || len(sp) == 0 {
+		t.Fatalf("spans: %v %v", sp, err)
 	}
 	if _, c, err := openSpan(gen.Cite, sp[0], 2); err != nil {
 		t.Fatalf("unchanged file: %v", err)

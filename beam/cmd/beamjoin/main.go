@@ -64,7 +64,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	if err := run(context.Background()); err != nil {
-		fmt.Fprintf(os.Stderr, "beamjoin: %v\n", err)
+		fmt.Fprintf(os.Stderr, "beamjoin: %s\n", strings.TrimPrefix(err.Error(), "beamjoin: ")) // the package's errors name it already
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
@@ -87,6 +87,13 @@ func run(ctx context.Context) error {
 	}
 	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: join.KeyType(*keyType),
 		Filter: kind, Sizing: filters.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}, Output: *out + ".rows"}
+	// textio.Write writes no file for no rows: a file left at OUT.rows by an
+	// earlier run would become this one's rows.
+	if !strings.Contains(*out, "://") {
+		if err := os.Remove(*out + ".rows"); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
 	start := time.Now()
 	stop := progress(start)
 	counters, kh, ih, err := beamjoin.Execute(ctx, opt, beamx.RunWithMetrics)
@@ -105,6 +112,9 @@ func run(ctx context.Context) error {
 				return err
 			}
 			r, err := os.Open(rows)
+			if os.IsNotExist(err) {
+				return nil // no rows: the header alone
+			}
 			if err != nil {
 				return err
 			}
@@ -169,12 +179,12 @@ func progress(start time.Time) (stop func()) {
 			select {
 			case <-done:
 				if tty {
-					fmt.Fprintf(os.Stderr, "\r%s\n", line())
+					fmt.Fprintf(os.Stderr, "\r%s\x1b[K\n", line())
 				}
 				return
 			case <-t.C:
 				if tty {
-					fmt.Fprintf(os.Stderr, "\r%s", line())
+					fmt.Fprintf(os.Stderr, "\r%s\x1b[K", line())
 				} else {
 					fmt.Fprintln(os.Stderr, line())
 				}
