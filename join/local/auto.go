@@ -22,10 +22,11 @@ const calibrationBitsPerKey = 16
 // (16,384 rows: a selectivity within 0.4 points at 4 sd, and a tenth of the
 // skew sampler's time). 16 pieces, not 8: the generated NBER citations are
 // not in random order, and 8 pieces of 2,048 rows put the selectivity at
-// 1.7% (1.9% in the file; the shuffle predicted 6.3% low), 16 at 2.0%. Each kind is built over at most autoCalibrationKeys
-// of the keys (the exact set over exactCalibrationKeys) and its probes timed
-// for at least autoProbeTime over autoProbeKeys of the sampled rows. At 8,192 keys against
-// 16,384 the decision took 12 ms against 14 (2 cores, 100,000 keys).
+// 1.7% (1.9% in the file; the shuffle predicted 6.3% low), 16 at 2.0%.
+// Each kind is built over at most autoCalibrationKeys of the keys (the
+// exact set over exactCalibrationKeys) and its probes timed for at least
+// autoProbeTime over autoProbeKeys of the sampled rows. At 8,192 keys
+// against 16,384 the decision took 12 ms against 14 (2 cores, 100,000 keys).
 const (
 	autoSampleParts      = 16
 	autoSamplePartRows   = 1024
@@ -50,9 +51,9 @@ const streamRows = 10_000_000
 // it already over all the keys (else nil: build it). O(n + kinds x
 // (autoCalibrationKeys + sample)); the kinds are built and timed one a core.
 //
-// Calibrating on a subset keeps the decision's cost near constant (11-20
-// ms on 2 cores at 100,000 keys, where building every kind over all of them
-// cost 40-90 ms). What it misses: a filter over all the keys may not sit in
+// Calibrating on a subset keeps the decision's cost near constant (13-21
+// ms on 2 cores at 100,000 keys, bench/results/auto.md, where building every
+// kind over all of them cost 40-90 ms). What it misses: a filter over all the keys may not sit in
 // the cache the subset's does, so at millions of keys the probe times are
 // low for every kind (docs/auto.md).
 func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.AutoReport, *filters.Built, error) {
