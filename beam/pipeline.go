@@ -214,6 +214,8 @@ type rangeMapFn struct {
 	filter filters.Filter // decoded once per DoFn instance from the side input
 	ks     *join.KeySpec
 	kb     []byte
+	sep    byte   // the file's separator (csvscan.SepFor)
+	enc    []byte // a row of another separator, as CSV
 }
 
 func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]byte) bool, emit func(string, string)) error {
@@ -225,6 +227,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 		f.filter = flt
 		ks := f.Key.spec()
 		f.ks = &ks
+		f.sep = csvscan.SepFor(f.Path)
 	}
 	r, c, err := openSpan(f.Path, sp, f.NFields)
 	if err != nil {
@@ -247,7 +250,18 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 		f.kb = key[:0]
 		if ok {
 			out++
-			emit(string(key), string(r.Raw()))
+			row := r.Raw()
+			if f.sep != ',' { // the output is CSV: a row of another separator is re-encoded
+				f.enc = f.enc[:0]
+				for i, fl := range r.Fields() {
+					if i > 0 {
+						f.enc = append(f.enc, ',')
+					}
+					f.enc = join.AppendCSVField(f.enc, fl)
+				}
+				row = f.enc
+			}
+			emit(string(key), string(row))
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -274,13 +288,17 @@ func openSpan(path string, sp span, nfields int) (*csvscan.Reader, io.Closer, er
 		if st.Size() != sp.Size || st.ModTime().UnixNano() != sp.MTime {
 			return nil, nil, fmt.Errorf("%s changed after the pipeline cut it into ranges (%d bytes then, %d now): run again on a copy that nothing writes", path, sp.Size, st.Size())
 		}
-		return csvscan.OpenRange(path, csvscan.Range{Start: sp.Start, End: sp.End}, nfields, 0)
+		return csvscan.OpenRange(path, csvscan.Range{Start: sp.Start, End: sp.End}, nfields, csvscan.SepFor(path))
 	}
 	rc, name, err := csvscan.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	r := csvscan.NewReader(rc, name)
+	if err := r.SetSep(csvscan.SepFor(path)); err != nil {
+		rc.Close()
+		return nil, nil, err
+	}
 	if _, err := r.ReadHeader(); err != nil {
 		rc.Close()
 		return nil, nil, err
@@ -322,7 +340,7 @@ func spans(path string) ([]span, error) {
 		return nil, err
 	}
 	parts := int(max(int64(2*runtime.NumCPU()), min(st.Size()>>25, 1<<12)))
-	in, err := csvscan.OpenInput(context.Background(), path, csvscan.InputOptions{Parts: parts})
+	in, err := csvscan.OpenInput(context.Background(), path, csvscan.InputOptions{Parts: parts, Sep: csvscan.SepFor(path)})
 	if err != nil {
 		return nil, err
 	}
@@ -395,11 +413,26 @@ func ReadHeader(path string) (Header, error) {
 	}
 	defer rc.Close()
 	r := csvscan.NewReader(rc, name)
+	sep := csvscan.SepFor(path)
+	if err := r.SetSep(sep); err != nil {
+		return Header{}, err
+	}
 	names, err := r.ReadHeader()
 	if err != nil {
 		return Header{}, err
 	}
-	return Header{Raw: string(r.Raw()), Names: names}, nil
+	if sep == ',' {
+		return Header{Raw: string(r.Raw()), Names: names}, nil
+	}
+	// The output is CSV: a header of another separator is re-encoded.
+	var raw []byte
+	for i, n := range names {
+		if i > 0 {
+			raw = append(raw, ',')
+		}
+		raw = join.AppendCSVField(raw, []byte(n))
+	}
+	return Header{Raw: string(raw), Names: names}, nil
 }
 
 // KeySpecs finds the key columns of opt (KeyCol, JoinCol, KeyType as

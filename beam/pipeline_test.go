@@ -242,6 +242,27 @@ func TestComposite(t *testing.T) {
 	compareTyped(t, pp, cite, "CITING,CITED", "CITING,CITED", join.IntKeys, []filters.Kind{filters.Bloom})
 }
 
+// TestTSV: tab-separated files (by their .tsv name, as join run reads
+// them), plain and gzip, give join run's rows, re-encoded as CSV.
+func TestTSV(t *testing.T) {
+	gen := fixture.Generate(t, 0.001, 300, 8)
+	dir := t.TempDir()
+	tsv := func(src, name string) string {
+		raw, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, bytes.ReplaceAll(raw, []byte(","), []byte("\t")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	keys, cite := tsv(gen.Keys, "keys.tsv"), tsv(gen.Cite, "cite.tsv")
+	compareEngines(t, keys, cite, "PATENT", "CITED", []filters.Kind{filters.ACBF})
+	compareEngines(t, keys, gzipCopy(t, cite, "cite.tsv.gz"), "PATENT", "CITED", []filters.Kind{filters.Exact})
+}
+
 // TestChangedInput: a large side that changes after the ranges were cut is
 // refused by the worker that opens a range, not read across record
 // boundaries.
