@@ -120,14 +120,14 @@ func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(s
 	for r.Next() {
 		rec, b, err := join.MapKeyRow(ks, r.Fields(), 0, buf[:0])
 		if err != nil {
-			return fmt.Errorf("key file: %s: the row at byte %d: %w", path, r.Offset(), err)
+			return fmt.Errorf("key file: %s:%d: %w", path, lineOf(path, r), err)
 		}
 		buf = b
 		rows++
 		emit(string(rec.Key), string(rec.Row))
 	}
 	if err := r.Err(); err != nil {
-		return fmt.Errorf("key file: %w", err)
+		return fmt.Errorf("key file: %w", csvscan.WithLine(err, path))
 	}
 	cKeys.Inc(ctx, rows)
 	Progress.KeyRows.Add(rows)
@@ -245,7 +245,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 		}
 		key, ok, err := join.MapInputRow(f.filter, *f.ks, r.Fields(), f.kb[:0])
 		if err != nil {
-			return fmt.Errorf("input: %s: the row at byte %d: %w", f.Path, r.Offset(), err)
+			return fmt.Errorf("input: %s:%d: %w", f.Path, lineOf(f.Path, r), err)
 		}
 		f.kb = key[:0]
 		if ok {
@@ -265,11 +265,36 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 		}
 	}
 	if err := r.Err(); err != nil {
-		return fmt.Errorf("input: %w", err)
+		return fmt.Errorf("input: %w", csvscan.WithLine(err, f.Path))
 	}
 	cInput.Inc(ctx, in)
 	cMapOut.Inc(ctx, out)
 	return nil
+}
+
+// lineOf returns the line number of r's current record: the reader's own
+// when it counts lines (a whole file), else counted in the file up to the
+// record's offset (a range's reader knows offsets only; on the error path).
+func lineOf(path string, r *csvscan.Reader) int64 {
+	if n := r.Line(); n > 0 {
+		return n
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var line int64 = 1
+	buf := make([]byte, 1<<20)
+	for off := int64(0); off < r.Offset(); {
+		n, err := f.Read(buf[:min(int64(len(buf)), r.Offset()-off)])
+		line += int64(bytes.Count(buf[:n], []byte{'\n'}))
+		off += int64(n)
+		if err != nil || n == 0 {
+			break
+		}
+	}
+	return line
 }
 
 // wholeFile is the span of a whole local file that cannot be cut (a
