@@ -252,13 +252,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 			out++
 			row := r.Raw()
 			if f.sep != ',' { // the output is CSV: a row of another separator is re-encoded
-				f.enc = f.enc[:0]
-				for i, fl := range r.Fields() {
-					if i > 0 {
-						f.enc = append(f.enc, ',')
-					}
-					f.enc = join.AppendCSVField(f.enc, fl)
-				}
+				f.enc = join.AppendCSVFields(f.enc[:0], r.Fields())
 				row = f.enc
 			}
 			emit(string(key), string(row))
@@ -279,22 +273,7 @@ func lineOf(path string, r *csvscan.Reader) int64 {
 	if n := r.Line(); n > 0 {
 		return n
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	var line int64 = 1
-	buf := make([]byte, 1<<20)
-	for off := int64(0); off < r.Offset(); {
-		n, err := f.Read(buf[:min(int64(len(buf)), r.Offset()-off)])
-		line += int64(bytes.Count(buf[:n], []byte{'\n'}))
-		off += int64(n)
-		if err != nil || n == 0 {
-			break
-		}
-	}
-	return line
+	return csvscan.LineAt(path, r.Offset())
 }
 
 // wholeFile is the span of a whole local file that cannot be cut (a
@@ -450,14 +429,11 @@ func ReadHeader(path string) (Header, error) {
 		return Header{Raw: string(r.Raw()), Names: names}, nil
 	}
 	// The output is CSV: a header of another separator is re-encoded.
-	var raw []byte
+	fields := make([][]byte, len(names))
 	for i, n := range names {
-		if i > 0 {
-			raw = append(raw, ',')
-		}
-		raw = join.AppendCSVField(raw, []byte(n))
+		fields[i] = []byte(n)
 	}
-	return Header{Raw: string(raw), Names: names}, nil
+	return Header{Raw: string(join.AppendCSVFields(nil, fields)), Names: names}, nil
 }
 
 // KeySpecs finds the key columns of opt (KeyCol, JoinCol, KeyType as

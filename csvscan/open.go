@@ -114,23 +114,34 @@ func WithLine(err error, path string) error {
 	if st, serr := os.Stat(path); path == "-" || serr != nil || !st.Mode().IsRegular() {
 		return err
 	}
-	f, ferr := os.Open(path)
-	if ferr != nil {
+	line := LineAt(path, pe.Offset)
+	if line == 0 {
 		return err
-	}
-	defer f.Close()
-	buf := make([]byte, 1<<20)
-	var line int64 = 1
-	var off int64
-	for off < pe.Offset {
-		n, rerr := f.Read(buf[:min(int64(len(buf)), pe.Offset-off)])
-		line += int64(bytes.Count(buf[:n], []byte{'\n'}))
-		off += int64(n)
-		if rerr != nil {
-			break
-		}
 	}
 	fixed := *pe
 	fixed.Line = line
 	return &fixed
+}
+
+// LineAt returns the number of the line of the plain file at path that the
+// byte offset off falls in (1 for the first), counting its line breaks
+// before off: O(off), for error paths. It returns 0 if the file cannot be
+// opened.
+func LineAt(path string, off int64) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	var line int64 = 1
+	for done := int64(0); done < off; {
+		n, rerr := f.Read(buf[:min(int64(len(buf)), off-done)])
+		line += int64(bytes.Count(buf[:n], []byte{'\n'}))
+		done += int64(n)
+		if rerr != nil || n == 0 {
+			break
+		}
+	}
+	return line
 }

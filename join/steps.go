@@ -111,6 +111,19 @@ func AppendOutputRow(buf, large, small []byte) []byte {
 	return append(buf, '\n')
 }
 
+// AppendCSVFields appends fields to buf as a CSV line's fields, each
+// quoted where it must be (AppendCSVField), without the line end: a row or
+// header of another separator, re-encoded for the CSV output.
+func AppendCSVFields(buf []byte, fields [][]byte) []byte {
+	for i, f := range fields {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = AppendCSVField(buf, f)
+	}
+	return buf
+}
+
 // AppendCSVField appends f as a CSV field, quoted only if it must be (it holds
 // a comma, quote or line break), with quotes doubled.
 func AppendCSVField(buf, f []byte) []byte {

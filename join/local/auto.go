@@ -133,9 +133,6 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 			w.Copies = broadcastCopies(x.opt.Mappers, uint64(c.Bytes))
 		}
 	}
-	if x.opt.HotExclusions == 0 {
-		x.keyIndex = nil // its memory goes back before the map phase
-	}
 	ranked := choose.Rank(w, cons, cands)
 	for _, ch := range ranked {
 		rep.Candidates = append(rep.Candidates, join.AutoCandidate{Kind: ch.Kind, BitsPerKey: ch.BitsPerKey, BroadcastBytes: ch.Bytes, FPPFormula: ch.FPP,

@@ -65,21 +65,8 @@ func TestFilterAuto(t *testing.T) {
 	}
 
 	// A stream input: no sample, a note, the same rows.
-	data, err := os.ReadFile(gen.Cite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		pw.Write(data)
-		pw.Close()
-	}()
 	var buf bytes.Buffer
-	r, err := Run(context.Background(), join.Options{Keys: gen.Keys, Input: "/dev/fd/" + strconv.Itoa(int(pr.Fd())), Filter: join.FilterAuto, Sort: true}, NewCSV(&buf))
-	pr.Close()
+	r, err := Run(context.Background(), join.Options{Keys: gen.Keys, Input: pipeOf(t, gen.Cite), Filter: join.FilterAuto, Sort: true}, NewCSV(&buf))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,4 +107,25 @@ func TestFilterAuto(t *testing.T) {
 			t.Errorf("%+v: %v, want an options error", opt, err)
 		}
 	}
+}
+
+// pipeOf returns a path that reads the file at path through a pipe (a
+// stream: no size, read once), fed by a goroutine; the pipe is closed when
+// the test ends.
+func pipeOf(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		pw.Write(data)
+		pw.Close()
+	}()
+	t.Cleanup(func() { pr.Close() })
+	return "/dev/fd/" + strconv.Itoa(int(pr.Fd()))
 }

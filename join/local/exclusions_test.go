@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -112,22 +111,9 @@ func TestHotExclusions(t *testing.T) {
 	}
 
 	// A stream is read once: refused, naming the option.
-	data, err := os.ReadFile(input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		pw.Write(data)
-		pw.Close()
-	}()
 	opt := base
-	opt.Filter, opt.HotExclusions, opt.Input = filters.Bloom, 10, "/dev/fd/"+strconv.Itoa(int(pr.Fd()))
-	_, err = Run(context.Background(), opt, NewCSV(&bytes.Buffer{}))
-	pr.Close()
+	opt.Filter, opt.HotExclusions, opt.Input = filters.Bloom, 10, pipeOf(t, input)
+	_, err := Run(context.Background(), opt, NewCSV(&bytes.Buffer{}))
 	if !errors.Is(err, join.ErrOptions) || !bytes.Contains([]byte(err.Error()), []byte("HotExclusions")) {
 		t.Errorf("stream input: %v, want an options error naming HotExclusions", err)
 	}

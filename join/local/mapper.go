@@ -302,11 +302,5 @@ func reencode(dst, raw []byte, nfields int, sep byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	for i, f := range fields {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = join.AppendCSVField(dst, f)
-	}
-	return dst, nil
+	return join.AppendCSVFields(dst, fields), nil
 }

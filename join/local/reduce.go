@@ -126,19 +126,22 @@ func columns(rec arrow.Record) (*array.Binary, *array.Uint8, *array.Int64, *arra
 	return rec.Column(0).(*array.Binary), rec.Column(1).(*array.Uint8), rec.Column(2).(*array.Int64), rec.Column(3).(*array.Binary)
 }
 
+// headerBytes returns a header's names as byte slices.
+func headerBytes(h []string) [][]byte {
+	out := make([][]byte, len(h))
+	for i, n := range h {
+		out[i] = []byte(n)
+	}
+	return out
+}
+
 // outputHeader is the output's header: the large side's header (re-encoded
 // as CSV when its separator is not a comma), the key side's columns, and
 // with Route column a last column "class".
 func (x *execution) outputHeader() join.Header {
 	raw := x.input.headerRaw
 	if x.input.sep != ',' {
-		raw = nil
-		for i, n := range x.input.header {
-			if i > 0 {
-				raw = append(raw, ',')
-			}
-			raw = join.AppendCSVField(raw, []byte(n))
-		}
+		raw = join.AppendCSVFields(nil, headerBytes(x.input.header))
 	}
 	h := join.OutputHeader(raw, x.input.header, x.joinSpec, x.keys.header, x.keySpec)
 	if x.opt.Route == join.RouteColumn {
