@@ -35,6 +35,11 @@ func TestOutOfProcess(t *testing.T) {
 		t.Skip("builds prism, the worker pool and beamjoin: not with -short")
 	}
 	bin := t.TempDir()
+	t.Cleanup(func() {
+		if _, err := os.Stat("pipeline_options.json"); err == nil {
+			t.Error("pipeline_options.json was written into the source tree")
+		}
+	})
 	build := func(name, pkg string) string {
 		out := filepath.Join(bin, name)
 		cmd := exec.Command("go", "build", "-o", out, pkg)
@@ -145,6 +150,7 @@ func start(t *testing.T, name, bin string, args ...string) {
 	t.Helper()
 	var out bytes.Buffer
 	cmd := exec.Command(bin, args...)
+	cmd.Dir = t.TempDir() // the worker pool writes pipeline_options.json into its folder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

@@ -15,6 +15,7 @@ package beamjoin
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -318,6 +319,9 @@ func openSpan(path string, sp span, nfields int) (*csvscan.Reader, io.Closer, er
 // stores (gs://, s3://) are not read: the launcher cuts the large side into
 // ranges with the local file system.
 func checkLocal(what, path string) (string, error) {
+	if path == "-" {
+		return "", fmt.Errorf("beamjoin: %s -: the pipeline reads files, not standard input (every worker opens its input again by its path): save it to a file and name that", what)
+	}
 	if strings.Contains(path, "://") {
 		return "", fmt.Errorf("beamjoin: %s %s: only files of the local file system (or mounted at the same path on every worker) are read, not other file systems", what, path)
 	}
@@ -327,7 +331,7 @@ func checkLocal(what, path string) (string, error) {
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return "", fmt.Errorf("beamjoin: %s: %w", what, err)
+		return "", fmt.Errorf("beamjoin: %s %s: %w", what, path, errors.Unwrap(err))
 	}
 	if !st.Mode().IsRegular() {
 		return "", fmt.Errorf("beamjoin: %s %s is not a regular file (a pipe, a FIFO, a device or a folder): the workers open it again, so it must be a file; save it to one", what, path)

@@ -167,12 +167,6 @@ type Header struct {
 	Join KeySpec
 }
 
-// IntColumn reports whether column i of the output holds integer keys.
-func (h Header) IntColumn(i int) bool {
-	j := slices.Index(h.Join.Cols, i)
-	return j >= 0 && h.Join.Types[j] == IntKeys
-}
-
 // OutputHeader returns the output's Header from the large side's header (its
 // raw line and names, and its key) and the key side's names and key.
 func OutputHeader(largeRaw []byte, largeNames []string, join KeySpec, keyNames []string, keys KeySpec) Header {

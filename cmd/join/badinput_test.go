@@ -107,7 +107,7 @@ func TestBadInputs(t *testing.T) {
 		{[]string{"--mem", "1MiB", "--mappers", "2", "--reducers", "64"}, "--mem 1MiB: below the minimum of 8MiB for 2 mappers and 64 reducers"},
 		{[]string{"--out", filepath.Join(dir, "no", "such", "out.csv")}, "does not exist"},
 		{[]string{"--out", input}, "is the input"},
-		{[]string{"--format", "xml"}, `--format "xml"`},
+		{[]string{"--format", "xml"}, `--format xml: want csv or parquet`},
 		{[]string{"--filter", "quotient"}, `--filter quotient: unknown filter (want one of none, exact`},
 		{[]string{"--bits-per-key", "2"}, "--bits-per-key 2: want at least 4"},
 		{[]string{"--bad-rows", "ignore"}, `--bad-rows "ignore"`},

@@ -133,12 +133,12 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if err := checkPaths([]namedPath{{"out", *out}}, []namedPath{{"keys", bf.keys}}); err != nil {
+	if err := checkPaths([]namedPath{{"--out", *out}}, []namedPath{{"--keys", bf.keys}}); err != nil {
 		return usageError{fmt.Errorf("bank build: %w", err)}
 	}
 	var files outputs
 	defer files.abort()
-	f, err := files.create(ctx, namedPath{"out", *out}, atomicfile.Options{})
+	f, err := files.create(ctx, namedPath{"--out", *out}, atomicfile.Options{})
 	if err != nil {
 		return err
 	}
@@ -346,11 +346,11 @@ func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := local.CheckSides(*bankPath, *moves, ""); err != nil {
 		return usageError{fmt.Errorf("bank update: %w", err)}
 	}
-	ins := []namedPath{{"moves", *moves}}
+	ins := []namedPath{{"--moves", *moves}}
 	if dst != *bankPath {
-		ins = append(ins, namedPath{"bank", *bankPath})
+		ins = append(ins, namedPath{"--bank", *bankPath})
 	}
-	if err := checkPaths([]namedPath{{"out", dst}}, ins); err != nil {
+	if err := checkPaths([]namedPath{{"--out", dst}}, ins); err != nil {
 		return usageError{fmt.Errorf("bank update: %w", err)}
 	}
 	b, err := local.ReadBank(ctx, *bankPath)
@@ -372,7 +372,7 @@ func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	var files outputs
 	defer files.abort()
-	f, err := files.create(ctx, namedPath{"out", dst}, atomicfile.Options{})
+	f, err := files.create(ctx, namedPath{"--out", dst}, atomicfile.Options{})
 	if err != nil {
 		return err
 	}

@@ -50,9 +50,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	defer jf.bars.clear()
 	var outs []namedPath
 	if jf.set("report-json") {
-		outs = append(outs, namedPath{"report-json", *reportJSON})
+		outs = append(outs, namedPath{"--report-json", *reportJSON})
 	}
-	if err := checkPaths(outs, []namedPath{{"keys", opt.Keys}, {"input", opt.Input}}); err != nil {
+	if err := checkPaths(outs, []namedPath{{"--keys", opt.Keys}, {"--input", opt.Input}}); err != nil {
 		return usageError{fmt.Errorf("compare: %w", err)}
 	}
 	if err := local.CheckSides(opt.Keys, opt.Input, ""); err != nil {

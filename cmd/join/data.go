@@ -265,12 +265,12 @@ Examples:
 		}
 		opt.Where = append(opt.Where, p)
 	}
-	if err := checkPaths([]namedPath{{"out", *out}}, []namedPath{{"patents", *patents}}); err != nil {
+	if err := checkPaths([]namedPath{{"--out", *out}}, []namedPath{{"--patents", *patents}}); err != nil {
 		return usageError{fmt.Errorf("keys: %w", err)}
 	}
 	var files outputs
 	defer files.abort()
-	f, err := files.create(ctx, namedPath{"out", *out}, atomicfile.Options{Gzip: true})
+	f, err := files.create(ctx, namedPath{"--out", *out}, atomicfile.Options{Gzip: true})
 	if err != nil {
 		return err
 	}

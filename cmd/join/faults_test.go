@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -138,7 +139,11 @@ func TestDiskFull(t *testing.T) {
 		{"parquet output", "100000", []string{"--filter", "exact", "--format", "parquet"}},
 	} {
 		tmp, outDir := t.TempDir(), t.TempDir()
-		args := append([]string{"run", "--keys", keys, "--input", cite, "--temp-dir", tmp, "--out", filepath.Join(outDir, "out.csv")}, tc.args...)
+		name := "out.csv"
+		if slices.Contains(tc.args, "parquet") {
+			name = "out.parquet"
+		}
+		args := append([]string{"run", "--keys", keys, "--input", cite, "--temp-dir", tmp, "--out", filepath.Join(outDir, name)}, tc.args...)
 		cmd := child([]string{"JOIN_FSIZE=" + tc.limit}, args...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr

@@ -262,7 +262,7 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	defer files.abort()
 	var repF *atomicfile.File
 	if sf.set("report-json") {
-		p := namedPath{"report-json", *reportJSON}
+		p := namedPath{"--report-json", *reportJSON}
 		if err := checkPaths([]namedPath{p}, nil); err != nil {
 			return usageError{fmt.Errorf("filter eval: %w", err)}
 		}
@@ -441,14 +441,14 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	kindList := fs.String("kinds", "all", "the kinds to plot, comma separated, or all (none and exact have no memory budget and are left out)")
 	bitsList := fs.String("bits", "4:32:2", "the bits per key to build each kind at: a list (8,10,16) or FROM:TO:STEP")
 	seed := fs.Uint64("seed", 1, "seed of the keys and queries")
-	out := fs.String("out", "", "the SVG to write (required)")
+	out := fs.String("out", "", "the image to write (required): .svg, .png or .pdf by its extension")
 	quiet := fs.Bool("quiet", false, "no progress line on a terminal")
 	usageWithExamples(fs, "join filter plot --out FILE.svg [--n N] [--bits 4:32:2] [flags]", filterPlotExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *out == "" {
-		return usageError{fmt.Errorf("filter plot: --out is required (an .svg file)")}
+		return usageError{fmt.Errorf("filter plot: --out is required (an .svg, .png or .pdf file)")}
 	}
 	if n.n < 1 || n.n > evaluate.MaxN {
 		return usageError{fmt.Errorf("filter plot: --n %d: want 1 to %d keys", n.n, evaluate.MaxN)}
@@ -482,7 +482,7 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return usageError{fmt.Errorf("filter plot: --bits %g: %v", b, err)}
 		}
 	}
-	if err := checkPaths([]namedPath{{"out", *out}}, nil); err != nil {
+	if err := checkPaths([]namedPath{{"--out", *out}}, nil); err != nil {
 		return usageError{fmt.Errorf("filter plot: %w", err)}
 	}
 	cfg := evaluate.Config{Kinds: kinds, N: n.n, Queries: queries.n, Seed: *seed, Sizing: sz}

@@ -155,6 +155,7 @@ var optionFlags = map[string]string{
 	"Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir", "FilterFile": "filter-file",
 	"Bank": "bank", "Classes": "classes", "Route": "route", "Sep": "delim", "Layout": "filter-layout",
 	"Skew": "skew", "BroadcastBudget": "broadcast-budget", "NeedDeletes": "need-deletes", "HotExclusions": "hot-exclusions", "Table1Sizing": "table1-sizing", "ACBFCapacity": "acbf-capacity",
+	"Format": "format", "Output": "out",
 }
 
 // flagError rewrites an option.Error in err as the user's flag and value

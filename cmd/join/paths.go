@@ -15,96 +15,23 @@ import (
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
 
-// namedPath is a file named by a flag.
+// namedPath is a file named by its flag ("--out").
 type namedPath struct{ flag, path string }
 
-// statPath stats a path as the commands read it: "-" is standard input for an
-// input, standard output for an output.
-func statPath(p namedPath, output bool) (os.FileInfo, error) {
-	switch {
-	case p.path == "-" && output:
-		return os.Stdout.Stat()
-	case p.path == "-":
-		return os.Stdin.Stat()
-	}
-	return os.Stat(p.path)
-}
-
-// checkPaths refuses, before any work, an output that is empty, is a folder,
-// or is the same file as an input or another output (os.SameFile, through
-// links; character devices such as a terminal or /dev/null excepted), and
-// two outputs that would create the same new file.
+// checkPaths applies the output rules (atomicfile.Check) before any work; a
+// refusal is a usage error.
 func checkPaths(outs, ins []namedPath) error {
-	type seen struct {
-		namedPath
-		st     os.FileInfo
-		target string // for a new file: its absolute name
-		output bool
+	named := func(ps []namedPath) []atomicfile.Named {
+		out := make([]atomicfile.Named, len(ps))
+		for i, p := range ps {
+			out[i] = atomicfile.Named{Label: p.flag, Path: p.path}
+		}
+		return out
 	}
-	var all []seen
-	for _, in := range ins {
-		if in.path == "" {
-			continue
-		}
-		if st, err := statPath(in, false); err == nil {
-			all = append(all, seen{namedPath: in, st: st})
-		}
-	}
-	for _, o := range outs {
-		if o.path == "" {
-			return usageError{fmt.Errorf("--%s: empty file name", o.flag)}
-		}
-		cur := seen{namedPath: o, output: true}
-		st, err := statPath(o, true)
-		switch {
-		case err == nil && st.IsDir():
-			return usageError{fmt.Errorf("--%s %s: is a folder", o.flag, o.path)}
-		case err == nil:
-			cur.st = st
-		case errors.Is(err, os.ErrNotExist):
-			if st, err := os.Stat(filepath.Dir(o.path)); err != nil || !st.IsDir() {
-				return usageError{fmt.Errorf("--%s %s: folder %s does not exist", o.flag, o.path, filepath.Dir(o.path))}
-			}
-			cur.target, _ = filepath.Abs(o.path)
-			if dir, derr := filepath.EvalSymlinks(filepath.Dir(o.path)); derr == nil {
-				cur.target, _ = filepath.Abs(filepath.Join(dir, filepath.Base(o.path)))
-			}
-		}
-		for _, s := range all {
-			same := (cur.st != nil && s.st != nil && atomicfile.SameFile(cur.st, s.st)) ||
-				(cur.target != "" && cur.target == s.target) ||
-				(s.output && isStdoutPath(o.path) && isStdoutPath(s.path))
-			if !same {
-				continue
-			}
-			if s.output {
-				return usageError{fmt.Errorf("--%s %s and --%s %s are the same file: give them different names", s.flag, s.path, o.flag, o.path)}
-			}
-			return usageError{fmt.Errorf("--%s %s is the input --%s %s: writing it would destroy the input", o.flag, o.path, s.flag, s.path)}
-		}
-		all = append(all, cur)
-	}
-	// What the command prints goes to standard output: redirected into an
-	// input (join run ... >> keys.csv), it would append the report to it, as
-	// cat refuses to. (Standard error is not checked: the message saying so
-	// would go there.)
-	if st, err := os.Stdout.Stat(); err == nil && st.Mode().IsRegular() {
-		for _, s := range all {
-			if !s.output && s.st != nil && atomicfile.SameFile(st, s.st) {
-				return usageError{fmt.Errorf("standard output is the input --%s %s: writing it would destroy the input", s.flag, s.path)}
-			}
-		}
+	if err := atomicfile.Check(named(outs), named(ins)); err != nil {
+		return usageError{err}
 	}
 	return nil
-}
-
-// isStdoutPath reports the names of standard output.
-func isStdoutPath(p string) bool {
-	switch p {
-	case "-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
-		return true
-	}
-	return false
 }
 
 // outputs are the files a command writes, created before its work starts
@@ -118,7 +45,7 @@ func (o *outputs) create(ctx context.Context, p namedPath, opt atomicfile.Option
 		if errors.Is(err, context.Canceled) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("--%s %s: %w", p.flag, p.path, err)
+		return nil, fmt.Errorf("%s %s: %w", p.flag, p.path, err)
 	}
 	o.files = append(o.files, f)
 	return f, nil

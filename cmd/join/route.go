@@ -24,7 +24,7 @@ func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format
 	if format != "csv" && format != "parquet" {
 		return usageError{fmt.Errorf("run: --format %q: want csv or parquet", format)}
 	}
-	if out == "" || isStdoutPath(out) {
+	if out == "" || atomicfile.IsStdout(out) {
 		return usageError{fmt.Errorf("run: --route dir writes a folder: give --out DIR")}
 	}
 	if jf.bank == "-" {
@@ -41,9 +41,9 @@ func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format
 	opt.Sort = sorted
 	var outs []namedPath
 	if jf.set("report-json") {
-		outs = append(outs, namedPath{"report-json", reportJSON})
+		outs = append(outs, namedPath{"--report-json", reportJSON})
 	}
-	if err := checkPaths(outs, []namedPath{{"keys", jf.keys}, {"input", jf.input}, {"bank", jf.bank}}); err != nil {
+	if err := checkPaths(outs, []namedPath{{"--keys", jf.keys}, {"--input", jf.input}, {"--bank", jf.bank}}); err != nil {
 		return usageError{fmt.Errorf("run: %w", err)}
 	}
 	b, err := local.ReadBank(ctx, jf.bank)
@@ -98,7 +98,7 @@ func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format
 		opened = append(opened, f)
 		sinks[i] = local.NewCSV(f)
 		if format == "parquet" {
-			sinks[i] = local.NewParquet(f, nberTypes)
+			sinks[i] = local.NewParquet(f, opt.TempDir)
 		}
 	}
 	jf.tuneGC(opt)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join"
@@ -38,7 +37,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	filter := fs.String("filter", string(filters.ACBF), "the filter: "+kindList())
 	filterFile := fs.String("filter-file", "", "use the filter in this file (join build-filter) instead of building one")
 	out := fs.String("out", "-", "output file (.gz: compressed), or - for standard output")
-	format := fs.String("format", "csv", "csv or parquet")
+	format := fs.String("format", "", "csv or parquet (default: the one --out's extension names, .csv or .parquet; else csv)")
 	sorted := fs.Bool("sort", false, "order the output by key, then by the large side's row order")
 	reportJSON := fs.String("report-json", "", "also write the report as JSON to this file")
 	fs.StringVar(&jf.bank, "bank", "", "filter with the union of these classes' filters of a bank (join bank build) and join only their key rows")
@@ -52,9 +51,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *format != "csv" && *format != "parquet" {
-		return usageError{fmt.Errorf("run: --format %q: want csv or parquet", *format)}
+	resolved, err := local.FormatFor(*out, *format)
+	if err != nil {
+		return usageError{flagError("run", fs, err)}
 	}
+	*format = resolved
 	if *format == "parquet" && *out == "-" {
 		return usageError{fmt.Errorf("run: --format parquet needs --out FILE")}
 	}
@@ -71,11 +72,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	}
 	defer jf.bars.clear()
 	opt.Sort = *sorted
-	outs := []namedPath{{"out", *out}}
+	outs := []namedPath{{"--out", *out}}
 	if jf.set("report-json") {
-		outs = append(outs, namedPath{"report-json", *reportJSON})
+		outs = append(outs, namedPath{"--report-json", *reportJSON})
 	}
-	if err := checkPaths(outs, []namedPath{{"keys", jf.keys}, {"input", jf.input}, {"filter-file", *filterFile}}); err != nil {
+	if err := checkPaths(outs, []namedPath{{"--keys", jf.keys}, {"--input", jf.input}, {"--filter-file", *filterFile}}); err != nil {
 		return usageError{fmt.Errorf("run: %w", err)}
 	}
 	var files outputs
@@ -92,7 +93,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	}
 	sink := local.NewCSV(outF)
 	if *format == "parquet" {
-		sink = local.NewParquet(outF, nberTypes)
+		sink = local.NewParquet(outF, opt.TempDir)
 	}
 	jf.tuneGC(opt)
 	rep, err := local.Run(ctx, opt, sink)
@@ -142,26 +143,6 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// nberTypes types the Parquet columns of the NBER files by their schemas
-// (CITING, CITED, GYEAR... as INT64, RATIOCIT... as DOUBLE); other columns
-// are text.
-func nberTypes(name string) local.ColumnType {
-	for _, s := range []nber.Schema{nber.Cite, nber.Pat} {
-		for _, c := range s.Columns {
-			if c.Name == name {
-				switch c.Type {
-				case nber.Int:
-					return local.Int64
-				case nber.Float:
-					return local.Float64
-				}
-				return local.Text
-			}
-		}
-	}
-	return local.Text
 }
 
 // kindList lists the filter kinds for help texts.
@@ -214,12 +195,12 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *out == "" {
 		return usageError{fmt.Errorf("build-filter: --out is required")}
 	}
-	if err := checkPaths([]namedPath{{"out", *out}}, []namedPath{{"keys", jf.keys}}); err != nil {
+	if err := checkPaths([]namedPath{{"--out", *out}}, []namedPath{{"--keys", jf.keys}}); err != nil {
 		return usageError{fmt.Errorf("build-filter: %w", err)}
 	}
 	var files outputs
 	defer files.abort()
-	f, err := files.create(ctx, namedPath{"out", *out}, atomicfile.Options{})
+	f, err := files.create(ctx, namedPath{"--out", *out}, atomicfile.Options{})
 	if err != nil {
 		return err
 	}

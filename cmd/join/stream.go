@@ -107,11 +107,11 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *every < 0 {
 		return usageError{fmt.Errorf("stream: --every %d: want 0 or more batches", *every)}
 	}
-	outs := []namedPath{{"out", *out}}
+	outs := []namedPath{{"--out", *out}}
 	if sf.set("report-json") {
-		outs = append(outs, namedPath{"report-json", *reportJSON})
+		outs = append(outs, namedPath{"--report-json", *reportJSON})
 	}
-	if err := checkPaths(outs, []namedPath{{"key-events", opt.KeyEvents}, {"probe", opt.Probe}}); err != nil {
+	if err := checkPaths(outs, []namedPath{{"--key-events", opt.KeyEvents}, {"--probe", opt.Probe}}); err != nil {
 		return usageError{fmt.Errorf("stream: %w", err)}
 	}
 	var files outputs

@@ -17,6 +17,7 @@ import (
 	"image/color"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -25,6 +26,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
@@ -96,8 +99,11 @@ func Write(path string, panels []Panel, colour func(name string) color.Color) er
 // each variant once, by its colour (the Legend, or the Name without a
 // " formula" suffix), and explains the styles: a grey solid line with a dot
 // "measured", a grey dashed line "formula (theory)".
+//
+// The image's format is the one path's extension names: .png (PNG at 150
+// dots per inch) or .pdf, else SVG.
 func WriteFigure(path string, fig Figure, colour func(name string) color.Color) error {
-	svg, err := render(fig, colour)
+	svg, err := render(fig, colour, FormatOf(path))
 	if err != nil {
 		return err
 	}
@@ -119,7 +125,20 @@ const (
 	maxDecade = 308 // a log axis ends within 1e-308 to 1e308
 )
 
-func render(fig Figure, colour func(name string) color.Color) ([]byte, error) {
+// FormatOf returns the image format a path's extension names: "png",
+// "pdf", or "svg" (the default, for .svg and any other name).
+func FormatOf(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png":
+		return "png"
+	case ".pdf":
+		return "pdf"
+	}
+	return "svg"
+}
+
+// render draws fig as an image of format (FormatOf).
+func render(fig Figure, colour func(name string) color.Color, format string) ([]byte, error) {
 	if len(fig.Panels) == 0 {
 		return nil, errors.New("svgplot: a figure without panels")
 	}
@@ -154,7 +173,15 @@ func render(fig Figure, colour func(name string) color.Color) ([]byte, error) {
 		height += vg.Points(capGap)
 	}
 
-	img := vgsvg.New(width, height)
+	var img vg.CanvasWriterTo
+	switch format {
+	case "png":
+		img = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(150))}
+	case "pdf":
+		img = vgpdf.New(width, height)
+	default:
+		img = vgsvg.New(width, height)
+	}
 	dc := draw.New(img)
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
@@ -190,6 +217,9 @@ func render(fig Figure, colour func(name string) color.Color) ([]byte, error) {
 	var buf bytes.Buffer
 	if _, err := img.WriteTo(&buf); err != nil {
 		return nil, err
+	}
+	if format != "svg" {
+		return buf.Bytes(), nil
 	}
 	return bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Sans;"), []byte(svgFamily)), nil
 }

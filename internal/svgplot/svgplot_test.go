@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"image/png"
 	"io"
 	"math"
 	"os"
@@ -153,7 +154,7 @@ func testColour(name string) color.Color {
 
 func renderDoc(t *testing.T, fig Figure) svgDoc {
 	t.Helper()
-	b, err := render(fig, testColour)
+	b, err := render(fig, testColour, "svg")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,4 +580,36 @@ func examplePanels() map[string]Figure {
 	}
 	figs["fig6"] = Figure{Panels: []Panel{narrow, lin}}
 	return figs
+}
+
+// TestFormats: the extension names the image's format (a PNG named .png
+// held SVG before); anything else is SVG.
+func TestFormats(t *testing.T) {
+	dir := t.TempDir()
+	var fig Figure
+	for _, f := range examplePanels() {
+		fig = f
+		break
+	}
+	for name, magic := range map[string]string{"f.png": "\x89PNG\r\n\x1a\n", "f.PDF": "%PDF-", "f.svg": "<?xml", "f.txt": "<?xml"} {
+		path := filepath.Join(dir, name)
+		if err := WriteFigure(path, fig, testColour); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(b, []byte(magic)) {
+			t.Errorf("%s starts %q, want %q", name, b[:min(len(b), 8)], magic)
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "f.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if img, err := png.Decode(f); err != nil || img.Bounds().Dx() < 400 {
+		t.Errorf("f.png: %v, %v", err, img)
+	}
 }

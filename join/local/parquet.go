@@ -1,10 +1,15 @@
 package local
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"os"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -13,17 +18,18 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/schema"
 
-	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
-// ColumnType is the type of a Parquet output column.
-type ColumnType int
+// A column's type: columnText (UTF-8: BYTE_ARRAY, logical type String),
+// columnInt64 (INT64) or columnFloat64 (DOUBLE).
+type columnType int
 
 const (
-	Text    ColumnType = iota // UTF-8 (BYTE_ARRAY, logical type String)
-	Int64                     // INT64
-	Float64                   // DOUBLE
+	columnText columnType = iota
+	columnInt64
+	columnFloat64
 )
 
 // A Parquet row group is written at 64K rows or when its values take 8 MiB,
@@ -33,67 +39,160 @@ const (
 	parquetRowGroupBytes = 8 << 20
 )
 
-// parquetSink writes the output rows as a Parquet file, typed: each output
-// line is split into its fields (they are the large-side row as it is in its
-// file and the key-side fields as join.AppendCSVField wrote them: valid
-// CSV) and each field is stored as its column's type. Writers buffer 256 KiB
-// of lines each; the sink parses and appends them to the row group under a
-// lock, so it holds one row group and the writers' buffers.
+// parquetSink writes the output rows as a Parquet file whose column types
+// come from the values written, never from names or a sample: a column is
+// INT64 when every value written to it is an integer that prints back as
+// the same text (canonicalInt: 7, -7, 0; not 007, +7, -0 or beyond int64),
+// else DOUBLE when every value is a finite number that prints back as the
+// same text (canonicalFloat: 0.5, -2, 3.25; not 7.0, 1e3, .5 or NaN), else
+// UTF-8; so no value written changes, and two values the join kept apart
+// (007 and 7 as string keys) stay apart. An empty field is NULL; a column of
+// NULLs only, and every column of an output with no rows, is UTF-8.
+//
+// The types are known only when every row is in, so the rows are spooled
+// first: each writer's batch of lines (256 KiB, lineBuffer) goes to a
+// temporary file in the sink's folder, its fields checked against the types
+// still possible for their columns as it goes; Finish decides the schema,
+// reads the batches back and writes row groups. Cost: the output written
+// twice and split twice (the output of a filtered join is a small part of
+// its input); memory: one row group and one batch. The spool is named with
+// atomicfile.TempPrefix (for `join clean` after a kill) and removed by Close
+// on every path. Writers are safe for concurrent use (the batches are taken
+// under a lock).
 //
 // It writes through Apache Arrow's parquet/file package rather than pqarrow:
 // pqarrow pulls in Arrow Flight and gRPC, whose initialisation adds to the
 // resident memory of every run, a cost --mem cannot bound (docs/design.md).
 type parquetSink struct {
-	w     io.Writer
-	types func(name string) ColumnType
+	w       io.Writer
+	tempDir string
 
 	mu     sync.Mutex
 	names  []string
-	kinds  []ColumnType
+	spool  *os.File
+	sw     *bufio.Writer
+	maybe  []columnTypes // per column: the types its values so far allow
+	fields [][]byte
+	unq    []byte
+	batch  []byte // a batch read back from the spool
+
+	// The row group being filled (in Finish).
+	kinds  []columnType
 	fw     *file.Writer
 	texts  [][]parquet.ByteArray // per column, by kind
 	ints   [][]int64
 	floats [][]float64
 	defs   [][]int16 // definition levels: 1 present, 0 NULL
 	rows   int
-	bytes  int
 	arena  []byte // the row group's text bytes
-	fields [][]byte
-	unq    []byte
 }
 
-// NewParquet returns a Sink that writes Parquet to w. types gives the type
-// of a column by name (nil: every column is Text); the join column is Int64
-// with integer keys whatever types says. Every column is optional: an empty
-// field is NULL. A field that does not parse as its column's type fails the
-// run with the column and the value; Snappy compression.
-func NewParquet(w io.Writer, types func(name string) ColumnType) Sink {
-	return &parquetSink{w: w, types: types}
+// columnTypes is what a column's values so far allow.
+type columnTypes struct{ seen, notInt, notFloat bool }
+
+func (c *columnTypes) observe(f []byte) {
+	c.seen = true
+	switch {
+	case c.notInt && c.notFloat:
+	case canonicalInt(f):
+		// Every integer of up to 15 digits is exact as a double (2^53 has
+		// 16); longer ones print back the same only if they are exact.
+		if len(f) > 15 && !c.notFloat && !canonicalFloat(f) {
+			c.notFloat = true
+		}
+	default:
+		c.notInt = true
+		if !c.notFloat && !canonicalFloat(f) {
+			c.notFloat = true
+		}
+	}
 }
 
-func (s *parquetSink) Begin(h join.Header) (err error) {
-	defer recoverWrite(&err)
+func (c columnTypes) kind() columnType {
+	switch {
+	case !c.seen:
+		return columnText
+	case !c.notInt:
+		return columnInt64
+	case !c.notFloat:
+		return columnFloat64
+	}
+	return columnText
+}
+
+// canonicalInt reports whether f is an int64 written as strconv.FormatInt
+// writes it: an optional '-', no '+', no leading zero, not "-0".
+func canonicalInt(f []byte) bool {
+	d := f
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 19 || (d[0] == '0' && (len(d) > 1 || len(f) > len(d))) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	if len(d) < 19 {
+		return true
+	}
+	_, err := strconv.ParseInt(string(f), 10, 64) // 19 digits: within int64?
+	return err == nil
+}
+
+// canonicalFloat reports whether f is a finite float64 written as
+// strconv.FormatFloat(v, 'f', -1, 64) writes it: the shortest decimal that
+// reads back as v, no exponent, no trailing zero, no '+'.
+func canonicalFloat(f []byte) bool {
+	if len(f) == 0 || len(f) > 400 || !(f[0] == '-' || f[0] >= '0' && f[0] <= '9') {
+		return false // also keeps out NaN, Inf and hex forms
+	}
+	v, err := strconv.ParseFloat(string(f), 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return false
+	}
+	var buf [64]byte
+	return string(strconv.AppendFloat(buf[:0], v, 'f', -1, 64)) == string(f)
+}
+
+// NewParquet returns a Sink that writes Parquet to w, typed by the values
+// written (parquetSink), with Snappy compression; its spool goes in tempDir
+// ("" for the system's temporary folder).
+func NewParquet(w io.Writer, tempDir string) Sink {
+	return &parquetSink{w: w, tempDir: tempDir}
+}
+
+func (s *parquetSink) Begin(h join.Header) error {
 	s.names = h.Names
-	fields := make(schema.FieldList, len(h.Names))
-	s.kinds = make([]ColumnType, len(h.Names))
-	s.texts = make([][]parquet.ByteArray, len(h.Names))
-	s.ints = make([][]int64, len(h.Names))
-	s.floats = make([][]float64, len(h.Names))
-	s.defs = make([][]int16, len(h.Names))
-	for i, name := range h.Names {
-		k := Text
-		if s.types != nil {
-			k = s.types(name)
-		}
-		if h.IntColumn(i) {
-			k = Int64
-		}
+	s.maybe = make([]columnTypes, len(h.Names))
+	f, err := os.CreateTemp(s.tempDir, atomicfile.TempPrefix()+"parquet-*.spool")
+	if err != nil {
+		return fmt.Errorf("parquet: spool: %w", err)
+	}
+	s.spool, s.sw = f, bufio.NewWriterSize(f, 1<<20)
+	return nil
+}
+
+// schema builds the file writer from the decided types.
+func (s *parquetSink) begin() (err error) {
+	defer recoverWrite(&err)
+	n := len(s.names)
+	fields := make(schema.FieldList, n)
+	s.kinds = make([]columnType, n)
+	s.texts = make([][]parquet.ByteArray, n)
+	s.ints = make([][]int64, n)
+	s.floats = make([][]float64, n)
+	s.defs = make([][]int16, n)
+	for i, name := range s.names {
+		k := s.maybe[i].kind()
 		s.kinds[i] = k
 		var node schema.Node
 		switch k {
-		case Int64:
+		case columnInt64:
 			node, err = schema.NewPrimitiveNodeLogical(name, parquet.Repetitions.Optional, schema.NewIntLogicalType(64, true), parquet.Types.Int64, -1, -1)
-		case Float64:
+		case columnFloat64:
 			node, err = schema.NewPrimitiveNode(name, parquet.Repetitions.Optional, parquet.Types.Double, -1, -1)
 		default:
 			node, err = schema.NewPrimitiveNodeLogical(name, parquet.Repetitions.Optional, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)
@@ -127,13 +226,38 @@ func recoverWrite(err *error) {
 
 func (s *parquetSink) Writer() RowWriter { return &lineBuffer{flush: s.add} }
 
-// add appends the rows of lines (each ending in '\n') to the row group.
-func (s *parquetSink) add(lines []byte) (err error) {
+// add checks the fields of lines (rows each ending in '\n') against their
+// columns' possible types and spools them as one batch: its length, then
+// its bytes.
+func (s *parquetSink) add(lines []byte) error {
+	if len(lines) == 0 {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	defer recoverWrite(&err)
+	if err := s.eachRow(lines, func() error {
+		for i, f := range s.fields {
+			if len(f) > 0 {
+				s.maybe[i].observe(f)
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	var n [binary.MaxVarintLen64]byte
+	s.sw.Write(n[:binary.PutUvarint(n[:], uint64(len(lines)))])
+	if _, err := s.sw.Write(lines); err != nil {
+		return fmt.Errorf("parquet: spool: %w", err)
+	}
+	return nil
+}
+
+// eachRow splits each row of lines into s.fields and calls fn.
+func (s *parquetSink) eachRow(lines []byte, fn func() error) error {
 	for len(lines) > 0 {
 		var n int
+		var err error
 		if s.fields, s.unq, n, err = splitLine(lines, s.fields[:0], s.unq[:0]); err != nil {
 			return err
 		}
@@ -141,37 +265,44 @@ func (s *parquetSink) add(lines []byte) (err error) {
 		if len(s.fields) != len(s.names) {
 			return fmt.Errorf("parquet: an output row has %d fields, the header %d", len(s.fields), len(s.names))
 		}
-		for i, f := range s.fields {
-			if len(f) == 0 {
-				s.defs[i] = append(s.defs[i], 0)
-				continue
-			}
-			s.defs[i] = append(s.defs[i], 1)
-			switch s.kinds[i] {
-			case Int64:
-				v, err := csvscan.ParseInt(f)
-				if err != nil {
-					return fmt.Errorf("parquet: column %q: %q is not an integer", s.names[i], f)
-				}
-				s.ints[i] = append(s.ints[i], v)
-			case Float64:
-				v, err := strconv.ParseFloat(string(f), 64)
-				if err != nil {
-					return fmt.Errorf("parquet: column %q: %q is not a number", s.names[i], f)
-				}
-				s.floats[i] = append(s.floats[i], v)
-			default:
-				start := len(s.arena)
-				s.arena = append(s.arena, f...)
-				s.texts[i] = append(s.texts[i], parquet.ByteArray(s.arena[start:len(s.arena):len(s.arena)]))
-			}
+		if err := fn(); err != nil {
+			return err
 		}
-		s.rows++
-		if s.rows == parquetRowGroup || len(s.arena)+24*len(s.names)*s.rows >= parquetRowGroupBytes {
-			if err := s.flushGroup(); err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// append adds the row in s.fields to the row group, writing the group when
+// it is full. Called in Finish.
+func (s *parquetSink) append() error {
+	for i, f := range s.fields {
+		if len(f) == 0 {
+			s.defs[i] = append(s.defs[i], 0)
+			continue
 		}
+		s.defs[i] = append(s.defs[i], 1)
+		switch s.kinds[i] {
+		case columnInt64:
+			v, err := strconv.ParseInt(string(f), 10, 64)
+			if err != nil { // checked when spooled: the spool is not what was written
+				return fmt.Errorf("parquet: column %q: %q is not an integer", s.names[i], f)
+			}
+			s.ints[i] = append(s.ints[i], v)
+		case columnFloat64:
+			v, err := strconv.ParseFloat(string(f), 64)
+			if err != nil {
+				return fmt.Errorf("parquet: column %q: %q is not a number", s.names[i], f)
+			}
+			s.floats[i] = append(s.floats[i], v)
+		default:
+			start := len(s.arena)
+			s.arena = append(s.arena, f...)
+			s.texts[i] = append(s.texts[i], parquet.ByteArray(s.arena[start:len(s.arena):len(s.arena)]))
+		}
+	}
+	s.rows++
+	if s.rows == parquetRowGroup || len(s.arena)+24*len(s.names)*s.rows >= parquetRowGroupBytes {
+		return s.flushGroup()
 	}
 	return nil
 }
@@ -212,10 +343,44 @@ func (s *parquetSink) flushGroup() error {
 	return nil
 }
 
-func (s *parquetSink) Finish(context.Context) (err error) {
+// Finish decides the columns' types, reads the spooled batches back and
+// writes them as row groups.
+func (s *parquetSink) Finish(ctx context.Context) (err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer recoverWrite(&err)
+	if err := s.sw.Flush(); err != nil {
+		return fmt.Errorf("parquet: spool: %w", err)
+	}
+	if _, err := s.spool.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("parquet: spool: %w", err)
+	}
+	if err := s.begin(); err != nil {
+		return err
+	}
+	r := bufio.NewReaderSize(s.spool, 1<<20)
+	for {
+		n, err := binary.ReadUvarint(r)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("parquet: spool: %w", err)
+		}
+		if n > uint64(maxSpoolBatch) {
+			return fmt.Errorf("parquet: spool: a batch of %d bytes", n)
+		}
+		s.batch = slices.Grow(s.batch[:0], int(n))[:n]
+		if _, err := io.ReadFull(r, s.batch); err != nil {
+			return fmt.Errorf("parquet: spool: %w", err)
+		}
+		if err := s.eachRow(s.batch, s.append); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
 	if err := s.flushGroup(); err != nil {
 		return err
 	}
@@ -225,7 +390,21 @@ func (s *parquetSink) Finish(context.Context) (err error) {
 	return nil
 }
 
-func (s *parquetSink) Close() error { return nil }
+// maxSpoolBatch bounds a spooled batch read back: a writer's 256 KiB plus a
+// row, which the engine bounds far below this.
+const maxSpoolBatch = 1 << 34
+
+// Close removes the spool.
+func (s *parquetSink) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.spool != nil {
+		s.spool.Close()
+		os.Remove(s.spool.Name())
+		s.spool = nil
+	}
+	return nil
+}
 
 // splitLine splits the first line of b, a CSV record ending in '\n' (line
 // breaks inside quotes are data), into fields appended to fields; quoted

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"math"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,11 +19,13 @@ import (
 	"github.com/acbfjoin/acbfjoin/internal/fixture"
 )
 
-// writeParquet writes lines through a Parquet sink, from two writers.
-func writeParquet(t *testing.T, h join.Header, types func(string) ColumnType, lines []string) []byte {
+// writeParquet writes lines through a Parquet sink, from two writers, and
+// checks that its spool is gone after Close.
+func writeParquet(t *testing.T, h join.Header, lines []string) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	s := NewParquet(&out, types)
+	dir := t.TempDir()
+	s := NewParquet(&out, dir)
 	if err := s.Begin(h); err != nil {
 		t.Fatal(err)
 	}
@@ -37,73 +43,163 @@ func writeParquet(t *testing.T, h join.Header, types func(string) ColumnType, li
 	if err := s.Finish(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	s.Close()
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Errorf("left in the temporary folder: %v", left)
+	}
 	return out.Bytes()
 }
 
-// TestParquetTyped: the join column of integer keys is INT64, the columns the
-// types function knows are INT64 and DOUBLE, the rest text; empty fields are
-// NULL; quoted fields are unquoted; more rows than a row group.
-func TestParquetTyped(t *testing.T) {
+// column returns column i of tbl as text, "NULL" for a null, and its type.
+func column(t *testing.T, tbl arrow.Table, i int) ([]string, arrow.DataType) {
+	t.Helper()
+	var out []string
+	for _, chunk := range tbl.Column(i).Data().Chunks() {
+		for j := range chunk.Len() {
+			if chunk.IsNull(j) {
+				out = append(out, "NULL")
+				continue
+			}
+			switch c := chunk.(type) {
+			case *array.Int64:
+				out = append(out, strconv.FormatInt(c.Value(j), 10))
+			case *array.Float64:
+				out = append(out, strconv.FormatFloat(c.Value(j), 'f', -1, 64))
+			case *array.String:
+				out = append(out, c.Value(j))
+			default:
+				t.Fatalf("column %d: %T", i, chunk)
+			}
+		}
+	}
+	return out, tbl.Schema().Field(i).Type
+}
+
+// TestParquetTypesFromValues: a column is INT64 or DOUBLE only when every
+// value written to it parses as one and prints back as the same text, else
+// UTF-8, whatever its name; so every value reads back as it was written
+// (007 and 7 stay apart), and an empty field is NULL.
+func TestParquetTypesFromValues(t *testing.T) {
+	str, i64, f64 := arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64
+	for _, c := range []struct {
+		name   string
+		values []string
+		want   arrow.DataType
+	}{
+		{"ints", []string{"1", "-7", "0", "9223372036854775807", "-9223372036854775808"}, i64},
+		{"leading zero", []string{"007", "7"}, str},
+		{"plus sign", []string{"+7", "7"}, str},
+		{"minus zero", []string{"-0", "1"}, f64},                    // -0 prints back as -0 as a double
+		{"beyond int64", []string{"9223372036854775808", "1"}, str}, // as a double it prints 9223372036854776000
+		{"decimals", []string{"0.5", "2", "-3.25", "0.6667"}, f64},
+		{"seven point zero", []string{"7.0", "1"}, str},
+		{"exponent", []string{"1e3", "1"}, str},
+		{"no leading digit", []string{".5", "1"}, str},
+		{"not a number", []string{"NaN", "1"}, str},
+		{"infinity", []string{"Inf", "1"}, str},
+		{"too precise for a double", []string{"12345678901234567", "0.5"}, str},
+		{"text", []string{"abc", "7"}, str},
+		{"with NULLs", []string{"", "5", ""}, i64},
+		{"NULLs only", []string{"", ""}, str},
+		{"spaces", []string{" 7", "7"}, str},
+		{"quoted", []string{`"7"`, `"a,b"`}, str},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := join.OutputHeader([]byte("K,V"), []string{"K", "V"}, oneKey(0, join.StringKeys), []string{"K"}, oneKey(0, join.StringKeys))
+			var lines []string
+			for i, v := range c.values {
+				lines = append(lines, fmt.Sprintf("k%d,%s\n", i, v))
+			}
+			tbl := fixture.ReadParquet(t, writeParquet(t, h, lines))
+			keys, _ := column(t, tbl, 0)
+			vals, typ := column(t, tbl, 1)
+			if !arrow.TypeEqual(typ, c.want) {
+				t.Errorf("type %v, want %v", typ, c.want)
+			}
+			got := map[string]string{} // the writers' batches come in either order
+			for i, k := range keys {
+				got[k] = vals[i]
+			}
+			for i, v := range c.values {
+				want := v
+				switch {
+				case v == "":
+					want = "NULL"
+				case v == `"7"`:
+					want = "7"
+				case v == `"a,b"`:
+					want = "a,b"
+				}
+				if g := got[fmt.Sprintf("k%d", i)]; g != want {
+					t.Errorf("value %d: %q, want %q", i, g, want)
+				}
+			}
+		})
+	}
+}
+
+// TestParquetRows: more rows than a row group, quoted fields with quotes
+// and commas, NULLs, and an output with no rows (every column UTF-8).
+func TestParquetRows(t *testing.T) {
 	h := join.OutputHeader([]byte(`"CITING","CITED"`), []string{"CITING", "CITED"}, oneKey(1, join.IntKeys),
 		[]string{"PATENT", "GYEAR", "RATIOCIT", "COUNTRY"}, oneKey(0, join.IntKeys))
-	types := func(name string) ColumnType {
-		switch name {
-		case "GYEAR":
-			return Int64
-		case "RATIOCIT":
-			return Float64
-		}
-		return Text
-	}
 	var lines []string
 	for i := 0; i < 70000; i++ { // more than one row group
 		country := ""
 		if i%3 == 0 {
 			country = `"J""P, x"`
 		}
-		lines = append(lines, fmt.Sprintf("%d,+0%d,%d,0.5,%s\n", 4000000+i%7, 3858241, 1975+i%5, country))
+		lines = append(lines, fmt.Sprintf("%d,%d,%d,0.5,%s\n", 4000000+i%7, 3858241, 1975+i%5, country))
 	}
 	lines = append(lines, "4000001,42,,,\n")
-	tbl := fixture.ReadParquet(t, writeParquet(t, h, types, lines))
+	tbl := fixture.ReadParquet(t, writeParquet(t, h, lines))
 	if tbl.NumRows() != 70001 || tbl.NumCols() != 5 {
 		t.Fatalf("table %d rows x %d cols", tbl.NumRows(), tbl.NumCols())
 	}
-	wantTypes := []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64, arrow.BinaryTypes.String}
+	wantTypes := []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64, arrow.BinaryTypes.String}
+	cols := make([][]string, 5)
 	for i, want := range wantTypes {
 		if f := tbl.Schema().Field(i); !arrow.TypeEqual(f.Type, want) || !f.Nullable {
 			t.Errorf("column %d %s: %v (nullable %v), want nullable %v", i, f.Name, f.Type, f.Nullable, want)
 		}
+		cols[i], _ = column(t, tbl, i)
 	}
-	cited := tbl.Column(1).Data().Chunk(0).(*array.Int64)
-	country := tbl.Column(4).Data().Chunk(0).(*array.String)
-	if cited.Value(0) != 3858241 || country.Value(0) != `J"P, x` || !country.IsNull(1) {
-		t.Fatalf("values: %d %q null %v", cited.Value(0), country.Value(0), country.IsNull(1))
+	// Rows come back in the order written, the writers' batches in turn.
+	got := map[string]int{}
+	for r := range 70001 {
+		got[strings.Join([]string{cols[0][r], cols[1][r], cols[2][r], cols[3][r], cols[4][r]}, "|")]++
 	}
-	// The row whose key is 42 has empty GYEAR and RATIOCIT: NULL.
-	found := false
-	for c, chunk := range tbl.Column(1).Data().Chunks() {
-		for i := range chunk.Len() {
-			if chunk.(*array.Int64).Value(i) == 42 {
-				found = true
-				if !tbl.Column(2).Data().Chunk(c).IsNull(i) || !tbl.Column(3).Data().Chunk(c).IsNull(i) {
-					t.Fatal("empty numeric fields are not NULL")
-				}
-			}
+	want := map[string]int{}
+	for i := 0; i < 70000; i++ {
+		country := "NULL"
+		if i%3 == 0 {
+			country = `J"P, x`
 		}
+		want[fmt.Sprintf("%d|3858241|%d|0.5|%s", 4000000+i%7, 1975+i%5, country)]++
 	}
-	if !found {
-		t.Fatal("the row of key 42 is missing")
+	want["4000001|42|NULL|NULL|NULL"]++
+	if !maps.Equal(got, want) {
+		t.Fatalf("rows differ: %d distinct, want %d", len(got), len(want))
+	}
+
+	empty := fixture.ReadParquet(t, writeParquet(t, h, nil))
+	if empty.NumRows() != 0 || empty.NumCols() != 5 {
+		t.Fatalf("no rows: table %d rows x %d cols", empty.NumRows(), empty.NumCols())
+	}
+	for i := range 5 {
+		if f := empty.Schema().Field(i); !arrow.TypeEqual(f.Type, arrow.BinaryTypes.String) {
+			t.Errorf("no rows: column %s is %v, want UTF-8", f.Name, f.Type)
+		}
 	}
 }
 
 // TestParquetLimits: rows longer than the CSV reader's 1 MiB and wider than
 // its 1024 columns, valid join output, are written (they failed when the
-// Parquet writer re-read the CSV output); a value that is not of its
-// column's type is an error naming the column.
+// Parquet writer re-read the CSV output); a failure removes the spool.
 func TestParquetLimits(t *testing.T) {
 	long := strings.Repeat("p", 1<<20)
 	h := join.OutputHeader([]byte("CITING,CITED,PAD"), []string{"CITING", "CITED", "PAD"}, oneKey(1, join.IntKeys), []string{"PATENT", "V"}, oneKey(0, join.IntKeys))
-	tbl := fixture.ReadParquet(t, writeParquet(t, h, nil, []string{"10,1," + long + "," + long + "\n"}))
+	tbl := fixture.ReadParquet(t, writeParquet(t, h, []string{"10,1," + long + "," + long + "\n"}))
 	if got := tbl.Column(2).Data().Chunk(0).(*array.String).Value(0); got != long {
 		t.Fatalf("a 1 MiB field came back as %d bytes", len(got))
 	}
@@ -115,27 +211,48 @@ func TestParquetLimits(t *testing.T) {
 		row = append(row, fmt.Sprint(i))
 	}
 	wide := join.OutputHeader([]byte(strings.Join(names, ",")), names, oneKey(0, join.StringKeys), key, oneKey(0, join.StringKeys))
-	tbl = fixture.ReadParquet(t, writeParquet(t, wide, nil, []string{strings.Join(row, ",") + "," + strings.Join(row[1:], ",") + "\n"}))
+	tbl = fixture.ReadParquet(t, writeParquet(t, wide, []string{strings.Join(row, ",") + "," + strings.Join(row[1:], ",") + "\n"}))
 	if tbl.NumCols() != 1199 {
 		t.Fatalf("%d columns, want 1199", tbl.NumCols())
 	}
-	s := NewParquet(&bytes.Buffer{}, func(n string) ColumnType {
-		if n == "PAD" {
-			return Int64
-		}
-		return Text
-	})
+
+	dir := t.TempDir()
+	s := NewParquet(&bytes.Buffer{}, dir)
 	if err := s.Begin(h); err != nil {
 		t.Fatal(err)
 	}
 	w := s.Writer()
-	w.(lineWriter).WriteLine([]byte("10,1,x,y\n"))
-	if err := w.Flush(); err == nil || !strings.Contains(err.Error(), `column "PAD": "x" is not an integer`) {
-		t.Fatalf("a text value in an integer column: %v", err)
+	w.(lineWriter).WriteLine([]byte("10,1\n"))
+	if err := w.Flush(); err == nil || !strings.Contains(err.Error(), "an output row has 2 fields, the header 4") {
+		t.Fatalf("a short row: %v", err)
+	}
+	s.Close()
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Errorf("left after a failure: %v", left)
 	}
 }
 
 // oneKey is the KeySpec of one key column at index i.
 func oneKey(i int, kt join.KeyType) join.KeySpec {
 	return join.KeySpec{Cols: []int{i}, Names: []string{"key"}, Types: []join.KeyType{kt}}
+}
+
+// FuzzCanonical checks canonicalInt and canonicalFloat against their
+// definitions: the value parses and strconv prints it back as the same text.
+func FuzzCanonical(f *testing.F) {
+	for _, s := range []string{"0", "-0", "007", "+7", "7", "-7", "9223372036854775807", "9223372036854775808", "0.5", "7.0", "1e3", ".5", "NaN", "-Inf", "1_000", "0x10", "12345678901234567"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := strconv.ParseInt(s, 10, 64)
+		wantInt := err == nil && strconv.FormatInt(v, 10) == s
+		if got := canonicalInt([]byte(s)); got != wantInt {
+			t.Errorf("canonicalInt(%q) = %v, want %v", s, got, wantInt)
+		}
+		x, err := strconv.ParseFloat(s, 64)
+		wantFloat := err == nil && !math.IsInf(x, 0) && !math.IsNaN(x) && strconv.FormatFloat(x, 'f', -1, 64) == s
+		if got := canonicalFloat([]byte(s)); got != wantFloat {
+			t.Errorf("canonicalFloat(%q) = %v, want %v", s, got, wantFloat)
+		}
+	})
 }

@@ -3,9 +3,13 @@ package local
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"sync"
 
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
@@ -98,4 +102,41 @@ func (w *lineBuffer) Flush() error {
 	err := w.flush(w.buf)
 	w.buf = w.buf[:0]
 	return err
+}
+
+// Output formats (NewCSV, NewParquet).
+const (
+	FormatCSV     = "csv"
+	FormatParquet = "parquet"
+)
+
+// FormatFor returns the format of an output at path: the one its extension
+// names (.csv and .csv.gz CSV, .parquet Parquet), else asked, else CSV. It
+// refuses (an option.Error naming Format or Output, wrapping
+// join.ErrOptions) an asked format that the extension contradicts, an unknown asked
+// format, and an extension naming a format no sink writes (.tsv, .tab, .json,
+// .arrow, .feather, .xlsx), so that a file's name never lies about its bytes.
+func FormatFor(path, asked string) (string, error) {
+	if asked != "" && asked != FormatCSV && asked != FormatParquet {
+		return "", &option.Error{Pkg: "local", Name: "Format", Value: asked, Reason: "want csv or parquet", Err: join.ErrOptions}
+	}
+	name := strings.TrimSuffix(strings.ToLower(filepath.Base(path)), ".gz")
+	named := ""
+	switch filepath.Ext(name) {
+	case ".csv":
+		named = FormatCSV
+	case ".parquet", ".pq":
+		named = FormatParquet
+	case ".tsv", ".tab", ".json", ".jsonl", ".arrow", ".feather", ".ipc", ".xlsx", ".orc", ".avro":
+		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "its extension names a format the join does not write: name it .csv or .parquet", Err: join.ErrOptions}
+	}
+	switch {
+	case named != "" && asked != "" && named != asked:
+		return "", &option.Error{Pkg: "local", Name: "Format", Value: asked, Reason: fmt.Sprintf("the output %s is named as %s: name it .%s, or leave the format out", path, named, asked), Err: join.ErrOptions}
+	case named != "":
+		return named, nil
+	case asked != "":
+		return asked, nil
+	}
+	return FormatCSV, nil
 }

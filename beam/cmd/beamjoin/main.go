@@ -9,12 +9,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -37,7 +41,7 @@ var (
 	bpk     = flag.Float64("bits-per-key", 32, "filter memory in bits per distinct key")
 	k       = flag.Int("k", 0, "hash functions (0: round((m/n) ln 2))")
 	fpp     = flag.Float64("fpp", 0, "size the filter for this formula false positive rate instead")
-	out     = flag.String("out", "", "output CSV (required); rows are written to OUT.rows by the pipeline, then given the header")
+	out     = flag.String("out", "", "output CSV (required; .gz to compress, - for standard output); checked against the inputs as join run checks it")
 	cpuProf = flag.String("cpuprofile", "", "write a CPU profile of this process to this file (on prism, the workers' too)")
 	verbose = flag.Bool("verbose", false, "print the runner's and the SDK's log lines (prism's INFO lines: the job server, the workers)")
 	quiet   = flag.Bool("quiet", false, "print no progress line")
@@ -53,6 +57,16 @@ func main() {
 		beamlog.LogLevel = "warn"
 	}
 	beam.Init()
+	// SIGINT, SIGTERM and SIGHUP cancel the run: what it made is removed
+	// (run's defers) and the exit status is 128 + the signal, as join's.
+	ctx, stopSignals := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		sig := <-sigs
+		stopSignals(signalError{sig.(syscall.Signal)})
+		signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP) // the cleanup runs undisturbed
+	}()
 	if *cpuProf != "" {
 		f, err := os.Create(*cpuProf)
 		if err != nil {
@@ -63,12 +77,23 @@ func main() {
 		defer f.Close()
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(context.Background()); err != nil {
+	err := run(ctx)
+	pprof.StopCPUProfile()
+	var sig signalError
+	switch {
+	case errors.As(context.Cause(ctx), &sig):
+		fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v; nothing written\n", sig.Signal)
+		os.Exit(128 + int(sig.Signal))
+	case err != nil:
 		fmt.Fprintf(os.Stderr, "beamjoin: %s\n", strings.TrimPrefix(err.Error(), "beamjoin: ")) // the package's errors name it already
-		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
+
+// signalError is the cause of a run cancelled by a signal.
+type signalError struct{ syscall.Signal }
+
+func (e signalError) Error() string { return "stopped by " + e.Signal.String() }
 
 func run(ctx context.Context) error {
 	if *keys == "" || *input == "" || *out == "" {
@@ -85,15 +110,43 @@ func run(ctx context.Context) error {
 	if _, err := filters.Build(kind, [][]byte{[]byte("probe")}, filters.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}); err != nil {
 		return err
 	}
-	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: join.KeyType(*keyType),
-		Filter: kind, Sizing: filters.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}, Output: *out + ".rows"}
-	// textio.Write writes no file for no rows: a file left at OUT.rows by an
-	// earlier run would become this one's rows.
-	if !strings.Contains(*out, "://") {
-		if err := os.Remove(*out + ".rows"); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("--out: %w", err)
+	remote := strings.Contains(*out, "://") // an object store: the runner's file system writes it
+	if !remote {
+		// The output rules of join run, by the same code: never an input,
+		// never a folder, standard output not redirected into an input.
+		if err := atomicfile.Check([]atomicfile.Named{{Label: "--out", Path: *out}},
+			[]atomicfile.Named{{Label: "--keys", Path: *keys}, {Label: "--input", Path: *input}}); err != nil {
+			return err
 		}
 	}
+	// Everything this run makes on the local disk goes in a folder of its
+	// own, removed on every path: the pipeline's rows, and what Beam puts in
+	// the temporary folder (its LOOPBACK runs leave an empty
+	// beamloopbackworker-N file in os.TempDir(), which TMPDIR now points
+	// into). A run that is killed leaves it for `join clean`
+	// (atomicfile.TempPrefix).
+	tmp, err := os.MkdirTemp(os.TempDir(), atomicfile.TempPrefix()+"beam-")
+	if err != nil {
+		return fmt.Errorf("temporary folder: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Setenv("TMPDIR", tmp); err != nil {
+		return err
+	}
+	rows := filepath.Join(tmp, "rows.csv")
+	var outF *atomicfile.File
+	if remote {
+		rows = *out
+	} else {
+		// Created now, so that an output that cannot be written fails
+		// before the pipeline runs; committed only when everything is in.
+		if outF, err = atomicfile.Create(ctx, *out, atomicfile.Options{Gzip: true}); err != nil {
+			return fmt.Errorf("--out %s: %w", *out, err)
+		}
+		defer outF.Abort()
+	}
+	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: join.KeyType(*keyType),
+		Filter: kind, Sizing: filters.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}, Output: rows}
 	start := time.Now()
 	stop := progress(start)
 	counters, kh, ih, err := beamjoin.Execute(ctx, opt, beamx.RunWithMetrics)
@@ -101,29 +154,25 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !strings.Contains(*out, "://") { // a local file: put the header in front of the rows
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	if outF != nil { // a local file: the header, then the rows
 		ks, js, err := beamjoin.KeySpecs(opt, kh, ih)
 		if err != nil {
 			return err
 		}
-		rows := *out + ".rows"
-		err = atomicfile.Write(*out, func(f *os.File) error {
-			if _, err := f.Write(join.OutputHeader([]byte(ih.Raw), ih.Names, js, kh.Names, ks).Line); err != nil {
-				return err
-			}
-			r, err := os.Open(rows)
-			if os.IsNotExist(err) {
-				return nil // no rows: the header alone
-			}
+		if _, err := outF.Write(join.OutputHeader([]byte(ih.Raw), ih.Names, js, kh.Names, ks).Line); err != nil {
+			return fmt.Errorf("--out %s: %w", *out, err)
+		}
+		// textio.Write writes no file for no rows: the header alone.
+		if r, err := os.Open(rows); err == nil {
+			_, err = io.Copy(outF, r)
+			r.Close()
 			if err != nil {
-				return err
+				return fmt.Errorf("--out %s: %w", *out, err)
 			}
-			defer r.Close()
-			_, err = io.Copy(f, r)
-			return err
-		})
-		os.Remove(rows)
-		if err != nil {
+		} else if !os.IsNotExist(err) {
 			return err
 		}
 	}
@@ -142,10 +191,24 @@ func run(ctx context.Context) error {
 	}
 	// The counts of join run's report; filter sizes, shuffle bytes and phase
 	// times live in the runner (its UI or metrics), not in this process.
-	fmt.Printf("filter %s; keys: %d rows\n", rep.Filter.Kind, rep.KeysRecords)
-	fmt.Printf("input: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g)\n",
-		rep.InputRecords, rep.MapOutputRecords, rep.FilteredOutRecords, rep.FalsePositiveRecords, rep.FPPMeasured)
-	fmt.Printf("join: %d rows; total %.0f ms (pipeline construction, runner, output)\n", rep.JoinRows, rep.TimingsMs["total"])
+	// Printed before the output is committed (as join run does): standard
+	// output that cannot be written fails the run with no output in place.
+	// With the rows on standard output, the report goes to standard error.
+	report := io.Writer(os.Stdout)
+	if outF != nil && outF.Stdout() {
+		report = os.Stderr
+	}
+	if _, err := fmt.Fprintf(report, "filter %s; keys: %d rows\ninput: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g)\njoin: %d rows; total %.0f ms (pipeline construction, runner, output)\n",
+		rep.Filter.Kind, rep.KeysRecords,
+		rep.InputRecords, rep.MapOutputRecords, rep.FilteredOutRecords, rep.FalsePositiveRecords, rep.FPPMeasured,
+		rep.JoinRows, rep.TimingsMs["total"]); err != nil {
+		return fmt.Errorf("write the report: %w", err)
+	}
+	if outF != nil {
+		if err := outF.Commit(); err != nil {
+			return fmt.Errorf("--out %s: %w", *out, err)
+		}
+	}
 	return nil
 }
 

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+
+	"github.com/acbfjoin/acbfjoin/internal/fixture"
+)
+
+// TestParquetKeepsValues: the Parquet output's types come from the values
+// written, not the columns' names: with string keys, 007 and 7 (which the
+// join keeps apart) stay apart and abc is written (it failed the write), and
+// a column named like an NBER integer column holds text when its values are.
+func TestParquetKeepsValues(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	keys := mk("keys.csv", "PATENT,GYEAR\n007,1999\n7,+5\nabc,\n")
+	input := mk("input.csv", "CITING,CITED\n1,007\n2,7\n3,abc\n4,0007\n")
+	out := filepath.Join(dir, "out.parquet")
+	if _, stderr, err := runCmd("run", "--keys", keys, "--input", input, "--key-type", "string", "--out", out, "--quiet"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := fixture.ReadParquet(t, data)
+	if tbl.NumRows() != 3 {
+		t.Fatalf("%d rows, want 3", tbl.NumRows())
+	}
+	got := map[string]string{}
+	for _, chunk := range tbl.Column(1).Data().Chunks() {
+		cited := chunk.(*array.String)
+		for i := range cited.Len() {
+			got[cited.Value(i)] = "x"
+		}
+	}
+	if len(got) != 3 || got["007"] == "" || got["7"] == "" || got["abc"] == "" {
+		t.Errorf("CITED values %v, want 007, 7 and abc", got)
+	}
+	for name, want := range map[string]arrow.DataType{"CITING": arrow.PrimitiveTypes.Int64, "CITED": arrow.BinaryTypes.String, "GYEAR": arrow.BinaryTypes.String} {
+		idx := tbl.Schema().FieldIndices(name)
+		if len(idx) != 1 || !arrow.TypeEqual(tbl.Schema().Field(idx[0]).Type, want) {
+			t.Errorf("column %s: %v, want %v", name, tbl.Schema().Field(idx[0]).Type, want)
+		}
+	}
+}
+
+// TestFormatFromExtension: an output's extension names its format; a
+// --format that contradicts it, and an extension of a format the join does
+// not write, are refused before any work, with nothing written.
+func TestFormatFromExtension(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	keys := mk("keys.csv", "PATENT\n1\n2\n")
+	input := mk("input.csv", "CITING,CITED\n10,1\n11,3\n")
+	pq := filepath.Join(dir, "x.parquet")
+	if _, stderr, err := runCmd("run", "--keys", keys, "--input", input, "--out", pq, "--quiet"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if b, _ := os.ReadFile(pq); !strings.HasPrefix(string(b), "PAR1") {
+		t.Errorf("--out x.parquet wrote %q, want Parquet", b[:min(len(b), 16)])
+	}
+	csvOut := filepath.Join(dir, "x.csv.gz")
+	if _, stderr, err := runCmd("run", "--keys", keys, "--input", input, "--out", csvOut, "--quiet"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, c := range []struct{ out, format, want string }{
+		{"y.parquet", "csv", "--format csv: the output"},
+		{"y.csv", "parquet", "y.csv is named as csv: name it .parquet"},
+		{"y.tsv", "", "names a format the join does not write"},
+		{"y.parquet.gz", "", "refuse"},
+		{"y.csv", "xml", "--format xml: want csv or parquet"},
+	} {
+		args := []string{"run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, c.out), "--quiet"}
+		if c.format != "" {
+			args = append(args, "--format", c.format)
+		}
+		_, _, err := runCmd(args...)
+		if err == nil || (c.want != "refuse" && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("--out %s --format %q: %v, want an error containing %q", c.out, c.format, err, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, c.out)); err == nil {
+			t.Errorf("--out %s --format %q: written", c.out, c.format)
+		}
+	}
+	// filter plot: .png is a PNG, .pdf a PDF.
+	png := filepath.Join(dir, "p.png")
+	if _, stderr, err := runCmd("filter", "plot", "--n", "500", "--queries", "2000", "--kinds", "bloom", "--bits", "8,16", "--out", png); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if b, _ := os.ReadFile(png); !strings.HasPrefix(string(b), "\x89PNG") {
+		t.Errorf("filter plot --out p.png wrote %q", b[:min(len(b), 16)])
+	}
+}

@@ -1,0 +1,119 @@
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Named is a file that a caller names by a label of its own (a flag such as
+// "--out", or an option's name), used in the errors of Check.
+type Named struct{ Label, Path string }
+
+// ErrPath is matched (errors.Is) by every error of Check: an output that
+// cannot be written without harm, found before any work. The errors' text
+// is the problem alone, for the user.
+var ErrPath = errors.New("atomicfile: unsafe output")
+
+// pathError is an error of Check.
+type pathError struct{ msg string }
+
+func (e *pathError) Error() string        { return e.msg }
+func (e *pathError) Is(target error) bool { return target == ErrPath }
+
+func refuse(format string, a ...any) error { return &pathError{fmt.Sprintf(format, a...)} }
+
+// Check refuses, before any work, an output that is empty, is a folder, is
+// in a folder that does not exist, or is the same file as an input or
+// another output (os.SameFile, through symbolic and hard links; character
+// devices such as a terminal or /dev/null excepted), and two outputs that
+// would create the same new file. "-" is standard input among the inputs and
+// standard output among the outputs. It also refuses standard output that the
+// shell redirected into an input (`join run ... >> keys.csv` would append to
+// it, as cat refuses to). An input that does not exist is left to its
+// reader. Every command and engine checks its outputs here, so that the rules
+// are one piece of code; the errors name the paths by their labels and wrap
+// ErrPath. Cost: a stat of each path.
+func Check(outs, ins []Named) error {
+	type seen struct {
+		Named
+		st     os.FileInfo
+		target string // for a new file: its absolute name
+		output bool
+	}
+	var all []seen
+	for _, in := range ins {
+		if in.Path == "" {
+			continue
+		}
+		if st, err := statNamed(in.Path, false); err == nil {
+			all = append(all, seen{Named: in, st: st})
+		}
+	}
+	for _, o := range outs {
+		if o.Path == "" {
+			return refuse("%s: empty file name", o.Label)
+		}
+		cur := seen{Named: o, output: true}
+		st, err := statNamed(o.Path, true)
+		switch {
+		case err == nil && st.IsDir():
+			return refuse("%s %s: is a folder", o.Label, o.Path)
+		case err == nil:
+			cur.st = st
+		case errors.Is(err, os.ErrNotExist):
+			if lst, lerr := os.Lstat(o.Path); lerr == nil && lst.Mode()&os.ModeSymlink != 0 {
+				dest, _ := os.Readlink(o.Path)
+				return refuse("%s %s: is a symbolic link to %s, which does not exist", o.Label, o.Path, dest)
+			}
+			if st, err := os.Stat(filepath.Dir(o.Path)); err != nil || !st.IsDir() {
+				return refuse("%s %s: folder %s does not exist", o.Label, o.Path, filepath.Dir(o.Path))
+			}
+			cur.target, _ = filepath.Abs(o.Path)
+			if dir, derr := filepath.EvalSymlinks(filepath.Dir(o.Path)); derr == nil {
+				cur.target, _ = filepath.Abs(filepath.Join(dir, filepath.Base(o.Path)))
+			}
+		default:
+			return refuse("%s %s: %v", o.Label, o.Path, err)
+		}
+		for _, s := range all {
+			same := (cur.st != nil && s.st != nil && SameFile(cur.st, s.st)) ||
+				(cur.target != "" && cur.target == s.target) ||
+				(s.output && isStdout(o.Path) && isStdout(s.Path))
+			if !same {
+				continue
+			}
+			if s.output {
+				return refuse("%s %s and %s %s are the same file: give them different names", s.Label, s.Path, o.Label, o.Path)
+			}
+			return refuse("%s %s is the input %s %s: writing it would destroy the input", o.Label, o.Path, s.Label, s.Path)
+		}
+		all = append(all, cur)
+	}
+	// Standard error is not checked: the message saying so would go there.
+	if st, err := os.Stdout.Stat(); err == nil && st.Mode().IsRegular() {
+		for _, s := range all {
+			if !s.output && s.st != nil && SameFile(st, s.st) {
+				return refuse("standard output is the input %s %s: writing it would destroy the input", s.Label, s.Path)
+			}
+		}
+	}
+	return nil
+}
+
+// statNamed stats a path as the commands read it: "-" is standard input for
+// an input, standard output for an output.
+func statNamed(path string, output bool) (os.FileInfo, error) {
+	switch {
+	case path == "-" && output:
+		return os.Stdout.Stat()
+	case path == "-":
+		return os.Stdin.Stat()
+	}
+	return os.Stat(path)
+}
+
+// IsStdout reports the names of standard output as an output: "-",
+// /dev/stdout, /dev/fd/1, /proc/self/fd/1.
+func IsStdout(path string) bool { return isStdout(path) }
