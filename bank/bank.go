@@ -26,6 +26,12 @@ type Bank struct {
 	KeyType  string // "int" or "string", as join.KeyType
 	Classing Classing
 	Classes  []*Class // in class order (Classing's)
+	// Shared holds the keys held by more than one class, each with the
+	// indexes in Classes of its classes, ascending (shared.go); nil when
+	// no key is. SharedKnown is false for a bank read from a file of
+	// format 1, which did not record them: it cannot move keys.
+	Shared      map[string][]int
+	SharedKnown bool
 }
 
 // Class is one class of a bank and its filter.
@@ -67,8 +73,23 @@ type Meta struct {
 // meta.Sizing for its own distinct keys (the seed's m_i = -n_i ln p /
 // ln^2 2 with Sizing.FPP = p and the Bloom kind). Classes are built in
 // parallel, one goroutine a core; O(total keys x k). The classes are
-// ordered by meta.Classing; a label given twice is an error.
+// ordered by meta.Classing; a label given twice is an error. The keys held
+// by several classes (Bank.Shared) are found beside the builds, O(K log K)
+// for K keys in all; BuildShared takes them from a caller that has them.
 func Build(meta Meta, classes []ClassKeys) (*Bank, error) {
+	return build(meta, classes, nil)
+}
+
+// BuildShared is Build with the keys held by several classes given by
+// shared, called beside the filters' builds: each key with the labels of
+// its classes (nil: no key is). A caller whose scan finds them faster
+// (join/local.ScanClasses merges its sorted sets) saves Build its search.
+// They must be exact: a move (Apply) trusts them.
+func BuildShared(meta Meta, classes []ClassKeys, shared func() map[string][]string) (*Bank, error) {
+	return build(meta, classes, shared)
+}
+
+func build(meta Meta, classes []ClassKeys, sharedOf func() map[string][]string) (*Bank, error) {
 	sp, err := filters.Lookup(string(meta.Kind))
 	if err != nil {
 		return nil, err
@@ -91,6 +112,10 @@ func Build(meta Meta, classes []ClassKeys) (*Bank, error) {
 		}
 	}
 	b.Classes = make([]*Class, len(classes))
+	lists := make([][][]byte, len(classes))
+	for i, c := range classes {
+		lists[i] = c.Keys.Keys() // here: a KeySet may make its list on the first call
+	}
 	errs := make([]error, len(classes))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -99,7 +124,7 @@ func Build(meta Meta, classes []ClassKeys) (*Bank, error) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			built, err := filters.Build(meta.Kind, c.Keys.Keys(), meta.Sizing)
+			built, err := filters.Build(meta.Kind, lists[i], meta.Sizing)
 			if err != nil {
 				errs[i] = fmt.Errorf("class %s (%d keys): %w", c.Label, c.Keys.Len(), err)
 				return
@@ -107,9 +132,38 @@ func Build(meta Meta, classes []ClassKeys) (*Bank, error) {
 			b.Classes[i] = &Class{Label: c.Label, Built: built}
 		}()
 	}
+	var shared map[string][]string
+	wg.Add(1)
+	go func() { // beside the filters' builds
+		defer wg.Done()
+		if sharedOf != nil {
+			shared = sharedOf()
+		} else {
+			b.Shared = findShared(lists)
+		}
+	}()
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	b.SharedKnown = true
+	for key, labels := range shared {
+		cs := make([]int, 0, len(labels))
+		for _, l := range labels {
+			i := slices.IndexFunc(b.Classes, func(c *Class) bool { return c.Label == l })
+			if i < 0 || slices.Contains(cs, i) {
+				return nil, fmt.Errorf("%w: shared key %q: class %q unknown or twice", ErrBank, key, l)
+			}
+			cs = append(cs, i)
+		}
+		if len(cs) < 2 {
+			return nil, fmt.Errorf("%w: shared key %q in %d class", ErrBank, key, len(cs))
+		}
+		if b.Shared == nil {
+			b.Shared = map[string][]int{}
+		}
+		slices.Sort(cs)
+		b.Shared[key] = cs
 	}
 	return b, nil
 }

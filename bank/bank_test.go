@@ -2,8 +2,11 @@ package bank
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -318,6 +321,107 @@ func TestApplyRefusals(t *testing.T) {
 	}
 }
 
+// TestApplySharedKey: a key may be in several classes; a move into a class
+// that holds it already leaves that class unchanged (it said "1 keys moved"
+// and counted the key twice there, and the bank refused its own key file
+// afterwards), and a move out of a class that does not hold it is refused
+// exactly for such a key. The bank equals its classes rebuilt from the
+// moved sets, and validates against them, before and after a round trip
+// through its file.
+func TestApplySharedKey(t *testing.T) {
+	for _, kind := range []filters.Kind{filters.CBF, filters.ACBF, filters.Cuckoo} {
+		t.Run(string(kind), func(t *testing.T) {
+			model := []mapSet{{"x": true, "s": true, "t": true}, {"y": true, "s": true}, {"z": true, "t": true}}
+			classes := func() []ClassKeys {
+				var out []ClassKeys
+				for i, m := range model {
+					out = append(out, ClassKeys{fmt.Sprint(i + 1), maps.Clone(m)})
+				}
+				return out
+			}
+			cl, _ := ParseClassing("value")
+			meta := Meta{Kind: kind, Sizing: filters.Sizing{BitsPerKey: 64}, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}
+			if kind == filters.ACBF {
+				meta.Sizing.ACBFCapacity = 8 // room for a key more
+			}
+			b, err := Build(meta, classes())
+			testutil.Check(t, err)
+			if want := map[string][]int{"s": {0, 1}, "t": {0, 2}}; !maps.EqualFunc(b.Shared, want, slices.Equal) {
+				t.Fatalf("shared keys %v, want %v", b.Shared, want)
+			}
+			mv := func(k, from, to string) Move {
+				return Move{Key: []byte(k), Text: k, From: from, To: to, Line: 2}
+			}
+			// s: 1 -> 2, where it is already.
+			st, err := b.Apply([]Move{mv("s", "1", "2")}, "m")
+			testutil.Check(t, err)
+			delete(model[0], "s")
+			if st.Moved != 1 || st.Joined != 1 {
+				t.Errorf("stats %+v, want 1 moved, 1 joined", st)
+			}
+			// t: 1 -> 2, where it is not; it stays in 3.
+			_, err = b.Apply([]Move{mv("t", "1", "2")}, "m")
+			testutil.Check(t, err)
+			delete(model[0], "t")
+			model[1]["t"] = true
+			if want := map[string][]int{"t": {1, 2}}; !maps.EqualFunc(b.Shared, want, slices.Equal) {
+				t.Errorf("shared keys %v, want %v", b.Shared, want)
+			}
+			if _, err := Validate(b, classes(), 0); err != nil {
+				t.Errorf("the updated bank refuses the moved keys: %v", err)
+			}
+			var buf bytes.Buffer
+			_, err = b.WriteTo(&buf)
+			testutil.Check(t, err)
+			back, err := Decode(buf.Bytes(), "b.bin")
+			testutil.Check(t, err)
+			if !back.SharedKnown || !maps.EqualFunc(back.Shared, b.Shared, slices.Equal) {
+				t.Errorf("shared keys read back %v (known %v), wrote %v", back.Shared, back.SharedKnown, b.Shared)
+			}
+			if _, err := Validate(back, classes(), 0); err != nil {
+				t.Errorf("the bank read back refuses the moved keys: %v", err)
+			}
+			// t is in 2 and 3, not 1: refused, exactly, naming its classes.
+			if _, err := back.Apply([]Move{mv("t", "1", "3")}, "m"); err == nil || !strings.Contains(err.Error(), "key t is not in class 1 (it is in classes 2, 3)") {
+				t.Errorf("a move of a shared key from a class without it: %v", err)
+			}
+		})
+	}
+}
+
+// TestVersion1: a bank file of format 1 (no shared keys) is read, filters
+// and validates, but cannot move keys nor be written again.
+func TestVersion1(t *testing.T) {
+	classes := randomClasses(t, 7, []int{50, 60})
+	cl, _ := ParseClassing("value")
+	b, err := Build(Meta{Kind: filters.CBF, Sizing: filters.Sizing{FPP: 0.01}, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}, classes)
+	testutil.Check(t, err)
+	var buf bytes.Buffer
+	_, err = b.WriteTo(&buf)
+	testutil.Check(t, err)
+	// Version 1: the version field 1, no shared-key section (a count of
+	// 0, 8 bytes, before the CRC), the CRC-32C recomputed.
+	data := buf.Bytes()
+	v1 := bytes.Clone(data[:len(data)-12])
+	binary.LittleEndian.PutUint16(v1[4:], 1)
+	v1 = binary.LittleEndian.AppendUint32(v1, crc32.Checksum(v1, crc32.MakeTable(crc32.Castagnoli)))
+	old, err := Decode(v1, "v1.bin")
+	testutil.Check(t, err)
+	if old.SharedKnown {
+		t.Error("a version 1 file knows its shared keys")
+	}
+	if _, err := Validate(old, classes, 0); err != nil {
+		t.Errorf("validate a version 1 bank: %v", err)
+	}
+	k := classes[0].Keys.Keys()[0]
+	if _, err := old.Apply([]Move{{Key: k, Text: "k", From: "1", To: "2", Line: 2}}, "m"); err == nil || !strings.Contains(err.Error(), "rebuild it") {
+		t.Errorf("a move in a version 1 bank: %v", err)
+	}
+	if _, err := old.WriteTo(&bytes.Buffer{}); err == nil {
+		t.Error("a version 1 bank written as version 2")
+	}
+}
+
 func TestReadMoves(t *testing.T) {
 	mv, err := ReadMoves(strings.NewReader("key,from,to\n42,1,2\n0043,2,3\n"), "m.csv", join.IntKeys)
 	testutil.Check(t, err)
@@ -400,8 +504,8 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		var buf bytes.Buffer
-		if _, err := b.WriteTo(&buf); err != nil {
-			t.Fatalf("a bank read cannot be written: %v", err)
+		if _, err := b.WriteTo(&buf); (err != nil) == b.SharedKnown {
+			t.Fatalf("a bank read (shared keys known: %v) written: %v", b.SharedKnown, err)
 		}
 		for _, c := range b.Classes {
 			c.Built.Filter.Contains([]byte("probe"))

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/wire"
@@ -21,12 +23,19 @@ import (
 //	u64, key fingerprint 2 x u64, m u64, k u32, first level bits u64, memory
 //	bits u64, formula FP f64, payload length u64, payload (the kind's own
 //	format, filters.Built.Marshal);
+//	(version 2) shared keys u64, then for each, in key order: key length
+//	u32 and bytes, classes u32 (at least 2), class indexes u32 each,
+//	ascending;
 //	CRC-32C of everything before.
+//
+// Version 1 files (without the shared keys) are read, with SharedKnown
+// false: they filter and validate, but cannot move keys.
 const (
 	magic    = "ACJB"
-	version  = 1
+	version  = 2
 	maxLabel = 1024
 	maxText  = 1 << 12
+	maxKey   = 1 << 20 // a key is a field of a record, at most 1 MiB
 )
 
 // MaxLabelBytes is the longest class label a bank holds.
@@ -74,6 +83,20 @@ func (b *Bank) WriteTo(out io.Writer) (int64, error) {
 		w.U64(uint64(len(payload)))
 		w.Bytes(payload)
 	}
+	if !b.SharedKnown {
+		return 0, fmt.Errorf("%w: the bank does not know its shared keys (read from a version 1 file): rebuild it with join bank build", ErrBank)
+	}
+	keys := slices.Sorted(maps.Keys(b.Shared))
+	w.U64(uint64(len(keys)))
+	for _, k := range keys {
+		cs := b.Shared[k]
+		w.U32(uint32(len(k)))
+		w.Bytes([]byte(k))
+		w.U32(uint32(len(cs)))
+		for _, c := range cs {
+			w.U32(uint32(c))
+		}
+	}
 	return w.Finish()
 }
 
@@ -95,8 +118,8 @@ func Read(r io.Reader, name string) (*Bank, error) {
 	if string(mg[:]) != magic {
 		return nil, bad("not a filter bank (magic %q); write one with join bank build", mg[:])
 	}
-	if v != version {
-		return nil, bad("format version %d, this join reads version %d: rebuild it with join bank build", v, version)
+	if v != 1 && v != version {
+		return nil, bad("format version %d, this join reads versions 1 and %d: rebuild it with join bank build", v, version)
 	}
 	var strs [5]string
 	for i := range strs {
@@ -154,6 +177,38 @@ func Read(r io.Reader, name string) (*Bank, error) {
 			return nil, bad("class %q: a filter of %d bytes", c.Label, pl)
 		}
 		ps = append(ps, pending{c, rr.ByteSlice(pl)})
+	}
+	if v >= 2 {
+		b.SharedKnown = true
+		ns := rr.U64()
+		for i := uint64(0); i < ns && rr.Err() == nil; i++ {
+			kl := rr.U32()
+			if kl > maxKey {
+				return nil, bad("a shared key of %d bytes", kl)
+			}
+			key := string(rr.ByteSlice(uint64(kl)))
+			nk := rr.U32()
+			if rr.Err() != nil {
+				break
+			}
+			if nk < 2 || nk > nc {
+				return nil, bad("a shared key in %d classes", nk)
+			}
+			cs := make([]int, nk)
+			for j := range cs {
+				cs[j] = int(rr.U32())
+				if cs[j] >= int(nc) || j > 0 && cs[j] <= cs[j-1] {
+					return nil, bad("a shared key's classes %v", cs[:j+1])
+				}
+			}
+			if b.Shared == nil {
+				b.Shared = map[string][]int{}
+			}
+			if _, dup := b.Shared[key]; dup {
+				return nil, bad("shared key %q twice", key)
+			}
+			b.Shared[key] = cs
+		}
 	}
 	if err := rr.Verify(); err != nil {
 		return nil, bad("%v (the file is truncated or corrupt)", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -93,26 +94,35 @@ func ReadMoves(r io.Reader, name string, kt join.KeyType) ([]Move, error) {
 type MoveStats struct {
 	Moved     int // keys that changed class
 	Unchanged int // keys whose moves end in the class they started in
+	// Joined counts the moved keys whose new class held them already
+	// (Bank.Shared): that class is unchanged, the old one loses them.
+	Joined int
 }
 
-// Apply moves keys between classes in place: a key's moves chain into one
-// (from its first class to its last), every removal is made before any add,
-// each removing the key from its class's filter and adding it to the
-// other's, and updating both classes'
-// key count, key fingerprint and formula FPP, so that the bank equals one
-// built from the key file with the moves made, at the bank's sizes (a
-// filter is not resized): for cbf and acbf filters byte for byte while no
-// counter saturates (TestApplyEqualsRebuild); for
-// cuckoo filters in the keys held and their counts, the slots of the
-// fingerprints being free to differ.
-// Only kinds that delete (cbf, acbf, cuckoo) can move keys, and a class
-// of an acbf or cuckoo bank cannot end with more keys than it has room for
-// (an acbf is built for exactly its keys; a cuckoo filter to its load). A key its from
-// class's filter does not hold is an error (it was not there), and so is a
-// class the bank has not; a key the filter holds by a false positive cannot
-// be told apart here: the fingerprints then no longer match the key file,
-// and a join or validation with it refuses the bank. On an error b is
-// partly updated: discard it. O(moves x k).
+// Apply moves keys between classes in place. A move "key, from, to" says
+// that the key is in class to instead of class from: afterwards from does
+// not hold it, and to does (once: a class holds a key once, so a key that
+// to held already leaves to unchanged; Bank.Shared knows it exactly). A
+// key's moves chain into one (from its first class to its last); every
+// removal is made before any add, each removing the key from its class's
+// filter and adding it to the other's, and updating both classes' key
+// count, key fingerprint and formula FPP, so that the bank equals one built
+// from the key file with the moves made, at the bank's sizes (a filter is
+// not resized): for cbf and acbf filters byte for byte while no counter
+// saturates (TestApplyEqualsRebuild); for cuckoo filters in the keys held
+// and their counts, the slots of the fingerprints being free to differ.
+//
+// Only kinds that delete (cbf, acbf, cuckoo) can move keys, and a class of
+// an acbf or cuckoo bank cannot end with more keys than it has room for (an
+// acbf is built for exactly its keys; a cuckoo filter to its load). A key
+// that its from class does not hold is an error (it was not there): exactly
+// for a key of several classes, by the filter for the others; a key that
+// the filter holds by a false positive cannot be told apart there: the
+// fingerprints then no longer match the key file, and a join or validation
+// with it refuses the bank (never a wrong row). A class the bank has not is
+// an error, and so is a bank read from a version 1 file (it does not
+// record its shared keys). On an error b is partly updated: discard it.
+// O(moves x k).
 func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
 	var st MoveStats
 	sp, err := filters.Lookup(string(b.Kind))
@@ -121,6 +131,9 @@ func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
 	}
 	if !sp.Deletes || sp.Remove == nil || sp.Add == nil {
 		return st, fmt.Errorf("%w: a bank of %s filters cannot move keys (a %s filter cannot delete one): rebuild it with join bank build, or build it with --filter cbf, acbf or cuckoo", ErrBank, b.Kind, b.Kind)
+	}
+	if !b.SharedKnown {
+		return st, fmt.Errorf("%w: this bank's file (format 1) does not record the keys held by several classes, which a move needs to know: rebuild it with join bank build", ErrBank)
 	}
 	// The moves of a key chain (7 -> 8, then 8 -> 9) into one (7 -> 9);
 	// then every removal before any add, so that keys can trade places
@@ -158,10 +171,16 @@ func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
 		}
 		todo = append(todo, n)
 	}
+	index := func(label string) int {
+		return slices.IndexFunc(b.Classes, func(c *Class) bool { return c.Label == label })
+	}
 	fps := make([][2]uint64, len(todo))
 	for i, n := range todo {
 		mv := n.first
 		from := b.Class(mv.From)
+		if cs, ok := b.Shared[string(mv.Key)]; ok && !slices.Contains(cs, index(mv.From)) {
+			return st, fmt.Errorf("%s:%d: %w: key %s is not in class %s (it is in classes %s)", name, mv.Line, ErrBank, mv.Text, mv.From, b.labelsOf(cs))
+		}
 		if !from.Built.Filter.Contains(mv.Key) {
 			return st, fmt.Errorf("%s:%d: %w: key %s is not in class %s (its filter does not hold it)", name, mv.Line, ErrBank, mv.Text, mv.From)
 		}
@@ -176,6 +195,17 @@ func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
 	for i, n := range todo {
 		mv := n.last
 		to := b.Class(mv.To)
+		from, dest := index(n.first.From), index(mv.To)
+		if cs, ok := b.Shared[string(mv.Key)]; ok {
+			cs = slices.DeleteFunc(slices.Clone(cs), func(c int) bool { return c == from })
+			if slices.Contains(cs, dest) { // held already: to is unchanged
+				st.Moved++
+				st.Joined++
+				b.setShared(mv.Key, cs)
+				continue
+			}
+			b.setShared(mv.Key, append(cs, dest))
+		}
 		if err := sp.Add(to.Built.Filter, mv.Key); err != nil {
 			return st, fmt.Errorf("%s:%d: %w: adding key %s to class %s: %v (a %s filter holds no more keys than it was built for: rebuild the bank with join bank build)", name, mv.Line, ErrBank, mv.Text, mv.To, err, b.Kind)
 		}
@@ -192,4 +222,24 @@ func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
 		bt.FPP = sp.FPP(bt.Params, uint64(max(bt.N, 0)))
 	}
 	return st, nil
+}
+
+// setShared records the classes of a key, dropping the record when it is
+// in one class only.
+func (b *Bank) setShared(key []byte, classes []int) {
+	if len(classes) < 2 {
+		delete(b.Shared, string(key))
+		return
+	}
+	slices.Sort(classes)
+	b.Shared[string(key)] = classes
+}
+
+// labelsOf returns the labels of class indexes, comma-separated.
+func (b *Bank) labelsOf(classes []int) string {
+	out := make([]string, len(classes))
+	for i, c := range classes {
+		out[i] = b.Classes[c].Label
+	}
+	return strings.Join(out, ", ")
 }

@@ -149,7 +149,7 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return flagError("bank build", fs, err)
 	}
 	scanned := time.Since(start)
-	b, err := bank.Build(bank.Meta{Kind: filters.Kind(*kind), Sizing: sz, KeyCol: *keyCol, ClassCol: *classCol, KeyType: *keyType, Classing: cl}, res.Classes)
+	b, err := bank.BuildShared(bank.Meta{Kind: filters.Kind(*kind), Sizing: sz, KeyCol: *keyCol, ClassCol: *classCol, KeyType: *keyType, Classing: cl}, res.Classes, res.Shared)
 	if err != nil {
 		return flagError("bank build", fs, err)
 	}
@@ -383,7 +383,7 @@ func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fmt.Errorf("--out %s: %w", dst, err)
 	}
 	if !*quiet {
-		fmt.Fprintf(stdout, "wrote %s: %d keys moved, %d moves within one class (nothing to do)\n", dst, st.Moved, st.Unchanged)
+		fmt.Fprintf(stdout, "wrote %s: %d keys moved (%d into a class that held them already), %d moves within one class (nothing to do)\n", dst, st.Moved, st.Joined, st.Unchanged)
 	}
 	return nil
 }

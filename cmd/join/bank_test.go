@@ -156,3 +156,35 @@ func TestRunRouteDir(t *testing.T) {
 		t.Errorf("route column:\n%s %v %s", out, err, e)
 	}
 }
+
+// TestBankUpdateSharedKey: the case. A key in classes a and b moved
+// from a to b: the bank it writes validates against the key file with the
+// move made, and joins with it; before, it said "1 keys moved" and then
+// refused that file ("built from another file").
+func TestBankUpdateSharedKey(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	keys := mk("k.csv", "K,C\n1,a\n2,a\n3,b\n1,b\n")
+	moved := mk("k2.csv", "K,C\n1,b\n2,a\n3,b\n1,b\n")
+	moves := mk("m.csv", "key,from,to\n1,a,b\n")
+	input := mk("i.csv", "CITING,CITED\n10,1\n11,2\n12,3\n")
+	b1, b2 := filepath.Join(dir, "k.bank"), filepath.Join(dir, "k2.bank")
+	for _, args := range [][]string{
+		{"bank", "build", "--keys", keys, "--key-col", "K", "--class-col", "C", "--classes", "value", "--filter", "cbf", "--out", b1, "--quiet"},
+		{"bank", "update", "--bank", b1, "--moves", moves, "--out", b2},
+		{"bank", "validate", "--bank", b2, "--keys", moved},
+		{"run", "--bank", b2, "--keys", moved, "--input", input, "--classes", "b", "--out", filepath.Join(dir, "j.csv"), "--sort", "--quiet"},
+	} {
+		out, stderr, err := runCmd(args...)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s%s", strings.Join(args[:2], " "), err, out, stderr)
+		}
+		if args[1] == "update" && !strings.Contains(out, "1 keys moved (1 into a class that held them already)") {
+			t.Errorf("bank update: %q", out)
+		}
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "j.csv"))
+	if want := "CITING,CITED,C\n10,1,b\n10,1,b\n12,3,b\n"; string(got) != want {
+		t.Errorf("join by class b: %q, want %q", got, want)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -228,5 +230,60 @@ func TestScanClassesDuplicatesAndBadRows(t *testing.T) {
 	testutil.Check(t, err)
 	if res.BadRows != 1 || len(res.Classes) != 1 {
 		t.Errorf("skip: %d bad rows, %d classes", res.BadRows, len(res.Classes))
+	}
+}
+
+// TestScanClassesShared: the keys held by several classes that the scan
+// finds by merging its sorted sets equal those bank.Build finds by hashing
+// (and a model's), on random keys short and long, integer and string, over
+// several mappers; the bank built from either is the same.
+func TestScanClassesShared(t *testing.T) {
+	seed := testutil.Seed(t)
+	r := testutil.Rand(seed)
+	for _, kt := range []join.KeyType{join.IntKeys, join.StringKeys} {
+		var b strings.Builder
+		b.WriteString("K,C\n")
+		model := map[string]map[string]bool{} // key -> classes
+		for range 20000 {
+			k := fmt.Sprint(r.IntN(5000))
+			if kt == join.StringKeys && r.IntN(4) == 0 {
+				k = "a-key-longer-than-fifteen-bytes-" + k
+			}
+			c := fmt.Sprint(r.IntN(12))
+			fmt.Fprintf(&b, "%s,%s\n", k, c)
+			if model[k] == nil {
+				model[k] = map[string]bool{}
+			}
+			model[k][c] = true
+		}
+		path := filepath.Join(t.TempDir(), "k.csv")
+		testutil.WriteFile(t, path, []byte(b.String()), 0o644)
+		cl, _ := bank.ParseClassing("value")
+		res, err := ScanClasses(context.Background(), ClassScan{Keys: path, KeyCol: "K", ClassCol: "C", KeyType: kt, Classing: cl, Mappers: 3})
+		testutil.Check(t, err)
+		shared := res.Shared()
+		want := 0
+		for k, cs := range model {
+			if len(cs) < 2 {
+				continue
+			}
+			want++
+			key, _ := join.KeySpec{Cols: []int{0}, Names: []string{"K"}, Types: []join.KeyType{kt}}.AppendKey(nil, [][]byte{[]byte(k)})
+			labels := slices.Sorted(maps.Keys(cs))
+			if got := shared[string(key)]; !slices.Equal(got, labels) {
+				t.Fatalf("%s: key %s in %v, the scan says %v", kt, k, labels, got)
+			}
+		}
+		if len(shared) != want {
+			t.Fatalf("%s: %d shared keys, want %d", kt, len(shared), want)
+		}
+		meta := bank.Meta{Kind: filters.CBF, Sizing: filters.Sizing{FPP: 0.01}, KeyCol: "K", ClassCol: "C", KeyType: string(kt), Classing: cl}
+		fromScan, err := bank.BuildShared(meta, res.Classes, res.Shared)
+		testutil.Check(t, err)
+		found, err := bank.Build(meta, res.Classes)
+		testutil.Check(t, err)
+		if !maps.EqualFunc(fromScan.Shared, found.Shared, slices.Equal) || len(found.Shared) != want {
+			t.Fatalf("%s: the scan's shared keys and Build's differ (%d, %d)", kt, len(fromScan.Shared), len(found.Shared))
+		}
 	}
 }

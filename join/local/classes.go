@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -35,8 +36,9 @@ type ClassScan struct {
 
 // ClassScanResult is what ScanClasses read.
 type ClassScanResult struct {
-	Classes        []bank.ClassKeys // by label as text (bank.Build orders them by class)
-	Records        int64            // key rows read
+	Classes []bank.ClassKeys // by label as text (bank.Build orders them by class)
+	sealed         map[string]*classKeys
+	Records        int64 // key rows read
 	BadRows        int64
 	BadRowExamples []string
 }
@@ -144,7 +146,7 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 	if len(merged) > bank.MaxClasses {
 		return nil, fmt.Errorf("%s: %s: %d classes, at most %d (use --classes cut:E1,E2,... for a column of many values)", s.name, cs.ClassCol, len(merged), bank.MaxClasses)
 	}
-	res := &ClassScanResult{Records: records}
+	res := &ClassScanResult{Records: records, sealed: merged}
 	for label, ck := range merged {
 		res.Classes = append(res.Classes, bank.ClassKeys{Label: label, Keys: ck})
 	}
@@ -315,4 +317,106 @@ func sealAll(m map[string]*classKeys) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Shared returns the keys held by more than one class, each with the
+// labels of its classes in label order, nil if none (sharedKeys): for
+// bank.BuildShared, which calls it beside the filters' builds.
+func (r *ClassScanResult) Shared() map[string][]string { return sharedKeys(r.sealed) }
+
+// sharedKeys returns the keys held by more than one of the sealed classes,
+// with their labels in label order: the short keys by merging the classes'
+// sorted slices (a heap of one cursor a class, O(K log C) comparisons of
+// two words for K keys in C classes, in the order the memory lies), the
+// long ones through one map of the first class each is seen in. Nil if no
+// key is in two classes.
+func sharedKeys(merged map[string]*classKeys) map[string][]string {
+	labels := slices.Sorted(maps.Keys(merged))
+	// A binary min-heap of the classes' next keys, each entry holding its
+	// key (no indirection in a comparison) and its class; rest[c] is what
+	// follows in class c.
+	type head struct {
+		hi, lo uint64
+		c      int
+	}
+	less := func(a, b head) bool {
+		return a.hi < b.hi || a.hi == b.hi && (a.lo < b.lo || a.lo == b.lo && a.c < b.c)
+	}
+	h := make([]head, 0, len(labels))
+	rest := make([][]key16, len(labels))
+	down := func(i int) {
+		x := h[i]
+		for {
+			m := 2*i + 1
+			if m >= len(h) {
+				break
+			}
+			if r := m + 1; r < len(h) && less(h[r], h[m]) {
+				m = r
+			}
+			if !less(h[m], x) {
+				break
+			}
+			h[i] = h[m]
+			i = m
+		}
+		h[i] = x
+	}
+	for i, l := range labels {
+		if ks := merged[l].short; len(ks) > 0 {
+			h = append(h, head{ks[0].hi, ks[0].lo, i})
+			rest[i] = ks[1:]
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	var shared map[string][]string
+	var in []string
+	for len(h) > 0 {
+		k := key16{h[0].hi, h[0].lo}
+		in = in[:0]
+		for len(h) > 0 && h[0].hi == k.hi && h[0].lo == k.lo {
+			c := h[0].c
+			in = append(in, labels[c])
+			if r := rest[c]; len(r) > 0 {
+				h[0].hi, h[0].lo = r[0].hi, r[0].lo
+				rest[c] = r[1:]
+			} else {
+				h[0] = h[len(h)-1]
+				h = h[:len(h)-1]
+			}
+			if len(h) > 0 {
+				down(0)
+			}
+		}
+		if len(in) > 1 {
+			if shared == nil {
+				shared = map[string][]string{}
+			}
+			shared[string(k.appendTo(nil))] = slices.Clone(in)
+		}
+	}
+	// Long keys: the first class of each, then the others that hold it.
+	var first map[string]string
+	for _, l := range labels {
+		for _, k := range merged[l].long.list() {
+			if first == nil {
+				first = map[string]string{}
+			}
+			f, seen := first[string(k)]
+			if !seen {
+				first[string(k)] = l
+				continue
+			}
+			if shared == nil {
+				shared = map[string][]string{}
+			}
+			if shared[string(k)] == nil {
+				shared[string(k)] = []string{f}
+			}
+			shared[string(k)] = append(shared[string(k)], l)
+		}
+	}
+	return shared
 }
