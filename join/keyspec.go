@@ -32,14 +32,9 @@ const MaxKeyColumns = 16
 // name holding a comma is written quoted ("\"A,1\",B"). Errors name what is
 // wrong (an empty name, a duplicate, more than MaxKeyColumns).
 func SplitColumns(list string) ([]string, error) {
-	r := csv.NewReader(strings.NewReader(list))
-	r.FieldsPerRecord = -1
-	names, err := r.Read()
+	names, err := SplitList(list)
 	if err != nil {
-		return nil, fmt.Errorf("column list %q: %v", list, err)
-	}
-	if _, err := r.Read(); err == nil {
-		return nil, fmt.Errorf("column list %q: a line break", list)
+		return nil, fmt.Errorf("column list %w", err)
 	}
 	switch {
 	case len(names) > MaxKeyColumns:
@@ -53,6 +48,25 @@ func SplitColumns(list string) ([]string, error) {
 		}
 	}
 	return names, nil
+}
+
+// SplitList splits a list "a,b,c" given as one CSV record (RFC 4180: a
+// value holding a comma or a quote is written quoted, "\"a,b\",c"), as
+// every list of names or values on the command line is read (columns,
+// class labels). A line break or a malformed quote is an error quoting the
+// list.
+func SplitList(list string) ([]string, error) {
+	r := csv.NewReader(strings.NewReader(list))
+	r.FieldsPerRecord = -1
+	r.LazyQuotes = false
+	vals, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%q: %v", list, err)
+	}
+	if _, err := r.Read(); err == nil {
+		return nil, fmt.Errorf("%q: a line break", list)
+	}
+	return vals, nil
 }
 
 // JoinColumns is SplitColumns' inverse: names as one CSV record.

@@ -188,3 +188,34 @@ func TestBankUpdateSharedKey(t *testing.T) {
 		t.Errorf("join by class b: %q, want %q", got, want)
 	}
 }
+
+// TestClassesQuoted: --classes is a CSV record, as --key-col is: a label
+// holding a comma is given quoted (it looked for `"a`).
+func TestClassesQuoted(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	keys := mk("k.csv", "K,C\n1,\"a,b\"\n2,c\n3,\"say \"\"hi\"\"\"\n")
+	input := mk("i.csv", "CITING,CITED\n10,1\n11,2\n12,3\n")
+	b := filepath.Join(dir, "k.bank")
+	if _, stderr, err := runCmd("bank", "build", "--keys", keys, "--key-col", "K", "--class-col", "C", "--classes", "value", "--filter", "cbf", "--out", b, "--quiet"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for classes, want := range map[string]string{
+		`"a,b"`:                "CITING,CITED,C\n10,1,\"a,b\"\n",
+		`"a,b",c`:              "CITING,CITED,C\n10,1,\"a,b\"\n11,2,c\n",
+		`"say ""hi"""`:         "CITING,CITED,C\n12,3,\"say \"\"hi\"\"\"\n",
+		`c,"say ""hi""","a,b"`: "CITING,CITED,C\n10,1,\"a,b\"\n11,2,c\n12,3,\"say \"\"hi\"\"\"\n",
+	} {
+		out := filepath.Join(dir, "j.csv")
+		if _, stderr, err := runCmd("run", "--bank", b, "--keys", keys, "--input", input, "--classes", classes, "--out", out, "--sort", "--quiet"); err != nil {
+			t.Errorf("--classes %s: %v\n%s", classes, err, stderr)
+			continue
+		}
+		if got, _ := os.ReadFile(out); string(got) != want {
+			t.Errorf("--classes %s: %q, want %q", classes, got, want)
+		}
+	}
+	if _, _, err := runCmd("run", "--bank", b, "--keys", keys, "--input", input, "--classes", `"a,b`, "--quiet"); err == nil || !strings.Contains(err.Error(), "--classes") {
+		t.Errorf("an unclosed quote: %v", err)
+	}
+}

@@ -89,7 +89,10 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 			opt.KeyType = ""
 		}
 		if j.classes != "" {
-			opt.Classes = strings.Split(j.classes, ",")
+			var err error
+			if opt.Classes, err = join.SplitList(j.classes); err != nil {
+				return opt, usageError{fmt.Errorf("%s: --classes %w (a label holding a comma is written quoted, as in a CSV line)", cmd, err)}
+			}
 		}
 		opt.Route = join.Route(j.route)
 	} else if j.classes != "" || j.route != "" {
