@@ -171,8 +171,9 @@ func TestSizing(t *testing.T) {
 	}{
 		{CBF, Sizing{FPP: 1}, "filters: Sizing.FPP 1: want a rate between 0 and 1"},
 		{CBF, Sizing{FPP: -1}, "filters: Sizing.FPP -1: want a rate between 0 and 1"},
-		{CBF, Sizing{BitsPerKey: 2}, "filters: Sizing.BitsPerKey 2: want at least 4"},
-		{CBF, Sizing{BitsPerKey: math.NaN()}, "filters: Sizing.BitsPerKey NaN: want at least 4"},
+		{CBF, Sizing{BitsPerKey: -2}, "filters: Sizing.BitsPerKey -2: want a positive number of bits per key"},
+		{CBF, Sizing{BitsPerKey: 0.0001}, "filters: Sizing.BitsPerKey 0.0001: 0.0001 bits per key for 10000 keys is less than 4 bits in all"},
+		{CBF, Sizing{BitsPerKey: math.NaN()}, "filters: Sizing.BitsPerKey NaN: want a positive number"},
 		{CBF, Sizing{K: 65}, "filters: Sizing.K 65: want 1 to 64"},
 		{Bloom, Sizing{BitsPerKey: 1e12}, "filters: Sizing.BitsPerKey 1e+12: 1e+12 bits per key for 10000 keys is 1.11 PiB, above the 1 GiB a filter may take (at most 858993 bits per key for 10000 keys)"},
 		{ACBF, Sizing{BitsPerKey: 40, K: 40}, "filters: Sizing.BitsPerKey 40: 40 bits per key cannot hold k = 40 counter bits per key"},

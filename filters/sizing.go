@@ -70,8 +70,8 @@ func (s Sizing) Validate() error {
 		return sizingError("K", s.K, nil, "want 1 to %d hash functions (0: round((m/n) ln 2))", MaxK)
 	case s.FPP != 0 && !(s.FPP > 0 && s.FPP < 1):
 		return sizingError("FPP", s.FPP, nil, "want a rate between 0 and 1, such as 0.001")
-	case s.FPP == 0 && s.BitsPerKey != 0 && !(s.BitsPerKey >= 4):
-		return sizingError("BitsPerKey", s.BitsPerKey, nil, "want at least 4 (one 4-bit counter per key)")
+	case s.FPP == 0 && s.BitsPerKey != 0 && !(s.BitsPerKey > 0):
+		return sizingError("BitsPerKey", s.BitsPerKey, nil, "want a positive number of bits per key, such as 16")
 	case s.BitsPerKey > 0 && math.IsInf(s.BitsPerKey, 1):
 		return sizingError("BitsPerKey", s.BitsPerKey, nil, "want a finite number")
 	case s.BucketSize != 0 && s.BucketSize != 1 && s.BucketSize != 2 && s.BucketSize != 4 && s.BucketSize != 8:
@@ -217,6 +217,9 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 				bpk, n, bytesText(bits/8), bytesText(MaxFilterBytes), math.Floor(MaxFilterBytes*8/nf), n)
 		}
 		m = uint64(math.Round(bpk * nf / 4))
+		if m == 0 {
+			return Params{}, sizingError("BitsPerKey", bpk, nil, "%v bits per key for %d keys is less than 4 bits in all, the smallest filter: want at least %.3g", bpk, n, 2/nf)
+		}
 		if k == 0 {
 			k = defaultK(float64(m), nf)
 			if sp.DefaultK != nil {

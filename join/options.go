@@ -146,6 +146,21 @@ var ErrOptions = errors.New("join: invalid options")
 // mappers x reducers; more goroutines than this only add memory.
 const MaxWorkers = 256
 
+// Workers returns the goroutines an option named name asks for: n, or one a
+// core for 0; an error (option.Error) for a negative n or more than
+// MaxWorkers.
+func Workers(name string, n int) (int, error) {
+	switch {
+	case n < 0:
+		return n, optionError(name, n, "want at least 1 (0: one per core)")
+	case n > MaxWorkers:
+		return n, optionError(name, n, "at most %d (each holds a read buffer, a filter copy and shuffle batches; more only add memory)", MaxWorkers)
+	case n == 0:
+		return defaultWorkers(), nil
+	}
+	return n, nil
+}
+
 // defaultWorkers is the default count of mappers and of reducers: one per
 // core (GOMAXPROCS), at most MaxWorkers.
 func defaultWorkers() int { return min(runtime.GOMAXPROCS(0), MaxWorkers) }
@@ -233,18 +248,12 @@ func (opt Options) Resolve() (Options, error) {
 			return opt, optionError("Sizing."+set[0].Name, set[0].Value, "cannot change the filter of the filter file %s: leave it out, or build another filter", opt.FilterFile)
 		}
 	}
-	for _, w := range []struct {
-		name string
-		n    *int
-	}{{"Mappers", &opt.Mappers}, {"Reducers", &opt.Reducers}} {
-		switch {
-		case *w.n < 0:
-			return opt, optionError(w.name, *w.n, "want at least 1 (0: one per core)")
-		case *w.n > MaxWorkers:
-			return opt, optionError(w.name, *w.n, "at most %d (each holds a read buffer, a filter copy and shuffle batches; more only add memory)", MaxWorkers)
-		case *w.n == 0:
-			*w.n = defaultWorkers()
-		}
+	var err error
+	if opt.Mappers, err = Workers("Mappers", opt.Mappers); err != nil {
+		return opt, err
+	}
+	if opt.Reducers, err = Workers("Reducers", opt.Reducers); err != nil {
+		return opt, err
 	}
 	minBudget := shuffle.MinBudget(opt.Mappers, opt.Reducers)
 	switch {

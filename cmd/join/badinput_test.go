@@ -102,14 +102,15 @@ func TestBadInputs(t *testing.T) {
 		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate (see join run -h)"},
 		{[]string{"--k", "0"}, "--k 0: want 1 to 64"},
 		{[]string{"--fpp", "1.5"}, "--fpp 1.5: want a rate between 0 and 1"},
-		{[]string{"--mappers", "0"}, "--mappers 0: want at least 1"},
+		{[]string{"--mappers", "-1"}, "--mappers -1: want at least 1 (0: one per core)"},
 		{[]string{"--mem", "4KiB", "--mappers", "2", "--reducers", "2"}, "--mem 4KiB: below the minimum of 256KiB for 2 mappers and 2 reducers"},
 		{[]string{"--mem", "1MiB", "--mappers", "2", "--reducers", "64"}, "--mem 1MiB: below the minimum of 8MiB for 2 mappers and 64 reducers"},
 		{[]string{"--out", filepath.Join(dir, "no", "such", "out.csv")}, "does not exist"},
 		{[]string{"--out", input}, "is the input"},
 		{[]string{"--format", "xml"}, `--format xml: want csv or parquet`},
 		{[]string{"--filter", "quotient"}, `--filter quotient: unknown filter (want one of none, exact`},
-		{[]string{"--bits-per-key", "2"}, "--bits-per-key 2: want at least 4"},
+		{[]string{"--bits-per-key", "-2"}, "--bits-per-key -2: want a positive number of bits per key"},
+		{[]string{"--bits-per-key", "0"}, "--bits-per-key 0: want a positive number of bits per key (leave it out for 32)"},
 		{[]string{"--bad-rows", "ignore"}, `--bad-rows "ignore"`},
 		{[]string{"--tmp-dir", filepath.Join(dir, "missing")}, "--tmp-dir " + filepath.Join(dir, "missing") + ": not an existing folder"},
 		{[]string{"--temp-dir", input}, "not an existing folder"},
@@ -131,5 +132,45 @@ func TestBadInputs(t *testing.T) {
 	_, _, err = runCmd("run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "k.csv"), "--k", "40")
 	if err == nil || !strings.Contains(err.Error(), "--bits-per-key 32: 32 bits per key cannot hold k = 40 counter bits per key beside a first level (they share the budget): more than 40 bits per key, or a smaller k") {
 		t.Errorf("--k 40: %v", err)
+	}
+}
+
+// TestHelpAgrees: what the help says of a flag's value is what it does.
+func TestHelpAgrees(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	keys := mk("k.csv", "PATENT,C\n1,a\n2,b\n")
+	input := mk("i.csv", "CITING,CITED\n10,1\n11,3\n")
+	events := mk("e.csv", "PATENT,GDATE\n1,5\n")
+	// --mappers 0 and --reducers 0 are "one per core", as the help says.
+	for _, cmd := range [][]string{
+		{"run", "--keys", keys, "--input", input, "--mappers", "0", "--reducers", "0", "--out", filepath.Join(dir, "o.csv"), "--quiet"},
+		{"bank", "build", "--keys", keys, "--key-col", "PATENT", "--class-col", "C", "--classes", "value", "--mappers", "0", "--out", filepath.Join(dir, "b.bank"), "--quiet"},
+	} {
+		if _, stderr, err := runCmd(cmd...); err != nil {
+			t.Errorf("%s: %v\n%s", strings.Join(cmd, " "), err, stderr)
+		}
+	}
+	if _, _, err := runCmd("bank", "build", "--keys", keys, "--key-col", "PATENT", "--class-col", "C", "--classes", "value", "--mappers", "-3", "--out", filepath.Join(dir, "c.bank")); err == nil || !strings.Contains(err.Error(), "--mappers -3: want at least 1") {
+		t.Errorf("bank build --mappers -3: %v", err)
+	}
+	// Kinds without counters take a budget below one 4-bit counter a key.
+	for _, kind := range []string{"bloom", "blocked", "scalable", "cbf", "acbf"} {
+		path := filepath.Join(dir, kind+".csv")
+		_, stderr, err := runCmd("run", "--keys", keys, "--input", input, "--filter", kind, "--bits-per-key", "1", "--out", path, "--quiet")
+		if out, _ := os.ReadFile(path); err != nil || string(out) != "CITING,CITED,C\n10,1,a\n" {
+			t.Errorf("--filter %s --bits-per-key 1: %v %q %s", kind, err, out, stderr)
+		}
+	}
+	if _, _, err := runCmd("run", "--keys", keys, "--input", input, "--filter", "cuckoo", "--bits-per-key", "1"); err == nil || strings.Contains(err.Error(), "counter") || !strings.Contains(err.Error(), "cuckoo filter") {
+		t.Errorf("cuckoo at 1 bit a key: %v, want its own minimum", err)
+	}
+	// filter size --bits-per-key 0 meant 32, silently.
+	if _, _, err := runCmd("filter", "size", "--n", "1000", "--bits-per-key", "0"); err == nil || !strings.Contains(err.Error(), "--bits-per-key 0: want a positive number") {
+		t.Errorf("filter size --bits-per-key 0: %v", err)
+	}
+	// stream --window 0: leaving --window out changes the mode.
+	if _, _, err := runCmd("stream", "--key-events", events, "--key-col", "PATENT", "--key-time", "GDATE", "--probe", input, "--window", "0"); err == nil || strings.Contains(err.Error(), "leave it out") || !strings.Contains(err.Error(), "--window 0: want a positive time") {
+		t.Errorf("stream --window 0: %v", err)
 	}
 }

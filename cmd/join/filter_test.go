@@ -173,7 +173,7 @@ func TestFilterSize(t *testing.T) {
 		{[]string{"filter", "eval", "--n", "10", "--queries", "0"}, "--queries 0: want 1 to"},
 		{[]string{"filter", "plot", "--n", "10"}, "filter plot: --out is required"},
 		{[]string{"filter", "plot", "--n", "10", "--bits", "8:4:1", "--out", "x.svg"}, `--bits "8:4:1": want FROM <= TO`},
-		{[]string{"filter", "plot", "--n", "10", "--bits", "2,8", "--out", "x.svg"}, "--bits 2: filters: Sizing.BitsPerKey 2: want at least 4"},
+		{[]string{"filter", "plot", "--n", "10", "--bits", "-2,8", "--out", "x.svg"}, "--bits \"-2,8\""},
 	} {
 		_, _, err := runCmd(tc.args...)
 		var u usageError

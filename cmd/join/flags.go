@@ -102,14 +102,6 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		}
 		return opt, usageError{fmt.Errorf("%s: --%s needs --bank", cmd, flagName)}
 	}
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"mappers", j.mappers}, {"reducers", j.reducers}} {
-		if j.set(f.name) && f.v == 0 { // 0 is the library's default
-			return opt, usageError{fmt.Errorf("%s: --%s 0: want at least 1 (leave it out for one per core)", cmd, f.name)}
-		}
-	}
 	if j.set("broadcast-budget") {
 		b, err := parseSize(j.budget)
 		if err != nil || b == 0 {

@@ -50,7 +50,7 @@ func (s *sizingFlags) sizing(cmd string) (filters.Sizing, error) {
 		assign func()
 		hint   string
 	}{
-		{"bits-per-key", false, func() { z.BitsPerKey = s.bpk }, ""},
+		{"bits-per-key", s.bpk == 0, func() { z.BitsPerKey = s.bpk }, fmt.Sprintf("want a positive number of bits per key (leave it out for %d)", filters.DefaultBitsPerKey)},
 		{"k", s.k == 0, func() { z.K = s.k }, fmt.Sprintf("want 1 to %d (leave --k out for each kind's best)", filters.MaxK)},
 		{"fpp", s.fpp == 0, func() { z.FPP = s.fpp }, "want a rate between 0 and 1, such as 0.001"},
 		{"bucket-size", s.bucketSize == 0, func() { z.BucketSize = s.bucketSize }, "want 1, 2, 4 or 8 (leave it out for 4)"},

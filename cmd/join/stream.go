@@ -98,10 +98,15 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, f := range []struct {
 		name string
 		zero bool
-	}{{"batch", opt.Batch == 0}, {"key-batch", opt.KeyBatch == 0}, {"capacity", opt.Capacity == 0}, {"topk", opt.TopK == 0}, {"workers", opt.Workers == 0},
-		{"cms-eps", opt.CMSEps == 0}, {"cms-delta", opt.CMSDelta == 0}, {"window", opt.Window == 0}, {"bits-per-key", sf.bpk == 0}} {
+		hint string
+	}{{"batch", opt.Batch == 0, ""}, {"key-batch", opt.KeyBatch == 0, ""}, {"capacity", opt.Capacity == 0, ""}, {"topk", opt.TopK == 0, ""}, {"workers", opt.Workers == 0, ""},
+		{"cms-eps", opt.CMSEps == 0, ""}, {"cms-delta", opt.CMSDelta == 0, ""}, {"bits-per-key", sf.bpk == 0, ""},
+		{"window", opt.Window == 0, "want a positive time for which a key row stays live (without --window the key side is +row/-key events, not timed rows)"}} {
 		if sf.set(f.name) && f.zero {
-			return usageError{fmt.Errorf("stream: --%s 0: leave it out for its default", f.name)}
+			if f.hint == "" {
+				f.hint = "leave it out for its default"
+			}
+			return usageError{fmt.Errorf("stream: --%s 0: %s", f.name, f.hint)}
 		}
 	}
 	if *every < 0 {

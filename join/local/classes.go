@@ -36,7 +36,7 @@ type ClassScan struct {
 
 // ClassScanResult is what ScanClasses read.
 type ClassScanResult struct {
-	Classes []bank.ClassKeys // by label as text (bank.Build orders them by class)
+	Classes        []bank.ClassKeys // by label as text (bank.Build orders them by class)
 	sealed         map[string]*classKeys
 	Records        int64 // key rows read
 	BadRows        int64
@@ -50,8 +50,9 @@ type ClassScanResult struct {
 // class does not parse is an error naming its line, or with SkipBadRows a
 // counted bad row; more than bank.MaxClasses classes is an error.
 func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
-	if cs.Mappers <= 0 {
-		cs.Mappers = min(runtime.GOMAXPROCS(0), join.MaxWorkers)
+	var err error
+	if cs.Mappers, err = join.Workers("Mappers", cs.Mappers); err != nil {
+		return nil, err
 	}
 	if cs.KeyCol == "" || cs.ClassCol == "" {
 		return nil, fmt.Errorf("%w: a key column and a class column are required", join.ErrOptions)
