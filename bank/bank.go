@@ -73,7 +73,8 @@ type Meta struct {
 // meta.Sizing for its own distinct keys (the seed's m_i = -n_i ln p /
 // ln^2 2 with Sizing.FPP = p and the Bloom kind). Classes are built in
 // parallel, one goroutine a core; O(total keys x k). The classes are
-// ordered by meta.Classing; a label given twice is an error. The keys held
+// ordered by meta.Classing; a label given twice is an error. A key file of
+// no rows makes a bank of no classes, with which a join is empty. The keys held
 // by several classes (Bank.Shared) are found beside the builds, O(K log K)
 // for K keys in all; BuildShared takes them from a caller that has them.
 func Build(meta Meta, classes []ClassKeys) (*Bank, error) {
@@ -96,9 +97,6 @@ func build(meta Meta, classes []ClassKeys, sharedOf func() map[string][]string) 
 	}
 	if !sp.Sized {
 		return nil, fmt.Errorf("%w: a bank of %s filters: want a kind that is sized for its keys (bloom, blocked, cbf, acbf, cuckoo, ...)", ErrBank, meta.Kind)
-	}
-	if len(classes) == 0 {
-		return nil, fmt.Errorf("%w: no classes (no key rows)", ErrBank)
 	}
 	if len(classes) > MaxClasses {
 		return nil, fmt.Errorf("%w: %d classes, at most %d (use --classes cut:... for a column of many values)", ErrBank, len(classes), MaxClasses)

@@ -151,7 +151,7 @@ func Read(r io.Reader, name string) (*Bank, error) {
 	if kc, kt, err := join.CanonicalKey(b.KeyCol, join.KeyType(b.KeyType)); err != nil || kc != b.KeyCol || string(kt) != b.KeyType {
 		return nil, bad("key column %q of type %q", b.KeyCol, b.KeyType)
 	}
-	if nc == 0 || nc > MaxClasses {
+	if nc > MaxClasses {
 		return nil, bad("%d classes", nc)
 	}
 	type pending struct {

@@ -2,8 +2,6 @@ package filters
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 
 	"github.com/spaolacci/murmur3"
 )
@@ -23,10 +21,6 @@ type Built struct {
 // Kind is the name of b's kind.
 func (b *Built) Kind() Kind { return b.Spec.Kind }
 
-// ErrNoKeys is returned by Build for a sized kind and an empty key set: its
-// size is undefined (none and exact take any set).
-var ErrNoKeys = errors.New("filters: no keys to size the filter for")
-
 // Build sizes kind for the distinct keys and builds it: O(n*k). The keys are
 // not retained.
 func Build(kind Kind, keys [][]byte, s Sizing) (*Built, error) {
@@ -34,10 +28,10 @@ func Build(kind Kind, keys [][]byte, s Sizing) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sp.Sized && len(keys) == 0 {
-		return nil, fmt.Errorf("%w: a %s filter cannot be sized for none", ErrNoKeys, kind)
-	}
-	p, err := sp.Size(uint64(len(keys)), s)
+	// No keys: the filter of one key's size, holding none, which passes
+	// nothing (its formula FP at n = 0 is 0): the join of no keys is empty,
+	// as SQL's is.
+	p, err := sp.Size(max(uint64(len(keys)), 1), s)
 	if err != nil {
 		return nil, err
 	}
@@ -54,8 +48,12 @@ func Build(kind Kind, keys [][]byte, s Sizing) (*Built, error) {
 			p.MemoryBits = mb.MemoryBits()
 		}
 	}
+	fpp := sp.FPP(p, uint64(len(keys)))
+	if fpp == 0 {
+		fpp = 0 // not -0 (a formula's product with a negative zero)
+	}
 	return &Built{Spec: sp, Filter: f, N: len(keys), Params: p, KeysFingerprint: KeysFingerprint(keys),
-		SerializedBytes: size, FPP: sp.FPP(p, uint64(len(keys)))}, nil
+		SerializedBytes: size, FPP: fpp}, nil
 }
 
 // Marshal serializes the filter in its kind's format (what the broadcast

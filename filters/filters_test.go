@@ -159,8 +159,10 @@ func TestSizing(t *testing.T) {
 			if b.FPP > 0.001 {
 				t.Errorf("sized for 0.001, formula FP %.5f", b.FPP)
 			}
-			if _, err := Build(sp.Kind, nil, Sizing{}); !errors.Is(err, ErrNoKeys) {
-				t.Errorf("no keys: %v, want ErrNoKeys", err)
+			// No keys: an empty filter that passes nothing, formula FP 0.
+			empty, err := Build(sp.Kind, nil, Sizing{})
+			if err != nil || empty.N != 0 || empty.FPP != 0 || empty.Filter.Contains(keys[0]) || empty.Filter.Contains([]byte("x")) {
+				t.Errorf("no keys: %v %+v", err, empty)
 			}
 		})
 	}

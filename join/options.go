@@ -237,7 +237,7 @@ func (opt Options) Resolve() (Options, error) {
 	}
 	if opt.Filter != "" && opt.Filter != FilterAuto {
 		if _, err := filters.Lookup(string(opt.Filter)); err != nil {
-			return opt, &option.Error{Pkg: "join", Name: "Filter", Value: fmt.Sprintf("%q", opt.Filter), Reason: "unknown filter (want one of " + strings.Join(filters.Names(), ", ") + ")", Err: ErrOptions, Cause: err}
+			return opt, &option.Error{Pkg: "join", Name: "Filter", Value: fmt.Sprintf("%q", opt.Filter), Reason: "unknown filter (want auto or one of " + strings.Join(filters.Names(), ", ") + ")", Err: ErrOptions, Cause: err}
 		}
 	}
 	if err := opt.Sizing.Validate(); err != nil {

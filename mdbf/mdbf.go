@@ -141,8 +141,8 @@ var ErrKeys = errors.New("mdbf: keys")
 // documentation). The Spec has the kind's name, Sized and Order, Deletes
 // false, no Add, and encodes the columns in one format (Spec's Decode
 // refuses any other input with an error). A key that is not a tuple of
-// types is an error wrapping ErrKeys and tuple.ErrMalformed; so is an
-// empty key set for a sized kind (wrapping filters.ErrNoKeys).
+// types is an error wrapping ErrKeys and tuple.ErrMalformed. No keys give
+// empty column filters (filters.Build), which pass nothing.
 // Cost: O(total key bytes) to split and collect the values (a map of each
 // column's distinct values) plus each column's build.
 func Build(kind filters.Kind, types []tuple.Type, keys [][]byte, s filters.Sizing) (*filters.Built, error) {
@@ -157,9 +157,6 @@ func Build(kind filters.Kind, types []tuple.Type, keys [][]byte, s filters.Sizin
 		if t != tuple.Int && t != tuple.String {
 			return nil, fmt.Errorf("%w: column %d: type %v", ErrKeys, i+1, t)
 		}
-	}
-	if sp.Sized && len(keys) == 0 {
-		return nil, fmt.Errorf("%w: a per-column %s filter cannot be sized for none", filters.ErrNoKeys, kind)
 	}
 	comps, err := DistinctColumns(types, keys)
 	if err != nil {

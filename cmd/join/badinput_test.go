@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acbfjoin/acbfjoin/filters"
 )
 
 // TestBadInputs: every malformed input ends in one line naming the file and
@@ -108,7 +110,7 @@ func TestBadInputs(t *testing.T) {
 		{[]string{"--out", filepath.Join(dir, "no", "such", "out.csv")}, "does not exist"},
 		{[]string{"--out", input}, "is the input"},
 		{[]string{"--format", "xml"}, `--format xml: want csv or parquet`},
-		{[]string{"--filter", "quotient"}, `--filter quotient: unknown filter (want one of none, exact`},
+		{[]string{"--filter", "quotient"}, `--filter quotient: unknown filter (want auto or one of none, exact`},
 		{[]string{"--bits-per-key", "-2"}, "--bits-per-key -2: want a positive number of bits per key"},
 		{[]string{"--bits-per-key", "0"}, "--bits-per-key 0: want a positive number of bits per key (leave it out for 32)"},
 		{[]string{"--bad-rows", "ignore"}, `--bad-rows "ignore"`},
@@ -173,4 +175,61 @@ func TestHelpAgrees(t *testing.T) {
 	if _, _, err := runCmd("stream", "--key-events", events, "--key-col", "PATENT", "--key-time", "GDATE", "--probe", input, "--window", "0"); err == nil || strings.Contains(err.Error(), "leave it out") || !strings.Contains(err.Error(), "--window 0: want a positive time") {
 		t.Errorf("stream --window 0: %v", err)
 	}
+}
+
+// TestEmptyKeySide: a key side of a header and no rows joins nothing, as
+// SQL's join with an empty table does, for every kind and every command
+// that joins (a sized filter of no keys was an error, "cannot be sized for
+// none", while beamjoin returned the empty join).
+func TestEmptyKeySide(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	keys := mk("k.csv", "PATENT,NAME\n")
+	pairs := mk("p.csv", "CITING,CITED,NAME\n")
+	input := mk("i.csv", "CITING,CITED\n10,1\n11,2\n")
+	const header = "CITING,CITED,NAME\n"
+	out := filepath.Join(dir, "o.csv")
+	check := func(what string, args []string, want string) {
+		t.Helper()
+		os.Remove(out)
+		_, stderr, err := runCmd(append(args, "--out", out)...)
+		got, _ := os.ReadFile(out)
+		if err != nil || string(got) != want {
+			t.Errorf("%s: %v %s; output %q, want %q", what, err, stderr, got, want)
+		}
+	}
+	for _, sp := range filters.Kinds() {
+		check("run --filter "+string(sp.Kind), []string{"run", "--keys", keys, "--input", input, "--filter", string(sp.Kind), "--quiet"}, header)
+	}
+	check("run --filter auto", []string{"run", "--keys", keys, "--input", input, "--filter", "auto", "--quiet"}, header)
+	check("composite", []string{"run", "--keys", pairs, "--input", input, "--key-col", "CITING,CITED", "--join-col", "CITING,CITED", "--quiet"}, "CITING,CITED,NAME\n")
+	check("per-column", []string{"run", "--keys", pairs, "--input", input, "--key-col", "CITING,CITED", "--join-col", "CITING,CITED", "--filter-layout", "per-column", "--filter", "bloom", "--quiet"}, "CITING,CITED,NAME\n")
+	// compare: every kind, no error.
+	if stdout, stderr, err := runCmd("compare", "--keys", keys, "--input", input, "--filters", "all"); err != nil || !strings.Contains(stdout, "acbf") {
+		t.Errorf("compare: %v\n%s%s", err, stdout, stderr)
+	}
+	// A filter file of no keys, and a join with it.
+	ff := filepath.Join(dir, "e.acbf")
+	if _, stderr, err := runCmd("build-filter", "--keys", keys, "--out", ff); err != nil {
+		t.Errorf("build-filter: %v %s", err, stderr)
+	}
+	check("run --filter-file", []string{"run", "--keys", keys, "--input", input, "--filter-file", ff, "--quiet"}, header)
+	// A bank of no classes: built, validated, joined (also routed).
+	bk := filepath.Join(dir, "e.bank")
+	for _, args := range [][]string{
+		{"bank", "build", "--keys", keys, "--key-col", "PATENT", "--class-col", "NAME", "--classes", "value", "--filter", "cbf", "--out", bk, "--quiet"},
+		{"bank", "validate", "--bank", bk, "--keys", keys},
+	} {
+		if _, stderr, err := runCmd(args...); err != nil {
+			t.Errorf("%s: %v %s", strings.Join(args[:2], " "), err, stderr)
+		}
+	}
+	check("run --bank", []string{"run", "--bank", bk, "--keys", keys, "--input", input, "--quiet"}, header)
+	check("run --bank --route column", []string{"run", "--bank", bk, "--keys", keys, "--input", input, "--route", "column", "--quiet"}, "CITING,CITED,NAME,class\n")
+	// The stream: key events of none, and timed rows of none.
+	events := mk("ev.csv", "op,PATENT\n")
+	check("stream", []string{"stream", "--key-events", events, "--probe", input, "--join-col", "CITED", "--quiet"}, "CITING,CITED,PATENT\n")
+	timed := mk("t.csv", "PATENT,GDATE\n")
+	probe := mk("pt.csv", "CITING,CITED,GDATE\n10,1,3\n")
+	check("stream --window", []string{"stream", "--key-events", timed, "--key-col", "PATENT", "--key-time", "GDATE", "--window", "5", "--probe", probe, "--join-col", "CITED", "--quiet"}, "CITING,CITED,GDATE,GDATE\n")
 }

@@ -294,11 +294,11 @@ func writeValidation(w io.Writer, b *bank.Bank, v *bank.Validation) {
 	}
 	mem := memBytes(b)
 	fmt.Fprintf(w, "\nz: (measured - formula) / sd, sd binomial plus the spread of a filter's fill over random keys (bank.FillSpread)")
-	if !v.Classes[0].Spread {
+	if len(v.Classes) > 0 && !v.Classes[0].Spread {
 		fmt.Fprintf(w, "; * this kind has no closed form for that spread: binomial sd only")
 	}
 	fmt.Fprintf(w, ". z (fill): measured against this filter's own rate from its contents, binomial.\n")
-	if p := b.Sizing.FPP; p > 0 {
+	if p := b.Sizing.FPP; p > 0 && len(b.Classes) > 0 {
 		var opt float64
 		for _, c := range b.Classes {
 			opt += -float64(c.Built.N) * math.Log(p) / (math.Ln2 * math.Ln2)

@@ -24,7 +24,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.SetOutput(stderr)
 	var jf joinFlags
 	jf.register(fs)
-	list := fs.String("filters", "none,exact,bloom,cbf,acbf", "filters to compare, comma separated, of: "+strings.Join(filters.Names(), ", "))
+	list := fs.String("filters", "none,exact,bloom,cbf,acbf", "filters to compare, comma separated, of: "+strings.Join(filters.Names(), ", ")+"; or all")
 	repeat := fs.Int("repeat", 1, "timed runs per filter (alternating between filters); times are medians")
 	reportJSON := fs.String("report-json", "", "also write the reports (a JSON array, one per filter) to this file")
 	usageWithExamples(fs, "join compare --keys FILE --input FILE [flags]", compareExamples)
@@ -34,13 +34,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *repeat < 1 {
 		return usageError{fmt.Errorf("compare: --repeat %d: want at least 1", *repeat)}
 	}
-	var kinds []filters.Kind
-	for _, s := range strings.Split(*list, ",") {
-		sp, err := filters.Lookup(strings.TrimSpace(s))
-		if err != nil {
-			return usageError{fmt.Errorf("compare: --filters: %w", err)}
-		}
-		kinds = append(kinds, sp.Kind)
+	kinds, err := parseKinds("compare", "filters", *list)
+	if err != nil {
+		return err
 	}
 	jf.kinds = kinds
 	opt, err := jf.options("compare", stderr)

@@ -16,6 +16,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/filters/evaluate"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/join"
 )
 
 const filterUsage = `usage: join filter size|eval|plot [flags]
@@ -91,9 +92,13 @@ func parseKinds(cmd, flagName, list string) ([]filters.Kind, error) {
 		return kinds, nil
 	}
 	for _, s := range strings.Split(list, ",") {
-		sp, err := filters.Lookup(strings.TrimSpace(s))
+		s = strings.TrimSpace(s)
+		if s == string(join.FilterAuto) {
+			return nil, usageError{fmt.Errorf("%s: --%s auto: %s measures each kind named; auto chooses one of them for a join (join run --filter auto says which and why)", cmd, flagName, cmd)}
+		}
+		sp, err := filters.Lookup(s)
 		if err != nil {
-			return nil, usageError{fmt.Errorf("%s: --%s: %w (or all)", cmd, flagName, err)}
+			return nil, usageError{fmt.Errorf("%s: --%s %q: unknown filter (want all, or some of %s)", cmd, flagName, s, strings.Join(filters.Names(), ", "))}
 		}
 		if slices.Contains(kinds, sp.Kind) {
 			return nil, usageError{fmt.Errorf("%s: --%s: %s is given twice", cmd, flagName, sp.Kind)}

@@ -166,12 +166,14 @@ func flagError(cmd string, fs *flag.FlagSet, err error) error {
 		return err
 	}
 	value := fmt.Sprint(oe.Value)
-	if f := fs.Lookup(name); f != nil {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	if f := fs.Lookup(name); f != nil && set {
 		v := f.Value
 		if o, ok := v.(*onceValue); ok {
 			v = o.Value
 		}
-		value = v.String() // the user's own spelling (or the default)
+		value = v.String() // the user's own spelling
 		if s, ok := v.(interface{ Get() any }); ok {
 			if str, ok := s.Get().(string); ok {
 				value = strconv.Quote(str)

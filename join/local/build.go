@@ -225,6 +225,9 @@ func (x *execution) filter(ctx context.Context, keys [][]byte) (*filters.Built, 
 		if err := x.bank.check(x.opt.Bank); err != nil {
 			return nil, err
 		}
+		if len(x.bank.classes) == 0 { // a bank of no key rows: the empty join
+			return filters.Build(x.bank.b.Kind, nil, x.bank.b.Sizing)
+		}
 		return bank.Union(x.bank.classes)
 	}
 	if x.opt.FilterFile != "" {
@@ -236,16 +239,6 @@ func (x *execution) filter(ctx context.Context, keys [][]byte) (*filters.Built, 
 			return nil, err
 		}
 		return ff.Built, nil
-	}
-	sp, err := filters.Lookup(string(x.opt.Filter))
-	if err != nil {
-		return nil, err
-	}
-	if len(keys) == 0 && sp.Sized && x.bad != nil && x.bad.total() > 0 {
-		return nil, fmt.Errorf("%s: no keys (every row was bad): a %s filter cannot be sized for none; the exact or none filter gives the empty join", x.keys.name, x.opt.Filter)
-	}
-	if len(keys) == 0 && sp.Sized {
-		return nil, fmt.Errorf("%s: no keys (a header and no rows): a %s filter cannot be sized for none; the exact or none filter gives the empty join", x.keys.name, x.opt.Filter)
 	}
 	if x.opt.Layout == join.LayoutPerColumn {
 		return mdbf.Build(x.opt.Filter, x.keySpec.TupleTypes(), keys, x.opt.Sizing)

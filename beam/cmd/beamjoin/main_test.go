@@ -134,6 +134,10 @@ func TestNothingLeft(t *testing.T) {
 	if err := os.WriteFile(empty, []byte("CITING,CITED\n10,99\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	noKeys := filepath.Join(dir, "nokeys.csv")
+	if err := os.WriteFile(noKeys, []byte("PATENT,NAME\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -142,6 +146,8 @@ func TestNothingLeft(t *testing.T) {
 	}{
 		{"joined", []string{"--keys", keys, "--input", input, "--out", out, "--quiet"}, 0, "10,1,a\n11,2,b\n13,1,a\n"},
 		{"no rows", []string{"--keys", keys, "--input", empty, "--out", out, "--quiet"}, 0, ""},
+		{"no keys", []string{"--keys", noKeys, "--input", input, "--out", out, "--quiet"}, 0, ""},
+		{"no keys, bloom", []string{"--keys", noKeys, "--input", input, "--filter", "bloom", "--out", out, "--quiet"}, 0, ""},
 		{"no such column", []string{"--keys", keys, "--input", input, "--join-col", "NOPE", "--out", out, "--quiet"}, 1, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
