@@ -520,8 +520,17 @@ func TestBuildRefusals(t *testing.T) {
 		t.Error("a bank of exact filters")
 	}
 	meta.Kind = filters.Bloom
-	if _, err := Build(meta, nil); err == nil {
-		t.Error("a bank of no classes")
+	// A key file of no rows: a bank of no classes, written and read back.
+	empty, err := Build(meta, nil)
+	if err != nil || len(empty.Classes) != 0 {
+		t.Fatalf("a bank of no classes: %v", err)
+	}
+	var buf bytes.Buffer
+	if _, err := empty.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := Decode(buf.Bytes(), "e.bank"); err != nil || len(back.Classes) != 0 {
+		t.Errorf("a bank of no classes read back: %v", err)
 	}
 	dup := []ClassKeys{{"1", mapSet{"a": true}}, {"1", mapSet{"b": true}}}
 	if _, err := Build(meta, dup); err == nil {
