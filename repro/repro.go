@@ -119,6 +119,11 @@ func Run(ctx context.Context, opt Options) error {
 	if opt.ACBFCapacity != 0 && opt.Table1Sizing == Table1Paper {
 		return &option.Error{Pkg: "repro", Name: "ACBFCapacity", Value: opt.ACBFCapacity, Reason: "sizes Table 1's default run, which the paper sizing leaves out (the paper's sizing finds its own capacity)"}
 	}
+	if opt.Data != "" { // the real files, found and their headers read before minutes of work
+		if _, _, err := FindNBER(opt.Data); err != nil {
+			return err
+		}
+	}
 	if opt.ACBFCapacity != 0 { // the default sizing's room, checked before minutes of work
 		sp, err := filters.Lookup(string(filters.ACBF))
 		if err != nil {

@@ -11,9 +11,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/local"
 )
@@ -21,20 +23,40 @@ import (
 // FindNBER returns the citation and patent files in dir (plain or as NBER ships
 // them zipped).
 func FindNBER(dir string) (cite, pat string, err error) {
-	find := func(names ...string) (string, error) {
+	find := func(column string, names ...string) (string, error) {
 		for _, n := range names {
 			p := filepath.Join(dir, n)
-			if _, err := os.Stat(p); err == nil {
-				return p, nil
+			if _, err := os.Stat(p); err != nil {
+				continue
 			}
+			// Read its header now: a file that cannot be read, or that
+			// lacks the join's column, fails before minutes of figures.
+			rc, name, err := csvscan.Open(p)
+			if err != nil {
+				return "", dataError(dir, "%s: %v", p, err)
+			}
+			defer rc.Close()
+			header, err := csvscan.NewReader(rc, name).ReadHeader()
+			if err != nil {
+				return "", dataError(dir, "%v", err)
+			}
+			if !slices.Contains(header, column) {
+				return "", dataError(dir, "%s has no column %s (its columns: %q)", p, column, header)
+			}
+			return p, nil
 		}
-		return "", fmt.Errorf("--data %s: none of %v there", dir, names)
+		return "", dataError(dir, "none of %s there (the NBER files, as join fetch or join gen write them)", strings.Join(names, ", "))
 	}
-	if cite, err = find("cite75_99.txt", "acite75_99.zip", "cite75_99.txt.gz"); err != nil {
+	if cite, err = find("CITED", "cite75_99.txt", "acite75_99.zip", "cite75_99.txt.gz"); err != nil {
 		return "", "", err
 	}
-	pat, err = find("apat63_99.txt", "apat63_99.zip", "apat63_99.txt.gz")
+	pat, err = find("PATENT", "apat63_99.txt", "apat63_99.zip", "apat63_99.txt.gz")
 	return cite, pat, err
+}
+
+// dataError is an option.Error about Options.Data.
+func dataError(dir, format string, a ...any) error {
+	return &option.Error{Pkg: "repro", Name: "Data", Value: dir, Reason: fmt.Sprintf(format, a...)}
 }
 
 // Table1 sizings (Options.Table1Sizing).

@@ -149,7 +149,7 @@ var optionFlags = map[string]string{
 	"Sizing.Growth": "growth", "Sizing.Tightening": "tightening", "Sizing.ACBFCapacity": "acbf-capacity",
 	"Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir", "FilterFile": "filter-file",
 	"Bank": "bank", "Classes": "classes", "Route": "route", "Sep": "delim", "Layout": "filter-layout",
-	"Skew": "skew", "BroadcastBudget": "broadcast-budget", "NeedDeletes": "need-deletes", "HotExclusions": "hot-exclusions", "Table1Sizing": "table1-sizing", "ACBFCapacity": "acbf-capacity",
+	"Skew": "skew", "BroadcastBudget": "broadcast-budget", "NeedDeletes": "need-deletes", "HotExclusions": "hot-exclusions", "Table1Sizing": "table1-sizing", "ACBFCapacity": "acbf-capacity", "Data": "data",
 	"Format": "format", "Output": "out",
 }
 

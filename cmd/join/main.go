@@ -47,7 +47,7 @@ commands:
           join stream --key-events F|- --probe F|- [--window W --key-time COL] [--filter acbf] --out OUT
           join stream prep --patents F --citations F --out DIR   # NBER as a time-ordered stream
   repro   regenerate the paper's Figures 4-7 and Table 1 (CSV, Markdown, SVG)
-          join repro [--quick] [--data DIR] --out docs/results
+          join repro [--quick] [--data DIR] [--out DIR]   # into data/repro
   gen     write NBER-shaped cite75_99.txt and apat63_99.txt
           join gen --scale 1 --seed 1 --out DIR
   keys    sample the join's small side from a patent file (or any CSV)

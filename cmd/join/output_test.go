@@ -98,3 +98,24 @@ func TestFormatFromExtension(t *testing.T) {
 		t.Errorf("filter plot --out p.png wrote %q", b[:min(len(b), 16)])
 	}
 }
+
+// TestReproChecksDataFirst: repro --data names what is wrong with the
+// folder before any figure runs (it ran Figures 4-7 for minutes first).
+func TestReproChecksDataFirst(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	out := filepath.Join(dir, "out")
+	_, _, err := runCmd("repro", "--quick", "--data", dir, "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "repro: --data "+dir+": none of cite75_99.txt") {
+		t.Errorf("an empty folder: %v", err)
+	}
+	mk("cite75_99.txt", "CITING,CITED\n1,2\n")
+	mk("apat63_99.txt", "ID,GYEAR\n1,1999\n")
+	_, _, err = runCmd("repro", "--quick", "--data", dir, "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "apat63_99.txt has no column PATENT") {
+		t.Errorf("a file without the join's column: %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the output folder was made")
+	}
+}
