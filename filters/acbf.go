@@ -34,6 +34,9 @@ func acbfSpec(kind Kind, j, order int, doc string) *Spec {
 		Sized:   true,
 		Fields:  []string{"K", "ACBFCapacity"},
 		Deletes: true,
+		Words: func(p Params) string {
+			return fmt.Sprintf("m=%d counters, k=%d, first level %d bits, counter room for %d keys", p.M, p.K, p.FirstLevelBits, p.Capacity)
+		},
 		Layout: func(m, n uint64, k int) (Params, error) {
 			cfg := config(m, n, k)
 			if err := cfg.Validate(); err != nil {

@@ -1,6 +1,7 @@
 package filters
 
 import (
+	"fmt"
 	"io"
 	"math"
 
@@ -21,6 +22,9 @@ func init() {
 		Sized:   true,
 		Fields:  []string{"K"},
 		SizeFor: sizeBlocked,
+		Words: func(p Params) string {
+			return fmt.Sprintf("%d blocks of %d bits, k=%d", p.FirstLevelBits/blocked.BlockBits, blocked.BlockBits, p.K)
+		},
 		Build: func(p Params, keys [][]byte) (Filter, int64, error) {
 			f, err := blocked.New(p.FirstLevelBits, p.K)
 			if err != nil {

@@ -28,6 +28,7 @@ func init() {
 		Layout: func(m, n uint64, k int) (Params, error) {
 			return Params{M: m, K: k, FirstLevelBits: 4 * m, MemoryBits: 4 * m}, nil
 		},
+		Words:       func(p Params) string { return fmt.Sprintf("m=%d bits, k=%d", p.FirstLevelBits, p.K) },
 		CountersFor: func(bits, n uint64, k int) uint64 { return uint64(math.Ceil(float64(bits) / 4)) },
 		// The Bloom optimum for its own 4m bits, not the counters' k.
 		DefaultK: func(m, n uint64) int { return defaultK(4*float64(m), float64(n)) },

@@ -1,6 +1,7 @@
 package filters
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/acbfjoin/acbfjoin/cbf"
@@ -18,6 +19,7 @@ func init() {
 		Layout: func(m, n uint64, k int) (Params, error) {
 			return Params{M: m, K: k, FirstLevelBits: 4 * m, MemoryBits: 4 * m}, nil
 		},
+		Words: func(p Params) string { return fmt.Sprintf("m=%d counters of 4 bits, k=%d", p.M, p.K) },
 		// A CBF's false positive rate is a Bloom filter's with m bits.
 		CountersFor: func(bits, n uint64, k int) uint64 { return bits },
 		Build: func(p Params, keys [][]byte) (Filter, int64, error) {

@@ -74,6 +74,18 @@ func (p Params) Shape() string {
 	return ""
 }
 
+// Describe returns p in the kind's own words (Spec.Words, else
+// Params.Shape), "no parameters" for a kind without any.
+func (sp *Spec) Describe(p Params) string {
+	if sp.Words != nil {
+		return sp.Words(p)
+	}
+	if s := p.Shape(); s != "" {
+		return s
+	}
+	return "no parameters"
+}
+
 // Spec describes one filter kind.
 type Spec struct {
 	Kind Kind
@@ -88,6 +100,10 @@ type Spec struct {
 	// Fields names the Sizing fields the kind reads besides BitsPerKey and
 	// FPP ("K", "BucketSize", ...); it ignores the others.
 	Fields []string
+	// Words describes p in the kind's own terms for a report ("m=3200000
+	// bits, k=22" for a Bloom filter, "m=800000 counters, k=6" for a CBF);
+	// nil: Params.Shape.
+	Words func(p Params) string
 	// Layout returns the parameters of the kind in the budget of a 4-bit CBF
 	// with m counters, holding n keys with k hash functions, or an error
 	// (option.Error naming Sizing.BitsPerKey or Sizing.K) if they do not fit.

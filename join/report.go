@@ -190,8 +190,9 @@ type FilterReport struct {
 	M              uint64       `json:"m"`
 	K              int          `json:"k"`
 	FirstLevelBits uint64       `json:"first_level_bits"`
-	// Shape is the kind's own parameters in a few words (filters.Params.Shape);
-	// the fields after it are those of cuckoo and scalable filters.
+	// Shape is the kind's own parameters in its own words
+	// (filters.Spec.Describe); the fields after it are those of cuckoo and
+	// scalable filters.
 	Shape           string  `json:"shape,omitempty"`
 	BucketSize      int     `json:"bucket_size,omitempty"`
 	FingerprintBits int     `json:"fingerprint_bits,omitempty"`
@@ -206,7 +207,7 @@ type FilterReport struct {
 
 // NewFilterReport describes b.
 func NewFilterReport(b *filters.Built) FilterReport {
-	return FilterReport{Kind: b.Kind(), M: b.M, K: b.K, FirstLevelBits: b.FirstLevelBits, Shape: b.Shape(),
+	return FilterReport{Kind: b.Kind(), M: b.M, K: b.K, FirstLevelBits: b.FirstLevelBits, Shape: b.Spec.Describe(b.Params),
 		BucketSize: b.BucketSize, FingerprintBits: b.FingerprintBits, Capacity: b.Capacity, Growth: b.Growth, Tightening: b.Tightening, FirstFPP: b.FirstFPP,
 		MemoryBits: b.MemoryBits, SerializedBytes: b.SerializedBytes, FPPFormula: b.FPP}
 }

@@ -20,17 +20,8 @@ func writeReport(w io.Writer, r *join.Report) {
 		writeAuto(w, r, a)
 	}
 	f := r.Filter
-	if f.M != 0 { // the kinds of the 4m-bit budget of m counters
-		room := ""
-		if f.Capacity > uint64(r.KeysDistinct) {
-			room = fmt.Sprintf(" (counter room for %d keys)", f.Capacity)
-		}
-		fmt.Fprintf(w, "filter %s: m=%d counters, k=%d, first level %d bits%s, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
-			f.Kind, f.M, f.K, f.FirstLevelBits, room, f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
-	} else {
-		fmt.Fprintf(w, "filter %s: %s, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
-			f.Kind, cmp.Or(f.Shape, "no parameters"), f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
-	}
+	fmt.Fprintf(w, "filter %s: %s, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
+		f.Kind, cmp.Or(f.Shape, "no parameters"), f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
 	if r.BroadcastCopies < r.Settings.Mappers {
 		fmt.Fprintf(w, "broadcast: %d mappers share %d copies of the filter (one each would take more than %s)\n",
 			r.Settings.Mappers, r.BroadcastCopies, join.SizeText(local.MaxBroadcastBytes))
