@@ -131,7 +131,7 @@ func (p *Part) Release() {
 }
 
 // ErrFolder is returned when an input names a folder.
-var ErrFolder = errors.New("is a folder, want a CSV file")
+var ErrFolder = errors.New("is a folder, want a file")
 
 // stdinName is how standard input ("-") is named in messages.
 const stdinName = "stdin"
@@ -558,7 +558,7 @@ func openStream(ctx context.Context, path string) (*stream, error) {
 			return nil, err
 		}
 		if st.IsDir() {
-			return nil, fmt.Errorf("%s %w", path, ErrFolder)
+			return nil, &os.PathError{Op: "open", Path: path, Err: ErrFolder}
 		}
 		if f, err = openFile(ctx, path, st); err != nil {
 			return nil, err

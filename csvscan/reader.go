@@ -21,6 +21,7 @@ type ParseError struct {
 	Line   int64 // 1-based; 0 when unknown (range readers)
 	Offset int64 // byte offset of the record in the file
 	Msg    string
+	Err    error // what Errorf wrapped (%w), or nil
 }
 
 func (e *ParseError) Error() string {
@@ -30,7 +31,13 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s: record at byte %d: %s", e.File, e.Offset, e.Msg)
 }
 
-func (e *ParseError) Unwrap() error { return ErrSyntax }
+// Unwrap returns ErrSyntax and what the error wraps.
+func (e *ParseError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrSyntax, e.Err}
+	}
+	return []error{ErrSyntax}
+}
 
 const (
 	readSize   = 128 << 10 // bytes read per fill: a buffer that stays in the L2 cache while it is scanned (1 MiB: 8% slower map phase)
@@ -688,11 +695,34 @@ func (r *Reader) Err() error { return r.err }
 // Errorf returns a ParseError for the current record, for callers that find a
 // field invalid.
 func (r *Reader) Errorf(format string, args ...any) error {
-	r.fail(format, args...)
-	err := r.err
+	e := fmt.Errorf(format, args...) // %w wraps, as fmt.Errorf does
+	r.fail("%s", e.Error())
+	err := r.err.(*ParseError)
 	r.err = nil
+	if errors.Unwrap(e) != nil || len(unwrapAll(e)) > 0 {
+		err.Err = e
+	}
 	return err
 }
+
+// unwrapAll returns what e wraps with Unwrap() []error (fmt.Errorf of
+// several %w).
+func unwrapAll(e error) []error {
+	if u, ok := e.(interface{ Unwrap() []error }); ok {
+		return u.Unwrap()
+	}
+	return nil
+}
+
+// ErrNotInteger is wrapped by ParseInt's errors: a field that is not a
+// decimal integer of int64 (a key of type int that is text).
+var ErrNotInteger = errors.New("not an integer")
+
+// intError is an error of ParseInt.
+type intError struct{ msg string }
+
+func (e *intError) Error() string        { return e.msg }
+func (e *intError) Is(target error) bool { return target == ErrNotInteger }
 
 // ParseInt parses a decimal integer field without allocating. Unsigned
 // fields of 1 to 8 digits whose slice has room for 8 bytes (fields returned by
@@ -739,7 +769,7 @@ func parse8(w uint64) uint64 {
 
 func parseIntSlow(b []byte) (int64, error) {
 	if len(b) == 0 {
-		return 0, errors.New("empty integer")
+		return 0, &intError{"empty integer"}
 	}
 	neg := false
 	s := b
@@ -747,17 +777,21 @@ func parseIntSlow(b []byte) (int64, error) {
 		neg = s[0] == '-'
 		s = s[1:]
 		if len(s) == 0 {
-			return 0, fmt.Errorf("invalid integer %q", b)
+			return 0, &intError{fmt.Sprintf("invalid integer %q", b)}
 		}
 	}
 	if len(s) > 18 {
-		return strconv.ParseInt(string(b), 10, 64) // rare: let strconv handle overflow
+		v, err := strconv.ParseInt(string(b), 10, 64) // rare: let strconv handle overflow
+		if err != nil {
+			return 0, &intError{fmt.Sprintf("invalid integer %q: %v", b, errors.Unwrap(err))}
+		}
+		return v, nil
 	}
 	var v int64
 	for _, c := range s {
 		d := c - '0' // wraps for bytes below '0'
 		if d > 9 {
-			return 0, fmt.Errorf("invalid integer %q", b)
+			return 0, &intError{fmt.Sprintf("invalid integer %q", b)}
 		}
 		v = v*10 + int64(d)
 	}

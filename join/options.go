@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime"
 	"strings"
@@ -335,4 +336,17 @@ func SizeText(n int64) string {
 		}
 	}
 	return fmt.Sprintf("%dB", n)
+}
+
+// FileError returns err, from opening the file at path that the option
+// named name gives (Keys, Input, FilterFile, Bank), as an option.Error
+// naming the option when it is about the path itself (missing, not
+// permitted, a folder: os.PathError), so that the command line names its
+// flag; other errors (the file's content) are returned as they are.
+func FileError(name, path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return &option.Error{Pkg: "join", Name: name, Value: path, Reason: pe.Err.Error(), Err: ErrOptions, Cause: err}
+	}
+	return err
 }

@@ -47,7 +47,7 @@ func TestBadInputs(t *testing.T) {
 		ok                bool
 	}{
 		{"missing", filepath.Join(dir, "nope.csv"), "nope.csv: no such file", false, false},
-		{"directory", dir, "is a folder, want a CSV file", false, false},
+		{"directory", dir, "is a folder, want a file", false, false},
 		{"empty", w("empty.csv", ""), "empty.csv:1: empty file: no header", false, false},
 		{"header only", w("hdr.csv", "CITING,CITED\n"), "", false, true},
 		{"no such column", w("nocol.csv", "A,B\n1,2\n"), `--join-col CITED: ` + filepath.Join(dir, "nocol.csv") + ` has no column "CITED" (columns: "A", "B")`, false, false},
@@ -55,7 +55,7 @@ func TestBadInputs(t *testing.T) {
 		{"too few fields", w("few.csv", good+"12\n"), "few.csv:4: 1 fields, want 2", false, false},
 		{"too many fields", w("many.csv", good+"12,1,3\n"), "many.csv:4: 3 fields, want 2", false, false},
 		{"not an integer", w("nonint.csv", good+"12,x1\n"), `nonint.csv:4: CITED: invalid integer "x1"`, false, false},
-		{"overflow", w("overflow.csv", good+"12,99999999999999999999\n"), `overflow.csv:4: CITED: strconv.ParseInt: parsing "99999999999999999999": value out of range`, false, false},
+		{"overflow", w("overflow.csv", good+"12,99999999999999999999\n"), `overflow.csv:4: CITED: invalid integer "99999999999999999999": value out of range`, false, false},
 		{"spaces", w("spaces.csv", good+"12, 1\n"), `spaces.csv:4: CITED: invalid integer " 1"`, false, false},
 		{"leading plus", w("plus.csv", good+"12,+1\n"), "", false, true},
 		{"quoted number", w("quoted.csv", good+"12,\"1\"\n"), "", false, true},
@@ -232,4 +232,46 @@ func TestEmptyKeySide(t *testing.T) {
 	timed := mk("t.csv", "PATENT,GDATE\n")
 	probe := mk("pt.csv", "CITING,CITED,GDATE\n10,1,3\n")
 	check("stream --window", []string{"stream", "--key-events", timed, "--key-col", "PATENT", "--key-time", "GDATE", "--window", "5", "--probe", probe, "--join-col", "CITED", "--quiet"}, "CITING,CITED,GDATE,GDATE\n")
+}
+
+// TestErrorsNameTheFlag: a missing or unreadable file is named by its flag
+// (it said "stat nope.txt"), and a key that is not an integer hints at
+// --key-type string.
+func TestErrorsNameTheFlag(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	keys := mk("k.csv", "PATENT,C\n1,a\n")
+	input := mk("i.csv", "CITING,CITED\n10,1\n")
+	ips := mk("ip.csv", "IP,C\n49.69.121.227,a\n")
+	nope := filepath.Join(dir, "nope")
+	out := filepath.Join(dir, "o.csv")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--keys", nope, "--input", input, "--out", out}, "run: --keys " + nope + ": no such file or directory"},
+		{[]string{"run", "--keys", keys, "--input", nope, "--out", out}, "run: --input " + nope + ": no such file or directory"},
+		{[]string{"run", "--keys", keys, "--input", dir, "--out", out}, "run: --input " + dir + ": is a folder"},
+		{[]string{"run", "--keys", keys, "--input", input, "--filter-file", nope, "--out", out}, "run: --filter-file " + nope + ": no such file"},
+		{[]string{"run", "--bank", nope, "--keys", keys, "--input", input, "--out", out}, "run: --bank " + nope + ": no such file"},
+		{[]string{"compare", "--keys", keys, "--input", nope}, "compare: --input " + nope + ": no such file"},
+		{[]string{"build-filter", "--keys", nope, "--out", out}, "build-filter: --keys " + nope + ": no such file"},
+		{[]string{"bank", "build", "--keys", nope, "--key-col", "PATENT", "--class-col", "C", "--out", out}, "bank build: --keys " + nope + ": no such file"},
+		{[]string{"bank", "validate", "--bank", nope, "--keys", keys}, "bank validate: --bank " + nope + ": no such file"},
+		{[]string{"stream", "--key-events", nope, "--probe", input}, "stream: --key-events " + nope + ": no such file"},
+		{[]string{"stream", "--key-events", keys, "--probe", nope}, "stream: --probe " + nope + ": no such file"},
+		{[]string{"keys", "--patents", nope, "--out", out}, "keys: --patents " + nope + ": no such file"},
+		{[]string{"keys", "--from", nope, "--out", out}, "keys: --from " + nope + ": no such file"},
+		{[]string{"stream", "prep", "--patents", nope, "--citations", input, "--out", filepath.Join(dir, "sp")}, "stream prep: --patents " + nope + ": no such file"},
+		{[]string{"demo", "--data", nope}, "demo: --data " + nope + ": none of"},
+		{[]string{"run", "--keys", ips, "--key-col", "IP", "--input", input, "--out", out}, `IP: invalid integer "49.69.121.227"`},
+	} {
+		_, _, err := runCmd(c.args...)
+		if err == nil || !strings.Contains(err.Error()+hint(err), c.want) {
+			t.Errorf("%s: %v, want %q", strings.Join(c.args, " "), err, c.want)
+		}
+		if err != nil && strings.Contains(c.want, "invalid integer") && !strings.Contains(hint(err), "--key-type string") {
+			t.Errorf("%s: no hint of --key-type string: %q", strings.Join(c.args, " "), hint(err))
+		}
+	}
 }

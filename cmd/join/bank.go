@@ -231,7 +231,7 @@ func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Write
 	start := time.Now()
 	b, err := local.ReadBank(ctx, *bankPath)
 	if err != nil {
-		return err
+		return flagError("bank validate", fs, err)
 	}
 	res, err := local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: b.KeyCol, ClassCol: b.ClassCol, KeyType: join.KeyType(b.KeyType),
 		Classing: b.Classing, Sep: sep, Mappers: bf.mappers, SkipBadRows: skip})
@@ -355,11 +355,11 @@ func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	b, err := local.ReadBank(ctx, *bankPath)
 	if err != nil {
-		return err
+		return flagError("bank update", fs, err)
 	}
 	mf, name, err := csvscan.OpenContext(ctx, *moves)
 	if err != nil {
-		return fmt.Errorf("--moves %s: %w", *moves, err)
+		return fmt.Errorf("bank update: %w", fileFlag("moves", *moves, err))
 	}
 	mv, err := bank.ReadMoves(mf, name, join.KeyType(b.KeyType))
 	mf.Close()

@@ -245,10 +245,11 @@ Examples:
 	if *patents == "" || *out == "" {
 		return usageError{fmt.Errorf("keys: --patents (or --from) and --out are required")}
 	}
-	both := 0
+	both, inFlag := 0, "patents"
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "patents" || f.Name == "from" {
 			both++
+			inFlag = f.Name
 		}
 	})
 	if both > 1 {
@@ -276,7 +277,7 @@ Examples:
 	}
 	res, err := nber.ExtractKeysContext(ctx, *patents, f, opt)
 	if err != nil {
-		return err
+		return fmt.Errorf("keys: %w", fileFlag(inFlag, *patents, err))
 	}
 	if err := f.Commit(); err != nil {
 		return fmt.Errorf("--out %s: %w", *out, err)

@@ -47,7 +47,7 @@ Examples:
 	sample := int(math.Round(nber.PaperKeySample * *scale))
 	if *data != "" {
 		if cite, pat, err = repro.FindNBER(*data); err != nil {
-			return err
+			return flagError("demo", fs, err)
 		}
 		sample = nber.PaperKeySample
 		fmt.Fprintf(stdout, "Real NBER data in %s\n", *data)

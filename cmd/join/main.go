@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
 )
 
 const usage = `usage: join <command> [flags]
@@ -150,6 +152,8 @@ func hint(err error) string {
 		return " (free some space, or point --out, and --tmp-dir where the command spills, at a disk with more room)"
 	case errors.Is(err, syscall.EROFS):
 		return " (choose a folder you can write: --tmp-dir for spill and sort files, --out for the output)"
+	case errors.Is(err, csvscan.ErrNotInteger):
+		return " (keys are compared as integers by default: give --key-type string to compare them as text)"
 	case errors.Is(err, syscall.EACCES):
 		return " (check the permissions of the file or folder named; spill and sort files go to --tmp-dir, the output to --out)"
 	}

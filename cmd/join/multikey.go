@@ -335,7 +335,7 @@ func rate(fp, trials int64) float64 {
 func readTupleKeys(ctx context.Context, path string, sep byte, names []string, types []join.KeyType, skip bool) (keys [][]byte, tts []tuple.Type, records, bad int64, err error) {
 	rc, name, err := csvscan.OpenContext(ctx, path)
 	if err != nil {
-		return nil, nil, 0, 0, fmt.Errorf("--keys %s: %w", path, err)
+		return nil, nil, 0, 0, fileFlag("keys", path, err)
 	}
 	defer rc.Close()
 	r := csvscan.NewReader(rc, name)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -131,4 +132,15 @@ func leftoverPID(name string) (int, bool) {
 func processRuns(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// fileFlag returns err, from opening path given by --flag, as "--flag
+// path: reason" when it is about the path itself (missing, not permitted, a
+// folder), else err as it is.
+func fileFlag(flag, path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return fmt.Errorf("--%s %s: %v", flag, path, pe.Err)
+	}
+	return err
 }

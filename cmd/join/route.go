@@ -48,7 +48,7 @@ func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format
 	}
 	b, err := local.ReadBank(ctx, jf.bank)
 	if err != nil {
-		return err
+		return flagError("run", fs, err)
 	}
 	labels, err := local.Labels(b, opt.Classes)
 	if err != nil {

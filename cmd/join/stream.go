@@ -265,6 +265,11 @@ Example:
 	}
 	st, err := nber.WriteStream(ctx, *patents, *citations, *out)
 	if err != nil {
+		if e := fileFlag("patents", *patents, err); e != err {
+			err = e
+		} else {
+			err = fileFlag("citations", *citations, err)
+		}
 		return fmt.Errorf("stream prep: %w", err)
 	}
 	fmt.Fprintf(stdout, "%d patents (GDATE %d..%d), %d citations (%d dropped: citing patent not in %s) written to %s\n",

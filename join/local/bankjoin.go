@@ -29,7 +29,7 @@ type bankPlan struct {
 func ReadBank(ctx context.Context, path string) (*bank.Bank, error) {
 	f, name, err := csvscan.OpenContext(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, join.FileError("Bank", path, err)
 	}
 	defer f.Close()
 	b, err := bank.Read(f, name)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"maps"
 	"runtime"
@@ -57,7 +56,7 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 	if cs.KeyCol == "" || cs.ClassCol == "" {
 		return nil, fmt.Errorf("%w: a key column and a class column are required", join.ErrOptions)
 	}
-	s, err := openSide(ctx, cs.Keys, cs.KeysName, cs.Mappers, cs.SkipBadRows, cs.Sep)
+	s, err := openSide(ctx, "Keys", cs.Keys, cs.KeysName, cs.Mappers, cs.SkipBadRows, cs.Sep)
 	if err != nil {
 		return nil, err
 	}
@@ -98,9 +97,6 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 			}
 			f := r.Fields()
 			key, err := ks.AppendKey(kb[:0], f)
-			if err != nil && !errors.Is(err, join.ErrEmptyComponent) && slices.Contains(ks.Types, join.IntKeys) {
-				err = fmt.Errorf("%v (keys that are not integers are compared as strings: key type string)", err)
-			}
 			if err != nil {
 				if err := rowError(bad, r, "", err); err != nil {
 					return err
@@ -166,7 +162,7 @@ func rowError(bad *badRows, r *csvscan.Reader, col string, err error) error {
 		err = fmt.Errorf("%s: %w", col, err)
 	}
 	if bad == nil {
-		return r.Errorf("%v", err)
+		return r.Errorf("%w", err)
 	}
 	bad.add(&csvscan.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: err.Error()})
 	return nil

@@ -55,7 +55,7 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 	if x.input.bad != nil {
 		bad = &badRows{} // the map phase reports them
 	}
-	pass, err := openSide(ctx, x.input.path, x.input.name, x.opt.Mappers, bad != nil, x.input.sep)
+	pass, err := openSide(ctx, "Input", x.input.path, x.input.name, x.opt.Mappers, bad != nil, x.input.sep)
 	if err != nil {
 		return nil, err
 	}

@@ -45,13 +45,13 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
 		return nil, err
 	}
-	if x.keys, err = openSide(ctx, opt.Keys, opt.KeysName, opt.Mappers, opt.SkipBadRows, opt.Sep); err != nil {
+	if x.keys, err = openSide(ctx, "Keys", opt.Keys, opt.KeysName, opt.Mappers, opt.SkipBadRows, opt.Sep); err != nil {
 		return nil, err
 	}
 	if x.keySpec, err = x.keys.keySpec("KeyCol", opt.KeyCols, opt.KeyTypes); err != nil {
 		return nil, err
 	}
-	if x.input, err = openSide(ctx, opt.Input, opt.InputName, 4*opt.Mappers, opt.SkipBadRows, opt.Sep); err != nil {
+	if x.input, err = openSide(ctx, "Input", opt.Input, opt.InputName, 4*opt.Mappers, opt.SkipBadRows, opt.Sep); err != nil {
 		return nil, err
 	}
 	if x.joinSpec, err = x.input.keySpec("JoinCol", opt.JoinCols, opt.KeyTypes); err != nil {
@@ -93,7 +93,7 @@ func (x *execution) lap(name string) {
 // SkipBadRows a counted bad row.
 func (x *execution) keyError(r *csvscan.Reader, err error) error {
 	if x.bad == nil {
-		return r.Errorf("%v", err)
+		return r.Errorf("%w", err)
 	}
 	x.bad.add(&csvscan.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: err.Error()})
 	return nil
@@ -101,7 +101,7 @@ func (x *execution) keyError(r *csvscan.Reader, err error) error {
 
 // batchKeyError is keyError for record i of a batch of r (NextBatch).
 func (x *execution) batchKeyError(r *csvscan.Reader, b *csvscan.Batch, i int, err error) error {
-	pe := &csvscan.ParseError{File: r.Name(), Line: b.Line(i), Offset: b.Offset(i), Msg: err.Error()}
+	pe := &csvscan.ParseError{File: r.Name(), Line: b.Line(i), Offset: b.Offset(i), Msg: err.Error(), Err: err}
 	if x.bad == nil {
 		return pe
 	}

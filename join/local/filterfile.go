@@ -14,7 +14,7 @@ import (
 func readFilterFile(ctx context.Context, path string) (*join.FilterFile, string, error) {
 	f, name, err := csvscan.OpenContext(ctx, path)
 	if err != nil {
-		return nil, path, err
+		return nil, path, join.FileError("FilterFile", path, err)
 	}
 	defer f.Close()
 	ff, err := join.ReadFilter(f, name)
@@ -32,7 +32,7 @@ func ReadKeySet(ctx context.Context, opt join.Options) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := openSide(ctx, opt.Keys, opt.KeysName, opt.Mappers, false, opt.Sep)
+	s, err := openSide(ctx, "Keys", opt.Keys, opt.KeysName, opt.Mappers, false, opt.Sep)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func ReadKeySet(ctx context.Context, opt join.Options) ([][]byte, error) {
 		for r.Next() {
 			k, err := ks.AppendKey(kb[:0], r.Fields())
 			if err != nil {
-				return r.Errorf("%v", err)
+				return r.Errorf("%w", err)
 			}
 			kb = k
 			local[string(k)] = struct{}{}

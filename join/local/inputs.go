@@ -28,16 +28,17 @@ type side struct {
 	sep        byte  // field separator
 }
 
-// openSide opens path and reads its header; parts is how many ranges a
-// regular file is cut into; name, if set, names it in messages; sep is the
-// field separator (0: csvscan.SepFor the path).
-func openSide(ctx context.Context, path, name string, parts int, skipBad bool, sep byte) (*side, error) {
+// openSide opens path, which option names (Keys, Input), and reads its
+// header; parts is how many ranges a regular file is cut into; name, if
+// set, names it in messages; sep is the field separator (0: csvscan.SepFor
+// the path).
+func openSide(ctx context.Context, option, path, name string, parts int, skipBad bool, sep byte) (*side, error) {
 	if sep == 0 {
 		sep = csvscan.SepFor(path)
 	}
 	in, err := csvscan.OpenInput(ctx, path, csvscan.InputOptions{Parts: parts, SkipBad: skipBad, Name: name, Sep: sep})
 	if err != nil {
-		return nil, err
+		return nil, join.FileError(option, path, err)
 	}
 	for i, h := range in.Header {
 		if j := slices.Index(in.Header[:i], h); j >= 0 {

@@ -134,7 +134,7 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 					// re-encoded (only the survivors).
 					var err error
 					if m.enc, err = reencode(m.enc[:0], raw, nfields, sep); err != nil {
-						return r.Errorf("%v", err)
+						return r.Errorf("%w", err)
 					}
 					raw = m.enc
 				}
@@ -234,7 +234,7 @@ func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (map
 			m.out++
 			if sep != ',' {
 				if m.enc, err = reencode(m.enc[:0], raw, nfields, sep); err != nil {
-					return r.Errorf("%v", err)
+					return r.Errorf("%w", err)
 				}
 				raw = m.enc
 			}

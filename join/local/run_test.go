@@ -271,7 +271,7 @@ func TestRunErrors(t *testing.T) {
 		{join.Options{Keys: keys, Input: input, KeyCol: "NOPE"}, `join: KeyCol NOPE: ` + keys + ` has no column "NOPE"`, true},
 		{join.Options{Keys: keys, Input: input, JoinCol: "NOPE"}, `join: JoinCol NOPE: ` + input + ` has no column "NOPE"`, true},
 		{join.Options{Keys: keys, Input: input}, input + `:3: CITED: invalid integer "x"`, false},
-		{join.Options{Keys: keys, Input: filepath.Join(dir, "missing.csv")}, "missing.csv", false},
+		{join.Options{Keys: keys, Input: filepath.Join(dir, "missing.csv")}, "join: Input " + filepath.Join(dir, "missing.csv") + ": no such file or directory", true}, // an option error: the command line names its flag
 		{join.Options{Keys: keys, Input: input, KeyType: "float"}, `join: KeyType "float": want int or string`, true},
 	} {
 		_, err := Run(context.Background(), tc.opt, NewCSV(&bytes.Buffer{}))

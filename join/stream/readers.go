@@ -22,12 +22,13 @@ type side struct {
 	ops    *opReader // key events only
 }
 
-// openSide opens path and reads its header. events selects the key events
-// format (operations before records).
-func openSide(ctx context.Context, path, name string, events bool) (*side, error) {
+// openSide opens path, which option names (KeyEvents, Probe), and reads
+// its header. events selects the key events format (operations before
+// records).
+func openSide(ctx context.Context, option, path, name string, events bool) (*side, error) {
 	rc, _, err := csvscan.OpenContext(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, join.FileError(option, path, err)
 	}
 	s := &side{name: name, rc: rc, sep: csvscan.SepFor(name)}
 	var src io.Reader = rc
@@ -163,7 +164,7 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 			var sr shuffle.Record
 			sr, b.arena, err = join.MapKeyRow(kr.ks, fields, kr.seq, b.arena)
 			if err != nil {
-				b.err = r.Errorf("%v", err)
+				b.err = r.Errorf("%w", err)
 				return false
 			}
 			rec.k0, rec.k1, rec.r1 = start, start+len(sr.Key), len(b.arena)
@@ -175,7 +176,7 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 			// The delete's fields are the key columns in order: a KeySpec
 			// over them.
 			if b.arena, err = kr.del.AppendKey(b.arena, fields); err != nil {
-				b.err = r.Errorf("%v", err)
+				b.err = r.Errorf("%w", err)
 				return false
 			}
 			rec.k0, rec.k1, rec.r1 = start, len(b.arena), len(b.arena)
@@ -251,7 +252,7 @@ func (pr *probeReader) read(b *probeBatch, n int) bool {
 		rec := probeRec{line: r.Line(), start: len(b.arena)}
 		var err error
 		if b.arena, err = pr.ks.AppendKey(b.arena, fields); err != nil {
-			b.err = r.Errorf("%v", err)
+			b.err = r.Errorf("%w", err)
 			return false
 		}
 		rec.k1 = len(b.arena)

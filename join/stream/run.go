@@ -32,12 +32,12 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	ks, err := openSide(ctx, opt.KeyEvents, keyName, !timed)
+	ks, err := openSide(ctx, "KeyEvents", opt.KeyEvents, keyName, !timed)
 	if err != nil {
 		return nil, err
 	}
 	defer ks.Close()
-	ps, err := openSide(ctx, opt.Probe, probeName, false)
+	ps, err := openSide(ctx, "Probe", opt.Probe, probeName, false)
 	if err != nil {
 		return nil, err
 	}

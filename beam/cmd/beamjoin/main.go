@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	beamjoin "github.com/acbfjoin/acbfjoin/beam"
+	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join"
@@ -57,6 +59,12 @@ func main() {
 		beamlog.LogLevel = "warn"
 	}
 	beam.Init()
+	if !*verbose {
+		// A failed bundle is logged by prism and the SDK at ERROR with the
+		// stage's whole plan, five times over; the error run returns says
+		// it in one line (below). Their log goes to --verbose only.
+		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}
 	// SIGINT, SIGTERM and SIGHUP cancel the run: what it made is removed
 	// (run's defers) and the exit status is 128 + the signal, as join's.
 	ctx, stopSignals := context.WithCancelCause(context.Background())
@@ -85,7 +93,19 @@ func main() {
 		fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v; nothing written\n", sig.Signal)
 		os.Exit(128 + int(sig.Signal))
 	case err != nil:
-		fmt.Fprintf(os.Stderr, "beamjoin: %s\n", strings.TrimPrefix(err.Error(), "beamjoin: ")) // the package's errors name it already
+		msg := strings.TrimPrefix(err.Error(), "beamjoin: ") // the package's errors name it already
+		if i := strings.LastIndex(strings.TrimSpace(msg), "\n"); i >= 0 && !*verbose {
+			// A failed job's error holds the runner's plan of the failed
+			// stage, then what the DoFn returned, last: that line is the
+			// cause (a file, its line, the problem); --verbose prints all.
+			msg = strings.TrimSpace(msg)[i+1:]
+		}
+		// A worker's error reaches this process as text (errors.Is cannot
+		// see csvscan.ErrNotInteger through the runner): the hint of join's.
+		if errors.Is(err, csvscan.ErrNotInteger) || strings.Contains(msg, "invalid integer") {
+			msg += " (keys are compared as integers by default: give --key-type string to compare them as text)"
+		}
+		fmt.Fprintf(os.Stderr, "beamjoin: %s\n", msg)
 		os.Exit(1)
 	}
 }
