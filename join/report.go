@@ -190,9 +190,11 @@ type FilterReport struct {
 	M              uint64       `json:"m"`
 	K              int          `json:"k"`
 	FirstLevelBits uint64       `json:"first_level_bits"`
-	// Shape is the kind's own parameters in its own words
-	// (filters.Spec.Describe); the fields after it are those of cuckoo and
-	// scalable filters.
+	// Description is the filter's parameters in its kind's own words
+	// (filters.Spec.Describe), for reports.
+	Description string `json:"description"`
+	// Shape is the kind's own parameters in a few words (filters.Params.Shape);
+	// the fields after it are those of cuckoo and scalable filters.
 	Shape           string  `json:"shape,omitempty"`
 	BucketSize      int     `json:"bucket_size,omitempty"`
 	FingerprintBits int     `json:"fingerprint_bits,omitempty"`
@@ -207,7 +209,7 @@ type FilterReport struct {
 
 // NewFilterReport describes b.
 func NewFilterReport(b *filters.Built) FilterReport {
-	return FilterReport{Kind: b.Kind(), M: b.M, K: b.K, FirstLevelBits: b.FirstLevelBits, Shape: b.Spec.Describe(b.Params),
+	return FilterReport{Kind: b.Kind(), M: b.M, K: b.K, FirstLevelBits: b.FirstLevelBits, Description: b.Spec.Describe(b.Params), Shape: b.Shape(),
 		BucketSize: b.BucketSize, FingerprintBits: b.FingerprintBits, Capacity: b.Capacity, Growth: b.Growth, Tightening: b.Tightening, FirstFPP: b.FirstFPP,
 		MemoryBits: b.MemoryBits, SerializedBytes: b.SerializedBytes, FPPFormula: b.FPP}
 }

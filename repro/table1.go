@@ -47,10 +47,10 @@ func FindNBER(dir string) (cite, pat string, err error) {
 		}
 		return "", dataError(dir, "none of %s there (the NBER files, as join fetch or join gen write them)", strings.Join(names, ", "))
 	}
-	if cite, err = find("CITED", "cite75_99.txt", "acite75_99.zip", "cite75_99.txt.gz"); err != nil {
+	if cite, err = find("CITED", "cite75_99.txt", "acite75_99.zip", "cite75_99.txt.gz", "cite75_99.mini.txt"); err != nil {
 		return "", "", err
 	}
-	pat, err = find("PATENT", "apat63_99.txt", "apat63_99.zip", "apat63_99.txt.gz")
+	pat, err = find("PATENT", "apat63_99.txt", "apat63_99.zip", "apat63_99.txt.gz", "apat63_99.mini.txt")
 	return cite, pat, err
 }
 

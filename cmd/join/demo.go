@@ -49,7 +49,13 @@ Examples:
 		if cite, pat, err = repro.FindNBER(*data); err != nil {
 			return flagError("demo", fs, err)
 		}
-		sample = nber.PaperKeySample
+		// The paper's ratio of the file's patents (all of them was taken
+		// from a sample of the files, and called the paper's ratio).
+		rows, err := nber.CountRecords(ctx, pat)
+		if err != nil {
+			return err
+		}
+		sample = nber.PaperSample(rows)
 		fmt.Fprintf(stdout, "Real NBER data in %s\n", *data)
 	} else {
 		fmt.Fprintf(stdout, "Generating NBER-shaped data at scale %v (seed %d)...\n", *scale, *seed)
@@ -64,7 +70,7 @@ Examples:
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d join keys sampled from %d patents (the paper's ratio: 65,771 of 2,923,922); joining cite75_99 CITED = PATENT\n", kr.Kept, kr.Scanned)
+	fmt.Fprintf(stdout, "%d join keys sampled from %d patents (%.2f%%; the paper's ratio: 65,771 of 2,923,922, 2.25%%); joining cite75_99 CITED = PATENT\n", kr.Kept, kr.Scanned, 100*float64(kr.Kept)/float64(max(kr.Scanned, 1)))
 	kinds := []filters.Kind{filters.None, filters.Exact, filters.Bloom, filters.CBF, filters.ACBF}
 	opt := join.Options{Keys: keys, Input: cite, KeyCol: "PATENT", JoinCol: "CITED", Sizing: filters.Sizing{BitsPerKey: *bpk}}
 	reps, err := local.Compare(ctx, opt, kinds, 1)

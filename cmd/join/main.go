@@ -203,37 +203,49 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
-	case "demo":
-		return cmdDemo(ctx, rest, stdout, stderr)
-	case "run":
-		return cmdRun(ctx, rest, stdout, stderr)
-	case "compare":
-		return cmdCompare(ctx, rest, stdout, stderr)
-	case "build-filter":
-		return cmdBuildFilter(ctx, rest, stdout, stderr)
-	case "filter":
-		return cmdFilter(ctx, rest, stdout, stderr)
-	case "bank":
-		return cmdBank(ctx, rest, stdout, stderr)
-	case "multikey":
-		return cmdMultikey(ctx, rest, stdout, stderr)
-	case "repro":
-		return cmdRepro(ctx, rest, stdout, stderr)
-	case "gen":
-		return cmdGen(ctx, rest, stdout, stderr)
-	case "keys":
-		return cmdKeys(ctx, rest, stdout, stderr)
-	case "fetch":
-		return cmdFetch(ctx, rest, stdout, stderr)
-	case "stream":
-		return cmdStream(ctx, args[1:], stdout, stderr)
-	case "clean":
-		return cmdClean(rest, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	return usageError{fmt.Errorf("unknown command %q (commands: demo, run, build-filter, compare, filter, bank, multikey, repro, gen, keys, fetch, clean; see join -h)", cmd)}
+	for _, c := range commands {
+		if c.name == cmd {
+			return c.run(ctx, rest, stdout, stderr)
+		}
+	}
+	return usageError{fmt.Errorf("unknown command %q (commands: %s; see join -h)", cmd, strings.Join(commandNames(), ", "))}
+}
+
+// command is a subcommand: its name and what runs it.
+type command struct {
+	name string
+	run  func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands are the subcommands, in the order the usage lists them: the one
+// table the dispatch and the list of an unknown command's error read.
+var commands = []command{
+	{"demo", cmdDemo},
+	{"run", cmdRun},
+	{"build-filter", cmdBuildFilter},
+	{"compare", cmdCompare},
+	{"filter", cmdFilter},
+	{"bank", cmdBank},
+	{"multikey", cmdMultikey},
+	{"stream", cmdStream},
+	{"repro", cmdRepro},
+	{"gen", cmdGen},
+	{"keys", cmdKeys},
+	{"fetch", cmdFetch},
+	{"clean", func(_ context.Context, args []string, stdout, stderr io.Writer) error { return cmdClean(args, stdout, stderr) }},
+}
+
+// commandNames returns the names of commands.
+func commandNames() []string {
+	out := make([]string, len(commands))
+	for i, c := range commands {
+		out[i] = c.name
+	}
+	return out
 }
 
 // parse parses a command's flags. A bad flag is one line naming it and where

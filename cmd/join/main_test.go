@@ -335,3 +335,17 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("failed runs left %d files in %s", len(ents), dir)
 	}
 }
+
+// TestCommandList: the usage and an unknown command's error list every
+// command of the dispatch table (stream was missing from the error).
+func TestCommandList(t *testing.T) {
+	_, _, err := runCmd("rnu")
+	for _, name := range commandNames() {
+		if !strings.Contains(usage, "\n  "+name+" ") {
+			t.Errorf("the usage does not list %s", name)
+		}
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("join rnu: %v, does not list %s", err, name)
+		}
+	}
+}

@@ -119,3 +119,34 @@ func TestReproChecksDataFirst(t *testing.T) {
 		t.Errorf("the output folder was made")
 	}
 }
+
+// TestReportWords: each kind's report line uses its own words (a Bloom
+// filter was "m=... counters, first level ..."), and demo --data on a small
+// real sample takes the paper's ratio of its patents, and says so truly.
+func TestReportWords(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	keys := mk("k.csv", "PATENT\n1\n2\n")
+	input := mk("i.csv", "CITING,CITED\n10,1\n")
+	for kind, want := range map[string]string{
+		"bloom":   "filter bloom: m=64 bits, k=22,",
+		"blocked": "filter blocked: 1 blocks of 512 bits, k=16,",
+		"cbf":     "filter cbf: m=16 counters of 4 bits, k=6,",
+		"acbf":    "filter acbf: m=16 counters, k=6, first level 52 bits, counter room for 2 keys,",
+		"cuckoo":  "filter cuckoo: b=4 f=16,",
+		"exact":   "filter exact: no parameters,",
+	} {
+		out, _, err := runCmd("run", "--keys", keys, "--input", input, "--filter", kind, "--out", filepath.Join(dir, "o.csv"))
+		if err != nil || !strings.HasPrefix(out, want) {
+			t.Errorf("--filter %s: %v, report %q, want it to start %q", kind, err, strings.SplitN(out, "\n", 2)[0], want)
+		}
+	}
+	sample := filepath.Join("..", "..", "..", "shared", "data", "nber-mini")
+	if _, err := os.Stat(sample); err != nil {
+		t.Skipf("the real NBER sample is not at %s: the demo part skipped", sample)
+	}
+	out, _, err := runCmd("demo", "--data", sample)
+	if err != nil || !strings.Contains(out, "399 join keys sampled from 17732 patents (2.25%") {
+		t.Errorf("demo --data: %v\n%s", err, out)
+	}
+}

@@ -21,7 +21,7 @@ func writeReport(w io.Writer, r *join.Report) {
 	}
 	f := r.Filter
 	fmt.Fprintf(w, "filter %s: %s, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
-		f.Kind, cmp.Or(f.Shape, "no parameters"), f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
+		f.Kind, cmp.Or(f.Description, f.Shape, "no parameters"), f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
 	if r.BroadcastCopies < r.Settings.Mappers {
 		fmt.Fprintf(w, "broadcast: %d mappers share %d copies of the filter (one each would take more than %s)\n",
 			r.Settings.Mappers, r.BroadcastCopies, join.SizeText(local.MaxBroadcastBytes))
