@@ -236,7 +236,9 @@ var commands = []command{
 	{"gen", cmdGen},
 	{"keys", cmdKeys},
 	{"fetch", cmdFetch},
-	{"clean", func(_ context.Context, args []string, stdout, stderr io.Writer) error { return cmdClean(args, stdout, stderr) }},
+	{"clean", func(_ context.Context, args []string, stdout, stderr io.Writer) error {
+		return cmdClean(args, stdout, stderr)
+	}},
 }
 
 // commandNames returns the names of commands.
