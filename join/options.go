@@ -93,6 +93,12 @@ type Options struct {
 	// it to kinds that delete keys. Both are for FilterAuto only.
 	BroadcastBudget int64
 	NeedDeletes     bool
+	// AutoTimings, if set, are the probe and decode times FilterAuto uses
+	// for the kinds it names instead of timing them on this machine: its
+	// choice then depends on the data and these numbers alone (tests,
+	// whose verdict must not follow the machine's speed or load; replaying
+	// another machine's decision). A kind left out is timed.
+	AutoTimings map[filters.Kind]AutoTiming
 	// HotExclusions, above 0, reads the large side (a regular file) once
 	// more after the filter is built, for the HotExclusions most frequent
 	// keys that pass the filter and are not keys (a top-k sketch of them);
@@ -336,6 +342,13 @@ func SizeText(n int64) string {
 		}
 	}
 	return fmt.Sprintf("%dB", n)
+}
+
+// AutoTiming is what a kind's filter costs on some machine, for
+// Options.AutoTimings: one probe, and decoding one broadcast copy per byte
+// of it.
+type AutoTiming struct {
+	ProbeNs, DecodeNsPerByte float64
 }
 
 // FileError returns err, from opening the file at path that the option

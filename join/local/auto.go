@@ -113,7 +113,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i], builts[i], errs[i] = calibrate(ctx, kind, keys, sub, waitSample, func() [][]byte { return probes })
+			results[i], builts[i], errs[i] = calibrate(ctx, kind, keys, sub, waitSample, func() [][]byte { return probes }, x.opt.AutoTimings)
 		}()
 	}
 	wg.Wait()
@@ -237,7 +237,10 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 // the keys; a sized kind is built at calibrationBitsPerKey and its other
 // sizes scaled by memory (choose.Sized). A kind that refuses the keys at
 // that size gives no candidate. It returns the filter it built.
-func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, waitSample func() error, probes func() [][]byte) ([]choose.Candidate, *filters.Built, error) {
+func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, waitSample func() error, probes func() [][]byte, timings map[filters.Kind]join.AutoTiming) ([]choose.Candidate, *filters.Built, error) {
+	measure := func(b *filters.Built, probes [][]byte, decode bool) (choose.Candidate, error) {
+		return measure(b, probes, decode, timings)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -342,8 +345,19 @@ func exactPayload(keys [][]byte) int64 {
 
 // measure times b's probes over the probe keys (batches as the mappers
 // test them, repeated to at least autoProbeTime) and, if decode, one decode
-// of its broadcast bytes. Its bytes are b's serialized size.
-func measure(b *filters.Built, probes [][]byte, decode bool) (choose.Candidate, error) {
+// of its broadcast bytes; its bytes are b's serialized size. The times of a
+// kind in timings are taken from there instead (Options.AutoTimings).
+func measure(b *filters.Built, probes [][]byte, decode bool, timings map[filters.Kind]join.AutoTiming) (choose.Candidate, error) {
+	if t, ok := timings[b.Kind()]; ok {
+		c := choose.Candidate{Kind: b.Kind(), Bytes: b.SerializedBytes, FPP: b.FPP, Deletes: b.Spec.Deletes}
+		if len(probes) > 0 {
+			c.ProbeNs = t.ProbeNs
+		}
+		if decode {
+			c.DecodeNs = t.DecodeNsPerByte * float64(b.SerializedBytes)
+		}
+		return c, nil
+	}
 	var decodeNs float64
 	if decode {
 		wire, err := b.Marshal()

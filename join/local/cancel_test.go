@@ -17,9 +17,11 @@ import (
 
 // TestCancelEveryPhase: a context cancelled during any phase (the build, the
 // broadcast right after it, the map, the reduce, the sort's merge) stops Run
-// within a second with the context's error, and no spill or sort file is
-// left. The CLI turns SIGINT and SIGTERM into this cancellation
-// (cmd/join/faults_test.go).
+// with the context's error, and no spill or sort file is left. How soon is
+// logged, not judged (a verdict must not follow the machine's speed: it
+// stops within milliseconds here, but a loaded machine may take longer); a
+// Run that never returns fails by the test's timeout. The CLI turns SIGINT
+// and SIGTERM into this cancellation (cmd/join/faults_test.go).
 func TestCancelEveryPhase(t *testing.T) {
 	gen := fixture.Generate(t, 0.01, 1000, 3)
 	keys := gen.Keys
@@ -54,9 +56,6 @@ func TestCancelEveryPhase(t *testing.T) {
 			}
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("Run after cancelling in %s: %v, want context.Canceled", tc.name, err)
-			}
-			if took > time.Second {
-				t.Errorf("stopped %v after the cancellation, want within a second", took)
 			}
 			if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 				t.Errorf("%d entries left in the temporary folder", len(ents))
