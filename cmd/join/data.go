@@ -266,6 +266,9 @@ Examples:
 		}
 		opt.Where = append(opt.Where, p)
 	}
+	if err := csvOut("keys", *out); err != nil {
+		return err
+	}
 	if err := checkPaths([]namedPath{{"--out", *out}}, []namedPath{{"--patents", *patents}}); err != nil {
 		return usageError{fmt.Errorf("keys: %w", err)}
 	}

@@ -150,3 +150,26 @@ func TestReportWords(t *testing.T) {
 		t.Errorf("demo --data: %v\n%s", err, out)
 	}
 }
+
+// TestCSVOnlyOutputs: the commands that write CSV only refuse an output
+// named as another format (stream --out x.parquet wrote CSV into it).
+func TestCSVOnlyOutputs(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	pat := mk("p.csv", "PATENT,GYEAR\n1,1999\n")
+	events := mk("e.csv", "op,PATENT\n")
+	input := mk("i.csv", "CITING,CITED\n10,1\n")
+	for _, args := range [][]string{
+		{"keys", "--patents", pat, "--out", filepath.Join(dir, "k.parquet")},
+		{"keys", "--patents", pat, "--out", filepath.Join(dir, "k.tsv")},
+		{"stream", "--key-events", events, "--probe", input, "--join-col", "CITED", "--out", filepath.Join(dir, "s.parquet")},
+	} {
+		out := args[len(args)-1]
+		if _, _, err := runCmd(args...); err == nil || !strings.Contains(err.Error(), "--out "+out) {
+			t.Errorf("%s --out %s: %v, want a refusal naming it", args[0], out, err)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: %s written", args[0], out)
+		}
+	}
+}

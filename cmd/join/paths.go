@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/join/local"
 )
 
 // namedPath is a file named by its flag ("--out").
@@ -143,4 +145,22 @@ func fileFlag(flag, path string, err error) error {
 		return fmt.Errorf("--%s %s: %v", flag, path, pe.Err)
 	}
 	return err
+}
+
+// csvOut refuses an output of a command that writes CSV only whose name
+// says another format (x.parquet, x.tsv): the file's name never lies about
+// its bytes (local.FormatFor, as join run decides its format).
+func csvOut(cmd, path string) error {
+	f, err := local.FormatFor(path, "")
+	if err == nil && f != local.FormatCSV {
+		err = fmt.Errorf("%s: it is named as %s, and %s writes CSV (name it .csv)", path, f, cmd)
+	}
+	var oe *option.Error
+	if errors.As(err, &oe) {
+		err = fmt.Errorf("%v: %s", oe.Value, oe.Reason)
+	}
+	if err != nil {
+		return usageError{fmt.Errorf("%s: --out %w", cmd, err)}
+	}
+	return nil
 }

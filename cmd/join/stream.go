@@ -116,6 +116,9 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if sf.set("report-json") {
 		outs = append(outs, namedPath{"--report-json", *reportJSON})
 	}
+	if err := csvOut("stream", *out); err != nil {
+		return err
+	}
 	if err := checkPaths(outs, []namedPath{{"--key-events", opt.KeyEvents}, {"--probe", opt.Probe}}); err != nil {
 		return usageError{fmt.Errorf("stream: %w", err)}
 	}
