@@ -187,7 +187,7 @@ func TestRunCompare(t *testing.T) {
 	if _, err := os.Stat(bad); !os.IsNotExist(err) {
 		t.Fatal("failed run left its output file")
 	}
-	for _, e := range mustReadDir(t, dir) {
+	for _, e := range testutil.DirNames(t, dir) {
 		if strings.Contains(e, ".tmp-") {
 			t.Fatalf("temporary file %s left", e)
 		}
@@ -271,18 +271,6 @@ func TestFilterFile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "x.csv")); !os.IsNotExist(err) {
 		t.Fatal("a refused filter file left an output")
 	}
-}
-
-func mustReadDir(t *testing.T, dir string) []string {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
 }
 
 func TestDemo(t *testing.T) {

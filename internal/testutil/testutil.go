@@ -120,3 +120,18 @@ func Golden(t testing.TB, path string, data []byte, update bool, corpus func() m
 	}
 	return want
 }
+
+// DirNames returns the names of what is in dir, failing the test if it
+// cannot be read: for checks that nothing is left behind.
+func DirNames(t testing.TB, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}

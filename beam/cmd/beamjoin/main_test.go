@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // The test binary is beamjoin itself when BEAMJOIN_MAIN is set (the flags
@@ -58,20 +60,6 @@ func files(t *testing.T) (dir, keys, input string) {
 	return dir, keys, input
 }
 
-// leftovers lists what is in a folder.
-func leftovers(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // TestOutputsRefused: beamjoin refuses every output that join run refuses
 // (the same code: atomicfile.Check), and an input read from standard input,
 // with the inputs untouched and nothing left in the temporary folder.
@@ -111,7 +99,7 @@ func TestOutputsRefused(t *testing.T) {
 			if got, _ := os.ReadFile(input); !bytes.Equal(got, inputBefore) {
 				t.Errorf("the input changed: %q", got)
 			}
-			if l := leftovers(t, tmp); len(l) > 0 {
+			if l := testutil.DirNames(t, tmp); len(l) > 0 {
 				t.Errorf("left in TMPDIR: %q", l)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "o.csv")); err == nil {
@@ -157,10 +145,10 @@ func TestNothingLeft(t *testing.T) {
 			if code != c.code {
 				t.Fatalf("exit %d, want %d\n%s%s", code, c.code, stdout, stderr)
 			}
-			if l := leftovers(t, tmp); len(l) > 0 {
+			if l := testutil.DirNames(t, tmp); len(l) > 0 {
 				t.Errorf("left in TMPDIR: %q", l)
 			}
-			if l := leftovers(t, filepath.Dir(out)); c.code == 0 && (len(l) != 1 || l[0] != "joined.csv") || c.code != 0 && len(l) != 0 {
+			if l := testutil.DirNames(t, filepath.Dir(out)); c.code == 0 && (len(l) != 1 || l[0] != "joined.csv") || c.code != 0 && len(l) != 0 {
 				t.Errorf("beside the output: %q", l)
 			}
 			if c.code != 0 {
