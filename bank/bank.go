@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -203,7 +202,7 @@ func (b *Bank) Select(labels []string) ([]*Class, error) {
 			return nil, fmt.Errorf("%w: class %q given twice", ErrBank, l)
 		}
 		if b.Class(l) == nil {
-			return nil, fmt.Errorf("%w: no class %q (the bank's classes: %s)", ErrBank, l, strings.Join(b.Labels(), ", "))
+			return nil, fmt.Errorf("%w: no class %q (the bank's classes: %s)", ErrBank, l, b.quotedLabels())
 		}
 		want[l] = true
 	}

@@ -382,8 +382,70 @@ func TestApplySharedKey(t *testing.T) {
 				t.Errorf("the bank read back refuses the moved keys: %v", err)
 			}
 			// t is in 2 and 3, not 1: refused, exactly, naming its classes.
-			if _, err := back.Apply([]Move{mv("t", "1", "3")}, "m"); err == nil || !strings.Contains(err.Error(), "key t is not in class 1 (it is in classes 2, 3)") {
+			if _, err := back.Apply([]Move{mv("t", "1", "3")}, "m"); err == nil || !strings.Contains(err.Error(), `key t is not in class 1 (it is in classes "2", "3")`) {
 				t.Errorf("a move of a shared key from a class without it: %v", err)
+			}
+		})
+	}
+}
+
+// TestApplyChains: a key's moves are followed in order on its set of
+// classes, exactly for a key of several classes (the moves chained into
+// one, first class to last, kept a class the key had left, and refused a
+// valid file). The cases of an adversarial run; the model's sets are what
+// the key file says after each key-level move.
+func TestApplyChains(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		moves  [][2]string // from, to of key k
+		before []string    // k's classes
+		after  []string
+		joined int
+	}{
+		{"into a class that holds it, then on", [][2]string{{"a", "b"}, {"b", "c"}}, []string{"a", "b"}, []string{"c"}, 1},
+		{"out and back", [][2]string{{"b", "c"}, {"c", "b"}}, []string{"b", "c", "e"}, []string{"b", "e"}, 1},
+		{"into a class that holds it from the other", [][2]string{{"b", "a"}, {"a", "c"}}, []string{"a", "b"}, []string{"c"}, 1},
+		{"two steps", [][2]string{{"e", "b"}, {"b", "a"}}, []string{"b", "c", "e"}, []string{"a", "c"}, 1},
+		{"two classes to one", [][2]string{{"b", "a"}, {"c", "a"}}, []string{"b", "c", "e"}, []string{"a", "e"}, 1},
+		{"one class, a chain", [][2]string{{"a", "b"}, {"b", "c"}, {"c", "d"}}, []string{"a"}, []string{"d"}, 0},
+		{"one class, there and back", [][2]string{{"a", "b"}, {"b", "a"}}, []string{"a"}, []string{"a"}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			labels := []string{"a", "b", "c", "d", "e"}
+			model := map[string]mapSet{}
+			for i, l := range labels {
+				model[l] = mapSet{fmt.Sprintf("x%d", i): true}
+			}
+			for _, l := range c.before {
+				model[l]["k"] = true
+			}
+			classes := func() []ClassKeys {
+				var out []ClassKeys
+				for _, l := range labels {
+					out = append(out, ClassKeys{l, maps.Clone(model[l])})
+				}
+				return out
+			}
+			cl, _ := ParseClassing("value")
+			b, err := Build(Meta{Kind: filters.CBF, Sizing: filters.Sizing{BitsPerKey: 64}, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}, classes())
+			testutil.Check(t, err)
+			var mvs []Move
+			for i, m := range c.moves {
+				mvs = append(mvs, Move{Key: []byte("k"), Text: "k", From: m[0], To: m[1], Line: int64(i + 2)})
+			}
+			st, err := b.Apply(mvs, "m")
+			testutil.Check(t, err)
+			for _, l := range c.before {
+				delete(model[l], "k")
+			}
+			for _, l := range c.after {
+				model[l]["k"] = true
+			}
+			if _, err := Validate(b, classes(), 0); err != nil {
+				t.Errorf("the bank refuses the key file with the moves made: %v", err)
+			}
+			if st.Joined != c.joined {
+				t.Errorf("%+v, want %d into a class that held the key", st, c.joined)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -102,27 +103,31 @@ type MoveStats struct {
 // Apply moves keys between classes in place. A move "key, from, to" says
 // that the key is in class to instead of class from: afterwards from does
 // not hold it, and to does (once: a class holds a key once, so a key that
-// to held already leaves to unchanged; Bank.Shared knows it exactly). A
-// key's moves chain into one (from its first class to its last); every
-// removal is made before any add, each removing the key from its class's
-// filter and adding it to the other's, and updating both classes' key
-// count, key fingerprint and formula FPP, so that the bank equals one built
-// from the key file with the moves made, at the bank's sizes (a filter is
-// not resized): for cbf and acbf filters byte for byte while no counter
-// saturates (TestApplyEqualsRebuild); for cuckoo filters in the keys held
-// and their counts, the slots of the fingerprints being free to differ.
+// to held already leaves to unchanged). A key's moves are followed in
+// order on its set of classes, which the bank knows exactly for a key of
+// several classes (Bank.Shared) and which is the first move's from class
+// for the others (a key of one class is in no other); each move needs its
+// from class in the set. The classes a key leaves lose it and those it
+// joins gain it: every removal is made before any add (so keys can trade
+// places between acbf classes that have no room to spare), each updating
+// the class's filter, key count, key fingerprint and formula FPP, so that
+// the bank equals one built from the key file with the moves made, at the
+// bank's sizes (a filter is not resized): for cbf and acbf filters byte for
+// byte while no counter saturates (TestApplyEqualsRebuild); for cuckoo
+// filters in the keys held and their counts, the slots of the fingerprints
+// being free to differ.
 //
 // Only kinds that delete (cbf, acbf, cuckoo) can move keys, and a class of
 // an acbf or cuckoo bank cannot end with more keys than it has room for (an
-// acbf is built for exactly its keys; a cuckoo filter to its load). A key
-// that its from class does not hold is an error (it was not there): exactly
-// for a key of several classes, by the filter for the others; a key that
-// the filter holds by a false positive cannot be told apart there: the
-// fingerprints then no longer match the key file, and a join or validation
-// with it refuses the bank (never a wrong row). A class the bank has not is
-// an error, and so is a bank read from a version 1 file (it does not
-// record its shared keys). On an error b is partly updated: discard it.
-// O(moves x k).
+// acbf is built for exactly its keys; a cuckoo filter to its load). A move
+// from a class that does not hold the key is an error naming its line:
+// exactly for a key of several classes, by the filter for the first move of
+// the others. A key that the filter holds by a false positive cannot be
+// told apart there: the fingerprints then no longer match the key file, and
+// a join or validation with it refuses the bank (never a wrong row). A
+// class the bank has not is an error, and so is a bank read from a version
+// 1 file (it does not record its shared keys). On an error b is partly
+// updated: discard it. O(moves x k).
 func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
 	var st MoveStats
 	sp, err := filters.Lookup(string(b.Kind))
@@ -135,84 +140,100 @@ func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
 	if !b.SharedKnown {
 		return st, fmt.Errorf("%w: this bank's file (format 1) does not record the keys held by several classes, which a move needs to know: rebuild it with join bank build", ErrBank)
 	}
-	// The moves of a key chain (7 -> 8, then 8 -> 9) into one (7 -> 9);
-	// then every removal before any add, so that keys can trade places
-	// between classes whose filters have no room to spare (an acbf built
-	// for exactly its keys): counting filters end the same in any order.
-	type net struct {
-		first, last Move
+	index := map[string]int{}
+	for i, c := range b.Classes {
+		index[c.Label] = i
+	}
+	// Each key's set of classes, before and after its moves, in order.
+	type keyMoves struct {
+		first       Move
+		before, now []int // class indexes, sorted
 	}
 	var order []string
-	nets := map[string]*net{}
+	keys := map[string]*keyMoves{}
 	for _, mv := range moves {
 		at := fmt.Sprintf("%s:%d", name, mv.Line)
 		for _, l := range []string{mv.From, mv.To} {
-			if b.Class(l) == nil {
-				return st, fmt.Errorf("%s: %w: no class %q (the bank's classes: %s); a new class needs a rebuild", at, ErrBank, l, strings.Join(b.Labels(), ", "))
+			if _, ok := index[l]; !ok {
+				return st, fmt.Errorf("%s: %w: no class %q (the bank's classes: %s); a new class needs a rebuild", at, ErrBank, l, b.quotedLabels())
 			}
 		}
-		n := nets[string(mv.Key)]
-		if n == nil {
-			nets[string(mv.Key)] = &net{first: mv, last: mv}
+		from, to := index[mv.From], index[mv.To]
+		km := keys[string(mv.Key)]
+		if km == nil {
+			km = &keyMoves{first: mv}
+			if cs, ok := b.Shared[string(mv.Key)]; ok {
+				km.before = slices.Clone(cs)
+			} else {
+				km.before = []int{from} // checked against its filter below
+			}
+			km.now = slices.Clone(km.before)
+			keys[string(mv.Key)] = km
 			order = append(order, string(mv.Key))
+		}
+		if !slices.Contains(km.now, from) {
+			return st, fmt.Errorf("%s: %w: key %s is not in class %s (it is in %s)", at, ErrBank, mv.Text, mv.From, b.labelsOf(km.now))
+		}
+		if from == to {
 			continue
 		}
-		if mv.From != n.last.To {
-			return st, fmt.Errorf("%s: %w: key %s moves from class %s, but line %d moved it to %s", at, ErrBank, mv.Text, mv.From, n.last.Line, n.last.To)
+		km.now = slices.DeleteFunc(km.now, func(c int) bool { return c == from })
+		if slices.Contains(km.now, to) {
+			st.Joined++ // held already: to is unchanged
+			continue
 		}
-		n.last = mv
+		km.now = append(km.now, to)
+		slices.Sort(km.now)
 	}
-	var todo []*net
+	type change struct {
+		km    *keyMoves
+		key   []byte
+		fp    [2]uint64
+		class int
+	}
+	var removals, adds []change
 	for _, k := range order {
-		n := nets[k]
-		if n.first.From == n.last.To {
+		km := keys[k]
+		if slices.Equal(km.before, km.now) {
 			st.Unchanged++
 			continue
 		}
-		todo = append(todo, n)
-	}
-	index := func(label string) int {
-		return slices.IndexFunc(b.Classes, func(c *Class) bool { return c.Label == label })
-	}
-	fps := make([][2]uint64, len(todo))
-	for i, n := range todo {
-		mv := n.first
-		from := b.Class(mv.From)
-		if cs, ok := b.Shared[string(mv.Key)]; ok && !slices.Contains(cs, index(mv.From)) {
-			return st, fmt.Errorf("%s:%d: %w: key %s is not in class %s (it is in classes %s)", name, mv.Line, ErrBank, mv.Text, mv.From, b.labelsOf(cs))
-		}
-		if !from.Built.Filter.Contains(mv.Key) {
-			return st, fmt.Errorf("%s:%d: %w: key %s is not in class %s (its filter does not hold it)", name, mv.Line, ErrBank, mv.Text, mv.From)
-		}
-		if err := sp.Remove(from.Built.Filter, mv.Key); err != nil {
-			return st, fmt.Errorf("%s:%d: %w: removing key %s from class %s: %v", name, mv.Line, ErrBank, mv.Text, mv.From, err)
-		}
-		fps[i] = filters.KeysFingerprint([][]byte{mv.Key})
-		from.Built.N--
-		from.Built.KeysFingerprint[0] -= fps[i][0]
-		from.Built.KeysFingerprint[1] -= fps[i][1]
-	}
-	for i, n := range todo {
-		mv := n.last
-		to := b.Class(mv.To)
-		from, dest := index(n.first.From), index(mv.To)
-		if cs, ok := b.Shared[string(mv.Key)]; ok {
-			cs = slices.DeleteFunc(slices.Clone(cs), func(c int) bool { return c == from })
-			if slices.Contains(cs, dest) { // held already: to is unchanged
-				st.Moved++
-				st.Joined++
-				b.setShared(mv.Key, cs)
-				continue
-			}
-			b.setShared(mv.Key, append(cs, dest))
-		}
-		if err := sp.Add(to.Built.Filter, mv.Key); err != nil {
-			return st, fmt.Errorf("%s:%d: %w: adding key %s to class %s: %v (a %s filter holds no more keys than it was built for: rebuild the bank with join bank build)", name, mv.Line, ErrBank, mv.Text, mv.To, err, b.Kind)
-		}
-		to.Built.N++
-		to.Built.KeysFingerprint[0] += fps[i][0]
-		to.Built.KeysFingerprint[1] += fps[i][1]
 		st.Moved++
+		fp := filters.KeysFingerprint([][]byte{km.first.Key})
+		for _, c := range km.before {
+			if !slices.Contains(km.now, c) {
+				removals = append(removals, change{km, km.first.Key, fp, c})
+			}
+		}
+		for _, c := range km.now {
+			if !slices.Contains(km.before, c) {
+				adds = append(adds, change{km, km.first.Key, fp, c})
+			}
+		}
+	}
+	for _, ch := range removals {
+		cls, mv := b.Classes[ch.class], ch.km.first
+		if !cls.Built.Filter.Contains(ch.key) {
+			return st, fmt.Errorf("%s:%d: %w: key %s is not in class %s (its filter does not hold it)", name, mv.Line, ErrBank, mv.Text, cls.Label)
+		}
+		if err := sp.Remove(cls.Built.Filter, ch.key); err != nil {
+			return st, fmt.Errorf("%s:%d: %w: removing key %s from class %s: %v", name, mv.Line, ErrBank, mv.Text, cls.Label, err)
+		}
+		cls.Built.N--
+		cls.Built.KeysFingerprint[0] -= ch.fp[0]
+		cls.Built.KeysFingerprint[1] -= ch.fp[1]
+	}
+	for _, ch := range adds {
+		cls, mv := b.Classes[ch.class], ch.km.first
+		if err := sp.Add(cls.Built.Filter, ch.key); err != nil {
+			return st, fmt.Errorf("%s:%d: %w: adding key %s to class %s: %v (a %s filter holds no more keys than it was built for: rebuild the bank with join bank build)", name, mv.Line, ErrBank, mv.Text, cls.Label, err, b.Kind)
+		}
+		cls.Built.N++
+		cls.Built.KeysFingerprint[0] += ch.fp[0]
+		cls.Built.KeysFingerprint[1] += ch.fp[1]
+	}
+	for _, k := range order {
+		b.setShared([]byte(k), keys[k].now)
 	}
 	for _, c := range b.Classes {
 		bt := c.Built
@@ -232,14 +253,30 @@ func (b *Bank) setShared(key []byte, classes []int) {
 		return
 	}
 	slices.Sort(classes)
+	if b.Shared == nil {
+		b.Shared = map[string][]int{}
+	}
 	b.Shared[string(key)] = classes
 }
 
-// labelsOf returns the labels of class indexes, comma-separated.
+// labelsOf returns the labels of class indexes, quoted, for messages:
+// "class \"7\"" or "classes \"7\", \"8\"".
 func (b *Bank) labelsOf(classes []int) string {
 	out := make([]string, len(classes))
 	for i, c := range classes {
-		out[i] = b.Classes[c].Label
+		out[i] = strconv.Quote(b.Classes[c].Label)
+	}
+	if len(out) == 1 {
+		return "class " + out[0]
+	}
+	return "classes " + strings.Join(out, ", ")
+}
+
+// quotedLabels returns every class label, quoted, comma-separated.
+func (b *Bank) quotedLabels() string {
+	out := make([]string, len(b.Classes))
+	for i, c := range b.Classes {
+		out[i] = strconv.Quote(c.Label)
 	}
 	return strings.Join(out, ", ")
 }
