@@ -154,20 +154,24 @@ func (f *filterCombineFn) ExtractOutput(acc []string) []byte {
 		keys[i] = []byte(k)
 	}
 	kind := filters.Kind(f.Kind)
-	if sp, err := filters.Lookup(f.Kind); err == nil && len(keys) == 0 && sp.Sized {
-		kind = filters.Exact // nothing to size a filter for: an empty set drops every row
-	}
 	b, err := filters.Build(kind, keys, f.Sizing)
-	if err != nil {
-		panic(fmt.Sprintf("acbfjoin: build filter: %v", err)) // Beam reports a failed bundle
+	var data []byte
+	if err == nil {
+		data, err = b.Marshal()
 	}
-	data, err := b.Marshal()
 	if err != nil {
-		panic(fmt.Sprintf("acbfjoin: serialize filter: %v", err))
+		// A combine's output cannot be an error: the error travels in the
+		// broadcast to the map, which fails with it (a size that does not
+		// fit this many keys: --bits-per-key 2 for acbf3).
+		return append([]byte(broadcastError), err.Error()...)
 	}
-	// The kind travels with the bytes: an empty key set falls back to exact.
+	// The kind travels with the bytes.
 	return append([]byte(string(kind)+"\x00"), data...)
 }
+
+// broadcastError starts a broadcast that carries the build's error instead
+// of a filter (a 1 byte: no kind's name holds one).
+const broadcastError = "\x01"
 
 // decodeBroadcast reads the filter side input: the kind, a 0 byte, the
 // filter's serialized form (filterCombineFn's output).
@@ -181,6 +185,9 @@ func decodeBroadcast(side func(*[]byte) bool) (filters.Filter, error) {
 			return nil, err
 		}
 		return b.Filter, nil
+	}
+	if msg, ok := bytes.CutPrefix(broadcast, []byte(broadcastError)); ok {
+		return nil, errors.New(string(msg))
 	}
 	i := bytes.IndexByte(broadcast, 0)
 	if i < 0 {

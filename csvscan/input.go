@@ -654,9 +654,20 @@ func openFile(ctx context.Context, path string, st os.FileInfo) (*os.File, error
 	case r := <-ch:
 		return r.f, r.err
 	case <-ctx.Done():
-		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			w.Close()
+		// Open it for writing ourselves, which ends the blocked open. A
+		// FIFO removed or renamed meanwhile cannot be opened by its path:
+		// the open then blocks for good, and is left to the process's end
+		// (waiting for it made the process deaf to SIGINT and SIGTERM).
+		w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			go func() {
+				if r := <-ch; r.f != nil {
+					r.f.Close()
+				}
+			}()
+			return nil, ctx.Err()
 		}
+		w.Close()
 		if r := <-ch; r.f != nil {
 			r.f.Close()
 		}

@@ -409,6 +409,26 @@ func TestOpenInputSources(t *testing.T) {
 	if _, err := OpenInput(ctx, fifo, InputOptions{}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("fifo without a writer: %v after %v", err, time.Since(start))
 	}
+	// A FIFO removed while the open waits for a writer: the open gives up
+	// all the same (it waited for good: nothing could open it to end it).
+	gone := filepath.Join(t.TempDir(), "gone")
+	if err := syscall.Mkfifo(gone, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx3, cancel3 := context.WithCancel(context.Background())
+	opened := make(chan error, 1)
+	go func() {
+		_, err := OpenInput(ctx3, gone, InputOptions{})
+		opened <- err
+	}()
+	for !waitsInOpen(t) {
+		time.Sleep(time.Millisecond)
+	}
+	os.Remove(gone)
+	cancel3()
+	if err := <-opened; !errors.Is(err, context.Canceled) {
+		t.Fatalf("a removed fifo: %v", err)
+	}
 	// A writer that connects but never writes: the blocked read ends too.
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel2()
@@ -534,4 +554,19 @@ func TestOpenRange(t *testing.T) {
 	if _, _, err := OpenRange(filepath.Join(t.TempDir(), "none.csv"), Range{0, 1}, 5, 0); err == nil {
 		t.Error("a missing file opened")
 	}
+}
+
+// waitsInOpen reports whether a thread of this process waits in the open of
+// a FIFO (Linux's wait_for_partner); true where /proc cannot tell.
+func waitsInOpen(t *testing.T) bool {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return true
+	}
+	for _, task := range tasks {
+		if w, _ := os.ReadFile("/proc/self/task/" + task.Name() + "/wchan"); string(w) == "wait_for_partner" {
+			return true
+		}
+	}
+	return false
 }

@@ -41,12 +41,16 @@ func acbfSpec(kind Kind, j, order int, doc string) *Spec {
 			cfg := config(m, n, k)
 			if err := cfg.Validate(); err != nil {
 				bpk := 4 * float64(m) / float64(n)
-				if j == 0 {
-					return Params{}, sizingError("BitsPerKey", bpk, err, "%.4g bits per key cannot hold k = %d counter bits per key beside a first level (they share the budget): more than %d bits per key, or a smaller k",
-						bpk, k, k)
+				smaller := ", or a smaller k"
+				if k == 1 {
+					smaller = "" // none is smaller
 				}
-				return Params{}, sizingError("BitsPerKey", bpk, err, "k = %d counter bits per key do not fit beside a first level of %d*m bits: at least %.0f bits per key, or a smaller k",
-					k, j, math.Ceil(4*float64(k)/float64(4-j)))
+				if j == 0 {
+					return Params{}, sizingError("BitsPerKey", bpk, err, "%.4g bits per key cannot hold k = %d counter bits per key beside a first level (they share the budget): more than %d bits per key%s",
+						bpk, k, k, smaller)
+				}
+				return Params{}, sizingError("BitsPerKey", bpk, err, "k = %d counter bits per key do not fit beside a first level of %d*m bits: at least %.0f bits per key%s",
+					k, j, math.Ceil(4*float64(k)/float64(4-j)), smaller)
 			}
 			// Capacity: the keys whose counters the budget has room for
 			// beside the first level, as a decoded filter's Cap reports it.

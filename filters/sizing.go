@@ -67,7 +67,7 @@ func sizingError(name string, value any, cause error, format string, a ...any) e
 func (s Sizing) Validate() error {
 	switch {
 	case s.K < 0 || s.K > MaxK:
-		return sizingError("K", s.K, nil, "want 1 to %d hash functions (0: round((m/n) ln 2))", MaxK)
+		return sizingError("K", s.K, nil, "want 1 to %d hash functions", MaxK)
 	case s.FPP != 0 && !(s.FPP > 0 && s.FPP < 1):
 		return sizingError("FPP", s.FPP, nil, "want a rate between 0 and 1, such as 0.001")
 	case s.FPP == 0 && s.BitsPerKey != 0 && !(s.BitsPerKey > 0):
@@ -228,6 +228,10 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 		}
 	}
 	p, err := sp.Layout(m, room, k)
+	var oe *option.Error
+	if errors.As(err, &oe) && oe.Name == "Sizing.BitsPerKey" && s.FPP == 0 && s.BitsPerKey != 0 {
+		oe.Value = s.BitsPerKey // the budget asked, not the one m rounded to
+	}
 	if err != nil {
 		if room != n {
 			return Params{}, sizingError("ACBFCapacity", s.ACBFCapacity, err, "counter room for %d keys (k = %d bits each) does not fit in the %d-bit budget of %d keys: a smaller capacity, more bits per key or a smaller k",

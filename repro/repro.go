@@ -141,14 +141,23 @@ func Run(ctx context.Context, opt Options) error {
 	// Out at the end: an error or an interrupt leaves Out as it was, not
 	// new figures beside an old table.
 	final := opt.Out
-	if err := os.MkdirAll(final, 0o755); err != nil {
-		return err
+	dir, err := atomicfile.MakeDir(final)
+	if err != nil {
+		return &option.Error{Pkg: "repro", Name: "Out", Value: final, Reason: err.Error()}
 	}
 	tmp, err := os.MkdirTemp(final, atomicfile.TempPrefix()+"repro-")
 	if err != nil {
+		dir.Undo()
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	committed := false
+	defer func() { // a folder made for a run that failed goes again
+		if !committed {
+			os.RemoveAll(tmp)
+			dir.Undo()
+		}
+	}()
 	opt.Out = tmp
 	if err := run(ctx, opt); err != nil {
 		return err
@@ -157,6 +166,7 @@ func Run(ctx context.Context, opt Options) error {
 	if err != nil {
 		return err
 	}
+	committed = true
 	for _, e := range ents {
 		if err := os.Rename(filepath.Join(tmp, e.Name()), filepath.Join(final, e.Name())); err != nil {
 			return err
@@ -186,6 +196,15 @@ func run(ctx context.Context, opt Options) error {
 	if opt.Quick {
 		mode = "quick"
 	}
+	// Table 1 first when it runs on the user's files (--data): what they
+	// cannot give (too few rows for the paper's sizing) fails before the
+	// figures' minutes, not after.
+	if opt.Data != "" {
+		opt.Log("Table 1 (join)")
+		if err := table1(ctx, opt); err != nil {
+			return err
+		}
+	}
 	opt.Log("Figure 4 (theory)")
 	if err := fig4(opt); err != nil {
 		return err
@@ -206,9 +225,11 @@ func run(ctx context.Context, opt Options) error {
 	if err := writeQuoted(opt, sim); err != nil {
 		return err
 	}
-	opt.Log("Table 1 (join)")
-	if err := table1(ctx, opt); err != nil {
-		return err
+	if opt.Data == "" {
+		opt.Log("Table 1 (join)")
+		if err := table1(ctx, opt); err != nil {
+			return err
+		}
 	}
 	meta := fmt.Sprintf("# Reproduction run\n\nWritten by `join repro` (%s mode), seed %d, in %s.\n\nMachine: %d cores, %s/%s; %s; %s.\n",
 		mode, opt.Seed, time.Since(start).Round(time.Second), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), time.Now().UTC().Format("2006-01-02"))

@@ -143,7 +143,8 @@ func table1(ctx context.Context, opt Options) error {
 		unmatched := exact.InputRecords - matched
 		fits := SearchTable1Sizing(matched, unmatched, 0.05)
 		if len(fits) == 0 {
-			return fmt.Errorf("table 1: no sizing of the grid gives the paper's FP -72.3%% and map outputs -33.9%% within 5%% on this data (%d matched rows, %d unmatched)", matched, unmatched)
+			return &option.Error{Pkg: "repro", Name: "Table1Sizing", Value: Table1Paper,
+				Reason: fmt.Sprintf("no sizing of the grid gives the paper's FP -72.3%% and map outputs -33.9%% within 5%% on this data (%d matched rows, %d unmatched): more rows, or the default sizing alone", matched, unmatched)}
 		}
 		best = &fits[0]
 		n := exact.KeysDistinct

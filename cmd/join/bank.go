@@ -65,7 +65,7 @@ type bankFlags struct {
 
 func (b *bankFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.keys, "keys", "", "the key file: CSV or TSV with header, .gz/.zip, or - (required)")
-	fs.StringVar(&b.delim, "delim", "", `field separator: "," or "\t" (or "tab"); default: a tab for .tsv and .tab files, else a comma`)
+	fs.StringVar(&b.delim, "delim", "", `field separator: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma`)
 	fs.IntVar(&b.mappers, "mappers", 0, "goroutines reading the key file (0: one per core)")
 	fs.StringVar(&b.badRows, "bad-rows", "fail", "fail: stop at the first malformed row; skip: drop rows whose key or class does not parse, and count them")
 	fs.BoolVar(&b.quiet, "quiet", false, "print nothing but errors (build, update)")
@@ -228,6 +228,9 @@ func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := local.CheckSides(bf.keys, *bankPath, ""); err != nil {
 		return usageError{fmt.Errorf("bank validate: %w", err)}
 	}
+	if err := checkPaths(nil, []namedPath{{"--keys", bf.keys}, {"--bank", *bankPath}}); err != nil {
+		return usageError{fmt.Errorf("bank validate: %w", err)}
+	}
 	start := time.Now()
 	b, err := local.ReadBank(ctx, *bankPath)
 	if err != nil {
@@ -236,7 +239,7 @@ func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Write
 	res, err := local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: b.KeyCol, ClassCol: b.ClassCol, KeyType: join.KeyType(b.KeyType),
 		Classing: b.Classing, Sep: sep, Mappers: bf.mappers, SkipBadRows: skip})
 	if err != nil {
-		return err
+		return flagError("bank validate", fs, err)
 	}
 	scanned := time.Since(start)
 	v, err := bank.Validate(b, res.Classes, bf.mappers)

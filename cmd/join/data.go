@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -53,6 +52,11 @@ Examples:
 	keyShape := fs.String("key-shape", semijoin.Dense.String(), "semijoin only: dense (integers 0..keys-1), sparse (random non-negative int64) or string (k and 16 hex digits; join with --key-type string)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *out != "" {
+		if err := outDir("gen", *out); err != nil {
+			return err
+		}
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -181,9 +185,6 @@ Examples:
 	return nil
 }
 
-// semijoinFlags maps semijoin's option names to gen's flags.
-var semijoinFlags = map[string]string{"Keys": "keys", "Rows": "rows", "Selectivity": "selectivity", "Shape": "key-shape", "Distinct": "distinct", "Zipf": "zipf"}
-
 // genSemijoin writes the semijoin dataset of opt (its Shape from the
 // --key-shape name) in out. An invalid option is a usage error naming the
 // flag with the user's spelling of its value.
@@ -197,16 +198,10 @@ func genSemijoin(ctx context.Context, fs *flag.FlagSet, opt semijoin.Options, sh
 			err = opt.Check()
 		}
 	}
-	if oe, ok := errors.AsType[*option.Error](err); ok {
-		if name, ok := semijoinFlags[oe.Name]; ok {
-			value := fs.Lookup(name).Value.String()
-			if name == "key-shape" {
-				value = strconv.Quote(value)
-			}
-			return usageError{fmt.Errorf("gen: --%s %s: %s", name, value, oe.Reason)}
-		}
-	}
 	if err != nil {
+		if rw := flagError("gen", fs, err); rw != err {
+			return usageError{rw}
+		}
 		return usageError{fmt.Errorf("gen: %w", err)}
 	}
 	res, err := semijoin.Write(ctx, out, opt)
@@ -280,7 +275,13 @@ Examples:
 	}
 	res, err := nber.ExtractKeysContext(ctx, *patents, f, opt)
 	if err != nil {
-		return fmt.Errorf("keys: %w", fileFlag(inFlag, *patents, err))
+		if e := fileFlag(inFlag, *patents, err); e != err {
+			return fmt.Errorf("keys: %w", e)
+		}
+		if e := flagError("keys", fs, err); e != err {
+			return e
+		}
+		return fmt.Errorf("keys: %w", fileFlag("out", *out, err))
 	}
 	if err := f.Commit(); err != nil {
 		return fmt.Errorf("--out %s: %w", *out, err)

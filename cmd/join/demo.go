@@ -49,6 +49,9 @@ Examples:
 		if cite, pat, err = repro.FindNBER(*data); err != nil {
 			return flagError("demo", fs, err)
 		}
+		if err := checkPaths(nil, []namedPath{{"--data", cite}, {"--data", pat}}); err != nil {
+			return usageError{fmt.Errorf("demo: %w", err)}
+		}
 		// The paper's ratio of the file's patents (all of them was taken
 		// from a sample of the files, and called the paper's ratio).
 		rows, err := nber.CountRecords(ctx, pat)

@@ -16,6 +16,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/filters/evaluate"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/svgplot"
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
@@ -446,7 +447,7 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	kindList := fs.String("kinds", "all", "the kinds to plot, comma separated, or all (none and exact have no memory budget and are left out)")
 	bitsList := fs.String("bits", "4:32:2", "the bits per key to build each kind at: a list (8,10,16) or FROM:TO:STEP")
 	seed := fs.Uint64("seed", 1, "seed of the keys and queries")
-	out := fs.String("out", "", "the image to write (required): .svg, .png or .pdf by its extension")
+	out := fs.String("out", "", "the image to write (required): .svg, .png, .jpg or .pdf by its extension")
 	quiet := fs.Bool("quiet", false, "no progress line on a terminal")
 	usageWithExamples(fs, "join filter plot --out FILE.svg [--n N] [--bits 4:32:2] [flags]", filterPlotExamples)
 	if err := parse(fs, args); err != nil {
@@ -489,6 +490,9 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if err := checkPaths([]namedPath{{"--out", *out}}, nil); err != nil {
 		return usageError{fmt.Errorf("filter plot: %w", err)}
+	}
+	if _, err := svgplot.FormatOf(*out); err != nil {
+		return usageError{fmt.Errorf("filter plot: --out %w", err)}
 	}
 	cfg := evaluate.Config{Kinds: kinds, N: n.n, Queries: queries.n, Seed: *seed, Sizing: sz}
 	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
@@ -54,7 +53,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.tempDir, "tmp-dir", "", "folder for spill files (default: the system's)")
 	fs.StringVar(&j.tempDir, "temp-dir", "", "the same as --tmp-dir")
 	fs.BoolVar(&j.quiet, "quiet", false, "no progress bars and no text report (--report-json is still written)")
-	fs.StringVar(&j.delim, "delim", "", `field separator of both sides: "," or "\t" (or "tab"); default: a tab for .tsv and .tab files, else a comma (the output is CSV)`)
+	fs.StringVar(&j.delim, "delim", "", `field separator of both sides: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma (the output is CSV)`)
 	fs.StringVar(&j.badRows, "bad-rows", "fail", "fail: stop at the first malformed row; skip: drop malformed rows, count them and report the first few")
 }
 
@@ -141,53 +140,10 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	return opt, nil
 }
 
-// optionFlags maps the library's option names to their flags.
-var optionFlags = map[string]string{
-	"Keys": "keys", "Input": "input", "KeyCol": "key-col", "JoinCol": "join-col", "KeyType": "key-type",
-	"Filter": "filter", "Sizing.BitsPerKey": "bits-per-key", "Sizing.K": "k", "Sizing.FPP": "fpp",
-	"Sizing.BucketSize": "bucket-size", "Sizing.FingerprintBits": "fingerprint-bits", "Sizing.InitialCapacity": "initial-capacity",
-	"Sizing.Growth": "growth", "Sizing.Tightening": "tightening", "Sizing.ACBFCapacity": "acbf-capacity",
-	"Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir", "FilterFile": "filter-file",
-	"Bank": "bank", "Classes": "classes", "Route": "route", "Sep": "delim", "Layout": "filter-layout",
-	"Skew": "skew", "BroadcastBudget": "broadcast-budget", "NeedDeletes": "need-deletes", "HotExclusions": "hot-exclusions", "Table1Sizing": "table1-sizing", "ACBFCapacity": "acbf-capacity", "Data": "data",
-	"Format": "format", "Output": "out",
-}
-
 // flagError rewrites an option.Error in err as the user's flag and value
-// ("run: --mem 4KiB: below the minimum ..."); other errors are returned as
-// they are.
-func flagError(cmd string, fs *flag.FlagSet, err error) error {
-	var oe *option.Error
-	if !errors.As(err, &oe) {
-		return err
-	}
-	name, ok := optionFlags[oe.Name]
-	if !ok {
-		return err
-	}
-	value := fmt.Sprint(oe.Value)
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	if f := fs.Lookup(name); f != nil && set {
-		v := f.Value
-		if o, ok := v.(*onceValue); ok {
-			v = o.Value
-		}
-		value = v.String() // the user's own spelling
-		if s, ok := v.(interface{ Get() any }); ok {
-			if str, ok := s.Get().(string); ok {
-				value = strconv.Quote(str)
-				if str != "" && !strings.ContainsAny(str, " \t\"") {
-					value = str
-				}
-			}
-		}
-	}
-	if value == `""` {
-		return fmt.Errorf("%s: --%s is %s", cmd, name, oe.Reason)
-	}
-	return fmt.Errorf("%s: --%s %s: %s", cmd, name, value, oe.Reason)
-}
+// ("run: --mem 4KiB: below the minimum ...", cliflag.Rewrite); other errors
+// are returned as they are.
+func flagError(cmd string, fs *flag.FlagSet, err error) error { return cliflag.Rewrite(cmd, fs, err) }
 
 // tuneGC sets the collector for a run with --mem: half the default growth
 // before a collection, and a soft limit, so that the garbage of the heap

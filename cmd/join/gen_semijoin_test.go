@@ -116,7 +116,7 @@ func TestGenSemijoinFlags(t *testing.T) {
 		{[]string{"--selectivity", "-0.1"}, "--selectivity -0.1"},
 		{[]string{"--selectivity", "NaN"}, "--selectivity NaN"},
 		{[]string{"--selectivity", "half"}, "selectivity"},
-		{[]string{"--key-shape", "bitmap"}, `--key-shape "bitmap"`},
+		{[]string{"--key-shape", "bitmap"}, "--key-shape bitmap: want dense, sparse or string"},
 		{[]string{"--key-shape", ""}, `--key-shape ""`},
 		{[]string{"--keys", "0"}, "--keys 0"},
 		{[]string{"--keys", "100000001"}, "--keys 100000001"},

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
 
 const usage = `usage: join <command> [flags]
@@ -127,6 +128,12 @@ func main() {
 			os.Exit(130)
 		}
 		var u usageError
+		if errors.Is(err, atomicfile.ErrStderrIsInput) {
+			// Standard error is an input: the message goes to standard
+			// output (checked already not to be an input).
+			fmt.Fprintf(os.Stdout, "join: %v\n", err)
+			os.Exit(2)
+		}
 		if errors.As(err, &u) {
 			fmt.Fprintf(os.Stderr, "join: %v\n", err)
 			os.Exit(2)
@@ -195,6 +202,8 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 // usageError marks bad command lines (exit status 2).
 type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -297,6 +306,9 @@ type onceValue struct {
 	flag.Value
 	set bool
 }
+
+// Unwrap returns the flag's own value (cliflag.Rewrite quotes a string's).
+func (o *onceValue) Unwrap() flag.Value { return o.Value }
 
 func (o *onceValue) Set(v string) error {
 	if o.set {

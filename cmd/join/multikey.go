@@ -208,7 +208,7 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs := flag.NewFlagSet("multikey absent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	keys := fs.String("keys", "", "the key file: CSV or TSV with header, .gz/.zip, or - (required)")
-	delim := fs.String("delim", "", `field separator: "," or "\t" (or "tab"); default: a tab for .tsv and .tab files, else a comma`)
+	delim := fs.String("delim", "", `field separator: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma`)
 	badRows := fs.String("bad-rows", "fail", "fail: stop at the first malformed row; skip: drop rows whose key does not parse, and count them")
 	keyCol := fs.String("key-col", "", "the key columns, comma-separated (required; at least two)")
 	keyType := fs.String("key-type", "int", "int or string: one a key column, or one for all")
@@ -224,6 +224,9 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	if *keys == "" || *keyCol == "" {
 		return usageError{fmt.Errorf("multikey absent: --keys and --key-col are required")}
+	}
+	if err := checkPaths(nil, []namedPath{{"--keys", *keys}}); err != nil {
+		return usageError{fmt.Errorf("multikey absent: %w", err)}
 	}
 	sep, err := parseDelim("multikey absent", *delim)
 	if err != nil {
@@ -372,7 +375,7 @@ func readTupleKeys(ctx context.Context, path string, sep byte, names []string, t
 				records--
 				continue
 			}
-			return nil, nil, 0, 0, r.Errorf("%v", err)
+			return nil, nil, 0, 0, r.Errorf("%w", err)
 		}
 		if _, ok := seen[string(key)]; !ok {
 			seen[string(key)] = struct{}{}

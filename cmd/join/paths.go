@@ -85,7 +85,7 @@ Examples:
 	for _, dir := range dirs {
 		ents, err := os.ReadDir(dir)
 		if err != nil {
-			return fmt.Errorf("clean: %w", err)
+			return fmt.Errorf("clean: %w", fileFlag("tmp-dir", dir, err))
 		}
 		for _, e := range ents {
 			pid, ok := leftoverPID(e.Name())
@@ -142,7 +142,7 @@ func processRuns(pid int) bool {
 func fileFlag(flag, path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Path == path {
-		return fmt.Errorf("--%s %s: %v", flag, path, pe.Err)
+		return fmt.Errorf("--%s %s: %w", flag, path, pe.Err)
 	}
 	return err
 }
@@ -161,6 +161,19 @@ func csvOut(cmd, path string) error {
 	}
 	if err != nil {
 		return usageError{fmt.Errorf("%s: --out %w", cmd, err)}
+	}
+	return nil
+}
+
+// outDir refuses, before any work, an output folder (--out DIR) that is an
+// existing file, a device or a FIFO: the commands that write a folder make
+// it if it is missing.
+func outDir(cmd, dir string) error {
+	if dir == "" {
+		return usageError{fmt.Errorf("%s: --out: empty folder name", cmd)}
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return usageError{fmt.Errorf("%s: --out %s: not a folder (it writes several files into one)", cmd, dir)}
 	}
 	return nil
 }

@@ -29,6 +29,18 @@ Examples:
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := outDir("repro", *out); err != nil {
+		return err
+	}
+	if *data != "" {
+		cite, pat, err := repro.FindNBER(*data)
+		if err != nil {
+			return flagError("repro", fs, err)
+		}
+		if err := checkPaths(nil, []namedPath{{"--data", cite}, {"--data", pat}}); err != nil {
+			return usageError{fmt.Errorf("repro: %w", err)}
+		}
+	}
 	opt := repro.Options{Quick: *quick, Data: *data, Out: *out, Seed: *seed, Table1Sizing: *sizing, ACBFCapacity: *capacity, Log: func(format string, a ...any) {
 		if len(format) > 1 && format[:2] == "  " && !*verbose {
 			return

@@ -37,7 +37,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	filter := fs.String("filter", string(filters.ACBF), "the filter: "+kindList())
 	filterFile := fs.String("filter-file", "", "use the filter in this file (join build-filter) instead of building one")
 	out := fs.String("out", "-", "output file (.gz: compressed), or - for standard output")
-	format := fs.String("format", "", "csv or parquet (default: the one --out's extension names, .csv or .parquet; else csv)")
+	format := fs.String("format", "", "csv or parquet (default: the one --out's extension names, .csv, .parquet or .pq; else csv)")
 	sorted := fs.Bool("sort", false, "order the output by key, then by the large side's row order")
 	reportJSON := fs.String("report-json", "", "also write the report as JSON to this file")
 	fs.StringVar(&jf.bank, "bank", "", "filter with the union of these classes' filters of a bank (join bank build) and join only their key rows")
@@ -98,10 +98,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	jf.tuneGC(opt)
 	rep, err := local.Run(ctx, opt, sink)
 	if err != nil {
-		if *format == "parquet" {
-			return fmt.Errorf("--out %s: %w", *out, flagError("run", fs, err))
-		}
-		return flagError("run", fs, err)
+		return flagError("run", fs, err) // a Parquet sink's errors say "parquet:"
 	}
 	rep.Settings.Format = *format
 	// Everything is written before anything is committed: a report that

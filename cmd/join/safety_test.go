@@ -542,7 +542,7 @@ func TestOutputConflicts(t *testing.T) {
 		{[]string{"--out", out, "--report-json", filepath.Join(dir, "missing", "r.json")}, "folder " + filepath.Join(dir, "missing") + " does not exist"},
 		{[]string{"--out", dir}, "is a folder"},
 		{[]string{"--out", filepath.Join(dir, "x.zip")}, "cannot write a zip archive"},
-		{[]string{"--out", filepath.Join(dir, "x.parquet.gz"), "--format", "parquet"}, "cannot be compressed"},
+		{[]string{"--out", filepath.Join(dir, "x.parquet.gz"), "--format", "parquet"}, "a Parquet file is compressed inside: leave out .gz"},
 		{[]string{"--out", "-", "--report-json", "/dev/stdout"}, "are the same file"},
 	} {
 		_, _, err := runCmd(append(slices.Clone(base), tc.args...)...)
@@ -723,5 +723,68 @@ func TestLimits(t *testing.T) {
 	_, _, err := runCmd("run", "--keys", esc, "--input", input, "--out", filepath.Join(dir, "o.csv"))
 	if err == nil || !strings.Contains(err.Error(), `(columns: "PAT\x1b[31mENT", "N\x00AME")`) || strings.ContainsAny(err.Error(), "\x1b\x00") {
 		t.Errorf("escape sequences in a header: %q", err)
+	}
+}
+
+// TestStdStreamsIntoInput: standard output or error redirected into an
+// input is refused by every command that reads files, the input untouched
+// (bank validate, multikey absent, demo and repro --data appended their
+// tables to it; run appended its report with 2>> keys.csv). A refusal of
+// standard error goes to standard output.
+func TestStdStreamsIntoInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	keys := mk("k.csv", "PATENT,C\n1,a\n2,b\n")
+	input := mk("i.csv", "CITING,CITED\n10,1\n11,2\n")
+	data := filepath.Join(dir, "data")
+	os.Mkdir(data, 0o755)
+	for _, n := range []string{"cite75_99.txt", "apat63_99.txt"} {
+		src, _ := os.ReadFile(filepath.Join("..", "..", "..", "shared", "data", "nber-mini", strings.Replace(n, ".txt", ".mini.txt", 1)))
+		if src == nil {
+			src = []byte("CITING,CITED\n1,2\n")
+			if n == "apat63_99.txt" {
+				src = []byte("PATENT,GYEAR\n2,1999\n")
+			}
+		}
+		os.WriteFile(filepath.Join(data, n), src, 0o644)
+	}
+	bk := filepath.Join(dir, "k.bank")
+	if _, stderr, err := runCmd("bank", "build", "--keys", keys, "--key-col", "PATENT", "--class-col", "C", "--classes", "value", "--out", bk, "--quiet"); err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	for _, c := range []struct {
+		args   []string
+		victim string
+		stderr bool
+	}{
+		{[]string{"bank", "validate", "--bank", bk, "--keys", keys}, keys, false},
+		{[]string{"multikey", "absent", "--keys", keys, "--key-col", "PATENT,C", "--key-type", "int,string"}, keys, false},
+		{[]string{"demo", "--data", data}, filepath.Join(data, "cite75_99.txt"), false},
+		{[]string{"repro", "--quick", "--data", data, "--out", filepath.Join(dir, "r")}, filepath.Join(data, "apat63_99.txt"), false},
+		{[]string{"run", "--keys", keys, "--input", input, "--out", "-"}, keys, true},
+		{[]string{"run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv")}, input, true},
+	} {
+		before, _ := os.ReadFile(c.victim)
+		f, err := os.OpenFile(c.victim, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := child(nil, c.args...)
+		var other bytes.Buffer
+		if c.stderr {
+			cmd.Stderr, cmd.Stdout = f, &other
+		} else {
+			cmd.Stdout, cmd.Stderr = f, &other
+		}
+		cmd.Run()
+		f.Close()
+		after, _ := os.ReadFile(c.victim)
+		if !bytes.Equal(before, after) || cmd.ProcessState.ExitCode() != 2 || !strings.Contains(other.String(), "would destroy the input") {
+			t.Errorf("%s with %s into %s: exit %d, %q; the input grew by %d bytes", strings.Join(c.args[:2], " "),
+				map[bool]string{true: "standard error", false: "standard output"}[c.stderr], filepath.Base(c.victim), cmd.ProcessState.ExitCode(), other.String(), len(after)-len(before))
+		}
 	}
 }

@@ -68,6 +68,9 @@ func (s *sizingFlags) sizing(cmd string) (filters.Sizing, error) {
 		}
 		f.assign()
 	}
+	if s.set("bits-per-key") && s.set("fpp") {
+		return z, usageError{fmt.Errorf("%s: --bits-per-key and --fpp both size the filter: give one", cmd)}
+	}
 	if err := z.Validate(); err != nil {
 		return z, usageError{flagError(cmd, s.fs, err)}
 	}
@@ -76,7 +79,7 @@ func (s *sizingFlags) sizing(cmd string) (filters.Sizing, error) {
 
 // kindFlags are the flags of Sizing fields that only some kinds read.
 var kindFlags = []struct{ flag, field string }{
-	{"k", "K"}, {"bucket-size", "BucketSize"}, {"fingerprint-bits", "FingerprintBits"},
+	{"bits-per-key", "BitsPerKey"}, {"fpp", "FPP"}, {"k", "K"}, {"bucket-size", "BucketSize"}, {"fingerprint-bits", "FingerprintBits"},
 	{"initial-capacity", "InitialCapacity"}, {"growth", "Growth"}, {"tightening", "Tightening"},
 	{"acbf-capacity", "ACBFCapacity"},
 }

@@ -40,17 +40,6 @@ Examples:
   tail -f events | join stream --key-events - --probe probe.csv --batch 1000 --out -
 `
 
-// The stream options' flags, for flagError.
-func init() {
-	for name, flagName := range map[string]string{
-		"KeyEvents": "key-events", "Probe": "probe", "Batch": "batch", "KeyBatch": "key-batch", "Window": "window",
-		"KeyTime": "key-time", "ProbeTime": "probe-time", "Capacity": "capacity", "CMSEps": "cms-eps", "CMSDelta": "cms-delta",
-		"TopK": "topk", "Workers": "workers",
-	} {
-		optionFlags[name] = flagName
-	}
-}
-
 func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "prep" {
 		return cmdStreamPrep(ctx, args[1:], stdout, stderr)
@@ -265,6 +254,12 @@ Example:
 		if f.v == "" {
 			return usageError{fmt.Errorf("stream prep: --%s is required", f.name)}
 		}
+	}
+	if err := outDir("stream prep", *out); err != nil {
+		return err
+	}
+	if err := checkPaths(nil, []namedPath{{"--patents", *patents}, {"--citations", *citations}}); err != nil {
+		return usageError{fmt.Errorf("stream prep: %w", err)}
 	}
 	st, err := nber.WriteStream(ctx, *patents, *citations, *out)
 	if err != nil {

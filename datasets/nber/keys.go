@@ -3,6 +3,7 @@ package nber
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 )
@@ -27,6 +29,10 @@ func ParsePredicate(s string) (Predicate, error) {
 	}
 	return Predicate{col, val}, nil
 }
+
+// ErrNoColumn is wrapped by the error of a predicate on a column the file
+// has not.
+var ErrNoColumn = errors.New("nber: no such column")
 
 // PaperSample returns the key sample the paper's ratio takes from a patent
 // file of rows records: 65,771 of 2,923,922, at least one.
@@ -88,20 +94,21 @@ func ExtractKeysContext(ctx context.Context, path string, w io.Writer, opt KeysO
 	}
 	rc, name, err := csvscan.OpenContext(ctx, path)
 	if err != nil {
-		return KeysResult{}, fmt.Errorf("keys: %w", err)
+		return KeysResult{}, err
 	}
 	defer rc.Close()
 	r := csvscan.NewReader(rc, name)
 	header, err := r.ReadHeader()
 	if err != nil {
-		return KeysResult{}, fmt.Errorf("keys: %w", err)
+		return KeysResult{}, err
 	}
 	headerRaw := slices.Clone(r.Raw())
 	cols := make([]int, len(opt.Where))
 	for i, p := range opt.Where {
 		cols[i] = slices.Index(header, p.Column)
 		if cols[i] < 0 {
-			return KeysResult{}, fmt.Errorf("keys: --where %s=%s: %s has no column %q (columns: %s)", p.Column, p.Value, name, p.Column, quoteNames(header))
+			return KeysResult{}, &option.Error{Pkg: "nber", Name: "Where", Value: p.Column + "=" + p.Value,
+				Reason: fmt.Sprintf("%s has no column %q (columns: %s)", name, p.Column, quoteNames(header)), Err: ErrNoColumn}
 		}
 	}
 	type kept struct {
@@ -135,7 +142,7 @@ records:
 		if ctx.Err() != nil {
 			return KeysResult{}, ctx.Err()
 		}
-		return KeysResult{}, fmt.Errorf("keys: %w", err)
+		return KeysResult{}, err
 	}
 	slices.SortFunc(reservoir, func(a, b kept) int { return int(a.seq - b.seq) })
 	var buf bytes.Buffer
@@ -146,7 +153,7 @@ records:
 		buf.WriteByte('\n')
 	}
 	if _, err := w.Write(buf.Bytes()); err != nil {
-		return KeysResult{}, fmt.Errorf("keys: write: %w", err)
+		return KeysResult{}, err // the writer's (a *os.PathError naming its file)
 	}
 	res.Kept = int64(len(reservoir))
 	return res, nil

@@ -211,11 +211,20 @@ func openInPlace(ctx context.Context, path string, st os.FileInfo) (*os.File, er
 	case r := <-ch:
 		return r.f, r.err
 	case <-ctx.Done():
+		// Open it for reading ourselves, which ends the blocked open; a
+		// FIFO removed meanwhile cannot be: its open is left to the
+		// process's end, not waited for.
 		if rd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
 			if r := <-ch; r.f != nil {
 				r.f.Close()
 			}
 			rd.Close()
+		} else {
+			go func() {
+				if r := <-ch; r.f != nil {
+					r.f.Close()
+				}
+			}()
 		}
 		return nil, ctx.Err()
 	}

@@ -63,3 +63,34 @@ func TestMakeDir(t *testing.T) {
 	}
 	AbortAll(nil, nil) // nil files are skipped
 }
+
+// TestCheckStdStreams: standard output or error that is an input is
+// refused; the error of standard error matches ErrStderrIsInput.
+func TestCheckStdStreams(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	os.WriteFile(in, []byte("a\n"), 0o644)
+	f, err := os.OpenFile(in, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ins := []Named{{"--input", in}}
+	saved := os.Stderr
+	os.Stderr = f
+	err = Check(nil, ins)
+	os.Stderr = saved
+	if !errors.Is(err, ErrPath) || !errors.Is(err, ErrStderrIsInput) {
+		t.Errorf("standard error into the input: %v", err)
+	}
+	saved = os.Stdout
+	os.Stdout = f
+	err = Check(nil, ins)
+	os.Stdout = saved
+	if !errors.Is(err, ErrPath) || errors.Is(err, ErrStderrIsInput) {
+		t.Errorf("standard output into the input: %v", err)
+	}
+	if err := Check([]Named{{"--out", filepath.Join(dir, "o.csv")}}, ins); err != nil {
+		t.Errorf("a new output: %v", err)
+	}
+}

@@ -16,22 +16,30 @@ type Named struct{ Label, Path string }
 // is the problem alone, for the user.
 var ErrPath = errors.New("atomicfile: unsafe output")
 
-// pathError is an error of Check.
-type pathError struct{ msg string }
+// pathError is an error of Check; also, if set, is a second sentinel it
+// matches.
+type pathError struct {
+	msg  string
+	also error
+}
 
-func (e *pathError) Error() string        { return e.msg }
-func (e *pathError) Is(target error) bool { return target == ErrPath }
+func (e *pathError) Error() string { return e.msg }
+func (e *pathError) Is(target error) bool {
+	return target == ErrPath || e.also != nil && target == e.also
+}
 
-func refuse(format string, a ...any) error { return &pathError{fmt.Sprintf(format, a...)} }
+func refuse(format string, a ...any) error { return &pathError{msg: fmt.Sprintf(format, a...)} }
 
 // Check refuses, before any work, an output that is empty, is a folder, is
 // in a folder that does not exist, or is the same file as an input or
 // another output (os.SameFile, through symbolic and hard links; character
 // devices such as a terminal or /dev/null excepted), and two outputs that
 // would create the same new file. "-" is standard input among the inputs and
-// standard output among the outputs. It also refuses standard output that the
-// shell redirected into an input (`join run ... >> keys.csv` would append to
-// it, as cat refuses to). An input that does not exist is left to its
+// standard output among the outputs. It also refuses standard output and
+// standard error that the shell redirected into an input (`join run ... >>
+// keys.csv` would append the rows or the report to it, as cat refuses to;
+// then the error matches ErrStderrIsInput too, and its message is for
+// standard output). An input that does not exist is left to its
 // reader. Every command and engine checks its outputs here, so that the rules
 // are one piece of code; the errors name the paths by their labels and wrap
 // ErrPath. Cost: a stat of each path.
@@ -91,16 +99,26 @@ func Check(outs, ins []Named) error {
 		}
 		all = append(all, cur)
 	}
-	// Standard error is not checked: the message saying so would go there.
-	if st, err := os.Stdout.Stat(); err == nil && st.Mode().IsRegular() {
-		for _, s := range all {
-			if !s.output && s.st != nil && SameFile(st, s.st) {
-				return refuse("standard output is the input %s %s: writing it would destroy the input", s.Label, s.Path)
+	for _, std := range []struct {
+		f    *os.File
+		name string
+		err  error
+	}{{os.Stdout, "standard output", nil}, {os.Stderr, "standard error", ErrStderrIsInput}} {
+		if st, err := std.f.Stat(); err == nil && st.Mode().IsRegular() {
+			for _, s := range all {
+				if !s.output && s.st != nil && SameFile(st, s.st) {
+					return &pathError{msg: fmt.Sprintf("%s is the input %s %s: writing it would destroy the input", std.name, s.Label, s.Path), also: std.err}
+				}
 			}
 		}
 	}
 	return nil
 }
+
+// ErrStderrIsInput is matched by Check's error when standard error is an
+// input (2>> keys.csv): its message must go elsewhere (standard output),
+// since writing it there would change the input.
+var ErrStderrIsInput = errors.New("atomicfile: standard error is an input")
 
 // statNamed stats a path as the commands read it: "-" is standard input for
 // an input, standard output for an output.

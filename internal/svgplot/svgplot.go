@@ -14,6 +14,7 @@ package svgplot
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image/color"
 	"math"
 	"os"
@@ -100,10 +101,13 @@ func Write(path string, panels []Panel, colour func(name string) color.Color) er
 // " formula" suffix), and explains the styles: a grey solid line with a dot
 // "measured", a grey dashed line "formula (theory)".
 //
-// The image's format is the one path's extension names: .png (PNG at 150
-// dots per inch) or .pdf, else SVG.
+// The image's format is the one path's extension names (FormatOf).
 func WriteFigure(path string, fig Figure, colour func(name string) color.Color) error {
-	svg, err := render(fig, colour, FormatOf(path))
+	format, err := FormatOf(path)
+	if err != nil {
+		return err
+	}
+	svg, err := render(fig, colour, format)
 	if err != nil {
 		return err
 	}
@@ -125,16 +129,22 @@ const (
 	maxDecade = 308 // a log axis ends within 1e-308 to 1e308
 )
 
-// FormatOf returns the image format a path's extension names: "png",
-// "pdf", or "svg" (the default, for .svg and any other name).
-func FormatOf(path string) string {
-	switch strings.ToLower(filepath.Ext(path)) {
+// FormatOf returns the image format a path's extension names: "svg" (also
+// for a name without an extension), "png" or "jpg" (at 150 dots per inch),
+// "pdf"; another extension is an error (a .jpg that held SVG was written).
+func FormatOf(path string) (string, error) {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".svg", "":
+		return "svg", nil
 	case ".png":
-		return "png"
+		return "png", nil
+	case ".jpg", ".jpeg":
+		return "jpg", nil
 	case ".pdf":
-		return "pdf"
+		return "pdf", nil
+	default:
+		return "", fmt.Errorf("%s: a figure is written as .svg, .png, .jpg or .pdf, not %s", path, ext)
 	}
-	return "svg"
 }
 
 // render draws fig as an image of format (FormatOf).
@@ -177,6 +187,8 @@ func render(fig Figure, colour func(name string) color.Color, format string) ([]
 	switch format {
 	case "png":
 		img = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(150))}
+	case "jpg":
+		img = vgimg.JpegCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(150))}
 	case "pdf":
 		img = vgpdf.New(width, height)
 	default:

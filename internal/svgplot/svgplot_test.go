@@ -591,7 +591,10 @@ func TestFormats(t *testing.T) {
 		fig = f
 		break
 	}
-	for name, magic := range map[string]string{"f.png": "\x89PNG\r\n\x1a\n", "f.PDF": "%PDF-", "f.svg": "<?xml", "f.txt": "<?xml"} {
+	if err := WriteFigure(filepath.Join(dir, "f.txt"), fig, testColour); err == nil {
+		t.Error("f.txt: written as a figure")
+	}
+	for name, magic := range map[string]string{"f.png": "\x89PNG\r\n\x1a\n", "f.PDF": "%PDF-", "f.svg": "<?xml", "f": "<?xml", "f.jpg": "\xff\xd8\xff"} {
 		path := filepath.Join(dir, name)
 		if err := WriteFigure(path, fig, testColour); err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -2,6 +2,7 @@ package local
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/compress"
@@ -30,6 +32,7 @@ const (
 	columnText columnType = iota
 	columnInt64
 	columnFloat64
+	columnBytes // BYTE_ARRAY unannotated: text that is not valid UTF-8
 )
 
 // A Parquet row group is written at 64K rows or when its values take 8 MiB,
@@ -44,10 +47,13 @@ const (
 // INT64 when every value written to it is an integer that prints back as
 // the same text (canonicalInt: 7, -7, 0; not 007, +7, -0 or beyond int64),
 // else DOUBLE when every value is a finite number that prints back as the
-// same text (canonicalFloat: 0.5, -2, 3.25; not 7.0, 1e3, .5 or NaN), else
-// UTF-8; so no value written changes, and two values the join kept apart
-// (007 and 7 as string keys) stay apart. An empty field is NULL; a column of
-// NULLs only, and every column of an output with no rows, is UTF-8.
+// same text (canonicalFloat: 0.5, -2, 3.25; not 7.0, 1e3, .5, NaN, or an
+// integer beyond 2^53), else UTF-8, or BYTE_ARRAY without the String
+// annotation when a value is not valid UTF-8 (readers refuse a String
+// column holding one); so no value written changes, and two values the join
+// kept apart (007 and 7 as string keys) stay apart. An empty field is NULL;
+// a column of NULLs only, and every column of an output with no rows, is
+// UTF-8.
 //
 // The types are known only when every row is in, so the rows are spooled
 // first: each writer's batch of lines (256 KiB, lineBuffer) goes to a
@@ -88,15 +94,18 @@ type parquetSink struct {
 }
 
 // columnTypes is what a column's values so far allow.
-type columnTypes struct{ seen, notInt, notFloat bool }
+type columnTypes struct{ seen, notInt, notFloat, notUTF8 bool }
 
 func (c *columnTypes) observe(f []byte) {
 	c.seen = true
+	if !c.notUTF8 && !utf8.Valid(f) {
+		c.notUTF8 = true // BYTE_ARRAY without the String annotation: readers refuse invalid UTF-8 in a string column
+	}
 	switch {
 	case c.notInt && c.notFloat:
 	case canonicalInt(f):
 		// Every integer of up to 15 digits is exact as a double (2^53 has
-		// 16); longer ones print back the same only if they are exact.
+		// 16); a longer one only within 2^53 (canonicalFloat).
 		if len(f) > 15 && !c.notFloat && !canonicalFloat(f) {
 			c.notFloat = true
 		}
@@ -112,6 +121,8 @@ func (c columnTypes) kind() columnType {
 	switch {
 	case !c.seen:
 		return columnText
+	case c.notInt && c.notFloat && c.notUTF8:
+		return columnBytes
 	case !c.notInt:
 		return columnInt64
 	case !c.notFloat:
@@ -144,13 +155,19 @@ func canonicalInt(f []byte) bool {
 
 // canonicalFloat reports whether f is a finite float64 written as
 // strconv.FormatFloat(v, 'f', -1, 64) writes it: the shortest decimal that
-// reads back as v, no exponent, no trailing zero, no '+'.
+// reads back as v, no exponent, no trailing zero, no '+'; an integer (no
+// '.') only within 2^53, where a double holds every integer exactly
+// (100000000000000000000000000000 prints back as itself, but the double is
+// 99999999999999991433150857216).
 func canonicalFloat(f []byte) bool {
 	if len(f) == 0 || len(f) > 400 || !(f[0] == '-' || f[0] >= '0' && f[0] <= '9') {
 		return false // also keeps out NaN, Inf and hex forms
 	}
 	v, err := strconv.ParseFloat(string(f), 64)
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return false
+	}
+	if !bytes.ContainsRune(f, '.') && math.Abs(v) > 1<<53 {
 		return false
 	}
 	var buf [64]byte
@@ -194,6 +211,8 @@ func (s *parquetSink) begin() (err error) {
 			node, err = schema.NewPrimitiveNodeLogical(name, parquet.Repetitions.Optional, schema.NewIntLogicalType(64, true), parquet.Types.Int64, -1, -1)
 		case columnFloat64:
 			node, err = schema.NewPrimitiveNode(name, parquet.Repetitions.Optional, parquet.Types.Double, -1, -1)
+		case columnBytes:
+			node, err = schema.NewPrimitiveNode(name, parquet.Repetitions.Optional, parquet.Types.ByteArray, -1, -1)
 		default:
 			node, err = schema.NewPrimitiveNodeLogical(name, parquet.Repetitions.Optional, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)
 		}

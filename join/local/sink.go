@@ -111,7 +111,7 @@ const (
 )
 
 // FormatFor returns the format of an output at path: the one its extension
-// names (.csv and .csv.gz CSV, .parquet Parquet), else asked, else CSV. It
+// names (.csv and .csv.gz CSV, .parquet and .pq Parquet), else asked, else CSV. It
 // refuses (an option.Error naming Format or Output, wrapping
 // join.ErrOptions) an asked format that the extension contradicts, an unknown asked
 // format, and an extension naming a format no sink writes (.tsv, .tab, .json,
@@ -120,13 +120,17 @@ func FormatFor(path, asked string) (string, error) {
 	if asked != "" && asked != FormatCSV && asked != FormatParquet {
 		return "", &option.Error{Pkg: "local", Name: "Format", Value: asked, Reason: "want csv or parquet", Err: join.ErrOptions}
 	}
-	name := strings.TrimSuffix(strings.ToLower(filepath.Base(path)), ".gz")
+	lower := strings.ToLower(filepath.Base(path))
+	name := strings.TrimSuffix(lower, ".gz")
 	named := ""
 	switch filepath.Ext(name) {
 	case ".csv":
 		named = FormatCSV
 	case ".parquet", ".pq":
 		named = FormatParquet
+		if name != lower {
+			return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "a Parquet file is compressed inside: leave out .gz", Err: join.ErrOptions}
+		}
 	case ".tsv", ".tab", ".json", ".jsonl", ".arrow", ".feather", ".ipc", ".xlsx", ".orc", ".avro":
 		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "its extension names a format the join does not write: name it .csv or .parquet", Err: join.ErrOptions}
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
@@ -39,9 +40,9 @@ var (
 	keyCol  = flag.String("key-col", "PATENT", "join column of the small side; several, comma-separated, for a composite key")
 	joinCol = flag.String("join-col", "CITED", "join column of the large side; as many as --key-col, matched in order")
 	keyType = flag.String("key-type", "int", "compare keys as int or string; one a key column (int,string) or one for all")
-	filter  = flag.String("filter", "acbf", "none, exact, bloom, cbf, acbf, acbf1, acbf2, acbf3")
-	bpk     = flag.Float64("bits-per-key", 32, "filter memory in bits per distinct key")
-	k       = flag.Int("k", 0, "hash functions (0: round((m/n) ln 2))")
+	filter  = flag.String("filter", "acbf", "the filter, one of "+strings.Join(filters.Names(), ", "))
+	bpk     = flag.Float64("bits-per-key", filters.DefaultBitsPerKey, "filter memory in bits per distinct key")
+	k       = flag.Int("k", 0, "hash functions (default: each kind's best for its memory)")
 	fpp     = flag.Float64("fpp", 0, "size the filter for this formula false positive rate instead")
 	out     = flag.String("out", "", "output CSV (required; .gz to compress, - for standard output); checked against the inputs as join run checks it")
 	cpuProf = flag.String("cpuprofile", "", "write a CPU profile of this process to this file (on prism, the workers' too)")
@@ -67,39 +68,42 @@ func main() {
 	}
 	// SIGINT, SIGTERM and SIGHUP cancel the run: what it made is removed
 	// (run's defers) and the exit status is 128 + the signal, as join's.
+	// SIGPIPE too: a closed pipe on standard output (--out - | head) gives
+	// the write EPIPE and the same cleanup, instead of a kill that leaves
+	// the run's temporary folder.
 	ctx, stopSignals := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	go func() {
 		sig := <-sigs
 		stopSignals(signalError{sig.(syscall.Signal)})
 		signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP) // the cleanup runs undisturbed
 	}()
-	if *cpuProf != "" {
-		f, err := os.Create(*cpuProf)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "beamjoin: --cpuprofile: %v\n", err)
-			os.Exit(1)
-		}
-		pprof.StartCPUProfile(f)
-		defer f.Close()
-		defer pprof.StopCPUProfile()
-	}
 	err := run(ctx)
-	pprof.StopCPUProfile()
 	var sig signalError
+	if errors.Is(err, syscall.EPIPE) {
+		os.Exit(128 + int(syscall.SIGPIPE)) // the reader left: nobody reads a message
+	}
 	switch {
 	case errors.As(context.Cause(ctx), &sig):
+		if sig.Signal == syscall.SIGPIPE {
+			os.Exit(128 + int(sig.Signal))
+		}
 		fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v; nothing written\n", sig.Signal)
 		os.Exit(128 + int(sig.Signal))
+	case errors.Is(err, atomicfile.ErrStderrIsInput):
+		// Standard error is an input: the message goes to standard output.
+		fmt.Printf("beamjoin: %v\n", err)
+		os.Exit(2)
 	case err != nil:
-		msg := strings.TrimPrefix(err.Error(), "beamjoin: ") // the package's errors name it already
+		msg := strings.TrimPrefix(cliflag.Rewrite("beamjoin", flag.CommandLine, err).Error(), "beamjoin: ") // the package's errors name it already
 		if i := strings.LastIndex(strings.TrimSpace(msg), "\n"); i >= 0 && !*verbose {
 			// A failed job's error holds the runner's plan of the failed
 			// stage, then what the DoFn returned, last: that line is the
 			// cause (a file, its line, the problem); --verbose prints all.
 			msg = strings.TrimSpace(msg)[i+1:]
 		}
+		msg = cliflag.RewriteText(msg)
 		// A worker's error reaches this process as text (errors.Is cannot
 		// see csvscan.ErrNotInteger through the runner): the hint of join's.
 		if errors.Is(err, csvscan.ErrNotInteger) || strings.Contains(msg, "invalid integer") {
@@ -124,20 +128,60 @@ func run(ctx context.Context) error {
 		return fmt.Errorf("--filter: %w", err)
 	}
 	kind := sp.Kind
-	// Sizing problems surface here, before the pipeline runs (inside the
-	// pipeline they would fail a bundle): whether a size fits does not depend
-	// on the number of keys.
-	if _, err := filters.Build(kind, [][]byte{[]byte("probe")}, filters.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}); err != nil {
+	// The sizing's own checks here, before the pipeline runs; whether a
+	// size fits the keys is known only when they are counted, in the
+	// pipeline (its error is the run's, one line).
+	sizing := filters.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, z := range []struct {
+		name string
+		zero bool
+	}{{"bits-per-key", *bpk == 0}, {"fpp", *fpp == 0}, {"k", *k == 0}} {
+		if set[z.name] && z.zero {
+			return fmt.Errorf("--%s 0: leave it out for the default", z.name)
+		}
+	}
+	if set["bits-per-key"] && set["fpp"] {
+		return fmt.Errorf("--bits-per-key and --fpp both size the filter: give one")
+	}
+	if !set["bits-per-key"] {
+		sizing.BitsPerKey = 0 // the library's default, or --fpp's size
+	}
+	if err := sizing.Validate(); err != nil {
 		return err
 	}
+	if !sp.Sized && (set["bits-per-key"] || set["fpp"] || set["k"]) {
+		return fmt.Errorf("--filter %s takes no size (--bits-per-key, --fpp, --k)", kind)
+	}
 	remote := strings.Contains(*out, "://") // an object store: the runner's file system writes it
+	outs := []atomicfile.Named{{Label: "--cpuprofile", Path: *cpuProf}}
+	if *cpuProf == "" {
+		outs = nil
+	}
 	if !remote {
-		// The output rules of join run, by the same code: never an input,
-		// never a folder, standard output not redirected into an input.
-		if err := atomicfile.Check([]atomicfile.Named{{Label: "--out", Path: *out}},
-			[]atomicfile.Named{{Label: "--keys", Path: *keys}, {Label: "--input", Path: *input}}); err != nil {
-			return err
+		outs = append(outs, atomicfile.Named{Label: "--out", Path: *out})
+	}
+	// The output rules of join run, by the same code: never an input, never
+	// a folder, standard output and error not redirected into an input.
+	if err := atomicfile.Check(outs, []atomicfile.Named{{Label: "--keys", Path: *keys}, {Label: "--input", Path: *input}}); err != nil {
+		return err
+	}
+	if *cpuProf != "" {
+		prof, err := atomicfile.Create(ctx, *cpuProf, atomicfile.Options{})
+		if err != nil {
+			return fmt.Errorf("--cpuprofile %s: %w", *cpuProf, err)
 		}
+		defer prof.Abort()
+		if err := pprof.StartCPUProfile(prof); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			if err := prof.Commit(); err != nil {
+				fmt.Fprintf(os.Stderr, "beamjoin: --cpuprofile %s: %v\n", *cpuProf, err)
+			}
+		}()
 	}
 	// Everything this run makes on the local disk goes in a folder of its
 	// own, removed on every path: the pipeline's rows, and what Beam puts in
@@ -166,7 +210,7 @@ func run(ctx context.Context) error {
 		defer outF.Abort()
 	}
 	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: join.KeyType(*keyType),
-		Filter: kind, Sizing: filters.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}, Output: rows}
+		Filter: kind, Sizing: sizing, Output: rows}
 	start := time.Now()
 	stop := progress(start)
 	counters, kh, ih, err := beamjoin.Execute(ctx, opt, beamx.RunWithMetrics)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,6 +88,13 @@ func TestOutputsRefused(t *testing.T) {
 		{"out in a missing folder", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "no", "o.csv")}, "does not exist"},
 		{"input from standard input", []string{"--keys", keys, "--input", "-", "--out", filepath.Join(dir, "o.csv")}, "not standard input"},
 		{"missing input", []string{"--keys", keys, "--input", filepath.Join(dir, "nope.csv"), "--out", filepath.Join(dir, "o.csv")}, "nope.csv: no such file"},
+		{"cpuprofile is the input", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--cpuprofile", input}, "--cpuprofile " + input + " is the input --input"},
+		{"cpuprofile is the output", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--cpuprofile", filepath.Join(dir, "o.csv")}, "are the same file"},
+		{"bits-per-key 0", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--bits-per-key", "0"}, "--bits-per-key 0: leave it out"},
+		{"bits-per-key and fpp", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--bits-per-key", "8", "--fpp", "0.01"}, "give one"},
+		{"a size for exact", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--filter", "exact", "--bits-per-key", "8"}, "--filter exact takes no size"},
+		{"a negative k", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--k", "-1"}, "--k -1: want 1 to 64"},
+		{"a size too small for the keys", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--filter", "acbf3", "--bits-per-key", "2"}, "--bits-per-key 2: k = 1 counter bits per key do not fit"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tmp := t.TempDir()
@@ -192,5 +201,51 @@ func TestWorkerErrorOneLine(t *testing.T) {
 	want := keys + `:2: IP: invalid integer "49.69.121.227" (keys are compared as integers by default: give --key-type string to compare them as text)`
 	if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, stderr %q: want one line with %q", code, stderr, want)
+	}
+}
+
+// TestSizesTakeTheKeyCount: a size is judged for the keys there are, not
+// one (8 bits a key was refused for the cuckoo filter, "of 1 keys"), and a
+// pipe closed on standard output (| head) leaves nothing in TMPDIR.
+func TestSizesTakeTheKeyCount(t *testing.T) {
+	_, keys, input := files(t)
+	code, stdout, stderr := runCmd(t, t.TempDir(), "--keys", keys, "--input", input, "--filter", "cuckoo", "--bits-per-key", "8", "--out", "-", "--quiet")
+	if code != 0 || strings.Count(stdout, "\n") != 4 {
+		t.Errorf("cuckoo at 8 bits a key: exit %d, %q %q", code, stdout, stderr)
+	}
+}
+
+// TestClosedPipe: standard output closed by its reader (| head -1) ends the
+// run with SIGPIPE's status and nothing left in TMPDIR.
+func TestClosedPipe(t *testing.T) {
+	dir, keys, _ := files(t)
+	input := filepath.Join(dir, "big.csv")
+	var b strings.Builder
+	b.WriteString("CITING,CITED\n")
+	for i := range 200000 {
+		fmt.Fprintf(&b, "%d,%d\n", i, 1+i%3)
+	}
+	os.WriteFile(input, []byte(b.String()), 0o644)
+	tmp := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BEAMJOIN_MAIN=1", "BEAMJOIN_ARGS="+strings.Join([]string{"--keys", keys, "--input", input, "--out", "-", "--quiet"}, " "), "TMPDIR="+tmp)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	buf := make([]byte, 10)
+	io.ReadFull(pr, buf) // the header's first bytes, then the reader leaves
+	pr.Close()
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 141 {
+		t.Errorf("exit %d, want 141 (SIGPIPE)", code)
+	}
+	if l := testutil.DirNames(t, tmp); len(l) > 0 {
+		t.Errorf("left in TMPDIR: %q", l)
 	}
 }

@@ -1,0 +1,106 @@
+// Package cliflag maps the library's option names (option.Error.Name:
+// "Sizing.BitsPerKey", "Mappers", "KeyEvents") to the flags of the command
+// lines that set them (--bits-per-key, --mappers, --key-events), so that
+// join and beamjoin name the user's flag with the user's spelling of its
+// value, and the library names none. One table for every command line.
+package cliflag
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/acbfjoin/acbfjoin/internal/option"
+)
+
+var names = map[string]string{
+	// join.Options and the executors'
+	"Keys": "keys", "Input": "input", "KeyCol": "key-col", "JoinCol": "join-col", "KeyType": "key-type",
+	"Filter": "filter", "Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir",
+	"FilterFile": "filter-file", "Bank": "bank", "Classes": "classes", "Route": "route", "Sep": "delim",
+	"Layout": "filter-layout", "Skew": "skew", "BroadcastBudget": "broadcast-budget", "NeedDeletes": "need-deletes",
+	"HotExclusions": "hot-exclusions", "Format": "format", "Output": "out",
+	// filters.Sizing
+	"Sizing.BitsPerKey": "bits-per-key", "Sizing.K": "k", "Sizing.FPP": "fpp", "Sizing.BucketSize": "bucket-size",
+	"Sizing.FingerprintBits": "fingerprint-bits", "Sizing.InitialCapacity": "initial-capacity",
+	"Sizing.Growth": "growth", "Sizing.Tightening": "tightening", "Sizing.ACBFCapacity": "acbf-capacity",
+	// repro
+	"Table1Sizing": "table1-sizing", "ACBFCapacity": "acbf-capacity", "Data": "data", "Out": "out",
+	// join/stream
+	"KeyEvents": "key-events", "Probe": "probe", "Batch": "batch", "KeyBatch": "key-batch", "Window": "window",
+	"KeyTime": "key-time", "ProbeTime": "probe-time", "Capacity": "capacity", "CMSEps": "cms-eps",
+	"CMSDelta": "cms-delta", "TopK": "topk", "Workers": "workers",
+	// datasets/semijoin (join gen)
+	"Where": "where", "Rows": "rows", "Selectivity": "selectivity", "Shape": "key-shape", "Distinct": "distinct", "Zipf": "zipf",
+}
+
+// Name returns the flag of the option named option.
+func Name(option string) (string, bool) {
+	f, ok := names[option]
+	return f, ok
+}
+
+// Rewrite returns err with its option.Error (if any, of an option that has
+// a flag) said as "cmd: --flag value: reason", the value as the user spelled
+// it when fs has the flag and the user set it (strings quoted when they need
+// to be), else the value the library used; other errors unchanged. O(flags).
+func Rewrite(cmd string, fs *flag.FlagSet, err error) error {
+	var oe *option.Error
+	if !errors.As(err, &oe) {
+		return err
+	}
+	name, ok := names[oe.Name]
+	if !ok {
+		return err
+	}
+	value := fmt.Sprint(oe.Value)
+	set := false
+	if fs != nil {
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	}
+	if f := lookup(fs, name); f != nil && set {
+		v := f.Value
+		if u, ok := v.(interface{ Unwrap() flag.Value }); ok { // a wrapper (join's once-only flags)
+			v = u.Unwrap()
+		}
+		value = v.String()
+		if g, ok := v.(flag.Getter); ok {
+			if str, ok := g.Get().(string); ok {
+				value = strconv.Quote(str)
+				if str != "" && !strings.ContainsAny(str, " \t\"\n\r") {
+					value = str
+				}
+			}
+		}
+	}
+	if !set && (value == "" || value == `""`) { // a flag left out: its reason says what it is ("required with a window")
+		return fmt.Errorf("%s: --%s is %s", cmd, name, oe.Reason)
+	}
+	return fmt.Errorf("%s: --%s %s: %s", cmd, name, value, oe.Reason)
+}
+
+func lookup(fs *flag.FlagSet, name string) *flag.Flag {
+	if fs == nil {
+		return nil
+	}
+	return fs.Lookup(name)
+}
+
+// optionText matches an option.Error's text, "pkg: Name value: reason".
+var optionText = regexp.MustCompile(`\b[a-z]+: ((?:Sizing\.)?[A-Z][A-Za-z0-9]*) ([^:\n]*): `)
+
+// RewriteText rewrites, in an error's text that crossed a process (a Beam
+// worker's error reaches the launcher as text), each option.Error's
+// "pkg: Name value: " as "--flag value: ", for the options of the table.
+func RewriteText(msg string) string {
+	return optionText.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := optionText.FindStringSubmatch(m)
+		if f, ok := names[sub[1]]; ok {
+			return "--" + f + " " + sub[2] + ": "
+		}
+		return m
+	})
+}
