@@ -123,7 +123,7 @@ func build(meta Meta, classes []ClassKeys, sharedOf func() map[string][]string) 
 			defer func() { <-sem; wg.Done() }()
 			built, err := filters.Build(meta.Kind, lists[i], meta.Sizing)
 			if err != nil {
-				errs[i] = fmt.Errorf("class %s (%d keys): %w", c.Label, c.Keys.Len(), err)
+				errs[i] = fmt.Errorf("class %q (%d keys): %w", c.Label, c.Keys.Len(), err)
 				return
 			}
 			b.Classes[i] = &Class{Label: c.Label, Built: built}

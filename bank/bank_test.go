@@ -313,7 +313,7 @@ func TestApplyRefusals(t *testing.T) {
 	}{
 		{Move{Key: k, Text: "k", From: "1", To: "7", Line: 3}, `m:3: bank: no class "7"`},
 		{Move{Key: k, Text: "k", From: "9", To: "2", Line: 4}, `no class "9"`},
-		{Move{Key: []byte("absent-key"), Text: "absent-key", From: "1", To: "2", Line: 5}, "key absent-key is not in class 1"},
+		{Move{Key: []byte("absent-key"), Text: "absent-key", From: "1", To: "2", Line: 5}, `key absent-key is not in class "1"`},
 	} {
 		if _, err := b.Apply([]Move{tc.mv}, "m"); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("move %+v: %v, want %q", tc.mv, err, tc.want)
@@ -382,7 +382,7 @@ func TestApplySharedKey(t *testing.T) {
 				t.Errorf("the bank read back refuses the moved keys: %v", err)
 			}
 			// t is in 2 and 3, not 1: refused, exactly, naming its classes.
-			if _, err := back.Apply([]Move{mv("t", "1", "3")}, "m"); err == nil || !strings.Contains(err.Error(), `key t is not in class 1 (it is in classes "2", "3")`) {
+			if _, err := back.Apply([]Move{mv("t", "1", "3")}, "m"); err == nil || !strings.Contains(err.Error(), `key t is not in class "1" (it is in classes "2", "3")`) {
 				t.Errorf("a move of a shared key from a class without it: %v", err)
 			}
 		})
@@ -481,6 +481,25 @@ func TestVersion1(t *testing.T) {
 	}
 	if _, err := old.WriteTo(&bytes.Buffer{}); err == nil {
 		t.Error("a version 1 bank written as version 2")
+	}
+}
+
+// TestApplyChecks: a move within one class still needs the key there (3,a,a
+// was accepted for a key of c), and a failed add names the line of the move
+// that added the key, not its first.
+func TestApplyChecks(t *testing.T) {
+	cl, _ := ParseClassing("value")
+	classes := []ClassKeys{{"a", mapSet{"x": true}}, {"b", mapSet{"y": true}}, {"c", mapSet{"k": true}}}
+	b, err := Build(Meta{Kind: filters.ACBF, Sizing: filters.Sizing{BitsPerKey: 64}, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}, classes)
+	testutil.Check(t, err)
+	if _, err := b.Apply([]Move{{Key: []byte("k"), Text: "k", From: "a", To: "a", Line: 2}}, "m"); err == nil || !strings.Contains(err.Error(), `m:2: bank: key k is not in class "a"`) {
+		t.Errorf("a move within a class without the key: %v", err)
+	}
+	// c -> a -> b: the add into b (line 3) finds b full (an acbf built
+	// for exactly its keys).
+	mvs := []Move{{Key: []byte("k"), Text: "k", From: "c", To: "a", Line: 2}, {Key: []byte("k"), Text: "k", From: "a", To: "b", Line: 3}}
+	if _, err := b.Apply(mvs, "m"); err == nil || !strings.Contains(err.Error(), `m:3: bank: adding key k to class "b"`) {
+		t.Errorf("a full class: %v", err)
 	}
 }
 

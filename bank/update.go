@@ -147,7 +147,8 @@ func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
 	// Each key's set of classes, before and after its moves, in order.
 	type keyMoves struct {
 		first       Move
-		before, now []int // class indexes, sorted
+		before, now []int         // class indexes, sorted
+		line        map[int]int64 // the line of the move that took the key into a class
 	}
 	var order []string
 	keys := map[string]*keyMoves{}
@@ -161,18 +162,22 @@ func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
 		from, to := index[mv.From], index[mv.To]
 		km := keys[string(mv.Key)]
 		if km == nil {
-			km = &keyMoves{first: mv}
+			km = &keyMoves{first: mv, line: map[int]int64{}}
 			if cs, ok := b.Shared[string(mv.Key)]; ok {
 				km.before = slices.Clone(cs)
 			} else {
-				km.before = []int{from} // checked against its filter below
+				// A key of one class: this one, if its filter holds it.
+				if !b.Classes[from].Built.Filter.Contains(mv.Key) {
+					return st, fmt.Errorf("%s: %w: key %s is not in class %q (its filter does not hold it)", at, ErrBank, mv.Text, mv.From)
+				}
+				km.before = []int{from}
 			}
 			km.now = slices.Clone(km.before)
 			keys[string(mv.Key)] = km
 			order = append(order, string(mv.Key))
 		}
 		if !slices.Contains(km.now, from) {
-			return st, fmt.Errorf("%s: %w: key %s is not in class %s (it is in %s)", at, ErrBank, mv.Text, mv.From, b.labelsOf(km.now))
+			return st, fmt.Errorf("%s: %w: key %s is not in class %q (it is in %s)", at, ErrBank, mv.Text, mv.From, b.labelsOf(km.now))
 		}
 		if from == to {
 			continue
@@ -183,6 +188,7 @@ func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
 			continue
 		}
 		km.now = append(km.now, to)
+		km.line[to] = mv.Line
 		slices.Sort(km.now)
 	}
 	type change struct {
@@ -213,11 +219,11 @@ func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
 	}
 	for _, ch := range removals {
 		cls, mv := b.Classes[ch.class], ch.km.first
-		if !cls.Built.Filter.Contains(ch.key) {
-			return st, fmt.Errorf("%s:%d: %w: key %s is not in class %s (its filter does not hold it)", name, mv.Line, ErrBank, mv.Text, cls.Label)
+		if !cls.Built.Filter.Contains(ch.key) { // a shared key's record and its filter disagree: a bug
+			return st, fmt.Errorf("%s:%d: %w: key %s is not in class %q (its filter does not hold it)", name, mv.Line, ErrBank, mv.Text, cls.Label)
 		}
 		if err := sp.Remove(cls.Built.Filter, ch.key); err != nil {
-			return st, fmt.Errorf("%s:%d: %w: removing key %s from class %s: %v", name, mv.Line, ErrBank, mv.Text, cls.Label, err)
+			return st, fmt.Errorf("%s:%d: %w: removing key %s from class %q: %v", name, mv.Line, ErrBank, mv.Text, cls.Label, err)
 		}
 		cls.Built.N--
 		cls.Built.KeysFingerprint[0] -= ch.fp[0]
@@ -226,7 +232,7 @@ func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
 	for _, ch := range adds {
 		cls, mv := b.Classes[ch.class], ch.km.first
 		if err := sp.Add(cls.Built.Filter, ch.key); err != nil {
-			return st, fmt.Errorf("%s:%d: %w: adding key %s to class %s: %v (a %s filter holds no more keys than it was built for: rebuild the bank with join bank build)", name, mv.Line, ErrBank, mv.Text, cls.Label, err, b.Kind)
+			return st, fmt.Errorf("%s:%d: %w: adding key %s to class %q: %v (a %s filter holds no more keys than it was built for: rebuild the bank with join bank build)", name, ch.km.line[ch.class], ErrBank, mv.Text, cls.Label, err, b.Kind)
 		}
 		cls.Built.N++
 		cls.Built.KeysFingerprint[0] += ch.fp[0]

@@ -67,7 +67,7 @@ func Validate(b *Bank, sets []ClassKeys, workers int) (*Validation, error) {
 	for _, s := range sets {
 		i, ok := idx[s.Label]
 		if !ok {
-			return nil, fmt.Errorf("%w: the key file has class %q, which the bank has not (its classes: %v): rebuild it with join bank build", ErrBank, s.Label, b.Labels())
+			return nil, fmt.Errorf("%w: the key file has class %q, which the bank has not (its classes: %s): rebuild it with join bank build", ErrBank, s.Label, b.quotedLabels())
 		}
 		keysOf[i] = s.Keys
 	}

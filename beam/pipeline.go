@@ -33,6 +33,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -325,23 +326,26 @@ func openSpan(path string, sp span, nfields int) (*csvscan.Reader, io.Closer, er
 // worker), not a stream or a FIFO, which can be read only once. Object
 // stores (gs://, s3://) are not read: the launcher cuts the large side into
 // ranges with the local file system.
-func checkLocal(what, path string) (string, error) {
+func checkLocal(name, path string) (string, error) {
+	refuse := func(format string, a ...any) error {
+		return &option.Error{Pkg: "beamjoin", Name: name, Value: path, Reason: fmt.Sprintf(format, a...), Err: join.ErrOptions}
+	}
 	if path == "-" {
-		return "", fmt.Errorf("beamjoin: %s -: the pipeline reads files, not standard input (every worker opens its input again by its path): save it to a file and name that", what)
+		return "", refuse("the pipeline reads files, not standard input (every worker opens its input again by its path): save it to a file and name that")
 	}
 	if strings.Contains(path, "://") {
-		return "", fmt.Errorf("beamjoin: %s %s: only files of the local file system (or mounted at the same path on every worker) are read, not other file systems", what, path)
+		return "", refuse("only files of the local file system (or mounted at the same path on every worker) are read, not other file systems")
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", fmt.Errorf("beamjoin: %s %s: %w", what, path, err)
+		return "", refuse("%v", err)
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return "", fmt.Errorf("beamjoin: %s %s: %w", what, path, errors.Unwrap(err))
+		return "", refuse("%v", errors.Unwrap(err))
 	}
 	if !st.Mode().IsRegular() {
-		return "", fmt.Errorf("beamjoin: %s %s is not a regular file (a pipe, a FIFO, a device or a folder): the workers open it again, so it must be a file; save it to one", what, path)
+		return "", refuse("not a regular file (a pipe, a FIFO, a device or a folder): the workers open it again, so it must be a file; save it to one")
 	}
 	return abs, nil
 }
@@ -436,6 +440,9 @@ func ReadHeader(path string) (Header, error) {
 	if err != nil {
 		return Header{}, err
 	}
+	if err := join.CheckHeader(name, names); err != nil {
+		return Header{}, err
+	}
 	if sep == ',' {
 		return Header{Raw: string(r.Raw()), Names: names}, nil
 	}
@@ -456,10 +463,10 @@ func KeySpecs(opt Options, kh, ih Header) (keys, input join.KeySpec, err error) 
 		return keys, input, fmt.Errorf("beamjoin: %w", err)
 	}
 	if keys, err = join.NewKeySpec(kh.Names, jo.KeyCols, jo.KeyTypes); err != nil {
-		return keys, input, fmt.Errorf("beamjoin: KeyCol %s: %s: %v (columns: %q)", jo.KeyCol, opt.Keys, err, kh.Names)
+		return keys, input, &option.Error{Pkg: "beamjoin", Name: "KeyCol", Value: jo.KeyCol, Reason: fmt.Sprintf("%s: %v (columns: %q)", opt.Keys, err, kh.Names), Err: join.ErrOptions}
 	}
 	if input, err = join.NewKeySpec(ih.Names, jo.JoinCols, jo.KeyTypes); err != nil {
-		return keys, input, fmt.Errorf("beamjoin: JoinCol %s: %s: %v (columns: %q)", jo.JoinCol, opt.Input, err, ih.Names)
+		return keys, input, &option.Error{Pkg: "beamjoin", Name: "JoinCol", Value: jo.JoinCol, Reason: fmt.Sprintf("%s: %v (columns: %q)", opt.Input, err, ih.Names), Err: join.ErrOptions}
 	}
 	return keys, input, nil
 }
@@ -469,11 +476,11 @@ func KeySpecs(opt Options, kh, ih Header) (keys, input join.KeySpec, err error) 
 func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) {
 	// Checked before anything reads them: a FIFO read for its header would
 	// leave nothing for the workers.
-	keysPath, err := checkLocal("key file", opt.Keys)
+	keysPath, err := checkLocal("Keys", opt.Keys)
 	if err != nil {
 		return beam.PCollection{}, Header{}, Header{}, err
 	}
-	inputPath, err := checkLocal("input", opt.Input)
+	inputPath, err := checkLocal("Input", opt.Input)
 	if err != nil {
 		return beam.PCollection{}, Header{}, Header{}, err
 	}

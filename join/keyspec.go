@@ -239,3 +239,15 @@ func CanonicalKey(keyCol string, kt KeyType) (string, KeyType, error) {
 	}
 	return o.KeyCol, o.KeyType, nil
 }
+
+// CheckHeader refuses a header that names a column twice (a key column
+// could not say which it is): an error naming the file's line 1 and both
+// columns. O(columns^2), for headers of at most a few hundred names.
+func CheckHeader(file string, names []string) error {
+	for i, h := range names {
+		if j := slices.Index(names[:i], h); j >= 0 {
+			return fmt.Errorf("%s:1: column %q appears twice (columns %d and %d)", file, h, j+1, i+1)
+		}
+	}
+	return nil
+}

@@ -144,7 +144,7 @@ func table1(ctx context.Context, opt Options) error {
 		fits := SearchTable1Sizing(matched, unmatched, 0.05)
 		if len(fits) == 0 {
 			return &option.Error{Pkg: "repro", Name: "Table1Sizing", Value: Table1Paper,
-				Reason: fmt.Sprintf("no sizing of the grid gives the paper's FP -72.3%% and map outputs -33.9%% within 5%% on this data (%d matched rows, %d unmatched): more rows, or the default sizing alone", matched, unmatched)}
+				Reason: fmt.Sprintf("the paper's sizing (which both, the default, runs too) cannot be inferred: no sizing of the grid gives the paper's FP -72.3%% and map outputs -33.9%% within 5%% on this data (%d matched rows, %d unmatched); give more rows, or ask for the default sizing alone", matched, unmatched)}
 		}
 		best = &fits[0]
 		n := exact.KeysDistinct

@@ -50,7 +50,7 @@ func TestBadInputs(t *testing.T) {
 		{"directory", dir, "is a folder, want a file", false, false},
 		{"empty", w("empty.csv", ""), "empty.csv:1: empty file: no header", false, false},
 		{"header only", w("hdr.csv", "CITING,CITED\n"), "", false, true},
-		{"no such column", w("nocol.csv", "A,B\n1,2\n"), `--join-col CITED: ` + filepath.Join(dir, "nocol.csv") + ` has no column "CITED" (columns: "A", "B")`, false, false},
+		{"no such column", w("nocol.csv", "A,B\n1,2\n"), `--join-col CITED (the default): ` + filepath.Join(dir, "nocol.csv") + ` has no column "CITED" (columns: "A", "B")`, false, false},
 		{"duplicated column", w("dup.csv", "CITED,CITED\n1,2\n"), `dup.csv:1: column "CITED" appears twice`, false, false},
 		{"too few fields", w("few.csv", good+"12\n"), "few.csv:4: 1 fields, want 2", false, false},
 		{"too many fields", w("many.csv", good+"12,1,3\n"), "many.csv:4: 3 fields, want 2", false, false},
@@ -132,7 +132,7 @@ func TestBadInputs(t *testing.T) {
 	}
 	// An ACBF whose k does not fit says which size would.
 	_, _, err = runCmd("run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, "k.csv"), "--k", "40")
-	if err == nil || !strings.Contains(err.Error(), "--bits-per-key 32: 32 bits per key cannot hold k = 40 counter bits per key beside a first level (they share the budget): more than 40 bits per key, or a smaller k") {
+	if err == nil || !strings.Contains(err.Error(), "--bits-per-key 32 (the default): 32 bits per key cannot hold k = 40 counter bits per key beside a first level (they share the budget): more than 40 bits per key, or a smaller k") {
 		t.Errorf("--k 40: %v", err)
 	}
 }

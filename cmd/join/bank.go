@@ -170,7 +170,7 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if v != nil {
 		for _, c := range v.Classes {
 			if c.FN > 0 {
-				return fmt.Errorf("bank build: class %s: %d false negatives: the filter misses keys it was built from", c.Label, c.FN)
+				return fmt.Errorf("bank build: class %q: %d false negatives: the filter misses keys it was built from", c.Label, c.FN)
 			}
 		}
 	}
@@ -270,7 +270,7 @@ func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	for _, c := range v.Classes {
 		if c.FN > 0 {
-			return fmt.Errorf("bank validate: class %s: %d false negatives: the filter misses keys it was built from", c.Label, c.FN)
+			return fmt.Errorf("bank validate: class %q: %d false negatives: the filter misses keys it was built from", c.Label, c.FN)
 		}
 	}
 	return nil
@@ -296,7 +296,7 @@ func writeValidation(w io.Writer, b *bank.Bank, v *bank.Validation) {
 			num(c.Fill, "%.5f"), num(c.ZFill, "%+.2f"), c.FN)
 	}
 	mem := memBytes(b)
-	fmt.Fprintf(w, "\nz: (measured - formula) / sd, sd binomial plus the spread of a filter's fill over random keys (bank.FillSpread)")
+	fmt.Fprintf(w, "\nz: (measured - formula) / sd, sd binomial plus the spread of a filter's fill over random keys")
 	if len(v.Classes) > 0 && !v.Classes[0].Spread {
 		fmt.Fprintf(w, "; * this kind has no closed form for that spread: binomial sd only")
 	}

@@ -264,7 +264,7 @@ Examples:
 	if err := csvOut("keys", *out); err != nil {
 		return err
 	}
-	if err := checkPaths([]namedPath{{"--out", *out}}, []namedPath{{"--patents", *patents}}); err != nil {
+	if err := checkPaths([]namedPath{{"--out", *out}}, []namedPath{{"--" + inFlag, *patents}}); err != nil {
 		return usageError{fmt.Errorf("keys: %w", err)}
 	}
 	var files outputs

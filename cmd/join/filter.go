@@ -16,6 +16,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/filters/evaluate"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/internal/svgplot"
 	"github.com/acbfjoin/acbfjoin/join"
 )
@@ -347,7 +348,7 @@ func writeEval(w io.Writer, cfg evaluate.Config, results []evaluate.Result) {
 	fmt.Fprintln(w, rule)
 	for _, r := range results {
 		if r.Err != "" {
-			fmt.Fprintf(w, "| %s | cannot be built: %s |\n", r.Kind, r.Err)
+			fmt.Fprintf(w, "| %s | cannot be built: %s |\n", r.Kind, cliflag.RewriteText(r.Err))
 			continue
 		}
 		result := "PASS"
@@ -512,7 +513,7 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fmt.Fprintln(stdout, "|---|---:|---:|---|---:|---:|---:|")
 	for _, pt := range points {
 		if pt.Err != "" {
-			fmt.Fprintf(stdout, "| %s | %g | | cannot: %s | | | |\n", pt.Kind, pt.Asked, pt.Err)
+			fmt.Fprintf(stdout, "| %s | %g | | cannot: %s | | | |\n", pt.Kind, pt.Asked, strings.ReplaceAll(cliflag.RewriteText(pt.Err), "--bits-per-key ", "--bits "))
 			continue
 		}
 		fmt.Fprintf(stdout, "| %s | %g | %.1f | %s | %.4g | %s | %.4g |\n", pt.Kind, pt.Asked, pt.BitsPerKey, pt.Shape, pt.FPP, num(pt.FillFPP, "%.4g"), pt.FormulaFPP)

@@ -130,8 +130,10 @@ func main() {
 		var u usageError
 		if errors.Is(err, atomicfile.ErrStderrIsInput) {
 			// Standard error is an input: the message goes to standard
-			// output (checked already not to be an input).
-			fmt.Fprintf(os.Stdout, "join: %v\n", err)
+			// output, or nowhere when it is an input too.
+			if w := atomicfile.MessageTo(err); w != nil {
+				fmt.Fprintf(w, "join: %v\n", err)
+			}
 			os.Exit(2)
 		}
 		if errors.As(err, &u) {
@@ -156,7 +158,7 @@ func hint(err error) string {
 	case errors.As(err, &se):
 		return "" // the user's redirection, not our files
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EFBIG), errors.Is(err, syscall.EDQUOT):
-		return " (free some space, or point --out, and --tmp-dir where the command spills, at a disk with more room)"
+		return " (free some space, or write to a disk with more room: --out, and --tmp-dir for what a join spills)"
 	case errors.Is(err, syscall.EROFS):
 		return " (choose a folder you can write: --tmp-dir for spill and sort files, --out for the output)"
 	case errors.Is(err, csvscan.ErrNotInteger):

@@ -177,3 +177,12 @@ func outDir(cmd, dir string) error {
 	}
 	return nil
 }
+
+// outError returns err, a failure of cmd, as "cmd: --out path: reason" when
+// it is a write to the output at path (a full disk), else as it is.
+func outError(cmd, path string, err error) error {
+	if e := fileFlag("out", path, err); e != err {
+		return fmt.Errorf("%s: %w", cmd, e)
+	}
+	return err
+}

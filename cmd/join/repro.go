@@ -32,6 +32,11 @@ Examples:
 	if err := outDir("repro", *out); err != nil {
 		return err
 	}
+	switch *sizing {
+	case repro.Table1Both, repro.Table1Default, repro.Table1Paper:
+	default:
+		return usageError{fmt.Errorf("repro: --table1-sizing %q: want both, default or paper", *sizing)}
+	}
 	if *data != "" {
 		cite, pat, err := repro.FindNBER(*data)
 		if err != nil {

@@ -33,6 +33,9 @@ func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format
 	if _, err := os.Lstat(out); err == nil {
 		return usageError{fmt.Errorf("run: --out %s exists: --route dir writes a new folder (remove it or name another)", out)}
 	}
+	if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
+		return usageError{fmt.Errorf("run: --out %s: folder %s does not exist", out, filepath.Dir(out))}
+	}
 	opt, err := jf.options("run", stderr)
 	if err != nil {
 		return err

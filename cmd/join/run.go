@@ -76,7 +76,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	if jf.set("report-json") {
 		outs = append(outs, namedPath{"--report-json", *reportJSON})
 	}
-	if err := checkPaths(outs, []namedPath{{"--keys", jf.keys}, {"--input", jf.input}, {"--filter-file", *filterFile}}); err != nil {
+	if err := checkPaths(outs, []namedPath{{"--keys", jf.keys}, {"--input", jf.input}, {"--filter-file", *filterFile}, {"--bank", jf.bank}}); err != nil {
 		return usageError{fmt.Errorf("run: %w", err)}
 	}
 	var files outputs
@@ -98,7 +98,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	jf.tuneGC(opt)
 	rep, err := local.Run(ctx, opt, sink)
 	if err != nil {
-		return flagError("run", fs, err) // a Parquet sink's errors say "parquet:"
+		return outError("run", *out, flagError("run", fs, err)) // a write to --out names it
 	}
 	rep.Settings.Format = *format
 	// Everything is written before anything is committed: a report that

@@ -541,7 +541,7 @@ func TestOutputConflicts(t *testing.T) {
 		{[]string{"--out", out, "--report-json", ""}, "--report-json: empty file name"},
 		{[]string{"--out", out, "--report-json", filepath.Join(dir, "missing", "r.json")}, "folder " + filepath.Join(dir, "missing") + " does not exist"},
 		{[]string{"--out", dir}, "is a folder"},
-		{[]string{"--out", filepath.Join(dir, "x.zip")}, "cannot write a zip archive"},
+		{[]string{"--out", filepath.Join(dir, "x.zip")}, "the join does not write zip archives"},
 		{[]string{"--out", filepath.Join(dir, "x.parquet.gz"), "--format", "parquet"}, "a Parquet file is compressed inside: leave out .gz"},
 		{[]string{"--out", "-", "--report-json", "/dev/stdout"}, "are the same file"},
 	} {
@@ -780,11 +780,52 @@ func TestStdStreamsIntoInput(t *testing.T) {
 			cmd.Stdout, cmd.Stderr = f, &other
 		}
 		cmd.Run()
-		f.Close()
 		after, _ := os.ReadFile(c.victim)
+		// Both streams into the input (>> k.csv 2>&1): refused, and no
+		// message anywhere, since any would change the input.
+		both := child(nil, c.args...)
+		both.Stdout, both.Stderr = f, f
+		both.Run()
+		f.Close()
+		if again, _ := os.ReadFile(c.victim); !bytes.Equal(again, after) || both.ProcessState.ExitCode() != 2 {
+			t.Errorf("%s with both streams into %s: exit %d; the input grew by %d bytes", strings.Join(c.args[:2], " "), filepath.Base(c.victim), both.ProcessState.ExitCode(), len(again)-len(after))
+		}
 		if !bytes.Equal(before, after) || cmd.ProcessState.ExitCode() != 2 || !strings.Contains(other.String(), "would destroy the input") {
 			t.Errorf("%s with %s into %s: exit %d, %q; the input grew by %d bytes", strings.Join(c.args[:2], " "),
 				map[bool]string{true: "standard error", false: "standard output"}[c.stderr], filepath.Base(c.victim), cmd.ProcessState.ExitCode(), other.String(), len(after)-len(before))
+		}
+	}
+}
+
+// TestOutputIsAnInput: outputs that are inputs by another flag (run --bank
+// B --out B replaced the bank with CSV; stream prep wrote its sorted files
+// over inputs of the same names) are refused, the files untouched.
+func TestOutputIsAnInput(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	keys := mk("k.csv", "PATENT,C,GDATE\n1,a,5\n2,b,3\n")
+	input := mk("i.csv", "CITING,CITED\n10,1\n11,2\n")
+	bk := filepath.Join(dir, "k.bank")
+	if _, stderr, err := runCmd("bank", "build", "--keys", keys, "--key-col", "PATENT", "--class-col", "C", "--classes", "value", "--out", bk, "--quiet"); err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	prep := filepath.Join(dir, "prep")
+	os.Mkdir(prep, 0o755)
+	pats := mk("prep/patents-by-gdate.csv", "PATENT,GDATE\n1,5\n2,3\n")
+	cites := mk("prep/citations-by-gdate.csv", "CITING,CITED\n10,1\n")
+	for _, c := range []struct {
+		args   []string
+		victim string
+	}{
+		{[]string{"run", "--bank", bk, "--keys", keys, "--input", input, "--out", bk}, bk},
+		{[]string{"run", "--bank", bk, "--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--report-json", bk}, bk},
+		{[]string{"stream", "prep", "--patents", pats, "--citations", cites, "--out", prep}, pats},
+	} {
+		before, _ := os.ReadFile(c.victim)
+		_, _, err := runCmd(c.args...)
+		after, _ := os.ReadFile(c.victim)
+		if err == nil || !strings.Contains(err.Error(), "would destroy the input") || !bytes.Equal(before, after) {
+			t.Errorf("%s: %v; the input changed: %v", strings.Join(c.args, " "), err, !bytes.Equal(before, after))
 		}
 	}
 }

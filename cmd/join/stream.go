@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -148,7 +150,7 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if _, ok := errors.AsType[*option.Error](err); ok {
 			return usageError{flagError("stream", fs, err)}
 		}
-		return err
+		return outError("stream", *out, err) // a write to --out names it
 	}
 	if lineErr != nil {
 		return fmt.Errorf("write the batch lines: %w", lineErr)
@@ -258,7 +260,11 @@ Example:
 	if err := outDir("stream prep", *out); err != nil {
 		return err
 	}
-	if err := checkPaths(nil, []namedPath{{"--patents", *patents}, {"--citations", *citations}}); err != nil {
+	outs := []namedPath{{"--out", filepath.Join(*out, nber.StreamPatentsFile)}, {"--out", filepath.Join(*out, nber.StreamCitationsFile)}}
+	if _, err := os.Stat(*out); err != nil {
+		outs = nil // a folder it makes: nothing in it to be an input
+	}
+	if err := checkPaths(outs, []namedPath{{"--patents", *patents}, {"--citations", *citations}}); err != nil {
 		return usageError{fmt.Errorf("stream prep: %w", err)}
 	}
 	st, err := nber.WriteStream(ctx, *patents, *citations, *out)

@@ -253,7 +253,24 @@ func underFD(path string) bool {
 }
 
 // Write writes to the file (compressed for .gz).
-func (out *File) Write(p []byte) (int, error) { return out.w.Write(p) }
+// A failed write is an *os.PathError naming the path as given (not the
+// temporary file), so that callers can name the flag that gave it.
+func (out *File) Write(p []byte) (int, error) {
+	n, err := out.w.Write(p)
+	if err != nil {
+		err = out.pathError("write", err)
+	}
+	return n, err
+}
+
+// pathError returns err as an *os.PathError of op on out.Path.
+func (out *File) pathError(op string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &os.PathError{Op: op, Path: out.Path, Err: err}
+}
 
 // File returns the underlying file: the temporary file, or the device.
 // Writes to it bypass the .gz compression.
@@ -275,23 +292,25 @@ func (out *File) Commit() error {
 	if out.gz != nil {
 		if err := out.gz.Close(); err != nil {
 			out.Abort()
-			return err
+			return out.pathError("write", err)
 		}
 		if err := out.buf.Flush(); err != nil {
 			out.Abort()
-			return err
+			return out.pathError("write", err)
 		}
 	}
 	if out.target == "" {
 		out.done = true
 		if out.own {
-			return out.f.Close()
+			if err := out.f.Close(); err != nil {
+				return out.pathError("close", err)
+			}
 		}
 		return nil
 	}
 	if err := out.f.Close(); err != nil {
 		out.Abort()
-		return err
+		return out.pathError("close", err)
 	}
 	if err := os.Rename(out.f.Name(), out.target); err != nil {
 		os.Remove(out.f.Name())

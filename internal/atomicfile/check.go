@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"slices"
 	"errors"
 	"fmt"
 	"os"
@@ -20,15 +21,14 @@ var ErrPath = errors.New("atomicfile: unsafe output")
 // matches.
 type pathError struct {
 	msg  string
-	also error
+	also []error
 }
 
 func (e *pathError) Error() string { return e.msg }
 func (e *pathError) Is(target error) bool {
-	return target == ErrPath || e.also != nil && target == e.also
+	return target == ErrPath || slices.Contains(e.also, target)
 }
 
-func refuse(format string, a ...any) error { return &pathError{msg: fmt.Sprintf(format, a...)} }
 
 // Check refuses, before any work, an output that is empty, is a folder, is
 // in a folder that does not exist, or is the same file as an input or
@@ -58,6 +58,33 @@ func Check(outs, ins []Named) error {
 		if st, err := statNamed(in.Path, false); err == nil {
 			all = append(all, seen{Named: in, st: st})
 		}
+	}
+	// Standard output and error redirected into an input: every error
+	// then matches ErrStdoutIsInput and ErrStderrIsInput as they are, so
+	// that its message goes to the other stream, or nowhere.
+	var stdIn []error
+	var stdMsg string
+	for _, std := range []struct {
+		f    *os.File
+		name string
+		is   error
+	}{{os.Stdout, "standard output", ErrStdoutIsInput}, {os.Stderr, "standard error", ErrStderrIsInput}} {
+		st, err := std.f.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		for _, s := range all {
+			if SameFile(st, s.st) {
+				if stdMsg == "" {
+					stdMsg = fmt.Sprintf("%s is the input %s %s: writing it would destroy the input", std.name, s.Label, s.Path)
+				}
+				stdIn = append(stdIn, std.is)
+				break
+			}
+		}
+	}
+	refuse := func(format string, a ...any) error {
+		return &pathError{msg: fmt.Sprintf(format, a...), also: stdIn}
 	}
 	for _, o := range outs {
 		if o.Path == "" {
@@ -99,26 +126,33 @@ func Check(outs, ins []Named) error {
 		}
 		all = append(all, cur)
 	}
-	for _, std := range []struct {
-		f    *os.File
-		name string
-		err  error
-	}{{os.Stdout, "standard output", nil}, {os.Stderr, "standard error", ErrStderrIsInput}} {
-		if st, err := std.f.Stat(); err == nil && st.Mode().IsRegular() {
-			for _, s := range all {
-				if !s.output && s.st != nil && SameFile(st, s.st) {
-					return &pathError{msg: fmt.Sprintf("%s is the input %s %s: writing it would destroy the input", std.name, s.Label, s.Path), also: std.err}
-				}
-			}
-		}
+	if stdMsg != "" {
+		return refuse("%s", stdMsg)
 	}
 	return nil
 }
 
-// ErrStderrIsInput is matched by Check's error when standard error is an
-// input (2>> keys.csv): its message must go elsewhere (standard output),
-// since writing it there would change the input.
-var ErrStderrIsInput = errors.New("atomicfile: standard error is an input")
+// ErrStdoutIsInput and ErrStderrIsInput are matched by Check's error when
+// standard output or standard error is an input (>> keys.csv, 2>>
+// keys.csv): its message must not go there, since writing it would change
+// the input.
+var (
+	ErrStdoutIsInput = errors.New("atomicfile: standard output is an input")
+	ErrStderrIsInput = errors.New("atomicfile: standard error is an input")
+)
+
+// MessageTo returns where the message of err should go: standard error,
+// or standard output when standard error is an input (Check), or nil when
+// both are (a message would change an input: exit without one).
+func MessageTo(err error) *os.File {
+	switch {
+	case !errors.Is(err, ErrStderrIsInput):
+		return os.Stderr
+	case !errors.Is(err, ErrStdoutIsInput):
+		return os.Stdout
+	}
+	return nil
+}
 
 // statNamed stats a path as the commands read it: "-" is standard input for
 // an input, standard output for an output.

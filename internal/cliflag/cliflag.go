@@ -20,7 +20,7 @@ var names = map[string]string{
 	// join.Options and the executors'
 	"Keys": "keys", "Input": "input", "KeyCol": "key-col", "JoinCol": "join-col", "KeyType": "key-type",
 	"Filter": "filter", "Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir",
-	"FilterFile": "filter-file", "Bank": "bank", "Classes": "classes", "Route": "route", "Sep": "delim",
+	"FilterFile": "filter-file", "Bank": "bank", "Classes": "classes", "ClassCol": "class-col", "Classing": "classes", "Route": "route", "Sep": "delim",
 	"Layout": "filter-layout", "Skew": "skew", "BroadcastBudget": "broadcast-budget", "NeedDeletes": "need-deletes",
 	"HotExclusions": "hot-exclusions", "Format": "format", "Output": "out",
 	// filters.Sizing
@@ -78,6 +78,9 @@ func Rewrite(cmd string, fs *flag.FlagSet, err error) error {
 	}
 	if !set && (value == "" || value == `""`) { // a flag left out: its reason says what it is ("required with a window")
 		return fmt.Errorf("%s: --%s is %s", cmd, name, oe.Reason)
+	}
+	if !set && fs != nil && lookup(fs, name) != nil {
+		value += " (the default)" // a value the user did not give
 	}
 	return fmt.Errorf("%s: --%s %s: %s", cmd, name, value, oe.Reason)
 }

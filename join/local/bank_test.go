@@ -151,7 +151,7 @@ func TestBankJoinRefusals(t *testing.T) {
 		want string
 	}{
 		{join.Options{Keys: restrict(t, dir, pat, "1", "2", "3", "4", "5"), Input: cite, JoinCol: "CITED", Bank: bp, Classes: []string{"1"}, Sort: true}, ""}, // class 1 unchanged: fine
-		{join.Options{Keys: restrict(t, dir, pat, "1", "2", "3", "4", "5"), Input: cite, JoinCol: "CITED", Bank: bp}, "class 6 holds"},
+		{join.Options{Keys: restrict(t, dir, pat, "1", "2", "3", "4", "5"), Input: cite, JoinCol: "CITED", Bank: bp}, `class "6" holds`},
 		{join.Options{Keys: pat, Input: cite, JoinCol: "CITED", Bank: bp, Classes: []string{"9"}}, `no class "9"`},
 		{join.Options{Keys: pat, Input: cite, JoinCol: "CITED", Bank: bp, Filter: filters.ACBF}, "built with bloom"},
 		{join.Options{Keys: pat, Input: cite, KeyCol: "ASSIGNEE", JoinCol: "CITED", Bank: bp}, "built with PATENT"},

@@ -10,6 +10,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/bank"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -61,7 +62,7 @@ func withBank(ctx context.Context, opt join.Options) (join.Options, *bankPlan, e
 		case c.opt == "":
 			c.set(c.bank)
 		case c.opt != c.bank:
-			return opt, nil, fmt.Errorf("%w: %s %s: the bank %s was built with %s (leave it out)", join.ErrOptions, c.name, c.opt, opt.Bank, c.bank)
+			return opt, nil, bankOption(c.name, c.opt, opt.Bank, c.bank)
 		}
 	}
 	// The key: the bank's unless given; given, the same as the bank's once
@@ -73,7 +74,7 @@ func withBank(ctx context.Context, opt join.Options) (join.Options, *bankPlan, e
 	if opt.KeyCol != "" {
 		cols, err := join.SplitColumns(opt.KeyCol)
 		if err != nil || join.JoinColumns(cols) != bkc {
-			return opt, nil, fmt.Errorf("%w: KeyCol %s: the bank %s was built with %s (leave it out)", join.ErrOptions, opt.KeyCol, opt.Bank, b.KeyCol)
+			return opt, nil, bankOption("KeyCol", opt.KeyCol, opt.Bank, b.KeyCol)
 		}
 	}
 	kc, kt, err := join.CanonicalKey(bkc, cmp.Or(opt.KeyType, bkt))
@@ -81,7 +82,7 @@ func withBank(ctx context.Context, opt join.Options) (join.Options, *bankPlan, e
 		return opt, nil, err
 	}
 	if kt != bkt {
-		return opt, nil, fmt.Errorf("%w: KeyType %s: the bank %s was built with %s (leave it out)", join.ErrOptions, opt.KeyType, opt.Bank, b.KeyType)
+		return opt, nil, bankOption("KeyType", opt.KeyType, opt.Bank, b.KeyType)
 	}
 	opt.KeyCol, opt.KeyType = kc, kt
 	classes, err := b.Select(opt.Classes)
@@ -89,13 +90,18 @@ func withBank(ctx context.Context, opt join.Options) (join.Options, *bankPlan, e
 		return opt, nil, fmt.Errorf("%s: %w", opt.Bank, err)
 	}
 	if opt.Route == join.RouteDir && len(classes) > 1<<16 {
-		return opt, nil, fmt.Errorf("%w: routing %d classes, at most %d", join.ErrOptions, len(classes), 1<<16)
+		return opt, nil, &option.Error{Pkg: "join", Name: "Route", Value: opt.Route, Reason: fmt.Sprintf("routing %d classes, at most %d", len(classes), 1<<16), Err: join.ErrOptions}
 	}
 	p := &bankPlan{b: b, classes: classes, index: map[string]int{}}
 	for i, c := range classes {
 		p.index[c.Label] = i
 	}
 	return opt, p, nil
+}
+
+// bankOption is the error of an option that contradicts the bank's.
+func bankOption(name string, value any, bank, built string) error {
+	return &option.Error{Pkg: "join", Name: name, Value: value, Reason: fmt.Sprintf("the bank %s was built with %s (leave it out)", bank, built), Err: join.ErrOptions}
 }
 
 // Labels returns the labels of the classes a bank join of opt routes rows
@@ -144,7 +150,7 @@ func (p *bankPlan) check(name string) error {
 	for i, c := range p.classes {
 		keys := p.sets[i].Keys()
 		if len(keys) != c.Built.N || filters.KeysFingerprint(keys) != c.Built.KeysFingerprint {
-			return fmt.Errorf("%s: %w: class %s holds %d distinct keys in the bank, the key file %d (or other keys): the bank was built from another file; rebuild it with join bank build, or apply the moves with join bank update",
+			return fmt.Errorf("%s: %w: class %q holds %d distinct keys in the bank, the key file %d (or other keys): the bank was built from another file; rebuild it with join bank build, or apply the moves with join bank update",
 				name, bank.ErrBank, c.Label, c.Built.N, len(keys))
 		}
 	}

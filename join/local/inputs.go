@@ -40,11 +40,9 @@ func openSide(ctx context.Context, option, path, name string, parts int, skipBad
 	if err != nil {
 		return nil, join.FileError(option, path, err)
 	}
-	for i, h := range in.Header {
-		if j := slices.Index(in.Header[:i], h); j >= 0 {
-			in.Close()
-			return nil, fmt.Errorf("%s:1: column %q appears twice (columns %d and %d)", in.Name, h, j+1, i+1)
-		}
+	if err := join.CheckHeader(in.Name, in.Header); err != nil {
+		in.Close()
+		return nil, err
 	}
 	return &side{in: in, path: path, name: in.Name, header: in.Header, headerRaw: in.HeaderRaw, size: in.Size, sep: sep}, nil
 }

@@ -70,7 +70,7 @@ const (
 // pqarrow pulls in Arrow Flight and gRPC, whose initialisation adds to the
 // resident memory of every run, a cost --mem cannot bound (docs/design.md).
 type parquetSink struct {
-	w       io.Writer
+	out     firstError // the output, remembering its first write error
 	tempDir string
 
 	mu     sync.Mutex
@@ -178,7 +178,7 @@ func canonicalFloat(f []byte) bool {
 // written (parquetSink), with Snappy compression; its spool goes in tempDir
 // ("" for the system's temporary folder).
 func NewParquet(w io.Writer, tempDir string) Sink {
-	return &parquetSink{w: w, tempDir: tempDir}
+	return &parquetSink{out: firstError{w: w}, tempDir: tempDir}
 }
 
 func (s *parquetSink) Begin(h join.Header) error {
@@ -227,8 +227,24 @@ func (s *parquetSink) begin() (err error) {
 	}
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy))
 	// The file writer closes a sink that is an io.Closer; the caller owns w.
-	s.fw = file.NewParquetWriter(struct{ io.Writer }{s.w}, root, file.WithWriterProps(props))
+	s.fw = file.NewParquetWriter(&s.out, root, file.WithWriterProps(props))
 	return nil
+}
+
+// firstError is a writer that remembers its first error: the Parquet
+// writer reports a failed write as "failed to write magic number", without
+// the cause (a full disk), which the sink returns instead.
+type firstError struct {
+	w   io.Writer
+	err error
+}
+
+func (f *firstError) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
 }
 
 // recoverWrite turns a panic of the Parquet writer (it panics on some write
@@ -367,6 +383,11 @@ func (s *parquetSink) flushGroup() error {
 func (s *parquetSink) Finish(ctx context.Context) (err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() { // the output's own error, which the writer's hides
+		if err != nil && s.out.err != nil {
+			err = s.out.err
+		}
+	}()
 	defer recoverWrite(&err)
 	if err := s.sw.Flush(); err != nil {
 		return fmt.Errorf("parquet: spool: %w", err)

@@ -121,6 +121,12 @@ func FormatFor(path, asked string) (string, error) {
 		return "", &option.Error{Pkg: "local", Name: "Format", Value: asked, Reason: "want csv or parquet", Err: join.ErrOptions}
 	}
 	lower := strings.ToLower(filepath.Base(path))
+	if strings.HasSuffix(lower, ".zip") {
+		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "the join does not write zip archives: name it .csv, .csv.gz or .parquet", Err: join.ErrOptions}
+	}
+	if asked == FormatParquet && strings.HasSuffix(lower, ".gz") {
+		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "a Parquet file is compressed inside: leave out .gz", Err: join.ErrOptions}
+	}
 	name := strings.TrimSuffix(lower, ".gz")
 	named := ""
 	switch filepath.Ext(name) {

@@ -92,8 +92,11 @@ func main() {
 		fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v; nothing written\n", sig.Signal)
 		os.Exit(128 + int(sig.Signal))
 	case errors.Is(err, atomicfile.ErrStderrIsInput):
-		// Standard error is an input: the message goes to standard output.
-		fmt.Printf("beamjoin: %v\n", err)
+		// Standard error is an input: the message goes to standard
+		// output, or nowhere when it is an input too.
+		if w := atomicfile.MessageTo(err); w != nil {
+			fmt.Fprintf(w, "beamjoin: %v\n", err)
+		}
 		os.Exit(2)
 	case err != nil:
 		msg := strings.TrimPrefix(cliflag.Rewrite("beamjoin", flag.CommandLine, err).Error(), "beamjoin: ") // the package's errors name it already
@@ -110,8 +113,27 @@ func main() {
 			msg += " (keys are compared as integers by default: give --key-type string to compare them as text)"
 		}
 		fmt.Fprintf(os.Stderr, "beamjoin: %s\n", msg)
+		var u usageError
+		if errors.As(err, &u) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
+}
+
+// firstError is a writer that remembers its first error (pprof drops its
+// write errors).
+type firstError struct {
+	w   io.Writer
+	err error
+}
+
+func (f *firstError) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
 }
 
 // signalError is the cause of a run cancelled by a signal.
@@ -119,40 +141,55 @@ type signalError struct{ syscall.Signal }
 
 func (e signalError) Error() string { return "stopped by " + e.Signal.String() }
 
-func run(ctx context.Context) error {
+// usageError marks a bad command line (exit status 2, as join's).
+type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
+
+func run(ctx context.Context) (err error) {
 	if *keys == "" || *input == "" || *out == "" {
-		return fmt.Errorf("--keys, --input and --out are required")
+		return usageError{fmt.Errorf("--keys, --input and --out are required")}
+	}
+	if flag.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q (flags start with -)", strings.Join(flag.Args(), " "))}
+	}
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, f := range []struct{ name, v string }{{"key-col", *keyCol}, {"join-col", *joinCol}, {"key-type", *keyType}, {"filter", *filter}} {
+		if set[f.name] && f.v == "" {
+			return usageError{fmt.Errorf("--%s is empty (leave it out for its default)", f.name)}
+		}
 	}
 	sp, err := filters.Lookup(*filter)
 	if err != nil {
-		return fmt.Errorf("--filter: %w", err)
+		return usageError{fmt.Errorf("--filter %q: unknown filter (want one of %s)", *filter, strings.Join(filters.Names(), ", "))}
 	}
 	kind := sp.Kind
 	// The sizing's own checks here, before the pipeline runs; whether a
 	// size fits the keys is known only when they are counted, in the
 	// pipeline (its error is the run's, one line).
 	sizing := filters.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}
-	set := map[string]bool{}
-	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	for _, z := range []struct {
 		name string
 		zero bool
 	}{{"bits-per-key", *bpk == 0}, {"fpp", *fpp == 0}, {"k", *k == 0}} {
 		if set[z.name] && z.zero {
-			return fmt.Errorf("--%s 0: leave it out for the default", z.name)
+			return usageError{fmt.Errorf("--%s 0: leave it out for the default", z.name)}
 		}
 	}
 	if set["bits-per-key"] && set["fpp"] {
-		return fmt.Errorf("--bits-per-key and --fpp both size the filter: give one")
+		return usageError{fmt.Errorf("--bits-per-key and --fpp both size the filter: give one")}
 	}
 	if !set["bits-per-key"] {
 		sizing.BitsPerKey = 0 // the library's default, or --fpp's size
 	}
 	if err := sizing.Validate(); err != nil {
-		return err
+		return usageError{err}
 	}
-	if !sp.Sized && (set["bits-per-key"] || set["fpp"] || set["k"]) {
-		return fmt.Errorf("--filter %s takes no size (--bits-per-key, --fpp, --k)", kind)
+	for _, f := range []struct{ flag, field string }{{"bits-per-key", "BitsPerKey"}, {"fpp", "FPP"}, {"k", "K"}} {
+		if set[f.flag] && !sp.Uses(f.field) {
+			return usageError{fmt.Errorf("--%s: the %s filter does not read it", f.flag, kind)}
+		}
 	}
 	remote := strings.Contains(*out, "://") // an object store: the runner's file system writes it
 	outs := []atomicfile.Named{{Label: "--cpuprofile", Path: *cpuProf}}
@@ -165,21 +202,26 @@ func run(ctx context.Context) error {
 	// The output rules of join run, by the same code: never an input, never
 	// a folder, standard output and error not redirected into an input.
 	if err := atomicfile.Check(outs, []atomicfile.Named{{Label: "--keys", Path: *keys}, {Label: "--input", Path: *input}}); err != nil {
-		return err
+		return usageError{err}
 	}
 	if *cpuProf != "" {
-		prof, err := atomicfile.Create(ctx, *cpuProf, atomicfile.Options{})
-		if err != nil {
-			return fmt.Errorf("--cpuprofile %s: %w", *cpuProf, err)
+		prof, perr := atomicfile.Create(ctx, *cpuProf, atomicfile.Options{})
+		if perr != nil {
+			return fmt.Errorf("--cpuprofile %s: %w", *cpuProf, perr)
 		}
 		defer prof.Abort()
-		if err := pprof.StartCPUProfile(prof); err != nil {
+		w := &firstError{w: prof}
+		if err := pprof.StartCPUProfile(w); err != nil {
 			return fmt.Errorf("--cpuprofile: %w", err)
 		}
 		defer func() {
-			pprof.StopCPUProfile()
-			if err := prof.Commit(); err != nil {
-				fmt.Fprintf(os.Stderr, "beamjoin: --cpuprofile %s: %v\n", *cpuProf, err)
+			pprof.StopCPUProfile() // its write errors are its own: w keeps them
+			cerr := w.err
+			if cerr == nil {
+				cerr = prof.Commit()
+			}
+			if cerr != nil && err == nil { // err: run's result
+				err = fmt.Errorf("--cpuprofile %s: %w", *cpuProf, cerr)
 			}
 		}()
 	}
