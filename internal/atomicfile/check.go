@@ -1,11 +1,11 @@
 package atomicfile
 
 import (
-	"slices"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Named is a file that a caller names by a label of its own (a flag such as
@@ -28,7 +28,6 @@ func (e *pathError) Error() string { return e.msg }
 func (e *pathError) Is(target error) bool {
 	return target == ErrPath || slices.Contains(e.also, target)
 }
-
 
 // Check refuses, before any work, an output that is empty, is a folder, is
 // in a folder that does not exist, or is the same file as an input or
