@@ -37,6 +37,12 @@ Examples:
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if !(*bpk > 0) || math.IsInf(*bpk, 0) {
+		return usageError{fmt.Errorf("demo: --bits-per-key %v: want a positive number of bits per key (leave it out for 32)", *bpk)}
+	}
+	if !(*scale > 0) || *scale > 8 {
+		return usageError{fmt.Errorf("demo: --scale %v: want a size above 0 and at most 8 times the real files", *scale)}
+	}
 	dir, err := os.MkdirTemp("", atomicfile.TempPrefix()+"demo-")
 	if err != nil {
 		return err

@@ -277,7 +277,7 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	start := time.Now()
 	ks, tts, rec, bad, err := readTupleKeys(ctx, *keys, sep, names, types, skip)
 	if err != nil {
-		return err
+		return fmt.Errorf("multikey absent: %w", err)
 	}
 	read := time.Since(start)
 	res, err := mdbf.Absent(ctx, mdbf.AbsentOptions{Types: tts, Keys: ks, Kind: filters.Kind(*kind), Sizing: sz, MaxCombinations: int64(maxComb.n)})
