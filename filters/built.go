@@ -2,6 +2,7 @@ package filters
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/spaolacci/murmur3"
 )
@@ -97,4 +98,18 @@ func KeysFingerprint(keys [][]byte) [2]uint64 {
 		fp[1] += h2
 	}
 	return fp
+}
+
+// inOrder returns keys sorted by their bytes (a sorted copy of the slice,
+// the keys not copied), for the kinds whose structure depends on the order
+// keys are added in (cuckoo, scalable): a built filter is a function of
+// its key set, whatever order a map gave the keys in, so that a filter
+// file is the same bytes from one run to the next. O(n log n).
+func inOrder(keys [][]byte) [][]byte {
+	if slices.IsSortedFunc(keys, bytes.Compare) {
+		return keys
+	}
+	out := slices.Clone(keys)
+	slices.SortFunc(out, bytes.Compare)
+	return out
 }

@@ -32,6 +32,7 @@ func init() {
 			// times. The filter's Params and formula FP are those of the
 			// table built (ParamsOf), so the report stays true; its FP is
 			// lower than the sizing's, its bytes more.
+			keys = inOrder(keys) // where a fingerprint lands depends on the order
 			capacity := p.Capacity
 			for try := 0; ; try++ {
 				f, err := cuckoo.New(capacity, p.BucketSize, p.FingerprintBits)

@@ -365,3 +365,23 @@ func TestCuckooSmallSets(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderFree: every kind builds the same bytes from the same key set in
+// any order (the build's keys come from a map: cuckoo and scalable filter
+// files differed from run to run).
+func TestOrderFree(t *testing.T) {
+	keys := testutil.Keys(0, 3000)
+	shuffled := slices.Clone(keys)
+	testutil.Rand(testutil.Seed(t)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for _, sp := range Kinds() {
+		a, err := Build(sp.Kind, keys, Sizing{BitsPerKey: 12})
+		testutil.Check(t, err)
+		b, err := Build(sp.Kind, shuffled, Sizing{BitsPerKey: 12})
+		testutil.Check(t, err)
+		ea, _ := a.Marshal()
+		eb, _ := b.Marshal()
+		if !bytes.Equal(ea, eb) {
+			t.Errorf("%s: another order of the same keys built other bytes", sp.Kind)
+		}
+	}
+}

@@ -33,7 +33,7 @@ func init() {
 			if err != nil {
 				return nil, 0, err
 			}
-			for i, key := range keys {
+			for i, key := range inOrder(keys) { // which sub-filter a key lands in depends on the order
 				if err := f.Add(key); err != nil {
 					return nil, 0, fmt.Errorf("scalable filter: key %d of %d: %w", i+1, len(keys), err)
 				}

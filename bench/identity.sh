@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Byte identity across a change (issue 32): the --sort output of `join run`
+# and the filter file of `join build-filter`, for every filter kind of BASE
+# (a commit; default the first parent of HEAD's issue-32 work, given as
+# BASE=...), on the real NBER sample and on generated data, with single and
+# composite keys, written by BASE's binary and by this tree's, compared by
+# SHA-256. Prints one line a file and exits 1 on the first difference.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+base=${BASE:?give BASE=<commit> to compare against}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+git worktree add -q --detach "$tmp/base" "$base"
+(cd "$tmp/base" && go build -o "$tmp/before" ./cmd/join)
+git worktree remove --force "$tmp/base"
+go build -o "$tmp/after" ./cmd/join
+kinds=${KINDS:-$("$tmp/before" filter size --n 1000 | awk -F'|' 'NR>4 && $2 ~ /[a-z]/ {gsub(/ /,"",$2); print $2}')}
+sample=../shared/data/nber-mini
+"$tmp/after" gen --scale 0.01 --seed 3 --out "$tmp/gen" > /dev/null
+"$tmp/after" keys --patents "$tmp/gen/apat63_99.txt" --sample 2000 --seed 3 --out "$tmp/gen/keys.txt" > /dev/null
+"$tmp/after" keys --from "$tmp/gen/cite75_99.txt" --sample 3000 --seed 3 --out "$tmp/gen/pairs.csv" > /dev/null
+sets=("gen:$tmp/gen/keys.txt:$tmp/gen/cite75_99.txt:PATENT:CITED" "pairs:$tmp/gen/pairs.csv:$tmp/gen/cite75_99.txt:CITING,CITED:CITING,CITED")
+if [ -d "$sample" ]; then
+  sets+=("sample:$sample/apat63_99.mini.txt:$sample/cite75_99.mini.txt:PATENT:CITED")
+else
+  echo "the real sample is not at $sample: generated data only" >&2
+fi
+status=0
+for set in "${sets[@]}"; do
+  IFS=: read -r name keys input kc jc <<< "$set"
+  for kind in $kinds; do
+    for bin in before after; do
+      "$tmp/$bin" run --keys "$keys" --input "$input" --key-col "$kc" --join-col "$jc" --filter "$kind" --sort --mappers 2 --reducers 3 --out "$tmp/$bin.csv" --quiet
+      if [ "$kind" != none ]; then
+        "$tmp/$bin" build-filter --keys "$keys" --key-col "$kc" --filter "$kind" --out "$tmp/$bin.filter" > /dev/null
+      else
+        : > "$tmp/$bin.filter"
+      fi
+    done
+    for what in csv filter; do
+      a=$(sha256sum < "$tmp/before.$what" | cut -c1-16); b=$(sha256sum < "$tmp/after.$what" | cut -c1-16)
+      if [ "$a" = "$b" ]; then verdict=same; else verdict=DIFFERENT; status=1; fi
+      printf '%-7s %-9s %-6s %s %s %s\n' "$name" "$kind" "$what" "$a" "$b" "$verdict"
+    done
+  done
+done
+exit $status
