@@ -22,7 +22,7 @@ type Bank struct {
 	Sizing   filters.Sizing // as asked, for every class (FPP or BitsPerKey, K)
 	KeyCol   string
 	ClassCol string
-	KeyType  string // "int" or "string", as join.KeyType
+	KeyType  string // "int" or "string", as key.Type
 	Classing Classing
 	Classes  []*Class // in class order (Classing's)
 	// Shared holds the keys held by more than one class, each with the

@@ -12,10 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acbfjoin/acbfjoin/key"
+
 	"github.com/acbfjoin/acbfjoin/acbf"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
-	"github.com/acbfjoin/acbfjoin/join"
 )
 
 // mapSet is a KeySet over a map: the test's model of a class.
@@ -504,12 +505,12 @@ func TestApplyChecks(t *testing.T) {
 }
 
 func TestReadMoves(t *testing.T) {
-	mv, err := ReadMoves(strings.NewReader("key,from,to\n42,1,2\n0043,2,3\n"), "m.csv", join.IntKeys)
+	mv, err := ReadMoves(strings.NewReader("key,from,to\n42,1,2\n0043,2,3\n"), "m.csv", key.Int)
 	testutil.Check(t, err)
 	if len(mv) != 2 || mv[1].Line != 3 || mv[1].From != "2" || mv[1].To != "3" || mv[1].Text != "0043" {
 		t.Fatalf("moves %+v", mv)
 	}
-	if mv2, _ := ReadMoves(strings.NewReader("42,1,2\n"), "m.csv", join.IntKeys); len(mv2) != 1 {
+	if mv2, _ := ReadMoves(strings.NewReader("42,1,2\n"), "m.csv", key.Int); len(mv2) != 1 {
 		t.Errorf("a file without header: %+v", mv2)
 	}
 	for in, want := range map[string]string{
@@ -518,7 +519,7 @@ func TestReadMoves(t *testing.T) {
 		"key,from\n":             "m.csv:1: 2 fields, want 3",
 		"key,from,to\n1,2,3,4\n": "m.csv:2",
 	} {
-		if _, err := ReadMoves(strings.NewReader(in), "m.csv", join.IntKeys); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := ReadMoves(strings.NewReader(in), "m.csv", key.Int); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", in, err, want)
 		}
 	}

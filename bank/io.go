@@ -10,7 +10,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/wire"
-	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // A bank file, little-endian (internal/wire):
@@ -148,7 +148,7 @@ func Read(r io.Reader, name string) (*Bank, error) {
 	if err := b.Sizing.Validate(); err != nil {
 		return nil, bad("%v", err)
 	}
-	if kc, kt, err := join.CanonicalKey(b.KeyCol, join.KeyType(b.KeyType)); err != nil || kc != b.KeyCol || string(kt) != b.KeyType {
+	if kc, kt, err := key.Canonical(b.KeyCol, key.Type(b.KeyType)); err != nil || kc != b.KeyCol || string(kt) != b.KeyType {
 		return nil, bad("key column %q of type %q", b.KeyCol, b.KeyType)
 	}
 	if nc > MaxClasses {

@@ -10,12 +10,12 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // Move takes a key out of one class and into another: a re-rated title.
 type Move struct {
-	Key      []byte // the join key's bytes (join.KeyOf)
+	Key      []byte // the join key's bytes (key.Of)
 	Text     string // the key as written, for messages
 	From, To string // class labels
 	Line     int64  // in the moves file
@@ -27,13 +27,13 @@ type Move struct {
 // column: a,b,from,to (an optional first line ending from,to names them).
 // A line of the wrong field count, an empty field or a key that does not
 // parse is an error naming the line. O(bytes).
-func ReadMoves(r io.Reader, name string, kt join.KeyType) ([]Move, error) {
+func ReadMoves(r io.Reader, name string, kt key.Type) ([]Move, error) {
 	types := strings.Split(string(kt), ",")
 	n := len(types)
-	ks := join.KeySpec{}
+	ks := key.Spec{}
 	for i, t := range types {
 		ks.Cols = append(ks.Cols, i)
-		ks.Types = append(ks.Types, join.KeyType(t))
+		ks.Types = append(ks.Types, key.Type(t))
 		ks.Names = append(ks.Names, "key")
 		if n > 1 {
 			ks.Names[i] = fmt.Sprintf("key %d", i+1)
@@ -65,7 +65,7 @@ func ReadMoves(r io.Reader, name string, kt join.KeyType) ([]Move, error) {
 				return fmt.Errorf("%s:%d: field %d (%s) is empty", name, line, i+1, what)
 			}
 		}
-		key, err := ks.AppendKey(nil, fields)
+		key, err := ks.Append(nil, fields)
 		text := string(bytes.Join(fields[:n], []byte(",")))
 		if err != nil {
 			return fmt.Errorf("%s:%d: key %q: %v", name, line, text, err)

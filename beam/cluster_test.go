@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/internal/fixture"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/local"
 )
@@ -58,7 +58,7 @@ func TestOutOfProcess(t *testing.T) {
 	endpoint := "localhost:" + strconv.Itoa(port)
 
 	type data struct{ name, keys, input string }
-	gen := fixture.Generate(t, 0.01, 600, 11)
+	gen := nbertest.Generate(t, 0.01, 600, 11)
 	sets := []data{{"generated", gen.Keys, gen.Cite}}
 	cite := filepath.Join("..", "..", "shared", "data", "nber-mini", "cite75_99.mini.txt")
 	pat := filepath.Join("..", "..", "shared", "data", "nber-mini", "apat63_99.mini.txt")

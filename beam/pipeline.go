@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"io"
 	"os"
 	"path/filepath"
@@ -81,13 +82,13 @@ func init() {
 	register.Iter1[[]byte]()
 }
 
-// keyCols is a join.KeySpec in fields Beam serializes.
+// keyCols is a key.Spec in fields Beam serializes.
 type keyCols struct {
 	Cols         []int
 	Names, Types []string
 }
 
-func newKeyCols(ks join.KeySpec) keyCols {
+func newKeyCols(ks key.Spec) keyCols {
 	k := keyCols{Cols: ks.Cols, Names: ks.Names}
 	for _, t := range ks.Types {
 		k.Types = append(k.Types, string(t))
@@ -95,10 +96,10 @@ func newKeyCols(ks join.KeySpec) keyCols {
 	return k
 }
 
-func (k keyCols) spec() join.KeySpec {
-	ks := join.KeySpec{Cols: k.Cols, Names: k.Names}
+func (k keyCols) spec() key.Spec {
+	ks := key.Spec{Cols: k.Cols, Names: k.Names}
 	for _, t := range k.Types {
-		ks.Types = append(ks.Types, join.KeyType(t))
+		ks.Types = append(ks.Types, key.Type(t))
 	}
 	return ks
 }
@@ -221,7 +222,7 @@ type rangeMapFn struct {
 	Key     keyCols
 
 	filter filters.Filter // decoded once per DoFn instance from the side input
-	ks     *join.KeySpec
+	ks     *key.Spec
 	kb     []byte
 	sep    byte   // the file's separator (csvscan.SepFor)
 	enc    []byte // a row of another separator, as CSV
@@ -261,7 +262,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 			out++
 			row := r.Raw()
 			if f.sep != ',' { // the output is CSV: a row of another separator is re-encoded
-				f.enc = join.AppendCSVFields(f.enc[:0], r.Fields())
+				f.enc = csvscan.AppendFields(f.enc[:0], r.Fields())
 				row = f.enc
 			}
 			emit(string(key), string(row))
@@ -411,8 +412,8 @@ func (f *crossFn) ProcessElement(ctx context.Context, key string, larges func(*s
 // Options configures the pipeline.
 type Options struct {
 	Keys, Input     string
-	KeyCol, JoinCol string       // several, comma-separated, for a composite key (as join.Options)
-	KeyType         join.KeyType // one a key column, or one for all
+	KeyCol, JoinCol string   // several, comma-separated, for a composite key (as join.Options)
+	KeyType         key.Type // one a key column, or one for all
 	Filter          filters.Kind
 	Sizing          filters.Sizing
 	Output          string // rows, without the header
@@ -440,7 +441,7 @@ func ReadHeader(path string) (Header, error) {
 	if err != nil {
 		return Header{}, err
 	}
-	if err := join.CheckHeader(name, names); err != nil {
+	if err := key.CheckHeader(name, names); err != nil {
 		return Header{}, err
 	}
 	if sep == ',' {
@@ -451,21 +452,21 @@ func ReadHeader(path string) (Header, error) {
 	for i, n := range names {
 		fields[i] = []byte(n)
 	}
-	return Header{Raw: string(join.AppendCSVFields(nil, fields)), Names: names}, nil
+	return Header{Raw: string(csvscan.AppendFields(nil, fields)), Names: names}, nil
 }
 
 // KeySpecs finds the key columns of opt (KeyCol, JoinCol, KeyType as
 // join.Options takes them: several comma-separated for a composite key) in
 // the two headers.
-func KeySpecs(opt Options, kh, ih Header) (keys, input join.KeySpec, err error) {
+func KeySpecs(opt Options, kh, ih Header) (keys, input key.Spec, err error) {
 	jo, err := join.Options{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType}.Resolve()
 	if err != nil {
 		return keys, input, fmt.Errorf("beamjoin: %w", err)
 	}
-	if keys, err = join.NewKeySpec(kh.Names, jo.KeyCols, jo.KeyTypes); err != nil {
+	if keys, err = key.NewSpec(kh.Names, jo.KeyCols, jo.KeyTypes); err != nil {
 		return keys, input, &option.Error{Pkg: "beamjoin", Name: "KeyCol", Value: jo.KeyCol, Reason: fmt.Sprintf("%s: %v (columns: %q)", opt.Keys, err, kh.Names), Err: join.ErrOptions}
 	}
-	if input, err = join.NewKeySpec(ih.Names, jo.JoinCols, jo.KeyTypes); err != nil {
+	if input, err = key.NewSpec(ih.Names, jo.JoinCols, jo.KeyTypes); err != nil {
 		return keys, input, &option.Error{Pkg: "beamjoin", Name: "JoinCol", Value: jo.JoinCol, Reason: fmt.Sprintf("%s: %v (columns: %q)", opt.Input, err, ih.Names), Err: join.ErrOptions}
 	}
 	return keys, input, nil

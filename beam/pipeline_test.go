@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acbfjoin/acbfjoin/key"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
@@ -22,7 +24,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/local"
 
-	"github.com/acbfjoin/acbfjoin/internal/fixture"
+	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
 )
 
 func TestMain(m *testing.M) {
@@ -47,10 +49,10 @@ func rowsOf(t *testing.T, data []byte, header bool) []string {
 }
 
 func compareEngines(t *testing.T, keys, input, keyCol, joinCol string, kinds []filters.Kind) {
-	compareTyped(t, keys, input, keyCol, joinCol, join.IntKeys, kinds)
+	compareTyped(t, keys, input, keyCol, joinCol, key.Int, kinds)
 }
 
-func compareTyped(t *testing.T, keys, input, keyCol, joinCol string, kt join.KeyType, kinds []filters.Kind) {
+func compareTyped(t *testing.T, keys, input, keyCol, joinCol string, kt key.Type, kinds []filters.Kind) {
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			var localOut bytes.Buffer
@@ -83,7 +85,7 @@ func compareTyped(t *testing.T, keys, input, keyCol, joinCol string, kt join.Key
 }
 
 func TestGenerated(t *testing.T) {
-	gen := fixture.Generate(t, 0.001, 600, 3)
+	gen := nbertest.Generate(t, 0.001, 600, 3)
 	keys := gen.Keys
 	var kinds []filters.Kind
 	for _, sp := range filters.Kinds() {
@@ -125,7 +127,7 @@ func gzipCopy(t *testing.T, src, name string) string {
 // decompressed text's), losing the rest: one reason the pipeline reads its
 // files with its own DoFns. If this test fails, textio was fixed.
 func TestGzipTextIO(t *testing.T) {
-	gen := fixture.Generate(t, 0.01, 400, 1)
+	gen := nbertest.Generate(t, 0.01, 400, 1)
 	raw, err := os.ReadFile(gen.Cite)
 	if err != nil {
 		t.Fatal(err)
@@ -154,14 +156,14 @@ func TestGzipTextIO(t *testing.T) {
 // relative path works (it is made absolute), and a key file with no rows
 // gives no rows, not an error.
 func TestInputsRefused(t *testing.T) {
-	gen := fixture.Generate(t, 0.001, 100, 6)
+	gen := nbertest.Generate(t, 0.001, 100, 6)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	run := func(keys, input string) error {
-		_, _, _, err := Execute(context.Background(), Options{Keys: keys, Input: input, KeyCol: "PATENT", JoinCol: "CITED", KeyType: join.IntKeys,
+		_, _, _, err := Execute(context.Background(), Options{Keys: keys, Input: input, KeyCol: "PATENT", JoinCol: "CITED", KeyType: key.Int,
 			Filter: filters.ACBF, Output: filepath.Join(t.TempDir(), "rows.txt")}, prism.Execute)
 		return err
 	}
@@ -239,13 +241,13 @@ func TestComposite(t *testing.T) {
 	if err := os.WriteFile(pp, []byte(pairs), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	compareTyped(t, pp, cite, "CITING,CITED", "CITING,CITED", join.IntKeys, []filters.Kind{filters.Bloom})
+	compareTyped(t, pp, cite, "CITING,CITED", "CITING,CITED", key.Int, []filters.Kind{filters.Bloom})
 }
 
 // TestTSV: tab-separated files (by their .tsv name, as join run reads
 // them), plain and gzip, give join run's rows, re-encoded as CSV.
 func TestTSV(t *testing.T) {
-	gen := fixture.Generate(t, 0.001, 300, 8)
+	gen := nbertest.Generate(t, 0.001, 300, 8)
 	dir := t.TempDir()
 	tsv := func(src, name string) string {
 		raw, err := os.ReadFile(src)
@@ -267,7 +269,7 @@ func TestTSV(t *testing.T) {
 // refused by the worker that opens a range, not read across record
 // boundaries.
 func TestChangedInput(t *testing.T) {
-	gen := fixture.Generate(t, 0.001, 100, 5)
+	gen := nbertest.Generate(t, 0.001, 100, 5)
 	sp, err := spans(gen.Cite)
 	if err != nil || len(sp) == 0 {
 		t.Fatalf("spans: %v %v", sp, err)

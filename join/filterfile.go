@@ -8,6 +8,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/wire"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // Filter files hold a broadcast filter with the settings it was built for, so
@@ -31,12 +32,12 @@ var ErrFilterFile = errors.New("invalid filter file")
 type FilterFile struct {
 	Built   *filters.Built
 	KeyCol  string
-	KeyType KeyType
+	KeyType key.Type
 }
 
 // WriteFilter writes b, with the key column and key type it was built for, as
 // a filter file to out.
-func WriteFilter(out io.Writer, b *filters.Built, keyCol string, kt KeyType) error {
+func WriteFilter(out io.Writer, b *filters.Built, keyCol string, kt key.Type) error {
 	payload, err := b.Marshal()
 	if err != nil {
 		return err
@@ -118,7 +119,7 @@ func ReadFilter(f io.Reader, name string) (*FilterFile, error) {
 		b.Params = b.Spec.ParamsOf(b.Filter)
 	}
 	b.SerializedBytes = int64(len(payload))
-	return &FilterFile{Built: b, KeyCol: strs[1], KeyType: KeyType(strs[2])}, nil
+	return &FilterFile{Built: b, KeyCol: strs[1], KeyType: key.Type(strs[2])}, nil
 }
 
 // Check refuses a filter file (named name) built for other join settings or

@@ -7,6 +7,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // FuzzFilterFile: the filter file decoder never panics on arbitrary input and
@@ -19,7 +20,7 @@ func FuzzFilterFile(f *testing.F) {
 			f.Fatal(err)
 		}
 		var good bytes.Buffer
-		if err := WriteFilter(&good, b, "PATENT", IntKeys); err != nil {
+		if err := WriteFilter(&good, b, "PATENT", key.Int); err != nil {
 			f.Fatal(err)
 		}
 		f.Add(good.Bytes())

@@ -11,15 +11,8 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
-)
-
-// KeyType says how join keys compare.
-type KeyType string
-
-const (
-	IntKeys    KeyType = "int"    // as integers
-	StringKeys KeyType = "string" // as bytes
 )
 
 // Options is the plan of a join, which an executor (join/local, beam) runs.
@@ -32,17 +25,17 @@ type Options struct {
 	// same count on both sides, matched in order. KeyType is how keys
 	// compare: int or string, one a column or one for all ("int,string").
 	KeyCol, JoinCol string
-	KeyType         KeyType
+	KeyType         key.Type
 	// Layout is how a composite key's filter is made (default
 	// LayoutComposite); LayoutPerColumn needs a composite key and a filter
 	// built here (no FilterFile or Bank).
 	Layout Layout
 	// KeyCols, JoinCols and KeyTypes are set by Resolve: the lists of
-	// KeyCol, JoinCol and KeyType, one entry a key column. Resolve also
+	// KeyCol, JoinCol and key.Type, one entry a key column. Resolve also
 	// writes KeyCol and JoinCol back in canonical form (JoinColumns) and
 	// KeyType as one type a column when the key is composite.
 	KeyCols, JoinCols []string
-	KeyTypes          []KeyType
+	KeyTypes          []key.Type
 	Filter            filters.Kind   // default acbf, or the filter file's kind
 	Sizing            filters.Sizing // must be zero with FilterFile
 	Mappers           int            // map goroutines (default one per core; at most MaxWorkers)
@@ -284,23 +277,23 @@ func (opt Options) Resolve() (Options, error) {
 // KeyType, and checks Layout.
 func (opt *Options) resolveKey() error {
 	var err error
-	if opt.KeyCols, err = SplitColumns(cmp.Or(opt.KeyCol, "PATENT")); err != nil {
+	if opt.KeyCols, err = key.SplitColumns(cmp.Or(opt.KeyCol, "PATENT")); err != nil {
 		return optionError("KeyCol", opt.KeyCol, "%v", err)
 	}
-	if opt.JoinCols, err = SplitColumns(cmp.Or(opt.JoinCol, "CITED")); err != nil {
+	if opt.JoinCols, err = key.SplitColumns(cmp.Or(opt.JoinCol, "CITED")); err != nil {
 		return optionError("JoinCol", opt.JoinCol, "%v", err)
 	}
 	n := len(opt.KeyCols)
 	if len(opt.JoinCols) != n {
-		return optionError("JoinCol", opt.JoinCol, "%d columns for the %d key columns %s (the same count, matched in order)", len(opt.JoinCols), n, JoinColumns(opt.KeyCols))
+		return optionError("JoinCol", opt.JoinCol, "%d columns for the %d key columns %s (the same count, matched in order)", len(opt.JoinCols), n, key.JoinColumns(opt.KeyCols))
 	}
-	if opt.KeyTypes, err = splitTypes(opt.KeyType, n); err != nil {
+	if opt.KeyTypes, err = key.SplitTypes(opt.KeyType, n); err != nil {
 		return optionError("KeyType", fmt.Sprintf("%q", opt.KeyType), "%v", err)
 	}
-	opt.KeyCol, opt.JoinCol = JoinColumns(opt.KeyCols), JoinColumns(opt.JoinCols)
+	opt.KeyCol, opt.JoinCol = key.JoinColumns(opt.KeyCols), key.JoinColumns(opt.JoinCols)
 	opt.KeyType = opt.KeyTypes[0]
 	if n > 1 {
-		opt.KeyType = joinTypes(opt.KeyTypes)
+		opt.KeyType = key.JoinTypes(opt.KeyTypes)
 	}
 	switch {
 	case opt.Layout == "":
@@ -320,11 +313,11 @@ func (opt *Options) resolveKey() error {
 // KeySpecs finds the key columns in the two sides' headers (a resolved
 // Options): the key side's KeyCols and the large side's JoinCols, with
 // KeyTypes. Errors name the option (KeyCol, JoinCol) and the missing column.
-func (opt Options) KeySpecs(keyHeader, inputHeader []string) (keys, input KeySpec, err error) {
-	if keys, err = NewKeySpec(keyHeader, opt.KeyCols, opt.KeyTypes); err != nil {
+func (opt Options) KeySpecs(keyHeader, inputHeader []string) (keys, input key.Spec, err error) {
+	if keys, err = key.NewSpec(keyHeader, opt.KeyCols, opt.KeyTypes); err != nil {
 		return keys, input, optionError("KeyCol", opt.KeyCol, "%v", err)
 	}
-	if input, err = NewKeySpec(inputHeader, opt.JoinCols, opt.KeyTypes); err != nil {
+	if input, err = key.NewSpec(inputHeader, opt.JoinCols, opt.KeyTypes); err != nil {
 		return keys, input, optionError("JoinCol", opt.JoinCol, "%v", err)
 	}
 	return keys, input, nil

@@ -4,6 +4,7 @@ import (
 	"runtime/debug"
 
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // Report is what a run measured, with the settings it ran with. Its JSON
@@ -151,7 +152,7 @@ type SkewReport struct {
 
 // HotKey is a key Options.Skew spread over several partitions.
 type HotKey struct {
-	Key string `json:"key"` // as KeySpec.FormatKey writes it
+	Key string `json:"key"` // as key.Spec.FormatKey writes it
 	// Share is its share of the sampled rows; RecordsEstimate its rows
 	// in the large side, scaled from the sample (0 when N is unknown).
 	Share           float64 `json:"share"`
@@ -220,7 +221,7 @@ type Settings struct {
 	Input       string       `json:"input"`
 	KeyCol      string       `json:"key_col"`
 	JoinCol     string       `json:"join_col"`
-	KeyType     KeyType      `json:"key_type"`
+	KeyType     key.Type     `json:"key_type"`
 	Layout      Layout       `json:"filter_layout,omitempty"` // with a composite key
 	Filter      filters.Kind `json:"filter"`
 	FilterFile  string       `json:"filter_file,omitempty"`

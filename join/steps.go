@@ -3,8 +3,10 @@ package join
 import (
 	"slices"
 
+	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
+	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
 
@@ -30,22 +32,13 @@ func Partition(key []byte, r int) int {
 // callers that hash the key for something else too (a sketch).
 func PartitionOf(h1 uint64, r int) int { return int(hashing.Reduce(h1, uint64(r))) }
 
-// KeyOf returns the join key bytes of a field: intKey's 8 bytes for integer
-// keys (dst must have room for them), the field itself for string keys.
-func KeyOf(kt KeyType, dst, field []byte) ([]byte, error) {
-	if kt == StringKeys {
-		return field, nil
-	}
-	return intKey(dst, field)
-}
-
 // MapKeyRow turns a key-side row into its shuffle record: the key
 // (ks.AppendKey), and the row's other fields (CSV-encoded) to append to
 // matching large-side rows. The record's bytes are appended to buf, which is
 // returned.
-func MapKeyRow(ks KeySpec, fields [][]byte, seq int64, buf []byte) (shuffle.Record, []byte, error) {
+func MapKeyRow(ks key.Spec, fields [][]byte, seq int64, buf []byte) (shuffle.Record, []byte, error) {
 	start := len(buf)
-	buf, err := ks.AppendKey(buf, fields)
+	buf, err := ks.Append(buf, fields)
 	if err != nil {
 		return shuffle.Record{}, buf[:start], err
 	}
@@ -59,7 +52,7 @@ func MapKeyRow(ks KeySpec, fields [][]byte, seq int64, buf []byte) (shuffle.Reco
 			buf = append(buf, ',')
 		}
 		n++
-		buf = AppendCSVField(buf, f)
+		buf = csvscan.AppendField(buf, f)
 	}
 	if n == 1 && len(buf) == keyEnd {
 		// One other field, empty: written "" so that the row is not the
@@ -72,8 +65,8 @@ func MapKeyRow(ks KeySpec, fields [][]byte, seq int64, buf []byte) (shuffle.Reco
 // MapInputRow tests a large-side row's join key against the filter: it
 // returns the key (ks.AppendKey, appended to kb[:0]) and whether the row
 // survives. A survivor's shuffle record is InputRecord(key, seq, raw).
-func MapInputRow(f filters.Filter, ks KeySpec, fields [][]byte, kb []byte) (key []byte, ok bool, err error) {
-	key, err = ks.AppendKey(kb[:0], fields)
+func MapInputRow(f filters.Filter, ks key.Spec, fields [][]byte, kb []byte) (key []byte, ok bool, err error) {
+	key, err = ks.Append(kb[:0], fields)
 	if err != nil {
 		return nil, false, err
 	}
@@ -111,50 +104,6 @@ func AppendOutputRow(buf, large, small []byte) []byte {
 	return append(buf, '\n')
 }
 
-// AppendCSVFields appends fields to buf as a CSV line's fields, each
-// quoted where it must be (AppendCSVField), without the line end: a row or
-// header of another separator, re-encoded for the CSV output.
-func AppendCSVFields(buf []byte, fields [][]byte) []byte {
-	for i, f := range fields {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = AppendCSVField(buf, f)
-	}
-	return buf
-}
-
-// AppendCSVField appends f as a CSV field, quoted only if it must be (it holds
-// a comma, quote or line break), with quotes doubled.
-func AppendCSVField(buf, f []byte) []byte {
-	if !needsQuotes(f) {
-		return append(buf, f...)
-	}
-	buf = append(buf, '"')
-	for _, c := range f {
-		if c == '"' {
-			buf = append(buf, '"')
-		}
-		buf = append(buf, c)
-	}
-	return append(buf, '"')
-}
-
-// csvSpecial marks the bytes that make a field need quotes.
-var csvSpecial = [256]bool{',': true, '"': true, '\r': true, '\n': true}
-
-// needsQuotes reports whether f holds a comma, quote or line break: a table
-// lookup a byte (bytes.IndexAny with four bytes took a quarter of the build
-// phase, called for every field of the key side).
-func needsQuotes(f []byte) bool {
-	for _, c := range f {
-		if csvSpecial[c] {
-			return true
-		}
-	}
-	return false
-}
-
 // Header describes the output's columns.
 type Header struct {
 	// Line is the header line: the large side's header as it is in its file,
@@ -164,12 +113,12 @@ type Header struct {
 	Names []string
 	// Join is the large side's key: its columns' indexes in Names (the
 	// large side's columns come first) and their types.
-	Join KeySpec
+	Join key.Spec
 }
 
 // OutputHeader returns the output's Header from the large side's header (its
 // raw line and names, and its key) and the key side's names and key.
-func OutputHeader(largeRaw []byte, largeNames []string, join KeySpec, keyNames []string, keys KeySpec) Header {
+func OutputHeader(largeRaw []byte, largeNames []string, join key.Spec, keyNames []string, keys key.Spec) Header {
 	line := slices.Clone(largeRaw)
 	names := slices.Clone(largeNames)
 	for i, h := range keyNames {
@@ -177,7 +126,7 @@ func OutputHeader(largeRaw []byte, largeNames []string, join KeySpec, keyNames [
 			continue
 		}
 		line = append(line, ',')
-		line = AppendCSVField(line, []byte(h))
+		line = csvscan.AppendField(line, []byte(h))
 		names = append(names, h)
 	}
 	return Header{Line: append(line, '\n'), Names: names, Join: join}

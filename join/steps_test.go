@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/csv"
 	"testing"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // TestAppendCSVField: a field is quoted exactly when it holds a comma, a
@@ -11,17 +14,17 @@ import (
 func TestAppendCSVField(t *testing.T) {
 	for b := range 256 {
 		for _, f := range [][]byte{{byte(b)}, {'a', byte(b), 'z'}, []byte("plain")} {
-			got := AppendCSVField(nil, f)
+			got := csvscan.AppendField(nil, f)
 			want := bytes.IndexAny(f, ",\"\r\n") >= 0
 			if quoted := len(got) > 0 && got[0] == '"'; quoted != want {
-				t.Fatalf("AppendCSVField(%q) = %q: quoted %v, want %v", f, got, quoted, want)
+				t.Fatalf("csvscan.AppendField(%q) = %q: quoted %v, want %v", f, got, quoted, want)
 			}
 			if f[0] == '\r' || f[0] == '\n' { // encoding/csv folds a leading line break
 				continue
 			}
 			rec, err := csv.NewReader(bytes.NewReader(append(got, '\n'))).Read()
 			if err != nil || len(rec) != 1 || rec[0] != string(bytes.ReplaceAll(f, []byte("\r\n"), []byte("\n"))) {
-				t.Fatalf("AppendCSVField(%q) = %q reads back as %q, %v", f, got, rec, err)
+				t.Fatalf("csvscan.AppendField(%q) = %q reads back as %q, %v", f, got, rec, err)
 			}
 		}
 	}
@@ -42,9 +45,9 @@ func TestOutputRowOtherFields(t *testing.T) {
 		{[]string{"A", "B"}, []string{"7", "8"}, []int{0, 1}, "a,b\n"},
 		{[]string{"A", "V", "B"}, []string{"7", "v", "8"}, []int{0, 2}, "a,b,v\n"},
 	} {
-		ks := KeySpec{Cols: c.keyCols, Types: make([]KeyType, len(c.keyCols))}
+		ks := key.Spec{Cols: c.keyCols, Types: make([]key.Type, len(c.keyCols))}
 		for i := range ks.Types {
-			ks.Types[i], ks.Names = IntKeys, append(ks.Names, c.header[c.keyCols[i]])
+			ks.Types[i], ks.Names = key.Int, append(ks.Names, c.header[c.keyCols[i]])
 		}
 		var fields [][]byte
 		for _, f := range c.keyRow {
@@ -58,7 +61,7 @@ func TestOutputRowOtherFields(t *testing.T) {
 		if string(line) != c.want {
 			t.Errorf("%v %v: %q, want %q", c.header, c.keyRow, line, c.want)
 		}
-		h := OutputHeader([]byte("a,b"), []string{"a", "b"}, KeySpec{Cols: []int{0}, Types: []KeyType{IntKeys}}, c.header, ks)
+		h := OutputHeader([]byte("a,b"), []string{"a", "b"}, key.Spec{Cols: []int{0}, Types: []key.Type{key.Int}}, c.header, ks)
 		got, err := csv.NewReader(bytes.NewReader(line)).Read()
 		if err != nil || len(got) != len(h.Names) {
 			t.Errorf("%v: row %q has %d fields, header %v: %v", c.header, line, len(got), h.Names, err)

@@ -54,7 +54,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/tuple"
 )
 
-// MaxColumns is the most columns a Filter has (join.MaxKeyColumns).
+// MaxColumns is the most columns a Filter has (key.MaxColumns).
 const MaxColumns = 16
 
 // Filter is a per-column filter over tuples (package tuple): one

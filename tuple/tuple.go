@@ -59,7 +59,7 @@ func AppendInt(dst []byte, v int64) []byte {
 }
 
 // AppendIntKey appends an integer component already in its 8-byte form (a
-// one-column integer key, as join.KeyOf makes it).
+// one-column integer key, as key.Of makes it).
 func AppendIntKey(dst, key8 []byte) []byte { return append(dst, key8[:IntBytes]...) }
 
 // DecodeInt decodes an integer component (8 bytes).

@@ -10,11 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acbfjoin/acbfjoin/key"
+
 	"github.com/acbfjoin/acbfjoin/bank"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
-	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/local"
 )
 
@@ -108,7 +109,7 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return usageError{fmt.Errorf("bank build: --classes %q: %v", *classing, err)}
 	}
-	ckc, ckt, err := join.CanonicalKey(*keyCol, join.KeyType(*keyType))
+	ckc, ckt, err := key.Canonical(*keyCol, key.Type(*keyType))
 	if err != nil {
 		return usageError{fmt.Errorf("bank build: --key-col %s --key-type %s: %v", *keyCol, *keyType, err)}
 	}
@@ -143,7 +144,7 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	start := time.Now()
-	res, err := local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: *keyCol, ClassCol: *classCol, KeyType: join.KeyType(*keyType),
+	res, err := local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: *keyCol, ClassCol: *classCol, KeyType: key.Type(*keyType),
 		Classing: cl, Sep: sep, Mappers: bf.mappers, SkipBadRows: skip})
 	if err != nil {
 		return flagError("bank build", fs, err)
@@ -236,7 +237,7 @@ func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return flagError("bank validate", fs, err)
 	}
-	res, err := local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: b.KeyCol, ClassCol: b.ClassCol, KeyType: join.KeyType(b.KeyType),
+	res, err := local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: b.KeyCol, ClassCol: b.ClassCol, KeyType: key.Type(b.KeyType),
 		Classing: b.Classing, Sep: sep, Mappers: bf.mappers, SkipBadRows: skip})
 	if err != nil {
 		return flagError("bank validate", fs, err)
@@ -364,7 +365,7 @@ func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fmt.Errorf("bank update: %w", fileFlag("moves", *moves, err))
 	}
-	mv, err := bank.ReadMoves(mf, name, join.KeyType(b.KeyType))
+	mv, err := bank.ReadMoves(mf, name, key.Type(b.KeyType))
 	mf.Close()
 	if err != nil {
 		return err

@@ -16,7 +16,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 
-	"github.com/acbfjoin/acbfjoin/internal/fixture"
+	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
 )
 
 // TestMain lets a test run the command in a child process: the test binary
@@ -55,7 +55,7 @@ func child(env []string, args ...string) *exec.Cmd {
 
 // faultData generates a data set big enough that the join takes a while.
 func faultData(t *testing.T) (keys, cite string) {
-	d := fixture.Generate(t, 0.05, 3000, 2)
+	d := nbertest.Generate(t, 0.05, 3000, 2)
 	return d.Keys, d.Cite
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"flag"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"io"
 	"math"
 	"os"
@@ -62,7 +63,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 // defaults stand for the others. cmd is the command's name for messages.
 func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) {
 	opt := join.Options{
-		Keys: j.keys, Input: j.input, KeyCol: j.keyCol, JoinCol: j.joinCol, KeyType: join.KeyType(j.keyType),
+		Keys: j.keys, Input: j.input, KeyCol: j.keyCol, JoinCol: j.joinCol, KeyType: key.Type(j.keyType),
 		Mappers: j.mappers, Reducers: j.reducers, TempDir: j.tempDir, Filter: j.filter, FilterFile: j.filterFile,
 		Layout: join.Layout(j.layout), Skew: join.Skew(j.skew),
 	}
@@ -89,7 +90,7 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		}
 		if j.classes != "" {
 			var err error
-			if opt.Classes, err = join.SplitList(j.classes); err != nil {
+			if opt.Classes, err = key.SplitList(j.classes); err != nil {
 				return opt, usageError{fmt.Errorf("%s: --classes %w (a label holding a comma is written quoted, as in a CSV line)", cmd, err)}
 			}
 		}
@@ -124,7 +125,7 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	if check.Bank != "" { // the bank fills these in: check the rest
 		// (the join columns' count stands for the key's, unknown until the
 		// bank is read)
-		check.KeyCol, check.KeyType = cmp.Or(check.KeyCol, check.JoinCol, "PATENT"), cmp.Or(check.KeyType, join.IntKeys)
+		check.KeyCol, check.KeyType = cmp.Or(check.KeyCol, check.JoinCol, "PATENT"), cmp.Or(check.KeyType, key.Int)
 	}
 	resolved, err := check.Resolve()
 	if err != nil {

@@ -15,8 +15,6 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
-
-	"github.com/acbfjoin/acbfjoin/internal/fixture"
 )
 
 func runCmd(args ...string) (string, string, error) {
@@ -164,7 +162,7 @@ func TestRunCompare(t *testing.T) {
 	// Typed: the NBER columns as their schema says, the keys as integers
 	// (every column was a required string, less typed than the CSV).
 	pq, _ := os.ReadFile(pqOut)
-	tbl := fixture.ReadParquet(t, pq)
+	tbl := testutil.ReadParquet(t, pq)
 	for name, want := range map[string]arrow.DataType{"CITING": arrow.PrimitiveTypes.Int64, "CITED": arrow.PrimitiveTypes.Int64,
 		"GYEAR": arrow.PrimitiveTypes.Int64, "RATIOCIT": arrow.PrimitiveTypes.Float64, "COUNTRY": arrow.BinaryTypes.String} {
 		idx := tbl.Schema().FieldIndices(name)

@@ -11,9 +11,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/acbfjoin/acbfjoin/key"
+
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/mdbf"
 	"github.com/acbfjoin/acbfjoin/tuple"
 )
@@ -236,20 +237,20 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	ckc, ckt, err := join.CanonicalKey(*keyCol, join.KeyType(*keyType))
+	ckc, ckt, err := key.Canonical(*keyCol, key.Type(*keyType))
 	if err != nil {
 		return usageError{fmt.Errorf("multikey absent: --key-col %s --key-type %s: %v", *keyCol, *keyType, err)}
 	}
-	names, err := join.SplitColumns(ckc)
+	names, err := key.SplitColumns(ckc)
 	if err != nil {
 		return usageError{fmt.Errorf("multikey absent: --key-col: %v", err)}
 	}
 	if len(names) < 2 {
 		return usageError{fmt.Errorf("multikey absent: --key-col %s: the per-column layout needs a key of several columns", *keyCol)}
 	}
-	var types []join.KeyType
+	var types []key.Type
 	for _, t := range strings.Split(string(ckt), ",") {
-		types = append(types, join.KeyType(t))
+		types = append(types, key.Type(t))
 	}
 	if len(types) != len(names) {
 		return usageError{fmt.Errorf("multikey absent: --key-type %s: %d types for %d columns", *keyType, len(types), len(names))}
@@ -293,7 +294,7 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 		dist[i] = fmt.Sprint(v)
 	}
 	fmt.Fprintf(&w, "%s: %d key rows, %d distinct key tuples over %s; distinct values %s = %d combinations, %d of them absent (%.2f%% of the combinations are keys)\n",
-		*keys, rec, res.Keys, join.JoinColumns(names), strings.Join(dist, " x "), res.Combinations, res.Absent, 100*float64(res.Keys)/float64(res.Combinations))
+		*keys, rec, res.Keys, key.JoinColumns(names), strings.Join(dist, " x "), res.Combinations, res.Absent, 100*float64(res.Keys)/float64(res.Combinations))
 	if bad > 0 {
 		fmt.Fprintf(&w, "skipped %d bad rows\n", bad)
 	}
@@ -333,9 +334,9 @@ func rate(fp, trials int64) float64 {
 	return float64(fp) / float64(trials)
 }
 
-// readTupleKeys reads the distinct key tuples of a key file (join.KeySpec's
+// readTupleKeys reads the distinct key tuples of a key file (key.Spec's
 // composite keys), and the key rows read and skipped.
-func readTupleKeys(ctx context.Context, path string, sep byte, names []string, types []join.KeyType, skip bool) (keys [][]byte, tts []tuple.Type, records, bad int64, err error) {
+func readTupleKeys(ctx context.Context, path string, sep byte, names []string, types []key.Type, skip bool) (keys [][]byte, tts []tuple.Type, records, bad int64, err error) {
 	rc, name, err := csvscan.OpenContext(ctx, path)
 	if err != nil {
 		return nil, nil, 0, 0, fileFlag("keys", path, err)
@@ -355,7 +356,7 @@ func readTupleKeys(ctx context.Context, path string, sep byte, names []string, t
 	if err != nil {
 		return nil, nil, 0, 0, err
 	}
-	spec, err := join.NewKeySpec(header, names, types)
+	spec, err := key.NewSpec(header, names, types)
 	if err != nil {
 		return nil, nil, 0, 0, usageError{fmt.Errorf("--keys %s: --key-col: %v", name, err)}
 	}
@@ -368,7 +369,7 @@ func readTupleKeys(ctx context.Context, path string, sep byte, names []string, t
 			}
 		}
 		records++
-		key, err = spec.AppendKey(key[:0], r.Fields())
+		key, err = spec.Append(key[:0], r.Fields())
 		if err != nil {
 			if skip {
 				bad++

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
-
-	"github.com/acbfjoin/acbfjoin/internal/fixture"
 )
 
 // TestParquetKeepsValues: the Parquet output's types come from the values
@@ -29,7 +29,7 @@ func TestParquetKeepsValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl := fixture.ReadParquet(t, data)
+	tbl := testutil.ReadParquet(t, data)
 	if tbl.NumRows() != 3 {
 		t.Fatalf("%d rows, want 3", tbl.NumRows())
 	}

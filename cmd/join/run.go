@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"io"
 	"time"
 
@@ -209,7 +210,7 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return flagError("build-filter", fs, err)
 	}
-	kc, kt, err := join.CanonicalKey(opt.KeyCol, opt.KeyType) // as the join that reads it resolves them
+	kc, kt, err := key.Canonical(opt.KeyCol, opt.KeyType) // as the join that reads it resolves them
 	if err != nil {
 		return flagError("build-filter", fs, err)
 	}

@@ -22,12 +22,12 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 
-	"github.com/acbfjoin/acbfjoin/internal/fixture"
+	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
 )
 
 // smallData generates a small NBER-shaped data set and a key sample.
 func smallData(t *testing.T) (keys, cite string) {
-	d := fixture.Generate(t, 0.003, 500, 5)
+	d := nbertest.Generate(t, 0.003, 500, 5)
 	return d.Keys, d.Cite
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"io"
 	"os"
 	"path/filepath"
@@ -77,7 +78,7 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	opt.KeyType = join.KeyType(*keyType)
+	opt.KeyType = key.Type(*keyType)
 	opt.Filter = filters.Kind(*filter)
 	var err error
 	if opt.Sizing, err = sf.sizing("stream"); err != nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/csvscan"
 )
 
 const streamMini = "../../../shared/data/nber-mini"
@@ -35,7 +35,7 @@ func csvLine(fields []string) string {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = join.AppendCSVField(b, []byte(f))
+		b = csvscan.AppendField(b, []byte(f))
 	}
 	return string(b)
 }

@@ -4,6 +4,7 @@ package testutil
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -12,6 +13,11 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 )
 
 // Seed returns the seed for a randomised test: ACBFJOIN_SEED if set, else the
@@ -134,4 +140,24 @@ func DirNames(t testing.TB, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// ReadParquet reads a Parquet file back as an Arrow table with Arrow's
+// pqarrow reader (released when the test ends).
+func ReadParquet(t testing.TB, data []byte) arrow.Table {
+	t.Helper()
+	rdr, err := file.NewParquetReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tbl.Release)
+	return tbl
 }

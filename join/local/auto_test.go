@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/internal/fixture"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/join"
 )
@@ -31,7 +31,7 @@ import (
 // failed. The timed path runs in the last case (a stream), asserting rows
 // only.
 func TestFilterAuto(t *testing.T) {
-	gen := fixture.Generate(t, 0.01, 1500, 3)
+	gen := nbertest.Generate(t, 0.01, 1500, 3)
 	want := naiveJoin(t, gen.Keys, gen.Cite, "PATENT", "CITED")
 	check := func(name string, opt join.Options, wantRows []string) *join.Report {
 		t.Helper()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"maps"
 	"os"
 	"path/filepath"
@@ -209,7 +210,7 @@ func TestScanClassesDuplicatesAndBadRows(t *testing.T) {
 	path := filepath.Join(dir, "r.tsv")
 	testutil.WriteFile(t, path, []byte("tconst\taverageRating\tnumVotes\ntt1\t6.5\t5\ntt1\t7.4\t5\ntt2\t6.5\t9\ntt3\t1.4\t5\ntt-very-long-key-0001\t1.0\t5\ntt-very-long-key-0001\t1.2\t5\n"), 0o644)
 	cl, _ := bank.ParseClassing("round")
-	res, err := ScanClasses(context.Background(), ClassScan{Keys: path, KeyCol: "tconst", ClassCol: "averageRating", KeyType: join.StringKeys, Classing: cl})
+	res, err := ScanClasses(context.Background(), ClassScan{Keys: path, KeyCol: "tconst", ClassCol: "averageRating", KeyType: key.String, Classing: cl})
 	testutil.Check(t, err)
 	got := map[string]int{}
 	for _, c := range res.Classes {
@@ -222,11 +223,11 @@ func TestScanClassesDuplicatesAndBadRows(t *testing.T) {
 		t.Errorf("classes %v, %d rows", got, res.Records)
 	}
 	testutil.WriteFile(t, path, []byte("tconst\taverageRating\tnumVotes\ntt1\t6.5\t5\ntt2\tnone\t5\n"), 0o644)
-	_, err = ScanClasses(context.Background(), ClassScan{Keys: path, KeyCol: "tconst", ClassCol: "averageRating", KeyType: join.StringKeys, Classing: cl})
+	_, err = ScanClasses(context.Background(), ClassScan{Keys: path, KeyCol: "tconst", ClassCol: "averageRating", KeyType: key.String, Classing: cl})
 	if err == nil || !strings.Contains(err.Error(), "r.tsv:3: averageRating") {
 		t.Errorf("a bad class: %v", err)
 	}
-	res, err = ScanClasses(context.Background(), ClassScan{Keys: path, KeyCol: "tconst", ClassCol: "averageRating", KeyType: join.StringKeys, Classing: cl, SkipBadRows: true})
+	res, err = ScanClasses(context.Background(), ClassScan{Keys: path, KeyCol: "tconst", ClassCol: "averageRating", KeyType: key.String, Classing: cl, SkipBadRows: true})
 	testutil.Check(t, err)
 	if res.BadRows != 1 || len(res.Classes) != 1 {
 		t.Errorf("skip: %d bad rows, %d classes", res.BadRows, len(res.Classes))
@@ -240,13 +241,13 @@ func TestScanClassesDuplicatesAndBadRows(t *testing.T) {
 func TestScanClassesShared(t *testing.T) {
 	seed := testutil.Seed(t)
 	r := testutil.Rand(seed)
-	for _, kt := range []join.KeyType{join.IntKeys, join.StringKeys} {
+	for _, kt := range []key.Type{key.Int, key.String} {
 		var b strings.Builder
 		b.WriteString("K,C\n")
 		model := map[string]map[string]bool{} // key -> classes
 		for range 20000 {
 			k := fmt.Sprint(r.IntN(5000))
-			if kt == join.StringKeys && r.IntN(4) == 0 {
+			if kt == key.String && r.IntN(4) == 0 {
 				k = "a-key-longer-than-fifteen-bytes-" + k
 			}
 			c := fmt.Sprint(r.IntN(12))
@@ -268,7 +269,7 @@ func TestScanClassesShared(t *testing.T) {
 				continue
 			}
 			want++
-			key, _ := join.KeySpec{Cols: []int{0}, Names: []string{"K"}, Types: []join.KeyType{kt}}.AppendKey(nil, [][]byte{[]byte(k)})
+			key, _ := key.Spec{Cols: []int{0}, Names: []string{"K"}, Types: []key.Type{kt}}.Append(nil, [][]byte{[]byte(k)})
 			labels := slices.Sorted(maps.Keys(cs))
 			if got := shared[string(key)]; !slices.Equal(got, labels) {
 				t.Fatalf("%s: key %s in %v, the scan says %v", kt, k, labels, got)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"slices"
 
 	"github.com/acbfjoin/acbfjoin/bank"
@@ -66,18 +67,18 @@ func withBank(ctx context.Context, opt join.Options) (join.Options, *bankPlan, e
 		}
 	}
 	// The key: the bank's unless given; given, the same as the bank's once
-	// both are written alike (join.CanonicalKey).
-	bkc, bkt, err := join.CanonicalKey(b.KeyCol, join.KeyType(b.KeyType))
+	// both are written alike (key.Canonical).
+	bkc, bkt, err := key.Canonical(b.KeyCol, key.Type(b.KeyType))
 	if err != nil {
 		return opt, nil, fmt.Errorf("%s: %w", opt.Bank, err)
 	}
 	if opt.KeyCol != "" {
-		cols, err := join.SplitColumns(opt.KeyCol)
-		if err != nil || join.JoinColumns(cols) != bkc {
+		cols, err := key.SplitColumns(opt.KeyCol)
+		if err != nil || key.JoinColumns(cols) != bkc {
 			return opt, nil, bankOption("KeyCol", opt.KeyCol, opt.Bank, b.KeyCol)
 		}
 	}
-	kc, kt, err := join.CanonicalKey(bkc, cmp.Or(opt.KeyType, bkt))
+	kc, kt, err := key.Canonical(bkc, cmp.Or(opt.KeyType, bkt))
 	if err != nil {
 		return opt, nil, err
 	}
@@ -131,7 +132,7 @@ func routeRow(rec shuffle.Record, buf []byte, route join.Route, label string, id
 		if len(rec.Row) > 0 {
 			buf = append(buf, ',')
 		}
-		buf = join.AppendCSVField(buf, []byte(label))
+		buf = csvscan.AppendField(buf, []byte(label))
 	case join.RouteDir:
 		tmp = append(tmp[:0], rec.Row...)
 		buf = binary.BigEndian.AppendUint16(buf[:start+klen], uint16(idx))

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/internal/fixture"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -23,7 +23,7 @@ import (
 // Run that never returns fails by the test's timeout. The CLI turns SIGINT
 // and SIGTERM into this cancellation (cmd/join/faults_test.go).
 func TestCancelEveryPhase(t *testing.T) {
-	gen := fixture.Generate(t, 0.01, 1000, 3)
+	gen := nbertest.Generate(t, 0.01, 1000, 3)
 	keys := gen.Keys
 	for _, tc := range []struct {
 		name  string

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"maps"
 	"runtime"
 	"slices"
@@ -22,9 +23,9 @@ import (
 type ClassScan struct {
 	Keys     string // the key file ("-" for standard input)
 	KeysName string // names it in messages, if set
-	KeyCol   string // several, comma-separated, for a composite key (join.SplitColumns)
+	KeyCol   string // several, comma-separated, for a composite key (key.SplitColumns)
 	ClassCol string
-	KeyType  join.KeyType // default int; one a key column or one for all
+	KeyType  key.Type // default int; one a key column or one for all
 	Classing bank.Classing
 	Sep      byte // field separator (0: by the file's name: csvscan.SepFor)
 	Mappers  int  // goroutines (0: one a core)
@@ -62,7 +63,7 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 	}
 	defer s.close()
 	// The key columns and types as a join resolves them.
-	cols, types, err := join.ParseKey(cs.KeyCol, cs.KeyType)
+	cols, types, err := key.Parse(cs.KeyCol, cs.KeyType)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,7 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 				return ctx.Err()
 			}
 			f := r.Fields()
-			key, err := ks.AppendKey(kb[:0], f)
+			key, err := ks.Append(kb[:0], f)
 			if err != nil {
 				if err := rowError(bad, r, "", err); err != nil {
 					return err

@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -24,7 +25,7 @@ import (
 // encoding/csv (an independent reader): a nested-loop join, integer
 // components compared as numbers, rows as field lists (large fields, then
 // key fields but the key columns), sorted.
-func naiveTupleJoin(t *testing.T, keysPath, inputPath string, keyCols, joinCols []string, types []join.KeyType) []string {
+func naiveTupleJoin(t *testing.T, keysPath, inputPath string, keyCols, joinCols []string, types []key.Type) []string {
 	t.Helper()
 	read := func(path string) ([]string, [][]string) {
 		f, err := os.Open(path)
@@ -48,8 +49,8 @@ func naiveTupleJoin(t *testing.T, keysPath, inputPath string, keyCols, joinCols 
 		return ix
 	}
 	ki, ji := idx(kh, keyCols), idx(ih, joinCols)
-	equal := func(a, b string, kt join.KeyType) bool {
-		if kt == join.StringKeys {
+	equal := func(a, b string, kt key.Type) bool {
+		if kt == key.String {
 			return a == b
 		}
 		x, err1 := strconv.ParseInt(a, 10, 64)
@@ -133,7 +134,7 @@ func TestCompositeDifferential(t *testing.T) {
 	dir := t.TempDir()
 	keys, input := tupleFiles(t, dir, seed, 60, 3000)
 	cols, jcols := []string{"A", "B", "C"}, []string{"X", "Y", "Z"}
-	types := []join.KeyType{join.IntKeys, join.StringKeys, join.IntKeys}
+	types := []key.Type{key.Int, key.String, key.Int}
 	want := naiveTupleJoin(t, keys, input, cols, jcols, types)
 	if len(want) == 0 {
 		t.Fatal("the generated sides do not join")
@@ -274,7 +275,7 @@ func TestCompositeRealSample(t *testing.T) {
 	if err := os.WriteFile(pp, []byte(pairs.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := naiveTupleJoin(t, pp, cite, []string{"CITING", "CITED"}, []string{"CITING", "CITED"}, []join.KeyType{join.IntKeys, join.IntKeys})
+	want := naiveTupleJoin(t, pp, cite, []string{"CITING", "CITED"}, []string{"CITING", "CITED"}, []key.Type{key.Int, key.Int})
 	base := join.Options{Keys: pp, Input: cite, KeyCol: "CITING,CITED", JoinCol: "CITING,CITED", Filter: filters.Bloom, Sort: true, Mappers: 2, Reducers: 2}
 	for _, layout := range []join.Layout{join.LayoutComposite, join.LayoutPerColumn} {
 		o := base

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -99,7 +100,7 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 					return ctx.Err()
 				}
 				var err error
-				if w.key, err = x.joinSpec.AppendKey(w.key[:0], r.Fields()); err == nil { // else the map phase reports it
+				if w.key, err = x.joinSpec.Append(w.key[:0], r.Fields()); err == nil { // else the map phase reports it
 					add(w.key)
 				}
 			}
@@ -112,7 +113,7 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 				return ctx.Err()
 			}
 			for i := range w.batch.Len() {
-				if key, err := join.KeyOf(kt, w.kb[:], w.batch.Field(i)); err == nil { // else the map phase reports it
+				if key, err := key.Of(kt, w.kb[:], w.batch.Field(i)); err == nil { // else the map phase reports it
 					add(key)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,13 +95,13 @@ func TestHotExclusions(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The reference: the exact set, no exclusions (naiveJoin takes integer keys).
-	_, ref := runJoin(t, join.Options{Keys: k2, KeyCol: "K", Input: i2, JoinCol: "K", KeyType: join.StringKeys, Filter: filters.Exact, Sort: true})
+	_, ref := runJoin(t, join.Options{Keys: k2, KeyCol: "K", Input: i2, JoinCol: "K", KeyType: key.String, Filter: filters.Exact, Sort: true})
 	want2 := parseOutput(t, ref)
 	if len(want2) != 2 {
 		t.Fatalf("the exact set gives %d rows, want 2", len(want2))
 	}
 	for _, kind := range []filters.Kind{filters.None, filters.Bloom} {
-		opt := join.Options{Keys: k2, KeyCol: "K", Input: i2, JoinCol: "K", KeyType: join.StringKeys, Filter: kind, Sort: true, HotExclusions: 5}
+		opt := join.Options{Keys: k2, KeyCol: "K", Input: i2, JoinCol: "K", KeyType: key.String, Filter: kind, Sort: true, HotExclusions: 5}
 		if kind == filters.Bloom {
 			opt.Sizing = filters.Sizing{FPP: 0.3}
 		}

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"slices"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 type execution struct {
 	opt               join.Options // resolved
 	keys, input       *side
-	keySpec, joinSpec join.KeySpec // the key columns of each side
+	keySpec, joinSpec key.Spec // the key columns of each side
 	sh                *shuffle.Shuffle
 	bad               *badRows  // with SkipBadRows
 	bank              *bankPlan // a bank join (Options.Bank)
@@ -89,7 +90,7 @@ func (x *execution) lap(name string) {
 }
 
 // keyError handles a join key that does not parse in r's current record
-// (err names the column: join.KeySpec.AppendKey): an error, or with
+// (err names the column: key.Spec.AppendKey): an error, or with
 // SkipBadRows a counted bad row.
 func (x *execution) keyError(r *csvscan.Reader, err error) error {
 	if x.bad == nil {

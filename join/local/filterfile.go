@@ -46,7 +46,7 @@ func ReadKeySet(ctx context.Context, opt join.Options) ([][]byte, error) {
 	err = scan(ctx, s, opt.Mappers, func() map[string]struct{} { return map[string]struct{}{} }, func(local map[string]struct{}, r *csvscan.Reader) error {
 		var kb []byte
 		for r.Next() {
-			k, err := ks.AppendKey(kb[:0], r.Fields())
+			k, err := ks.Append(kb[:0], r.Fields())
 			if err != nil {
 				return r.Errorf("%w", err)
 			}

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"os"
 	"slices"
 	"strconv"
@@ -40,7 +41,7 @@ func openSide(ctx context.Context, option, path, name string, parts int, skipBad
 	if err != nil {
 		return nil, join.FileError(option, path, err)
 	}
-	if err := join.CheckHeader(in.Name, in.Header); err != nil {
+	if err := key.CheckHeader(in.Name, in.Header); err != nil {
 		in.Close()
 		return nil, err
 	}
@@ -61,8 +62,8 @@ func (s *side) column(name, col string) (int, error) {
 }
 
 // keySpec finds the columns of a key (the option name's: KeyCol, JoinCol).
-func (s *side) keySpec(name string, cols []string, types []join.KeyType) (join.KeySpec, error) {
-	ks := join.KeySpec{Names: cols, Types: types}
+func (s *side) keySpec(name string, cols []string, types []key.Type) (key.Spec, error) {
+	ks := key.Spec{Names: cols, Types: types}
 	for _, c := range cols {
 		i, err := s.column(name, c)
 		if err != nil {

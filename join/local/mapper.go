@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"sync"
 	"sync/atomic"
 
@@ -31,7 +32,7 @@ type mapStats struct {
 const mapBatch = 256
 
 // mapInput reads the large side with one goroutine per mapper, each with its
-// filter copy: every row's join key (join.KeyOf) is tested against the
+// filter copy: every row's join key (key.Of) is tested against the
 // filter, as join.MapInputRow does, and the survivors (join.InputRecord)
 // go to their partition of the shuffle. Rows are read in batches of the join
 // column only (csvscan.NextBatch): no field slice is built for a row the
@@ -83,20 +84,20 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 			if ctx.Err() != nil { // a batch is a few microseconds of work
 				return ctx.Err()
 			}
-			// The keys of the batch (join.KeyOf), then the filter's verdict
+			// The keys of the batch (key.Of), then the filter's verdict
 			// on all of them at once where it can (their memory accesses
 			// overlap), then the survivors to the shuffle. recs maps a key
 			// to its record; nil when they are one to one.
 			n := b.Len()
 			m.keys, m.recs = m.keys[:0], nil
-			if kt == join.IntKeys {
+			if kt == key.Int {
 				m.keys = m.intKeys[:n]
 			}
 			for i := range n {
-				key, err := join.KeyOf(kt, m.kb[i][:], b.Field(i))
+				k, err := key.Of(kt, m.kb[i][:], b.Field(i))
 				if err == nil {
-					if kt != join.IntKeys {
-						m.keys = append(m.keys, key)
+					if kt != key.Int {
+						m.keys = append(m.keys, k)
 					}
 					continue
 				}
@@ -181,7 +182,7 @@ func (st *mapStats) settle(sp *skewPlan) {
 }
 
 // mapTuples is mapInput for a composite key: rows are read whole (every key
-// column is needed), their tuple made (join.KeySpec.AppendKey), tested and
+// column is needed), their tuple made (key.Spec.AppendKey), tested and
 // the survivors shuffled. Slower per row than mapInput's batches of one
 // column; single-column joins never come here.
 func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (mapStats, error) {
@@ -216,7 +217,7 @@ func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (map
 			if n%checkEvery == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			key, err := ks.AppendKey(m.key[:0], r.Fields())
+			key, err := ks.Append(m.key[:0], r.Fields())
 			if err != nil {
 				if err := x.keyError(r, err); err != nil {
 					return err
@@ -272,9 +273,9 @@ func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (map
 // gatherKeys makes the keys of a batch one record at a time, for a batch in
 // which some key does not parse: those are errors, or skipped bad rows. It
 // returns the keys and the record of each (kb holds the integer keys).
-func (x *execution) gatherKeys(r *csvscan.Reader, b *csvscan.Batch, kt join.KeyType, kb [][8]byte, keys [][]byte, recs []int) ([][]byte, []int, error) {
+func (x *execution) gatherKeys(r *csvscan.Reader, b *csvscan.Batch, kt key.Type, kb [][8]byte, keys [][]byte, recs []int) ([][]byte, []int, error) {
 	for i := range b.Len() {
-		key, err := join.KeyOf(kt, kb[i][:], b.Field(i))
+		key, err := key.Of(kt, kb[i][:], b.Field(i))
 		if err != nil {
 			if err := x.batchKeyError(r, b, i, fmt.Errorf("%s: %w", x.opt.JoinCol, err)); err != nil {
 				return nil, nil, err
@@ -302,5 +303,5 @@ func reencode(dst, raw []byte, nfields int, sep byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	return join.AppendCSVFields(dst, fields), nil
+	return csvscan.AppendFields(dst, fields), nil
 }

@@ -11,12 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/key"
+
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 
 	"github.com/acbfjoin/acbfjoin/join"
-
-	"github.com/acbfjoin/acbfjoin/internal/fixture"
 )
 
 // writeParquet writes lines through a Parquet sink, from two writers, and
@@ -110,12 +111,12 @@ func TestParquetTypesFromValues(t *testing.T) {
 		{"quoted", []string{`"7"`, `"a,b"`}, str},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := join.OutputHeader([]byte("K,V"), []string{"K", "V"}, oneKey(0, join.StringKeys), []string{"K"}, oneKey(0, join.StringKeys))
+			h := join.OutputHeader([]byte("K,V"), []string{"K", "V"}, oneKey(0, key.String), []string{"K"}, oneKey(0, key.String))
 			var lines []string
 			for i, v := range c.values {
 				lines = append(lines, fmt.Sprintf("k%d,%s\n", i, v))
 			}
-			tbl := fixture.ReadParquet(t, writeParquet(t, h, lines))
+			tbl := testutil.ReadParquet(t, writeParquet(t, h, lines))
 			keys, _ := column(t, tbl, 0)
 			vals, typ := column(t, tbl, 1)
 			if !arrow.TypeEqual(typ, c.want) {
@@ -146,8 +147,8 @@ func TestParquetTypesFromValues(t *testing.T) {
 // TestParquetRows: more rows than a row group, quoted fields with quotes
 // and commas, NULLs, and an output with no rows (every column UTF-8).
 func TestParquetRows(t *testing.T) {
-	h := join.OutputHeader([]byte(`"CITING","CITED"`), []string{"CITING", "CITED"}, oneKey(1, join.IntKeys),
-		[]string{"PATENT", "GYEAR", "RATIOCIT", "COUNTRY"}, oneKey(0, join.IntKeys))
+	h := join.OutputHeader([]byte(`"CITING","CITED"`), []string{"CITING", "CITED"}, oneKey(1, key.Int),
+		[]string{"PATENT", "GYEAR", "RATIOCIT", "COUNTRY"}, oneKey(0, key.Int))
 	var lines []string
 	for i := 0; i < 70000; i++ { // more than one row group
 		country := ""
@@ -157,7 +158,7 @@ func TestParquetRows(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("%d,%d,%d,0.5,%s\n", 4000000+i%7, 3858241, 1975+i%5, country))
 	}
 	lines = append(lines, "4000001,42,,,\n")
-	tbl := fixture.ReadParquet(t, writeParquet(t, h, lines))
+	tbl := testutil.ReadParquet(t, writeParquet(t, h, lines))
 	if tbl.NumRows() != 70001 || tbl.NumCols() != 5 {
 		t.Fatalf("table %d rows x %d cols", tbl.NumRows(), tbl.NumCols())
 	}
@@ -187,7 +188,7 @@ func TestParquetRows(t *testing.T) {
 		t.Fatalf("rows differ: %d distinct, want %d", len(got), len(want))
 	}
 
-	empty := fixture.ReadParquet(t, writeParquet(t, h, nil))
+	empty := testutil.ReadParquet(t, writeParquet(t, h, nil))
 	if empty.NumRows() != 0 || empty.NumCols() != 5 {
 		t.Fatalf("no rows: table %d rows x %d cols", empty.NumRows(), empty.NumCols())
 	}
@@ -203,20 +204,20 @@ func TestParquetRows(t *testing.T) {
 // Parquet writer re-read the CSV output); a failure removes the spool.
 func TestParquetLimits(t *testing.T) {
 	long := strings.Repeat("p", 1<<20)
-	h := join.OutputHeader([]byte("CITING,CITED,PAD"), []string{"CITING", "CITED", "PAD"}, oneKey(1, join.IntKeys), []string{"PATENT", "V"}, oneKey(0, join.IntKeys))
-	tbl := fixture.ReadParquet(t, writeParquet(t, h, []string{"10,1," + long + "," + long + "\n"}))
+	h := join.OutputHeader([]byte("CITING,CITED,PAD"), []string{"CITING", "CITED", "PAD"}, oneKey(1, key.Int), []string{"PATENT", "V"}, oneKey(0, key.Int))
+	tbl := testutil.ReadParquet(t, writeParquet(t, h, []string{"10,1," + long + "," + long + "\n"}))
 	if got := tbl.Column(2).Data().Chunk(0).(*array.String).Value(0); got != long {
 		t.Fatalf("a 1 MiB field came back as %d bytes", len(got))
 	}
-	var names, key []string
+	var names, keyNames []string
 	var row []string
 	for i := range 600 {
 		names = append(names, fmt.Sprintf("L%d", i))
-		key = append(key, fmt.Sprintf("K%d", i))
+		keyNames = append(keyNames, fmt.Sprintf("K%d", i))
 		row = append(row, fmt.Sprint(i))
 	}
-	wide := join.OutputHeader([]byte(strings.Join(names, ",")), names, oneKey(0, join.StringKeys), key, oneKey(0, join.StringKeys))
-	tbl = fixture.ReadParquet(t, writeParquet(t, wide, []string{strings.Join(row, ",") + "," + strings.Join(row[1:], ",") + "\n"}))
+	wide := join.OutputHeader([]byte(strings.Join(names, ",")), names, oneKey(0, key.String), keyNames, oneKey(0, key.String))
+	tbl = testutil.ReadParquet(t, writeParquet(t, wide, []string{strings.Join(row, ",") + "," + strings.Join(row[1:], ",") + "\n"}))
 	if tbl.NumCols() != 1199 {
 		t.Fatalf("%d columns, want 1199", tbl.NumCols())
 	}
@@ -238,8 +239,8 @@ func TestParquetLimits(t *testing.T) {
 }
 
 // oneKey is the KeySpec of one key column at index i.
-func oneKey(i int, kt join.KeyType) join.KeySpec {
-	return join.KeySpec{Cols: []int{i}, Names: []string{"key"}, Types: []join.KeyType{kt}}
+func oneKey(i int, kt key.Type) key.Spec {
+	return key.Spec{Cols: []int{i}, Names: []string{"key"}, Types: []key.Type{kt}}
 }
 
 // FuzzCanonical checks canonicalInt and canonicalFloat against their

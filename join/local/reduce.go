@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/csvscan"
 	"sync"
 	"sync/atomic"
 
@@ -141,7 +142,7 @@ func headerBytes(h []string) [][]byte {
 func (x *execution) outputHeader() join.Header {
 	raw := x.input.headerRaw
 	if x.input.sep != ',' {
-		raw = join.AppendCSVFields(nil, headerBytes(x.input.header))
+		raw = csvscan.AppendFields(nil, headerBytes(x.input.header))
 	}
 	h := join.OutputHeader(raw, x.input.header, x.joinSpec, x.keys.header, x.keySpec)
 	if x.opt.Route == join.RouteColumn {

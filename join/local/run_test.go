@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acbfjoin/acbfjoin/key"
+
 	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/internal/fixture"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
@@ -128,7 +130,7 @@ func checkReport(t *testing.T, rep *join.Report, want int) {
 // TestDifferentialGenerated: every filter, and 1..8 mappers and reducers with a
 // tiny memory budget, give the reference's rows; --sort output is byte-identical.
 func TestDifferentialGenerated(t *testing.T) {
-	gen := fixture.Generate(t, 0.003, 2000, 5)
+	gen := nbertest.Generate(t, 0.003, 2000, 5)
 	keys := gen.Keys
 	want := naiveJoin(t, keys, gen.Cite, "PATENT", "CITED")
 	if len(want) < 100 {
@@ -210,7 +212,7 @@ func TestMeasuredFPP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long statistical run")
 	}
-	gen := fixture.Generate(t, 0.05, 3300, 11)
+	gen := nbertest.Generate(t, 0.05, 3300, 11)
 	keys := gen.Keys
 	for _, kind := range []filters.Kind{filters.CBF, filters.ACBF2} {
 		var buf bytes.Buffer
@@ -288,7 +290,7 @@ func TestRunErrors(t *testing.T) {
 	}
 	// String keys: "01" and "1" differ.
 	testutil.WriteFile(t, input, []byte("CITING,CITED\n10,01\n11,1\n"), 0o644)
-	rep, out := runJoin(t, join.Options{Keys: keys, Input: input, KeyType: join.StringKeys, Filter: filters.Exact})
+	rep, out := runJoin(t, join.Options{Keys: keys, Input: input, KeyType: key.String, Filter: filters.Exact})
 	if rep.JoinRows != 1 || !strings.Contains(string(out), "11,1,a") {
 		t.Errorf("string keys: %d rows, %q", rep.JoinRows, out)
 	}
@@ -312,7 +314,7 @@ func TestSharedBroadcast(t *testing.T) {
 			t.Errorf("broadcastCopies(%d, %d) = %d, want %d", tc.mappers, tc.size, got, tc.want)
 		}
 	}
-	gen := fixture.Generate(t, 0.002, 1000, 9)
+	gen := nbertest.Generate(t, 0.002, 1000, 9)
 	keys := gen.Keys
 	want := naiveJoin(t, keys, gen.Cite, "PATENT", "CITED")
 	defer func(old uint64) { broadcastLimit = old }(broadcastLimit)
@@ -335,7 +337,7 @@ func TestSharedBroadcast(t *testing.T) {
 // while the map phase reads it gave a join of no version of the file, exit 0;
 // now the run fails with csvscan.ErrChanged.
 func TestInputChangedWhileRead(t *testing.T) {
-	gen := fixture.Generate(t, 0.002, 500, 4)
+	gen := nbertest.Generate(t, 0.002, 500, 4)
 	keys := gen.Keys
 	orig, err := os.ReadFile(gen.Cite)
 	if err != nil {
@@ -401,9 +403,9 @@ func kinds() []filters.Kind {
 // holds. The estimate it replaced counted 8 bytes a row too many and said
 // 77.4% where a real run showed 74.0%.
 func TestShuffleReductionMeasured(t *testing.T) {
-	gen := fixture.Generate(t, 0.01, 600, 8)
+	gen := nbertest.Generate(t, 0.01, 600, 8)
 	keys := gen.Keys
-	for _, kt := range []join.KeyType{join.IntKeys, join.StringKeys} {
+	for _, kt := range []key.Type{key.Int, key.String} {
 		none, _ := runJoin(t, join.Options{Keys: keys, Input: gen.Cite, Filter: filters.None, KeyType: kt, Mappers: 2, Reducers: 3})
 		for _, kind := range []filters.Kind{filters.Exact, filters.CBF, filters.ACBF} {
 			rep, _ := runJoin(t, join.Options{Keys: keys, Input: gen.Cite, Filter: kind, KeyType: kt, Mappers: 2, Reducers: 3})

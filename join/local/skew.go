@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"github.com/acbfjoin/acbfjoin/key"
 	"math"
 	"slices"
 	"time"
@@ -105,12 +106,12 @@ func (x *execution) sample(ctx context.Context) (*skewSample, error) {
 // sampleParts evenly spaced pieces of s (a regular file), opened anew, and
 // counts their keys (ks). Malformed rows and keys that do not parse are
 // skipped: the map phase reports them.
-func sampleSide(ctx context.Context, s *side, ks join.KeySpec, source string) (*skewSample, error) {
+func sampleSide(ctx context.Context, s *side, ks key.Spec, source string) (*skewSample, error) {
 	return sampleSideN(ctx, s, ks, source, sampleParts, samplePartRows)
 }
 
 // sampleSideN is sampleSide with parts pieces of partRows rows.
-func sampleSideN(ctx context.Context, s *side, ks join.KeySpec, source string, parts, partRows int) (*skewSample, error) {
+func sampleSideN(ctx context.Context, s *side, ks key.Spec, source string, parts, partRows int) (*skewSample, error) {
 	in, err := csvscan.OpenInput(ctx, s.path, csvscan.InputOptions{Parts: parts, SkipBad: true, Name: s.name, Sep: s.sep})
 	if err != nil {
 		return nil, err
@@ -137,7 +138,7 @@ func sampleSideN(ctx context.Context, s *side, ks join.KeySpec, source string, p
 		keys, ends = keys[:0], ends[:0]
 		var start time.Time
 		add := func(fields [][]byte) {
-			if k, err := ks.AppendKey(keys, fields); err == nil {
+			if k, err := ks.Append(keys, fields); err == nil {
 				keys = k
 				ends = append(ends, len(keys))
 			}
@@ -305,7 +306,7 @@ func (sp *skewPlan) keyPartitions(key []byte, p int, dst []int) []int {
 }
 
 // report describes the plan and its sample (mode is Options.Skew).
-func (sp *skewPlan) report(mode join.Skew, smp *skewSample, r int, ks join.KeySpec) join.SkewReport {
+func (sp *skewPlan) report(mode join.Skew, smp *skewSample, r int, ks key.Spec) join.SkewReport {
 	rep := join.SkewReport{Mode: mode}
 	if smp == nil {
 		return rep
@@ -326,7 +327,7 @@ func (sp *skewPlan) report(mode join.Skew, smp *skewSample, r int, ks join.KeySp
 		return rep
 	}
 	for _, h := range sp.hot {
-		hk := join.HotKey{Key: ks.FormatKey(h.key), Share: h.share, Partitions: h.parts}
+		hk := join.HotKey{Key: ks.Format(h.key), Share: h.share, Partitions: h.parts}
 		if input {
 			hk.RecordsEstimate = int64(math.Round(h.share * smp.estRows))
 		}

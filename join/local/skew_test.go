@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"math"
 	"os"
 	"path/filepath"
@@ -202,7 +203,7 @@ func TestSkewComposite(t *testing.T) {
 	keys, input := filepath.Join(dir, "keys.csv"), filepath.Join(dir, "input.csv")
 	writeCSVFile(t, keys, []string{"A", "B", "PAY"}, krows)
 	writeCSVFile(t, input, []string{"ROW", "X", "Y"}, irows)
-	want := naiveTupleJoin(t, keys, input, []string{"A", "B"}, []string{"X", "Y"}, []join.KeyType{join.IntKeys, join.StringKeys})
+	want := naiveTupleJoin(t, keys, input, []string{"A", "B"}, []string{"X", "Y"}, []key.Type{key.Int, key.String})
 	for _, reducers := range []int{2, 5, 8} {
 		for _, sorted := range []bool{false, true} {
 			_, auto := runBoth(t, join.Options{Keys: keys, Input: input, KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string",
@@ -315,7 +316,7 @@ func TestSkewStreamInput(t *testing.T) {
 // 11 records (7/11, 14/11 the mean); join rows 5 and 3 of 8.
 func TestSkewReportHandmade(t *testing.T) {
 	enc := func(v int) []byte {
-		k, err := join.KeyOf(join.IntKeys, make([]byte, 8), []byte(strconv.Itoa(v)))
+		k, err := key.Of(key.Int, make([]byte, 8), []byte(strconv.Itoa(v)))
 		testutil.Check(t, err)
 		return k
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // Options is the plan of a streaming join. The zero value of a field is its
@@ -27,7 +28,7 @@ type Options struct {
 	// probe's, as many (default: KeyCol's names). KeyType is int (default)
 	// or string, one a column or one for all, as in join.Options.
 	KeyCol, JoinCol string
-	KeyType         join.KeyType
+	KeyType         key.Type
 	// Batch is the probe rows a batch (default 100,000); KeyBatch the key
 	// events a batch in event mode (default Batch).
 	Batch, KeyBatch int

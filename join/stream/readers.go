@@ -7,6 +7,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 	"github.com/acbfjoin/acbfjoin/sketch/cms"
 )
@@ -52,7 +53,7 @@ func openSide(ctx context.Context, option, path, name string, events bool) (*sid
 			if i > 0 {
 				s.raw = append(s.raw, ',')
 			}
-			s.raw = join.AppendCSVField(s.raw, []byte(h))
+			s.raw = csvscan.AppendField(s.raw, []byte(h))
 		}
 	}
 	if events {
@@ -104,9 +105,9 @@ type probeBatch struct {
 // keyReader reads key records: events ("+row", "-key") or timed rows.
 type keyReader struct {
 	s     *side
-	ks    join.KeySpec
-	del   join.KeySpec // a delete's fields: the key columns in order (newKeyReader)
-	tcol  int          // timed rows: the time column, else -1
+	ks    key.Spec
+	del   key.Spec // a delete's fields: the key columns in order (newKeyReader)
+	tcol  int      // timed rows: the time column, else -1
 	clock clock
 	seq   int64
 }
@@ -175,7 +176,7 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 			}
 			// The delete's fields are the key columns in order: a KeySpec
 			// over them.
-			if b.arena, err = kr.del.AppendKey(b.arena, fields); err != nil {
+			if b.arena, err = kr.del.Append(b.arena, fields); err != nil {
 				b.err = r.Errorf("%w", err)
 				return false
 			}
@@ -197,9 +198,9 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 
 // newKeyReader reads the key records of s whose key is ks; tcol is the
 // time column (timed rows) or -1.
-func newKeyReader(s *side, ks join.KeySpec, tcol int) *keyReader {
+func newKeyReader(s *side, ks key.Spec, tcol int) *keyReader {
 	// A delete's fields are the key columns, in order: a KeySpec over them.
-	del := join.KeySpec{Names: ks.Names, Types: ks.Types}
+	del := key.Spec{Names: ks.Names, Types: ks.Types}
 	for i := range ks.Cols {
 		del.Cols = append(del.Cols, i)
 	}
@@ -232,7 +233,7 @@ func (b *probeBatch) reset() {
 // probeReader reads probe rows.
 type probeReader struct {
 	s     *side
-	ks    join.KeySpec
+	ks    key.Spec
 	tcol  int
 	clock clock
 	rows  int64
@@ -251,7 +252,7 @@ func (pr *probeReader) read(b *probeBatch, n int) bool {
 		fields := r.Fields()
 		rec := probeRec{line: r.Line(), start: len(b.arena)}
 		var err error
-		if b.arena, err = pr.ks.AppendKey(b.arena, fields); err != nil {
+		if b.arena, err = pr.ks.Append(b.arena, fields); err != nil {
 			b.err = r.Errorf("%w", err)
 			return false
 		}
@@ -263,7 +264,7 @@ func (pr *probeReader) read(b *probeBatch, n int) bool {
 				if i > 0 {
 					b.arena = append(b.arena, ',')
 				}
-				b.arena = join.AppendCSVField(b.arena, f)
+				b.arena = csvscan.AppendField(b.arena, f)
 			}
 		}
 		rec.r1 = len(b.arena)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // timedChunk is how many timed key rows the key reader hands over at once.
@@ -47,37 +48,37 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	// --join-col (default the same names).
 	keyCol := opt.KeyCol
 	if keyCol == "" {
-		keyCol = join.JoinColumns(ks.header[:1])
+		keyCol = key.JoinColumns(ks.header[:1])
 	}
-	names, types, err := join.ParseKey(keyCol, opt.KeyType)
+	names, types, err := key.Parse(keyCol, opt.KeyType)
 	if err != nil {
 		return nil, err // an option.Error naming KeyCol or KeyType
 	}
 	joinNames := names
 	if opt.JoinCol != "" {
-		if joinNames, err = join.SplitColumns(opt.JoinCol); err != nil {
+		if joinNames, err = key.SplitColumns(opt.JoinCol); err != nil {
 			return nil, optionError("JoinCol", opt.JoinCol, "%v", err)
 		}
 		if len(joinNames) != len(names) {
-			return nil, optionError("JoinCol", opt.JoinCol, "%d columns for the %d key columns %s", len(joinNames), len(names), join.JoinColumns(names))
+			return nil, optionError("JoinCol", opt.JoinCol, "%d columns for the %d key columns %s", len(joinNames), len(names), key.JoinColumns(names))
 		}
 	}
-	keySpec, err := join.NewKeySpec(ks.header, names, types)
+	keySpec, err := key.NewSpec(ks.header, names, types)
 	if err != nil {
 		return nil, optionError("KeyCol", keyCol, "%s: %v", keyName, err)
 	}
-	probeSpec, err := join.NewKeySpec(ps.header, joinNames, types)
+	probeSpec, err := key.NewSpec(ps.header, joinNames, types)
 	if err != nil {
-		return nil, optionError("JoinCol", join.JoinColumns(joinNames), "%s: %v", probeName, err)
+		return nil, optionError("JoinCol", key.JoinColumns(joinNames), "%s: %v", probeName, err)
 	}
 	kr := newKeyReader(ks, keySpec, -1)
 	pr := &probeReader{s: ps, ks: probeSpec, tcol: -1}
 	if timed {
 		if kr.tcol = index(ks.header, opt.KeyTime); kr.tcol < 0 {
-			return nil, optionError("KeyTime", opt.KeyTime, "no such column in %s (its columns: %s)", keyName, join.JoinColumns(ks.header))
+			return nil, optionError("KeyTime", opt.KeyTime, "no such column in %s (its columns: %s)", keyName, key.JoinColumns(ks.header))
 		}
 		if pr.tcol = index(ps.header, opt.ProbeTime); pr.tcol < 0 {
-			return nil, optionError("ProbeTime", opt.ProbeTime, "no such column in %s (its columns: %s)", probeName, join.JoinColumns(ps.header))
+			return nil, optionError("ProbeTime", opt.ProbeTime, "no such column in %s (its columns: %s)", probeName, key.JoinColumns(ps.header))
 		}
 	}
 
@@ -239,7 +240,7 @@ type engine struct {
 	sk       *sketches
 	w        *bufio.Writer
 	keyName  string
-	keySpec  join.KeySpec
+	keySpec  key.Spec
 	rep      *Report
 	keys     *feed[keyBatch]
 	keysDone bool
@@ -306,7 +307,7 @@ func (e *engine) applyEvent(r *keyRec) error {
 	}
 	gone, err := e.tbl.remove(r.key)
 	if err != nil {
-		return fmt.Errorf("%s:%d: delete of key %s: %w", e.keyName, r.line, e.keySpec.FormatKey(r.key), err)
+		return fmt.Errorf("%s:%d: delete of key %s: %w", e.keyName, r.line, e.keySpec.Format(r.key), err)
 	}
 	if e.sk != nil {
 		e.sk.delete(r.key)

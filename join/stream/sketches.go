@@ -1,7 +1,7 @@
 package stream
 
 import (
-	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/sketch/cms"
 	"github.com/acbfjoin/acbfjoin/sketch/topk"
 )
@@ -26,7 +26,7 @@ type sketches struct {
 	live, del *cms.Sketch
 	hotK      int
 	top       *topk.TopK
-	probeSpec join.KeySpec
+	probeSpec key.Spec
 	last      []HotKey // the top after the last batch read
 }
 
@@ -34,7 +34,7 @@ type sketches struct {
 // whose top-100 recall on Zipf 1.1 is measured in bench/results/stream.md.
 const hotMemory = 64 << 10
 
-func newSketches(opt Options, probeSpec join.KeySpec) (*sketches, error) {
+func newSketches(opt Options, probeSpec key.Spec) (*sketches, error) {
 	cfg, err := cms.ForError(opt.CMSEps, opt.CMSDelta)
 	if err != nil {
 		return nil, optionError("CMSEps", opt.CMSEps, "%v", err)
@@ -90,7 +90,7 @@ func (s *sketches) observe(b *probeBatch) {
 func (s *sketches) format(items []topk.Item) []HotKey {
 	out := make([]HotKey, len(items))
 	for i, it := range items {
-		out[i] = HotKey{Key: s.probeSpec.FormatKey(it.Key), Count: it.Count}
+		out[i] = HotKey{Key: s.probeSpec.Format(it.Key), Count: it.Count}
 	}
 	s.last = out
 	return out

@@ -10,13 +10,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acbfjoin/acbfjoin/csvscan"
+
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
-	"github.com/acbfjoin/acbfjoin/join"
 )
 
 // csvField quotes f as the output does (join.AppendCSVField).
-func csvField(f string) string { return string(join.AppendCSVField(nil, []byte(f))) }
+func csvField(f string) string { return string(csvscan.AppendField(nil, []byte(f))) }
 
 // payload returns a random field: plain, or holding commas, quotes, line
 // breaks, or empty.

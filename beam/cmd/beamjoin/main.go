@@ -12,6 +12,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"io"
 	"log/slog"
 	"os"
@@ -251,7 +252,7 @@ func run(ctx context.Context) (err error) {
 		}
 		defer outF.Abort()
 	}
-	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: join.KeyType(*keyType),
+	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: key.Type(*keyType),
 		Filter: kind, Sizing: sizing, Output: rows}
 	start := time.Now()
 	stop := progress(start)

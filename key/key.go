@@ -1,0 +1,287 @@
+package key
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/tuple"
+)
+
+// Type says how join keys compare.
+type Type string
+
+const (
+	Int    Type = "int"    // as integers: "0042" equals "42"
+	String Type = "string" // as bytes
+)
+
+// MaxColumns bounds the columns of a composite key.
+const MaxColumns = 16
+
+// SplitColumns splits a column list "A,B,C" into names: a CSV record, so a
+// name holding a comma is written quoted ("\"A,1\",B"). Errors name what is
+// wrong (an empty name, a duplicate, more than MaxColumns).
+func SplitColumns(list string) ([]string, error) {
+	names, err := SplitList(list)
+	if err != nil {
+		return nil, fmt.Errorf("column list %w", err)
+	}
+	switch {
+	case len(names) > MaxColumns:
+		return nil, fmt.Errorf("column list %q: %d columns, at most %d", list, len(names), MaxColumns)
+	case slices.Contains(names, ""):
+		return nil, fmt.Errorf("column list %q: an empty name", list)
+	}
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
+			return nil, fmt.Errorf("column list %q: %s twice", list, n)
+		}
+	}
+	return names, nil
+}
+
+// SplitList splits a list "a,b,c" given as one CSV record (RFC 4180: a
+// value holding a comma or a quote is written quoted, "\"a,b\",c"), as
+// every list of names or values on the command line is read (columns,
+// class labels). A line break or a malformed quote is an error quoting the
+// list.
+func SplitList(list string) ([]string, error) {
+	r := csv.NewReader(strings.NewReader(list))
+	r.FieldsPerRecord = -1
+	r.LazyQuotes = false
+	vals, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%q: %v", list, err)
+	}
+	if _, err := r.Read(); err == nil {
+		return nil, fmt.Errorf("%q: a line break", list)
+	}
+	return vals, nil
+}
+
+// JoinColumns is SplitColumns' inverse: names as one CSV record.
+func JoinColumns(names []string) string {
+	var b []byte
+	for i, n := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = csvscan.AppendField(b, []byte(n))
+	}
+	return string(b)
+}
+
+// SplitTypes parses a key type list ("int", "int,string") for n columns:
+// one type applies to all, or one a column; empty is Int.
+func SplitTypes(list Type, n int) ([]Type, error) {
+	if list == "" {
+		list = Int
+	}
+	parts := strings.Split(string(list), ",")
+	if len(parts) != 1 && len(parts) != n {
+		return nil, fmt.Errorf("%d types for %d key columns (one type applies to all)", len(parts), n)
+	}
+	ts := make([]Type, n)
+	for i := range ts {
+		t := Type(parts[min(i, len(parts)-1)])
+		if t != Int && t != String {
+			if len(parts) == 1 {
+				return nil, errors.New("want int or string")
+			}
+			return nil, fmt.Errorf("%q: want int or string", t)
+		}
+		ts[i] = t
+	}
+	return ts, nil
+}
+
+// JoinTypes writes types as a list, SplitTypes' inverse: one type for one
+// column, one a column for several.
+func JoinTypes(ts []Type) Type {
+	if len(ts) == 1 {
+		return ts[0]
+	}
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = string(t)
+	}
+	return Type(strings.Join(s, ","))
+}
+
+// ErrKey is wrapped by the errors of Parse and Canonical.
+var ErrKey = errors.New("key: invalid key")
+
+// Parse parses a key column list and key type as a join takes them (its
+// options KeyCol and KeyType): the columns and one type a column. Its
+// errors are option.Errors naming KeyCol or KeyType.
+func Parse(cols string, kt Type) ([]string, []Type, error) {
+	names, err := SplitColumns(cols)
+	if err != nil {
+		return nil, nil, &option.Error{Pkg: "key", Name: "KeyCol", Value: cols, Reason: err.Error(), Err: ErrKey}
+	}
+	types, err := SplitTypes(kt, len(names))
+	if err != nil {
+		return nil, nil, &option.Error{Pkg: "key", Name: "KeyType", Value: fmt.Sprintf("%q", kt), Reason: err.Error(), Err: ErrKey}
+	}
+	return names, types, nil
+}
+
+// Canonical returns a key column list and key type written back as Parse
+// reads them (JoinColumns; one type a column for a composite key), for
+// files that record a join's key (filter files, banks) and for comparing
+// them.
+func Canonical(cols string, kt Type) (string, Type, error) {
+	names, types, err := Parse(cols, kt)
+	if err != nil {
+		return "", "", err
+	}
+	return JoinColumns(names), JoinTypes(types), nil
+}
+
+// CheckHeader refuses a header that names a column twice (a key column
+// could not say which it is): an error naming the file's line 1 and both
+// columns. O(columns^2), for headers of at most a few hundred names.
+func CheckHeader(file string, names []string) error {
+	for i, h := range names {
+		if j := slices.Index(names[:i], h); j >= 0 {
+			return fmt.Errorf("%s:1: column %q appears twice (columns %d and %d)", file, h, j+1, i+1)
+		}
+	}
+	return nil
+}
+
+// Spec is how a side's rows make their join key: the key columns'
+// positions in the row, their names and types. One column gives Of's key
+// (the 8-byte integer or the field's bytes); several give a tuple (package
+// tuple): typed, each component delimited, ordered as the tuples.
+type Spec struct {
+	Cols  []int
+	Names []string
+	Types []Type
+}
+
+// NewSpec finds names in a header.
+func NewSpec(header []string, names []string, types []Type) (Spec, error) {
+	ks := Spec{Names: names, Types: types}
+	for _, n := range names {
+		i := slices.Index(header, n)
+		if i < 0 {
+			return ks, fmt.Errorf("no column %q", n)
+		}
+		ks.Cols = append(ks.Cols, i)
+	}
+	return ks, nil
+}
+
+// Composite reports whether the key has several columns.
+func (k Spec) Composite() bool { return len(k.Cols) > 1 }
+
+// TupleTypes are the types of the tuple's components.
+func (k Spec) TupleTypes() []tuple.Type {
+	ts := make([]tuple.Type, len(k.Types))
+	for i, t := range k.Types {
+		if t == String {
+			ts[i] = tuple.String
+		}
+	}
+	return ts
+}
+
+// IsKeyCol reports whether column i of the row is a key column.
+func (k Spec) IsKeyCol(i int) bool { return slices.Contains(k.Cols, i) }
+
+// ErrEmptyComponent is wrapped by the error of an empty component of a
+// composite key.
+var ErrEmptyComponent = errors.New("empty (a component of a composite key must have a value)")
+
+// Append appends the join key of a row's fields to dst. Its errors start
+// with the column's name ("CITED: ..."). A composite key's components must
+// not be empty. O(key bytes); no allocation when dst has room.
+func (k Spec) Append(dst []byte, fields [][]byte) ([]byte, error) {
+	if !k.Composite() {
+		f := fields[k.Cols[0]]
+		if k.Types[0] == String {
+			return append(dst, f...), nil
+		}
+		v, err := csvscan.ParseInt(f)
+		if err != nil {
+			return dst, fmt.Errorf("%s: %w", k.Names[0], err)
+		}
+		return tuple.AppendInt(dst, v), nil
+	}
+	for i, c := range k.Cols {
+		f := fields[c]
+		if len(f) == 0 {
+			return dst, fmt.Errorf("%s: %w", k.Names[i], ErrEmptyComponent)
+		}
+		if k.Types[i] == String {
+			dst = tuple.AppendString(dst, f)
+			continue
+		}
+		v, err := csvscan.ParseInt(f)
+		if err != nil {
+			return dst, fmt.Errorf("%s: %w", k.Names[i], err)
+		}
+		dst = tuple.AppendInt(dst, v)
+	}
+	return dst, nil
+}
+
+// Label is the key's columns as one name (JoinColumns).
+func (k Spec) Label() string { return JoinColumns(k.Names) }
+
+// Format writes a key for people: an integer's value, a string quoted when
+// it needs to be, components joined by commas. For messages only.
+func (k Spec) Format(key []byte) string {
+	parts := [][]byte{key}
+	if k.Composite() {
+		var err error
+		if parts, _, err = tuple.Split(key, k.TupleTypes(), nil, nil); err != nil {
+			return fmt.Sprintf("% x", key)
+		}
+	}
+	var b bytes.Buffer
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if k.Types[i] == Int && len(p) == tuple.IntBytes {
+			fmt.Fprint(&b, tuple.DecodeInt(p))
+			continue
+		}
+		b.Write(csvscan.AppendField(nil, p))
+	}
+	return b.String()
+}
+
+// Of returns the join key bytes of one field: intKey's 8 bytes for integer
+// keys (dst must have room for them), the field itself for string keys.
+func Of(kt Type, dst, field []byte) ([]byte, error) {
+	if kt == String {
+		return field, nil
+	}
+	return intKey(dst, field)
+}
+
+// intKey encodes an integer join key as the 8 bytes every filter hashes and
+// the shuffle groups by: keys equal as integers ("0042" and "42") get the same
+// bytes, and byte order is numeric order (big-endian with the sign bit
+// flipped). dst must have room for 8 bytes.
+func intKey(dst []byte, field []byte) ([]byte, error) {
+	v, ok := csvscan.ParseDigits8(field) // inlined: the common case costs no call
+	if !ok {
+		var err error
+		if v, err = csvscan.ParseInt(field); err != nil {
+			return nil, err
+		}
+	}
+	binary.BigEndian.PutUint64(dst[:8], uint64(v)^1<<63)
+	return dst[:8], nil
+}
