@@ -276,9 +276,9 @@ func TestApplyEqualsRebuild(t *testing.T) {
 			var rebuilt filters.Filter
 			switch kind {
 			case filters.CBF:
-				rebuilt, _, err = cls.Built.Spec.Build(orig[i].Params, keys)
+				rebuilt, _, _, err = cls.Built.Spec.Build(orig[i].Params, keys)
 			case filters.ACBF:
-				p := orig[i].Params
+				p := orig[i].Summary
 				rebuilt, err = acbf.Build(acbf.Config{Counters: p.M, Capacity: uint64(orig[i].N), K: p.K, FirstLevel: p.FirstLevelBits}, keys)
 			}
 			testutil.Check(t, err)
@@ -343,7 +343,7 @@ func TestApplySharedKey(t *testing.T) {
 			cl, _ := ParseClassing("value")
 			meta := Meta{Kind: kind, Sizing: filters.Sizing{BitsPerKey: 64}, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}
 			if kind == filters.ACBF {
-				meta.Sizing.ACBFCapacity = 8 // room for a key more
+				meta.Sizing = meta.Sizing.With(filters.OptionACBFCapacity, 8) // room for a key more
 			}
 			b, err := Build(meta, classes())
 			testutil.Check(t, err)
@@ -452,26 +452,43 @@ func TestApplyChains(t *testing.T) {
 	}
 }
 
-// TestVersion1: a bank file of format 1 (no shared keys) is read, filters
-// and validates, but cannot move keys nor be written again.
+// TestVersion1: a bank file of format 1 (no shared keys, each kind's
+// sizing field in its place) is read, its sizing as options, filters and
+// validates, but cannot move keys nor be written again.
 func TestVersion1(t *testing.T) {
 	classes := randomClasses(t, 7, []int{50, 60})
 	cl, _ := ParseClassing("value")
-	b, err := Build(Meta{Kind: filters.CBF, Sizing: filters.Sizing{FPP: 0.01}, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}, classes)
+	sz := filters.Sizing{BitsPerKey: 24}.With(filters.OptionK, 5)
+	b, err := Build(Meta{Kind: filters.CBF, Sizing: sz, KeyCol: "k", ClassCol: "c", KeyType: "string", Classing: cl}, classes)
 	testutil.Check(t, err)
 	var buf bytes.Buffer
 	_, err = b.WriteTo(&buf)
 	testutil.Check(t, err)
-	// Version 1: the version field 1, no shared-key section (a count of
-	// 0, 8 bytes, before the CRC), the CRC-32C recomputed.
+	// Version 1: the version field 1; the sizing of versions 1 and 2
+	// (bits per key, k, fpp, bucket size, fingerprint bits, initial
+	// capacity, growth, tightening) for version 3's (bits per key, fpp,
+	// one option: k); no shared-key section (a count of 0, 8 bytes, before
+	// the CRC); the CRC-32C recomputed.
 	data := buf.Bytes()
-	v1 := bytes.Clone(data[:len(data)-12])
+	at := 6
+	for range 5 { // kind, key column, class column, key type, classing
+		at += 2 + int(binary.LittleEndian.Uint16(data[at:]))
+	}
+	v3sizing := 8 + 8 + 4 + (2 + len(filters.OptionK) + 8)
+	v1 := bytes.Clone(data[:at])
 	binary.LittleEndian.PutUint16(v1[4:], 1)
+	v1 = binary.LittleEndian.AppendUint64(v1, math.Float64bits(24))
+	v1 = binary.LittleEndian.AppendUint32(v1, 5)
+	v1 = append(v1, make([]byte, 8+4+4+8+8+8)...)
+	v1 = append(v1, data[at+v3sizing:len(data)-12]...)
 	v1 = binary.LittleEndian.AppendUint32(v1, crc32.Checksum(v1, crc32.MakeTable(crc32.Castagnoli)))
 	old, err := Decode(v1, "v1.bin")
 	testutil.Check(t, err)
 	if old.SharedKnown {
 		t.Error("a version 1 file knows its shared keys")
+	}
+	if !old.Sizing.Equal(sz) {
+		t.Errorf("version 1 sizing read as %+v, written %+v", old.Sizing, sz)
 	}
 	if _, err := Validate(old, classes, 0); err != nil {
 		t.Errorf("validate a version 1 bank: %v", err)
@@ -536,7 +553,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		testutil.Check(t, err)
 		got, err := Decode(buf.Bytes(), "b.bin")
 		testutil.Check(t, err)
-		if got.Kind != kind || got.Classing.String() != "cut:2,3" || got.Sizing != b.Sizing || len(got.Classes) != 3 {
+		if got.Kind != kind || got.Classing.String() != "cut:2,3" || !got.Sizing.Equal(b.Sizing) || len(got.Classes) != 3 {
 			t.Fatalf("%s: read back %+v", kind, got)
 		}
 		for i, c := range got.Classes {
@@ -644,7 +661,7 @@ func TestFillSpreadMatchesSimulation(t *testing.T) {
 		v += (r - mean) * (r - mean)
 	}
 	v /= float64(len(rates) - 1)
-	want := FillSpread(filters.Bloom, p, uint64(n))
+	want := mustSpec(t, filters.Bloom).FillSpread(p, uint64(n))
 	if ratio := v / want; ratio < 0.7 || ratio > 1.3 {
 		t.Errorf("fill variance over 200 filters %.3g, closed form %.3g (ratio %.2f)", v, want, ratio)
 	}

@@ -15,10 +15,14 @@ import (
 
 // A bank file, little-endian (internal/wire):
 //
-//	magic "ACJB", version u16 (1);
+//	magic "ACJB", version u16 (3);
 //	kind, key column, class column, key type, classing: u16 length + bytes each;
-//	sizing: bits per key f64, k u32, fpp f64, bucket size u32, fingerprint
-//	bits u32, initial capacity u64, growth f64, tightening f64;
+//	sizing (version 3): bits per key f64, fpp f64, options u32, then for
+//	each, by name: its name (u16 length + bytes), its value f64;
+//	(versions 1 and 2: bits per key f64, k u32, fpp f64, bucket size u32,
+//	fingerprint bits u32, initial capacity u64, growth f64, tightening f64,
+//	read as the options k, bucket-size, fingerprint-bits,
+//	initial-capacity, growth and tightening where not 0);
 //	classes u32, then for each: label (u16 length + bytes), distinct keys
 //	u64, key fingerprint 2 x u64, m u64, k u32, first level bits u64, memory
 //	bits u64, formula FP f64, payload length u64, payload (the kind's own
@@ -29,13 +33,16 @@ import (
 //	CRC-32C of everything before.
 //
 // Version 1 files (without the shared keys) are read, with SharedKnown
-// false: they filter and validate, but cannot move keys.
+// false: they filter and validate, but cannot move keys. The m, k, first
+// level and memory bits of each class are the filter's Summary as written;
+// a reader takes them from the filter itself.
 const (
-	magic    = "ACJB"
-	version  = 2
-	maxLabel = 1024
-	maxText  = 1 << 12
-	maxKey   = 1 << 20 // a key is a field of a record, at most 1 MiB
+	magic      = "ACJB"
+	version    = 3
+	maxOptions = 64
+	maxLabel   = 1024
+	maxText    = 1 << 12
+	maxKey     = 1 << 20 // a key is a field of a record, at most 1 MiB
 )
 
 // MaxLabelBytes is the longest class label a bank holds.
@@ -54,13 +61,12 @@ func (b *Bank) WriteTo(out io.Writer) (int64, error) {
 	}
 	s := b.Sizing
 	w.U64(math.Float64bits(s.BitsPerKey))
-	w.U32(uint32(s.K))
 	w.U64(math.Float64bits(s.FPP))
-	w.U32(uint32(s.BucketSize))
-	w.U32(uint32(s.FingerprintBits))
-	w.U64(s.InitialCapacity)
-	w.U64(math.Float64bits(s.Growth))
-	w.U64(math.Float64bits(s.Tightening))
+	w.U32(uint32(len(s.Options)))
+	for _, name := range slices.Sorted(maps.Keys(s.Options)) {
+		w.Str(name)
+		w.U64(math.Float64bits(s.Options[name]))
+	}
 	w.U32(uint32(len(b.Classes)))
 	for _, c := range b.Classes {
 		if len(c.Label) > maxLabel {
@@ -118,22 +124,42 @@ func Read(r io.Reader, name string) (*Bank, error) {
 	if string(mg[:]) != magic {
 		return nil, bad("not a filter bank (magic %q); write one with join bank build", mg[:])
 	}
-	if v != 1 && v != version {
-		return nil, bad("format version %d, this join reads versions 1 and %d: rebuild it with join bank build", v, version)
+	if v < 1 || v > version {
+		return nil, bad("format version %d, this join reads versions 1 to %d: rebuild it with join bank build", v, version)
 	}
 	var strs [5]string
 	for i := range strs {
 		strs[i] = rr.Str(maxText)
 	}
 	b := &Bank{Kind: filters.Kind(strs[0]), KeyCol: strs[1], ClassCol: strs[2], KeyType: strs[3]}
-	b.Sizing.BitsPerKey = math.Float64frombits(rr.U64())
-	b.Sizing.K = int(rr.U32())
-	b.Sizing.FPP = math.Float64frombits(rr.U64())
-	b.Sizing.BucketSize = int(rr.U32())
-	b.Sizing.FingerprintBits = int(rr.U32())
-	b.Sizing.InitialCapacity = rr.U64()
-	b.Sizing.Growth = math.Float64frombits(rr.U64())
-	b.Sizing.Tightening = math.Float64frombits(rr.U64())
+	if v >= 3 {
+		b.Sizing.BitsPerKey = math.Float64frombits(rr.U64())
+		b.Sizing.FPP = math.Float64frombits(rr.U64())
+		no := rr.U32()
+		if no > maxOptions {
+			return nil, bad("%d sizing options", no)
+		}
+		for range no {
+			name, val := rr.Str(maxText), math.Float64frombits(rr.U64())
+			if rr.Err() == nil {
+				b.Sizing = b.Sizing.With(name, val)
+			}
+		}
+	} else {
+		// Versions 1 and 2 wrote each kind's field.
+		b.Sizing.BitsPerKey = math.Float64frombits(rr.U64())
+		k := rr.U32()
+		b.Sizing.FPP = math.Float64frombits(rr.U64())
+		for _, o := range []struct {
+			name string
+			v    float64
+		}{{"k", float64(k)}, {"bucket-size", float64(rr.U32())}, {"fingerprint-bits", float64(rr.U32())},
+			{"initial-capacity", float64(rr.U64())}, {"growth", math.Float64frombits(rr.U64())}, {"tightening", math.Float64frombits(rr.U64())}} {
+			if o.v != 0 {
+				b.Sizing = b.Sizing.With(o.name, o.v)
+			}
+		}
+	}
 	nc := rr.U32()
 	if rr.Err() != nil {
 		return nil, bad("%v", rr.Err())
@@ -164,10 +190,10 @@ func Read(r io.Reader, name string) (*Bank, error) {
 		bt := c.Built
 		bt.N = int(min(rr.U64(), math.MaxInt32))
 		bt.KeysFingerprint = [2]uint64{rr.U64(), rr.U64()}
-		bt.M = rr.U64()
-		bt.K = int(rr.U32())
-		bt.FirstLevelBits = rr.U64()
-		bt.MemoryBits = rr.U64()
+		rr.U64() // the summary as written (m, k, first level and memory
+		rr.U32() // bits): the filter's own parameters are read from it
+		rr.U64()
+		rr.U64()
 		bt.FPP = math.Float64frombits(rr.U64())
 		pl := rr.U64()
 		if rr.Err() != nil {
@@ -222,11 +248,11 @@ func Read(r io.Reader, name string) (*Bank, error) {
 			return nil, bad("class %q twice", p.c.Label)
 		}
 		seen[p.c.Label] = true
-		if p.c.Built.Filter, err = sp.Decode(p.payload); err != nil {
+		if p.c.Built.Filter, p.c.Built.Params, err = sp.DecodeParams(p.payload); err != nil {
 			return nil, bad("class %q: %v", p.c.Label, err)
 		}
-		if sp.ParamsOf != nil {
-			p.c.Built.Params = sp.ParamsOf(p.c.Built.Filter)
+		if p.c.Built.Params != nil {
+			p.c.Built.Summary = p.c.Built.Params.Summary()
 		}
 		p.c.Built.SerializedBytes = int64(len(p.payload))
 		b.Classes = append(b.Classes, p.c)

@@ -134,7 +134,7 @@ func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
 	if err != nil {
 		return st, err
 	}
-	if !sp.Deletes || sp.Remove == nil || sp.Add == nil {
+	if !sp.Deletes || !sp.CanAdd() {
 		return st, fmt.Errorf("%w: a bank of %s filters cannot move keys (a %s filter cannot delete one): rebuild it with join bank build, or build it with --filter cbf, acbf or cuckoo", ErrBank, b.Kind, b.Kind)
 	}
 	if !b.SharedKnown {
@@ -243,9 +243,8 @@ func (b *Bank) Apply(moves []Move, name string) (MoveStats, error) {
 	}
 	for _, c := range b.Classes {
 		bt := c.Built
-		if sp.ParamsOf != nil {
-			bt.Params = sp.ParamsOf(bt.Filter)
-		}
+		bt.Params = sp.ParamsOf(bt.Filter)
+		bt.Summary = bt.Params.Summary()
 		bt.FPP = sp.FPP(bt.Params, uint64(max(bt.N, 0)))
 	}
 	return st, nil

@@ -30,7 +30,7 @@ type ClassResult struct {
 	Measured float64 `json:"fpp_measured"`
 	// SD is the standard deviation of Measured around Formula: binomial,
 	// plus the spread of the fill of a filter of random keys where the kind
-	// has it in closed form (bloom, cbf: FillSpread). Z is (Measured -
+	// has it in closed form (filters.Spec.FillSpread). Z is (Measured -
 	// Formula) / SD; ZFill is the binomial z of Measured around Fill.
 	SD     float64 `json:"sd"`
 	Z      float64 `json:"z"`
@@ -162,13 +162,13 @@ func Validate(b *Bank, sets []ClassKeys, workers int) (*Validation, error) {
 		bt := c.Built
 		r := ClassResult{Label: c.Label, N: bt.N, Bits: bt.MemoryBits, K: bt.K, Target: b.Sizing.FPP,
 			Formula: bt.FPP, Trials: v.Keys - int64(bt.N), Hits: hits[i], FN: fn[i]}
-		if sp.FillFPP != nil {
+		if sp.HasFillFPP() {
 			r.Fill = sp.FillFPP(bt.Filter)
 		}
 		if r.Trials > 0 {
 			t := float64(r.Trials)
 			r.Measured = float64(r.Hits) / t
-			spread := FillSpread(b.Kind, bt.Params, uint64(bt.N))
+			spread := sp.FillSpread(bt.Params, uint64(bt.N))
 			r.Spread = spread >= 0
 			r.SD = math.Sqrt(r.Formula*(1-r.Formula)/t + max(spread, 0))
 			if r.SD > 0 {
@@ -192,38 +192,6 @@ func checkKeys(c *Class, keys [][]byte) error {
 		return fmt.Errorf("%w: class %q holds other keys in the bank than in the key file (same count, %d, different fingerprint): rebuild it with join bank build, or apply the moves with join bank update", ErrBank, c.Label, len(keys))
 	}
 	return nil
-}
-
-// FillSpread returns the variance, over filters of n random keys, of the
-// false positive rate a filter of kind with parameters p has from its
-// contents, where it has a closed form, or -1. For a Bloom filter of m bits
-// (and a CBF of m counters, whose non-zero counters are a Bloom filter's
-// ones) with kn probes, the number of bits left zero has mean m e^-l and
-// variance about m e^-l (1 - (1 + l) e^-l), l = kn/m (the occupancy
-// problem: Kolchin, Sevast'yanov and Chistyakov, "Random Allocations",
-// 1978, ch. I); the rate q^k of a fill q then has variance about (k
-// q^(k-1))^2 Var(zeros)/m^2 (the delta method). It is what makes a small
-// class's rate stray from the formula by more than its binomial sd.
-func FillSpread(kind filters.Kind, p filters.Params, n uint64) float64 {
-	var m float64
-	switch kind {
-	case filters.Bloom:
-		m = float64(p.FirstLevelBits)
-	case filters.CBF:
-		m = float64(p.M)
-	default:
-		return -1
-	}
-	if m == 0 || p.K == 0 {
-		return -1
-	}
-	k := float64(p.K)
-	l := k * float64(n) / m
-	e := math.Exp(-l)
-	varZeros := m * e * (1 - (1+l)*e)
-	q := 1 - e
-	d := k * math.Pow(q, k-1)
-	return d * d * varZeros / (m * m)
 }
 
 // emptySet is the KeySet of a class with no keys.

@@ -25,7 +25,19 @@ if [ -d "$sample" ]; then
 else
   echo "the real sample is not at $sample: generated data only" >&2
 fi
+# Each kind at its defaults, then the sizing flags of each kind's own
+# options on the generated keys (KIND:FLAGS, flags separated by commas).
+sized=(${SIZED:-"bloom:--k,5" "cbf:--fpp,0.001" "acbf:--bits-per-key,40,--k,3,--acbf-capacity,3000" "acbf2:--fpp,0.0001,--k,4"
+  "cuckoo:--bucket-size,8,--fingerprint-bits,12" "cuckoo:--fpp,0.001" "scalable:--initial-capacity,100,--growth,4,--tightening,0.8,--fpp,0.01"
+  "blocked:--bits-per-key,10,--k,4"})
 status=0
+compare() { # name kind label, after before/after wrote their files
+  for what in csv filter; do
+    a=$(sha256sum < "$tmp/before.$what" | cut -c1-16); b=$(sha256sum < "$tmp/after.$what" | cut -c1-16)
+    if [ "$a" = "$b" ]; then verdict=same; else verdict=DIFFERENT; status=1; fi
+    printf '%-7s %-9s %-6s %s %s %s%s\n' "$1" "$2" "$what" "$a" "$b" "$verdict" "${3:+  ($3)}"
+  done
+}
 for set in "${sets[@]}"; do
   IFS=: read -r name keys input kc jc <<< "$set"
   for kind in $kinds; do
@@ -37,11 +49,17 @@ for set in "${sets[@]}"; do
         : > "$tmp/$bin.filter"
       fi
     done
-    for what in csv filter; do
-      a=$(sha256sum < "$tmp/before.$what" | cut -c1-16); b=$(sha256sum < "$tmp/after.$what" | cut -c1-16)
-      if [ "$a" = "$b" ]; then verdict=same; else verdict=DIFFERENT; status=1; fi
-      printf '%-7s %-9s %-6s %s %s %s\n' "$name" "$kind" "$what" "$a" "$b" "$verdict"
-    done
+    compare "$name" "$kind"
   done
+done
+IFS=: read -r name keys input kc jc <<< "${sets[0]}"
+for case in "${sized[@]}"; do
+  kind=${case%%:*}
+  IFS=, read -r -a flags <<< "${case#*:}"
+  for bin in before after; do
+    "$tmp/$bin" run --keys "$keys" --input "$input" --filter "$kind" "${flags[@]}" --sort --quiet --out "$tmp/$bin.csv"
+    "$tmp/$bin" build-filter --keys "$keys" --filter "$kind" "${flags[@]}" --out "$tmp/$bin.filter" > /dev/null
+  done
+  compare "$name" "$kind" "${flags[*]}"
 done
 exit $status

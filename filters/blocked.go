@@ -2,75 +2,49 @@ package filters
 
 import (
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/acbfjoin/acbfjoin/blocked"
 )
 
-// The blocked kind (package blocked; Putze, Sanders and Singler 2007): a
-// Bloom filter cut into 512-bit blocks, one cache line, all k probes of a
-// key in one block. Its bits are BitsPerKey*n rounded up to whole blocks, or
-// the least whole blocks whose formula meets Sizing.FPP (blocked.BitsFor);
-// k is Sizing.K or the k that minimises the blocked formula at those bits
-// (blocked.OptimalK), at most blocked.MaxK.
-func init() {
-	register(&Spec{
-		Kind:    Blocked,
-		Doc:     "a blocked Bloom filter: all k probes in one 512-bit cache line (Putze et al. 2007); cannot delete",
-		Order:   10,
-		Sized:   true,
-		Fields:  []string{"K"},
-		SizeFor: sizeBlocked,
-		Words: func(p Params) string {
-			return fmt.Sprintf("%d blocks of %d bits, k=%d", p.FirstLevelBits/blocked.BlockBits, blocked.BlockBits, p.K)
-		},
-		Build: func(p Params, keys [][]byte) (Filter, int64, error) {
-			f, err := blocked.New(p.FirstLevelBits, p.K)
-			if err != nil {
-				return nil, 0, err
-			}
-			for _, key := range keys {
-				f.Add(key)
-			}
-			return f, f.SerializedSize(), nil
-		},
-		ParamsOf: func(f Filter) Params {
-			b := f.(*blocked.Filter)
-			return Params{K: b.K(), FirstLevelBits: b.Bits(), MemoryBits: b.MemoryBits()}
-		},
-		Add: func(f Filter, key []byte) error {
-			f.(*blocked.Filter).Add(key)
-			return nil
-		},
-		Encode: func(f Filter, w io.Writer) error {
-			_, err := f.(*blocked.Filter).WriteTo(w)
-			return err
-		},
-		Decode: func(data []byte) (Filter, error) {
-			var f blocked.Filter
-			if err := f.UnmarshalBinary(data); err != nil {
-				return nil, err
-			}
-			return &f, nil
-		},
-		FillFPP: func(f Filter) float64 { return f.(*blocked.Filter).FillFPP() },
-		// The blocked formula: Binomial block loads, the exact fill of a
-		// block at each load (blocked.FPP); above the classic Bloom
-		// formula at the same bits.
-		FPP: func(p Params, n uint64) float64 { return blocked.FPP(p.FirstLevelBits, n, p.K) },
-	})
+// Blocked is a blocked Bloom filter (package blocked; Putze, Sanders and
+// Singler 2007): every probe of a key in one 512-bit block, one cache line.
+// Its bits are BitsPerKey*n rounded up to whole blocks, or the least that
+// meet FPP by the blocked formula (blocked.BitsFor); k defaults to the
+// blocked formula's optimum for the bits a key (blocked.OptimalK), at most
+// blocked.MaxK.
+const Blocked Kind = "blocked"
+
+// blockedParams are a blocked filter's: Bits in blocks of 512, K probes;
+// Memory is its payload (the bits and the words that align its blocks to
+// cache lines).
+type blockedParams struct {
+	K      int    `json:"k"`
+	Bits   uint64 `json:"bits"`
+	Memory uint64 `json:"memory_bits"`
 }
 
-func sizeBlocked(n uint64, s Sizing) (Params, error) {
-	if s.K > blocked.MaxK {
-		return Params{}, sizingError("K", s.K, nil, "the blocked filter takes 1 to %d probes (all in one 512-bit block)", blocked.MaxK)
-	}
+func (p blockedParams) String() string { return fmt.Sprintf("blocked(m=%d,k=%d)", p.Bits, p.K) }
+func (p blockedParams) Shape() string  { return fmt.Sprintf("k=%d", p.K) }
+func (p blockedParams) Summary() Summary {
+	return Summary{K: p.K, FirstLevelBits: p.Bits, MemoryBits: p.Memory}
+}
+
+type blockedKind struct {
+	ownFormat[blocked.Filter, *blocked.Filter, blockedParams]
+}
+
+func init() {
+	register(&Spec{Kind: Blocked, Doc: "a blocked Bloom filter: all k probes in one 512-bit cache line (Putze et al. 2007); cannot delete",
+		Order: 10, Sized: true, Options: []Option{optionK(blocked.MaxK)}, f: blockedKind{ownFormat[blocked.Filter, *blocked.Filter, blockedParams]{params: blockedParamsOf}}})
+}
+
+func (blockedKind) size(n uint64, s Sizing) (Params, error) {
 	var bits uint64
-	k := s.K
+	k := s.intOption(OptionK, 0)
 	if s.FPP != 0 {
-		if bits, k = blocked.BitsFor(n, s.FPP, s.K); bits == 0 {
-			return Params{}, sizingError("FPP", s.FPP, nil, "no blocked filter of %d keys reaches it", n)
+		if bits, k = blocked.BitsFor(n, s.FPP, k); bits == 0 {
+			return nil, sizingError("FPP", s.FPP, nil, "no blocked filter of %d keys reaches it", n)
 		}
 	} else {
 		bits = uint64(math.Ceil(s.BitsPerKey*float64(n)/blocked.BlockBits)) * blocked.BlockBits
@@ -78,5 +52,43 @@ func sizeBlocked(n uint64, s Sizing) (Params, error) {
 			k = blocked.OptimalK(float64(bits) / float64(n))
 		}
 	}
-	return Params{K: k, FirstLevelBits: bits, MemoryBits: bits}, nil
+	return blockedParams{K: k, Bits: bits, Memory: bits}, nil
+}
+
+func (blockedKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) {
+	bp := p.(blockedParams)
+	f, err := blocked.New(bp.Bits, bp.K)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	for _, key := range keys {
+		f.Add(key)
+	}
+	return f, blockedParamsOf(f), f.SerializedSize(), nil
+}
+
+func (blockedKind) add(f Filter, key []byte) error {
+	f.(*blocked.Filter).Add(key)
+	return nil
+}
+
+func (blockedKind) fillFPP(f Filter) float64 { return f.(*blocked.Filter).FillFPP() }
+
+// fpp is the blocked formula: Binomial block loads, the exact fill of a
+// block at each load (blocked.FPP); above the classic Bloom formula at the
+// same bits.
+func (blockedKind) fpp(p Params, n uint64) float64 {
+	bp := p.(blockedParams)
+	return blocked.FPP(bp.Bits, n, bp.K)
+}
+
+// estimateFPP is the formula from a table within 1% of it where it holds
+// (blocked.FPPWhole): the formula costs about a millisecond a size.
+func (blockedKind) estimateFPP(p Params, n uint64) float64 {
+	bp := p.(blockedParams)
+	return blocked.FPPWhole(bp.Bits, n, bp.K)
+}
+
+func blockedParamsOf(f *blocked.Filter) blockedParams {
+	return blockedParams{K: f.K(), Bits: f.Bits(), Memory: f.MemoryBits()}
 }

@@ -7,12 +7,14 @@ import (
 	"github.com/spaolacci/murmur3"
 )
 
-// Built is a filter built over a key set, with its parameters.
+// Built is a filter built over a key set, with its parameters (its kind's
+// own, Params) and their Summary.
 type Built struct {
 	Spec   *Spec
 	Filter Filter
 	N      int // distinct keys
-	Params
+	Params Params
+	Summary
 	// KeysFingerprint is KeysFingerprint of the keys it was built from.
 	KeysFingerprint [2]uint64
 	SerializedBytes int64   // what broadcasting it ships
@@ -36,26 +38,31 @@ func Build(kind Kind, keys [][]byte, s Sizing) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, size, err := sp.Build(p, keys)
+	f, p, size, err := sp.Build(p, keys)
 	if err != nil {
 		return nil, err
 	}
-	if sp.ParamsOf != nil { // the filter as built (a scalable filter grew)
-		p = sp.ParamsOf(f)
-	}
-	if !sp.Sized {
-		p.MemoryBits = 8 * uint64(size)
-		if mb, ok := f.(interface{ MemoryBits() uint64 }); ok { // what the exact kind chose
-			p.MemoryBits = mb.MemoryBits()
-		}
-	}
-	fpp := sp.FPP(p, uint64(len(keys)))
-	if fpp == 0 {
-		fpp = 0 // not -0 (a formula's product with a negative zero)
-	}
-	return &Built{Spec: sp, Filter: f, N: len(keys), Params: p, KeysFingerprint: KeysFingerprint(keys),
-		SerializedBytes: size, FPP: fpp}, nil
+	return NewBuilt(sp, f, p, len(keys), KeysFingerprint(keys), size), nil
 }
+
+// NewBuilt describes a filter of sp built or decoded with parameters p over
+// n keys of fingerprint fp, serialized in size bytes: its formula FPP with
+// n keys. O(1) but for the kinds whose formula sums (scalable).
+func NewBuilt(sp *Spec, f Filter, p Params, n int, fp [2]uint64, size int64) *Built {
+	b := &Built{Spec: sp, Filter: f, N: n, Params: p, KeysFingerprint: fp, SerializedBytes: size}
+	if p != nil {
+		b.Summary = p.Summary()
+	}
+	b.FPP = sp.FPP(p, uint64(n))
+	if b.FPP == 0 {
+		b.FPP = 0 // not -0 (a formula's product with a negative zero)
+	}
+	return b
+}
+
+// Spell returns the parameters spelled with the kind's name
+// ("bloom(m=3200000,k=22)"), the kind's name alone for a kind without any.
+func (b *Built) Spell() string { return b.Spec.Spell(b.Params) }
 
 // Marshal serializes the filter in its kind's format (what the broadcast
 // ships and filter files hold), in one allocation of its known size.

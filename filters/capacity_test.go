@@ -11,7 +11,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
-// TestACBFCapacity checks Sizing.ACBFCapacity: the first level is 4m - ck for
+// TestACBFCapacity checks the option acbf-capacity: the first level is 4m - ck for
 // a capacity c, memory still follows the keys held, the formula is taken at
 // the keys held, a filter so built measures that formula on non-members
 // (4 sd), takes keys up to its capacity, and bad capacities are refused by
@@ -23,28 +23,30 @@ func TestACBFCapacity(t *testing.T) {
 		kind Kind
 		s    Sizing
 	}{
-		{ACBF, Sizing{BitsPerKey: 34, K: 6, ACBFCapacity: 4 * n}},
-		{ACBF, Sizing{BitsPerKey: 40, K: 3, ACBFCapacity: 6 * n}},
-		{ACBF2, Sizing{BitsPerKey: 32, K: 3, ACBFCapacity: 2 * n}},
-		{ACBF, Sizing{FPP: 0.01, K: 4, ACBFCapacity: 3 * n}},
+		{ACBF, Sizing{BitsPerKey: 34}.With(OptionK, 6).With(OptionACBFCapacity, 4*n)},
+		{ACBF, Sizing{BitsPerKey: 40}.With(OptionK, 3).With(OptionACBFCapacity, 6*n)},
+		{ACBF2, Sizing{BitsPerKey: 32}.With(OptionK, 3).With(OptionACBFCapacity, 2*n)},
+		{ACBF, Sizing{FPP: 0.01}.With(OptionK, 4).With(OptionACBFCapacity, 3*n)},
 	} {
 		sp, _ := Lookup(string(tc.kind))
-		p, err := sp.Size(n, tc.s)
+		sized, err := sp.Size(n, tc.s)
 		if err != nil {
 			t.Fatalf("%s %+v: %v", tc.kind, tc.s, err)
 		}
-		c := tc.s.ACBFCapacity
-		if want := (4*p.M - p.FirstLevelBits) / uint64(p.K); p.Capacity != want || p.Capacity < c {
-			t.Errorf("%s: Params.Capacity %d, want the budget's room (4m - m1)/k = %d, at least %d", tc.kind, p.Capacity, want, c)
+		p := sized.(acbfParams)
+		cf, _ := tc.s.Option(OptionACBFCapacity)
+		c := uint64(cf)
+		if want := (4*p.M - p.FirstLevel) / uint64(p.K); p.Room != want || p.Room < c {
+			t.Errorf("%s: room %d, want the budget's room (4m - m1)/k = %d, at least %d", tc.kind, p.Room, want, c)
 		}
-		if tc.kind == ACBF && p.FirstLevelBits != 4*p.M-c*uint64(p.K) {
-			t.Errorf("%s: m1 = %d, want 4m - ck = %d", tc.kind, p.FirstLevelBits, 4*p.M-c*uint64(p.K))
+		if tc.kind == ACBF && p.FirstLevel != 4*p.M-c*uint64(p.K) {
+			t.Errorf("%s: m1 = %d, want 4m - ck = %d", tc.kind, p.FirstLevel, 4*p.M-c*uint64(p.K))
 		}
 		if tc.s.FPP == 0 && p.M != uint64(math.Round(tc.s.BitsPerKey*n/4)) {
 			t.Errorf("%s: m = %d, want the held keys' %v bits each", tc.kind, p.M, tc.s.BitsPerKey)
 		}
-		if tc.s.FPP != 0 && sp.FPP(p, n) > tc.s.FPP {
-			t.Errorf("%s: formula %.4g above the FPP asked, %.4g", tc.kind, sp.FPP(p, n), tc.s.FPP)
+		if tc.s.FPP != 0 && sp.FPP(sized, n) > tc.s.FPP {
+			t.Errorf("%s: formula %.4g above the FPP asked, %.4g", tc.kind, sp.FPP(sized, n), tc.s.FPP)
 		}
 		b, err := Build(tc.kind, keys, tc.s)
 		if err != nil {
@@ -81,24 +83,24 @@ func TestACBFCapacity(t *testing.T) {
 		s    Sizing
 		want string
 	}{
-		{Sizing{ACBFCapacity: n - 1}, "at least"},
-		{Sizing{BitsPerKey: 32, K: 6, ACBFCapacity: 6 * n}, "does not fit"},
-		{Sizing{ACBFCapacity: 1 << 41}, "at most"},
+		{Sizing{}.With(OptionACBFCapacity, n-1), "at least"},
+		{Sizing{BitsPerKey: 32}.With(OptionK, 6).With(OptionACBFCapacity, 6*n), "does not fit"},
+		{Sizing{}.With(OptionACBFCapacity, 1<<41), "want 1 to 2^40 keys"},
 	} {
 		sp, _ := Lookup(string(ACBF))
 		_, err := sp.Size(n, tc.s)
 		var oe *option.Error
-		if !errors.As(err, &oe) || oe.Name != "Sizing.ACBFCapacity" || !errors.Is(err, ErrSizing) {
-			t.Errorf("%+v: %v, want an option.Error naming Sizing.ACBFCapacity", tc.s, err)
+		if !errors.As(err, &oe) || oe.Name != "Sizing.acbf-capacity" || !errors.Is(err, ErrSizing) {
+			t.Errorf("%+v: %v, want an option.Error naming Sizing.acbf-capacity", tc.s, err)
 		} else if !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.s, err, tc.want)
 		}
 	}
-	// Kinds without counters ignore the field, and say so through Uses.
+	// Kinds without counters ignore the option, and say so through Uses.
 	for _, k := range []Kind{Bloom, CBF, Cuckoo} {
 		sp, _ := Lookup(string(k))
-		if sp.Uses("ACBFCapacity") {
-			t.Errorf("%s claims to read ACBFCapacity", k)
+		if sp.Uses(OptionACBFCapacity) {
+			t.Errorf("%s claims to read %s", k, OptionACBFCapacity)
 		}
 	}
 }

@@ -2,55 +2,76 @@ package filters
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/acbfjoin/acbfjoin/cbf"
 )
 
+// CBF is a counting Bloom filter of m 4-bit counters (package cbf).
+const CBF Kind = "cbf"
+
+// cbfParams are a CBF's: M counters of 4 bits, k probes.
+type cbfParams struct {
+	M uint64 `json:"m"`
+	K int    `json:"k"`
+}
+
+func (p cbfParams) String() string { return fmt.Sprintf("cbf(m=%d,k=%d)", p.M, p.K) }
+func (p cbfParams) Shape() string  { return fmt.Sprintf("k=%d", p.K) }
+func (p cbfParams) Summary() Summary {
+	return Summary{M: p.M, K: p.K, FirstLevelBits: 4 * p.M, MemoryBits: 4 * p.M}
+}
+
+type cbfKind struct {
+	counterBudget
+	ownFormat[cbf.Filter, *cbf.Filter, cbfParams]
+}
+
 func init() {
-	register(&Spec{
-		Kind:    CBF,
-		Doc:     "a counting Bloom filter of m 4-bit counters",
-		Order:   3,
-		Sized:   true,
-		Fields:  []string{"K"},
-		Deletes: true,
+	k := cbfKind{ownFormat: ownFormat[cbf.Filter, *cbf.Filter, cbfParams]{params: func(f *cbf.Filter) cbfParams { return cbfParams{M: f.M(), K: f.K()} }}}
+	k.counterBudget = counterBudget{
 		// m counters of 4 bits; a query reads m positions.
-		Layout: func(m, n uint64, k int) (Params, error) {
-			return Params{M: m, K: k, FirstLevelBits: 4 * m, MemoryBits: 4 * m}, nil
-		},
-		Words: func(p Params) string { return fmt.Sprintf("m=%d counters of 4 bits, k=%d", p.M, p.K) },
+		layout: func(m, n uint64, k int) (Params, error) { return cbfParams{M: m, K: k}, nil },
 		// A CBF's false positive rate is a Bloom filter's with m bits.
-		CountersFor: func(bits, n uint64, k int) uint64 { return bits },
-		Build: func(p Params, keys [][]byte) (Filter, int64, error) {
-			f, err := cbf.New(p.M, p.K)
-			if err != nil {
-				return nil, 0, err
-			}
-			for _, key := range keys {
-				f.Add(key)
-			}
-			return f, f.SerializedSize(), nil
-		},
-		// A counter at its maximum (15) stays there (cbf.Filter.Add).
-		Add: func(f Filter, key []byte) error {
-			f.(*cbf.Filter).Add(key)
-			return nil
-		},
-		Remove: func(f Filter, key []byte) error { return f.(*cbf.Filter).Remove(key) },
-		Encode: func(f Filter, w io.Writer) error {
-			_, err := f.(*cbf.Filter).WriteTo(w)
-			return err
-		},
-		Decode: func(data []byte) (Filter, error) {
-			var f cbf.Filter
-			if err := f.UnmarshalBinary(data); err != nil {
-				return nil, err
-			}
-			return &f, nil
-		},
-		FillFPP: func(f Filter) float64 { return f.(*cbf.Filter).FillFPP() },
-		// (1 - e^(-kn/m))^k with m counters (cbf.FPP).
-		FPP: func(p Params, n uint64) float64 { return cbf.FPP(p.M, n, p.K) },
-	})
+		countersFor: func(bits, n uint64, k int) uint64 { return bits },
+		fpp:         k.fpp,
+	}
+	register(&Spec{Kind: CBF, Doc: "a counting Bloom filter of m 4-bit counters", Order: 3, Sized: true, Deletes: true,
+		Options: []Option{optionK(cbf.MaxK)}, f: k})
+}
+
+func (k cbfKind) size(n uint64, s Sizing) (Params, error) { return k.counterBudget.size(n, s, n) }
+
+func (cbfKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) {
+	cp := p.(cbfParams)
+	f, err := cbf.New(cp.M, cp.K)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	for _, key := range keys {
+		f.Add(key)
+	}
+	return f, p, f.SerializedSize(), nil
+}
+
+// add: a counter at its maximum (15) stays there (cbf.Filter.Add).
+func (cbfKind) add(f Filter, key []byte) error {
+	f.(*cbf.Filter).Add(key)
+	return nil
+}
+
+func (cbfKind) remove(f Filter, key []byte) error { return f.(*cbf.Filter).Remove(key) }
+
+func (cbfKind) fillFPP(f Filter) float64 { return f.(*cbf.Filter).FillFPP() }
+
+// fpp is (1 - e^(-kn/m))^k with m counters (cbf.FPP).
+func (cbfKind) fpp(p Params, n uint64) float64 {
+	cp := p.(cbfParams)
+	return cbf.FPP(cp.M, n, cp.K)
+}
+
+// fillSpread: a CBF's non-zero counters are a Bloom filter's ones
+// (bloomFillSpread over its m counters).
+func (cbfKind) fillSpread(p Params, n uint64) float64 {
+	cp := p.(cbfParams)
+	return bloomFillSpread(float64(cp.M), cp.K, n)
 }

@@ -3,89 +3,101 @@ package filters
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/acbfjoin/acbfjoin/cuckoo"
 )
 
-// The cuckoo kind (package cuckoo; Fan, Andersen, Kaminsky and Mitzenmacher,
-// CoNEXT 2014): f-bit fingerprints in buckets of b slots, two buckets a key.
-// It is sized for the n keys at the measured safe load of its (b, f)
-// (cuckoo.MaxLoad: 95% for b = 4 and f >= 7, less for short fingerprints);
-// the fingerprint is Sizing.FingerprintBits, or the one of least memory that
-// meets Sizing.FPP at its load, or the one of least formula FP whose table
-// fits in Sizing.BitsPerKey bits a key.
-func init() {
-	register(&Spec{
-		Kind:    Cuckoo,
-		Doc:     "a cuckoo filter of f-bit fingerprints in buckets of b (Fan et al. 2014); deletes",
-		Order:   8,
-		Sized:   true,
-		Deletes: true,
-		Fields:  []string{"BucketSize", "FingerprintBits"},
-		SizeFor: sizeCuckoo,
-		Build: func(p Params, keys [][]byte) (Filter, int64, error) {
-			// Below cuckoo.MaxLoad a full table is rare for large tables
-			// (cuckoo's TestMaxLoad) but not for tables of a few buckets,
-			// whose load varies more (24 keys in 32 slots can fail): the
-			// build then retries with a quarter more capacity, a few
-			// times. The filter's Params and formula FP are those of the
-			// table built (ParamsOf), so the report stays true; its FP is
-			// lower than the sizing's, its bytes more.
-			keys = inOrder(keys) // where a fingerprint lands depends on the order
-			capacity := p.Capacity
-			for try := 0; ; try++ {
-				f, err := cuckoo.New(capacity, p.BucketSize, p.FingerprintBits)
-				if err != nil {
-					return nil, 0, err
-				}
-				i, err := addAll(f, keys)
-				if err == nil {
-					return f, f.SerializedSize(), nil
-				}
-				if !errors.Is(err, cuckoo.ErrFull) || try == cuckooRetries {
-					// An error, never a lost key.
-					return nil, 0, fmt.Errorf("cuckoo filter: key %d of %d: %w (a larger --bucket-size or --fingerprint-bits loads the table further)", i+1, len(keys), err)
-				}
-				capacity += (capacity + 3) / 4
-			}
-		},
-		ParamsOf: func(f Filter) Params { return cuckooParams(f.(*cuckoo.Filter)) },
-		Add:      func(f Filter, key []byte) error { return f.(*cuckoo.Filter).Add(key) },
-		Remove:   func(f Filter, key []byte) error { return f.(*cuckoo.Filter).Remove(key) },
-		Encode: func(f Filter, w io.Writer) error {
-			_, err := f.(*cuckoo.Filter).WriteTo(w)
-			return err
-		},
-		Decode: func(data []byte) (Filter, error) {
-			var f cuckoo.Filter
-			if err := f.UnmarshalBinary(data); err != nil {
-				return nil, err
-			}
-			return &f, nil
-		},
-		// The formula at the filter's own load: a query's two buckets are
-		// uniform, so their expected fill is the load whatever the keys.
-		FillFPP: func(f Filter) float64 { return f.(*cuckoo.Filter).FPP() },
-		// 1 - (1 - 1/(2^f - 1))^(2b*load) at load n / slots (cuckoo.FPP).
-		FPP: func(p Params, n uint64) float64 {
-			return cuckoo.FPP(p.BucketSize, p.FingerprintBits, float64(n)/float64(cuckooSlots(p)))
-		},
-	})
+// Sizing options of this file's kinds (Sizing.Options, Spec.Options).
+const (
+	OptionBucketSize      = "bucket-size"      // fingerprints a bucket (cuckoo)
+	OptionFingerprintBits = "fingerprint-bits" // bits a fingerprint (cuckoo)
+)
+
+// Cuckoo is a cuckoo filter (package cuckoo; Fan, Andersen, Kaminsky and
+// Mitzenmacher, CoNEXT 2014): f-bit fingerprints in buckets of b slots, two
+// buckets a key. It is sized for the n keys at the measured safe load of its
+// (b, f) (cuckoo.MaxLoad: 95% for b = 4 and f >= 7, less for short
+// fingerprints); the fingerprint is the fingerprint-bits option, or the one
+// of least memory that meets Sizing.FPP at its load, or the one of least
+// formula FP whose table fits in Sizing.BitsPerKey bits a key.
+const Cuckoo Kind = "cuckoo"
+
+// cuckooParams are a cuckoo filter's: buckets of B slots of F-bit
+// fingerprints, a table of Memory bits (slots*F), sized to hold Capacity
+// keys.
+type cuckooParams struct {
+	B        int    `json:"b"`
+	F        int    `json:"f"`
+	Capacity uint64 `json:"capacity"`
+	Memory   uint64 `json:"memory_bits"`
 }
 
-// cuckooSlots is the slots of a cuckoo filter of p: its table is slots*f
-// bits (sizeCuckoo and cuckooParams both set MemoryBits so).
-func cuckooSlots(p Params) uint64 {
-	if p.FingerprintBits < 1 {
+func (p cuckooParams) String() string {
+	return fmt.Sprintf("cuckoo(b=%d,f=%d,slots=%d)", p.B, p.F, p.slots())
+}
+func (p cuckooParams) Shape() string { return fmt.Sprintf("b=%d f=%d", p.B, p.F) }
+func (p cuckooParams) Summary() Summary {
+	return Summary{FirstLevelBits: p.Memory, MemoryBits: p.Memory}
+}
+
+// slots is the table's slots: its memory is slots*f bits.
+func (p cuckooParams) slots() uint64 {
+	if p.F < 1 {
 		return 0
 	}
-	return p.MemoryBits / uint64(p.FingerprintBits)
+	return p.Memory / uint64(p.F)
 }
 
-func cuckooParams(f *cuckoo.Filter) Params {
-	return Params{BucketSize: f.BucketSize(), FingerprintBits: f.FingerprintBits(), Capacity: f.Cap(),
-		FirstLevelBits: f.MemoryBits(), MemoryBits: f.MemoryBits()}
+type cuckooKind struct {
+	ownFormat[cuckoo.Filter, *cuckoo.Filter, cuckooParams]
+}
+
+func init() {
+	register(&Spec{Kind: Cuckoo, Doc: "a cuckoo filter of f-bit fingerprints in buckets of b (Fan et al. 2014); deletes",
+		Order: 8, Sized: true, Deletes: true, f: cuckooKind{ownFormat[cuckoo.Filter, *cuckoo.Filter, cuckooParams]{params: cuckooParamsOf}}, Options: []Option{
+			{Name: OptionBucketSize, Int: true, Min: 1, Max: 8, Want: "1, 2, 4 or 8", Doc: "fingerprints a bucket, 1, 2, 4 or 8 (default 4)"},
+			{Name: OptionFingerprintBits, Int: true, Min: 1, Max: cuckoo.MaxFingerprintBits, Doc: "bits a fingerprint, 1 to 32 (default: what the target FPP or bits per key give)"},
+		}})
+}
+
+func (cuckooKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) {
+	cp := p.(cuckooParams)
+	// Below cuckoo.MaxLoad a full table is rare for large tables (cuckoo's
+	// TestMaxLoad) but not for tables of a few buckets, whose load varies
+	// more (24 keys in 32 slots can fail): the build then retries with a
+	// quarter more capacity, a few times. The parameters and formula FP
+	// are those of the table built, so the report stays true; its FP is
+	// lower than the sizing's, its bytes more.
+	keys = inOrder(keys) // where a fingerprint lands depends on the order
+	capacity := cp.Capacity
+	for try := 0; ; try++ {
+		f, err := cuckoo.New(capacity, cp.B, cp.F)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		i, err := addAll(f, keys)
+		if err == nil {
+			return f, cuckooParamsOf(f), f.SerializedSize(), nil
+		}
+		if !errors.Is(err, cuckoo.ErrFull) || try == cuckooRetries {
+			// An error, never a lost key.
+			return nil, nil, 0, fmt.Errorf("cuckoo filter: key %d of %d: %w (a larger bucket size or fingerprint loads the table further)", i+1, len(keys), err)
+		}
+		capacity += (capacity + 3) / 4
+	}
+}
+
+func (cuckooKind) add(f Filter, key []byte) error    { return f.(*cuckoo.Filter).Add(key) }
+func (cuckooKind) remove(f Filter, key []byte) error { return f.(*cuckoo.Filter).Remove(key) }
+
+// fillFPP is the formula at the filter's own load: a query's two buckets
+// are uniform, so their expected fill is the load whatever the keys.
+func (cuckooKind) fillFPP(f Filter) float64 { return f.(*cuckoo.Filter).FPP() }
+
+// fpp is 1 - (1 - 1/(2^f - 1))^(2b*load) at load n / slots (cuckoo.FPP).
+func (cuckooKind) fpp(p Params, n uint64) float64 {
+	cp := p.(cuckooParams)
+	return cuckoo.FPP(cp.B, cp.F, float64(n)/float64(cp.slots()))
 }
 
 // maxCuckooKeys is the most keys a cuckoo filter of bucket size b and
@@ -105,21 +117,22 @@ func cuckooShape(n uint64, b, f int) (slots uint64, fpp float64, ok bool) {
 	return slots, cuckoo.FPP(b, f, float64(n)/float64(slots)), true
 }
 
-func sizeCuckoo(n uint64, s Sizing) (Params, error) {
-	b := s.BucketSize
-	if b == 0 {
-		b = cuckoo.DefaultBucketSize
+func cuckooParamsOf(f *cuckoo.Filter) cuckooParams {
+	return cuckooParams{B: f.BucketSize(), F: f.FingerprintBits(), Capacity: f.Cap(), Memory: f.MemoryBits()}
+}
+
+func (cuckooKind) size(n uint64, s Sizing) (Params, error) {
+	b := s.intOption(OptionBucketSize, cuckoo.DefaultBucketSize)
+	if b != 1 && b != 2 && b != 4 && b != 8 {
+		return nil, sizingError(OptionBucketSize, b, nil, "want 1, 2, 4 or 8 fingerprints a bucket")
 	}
-	if cuckoo.MaxLoad(b, 1) == 0 {
-		return Params{}, sizingError("BucketSize", b, nil, "want 1..%d", cuckoo.MaxBucketSize)
-	}
-	f := s.FingerprintBits
+	f := s.intOption(OptionFingerprintBits, 0)
 	var slots uint64
 	switch {
 	case f != 0:
 		var ok bool
 		if slots, _, ok = cuckooShape(n, b, f); !ok {
-			return Params{}, sizingError("BucketSize", b, nil, "%d keys are more than a cuckoo filter with buckets of %d and %d-bit fingerprints holds (%d)", n, b, f, maxCuckooKeys(b, f))
+			return nil, sizingError(OptionBucketSize, b, nil, "%d keys are more than a cuckoo filter with buckets of %d and %d-bit fingerprints holds (%d)", n, b, f, maxCuckooKeys(b, f))
 		}
 	case s.FPP != 0:
 		// The f of least memory (slots*f) whose formula FP at its own load
@@ -138,7 +151,7 @@ func sizeCuckoo(n uint64, s Sizing) (Params, error) {
 			bestFPP = min(bestFPP, p)
 		}
 		if best == 0 {
-			return Params{}, sizingError("FPP", s.FPP, nil, "a cuckoo filter of %d keys with buckets of %d reaches at best %.3g with fingerprints of at most %d bits",
+			return nil, sizingError("FPP", s.FPP, nil, "a cuckoo filter of %d keys with buckets of %d reaches at best %.3g with fingerprints of at most %d bits",
 				n, b, bestFPP, cuckoo.MaxFingerprintBits)
 		}
 		f = best
@@ -160,13 +173,11 @@ func sizeCuckoo(n uint64, s Sizing) (Params, error) {
 					least = float64(sl * uint64(g))
 				}
 			}
-			return Params{}, sizingError("BitsPerKey", s.BitsPerKey, nil, "a cuckoo filter of %d keys with buckets of %d takes at least %.3g bits a key", n, b, least/float64(max(n, 1)))
+			return nil, sizingError("BitsPerKey", s.BitsPerKey, nil, "a cuckoo filter of %d keys with buckets of %d takes at least %.3g bits a key", n, b, least/float64(max(n, 1)))
 		}
 		f = best
 	}
-	p := Params{BucketSize: b, FingerprintBits: f, Capacity: max(n, 1), MemoryBits: slots * uint64(f)}
-	p.FirstLevelBits = p.MemoryBits
-	return p, nil
+	return cuckooParams{B: b, F: f, Capacity: max(n, 1), Memory: slots * uint64(f)}, nil
 }
 
 // cuckooRetries is how many times a cuckoo build that filled its table

@@ -242,59 +242,82 @@ func exactValues(f Filter) ([]uint64, bool) {
 	return nil, false
 }
 
-func init() {
-	register(&Spec{
-		Kind:  Exact,
-		Doc:   "the set of keys: a semi-join, no false positives",
-		Order: 1,
-		Build: func(_ Params, keys [][]byte) (Filter, int64, error) {
-			f := newExact(keys)
-			return f, int64(exactPayload(f)), nil
-		},
-		// The format: the keys in byte order, each after its uvarint length.
-		Encode: func(f Filter, w io.Writer) error {
-			if vals, ok := exactValues(f); ok { // 9 bytes a key, no sort of byte strings
-				buf := make([]byte, 0, 9*len(vals))
-				for _, v := range vals {
-					buf = append(buf, 8)
-					buf = binary.BigEndian.AppendUint64(buf, v)
-				}
-				_, err := w.Write(buf)
-				return err
-			}
-			var buf []byte
-			for _, k := range exactKeys(f) {
-				buf = binary.AppendUvarint(buf, uint64(len(k)))
-				buf = append(buf, k...)
-			}
-			_, err := w.Write(buf)
-			return err
-		},
-		Decode: func(data []byte) (Filter, error) {
-			if f, ok := decodeExact64(data); ok {
-				return f, nil
-			}
-			var keys [][]byte
-			sorted := true
-			for len(data) > 0 {
-				n, w := binary.Uvarint(data)
-				if w <= 0 || uint64(len(data)-w) < n {
-					return nil, fmt.Errorf("exact filter: corrupt key list")
-				}
-				k := data[w : w+int(n)]
-				sorted = sorted && (len(keys) == 0 || bytes.Compare(keys[len(keys)-1], k) < 0)
-				keys = append(keys, k)
-				data = data[w+int(n):]
-			}
-			if !sorted { // not Encode's: sort, and drop repeated keys
-				slices.SortFunc(keys, bytes.Compare)
-				keys = slices.CompactFunc(keys, bytes.Equal)
-			}
-			return newExact(keys), nil
-		},
-		FPP: func(Params, uint64) float64 { return 0 },
-	})
+// Exact is the set of keys itself: a semi-join, no false positives.
+const Exact Kind = "exact"
+
+// exactParams are the exact set's: its memory, which its form (bitmap,
+// table or map) decides from the keys.
+type exactParams struct {
+	Memory uint64 `json:"memory_bits"`
 }
+
+func (exactParams) String() string     { return "exact" }
+func (exactParams) Shape() string      { return "" }
+func (p exactParams) Summary() Summary { return Summary{MemoryBits: p.Memory} }
+
+type exactKind struct{}
+
+func init() {
+	register(&Spec{Kind: Exact, Doc: "the set of keys: a semi-join, no false positives", Order: 1, f: exactKind{}})
+}
+
+func (exactKind) size(uint64, Sizing) (Params, error) { return nil, nil }
+
+func (exactKind) build(_ Params, keys [][]byte) (Filter, Params, int64, error) {
+	f := newExact(keys)
+	return f, exactParamsOf(f), int64(exactPayload(f)), nil
+}
+
+func exactParamsOf(f Filter) exactParams {
+	return exactParams{Memory: f.(interface{ MemoryBits() uint64 }).MemoryBits()}
+}
+
+// encode writes the format: the keys in byte order, each after its uvarint
+// length.
+func (exactKind) encode(f Filter, w io.Writer) error {
+	if vals, ok := exactValues(f); ok { // 9 bytes a key, no sort of byte strings
+		buf := make([]byte, 0, 9*len(vals))
+		for _, v := range vals {
+			buf = append(buf, 8)
+			buf = binary.BigEndian.AppendUint64(buf, v)
+		}
+		_, err := w.Write(buf)
+		return err
+	}
+	var buf []byte
+	for _, k := range exactKeys(f) {
+		buf = binary.AppendUvarint(buf, uint64(len(k)))
+		buf = append(buf, k...)
+	}
+	_, err := w.Write(buf)
+	return err
+}
+
+func (exactKind) decode(data []byte) (Filter, Params, error) {
+	if f, ok := decodeExact64(data); ok {
+		return f, exactParamsOf(f), nil
+	}
+	var keys [][]byte
+	sorted := true
+	for len(data) > 0 {
+		n, w := binary.Uvarint(data)
+		if w <= 0 || uint64(len(data)-w) < n {
+			return nil, nil, fmt.Errorf("exact filter: corrupt key list")
+		}
+		k := data[w : w+int(n)]
+		sorted = sorted && (len(keys) == 0 || bytes.Compare(keys[len(keys)-1], k) < 0)
+		keys = append(keys, k)
+		data = data[w+int(n):]
+	}
+	if !sorted { // not encode's: sort, and drop repeated keys
+		slices.SortFunc(keys, bytes.Compare)
+		keys = slices.CompactFunc(keys, bytes.Equal)
+	}
+	f := newExact(keys)
+	return f, exactParamsOf(f), nil
+}
+
+func (exactKind) fpp(Params, uint64) float64 { return 0 }
 
 // decodeExact64 decodes Encode's format when every key is 8 bytes and they
 // are in increasing order (what Encode writes for integer keys) straight
@@ -334,3 +357,5 @@ func exactPayload(f Filter) int {
 	}
 	return 0
 }
+
+func (exactKind) paramsOf(f Filter) Params { return exactParamsOf(f) }

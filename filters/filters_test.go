@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/acbf"
@@ -26,14 +27,32 @@ func TestRegistry(t *testing.T) {
 			if got, err := Lookup(string(sp.Kind)); err != nil || got != sp {
 				t.Fatalf("Lookup(%q) = %v, %v", sp.Kind, got, err)
 			}
-			if sp.Doc == "" || sp.Build == nil || sp.Encode == nil || sp.Decode == nil || sp.FPP == nil {
-				t.Fatalf("incomplete spec: %+v", sp)
+			if sp.Doc == "" {
+				t.Fatalf("no Doc: %+v", sp)
 			}
-			if sp.Sized && sp.SizeFor == nil && (sp.Layout == nil || sp.CountersFor == nil) {
-				t.Fatalf("sized kind without SizeFor, or Layout and CountersFor")
+			for _, o := range sp.Options {
+				if o.Doc == "" || !(o.Min <= o.Max) || !sp.Uses(o.Name) {
+					t.Fatalf("option %+v: no Doc, no values, or not used", o)
+				}
 			}
-			if sp.Deletes != (sp.Remove != nil) || (sp.Remove != nil && sp.Add == nil) || (sp.Sized && sp.Add == nil) {
-				t.Fatalf("Deletes %v, Add %v, Remove %v: a sized kind takes keys after it is built; a deletable one removes them", sp.Deletes, sp.Add != nil, sp.Remove != nil)
+			// What a kind says it does, it does: a sized kind takes keys
+			// after it is built, and a kind removes keys if it Deletes.
+			b, err := Build(sp.Kind, testutil.Keys(0, 100), Sizing{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sp.Sized && !sp.CanAdd() {
+				t.Fatalf("a sized kind that takes no key once built")
+			}
+			// (an ACBF or a cuckoo table may be full: not ErrNoUpdate)
+			if err := sp.Add(b.Filter, []byte("added")); errors.Is(err, ErrNoUpdate) == sp.CanAdd() {
+				t.Fatalf("CanAdd %v, Add: %v", sp.CanAdd(), err)
+			}
+			if err := sp.Remove(b.Filter, testutil.Keys(0, 1)[0]); (err == nil) != sp.Deletes || (err != nil && !errors.Is(err, ErrNoUpdate)) {
+				t.Fatalf("Deletes %v, Remove: %v", sp.Deletes, err)
+			}
+			if !strings.HasPrefix(b.Spell(), string(sp.Kind)) || sp.Sized && !strings.HasPrefix(b.Spell(), string(sp.Kind)+"(") {
+				t.Fatalf("parameters spelled %q", b.Spell())
 			}
 		})
 	}
@@ -75,8 +94,8 @@ func TestBuild(t *testing.T) {
 			// Size predicts exactly.
 			if sp.Sized {
 				p, err := sp.Size(n, Sizing{})
-				if err != nil || p.MemoryBits != b.MemoryBits || p.Shape() != b.Shape() {
-					t.Errorf("Size predicted %d bits (%s), %v; built %d (%s)", p.MemoryBits, p.Shape(), err, b.MemoryBits, b.Shape())
+				if err != nil || p.Summary().MemoryBits != b.MemoryBits || p.String() != b.Spell() {
+					t.Errorf("Size predicted %d bits (%s), %v; built %d (%s)", p.Summary().MemoryBits, p, err, b.MemoryBits, b.Spell())
 				}
 				wantK := map[Kind]int{Bloom: 22, CBF: 6, ACBF: 6, ACBF1: 6, ACBF2: 6, ACBF3: 6, Blocked: blocked.OptimalK(32)}
 				switch k, ok := wantK[sp.Kind]; {
@@ -124,7 +143,7 @@ func TestBuild(t *testing.T) {
 				}
 			}
 			got := float64(fp) / probes
-			if sp.FillFPP != nil {
+			if sp.HasFillFPP() {
 				fill := sp.FillFPP(b.Filter)
 				if sd := math.Sqrt(fill * (1 - fill) / probes); math.Abs(got-fill) > 4*sd+1.0/probes {
 					t.Errorf("measured FP %.5f, this filter's fill gives %.5f", got, fill)
@@ -176,25 +195,27 @@ func TestSizing(t *testing.T) {
 		{CBF, Sizing{BitsPerKey: -2}, "filters: Sizing.BitsPerKey -2: want a positive number of bits per key"},
 		{CBF, Sizing{BitsPerKey: 0.0001}, "filters: Sizing.BitsPerKey 0.0001: 0.0001 bits per key for 10000 keys is less than 4 bits in all"},
 		{CBF, Sizing{BitsPerKey: math.NaN()}, "filters: Sizing.BitsPerKey NaN: want a positive number"},
-		{CBF, Sizing{K: 65}, "filters: Sizing.K 65: want 1 to 64"},
+		{CBF, Sizing{}.With(OptionK, 65), "filters: Sizing.k 65: want a whole number from 1 to 64"},
 		{Bloom, Sizing{BitsPerKey: 1e12}, "filters: Sizing.BitsPerKey 1e+12: 1e+12 bits per key for 10000 keys is 1.11 PiB, above the 1 GiB a filter may take (at most 858993 bits per key for 10000 keys)"},
-		{ACBF, Sizing{BitsPerKey: 40, K: 40}, "filters: Sizing.BitsPerKey 40: 40 bits per key cannot hold k = 40 counter bits per key"},
-		{ACBF2, Sizing{BitsPerKey: 8, K: 6}, "filters: Sizing.BitsPerKey 8: k = 6 counter bits per key do not fit beside a first level of 2*m bits: at least 12 bits per key"},
-		{Blocked, Sizing{K: 17}, "filters: Sizing.K 17: the blocked filter takes 1 to 16 probes"},
+		{ACBF, Sizing{BitsPerKey: 40}.With(OptionK, 40), "filters: Sizing.BitsPerKey 40: 40 bits per key cannot hold k = 40 counter bits per key"},
+		{ACBF2, Sizing{BitsPerKey: 8}.With(OptionK, 6), "filters: Sizing.BitsPerKey 8: k = 6 counter bits per key do not fit beside a first level of 2*m bits: at least 12 bits per key"},
+		{Blocked, Sizing{}.With(OptionK, 17), "filters: Sizing.k 17: want a whole number from 1 to 16"},
 		{Blocked, Sizing{FPP: 1e-40}, "filters: Sizing.FPP 1e-40: no blocked filter of 10000 keys reaches it"},
-		{Cuckoo, Sizing{FingerprintBits: 33}, "filters: Sizing.FingerprintBits 33: want 1 to 32 bits"},
-		{Cuckoo, Sizing{BucketSize: 3}, "filters: Sizing.BucketSize 3: want 1, 2, 4 or 8"},
-		{Cuckoo, Sizing{FPP: 1e-12, BucketSize: 8}, "filters: Sizing.FPP 1e-12: a cuckoo filter of 10000 keys with buckets of 8 reaches at best 3.65e-09"},
-		{Scalable, Sizing{Growth: 0.5}, "filters: Sizing.Growth 0.5: want a factor from 1 to 1024"},
-		{Scalable, Sizing{Tightening: 1}, "filters: Sizing.Tightening 1: want a ratio between 0 and 1"},
+		{Cuckoo, Sizing{}.With(OptionFingerprintBits, 33), "filters: Sizing.fingerprint-bits 33: want a whole number from 1 to 32"},
+		{Cuckoo, Sizing{}.With(OptionBucketSize, 3), "filters: Sizing.bucket-size 3: want 1, 2, 4 or 8"},
+		{Cuckoo, Sizing{FPP: 1e-12}.With(OptionBucketSize, 8), "filters: Sizing.FPP 1e-12: a cuckoo filter of 10000 keys with buckets of 8 reaches at best 3.65e-09"},
+		{Scalable, Sizing{}.With(OptionGrowth, 0.5), "filters: Sizing.growth 0.5: want a factor from 1 to 1024"},
+		{Scalable, Sizing{}.With(OptionTightening, 1), "filters: Sizing.tightening 1: want a ratio between 0 and 1"},
 		{Scalable, Sizing{BitsPerKey: 2000}, "filters: Sizing.BitsPerKey 2000: a scalable filter's first error"},
-		{Scalable, Sizing{InitialCapacity: 1, Growth: 1}, "filters: Sizing.InitialCapacity 1: 10000 keys need more sub-filters"},
+		{Scalable, Sizing{}.With(OptionInitialCapacity, 1).With(OptionGrowth, 1), "filters: Sizing.initial-capacity 1: 10000 keys need more sub-filters"},
+		{Cuckoo, Sizing{}.With("quotient-bits", 3), "filters: Sizing.quotient-bits 3: no kind has this option"},
+		{Blocked, Sizing{}.With(OptionK, 2.5), "filters: Sizing.k 2.5: want a whole number from 1 to 64"},
 	} {
 		_, err := Build(tc.kind, keys, tc.s)
 		if err == nil || !errors.Is(err, ErrSizing) || !bytes.HasPrefix([]byte(err.Error()), []byte(tc.want)) {
 			t.Errorf("%s %+v: %v, want %q", tc.kind, tc.s, err, tc.want)
 		}
-		if tc.kind == ACBF && tc.s.K == 40 && !errors.Is(err, acbf.ErrConfig) {
+		if k, _ := tc.s.Option(OptionK); tc.kind == ACBF && k == 40 && !errors.Is(err, acbf.ErrConfig) {
 			t.Errorf("%v does not wrap acbf.ErrConfig", err)
 		}
 	}

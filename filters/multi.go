@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/bits-and-blooms/bloom/v3"
 
@@ -128,6 +129,7 @@ func Union(parts []*Built) (*Built, error) {
 	}
 	kind := parts[0].Spec
 	fs := make([]Filter, len(parts))
+	up := Parts{What: "union"}
 	u := &Built{}
 	pass := 1.0
 	size := int64(4)
@@ -136,96 +138,155 @@ func Union(parts []*Built) (*Built, error) {
 			return nil, fmt.Errorf("filters: a union of %s and %s filters", kind.Kind, p.Spec.Kind)
 		}
 		fs[i] = p.Filter
+		up.Of = append(up.Of, p.Params)
 		u.N += p.N
 		u.KeysFingerprint[0] += p.KeysFingerprint[0]
 		u.KeysFingerprint[1] += p.KeysFingerprint[1]
-		u.M += p.M
-		u.FirstLevelBits += p.FirstLevelBits
-		u.MemoryBits += p.MemoryBits
 		size += 8 + p.SerializedBytes
 		pass *= 1 - p.FPP
 	}
-	u.K = parts[0].K
-	for _, p := range parts {
-		if p.K != u.K {
-			u.K = 0 // no one k
-		}
-	}
 	u.Filter = NewMulti(fs)
+	u.Params, u.Summary = up, up.Summary()
 	u.SerializedBytes = size
 	u.FPP = 1 - pass
 	u.Spec = unionSpec(kind, u.FPP)
 	return u, nil
 }
 
+// Parts are the parameters of a structure of several filters of one kind
+// (a Union, a per-column filter): What it is ("union", "per-column") and
+// its parts' parameters.
+type Parts struct {
+	What string   `json:"what"`
+	Of   []Params `json:"parts"`
+}
+
+func (p Parts) String() string {
+	var b strings.Builder
+	b.WriteString(p.What + "(")
+	for i, q := range p.Of {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(q.String())
+	}
+	return b.String() + ")"
+}
+
+func (p Parts) Shape() string {
+	if len(p.Of) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d parts, the first %s", len(p.Of), p.Of[0].Shape())
+}
+
+// Summary sums the parts' counters and bits; its K is theirs when they
+// share one, else 0.
+func (p Parts) Summary() Summary {
+	var s Summary
+	for i, q := range p.Of {
+		qs := q.Summary()
+		s.M += qs.M
+		s.FirstLevelBits += qs.FirstLevelBits
+		s.MemoryBits += qs.MemoryBits
+		if i == 0 {
+			s.K = qs.K
+		} else if qs.K != s.K {
+			s.K = 0 // no one k
+		}
+	}
+	return s
+}
+
 // unionSpec is the Spec of a union of filters of kind sp: the kind's name
 // and documentation, its format wrapped in a count and lengths.
 func unionSpec(sp *Spec, fpp float64) *Spec {
-	return &Spec{
-		Kind: sp.Kind, Doc: sp.Doc + " (a union of several)", Order: sp.Order, Sized: sp.Sized, Deletes: false,
-		Encode: func(f Filter, w io.Writer) error {
-			m := f.(*Multi)
-			var hdr [8]byte
-			binary.LittleEndian.PutUint32(hdr[:4], uint32(len(m.fs)))
-			if _, err := w.Write(hdr[:4]); err != nil {
-				return err
-			}
-			var buf bytes.Buffer
-			for _, part := range m.fs {
-				buf.Reset()
-				if err := sp.Encode(part, &buf); err != nil {
-					return err
-				}
-				binary.LittleEndian.PutUint64(hdr[:], uint64(buf.Len()))
-				if _, err := w.Write(hdr[:]); err != nil {
-					return err
-				}
-				if _, err := w.Write(buf.Bytes()); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
-		Decode: func(data []byte) (Filter, error) {
-			if len(data) < 4 {
-				return nil, fmt.Errorf("%s union: %d bytes, want at least 4", sp.Kind, len(data))
-			}
-			n := binary.LittleEndian.Uint32(data)
-			if n == 0 || n > maxUnionParts {
-				return nil, fmt.Errorf("%s union: %d filters", sp.Kind, n)
-			}
-			data = data[4:]
-			fs := make([]Filter, 0, min(int(n), len(data)/8))
-			for i := range n {
-				if len(data) < 8 {
-					return nil, fmt.Errorf("%s union: filter %d of %d is missing", sp.Kind, i+1, n)
-				}
-				l := binary.LittleEndian.Uint64(data)
-				if l > uint64(len(data)-8) {
-					return nil, fmt.Errorf("%s union: filter %d claims %d bytes, %d left", sp.Kind, i+1, l, len(data)-8)
-				}
-				f, err := sp.Decode(data[8 : 8+l])
-				if err != nil {
-					return nil, fmt.Errorf("%s union: filter %d: %w", sp.Kind, i+1, err)
-				}
-				fs = append(fs, f)
-				data = data[8+l:]
-			}
-			if len(data) != 0 {
-				return nil, fmt.Errorf("%s union: %d bytes after its %d filters", sp.Kind, len(data), n)
-			}
-			return NewMulti(fs), nil
-		},
-		FPP: func(Params, uint64) float64 { return fpp },
-		FillFPP: func(f Filter) float64 {
-			if sp.FillFPP == nil {
-				return fpp
-			}
-			pass := 1.0
-			for _, part := range f.(*Multi).fs {
-				pass *= 1 - sp.FillFPP(part)
-			}
-			return 1 - pass
-		},
+	return Wrap(sp, " (a union of several)", union{sp: sp, rate: fpp})
+}
+
+// union is the Wrapper of a union of filters of kind sp.
+type union struct {
+	sp   *Spec
+	rate float64 // 1 - prod(1 - FPP_i)
+}
+
+func (u union) Encode(f Filter, w io.Writer) error {
+	m := f.(*Multi)
+	var hdr [8]byte
+	binary.LittleEndian.PutUint32(hdr[:4], uint32(len(m.fs)))
+	if _, err := w.Write(hdr[:4]); err != nil {
+		return err
 	}
+	var buf bytes.Buffer
+	for _, part := range m.fs {
+		buf.Reset()
+		if err := u.sp.Encode(part, &buf); err != nil {
+			return err
+		}
+		binary.LittleEndian.PutUint64(hdr[:], uint64(buf.Len()))
+		if _, err := w.Write(hdr[:]); err != nil {
+			return err
+		}
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (u union) Decode(data []byte) (Filter, Params, error) {
+	sp := u.sp
+	if len(data) < 4 {
+		return nil, nil, fmt.Errorf("%s union: %d bytes, want at least 4", sp.Kind, len(data))
+	}
+	n := binary.LittleEndian.Uint32(data)
+	if n == 0 || n > maxUnionParts {
+		return nil, nil, fmt.Errorf("%s union: %d filters", sp.Kind, n)
+	}
+	data = data[4:]
+	fs := make([]Filter, 0, min(int(n), len(data)/8))
+	up := Parts{What: "union"}
+	for i := range n {
+		if len(data) < 8 {
+			return nil, nil, fmt.Errorf("%s union: filter %d of %d is missing", sp.Kind, i+1, n)
+		}
+		l := binary.LittleEndian.Uint64(data)
+		if l > uint64(len(data)-8) {
+			return nil, nil, fmt.Errorf("%s union: filter %d claims %d bytes, %d left", sp.Kind, i+1, l, len(data)-8)
+		}
+		f, p, err := sp.DecodeParams(data[8 : 8+l])
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s union: filter %d: %w", sp.Kind, i+1, err)
+		}
+		fs = append(fs, f)
+		up.Of = append(up.Of, p)
+		data = data[8+l:]
+	}
+	if len(data) != 0 {
+		return nil, nil, fmt.Errorf("%s union: %d bytes after its %d filters", sp.Kind, len(data), n)
+	}
+	return NewMulti(fs), up, nil
+}
+
+func (u union) FPP() float64 { return u.rate }
+
+func (u union) ParamsOf(f Filter) Params {
+	ps := Parts{What: "union"}
+	for _, part := range f.(*Multi).fs {
+		ps.Of = append(ps.Of, u.sp.ParamsOf(part))
+	}
+	return ps
+}
+
+// FillFPP is 1 - prod(1 - fill_i) of the parts' own rates (the formula's
+// where the kind has none).
+func (u union) FillFPP(f Filter) float64 {
+	if !u.sp.HasFillFPP() {
+		return u.rate
+	}
+	pass := 1.0
+	for _, part := range f.(*Multi).fs {
+		pass *= 1 - u.sp.FillFPP(part)
+	}
+	return 1 - pass
 }

@@ -5,24 +5,42 @@ import (
 	"io"
 )
 
-// passAll is the none kind: every key passes.
+// None is no filter: every key passes, every row is shuffled.
+const None Kind = "none"
+
+// passAll is the none kind's filter.
 type passAll struct{}
 
 func (passAll) Contains([]byte) bool { return true }
 
+// noneParams are the none kind's: nothing.
+type noneParams struct{}
+
+func (noneParams) String() string   { return "none" }
+func (noneParams) Shape() string    { return "" }
+func (noneParams) Summary() Summary { return Summary{} }
+
+type noneKind struct{}
+
 func init() {
-	register(&Spec{
-		Kind:   None,
-		Doc:    "no filter: every row is shuffled",
-		Order:  0,
-		Build:  func(Params, [][]byte) (Filter, int64, error) { return passAll{}, 0, nil },
-		Encode: func(Filter, io.Writer) error { return nil },
-		Decode: func(data []byte) (Filter, error) {
-			if len(data) != 0 {
-				return nil, fmt.Errorf("none filter: %d bytes, want none", len(data))
-			}
-			return passAll{}, nil
-		},
-		FPP: func(Params, uint64) float64 { return 1 },
-	})
+	register(&Spec{Kind: None, Doc: "no filter: every row is shuffled", Order: 0, f: noneKind{}})
 }
+
+func (noneKind) size(uint64, Sizing) (Params, error) { return nil, nil }
+
+func (noneKind) build(Params, [][]byte) (Filter, Params, int64, error) {
+	return passAll{}, noneParams{}, 0, nil
+}
+
+func (noneKind) encode(Filter, io.Writer) error { return nil }
+
+func (noneKind) decode(data []byte) (Filter, Params, error) {
+	if len(data) != 0 {
+		return nil, nil, fmt.Errorf("none filter: %d bytes, want none", len(data))
+	}
+	return passAll{}, noneParams{}, nil
+}
+
+func (noneKind) fpp(Params, uint64) float64 { return 1 }
+
+func (noneKind) paramsOf(Filter) Params { return noneParams{} }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 )
@@ -24,140 +25,284 @@ type BatchFilter interface {
 	ContainsBatch(keys [][]byte, out []bool)
 }
 
-// Kind names a filter kind, as --filter and filter files spell it.
+// Kind names a filter kind, as --filter and filter files spell it. Each
+// kind's file declares its own name.
 type Kind string
 
-// The kinds of this package, in report order.
-const (
-	None  Kind = "none"
-	Exact Kind = "exact"
-	Bloom Kind = "bloom"
-	CBF   Kind = "cbf"
-	ACBF  Kind = "acbf"
-	ACBF1 Kind = "acbf1"
-	ACBF2 Kind = "acbf2"
-	ACBF3 Kind = "acbf3"
-
-	Cuckoo   Kind = "cuckoo"
-	Scalable Kind = "scalable"
-	Blocked  Kind = "blocked"
-)
-
-// Params are the parameters of a sized filter.
-type Params struct {
-	M              uint64 // counters of the 4m-bit budget (0 for unsized kinds and the kinds sized by bits: cuckoo, scalable, blocked)
-	K              int    // hash functions (0 for unsized kinds and cuckoo; scalable: its first sub-filter's)
-	FirstLevelBits uint64 // the bits a query reads: the Bloom filter's 4m, the CBF's 4m, the ACBF's m1, the blocked filter's bits
-	MemoryBits     uint64 // the structure's payload
-
-	// The geometry of the kinds not made of counters (zero for the others).
-	BucketSize      int     // cuckoo: fingerprints a bucket
-	FingerprintBits int     // cuckoo: bits a fingerprint
-	Capacity        uint64  // cuckoo: keys it holds; scalable: keys of its first sub-filter; acbf kinds: keys its counters have room for
-	Growth          float64 // scalable: each sub-filter holds Growth times the keys of the one before
-	Tightening      float64 // scalable: each sub-filter's error is Tightening times the one before
-	FirstFPP        float64 // scalable: the first sub-filter's error P0
+// Params are the parameters of one sized filter, of its kind's own type
+// (bloomParams, cuckooParams, ...): nothing outside the kind's file reads
+// their fields, and every other package asks them the three things below.
+// Params marshal to JSON as their fields.
+type Params interface {
+	// String spells the kind and its parameters in its own terms, a name
+	// that says what the filter is: "bloom(m=3200000,k=22)",
+	// "cuckoo(b=4,f=12,slots=69632)".
+	String() string
+	// Shape gives the kind's own parameters in a few words, for a table's
+	// column beside the memory: "k=22", "b=4 f=12"; "" for none.
+	Shape() string
+	// Summary gives the numbers every kind states alike.
+	Summary() Summary
 }
 
-// Shape returns the kind's own parameters in a few words: "k=6" for the
-// Bloom-like kinds, "b=4 f=16" for cuckoo, "P0=0.0005 s=2 r=0.5 from 1000
-// keys" for scalable, "" for unsized kinds.
-func (p Params) Shape() string {
-	switch {
-	case p.FingerprintBits != 0:
-		return fmt.Sprintf("b=%d f=%d", p.BucketSize, p.FingerprintBits)
-	case p.FirstFPP != 0:
-		return fmt.Sprintf("P0=%.3g s=%g r=%g from %d keys", p.FirstFPP, p.Growth, p.Tightening, p.Capacity)
-	case p.K != 0:
-		return fmt.Sprintf("k=%d", p.K)
-	}
-	return ""
+// Summary is what a filter's parameters say in every kind's terms: the
+// columns of a comparison and the fields of a filter file's header.
+type Summary struct {
+	// M is the counters of the 4-bit CBF budget that the kinds sized in it
+	// (bloom, cbf, acbf*) take, 4m bits in all; 0 for the kinds sized
+	// otherwise.
+	M uint64 `json:"m"`
+	// K is the hash functions a query takes (0 where a kind has none).
+	K int `json:"k"`
+	// FirstLevelBits is the bits a query reads.
+	FirstLevelBits uint64 `json:"first_level_bits"`
+	// MemoryBits is the structure's payload.
+	MemoryBits uint64 `json:"memory_bits"`
 }
 
-// Describe returns p in the kind's own words (Spec.Words, else
-// Params.Shape), "no parameters" for a kind without any.
-func (sp *Spec) Describe(p Params) string {
-	if sp.Words != nil {
-		return sp.Words(p)
-	}
-	if s := p.Shape(); s != "" {
-		return s
-	}
-	return "no parameters"
+// Option is a parameter of a kind that a Sizing may set
+// (Sizing.Options[Name]); the kind declares it and checks its value. Two
+// kinds may declare the same name for the same idea ("k"); a command line
+// offers one flag a name.
+type Option struct {
+	Name     string  // in Sizing.Options and on a command line: "k", "bucket-size"
+	Doc      string  // one line for help texts, its default included (the kinds are named beside it)
+	Int      bool    // a whole number
+	Min, Max float64 // the values it takes (the kind may refuse some within)
+	// Want, if set, says the values it takes in words, for errors ("a
+	// ratio between 0 and 1"); else "a number from Min to Max".
+	Want string
 }
 
-// Spec describes one filter kind.
-type Spec struct {
-	Kind Kind
-	Doc  string // one line for help texts
-	// Order places the kind in Kinds (report order).
-	Order int
-	// Sized kinds take a Sizing; unsized ones (none, exact) ignore it and
-	// need no keys.
-	Sized bool
-	// Deletes reports a kind that supports removing keys (counting kinds).
-	Deletes bool
-	// Fields names the Sizing fields the kind reads besides BitsPerKey and
-	// FPP ("K", "BucketSize", ...); it ignores the others.
-	Fields []string
-	// Words describes p in the kind's own terms for a report ("m=3200000
-	// bits, k=22" for a Bloom filter, "m=800000 counters, k=6" for a CBF);
-	// nil: Params.Shape.
-	Words func(p Params) string
-	// Layout returns the parameters of the kind in the budget of a 4-bit CBF
-	// with m counters, holding n keys with k hash functions, or an error
-	// (option.Error naming Sizing.BitsPerKey or Sizing.K) if they do not fit.
-	Layout func(m, n uint64, k int) (Params, error)
-	// CountersFor returns the least m whose layout has a first level of at
-	// least bits bits with n keys and k hash functions (sizing by FPP).
-	CountersFor func(bits, n uint64, k int) uint64
-	// Build builds the filter of p over distinct keys; keys is not retained.
-	// It returns the filter and its serialized size.
-	Build func(p Params, keys [][]byte) (Filter, int64, error)
-	// Encode writes f (built or decoded by this Spec) in the kind's format.
-	Encode func(f Filter, w io.Writer) error
-	// Decode reads the kind's format, validating it before allocating.
-	Decode func(data []byte) (Filter, error)
-	// FPP is the formula false positive rate of p holding n keys: its
+// family is what a kind's file implements; Spec's methods give it to every
+// other package. Optional parts are further interfaces: filler, spreader,
+// estimator, adder, remover.
+type family interface {
+	// size returns the parameters for n >= 1 keys and s, whose generic
+	// fields and declared options are valid and whose BitsPerKey is set
+	// unless FPP is.
+	size(n uint64, s Sizing) (Params, error)
+	// build builds the filter of p over distinct keys (not retained): the
+	// filter, its parameters as built (a cuckoo table that grew, a
+	// scalable filter's sub-filters), its serialized size.
+	build(p Params, keys [][]byte) (Filter, Params, int64, error)
+	encode(f Filter, w io.Writer) error
+	// decode reads the kind's format, validated before anything is
+	// allocated beyond the data: the filter and its parameters.
+	decode(data []byte) (Filter, Params, error)
+	// fpp is the formula false positive rate of p holding n keys: its
 	// expectation over filters of random keys.
-	FPP func(p Params, n uint64) float64
-	// FillFPP, if set, is the false positive rate of the filter f itself, from
-	// its contents (the ones of a Bloom filter, the load of a cuckoo
-	// filter): what a sample of non-members measures on this one filter.
-	// FPP differs from it by the chance in how the keys fell.
-	FillFPP func(f Filter) float64
-
-	// SizeFor, for kinds not made of counters (cuckoo, scalable,
-	// blocked), replaces Layout and CountersFor: the parameters for n keys
-	// and a Sizing whose generic fields are checked (Validate) and whose
-	// default BitsPerKey is filled in. Size still checks MaxFilterBytes.
-	SizeFor func(n uint64, s Sizing) (Params, error)
-	// DefaultK, if set, is the k of the kind for m counters' budget and n
-	// keys when Sizing.K is 0 (the Bloom-like kinds take the k that
-	// minimises their own formula at their bits); unset: round((m/n) ln 2).
-	DefaultK func(m, n uint64) int
-	// ParamsOf returns the parameters of a decoded filter of the kind, for
-	// kinds whose Params are not all in a filter file's header (cuckoo,
-	// scalable, blocked). Optional.
-	ParamsOf func(f Filter) Params
-
-	// Add inserts one more key into f, for kinds that take keys after they
-	// are built (not none or exact). A full filter returns an error and is
-	// unchanged (cuckoo); the others never fail or fail only on a bug.
-	Add func(f Filter, key []byte) error
-	// Remove deletes one key that was added, for kinds that delete (Deletes
-	// is then true); removing a key never added is an error or, where the
-	// kind cannot tell, removes another key's trace (documented per kind).
-	Remove func(f Filter, key []byte) error
+	fpp(p Params, n uint64) float64
+	// paramsOf returns the parameters of a built or decoded filter of the
+	// kind, as it stands (a cuckoo filter's load changes nothing, but an
+	// update may have grown a scalable filter).
+	paramsOf(f Filter) Params
 }
 
-// Uses reports whether the kind reads the Sizing field named (BitsPerKey
-// and FPP: every sized kind).
-func (sp *Spec) Uses(field string) bool {
-	if field == "BitsPerKey" || field == "FPP" {
+// filler is a family that can give a built filter's own false positive
+// rate from its contents (the ones of a Bloom filter, a cuckoo filter's
+// load): what a sample of non-members measures on this one filter.
+type filler interface {
+	fillFPP(f Filter) float64
+}
+
+// spreader is a family that knows the standard deviation of the fill
+// rate over filters of random keys (FillSpread).
+type spreader interface {
+	fillSpread(p Params, n uint64) float64
+}
+
+// estimator is a family with a cheaper estimate of fpp (blocked's table).
+type estimator interface {
+	estimateFPP(p Params, n uint64) float64
+}
+
+// adder is a family whose filters take keys after they are built.
+type adder interface {
+	add(f Filter, key []byte) error
+}
+
+// remover is a family whose filters delete keys (Spec.Deletes).
+type remover interface {
+	remove(f Filter, key []byte) error
+}
+
+// Spec describes one filter kind and gives its operations. Specs are
+// immutable and safe for concurrent use.
+type Spec struct {
+	Kind  Kind
+	Doc   string // one line for help texts
+	Order int    // its place in Kinds (report order)
+	// Sized kinds take a Sizing; unsized ones (none, exact) ignore it.
+	Sized bool
+	// Deletes reports a kind that removes keys (Remove).
+	Deletes bool
+	// Grows reports a kind sized without a key count (scalable): its
+	// memory follows the keys added, and its memory for n keys is what it
+	// took.
+	Grows bool
+	// Options are the parameters of its own that a Sizing may set.
+	Options []Option
+
+	f family
+}
+
+// Size returns the parameters of the kind for n distinct keys (n >= 1)
+// sized by s: its BitsPerKey (default DefaultBitsPerKey) or FPP, and its
+// own options (Spec.Options). Errors are option.Errors naming the
+// Sizing field or option ("Sizing.BitsPerKey", "Sizing.bucket-size") and
+// wrapping ErrSizing; a filter above MaxFilterBytes is refused before
+// anything is allocated. O(1) for most kinds; a few formula evaluations for
+// a target FPP.
+func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !sp.Sized {
+		return nil, nil
+	}
+	if err := sp.checkOptions(s); err != nil {
+		return nil, err
+	}
+	if s.BitsPerKey == 0 && s.FPP == 0 {
+		s.BitsPerKey = DefaultBitsPerKey
+	}
+	if s.FPP == 0 {
+		if bits := s.BitsPerKey * float64(n); bits/8 > MaxFilterBytes {
+			return nil, sizingError("BitsPerKey", s.BitsPerKey, nil, "%v bits per key for %d keys is %s, above the %s a filter may take (at most %.0f bits per key for %d keys)",
+				s.BitsPerKey, n, bytesText(bits/8), bytesText(MaxFilterBytes), math.Floor(MaxFilterBytes*8/float64(n)), n)
+		}
+	}
+	p, err := sp.f.size(n, s)
+	if err != nil {
+		return nil, err
+	}
+	mem := p.Summary().MemoryBits / 8
+	switch {
+	case mem > MaxFilterBytes && s.FPP != 0:
+		return nil, sizingError("FPP", s.FPP, nil, "a formula false positive rate of %v for %d keys needs %s in a %s filter, above the %s a filter may take",
+			s.FPP, n, bytesText(float64(mem)), sp.Kind, bytesText(MaxFilterBytes))
+	case mem > MaxFilterBytes:
+		return nil, sizingError("BitsPerKey", s.BitsPerKey, nil, "%d keys need %s in a %s filter, above the %s a filter may take",
+			n, bytesText(float64(mem)), sp.Kind, bytesText(MaxFilterBytes))
+	}
+	return p, nil
+}
+
+// Build builds the filter of p (Size's) over distinct keys (not retained):
+// the filter, its parameters as built, and its serialized size. O(n k).
+func (sp *Spec) Build(p Params, keys [][]byte) (Filter, Params, int64, error) {
+	return sp.f.build(p, keys)
+}
+
+// Encode writes f (built or decoded by this Spec) in the kind's format.
+func (sp *Spec) Encode(f Filter, w io.Writer) error { return sp.f.encode(f, w) }
+
+// Decode reads the kind's format, validating it before allocating. Each
+// call returns an independent filter.
+func (sp *Spec) Decode(data []byte) (Filter, error) {
+	f, _, err := sp.f.decode(data)
+	return f, err
+}
+
+// DecodeParams is Decode that also returns the filter's parameters.
+func (sp *Spec) DecodeParams(data []byte) (Filter, Params, error) { return sp.f.decode(data) }
+
+// ParamsOf returns the parameters of a filter of the kind as it stands.
+func (sp *Spec) ParamsOf(f Filter) Params { return sp.f.paramsOf(f) }
+
+// FPP is the formula false positive rate of p holding n keys.
+func (sp *Spec) FPP(p Params, n uint64) float64 { return sp.f.fpp(p, n) }
+
+// EstimateFPP is FPP or a cheaper estimate of it within 1% (the blocked
+// kind's table), for callers that evaluate many sizes.
+func (sp *Spec) EstimateFPP(p Params, n uint64) float64 {
+	if e, ok := sp.f.(estimator); ok {
+		return e.estimateFPP(p, n)
+	}
+	return sp.f.fpp(p, n)
+}
+
+// HasFillFPP reports whether the kind gives a built filter's own rate.
+func (sp *Spec) HasFillFPP() bool {
+	_, ok := sp.f.(filler)
+	return ok
+}
+
+// FillFPP is the false positive rate of the filter f itself, from its
+// contents; NaN for kinds without one (HasFillFPP). FPP differs from it by
+// the chance in how the keys fell.
+func (sp *Spec) FillFPP(f Filter) float64 {
+	if fl, ok := sp.f.(filler); ok {
+		return fl.fillFPP(f)
+	}
+	return math.NaN()
+}
+
+// FillSpread is the variance of a filter's FillFPP over filters of n
+// random keys with parameters p, where the kind has a closed form for it
+// (the Bloom filter's and the CBF's fill); -1 otherwise.
+func (sp *Spec) FillSpread(p Params, n uint64) float64 {
+	if s, ok := sp.f.(spreader); ok {
+		return s.fillSpread(p, n)
+	}
+	return -1
+}
+
+// ErrNoUpdate is wrapped by Add and Remove on a kind that does not take
+// that update.
+var ErrNoUpdate = errors.New("filters: the kind does not take this update")
+
+// CanAdd reports whether the kind's filters take keys after they are built.
+func (sp *Spec) CanAdd() bool {
+	_, ok := sp.f.(adder)
+	return ok
+}
+
+// Add inserts one more key into f. A full filter returns an error and is
+// unchanged (cuckoo); the others never fail or fail only on a bug.
+func (sp *Spec) Add(f Filter, key []byte) error {
+	if a, ok := sp.f.(adder); ok {
+		return a.add(f, key)
+	}
+	return fmt.Errorf("%w: %s filters take no key once built", ErrNoUpdate, sp.Kind)
+}
+
+// Remove deletes one key that was added, for kinds that delete; removing a
+// key never added is an error or, where the kind cannot tell, removes
+// another key's trace (documented per kind).
+func (sp *Spec) Remove(f Filter, key []byte) error {
+	if r, ok := sp.f.(remover); ok {
+		return r.remove(f, key)
+	}
+	return fmt.Errorf("%w: %s filters cannot delete a key", ErrNoUpdate, sp.Kind)
+}
+
+// Uses reports whether the kind reads the Sizing field or option named
+// ("BitsPerKey" and "FPP" for every sized kind; an option by its name).
+func (sp *Spec) Uses(name string) bool {
+	switch name {
+	case "BitsPerKey", "FPP":
 		return sp.Sized
 	}
-	return slices.Contains(sp.Fields, field)
+	return slices.ContainsFunc(sp.Options, func(o Option) bool { return o.Name == name })
+}
+
+// Describe returns p's Shape, "no parameters" for a kind without any.
+func (sp *Spec) Describe(p Params) string {
+	if p == nil || p.Shape() == "" {
+		return "no parameters"
+	}
+	return p.Shape()
+}
+
+// Spell returns p spelled with its kind's name ("bloom(m=...,k=22)"), or
+// the kind's name alone for a kind without parameters.
+func (sp *Spec) Spell(p Params) string {
+	if p == nil {
+		return string(sp.Kind)
+	}
+	return p.String()
 }
 
 var registry = map[Kind]*Spec{}
@@ -200,3 +345,57 @@ func Names() []string {
 	}
 	return out
 }
+
+// AllOptions returns every kind's options, each name once (the first
+// kind's declaration, in report order), with the kinds that declare it: a
+// command line makes one flag of each.
+func AllOptions() (opts []Option, kinds map[string][]Kind) {
+	kinds = map[string][]Kind{}
+	for _, sp := range Kinds() {
+		for _, o := range sp.Options {
+			if _, seen := kinds[o.Name]; !seen {
+				opts = append(opts, o)
+			}
+			kinds[o.Name] = append(kinds[o.Name], sp.Kind)
+		}
+	}
+	return opts, kinds
+}
+
+// Wrapper is a structure made of filters of one kind (a union of a bank's
+// classes, a per-column filter over a composite key) that a join
+// broadcasts and probes as one filter: its format and its rate.
+type Wrapper interface {
+	Encode(f Filter, w io.Writer) error
+	Decode(data []byte) (Filter, Params, error)
+	// FPP is the structure's formula false positive rate.
+	FPP() float64
+	// FillFPP is a built structure's own rate from its parts' contents.
+	FillFPP(f Filter) float64
+	// ParamsOf is the structure's parameters (Parts).
+	ParamsOf(f Filter) Params
+}
+
+// Wrap returns the Spec of a structure of filters of kind sp (w): the
+// kind's name, order and sizedness, its documentation with more appended;
+// it cannot delete, nor be sized or built by itself.
+func Wrap(sp *Spec, more string, w Wrapper) *Spec {
+	return &Spec{Kind: sp.Kind, Doc: sp.Doc + more, Order: sp.Order, Sized: sp.Sized, f: wrapped{w}}
+}
+
+// wrapped is the family of a Wrap Spec.
+type wrapped struct{ w Wrapper }
+
+func (wrapped) size(uint64, Sizing) (Params, error) {
+	return nil, errors.New("filters: a structure of filters is made of built filters, not sized")
+}
+
+func (wrapped) build(Params, [][]byte) (Filter, Params, int64, error) {
+	return nil, nil, 0, errors.New("filters: a structure of filters is made of built filters, not built")
+}
+
+func (w wrapped) encode(f Filter, out io.Writer) error       { return w.w.Encode(f, out) }
+func (w wrapped) decode(data []byte) (Filter, Params, error) { return w.w.Decode(data) }
+func (w wrapped) fpp(Params, uint64) float64                 { return w.w.FPP() }
+func (w wrapped) fillFPP(f Filter) float64                   { return w.w.FillFPP(f) }
+func (w wrapped) paramsOf(f Filter) Params                   { return w.w.ParamsOf(f) }

@@ -3,42 +3,63 @@ package filters
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
-	"github.com/acbfjoin/acbfjoin/cuckoo"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 )
 
-// Sizing fixes the memory of a filter. With FPP = 0 every sized kind gets
-// about BitsPerKey*n bits: a CBF of m = BitsPerKey*n/4 counters, the ACBF
-// the same 4m-bit budget, the Bloom and blocked filters 4m bits, the cuckoo
-// filter the fingerprints that fit, the scalable filter a first sub-filter
-// of BitsPerKey bits a key (it grows beyond; see SizeFor in scalable.go). K
-// defaults to the k that minimises each kind's formula at its memory:
-// round((m/n) ln 2) for the counting kinds, which share it, round((4m/n) ln
-// 2) for the Bloom filter; a K given is used by every kind that hashes k
-// times. With FPP > 0 each kind is instead sized so that its formula false
-// positive rate is at most FPP (K then follows from that size unless set).
-// The fields after FPP belong to one kind each and are ignored by the
-// others. The zero value is 32 bits per key.
+// OptionK is the option of the kinds that hash k times: their hash
+// functions (bloom, blocked, cbf, the ACBF kinds).
+const OptionK = "k"
+
+// Sizing fixes the memory of a filter, for any kind: BitsPerKey b bits a
+// key (DefaultBitsPerKey), or instead the least memory whose formula false
+// positive rate is at most FPP; each kind says
+// how it spends them (its file). Options set a kind's own parameters by
+// the names the kind declares (Spec.Options: "k", "bucket-size", ...); a
+// kind ignores the options of others, so one Sizing serves a comparison of
+// several kinds. The zero value is 32 bits per key and each kind's own
+// defaults.
 type Sizing struct {
 	BitsPerKey float64 // default 32
-	K          int     // 0: each kind's best; at most MaxK (blocked: MaxBlockedK)
 	FPP        float64 // 0: size by BitsPerKey
+	Options    Options
+}
 
-	BucketSize      int     // cuckoo: fingerprints a bucket, 1, 2, 4 or 8 (0: 4)
-	FingerprintBits int     // cuckoo: 1 to 32 (0: what the FPP or the memory allows)
-	InitialCapacity uint64  // scalable: keys of the first sub-filter (0: 1000)
-	Growth          float64 // scalable: at least 1 (0: 2)
-	Tightening      float64 // scalable: between 0 and 1 (0: 0.5)
-	// ACBFCapacity, for the acbf kinds: the keys whose counters the filter
-	// keeps room for, at least the keys it holds (0: exactly those). A
-	// larger capacity shrinks the optimal first level, m1 = 4m - ck
-	// instead of 4m - nk, as in a cluster job that sizes its filter for the
-	// key count it expects. With BitsPerKey the memory follows the keys
-	// held and the first level shrinks; with FPP the first level keeps the
-	// rate and the memory grows by the counters' room.
-	ACBFCapacity uint64
+// Options are a Sizing's values of the kinds' own parameters, by option
+// name (Option.Name). A nil map has none.
+type Options map[string]float64
+
+// With returns a copy of s with the option name set to v.
+func (s Sizing) With(name string, v float64) Sizing {
+	o := make(Options, len(s.Options)+1)
+	for k, x := range s.Options {
+		o[k] = x
+	}
+	o[name] = v
+	s.Options = o
+	return s
+}
+
+// Equal reports whether s and t size alike: the same fields and options.
+func (s Sizing) Equal(t Sizing) bool {
+	return s.BitsPerKey == t.BitsPerKey && s.FPP == t.FPP && maps.Equal(s.Options, t.Options)
+}
+
+// Option returns the value of the option name and whether it is set.
+func (s Sizing) Option(name string) (float64, bool) {
+	v, ok := s.Options[name]
+	return v, ok
+}
+
+// intOption returns an option set as a whole number, or def.
+func (s Sizing) intOption(name string, def int) int {
+	if v, ok := s.Options[name]; ok {
+		return int(v)
+	}
+	return def
 }
 
 // DefaultBitsPerKey is Sizing.BitsPerKey when it is 0.
@@ -58,67 +79,107 @@ const MaxFilterBytes = 1 << 30
 // the field).
 var ErrSizing = errors.New("filters: invalid sizing")
 
-// sizingError returns an option.Error for Sizing field name.
+// sizingError returns an option.Error for Sizing field or option name.
 func sizingError(name string, value any, cause error, format string, a ...any) error {
 	return &option.Error{Pkg: "filters", Name: "Sizing." + name, Value: value, Reason: fmt.Sprintf(format, a...), Err: ErrSizing, Cause: cause}
 }
 
-// Validate checks the fields of s that do not depend on a kind or a key count.
+// Validate checks the fields of s that do not depend on a kind or a key
+// count, and that every option is one some kind declares, within the
+// bounds of one of them at least (each kind checks its own in Size).
 func (s Sizing) Validate() error {
 	switch {
-	case s.K < 0 || s.K > MaxK:
-		return sizingError("K", s.K, nil, "want 1 to %d hash functions", MaxK)
 	case s.FPP != 0 && !(s.FPP > 0 && s.FPP < 1):
 		return sizingError("FPP", s.FPP, nil, "want a rate between 0 and 1, such as 0.001")
 	case s.FPP == 0 && s.BitsPerKey != 0 && !(s.BitsPerKey > 0):
 		return sizingError("BitsPerKey", s.BitsPerKey, nil, "want a positive number of bits per key, such as 16")
 	case s.BitsPerKey > 0 && math.IsInf(s.BitsPerKey, 1):
 		return sizingError("BitsPerKey", s.BitsPerKey, nil, "want a finite number")
-	case s.BucketSize != 0 && s.BucketSize != 1 && s.BucketSize != 2 && s.BucketSize != 4 && s.BucketSize != 8:
-		return sizingError("BucketSize", s.BucketSize, nil, "want 1, 2, 4 or 8 fingerprints a bucket (0: 4)")
-	case s.FingerprintBits != 0 && (s.FingerprintBits < minFingerprintBits || s.FingerprintBits > maxFingerprintBits):
-		return sizingError("FingerprintBits", s.FingerprintBits, nil, "want %d to %d bits", minFingerprintBits, maxFingerprintBits)
-	case s.ACBFCapacity > maxInitialCapacity:
-		return sizingError("ACBFCapacity", s.ACBFCapacity, nil, "want at most %d keys", uint64(maxInitialCapacity))
-	case s.InitialCapacity > maxInitialCapacity:
-		return sizingError("InitialCapacity", s.InitialCapacity, nil, "want at most %d keys", uint64(maxInitialCapacity))
-	case s.Growth != 0 && !(s.Growth >= 1 && s.Growth <= maxGrowth):
-		return sizingError("Growth", s.Growth, nil, "want a factor from 1 to %g, such as 2", float64(maxGrowth))
-	case s.Tightening != 0 && !(s.Tightening > 0 && s.Tightening < 1):
-		return sizingError("Tightening", s.Tightening, nil, "want a ratio between 0 and 1, such as 0.5")
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Options)) {
+		if err := checkDeclared(name, s.Options[name]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// Set returns the names and values of the fields of s that are not zero
-// (for messages about options that do not apply).
+// checkDeclared checks that some kind declares the option name and takes
+// v; else it names the widest bounds of the kinds that declare it.
+func checkDeclared(name string, v float64) error {
+	var widest *Option
+	for _, sp := range Kinds() {
+		for _, o := range sp.Options {
+			switch {
+			case o.Name != name:
+			case o.check(v) == nil:
+				return nil
+			case widest == nil:
+				widest = &o
+			default:
+				widest.Min, widest.Max, widest.Int = min(widest.Min, o.Min), max(widest.Max, o.Max), widest.Int && o.Int
+			}
+		}
+	}
+	if widest == nil {
+		return sizingError(name, v, nil, "no kind has this option")
+	}
+	return widest.check(v)
+}
+
+// checkOptions checks the options of s that the kind declares against
+// their bounds.
+func (sp *Spec) checkOptions(s Sizing) error {
+	for _, o := range sp.Options {
+		v, ok := s.Options[o.Name]
+		if !ok {
+			continue
+		}
+		if err := o.check(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check checks v against the option's bounds.
+func (o Option) check(v float64) error {
+	if o.Int && v != math.Trunc(v) || !(v >= o.Min && v <= o.Max) {
+		var value any = v
+		if o.Int && v == math.Trunc(v) && math.Abs(v) < 1<<63 {
+			value = int64(v)
+		}
+		if o.Want != "" {
+			return sizingError(o.Name, value, nil, "want %s", o.Want)
+		}
+		if o.Int {
+			return sizingError(o.Name, value, nil, "want a whole number from %.0f to %.0f", o.Min, o.Max)
+		}
+		return sizingError(o.Name, value, nil, "want a number from %g to %g", o.Min, o.Max)
+	}
+	return nil
+}
+
+// Set returns the names and values of what s sets (for messages about
+// options that do not apply), the generic fields first, then the options
+// by name.
 func (s Sizing) Set() []SizingField {
 	var out []SizingField
-	for _, f := range []SizingField{{"BitsPerKey", s.BitsPerKey}, {"K", s.K}, {"FPP", s.FPP}, {"BucketSize", s.BucketSize},
-		{"FingerprintBits", s.FingerprintBits}, {"InitialCapacity", s.InitialCapacity}, {"Growth", s.Growth}, {"Tightening", s.Tightening}, {"ACBFCapacity", s.ACBFCapacity}} {
-		if !isZero(f.Value) {
+	for _, f := range []SizingField{{"BitsPerKey", s.BitsPerKey}, {"FPP", s.FPP}} {
+		if f.Value != 0 {
 			out = append(out, f)
 		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Options)) {
+		out = append(out, SizingField{name, s.Options[name]})
 	}
 	return out
 }
 
-// SizingField is a field of a Sizing, by name.
+// SizingField is a field or option of a Sizing, by name.
 type SizingField struct {
 	Name  string
-	Value any
-}
-
-func isZero(v any) bool {
-	switch v := v.(type) {
-	case int:
-		return v == 0
-	case uint64:
-		return v == 0
-	case float64:
-		return v == 0
-	}
-	return false
+	Value float64
 }
 
 // defaultK is round((m/n) ln 2), between 1 and MaxK: the k that minimises a
@@ -128,49 +189,45 @@ func defaultK(m, n float64) int {
 	return min(MaxK, max(1, int(math.Round(m/n*math.Ln2))))
 }
 
-// Size returns the parameters of kind s for n distinct keys (n >= 1).
-func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
-	if err := s.Validate(); err != nil {
-		return Params{}, err
-	}
-	if !sp.Sized {
-		return Params{}, nil
-	}
-	if sp.SizeFor != nil {
-		if s.BitsPerKey == 0 {
-			s.BitsPerKey = DefaultBitsPerKey
-		}
-		if s.FPP == 0 {
-			if bits := s.BitsPerKey * float64(n); bits/8 > MaxFilterBytes {
-				return Params{}, sizingError("BitsPerKey", s.BitsPerKey, nil, "%v bits per key for %d keys is %s, above the %s a filter may take (at most %.0f bits per key for %d keys)",
-					s.BitsPerKey, n, bytesText(bits/8), bytesText(MaxFilterBytes), math.Floor(MaxFilterBytes*8/float64(n)), n)
-			}
-		}
-		p, err := sp.SizeFor(n, s)
-		if err != nil {
-			return Params{}, err
-		}
-		return p, sp.checkMemory(p, n, s)
-	}
+// optionK is the option k of the kinds that hash k times, at most max.
+func optionK(max int) Option {
+	return Option{Name: OptionK, Doc: "hash functions (default: the kind's best for its memory)", Int: true, Min: 1, Max: float64(max)}
+}
+
+// counterBudget sizes the kinds that spend the budget of a 4-bit CBF of m
+// counters, 4m bits in all (bloom, cbf, the ACBFs), each laying it out its
+// own way: a Bloom filter of 4m bits, m counters, or the ACBF's first level
+// and counters.
+type counterBudget struct {
+	// layout returns the kind's parameters in the budget of m counters,
+	// with counter room for room keys and k hash functions, or an error
+	// (option.Error naming Sizing.BitsPerKey or Sizing.k) if they do not
+	// fit.
+	layout func(m, room uint64, k int) (Params, error)
+	// countersFor returns the least m whose layout has a first level of at
+	// least bits bits with room keys and k hash functions (sizing by FPP).
+	countersFor func(bits, room uint64, k int) uint64
+	// defaultK, if set, is the kind's k for m counters and n keys when k
+	// is not given; unset: round((m/n) ln 2).
+	defaultK func(m, n uint64) int
+	fpp      func(p Params, n uint64) float64
+}
+
+// size returns the parameters for n keys: with FPP the least first level
+// meeting it (the Bloom optimum, then a search), else m = BitsPerKey*n/4
+// counters. room is the keys the counters keep room for (the ACBF's
+// capacity; n for the others).
+func (c counterBudget) size(n uint64, s Sizing, room uint64) (Params, error) {
 	nf := float64(n)
-	// room is the key count the layout leaves counter bits for: the keys
-	// held, or the ACBF's capacity.
-	room := n
-	if s.ACBFCapacity != 0 && sp.Uses("ACBFCapacity") {
-		if s.ACBFCapacity < n {
-			return Params{}, sizingError("ACBFCapacity", s.ACBFCapacity, nil, "the filter holds %d keys: want a capacity of at least that (0: exactly the keys held)", n)
-		}
-		room = s.ACBFCapacity
-	}
 	var m uint64
-	k := s.K
+	k := s.intOption(OptionK, 0)
 	if s.FPP != 0 {
 		// The Bloom optimum: bits = -n ln p / ln^2 2, k = (bits/n) ln 2
 		// (Broder and Mitzenmacher 2004), for the bits a query reads; the
 		// kind says how many counters give its first level that many.
 		bits := math.Ceil(-nf * math.Log(s.FPP) / (math.Ln2 * math.Ln2))
 		if bits/8 > MaxFilterBytes {
-			return Params{}, sizingError("FPP", s.FPP, nil, "a formula false positive rate of %v for %d keys needs %s, above the %s a filter may take",
+			return nil, sizingError("FPP", s.FPP, nil, "a formula false positive rate of %v for %d keys needs %s, above the %s a filter may take",
 				s.FPP, n, bytesText(bits/8), bytesText(MaxFilterBytes))
 		}
 		if k == 0 {
@@ -180,20 +237,20 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 		// little (or by much, with a k given): the least first level at or
 		// above it that meets the rate, doubling then halving the step.
 		meets := func(bits float64) (bool, error) {
-			p, err := sp.Layout(sp.CountersFor(uint64(bits), room, k), room, k)
-			return err == nil && sp.FPP(p, n) <= s.FPP, err
+			p, err := c.layout(c.countersFor(uint64(bits), room, k), room, k)
+			return err == nil && c.fpp(p, n) <= s.FPP, err
 		}
 		lo, hi := bits, bits
 		for {
 			ok, err := meets(hi)
 			if err != nil {
-				return Params{}, err
+				return nil, err
 			}
 			if ok {
 				break
 			}
 			if lo = hi; hi > 8*MaxFilterBytes {
-				return Params{}, sizingError("FPP", s.FPP, nil, "a formula false positive rate of %v for %d keys with k = %d needs more than the %s a filter may take",
+				return nil, sizingError("FPP", s.FPP, nil, "a formula false positive rate of %v for %d keys with k = %d needs more than the %s a filter may take",
 					s.FPP, n, k, bytesText(MaxFilterBytes))
 			}
 			hi = math.Ceil(hi * 1.25)
@@ -206,54 +263,25 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 				lo = mid
 			}
 		}
-		m = sp.CountersFor(uint64(hi), room, k)
+		m = c.countersFor(uint64(hi), room, k)
 	} else {
-		bpk := s.BitsPerKey
-		if bpk == 0 {
-			bpk = DefaultBitsPerKey
-		}
-		if bits := bpk * nf; bits/8 > MaxFilterBytes {
-			return Params{}, sizingError("BitsPerKey", bpk, nil, "%v bits per key for %d keys is %s, above the %s a filter may take (at most %.0f bits per key for %d keys)",
-				bpk, n, bytesText(bits/8), bytesText(MaxFilterBytes), math.Floor(MaxFilterBytes*8/nf), n)
-		}
-		m = uint64(math.Round(bpk * nf / 4))
+		m = uint64(math.Round(s.BitsPerKey * nf / 4))
 		if m == 0 {
-			return Params{}, sizingError("BitsPerKey", bpk, nil, "%v bits per key for %d keys is less than 4 bits in all, the smallest filter: want at least %.3g", bpk, n, 2/nf)
+			return nil, sizingError("BitsPerKey", s.BitsPerKey, nil, "%v bits per key for %d keys is less than 4 bits in all, the smallest filter: want at least %.3g", s.BitsPerKey, n, 2/nf)
 		}
 		if k == 0 {
 			k = defaultK(float64(m), nf)
-			if sp.DefaultK != nil {
-				k = sp.DefaultK(m, n)
+			if c.defaultK != nil {
+				k = c.defaultK(m, n)
 			}
 		}
 	}
-	p, err := sp.Layout(m, room, k)
+	p, err := c.layout(m, room, k)
 	var oe *option.Error
-	if errors.As(err, &oe) && oe.Name == "Sizing.BitsPerKey" && s.FPP == 0 && s.BitsPerKey != 0 {
+	if errors.As(err, &oe) && oe.Name == "Sizing.BitsPerKey" && s.FPP == 0 {
 		oe.Value = s.BitsPerKey // the budget asked, not the one m rounded to
 	}
-	if err != nil {
-		if room != n {
-			return Params{}, sizingError("ACBFCapacity", s.ACBFCapacity, err, "counter room for %d keys (k = %d bits each) does not fit in the %d-bit budget of %d keys: a smaller capacity, more bits per key or a smaller k",
-				room, k, 4*m, n)
-		}
-		return Params{}, err
-	}
-	return p, sp.checkMemory(p, n, s)
-}
-
-// checkMemory refuses parameters above MaxFilterBytes, naming the field that
-// sized them.
-func (sp *Spec) checkMemory(p Params, n uint64, s Sizing) error {
-	if p.MemoryBits/8 > MaxFilterBytes {
-		if s.FPP != 0 {
-			return sizingError("FPP", s.FPP, nil, "a formula false positive rate of %v for %d keys needs %s in a %s filter, above the %s a filter may take",
-				s.FPP, n, bytesText(float64(p.MemoryBits/8)), sp.Kind, bytesText(MaxFilterBytes))
-		}
-		return sizingError("BitsPerKey", s.BitsPerKey, nil, "%d keys need %s in a %s filter, above the %s a filter may take",
-			n, bytesText(float64(p.MemoryBits/8)), sp.Kind, bytesText(MaxFilterBytes))
-	}
-	return nil
+	return p, err
 }
 
 // bytesText prints a byte count in binary units.
@@ -266,12 +294,3 @@ func bytesText(b float64) string {
 	}
 	return fmt.Sprintf("%.4g %s", b, units[i])
 }
-
-// Bounds of the kind-specific Sizing fields (the cuckoo and scalable
-// packages check the same).
-const (
-	minFingerprintBits = 1
-	maxFingerprintBits = cuckoo.MaxFingerprintBits
-	maxInitialCapacity = 1 << 40 // keys: far beyond MaxFilterBytes at any rate
-	maxGrowth          = 1 << 10
-)

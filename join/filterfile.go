@@ -112,11 +112,11 @@ func ReadFilter(f io.Reader, name string) (*FilterFile, error) {
 	if _, err := f.Read(make([]byte, 1)); err != io.EOF {
 		return nil, bad("trailing bytes")
 	}
-	if b.Filter, err = b.Spec.Decode(payload); err != nil {
+	if b.Filter, b.Params, err = b.Spec.DecodeParams(payload); err != nil {
 		return nil, bad("%v", err)
 	}
-	if b.Spec.ParamsOf != nil { // geometry the header does not hold (cuckoo, scalable, blocked)
-		b.Params = b.Spec.ParamsOf(b.Filter)
+	if b.Params != nil && b.Params.Summary() != b.Summary {
+		return nil, bad("the header says %+v, the filter it holds %+v", b.Summary, b.Params.Summary())
 	}
 	b.SerializedBytes = int64(len(payload))
 	return &FilterFile{Built: b, KeyCol: strs[1], KeyType: key.Type(strs[2])}, nil

@@ -187,53 +187,47 @@ func NewPartitionBalance(counts []int64) PartitionBalance {
 
 // FilterReport describes the filter of a run.
 type FilterReport struct {
-	Kind           filters.Kind `json:"kind"`
-	M              uint64       `json:"m"`
-	K              int          `json:"k"`
-	FirstLevelBits uint64       `json:"first_level_bits"`
-	// Description is the filter's parameters in its kind's own words
-	// (filters.Spec.Describe), for reports.
-	Description string `json:"description"`
-	// Shape is the kind's own parameters in a few words (filters.Params.Shape);
-	// the fields after it are those of cuckoo and scalable filters.
-	Shape           string  `json:"shape,omitempty"`
-	BucketSize      int     `json:"bucket_size,omitempty"`
-	FingerprintBits int     `json:"fingerprint_bits,omitempty"`
-	Capacity        uint64  `json:"capacity,omitempty"`
-	Growth          float64 `json:"growth,omitempty"`
-	Tightening      float64 `json:"tightening,omitempty"`
-	FirstFPP        float64 `json:"first_fpp,omitempty"`
-	MemoryBits      uint64  `json:"memory_bits"`
+	Kind filters.Kind `json:"kind"`
+	// Params is the filter's parameters spelled in its kind's own terms
+	// (filters.Params.String: "cuckoo(b=4,f=12,slots=69632)"); Shape
+	// is the same in a few words (filters.Params.Shape: "b=4 f=12").
+	Params string `json:"params"`
+	Shape  string `json:"shape,omitempty"`
+	filters.Summary
 	SerializedBytes int64   `json:"serialized_bytes"`
 	FPPFormula      float64 `json:"fpp_formula"`
 }
 
 // NewFilterReport describes b.
 func NewFilterReport(b *filters.Built) FilterReport {
-	return FilterReport{Kind: b.Kind(), M: b.M, K: b.K, FirstLevelBits: b.FirstLevelBits, Description: b.Spec.Describe(b.Params), Shape: b.Shape(),
-		BucketSize: b.BucketSize, FingerprintBits: b.FingerprintBits, Capacity: b.Capacity, Growth: b.Growth, Tightening: b.Tightening, FirstFPP: b.FirstFPP,
-		MemoryBits: b.MemoryBits, SerializedBytes: b.SerializedBytes, FPPFormula: b.FPP}
+	r := FilterReport{Kind: b.Kind(), Params: b.Spell(), Summary: b.Summary, SerializedBytes: b.SerializedBytes, FPPFormula: b.FPP}
+	if b.Params != nil {
+		r.Shape = b.Params.Shape()
+	}
+	return r
 }
 
 // Settings are the options a run used, defaults resolved.
 type Settings struct {
-	Keys        string       `json:"keys"`
-	Input       string       `json:"input"`
-	KeyCol      string       `json:"key_col"`
-	JoinCol     string       `json:"join_col"`
-	KeyType     key.Type     `json:"key_type"`
-	Layout      Layout       `json:"filter_layout,omitempty"` // with a composite key
-	Filter      filters.Kind `json:"filter"`
-	FilterFile  string       `json:"filter_file,omitempty"`
-	BitsPerKey  float64      `json:"bits_per_key,omitempty"` // as asked (0 with FPP or a filter file)
-	K           int          `json:"k,omitempty"`            // as asked (0: the default)
-	FPP         float64      `json:"fpp,omitempty"`
-	Mappers     int          `json:"mappers"`
-	Reducers    int          `json:"reducers"`
-	MemBytes    int64        `json:"mem_bytes"`
-	Sort        bool         `json:"sort"`
-	SkipBadRows bool         `json:"skip_bad_rows"`
-	Skew        Skew         `json:"skew,omitempty"`
+	Keys       string       `json:"keys"`
+	Input      string       `json:"input"`
+	KeyCol     string       `json:"key_col"`
+	JoinCol    string       `json:"join_col"`
+	KeyType    key.Type     `json:"key_type"`
+	Layout     Layout       `json:"filter_layout,omitempty"` // with a composite key
+	Filter     filters.Kind `json:"filter"`
+	FilterFile string       `json:"filter_file,omitempty"`
+	BitsPerKey float64      `json:"bits_per_key,omitempty"` // as asked (0 with FPP or a filter file)
+	// Options are the kinds' own options as asked (filters.Sizing.Options:
+	// "k", "bucket-size"); absent, each kind's defaults.
+	Options     filters.Options `json:"options,omitempty"`
+	FPP         float64         `json:"fpp,omitempty"`
+	Mappers     int             `json:"mappers"`
+	Reducers    int             `json:"reducers"`
+	MemBytes    int64           `json:"mem_bytes"`
+	Sort        bool            `json:"sort"`
+	SkipBadRows bool            `json:"skip_bad_rows"`
+	Skew        Skew            `json:"skew,omitempty"`
 	// Format is the output's format ("csv", "parquet"), set by the caller
 	// that chose the sink.
 	Format  string `json:"format,omitempty"`
@@ -243,7 +237,7 @@ type Settings struct {
 // NewSettings records resolved options (Options.Resolve).
 func NewSettings(opt Options) Settings {
 	s := Settings{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType,
-		Filter: opt.Filter, FilterFile: opt.FilterFile, BitsPerKey: opt.Sizing.BitsPerKey, K: opt.Sizing.K, FPP: opt.Sizing.FPP,
+		Filter: opt.Filter, FilterFile: opt.FilterFile, BitsPerKey: opt.Sizing.BitsPerKey, FPP: opt.Sizing.FPP, Options: opt.Sizing.Options,
 		Mappers: opt.Mappers, Reducers: opt.Reducers, MemBytes: opt.MemBudget, Sort: opt.Sort, SkipBadRows: opt.SkipBadRows, Skew: opt.Skew, Version: Version()}
 	if len(opt.KeyCols) > 1 {
 		s.Layout = opt.Layout

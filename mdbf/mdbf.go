@@ -167,27 +167,21 @@ func Build(kind filters.Kind, types []tuple.Type, keys [][]byte, s filters.Sizin
 	out := &filters.Built{N: len(keys), KeysFingerprint: filters.KeysFingerprint(keys)}
 	fpp := 1.0
 	size := int64(4 + len(types))
+	parts := filters.Parts{What: "per-column"}
 	for i := range types {
 		b, err := filters.Build(kind, comps[i], s)
 		if err != nil {
 			return nil, fmt.Errorf("mdbf: column %d (%d distinct values): %w", i+1, len(comps[i]), err)
 		}
 		cols[i], fs[i] = b, b.Filter
-		out.M += b.M
-		out.FirstLevelBits += b.FirstLevelBits
-		out.MemoryBits += b.MemoryBits
+		parts.Of = append(parts.Of, b.Params)
 		size += 8 + b.SerializedBytes
 		fpp *= b.FPP
-	}
-	out.K = cols[0].K
-	for _, b := range cols {
-		if b.K != out.K {
-			out.K = 0
-		}
 	}
 	f := New(types, fs)
 	f.built = cols
 	out.Filter = f
+	out.Params, out.Summary = parts, parts.Summary()
 	out.SerializedBytes = size
 	out.FPP = fpp
 	out.Spec = Spec(sp, fpp)
@@ -236,23 +230,41 @@ func DistinctColumns(types []tuple.Type, keys [][]byte) ([][][]byte, error) {
 // when the kind has one, else fpp. Build sets it; a caller decoding a
 // per-column filter it did not build uses Spec(kind's spec, its FPP).
 func Spec(sp *filters.Spec, fpp float64) *filters.Spec {
-	return &filters.Spec{
-		Kind: sp.Kind, Doc: sp.Doc + " (per column: one filter a key column, seed 001's multi-dimensional filter)",
-		Order: sp.Order, Sized: sp.Sized, Deletes: false,
-		Encode: func(f filters.Filter, w io.Writer) error { return encode(sp, f.(*Filter), w) },
-		Decode: func(data []byte) (filters.Filter, error) { return decode(sp, data) },
-		FPP:    func(filters.Params, uint64) float64 { return fpp },
-		FillFPP: func(f filters.Filter) float64 {
-			if sp.FillFPP == nil {
-				return fpp
-			}
-			pass := 1.0
-			for _, c := range f.(*Filter).cols {
-				pass *= sp.FillFPP(c)
-			}
-			return pass
-		},
+	return filters.Wrap(sp, " (per column: one filter a key column, seed 001's multi-dimensional filter)", perColumn{sp: sp, fpp: fpp})
+}
+
+// perColumn is the filters.Wrapper of per-column filters of kind sp.
+type perColumn struct {
+	sp  *filters.Spec
+	fpp float64
+}
+
+func (c perColumn) Encode(f filters.Filter, w io.Writer) error { return encode(c.sp, f.(*Filter), w) }
+func (c perColumn) Decode(data []byte) (filters.Filter, filters.Params, error) {
+	return decode(c.sp, data)
+}
+func (c perColumn) FPP() float64 { return c.fpp }
+
+func (c perColumn) ParamsOf(f filters.Filter) filters.Params {
+	ps := filters.Parts{What: "per-column"}
+	for _, col := range f.(*Filter).cols {
+		ps.Of = append(ps.Of, c.sp.ParamsOf(col))
 	}
+	return ps
+}
+
+// FillFPP is the product of the columns' own rates (a row passes when
+// every column's filter passes its value), the formula's where the kind
+// has none.
+func (c perColumn) FillFPP(f filters.Filter) float64 {
+	if !c.sp.HasFillFPP() {
+		return c.fpp
+	}
+	pass := 1.0
+	for _, col := range f.(*Filter).cols {
+		pass *= c.sp.FillFPP(col)
+	}
+	return pass
 }
 
 func encode(sp *filters.Spec, f *Filter, w io.Writer) error {
@@ -281,44 +293,46 @@ func encode(sp *filters.Spec, f *Filter, w io.Writer) error {
 	return nil
 }
 
-func decode(sp *filters.Spec, data []byte) (filters.Filter, error) {
+func decode(sp *filters.Spec, data []byte) (filters.Filter, filters.Params, error) {
 	if len(data) < 4 {
-		return nil, fmt.Errorf("%s per-column filter: %d bytes, want at least 4", sp.Kind, len(data))
+		return nil, nil, fmt.Errorf("%s per-column filter: %d bytes, want at least 4", sp.Kind, len(data))
 	}
 	d := binary.LittleEndian.Uint32(data)
 	if d == 0 || d > MaxColumns {
-		return nil, fmt.Errorf("%s per-column filter: %d columns, want 1 to %d", sp.Kind, d, MaxColumns)
+		return nil, nil, fmt.Errorf("%s per-column filter: %d columns, want 1 to %d", sp.Kind, d, MaxColumns)
 	}
 	data = data[4:]
 	if uint64(len(data)) < uint64(d) {
-		return nil, fmt.Errorf("%s per-column filter: the types of its %d columns are missing", sp.Kind, d)
+		return nil, nil, fmt.Errorf("%s per-column filter: the types of its %d columns are missing", sp.Kind, d)
 	}
 	types := make([]tuple.Type, d)
 	for i := range types {
 		types[i] = tuple.Type(data[i])
 		if types[i] != tuple.Int && types[i] != tuple.String {
-			return nil, fmt.Errorf("%s per-column filter: column %d: type %d, want 0 (int) or 1 (string)", sp.Kind, i+1, data[i])
+			return nil, nil, fmt.Errorf("%s per-column filter: column %d: type %d, want 0 (int) or 1 (string)", sp.Kind, i+1, data[i])
 		}
 	}
 	data = data[d:]
 	cols := make([]filters.Filter, d)
+	parts := filters.Parts{What: "per-column"}
 	for i := range cols {
 		if len(data) < 8 {
-			return nil, fmt.Errorf("%s per-column filter: column %d of %d is missing", sp.Kind, i+1, d)
+			return nil, nil, fmt.Errorf("%s per-column filter: column %d of %d is missing", sp.Kind, i+1, d)
 		}
 		l := binary.LittleEndian.Uint64(data)
 		if l > uint64(len(data)-8) {
-			return nil, fmt.Errorf("%s per-column filter: column %d claims %d bytes, %d left", sp.Kind, i+1, l, len(data)-8)
+			return nil, nil, fmt.Errorf("%s per-column filter: column %d claims %d bytes, %d left", sp.Kind, i+1, l, len(data)-8)
 		}
-		c, err := sp.Decode(data[8 : 8+l])
+		c, p, err := sp.DecodeParams(data[8 : 8+l])
 		if err != nil {
-			return nil, fmt.Errorf("%s per-column filter: column %d: %w", sp.Kind, i+1, err)
+			return nil, nil, fmt.Errorf("%s per-column filter: column %d: %w", sp.Kind, i+1, err)
 		}
 		cols[i] = c
+		parts.Of = append(parts.Of, p)
 		data = data[8+l:]
 	}
 	if len(data) != 0 {
-		return nil, fmt.Errorf("%s per-column filter: %d bytes after its %d columns", sp.Kind, len(data), d)
+		return nil, nil, fmt.Errorf("%s per-column filter: %d bytes after its %d columns", sp.Kind, len(data), d)
 	}
-	return New(types, cols), nil
+	return New(types, cols), parts, nil
 }

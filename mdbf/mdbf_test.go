@@ -257,7 +257,7 @@ func TestEncodeDecode(t *testing.T) {
 			if sp.Kind != filters.Exact && !bytes.Equal(again.Bytes(), data) {
 				t.Fatalf("re-encoding differs")
 			}
-			if fill := b.Spec.FillFPP(dec); sp.FillFPP != nil {
+			if fill := b.Spec.FillFPP(dec); sp.HasFillFPP() {
 				want := 1.0
 				for _, c := range Columns(b) {
 					want *= sp.FillFPP(c.Filter)

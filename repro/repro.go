@@ -84,7 +84,8 @@ func layout(variant string, m, n uint64, k int) (filters.Params, *filters.Spec, 
 	if err != nil {
 		panic("repro: no filter kind for series " + variant) // a programming error
 	}
-	p, err := sp.Layout(m, n, k)
+	// 4m/n bits per key are m counters again: m = round(b n / 4).
+	p, err := sp.Size(n, filters.Sizing{BitsPerKey: 4 * float64(m) / float64(n)}.With(filters.OptionK, float64(k)))
 	return p, sp, err == nil
 }
 
@@ -110,7 +111,7 @@ func Run(ctx context.Context, opt Options) error {
 	default:
 		return &option.Error{Pkg: "repro", Name: "Table1Sizing", Value: opt.Table1Sizing, Reason: "want both, default or paper"}
 	}
-	if err := (filters.Sizing{ACBFCapacity: opt.ACBFCapacity}).Validate(); err != nil {
+	if err := (filters.Sizing{}.With(filters.OptionACBFCapacity, float64(opt.ACBFCapacity))).Validate(); opt.ACBFCapacity != 0 && err != nil {
 		return &option.Error{Pkg: "repro", Name: "ACBFCapacity", Value: opt.ACBFCapacity, Reason: "want at most 2^40 keys", Cause: err}
 	}
 	if keys := table1Keys(opt); opt.ACBFCapacity != 0 && opt.ACBFCapacity < uint64(keys) {
@@ -129,7 +130,7 @@ func Run(ctx context.Context, opt Options) error {
 		if err != nil {
 			return err
 		}
-		if _, err := sp.Size(uint64(table1Keys(opt)), filters.Sizing{ACBFCapacity: opt.ACBFCapacity}); err != nil {
+		if _, err := sp.Size(uint64(table1Keys(opt)), filters.Sizing{}.With(filters.OptionACBFCapacity, float64(opt.ACBFCapacity))); err != nil {
 			var oe *option.Error
 			if errors.As(err, &oe) {
 				return &option.Error{Pkg: "repro", Name: "ACBFCapacity", Value: opt.ACBFCapacity, Reason: oe.Reason, Cause: err}

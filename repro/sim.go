@@ -31,7 +31,7 @@ func newVariant(v string, m, n uint64, k int) (dynamic, error) {
 	if !ok {
 		return nil, nil // infeasible
 	}
-	return acbf.New(acbf.Config{Counters: m, Capacity: n, K: k, FirstLevel: p.FirstLevelBits})
+	return acbf.New(acbf.Config{Counters: m, Capacity: n, K: k, FirstLevel: p.Summary().FirstLevelBits})
 }
 
 // simSizes are the paper's simulation sizes (Section 5.2): 100K elements, 1M

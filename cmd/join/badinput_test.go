@@ -102,7 +102,7 @@ func TestBadInputs(t *testing.T) {
 		want string
 	}{
 		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate (see join run -h)"},
-		{[]string{"--k", "0"}, "--k 0: want 1 to 64"},
+		{[]string{"--k", "0"}, "--k 0: want a whole number from 1 to 64"},
 		{[]string{"--fpp", "1.5"}, "--fpp 1.5: want a rate between 0 and 1"},
 		{[]string{"--mappers", "-1"}, "--mappers -1: want at least 1 (0: one per core)"},
 		{[]string{"--mem", "4KiB", "--mappers", "2", "--reducers", "2"}, "--mem 4KiB: below the minimum of 256KiB for 2 mappers and 2 reducers"},

@@ -38,7 +38,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	jf.kinds = kinds
+	jf.Kinds = kinds
 	opt, err := jf.options("compare", stderr)
 	if err != nil {
 		return err

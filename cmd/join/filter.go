@@ -112,15 +112,15 @@ func parseKinds(cmd, flagName, list string) ([]filters.Kind, error) {
 
 // sizeRow is one kind in `join filter size`.
 type sizeRow struct {
-	Kind       filters.Kind   `json:"kind"`
-	Params     filters.Params `json:"params"`
-	Shape      string         `json:"shape"`
-	BitsPerKey float64        `json:"bits_per_key"`
-	Bytes      uint64         `json:"bytes"`
-	FPP        float64        `json:"fpp_formula"`
-	Deletes    bool           `json:"deletes"`
-	Grows      bool           `json:"grows"`
-	Err        string         `json:"error,omitempty"`
+	Kind       filters.Kind `json:"kind"`
+	Params     string       `json:"params"` // spelled (filters.Params.String)
+	Shape      string       `json:"shape"`
+	BitsPerKey float64      `json:"bits_per_key"`
+	Bytes      uint64       `json:"bytes"`
+	FPP        float64      `json:"fpp_formula"`
+	Deletes    bool         `json:"deletes"`
+	Grows      bool         `json:"grows"`
+	Err        string       `json:"error,omitempty"`
 }
 
 func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
@@ -146,7 +146,7 @@ func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sf.kinds = kinds
+	sf.Kinds = kinds
 	sz, err := sf.sizing("filter size")
 	if err != nil {
 		return err
@@ -157,7 +157,7 @@ func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
 	var rows []sizeRow
 	for _, k := range kinds {
 		sp, _ := filters.Lookup(string(k))
-		row := sizeRow{Kind: k, Deletes: sp.Remove != nil, Grows: k == filters.Scalable}
+		row := sizeRow{Kind: k, Deletes: sp.Deletes, Grows: sp.Grows}
 		p, err := sp.Size(uint64(n.n), sz)
 		switch {
 		case err != nil:
@@ -176,9 +176,10 @@ func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
 				row.Shape = "every key passes"
 			}
 		default:
-			row.Params, row.Shape = p, p.Shape()
-			row.BitsPerKey = float64(p.MemoryBits) / float64(n.n)
-			row.Bytes = (p.MemoryBits + 7) / 8
+			row.Params, row.Shape = sp.Spell(p), p.Shape()
+			mem := p.Summary().MemoryBits
+			row.BitsPerKey = float64(mem) / float64(n.n)
+			row.Bytes = (mem + 7) / 8
 			row.FPP = sp.FPP(p, uint64(n.n))
 		}
 		rows = append(rows, row)
@@ -257,7 +258,7 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	sf.kinds = kinds
+	sf.Kinds = kinds
 	sz, err := sf.sizing("filter eval")
 	if err != nil {
 		return err
@@ -474,7 +475,7 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	sf.kinds = kinds
+	sf.Kinds = kinds
 	sz, err := sf.sizing("filter plot")
 	if err != nil {
 		return err

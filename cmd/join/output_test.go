@@ -120,8 +120,8 @@ func TestReproChecksDataFirst(t *testing.T) {
 	}
 }
 
-// TestReportWords: each kind's report line uses its own words (a Bloom
-// filter was "m=... counters, first level ..."), and demo --data on a small
+// TestReportWords: each kind's report line spells its own parameters (a
+// Bloom filter was once "m=... counters, first level ..."), and demo --data on a small
 // real sample takes the paper's ratio of its patents, and says so truly.
 func TestReportWords(t *testing.T) {
 	dir := t.TempDir()
@@ -129,12 +129,12 @@ func TestReportWords(t *testing.T) {
 	keys := mk("k.csv", "PATENT\n1\n2\n")
 	input := mk("i.csv", "CITING,CITED\n10,1\n")
 	for kind, want := range map[string]string{
-		"bloom":   "filter bloom: m=64 bits, k=22,",
-		"blocked": "filter blocked: 1 blocks of 512 bits, k=16,",
-		"cbf":     "filter cbf: m=16 counters of 4 bits, k=6,",
-		"acbf":    "filter acbf: m=16 counters, k=6, first level 52 bits, counter room for 2 keys,",
-		"cuckoo":  "filter cuckoo: b=4 f=16,",
-		"exact":   "filter exact: no parameters,",
+		"bloom":   "filter bloom(m=64,k=22), memory 64 bits,",
+		"blocked": "filter blocked(m=512,k=16), memory 512 bits,",
+		"cbf":     "filter cbf(m=16,k=6), memory 64 bits,",
+		"acbf":    "filter acbf(m=16,k=6,m1=52,room=2), memory 64 bits,",
+		"cuckoo":  "filter cuckoo(b=4,f=16,slots=4), memory 64 bits,",
+		"exact":   "filter exact, memory 64 bits,",
 	} {
 		out, _, err := runCmd("run", "--keys", keys, "--input", input, "--filter", kind, "--out", filepath.Join(dir, "o.csv"))
 		if err != nil || !strings.HasPrefix(out, want) {

@@ -20,8 +20,8 @@ func writeReport(w io.Writer, r *join.Report) {
 		writeAuto(w, r, a)
 	}
 	f := r.Filter
-	fmt.Fprintf(w, "filter %s: %s, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
-		f.Kind, cmp.Or(f.Description, f.Shape, "no parameters"), f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
+	fmt.Fprintf(w, "filter %s, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
+		cmp.Or(f.Params, string(f.Kind)), f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
 	if r.BroadcastCopies < r.Settings.Mappers {
 		fmt.Fprintf(w, "broadcast: %d mappers share %d copies of the filter (one each would take more than %s)\n",
 			r.Settings.Mappers, r.BroadcastCopies, join.SizeText(local.MaxBroadcastBytes))
@@ -124,9 +124,6 @@ func writeCompare(w io.Writer, reps []*join.Report, repeat int) {
 	fmt.Fprintln(tw, "filter\tparameters\tmemory bits\tformula FP\tmeasured FP\tmap output records\tfalse positives\tshuffle bytes\tconstruction ms\ttotal ms\t")
 	for _, r := range reps {
 		shape := cmp.Or(r.Filter.Shape, "-")
-		if r.Filter.M != 0 && r.Filter.Capacity > uint64(r.KeysDistinct) {
-			shape += fmt.Sprintf(" room=%d", r.Filter.Capacity)
-		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3g\t%.3g\t%d\t%d\t%d\t%.1f\t%.0f\t\n", filterLabel(r), shape, r.Filter.MemoryBits,
 			r.Filter.FPPFormula, r.FPPMeasured, r.MapOutputRecords, r.FalsePositiveRecords, r.ShuffleBytes,
 			r.TimingsMs["build"], r.TimingsMs["total"])

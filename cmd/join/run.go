@@ -2,14 +2,14 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/key"
 	"io"
 	"time"
+
+	"github.com/acbfjoin/acbfjoin/key"
 
 	"github.com/schollz/progressbar/v3"
 
@@ -221,11 +221,7 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	if !jf.quiet {
-		shape := cmp.Or(b.Shape(), "no parameters")
-		if b.M != 0 && b.Capacity > uint64(b.N) {
-			shape += fmt.Sprintf(", counter room for %d keys (first level %d bits)", b.Capacity, b.FirstLevelBits)
-		}
-		fmt.Fprintf(stdout, "wrote %s: %s filter of %d keys, %s, %d bytes, formula FP %.3g\n", *out, b.Kind(), b.N, shape, b.SerializedBytes, b.FPP)
+		fmt.Fprintf(stdout, "wrote %s: %s filter of %d keys, %d bytes, formula FP %.3g\n", *out, b.Spell(), b.N, b.SerializedBytes, b.FPP)
 	}
 	return nil
 }

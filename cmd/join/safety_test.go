@@ -687,7 +687,7 @@ func TestLimits(t *testing.T) {
 	}{
 		{[]string{"--mappers", "100000"}, "--mappers 100000: at most 256", true},
 		{[]string{"--reducers", "5000"}, "--reducers 5000: at most 256", true},
-		{[]string{"--k", "65"}, "--k 65: want 1 to 64", true},
+		{[]string{"--k", "65"}, "--k 65: want a whole number from 1 to 64", true},
 		{[]string{"--mem", "NaN"}, `--mem "NaN": want a positive size`, true},
 		{[]string{"--mem", "Inf"}, `--mem "Inf": want a positive size`, true},
 		{[]string{"--mem", "1e10GiB"}, `--mem "1e10GiB": want at most 1PiB`, true},

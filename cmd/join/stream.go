@@ -92,7 +92,7 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		zero bool
 		hint string
 	}{{"batch", opt.Batch == 0, ""}, {"key-batch", opt.KeyBatch == 0, ""}, {"capacity", opt.Capacity == 0, ""}, {"topk", opt.TopK == 0, ""}, {"workers", opt.Workers == 0, ""},
-		{"cms-eps", opt.CMSEps == 0, ""}, {"cms-delta", opt.CMSDelta == 0, ""}, {"bits-per-key", sf.bpk == 0, ""},
+		{"cms-eps", opt.CMSEps == 0, ""}, {"cms-delta", opt.CMSDelta == 0, ""},
 		{"window", opt.Window == 0, "want a positive time for which a key row stays live (without --window the key side is +row/-key events, not timed rows)"}} {
 		if sf.set(f.name) && f.zero {
 			if f.hint == "" {
@@ -215,9 +215,8 @@ func writeStreamReport(w io.Writer, r *stream.Report) {
 		r.Mode, r.Batches, r.ProbeRows, r.RowsOut, r.EstimatedRows, time.Duration(r.WallNanos).Round(time.Millisecond))
 	fmt.Fprintf(w, "key side: %d inserts, %d %s; live keys at most %d (%d rows), %d at the end\n",
 		r.Inserts, r.Deletes, map[bool]string{true: "expired", false: "deletes"}[r.Mode == "window"], r.MaxLiveKeys, r.MaxLiveRows, r.FinalLiveKeys)
-	shape := r.Params.Shape()
-	fmt.Fprintf(w, "filter %s (%s), sized for %d live keys, %s, rebuilt %d times\n",
-		r.Filter, shape, r.Capacity, join.SizeText(r.FilterBytes), r.Rebuilds)
+	fmt.Fprintf(w, "filter %s, sized for %d live keys, %s, rebuilt %d times\n",
+		r.Params, r.Capacity, join.SizeText(r.FilterBytes), r.Rebuilds)
 	fn := "not counted (--verify counts them)"
 	if r.Verified {
 		fn = fmt.Sprint(r.FalseNegatives)

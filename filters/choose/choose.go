@@ -29,7 +29,6 @@ import (
 	"math"
 	"sort"
 
-	"github.com/acbfjoin/acbfjoin/blocked"
 	"github.com/acbfjoin/acbfjoin/filters"
 )
 
@@ -155,12 +154,7 @@ func Sized(kind filters.Kind, n uint64) (ps []filters.Params, bpks, fpps []float
 		if err != nil {
 			continue
 		}
-		var f float64
-		if kind == filters.Blocked { // the table, where it holds: FPP costs a millisecond a size
-			f = blocked.FPPWhole(p.FirstLevelBits, n, p.K)
-		} else {
-			f = sp.FPP(p, n)
-		}
+		f := sp.EstimateFPP(p, n) // the blocked kind's table: its formula costs a millisecond a size
 		if math.IsNaN(f) {
 			continue
 		}

@@ -61,11 +61,13 @@ var ErrConfig = errors.New("evaluate: invalid config")
 
 // Result is the evaluation of one kind.
 type Result struct {
-	Kind    filters.Kind   `json:"kind"`
-	Params  filters.Params `json:"params"`
-	Shape   string         `json:"shape"` // Params.Shape
-	Deletes bool           `json:"deletes"`
-	N       int            `json:"n"`
+	Kind filters.Kind `json:"kind"`
+	// Params are the filter's parameters spelled (filters.Params.String),
+	// Shape in a few words (filters.Spec.Describe).
+	Params  string `json:"params"`
+	Shape   string `json:"shape"`
+	Deletes bool   `json:"deletes"`
+	N       int    `json:"n"`
 	// Bytes is the serialized size; MemoryBits the structure in memory.
 	Bytes      int64   `json:"bytes"`
 	MemoryBits uint64  `json:"memory_bits"`
@@ -211,7 +213,7 @@ func Evaluate(ctx context.Context, c Config) ([]Result, error) {
 			return nil, err
 		}
 		sp, _ := filters.Lookup(string(kind))
-		r, err := evaluate(ctx, c, sp, keys)
+		r, err := evaluate(ctx, c, sp, sp, keys)
 		if err != nil {
 			return nil, err
 		}
@@ -232,13 +234,13 @@ const fillFilters = 8
 // fillSD returns the sample sd of FillFPP over fillFilters filters of
 // parameters p holding n keys each, of streams other than the members' and
 // the queries'. Cost: fillFilters builds.
-func fillSD(ctx context.Context, c Config, sp *filters.Spec, p filters.Params, n int) (float64, error) {
+func fillSD(ctx context.Context, c Config, sp ops, p filters.Params, n int) (float64, error) {
 	var sum, sum2 float64
 	for i := range uint64(fillFilters) {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		f, _, err := sp.Build(p, membersOf(c.Seed, 100+i, n))
+		f, _, _, err := sp.Build(p, membersOf(c.Seed, 100+i, n))
 		if err != nil {
 			return math.NaN(), nil // a table that cannot take these keys (a full cuckoo filter): no estimate
 		}
@@ -250,11 +252,27 @@ func fillSD(ctx context.Context, c Config, sp *filters.Spec, p filters.Params, n
 	return math.Sqrt(max(0, (sum2-fillFilters*mean*mean)/(fillFilters-1))), nil
 }
 
-// evaluate evaluates the kind of sp; keys is not modified.
-func evaluate(ctx context.Context, c Config, sp *filters.Spec, keys [][]byte) (Result, error) {
-	kind := sp.Kind
+// ops are the operations of a kind that the evaluation calls:
+// *filters.Spec's, an interface so that a test can break one.
+type ops interface {
+	Size(n uint64, s filters.Sizing) (filters.Params, error)
+	Build(p filters.Params, keys [][]byte) (filters.Filter, filters.Params, int64, error)
+	Describe(p filters.Params) string
+	Spell(p filters.Params) string
+	FPP(p filters.Params, n uint64) float64
+	HasFillFPP() bool
+	FillFPP(f filters.Filter) float64
+	CanAdd() bool
+	Add(f filters.Filter, key []byte) error
+	Remove(f filters.Filter, key []byte) error
+}
+
+// evaluate evaluates the kind of info through its operations sp (info's
+// own, but in tests); keys is not modified.
+func evaluate(ctx context.Context, c Config, info *filters.Spec, sp ops, keys [][]byte) (Result, error) {
+	kind := info.Kind
 	nan := math.NaN()
-	r := Result{Kind: kind, N: len(keys), Deletes: sp.Remove != nil, Z: nan, ZFormula: nan, FillFPP: nan, FillSD: nan, DeletedZ: nan,
+	r := Result{Kind: kind, N: len(keys), Deletes: info.Deletes, Z: nan, ZFormula: nan, FillFPP: nan, FillSD: nan, DeletedZ: nan,
 		AddNs: nan, RemoveNs: nan, BatchNs: nan, DeletedExpected: nan}
 	c.progress(kind, "build")
 	p, err := sp.Size(uint64(len(keys)), c.Sizing)
@@ -263,25 +281,19 @@ func evaluate(ctx context.Context, c Config, sp *filters.Spec, keys [][]byte) (R
 		return r, nil
 	}
 	start := time.Now()
-	f, size, err := sp.Build(p, keys)
+	f, p, size, err := sp.Build(p, keys)
 	if err != nil {
 		r.Err = err.Error()
 		return r, nil
 	}
 	r.BuildNs = nsPer(time.Since(start), len(keys))
-	if sp.ParamsOf != nil {
-		p = sp.ParamsOf(f)
-	}
-	r.Params, r.Shape, r.Bytes = p, p.Shape(), size
-	r.MemoryBits = p.MemoryBits
-	if mb, ok := f.(interface{ MemoryBits() uint64 }); ok {
-		r.MemoryBits = mb.MemoryBits()
-	}
+	r.Params, r.Shape, r.Bytes = sp.Spell(p), sp.Describe(p), size
+	r.MemoryBits = p.Summary().MemoryBits
 	r.BitsPerKey = float64(r.MemoryBits) / float64(len(keys))
 
 	set := append([][]byte(nil), keys...) // the model: the keys now in the filter
 	r.FalseNegatives += falseNegatives(f, set)
-	if sp.Remove != nil && c.Churn > 0 {
+	if info.Deletes && c.Churn > 0 {
 		c.progress(kind, "churn")
 		if set, err = churn(ctx, c, sp, f, p, set, &r); err != nil {
 			return r, err
@@ -295,7 +307,7 @@ func evaluate(ctx context.Context, c Config, sp *filters.Spec, keys [][]byte) (R
 	r.FormulaFPP = sp.FPP(p, uint64(len(set)))
 	r.FPP = float64(r.FalsePositives) / float64(r.Queries)
 	r.ZFormula = zScore(r.FPP, r.FormulaFPP, r.Queries)
-	if sp.FillFPP != nil && !math.IsNaN(r.ZFormula) {
+	if sp.HasFillFPP() && !math.IsNaN(r.ZFormula) {
 		// The formula is an expectation over filters of random keys; this
 		// filter's rate is one draw. The sd of the comparison is that of the
 		// queries and of the fill, estimated over fillFilters more filters
@@ -310,7 +322,7 @@ func evaluate(ctx context.Context, c Config, sp *filters.Spec, keys [][]byte) (R
 		r.ZFormula = (r.FPP - r.FormulaFPP) / math.Sqrt(q+sd*sd)
 	}
 	want := r.FormulaFPP
-	if sp.FillFPP != nil {
+	if sp.HasFillFPP() {
 		r.FillFPP = sp.FillFPP(f)
 		want = r.FillFPP
 	}
@@ -327,9 +339,9 @@ func evaluate(ctx context.Context, c Config, sp *filters.Spec, keys [][]byte) (R
 	// Time updates the churn did not: a fifth deleted and re-inserted for
 	// kinds that delete, a tenth more keys for those that only insert. The
 	// filter is not measured after this.
-	if sp.Add != nil && math.IsNaN(r.AddNs) {
+	if sp.CanAdd() && math.IsNaN(r.AddNs) {
 		c.progress(kind, "updates")
-		timeUpdates(c, sp, f, set, &r)
+		timeUpdates(c, sp, info.Deletes, f, set, &r)
 	}
 	return r, nil
 }
@@ -349,7 +361,7 @@ func falseNegatives(f filters.Filter, set [][]byte) int64 {
 // how many deleted keys still test positive, re-inserts them, and checks
 // every member. It returns the set at the end (without keys whose re-insert
 // failed).
-func churn(ctx context.Context, c Config, sp *filters.Spec, f filters.Filter, p filters.Params, set [][]byte, r *Result) ([][]byte, error) {
+func churn(ctx context.Context, c Config, sp ops, f filters.Filter, p filters.Params, set [][]byte, r *Result) ([][]byte, error) {
 	rng := rand.New(rand.NewPCG(c.Seed, 3))
 	var addTime, removeTime time.Duration
 	var adds, removes int
@@ -379,7 +391,7 @@ func churn(ctx context.Context, c Config, sp *filters.Spec, f filters.Filter, p 
 		removeTime += time.Since(start)
 		removes += len(gone)
 		want := sp.FPP(p, uint64(len(kept)))
-		if sp.FillFPP != nil {
+		if sp.HasFillFPP() {
 			want = sp.FillFPP(f)
 		}
 		counted := 0
@@ -494,8 +506,8 @@ func queries(ctx context.Context, c Config, f filters.Filter, r *Result) error {
 // timeUpdates times Add (and Remove where the kind deletes) on f, which holds
 // set: a fifth of set deleted and re-inserted, or a tenth of its size in new
 // keys added.
-func timeUpdates(c Config, sp *filters.Spec, f filters.Filter, set [][]byte, r *Result) {
-	if sp.Remove != nil {
+func timeUpdates(c Config, sp ops, deletes bool, f filters.Filter, set [][]byte, r *Result) {
+	if deletes {
 		d := set[:int(math.Ceil(churnFraction*float64(len(set))))]
 		start := time.Now()
 		ok := d[:0:0]

@@ -45,15 +45,49 @@ func TestEvaluateAll(t *testing.T) {
 	}
 }
 
-// brokenSpec returns a copy of the CBF's spec with one operation broken.
-func brokenSpec(t *testing.T, mutate func(sp *filters.Spec)) *filters.Spec {
-	sp, err := filters.Lookup("cbf")
-	if err != nil {
-		t.Fatal(err)
+// broken is the CBF's operations with those set here broken.
+type broken struct {
+	*filters.Spec
+	build   func(p filters.Params, keys [][]byte) (filters.Filter, filters.Params, int64, error)
+	remove  func(f filters.Filter, key []byte) error
+	add     func(f filters.Filter, key []byte) error
+	fillFPP func(f filters.Filter) float64
+	fpp     func(p filters.Params, n uint64) float64
+}
+
+func (b *broken) Build(p filters.Params, keys [][]byte) (filters.Filter, filters.Params, int64, error) {
+	if b.build != nil {
+		return b.build(p, keys)
 	}
-	c := *sp
-	mutate(&c)
-	return &c
+	return b.Spec.Build(p, keys)
+}
+
+func (b *broken) Remove(f filters.Filter, key []byte) error {
+	if b.remove != nil {
+		return b.remove(f, key)
+	}
+	return b.Spec.Remove(f, key)
+}
+
+func (b *broken) Add(f filters.Filter, key []byte) error {
+	if b.add != nil {
+		return b.add(f, key)
+	}
+	return b.Spec.Add(f, key)
+}
+
+func (b *broken) FillFPP(f filters.Filter) float64 {
+	if b.fillFPP != nil {
+		return b.fillFPP(f)
+	}
+	return b.Spec.FillFPP(f)
+}
+
+func (b *broken) FPP(p filters.Params, n uint64) float64 {
+	if b.fpp != nil {
+		return b.fpp(p, n)
+	}
+	return b.Spec.FPP(p, n)
 }
 
 // TestEvaluateCatches: the evaluation fails a filter that forgets keys, one
@@ -69,37 +103,40 @@ func TestEvaluateCatches(t *testing.T) {
 	type wrapped struct{ filters.Filter }
 	for _, tc := range []struct {
 		name   string
-		mutate func(sp *filters.Spec)
+		mutate func(b *broken)
 		check  func(r Result) bool // true: the breakage was seen
 	}{
-		{"sound", func(*filters.Spec) {}, func(r Result) bool { return !r.Pass }},
-		{"forgets", func(sp *filters.Spec) {
-			build := sp.Build
-			sp.Build = func(p filters.Params, keys [][]byte) (filters.Filter, int64, error) {
+		{"sound", func(*broken) {}, func(r Result) bool { return !r.Pass }},
+		{"forgets", func(b *broken) {
+			b.build = func(p filters.Params, keys [][]byte) (filters.Filter, filters.Params, int64, error) {
 				// A tenth of the keys: one forgotten key can pass by
 				// chance (a false positive) or be re-added by the churn.
-				return build(p, keys[:len(keys)*9/10])
+				return b.Spec.Build(p, keys[:len(keys)*9/10])
 			}
 		}, func(r Result) bool { return !r.Pass && r.FalseNegatives > 0 }},
-		{"remove does nothing", func(sp *filters.Spec) {
-			sp.Remove = func(filters.Filter, []byte) error { return nil }
+		{"remove does nothing", func(b *broken) {
+			b.remove = func(filters.Filter, []byte) error { return nil }
 		}, func(r Result) bool { return !r.Pass && r.FalseNegatives == 0 && r.DeletedZ > 4 }},
-		{"fill rate too low", func(sp *filters.Spec) {
-			fill := sp.FillFPP
-			sp.FillFPP = func(f filters.Filter) float64 { return 0.8 * fill(f) }
+		{"fill rate too low", func(b *broken) {
+			b.fillFPP = func(f filters.Filter) float64 { return 0.8 * b.Spec.FillFPP(f) }
 		}, func(r Result) bool { return !r.Pass && r.Z > 4 }},
-		{"formula too low", func(sp *filters.Spec) { // shown, not failed: see Result.ZFormula
-			fpp := sp.FPP
-			sp.FPP = func(p filters.Params, n uint64) float64 { return 0.5 * fpp(p, n) } // 0.8 fell under 4 sd once the fill spread joined the sd
+		{"formula too low", func(b *broken) { // shown, not failed: see Result.ZFormula
+			b.fpp = func(p filters.Params, n uint64) float64 { return 0.5 * b.Spec.FPP(p, n) } // 0.8 fell under 4 sd once the fill spread joined the sd
 		}, func(r Result) bool { return r.Pass && r.ZFormula > 4 && math.Abs(r.Z) <= 4 }},
-		{"insert fails", func(sp *filters.Spec) {
-			sp.Add = func(filters.Filter, []byte) error { return errors.New("full") }
+		{"insert fails", func(b *broken) {
+			b.add = func(filters.Filter, []byte) error { return errors.New("full") }
 		}, func(r Result) bool {
 			return r.InsertFailures == 1000+800 && r.FalseNegatives == 0
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := evaluate(context.Background(), c, brokenSpec(t, tc.mutate), keys)
+			sp, err := filters.Lookup("cbf")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := &broken{Spec: sp}
+			tc.mutate(b)
+			r, err := evaluate(context.Background(), c, sp, b, keys)
 			if err != nil {
 				t.Fatal(err)
 			}

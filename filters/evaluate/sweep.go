@@ -80,22 +80,16 @@ func sweepOne(ctx context.Context, c Config, sp *filters.Spec, bpk float64, keys
 		pt.Err = err.Error()
 		return pt, nil
 	}
-	f, _, err := sp.Build(p, keys)
+	f, p, _, err := sp.Build(p, keys)
 	if err != nil {
 		pt.Err = err.Error()
 		return pt, nil
 	}
-	if sp.ParamsOf != nil {
-		p = sp.ParamsOf(f)
-	}
-	pt.Shape = p.Shape()
-	bits := p.MemoryBits
-	if mb, ok := f.(interface{ MemoryBits() uint64 }); ok {
-		bits = mb.MemoryBits()
-	}
+	pt.Shape = sp.Describe(p)
+	bits := p.Summary().MemoryBits
 	pt.BitsPerKey = float64(bits) / float64(len(keys))
 	pt.FormulaFPP = sp.FPP(p, uint64(len(keys)))
-	if sp.FillFPP != nil {
+	if sp.HasFillFPP() {
 		pt.FillFPP = sp.FillFPP(f)
 	}
 	g := newKeyGen(c.Seed, 2, false)

@@ -23,10 +23,8 @@ var names = map[string]string{
 	"FilterFile": "filter-file", "Bank": "bank", "Classes": "classes", "ClassCol": "class-col", "Classing": "classes", "Route": "route", "Sep": "delim",
 	"Layout": "filter-layout", "Skew": "skew", "BroadcastBudget": "broadcast-budget", "NeedDeletes": "need-deletes",
 	"HotExclusions": "hot-exclusions", "Format": "format", "Output": "out",
-	// filters.Sizing
-	"Sizing.BitsPerKey": "bits-per-key", "Sizing.K": "k", "Sizing.FPP": "fpp", "Sizing.BucketSize": "bucket-size",
-	"Sizing.FingerprintBits": "fingerprint-bits", "Sizing.InitialCapacity": "initial-capacity",
-	"Sizing.Growth": "growth", "Sizing.Tightening": "tightening", "Sizing.ACBFCapacity": "acbf-capacity",
+	// filters.Sizing (its options, "Sizing.k", are flags of their own name)
+	"Sizing.BitsPerKey": "bits-per-key", "Sizing.FPP": "fpp",
 	// repro
 	"Table1Sizing": "table1-sizing", "ACBFCapacity": "acbf-capacity", "Data": "data", "Out": "out",
 	// join/stream
@@ -37,11 +35,21 @@ var names = map[string]string{
 	"Where": "where", "Rows": "rows", "Selectivity": "selectivity", "Shape": "key-shape", "Distinct": "distinct", "Zipf": "zipf",
 }
 
-// Name returns the flag of the option named option.
+// Name returns the flag of the option named option: the table's, or a
+// filter kind's own option ("Sizing.bucket-size", filters.Option), which is
+// a flag of its name.
 func Name(option string) (string, bool) {
-	f, ok := names[option]
-	return f, ok
+	if f, ok := names[option]; ok {
+		return f, true
+	}
+	if o, ok := strings.CutPrefix(option, "Sizing."); ok && kindOption.MatchString(o) {
+		return o, true
+	}
+	return "", false
 }
+
+// kindOption matches the names of the filter kinds' options.
+var kindOption = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
 // Rewrite returns err with its option.Error (if any, of an option that has
 // a flag) said as "cmd: --flag value: reason", the value as the user spelled
@@ -52,7 +60,7 @@ func Rewrite(cmd string, fs *flag.FlagSet, err error) error {
 	if !errors.As(err, &oe) {
 		return err
 	}
-	name, ok := names[oe.Name]
+	name, ok := Name(oe.Name)
 	if !ok {
 		return err
 	}
@@ -93,7 +101,7 @@ func lookup(fs *flag.FlagSet, name string) *flag.Flag {
 }
 
 // optionText matches an option.Error's text, "pkg: Name value: reason".
-var optionText = regexp.MustCompile(`\b[a-z]+: ((?:Sizing\.)?[A-Z][A-Za-z0-9]*) ([^:\n]*): `)
+var optionText = regexp.MustCompile(`\b[a-z]+: ((?:Sizing\.)?[A-Z][A-Za-z0-9]*|Sizing\.[a-z][a-z0-9-]*) ([^:\n]*): `)
 
 // RewriteText rewrites, in an error's text that crossed a process (a Beam
 // worker's error reaches the launcher as text), each option.Error's
@@ -101,7 +109,7 @@ var optionText = regexp.MustCompile(`\b[a-z]+: ((?:Sizing\.)?[A-Z][A-Za-z0-9]*) 
 func RewriteText(msg string) string {
 	return optionText.ReplaceAllStringFunc(msg, func(m string) string {
 		sub := optionText.FindStringSubmatch(m)
-		if f, ok := names[sub[1]]; ok {
+		if f, ok := Name(sub[1]); ok {
 			return "--" + f + " " + sub[2] + ": "
 		}
 		return m

@@ -3,8 +3,10 @@ package cliflag
 import (
 	"errors"
 	"flag"
+	"strings"
 	"testing"
 
+	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 )
 
@@ -40,9 +42,61 @@ func TestRewriteText(t *testing.T) {
 		"key file: join: KeyCol NOPE: k.csv has no column": "key file: --key-col NOPE: k.csv has no column",
 		"input: x.csv:2: CITED: invalid integer":           "input: x.csv:2: CITED: invalid integer",
 		"bank: Unknown 3: stays":                           "bank: Unknown 3: stays",
+		"filters: Sizing.bucket-size 3: want 1, 2, 4 or 8": "--bucket-size 3: want 1, 2, 4 or 8",
 	} {
 		if got := RewriteText(in); got != want {
 			t.Errorf("RewriteText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSizingFlags: every kind's option is a flag, given ones reach the
+// Sizing by name, a 0 or a value no kind takes is refused naming the flag,
+// and a flag the command's kinds do not read is refused naming the kinds
+// that do.
+func TestSizingFlags(t *testing.T) {
+	opts, _ := filters.AllOptions()
+	for _, c := range []struct {
+		args  []string
+		kinds []filters.Kind
+		want  filters.Sizing
+		err   string
+	}{
+		{nil, nil, filters.Sizing{}, ""},
+		{[]string{"--bits-per-key", "12", "--k", "3"}, []filters.Kind{filters.CBF}, filters.Sizing{BitsPerKey: 12}.With(filters.OptionK, 3), ""},
+		{[]string{"--fpp", "0.01", "--bucket-size", "8", "--fingerprint-bits", "9"}, []filters.Kind{filters.Cuckoo}, filters.Sizing{FPP: 0.01}.With(filters.OptionBucketSize, 8).With(filters.OptionFingerprintBits, 9), ""},
+		{[]string{"--growth", "1.5"}, []filters.Kind{filters.Scalable, filters.CBF}, filters.Sizing{}.With(filters.OptionGrowth, 1.5), ""},
+		{[]string{"--bits-per-key", "0"}, nil, filters.Sizing{}, "x: --bits-per-key 0: want a positive number"},
+		{[]string{"--k", "0"}, nil, filters.Sizing{}, "x: --k 0: want a whole number from 1 to 64"},
+		{[]string{"--k", "70"}, nil, filters.Sizing{}, "x: --k 70: want a whole number from 1 to 64"},
+		{[]string{"--tightening", "1"}, nil, filters.Sizing{}, "x: --tightening 1: want a ratio between 0 and 1"},
+		{[]string{"--fpp", "0.1", "--bits-per-key", "3"}, nil, filters.Sizing{}, "x: --bits-per-key and --fpp both size the filter"},
+		{[]string{"--k", "3"}, []filters.Kind{filters.Cuckoo}, filters.Sizing{}, "x: --k: the cuckoo filter does not read it (an option of bloom, cbf, acbf, acbf1, acbf2, acbf3, blocked)"},
+		{[]string{"--fpp", "0.1"}, []filters.Kind{filters.None, filters.Exact}, filters.Sizing{}, "x: --fpp: none of none, exact reads it"},
+	} {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		var sf SizingFlags
+		sf.Register(fs)
+		for _, o := range opts {
+			if fs.Lookup(o.Name) == nil {
+				t.Fatalf("no flag for the option %s", o.Name)
+			}
+		}
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		sf.Kinds = c.kinds
+		z, err := sf.Sizing("x")
+		if err == nil {
+			err = sf.CheckKinds("x", "")
+		}
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("%v: %v", c.args, err)
+		case c.err != "" && (err == nil || !strings.HasPrefix(err.Error(), c.err)):
+			t.Errorf("%v: %v, want %q", c.args, err, c.err)
+		case c.err == "" && !z.Equal(c.want):
+			t.Errorf("%v: %+v, want %+v", c.args, z, c.want)
 		}
 	}
 }

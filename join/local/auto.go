@@ -309,7 +309,7 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, waitS
 	var out []choose.Candidate
 	for i, p := range ps {
 		c := base
-		scale := float64(p.MemoryBits) / float64(max(1, b.MemoryBits))
+		scale := float64(p.Summary().MemoryBits) / float64(max(1, b.MemoryBits))
 		c.BitsPerKey, c.FPP = bpks[i], fpps[i]
 		c.Bytes = int64(float64(base.Bytes) * scale)
 		c.DecodeNs = base.DecodeNs * scale

@@ -157,15 +157,15 @@ func (opt Options) resolve() (Options, *filters.Spec, error) {
 		return opt, nil, &option.Error{Pkg: "stream", Name: "Filter", Value: fmt.Sprintf("%q", opt.Filter),
 			Reason: "unknown filter (want one that deletes: " + strings.Join(DeletingKinds(), ", ") + ")", Err: ErrOptions, Cause: err}
 	}
-	if !spec.Deletes || spec.Add == nil || spec.Remove == nil {
+	if !spec.Deletes || !spec.CanAdd() {
 		return opt, nil, optionError("Filter", opt.Filter, "cannot delete keys, and a stream's key set loses keys (deletes, expiry): want one of %s",
 			strings.Join(DeletingKinds(), ", "))
 	}
 	if err := opt.Sizing.Validate(); err != nil {
 		return opt, nil, err
 	}
-	if opt.Sizing.ACBFCapacity != 0 {
-		return opt, nil, &option.Error{Pkg: "filters", Name: "Sizing.ACBFCapacity", Value: opt.Sizing.ACBFCapacity, Err: ErrOptions,
+	if c, ok := opt.Sizing.Option(filters.OptionACBFCapacity); ok {
+		return opt, nil, &option.Error{Pkg: "filters", Name: "Sizing." + filters.OptionACBFCapacity, Value: c, Err: ErrOptions,
 			Reason: "a stream sizes its filter for its live keys (Capacity, the capacity option) and rebuilds it twice as large when they outgrow it: set that instead"}
 	}
 	if _, err := spec.Size(opt.Capacity, opt.Sizing); err != nil {
@@ -178,7 +178,7 @@ func (opt Options) resolve() (Options, *filters.Spec, error) {
 func DeletingKinds() []string {
 	var out []string
 	for _, sp := range filters.Kinds() {
-		if sp.Deletes && sp.Add != nil && sp.Remove != nil {
+		if sp.Deletes && sp.CanAdd() {
 			out = append(out, string(sp.Kind))
 		}
 	}

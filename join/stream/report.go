@@ -124,12 +124,14 @@ func zScore(fp, neg int64, p float64) float64 {
 type Report struct {
 	Mode   string       `json:"mode"` // "events" or "window"
 	Filter filters.Kind `json:"filter"`
-	// Params are the filter's parameters at the end (its last capacity).
-	Params   filters.Params `json:"params"`
-	Capacity uint64         `json:"capacity"`
-	Rebuilds int            `json:"rebuilds"`
-	Batches  int            `json:"batches"`
-	Window   int64          `json:"window,omitempty"`
+	// Params are the filter's parameters at the end (its last capacity),
+	// spelled (filters.Params.String); Shape in a few words.
+	Params   string `json:"params"`
+	Shape    string `json:"shape"`
+	Capacity uint64 `json:"capacity"`
+	Rebuilds int    `json:"rebuilds"`
+	Batches  int    `json:"batches"`
+	Window   int64  `json:"window,omitempty"`
 
 	Inserts        int64 `json:"inserts"`
 	Deletes        int64 `json:"deletes"` // deletes, or expired rows with a window

@@ -214,7 +214,8 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 		return nil, err
 	}
 	r := e.rep
-	r.Params, r.Capacity, r.Rebuilds, r.FilterBytes = lf.p, lf.capacity, lf.rebuilds, lf.bytes
+	r.Params, r.Shape = lf.spec.Spell(lf.p), lf.spec.Describe(lf.p)
+	r.Capacity, r.Rebuilds, r.FilterBytes = lf.capacity, lf.rebuilds, lf.bytes
 	r.FinalLiveKeys = int64(e.tbl.keys())
 	if r.NegativeKeys > 0 {
 		r.FPPMean = e.fppWeighted / float64(r.NegativeKeys)

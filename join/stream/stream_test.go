@@ -247,7 +247,7 @@ func TestErrors(t *testing.T) {
 		{"batch", Options{KeyEvents: write("e10", "K,V\n"), Probe: probe, Batch: -1}, "Batch -1"},
 		{"join col count", Options{KeyEvents: write("e11", "K,V\n"), Probe: probe, JoinCol: "K,V"}, "2 columns for the 1 key columns"},
 		{"missing file", Options{KeyEvents: filepath.Join(dir, "nope"), Probe: probe}, "nope"},
-		{"acbf capacity", Options{KeyEvents: write("e12", "K,V\n"), Probe: probe, Sizing: filters.Sizing{ACBFCapacity: 5000}}, "Sizing.ACBFCapacity 5000: a stream sizes its filter"},
+		{"acbf capacity", Options{KeyEvents: write("e12", "K,V\n"), Probe: probe, Sizing: filters.Sizing{}.With(filters.OptionACBFCapacity, 5000)}, "Sizing.acbf-capacity 5000: a stream sizes its filter"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -144,12 +144,9 @@ func (lf *liveFilter) build(capacity uint64, keys [][]byte) error {
 	if err != nil {
 		return fmt.Errorf("stream: size the %s filter for %d live keys: %w", lf.spec.Kind, capacity, err)
 	}
-	f, size, err := lf.spec.Build(p, keys)
+	f, p, size, err := lf.spec.Build(p, keys)
 	if err != nil {
 		return fmt.Errorf("stream: build the %s filter for %d live keys: %w", lf.spec.Kind, capacity, err)
-	}
-	if lf.spec.ParamsOf != nil {
-		p = lf.spec.ParamsOf(f)
 	}
 	lf.p, lf.f, lf.capacity, lf.n, lf.bytes = p, f, capacity, uint64(len(keys)), size
 	return nil

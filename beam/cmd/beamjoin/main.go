@@ -42,14 +42,17 @@ var (
 	joinCol = flag.String("join-col", "CITED", "join column of the large side; as many as --key-col, matched in order")
 	keyType = flag.String("key-type", "int", "compare keys as int or string; one a key column (int,string) or one for all")
 	filter  = flag.String("filter", "acbf", "the filter, one of "+strings.Join(filters.Names(), ", "))
-	bpk     = flag.Float64("bits-per-key", filters.DefaultBitsPerKey, "filter memory in bits per distinct key")
-	k       = flag.Int("k", 0, "hash functions (default: each kind's best for its memory)")
-	fpp     = flag.Float64("fpp", 0, "size the filter for this formula false positive rate instead")
 	out     = flag.String("out", "", "output CSV (required; .gz to compress, - for standard output); checked against the inputs as join run checks it")
 	cpuProf = flag.String("cpuprofile", "", "write a CPU profile of this process to this file (on prism, the workers' too)")
 	verbose = flag.Bool("verbose", false, "print the runner's and the SDK's log lines (prism's INFO lines: the job server, the workers)")
 	quiet   = flag.Bool("quiet", false, "print no progress line")
 )
+
+// sizingFlags are join's sizing flags (--bits-per-key, --fpp and every
+// kind's options: --k, --bucket-size, ...), one implementation.
+var sizingFlags cliflag.SizingFlags
+
+func init() { sizingFlags.Register(flag.CommandLine) }
 
 func main() {
 	flag.Parse()
@@ -169,28 +172,12 @@ func run(ctx context.Context) (err error) {
 	// The sizing's own checks here, before the pipeline runs; whether a
 	// size fits the keys is known only when they are counted, in the
 	// pipeline (its error is the run's, one line).
-	sizing := filters.Sizing{BitsPerKey: *bpk, K: *k, FPP: *fpp}
-	for _, z := range []struct {
-		name string
-		zero bool
-	}{{"bits-per-key", *bpk == 0}, {"fpp", *fpp == 0}, {"k", *k == 0}} {
-		if set[z.name] && z.zero {
-			return usageError{fmt.Errorf("--%s 0: leave it out for the default", z.name)}
-		}
-	}
-	if set["bits-per-key"] && set["fpp"] {
-		return usageError{fmt.Errorf("--bits-per-key and --fpp both size the filter: give one")}
-	}
-	if !set["bits-per-key"] {
-		sizing.BitsPerKey = 0 // the library's default, or --fpp's size
-	}
-	if err := sizing.Validate(); err != nil {
+	sizing, err := sizingFlags.Sizing("beamjoin")
+	if err != nil {
 		return usageError{err}
 	}
-	for _, f := range []struct{ flag, field string }{{"bits-per-key", "BitsPerKey"}, {"fpp", "FPP"}, {"k", "K"}} {
-		if set[f.flag] && !sp.Uses(f.field) {
-			return usageError{fmt.Errorf("--%s: the %s filter does not read it", f.flag, kind)}
-		}
+	if err := sizingFlags.CheckKinds("beamjoin", kind); err != nil {
+		return usageError{err}
 	}
 	remote := strings.Contains(*out, "://") // an object store: the runner's file system writes it
 	outs := []atomicfile.Named{{Label: "--cpuprofile", Path: *cpuProf}}

@@ -90,10 +90,10 @@ func TestOutputsRefused(t *testing.T) {
 		{"missing input", []string{"--keys", keys, "--input", filepath.Join(dir, "nope.csv"), "--out", filepath.Join(dir, "o.csv")}, "nope.csv: no such file"},
 		{"cpuprofile is the input", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--cpuprofile", input}, "--cpuprofile " + input + " is the input --input"},
 		{"cpuprofile is the output", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--cpuprofile", filepath.Join(dir, "o.csv")}, "are the same file"},
-		{"bits-per-key 0", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--bits-per-key", "0"}, "--bits-per-key 0: leave it out"},
+		{"bits-per-key 0", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--bits-per-key", "0"}, "--bits-per-key 0: want a positive number of bits per key (leave it out for 32)"},
 		{"bits-per-key and fpp", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--bits-per-key", "8", "--fpp", "0.01"}, "give one"},
 		{"a size for exact", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--filter", "exact", "--bits-per-key", "8"}, "--bits-per-key: the exact filter does not read it"},
-		{"a negative k", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--k", "-1"}, "--k -1: want 1 to 64"},
+		{"a negative k", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--k", "-1"}, "--k -1: want a whole number from 1 to 64"},
 		{"a size too small for the keys", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--filter", "acbf3", "--bits-per-key", "2"}, "--bits-per-key 2: k = 1 counter bits per key do not fit"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,159 @@
+package cliflag
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+)
+
+// SizingFlags are the flags of a filters.Sizing, one implementation for
+// every command line that sizes a filter (join's run, compare,
+// build-filter, bank build, multikey absent, stream and filter; beamjoin):
+// --bits-per-key and --fpp, and one flag for each option a filter kind
+// declares (filters.AllOptions: --k, --bucket-size, ...), so that a new
+// kind's options reach every command line without a line here. Its errors
+// are all usage errors (a bad command line).
+type SizingFlags struct {
+	fs       *flag.FlagSet
+	bpk, fpp float64
+	options  []*optionFlag
+	// Kinds are the kinds the command builds, for CheckKinds.
+	Kinds []filters.Kind
+}
+
+// optionFlag is the flag of one kind option: a whole number (i) or not
+// (f), so that help texts name its type.
+type optionFlag struct {
+	filters.Option
+	i *int64
+	f *float64
+}
+
+func (o *optionFlag) value() float64 {
+	if o.Int {
+		return float64(*o.i)
+	}
+	return *o.f
+}
+
+// Register defines the flags on fs.
+func (s *SizingFlags) Register(fs *flag.FlagSet) {
+	s.fs = fs
+	fs.Float64Var(&s.bpk, "bits-per-key", filters.DefaultBitsPerKey, "filter memory in bits per distinct key (the CBF gets bits/4 counters per key)")
+	fs.Float64Var(&s.fpp, "fpp", 0, "size the filter for this formula false positive rate instead of --bits-per-key")
+	opts, kinds := filters.AllOptions()
+	for _, o := range opts {
+		f := &optionFlag{Option: o}
+		s.options = append(s.options, f)
+		doc := joinKinds(kinds[o.Name]) + ": " + o.Doc
+		if o.Int {
+			f.i = fs.Int64(o.Name, 0, doc)
+		} else {
+			f.f = fs.Float64(o.Name, 0, doc)
+		}
+	}
+}
+
+func joinKinds(ks []filters.Kind) string {
+	var s []string
+	for _, k := range ks {
+		s = append(s, string(k))
+	}
+	return strings.Join(s, ", ")
+}
+
+// IsSet reports whether the flag name (of fs, any flag) was given.
+func (s *SizingFlags) IsSet(name string) bool {
+	found := false
+	s.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// Sizing returns the Sizing of the flags given (the library's defaults stand
+// for the others). A --bits-per-key or --fpp of 0 given is refused: the
+// library reads 0 as its default, which is not what the user asked for.
+func (s *SizingFlags) Sizing(cmd string) (filters.Sizing, error) {
+	var z filters.Sizing
+	if s.IsSet("bits-per-key") {
+		if s.bpk == 0 {
+			return z, fmt.Errorf("%s: --bits-per-key 0: want a positive number of bits per key (leave it out for %d)", cmd, filters.DefaultBitsPerKey)
+		}
+		z.BitsPerKey = s.bpk
+	}
+	if s.IsSet("fpp") {
+		if s.fpp == 0 {
+			return z, fmt.Errorf("%s: --fpp 0: want a rate between 0 and 1, such as 0.001", cmd)
+		}
+		z.FPP = s.fpp
+	}
+	for _, o := range s.options {
+		if s.IsSet(o.Name) {
+			z = z.With(o.Name, o.value())
+		}
+	}
+	if s.IsSet("bits-per-key") && s.IsSet("fpp") {
+		return z, fmt.Errorf("%s: --bits-per-key and --fpp both size the filter: give one", cmd)
+	}
+	if err := z.Validate(); err != nil {
+		return z, Rewrite(cmd, s.fs, err)
+	}
+	return z, nil
+}
+
+// CheckKinds refuses a flag that no filter of the command reads (--k with
+// the cuckoo filter, --bucket-size with the ACBF): the library ignores the
+// options of other kinds, and a user who gave one meant something else.
+// kinds are s.Kinds, or filter if they are not set.
+func (s *SizingFlags) CheckKinds(cmd string, filter filters.Kind) error {
+	kinds := s.Kinds
+	if kinds == nil && filter != "" {
+		kinds = []filters.Kind{filter}
+	}
+	if len(kinds) == 0 {
+		return nil
+	}
+	uses := map[string]string{"bits-per-key": "BitsPerKey", "fpp": "FPP"}
+	for _, o := range s.options {
+		uses[o.Name] = o.Name
+	}
+	for _, name := range append([]string{"bits-per-key", "fpp"}, optionNames(s.options)...) {
+		if !s.IsSet(name) {
+			continue
+		}
+		var names []string
+		used := false
+		for _, k := range kinds {
+			sp, err := filters.Lookup(string(k))
+			if err != nil {
+				return nil // reported elsewhere
+			}
+			names = append(names, string(k))
+			used = used || sp.Uses(uses[name])
+		}
+		if used {
+			continue
+		}
+		var readers []string
+		for _, sp := range filters.Kinds() {
+			if sp.Uses(uses[name]) {
+				readers = append(readers, string(sp.Kind))
+			}
+		}
+		what := "the " + names[0] + " filter does not read it"
+		if len(names) > 1 {
+			what = "none of " + strings.Join(names, ", ") + " reads it"
+		}
+		return fmt.Errorf("%s: --%s: %s (an option of %s)", cmd, name, what, strings.Join(readers, ", "))
+	}
+	return nil
+}
+
+func optionNames(opts []*optionFlag) []string {
+	var out []string
+	for _, o := range opts {
+		out = append(out, o.Name)
+	}
+	return out
+}
