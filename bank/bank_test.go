@@ -474,7 +474,7 @@ func TestVersion1(t *testing.T) {
 	for range 5 { // kind, key column, class column, key type, classing
 		at += 2 + int(binary.LittleEndian.Uint16(data[at:]))
 	}
-	v3sizing := 8 + 8 + 4 + (2 + len(filters.OptionK) + 8)
+	v3sizing := 8 + 8 + 8 + 4 + (2 + len(filters.OptionK) + 8)
 	v1 := bytes.Clone(data[:at])
 	binary.LittleEndian.PutUint16(v1[4:], 1)
 	v1 = binary.LittleEndian.AppendUint64(v1, math.Float64bits(24))

@@ -17,7 +17,8 @@ import (
 //
 //	magic "ACJB", version u16 (3);
 //	kind, key column, class column, key type, classing: u16 length + bytes each;
-//	sizing (version 3): bits per key f64, fpp f64, options u32, then for
+//	sizing (version 3): bits per key f64, fpp f64, budget u64 (bytes),
+//	options u32, then for
 //	each, by name: its name (u16 length + bytes), its value f64;
 //	(versions 1 and 2: bits per key f64, k u32, fpp f64, bucket size u32,
 //	fingerprint bits u32, initial capacity u64, growth f64, tightening f64,
@@ -62,6 +63,7 @@ func (b *Bank) WriteTo(out io.Writer) (int64, error) {
 	s := b.Sizing
 	w.U64(math.Float64bits(s.BitsPerKey))
 	w.U64(math.Float64bits(s.FPP))
+	w.U64(uint64(s.Budget))
 	w.U32(uint32(len(s.Options)))
 	for _, name := range slices.Sorted(maps.Keys(s.Options)) {
 		w.Str(name)
@@ -135,6 +137,7 @@ func Read(r io.Reader, name string) (*Bank, error) {
 	if v >= 3 {
 		b.Sizing.BitsPerKey = math.Float64frombits(rr.U64())
 		b.Sizing.FPP = math.Float64frombits(rr.U64())
+		b.Sizing.Budget = int64(rr.U64())
 		no := rr.U32()
 		if no > maxOptions {
 			return nil, bad("%d sizing options", no)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/acbf"
 	"github.com/acbfjoin/acbfjoin/blocked"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
@@ -403,6 +404,43 @@ func TestOrderFree(t *testing.T) {
 		eb, _ := b.Marshal()
 		if !bytes.Equal(ea, eb) {
 			t.Errorf("%s: another order of the same keys built other bytes", sp.Kind)
+		}
+	}
+}
+
+// TestBudget: sizing by a budget of bytes gives every sized kind the most
+// memory within it: at most the budget, and 2% more bits a key would not
+// fit; a budget below a kind's least filter is refused naming
+// Sizing.Budget; Budget with another sizing is refused.
+func TestBudget(t *testing.T) {
+	const n = 10_000
+	for _, sp := range Kinds() {
+		if !sp.Sized {
+			continue
+		}
+		for _, budget := range []int64{10, 4_000, 20_000, 64 << 10} {
+			p, err := sp.Size(n, Sizing{Budget: budget})
+			var oe *option.Error
+			switch {
+			case err != nil && budget < 20_000 && errors.As(err, &oe) && oe.Name == "Sizing.Budget":
+				continue // below this kind's least filter (cuckoo: 5.6 bits a key)
+			case err != nil:
+				t.Errorf("%s budget %d: %v", sp.Kind, budget, err)
+				continue
+			}
+			mem := int64(p.Summary().MemoryBits / 8)
+			if mem > budget {
+				t.Errorf("%s budget %d: %s takes %d bytes", sp.Kind, budget, p, mem)
+			}
+			bpk := 8 * float64(mem) / n
+			if q, err := sp.Size(n, Sizing{BitsPerKey: bpk * 1.02}); err == nil && int64(q.Summary().MemoryBits/8) <= budget && q.Summary().MemoryBits > p.Summary().MemoryBits {
+				t.Errorf("%s budget %d: %s (%d bytes) fits too, and is larger than %s (%d)", sp.Kind, budget, q, q.Summary().MemoryBits/8, p, mem)
+			}
+		}
+	}
+	for _, s := range []Sizing{{Budget: 100, FPP: 0.1}, {Budget: 100, BitsPerKey: 3}, {Budget: -1}, {Budget: MaxFilterBytes + 1}} {
+		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "Sizing.Budget") {
+			t.Errorf("%+v: %v", s, err)
 		}
 	}
 }

@@ -148,8 +148,8 @@ type Spec struct {
 }
 
 // Size returns the parameters of the kind for n distinct keys (n >= 1)
-// sized by s: its BitsPerKey (default DefaultBitsPerKey) or FPP, and its
-// own options (Spec.Options). Errors are option.Errors naming the
+// sized by s: its BitsPerKey (default DefaultBitsPerKey), FPP or Budget,
+// and its own options (Spec.Options). Errors are option.Errors naming the
 // Sizing field or option ("Sizing.BitsPerKey", "Sizing.bucket-size") and
 // wrapping ErrSizing; a filter above MaxFilterBytes is refused before
 // anything is allocated. O(1) for most kinds; a few formula evaluations for
@@ -163,6 +163,9 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 	}
 	if err := sp.checkOptions(s); err != nil {
 		return nil, err
+	}
+	if s.Budget > 0 {
+		return sp.sizeBudget(n, s)
 	}
 	if s.BitsPerKey == 0 && s.FPP == 0 {
 		s.BitsPerKey = DefaultBitsPerKey
@@ -185,6 +188,44 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 	case mem > MaxFilterBytes:
 		return nil, sizingError("BitsPerKey", s.BitsPerKey, nil, "%d keys need %s in a %s filter, above the %s a filter may take",
 			n, bytesText(float64(mem)), sp.Kind, bytesText(MaxFilterBytes))
+	}
+	return p, nil
+}
+
+// sizeBudget returns the parameters of the most memory within s.Budget
+// bytes: the most bits per key whose filter fits, by bisection (memory
+// grows with the bits a key in every kind; below some bits a kind cannot
+// be laid out at all, an error taken as too few). O(60) sizings.
+func (sp *Spec) sizeBudget(n uint64, s Sizing) (Params, error) {
+	least := uint64(math.MaxUint64) // the least memory seen, in bits
+	fits := func(bpk float64) (Params, bool, error) {
+		t := s
+		t.Budget, t.BitsPerKey = 0, bpk
+		p, err := sp.Size(n, t)
+		if err != nil {
+			return nil, false, err
+		}
+		least = min(least, p.Summary().MemoryBits)
+		return p, p.Summary().MemoryBits <= 8*uint64(s.Budget), nil
+	}
+	lo, hi := 0.0, 8*float64(s.Budget)/float64(n)
+	if p, ok, _ := fits(hi); ok {
+		return p, nil
+	}
+	for range 60 {
+		mid := (lo + hi) / 2
+		if _, ok, err := fits(mid); err == nil && !ok {
+			hi = mid // too much memory
+		} else {
+			lo = mid // fits, or too few bits to lay out
+		}
+	}
+	p, ok, err := fits(lo)
+	if lo == 0 || err != nil || !ok {
+		if least != math.MaxUint64 {
+			return nil, sizingError("Budget", s.Budget, err, "no %s filter of %d keys fits in %s (the least takes %s)", sp.Kind, n, bytesText(float64(s.Budget)), bytesText(float64(least)/8))
+		}
+		return nil, sizingError("Budget", s.Budget, err, "no %s filter of %d keys fits in %s", sp.Kind, n, bytesText(float64(s.Budget)))
 	}
 	return p, nil
 }
@@ -279,10 +320,11 @@ func (sp *Spec) Remove(f Filter, key []byte) error {
 }
 
 // Uses reports whether the kind reads the Sizing field or option named
-// ("BitsPerKey" and "FPP" for every sized kind; an option by its name).
+// ("BitsPerKey", "FPP" and "Budget" for every sized kind; an option by its
+// name).
 func (sp *Spec) Uses(name string) bool {
 	switch name {
-	case "BitsPerKey", "FPP":
+	case "BitsPerKey", "FPP", "Budget":
 		return sp.Sized
 	}
 	return slices.ContainsFunc(sp.Options, func(o Option) bool { return o.Name == name })

@@ -16,7 +16,8 @@ const OptionK = "k"
 
 // Sizing fixes the memory of a filter, for any kind: BitsPerKey b bits a
 // key (DefaultBitsPerKey), or instead the least memory whose formula false
-// positive rate is at most FPP; each kind says
+// positive rate is at most FPP, or the most memory within Budget bytes;
+// each kind says
 // how it spends them (its file). Options set a kind's own parameters by
 // the names the kind declares (Spec.Options: "k", "bucket-size", ...); a
 // kind ignores the options of others, so one Sizing serves a comparison of
@@ -25,7 +26,10 @@ const OptionK = "k"
 type Sizing struct {
 	BitsPerKey float64 // default 32
 	FPP        float64 // 0: size by BitsPerKey
-	Options    Options
+	// Budget, above 0, sizes the filter to the most memory of at most
+	// this many bytes instead (at most MaxFilterBytes).
+	Budget  int64
+	Options Options
 }
 
 // Options are a Sizing's values of the kinds' own parameters, by option
@@ -45,7 +49,7 @@ func (s Sizing) With(name string, v float64) Sizing {
 
 // Equal reports whether s and t size alike: the same fields and options.
 func (s Sizing) Equal(t Sizing) bool {
-	return s.BitsPerKey == t.BitsPerKey && s.FPP == t.FPP && maps.Equal(s.Options, t.Options)
+	return s.BitsPerKey == t.BitsPerKey && s.FPP == t.FPP && s.Budget == t.Budget && maps.Equal(s.Options, t.Options)
 }
 
 // Option returns the value of the option name and whether it is set.
@@ -95,6 +99,12 @@ func (s Sizing) Validate() error {
 		return sizingError("BitsPerKey", s.BitsPerKey, nil, "want a positive number of bits per key, such as 16")
 	case s.BitsPerKey > 0 && math.IsInf(s.BitsPerKey, 1):
 		return sizingError("BitsPerKey", s.BitsPerKey, nil, "want a finite number")
+	case s.Budget < 0 || s.Budget > MaxFilterBytes:
+		return sizingError("Budget", s.Budget, nil, "want 1 byte to %s", bytesText(MaxFilterBytes))
+	case s.Budget > 0 && s.FPP != 0:
+		return sizingError("Budget", s.Budget, nil, "and a target FPP both size the filter: give one")
+	case s.Budget > 0 && s.BitsPerKey != 0:
+		return sizingError("Budget", s.Budget, nil, "and bits per key both size the filter: give one")
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.Options)) {
 		if err := checkDeclared(name, s.Options[name]); err != nil {
@@ -165,7 +175,7 @@ func (o Option) check(v float64) error {
 // by name.
 func (s Sizing) Set() []SizingField {
 	var out []SizingField
-	for _, f := range []SizingField{{"BitsPerKey", s.BitsPerKey}, {"FPP", s.FPP}} {
+	for _, f := range []SizingField{{"BitsPerKey", s.BitsPerKey}, {"FPP", s.FPP}, {"Budget", float64(s.Budget)}} {
 		if f.Value != 0 {
 			out = append(out, f)
 		}

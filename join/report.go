@@ -222,6 +222,7 @@ type Settings struct {
 	// "k", "bucket-size"); absent, each kind's defaults.
 	Options     filters.Options `json:"options,omitempty"`
 	FPP         float64         `json:"fpp,omitempty"`
+	Budget      int64           `json:"filter_budget,omitempty"` // bytes, as asked
 	Mappers     int             `json:"mappers"`
 	Reducers    int             `json:"reducers"`
 	MemBytes    int64           `json:"mem_bytes"`
@@ -237,12 +238,12 @@ type Settings struct {
 // NewSettings records resolved options (Options.Resolve).
 func NewSettings(opt Options) Settings {
 	s := Settings{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType,
-		Filter: opt.Filter, FilterFile: opt.FilterFile, BitsPerKey: opt.Sizing.BitsPerKey, FPP: opt.Sizing.FPP, Options: opt.Sizing.Options,
+		Filter: opt.Filter, FilterFile: opt.FilterFile, BitsPerKey: opt.Sizing.BitsPerKey, FPP: opt.Sizing.FPP, Budget: opt.Sizing.Budget, Options: opt.Sizing.Options,
 		Mappers: opt.Mappers, Reducers: opt.Reducers, MemBytes: opt.MemBudget, Sort: opt.Sort, SkipBadRows: opt.SkipBadRows, Skew: opt.Skew, Version: Version()}
 	if len(opt.KeyCols) > 1 {
 		s.Layout = opt.Layout
 	}
-	if s.BitsPerKey == 0 && s.FPP == 0 && s.FilterFile == "" {
+	if s.BitsPerKey == 0 && s.FPP == 0 && s.Budget == 0 && s.FilterFile == "" {
 		s.BitsPerKey = filters.DefaultBitsPerKey
 	}
 	return s

@@ -121,11 +121,8 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if !sf.set("fpp") && !sf.set("bits-per-key") {
+	if !sf.SizedBy() {
 		sz.FPP = 0.01 // the seed's p
-	}
-	if sf.set("fpp") && sf.set("bits-per-key") {
-		return usageError{fmt.Errorf("bank build: --fpp and --bits-per-key: give one (the size of each class's filter)")}
 	}
 	if err := sf.checkKinds("bank build", filters.Kind(*kind)); err != nil {
 		return err

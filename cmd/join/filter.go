@@ -139,9 +139,6 @@ func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
 	if n.n < 1 {
 		return usageError{fmt.Errorf("filter size: --n is required: the distinct keys the filter holds, at least 1")}
 	}
-	if sf.set("fpp") && sf.set("bits-per-key") {
-		return usageError{fmt.Errorf("filter size: give --fpp or --bits-per-key, not both")}
-	}
 	kinds, err := parseKinds("filter size", "kind", *kind)
 	if err != nil {
 		return err
@@ -193,6 +190,9 @@ func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
 	}
 	if sz.FPP != 0 {
 		how = fmt.Sprintf("a formula FP of at most %g", sz.FPP)
+	}
+	if sz.Budget != 0 {
+		how = fmt.Sprintf("the most memory within %d bytes", sz.Budget)
 	}
 	fmt.Fprintf(stdout, "Filters for %d keys, sized for %s:\n\n", n.n, how)
 	fmt.Fprintln(stdout, "| kind | bits per key | parameters | bytes | formula FP | deletes | note |")
@@ -250,9 +250,6 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if *churn < 0 || *churn > evaluate.MaxChurn {
 		return usageError{fmt.Errorf("filter eval: --churn %d: want 0 to %d rounds", *churn, evaluate.MaxChurn)}
-	}
-	if sf.set("fpp") && sf.set("bits-per-key") {
-		return usageError{fmt.Errorf("filter eval: give --fpp or --bits-per-key, not both")}
 	}
 	kinds, err := parseKinds("filter eval", "kinds", *kindList)
 	if err != nil {
@@ -464,8 +461,8 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if queries.n < 1 || queries.n > evaluate.MaxQueries {
 		return usageError{fmt.Errorf("filter plot: --queries %d: want 1 to %d", queries.n, evaluate.MaxQueries)}
 	}
-	if sf.set("fpp") || sf.set("bits-per-key") {
-		return usageError{fmt.Errorf("filter plot: the plot sizes each kind at --bits; --fpp and --bits-per-key do not apply")}
+	if sf.SizedBy() {
+		return usageError{fmt.Errorf("filter plot: the plot sizes each kind at --bits; --fpp, --bits-per-key and --filter-budget do not apply")}
 	}
 	bits, err := parseBits(*bitsList)
 	if err != nil {

@@ -164,7 +164,9 @@ func TestFilterSize(t *testing.T) {
 	}{
 		{[]string{"filter", "size"}, "filter size: --n is required"},
 		{[]string{"filter", "size", "--n", "1.5"}, `invalid value "1.5" for flag -n: want a whole number`},
-		{[]string{"filter", "size", "--n", "10", "--fpp", "0.1", "--bits-per-key", "8"}, "give --fpp or --bits-per-key, not both"},
+		{[]string{"filter", "size", "--n", "10", "--fpp", "0.1", "--bits-per-key", "8"}, "filter size: --bits-per-key and --fpp both size the filter: give one"},
+		{[]string{"filter", "size", "--n", "10", "--filter-budget", "1KiB", "--bits-per-key", "8"}, "filter size: --bits-per-key and --filter-budget both size the filter: give one"},
+		{[]string{"filter", "size", "--n", "10", "--filter-budget", "2GiB"}, "filter size: --filter-budget \"2GiB\": want at most 1GiB"},
 		{[]string{"filter", "size", "--n", "10", "--kind", "quotient"}, `filter size: --kind "quotient": unknown filter (want all, or some of none, exact`},
 		{[]string{"compare", "--keys", "k", "--input", "i", "--filters", "auto"}, `compare: --filters auto: compare measures each kind named; auto chooses one`},
 		{[]string{"filter", "size", "--n", "10", "--kind", "cbf", "--fingerprint-bits", "8"}, "--fingerprint-bits: the cbf filter does not read it"},

@@ -4,14 +4,13 @@ import (
 	"cmp"
 	"flag"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/key"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
+
+	"github.com/acbfjoin/acbfjoin/key"
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/cliflag"
@@ -158,35 +157,9 @@ func (j *joinFlags) tuneGC(opt join.Options) {
 	debug.SetMemoryLimit(goMemLimit(opt.MemBudget, opt.Keys))
 }
 
-// maxSize bounds --mem: 1 PiB, far beyond any machine, and far from
-// overflowing int64 arithmetic.
-const maxSize = 1 << 50
-
-// parseSize parses "256MiB", "64KiB", "1GiB", "1000" (bytes), at most maxSize.
-func parseSize(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"PiB", 1 << 50}, {"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
-	mult := int64(1)
-	for _, u := range units {
-		if strings.HasSuffix(s, u.suffix) {
-			s, mult = strings.TrimSuffix(s, u.suffix), u.mult
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) { // !(v > 0) refuses NaN too
-		return 0, fmt.Errorf("want a positive size like 256MiB")
-	}
-	if v*float64(mult) > maxSize {
-		return 0, fmt.Errorf("want at most %s", join.SizeText(maxSize))
-	}
-	if v*float64(mult) < 1 {
-		return 0, fmt.Errorf("want at least 1 byte")
-	}
-	return int64(v * float64(mult)), nil
-}
+// parseSize parses "256MiB", "64KiB", "1GiB", "1000" (bytes), at most
+// 1 PiB (cliflag.ParseSize).
+func parseSize(s string) (int64, error) { return cliflag.ParseSize(s, cliflag.MaxSize) }
 
 // goMemLimit is the soft memory limit given to the Go collector with --mem:
 // the budget, plus the key side, which the build and the reduce hold in

@@ -262,10 +262,7 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	if sf.set("fpp") && sf.set("bits-per-key") {
-		return usageError{fmt.Errorf("multikey absent: --fpp and --bits-per-key: give one (the size of each filter)")}
-	}
-	if !sf.set("fpp") && !sf.set("bits-per-key") {
+	if !sf.SizedBy() {
 		sz.FPP = 0.01
 	}
 	if err := sf.checkKinds("multikey absent", filters.Kind(*kind)); err != nil {

@@ -24,7 +24,7 @@ var names = map[string]string{
 	"Layout": "filter-layout", "Skew": "skew", "BroadcastBudget": "broadcast-budget", "NeedDeletes": "need-deletes",
 	"HotExclusions": "hot-exclusions", "Format": "format", "Output": "out",
 	// filters.Sizing (its options, "Sizing.k", are flags of their own name)
-	"Sizing.BitsPerKey": "bits-per-key", "Sizing.FPP": "fpp",
+	"Sizing.BitsPerKey": "bits-per-key", "Sizing.FPP": "fpp", "Sizing.Budget": "filter-budget",
 	// repro
 	"Table1Sizing": "table1-sizing", "ACBFCapacity": "acbf-capacity", "Data": "data", "Out": "out",
 	// join/stream

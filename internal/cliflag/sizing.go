@@ -18,6 +18,7 @@ import (
 type SizingFlags struct {
 	fs       *flag.FlagSet
 	bpk, fpp float64
+	budget   string
 	options  []*optionFlag
 	// Kinds are the kinds the command builds, for CheckKinds.
 	Kinds []filters.Kind
@@ -43,6 +44,7 @@ func (s *SizingFlags) Register(fs *flag.FlagSet) {
 	s.fs = fs
 	fs.Float64Var(&s.bpk, "bits-per-key", filters.DefaultBitsPerKey, "filter memory in bits per distinct key (the CBF gets bits/4 counters per key)")
 	fs.Float64Var(&s.fpp, "fpp", 0, "size the filter for this formula false positive rate instead of --bits-per-key")
+	fs.StringVar(&s.budget, "filter-budget", "", "size the filter to the most memory within this many bytes (64KiB, 8MiB; at most 1GiB) instead of --bits-per-key")
 	opts, kinds := filters.AllOptions()
 	for _, o := range opts {
 		f := &optionFlag{Option: o}
@@ -71,6 +73,12 @@ func (s *SizingFlags) IsSet(name string) bool {
 	return found
 }
 
+// SizedBy reports whether --bits-per-key, --fpp or --filter-budget was
+// given (a command with a default of its own sizes otherwise).
+func (s *SizingFlags) SizedBy() bool {
+	return s.IsSet("bits-per-key") || s.IsSet("fpp") || s.IsSet("filter-budget")
+}
+
 // Sizing returns the Sizing of the flags given (the library's defaults stand
 // for the others). A --bits-per-key or --fpp of 0 given is refused: the
 // library reads 0 as its default, which is not what the user asked for.
@@ -88,13 +96,26 @@ func (s *SizingFlags) Sizing(cmd string) (filters.Sizing, error) {
 		}
 		z.FPP = s.fpp
 	}
+	if s.IsSet("filter-budget") {
+		b, err := ParseSize(s.budget, filters.MaxFilterBytes)
+		if err != nil {
+			return z, fmt.Errorf("%s: --filter-budget %q: %v", cmd, s.budget, err)
+		}
+		z.Budget = b
+	}
 	for _, o := range s.options {
 		if s.IsSet(o.Name) {
 			z = z.With(o.Name, o.value())
 		}
 	}
-	if s.IsSet("bits-per-key") && s.IsSet("fpp") {
-		return z, fmt.Errorf("%s: --bits-per-key and --fpp both size the filter: give one", cmd)
+	var given []string
+	for _, name := range []string{"bits-per-key", "fpp", "filter-budget"} {
+		if s.IsSet(name) {
+			given = append(given, "--"+name)
+		}
+	}
+	if len(given) > 1 {
+		return z, fmt.Errorf("%s: %s both size the filter: give one", cmd, strings.Join(given, " and "))
 	}
 	if err := z.Validate(); err != nil {
 		return z, Rewrite(cmd, s.fs, err)
@@ -114,11 +135,11 @@ func (s *SizingFlags) CheckKinds(cmd string, filter filters.Kind) error {
 	if len(kinds) == 0 {
 		return nil
 	}
-	uses := map[string]string{"bits-per-key": "BitsPerKey", "fpp": "FPP"}
+	uses := map[string]string{"bits-per-key": "BitsPerKey", "fpp": "FPP", "filter-budget": "Budget"}
 	for _, o := range s.options {
 		uses[o.Name] = o.Name
 	}
-	for _, name := range append([]string{"bits-per-key", "fpp"}, optionNames(s.options)...) {
+	for _, name := range append([]string{"bits-per-key", "fpp", "filter-budget"}, optionNames(s.options)...) {
 		if !s.IsSet(name) {
 			continue
 		}

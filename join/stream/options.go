@@ -164,6 +164,10 @@ func (opt Options) resolve() (Options, *filters.Spec, error) {
 	if err := opt.Sizing.Validate(); err != nil {
 		return opt, nil, err
 	}
+	if opt.Sizing.Budget != 0 {
+		return opt, nil, &option.Error{Pkg: "filters", Name: "Sizing.Budget", Value: opt.Sizing.Budget, Err: ErrOptions,
+			Reason: "a stream's filter follows its live keys (it is rebuilt twice as large when they outgrow it): size it by bits per key or a target FPP"}
+	}
 	if c, ok := opt.Sizing.Option(filters.OptionACBFCapacity); ok {
 		return opt, nil, &option.Error{Pkg: "filters", Name: "Sizing." + filters.OptionACBFCapacity, Value: c, Err: ErrOptions,
 			Reason: "a stream sizes its filter for its live keys (Capacity, the capacity option) and rebuilds it twice as large when they outgrow it: set that instead"}
