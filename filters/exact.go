@@ -69,10 +69,10 @@ func newExact64(vals []uint64, payload int) Filter {
 	return t
 }
 
-// ExactTableBits is the memory of the exact kind over n sparse 8-byte keys
+// exactTableBits is the memory of the exact kind over n sparse 8-byte keys
 // (integer keys): a table of 64-bit slots at most half full. A dense range
 // of integers takes less (a bitmap), keys of other lengths more (a map).
-func ExactTableBits(n int) uint64 { return 64 * tableSlots(n) }
+func exactTableBits(n int) uint64 { return 64 * tableSlots(n) }
 
 // tableSlots is the power of two at least twice n: a table at most half
 // full.
@@ -245,23 +245,29 @@ func exactValues(f Filter) ([]uint64, bool) {
 // Exact is the set of keys itself: a semi-join, no false positives.
 const Exact Kind = "exact"
 
-// exactParams are the exact set's: its memory, which its form (bitmap,
-// table or map) decides from the keys.
+// exactParams are the exact set's: its form, which the keys decide
+// ("bitmap", "table", "map"), and its memory. Size, without the keys,
+// gives the table of n 8-byte keys.
 type exactParams struct {
+	Form   string `json:"form"`
 	Memory uint64 `json:"memory_bits"`
 }
 
-func (exactParams) String() string     { return "exact" }
-func (exactParams) Shape() string      { return "" }
+func (p exactParams) String() string   { return "exact(" + p.Form + ")" }
+func (p exactParams) Shape() string    { return p.Form }
 func (p exactParams) Summary() Summary { return Summary{MemoryBits: p.Memory} }
 
 type exactKind struct{}
 
 func init() {
-	register(&Spec{Kind: Exact, Doc: "the set of keys: a semi-join, no false positives", Order: 1, f: exactKind{}})
+	register(&Spec{Kind: Exact, Doc: "the set of keys: a semi-join, no false positives", Order: 1, f: exactKind{},
+		Note: "no false positives; its memory depends on the keys: integer keys in a dense range take a bitmap (less than the table), other keys a map (more)"})
 }
 
-func (exactKind) size(uint64, Sizing) (Params, error) { return nil, nil }
+// size, without the keys, is the table of n 8-byte keys (integer keys).
+func (exactKind) size(n uint64, _ Sizing) (Params, error) {
+	return exactParams{Form: "table", Memory: exactTableBits(int(n))}, nil
+}
 
 func (exactKind) build(_ Params, keys [][]byte) (Filter, Params, int64, error) {
 	f := newExact(keys)
@@ -269,7 +275,16 @@ func (exactKind) build(_ Params, keys [][]byte) (Filter, Params, int64, error) {
 }
 
 func exactParamsOf(f Filter) exactParams {
-	return exactParams{Memory: f.(interface{ MemoryBits() uint64 }).MemoryBits()}
+	p := exactParams{Memory: f.(interface{ MemoryBits() uint64 }).MemoryBits()}
+	switch f.(type) {
+	case *keyBitmap:
+		p.Form = "bitmap"
+	case *keyTable64:
+		p.Form = "table"
+	default:
+		p.Form = "map"
+	}
+	return p
 }
 
 // encode writes the format: the keys in byte order, each after its uvarint

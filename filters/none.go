@@ -17,7 +17,7 @@ func (passAll) Contains([]byte) bool { return true }
 type noneParams struct{}
 
 func (noneParams) String() string   { return "none" }
-func (noneParams) Shape() string    { return "" }
+func (noneParams) Shape() string    { return "every key passes" }
 func (noneParams) Summary() Summary { return Summary{} }
 
 type noneKind struct{}
@@ -26,7 +26,7 @@ func init() {
 	register(&Spec{Kind: None, Doc: "no filter: every row is shuffled", Order: 0, f: noneKind{}})
 }
 
-func (noneKind) size(uint64, Sizing) (Params, error) { return nil, nil }
+func (noneKind) size(uint64, Sizing) (Params, error) { return noneParams{}, nil }
 
 func (noneKind) build(Params, [][]byte) (Filter, Params, int64, error) {
 	return passAll{}, noneParams{}, 0, nil

@@ -143,6 +143,9 @@ type Spec struct {
 	Grows bool
 	// Options are the parameters of its own that a Sizing may set.
 	Options []Option
+	// Note, if set, is one line on its memory or use for a table of kinds
+	// (join filter size).
+	Note string
 
 	f family
 }
@@ -159,7 +162,7 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 		return nil, err
 	}
 	if !sp.Sized {
-		return nil, nil
+		return sp.f.size(n, s)
 	}
 	if err := sp.checkOptions(s); err != nil {
 		return nil, err
@@ -331,6 +334,8 @@ func (sp *Spec) Uses(name string) bool {
 }
 
 // Describe returns p's Shape, "no parameters" for a kind without any.
+// Unsized kinds' Size gives their parameters at n keys too: none passes
+// every key; exact estimates the table of n integer keys.
 func (sp *Spec) Describe(p Params) string {
 	if p == nil || p.Shape() == "" {
 		return "no parameters"

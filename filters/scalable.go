@@ -58,7 +58,7 @@ type scalableKind struct {
 
 func init() {
 	register(&Spec{Kind: Scalable, Doc: "a scalable Bloom filter that grows as keys come, FP below P0/(1-r) at any size (Almeida et al. 2007); cannot delete",
-		Order: 9, Sized: true, Grows: true, f: scalableKind{ownFormat[scalable.Filter, *scalable.Filter, scalableParams]{params: scalableParamsOf}}, Options: []Option{
+		Order: 9, Sized: true, Grows: true, Note: "grows as keys come (no count needed); the memory for n keys", f: scalableKind{ownFormat[scalable.Filter, *scalable.Filter, scalableParams]{params: scalableParamsOf}}, Options: []Option{
 			{Name: OptionInitialCapacity, Int: true, Min: 1, Max: maxCapacity, Doc: "keys of the first sub-filter (default 1000)"},
 			{Name: OptionGrowth, Min: 1, Max: 1 << 10, Want: "a factor from 1 to 1024", Doc: "each sub-filter holds this many times the keys of the one before (default 2)"},
 			{Name: OptionTightening, Min: math.SmallestNonzeroFloat64, Max: 1 - 1e-16, Want: "a ratio between 0 and 1", Doc: "each sub-filter's error is this times the one before's, between 0 and 1 (default 0.5)"},

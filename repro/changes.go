@@ -3,7 +3,9 @@ package repro
 import (
 	"fmt"
 	"math"
+	"slices"
 
+	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
@@ -39,4 +41,17 @@ func FormatChange(v float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%+.1f%%", 100*v)
+}
+
+// CompareChanges returns Table1Changes of the cbf and acbf runs of a
+// comparison (each over the whole key), and false where it has not both.
+func CompareChanges(reps []*join.Report) ([]Change, bool) {
+	find := func(k filters.Kind) int {
+		return slices.IndexFunc(reps, func(r *join.Report) bool { return r.Filter.Kind == k && r.Settings.Layout != join.LayoutPerColumn })
+	}
+	ci, ai := find(filters.CBF), find(filters.ACBF)
+	if ci < 0 || ai < 0 {
+		return nil, false
+	}
+	return Table1Changes(reps[ci], reps[ai]), true
 }

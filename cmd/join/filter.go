@@ -159,19 +159,6 @@ func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
 		switch {
 		case err != nil:
 			row.Err = flagError("filter size", fs, err).Error()
-		case !sp.Sized:
-			row.Shape = "the keys themselves"
-			row.FPP = sp.FPP(p, uint64(n.n))
-			if k == filters.Exact {
-				// Its memory depends on the keys (a bitmap, a table or a
-				// map): show the table of 8-byte keys, half full.
-				bits := filters.ExactTableBits(n.n)
-				row.Shape = "a table of 8-byte keys"
-				row.BitsPerKey = float64(bits) / float64(n.n)
-				row.Bytes = bits / 8
-			} else {
-				row.Shape = "every key passes"
-			}
 		default:
 			row.Params, row.Shape = sp.Spell(p), p.Shape()
 			mem := p.Summary().MemoryBits
@@ -202,13 +189,8 @@ func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "| %s | | | | | %s | cannot: %s |\n", r.Kind, yesNo(r.Deletes), strings.TrimPrefix(r.Err, "filter size: "))
 			continue
 		}
-		note := ""
-		switch {
-		case r.Grows:
-			note = "grows as keys come (no count needed); the memory for n keys"
-		case r.Kind == filters.Exact:
-			note = "no false positives; integer keys in a dense range take a bitmap (less), other keys a map (more)"
-		}
+		sp, _ := filters.Lookup(string(r.Kind))
+		note := sp.Note
 		fmt.Fprintf(stdout, "| %s | %.1f | %s | %d | %.3g | %s | %s |\n", r.Kind, r.BitsPerKey, r.Shape, r.Bytes, r.FPP, yesNo(r.Deletes), note)
 	}
 	return nil

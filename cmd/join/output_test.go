@@ -134,7 +134,7 @@ func TestReportWords(t *testing.T) {
 		"cbf":     "filter cbf(m=16,k=6), memory 64 bits,",
 		"acbf":    "filter acbf(m=16,k=6,m1=52,room=2), memory 64 bits,",
 		"cuckoo":  "filter cuckoo(b=4,f=16,slots=4), memory 64 bits,",
-		"exact":   "filter exact, memory 64 bits,",
+		"exact":   "filter exact(bitmap), memory 64 bits,",
 	} {
 		out, _, err := runCmd("run", "--keys", keys, "--input", input, "--filter", kind, "--out", filepath.Join(dir, "o.csv"))
 		if err != nil || !strings.HasPrefix(out, want) {

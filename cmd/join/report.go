@@ -4,11 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/local"
 	"github.com/acbfjoin/acbfjoin/repro"
@@ -129,19 +127,14 @@ func writeCompare(w io.Writer, reps []*join.Report, repeat int) {
 			r.TimingsMs["build"], r.TimingsMs["total"])
 	}
 	tw.Flush()
-	ci := slices.IndexFunc(reps, func(r *join.Report) bool {
-		return r.Filter.Kind == filters.CBF && r.Settings.Layout != join.LayoutPerColumn
-	})
-	ai := slices.IndexFunc(reps, func(r *join.Report) bool {
-		return r.Filter.Kind == filters.ACBF && r.Settings.Layout != join.LayoutPerColumn
-	})
-	if ci < 0 || ai < 0 {
+	changes, ok := repro.CompareChanges(reps)
+	if !ok {
 		return
 	}
 	fmt.Fprintf(w, "\nACBF against CBF (Table 1 of the paper):\n")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "measure\tthis run\tpaper\t")
-	for _, c := range repro.Table1Changes(reps[ci], reps[ai]) {
+	for _, c := range changes {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", c.Measure, repro.FormatChange(c.Change), c.Paper)
 	}
 	tw.Flush()
