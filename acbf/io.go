@@ -75,8 +75,7 @@ func (f *Filter) SerializedSize() int64 {
 // of bytes written. It implements io.WriterTo. O(m1/64 + Len*k).
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 	ww := wire.NewWriter(w)
-	ww.Bytes([]byte(magic))
-	ww.U16(formatVersion)
+	ww.Header(magic, formatVersion)
 	ww.U16(uint16(f.k))
 	ww.U64(f.cfg.Counters)
 	ww.U64(f.cfg.Capacity)
@@ -105,20 +104,14 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 }
 
 func decode(rr *wire.Reader) (*Filter, error) {
-	var mg [4]byte
-	rr.Bytes(mg[:])
-	version := rr.U16()
+	if _, err := rr.Header(magic, formatVersion, formatVersion); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
 	cfg := Config{K: int(rr.U16()), Counters: rr.U64(), Capacity: rr.U64(), FirstLevel: rr.U64()}
 	n := rr.U64()
 	depth := rr.U64()
 	if err := rr.Err(); err != nil {
 		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
-	}
-	if string(mg[:]) != magic {
-		return nil, fmt.Errorf("%w: magic %q, want %q", ErrFormat, mg[:], magic)
-	}
-	if version != formatVersion {
-		return nil, fmt.Errorf("%w: format version %d, want %d", ErrFormat, version, formatVersion)
 	}
 	if cfg.FirstLevel == 0 {
 		return nil, fmt.Errorf("%w: first level of 0 bits", ErrFormat)

@@ -2,6 +2,7 @@ package bank
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -52,8 +53,7 @@ const MaxLabelBytes = maxLabel
 // WriteTo writes the bank in its file format. O(bytes of its filters).
 func (b *Bank) WriteTo(out io.Writer) (int64, error) {
 	w := wire.NewWriter(out)
-	w.Bytes([]byte(magic))
-	w.U16(version)
+	w.Header(magic, version)
 	for _, s := range []string{string(b.Kind), b.KeyCol, b.ClassCol, b.KeyType, b.Classing.String()} {
 		if len(s) > maxText {
 			return 0, fmt.Errorf("%w: a setting of %d bytes, at most %d", ErrBank, len(s), maxText)
@@ -117,17 +117,14 @@ func Read(r io.Reader, name string) (*Bank, error) {
 		return fmt.Errorf("%s: %w file: %s", name, ErrBank, fmt.Sprintf(format, a...))
 	}
 	rr := wire.NewReader(r)
-	var mg [4]byte
-	rr.Bytes(mg[:])
-	v := rr.U16()
-	if rr.Err() != nil {
-		return nil, bad("%v", rr.Err())
-	}
-	if string(mg[:]) != magic {
-		return nil, bad("not a filter bank (magic %q); write one with join bank build", mg[:])
-	}
-	if v < 1 || v > version {
+	v, err := rr.Header(magic, 1, version)
+	switch {
+	case errors.Is(err, wire.ErrMagic):
+		return nil, bad("not a filter bank (%v); write one with join bank build", err)
+	case errors.Is(err, wire.ErrVersion):
 		return nil, bad("format version %d, this join reads versions 1 to %d: rebuild it with join bank build", v, version)
+	case err != nil:
+		return nil, bad("%v", err)
 	}
 	var strs [5]string
 	for i := range strs {

@@ -42,8 +42,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 		return 0, fmt.Errorf("%w: the zero Filter (create one with New)", ErrConfig)
 	}
 	ww := wire.NewWriter(w)
-	ww.Bytes([]byte(magic))
-	ww.U16(formatVersion)
+	ww.Header(magic, formatVersion)
 	ww.U16(uint16(f.k))
 	ww.U32(0)
 	ww.U64(f.bits)
@@ -70,21 +69,15 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 }
 
 func decode(rr *wire.Reader) (*Filter, error) {
-	var mg [4]byte
-	rr.Bytes(mg[:])
-	version := rr.U16()
+	if _, err := rr.Header(magic, formatVersion, formatVersion); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
 	k := int(rr.U16())
 	reserved := rr.U32()
 	m := rr.U64()
 	n := rr.U64()
 	if err := rr.Err(); err != nil {
 		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
-	}
-	if string(mg[:]) != magic {
-		return nil, fmt.Errorf("%w: magic %q, want %q", ErrFormat, mg[:], magic)
-	}
-	if version != formatVersion {
-		return nil, fmt.Errorf("%w: format version %d, want %d", ErrFormat, version, formatVersion)
 	}
 	if reserved != 0 {
 		return nil, fmt.Errorf("%w: reserved field %#x, want 0", ErrFormat, reserved)

@@ -36,8 +36,7 @@ func (f *Filter) SerializedSize() int64 {
 // of bytes written. It implements io.WriterTo. O(m).
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 	ww := wire.NewWriter(w)
-	ww.Bytes([]byte(magic))
-	ww.U16(formatVersion)
+	ww.Header(magic, formatVersion)
 	ww.U16(uint16(f.k))
 	ww.U64(f.m)
 	ww.U64(f.n)
@@ -61,20 +60,14 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 }
 
 func decode(rr *wire.Reader) (*Filter, error) {
-	var mg [4]byte
-	rr.Bytes(mg[:])
-	version := rr.U16()
+	if _, err := rr.Header(magic, formatVersion, formatVersion); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
 	k := int(rr.U16())
 	m := rr.U64()
 	n := rr.U64()
 	if err := rr.Err(); err != nil {
 		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
-	}
-	if string(mg[:]) != magic {
-		return nil, fmt.Errorf("%w: magic %q, want %q", ErrFormat, mg[:], magic)
-	}
-	if version != formatVersion {
-		return nil, fmt.Errorf("%w: format version %d, want %d", ErrFormat, version, formatVersion)
 	}
 	if err := validate(m, k); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFormat, err)

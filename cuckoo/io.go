@@ -39,8 +39,7 @@ func (f *Filter) SerializedSize() int64 {
 // of bytes written. It implements io.WriterTo. O(MemoryBits).
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 	ww := wire.NewWriter(w)
-	ww.Bytes([]byte(magic))
-	ww.U16(formatVersion)
+	ww.Header(magic, formatVersion)
 	ww.U16(uint16(f.b))
 	ww.U16(uint16(f.fbits))
 	ww.U16(0)
@@ -66,9 +65,9 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 }
 
 func decode(rr *wire.Reader) (*Filter, error) {
-	var mg [4]byte
-	rr.Bytes(mg[:])
-	version := rr.U16()
+	if _, err := rr.Header(magic, formatVersion, formatVersion); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
 	b := int(rr.U16())
 	fbits := int(rr.U16())
 	reserved := rr.U16()
@@ -76,12 +75,6 @@ func decode(rr *wire.Reader) (*Filter, error) {
 	n := rr.U64()
 	if err := rr.Err(); err != nil {
 		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
-	}
-	if string(mg[:]) != magic {
-		return nil, fmt.Errorf("%w: magic %q, want %q", ErrFormat, mg[:], magic)
-	}
-	if version != formatVersion {
-		return nil, fmt.Errorf("%w: format version %d, want %d", ErrFormat, version, formatVersion)
 	}
 	if reserved != 0 {
 		return nil, fmt.Errorf("%w: reserved field %d, want 0", ErrFormat, reserved)

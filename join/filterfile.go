@@ -43,8 +43,7 @@ func WriteFilter(out io.Writer, b *filters.Built, keyCol string, kt key.Type) er
 		return err
 	}
 	w := wire.NewWriter(out)
-	w.Bytes([]byte(filterFileMagic))
-	w.U16(filterFileVersion)
+	w.Header(filterFileMagic, filterFileVersion)
 	for _, s := range []string{string(b.Kind()), keyCol, string(kt)} {
 		w.Str(s)
 	}
@@ -71,17 +70,14 @@ func ReadFilter(f io.Reader, name string) (*FilterFile, error) {
 		return fmt.Errorf("%s: %w: %s", name, ErrFilterFile, fmt.Sprintf(format, a...))
 	}
 	r := wire.NewReader(f)
-	var mg [4]byte
-	r.Bytes(mg[:])
-	version := r.U16()
-	if r.Err() != nil {
-		return nil, bad("%v", r.Err())
-	}
-	if string(mg[:]) != filterFileMagic {
-		return nil, bad("not a filter file (magic %q); write one with join build-filter", mg[:])
-	}
-	if version != filterFileVersion {
+	version, err := r.Header(filterFileMagic, filterFileVersion, filterFileVersion)
+	switch {
+	case errors.Is(err, wire.ErrMagic):
+		return nil, bad("not a filter file (%v); write one with join build-filter", err)
+	case errors.Is(err, wire.ErrVersion):
 		return nil, bad("format version %d, this join reads version %d: rebuild it with join build-filter", version, filterFileVersion)
+	case err != nil:
+		return nil, bad("%v", err)
 	}
 	var strs [3]string
 	for i := range strs {

@@ -58,8 +58,7 @@ func (f *Filter) SerializedSize() int64 {
 // number of bytes written. It implements io.WriterTo. O(MemoryBits/64).
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 	ww := wire.NewWriter(w)
-	ww.Bytes([]byte(magic))
-	ww.U16(formatVersion)
+	ww.Header(magic, formatVersion)
 	ww.U64(f.cfg.InitialCapacity)
 	ww.U64(math.Float64bits(f.cfg.FPP))
 	ww.U64(math.Float64bits(f.cfg.Growth))
@@ -93,9 +92,9 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 }
 
 func decode(rr *wire.Reader) (*Filter, error) {
-	var mg [4]byte
-	rr.Bytes(mg[:])
-	version := rr.U16()
+	if _, err := rr.Header(magic, formatVersion, formatVersion); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
 	var cfg Config
 	cfg.InitialCapacity = rr.U64()
 	cfg.FPP = math.Float64frombits(rr.U64())
@@ -104,12 +103,6 @@ func decode(rr *wire.Reader) (*Filter, error) {
 	l := rr.U32()
 	if err := rr.Err(); err != nil {
 		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
-	}
-	if string(mg[:]) != magic {
-		return nil, fmt.Errorf("%w: magic %q, want %q", ErrFormat, mg[:], magic)
-	}
-	if version != formatVersion {
-		return nil, fmt.Errorf("%w: format version %d, want %d", ErrFormat, version, formatVersion)
 	}
 	// Stored with defaults applied: a zero field is invalid here, not a default.
 	if err := cfg.validate(); err != nil {

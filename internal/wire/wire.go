@@ -59,6 +59,12 @@ func (w *Writer) write(p []byte) {
 // Bytes writes p as is.
 func (w *Writer) Bytes(p []byte) { w.write(p) }
 
+// Header writes a format's header: its 4-byte magic and its version.
+func (w *Writer) Header(magic string, version uint16) {
+	w.Bytes([]byte(magic))
+	w.U16(version)
+}
+
 // Str writes s as a uint16 length and its bytes (Reader.Str); a string of
 // 64 KiB or more is an error (ErrLength) that sticks.
 func (w *Writer) Str(s string) {
@@ -150,6 +156,37 @@ func (r *Reader) N() int64 { return r.n }
 
 // Bytes reads exactly len(p) bytes into p.
 func (r *Reader) Bytes(p []byte) { r.read(p) }
+
+// ErrMagic and ErrVersion are wrapped by Header's errors: a file of
+// another format, or of a version this reader does not read.
+var (
+	ErrMagic   = errors.New("magic")
+	ErrVersion = errors.New("format version")
+)
+
+// Header reads a format's header (Writer.Header: a 4-byte magic and a
+// version) and checks it: the magic must be magic, the version from min to
+// max. Its errors say what was found (`magic "PK\x03\x04", want "CBF4"`,
+// "format version 7, want 1") and wrap ErrMagic or ErrVersion, or are the
+// read's ("header: unexpected EOF"); callers wrap them in their format's
+// error.
+func (r *Reader) Header(magic string, min, max uint16) (uint16, error) {
+	var mg [4]byte
+	r.Bytes(mg[:])
+	version := r.U16()
+	switch {
+	case r.err != nil:
+		return 0, fmt.Errorf("header: %w", r.err)
+	case string(mg[:]) != magic:
+		return 0, fmt.Errorf("%w %q, want %q", ErrMagic, mg[:], magic)
+	case version < min || version > max:
+		if min == max {
+			return version, fmt.Errorf("%w %d, want %d", ErrVersion, version, min)
+		}
+		return version, fmt.Errorf("%w %d, want %d to %d", ErrVersion, version, min, max)
+	}
+	return version, nil
+}
 
 // U16 reads a little-endian uint16; 0 after an error.
 func (r *Reader) U16() uint16 {

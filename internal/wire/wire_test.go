@@ -76,3 +76,35 @@ func TestShortStreamBoundedAllocation(t *testing.T) {
 		t.Fatalf("U64 on empty stream: err %v, want ErrUnexpectedEOF", r.Err())
 	}
 }
+
+// TestHeader: Header reads what Writer.Header wrote, and refuses another
+// magic, a version out of range and a short header with the errors that
+// say so.
+func TestHeader(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	w.Header("ABCD", 3)
+	if _, err := w.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		data     []byte
+		magic    string
+		min, max uint16
+		version  uint16
+		is       error
+		want     string
+	}{
+		{buf.Bytes(), "ABCD", 1, 3, 3, nil, ""},
+		{buf.Bytes(), "ABCD", 3, 3, 3, nil, ""},
+		{buf.Bytes(), "WXYZ", 1, 3, 0, ErrMagic, `magic "ABCD", want "WXYZ"`},
+		{buf.Bytes(), "ABCD", 1, 2, 3, ErrVersion, "format version 3, want 1 to 2"},
+		{buf.Bytes(), "ABCD", 4, 4, 3, ErrVersion, "format version 3, want 4"},
+		{buf.Bytes()[:5], "ABCD", 1, 3, 0, io.ErrUnexpectedEOF, "header: unexpected EOF"},
+	} {
+		v, err := NewReader(bytes.NewReader(c.data)).Header(c.magic, c.min, c.max)
+		if v != c.version || (c.is == nil) != (err == nil) || (err != nil && (!errors.Is(err, c.is) || err.Error() != c.want)) {
+			t.Errorf("Header(%q, %d, %d) of %q = %d, %v; want %d, %q", c.magic, c.min, c.max, c.data, v, err, c.version, c.want)
+		}
+	}
+}
