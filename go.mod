@@ -3,6 +3,7 @@ module github.com/acbfjoin/acbfjoin
 go 1.26
 
 require (
+	github.com/FastFilter/xorfilter v0.4.2-0.20260120015552-4e5a4d9df65a
 	github.com/apache/arrow/go/v15 v15.0.2
 	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/schollz/progressbar/v3 v3.19.1

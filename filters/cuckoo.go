@@ -7,11 +7,9 @@ import (
 	"github.com/acbfjoin/acbfjoin/cuckoo"
 )
 
-// Sizing options of this file's kinds (Sizing.Options, Spec.Options).
-const (
-	OptionBucketSize      = "bucket-size"      // fingerprints a bucket (cuckoo)
-	OptionFingerprintBits = "fingerprint-bits" // bits a fingerprint (cuckoo)
-)
+// OptionBucketSize is the cuckoo kind's option of its fingerprints a
+// bucket (Sizing.Options, Spec.Options).
+const OptionBucketSize = "bucket-size"
 
 // Cuckoo is a cuckoo filter (package cuckoo; Fan, Andersen, Kaminsky and
 // Mitzenmacher, CoNEXT 2014): f-bit fingerprints in buckets of b slots, two

@@ -14,6 +14,10 @@ import (
 // functions (bloom, blocked, cbf, the ACBF kinds).
 const OptionK = "k"
 
+// OptionFingerprintBits is the option of the kinds that store a
+// fingerprint a key: its bits (cuckoo, fuse).
+const OptionFingerprintBits = "fingerprint-bits"
+
 // Sizing fixes the memory of a filter, for any kind: BitsPerKey b bits a
 // key (DefaultBitsPerKey), or instead the least memory whose formula false
 // positive rate is at most FPP, or the most memory within Budget bytes;

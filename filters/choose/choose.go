@@ -135,12 +135,16 @@ var BitsPerKey = []float64{4, 6, 8, 10, 12, 16, 20, 24, 32}
 // worth their memory for a key set known in advance (scalable grows for an
 // unknown one; acbf1..3 are ACBF layouts the optimal one beats at equal
 // memory).
-var Kinds = []filters.Kind{filters.None, filters.Exact, filters.Bloom, filters.Blocked, filters.CBF, filters.ACBF, filters.Cuckoo}
+var Kinds = []filters.Kind{filters.None, filters.Exact, filters.Bloom, filters.Blocked, filters.CBF, filters.ACBF, filters.Cuckoo, filters.Fuse}
 
 // Sized returns, for a sized kind and n keys, the sizings of BitsPerKey that
 // the kind accepts, with their parameters and formula rates (no filter is
 // built). Sizes a kind refuses (a cuckoo filter below its least bits, an
-// ACBF whose counters do not fit) are left out. The blocked filter's rates
+// ACBF whose counters do not fit) are left out, and so are those it takes
+// more than their bits for (a fuse filter below its least, 9 bits a key at
+// 8-bit fingerprints: it takes the least) or the same parameters as a
+// smaller size (a fuse filter has three sizes): each candidate is a
+// distinct filter within its bits a key. The blocked filter's rates
 // come from blocked.FPPWhole (a table within 1% of its formula, which costs
 // a millisecond a size) where it holds; the others' formulas take
 // microseconds.
@@ -151,7 +155,8 @@ func Sized(kind filters.Kind, n uint64) (ps []filters.Params, bpks, fpps []float
 	}
 	for _, b := range BitsPerKey {
 		p, err := sp.Size(n, filters.Sizing{BitsPerKey: b})
-		if err != nil {
+		// (a blocked filter rounds up to whole 512-bit blocks)
+		if err != nil || float64(p.Summary().MemoryBits) > b*float64(n)+512 || len(ps) > 0 && p.String() == ps[len(ps)-1].String() {
 			continue
 		}
 		f := sp.EstimateFPP(p, n) // the blocked kind's table: its formula costs a millisecond a size

@@ -45,11 +45,11 @@ func (s *SizingFlags) Register(fs *flag.FlagSet) {
 	fs.Float64Var(&s.bpk, "bits-per-key", filters.DefaultBitsPerKey, "filter memory in bits per distinct key (the CBF gets bits/4 counters per key)")
 	fs.Float64Var(&s.fpp, "fpp", 0, "size the filter for this formula false positive rate instead of --bits-per-key")
 	fs.StringVar(&s.budget, "filter-budget", "", "size the filter to the most memory within this many bytes (64KiB, 8MiB; at most 1GiB) instead of --bits-per-key")
-	opts, kinds := filters.AllOptions()
+	opts, _ := filters.AllOptions()
 	for _, o := range opts {
 		f := &optionFlag{Option: o}
 		s.options = append(s.options, f)
-		doc := joinKinds(kinds[o.Name]) + ": " + o.Doc
+		doc := optionDoc(o.Name)
 		if o.Int {
 			f.i = fs.Int64(o.Name, 0, doc)
 		} else {
@@ -58,12 +58,28 @@ func (s *SizingFlags) Register(fs *flag.FlagSet) {
 	}
 }
 
-func joinKinds(ks []filters.Kind) string {
-	var s []string
-	for _, k := range ks {
-		s = append(s, string(k))
+// optionDoc is the help of the option name: each declaration's Doc after
+// the kinds that declare it so ("cuckoo: bits a fingerprint, 1 to 32;
+// fuse: bits a fingerprint, 8, 16 or 32").
+func optionDoc(name string) string {
+	var docs []string
+	kinds := map[string][]string{}
+	for _, sp := range filters.Kinds() {
+		for _, o := range sp.Options {
+			if o.Name != name {
+				continue
+			}
+			if _, seen := kinds[o.Doc]; !seen {
+				docs = append(docs, o.Doc)
+			}
+			kinds[o.Doc] = append(kinds[o.Doc], string(sp.Kind))
+		}
 	}
-	return strings.Join(s, ", ")
+	var parts []string
+	for _, d := range docs {
+		parts = append(parts, strings.Join(kinds[d], ", ")+": "+d)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // IsSet reports whether the flag name (of fs, any flag) was given.

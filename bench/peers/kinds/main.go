@@ -9,8 +9,11 @@
 //   - scalable (acbfjoin/scalable: n0 1000, P0 0.001, s 2, r 0.5) grown to
 //     100,000 keys against tylertreat/BoomFilters' ScalableBloomFilter with
 //     the same n0, P0 and r (it adds sub-filters of n0 keys);
-//   - blocked against our classic Bloom filter (the bloom kind,
-//     bits-and-blooms/bloom/v3) at the same bits per key, each with its best k.
+//   - blocked and the binary fuse filter (the fuse kind) beside our classic
+//     Bloom filter (the bloom kind, bits-and-blooms/bloom/v3) at the same
+//     bits per key, each with its best k or fingerprint;
+//   - the fuse kind against FastFilter/xorfilter's BinaryFuse8 itself, on
+//     the same keys as uint64s: what our key reduction and format cost.
 //
 // With -eval FILE..., the JSON of `join filter eval --report-json` runs, it
 // also checks that every kind passed (FP within 4 sd of its fill, no false
@@ -31,6 +34,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/FastFilter/xorfilter"
 	cuckoopeer "github.com/seiflotfy/cuckoofilter"
 	boom "github.com/tylertreat/BoomFilters"
 
@@ -300,39 +304,73 @@ func main() {
 	goal(so.hit < sp.hit && so.miss < sp.miss, "scalable lookups faster than BoomFilters' ScalableBloomFilter: members %.1f vs %.1f ns (%.2fx), non-members %.1f vs %.1f ns (%.2fx)",
 		so.hit, sp.hit, so.hit/sp.hit, so.miss, sp.miss, so.miss/sp.miss)
 
-	// Blocked against the bloom kind at the same bits per key.
-	build := func(kind filters.Kind) *filters.Built {
-		b, err := filters.Build(kind, members, filters.Sizing{BitsPerKey: *bpk})
-		if err != nil {
-			fail(err)
-		}
-		return b
+	// Blocked and fuse beside the bloom kind at the same bits per key.
+	kindContender := func(name string, kind filters.Kind) *contender {
+		return &contender{name: name, run: func() sample {
+			start := time.Now()
+			b, err := filters.Build(kind, members, filters.Sizing{BitsPerKey: *bpk})
+			if err != nil {
+				fail(err)
+			}
+			s := sample{add: nsPer(time.Since(start), len(members)), bytes: int(b.SerializedBytes), remove: math.NaN(), note: b.Spell()}
+			s.hit, _ = timeLoop(hits, b.Filter.Contains)
+			var fp int
+			s.miss, fp = timeLoop(misses, b.Filter.Contains)
+			s.fp = float64(fp) / float64(len(misses))
+			return s
+		}}
 	}
-	var bl, bb *filters.Built
-	blk := &contender{name: "acbfjoin blocked", run: func() sample {
-		start := time.Now()
-		bl = build(filters.Blocked)
-		s := sample{add: nsPer(time.Since(start), len(members)), bytes: int(bl.SerializedBytes), remove: math.NaN(), note: bl.Shape()}
-		s.hit, _ = timeLoop(hits, bl.Filter.Contains)
-		var fp int
-		s.miss, fp = timeLoop(misses, bl.Filter.Contains)
-		s.fp = float64(fp) / float64(len(misses))
-		return s
-	}}
-	blo := &contender{name: "acbfjoin bloom (bits-and-blooms/bloom/v3)", run: func() sample {
-		start := time.Now()
-		bb = build(filters.Bloom)
-		s := sample{add: nsPer(time.Since(start), len(members)), bytes: int(bb.SerializedBytes), remove: math.NaN(), note: bb.Shape()}
-		s.hit, _ = timeLoop(hits, bb.Filter.Contains)
-		var fp int
-		s.miss, fp = timeLoop(misses, bb.Filter.Contains)
-		s.fp = float64(fp) / float64(len(misses))
-		return s
-	}}
-	bres := race(fmt.Sprintf("Blocked and classic Bloom filters, n = %d, %.0f bits per key, each at its best k", *n, *bpk), *rounds, []*contender{blk, blo})
+	blk := kindContender("acbfjoin blocked", filters.Blocked)
+	blo := kindContender("acbfjoin bloom (bits-and-blooms/bloom/v3)", filters.Bloom)
+	fus := kindContender("acbfjoin fuse (FastFilter/xorfilter)", filters.Fuse)
+	bres := race(fmt.Sprintf("Blocked, binary fuse and classic Bloom filters, n = %d, %.0f bits per key, each at its best k or fingerprint", *n, *bpk), *rounds, []*contender{blk, blo, fus})
 	b1, b2 := bres[blk.name], bres[blo.name]
 	goal(b1.hit <= 0.5*b2.hit && b1.miss <= 0.5*b2.miss, "blocked Contains <= 0.5x our classic Bloom's at %.0f bits per key: members %.1f vs %.1f ns (%.2fx), non-members %.1f vs %.1f ns (%.2fx)",
 		*bpk, b1.hit, b2.hit, b1.hit/b2.hit, b1.miss, b2.miss, b1.miss/b2.miss)
+
+	// The fuse kind against the library it wraps, on the same keys.
+	u64 := func(ks [][]byte) []uint64 {
+		out := make([]uint64, len(ks))
+		for i, k := range ks {
+			out[i] = binary.LittleEndian.Uint64(k)
+		}
+		return out
+	}
+	mu := u64(members)
+	lib := &contender{name: "FastFilter/xorfilter BinaryFuse8 (the keys' bytes as uint64s)", run: func() sample {
+		start := time.Now()
+		f, err := xorfilter.PopulateBinaryFuse8(slices.Clone(mu))
+		if err != nil {
+			fail(err)
+		}
+		s := sample{add: nsPer(time.Since(start), len(mu)), bytes: len(f.Fingerprints), remove: math.NaN(), note: "the array alone"}
+		// Through the same loop as ours: a function of the key's bytes.
+		contains := func(k []byte) bool { return f.Contains(binary.LittleEndian.Uint64(k)) }
+		s.hit, _ = timeLoop(hits, contains)
+		var fp int
+		s.miss, fp = timeLoop(misses, contains)
+		s.fp = float64(fp) / float64(len(misses))
+		return s
+	}}
+	ourFuse := &contender{name: "acbfjoin fuse, f = 8", run: func() sample {
+		start := time.Now()
+		b, err := filters.Build(filters.Fuse, members, filters.Sizing{}.With(filters.OptionFingerprintBits, 8))
+		if err != nil {
+			fail(err)
+		}
+		s := sample{add: nsPer(time.Since(start), len(members)), bytes: int(b.SerializedBytes), remove: math.NaN(), note: b.Spell()}
+		s.hit, _ = timeLoop(hits, b.Filter.Contains)
+		var fp int
+		s.miss, fp = timeLoop(misses, b.Filter.Contains)
+		s.fp = float64(fp) / float64(len(misses))
+		return s
+	}}
+	fres := race(fmt.Sprintf("Binary fuse filters, n = %d, 8-bit fingerprints", *n), *rounds, []*contender{ourFuse, lib})
+	f1, f2 := fres[ourFuse.name], fres[lib.name]
+	goal(f1.hit <= 1.25*f2.hit && f1.miss <= 1.25*f2.miss, "fuse Contains within 1.25x of the library it wraps: members %.1f vs %.1f ns (%.2fx), non-members %.1f vs %.1f ns (%.2fx)",
+		f1.hit, f2.hit, f1.hit/f2.hit, f1.miss, f2.miss, f1.miss/f2.miss)
+	fsd := math.Sqrt(math.Ldexp(1, -8) * (1 - math.Ldexp(1, -8)) / float64(len(misses)))
+	goal(math.Abs(f1.fp-math.Ldexp(1, -8)) <= 4*fsd, "fuse FP %.4g within 4 sd of 2^-8 = %.4g (sd %.2g)", f1.fp, math.Ldexp(1, -8), fsd)
 
 	if *eval != "" {
 		fmt.Printf("\n### `join filter eval`: every kind against its formula\n\n")
