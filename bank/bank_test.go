@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/key"
-
 	"github.com/acbfjoin/acbfjoin/acbf"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"

@@ -10,13 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acbfjoin/acbfjoin/key"
-
 	"github.com/acbfjoin/acbfjoin/bank"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join/local"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 const bankUsage = `usage: join bank <build|validate|update> [flags]

@@ -10,11 +10,10 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/acbfjoin/acbfjoin/key"
-
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // joinFlags are the flags run, compare and build-filter share.

@@ -11,10 +11,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/acbfjoin/acbfjoin/key"
-
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/mdbf"
 	"github.com/acbfjoin/acbfjoin/tuple"
 )

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/key"
 	"maps"
 	"runtime"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/bank"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // ClassScan says how to read the classes of a key file for a filter bank

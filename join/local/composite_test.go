@@ -7,7 +7,6 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/key"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // naiveTupleJoin is the reference of a composite-key join, read with

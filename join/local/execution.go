@@ -3,18 +3,20 @@ package local
 import (
 	"context"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/key"
 	"slices"
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
 
 // execution is one run of a plan: the opened inputs, their join columns, the
-// shuffle between the phases, and the clock. Each phase is a method in its
-// own file that returns its typed stats; report assembles them.
+// shuffle between the phases, what each phase hands the next, and the
+// clock. Each phase's work is a method in its own file that returns its
+// typed stats; phases.go makes them the plan's phases.
 type execution struct {
 	opt               join.Options // resolved
 	keys, input       *side
@@ -26,6 +28,16 @@ type execution struct {
 	// keyIndex is the build's key set, kept for the membership tests of
 	// Filter auto (and hot exclusions) and dropped after them; nil otherwise.
 	keyIndex *keySet
+
+	// What one phase makes for the next (phases.go): the sample of the
+	// large side (Skew auto), the distinct keys, the filter, the hot
+	// exclusions, the mappers' copies of the filter, and the sink.
+	smp     *skewSample
+	keyList [][]byte
+	built   *filters.Built
+	ex      *exclusions
+	copies  []filters.Filter
+	sink    Sink
 
 	start, phase time.Time
 	timings      map[string]float64

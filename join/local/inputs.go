@@ -3,7 +3,6 @@ package local
 import (
 	"context"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/key"
 	"os"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // side is an opened input (csvscan.Input): its header, and parts that workers

@@ -3,9 +3,10 @@ package local
 import (
 	"context"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/csvscan"
 	"sync"
 	"sync/atomic"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"

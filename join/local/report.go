@@ -9,36 +9,30 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
-	"github.com/acbfjoin/acbfjoin/shuffle"
 )
 
-// report assembles the Report from the phases' stats.
-func (x *execution) report(built *filters.Built, bs buildStats, cs broadcastStats, ms mapStats, ss shuffle.Stats, rs reduceStats, fs finishStats) *join.Report {
+// newReport is the report of the run itself, before its phases add theirs:
+// its settings, timings, memory and bad rows.
+func (x *execution) newReport() *join.Report {
 	x.stopHeap()
 	rep := &join.Report{
-		Settings:             join.NewSettings(x.opt),
-		Filter:               join.NewFilterReport(built),
-		KeysRecords:          bs.records,
-		KeysDistinct:         bs.distinct,
-		InputRecords:         ms.records,
-		MapOutputRecords:     ms.output,
-		FilteredOutRecords:   ms.records - ms.output,
-		FalsePositiveRecords: rs.falsePositives,
-		ShuffleRecords:       ss.Records,
-		ShuffleBytes:         ss.Bytes,
-		ShuffleBytesNoFilter: ss.Bytes + ms.droppedBytes,
-		SpilledBytes:         ss.SpilledBytes,
-		ShufflePeakBytes:     x.sh.Stats().PeakBytes, // the reduce included
-		SortPeakBytes:        fs.sortPeakBytes,
-		BroadcastBytes:       cs.bytes,
-		BroadcastCopies:      cs.copies,
-		JoinRows:             rs.joinRows,
-		TimingsMs:            x.timings,
-		PeakHeapBytes:        x.peakHeap,
-		PeakRSSBytes:         peakRSS(),
+		Settings:      join.NewSettings(x.opt),
+		TimingsMs:     x.timings,
+		PeakHeapBytes: x.peakHeap,
+		PeakRSSBytes:  peakRSS(),
 	}
+	if x.bad != nil {
+		rep.BadRows = x.bad.n
+		rep.BadRowExamples = x.bad.report(map[string]string{x.keys.name: x.keys.path, x.input.name: x.input.path})
+	}
+	rep.TimingsMs["total"] = float64(time.Since(x.start).Microseconds()) / 1000
+	return rep
+}
+
+// derive fills in what follows from the phases' numbers: the shuffle's
+// reduction, the measured false positive rate, the ns a row and core.
+func (x *execution) derive(rep *join.Report) {
 	if rep.ShuffleBytesNoFilter > 0 {
 		rep.ShuffleReduction = 1 - float64(rep.ShuffleBytes)/float64(rep.ShuffleBytesNoFilter)
 	}
@@ -48,11 +42,6 @@ func (x *execution) report(built *filters.Built, bs buildStats, cs broadcastStat
 	if nonMembers := rep.InputRecords - members; nonMembers > 0 {
 		rep.FPPMeasured = float64(rep.FalsePositiveRecords) / float64(nonMembers)
 	}
-	if x.bad != nil {
-		rep.BadRows = x.bad.n
-		rep.BadRowExamples = x.bad.report(map[string]string{x.keys.name: x.keys.path, x.input.name: x.input.path})
-	}
-	rep.TimingsMs["total"] = float64(time.Since(x.start).Microseconds()) / 1000
 	rep.NsPerRowCore = map[string]float64{}
 	for _, ph := range []struct {
 		name    string
@@ -63,7 +52,6 @@ func (x *execution) report(built *filters.Built, bs buildStats, cs broadcastStat
 			rep.NsPerRowCore[ph.name] = rep.TimingsMs[ph.name] * 1e6 * float64(ph.workers) / float64(ph.rows)
 		}
 	}
-	return rep
 }
 
 // skewReport describes what Options.Skew did and how the shuffle's records

@@ -14,13 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acbfjoin/acbfjoin/key"
-
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"

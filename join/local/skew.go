@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"github.com/acbfjoin/acbfjoin/key"
 	"math"
 	"slices"
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // Skew in the batch join (Options.Skew, docs/skew.md).

@@ -1,0 +1,223 @@
+package local
+
+import (
+	"context"
+
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/shuffle"
+)
+
+// A phase is one step of a run: it runs on the execution, keeps its own
+// typed metrics, and hands them to the report. What one phase makes for
+// the next (the key set, the filter, its copies) is the execution's;
+// what it measured is its own. plan lists the phases the options ask for:
+// a new optional phase is one type here or in its own file and one line in
+// plan.
+type phase interface {
+	// name is its line in Report.TimingsMs (the laps of one name add up:
+	// the key set and the filter are both "build").
+	name() string
+	run(ctx context.Context, x *execution) error
+	// report puts its metrics in rep, in plan order, after every phase ran.
+	report(x *execution, rep *join.Report)
+}
+
+// lateReporter is a phase whose report reads what the others reported
+// (hot exclusions: the false positives without them); it reports after
+// them.
+type lateReporter interface {
+	lateReport(x *execution, rep *join.Report)
+}
+
+// plan returns the phases of x's options, in order.
+func (x *execution) plan() []phase {
+	var ps []phase
+	var smp *samplePhase
+	if x.opt.Skew == join.SkewAuto {
+		smp = &samplePhase{}
+		ps = append(ps, smp)
+	}
+	b := &keysPhase{}
+	ps = append(ps, b)
+	if x.opt.Filter == join.FilterAuto {
+		ps = append(ps, &autoPhase{})
+	}
+	ps = append(ps, &filterPhase{})
+	if x.opt.HotExclusions > 0 {
+		ps = append(ps, &exclusionsPhase{})
+	}
+	m := &mapPhase{}
+	r := &reducePhase{sample: smp, keys: b, mapped: m}
+	return append(ps, &broadcastPhase{}, m, &estimatePhase{keys: b, mapped: m}, &sealPhase{}, r, &finishPhase{})
+}
+
+// assemble makes the report of a run whose phases ran: the run's own
+// numbers, each phase's, then what follows from them.
+func (x *execution) assemble(plan []phase) *join.Report {
+	rep := x.newReport()
+	for _, p := range plan {
+		p.report(x, rep)
+	}
+	x.derive(rep)
+	for _, p := range plan {
+		if l, ok := p.(lateReporter); ok {
+			l.lateReport(x, rep)
+		}
+	}
+	return rep
+}
+
+// samplePhase samples the large side for its hot keys (Skew auto) and
+// plans their spreading.
+type samplePhase struct{ smp *skewSample }
+
+func (*samplePhase) name() string { return "sample" }
+func (p *samplePhase) run(ctx context.Context, x *execution) (err error) {
+	if p.smp, err = x.sample(ctx); err == nil {
+		x.smp, x.skew = p.smp, planSkew(p.smp, x.opt.Reducers)
+	}
+	return err
+}
+func (*samplePhase) report(*execution, *join.Report) {} // the reduce phase's balance report says it
+
+// keysPhase reads the key side into merged local tables: the distinct keys.
+type keysPhase struct{ stats buildStats }
+
+func (*keysPhase) name() string { return "build" }
+func (p *keysPhase) run(ctx context.Context, x *execution) (err error) {
+	x.keyList, p.stats, err = x.build(ctx)
+	return err
+}
+func (p *keysPhase) report(_ *execution, rep *join.Report) {
+	rep.KeysRecords, rep.KeysDistinct = p.stats.records, p.stats.distinct
+}
+
+// autoPhase chooses the filter (Filter auto) and builds it.
+type autoPhase struct{ rep *join.AutoReport }
+
+func (*autoPhase) name() string { return "auto" }
+func (p *autoPhase) run(ctx context.Context, x *execution) (err error) {
+	p.rep, x.built, err = x.chooseFilter(ctx, x.keyList)
+	return err
+}
+func (p *autoPhase) report(_ *execution, rep *join.Report) { rep.Auto = p.rep }
+
+// filterPhase builds the filter of the keys, unless auto built it.
+type filterPhase struct{}
+
+func (*filterPhase) name() string { return "build" }
+func (*filterPhase) run(ctx context.Context, x *execution) (err error) {
+	if x.built == nil {
+		x.built, err = x.filter(ctx, x.keyList)
+	}
+	return err
+}
+func (*filterPhase) report(x *execution, rep *join.Report) {
+	rep.Filter = join.NewFilterReport(x.built)
+}
+
+// exclusionsPhase finds the frequent large-side keys that pass the filter
+// and are not keys (HotExclusions).
+type exclusionsPhase struct{}
+
+func (*exclusionsPhase) name() string { return "exclusions" }
+func (*exclusionsPhase) run(ctx context.Context, x *execution) (err error) {
+	x.ex, err = x.findExclusions(ctx, x.built.Filter, x.opt.HotExclusions)
+	return err
+}
+func (*exclusionsPhase) report(*execution, *join.Report) {}
+func (*exclusionsPhase) lateReport(x *execution, rep *join.Report) {
+	rep.HotExclusions = x.ex.report(x.opt.HotExclusions, rep)
+}
+
+// broadcastPhase ships the filter to the mappers: its copies.
+type broadcastPhase struct{ stats broadcastStats }
+
+func (*broadcastPhase) name() string { return "broadcast" }
+func (p *broadcastPhase) run(ctx context.Context, x *execution) (err error) {
+	x.keyIndex = nil // its memory goes back before the map phase
+	if x.copies, p.stats, err = x.broadcast(ctx, x.built); err == nil && x.ex != nil && x.ex.found > 0 {
+		x.copies = x.ex.wrap(x.copies)
+	}
+	return err
+}
+func (p *broadcastPhase) report(_ *execution, rep *join.Report) {
+	rep.BroadcastBytes, rep.BroadcastCopies = p.stats.bytes, p.stats.copies
+}
+
+// mapPhase reads the large side through the filter into the shuffle.
+type mapPhase struct{ stats mapStats }
+
+func (*mapPhase) name() string { return "map" }
+func (p *mapPhase) run(ctx context.Context, x *execution) (err error) {
+	p.stats, err = x.mapInput(ctx, x.copies)
+	return err
+}
+func (p *mapPhase) report(_ *execution, rep *join.Report) {
+	rep.InputRecords, rep.MapOutputRecords = p.stats.records, p.stats.output
+	rep.FilteredOutRecords = p.stats.records - p.stats.output
+	rep.ShuffleBytesNoFilter = p.stats.droppedBytes // plus the shuffle's bytes (sealPhase)
+}
+
+// estimatePhase estimates the join's rows from the count-min sketches of
+// the key side and the survivors, before the reduce.
+type estimatePhase struct {
+	keys       *keysPhase
+	mapped     *mapPhase
+	est, bound int64
+}
+
+func (*estimatePhase) name() string { return "shuffle" }
+func (p *estimatePhase) run(context.Context, *execution) (err error) {
+	p.est, p.bound, err = estimateJoin(p.keys.stats.sketch, p.mapped.stats.sketch)
+	return err
+}
+func (p *estimatePhase) report(_ *execution, rep *join.Report) {
+	rep.JoinRowsEstimate, rep.JoinRowsEstimateBound = p.est, p.bound
+	rep.JoinRowsEstimateSource = "count-min: key side x survivors"
+}
+
+// sealPhase ends the shuffle's writes.
+type sealPhase struct{ stats shuffle.Stats }
+
+func (*sealPhase) name() string { return "shuffle" }
+func (p *sealPhase) run(_ context.Context, x *execution) (err error) {
+	p.stats, err = x.seal()
+	return err
+}
+func (p *sealPhase) report(x *execution, rep *join.Report) {
+	rep.ShuffleRecords, rep.ShuffleBytes, rep.SpilledBytes = p.stats.Records, p.stats.Bytes, p.stats.SpilledBytes
+	rep.ShuffleBytesNoFilter += p.stats.Bytes
+	rep.ShufflePeakBytes = x.sh.Stats().PeakBytes // the reduce included
+}
+
+// reducePhase joins each partition's survivors with its key rows into the
+// sink; its report says how the rows fell on the partitions.
+type reducePhase struct {
+	sample *samplePhase // nil without Skew auto
+	keys   *keysPhase
+	mapped *mapPhase
+	stats  reduceStats
+}
+
+func (*reducePhase) name() string { return "reduce" }
+func (p *reducePhase) run(ctx context.Context, x *execution) (err error) {
+	p.stats, err = x.reduce(ctx, x.sink)
+	return err
+}
+func (p *reducePhase) report(x *execution, rep *join.Report) {
+	rep.FalsePositiveRecords, rep.JoinRows = p.stats.falsePositives, p.stats.joinRows
+	rep.Skew = x.skewReport(x.smp, p.keys.stats, p.mapped.stats, p.stats)
+}
+
+// finishPhase finishes the sink: the sort's merge, the files' commit.
+type finishPhase struct{ stats finishStats }
+
+func (*finishPhase) name() string { return "finish" }
+func (p *finishPhase) run(ctx context.Context, x *execution) (err error) {
+	p.stats, err = x.finish(ctx, x.sink)
+	return err
+}
+func (p *finishPhase) report(_ *execution, rep *join.Report) {
+	rep.SortPeakBytes = p.stats.sortPeakBytes
+}
