@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/acbf"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // mapSet is a KeySet over a map: the test's model of a class.

@@ -463,13 +463,8 @@ func KeySpecs(opt Options, kh, ih Header) (keys, input key.Spec, err error) {
 	if err != nil {
 		return keys, input, fmt.Errorf("beamjoin: %w", err)
 	}
-	if keys, err = key.NewSpec(kh.Names, jo.KeyCols, jo.KeyTypes); err != nil {
-		return keys, input, &option.Error{Pkg: "beamjoin", Name: "KeyCol", Value: jo.KeyCol, Reason: fmt.Sprintf("%s: %v (columns: %q)", opt.Keys, err, kh.Names), Err: join.ErrOptions}
-	}
-	if input, err = key.NewSpec(ih.Names, jo.JoinCols, jo.KeyTypes); err != nil {
-		return keys, input, &option.Error{Pkg: "beamjoin", Name: "JoinCol", Value: jo.JoinCol, Reason: fmt.Sprintf("%s: %v (columns: %q)", opt.Input, err, ih.Names), Err: join.ErrOptions}
-	}
-	return keys, input, nil
+	keys, input, err = jo.Key().Specs(opt.Keys, kh.Names, opt.Input, ih.Names)
+	return keys, input, option.Within(err, "beamjoin", join.ErrOptions)
 }
 
 // Build adds the join to the pipeline and returns the output rows. The headers

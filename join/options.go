@@ -276,25 +276,13 @@ func (opt Options) Resolve() (Options, error) {
 // resolveKey fills KeyCols, JoinCols and KeyTypes from KeyCol, JoinCol and
 // KeyType, and checks Layout.
 func (opt *Options) resolveKey() error {
-	var err error
-	if opt.KeyCols, err = key.SplitColumns(cmp.Or(opt.KeyCol, "PATENT")); err != nil {
-		return optionError("KeyCol", opt.KeyCol, "%v", err)
+	j, err := key.ParseJoin(cmp.Or(opt.KeyCol, DefaultKeyCol), cmp.Or(opt.JoinCol, DefaultJoinCol), opt.KeyType)
+	if err != nil {
+		return option.Within(err, "join", ErrOptions)
 	}
-	if opt.JoinCols, err = key.SplitColumns(cmp.Or(opt.JoinCol, "CITED")); err != nil {
-		return optionError("JoinCol", opt.JoinCol, "%v", err)
-	}
-	n := len(opt.KeyCols)
-	if len(opt.JoinCols) != n {
-		return optionError("JoinCol", opt.JoinCol, "%d columns for the %d key columns %s (the same count, matched in order)", len(opt.JoinCols), n, key.JoinColumns(opt.KeyCols))
-	}
-	if opt.KeyTypes, err = key.SplitTypes(opt.KeyType, n); err != nil {
-		return optionError("KeyType", fmt.Sprintf("%q", opt.KeyType), "%v", err)
-	}
-	opt.KeyCol, opt.JoinCol = key.JoinColumns(opt.KeyCols), key.JoinColumns(opt.JoinCols)
-	opt.KeyType = opt.KeyTypes[0]
-	if n > 1 {
-		opt.KeyType = key.JoinTypes(opt.KeyTypes)
-	}
+	opt.KeyCols, opt.JoinCols, opt.KeyTypes = j.KeyCols, j.JoinCols, j.Types
+	opt.KeyCol, opt.JoinCol, opt.KeyType = j.KeyCol(), j.JoinCol(), j.Type()
+	n := len(j.KeyCols)
 	switch {
 	case opt.Layout == "":
 		opt.Layout = LayoutComposite
@@ -310,18 +298,18 @@ func (opt *Options) resolveKey() error {
 	return nil
 }
 
-// KeySpecs finds the key columns in the two sides' headers (a resolved
-// Options): the key side's KeyCols and the large side's JoinCols, with
-// KeyTypes. Errors name the option (KeyCol, JoinCol) and the missing column.
-func (opt Options) KeySpecs(keyHeader, inputHeader []string) (keys, input key.Spec, err error) {
-	if keys, err = key.NewSpec(keyHeader, opt.KeyCols, opt.KeyTypes); err != nil {
-		return keys, input, optionError("KeyCol", opt.KeyCol, "%v", err)
-	}
-	if input, err = key.NewSpec(inputHeader, opt.JoinCols, opt.KeyTypes); err != nil {
-		return keys, input, optionError("JoinCol", opt.JoinCol, "%v", err)
-	}
-	return keys, input, nil
+// Key is the join's key of a resolved Options: its columns on each side
+// and their types (key.Join.Specs finds them in the headers).
+func (opt Options) Key() key.Join {
+	return key.Join{KeyCols: opt.KeyCols, JoinCols: opt.JoinCols, Types: opt.KeyTypes}
 }
+
+// The key columns of a join that names none: the NBER files' (the patent
+// number of apat63_99, the cited patent of cite75_99).
+const (
+	DefaultKeyCol  = "PATENT"
+	DefaultJoinCol = "CITED"
+)
 
 // SizeText prints n bytes in the largest binary unit that divides it
 // ("256MiB"), as a size flag reads it.

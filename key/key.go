@@ -53,6 +53,9 @@ func SplitColumns(list string) ([]string, error) {
 // class labels). A line break or a malformed quote is an error quoting the
 // list.
 func SplitList(list string) ([]string, error) {
+	if list == "" {
+		return nil, errors.New(`"": empty`)
+	}
 	r := csv.NewReader(strings.NewReader(list))
 	r.FieldsPerRecord = -1
 	r.LazyQuotes = false

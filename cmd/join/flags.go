@@ -40,8 +40,8 @@ type joinFlags struct {
 func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.keys, "keys", "", "small side: CSV with header, .txt/.gz/.zip, or - (required)")
 	fs.StringVar(&j.input, "input", "", "large side: CSV with header, .txt/.gz/.zip, or - (required)")
-	fs.StringVar(&j.keyCol, "key-col", "PATENT", "join column of the small side; several, comma-separated, for a composite key (A,B,C; quote a name holding a comma)")
-	fs.StringVar(&j.joinCol, "join-col", "CITED", "join column of the large side; several for a composite key, as many as --key-col, matched in order")
+	fs.StringVar(&j.keyCol, "key-col", join.DefaultKeyCol, "join column of the small side; several, comma-separated, for a composite key (A,B,C; quote a name holding a comma)")
+	fs.StringVar(&j.joinCol, "join-col", join.DefaultJoinCol, "join column of the large side; several for a composite key, as many as --key-col, matched in order")
 	fs.StringVar(&j.keyType, "key-type", "int", "compare keys as int or string; one a key column (int,string) or one for all")
 	fs.StringVar(&j.layout, "filter-layout", "", "composite key only: composite (one filter over the key tuples; the default) or per-column (one filter a column, seed 001's design, for comparison)")
 	j.sizingFlags.register(fs)
@@ -123,7 +123,7 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	if check.Bank != "" { // the bank fills these in: check the rest
 		// (the join columns' count stands for the key's, unknown until the
 		// bank is read)
-		check.KeyCol, check.KeyType = cmp.Or(check.KeyCol, check.JoinCol, "PATENT"), cmp.Or(check.KeyType, key.Int)
+		check.KeyCol, check.KeyType = cmp.Or(check.KeyCol, check.JoinCol, join.DefaultKeyCol), cmp.Or(check.KeyType, key.Int)
 	}
 	resolved, err := check.Resolve()
 	if err != nil {

@@ -3,7 +3,10 @@
 // maps that name to its flag, so that neither says the other's words.
 package option
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Error is an invalid option: its name as the library calls it
 // ("Mappers", "Sizing.BitsPerKey"), the value given, and why it is refused.
@@ -28,4 +31,19 @@ func (e *Error) Unwrap() []error {
 		return []error{e.Err, e.Cause}
 	}
 	return []error{e.Err}
+}
+
+// Within returns err, if it is an *Error, as package pkg's, wrapping its
+// sentinel too: an option checked by a lower package on pkg's behalf (the
+// key package's column rules, for join, stream and Beam), so that pkg's
+// callers find pkg's sentinel. The original stays in the chain. Other
+// errors come back unchanged.
+func Within(err error, pkg string, sentinel error) error {
+	var oe *Error
+	if !errors.As(err, &oe) {
+		return err
+	}
+	c := *oe
+	c.Pkg, c.Err, c.Cause = pkg, sentinel, oe
+	return &c
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -53,38 +52,14 @@ func (s *side) close() { s.in.Close() }
 // column returns the index of column col, which the option name (KeyCol,
 // JoinCol) asked for.
 func (s *side) column(name, col string) (int, error) {
-	i := slices.Index(s.header, col)
-	if i < 0 {
-		return 0, &option.Error{Pkg: "join", Name: name, Value: col, Err: join.ErrOptions,
-			Reason: fmt.Sprintf("%s has no column %q (columns: %s)", s.name, col, quoteList(s.header))}
-	}
-	return i, nil
+	i, err := key.Column(name, s.name, s.header, col)
+	return i, option.Within(err, "join", join.ErrOptions)
 }
 
 // keySpec finds the columns of a key (the option name's: KeyCol, JoinCol).
 func (s *side) keySpec(name string, cols []string, types []key.Type) (key.Spec, error) {
-	ks := key.Spec{Names: cols, Types: types}
-	for _, c := range cols {
-		i, err := s.column(name, c)
-		if err != nil {
-			return ks, err
-		}
-		ks.Cols = append(ks.Cols, i)
-	}
-	return ks, nil
-}
-
-// quoteList prints names as a quoted, comma-separated list: text from a file
-// may hold anything, escape sequences included.
-func quoteList(names []string) string {
-	var b strings.Builder
-	for i, n := range names {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Quote(n))
-	}
-	return b.String()
+	ks, err := key.Find(name, s.name, s.header, cols, types)
+	return ks, option.Within(err, "join", join.ErrOptions)
 }
 
 // scan reads the side with up to workers goroutines, one part at a time; each

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
 )
@@ -44,32 +45,15 @@ func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	}
 	defer ps.Close()
 
-	// The key columns: --key-col (default the key side's first column),
-	// --join-col (default the same names).
-	keyCol := opt.KeyCol
-	if keyCol == "" {
-		keyCol = key.JoinColumns(ks.header[:1])
-	}
-	names, types, err := key.Parse(keyCol, opt.KeyType)
+	// The key columns, as the batch join reads them (key.ParseJoin), but
+	// for the defaults: the key side's first column, and the same names.
+	kj, err := key.ParseJoin(cmpOr(opt.KeyCol, key.JoinColumns(ks.header[:1])), opt.JoinCol, opt.KeyType)
 	if err != nil {
-		return nil, err // an option.Error naming KeyCol or KeyType
+		return nil, option.Within(err, "stream", ErrOptions)
 	}
-	joinNames := names
-	if opt.JoinCol != "" {
-		if joinNames, err = key.SplitColumns(opt.JoinCol); err != nil {
-			return nil, optionError("JoinCol", opt.JoinCol, "%v", err)
-		}
-		if len(joinNames) != len(names) {
-			return nil, optionError("JoinCol", opt.JoinCol, "%d columns for the %d key columns %s", len(joinNames), len(names), key.JoinColumns(names))
-		}
-	}
-	keySpec, err := key.NewSpec(ks.header, names, types)
+	keySpec, probeSpec, err := kj.Specs(keyName, ks.header, probeName, ps.header)
 	if err != nil {
-		return nil, optionError("KeyCol", keyCol, "%s: %v", keyName, err)
-	}
-	probeSpec, err := key.NewSpec(ps.header, joinNames, types)
-	if err != nil {
-		return nil, optionError("JoinCol", key.JoinColumns(joinNames), "%s: %v", probeName, err)
+		return nil, option.Within(err, "stream", ErrOptions)
 	}
 	kr := newKeyReader(ks, keySpec, -1)
 	pr := &probeReader{s: ps, ks: probeSpec, tcol: -1}

@@ -38,8 +38,8 @@ import (
 var (
 	keys    = flag.String("keys", "", "small side: CSV with header (required)")
 	input   = flag.String("input", "", "large side: CSV with header (required)")
-	keyCol  = flag.String("key-col", "PATENT", "join column of the small side; several, comma-separated, for a composite key")
-	joinCol = flag.String("join-col", "CITED", "join column of the large side; as many as --key-col, matched in order")
+	keyCol  = flag.String("key-col", join.DefaultKeyCol, "join column of the small side; several, comma-separated, for a composite key")
+	joinCol = flag.String("join-col", join.DefaultJoinCol, "join column of the large side; as many as --key-col, matched in order")
 	keyType = flag.String("key-type", "int", "compare keys as int or string; one a key column (int,string) or one for all")
 	filter  = flag.String("filter", "acbf", "the filter, one of "+strings.Join(filters.Names(), ", "))
 	out     = flag.String("out", "", "output CSV (required; .gz to compress, - for standard output); checked against the inputs as join run checks it")
