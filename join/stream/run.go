@@ -25,191 +25,217 @@ const timedChunk = 8192
 // Workers goroutines probe each batch. It stops at ctx's cancellation.
 func Run(ctx context.Context, opt Options, out io.Writer) (*Report, error) {
 	start := time.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	e, err := open(ctx, opt, out)
+	if err != nil {
+		return nil, err
+	}
+	defer e.close()
+	for batch := 0; ; batch++ {
+		pb, ok := e.probes.next(ctx)
+		if !ok {
+			break
+		}
+		if err := e.joinBatch(ctx, batch, pb); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := e.drainKeys(ctx); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := e.w.Flush(); err != nil {
+		return nil, err
+	}
+	return e.report(start), nil
+}
+
+// open resolves opt, opens both sides, finds their key columns (the batch
+// join's rules, key.ParseJoin), makes the live filter and the sketches,
+// writes the output's header and starts the readers, each a batch ahead.
+func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error) {
 	opt, spec, err := opt.resolve()
 	if err != nil {
 		return nil, err
 	}
-	keyName, probeName := cmpOr(opt.KeyEventsName, opt.KeyEvents), cmpOr(opt.ProbeName, opt.Probe)
-	timed := opt.Window > 0
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	ks, err := openSide(ctx, "KeyEvents", opt.KeyEvents, keyName, !timed)
-	if err != nil {
+	e := &engine{opt: opt, timed: opt.Window > 0, tbl: newTable(), keyName: cmpOr(opt.KeyEventsName, opt.KeyEvents),
+		rep: &Report{Mode: "events", Filter: spec.Kind, Window: opt.Window, Verified: opt.Verify}}
+	probeName := cmpOr(opt.ProbeName, opt.Probe)
+	defer func() {
+		if err != nil {
+			e.close()
+		}
+	}()
+	if e.ks, err = openSide(ctx, "KeyEvents", opt.KeyEvents, e.keyName, !e.timed); err != nil {
 		return nil, err
 	}
-	defer ks.Close()
-	ps, err := openSide(ctx, "Probe", opt.Probe, probeName, false)
-	if err != nil {
+	if e.ps, err = openSide(ctx, "Probe", opt.Probe, probeName, false); err != nil {
 		return nil, err
 	}
-	defer ps.Close()
-
-	// The key columns, as the batch join reads them (key.ParseJoin), but
-	// for the defaults: the key side's first column, and the same names.
-	kj, err := key.ParseJoin(cmpOr(opt.KeyCol, key.JoinColumns(ks.header[:1])), opt.JoinCol, opt.KeyType)
+	// The key columns, as the batch join reads them, but for the
+	// defaults: the key side's first column, and the same names.
+	kj, err := key.ParseJoin(cmpOr(opt.KeyCol, key.JoinColumns(e.ks.header[:1])), opt.JoinCol, opt.KeyType)
 	if err != nil {
 		return nil, option.Within(err, "stream", ErrOptions)
 	}
-	keySpec, probeSpec, err := kj.Specs(keyName, ks.header, probeName, ps.header)
-	if err != nil {
+	var probeSpec key.Spec
+	if e.keySpec, probeSpec, err = kj.Specs(e.keyName, e.ks.header, probeName, e.ps.header); err != nil {
 		return nil, option.Within(err, "stream", ErrOptions)
 	}
-	kr := newKeyReader(ks, keySpec, -1)
-	pr := &probeReader{s: ps, ks: probeSpec, tcol: -1}
-	if timed {
-		if kr.tcol = index(ks.header, opt.KeyTime); kr.tcol < 0 {
-			return nil, optionError("KeyTime", opt.KeyTime, "no such column in %s (its columns: %s)", keyName, key.JoinColumns(ks.header))
+	kr := newKeyReader(e.ks, e.keySpec, -1)
+	pr := &probeReader{s: e.ps, ks: probeSpec, tcol: -1}
+	if e.timed {
+		e.rep.Mode = "window"
+		if kr.tcol, err = key.Column("KeyTime", e.keyName, e.ks.header, opt.KeyTime); err != nil {
+			return nil, option.Within(err, "stream", ErrOptions)
 		}
-		if pr.tcol = index(ps.header, opt.ProbeTime); pr.tcol < 0 {
-			return nil, optionError("ProbeTime", opt.ProbeTime, "no such column in %s (its columns: %s)", probeName, key.JoinColumns(ps.header))
+		if pr.tcol, err = key.Column("ProbeTime", probeName, e.ps.header, opt.ProbeTime); err != nil {
+			return nil, option.Within(err, "stream", ErrOptions)
 		}
 	}
-
-	lf, err := newLiveFilter(spec, opt.Sizing, opt.Capacity)
-	if err != nil {
+	if e.lf, err = newLiveFilter(spec, opt.Sizing, opt.Capacity); err != nil {
 		return nil, err
 	}
-	var sk *sketches
 	if !opt.NoSketches {
-		if sk, err = newSketches(opt, probeSpec); err != nil {
+		if e.sk, err = newSketches(opt, probeSpec); err != nil {
 			return nil, err
 		}
+		e.rep.CMSWidth, e.rep.CMSDepth = e.sk.width(), e.sk.depth()
 	}
-
-	w := bufio.NewWriterSize(out, 1<<20)
-	h := join.OutputHeader(ps.raw, ps.header, probeSpec, ks.header, keySpec)
-	if _, err := w.Write(h.Line); err != nil {
+	e.w = bufio.NewWriterSize(out, 1<<20)
+	if _, err := e.w.Write(join.OutputHeader(e.ps.raw, e.ps.header, probeSpec, e.ks.header, e.keySpec).Line); err != nil {
 		return nil, err
 	}
+	e.startReaders(ctx, kr, pr)
+	return e, nil
+}
 
-	e := &engine{opt: opt, timed: timed, tbl: newTable(), lf: lf, sk: sk, w: w, keyName: keyName,
-		keySpec: keySpec, rep: &Report{Mode: "events", Filter: spec.Kind, Window: opt.Window, Verified: opt.Verify}}
-	if timed {
-		e.rep.Mode = "window"
-	}
-	if sk != nil {
-		e.rep.CMSWidth, e.rep.CMSDepth = sk.width(), sk.depth()
-	}
-
-	// The readers run ahead by one batch each.
-	n := opt.KeyBatch
-	if timed {
+// startReaders starts the two readers, each a batch ahead of the join.
+func (e *engine) startReaders(ctx context.Context, kr *keyReader, pr *probeReader) {
+	n := e.opt.KeyBatch
+	if e.timed {
 		n = timedChunk
 	}
-	keys := startFeed(ctx, func(b *keyBatch) bool { more := kr.read(b, n); b.finish(); return more }, (*keyBatch).reset,
+	e.keys = startFeed(ctx, func(b *keyBatch) bool { more := kr.read(b, n); b.finish(); return more }, (*keyBatch).reset,
 		func(b *keyBatch) bool { return len(b.recs) > 0 || b.err != nil })
-	probes := startFeed(ctx, func(b *probeBatch) bool {
-		more := pr.read(b, opt.Batch)
+	e.probes = startFeed(ctx, func(b *probeBatch) bool {
+		more := pr.read(b, e.opt.Batch)
 		b.finish()
-		if sk != nil && b.err == nil {
-			sk.observe(b)
+		if e.sk != nil && b.err == nil {
+			e.sk.observe(b)
 		}
 		return more
 	}, (*probeBatch).reset, func(b *probeBatch) bool { return len(b.recs) > 0 || b.err != nil })
-	defer func() {
-		// Stop the readers: cancel them, close their files (which ends a
-		// read blocked on a pipe), wait for them.
-		keys.cancel()
-		probes.cancel()
-		ks.Close()
-		ps.Close()
-		<-keys.done
-		<-probes.done
-	}()
-	e.keys = keys
+}
 
-	for batch := 0; ; batch++ {
-		pb, ok := probes.next(ctx)
-		if !ok {
-			break
-		}
-		if pb.err != nil {
-			return nil, pb.err
-		}
-		br := BatchReport{Batch: batch, Rebuilds: lf.rebuilds}
-		t0 := time.Now()
-		if timed {
-			err = e.applyTimed(ctx, pb, &br)
-		} else {
-			err = e.applyEvents(ctx, &br)
-		}
-		if err != nil {
-			return nil, err
-		}
-		br.ApplyNanos = time.Since(t0).Nanoseconds()
-		if testHookAfterApply != nil {
-			testHookAfterApply(e)
-		}
-		br.LiveRows, br.LiveKeys, br.FPP, br.Rebuilds = e.tbl.rows, int64(e.tbl.keys()), lf.fpp(), lf.rebuilds
-		if sk != nil {
-			br.EstimatedRows = sk.estimate(pb)
-			br.Hot = pb.hot
-		}
-		t1 := time.Now()
-		if err := e.probe(ctx, pb, &br); err != nil {
-			return nil, err
-		}
-		br.ProbeNanos = time.Since(t1).Nanoseconds()
-		if timed && len(pb.recs) > 0 {
-			br.TimeFrom, br.TimeTo = pb.recs[0].t, pb.recs[len(pb.recs)-1].t
-		}
-		probes.release(pb)
-		e.account(&br)
-		if opt.OnBatch != nil {
-			opt.OnBatch(br)
+// close stops the readers (cancels them, closes their files, which ends a
+// read blocked on a pipe, and waits for them) and closes the sides.
+func (e *engine) close() {
+	if e.keys != nil { // the readers start together
+		e.keys.cancel()
+		e.probes.cancel()
+	}
+	for _, s := range []*side{e.ks, e.ps} {
+		if s != nil {
+			s.Close()
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if e.keys != nil {
+		<-e.keys.done
+		<-e.probes.done
 	}
-	// Key events after the last probe batch: read and checked (a bad one is
-	// an error), applied to nothing that is joined.
-	if !timed {
-		var br BatchReport
-		t0 := time.Now()
-		for {
-			if err := e.applyEvents(ctx, &br); err != nil {
-				return nil, err
-			}
-			if e.keysDone {
-				break
-			}
-		}
-		e.rep.Inserts += br.Inserts
-		e.rep.Deletes += br.Deletes
-		e.rep.ApplyNanos += time.Since(t0).Nanoseconds()
+}
+
+// joinBatch applies the key changes up to a probe batch, then probes it.
+func (e *engine) joinBatch(ctx context.Context, batch int, pb *probeBatch) error {
+	if pb.err != nil {
+		return pb.err
+	}
+	br := BatchReport{Batch: batch, Rebuilds: e.lf.rebuilds}
+	t0 := time.Now()
+	var err error
+	if e.timed {
+		err = e.applyTimed(ctx, pb, &br)
 	} else {
+		err = e.applyEvents(ctx, &br)
+	}
+	if err != nil {
+		return err
+	}
+	br.ApplyNanos = time.Since(t0).Nanoseconds()
+	if testHookAfterApply != nil {
+		testHookAfterApply(e)
+	}
+	br.LiveRows, br.LiveKeys, br.FPP, br.Rebuilds = e.tbl.rows, int64(e.tbl.keys()), e.lf.fpp(), e.lf.rebuilds
+	if e.sk != nil {
+		br.EstimatedRows = e.sk.estimate(pb)
+		br.Hot = pb.hot
+	}
+	t1 := time.Now()
+	if err := e.probe(ctx, pb, &br); err != nil {
+		return err
+	}
+	br.ProbeNanos = time.Since(t1).Nanoseconds()
+	if e.timed && len(pb.recs) > 0 {
+		br.TimeFrom, br.TimeTo = pb.recs[0].t, pb.recs[len(pb.recs)-1].t
+	}
+	e.probes.release(pb)
+	e.account(&br)
+	if e.opt.OnBatch != nil {
+		e.opt.OnBatch(br)
+	}
+	return nil
+}
+
+// drainKeys reads the key side after the last probe batch: its events are
+// checked (a bad one is an error) and applied to nothing that is joined.
+func (e *engine) drainKeys(ctx context.Context) error {
+	if e.timed {
 		for {
-			kb, ok := keys.next(ctx)
+			kb, ok := e.keys.next(ctx)
 			if !ok {
-				break
+				return nil
 			}
 			if kb.err != nil {
-				return nil, kb.err
+				return kb.err
 			}
-			keys.release(kb)
+			e.keys.release(kb)
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	var br BatchReport
+	t0 := time.Now()
+	for !e.keysDone {
+		if err := e.applyEvents(ctx, &br); err != nil {
+			return err
+		}
 	}
-	if err := w.Flush(); err != nil {
-		return nil, err
-	}
-	r := e.rep
+	e.rep.Inserts += br.Inserts
+	e.rep.Deletes += br.Deletes
+	e.rep.ApplyNanos += time.Since(t0).Nanoseconds()
+	return nil
+}
+
+// report completes the stream's report.
+func (e *engine) report(start time.Time) *Report {
+	r, lf := e.rep, e.lf
 	r.Params, r.Shape = lf.spec.Spell(lf.p), lf.spec.Describe(lf.p)
 	r.Capacity, r.Rebuilds, r.FilterBytes = lf.capacity, lf.rebuilds, lf.bytes
 	r.FinalLiveKeys = int64(e.tbl.keys())
 	if r.NegativeKeys > 0 {
 		r.FPPMean = e.fppWeighted / float64(r.NegativeKeys)
 	}
-	if sk != nil {
-		r.SketchBytes = sk.bytes()
-		r.Hot = sk.hot()
+	if e.sk != nil {
+		r.SketchBytes = e.sk.bytes()
+		r.Hot = e.sk.hot()
 	}
 	r.WallNanos = time.Since(start).Nanoseconds()
-	return r, nil
+	return r
 }
 
 // testHookAfterApply, if set by a test, sees the engine after each batch's
@@ -227,7 +253,9 @@ type engine struct {
 	keyName  string
 	keySpec  key.Spec
 	rep      *Report
+	ks, ps   *side // the key side and the probe side
 	keys     *feed[keyBatch]
+	probes   *feed[probeBatch]
 	keysDone bool
 	// timed mode: the key rows read but not applied (cur[curPos:]), and the
 	// live rows in time order for expiry (queue[qHead:]).
