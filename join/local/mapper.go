@@ -31,32 +31,77 @@ type mapStats struct {
 // mapBatch is how many records a mapper reads at once (csvscan.NextBatch).
 const mapBatch = 256
 
-// mapInput reads the large side with one goroutine per mapper, each with its
-// filter copy: every row's join key (key.Of) is tested against the
-// filter, as join.MapInputRow does, and the survivors (join.InputRecord)
-// go to their partition of the shuffle. Rows are read in batches of the join
-// column only (csvscan.NextBatch): no field slice is built for a row the
-// filter drops, and a filters.BatchFilter tests a whole batch at once.
-func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapStats, error) {
-	type worker struct {
-		f                              filters.Filter
-		bf                             filters.BatchFilter // f, if it tests keys in batches
-		w                              *shuffle.Writer
-		rows, out, dropRows, dropBytes int64
-		batch                          csvscan.Batch
-		kb                             [mapBatch][8]byte // the batch's integer keys
-		intKeys                        [mapBatch][]byte  // kb[i][:], set once
-		keys                           [][]byte
-		recs                           []int // the batch record of each key
-		pass                           []bool
-		enc                            []byte // a row re-encoded as CSV
-		pc                             partCounts
-		spread                         *spreader // with hot keys
-		sk                             *joinSketch
+// mapWorker is what every mapper has, whatever its key: a filter copy, a
+// shuffle writer, its counts, and the survivor's way to its partition.
+type mapWorker struct {
+	f                              filters.Filter
+	w                              *shuffle.Writer
+	rows, out, dropRows, dropBytes int64
+	enc                            []byte // a row re-encoded as CSV
+	pc                             partCounts
+	spread                         *spreader // with hot keys
+	sk                             *joinSketch
+	sep                            byte
+	nfields, reducers              int
+}
+
+// newMapWorker is mapper i's, its filter one of copies.
+func (x *execution) newMapWorker(i int, copies []filters.Filter, sketches []*joinSketch) mapWorker {
+	m := mapWorker{f: copies[i%len(copies)], w: x.sh.NewWriter(), pc: newPartCounts(x.opt.Reducers), sk: sketches[i],
+		sep: x.input.sep, nfields: len(x.input.header), reducers: x.opt.Reducers}
+	if x.skew != nil {
+		m.spread = newSpreader(x.skew, i)
 	}
-	if x.joinSpec.Composite() {
-		return x.mapTuples(ctx, copies)
+	return m
+}
+
+// drop counts a row the filter dropped: what its row's and key's bytes
+// would have cost the shuffle (the per-record rest is added at the end).
+func (m *mapWorker) drop(rowBytes, keyBytes int) {
+	m.dropRows++
+	m.dropBytes += int64(rowBytes + keyBytes)
+}
+
+// emit sends a survivor (raw, of record offset, a row of r) to its
+// partition: re-encoded as CSV if its file has another separator (only
+// the survivors), sketched, spread if its key is hot.
+func (m *mapWorker) emit(r *csvscan.Reader, key []byte, offset int64, raw []byte) error {
+	m.out++
+	if m.sep != ',' {
+		var err error
+		if m.enc, err = reencode(m.enc[:0], raw, m.nfields, m.sep); err != nil {
+			return r.Errorf("%w", err)
+		}
+		raw = m.enc
 	}
+	h1, h2 := hashing.Sum(key)
+	m.sk.add(h1, h2)
+	p := join.PartitionOf(h1, m.reducers)
+	m.pc.plain[p]++
+	if m.spread != nil {
+		p = m.spread.partition(key, p)
+		m.pc.actual[p]++
+	}
+	return m.w.Add(p, join.InputRecord(key, offset, raw))
+}
+
+// done adds the worker's counts to st (under mu) and closes its writer.
+func (m *mapWorker) done(mu *sync.Mutex, st *mapStats) error {
+	mu.Lock()
+	st.records += m.rows
+	st.output += m.out
+	// shuffle.RecordBytes of each dropped row, summed: its row and key
+	// bytes plus an empty record's cost.
+	st.droppedBytes += m.dropBytes + m.dropRows*shuffle.RecordBytes(shuffle.Record{})
+	st.parts.add(m.pc)
+	mu.Unlock()
+	return m.w.Close()
+}
+
+// mapRows runs the map phase with a mapper each (newWorker(i)) reading
+// rows with read: the counting, the sketches and the progress around it.
+func mapRows[W interface{ base() *mapWorker }](ctx context.Context, x *execution, newWorker func(i int, sketches []*joinSketch) W,
+	read func(m W, r *csvscan.Reader) error) (mapStats, error) {
 	var mu sync.Mutex
 	st := mapStats{parts: newPartCounts(x.opt.Reducers)}
 	sketches, err := x.newJoinSketches()
@@ -64,21 +109,52 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 		return st, err
 	}
 	var next atomic.Int32
-	kt, col, reducers := x.opt.KeyType, x.joinSpec.Cols[0], x.opt.Reducers
-	sep, nfields := x.input.sep, len(x.input.header)
 	stop := x.progress("map", x.input.in.Progress, x.input.size)
-	err = scan(ctx, x.input, x.opt.Mappers, func() *worker {
-		i := int(next.Add(1) - 1)
-		m := &worker{f: copies[i%len(copies)], w: x.sh.NewWriter(), pass: make([]bool, mapBatch), pc: newPartCounts(reducers), sk: sketches[i]}
-		if x.skew != nil {
-			m.spread = newSpreader(x.skew, i)
-		}
+	err = scan(ctx, x.input, x.opt.Mappers, func() W { return newWorker(int(next.Add(1)-1), sketches) }, read,
+		func(m W) error { return m.base().done(&mu, &st) })
+	stop()
+	if err != nil {
+		return st, err
+	}
+	st.settle(x.skew)
+	st.sketch, err = mergeSketches(sketches)
+	return st, err
+}
+
+// batchWorker is a mapper of a single-column key: it reads batches of the
+// join column.
+type batchWorker struct {
+	mapWorker
+	bf      filters.BatchFilter // f, if it tests keys in batches
+	batch   csvscan.Batch
+	kb      [mapBatch][8]byte // the batch's integer keys
+	intKeys [mapBatch][]byte  // kb[i][:], set once
+	keys    [][]byte
+	recs    []int // the batch record of each key
+	pass    []bool
+}
+
+func (m *batchWorker) base() *mapWorker { return &m.mapWorker }
+
+// mapInput reads the large side with one goroutine per mapper, each with its
+// filter copy: every row's join key (key.Of) is tested against the
+// filter, as join.MapInputRow does, and the survivors (join.InputRecord)
+// go to their partition of the shuffle. Rows are read in batches of the join
+// column only (csvscan.NextBatch): no field slice is built for a row the
+// filter drops, and a filters.BatchFilter tests a whole batch at once.
+func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapStats, error) {
+	if x.joinSpec.Composite() {
+		return x.mapTuples(ctx, copies)
+	}
+	kt, col := x.opt.KeyType, x.joinSpec.Cols[0]
+	return mapRows(ctx, x, func(i int, sketches []*joinSketch) *batchWorker {
+		m := &batchWorker{mapWorker: x.newMapWorker(i, copies, sketches), pass: make([]bool, mapBatch)}
 		m.bf, _ = m.f.(filters.BatchFilter)
 		for i := range m.intKeys {
 			m.intKeys[i] = m.kb[i][:]
 		}
 		return m
-	}, func(m *worker, r *csvscan.Reader) error {
+	}, func(m *batchWorker, r *csvscan.Reader) error {
 		b := &m.batch
 		for r.NextBatch(col, mapBatch, b) {
 			if ctx.Err() != nil { // a batch is a few microseconds of work
@@ -122,55 +198,16 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 					i = m.recs[j]
 				}
 				if !m.pass[j] {
-					// What the row would have cost the shuffle: its row's and
-					// key's bytes here, the per-record rest below.
-					m.dropRows++
-					m.dropBytes += int64(b.RawLen(i) + len(key))
+					m.drop(b.RawLen(i), len(key))
 					continue
 				}
-				m.out++
-				raw := b.Raw(i)
-				if sep != ',' {
-					// The output is CSV: a row of another separator is
-					// re-encoded (only the survivors).
-					var err error
-					if m.enc, err = reencode(m.enc[:0], raw, nfields, sep); err != nil {
-						return r.Errorf("%w", err)
-					}
-					raw = m.enc
-				}
-				h1, h2 := hashing.Sum(key)
-				m.sk.add(h1, h2)
-				p := join.PartitionOf(h1, reducers)
-				m.pc.plain[p]++
-				if m.spread != nil {
-					p = m.spread.partition(key, p)
-					m.pc.actual[p]++
-				}
-				if err := m.w.Add(p, join.InputRecord(key, b.Offset(i), raw)); err != nil {
+				if err := m.emit(r, key, b.Offset(i), b.Raw(i)); err != nil {
 					return err
 				}
 			}
 		}
 		return r.Err()
-	}, func(m *worker) error {
-		mu.Lock()
-		st.records += m.rows
-		st.output += m.out
-		// shuffle.RecordBytes of each dropped row, summed: its row and key
-		// bytes plus an empty record's cost.
-		st.droppedBytes += m.dropBytes + m.dropRows*shuffle.RecordBytes(shuffle.Record{})
-		st.parts.add(m.pc)
-		mu.Unlock()
-		return m.w.Close()
 	})
-	stop()
-	if err != nil {
-		return st, err
-	}
-	st.settle(x.skew)
-	st.sketch, err = mergeSketches(sketches)
-	return st, err
 }
 
 // settle makes the actual partition counts the plain ones when no row was
@@ -181,38 +218,24 @@ func (st *mapStats) settle(sp *skewPlan) {
 	}
 }
 
+// tupleWorker is a mapper of a composite key: it reads whole rows.
+type tupleWorker struct {
+	mapWorker
+	key []byte
+}
+
+func (m *tupleWorker) base() *mapWorker { return &m.mapWorker }
+
 // mapTuples is mapInput for a composite key: rows are read whole (every key
-// column is needed), their tuple made (key.Spec.AppendKey), tested and
-// the survivors shuffled. Slower per row than mapInput's batches of one
-// column; single-column joins never come here.
+// column is needed), their tuple made (key.Spec.Append, as the key side's
+// rows are: join.MapKeyRow), tested and the survivors shuffled. Slower per
+// row than mapInput's batches of one column; single-column joins never
+// come here.
 func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (mapStats, error) {
-	type worker struct {
-		f                              filters.Filter
-		w                              *shuffle.Writer
-		rows, out, dropRows, dropBytes int64
-		key, enc                       []byte
-		pc                             partCounts
-		spread                         *spreader // with hot keys
-		sk                             *joinSketch
-	}
-	var mu sync.Mutex
-	st := mapStats{parts: newPartCounts(x.opt.Reducers)}
-	sketches, err := x.newJoinSketches()
-	if err != nil {
-		return st, err
-	}
-	var next atomic.Int32
-	ks, reducers := x.joinSpec, x.opt.Reducers
-	sep, nfields := x.input.sep, len(x.input.header)
-	stop := x.progress("map", x.input.in.Progress, x.input.size)
-	err = scan(ctx, x.input, x.opt.Mappers, func() *worker {
-		i := int(next.Add(1) - 1)
-		m := &worker{f: copies[i%len(copies)], w: x.sh.NewWriter(), pc: newPartCounts(reducers), sk: sketches[i]}
-		if x.skew != nil {
-			m.spread = newSpreader(x.skew, i)
-		}
-		return m
-	}, func(m *worker, r *csvscan.Reader) error {
+	ks := x.joinSpec
+	return mapRows(ctx, x, func(i int, sketches []*joinSketch) *tupleWorker {
+		return &tupleWorker{mapWorker: x.newMapWorker(i, copies, sketches)}
+	}, func(m *tupleWorker, r *csvscan.Reader) error {
 		for n := 1; r.Next(); n++ {
 			if n%checkEvery == 0 && ctx.Err() != nil {
 				return ctx.Err()
@@ -226,48 +249,16 @@ func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (map
 			}
 			m.key = key
 			m.rows++
-			raw := r.Raw()
 			if !m.f.Contains(key) {
-				m.dropRows++
-				m.dropBytes += int64(len(raw) + len(key))
+				m.drop(len(r.Raw()), len(key))
 				continue
 			}
-			m.out++
-			if sep != ',' {
-				if m.enc, err = reencode(m.enc[:0], raw, nfields, sep); err != nil {
-					return r.Errorf("%w", err)
-				}
-				raw = m.enc
-			}
-			h1, h2 := hashing.Sum(key)
-			m.sk.add(h1, h2)
-			p := join.PartitionOf(h1, reducers)
-			m.pc.plain[p]++
-			if m.spread != nil {
-				p = m.spread.partition(key, p)
-				m.pc.actual[p]++
-			}
-			if err := m.w.Add(p, join.InputRecord(key, r.Offset(), raw)); err != nil {
+			if err := m.emit(r, key, r.Offset(), r.Raw()); err != nil {
 				return err
 			}
 		}
 		return r.Err()
-	}, func(m *worker) error {
-		mu.Lock()
-		st.records += m.rows
-		st.output += m.out
-		st.droppedBytes += m.dropBytes + m.dropRows*shuffle.RecordBytes(shuffle.Record{})
-		st.parts.add(m.pc)
-		mu.Unlock()
-		return m.w.Close()
 	})
-	stop()
-	if err != nil {
-		return st, err
-	}
-	st.settle(x.skew)
-	st.sketch, err = mergeSketches(sketches)
-	return st, err
 }
 
 // gatherKeys makes the keys of a batch one record at a time, for a batch in
