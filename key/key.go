@@ -204,35 +204,30 @@ func (k Spec) IsKeyCol(i int) bool { return slices.Contains(k.Cols, i) }
 // composite key.
 var ErrEmptyComponent = errors.New("empty (a component of a composite key must have a value)")
 
-// Append appends the join key of a row's fields to dst. Its errors start
-// with the column's name ("CITED: ..."). A composite key's components must
-// not be empty. O(key bytes); no allocation when dst has room.
+// Append appends the join key of a row's fields to dst: each column's
+// bytes by Of, the one extraction of a key component (the map phase's
+// batches call it on the join column directly), in a tuple for a
+// composite key. Its errors start with the column's name ("CITED: ...").
+// A composite key's components must not be empty. O(key bytes); no
+// allocation when dst has room.
 func (k Spec) Append(dst []byte, fields [][]byte) ([]byte, error) {
-	if !k.Composite() {
-		f := fields[k.Cols[0]]
-		if k.Types[0] == String {
-			return append(dst, f...), nil
-		}
-		v, err := csvscan.ParseInt(f)
-		if err != nil {
-			return dst, fmt.Errorf("%s: %w", k.Names[0], err)
-		}
-		return tuple.AppendInt(dst, v), nil
-	}
+	var buf [8]byte
 	for i, c := range k.Cols {
 		f := fields[c]
-		if len(f) == 0 {
+		if len(f) == 0 && k.Composite() {
 			return dst, fmt.Errorf("%s: %w", k.Names[i], ErrEmptyComponent)
 		}
-		if k.Types[i] == String {
-			dst = tuple.AppendString(dst, f)
-			continue
-		}
-		v, err := csvscan.ParseInt(f)
-		if err != nil {
+		b, err := Of(k.Types[i], buf[:], f)
+		switch {
+		case err != nil:
 			return dst, fmt.Errorf("%s: %w", k.Names[i], err)
+		case !k.Composite():
+			return append(dst, b...), nil
+		case k.Types[i] == String:
+			dst = tuple.AppendString(dst, b)
+		default:
+			dst = tuple.AppendIntKey(dst, b)
 		}
-		dst = tuple.AppendInt(dst, v)
 	}
 	return dst, nil
 }
