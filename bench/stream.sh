@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Seed 003 (issue 17): the streaming join, its sketches and skew, in one run,
 # written to bench/results/stream.md:
-#  - count-min (bench/cmd/cmseval): P(error > eps*N) against delta over 10^6
+#  - count-min (repro/cmd/cmseval): P(error > eps*N) against delta over 10^6
 #    distinct Zipf keys, underestimates, the inner product, and a windowed
 #    sketch (add the new batch, subtract the expired) compared bitwise with
 #    one built from scratch;
@@ -36,7 +36,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 go build -o "$tmp/join" ./cmd/join
-go build -o "$tmp/cmseval" ./bench/cmd/cmseval
+go build -o "$tmp/cmseval" ./repro/cmd/cmseval
 (cd bench/peers && go build -tags duckdb -o "$tmp/ref" ./stream && go build -o "$tmp/topk" ./topk)
 if [ ! -f "$data/cite75_99.txt" ] || [ ! -f "$data/apat63_99.txt" ]; then
   "$tmp/join" gen --scale 1 --seed 1 --out "$data"

@@ -2,45 +2,25 @@
 // project): a filter over tuples made of one filter per attribute, each
 // holding that attribute's values, which answers a tuple when every
 // attribute's filter passes its value. A join with a composite key uses it as
-// its per-column layout (join.LayoutPerColumn); the experiments of this
-// package reproduce the seed's numbers and compare the layout with one
-// filter over the tuples (the composite layout, what a join does by
-// default).
+// its per-column layout (join.LayoutPerColumn). The seed's experiments, its
+// formulas and the comparison with one filter over the tuples (the
+// composite layout, what a join does by default) are in repro/multikey.
 //
 // # What a per-column filter answers
 //
 // It answers "does every value occur in some tuple?", not "does this tuple
 // occur?". A tuple whose values all occur, but in different tuples, (a1,
 // b2, c3) when (a1, b1, c1), (a2, b2, c2) and (a3, b3, c3) were inserted,
-// passes with probability 1: no filter of any size rejects it. Its
-// formula false positive rate, the product of the columns' (Build's FPP,
-// SeedFPP), is the rate of a tuple whose values are all absent; on data
-// whose values repeat across tuples (a join's key columns: country, year,
-// class) most absent tuples are new combinations of present values, and the
-// layout lets nearly all of them through (Absent measures it). On random
-// all-distinct values (the seed's) the two layouts are comparable, and with
-// each column at its optimal k the per-column layout of m bits a column ties
-// the composite filter of the same total bits: (1 - e^(-k n/m))^(dk) with k
-// = (m/n) ln 2 is 2^(-(m/n) d ln 2), the composite's rate at dm bits.
-//
-// # Formulas
-//
-// SeedFPP is the seed's formula: a column of m bits holding n values with k
-// hashes has a given bit set with probability 1 - (1 - 1/m)^(kn) (Bloom
-// 1970's standard approximation, treating the bits as independent), and a
-// tuple of d absent values passes when its dk probes all hit ones. Bose et
-// al. ("On the false-positive rate of Bloom filters", IPL 2008) show the
-// formula is a slight underestimate for small filters; at the sizes here
-// (m >= 10^5) the difference is far below the measurements' noise.
-// ExpectedSequential is the expectation of the seed's experiment, which
-// tests each triple before inserting it (element i meets a filter of i
-// elements); CompositeFPP is one filter over the tuples.
+// passes with probability 1: no filter of any size rejects it. Its formula
+// false positive rate, the product of the columns', is the rate of a tuple
+// whose values are all absent; on data whose values repeat across tuples (a
+// join's key columns: country, year, class) most absent tuples are new
+// combinations of present values, and the layout lets nearly all of them
+// through (repro/multikey.Absent measures it).
 //
 // # Concurrency
 //
-// A Filter is safe for concurrent readers (its columns' filters are). The
-// experiments run on every core (GOMAXPROCS) and give the same result for a
-// seed whatever the number of cores.
+// A Filter is safe for concurrent readers (its columns' filters are).
 package mdbf
 
 import (

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/filters/evaluate"
+	"github.com/acbfjoin/acbfjoin/repro/evaluate"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/internal/svgplot"

@@ -15,6 +15,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/mdbf"
+	"github.com/acbfjoin/acbfjoin/repro/multikey"
 	"github.com/acbfjoin/acbfjoin/tuple"
 )
 
@@ -106,12 +107,12 @@ func cmdMultikeySeed(ctx context.Context, args []string, stdout, stderr io.Write
 	// The seed's formula and our reading of it.
 	fmt.Fprintf(&w, "seed 001: %d-dimensional Bloom filter, %d triples, m = %d bits a column, k = %d\n\n", d, n, m, *k)
 	t.header("formula (1-(1-1/m)^(kn))^(dk)", "m", "rate", "x n (the seed's \"false positives\")")
-	t.row("at the seed's code's m", fmt.Sprint(m), fmt.Sprintf("%.4g", mdbf.SeedFPP(m, *k, n, d)), fmt.Sprintf("%.4g", float64(n)*mdbf.SeedFPP(m, *k, n, d)))
+	t.row("at the seed's code's m", fmt.Sprint(m), fmt.Sprintf("%.4g", multikey.SeedFPP(m, *k, n, d)), fmt.Sprintf("%.4g", float64(n)*multikey.SeedFPP(m, *k, n, d)))
 	if m != 100000000 {
-		t.row("at its text's m = 10^8", "100000000", fmt.Sprintf("%.4g", mdbf.SeedFPP(1e8, *k, n, d)), fmt.Sprintf("%.4g", float64(n)*mdbf.SeedFPP(1e8, *k, n, d)))
+		t.row("at its text's m = 10^8", "100000000", fmt.Sprintf("%.4g", multikey.SeedFPP(1e8, *k, n, d)), fmt.Sprintf("%.4g", float64(n)*multikey.SeedFPP(1e8, *k, n, d)))
 	}
 	t.flush(&w)
-	fmt.Fprintf(&w, "\nThe seed (n = 10^6, k = 3, d = 3) prints 5.27e-6 and 5.27 for m = 10^8: those are the numbers of m = 10^7, its code's (10^8 gives %.2g).\n", mdbf.SeedFPP(1e8, 3, 1e6, 3))
+	fmt.Fprintf(&w, "\nThe seed (n = 10^6, k = 3, d = 3) prints 5.27e-6 and 5.27 for m = 10^8: those are the numbers of m = 10^7, its code's (10^8 gives %.2g).\n", multikey.SeedFPP(1e8, 3, 1e6, 3))
 	if _, err := io.WriteString(stdout, w.String()); err != nil {
 		return stdoutError{err}
 	}
@@ -119,7 +120,7 @@ func cmdMultikeySeed(ctx context.Context, args []string, stdout, stderr io.Write
 
 	// Fresh triples against the three layouts.
 	if queries.n > 0 {
-		fr, err := mdbf.FreshFP(ctx, mdbf.FreshOptions{Rows: n, Bits: m, K: *k, Dims: d, Queries: int64(queries.n), Seed: *seed, Domain: *domain, CompositeK: *compositeK})
+		fr, err := multikey.FreshFP(ctx, multikey.FreshOptions{Rows: n, Bits: m, K: *k, Dims: d, Queries: int64(queries.n), Seed: *seed, Domain: *domain, CompositeK: *compositeK})
 		if err != nil {
 			return err
 		}
@@ -127,7 +128,7 @@ func cmdMultikeySeed(ctx context.Context, args []string, stdout, stderr io.Write
 			fr.Queries, fr.Present, fr.Tuples, fr.Distinct)
 		t.header("layout", "bits", "k", "false positives", "measured", "formula", "z", "fill rate", "new combinations", "measured / composite")
 		comp := fr.Composite.Rate
-		for _, l := range []mdbf.Layout{fr.PerColumn, fr.PerColumnOptK, fr.Composite} {
+		for _, l := range []multikey.Layout{fr.PerColumn, fr.PerColumnOptK, fr.Composite} {
 			ratio := "-"
 			if comp > 0 {
 				ratio = fmt.Sprintf("%.3g", l.Rate/comp)
@@ -148,20 +149,20 @@ func cmdMultikeySeed(ctx context.Context, args []string, stdout, stderr io.Write
 
 	// The sequential experiment.
 	if *replicates > 0 {
-		sr, err := mdbf.Sequential(ctx, mdbf.SequentialOptions{Rows: n, Bits: m, K: *k, Dims: d, Seed: *seed, Domain: *domain, Replicates: *replicates})
+		sr, err := multikey.Sequential(ctx, multikey.SequentialOptions{Rows: n, Bits: m, K: *k, Dims: d, Seed: *seed, Domain: *domain, Replicates: *replicates})
 		if err != nil {
 			return err
 		}
-		mean, fmean := mdbf.Mean(sr.Counts), mdbf.Mean(sr.FirstHash)
+		mean, fmean := multikey.Mean(sr.Counts), multikey.Mean(sr.FirstHash)
 		reps := float64(len(sr.Counts))
 		fmt.Fprintf(&w, "\nthe seed's sequential experiment, %d replicates: insert the triples one by one, count those whose %d values all pass before insertion (the seed printed 3)\n\n", len(sr.Counts), d)
 		t.header("variant", "expected", "mean", "z (Poisson)", "counts")
 		t.row("as intended (all k probes)", fmt.Sprintf("%.4g", sr.Expected), fmt.Sprintf("%.4g", mean), zText(mean, sr.Expected, reps), countsText(sr.Counts))
 		t.row("as printed (first probe only)", fmt.Sprintf("%.6g", sr.ExpectedFirstHash), fmt.Sprintf("%.6g", fmean), zText(fmean, sr.ExpectedFirstHash, reps), countsText(sr.FirstHash))
 		t.flush(&w)
-		fmt.Fprintf(&w, "\nexpected: sum over i < n of (1-(1-1/m)^(ki))^(dk) (element i meets filters of i elements; the first-probe variant ^d), not n x the full filter's rate (%.4g).\n", float64(n)*mdbf.SeedFPP(m, *k, n, d))
+		fmt.Fprintf(&w, "\nexpected: sum over i < n of (1-(1-1/m)^(ki))^(dk) (element i meets filters of i elements; the first-probe variant ^d), not n x the full filter's rate (%.4g).\n", float64(n)*multikey.SeedFPP(m, *k, n, d))
 		fmt.Fprintf(&w, "P(count >= 3) under Poisson(%.4g): %.3g. The printed code cannot give 3 either way: with its storage calls inside the if nothing is ever stored (count 0), and its contain returns after the first probe (about %.0f).\n",
-			sr.Expected, mdbf.PoissonAtLeast(sr.Expected, 3), sr.ExpectedFirstHash)
+			sr.Expected, multikey.PoissonAtLeast(sr.Expected, 3), sr.ExpectedFirstHash)
 		if *domain > 0 {
 			fmt.Fprintf(&w, "with --domain %d values repeat: the counts include rows whose values were all inserted before, which are not false positives, and the expectations (for distinct values) do not apply.\n", *domain)
 		}
@@ -215,7 +216,7 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	kind := fs.String("filter", string(filters.Bloom), "the filter of both layouts: "+kindList())
 	var sf sizingFlags
 	sf.register(fs)
-	maxComb := countFlag{mdbf.DefaultMaxCombinations}
+	maxComb := countFlag{multikey.DefaultMaxCombinations}
 	fs.Var(&maxComb, "max-combinations", "refuse a product of the columns' distinct counts above this")
 	md := fs.Bool("markdown", false, "print Markdown tables")
 	usageWithExamples(fs, "join multikey absent --keys F --key-col C1,C2,... [--key-type T] [--filter K] [--fpp P | --bits-per-key B] [flags]", multikeyAbsentExamples)
@@ -277,9 +278,9 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 		return fmt.Errorf("multikey absent: %w", err)
 	}
 	read := time.Since(start)
-	res, err := mdbf.Absent(ctx, mdbf.AbsentOptions{Types: tts, Keys: ks, Kind: filters.Kind(*kind), Sizing: sz, MaxCombinations: int64(maxComb.n)})
+	res, err := multikey.Absent(ctx, multikey.AbsentOptions{Types: tts, Keys: ks, Kind: filters.Kind(*kind), Sizing: sz, MaxCombinations: int64(maxComb.n)})
 	if err != nil {
-		if errors.Is(err, mdbf.ErrTooMany) {
+		if errors.Is(err, multikey.ErrTooMany) {
 			return usageError{fmt.Errorf("multikey absent: %w (raise --max-combinations, or take fewer columns)", err)}
 		}
 		return flagError("multikey absent", fs, err)
@@ -303,7 +304,7 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	t.header("layout", "memory bits", "k", "formula FP", "absent combinations passed", "measured rate")
 	for _, l := range []struct {
 		name string
-		l    mdbf.AbsentLayout
+		l    multikey.AbsentLayout
 	}{{"per-column", res.PerColumn}, {"composite", res.Composite}} {
 		b := l.l.Built
 		t.row(l.name, fmt.Sprint(b.MemoryBits), orDash(kText(b.K)), fmt.Sprintf("%.4g", b.FPP), fmt.Sprintf("%d / %d", l.l.FP, res.Absent), num(rate(l.l.FP, res.Absent), "%.4g"))

@@ -551,7 +551,7 @@ func examplePanels() map[string]Figure {
 	fig5.Panels[1].Notes = []string{"CBF and ACBF_1 are identical: ACBF_1's line lies under the CBF's"}
 	fig5.Caption = "Quick mode: 20,000 elements, 200,000 non-member queries a trial, 2 trials; a measured rate below 1/400,000 = 2.5e-06 reads 0, and the times are of one goroutine on a shared machine, so compare variants within one run only."
 	figs["fig4"], figs["fig5"], figs["fig7"] = fig4, fig5, fig7
-	// A single panel as filters/evaluate draws it: markers only, a Legend
+	// A single panel as repro/evaluate draws it: markers only, a Legend
 	// a kind, measured and formula.
 	sweep := Panel{Title: "false positive rate by bits per key", XLabel: "bits per key (memory / keys)", YLabel: "false positive rate", LogY: true, Floor: 1e-6}
 	for i, k := range []string{"bloom", "cbf = acbf1", "acbf"} {

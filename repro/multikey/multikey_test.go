@@ -1,4 +1,4 @@
-package mdbf
+package multikey
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/mdbf"
 	"github.com/acbfjoin/acbfjoin/tuple"
 )
 
@@ -188,7 +189,7 @@ func TestAbsent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	comps, _ := DistinctColumns(types, keys)
+	comps, _ := mdbf.DistinctColumns(types, keys)
 	var absent, perCol, comp int64
 	for _, a := range comps[0] {
 		for _, b := range comps[1] {
@@ -220,7 +221,7 @@ func TestAbsent(t *testing.T) {
 	if _, err := Absent(context.Background(), AbsentOptions{Types: types, Keys: keys, Kind: filters.Bloom, MaxCombinations: 100}); !errors.Is(err, ErrTooMany) {
 		t.Errorf("above the bound: %v", err)
 	}
-	if _, err := Absent(context.Background(), AbsentOptions{Types: types, Keys: append(keys, keys[0]), Kind: filters.Bloom}); !errors.Is(err, ErrKeys) {
+	if _, err := Absent(context.Background(), AbsentOptions{Types: types, Keys: append(keys, keys[0]), Kind: filters.Bloom}); !errors.Is(err, mdbf.ErrKeys) {
 		t.Errorf("a repeated key: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package mdbf
+package multikey
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/datasets/triples"
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/mdbf"
 	"github.com/acbfjoin/acbfjoin/tuple"
 )
 
@@ -65,8 +66,8 @@ func checkShape(rows int, m uint64, k, dims int) error {
 		return fmt.Errorf("mdbf: %d bits a column, want 1 to %d", m, uint64(maxBits))
 	case k < 1 || k > filters.MaxK:
 		return fmt.Errorf("mdbf: k = %d, want 1 to %d", k, filters.MaxK)
-	case dims < 1 || dims > MaxColumns:
-		return fmt.Errorf("mdbf: %d columns, want 1 to %d", dims, MaxColumns)
+	case dims < 1 || dims > mdbf.MaxColumns:
+		return fmt.Errorf("mdbf: %d columns, want 1 to %d", dims, mdbf.MaxColumns)
 	}
 	return nil
 }
@@ -560,7 +561,7 @@ type AbsentResult struct {
 // above its bound.
 var ErrTooMany = errors.New("mdbf: too many combinations")
 
-// Absent builds the per-column (Build) and the composite (filters.Build)
+// Absent builds the per-column (mdbf.Build) and the composite (filters.Build)
 // filter of kind over opt.Keys, each sized by opt.Sizing, and asks both
 // every combination of the columns' distinct values that is not a key:
 // the cartesian product minus the keys, the tuples a join's other side can
@@ -574,14 +575,14 @@ var ErrTooMany = errors.New("mdbf: too many combinations")
 // set of the keys.
 func Absent(ctx context.Context, opt AbsentOptions) (AbsentResult, error) {
 	start := time.Now()
-	if len(opt.Types) == 0 || len(opt.Types) > MaxColumns {
-		return AbsentResult{}, fmt.Errorf("%w: %d columns, want 1 to %d", ErrKeys, len(opt.Types), MaxColumns)
+	if len(opt.Types) == 0 || len(opt.Types) > mdbf.MaxColumns {
+		return AbsentResult{}, fmt.Errorf("%w: %d columns, want 1 to %d", mdbf.ErrKeys, len(opt.Types), mdbf.MaxColumns)
 	}
 	limit := opt.MaxCombinations
 	if limit <= 0 {
 		limit = DefaultMaxCombinations
 	}
-	comps, err := DistinctColumns(opt.Types, opt.Keys)
+	comps, err := mdbf.DistinctColumns(opt.Types, opt.Keys)
 	if err != nil {
 		return AbsentResult{}, err
 	}
@@ -598,10 +599,10 @@ func Absent(ctx context.Context, opt AbsentOptions) (AbsentResult, error) {
 		set[string(k)] = struct{}{}
 	}
 	if len(set) != len(opt.Keys) {
-		return AbsentResult{}, fmt.Errorf("%w: %d keys, %d distinct (want distinct tuples)", ErrKeys, len(opt.Keys), len(set))
+		return AbsentResult{}, fmt.Errorf("%w: %d keys, %d distinct (want distinct tuples)", mdbf.ErrKeys, len(opt.Keys), len(set))
 	}
 	res.Absent = res.Combinations - int64(len(set))
-	if res.PerColumn.Built, err = Build(opt.Kind, opt.Types, opt.Keys, opt.Sizing); err != nil {
+	if res.PerColumn.Built, err = mdbf.Build(opt.Kind, opt.Types, opt.Keys, opt.Sizing); err != nil {
 		return AbsentResult{}, err
 	}
 	if res.Composite.Built, err = filters.Build(opt.Kind, opt.Keys, opt.Sizing); err != nil {

@@ -1,4 +1,4 @@
-package mdbf
+package multikey
 
 import "math"
 
