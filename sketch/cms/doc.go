@@ -23,7 +23,7 @@
 // independent: if both halves of two keys' hashes are close, the keys collide
 // in every row). TestErrorBound, the statistical test of the guarantee below,
 // is what checks that this choice keeps the bound in practice, and the
-// evaluation program bench/cmd/cmseval does the same at a million keys.
+// evaluation program repro/cmd/cmseval does the same at a million keys.
 //
 // # Guarantees
 //
