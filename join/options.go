@@ -304,6 +304,13 @@ func (opt Options) Key() key.Join {
 	return key.Join{KeyCols: opt.KeyCols, JoinCols: opt.JoinCols, Types: opt.KeyTypes}
 }
 
+// MaxBroadcastBytes bounds the memory of the filter copies a node's
+// mappers decode (1 GiB): each mapper gets its own copy while all of them
+// fit, otherwise as many copies as fit (at least one) are shared among the
+// mappers, as the cores of one node share its copy. A filter is at most
+// filters.MaxFilterBytes, and the built one is let go once serialized.
+const MaxBroadcastBytes = 1 << 30
+
 // The key columns of a join that names none: the NBER files' (the patent
 // number of apat63_99, the cited patent of cite75_99).
 const (

@@ -131,7 +131,7 @@ func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format
 	jf.bars.clear()
 	if !jf.quiet {
 		var text bytes.Buffer
-		writeReport(&text, rep)
+		rep.WriteText(&text)
 		fmt.Fprintf(&text, "wrote %s: %d classes, %s/%s=CLASS/part.%s\n", out, len(labels), out, b.ClassCol, format)
 		if _, err := stdout.Write(text.Bytes()); err != nil {
 			return stdoutError{err}

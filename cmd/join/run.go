@@ -117,7 +117,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 			report = stderr
 		}
 		var text bytes.Buffer
-		writeReport(&text, rep)
+		rep.WriteText(&text)
 		if _, err := report.Write(text.Bytes()); err != nil {
 			if report == stderr {
 				return fmt.Errorf("write the report to standard error: %w", err)

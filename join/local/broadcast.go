@@ -5,14 +5,12 @@ import (
 	"fmt"
 
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/join"
 )
 
-// MaxBroadcastBytes bounds the memory of the filter copies the mappers
-// decode (1 GiB): each mapper gets its own copy while all of them fit,
-// otherwise as many copies as fit (at least one) are shared among the
-// mappers, as the cores of one node share its copy. A filter is at most
-// filters.MaxFilterBytes, and the built one is let go once serialized.
-const MaxBroadcastBytes = 1 << 30
+// MaxBroadcastBytes is join.MaxBroadcastBytes: the copies of the filter
+// the mappers decode share it.
+const MaxBroadcastBytes = join.MaxBroadcastBytes
 
 // broadcastLimit is MaxBroadcastBytes; tests lower it.
 var broadcastLimit uint64 = MaxBroadcastBytes

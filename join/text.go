@@ -1,0 +1,155 @@
+package join
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText writes the report as a few readable lines, as join run prints
+// it (what auto chose, the filter, the keys, the input, the shuffle, the
+// partitions, the join's timings). Write errors are w's to keep (a
+// bytes.Buffer or a writer that records them).
+func (r *Report) WriteText(w io.Writer) {
+	if a := r.Auto; a != nil {
+		r.writeAuto(w, a)
+	}
+	f := r.Filter
+	fmt.Fprintf(w, "filter %s, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
+		cmp.Or(f.Params, string(f.Kind)), f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
+	if r.BroadcastCopies < r.Settings.Mappers {
+		fmt.Fprintf(w, "broadcast: %d mappers share %d copies of the filter (one each would take more than %s)\n",
+			r.Settings.Mappers, r.BroadcastCopies, SizeText(MaxBroadcastBytes))
+	}
+	fmt.Fprintf(w, "keys: %d rows, %d distinct\n", r.KeysRecords, r.KeysDistinct)
+	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g, row-weighted)\n",
+		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, r.FPPMeasured)
+	if h := r.HotExclusions; h != nil {
+		fmt.Fprintf(w, "hot exclusions: %d asked, %d found (frequent keys that pass the filter and are not keys), %d bytes with the filter; they dropped %d rows: row-weighted FP %.3g without them, %.3g with",
+			h.Asked, h.Found, h.BroadcastBytes, h.ExcludedRecords, h.FPPMeasuredWithout, r.FPPMeasured)
+		if r.FPPMeasured > 0 {
+			fmt.Fprintf(w, " (%.1fx less)", h.FPPMeasuredWithout/r.FPPMeasured)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "shuffle: %d records, %d bytes (Arrow IPC), %.1f%% less than the %d without a filter, %d bytes spilled, %.1f MiB held at most\n",
+		r.ShuffleRecords, r.ShuffleBytes, 100*r.ShuffleReduction, r.ShuffleBytesNoFilter, r.SpilledBytes, float64(r.ShufflePeakBytes)/(1<<20))
+	r.writeSkew(w)
+	if r.BadRows > 0 {
+		fmt.Fprintf(w, "bad rows: %d skipped; the first: %s\n", r.BadRows, strings.Join(r.BadRowExamples, "; "))
+	}
+	// The phases some runs have: the skew sample, auto's decision.
+	var optional string
+	for _, ph := range []string{"sample", "auto", "exclusions"} {
+		if v, ok := r.TimingsMs[ph]; ok {
+			optional += fmt.Sprintf(", %s %.0f ms", ph, v)
+		}
+	}
+	fmt.Fprintf(w, "join: %d rows; time build %.0f ms%s, broadcast %.0f ms, map %.0f ms (%.1f ns a row a core), shuffle %.0f ms, reduce %.0f ms, finish %.0f ms, total %.0f ms; peak heap %.1f MiB, peak RSS %.1f MiB\n",
+		r.JoinRows, r.TimingsMs["build"], optional, r.TimingsMs["broadcast"], r.TimingsMs["map"], r.NsPerRowCore["map"], r.TimingsMs["shuffle"], r.TimingsMs["reduce"], r.TimingsMs["finish"], r.TimingsMs["total"],
+		float64(r.PeakHeapBytes)/(1<<20), float64(r.PeakRSSBytes)/(1<<20))
+}
+
+// writeSkew writes what --skew did, the partitions' balance and the
+// join-size estimate.
+func (r *Report) writeSkew(w io.Writer) {
+	s := r.Skew
+	if s.Mode == SkewAuto {
+		fmt.Fprintf(w, "skew auto: ")
+		if s.SampledRecords > 0 {
+			fmt.Fprintf(w, "%s of %d rows (%.2g%% of the side)", s.Source, s.SampledRecords, 100*s.SampledFraction)
+			if s.ThresholdRecords > 0 {
+				fmt.Fprintf(w, ", input ~%d rows, hot above %d a partition", s.InputRecordsEstimate, s.ThresholdRecords)
+			}
+			fmt.Fprintf(w, "; ")
+		}
+		if len(s.HotKeys) == 0 {
+			fmt.Fprintf(w, "%s\n", cmp.Or(s.Note, "no hot key"))
+		} else {
+			if s.Note != "" {
+				fmt.Fprintf(w, "%s; ", s.Note)
+			}
+			fmt.Fprintf(w, "%d hot key(s):", len(s.HotKeys))
+			for i, h := range s.HotKeys {
+				if i == 5 {
+					fmt.Fprintf(w, " ... (%d more)", len(s.HotKeys)-5)
+					break
+				}
+				fmt.Fprintf(w, " %s (%.1f%% of the rows, %d partitions)", h.Key, 100*h.Share, len(h.Partitions))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	b, a := s.Before, s.After
+	if b.Partitions > 1 {
+		if s.Mode == SkewAuto {
+			fmt.Fprintf(w, "partitions: the largest holds %.1f%% of %d shuffle records (%.2fx the mean) with plain hashing, %.1f%% of %d (%.2fx) as run; join rows %.2fx the mean\n",
+				100*b.LargestShare, b.TotalRecords, b.LargestOverMean, 100*a.LargestShare, a.TotalRecords, a.LargestOverMean, s.JoinRows.LargestOverMean)
+		} else {
+			fmt.Fprintf(w, "partitions: the largest holds %.1f%% of %d shuffle records (%.2fx the mean); join rows %.2fx the mean\n",
+				100*a.LargestShare, a.TotalRecords, a.LargestOverMean, s.JoinRows.LargestOverMean)
+		}
+	}
+	if r.JoinRowsEstimateSource != "" {
+		ratio := ""
+		if r.JoinRows > 0 {
+			ratio = fmt.Sprintf(" (%.4fx)", float64(r.JoinRowsEstimate)/float64(r.JoinRows))
+		}
+		fmt.Fprintf(w, "join size: estimated %d before the shuffle (%s; count-min bound %d), %d true%s\n",
+			r.JoinRowsEstimate, r.JoinRowsEstimateSource, r.JoinRowsEstimateBound, r.JoinRows, ratio)
+	}
+}
+
+// autoChoice names a candidate of --filter auto: "bloom at 10 bits a key".
+func autoChoice(c AutoCandidate) string {
+	if c.BitsPerKey == 0 {
+		return string(c.Kind)
+	}
+	return fmt.Sprintf("%s at %g bits a key", c.Kind, c.BitsPerKey)
+}
+
+// writeAuto writes what --filter auto saw and chose, and its prediction
+// beside the run's measurement.
+func (r *Report) writeAuto(w io.Writer, a *AutoReport) {
+	seen := fmt.Sprintf("%.1f%% of %d sampled rows have a key (about %.0f rows)", 100*a.Selectivity, a.SampledRows, a.EstimatedRows)
+	if a.Note != "" {
+		seen = a.Note
+	}
+	fmt.Fprintf(w, "auto: %s; chose %s", seen, autoChoice(a.Chosen))
+	if a.RunnerUp != nil {
+		fmt.Fprintf(w, " (predicted cost %.1f ms: broadcast, probes, shuffle) over %s (%.1f ms)", a.Chosen.PredictedCostMs, autoChoice(*a.RunnerUp), a.RunnerUp.PredictedCostMs)
+	}
+	fmt.Fprintf(w, "\nauto: predicted shuffle %.0f bytes, measured %d (%+.1f%%); predicted map phase %.1f ms (probes %.1f), measured %.1f ms\n",
+		a.Chosen.PredictedShuffleBytes, r.ShuffleBytes, 100*(a.Chosen.PredictedShuffleBytes/float64(max(1, r.ShuffleBytes))-1), a.Chosen.PredictedMapMs, a.Chosen.PredictedProbeMs, r.TimingsMs["map"])
+}
+
+// writeCompare prints compare's table and, with cbf and acbf among the
+// kinds, the paper's Table 1 comparison.
+// filterLabel names a report's filter: its kind, and "per-column" for that
+// layout of a composite key.
+func filterLabel(r *Report) string {
+	if r.Settings.Layout == LayoutPerColumn {
+		return string(r.Filter.Kind) + " per-column"
+	}
+	return string(r.Filter.Kind)
+}
+
+// WriteComparison writes the table of a comparison of filters (one report
+// each, local.Compare's; times the medians of repeat runs), as join
+// compare prints it.
+func WriteComparison(w io.Writer, reps []*Report, repeat int) {
+	r0 := reps[0]
+	fmt.Fprintf(w, "%d input rows, %d key rows (%d distinct), %d join rows; times are medians of %d run(s)\n\n",
+		r0.InputRecords, r0.KeysRecords, r0.KeysDistinct, r0.JoinRows, repeat)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "filter\tparameters\tmemory bits\tformula FP\tmeasured FP\tmap output records\tfalse positives\tshuffle bytes\tconstruction ms\ttotal ms\t")
+	for _, r := range reps {
+		shape := cmp.Or(r.Filter.Shape, "-")
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3g\t%.3g\t%d\t%d\t%d\t%.1f\t%.0f\t\n", filterLabel(r), shape, r.Filter.MemoryBits,
+			r.Filter.FPPFormula, r.FPPMeasured, r.MapOutputRecords, r.FalsePositiveRecords, r.ShuffleBytes,
+			r.TimingsMs["build"], r.TimingsMs["total"])
+	}
+	tw.Flush()
+}
