@@ -441,3 +441,24 @@ func TestBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestParseKinds: all, a list in its order, and the refusals.
+func TestParseKinds(t *testing.T) {
+	all, err := ParseKinds(" all ")
+	if err != nil || len(all) != len(Kinds()) {
+		t.Fatalf("all: %v, %v", all, err)
+	}
+	got, err := ParseKinds("fuse, bloom")
+	if err != nil || fmt.Sprint(got) != "[fuse bloom]" {
+		t.Fatalf("a list: %v, %v", got, err)
+	}
+	if _, err := ParseKinds("bloom,quotient"); !errors.Is(err, ErrUnknownKind) || !strings.HasPrefix(err.Error(), `"quotient": unknown filter (want all, or some of none,`) {
+		t.Errorf("unknown: %v", err)
+	}
+	if _, err := ParseKinds("bloom,bloom"); err == nil || err.Error() != "bloom is given twice" {
+		t.Errorf("twice: %v", err)
+	}
+	if _, err := ParseKinds(""); !errors.Is(err, ErrUnknownKind) {
+		t.Errorf("empty: %v", err)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/textfmt"
 	"github.com/acbfjoin/acbfjoin/join/local"
 	"github.com/acbfjoin/acbfjoin/key"
 )
@@ -176,20 +176,20 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	mem, ser := b.Bytes()
 	fmt.Fprintf(stdout, "wrote %s: %d classes of %s over %s (%s), %d key rows, %s of filters (%d bytes on disk); read in %s, built in %s\n",
-		*out, len(b.Classes), b.Kind, *classCol, cl, res.Records, bytesText(mem), ser, scanned.Round(time.Millisecond), (built - scanned).Round(time.Millisecond))
+		*out, len(b.Classes), b.Kind, *classCol, cl, res.Records, textfmt.Bytes(mem), ser, scanned.Round(time.Millisecond), (built - scanned).Round(time.Millisecond))
 	if res.BadRows > 0 {
 		fmt.Fprintf(stdout, "skipped %d bad rows, the first: %s\n", res.BadRows, strings.Join(res.BadRowExamples, "; "))
 	}
 	if v != nil {
 		fmt.Fprintln(stdout)
-		writeValidation(stdout, b, v)
+		v.WriteMarkdown(stdout, b)
 		fmt.Fprintf(stdout, "\n%d distinct keys, %d probes, validated in %s\n", v.Keys, v.Probes, (validated - built).Round(time.Millisecond))
 		return nil
 	}
 	fmt.Fprintln(stdout, "| class | n | m (bits) | k | formula FP |")
 	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|")
 	for _, c := range b.Classes {
-		fmt.Fprintf(stdout, "| %s | %d | %d | %s | %.5g |\n", mdCell(c.Label), c.Built.N, c.Built.MemoryBits, orDash(kText(c.Built.K)), c.Built.FPP)
+		fmt.Fprintf(stdout, "| %s | %d | %d | %s | %.5g |\n", textfmt.MDCell(c.Label), c.Built.N, c.Built.MemoryBits, textfmt.K(c.Built.K), c.Built.FPP)
 	}
 	return nil
 }
@@ -253,10 +253,10 @@ func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Write
 			ReadSecs   float64 `json:"read_seconds"`
 			TotalSecs  float64 `json:"total_seconds"`
 			FilterByte uint64  `json:"filter_bytes"`
-		}{v, *bankPath, res.Records, res.BadRows, scanned.Seconds(), elapsed.Seconds(), memBytes(b)})
+		}{v, *bankPath, res.Records, res.BadRows, scanned.Seconds(), elapsed.Seconds(), b.MemoryBytes()})
 	}
 	var w strings.Builder
-	writeValidation(&w, b, v)
+	v.WriteMarkdown(&w, b)
 	fmt.Fprintf(&w, "\n%d key rows, %d distinct keys, %d probes; read and checked in %s, validated in %s\n",
 		res.Records, v.Keys, v.Probes, scanned.Round(time.Millisecond), (elapsed - scanned).Round(time.Millisecond))
 	if res.BadRows > 0 {
@@ -271,47 +271,6 @@ func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 	}
 	return nil
-}
-
-// writeValidation prints the validation table in Markdown: the seed's
-// columns (class, FP) with what it lacked.
-func writeValidation(w io.Writer, b *bank.Bank, v *bank.Validation) {
-	target := "by bits per key"
-	if b.Sizing.FPP > 0 {
-		target = fmt.Sprintf("%g", b.Sizing.FPP)
-	}
-	fmt.Fprintf(w, "bank of %s filters over %s (%s), target p %s\n\n", b.Kind, b.ClassCol, b.Classing, target)
-	fmt.Fprintln(w, "| class | n | m (bits) | k | formula FP | measured FP | false positives / trials | z | fill FP | z (fill) | FN |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-	for _, c := range v.Classes {
-		z := fmt.Sprintf("%+.2f", c.Z)
-		if !c.Spread {
-			z += "*"
-		}
-		fmt.Fprintf(w, "| %s | %d | %d | %s | %.5f | %.5f | %d / %d | %s | %s | %s | %d |\n",
-			mdCell(c.Label), c.N, c.Bits, orDash(kText(c.K)), c.Formula, c.Measured, c.Hits, c.Trials, z,
-			num(c.Fill, "%.5f"), num(c.ZFill, "%+.2f"), c.FN)
-	}
-	mem := memBytes(b)
-	fmt.Fprintf(w, "\nz: (measured - formula) / sd, sd binomial plus the spread of a filter's fill over random keys")
-	if len(v.Classes) > 0 && !v.Classes[0].Spread {
-		fmt.Fprintf(w, "; * this kind has no closed form for that spread: binomial sd only")
-	}
-	fmt.Fprintf(w, ". z (fill): measured against this filter's own rate from its contents, binomial.\n")
-	if p := b.Sizing.FPP; p > 0 && len(b.Classes) > 0 {
-		var opt float64
-		for _, c := range b.Classes {
-			opt += -float64(c.Built.N) * math.Log(p) / (math.Ln2 * math.Ln2)
-		}
-		fmt.Fprintf(w, "filters: %s; the optimal m_i = -n_i ln p / ln^2 2 sum to %s: %.2f%% more\n", bytesText(mem), bytesText(uint64(opt/8)), 100*(float64(mem)*8/opt-1))
-	} else {
-		fmt.Fprintf(w, "filters: %s\n", bytesText(mem))
-	}
-}
-
-func memBytes(b *bank.Bank) uint64 {
-	m, _ := b.Bytes()
-	return m
 }
 
 const bankUpdateExamples = `
@@ -412,34 +371,6 @@ func badRowsFlag(cmd, s string) (bool, error) {
 		return true, nil
 	}
 	return false, usageError{fmt.Errorf("%s: --bad-rows %q: want fail or skip", cmd, s)}
-}
-
-// kText prints k, or "" for none.
-func kText(k int) string {
-	if k == 0 {
-		return ""
-	}
-	return fmt.Sprint(k)
-}
-
-// mdCell escapes a label for a Markdown table cell.
-func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
-}
-
-// bytesText prints a byte count in binary units.
-func bytesText(b uint64) string {
-	v := float64(b)
-	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB"}
-	i := 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%d bytes", b)
-	}
-	return fmt.Sprintf("%.2f %s", v, units[i])
 }
 
 // writeJSONOut writes v as JSON to standard output, a write error being a

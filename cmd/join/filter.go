@@ -84,28 +84,15 @@ func (c *countFlag) Set(s string) error {
 	return nil
 }
 
-// parseKinds reads a comma-separated list of kinds, or all.
+// parseKinds reads a comma-separated list of kinds, or all
+// (filters.ParseKinds).
 func parseKinds(cmd, flagName, list string) ([]filters.Kind, error) {
-	var kinds []filters.Kind
-	if strings.TrimSpace(list) == "all" {
-		for _, sp := range filters.Kinds() {
-			kinds = append(kinds, sp.Kind)
-		}
-		return kinds, nil
+	if slices.Contains(strings.Split(strings.ReplaceAll(list, " ", ""), ","), string(join.FilterAuto)) {
+		return nil, usageError{fmt.Errorf("%s: --%s auto: %s measures each kind named; auto chooses one of them for a join (join run --filter auto says which and why)", cmd, flagName, cmd)}
 	}
-	for _, s := range strings.Split(list, ",") {
-		s = strings.TrimSpace(s)
-		if s == string(join.FilterAuto) {
-			return nil, usageError{fmt.Errorf("%s: --%s auto: %s measures each kind named; auto chooses one of them for a join (join run --filter auto says which and why)", cmd, flagName, cmd)}
-		}
-		sp, err := filters.Lookup(s)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("%s: --%s %q: unknown filter (want all, or some of %s)", cmd, flagName, s, strings.Join(filters.Names(), ", "))}
-		}
-		if slices.Contains(kinds, sp.Kind) {
-			return nil, usageError{fmt.Errorf("%s: --%s: %s is given twice", cmd, flagName, sp.Kind)}
-		}
-		kinds = append(kinds, sp.Kind)
+	kinds, err := filters.ParseKinds(list)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("%s: --%s %v", cmd, flagName, err)}
 	}
 	return kinds, nil
 }
@@ -266,7 +253,7 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	report := evalReport{n.n, queries.n, *churn, *seed, sz, runtime.Version(), jsonSafe(results)}
+	report := evalReport{n.n, queries.n, *churn, *seed, sz, runtime.Version(), evaluate.JSONSafe(results)}
 	if repF != nil {
 		if err := writeJSON(repF, report); err != nil {
 			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
@@ -277,7 +264,7 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return err
 		}
 	} else {
-		writeEval(stdout, cfg, results)
+		evaluate.WriteMarkdown(stdout, cfg, results, cliflag.RewriteText)
 	}
 	if repF != nil {
 		if err := repF.Commit(); err != nil {
@@ -298,123 +285,11 @@ type evalReport struct {
 	Results []evaluate.Result `json:"results"`
 }
 
-// jsonSafe replaces the NaNs of results (operations a kind does not have),
-// which JSON cannot hold, by -1.
-func jsonSafe(results []evaluate.Result) []evaluate.Result {
-	out := append([]evaluate.Result(nil), results...)
-	for i := range out {
-		for _, f := range []*float64{&out[i].Z, &out[i].DeletedZ, &out[i].DeletedExpected, &out[i].FillFPP, &out[i].FillSD, &out[i].ZFormula, &out[i].AddNs, &out[i].RemoveNs, &out[i].BatchNs} {
-			if math.IsNaN(*f) {
-				*f = -1
-			}
-		}
-	}
-	return out
-}
-
-// writeEval prints the results as a Markdown table.
-func writeEval(w io.Writer, cfg evaluate.Config, results []evaluate.Result) {
-	fmt.Fprintf(w, "%d keys, %d fresh non-member queries, %d churn rounds, seed %d; one core, %s\n\n", cfg.N, cfg.Queries, cfg.Churn, cfg.Seed, runtime.Version())
-	churned := cfg.Churn > 0
-	head := "| kind | parameters | bits per key | FP measured | FP of its fill | z | FP formula | z formula | false neg. | insert fails |"
-	rule := "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-	if churned {
-		head += " deleted keys' FP (z) |"
-		rule += "---:|"
-	}
-	head += " build ns/key | add ns | remove ns | contains ns | batch ns | result |"
-	rule += "---:|---:|---:|---:|---:|---|"
-	fmt.Fprintln(w, head)
-	fmt.Fprintln(w, rule)
-	for _, r := range results {
-		if r.Err != "" {
-			fmt.Fprintf(w, "| %s | cannot be built: %s |\n", r.Kind, cliflag.RewriteText(r.Err))
-			continue
-		}
-		result := "PASS"
-		if !r.Pass {
-			result = "**FAIL**"
-		}
-		fmt.Fprintf(w, "| %s | %s | %.1f | %.4g | %s | %s | %.4g | %s | %d | %d |", r.Kind, orDash(r.Shape), r.BitsPerKey, r.FPP, num(r.FillFPP, "%.4g"),
-			num(r.Z, "%+.2f"), r.FormulaFPP, num(r.ZFormula, "%+.2f"), r.FalseNegatives, r.InsertFailures)
-		if churned {
-			if r.ChurnRounds == 0 {
-				fmt.Fprint(w, " - |")
-			} else {
-				fmt.Fprintf(w, " %.4g (%s) |", float64(r.DeletedPositives)/float64(max(r.Deleted, 1)), num(r.DeletedZ, "%+.2f"))
-			}
-		}
-		fmt.Fprintf(w, " %.1f | %s | %s | %.1f | %s | %s |\n", r.BuildNs, num(r.AddNs, "%.1f"), num(r.RemoveNs, "%.1f"), r.ContainsNs, num(r.BatchNs, "%.1f"), result)
-	}
-	fmt.Fprintln(w, "\nFP of its fill: the rate this filter's contents give (its ones, its load); the formula is that rate's expectation over random keys,")
-	fmt.Fprintln(w, "which one filter misses by the chance in how its keys fell. z: (measured - fill) / sd of the queries; z formula: (measured - formula) / sd of\n"+
-		"the queries and of the fill over 8 more filters of other keys (JSON: fill_sd); it is shown, not judged.")
-	fmt.Fprintln(w, "PASS: no false negative; the false positives within 4 sd of the fill (|z| <= 4), or, when fewer than 25 are expected, no further")
-	fmt.Fprintln(w, "in a Poisson tail than 4 sd of a normal (p >= 3.2e-5 each side); exact and none: the rate exactly; the same for the deleted keys.")
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// num formats v, or "-" for NaN.
-func num(v float64, format string) string {
-	if math.IsNaN(v) {
-		return "-"
-	}
-	return fmt.Sprintf(format, v)
-}
-
 const filterPlotExamples = `
 Examples:
   join filter plot --n 100000 --out fp.svg
   join filter plot --n 1e6 --queries 1e7 --bits 4:32:2 --kinds bloom,blocked,cuckoo,acbf --out fp.svg
 `
-
-// parseBits reads --bits: a list (8,10,16) or a range FROM:TO:STEP.
-func parseBits(s string) ([]float64, error) {
-	if parts := strings.Split(s, ":"); len(parts) == 3 {
-		var v [3]float64
-		for i, p := range parts {
-			f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, fmt.Errorf("want FROM:TO:STEP such as 4:32:2")
-			}
-			v[i] = f
-		}
-		if v[2] <= 0 || v[1] < v[0] || (v[1]-v[0])/v[2] > 1000 {
-			return nil, fmt.Errorf("want FROM <= TO and a positive STEP, at most 1000 points")
-		}
-		if v[0] <= 0 {
-			return nil, fmt.Errorf("FROM %g: want bits per key above 0", v[0])
-		}
-		var out []float64
-		for x := v[0]; x <= v[1]+1e-9; x += v[2] {
-			out = append(out, math.Round(x*1e6)/1e6)
-		}
-		return out, nil
-	}
-	var out []float64
-	for _, p := range strings.Split(s, ",") {
-		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("want numbers such as 8,10,16 or a range such as 4:32:2")
-		}
-		out = append(out, f)
-	}
-	if len(out) > 1000 {
-		return nil, fmt.Errorf("at most 1000 points")
-	}
-	for _, b := range out {
-		if b <= 0 {
-			return nil, fmt.Errorf("%g: want bits per key above 0", b)
-		}
-	}
-	return out, nil
-}
 
 func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("filter plot", flag.ContinueOnError)
@@ -446,7 +321,7 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if sf.SizedBy() {
 		return usageError{fmt.Errorf("filter plot: the plot sizes each kind at --bits; --fpp, --bits-per-key and --filter-budget do not apply")}
 	}
-	bits, err := parseBits(*bitsList)
+	bits, err := evaluate.ParseBits(*bitsList)
 	if err != nil {
 		return usageError{fmt.Errorf("filter plot: --bits %q: %v", *bitsList, err)}
 	}
@@ -489,14 +364,6 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "%d keys, %d fresh non-member queries a point, seed %d; wrote %s\n\n", n.n, queries.n, *seed, *out)
-	fmt.Fprintln(stdout, "| kind | bits per key asked | bits per key taken | parameters | FP measured | FP of its fill | FP formula |")
-	fmt.Fprintln(stdout, "|---|---:|---:|---|---:|---:|---:|")
-	for _, pt := range points {
-		if pt.Err != "" {
-			fmt.Fprintf(stdout, "| %s | %g | | cannot: %s | | | |\n", pt.Kind, pt.Asked, strings.ReplaceAll(cliflag.RewriteText(pt.Err), "--bits-per-key ", "--bits "))
-			continue
-		}
-		fmt.Fprintf(stdout, "| %s | %g | %.1f | %s | %.4g | %s | %.4g |\n", pt.Kind, pt.Asked, pt.BitsPerKey, pt.Shape, pt.FPP, num(pt.FillFPP, "%.4g"), pt.FormulaFPP)
-	}
+	evaluate.WritePoints(stdout, points, func(e string) string { return strings.ReplaceAll(cliflag.RewriteText(e), "--bits-per-key ", "--bits ") })
 	return nil
 }

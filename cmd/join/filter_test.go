@@ -215,7 +215,7 @@ func TestFilterEval(t *testing.T) {
 	}
 	for _, tc := range []struct{ args, want string }{
 		{"eval --n 100 --churn 1e9", "filter eval: --churn 1000000000: want 0 to 1000 rounds"},
-		{"eval --n 100 --kinds cuckoo,bloom,cuckoo", "filter eval: --kinds: cuckoo is given twice"},
+		{"eval --n 100 --kinds cuckoo,bloom,cuckoo", "filter eval: --kinds cuckoo is given twice"},
 		{"plot --out x.svg --bits 0", "filter plot: --bits \"0\": 0: want bits per key above 0"},
 		{"plot --out x.svg --bits -2:4:2", "filter plot: --bits \"-2:4:2\": FROM -2: want bits per key above 0"},
 	} {

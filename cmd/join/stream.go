@@ -10,13 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/internal/option"
-	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/stream"
 	"github.com/acbfjoin/acbfjoin/key"
 )
@@ -140,10 +138,10 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return
 		}
 		if b.Batch == 0 {
-			_, lineErr = io.WriteString(report, batchHeader(opt.Window > 0))
+			_, lineErr = io.WriteString(report, stream.BatchHeader(opt.Window > 0))
 		}
 		if b.Batch%*every == 0 && lineErr == nil {
-			_, lineErr = io.WriteString(report, batchLine(b, opt.Window > 0))
+			_, lineErr = io.WriteString(report, b.Line(opt.Window > 0))
 		}
 	}
 	rep, err := stream.Run(ctx, opt, outF)
@@ -166,7 +164,7 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if !*quiet {
 		var text bytes.Buffer
-		writeStreamReport(&text, rep)
+		rep.WriteText(&text)
 		if _, err := report.Write(text.Bytes()); err != nil {
 			if report == stderr {
 				return fmt.Errorf("write the report to standard error: %w", err)
@@ -183,54 +181,6 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	return nil
-}
-
-func batchHeader(timed bool) string {
-	first := "batch"
-	if timed {
-		first = "batch  time"
-	}
-	return fmt.Sprintf("%s  %9s %9s %9s %9s %9s %9s %9s %6s %9s %9s %10s  %s\n",
-		first, "+keys", "-keys", "live keys", "probe", "neg keys", "FP keys", "FP rate", "z", "FP rows", "rows out", "estimated", "hot keys")
-}
-
-func batchLine(b stream.BatchReport, timed bool) string {
-	first := fmt.Sprintf("%5d", b.Batch)
-	if timed {
-		first = fmt.Sprintf("%5d  %d..%d", b.Batch, b.TimeFrom, b.TimeTo)
-	}
-	var hot []string
-	for i, h := range b.Hot {
-		if i == 3 {
-			break
-		}
-		hot = append(hot, fmt.Sprintf("%s:%d", h.Key, h.Count))
-	}
-	return fmt.Sprintf("%s  %9d %9d %9d %9d %9d %9d %9.2e %+6.1f %9d %9d %10d  %s\n",
-		first, b.Inserts, b.Deletes, b.LiveKeys, b.ProbeRows, b.NegativeKeys, b.FalsePositiveKeys, b.FPRate(), b.FPZ(), b.FalsePositives, b.RowsOut, b.EstimatedRows, strings.Join(hot, " "))
-}
-
-func writeStreamReport(w io.Writer, r *stream.Report) {
-	fmt.Fprintf(w, "\nstream (%s): %d batches, %d probe rows, %d rows out (count-min estimate %d), in %v\n",
-		r.Mode, r.Batches, r.ProbeRows, r.RowsOut, r.EstimatedRows, time.Duration(r.WallNanos).Round(time.Millisecond))
-	fmt.Fprintf(w, "key side: %d inserts, %d %s; live keys at most %d (%d rows), %d at the end\n",
-		r.Inserts, r.Deletes, map[bool]string{true: "expired", false: "deletes"}[r.Mode == "window"], r.MaxLiveKeys, r.MaxLiveRows, r.FinalLiveKeys)
-	fmt.Fprintf(w, "filter %s, sized for %d live keys, %s, rebuilt %d times\n",
-		r.Params, r.Capacity, join.SizeText(r.FilterBytes), r.Rebuilds)
-	fn := "not counted (--verify counts them)"
-	if r.Verified {
-		fn = fmt.Sprint(r.FalseNegatives)
-	}
-	fmt.Fprintf(w, "false positives: %d of %d distinct negative keys a batch (%.3g; formula at the live keys %.3g), batches beyond 4 sd: %d; %d of %d negative rows (%.3g); false negatives: %s\n",
-		r.FalsePositiveKeys, r.NegativeKeys, r.FPRate(), r.FPPMean, r.BatchesBeyond4SD, r.FalsePositives, r.Negatives, r.RowFPRate(), fn)
-	fmt.Fprintf(w, "speed: %.0f key updates/s (apply time), %.0f probe rows/s (wall)\n", r.UpdatesPerSecond(), r.ProbeRowsPerSecond())
-	if len(r.Hot) > 0 {
-		var hot []string
-		for _, h := range r.Hot {
-			hot = append(hot, fmt.Sprintf("%s:%d", h.Key, h.Count))
-		}
-		fmt.Fprintf(w, "hot probe keys (count-min %dx%d, HeavyKeeper): %s\n", r.CMSWidth, r.CMSDepth, strings.Join(hot, " "))
-	}
 }
 
 func cmdStreamPrep(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -31,6 +31,8 @@ var names = map[string]string{
 	"KeyEvents": "key-events", "Probe": "probe", "Batch": "batch", "KeyBatch": "key-batch", "Window": "window",
 	"KeyTime": "key-time", "ProbeTime": "probe-time", "Capacity": "capacity", "CMSEps": "cms-eps",
 	"CMSDelta": "cms-delta", "TopK": "topk", "Workers": "workers",
+	// repro/multikey (join multikey seed)
+	"Bits": "bits", "K": "k", "Dims": "dims", "Queries": "queries", "Replicates": "replicates", "CompositeK": "composite-k", "Domain": "domain",
 	// datasets/semijoin (join gen)
 	"Where": "where", "Rows": "rows", "Selectivity": "selectivity", "Shape": "key-shape", "Distinct": "distinct", "Zipf": "zipf",
 }

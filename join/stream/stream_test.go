@@ -240,7 +240,7 @@ func TestErrors(t *testing.T) {
 			"t1:3: time 4 of column T is before 5 of line 2"},
 		{"probe time order", Options{KeyEvents: write("t2", "K,T\n1,5\n"), Probe: write("pt2.csv", "K,T\n1,5\n1,2\n"), Window: 3, KeyTime: "T"},
 			"pt2.csv:3: time 2 of column T is before 5 of line 2"},
-		{"no time column", Options{KeyEvents: write("t3", "K,T\n"), Probe: probe, Window: 3, KeyTime: "X"}, `KeyTime X: `+filepath.Join(dir, "t3")+` has no column "X" (columns: "K", "T")`},
+		{"no time column", Options{KeyEvents: write("t3", "K,T\n"), Probe: probe, Window: 3, KeyTime: "X"}, `KeyTime X: ` + filepath.Join(dir, "t3") + ` has no column "X" (columns: "K", "T")`},
 		{"window needs time", Options{KeyEvents: write("t4", "K,T\n"), Probe: probe, Window: 3}, "required with a window"},
 		{"no such key col", Options{KeyEvents: write("e9", "K,V\n"), Probe: probe, KeyCol: "Z"}, "KeyCol"},
 		{"both stdin", Options{KeyEvents: "-", Probe: "-"}, "one side only"},
