@@ -6,9 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
-	"time"
 
+	"github.com/acbfjoin/acbfjoin/datasets"
 	"github.com/acbfjoin/acbfjoin/datasets/imdb"
 	"github.com/acbfjoin/acbfjoin/datasets/ipstream"
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
@@ -53,168 +52,27 @@ Examples:
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *out != "" {
-		if err := outDir("gen", *out); err != nil {
-			return err
-		}
-	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	// only refuses the given flags that belong to the other dataset.
-	only := func(names ...string) error {
-		for _, name := range names {
-			if given[name] {
-				return usageError{fmt.Errorf("gen: --%s does not apply to --dataset %s (see join gen -h)", name, *dataset)}
-			}
-		}
-		return nil
-	}
-	switch *dataset {
-	case "nber":
-		if err := only("rows", "domain", "zipf", "distinct", "events", "live", "keys", "selectivity", "key-shape"); err != nil {
-			return err
-		}
-	case "imdb-ratings":
-		if err := only("scale", "workers", "domain", "zipf", "distinct", "events", "live", "keys", "selectivity", "key-shape"); err != nil {
-			return err
-		}
-		if !given["rows"] {
-			*rows = imdb.SeedRows
-		}
-	case "triples":
-		if err := only("scale", "workers", "zipf", "distinct", "events", "live", "keys", "selectivity", "key-shape"); err != nil {
-			return err
-		}
-		if !given["rows"] {
-			*rows = triples.SeedRows
-		}
-	case "ipstream":
-		if err := only("scale", "workers", "domain", "keys", "selectivity", "key-shape"); err != nil {
-			return err
-		}
-		if !given["rows"] {
-			*rows = ipstream.DefaultRows
-		}
-	case "semijoin":
-		if err := only("scale", "workers", "domain", "events", "live"); err != nil {
-			return err
-		}
-		if !given["rows"] {
-			*rows = semijoin.DefaultRows
-		}
-		if !given["zipf"] {
-			*zipf = 0
-		}
-	default:
-		return usageError{fmt.Errorf("gen: --dataset %q: want nber, imdb-ratings, triples, ipstream or semijoin", *dataset)}
-	}
 	if *out == "" {
 		return usageError{fmt.Errorf("gen: --out is required")}
 	}
-	if *dataset == "ipstream" {
-		// The defaults and the ranges are the library's (ipstream.Defaults,
-		// Options.Check); here only the flags' names are added.
-		opt := ipstream.Defaults(int64(*rows), *seed)
-		opt.Zipf = *zipf
-		if given["distinct"] {
-			opt.Distinct = *distinct
-			opt.Live = ipstream.DefaultLive(opt.Distinct)
-		}
-		if given["events"] {
-			opt.Events = *events
-		}
-		if given["live"] {
-			opt.Live = *live
-		}
-		if err := opt.Check(); err != nil {
-			var oe *ipstream.OptionError
-			if errors.As(err, &oe) {
-				return usageError{fmt.Errorf("gen: --%s %s: want %s", strings.ToLower(oe.Field), oe.Value, oe.Want)}
-			}
-			return usageError{fmt.Errorf("gen: %w", err)}
-		}
-		res, err := ipstream.Generate(ctx, *out, opt)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "wrote %s (%d rows: Zipf %g over %d addresses) and %s (%d events: %d inserts, %d deletes; live %d at the end, at most %d, target %d) in %s\n",
-			res.ProbePath, opt.Rows, opt.Zipf, opt.Distinct, res.EventsPath, opt.Events, res.Inserts, res.Deletes, res.FinalLive, res.MaxLive, opt.Live, res.Elapsed.Round(time.Millisecond))
-		return nil
+	if err := outDir("gen", *out); err != nil {
+		return err
 	}
-	if *dataset == "semijoin" {
-		return genSemijoin(ctx, fs, semijoin.Options{Keys: *keys, Rows: int64(*rows), Selectivity: *selectivity, Distinct: *distinct, Zipf: *zipf, Seed: *seed}, *keyShape, given["distinct"], *out, stdout)
+	opt := datasets.Options{Dataset: *dataset, Seed: *seed, Given: map[string]bool{}, Scale: *scale, Workers: *workers, Rows: int64(*rows), Domain: *domain,
+		Zipf: *zipf, Distinct: *distinct, Events: *events, Live: *live, Keys: *keys, Selectivity: *selectivity, Shape: *keyShape}
+	fields := map[string]string{"scale": "Scale", "workers": "Workers", "rows": "Rows", "domain": "Domain", "zipf": "Zipf", "distinct": "Distinct",
+		"events": "Events", "live": "Live", "keys": "Keys", "selectivity": "Selectivity", "key-shape": "Shape"}
+	fs.Visit(func(f *flag.Flag) { opt.Given[fields[f.Name]] = true })
+	text, err := datasets.Gen(ctx, *out, opt)
+	var oe *option.Error
+	if errors.As(err, &oe) {
+		return usageError{flagError("gen", fs, err)}
 	}
-	if *dataset == "triples" {
-		if *rows < 1 || *rows > triples.MaxRows {
-			return usageError{fmt.Errorf("gen: --rows %d: want 1..%d", *rows, int64(triples.MaxRows))}
-		}
-		if *domain < 0 {
-			return usageError{fmt.Errorf("gen: --domain %d: want 0 (the seed's decimals) or a number of integer values", *domain)}
-		}
-		start := time.Now()
-		path, err := triples.Generate(ctx, *out, triples.Options{Rows: *rows, Seed: *seed, Domain: *domain})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "wrote %s (%d rows) in %s\n", path, *rows, time.Since(start).Round(time.Millisecond))
-		return nil
-	}
-	if *dataset == "imdb-ratings" {
-		if *rows < 1 || *rows > imdb.MaxRows {
-			return usageError{fmt.Errorf("gen: --rows %d: want 1..%d (tconst has seven digits)", *rows, imdb.MaxRows)}
-		}
-		res, path, err := imdb.GenerateRatings(ctx, *out, imdb.RatingsOptions{Rows: *rows, Seed: *seed})
-		if err != nil {
-			return err
-		}
-		classes := make([]string, 0, 10)
-		for c := 1; c <= 10; c++ {
-			classes = append(classes, fmt.Sprintf("%d:%d", c, res.Classes[c]))
-		}
-		fmt.Fprintf(stdout, "wrote %s (%d rows; titles by rating class %s) in %s\n",
-			path, res.Rows, strings.Join(classes, " "), res.Elapsed.Round(time.Millisecond))
-		return nil
-	}
-	res, err := nber.Generate(ctx, *out, nber.GenOptions{Scale: *scale, Seed: *seed, Workers: *workers})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d citations, %.1f%% cite numbers before 1963, most cited patent %d times)\n",
-		res.CitePath, res.Citations, 100*float64(res.CitedPre1963)/float64(max(res.Citations, 1)), res.MaxInDegree)
-	fmt.Fprintf(stdout, "wrote %s (%d patents) in %s\n", res.PatPath, res.Patents, res.Elapsed.Round(time.Millisecond))
-	return nil
-}
-
-// genSemijoin writes the semijoin dataset of opt (its Shape from the
-// --key-shape name) in out. An invalid option is a usage error naming the
-// flag with the user's spelling of its value.
-func genSemijoin(ctx context.Context, fs *flag.FlagSet, opt semijoin.Options, shape string, distinctGiven bool, out string, stdout io.Writer) error {
-	var err error
-	if opt.Shape, err = semijoin.ParseShape(shape); err == nil {
-		if distinctGiven && opt.Distinct == 0 {
-			// 0 is the library's default, not a count the user may give.
-			err = &option.Error{Pkg: "semijoin", Name: "Distinct", Value: 0, Reason: "want at least 1 non-member key", Err: semijoin.ErrOptions}
-		} else {
-			err = opt.Check()
-		}
-	}
-	if err != nil {
-		if rw := flagError("gen", fs, err); rw != err {
-			return usageError{rw}
-		}
-		return usageError{fmt.Errorf("gen: %w", err)}
-	}
-	res, err := semijoin.Write(ctx, out, opt)
-	if err != nil {
-		return err
-	}
-	skew := ""
-	if opt.Zipf != 0 {
-		skew = fmt.Sprintf("; keys Zipf %g", opt.Zipf)
-	}
-	fmt.Fprintf(stdout, "wrote %s (%d keys) and %s (%d rows, %d with a key: selectivity %g%s)\n",
-		res.KeysPath, res.Keys, res.InputPath, res.Rows, res.MemberRows, opt.Selectivity, skew)
-	return nil
+	_, err = io.WriteString(stdout, text)
+	return err
 }
 
 func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/local"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -153,28 +152,12 @@ func (j *joinFlags) tuneGC(opt join.Options) {
 		return
 	}
 	debug.SetGCPercent(50)
-	debug.SetMemoryLimit(goMemLimit(opt.MemBudget, opt.Keys))
+	debug.SetMemoryLimit(local.GoMemLimit(opt.MemBudget, opt.Keys))
 }
 
 // parseSize parses "256MiB", "64KiB", "1GiB", "1000" (bytes), at most
 // 1 PiB (cliflag.ParseSize).
 func parseSize(s string) (int64, error) { return cliflag.ParseSize(s, cliflag.MaxSize) }
-
-// goMemLimit is the soft memory limit given to the Go collector with --mem:
-// the budget, plus the key side, which the build and the reduce hold in
-// maps (about three times its CSV bytes; a .gz or .zip file is taken as a
-// quarter of its content), plus 32 MiB for buffers and the collector's
-// headroom. docs/design.md has the measurements behind the numbers.
-func goMemLimit(mem int64, keys string) int64 {
-	var keyBytes int64
-	if st, err := os.Stat(keys); err == nil {
-		keyBytes = st.Size()
-		if ext := strings.ToLower(filepath.Ext(keys)); ext == ".gz" || ext == ".zip" {
-			keyBytes *= 4
-		}
-	}
-	return mem + 3*keyBytes + 32<<20
-}
 
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()

@@ -8,10 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/internal/option"
@@ -83,29 +79,23 @@ Examples:
 	}
 	removed, kept := 0, 0
 	for _, dir := range dirs {
-		ents, err := os.ReadDir(dir)
+		ls, err := atomicfile.Leftovers(dir)
 		if err != nil {
 			return fmt.Errorf("clean: %w", fileFlag("tmp-dir", dir, err))
 		}
-		for _, e := range ents {
-			pid, ok := leftoverPID(e.Name())
-			if !ok {
-				continue
-			}
-			if processRuns(pid) {
+		for _, l := range ls {
+			switch {
+			case l.Running:
 				kept++
 				continue
+			case *dryRun:
+				fmt.Fprintf(stdout, "would remove %s (process %d is gone)\n", l.Path, l.PID)
+			default:
+				if err := os.RemoveAll(l.Path); err != nil {
+					return fmt.Errorf("clean: %w", err)
+				}
+				fmt.Fprintf(stdout, "removed %s (process %d is gone)\n", l.Path, l.PID)
 			}
-			p := filepath.Join(dir, e.Name())
-			if *dryRun {
-				fmt.Fprintf(stdout, "would remove %s (process %d is gone)\n", p, pid)
-				removed++
-				continue
-			}
-			if err := os.RemoveAll(p); err != nil {
-				return fmt.Errorf("clean: %w", err)
-			}
-			fmt.Fprintf(stdout, "removed %s (process %d is gone)\n", p, pid)
 			removed++
 		}
 	}
@@ -115,25 +105,6 @@ Examples:
 	}
 	fmt.Fprintf(stdout, "%s %d leftover(s); %d belong to running processes and were kept\n", verb, removed, kept)
 	return nil
-}
-
-// leftoverPID parses the process id from a name made with
-// atomicfile.TempPrefix.
-func leftoverPID(name string) (int, bool) {
-	rest, ok := strings.CutPrefix(strings.TrimPrefix(name, "."), "acbfjoin-")
-	if !ok {
-		return 0, false
-	}
-	digits, _, ok := strings.Cut(rest, "-")
-	pid, err := strconv.Atoi(digits)
-	return pid, ok && err == nil && pid > 0
-}
-
-// processRuns reports whether a process with this id exists (signal 0 checks
-// without sending anything; EPERM means it exists under another user).
-func processRuns(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // fileFlag returns err, from opening path given by --flag, as "--flag

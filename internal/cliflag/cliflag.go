@@ -33,6 +33,8 @@ var names = map[string]string{
 	"CMSDelta": "cms-delta", "TopK": "topk", "Workers": "workers",
 	// repro/multikey (join multikey seed)
 	"Bits": "bits", "K": "k", "Dims": "dims", "Queries": "queries", "Replicates": "replicates", "CompositeK": "composite-k", "Domain": "domain",
+	// datasets (join gen)
+	"Dataset": "dataset", "Scale": "scale", "Events": "events", "Live": "live",
 	// datasets/semijoin (join gen)
 	"Where": "where", "Rows": "rows", "Selectivity": "selectivity", "Shape": "key-shape", "Distinct": "distinct", "Zipf": "zipf",
 }
