@@ -2,14 +2,10 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join/local"
@@ -21,20 +17,11 @@ import (
 // so DIR appears complete or not at all; an existing DIR is refused, never
 // merged into or replaced.
 func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format string, sorted bool, reportJSON string, stdout, stderr io.Writer) (err error) {
-	if format != "csv" && format != "parquet" {
-		return usageError{fmt.Errorf("run: --format %q: want csv or parquet", format)}
-	}
 	if out == "" || atomicfile.IsStdout(out) {
 		return usageError{fmt.Errorf("run: --route dir writes a folder: give --out DIR")}
 	}
 	if jf.bank == "-" {
 		return usageError{fmt.Errorf("run: --route dir needs --bank as a file (its classes name the folders before the join reads it)")}
-	}
-	if _, err := os.Lstat(out); err == nil {
-		return usageError{fmt.Errorf("run: --out %s exists: --route dir writes a new folder (remove it or name another)", out)}
-	}
-	if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
-		return usageError{fmt.Errorf("run: --out %s: folder %s does not exist", out, filepath.Dir(out))}
 	}
 	opt, err := jf.options("run", stderr)
 	if err != nil {
@@ -65,69 +52,25 @@ func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format
 			return err
 		}
 	}
-	parent, base := filepath.Split(filepath.Clean(out))
-	tmp, err := os.MkdirTemp(cmp.Or(parent, "."), "."+atomicfile.TempPrefix()+base+"-*.tmp")
+	d, err := local.NewRoutedDir(out, b.ClassCol, labels, format, opt.TempDir)
 	if err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
+		return usageError{flagError("run", fs, err)}
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			os.RemoveAll(tmp)
-		}
-	}()
-	var opened []*os.File
-	defer func() {
-		for _, f := range opened {
-			f.Close()
-		}
-	}()
-	sinks := make([]local.Sink, len(labels))
-	used := map[string]string{}
-	for i, l := range labels {
-		name := b.ClassCol + "=" + escapeLabel(l)
-		if prev, ok := used[strings.ToLower(name)]; ok {
-			return fmt.Errorf("--out %s: classes %q and %q name the same folder on a case-insensitive file system", out, prev, l)
-		}
-		used[strings.ToLower(name)] = l
-		dir := filepath.Join(tmp, name)
-		if err := os.Mkdir(dir, 0o777); err != nil {
-			return fmt.Errorf("--out %s: %w", out, err)
-		}
-		f, err := os.OpenFile(filepath.Join(dir, "part."+format), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if err != nil {
-			return fmt.Errorf("--out %s: %w", out, err)
-		}
-		opened = append(opened, f)
-		sinks[i] = local.NewCSV(f)
-		if format == "parquet" {
-			sinks[i] = local.NewParquet(f, opt.TempDir)
-		}
-	}
+	defer d.Abort()
 	jf.tuneGC(opt)
-	rep, err := local.Run(ctx, opt, local.NewRouted(labels, sinks))
+	rep, err := local.Run(ctx, opt, d)
 	if err != nil {
 		return flagError("run", fs, err)
 	}
-	for _, f := range opened {
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("--out %s: %w", out, err)
-		}
-	}
-	opened = nil
 	rep.Settings.Format = format
 	if repF != nil {
 		if err := writeJSON(repF, rep); err != nil {
 			return fmt.Errorf("--report-json %s: %w", reportJSON, err)
 		}
 	}
-	if _, err := os.Lstat(out); err == nil {
-		return fmt.Errorf("--out %s: appeared while the join ran; the output is not moved there", out)
+	if err := d.Commit(); err != nil {
+		return fmt.Errorf("--out %w", err)
 	}
-	if err := os.Rename(tmp, out); err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
-	}
-	committed = true
 	jf.bars.clear()
 	if !jf.quiet {
 		var text bytes.Buffer
@@ -143,23 +86,4 @@ func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format
 		}
 	}
 	return nil
-}
-
-// escapeLabel makes a class label a folder name: letters, digits and
-// "._-+" stay, every other byte is %XX (as Hive escapes partition values),
-// and a label of dots only is escaped whole, so that no label names "." or
-// "..", holds a "/", or is empty.
-func escapeLabel(l string) string {
-	var b strings.Builder
-	allDots := strings.Trim(l, ".") == ""
-	for i := 0; i < len(l); i++ {
-		c := l[i]
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '+' || (c == '.' && !allDots)
-		if ok {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
 }

@@ -47,7 +47,14 @@ func prepare(ctx context.Context, opt join.Options, sink Sink) (_ *execution, er
 	if opt, err = opt.Resolve(); err != nil {
 		return nil, err
 	}
-	rsink, routed := sink.(*routedSink)
+	var rsink *routedSink
+	switch s := sink.(type) {
+	case *routedSink:
+		rsink = s
+	case interface{ routed() *routedSink }:
+		rsink = s.routed()
+	}
+	routed := rsink != nil
 	if routed != (opt.Route == join.RouteDir) {
 		return nil, fmt.Errorf("%w: Route dir goes with a sink from NewRouted, and only it", join.ErrOptions)
 	}

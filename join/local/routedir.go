@@ -1,0 +1,151 @@
+package local
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// RoutedDir is the Sink of a bank join routed to a folder (Route dir): one
+// file a class, DIR/CLASSCOL=label/part.csv (or part.parquet), Hive-style.
+// The folder is written under a temporary name beside DIR; Commit renames
+// it to DIR once the run has finished, so DIR appears complete or not at
+// all, and Abort (or Close before Finish) removes it. An existing DIR is
+// refused, never merged into or replaced.
+type RoutedDir struct {
+	Sink
+	dir, tmp  string
+	files     []*os.File
+	finished  bool
+	committed bool
+}
+
+// NewRoutedDir makes the folders of labels (Labels) under a temporary
+// folder beside dir, format "csv" or "parquet" (Parquet spooling in
+// tempDir). Label names are escaped (EscapeLabel); two labels that name
+// the same folder on a case-insensitive file system are refused.
+func NewRoutedDir(dir, classCol string, labels []string, format, tempDir string) (_ *RoutedDir, err error) {
+	if format != "csv" && format != "parquet" {
+		return nil, &option.Error{Pkg: "local", Name: "Format", Value: fmt.Sprintf("%q", format), Reason: "want csv or parquet", Err: join.ErrOptions}
+	}
+	if _, err := os.Lstat(dir); err == nil {
+		return nil, &option.Error{Pkg: "local", Name: "Output", Value: dir, Reason: "exists: a routed join writes a new folder (remove it or name another)", Err: join.ErrOptions}
+	}
+	if st, err := os.Stat(filepath.Dir(dir)); err != nil || !st.IsDir() {
+		return nil, &option.Error{Pkg: "local", Name: "Output", Value: dir, Reason: fmt.Sprintf("folder %s does not exist", filepath.Dir(dir)), Err: join.ErrOptions}
+	}
+	parent, base := filepath.Split(filepath.Clean(dir))
+	tmp, err := os.MkdirTemp(cmp.Or(parent, "."), "."+atomicfile.TempPrefix()+base+"-*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	d := &RoutedDir{dir: dir, tmp: tmp}
+	defer func() {
+		if err != nil {
+			d.Abort()
+		}
+	}()
+	sinks := make([]Sink, len(labels))
+	used := map[string]string{}
+	for i, l := range labels {
+		name := classCol + "=" + EscapeLabel(l)
+		if prev, ok := used[strings.ToLower(name)]; ok {
+			return nil, fmt.Errorf("%s: classes %q and %q name the same folder on a case-insensitive file system", dir, prev, l)
+		}
+		used[strings.ToLower(name)] = l
+		sub := filepath.Join(tmp, name)
+		if err := os.Mkdir(sub, 0o777); err != nil {
+			return nil, err
+		}
+		f, err := os.OpenFile(filepath.Join(sub, "part."+format), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err != nil {
+			return nil, err
+		}
+		d.files = append(d.files, f)
+		sinks[i] = NewCSV(f)
+		if format == "parquet" {
+			sinks[i] = NewParquet(f, tempDir)
+		}
+	}
+	d.Sink = NewRouted(labels, sinks)
+	return d, nil
+}
+
+// routed is the routed sink it wraps (prepare checks it against the
+// options).
+func (d *RoutedDir) routed() *routedSink { return d.Sink.(*routedSink) }
+
+// Finish finishes every class's file and closes them.
+func (d *RoutedDir) Finish(ctx context.Context) error {
+	if err := d.Sink.Finish(ctx); err != nil {
+		return err
+	}
+	for _, f := range d.files {
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	d.files, d.finished = nil, true
+	return nil
+}
+
+// Close closes the sinks; before Finish, it also removes the folder.
+func (d *RoutedDir) Close() error {
+	err := d.Sink.Close()
+	if !d.finished {
+		d.Abort()
+	}
+	return err
+}
+
+// Commit moves the finished folder to its name: a folder that appeared
+// there while the join ran is not replaced (an error).
+func (d *RoutedDir) Commit() error {
+	if !d.finished {
+		return fmt.Errorf("%s: the join did not finish", d.dir)
+	}
+	if _, err := os.Lstat(d.dir); err == nil {
+		return fmt.Errorf("%s: appeared while the join ran; the output is not moved there", d.dir)
+	}
+	if err := os.Rename(d.tmp, d.dir); err != nil {
+		return err
+	}
+	d.committed = true
+	return nil
+}
+
+// Abort removes the folder unless it was committed.
+func (d *RoutedDir) Abort() {
+	for _, f := range d.files {
+		f.Close()
+	}
+	d.files = nil
+	if !d.committed {
+		os.RemoveAll(d.tmp)
+	}
+}
+
+// EscapeLabel makes a class label a folder name: letters, digits and
+// "._-+" stay, every other byte is %XX (as Hive escapes partition values),
+// and a label of dots only is escaped whole, so that no label names "." or
+// "..", or holds a "/" (the folder, CLASSCOL=label, is never empty).
+func EscapeLabel(l string) string {
+	var b strings.Builder
+	allDots := strings.Trim(l, ".") == ""
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '+' || (c == '.' && !allDots) {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
