@@ -6,11 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -70,20 +68,6 @@ func cmdFilter(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return usageError{fmt.Errorf("filter: unknown subcommand %q (want size, eval or plot; see join filter -h)", args[0])}
 }
 
-// countFlag is a count given as an integer or in e-notation (1e6), as filter
-// sizes usually are.
-type countFlag struct{ n int }
-
-func (c *countFlag) String() string { return strconv.Itoa(c.n) }
-func (c *countFlag) Set(s string) error {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v != math.Trunc(v) || v < 0 || v > math.MaxInt32*64.0 {
-		return fmt.Errorf("want a whole number such as 100000 or 1e6")
-	}
-	c.n = int(v)
-	return nil
-}
-
 // parseKinds reads a comma-separated list of kinds, or all
 // (filters.ParseKinds).
 func parseKinds(cmd, flagName, list string) ([]filters.Kind, error) {
@@ -115,15 +99,15 @@ func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var sf sizingFlags
 	sf.register(fs)
-	var n countFlag
+	var n cliflag.Count
 	fs.Var(&n, "n", "distinct keys the filter holds (required; 1e6 is accepted)")
 	kind := fs.String("kind", "all", "the kinds to size, comma separated, or all: "+strings.Join(filters.Names(), ", "))
 	asJSON := fs.Bool("json", false, "print JSON instead of a Markdown table")
-	usageWithExamples(fs, "join filter size --n N (--fpp P | --bits-per-key B) [flags]", filterSizeExamples)
+	cliflag.UsageWithExamples(fs, "join filter size --n N (--fpp P | --bits-per-key B) [flags]", filterSizeExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if n.n < 1 {
+	if n.N < 1 {
 		return usageError{fmt.Errorf("filter size: --n is required: the distinct keys the filter holds, at least 1")}
 	}
 	kinds, err := parseKinds("filter size", "kind", *kind)
@@ -142,16 +126,16 @@ func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
 	for _, k := range kinds {
 		sp, _ := filters.Lookup(string(k))
 		row := sizeRow{Kind: k, Deletes: sp.Deletes, Grows: sp.Grows}
-		p, err := sp.Size(uint64(n.n), sz)
+		p, err := sp.Size(uint64(n.N), sz)
 		switch {
 		case err != nil:
 			row.Err = flagError("filter size", fs, err).Error()
 		default:
 			row.Params, row.Shape = sp.Spell(p), p.Shape()
 			mem := p.Summary().MemoryBits
-			row.BitsPerKey = float64(mem) / float64(n.n)
+			row.BitsPerKey = float64(mem) / float64(n.N)
 			row.Bytes = (mem + 7) / 8
-			row.FPP = sp.FPP(p, uint64(n.n))
+			row.FPP = sp.FPP(p, uint64(n.N))
 		}
 		rows = append(rows, row)
 	}
@@ -168,7 +152,7 @@ func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
 	if sz.Budget != 0 {
 		how = fmt.Sprintf("the most memory within %d bytes", sz.Budget)
 	}
-	fmt.Fprintf(stdout, "Filters for %d keys, sized for %s:\n\n", n.n, how)
+	fmt.Fprintf(stdout, "Filters for %d keys, sized for %s:\n\n", n.N, how)
 	fmt.Fprintln(stdout, "| kind | bits per key | parameters | bytes | formula FP | deletes | note |")
 	fmt.Fprintln(stdout, "|---|---:|---|---:|---:|---|---|")
 	for _, r := range rows {
@@ -195,27 +179,27 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	var sf sizingFlags
 	sf.register(fs)
-	var n, queries countFlag
-	queries.n = evaluate.DefaultQueries
+	var n, queries cliflag.Count
+	queries.N = evaluate.DefaultQueries
 	fs.Var(&n, "n", "distinct keys to build each filter over (required; 1e6 is accepted)")
 	fs.Var(&queries, "queries", "fresh non-members to count false positives over")
 	kindList := fs.String("kinds", "all", "the kinds to evaluate, comma separated, or all: "+strings.Join(filters.Names(), ", "))
-	var churnN countFlag
-	churn := &churnN.n
+	var churnN cliflag.Count
+	churn := &churnN.N
 	fs.Var(&churnN, "churn", "update rounds for the kinds that delete: each deletes a fifth of the keys and inserts them again, checked against an exact model")
 	seed := fs.Uint64("seed", 1, "seed of the keys and queries (the same seed gives the same keys)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a Markdown table")
 	reportJSON := fs.String("report-json", "", "also write the results as JSON to this file")
 	quiet := fs.Bool("quiet", false, "no progress line on a terminal")
-	usageWithExamples(fs, "join filter eval --n N [--kinds all] [--queries Q] [--churn C] [--seed S] [flags]", filterEvalExamples)
+	cliflag.UsageWithExamples(fs, "join filter eval --n N [--kinds all] [--queries Q] [--churn C] [--seed S] [flags]", filterEvalExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if n.n < 1 || n.n > evaluate.MaxN {
-		return usageError{fmt.Errorf("filter eval: --n %d: want 1 to %d keys (--n is required)", n.n, evaluate.MaxN)}
+	if n.N < 1 || n.N > evaluate.MaxN {
+		return usageError{fmt.Errorf("filter eval: --n %d: want 1 to %d keys (--n is required)", n.N, evaluate.MaxN)}
 	}
-	if queries.n < 1 || queries.n > evaluate.MaxQueries {
-		return usageError{fmt.Errorf("filter eval: --queries %d: want 1 to %d", queries.n, evaluate.MaxQueries)}
+	if queries.N < 1 || queries.N > evaluate.MaxQueries {
+		return usageError{fmt.Errorf("filter eval: --queries %d: want 1 to %d", queries.N, evaluate.MaxQueries)}
 	}
 	if *churn < 0 || *churn > evaluate.MaxChurn {
 		return usageError{fmt.Errorf("filter eval: --churn %d: want 0 to %d rounds", *churn, evaluate.MaxChurn)}
@@ -244,7 +228,7 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return err
 		}
 	}
-	cfg := evaluate.Config{Kinds: kinds, N: n.n, Queries: queries.n, Churn: *churn, Seed: *seed, Sizing: sz}
+	cfg := evaluate.Config{Kinds: kinds, N: n.N, Queries: queries.N, Churn: *churn, Seed: *seed, Sizing: sz}
 	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
 		cfg.Progress = func(k filters.Kind, phase string) { fmt.Fprintf(stderr, "\r\033[Kfilter eval: %s: %s", k, phase) }
 		defer fmt.Fprint(stderr, "\r\033[K")
@@ -253,7 +237,7 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	report := evalReport{n.n, queries.n, *churn, *seed, sz, runtime.Version(), evaluate.JSONSafe(results)}
+	report := evalReport{n.N, queries.N, *churn, *seed, sz, runtime.Version(), evaluate.JSONSafe(results)}
 	if repF != nil {
 		if err := writeJSON(repF, report); err != nil {
 			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
@@ -296,8 +280,8 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	var sf sizingFlags
 	sf.register(fs)
-	var n, queries countFlag
-	n.n, queries.n = 100000, evaluate.DefaultQueries
+	var n, queries cliflag.Count
+	n.N, queries.N = 100000, evaluate.DefaultQueries
 	fs.Var(&n, "n", "distinct keys to build each filter over (1e6 is accepted)")
 	fs.Var(&queries, "queries", "fresh non-members to count false positives over, at each point")
 	kindList := fs.String("kinds", "all", "the kinds to plot, comma separated, or all (none and exact have no memory budget and are left out)")
@@ -305,18 +289,18 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	seed := fs.Uint64("seed", 1, "seed of the keys and queries")
 	out := fs.String("out", "", "the image to write (required): .svg, .png, .jpg or .pdf by its extension")
 	quiet := fs.Bool("quiet", false, "no progress line on a terminal")
-	usageWithExamples(fs, "join filter plot --out FILE.svg [--n N] [--bits 4:32:2] [flags]", filterPlotExamples)
+	cliflag.UsageWithExamples(fs, "join filter plot --out FILE.svg [--n N] [--bits 4:32:2] [flags]", filterPlotExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *out == "" {
 		return usageError{fmt.Errorf("filter plot: --out is required (an .svg, .png or .pdf file)")}
 	}
-	if n.n < 1 || n.n > evaluate.MaxN {
-		return usageError{fmt.Errorf("filter plot: --n %d: want 1 to %d keys", n.n, evaluate.MaxN)}
+	if n.N < 1 || n.N > evaluate.MaxN {
+		return usageError{fmt.Errorf("filter plot: --n %d: want 1 to %d keys", n.N, evaluate.MaxN)}
 	}
-	if queries.n < 1 || queries.n > evaluate.MaxQueries {
-		return usageError{fmt.Errorf("filter plot: --queries %d: want 1 to %d", queries.n, evaluate.MaxQueries)}
+	if queries.N < 1 || queries.N > evaluate.MaxQueries {
+		return usageError{fmt.Errorf("filter plot: --queries %d: want 1 to %d", queries.N, evaluate.MaxQueries)}
 	}
 	if sf.SizedBy() {
 		return usageError{fmt.Errorf("filter plot: the plot sizes each kind at --bits; --fpp, --bits-per-key and --filter-budget do not apply")}
@@ -350,7 +334,7 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if _, err := svgplot.FormatOf(*out); err != nil {
 		return usageError{fmt.Errorf("filter plot: --out %w", err)}
 	}
-	cfg := evaluate.Config{Kinds: kinds, N: n.n, Queries: queries.n, Seed: *seed, Sizing: sz}
+	cfg := evaluate.Config{Kinds: kinds, N: n.N, Queries: queries.N, Seed: *seed, Sizing: sz}
 	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
 		cfg.Progress = func(k filters.Kind, phase string) { fmt.Fprintf(stderr, "\r\033[Kfilter plot: %s: %s", k, phase) }
 		defer fmt.Fprint(stderr, "\r\033[K")
@@ -359,11 +343,11 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	title := fmt.Sprintf("n = %d keys, %d queries a point", n.n, queries.n)
+	title := fmt.Sprintf("n = %d keys, %d queries a point", n.N, queries.N)
 	if err := evaluate.WritePlot(*out, title, points); err != nil {
 		return fmt.Errorf("--out %s: %w", *out, err)
 	}
-	fmt.Fprintf(stdout, "%d keys, %d fresh non-member queries a point, seed %d; wrote %s\n\n", n.n, queries.n, *seed, *out)
+	fmt.Fprintf(stdout, "%d keys, %d fresh non-member queries a point, seed %d; wrote %s\n\n", n.N, queries.N, *seed, *out)
 	evaluate.WritePoints(stdout, points, func(e string) string { return strings.ReplaceAll(cliflag.RewriteText(e), "--bits-per-key ", "--bits ") })
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 )
 
 const usage = `usage: join <command> [flags]
@@ -261,73 +262,11 @@ func commandNames() []string {
 	return out
 }
 
-// parse parses a command's flags. A bad flag is one line naming it and where
-// the help is (not the whole usage); a flag given twice is refused (--out a
-// --out b kept b, silently); positional arguments are refused. -h prints the
-// command's usage.
+// parse parses a command's flags (cliflag.Parse), its errors usage errors.
 func parse(fs *flag.FlagSet, args []string) error {
-	fs.VisitAll(func(f *flag.Flag) {
-		if _, repeatable := f.Value.(*multiFlag); !repeatable {
-			f.Value = &onceValue{Value: f.Value}
-		}
-	})
-	out := fs.Output()
-	fs.SetOutput(io.Discard) // the flag package would print the usage on every error
-	err := fs.Parse(args)
-	fs.SetOutput(out)
-	if errors.Is(err, flag.ErrHelp) {
-		fs.VisitAll(func(f *flag.Flag) { // the usage names a flag's type from its Value's
-			if o, ok := f.Value.(*onceValue); ok {
-				f.Value = o.Value
-			}
-		})
-		fs.Usage()
-		return err
+	err := cliflag.Parse(fs, args, "join "+fs.Name())
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return usageError{err}
 	}
-	if err != nil {
-		return usageError{fmt.Errorf("%s: %w (see join %s -h)", fs.Name(), err, fs.Name())}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("%s: unexpected argument %q (flags start with -; see join %s -h)", fs.Name(), strings.Join(fs.Args(), " "), fs.Name())}
-	}
-	return nil
+	return err
 }
-
-// usageWithExamples sets the usage of a command: its synopsis, its flags
-// and a few examples.
-func usageWithExamples(fs *flag.FlagSet, synopsis, examples string) {
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s\n\nflags:\n", synopsis)
-		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), examples)
-	}
-}
-
-// onceValue refuses a second Set of a flag.
-type onceValue struct {
-	flag.Value
-	set bool
-}
-
-// Unwrap returns the flag's own value (cliflag.Rewrite quotes a string's).
-func (o *onceValue) Unwrap() flag.Value { return o.Value }
-
-func (o *onceValue) Set(v string) error {
-	if o.set {
-		return fmt.Errorf("given twice (%q, then %q)", o.Value.String(), v)
-	}
-	o.set = true
-	return o.Value.Set(v)
-}
-
-// IsBoolFlag keeps -quiet a flag without a value.
-func (o *onceValue) IsBoolFlag() bool {
-	b, ok := o.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
-
-// multiFlag collects a repeatable string flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/repro/multikey"
 )
@@ -62,7 +63,7 @@ Examples:
 func cmdMultikeySeed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("multikey seed", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	rows, bits, queries := countFlag{1000000}, countFlag{10000000}, countFlag{100000000}
+	rows, bits, queries := cliflag.Count{N: 1000000}, cliflag.Count{N: 10000000}, cliflag.Count{N: 100000000}
 	fs.Var(&rows, "rows", "n: triples inserted (1e6 is accepted)")
 	fs.Var(&bits, "bits", "m: bits of each column's Bloom filter")
 	k := fs.Int("k", 3, "hash functions of each column")
@@ -73,11 +74,11 @@ func cmdMultikeySeed(ctx context.Context, args []string, stdout, stderr io.Write
 	domain := fs.Int("domain", 0, "0: the seed's values, random decimals in [0, 99999); D: integers 0..D-1 (repeats)")
 	seed := fs.Uint64("seed", 1, "seed of the data (replicate r of the sequential experiment uses seed+r)")
 	md := fs.Bool("markdown", false, "print Markdown tables")
-	usageWithExamples(fs, "join multikey seed [--rows N] [--bits M] [--k K] [--queries Q] [--replicates R] [--seed S] [flags]", multikeySeedExamples)
+	cliflag.UsageWithExamples(fs, "join multikey seed [--rows N] [--bits M] [--k K] [--queries Q] [--replicates R] [--seed S] [flags]", multikeySeedExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	opt := multikey.SeedOptions{Rows: rows.n, Bits: uint64(bits.n), K: *k, Dims: *dims, Queries: int64(queries.n), Replicates: *replicates,
+	opt := multikey.SeedOptions{Rows: rows.N, Bits: uint64(bits.N), K: *k, Dims: *dims, Queries: int64(queries.N), Replicates: *replicates,
 		CompositeK: *compositeK, Domain: *domain, Seed: *seed}
 	if err := opt.Validate(); err != nil {
 		return usageError{flagError("multikey seed", fs, err)}
@@ -107,10 +108,10 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	kind := fs.String("filter", string(filters.Bloom), "the filter of both layouts: "+kindList())
 	var sf sizingFlags
 	sf.register(fs)
-	maxComb := countFlag{multikey.DefaultMaxCombinations}
+	maxComb := cliflag.Count{N: multikey.DefaultMaxCombinations}
 	fs.Var(&maxComb, "max-combinations", "refuse a product of the columns' distinct counts above this")
 	md := fs.Bool("markdown", false, "print Markdown tables")
-	usageWithExamples(fs, "join multikey absent --keys F --key-col C1,C2,... [--key-type T] [--filter K] [--fpp P | --bits-per-key B] [flags]", multikeyAbsentExamples)
+	cliflag.UsageWithExamples(fs, "join multikey absent --keys F --key-col C1,C2,... [--key-type T] [--filter K] [--fpp P | --bits-per-key B] [flags]", multikeyAbsentExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -159,8 +160,8 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err := sf.checkKinds("multikey absent", filters.Kind(*kind)); err != nil {
 		return err
 	}
-	if maxComb.n < 1 {
-		return usageError{fmt.Errorf("multikey absent: --max-combinations %d: want at least 1", maxComb.n)}
+	if maxComb.N < 1 {
+		return usageError{fmt.Errorf("multikey absent: --max-combinations %d: want at least 1", maxComb.N)}
 	}
 
 	start := time.Now()
@@ -169,7 +170,7 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 		return fmt.Errorf("multikey absent: %w", flagError("multikey absent", fs, err))
 	}
 	read := time.Since(start)
-	res, err := multikey.Absent(ctx, multikey.AbsentOptions{Types: tts, Keys: ks, Kind: filters.Kind(*kind), Sizing: sz, MaxCombinations: int64(maxComb.n)})
+	res, err := multikey.Absent(ctx, multikey.AbsentOptions{Types: tts, Keys: ks, Kind: filters.Kind(*kind), Sizing: sz, MaxCombinations: int64(maxComb.N)})
 	if err != nil {
 		if errors.Is(err, multikey.ErrTooMany) {
 			return usageError{fmt.Errorf("multikey absent: %w (raise --max-combinations, or take fewer columns)", err)}

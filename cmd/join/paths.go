@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join/local"
 )
@@ -63,19 +64,19 @@ func (o *outputs) abort() {
 func cmdClean(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	usageWithExamples(fs, "join clean [flags]", `
+	cliflag.UsageWithExamples(fs, "join clean [flags]", `
 Examples:
   join clean                            # the system's temporary folder
   join clean --tmp-dir /big/disk --dry-run
 `)
-	var dirs multiFlag
+	var dirs cliflag.Repeated
 	fs.Var(&dirs, "tmp-dir", "folder to clean (repeatable; default: the system's temporary folder)")
 	dryRun := fs.Bool("dry-run", false, "list what would be removed, remove nothing")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if len(dirs) == 0 {
-		dirs = multiFlag{os.TempDir()}
+		dirs = cliflag.Repeated{os.TempDir()}
 	}
 	removed, kept := 0, 0
 	for _, dir := range dirs {

@@ -100,3 +100,42 @@ func TestSizingFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestParse: a flag given twice, an argument, a bad count and -h; a
+// Repeated flag takes several values.
+func TestParse(t *testing.T) {
+	mk := func() (*flag.FlagSet, *Repeated, *Count) {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.String("out", "", "")
+		fs.Bool("quiet", false, "")
+		var r Repeated
+		var c Count
+		fs.Var(&r, "where", "")
+		fs.Var(&c, "n", "")
+		UsageWithExamples(fs, "x [flags]", "\nExamples:\n  x\n")
+		return fs, &r, &c
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", "a", "--out", "b"}, `x: invalid value "b" for flag -out: given twice ("a", then "b") (see prog x -h)`},
+		{[]string{"--quiet", "extra"}, `x: unexpected argument "extra" (flags start with -; see prog x -h)`},
+		{[]string{"--n", "1.5"}, `x: invalid value "1.5" for flag -n: want a whole number such as 100000 or 1e6 (see prog x -h)`},
+	} {
+		fs, _, _ := mk()
+		if err := Parse(fs, c.args, "prog x"); err == nil || err.Error() != c.want {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+	fs, r, n := mk()
+	if err := Parse(fs, []string{"--where", "a=1", "--where", "b=2", "--n", "1e6", "--quiet"}, "prog x"); err != nil || len(*r) != 2 || n.N != 1_000_000 {
+		t.Fatalf("%v: %v %v", err, *r, n.N)
+	}
+	fs, _, _ = mk()
+	var help strings.Builder
+	fs.SetOutput(&help)
+	if err := Parse(fs, []string{"-h"}, "prog x"); !errors.Is(err, flag.ErrHelp) || !strings.Contains(help.String(), "usage: x [flags]") || !strings.Contains(help.String(), "-out string") {
+		t.Fatalf("-h: %v\n%s", err, help.String())
+	}
+}

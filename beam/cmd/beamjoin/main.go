@@ -55,6 +55,7 @@ var sizingFlags cliflag.SizingFlags
 func init() { sizingFlags.Register(flag.CommandLine) }
 
 func main() {
+	cliflag.Once(flag.CommandLine) // a flag given twice is refused, as join's are
 	flag.Parse()
 	if !*verbose {
 		// Prism and the SDK log through slog's default logger, which
