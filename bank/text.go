@@ -52,3 +52,32 @@ func (b *Bank) MemoryBytes() uint64 {
 	m, _ := b.Bytes()
 	return m
 }
+
+// WriteClasses writes the bank's classes as a Markdown table: each one's
+// keys, bits, k and formula false positive rate.
+func (b *Bank) WriteClasses(w io.Writer) {
+	fmt.Fprintln(w, "| class | n | m (bits) | k | formula FP |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
+	for _, c := range b.Classes {
+		fmt.Fprintf(w, "| %s | %d | %d | %s | %.5g |\n", textfmt.MDCell(c.Label), c.Built.N, c.Built.MemoryBits, textfmt.K(c.Built.K), c.Built.FPP)
+	}
+}
+
+// DefaultFPP is the target rate of a bank's filters when its sizing names
+// none: the seed's p.
+const DefaultFPP = 0.01
+
+// Err is the validation's verdict: an error naming the first class whose
+// filter misses keys it was built from (nil for a nil Validation, or one
+// without false negatives). False positives are measured, not judged.
+func (v *Validation) Err() error {
+	if v == nil {
+		return nil
+	}
+	for _, c := range v.Classes {
+		if c.FN > 0 {
+			return fmt.Errorf("%w: class %q: %d false negatives: the filter misses keys it was built from", ErrBank, c.Label, c.FN)
+		}
+	}
+	return nil
+}

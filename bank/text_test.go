@@ -2,6 +2,7 @@ package bank
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -38,5 +39,22 @@ func TestWriteMarkdown(t *testing.T) {
 		if kind == filters.Bloom && (!strings.Contains(out, "the optimal m_i") || float64(b.MemoryBytes()) > 1.05*opt) {
 			t.Errorf("bloom at p: %d bytes, optimal %.0f:\n%s", b.MemoryBytes(), opt, out)
 		}
+	}
+}
+
+// TestValidationErr: a class with a false negative fails the validation,
+// naming it; none, or no validation, does not.
+func TestValidationErr(t *testing.T) {
+	if (*Validation)(nil).Err() != nil || (&Validation{Classes: []ClassResult{{Label: "a"}}}).Err() != nil {
+		t.Fatal("an error without a false negative")
+	}
+	err := (&Validation{Classes: []ClassResult{{Label: "a"}, {Label: "b", FN: 2}}}).Err()
+	if !errors.Is(err, ErrBank) || !strings.Contains(err.Error(), `class "b": 2 false negatives`) {
+		t.Fatalf("%v", err)
+	}
+	var w bytes.Buffer
+	(&Bank{Classes: nil}).WriteClasses(&w)
+	if strings.Count(w.String(), "\n") != 2 {
+		t.Fatalf("%q", w.String())
 	}
 }

@@ -462,3 +462,17 @@ func TestParseKinds(t *testing.T) {
 		t.Errorf("empty: %v", err)
 	}
 }
+
+// TestSizeAll: a row a kind with its memory and rate, a refusal's error in
+// the caller's words, and the table's line of sizing.
+func TestSizeAll(t *testing.T) {
+	rows := SizeAll(1000, Sizing{FPP: 0.01}, []Kind{Bloom, Cuckoo, "quotient"}, func(err error) string { return "E: " + err.Error() })
+	if len(rows) != 3 || rows[0].Params == "" || rows[0].FPP > 0.01 || rows[0].Bytes*8 < uint64(rows[0].BitsPerKey*1000) || !rows[1].Deletes || !strings.HasPrefix(rows[2].Err, "E: ") {
+		t.Fatalf("%+v", rows)
+	}
+	var b bytes.Buffer
+	WriteSizes(&b, 1000, Sizing{FPP: 0.01}, rows)
+	if out := b.String(); !strings.Contains(out, "sized for a formula FP of at most 0.01") || strings.Count(out, "\n| ") != 4 || !strings.Contains(out, "cannot: E: ") {
+		t.Fatalf("%s", out)
+	}
+}

@@ -122,7 +122,7 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if !sf.SizedBy() {
-		sz.FPP = 0.01 // the seed's p
+		sz.FPP = bank.DefaultFPP
 	}
 	if err := sf.checkKinds("bank build", filters.Kind(*kind)); err != nil {
 		return err
@@ -165,12 +165,8 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := f.Commit(); err != nil {
 		return fmt.Errorf("--out %s: %w", *out, err)
 	}
-	if v != nil {
-		for _, c := range v.Classes {
-			if c.FN > 0 {
-				return fmt.Errorf("bank build: class %q: %d false negatives: the filter misses keys it was built from", c.Label, c.FN)
-			}
-		}
+	if err := v.Err(); err != nil {
+		return fmt.Errorf("bank build: %w", err)
 	}
 	if bf.quiet {
 		return nil
@@ -187,11 +183,7 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, "\n%d distinct keys, %d probes, validated in %s\n", v.Keys, v.Probes, (validated - built).Round(time.Millisecond))
 		return nil
 	}
-	fmt.Fprintln(stdout, "| class | n | m (bits) | k | formula FP |")
-	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|")
-	for _, c := range b.Classes {
-		fmt.Fprintf(stdout, "| %s | %d | %d | %s | %.5g |\n", textfmt.MDCell(c.Label), c.Built.N, c.Built.MemoryBits, textfmt.K(c.Built.K), c.Built.FPP)
-	}
+	b.WriteClasses(stdout)
 	return nil
 }
 
@@ -266,10 +258,8 @@ func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Write
 	if _, err := io.WriteString(stdout, w.String()); err != nil {
 		return stdoutError{err}
 	}
-	for _, c := range v.Classes {
-		if c.FN > 0 {
-			return fmt.Errorf("bank validate: class %q: %d false negatives: the filter misses keys it was built from", c.Label, c.FN)
-		}
+	if err := v.Err(); err != nil {
+		return fmt.Errorf("bank validate: %w", err)
 	}
 	return nil
 }

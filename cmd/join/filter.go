@@ -81,19 +81,6 @@ func parseKinds(cmd, flagName, list string) ([]filters.Kind, error) {
 	return kinds, nil
 }
 
-// sizeRow is one kind in `join filter size`.
-type sizeRow struct {
-	Kind       filters.Kind `json:"kind"`
-	Params     string       `json:"params"` // spelled (filters.Params.String)
-	Shape      string       `json:"shape"`
-	BitsPerKey float64      `json:"bits_per_key"`
-	Bytes      uint64       `json:"bytes"`
-	FPP        float64      `json:"fpp_formula"`
-	Deletes    bool         `json:"deletes"`
-	Grows      bool         `json:"grows"`
-	Err        string       `json:"error,omitempty"`
-}
-
 func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("filter size", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -122,56 +109,14 @@ func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
 	if err := sf.checkKinds("filter size", ""); err != nil {
 		return err
 	}
-	var rows []sizeRow
-	for _, k := range kinds {
-		sp, _ := filters.Lookup(string(k))
-		row := sizeRow{Kind: k, Deletes: sp.Deletes, Grows: sp.Grows}
-		p, err := sp.Size(uint64(n.N), sz)
-		switch {
-		case err != nil:
-			row.Err = flagError("filter size", fs, err).Error()
-		default:
-			row.Params, row.Shape = sp.Spell(p), p.Shape()
-			mem := p.Summary().MemoryBits
-			row.BitsPerKey = float64(mem) / float64(n.N)
-			row.Bytes = (mem + 7) / 8
-			row.FPP = sp.FPP(p, uint64(n.N))
-		}
-		rows = append(rows, row)
-	}
+	rows := filters.SizeAll(uint64(n.N), sz, kinds, func(err error) string {
+		return strings.TrimPrefix(flagError("filter size", fs, err).Error(), "filter size: ")
+	})
 	if *asJSON {
 		return writeJSON(stdout, rows)
 	}
-	how := fmt.Sprintf("%g bits per key", sz.BitsPerKey)
-	if sz.BitsPerKey == 0 {
-		how = fmt.Sprintf("%d bits per key (the default)", filters.DefaultBitsPerKey)
-	}
-	if sz.FPP != 0 {
-		how = fmt.Sprintf("a formula FP of at most %g", sz.FPP)
-	}
-	if sz.Budget != 0 {
-		how = fmt.Sprintf("the most memory within %d bytes", sz.Budget)
-	}
-	fmt.Fprintf(stdout, "Filters for %d keys, sized for %s:\n\n", n.N, how)
-	fmt.Fprintln(stdout, "| kind | bits per key | parameters | bytes | formula FP | deletes | note |")
-	fmt.Fprintln(stdout, "|---|---:|---|---:|---:|---|---|")
-	for _, r := range rows {
-		if r.Err != "" {
-			fmt.Fprintf(stdout, "| %s | | | | | %s | cannot: %s |\n", r.Kind, yesNo(r.Deletes), strings.TrimPrefix(r.Err, "filter size: "))
-			continue
-		}
-		sp, _ := filters.Lookup(string(r.Kind))
-		note := sp.Note
-		fmt.Fprintf(stdout, "| %s | %.1f | %s | %d | %.3g | %s | %s |\n", r.Kind, r.BitsPerKey, r.Shape, r.Bytes, r.FPP, yesNo(r.Deletes), note)
-	}
+	filters.WriteSizes(stdout, uint64(n.N), sz, rows)
 	return nil
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }
 
 func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -144,7 +144,7 @@ func TestFilterSize(t *testing.T) {
 			t.Errorf("no row for %s:\n%s", sp.Kind, out)
 		}
 	}
-	var rows []sizeRow
+	var rows []filters.SizeRow
 	js, _, err := runCmd("filter", "size", "--n", "1e6", "--fpp", "0.01", "--json")
 	if err != nil || json.Unmarshal([]byte(js), &rows) != nil || len(rows) != len(filters.Kinds()) {
 		t.Fatalf("--json: %v, %d rows\n%s", err, len(rows), js)

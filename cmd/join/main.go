@@ -10,13 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/cli"
 	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 )
 
@@ -69,60 +68,30 @@ FIFOs; outputs may be files (.gz is compressed), - or devices. See the
 Run 'join <command> -h' for the flags of a command.
 `
 
-// stopSignals end a run: the context is cancelled, every phase stops, and
-// temporary, spill and unfinished output files are removed before the exit
-// status 128+signal. SIGPIPE is among them so that a closed pipe on standard
-// output (join run ... | head) gives EPIPE to the write and the same
-// cleanup, instead of killing the process with its files left behind.
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
-
 func main() {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, stopSignals...)
-	go func() {
-		sig := <-sigs
-		cancel(signalError{sig.(syscall.Signal)})
-		// Every phase stops within milliseconds of the cancellation and
-		// removes its files. Later signals (a double Ctrl-C, SIGINT then
-		// SIGTERM) are ignored so that the cleanup finishes (exiting at once
-		// left the output's temporary file and the spill folders); should
-		// something not stop (a blocked system call), a grace period ends
-		// the process anyway.
-		grace := time.After(10 * time.Second)
-		for {
-			select {
-			case <-sigs:
-				continue
-			case <-grace:
-			}
-			break
-		}
-		fmt.Fprintf(os.Stderr, "join: did not stop within 10 s of %v; exiting (join clean removes what is left)\n", signalError{sig.(syscall.Signal)})
-		os.Exit(128 + int(sig.(syscall.Signal)))
-	}()
-	stdout := &errWriter{w: os.Stdout}
+	ctx := cli.Signals("join")
+	stdout := &cli.FirstError{W: os.Stdout}
 	err := run(ctx, os.Args[1:], stdout, os.Stderr)
-	if err == nil && stdout.err != nil {
+	if err == nil && stdout.Err != nil {
 		// compare's table, the report, demo: lost to a full disk or a closed
 		// pipe is a failure, not exit 0.
-		err = stdoutError{stdout.err}
+		err = stdoutError{stdout.Err}
 	}
-	var sig signalError
+	var sig cli.SignalError
 	if errors.As(context.Cause(ctx), &sig) && err != nil {
 		err = sig
 	} else if errors.Is(err, syscall.EPIPE) {
-		err = signalError{syscall.SIGPIPE} // the reader of our output left
+		err = cli.SignalError{Sig: syscall.SIGPIPE} // the reader of our output left
 	}
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
 		}
 		if errors.As(err, &sig) {
-			if sig.sig != syscall.SIGPIPE { // nobody reads a message for head
+			if sig.Sig != syscall.SIGPIPE { // nobody reads a message for head
 				fmt.Fprintf(os.Stderr, "join: stopped by %v; unfinished output and temporary files were removed\n", sig)
 			}
-			os.Exit(128 + int(sig.sig))
+			os.Exit(128 + int(sig.Sig))
 		}
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintln(os.Stderr, "join: interrupted; unfinished output and temporary files were removed")
@@ -168,39 +137,6 @@ func hint(err error) string {
 		return " (check the permissions of the file or folder named; spill and sort files go to --tmp-dir, the output to --out)"
 	}
 	return ""
-}
-
-// signalError is the cause of a run stopped by a signal.
-type signalError struct{ sig syscall.Signal }
-
-func (s signalError) Error() string {
-	switch s.sig {
-	case syscall.SIGINT:
-		return "SIGINT (interrupted)"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGHUP:
-		return "SIGHUP (the terminal closed)"
-	case syscall.SIGPIPE:
-		return "SIGPIPE (the reader of the output left)"
-	}
-	return s.sig.String()
-}
-
-// errWriter remembers the first error writing to w, and writes nothing after
-// it.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
 }
 
 // usageError marks bad command lines (exit status 2).

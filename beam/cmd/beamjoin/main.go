@@ -15,7 +15,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
@@ -30,6 +29,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/cli"
 	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
@@ -71,31 +71,21 @@ func main() {
 		// it in one line (below). Their log goes to --verbose only.
 		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	}
-	// SIGINT, SIGTERM and SIGHUP cancel the run: what it made is removed
-	// (run's defers) and the exit status is 128 + the signal, as join's.
-	// SIGPIPE too: a closed pipe on standard output (--out - | head) gives
-	// the write EPIPE and the same cleanup, instead of a kill that leaves
-	// the run's temporary folder.
-	ctx, stopSignals := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
-	go func() {
-		sig := <-sigs
-		stopSignals(signalError{sig.(syscall.Signal)})
-		signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP) // the cleanup runs undisturbed
-	}()
+	// A stop signal cancels the run: what it made is removed (run's
+	// defers) and the exit status is 128 + the signal, as join's.
+	ctx := cli.Signals("beamjoin")
 	err := run(ctx)
-	var sig signalError
+	var sig cli.SignalError
 	if errors.Is(err, syscall.EPIPE) {
 		os.Exit(128 + int(syscall.SIGPIPE)) // the reader left: nobody reads a message
 	}
 	switch {
 	case errors.As(context.Cause(ctx), &sig):
-		if sig.Signal == syscall.SIGPIPE {
-			os.Exit(128 + int(sig.Signal))
+		if sig.Sig == syscall.SIGPIPE {
+			os.Exit(128 + int(sig.Sig))
 		}
-		fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v; nothing written\n", sig.Signal)
-		os.Exit(128 + int(sig.Signal))
+		fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v; nothing written\n", sig)
+		os.Exit(128 + int(sig.Sig))
 	case errors.Is(err, atomicfile.ErrStderrIsInput):
 		// Standard error is an input: the message goes to standard
 		// output, or nowhere when it is an input too.
@@ -125,26 +115,6 @@ func main() {
 		os.Exit(1)
 	}
 }
-
-// firstError is a writer that remembers its first error (pprof drops its
-// write errors).
-type firstError struct {
-	w   io.Writer
-	err error
-}
-
-func (f *firstError) Write(p []byte) (int, error) {
-	n, err := f.w.Write(p)
-	if err != nil && f.err == nil {
-		f.err = err
-	}
-	return n, err
-}
-
-// signalError is the cause of a run cancelled by a signal.
-type signalError struct{ syscall.Signal }
-
-func (e signalError) Error() string { return "stopped by " + e.Signal.String() }
 
 // usageError marks a bad command line (exit status 2, as join's).
 type usageError struct{ error }
@@ -199,13 +169,13 @@ func run(ctx context.Context) (err error) {
 			return fmt.Errorf("--cpuprofile %s: %w", *cpuProf, perr)
 		}
 		defer prof.Abort()
-		w := &firstError{w: prof}
+		w := &cli.FirstError{W: prof}
 		if err := pprof.StartCPUProfile(w); err != nil {
 			return fmt.Errorf("--cpuprofile: %w", err)
 		}
 		defer func() {
 			pprof.StopCPUProfile() // its write errors are its own: w keeps them
-			cerr := w.err
+			cerr := w.Err
 			if cerr == nil {
 				cerr = prof.Commit()
 			}

@@ -1,0 +1,86 @@
+// Package cli holds what join and beamjoin do alike as processes: the
+// signals that stop a run (and the cleanup they leave time for), the error
+// a signal becomes, and a writer that keeps its first error.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// StopSignals end a run: the context is cancelled, every phase stops, and
+// temporary, spill and unfinished output files are removed before the exit
+// status 128+signal. SIGPIPE is among them so that a closed pipe on
+// standard output (join run ... | head) gives EPIPE to the write and the
+// same cleanup, instead of killing the process with its files left behind.
+var StopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
+
+// Grace is how long a stopped run has to clean up before the process
+// exits anyway (a blocked system call).
+const Grace = 10 * time.Second
+
+// Signals returns a context that a stop signal cancels with a SignalError
+// as its cause. Later signals (a double Ctrl-C, SIGINT then SIGTERM) are
+// ignored so that the cleanup finishes; should the run not stop within
+// Grace, the process exits with 128+signal, saying so on standard error as
+// prog.
+func Signals(prog string) context.Context {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, StopSignals...)
+	go func() {
+		sig := SignalError{(<-sigs).(syscall.Signal)}
+		cancel(sig)
+		grace := time.After(Grace)
+		for {
+			select {
+			case <-sigs:
+				continue
+			case <-grace:
+			}
+			break
+		}
+		fmt.Fprintf(os.Stderr, "%s: did not stop within %v of %v; exiting (join clean removes what is left)\n", prog, Grace, sig)
+		os.Exit(128 + int(sig.Sig))
+	}()
+	return ctx
+}
+
+// SignalError is the cause of a run stopped by a signal.
+type SignalError struct{ Sig syscall.Signal }
+
+func (s SignalError) Error() string {
+	switch s.Sig {
+	case syscall.SIGINT:
+		return "SIGINT (interrupted)"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP (the terminal closed)"
+	case syscall.SIGPIPE:
+		return "SIGPIPE (the reader of the output left)"
+	}
+	return s.Sig.String()
+}
+
+// FirstError is a writer that keeps the first error of W and writes
+// nothing after it (a report lost to a full disk or a closed pipe must
+// fail the run; pprof drops its write errors).
+type FirstError struct {
+	W   io.Writer
+	Err error
+}
+
+func (e *FirstError) Write(p []byte) (int, error) {
+	if e.Err != nil {
+		return 0, e.Err
+	}
+	n, err := e.W.Write(p)
+	e.Err = err
+	return n, err
+}
