@@ -5,13 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/internal/testutil/formattest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden-v1.acbf and the fuzz seed corpus")
@@ -34,88 +31,46 @@ func sampleFilters(t testing.TB) map[string]*Filter {
 	return out
 }
 
+var format = formattest.Format[*Filter]{
+	New:        func() *Filter { return &Filter{} },
+	Equal:      func(a, b *Filter) bool { return a.Equal(b) },
+	ErrFormat:  ErrFormat,
+	Samples:    sampleFilters,
+	Golden:     "acbf1-dups",
+	GoldenPath: "testdata/golden-v1.acbf",
+}
+
+// TestRoundTrip: the format's round trips (formattest), then the ACBF's
+// own: the payload is the paper's logical layout, a decoded filter keeps
+// its invariants and takes keys (its arena was sized to the data).
 func TestRoundTrip(t *testing.T) {
+	formattest.RoundTrip(t, format)
 	for name, f := range sampleFilters(t) {
-		t.Run(name, func(t *testing.T) {
-			data, err := f.MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
+		data, _ := f.MarshalBinary()
+		// m1 + Len*k bits, padded to words.
+		s := f.Stats()
+		payload := len(data) - headerSize - trailerSize - 8*(s.Depth-1)
+		if want := 8 * int(words(s.FirstLevelBits)+words(s.CounterBits)); payload != want {
+			t.Fatalf("%s: payload %d bytes, want %d", name, payload, want)
+		}
+		var g Filter
+		if err := g.UnmarshalBinary(data); err != nil {
+			t.Fatal(err)
+		}
+		checkInvariants(t, &g)
+		for i, key := range testutil.Keys(1<<40, min(50, g.Cap()-g.Len())) {
+			if err := g.Add(key); err != nil {
+				t.Fatalf("%s: Add #%d after decode: %v", name, i, err)
 			}
-			if int64(len(data)) != f.SerializedSize() {
-				t.Fatalf("MarshalBinary wrote %d bytes, SerializedSize says %d", len(data), f.SerializedSize())
-			}
-			// The payload is the paper's logical layout: m1 + Len*k bits, padded
-			// to words.
-			s := f.Stats()
-			payload := len(data) - headerSize - trailerSize - 8*(s.Depth-1)
-			if want := 8 * int(words(s.FirstLevelBits)+words(s.CounterBits)); payload != want {
-				t.Fatalf("payload %d bytes, want %d", payload, want)
-			}
-			var g Filter
-			if err := g.UnmarshalBinary(data); err != nil {
-				t.Fatal(err)
-			}
-			if !g.Equal(f) {
-				t.Fatal("UnmarshalBinary(MarshalBinary(f)) != f")
-			}
-			checkInvariants(t, &g)
-			// Streams: two filters back to back are read one after the other.
-			var buf bytes.Buffer
-			n1, err1 := f.WriteTo(&buf)
-			n2, err2 := f.WriteTo(&buf)
-			if err1 != nil || err2 != nil || n1 != int64(len(data)) || n2 != n1 {
-				t.Fatalf("WriteTo = %d, %v; %d, %v", n1, err1, n2, err2)
-			}
-			var h1, h2 Filter
-			r1, err1 := h1.ReadFrom(&buf)
-			r2, err2 := h2.ReadFrom(&buf)
-			if err1 != nil || err2 != nil || r1 != n1 || r2 != n1 || !h1.Equal(f) || !h2.Equal(f) || buf.Len() != 0 {
-				t.Fatalf("ReadFrom = %d, %v; %d, %v; %d bytes left", r1, err1, r2, err2, buf.Len())
-			}
-			// A decoded filter keeps working (its arena was sized to the data).
-			for i, key := range testutil.Keys(1<<40, min(50, g.Cap()-g.Len())) {
-				if err := g.Add(key); err != nil {
-					t.Fatalf("Add #%d after decode: %v", i, err)
-				}
-			}
-			checkInvariants(t, &g)
-		})
+		}
+		checkInvariants(t, &g)
 	}
 }
 
 // TestDecodeErrors: every truncation, every single-byte corruption, trailing
 // bytes and foreign input give an error wrapping ErrFormat and leave the
-// receiver unchanged.
-func TestDecodeErrors(t *testing.T) {
-	f := sampleFilters(t)["acbf1-dups"]
-	data, _ := f.MarshalBinary()
-	keep := sampleFilters(t)["opt"]
-	check := func(what string, input []byte, want error) {
-		t.Helper()
-		g := sampleFilters(t)["opt"]
-		err := g.UnmarshalBinary(input)
-		if !errors.Is(err, ErrFormat) || (want != nil && !errors.Is(err, want)) {
-			t.Fatalf("%s: UnmarshalBinary = %v, want ErrFormat (%v)", what, err, want)
-		}
-		if !g.Equal(keep) {
-			t.Fatalf("%s: failed UnmarshalBinary changed the receiver", what)
-		}
-		var h Filter
-		if _, err := h.ReadFrom(bytes.NewReader(input)); err == nil && what != "trailing" {
-			t.Fatalf("%s: ReadFrom accepted it", what)
-		}
-	}
-	for n := 0; n < len(data); n++ {
-		check(fmt.Sprintf("truncated to %d", n), data[:n], io.ErrUnexpectedEOF)
-	}
-	for i := range data {
-		bad := bytes.Clone(data)
-		bad[i] ^= 0x41
-		check(fmt.Sprintf("byte %d flipped", i), bad, nil)
-	}
-	check("trailing", append(bytes.Clone(data), 0), nil)
-	check("foreign", []byte("PK\x03\x04 this is a zip file, not a filter......................"), nil)
-}
+// receiver unchanged (formattest.Corruptions).
+func TestDecodeErrors(t *testing.T) { formattest.Corruptions(t, format, "acbf1-dups", "opt") }
 
 // forge builds a serialized filter with the given header fields and payload and
 // a correct checksum, to test the semantic checks behind the checksum.
@@ -181,64 +136,18 @@ func TestDecodeSemanticChecks(t *testing.T) {
 	}
 }
 
-// TestGolden pins the format: a fixed filter must serialize to the checked-in
-// bytes. Regenerate with go test ./acbf -run Golden -update after a deliberate
-// format change (and bump formatVersion).
-func TestGolden(t *testing.T) {
-	f := sampleFilters(t)["acbf1-dups"]
-	data, _ := f.MarshalBinary()
-	path := filepath.Join("testdata", "golden-v1.acbf")
-	if *update {
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		writeSeedCorpus(t)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(data, want) {
-		t.Fatalf("serialization changed: %d bytes, golden %d bytes", len(data), len(want))
-	}
-	var g Filter
-	if err := g.UnmarshalBinary(want); err != nil || !g.Equal(f) {
-		t.Fatalf("golden file decodes to a different filter: %v", err)
-	}
-}
-
-func writeSeedCorpus(t *testing.T) {
-	dir := filepath.Join("testdata", "fuzz", "FuzzUnmarshalBinary")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, f := range sampleFilters(t) {
-		data, _ := f.MarshalBinary()
-		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", data)
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+// TestGolden pins the format: a fixed filter must serialize to the
+// checked-in bytes. Regenerate with go test ./acbf -run Golden -update after
+// a deliberate format change (and bump formatVersion).
+func TestGolden(t *testing.T) { formattest.Golden(t, format, *update) }
 
 // FuzzUnmarshalBinary: arbitrary input never panics; whatever decodes satisfies
 // the structure's invariants, re-encodes to the same bytes, and stays usable.
 func FuzzUnmarshalBinary(f *testing.F) {
-	f.Add([]byte{})
 	f.Add(forge(1, 16, 4, 60, 1, []uint64{1}, []uint64{1 << 5, 0}))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var g Filter
-		if err := g.UnmarshalBinary(data); err != nil {
-			if !errors.Is(err, ErrFormat) {
-				t.Fatalf("error %v does not wrap ErrFormat", err)
-			}
-			return
-		}
-		checkInvariants(t, &g)
-		again, err := g.MarshalBinary()
-		if err != nil || !bytes.Equal(again, data) {
-			t.Fatalf("re-encoding differs (%v)", err)
-		}
+	formattest.Fuzz(f, format, func(t *testing.T, g *Filter) {
+		checkInvariants(t, g)
+		data := must(g.MarshalBinary())
 		key := []byte("probe")
 		g.Contains(key)
 		if g.Len() < g.Cap() {

@@ -5,14 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
-	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/internal/testutil/formattest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden-v1.bbf and the fuzz seed corpus")
@@ -33,43 +32,16 @@ func sampleFilters(t testing.TB) map[string]*Filter {
 	return out
 }
 
-func TestRoundTrip(t *testing.T) {
-	for name, f := range sampleFilters(t) {
-		t.Run(name, func(t *testing.T) {
-			data, err := f.MarshalBinary()
-			if err != nil || int64(len(data)) != f.SerializedSize() {
-				t.Fatalf("MarshalBinary: %d bytes, %v; SerializedSize %d", len(data), err, f.SerializedSize())
-			}
-			var g Filter
-			if err := g.UnmarshalBinary(data); err != nil {
-				t.Fatal(err)
-			}
-			if !g.Equal(f) || g.blocks != f.blocks {
-				t.Fatal("UnmarshalBinary(MarshalBinary(f)) != f")
-			}
-			for _, key := range testutil.Keys(0, 1000) {
-				if g.Contains(key) != f.Contains(key) {
-					t.Fatalf("decoded Contains(%x) = %v, original %v", key, g.Contains(key), f.Contains(key))
-				}
-			}
-			var buf bytes.Buffer
-			if n, err := f.WriteTo(&buf); err != nil || n != f.SerializedSize() {
-				t.Fatalf("WriteTo = %d, %v; want %d bytes", n, err, f.SerializedSize())
-			}
-			f.WriteTo(&buf)
-			var h1, h2 Filter
-			if n, err := h1.ReadFrom(&buf); err != nil || n != f.SerializedSize() {
-				t.Fatalf("ReadFrom = %d, %v; want %d bytes", n, err, f.SerializedSize())
-			}
-			if _, err := h2.ReadFrom(&buf); err != nil {
-				t.Fatal(err)
-			}
-			if !h1.Equal(f) || !h2.Equal(f) || buf.Len() != 0 {
-				t.Fatal("two filters in one stream do not read back")
-			}
-		})
-	}
+var format = formattest.Format[*Filter]{
+	New:        func() *Filter { return &Filter{} },
+	Equal:      func(a, b *Filter) bool { return a.Equal(b) && a.blocks == b.blocks },
+	ErrFormat:  ErrFormat,
+	Samples:    sampleFilters,
+	Golden:     "k3",
+	GoldenPath: "testdata/golden-v1.bbf",
 }
+
+func TestRoundTrip(t *testing.T) { formattest.RoundTrip(t, format) }
 
 // reseal replaces the trailing CRC-32C of a serialized filter with the right
 // one, so that a test can reach the checks behind the checksum.
@@ -79,36 +51,12 @@ func reseal(data []byte) []byte {
 }
 
 func TestDecodeErrors(t *testing.T) {
-	data, _ := sampleFilters(t)["k3"].MarshalBinary()
-	keep := sampleFilters(t)["k16"]
+	data := formattest.Corruptions(t, format, "k3", "k16")
 	check := func(what string, input []byte, want error) {
 		t.Helper()
-		g := sampleFilters(t)["k16"]
-		err := g.UnmarshalBinary(input)
-		if !errors.Is(err, ErrFormat) || (want != nil && !errors.Is(err, want)) {
-			t.Fatalf("%s: UnmarshalBinary = %v, want ErrFormat (%v)", what, err, want)
-		}
-		if !g.Equal(keep) {
-			t.Fatalf("%s: failed UnmarshalBinary changed the receiver", what)
-		}
-		if what == "trailing" {
-			return // a stream may go on after a filter
-		}
-		h := *g
-		if _, err := h.ReadFrom(bytes.NewReader(input)); err == nil || !h.Equal(keep) {
-			t.Fatalf("%s: ReadFrom = %v, changed %v", what, err, !h.Equal(keep))
-		}
+		formattest.Refuses(t, format, "k16", what, input, want)
 	}
-	for n := 0; n < len(data); n++ {
-		check(fmt.Sprintf("truncated to %d", n), data[:n], io.ErrUnexpectedEOF)
-	}
-	for i := range data {
-		bad := bytes.Clone(data)
-		bad[i] ^= 0x24
-		check(fmt.Sprintf("byte %d flipped", i), bad, nil)
-	}
-	check("trailing", append(bytes.Clone(data), 0), nil)
-	check("foreign", []byte("CBF4\x01\x00 a cbf header is not a blocked one........"), nil)
+	check("a cbf header", []byte("CBF4\x01\x00 a cbf header is not a blocked one........"), nil)
 	// Fields that are wrong behind a right checksum.
 	field := func(off int, v uint64, size int) []byte {
 		bad := bytes.Clone(data)
@@ -137,21 +85,9 @@ func TestDecodeErrors(t *testing.T) {
 
 func TestGolden(t *testing.T) {
 	f := sampleFilters(t)["k3"]
-	data, _ := f.MarshalBinary()
-	path := filepath.Join("testdata", "golden-v1.bbf")
-	want := testutil.Golden(t, path, data, *update, func() map[string][]byte {
-		corpus := map[string][]byte{}
-		for name, g := range sampleFilters(t) {
-			corpus[name], _ = g.MarshalBinary()
-		}
-		return corpus
-	})
+	g := formattest.Golden(t, format, *update)
 	// The golden file also pins the probe scheme: the decoded filter answers
 	// for its keys and for the same non-members as a freshly built one.
-	var g Filter
-	if err := g.UnmarshalBinary(want); err != nil {
-		t.Fatal(err)
-	}
 	for _, key := range testutil.Keys(0, 2000) {
 		if g.Contains(key) != f.Contains(key) {
 			t.Fatalf("golden Contains(%x) = %v, built %v", key, g.Contains(key), f.Contains(key))
@@ -164,22 +100,10 @@ func TestGolden(t *testing.T) {
 // ones, is aligned, has FPP and FillFPP in [0, 1], and takes Add and Contains,
 // after which it still round-trips (a Len of 2^64-1 in the seeds).
 func FuzzUnmarshalBinary(f *testing.F) {
-	f.Add([]byte{})
 	data, _ := sampleFilters(f)["one-block"].MarshalBinary()
 	binary.LittleEndian.PutUint64(data[20:], math.MaxUint64)
 	f.Add(reseal(data))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var g Filter
-		if err := g.UnmarshalBinary(data); err != nil {
-			if !errors.Is(err, ErrFormat) {
-				t.Fatalf("error %v does not wrap ErrFormat", err)
-			}
-			return
-		}
-		again, err := g.MarshalBinary()
-		if err != nil || !bytes.Equal(again, data) {
-			t.Fatalf("re-encoding differs (%v)", err)
-		}
+	formattest.Fuzz(f, format, func(t *testing.T, g *Filter) {
 		if !aligned(g.words) || uint64(len(g.words)) != g.bits/64 || g.blocks*BlockBits != g.bits {
 			t.Fatalf("decoded filter: %d words for %d bits, %d blocks, aligned %v", len(g.words), g.bits, g.blocks, aligned(g.words))
 		}
@@ -192,7 +116,7 @@ func FuzzUnmarshalBinary(f *testing.F) {
 		}
 		g.Contains([]byte("y"))
 		var h Filter
-		if again, err := g.MarshalBinary(); err != nil || h.UnmarshalBinary(again) != nil || !h.Equal(&g) {
+		if again, err := g.MarshalBinary(); err != nil || h.UnmarshalBinary(again) != nil || !h.Equal(g) {
 			t.Fatalf("after an Add the decoded filter does not round-trip (%v)", err)
 		}
 	})

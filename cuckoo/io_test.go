@@ -5,14 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
-	"fmt"
 	"hash/crc32"
 	"io"
-	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/internal/testutil/formattest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden-v1.ckoo and the fuzz seed corpus")
@@ -41,51 +40,40 @@ func sampleFilters(t testing.TB) map[string]*Filter {
 	return out
 }
 
+var format = formattest.Format[*Filter]{
+	New:        func() *Filter { return &Filter{} },
+	Equal:      func(a, b *Filter) bool { return a.Equal(b) },
+	ErrFormat:  ErrFormat,
+	Samples:    sampleFilters,
+	Golden:     "b3-f5",
+	GoldenPath: "testdata/golden-v1.ckoo",
+}
+
+// TestRoundTrip: the format's round trips (formattest); decoded copies
+// answer as the original and evolve alike (the kick generator restarts
+// from the seed in both).
 func TestRoundTrip(t *testing.T) {
+	formattest.RoundTrip(t, format)
 	for name, f := range sampleFilters(t) {
-		t.Run(name, func(t *testing.T) {
-			data, err := f.MarshalBinary()
-			if err != nil || int64(len(data)) != f.SerializedSize() {
-				t.Fatalf("MarshalBinary: %d bytes, %v; SerializedSize %d", len(data), err, f.SerializedSize())
+		data, _ := f.MarshalBinary()
+		var h1, h2 Filter
+		if err := h1.UnmarshalBinary(data); err != nil {
+			t.Fatal(err)
+		}
+		h2.UnmarshalBinary(data)
+		for _, key := range testutil.Keys(0, 300) {
+			if h1.Contains(key) != f.Contains(key) {
+				t.Fatalf("%s: Contains(%x) differs after decoding", name, key)
 			}
-			var g Filter
-			if err := g.UnmarshalBinary(data); err != nil {
-				t.Fatal(err)
+		}
+		for _, key := range testutil.Keys(1<<20, 50) {
+			if e1, e2 := h1.Add(key), h2.Add(key); (e1 == nil) != (e2 == nil) {
+				t.Fatalf("%s: Add differs between decoded copies: %v, %v", name, e1, e2)
 			}
-			if !g.Equal(f) {
-				t.Fatal("UnmarshalBinary(MarshalBinary(f)) != f")
-			}
-			// The decoded filter works: same answers, and Add/Remove go on.
-			for _, key := range testutil.Keys(0, 300) {
-				if g.Contains(key) != f.Contains(key) {
-					t.Fatalf("Contains(%x) differs after decoding", key)
-				}
-			}
-			var buf bytes.Buffer
-			f.WriteTo(&buf)
-			f.WriteTo(&buf)
-			var h1, h2 Filter
-			if n, err := h1.ReadFrom(&buf); err != nil || n != f.SerializedSize() {
-				t.Fatalf("ReadFrom = %d, %v; want %d", n, err, f.SerializedSize())
-			}
-			if _, err := h2.ReadFrom(&buf); err != nil {
-				t.Fatal(err)
-			}
-			if !h1.Equal(f) || !h2.Equal(f) || buf.Len() != 0 {
-				t.Fatal("two filters in one stream do not read back")
-			}
-			// Decoded copies evolve identically: the kick generator restarts
-			// from the seed in both.
-			for _, key := range testutil.Keys(1<<20, 50) {
-				e1, e2 := h1.Add(key), h2.Add(key)
-				if (e1 == nil) != (e2 == nil) {
-					t.Fatalf("Add differs between decoded copies: %v, %v", e1, e2)
-				}
-			}
-			if !h1.Equal(&h2) {
-				t.Fatal("decoded copies diverged")
-			}
-		})
+		}
+		if !h1.Equal(&h2) {
+			t.Fatalf("%s: decoded copies diverged", name)
+		}
 	}
 }
 
@@ -102,37 +90,12 @@ func TestDecodeErrors(t *testing.T) {
 	if b := binary.LittleEndian.Uint64(data[12:]); b != 29 || len(data) != headerSize+7*8+trailerSize {
 		t.Fatalf("sample b3-f5: %d buckets, %d bytes; the edits below assume 29 buckets in 7 words", b, len(data))
 	}
-	keep := sampleFilters(t)["b8-f32"]
+	formattest.Corruptions(t, format, "b3-f5", "b8-f32")
 	check := func(what string, input []byte, want error) {
 		t.Helper()
-		g := sampleFilters(t)["b8-f32"]
-		err := g.UnmarshalBinary(input)
-		if !errors.Is(err, ErrFormat) || (want != nil && !errors.Is(err, want)) {
-			t.Fatalf("%s: UnmarshalBinary = %v, want ErrFormat (%v)", what, err, want)
-		}
-		if !g.Equal(keep) {
-			t.Fatalf("%s: failed UnmarshalBinary changed the receiver", what)
-		}
-		_, err = g.ReadFrom(bytes.NewReader(input))
-		if !errors.Is(err, ErrFormat) || (want != nil && !errors.Is(err, want)) || !g.Equal(keep) {
-			t.Fatalf("%s: ReadFrom = %v (want ErrFormat, %v), changed %v", what, err, want, !g.Equal(keep))
-		}
+		formattest.Refuses(t, format, "b8-f32", what, input, want)
 	}
-	for n := 0; n < len(data); n++ {
-		check(fmt.Sprintf("truncated to %d", n), data[:n], io.ErrUnexpectedEOF)
-	}
-	for i := range data {
-		bad := bytes.Clone(data)
-		bad[i] ^= 0x24
-		check(fmt.Sprintf("byte %d flipped", i), bad, nil)
-	}
-	// Bytes after the filter: refused by UnmarshalBinary (ReadFrom leaves them
-	// in the stream).
-	var g Filter
-	if err := g.UnmarshalBinary(append(bytes.Clone(data), 0)); !errors.Is(err, ErrFormat) {
-		t.Fatalf("trailing byte: UnmarshalBinary = %v, want ErrFormat", err)
-	}
-	check("foreign", []byte("CBF4\x01\x00 a cbf header is not a cuckoo one..........."), nil)
+	check("a cbf header", []byte("CBF4\x01\x00 a cbf header is not a cuckoo one..........."), nil)
 	// Edits behind a valid checksum.
 	edit := func(what string, off int, v uint64, size int) {
 		t.Helper()
@@ -197,21 +160,8 @@ func TestDecodeBoundedAllocation(t *testing.T) {
 }
 
 func TestGolden(t *testing.T) {
-	f := sampleFilters(t)["b3-f5"]
-	data, _ := f.MarshalBinary()
-	path := filepath.Join("testdata", "golden-v1.ckoo")
-	want := testutil.Golden(t, path, data, *update, func() map[string][]byte {
-		corpus := map[string][]byte{}
-		for name, g := range sampleFilters(t) {
-			corpus[name], _ = g.MarshalBinary()
-		}
-		return corpus
-	})
 	// The golden file decodes to the filter, and answers for its keys.
-	var g Filter
-	if err := g.UnmarshalBinary(want); err != nil || !g.Equal(f) {
-		t.Fatalf("golden file: %v", err)
-	}
+	g := formattest.Golden(t, format, *update)
 	for _, key := range testutil.Keys(0, 80) {
 		if !g.Contains(key) {
 			t.Fatalf("golden filter: Contains(%x) = false, want true", key)
@@ -223,19 +173,7 @@ func TestGolden(t *testing.T) {
 // the same bytes, has Len non-zero slots, and goes on working: an Add that
 // succeeds is found, and removed.
 func FuzzUnmarshalBinary(f *testing.F) {
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var g Filter
-		if err := g.UnmarshalBinary(data); err != nil {
-			if !errors.Is(err, ErrFormat) {
-				t.Fatalf("error %v does not wrap ErrFormat", err)
-			}
-			return
-		}
-		again, err := g.MarshalBinary()
-		if err != nil || !bytes.Equal(again, data) {
-			t.Fatalf("re-encoding differs (%v)", err)
-		}
+	formattest.Fuzz(f, format, func(t *testing.T, g *Filter) {
 		var n uint64
 		for s := range g.buckets * uint64(g.b) {
 			if g.slot(s) != 0 {

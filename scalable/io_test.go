@@ -5,16 +5,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
-	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/internal/testutil/formattest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden-v1.sbf and the fuzz seed corpus")
@@ -47,41 +46,33 @@ func reseal(data []byte) []byte {
 	return data
 }
 
+var format = formattest.Format[*Filter]{
+	New: func() *Filter { return &Filter{} },
+	Equal: func(a, b *Filter) bool {
+		return a.Equal(b) && a.Len() == b.Len() && a.MemoryBits() == b.MemoryBits() && a.Config() == b.Config() && a.FPP() == b.FPP()
+	},
+	ErrFormat:  ErrFormat,
+	Samples:    sampleFilters,
+	Golden:     "three",
+	GoldenPath: "testdata/golden-v1.sbf",
+}
+
+// TestRoundTrip: the format's round trips (formattest), and a decoded
+// filter goes on growing as the original does.
 func TestRoundTrip(t *testing.T) {
+	formattest.RoundTrip(t, format)
 	for name, f := range sampleFilters(t) {
-		t.Run(name, func(t *testing.T) {
-			data, err := f.MarshalBinary()
-			if err != nil || int64(len(data)) != f.SerializedSize() {
-				t.Fatalf("MarshalBinary: %d bytes, %v; SerializedSize %d", len(data), err, f.SerializedSize())
-			}
-			var g Filter
-			if err := g.UnmarshalBinary(data); err != nil {
-				t.Fatal(err)
-			}
-			if !g.Equal(f) || g.Len() != f.Len() || g.MemoryBits() != f.MemoryBits() || g.Config() != f.Config() || g.FPP() != f.FPP() {
-				t.Fatal("UnmarshalBinary(MarshalBinary(f)) != f")
-			}
-			// The decoded filter goes on growing as the original does.
-			more := testutil.Keys(1<<40, 200)
-			mustAdd(t, f, more)
-			mustAdd(t, &g, more)
-			if !g.Equal(f) {
-				t.Fatal("decoded filter differs after 200 more keys")
-			}
-			var buf bytes.Buffer
-			f.WriteTo(&buf)
-			f.WriteTo(&buf)
-			var h1, h2 Filter
-			if _, err := h1.ReadFrom(&buf); err != nil {
-				t.Fatal(err)
-			}
-			if n, err := h2.ReadFrom(&buf); err != nil || n != f.SerializedSize() {
-				t.Fatalf("ReadFrom = %d, %v; want %d bytes", n, err, f.SerializedSize())
-			}
-			if !h1.Equal(f) || !h2.Equal(f) || buf.Len() != 0 {
-				t.Fatal("two filters in one stream do not read back")
-			}
-		})
+		data, _ := f.MarshalBinary()
+		var g Filter
+		if err := g.UnmarshalBinary(data); err != nil {
+			t.Fatal(err)
+		}
+		more := testutil.Keys(1<<40, 200)
+		mustAdd(t, f, more)
+		mustAdd(t, &g, more)
+		if !g.Equal(f) {
+			t.Fatalf("%s: decoded filter differs after 200 more keys", name)
+		}
 	}
 }
 
@@ -96,35 +87,12 @@ func sub1(t *testing.T) int {
 
 func TestDecodeErrors(t *testing.T) {
 	samples := sampleFilters(t)
-	data, _ := samples["three"].MarshalBinary()
+	formattest.Corruptions(t, format, "three", "growth-1.5")
 	check := func(what string, input []byte, want error) {
 		t.Helper()
-		g := sampleFilters(t)["growth-1.5"]
-		keep := clone(t, g)
-		err := g.UnmarshalBinary(input)
-		if !errors.Is(err, ErrFormat) || (want != nil && !errors.Is(err, want)) {
-			t.Fatalf("%s: UnmarshalBinary = %v, want ErrFormat (%v)", what, err, want)
-		}
-		if !g.Equal(keep) {
-			t.Fatalf("%s: failed UnmarshalBinary changed the receiver", what)
-		}
-		if what == "trailing" {
-			return // a stream may go on after a filter
-		}
-		if _, err := g.ReadFrom(bytes.NewReader(input)); !errors.Is(err, ErrFormat) || !g.Equal(keep) {
-			t.Fatalf("%s: ReadFrom = %v, want ErrFormat and the receiver unchanged", what, err)
-		}
+		formattest.Refuses(t, format, "growth-1.5", what, input, want)
 	}
-	for n := 0; n < len(data); n++ {
-		check(fmt.Sprintf("truncated to %d", n), data[:n], io.ErrUnexpectedEOF)
-	}
-	for i := range data {
-		bad := bytes.Clone(data)
-		bad[i] ^= 0x24
-		check(fmt.Sprintf("byte %d flipped", i), bad, nil)
-	}
-	check("trailing", append(bytes.Clone(data), 0), nil)
-	check("foreign", []byte("CBF4\x01\x00 a cbf header is not a scalable one........................"), nil)
+	check("a cbf header", []byte("CBF4\x01\x00 a cbf header is not a scalable one........................"), nil)
 
 	// Edits with a valid checksum, each caught by its own check.
 	s1 := sub1(t)
@@ -187,21 +155,8 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestGolden(t *testing.T) {
-	f := sampleFilters(t)["three"]
-	data, _ := f.MarshalBinary()
-	path := filepath.Join("testdata", "golden-v1.sbf")
-	want := testutil.Golden(t, path, data, *update, func() map[string][]byte {
-		corpus := map[string][]byte{}
-		for name, g := range sampleFilters(t) {
-			corpus[name], _ = g.MarshalBinary()
-		}
-		return corpus
-	})
 	// The golden file decodes, on any machine, to a filter that has its keys.
-	var g Filter
-	if err := g.UnmarshalBinary(want); err != nil {
-		t.Fatal(err)
-	}
+	g := formattest.Golden(t, format, *update)
 	for i, key := range testutil.Keys(0, 300) {
 		if !g.Contains(key) {
 			t.Fatalf("golden filter: Contains(key %d) = false", i)
