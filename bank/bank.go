@@ -234,3 +234,31 @@ func (b *Bank) Bytes() (memory uint64, serialized int64) {
 	}
 	return memory, serialized
 }
+
+// SetOf returns the KeySet of keys (duplicates count once), for callers
+// that hold a class's keys in a slice. O(total key bytes).
+func SetOf(keys [][]byte) KeySet {
+	s := make(mapKeys, len(keys))
+	for _, k := range keys {
+		s[string(k)] = struct{}{}
+	}
+	return s
+}
+
+// mapKeys is SetOf's KeySet.
+type mapKeys map[string]struct{}
+
+func (s mapKeys) Len() int { return len(s) }
+
+func (s mapKeys) Keys() [][]byte {
+	out := make([][]byte, 0, len(s))
+	for k := range s {
+		out = append(out, []byte(k))
+	}
+	return out
+}
+
+func (s mapKeys) Has(key []byte) bool {
+	_, ok := s[string(key)]
+	return ok
+}
