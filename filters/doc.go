@@ -51,7 +51,7 @@
 // as it can, fillFPP, fillSpread, estimateFPP, add and remove), registered
 // with its Spec (name, Doc, Order, Sized, Deletes, Grows, Options) in an
 // init function; and its tests. Nothing else lists kinds or their options:
-// every command line gets a flag for each option (internal/cliflag), bank
+// every command line gets a flag for each option (cli.SizingFlags), bank
 // files record options by name, and join filter eval and plot test the
 // kind against its formula with no further code.
 //

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/bank"
+	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
-	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/internal/textfmt"
 	"github.com/acbfjoin/acbfjoin/join/local"
 	"github.com/acbfjoin/acbfjoin/key"
@@ -94,7 +94,7 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	kind := fs.String("filter", string(filters.Bloom), "the filter of every class: "+kindList())
 	out := fs.String("out", "", "the bank file to write (required)")
 	validate := fs.Bool("validate", false, "also validate the bank on the keys just read (join bank validate, without reading the file again)")
-	cliflag.UsageWithExamples(fs, "join bank build --keys F --key-col C --class-col R --out bank.bin [flags]", bankBuildExamples)
+	cli.UsageWithExamples(fs, "join bank build --keys F --key-col C --class-col R --out bank.bin [flags]", bankBuildExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Write
 	bf.register(fs)
 	bankPath := fs.String("bank", "", "the bank file (required)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a Markdown table")
-	cliflag.UsageWithExamples(fs, "join bank validate --bank bank.bin --keys F [flags]", bankValidateExamples)
+	cli.UsageWithExamples(fs, "join bank validate --bank bank.bin --keys F [flags]", bankValidateExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -279,7 +279,7 @@ func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer)
 	moves := fs.String("moves", "", "CSV lines key,from,to (an optional header key,from,to), or - (required)")
 	out := fs.String("out", "", "where to write the updated bank (default: replace --bank, atomically)")
 	quiet := fs.Bool("quiet", false, "print nothing but errors")
-	cliflag.UsageWithExamples(fs, "join bank update --bank bank.bin --moves F [--out F]", bankUpdateExamples)
+	cli.UsageWithExamples(fs, "join bank update --bank bank.bin --moves F [--out F]", bankUpdateExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/datasets"
 	"github.com/acbfjoin/acbfjoin/datasets/imdb"
 	"github.com/acbfjoin/acbfjoin/datasets/ipstream"
@@ -14,14 +15,13 @@ import (
 	"github.com/acbfjoin/acbfjoin/datasets/semijoin"
 	"github.com/acbfjoin/acbfjoin/datasets/triples"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
-	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 )
 
 func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cliflag.UsageWithExamples(fs, "join gen --out DIR [flags]", `
+	cli.UsageWithExamples(fs, "join gen --out DIR [flags]", `
 Examples:
   join gen --scale 1 --seed 1 --out data        # the full size: 16,522,438 citations, 2,923,922 patents
   join gen --scale 0.01 --out small             # 1% for a quick try
@@ -79,7 +79,7 @@ Examples:
 func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("keys", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cliflag.UsageWithExamples(fs, "join keys --patents FILE --out FILE [flags]", `
+	cli.UsageWithExamples(fs, "join keys --patents FILE --out FILE [flags]", `
 Examples:
   join keys --patents data/apat63_99.txt --out data/keys.txt                  # the paper's 65,771 keys
   join keys --patents data/apat63_99.txt --where GYEAR=1999 --where COUNTRY=JP --out data/jp99.txt
@@ -91,7 +91,7 @@ Examples:
 	sample := fs.Int("sample", nber.PaperKeySample, "records to sample")
 	seed := fs.Uint64("seed", 1, "sampling seed")
 	out := fs.String("out", "", "output file (.gz: compressed; - for standard output) (required)")
-	var where cliflag.Repeated
+	var where cli.Repeated
 	fs.Var(&where, "where", "keep only records with COL=VALUE (repeatable; all must hold)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -152,7 +152,7 @@ Examples:
 func cmdFetch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fetch", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cliflag.UsageWithExamples(fs, "join fetch --dir DIR [flags]", `
+	cli.UsageWithExamples(fs, "join fetch --dir DIR [flags]", `
 Examples:
   join fetch --dir nber        # acite75_99.zip and apat63_99.zip, resumed and verified
   join fetch --dir nber --url http://mirror.example/patents

@@ -9,10 +9,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
-	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/local"
 	"github.com/acbfjoin/acbfjoin/repro"
@@ -25,7 +25,7 @@ import (
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cliflag.UsageWithExamples(fs, "join demo [flags]", `
+	cli.UsageWithExamples(fs, "join demo [flags]", `
 Examples:
   join demo                    # 5% NBER-shaped data, every filter, the paper's Table 1
   join demo --bits-per-key 16

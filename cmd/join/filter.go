@@ -11,9 +11,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
-	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/internal/svgplot"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/repro/evaluate"
@@ -86,11 +86,11 @@ func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var sf sizingFlags
 	sf.register(fs)
-	var n cliflag.Count
+	var n cli.Count
 	fs.Var(&n, "n", "distinct keys the filter holds (required; 1e6 is accepted)")
 	kind := fs.String("kind", "all", "the kinds to size, comma separated, or all: "+strings.Join(filters.Names(), ", "))
 	asJSON := fs.Bool("json", false, "print JSON instead of a Markdown table")
-	cliflag.UsageWithExamples(fs, "join filter size --n N (--fpp P | --bits-per-key B) [flags]", filterSizeExamples)
+	cli.UsageWithExamples(fs, "join filter size --n N (--fpp P | --bits-per-key B) [flags]", filterSizeExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -124,19 +124,19 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	var sf sizingFlags
 	sf.register(fs)
-	var n, queries cliflag.Count
+	var n, queries cli.Count
 	queries.N = evaluate.DefaultQueries
 	fs.Var(&n, "n", "distinct keys to build each filter over (required; 1e6 is accepted)")
 	fs.Var(&queries, "queries", "fresh non-members to count false positives over")
 	kindList := fs.String("kinds", "all", "the kinds to evaluate, comma separated, or all: "+strings.Join(filters.Names(), ", "))
-	var churnN cliflag.Count
+	var churnN cli.Count
 	churn := &churnN.N
 	fs.Var(&churnN, "churn", "update rounds for the kinds that delete: each deletes a fifth of the keys and inserts them again, checked against an exact model")
 	seed := fs.Uint64("seed", 1, "seed of the keys and queries (the same seed gives the same keys)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a Markdown table")
 	reportJSON := fs.String("report-json", "", "also write the results as JSON to this file")
 	quiet := fs.Bool("quiet", false, "no progress line on a terminal")
-	cliflag.UsageWithExamples(fs, "join filter eval --n N [--kinds all] [--queries Q] [--churn C] [--seed S] [flags]", filterEvalExamples)
+	cli.UsageWithExamples(fs, "join filter eval --n N [--kinds all] [--queries Q] [--churn C] [--seed S] [flags]", filterEvalExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return err
 		}
 	} else {
-		evaluate.WriteMarkdown(stdout, cfg, results, cliflag.RewriteText)
+		evaluate.WriteMarkdown(stdout, cfg, results, cli.RewriteText)
 	}
 	if repF != nil {
 		if err := repF.Commit(); err != nil {
@@ -225,7 +225,7 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	var sf sizingFlags
 	sf.register(fs)
-	var n, queries cliflag.Count
+	var n, queries cli.Count
 	n.N, queries.N = 100000, evaluate.DefaultQueries
 	fs.Var(&n, "n", "distinct keys to build each filter over (1e6 is accepted)")
 	fs.Var(&queries, "queries", "fresh non-members to count false positives over, at each point")
@@ -234,7 +234,7 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	seed := fs.Uint64("seed", 1, "seed of the keys and queries")
 	out := fs.String("out", "", "the image to write (required): .svg, .png, .jpg or .pdf by its extension")
 	quiet := fs.Bool("quiet", false, "no progress line on a terminal")
-	cliflag.UsageWithExamples(fs, "join filter plot --out FILE.svg [--n N] [--bits 4:32:2] [flags]", filterPlotExamples)
+	cli.UsageWithExamples(fs, "join filter plot --out FILE.svg [--n N] [--bits 4:32:2] [flags]", filterPlotExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -293,6 +293,6 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "%d keys, %d fresh non-member queries a point, seed %d; wrote %s\n\n", n.N, queries.N, *seed, *out)
-	evaluate.WritePoints(stdout, points, func(e string) string { return strings.ReplaceAll(cliflag.RewriteText(e), "--bits-per-key ", "--bits ") })
+	evaluate.WritePoints(stdout, points, func(e string) string { return strings.ReplaceAll(cli.RewriteText(e), "--bits-per-key ", "--bits ") })
 	return nil
 }

@@ -8,8 +8,8 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/local"
 	"github.com/acbfjoin/acbfjoin/key"
@@ -139,9 +139,9 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 }
 
 // flagError rewrites an option.Error in err as the user's flag and value
-// ("run: --mem 4KiB: below the minimum ...", cliflag.Rewrite); other errors
+// ("run: --mem 4KiB: below the minimum ...", cli.Rewrite); other errors
 // are returned as they are.
-func flagError(cmd string, fs *flag.FlagSet, err error) error { return cliflag.Rewrite(cmd, fs, err) }
+func flagError(cmd string, fs *flag.FlagSet, err error) error { return cli.Rewrite(cmd, fs, err) }
 
 // tuneGC sets the collector for a run with --mem: half the default growth
 // before a collection, and a soft limit, so that the garbage of the heap
@@ -156,8 +156,8 @@ func (j *joinFlags) tuneGC(opt join.Options) {
 }
 
 // parseSize parses "256MiB", "64KiB", "1GiB", "1000" (bytes), at most
-// 1 PiB (cliflag.ParseSize).
-func parseSize(s string) (int64, error) { return cliflag.ParseSize(s, cliflag.MaxSize) }
+// 1 PiB (cli.ParseSize).
+func parseSize(s string) (int64, error) { return cli.ParseSize(s, cli.MaxSize) }
 
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()

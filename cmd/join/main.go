@@ -13,10 +13,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
-	"github.com/acbfjoin/acbfjoin/internal/cli"
-	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 )
 
 const usage = `usage: join <command> [flags]
@@ -198,9 +197,9 @@ func commandNames() []string {
 	return out
 }
 
-// parse parses a command's flags (cliflag.Parse), its errors usage errors.
+// parse parses a command's flags (cli.Parse), its errors usage errors.
 func parse(fs *flag.FlagSet, args []string) error {
-	err := cliflag.Parse(fs, args, "join "+fs.Name())
+	err := cli.Parse(fs, args, "join "+fs.Name())
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		return usageError{err}
 	}

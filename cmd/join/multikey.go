@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/repro/multikey"
 )
@@ -63,7 +63,7 @@ Examples:
 func cmdMultikeySeed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("multikey seed", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	rows, bits, queries := cliflag.Count{N: 1000000}, cliflag.Count{N: 10000000}, cliflag.Count{N: 100000000}
+	rows, bits, queries := cli.Count{N: 1000000}, cli.Count{N: 10000000}, cli.Count{N: 100000000}
 	fs.Var(&rows, "rows", "n: triples inserted (1e6 is accepted)")
 	fs.Var(&bits, "bits", "m: bits of each column's Bloom filter")
 	k := fs.Int("k", 3, "hash functions of each column")
@@ -74,7 +74,7 @@ func cmdMultikeySeed(ctx context.Context, args []string, stdout, stderr io.Write
 	domain := fs.Int("domain", 0, "0: the seed's values, random decimals in [0, 99999); D: integers 0..D-1 (repeats)")
 	seed := fs.Uint64("seed", 1, "seed of the data (replicate r of the sequential experiment uses seed+r)")
 	md := fs.Bool("markdown", false, "print Markdown tables")
-	cliflag.UsageWithExamples(fs, "join multikey seed [--rows N] [--bits M] [--k K] [--queries Q] [--replicates R] [--seed S] [flags]", multikeySeedExamples)
+	cli.UsageWithExamples(fs, "join multikey seed [--rows N] [--bits M] [--k K] [--queries Q] [--replicates R] [--seed S] [flags]", multikeySeedExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -108,10 +108,10 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	kind := fs.String("filter", string(filters.Bloom), "the filter of both layouts: "+kindList())
 	var sf sizingFlags
 	sf.register(fs)
-	maxComb := cliflag.Count{N: multikey.DefaultMaxCombinations}
+	maxComb := cli.Count{N: multikey.DefaultMaxCombinations}
 	fs.Var(&maxComb, "max-combinations", "refuse a product of the columns' distinct counts above this")
 	md := fs.Bool("markdown", false, "print Markdown tables")
-	cliflag.UsageWithExamples(fs, "join multikey absent --keys F --key-col C1,C2,... [--key-type T] [--filter K] [--fpp P | --bits-per-key B] [flags]", multikeyAbsentExamples)
+	cli.UsageWithExamples(fs, "join multikey absent --keys F --key-col C1,C2,... [--key-type T] [--filter K] [--fpp P | --bits-per-key B] [flags]", multikeyAbsentExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

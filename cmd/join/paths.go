@@ -9,8 +9,8 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
-	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join/local"
 )
@@ -64,19 +64,19 @@ func (o *outputs) abort() {
 func cmdClean(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cliflag.UsageWithExamples(fs, "join clean [flags]", `
+	cli.UsageWithExamples(fs, "join clean [flags]", `
 Examples:
   join clean                            # the system's temporary folder
   join clean --tmp-dir /big/disk --dry-run
 `)
-	var dirs cliflag.Repeated
+	var dirs cli.Repeated
 	fs.Var(&dirs, "tmp-dir", "folder to clean (repeatable; default: the system's temporary folder)")
 	dryRun := fs.Bool("dry-run", false, "list what would be removed, remove nothing")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if len(dirs) == 0 {
-		dirs = cliflag.Repeated{os.TempDir()}
+		dirs = cli.Repeated{os.TempDir()}
 	}
 	removed, kept := 0, 0
 	for _, dir := range dirs {

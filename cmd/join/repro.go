@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/acbfjoin/acbfjoin/internal/cliflag"
+	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/repro"
 )
 
 func cmdRepro(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("repro", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cliflag.UsageWithExamples(fs, "join repro [flags]", `
+	cli.UsageWithExamples(fs, "join repro [flags]", `
 Examples:
   join repro                             # the paper's sizes (a few minutes), into data/repro
   join repro --quick --out /tmp/repro    # seconds

@@ -3,14 +3,14 @@ package main
 import (
 	"flag"
 
+	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 )
 
-// sizingFlags are cliflag.SizingFlags with their errors marked usage errors
+// sizingFlags are cli.SizingFlags with their errors marked usage errors
 // (exit status 2).
 type sizingFlags struct {
-	cliflag.SizingFlags
+	cli.SizingFlags
 	fs *flag.FlagSet
 }
 

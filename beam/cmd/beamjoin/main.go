@@ -26,11 +26,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	beamjoin "github.com/acbfjoin/acbfjoin/beam"
+	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
-	"github.com/acbfjoin/acbfjoin/internal/cli"
-	"github.com/acbfjoin/acbfjoin/internal/cliflag"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
 )
@@ -50,12 +49,12 @@ var (
 
 // sizingFlags are join's sizing flags (--bits-per-key, --fpp and every
 // kind's options: --k, --bucket-size, ...), one implementation.
-var sizingFlags cliflag.SizingFlags
+var sizingFlags cli.SizingFlags
 
 func init() { sizingFlags.Register(flag.CommandLine) }
 
 func main() {
-	cliflag.Once(flag.CommandLine) // a flag given twice is refused, as join's are
+	cli.Once(flag.CommandLine) // a flag given twice is refused, as join's are
 	flag.Parse()
 	if !*verbose {
 		// Prism and the SDK log through slog's default logger, which
@@ -94,14 +93,14 @@ func main() {
 		}
 		os.Exit(2)
 	case err != nil:
-		msg := strings.TrimPrefix(cliflag.Rewrite("beamjoin", flag.CommandLine, err).Error(), "beamjoin: ") // the package's errors name it already
+		msg := strings.TrimPrefix(cli.Rewrite("beamjoin", flag.CommandLine, err).Error(), "beamjoin: ") // the package's errors name it already
 		if i := strings.LastIndex(strings.TrimSpace(msg), "\n"); i >= 0 && !*verbose {
 			// A failed job's error holds the runner's plan of the failed
 			// stage, then what the DoFn returned, last: that line is the
 			// cause (a file, its line, the problem); --verbose prints all.
 			msg = strings.TrimSpace(msg)[i+1:]
 		}
-		msg = cliflag.RewriteText(msg)
+		msg = cli.RewriteText(msg)
 		// A worker's error reaches this process as text (errors.Is cannot
 		// see csvscan.ErrNotInteger through the runner): the hint of join's.
 		if errors.Is(err, csvscan.ErrNotInteger) || strings.Contains(msg, "invalid integer") {

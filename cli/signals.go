@@ -1,6 +1,3 @@
-// Package cli holds what join and beamjoin do alike as processes: the
-// signals that stop a run (and the cleanup they leave time for), the error
-// a signal becomes, and a writer that keeps its first error.
 package cli
 
 import (

@@ -1,9 +1,11 @@
-// Package cliflag maps the library's option names (option.Error.Name:
-// "Sizing.BitsPerKey", "Mappers", "KeyEvents") to the flags of the command
-// lines that set them (--bits-per-key, --mappers, --key-events), so that
-// join and beamjoin name the user's flag with the user's spelling of its
-// value, and the library names none. One table for every command line.
-package cliflag
+// The flags of the library's options: names maps each option name
+// (option.Error.Name: "Sizing.BitsPerKey", "Mappers", "KeyEvents") to the
+// flag of the command lines that set it (--bits-per-key, --mappers,
+// --key-events), so that join and beamjoin name the user's flag with the
+// user's spelling of its value, and the library names none. One table for
+// every command line.
+
+package cli
 
 import (
 	"errors"
