@@ -93,15 +93,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 // ReadFrom replaces f with a filter read from r and returns the number of bytes
 // consumed. It implements io.ReaderFrom. On any error (wrapping ErrFormat, and
 // io.ErrUnexpectedEOF for a cut stream) f is unchanged. O(m1/64 + Len*k).
-func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
-	rr := wire.NewReader(r)
-	g, err := decode(rr)
-	if err != nil {
-		return rr.N(), err
-	}
-	*f = *g
-	return rr.N(), nil
-}
+func (f *Filter) ReadFrom(r io.Reader) (int64, error) { return wire.ReadInto(r, f, decode) }
 
 func decode(rr *wire.Reader) (*Filter, error) {
 	if _, err := rr.Header(magic, formatVersion, formatVersion); err != nil {
@@ -246,12 +238,7 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 // exactly one filter. It implements encoding.BinaryUnmarshaler. On error f is
 // unchanged.
 func (f *Filter) UnmarshalBinary(data []byte) error {
-	g, err := wire.DecodeExact(data, decode, ErrFormat)
-	if err != nil {
-		return err
-	}
-	*f = *g
-	return nil
+	return wire.UnmarshalInto(data, f, decode, ErrFormat)
 }
 
 // Equal reports whether f and other have the same configuration, elements and

@@ -58,15 +58,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 // header cannot cause a large allocation. A filter over 1 MiB is read into a
 // growing buffer and then copied into a cache-line aligned one: about twice its
 // size for a moment. O(m).
-func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
-	rr := wire.NewReader(r)
-	g, err := decode(rr)
-	if err != nil {
-		return rr.N(), err
-	}
-	*f = *g
-	return rr.N(), nil
-}
+func (f *Filter) ReadFrom(r io.Reader) (int64, error) { return wire.ReadInto(r, f, decode) }
 
 func decode(rr *wire.Reader) (*Filter, error) {
 	if _, err := rr.Header(magic, formatVersion, formatVersion); err != nil {
@@ -123,10 +115,5 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 // exactly one filter and nothing else. It implements encoding.BinaryUnmarshaler.
 // On error f is unchanged.
 func (f *Filter) UnmarshalBinary(data []byte) error {
-	g, err := wire.DecodeExact(data, decode, ErrFormat)
-	if err != nil {
-		return err
-	}
-	*f = *g
-	return nil
+	return wire.UnmarshalInto(data, f, decode, ErrFormat)
 }

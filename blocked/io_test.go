@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
-	"hash/crc32"
 	"io"
 	"math"
 	"testing"
@@ -43,13 +42,6 @@ var format = formattest.Format[*Filter]{
 
 func TestRoundTrip(t *testing.T) { formattest.RoundTrip(t, format) }
 
-// reseal replaces the trailing CRC-32C of a serialized filter with the right
-// one, so that a test can reach the checks behind the checksum.
-func reseal(data []byte) []byte {
-	body := data[:len(data)-trailerSize]
-	return binary.LittleEndian.AppendUint32(bytes.Clone(body), crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
-}
-
 func TestDecodeErrors(t *testing.T) {
 	data := formattest.Corruptions(t, format, "k3", "k16")
 	check := func(what string, input []byte, want error) {
@@ -58,18 +50,7 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	check("a cbf header", []byte("CBF4\x01\x00 a cbf header is not a blocked one........"), nil)
 	// Fields that are wrong behind a right checksum.
-	field := func(off int, v uint64, size int) []byte {
-		bad := bytes.Clone(data)
-		switch size {
-		case 2:
-			binary.LittleEndian.PutUint16(bad[off:], uint16(v))
-		case 4:
-			binary.LittleEndian.PutUint32(bad[off:], uint32(v))
-		case 8:
-			binary.LittleEndian.PutUint64(bad[off:], v)
-		}
-		return reseal(bad)
-	}
+	field := func(off int, v uint64, size int) []byte { return formattest.Edit(data, off, v, size) }
 	check("version 2", field(4, 2, 2), nil)
 	check("k = 0", field(6, 0, 2), nil)
 	check("k = MaxK+1", field(6, MaxK+1, 2), nil)
@@ -102,7 +83,7 @@ func TestGolden(t *testing.T) {
 func FuzzUnmarshalBinary(f *testing.F) {
 	data, _ := sampleFilters(f)["one-block"].MarshalBinary()
 	binary.LittleEndian.PutUint64(data[20:], math.MaxUint64)
-	f.Add(reseal(data))
+	f.Add(formattest.Reseal(data))
 	formattest.Fuzz(f, format, func(t *testing.T, g *Filter) {
 		if !aligned(g.words) || uint64(len(g.words)) != g.bits/64 || g.blocks*BlockBits != g.bits {
 			t.Fatalf("decoded filter: %d words for %d bits, %d blocks, aligned %v", len(g.words), g.bits, g.blocks, aligned(g.words))
@@ -141,7 +122,7 @@ func TestZeroFilterWrite(t *testing.T) {
 func TestLenSaturates(t *testing.T) {
 	data, _ := sampleFilters(t)["k3"].MarshalBinary()
 	binary.LittleEndian.PutUint64(data[20:], math.MaxUint64)
-	data = reseal(data)
+	data = formattest.Reseal(data)
 	var f Filter
 	if err := f.UnmarshalBinary(data); err != nil {
 		t.Fatal(err)

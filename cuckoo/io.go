@@ -54,15 +54,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 // io.ErrUnexpectedEOF for a cut stream) f is unchanged. Parameters are validated
 // before the table is read, and the table is read in bounded chunks, so a
 // corrupt header cannot cause a large allocation. O(MemoryBits).
-func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
-	rr := wire.NewReader(r)
-	g, err := decode(rr)
-	if err != nil {
-		return rr.N(), err
-	}
-	*f = *g
-	return rr.N(), nil
-}
+func (f *Filter) ReadFrom(r io.Reader) (int64, error) { return wire.ReadInto(r, f, decode) }
 
 func decode(rr *wire.Reader) (*Filter, error) {
 	if _, err := rr.Header(magic, formatVersion, formatVersion); err != nil {
@@ -113,10 +105,5 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 // exactly one filter and nothing else. It implements encoding.BinaryUnmarshaler.
 // On error f is unchanged.
 func (f *Filter) UnmarshalBinary(data []byte) error {
-	g, err := wire.DecodeExact(data, decode, ErrFormat)
-	if err != nil {
-		return err
-	}
-	*f = *g
-	return nil
+	return wire.UnmarshalInto(data, f, decode, ErrFormat)
 }

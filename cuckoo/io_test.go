@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
-	"hash/crc32"
 	"io"
 	"runtime"
 	"testing"
@@ -77,14 +76,6 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// reseal recomputes the CRC-32C of a serialized filter after an edit, so that
-// a test reaches the checks behind the checksum.
-func reseal(data []byte) []byte {
-	n := len(data) - trailerSize
-	binary.LittleEndian.PutUint32(data[n:], crc32.Checksum(data[:n], crc32.MakeTable(crc32.Castagnoli)))
-	return data
-}
-
 func TestDecodeErrors(t *testing.T) {
 	data, _ := sampleFilters(t)["b3-f5"].MarshalBinary()
 	if b := binary.LittleEndian.Uint64(data[12:]); b != 29 || len(data) != headerSize+7*8+trailerSize {
@@ -99,14 +90,7 @@ func TestDecodeErrors(t *testing.T) {
 	// Edits behind a valid checksum.
 	edit := func(what string, off int, v uint64, size int) {
 		t.Helper()
-		bad := bytes.Clone(data)
-		switch size {
-		case 2:
-			binary.LittleEndian.PutUint16(bad[off:], uint16(v))
-		case 8:
-			binary.LittleEndian.PutUint64(bad[off:], v)
-		}
-		check(what, reseal(bad), nil)
+		check(what, formattest.Edit(data, off, v, size), nil)
 	}
 	edit("version 2", 4, 2, 2)
 	edit("bucket size 0", 6, 0, 2)
@@ -126,7 +110,7 @@ func TestDecodeErrors(t *testing.T) {
 	// the last word are padding).
 	bad := bytes.Clone(data)
 	bad[len(bad)-trailerSize-1] |= 0x80
-	check("padding bit", reseal(bad), nil)
+	check("padding bit", formattest.Reseal(bad), nil)
 	// A header that claims 2^30 buckets of 8 32-bit slots (32 GiB) on a short
 	// stream fails without allocating them.
 	huge := bytes.Clone(data[:headerSize])

@@ -92,15 +92,7 @@ func writeEntries[T uint16 | uint32](ww *wire.Writer, es []T, size int, put func
 // consumed. It implements io.ReaderFrom. On any error (wrapping ErrFormat,
 // and io.ErrUnexpectedEOF for a cut stream) f is unchanged. The header is
 // validated before the array is read, in bounded chunks. O(MemoryBits).
-func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
-	rr := wire.NewReader(r)
-	g, err := decode(rr)
-	if err != nil {
-		return rr.N(), err
-	}
-	*f = *g
-	return rr.N(), nil
-}
+func (f *Filter) ReadFrom(r io.Reader) (int64, error) { return wire.ReadInto(r, f, decode) }
 
 func decode(rr *wire.Reader) (*Filter, error) {
 	if _, err := rr.Header(magic, formatVersion, formatVersion); err != nil {
@@ -178,10 +170,5 @@ func (f *Filter) MarshalBinary() ([]byte, error) { return wire.Marshal(f, f.Seri
 // hold exactly one filter and nothing else. It implements
 // encoding.BinaryUnmarshaler. On error f is unchanged.
 func (f *Filter) UnmarshalBinary(data []byte) error {
-	g, err := wire.DecodeExact(data, decode, ErrFormat)
-	if err != nil {
-		return err
-	}
-	*f = *g
-	return nil
+	return wire.UnmarshalInto(data, f, decode, ErrFormat)
 }

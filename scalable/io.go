@@ -81,15 +81,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 // sub-filter's header is checked against the Config before its words are
 // read, and the words are read in bounded chunks, so a corrupt header cannot
 // cause an allocation much larger than the input. O(MemoryBits/64).
-func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
-	rr := wire.NewReader(r)
-	g, err := decode(rr)
-	if err != nil {
-		return rr.N(), err
-	}
-	*f = *g
-	return rr.N(), nil
-}
+func (f *Filter) ReadFrom(r io.Reader) (int64, error) { return wire.ReadInto(r, f, decode) }
 
 func decode(rr *wire.Reader) (*Filter, error) {
 	if _, err := rr.Header(magic, formatVersion, formatVersion); err != nil {
@@ -188,10 +180,5 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 // hold exactly one filter and nothing else. It implements
 // encoding.BinaryUnmarshaler. On error (wrapping ErrFormat) f is unchanged.
 func (f *Filter) UnmarshalBinary(data []byte) error {
-	g, err := wire.DecodeExact(data, decode, ErrFormat)
-	if err != nil {
-		return err
-	}
-	*f = *g
-	return nil
+	return wire.UnmarshalInto(data, f, decode, ErrFormat)
 }

@@ -291,6 +291,30 @@ func Marshal(w io.WriterTo, size int64) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// ReadInto decodes one value from r into *dst (an io.ReaderFrom's body):
+// on an error *dst is unchanged. It returns the bytes consumed.
+func ReadInto[T any](r io.Reader, dst *T, decode func(*Reader) (*T, error)) (int64, error) {
+	rr := NewReader(r)
+	v, err := decode(rr)
+	if err != nil {
+		return rr.N(), err
+	}
+	*dst = *v
+	return rr.N(), nil
+}
+
+// UnmarshalInto decodes data, which must hold exactly one value, into
+// *dst (an encoding.BinaryUnmarshaler's body): on an error *dst is
+// unchanged (DecodeExact).
+func UnmarshalInto[T any](data []byte, dst *T, decode func(*Reader) (*T, error), errFormat error) error {
+	v, err := DecodeExact(data, decode, errFormat)
+	if err != nil {
+		return err
+	}
+	*dst = *v
+	return nil
+}
+
 // DecodeExact decodes data, which must hold exactly one value: bytes left over
 // give an error wrapping errFormat.
 func DecodeExact[T any](data []byte, decode func(*Reader) (T, error), errFormat error) (T, error) {

@@ -44,8 +44,7 @@ func (s *Sketch) WriteTo(w io.Writer) (int64, error) {
 		flags |= flagConservative
 	}
 	ww := wire.NewWriter(w)
-	ww.Bytes([]byte(magic))
-	ww.U16(formatVersion)
+	ww.Header(magic, formatVersion)
 	ww.U16(flags)
 	ww.U64(uint64(s.cfg.Width))
 	ww.U64(uint64(s.cfg.Depth))
@@ -61,20 +60,12 @@ func (s *Sketch) WriteTo(w io.Writer) (int64, error) {
 // parameters are validated before the counters are read, and the counters are
 // read in bounded chunks, so a corrupt header cannot cause a large
 // allocation. O(Width*Depth).
-func (s *Sketch) ReadFrom(r io.Reader) (int64, error) {
-	rr := wire.NewReader(r)
-	t, err := decode(rr)
-	if err != nil {
-		return rr.N(), err
-	}
-	*s = *t
-	return rr.N(), nil
-}
+func (s *Sketch) ReadFrom(r io.Reader) (int64, error) { return wire.ReadInto(r, s, decode) }
 
 func decode(rr *wire.Reader) (*Sketch, error) {
-	var mg [4]byte
-	rr.Bytes(mg[:])
-	version := rr.U16()
+	if _, err := rr.Header(magic, formatVersion, formatVersion); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
 	flags := rr.U16()
 	width := rr.U64()
 	depth := rr.U64()
@@ -82,12 +73,6 @@ func decode(rr *wire.Reader) (*Sketch, error) {
 	total := rr.U64()
 	if err := rr.Err(); err != nil {
 		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
-	}
-	if string(mg[:]) != magic {
-		return nil, fmt.Errorf("%w: magic %q, want %q", ErrFormat, mg[:], magic)
-	}
-	if version != formatVersion {
-		return nil, fmt.Errorf("%w: format version %d, want %d", ErrFormat, version, formatVersion)
 	}
 	if flags&^flagConservative != 0 {
 		return nil, fmt.Errorf("%w: unknown flags %#x", ErrFormat, flags)
@@ -149,10 +134,5 @@ func (s *Sketch) MarshalBinary() ([]byte, error) {
 // hold exactly one sketch and nothing else. It implements
 // encoding.BinaryUnmarshaler. On error s is unchanged.
 func (s *Sketch) UnmarshalBinary(data []byte) error {
-	t, err := wire.DecodeExact(data, decode, ErrFormat)
-	if err != nil {
-		return err
-	}
-	*s = *t
-	return nil
+	return wire.UnmarshalInto(data, s, decode, ErrFormat)
 }

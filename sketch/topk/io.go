@@ -51,8 +51,7 @@ func (t *TopK) SerializedSize() int64 {
 func (t *TopK) WriteTo(w io.Writer) (int64, error) {
 	top := t.Top()
 	ww := wire.NewWriter(w)
-	ww.Bytes([]byte(magic))
-	ww.U16(formatVersion)
+	ww.Header(magic, formatVersion)
 	ww.U16(uint16(t.cfg.Depth))
 	ww.U32(uint32(t.cfg.K))
 	ww.U64(uint64(t.cfg.Width))
@@ -76,20 +75,12 @@ func (t *TopK) WriteTo(w io.Writer) (int64, error) {
 // chunks, so a corrupt header cannot cause a large allocation (beyond the
 // heap of K <= MaxK keys, allocated after the checksum is verified).
 // O(Width*Depth + K log K).
-func (t *TopK) ReadFrom(r io.Reader) (int64, error) {
-	rr := wire.NewReader(r)
-	g, err := decode(rr)
-	if err != nil {
-		return rr.N(), err
-	}
-	*t = *g
-	return rr.N(), nil
-}
+func (t *TopK) ReadFrom(r io.Reader) (int64, error) { return wire.ReadInto(r, t, decode) }
 
 func decode(rr *wire.Reader) (*TopK, error) {
-	var mg [4]byte
-	rr.Bytes(mg[:])
-	version := rr.U16()
+	if _, err := rr.Header(magic, formatVersion, formatVersion); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
 	var c Config
 	c.Depth = int(rr.U16())
 	c.K = int(rr.U32())
@@ -101,12 +92,6 @@ func decode(rr *wire.Reader) (*TopK, error) {
 	n := rr.U32()
 	if err := rr.Err(); err != nil {
 		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
-	}
-	if string(mg[:]) != magic {
-		return nil, fmt.Errorf("%w: magic %q, want %q", ErrFormat, mg[:], magic)
-	}
-	if version != formatVersion {
-		return nil, fmt.Errorf("%w: format version %d, want %d", ErrFormat, version, formatVersion)
 	}
 	if width > MaxBuckets {
 		return nil, fmt.Errorf("%w: width %d", ErrFormat, width)
@@ -168,10 +153,5 @@ func (t *TopK) MarshalBinary() ([]byte, error) {
 // hold exactly one and nothing else. It implements
 // encoding.BinaryUnmarshaler. On error t is unchanged.
 func (t *TopK) UnmarshalBinary(data []byte) error {
-	g, err := wire.DecodeExact(data, decode, ErrFormat)
-	if err != nil {
-		return err
-	}
-	*t = *g
-	return nil
+	return wire.UnmarshalInto(data, t, decode, ErrFormat)
 }

@@ -305,10 +305,10 @@ func main() {
 		so.hit, sp.hit, so.hit/sp.hit, so.miss, sp.miss, so.miss/sp.miss)
 
 	// Blocked and fuse beside the bloom kind at the same bits per key.
-	kindContender := func(name string, kind filters.Kind) *contender {
+	kindContender := func(name string, kind filters.Kind, sz filters.Sizing) *contender {
 		return &contender{name: name, run: func() sample {
 			start := time.Now()
-			b, err := filters.Build(kind, members, filters.Sizing{BitsPerKey: *bpk})
+			b, err := filters.Build(kind, members, sz)
 			if err != nil {
 				fail(err)
 			}
@@ -320,9 +320,10 @@ func main() {
 			return s
 		}}
 	}
-	blk := kindContender("acbfjoin blocked", filters.Blocked)
-	blo := kindContender("acbfjoin bloom (bits-and-blooms/bloom/v3)", filters.Bloom)
-	fus := kindContender("acbfjoin fuse (FastFilter/xorfilter)", filters.Fuse)
+	atBits := filters.Sizing{BitsPerKey: *bpk}
+	blk := kindContender("acbfjoin blocked", filters.Blocked, atBits)
+	blo := kindContender("acbfjoin bloom (bits-and-blooms/bloom/v3)", filters.Bloom, atBits)
+	fus := kindContender("acbfjoin fuse (FastFilter/xorfilter)", filters.Fuse, atBits)
 	bres := race(fmt.Sprintf("Blocked, binary fuse and classic Bloom filters, n = %d, %.0f bits per key, each at its best k or fingerprint", *n, *bpk), *rounds, []*contender{blk, blo, fus})
 	b1, b2 := bres[blk.name], bres[blo.name]
 	goal(b1.hit <= 0.5*b2.hit && b1.miss <= 0.5*b2.miss, "blocked Contains <= 0.5x our classic Bloom's at %.0f bits per key: members %.1f vs %.1f ns (%.2fx), non-members %.1f vs %.1f ns (%.2fx)",
@@ -352,19 +353,7 @@ func main() {
 		s.fp = float64(fp) / float64(len(misses))
 		return s
 	}}
-	ourFuse := &contender{name: "acbfjoin fuse, f = 8", run: func() sample {
-		start := time.Now()
-		b, err := filters.Build(filters.Fuse, members, filters.Sizing{}.With(filters.OptionFingerprintBits, 8))
-		if err != nil {
-			fail(err)
-		}
-		s := sample{add: nsPer(time.Since(start), len(members)), bytes: int(b.SerializedBytes), remove: math.NaN(), note: b.Spell()}
-		s.hit, _ = timeLoop(hits, b.Filter.Contains)
-		var fp int
-		s.miss, fp = timeLoop(misses, b.Filter.Contains)
-		s.fp = float64(fp) / float64(len(misses))
-		return s
-	}}
+	ourFuse := kindContender("acbfjoin fuse, f = 8", filters.Fuse, filters.Sizing{}.With(filters.OptionFingerprintBits, 8))
 	fres := race(fmt.Sprintf("Binary fuse filters, n = %d, 8-bit fingerprints", *n), *rounds, []*contender{ourFuse, lib})
 	f1, f2 := fres[ourFuse.name], fres[lib.name]
 	goal(f1.hit <= 1.25*f2.hit && f1.miss <= 1.25*f2.miss, "fuse Contains within 1.25x of the library it wraps: members %.1f vs %.1f ns (%.2fx), non-members %.1f vs %.1f ns (%.2fx)",

@@ -8,8 +8,10 @@ package formattest
 import (
 	"bytes"
 	"encoding"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"maps"
 	"slices"
@@ -162,4 +164,28 @@ func Fuzz[T Serial](fz *testing.F, f Format[T], check func(t *testing.T, v T)) {
 			check(t, g)
 		}
 	})
+}
+
+// Reseal recomputes the trailing CRC-32C of an encoding (every format ends
+// with one of the bytes before it) after an edit, so that a test reaches
+// the checks behind the checksum. It changes data in place and returns it.
+func Reseal(data []byte) []byte {
+	n := len(data) - 4
+	binary.LittleEndian.PutUint32(data[n:], crc32.Checksum(data[:n], crc32.MakeTable(crc32.Castagnoli)))
+	return data
+}
+
+// Edit returns a copy of data with the little-endian field of size bytes
+// (2, 4 or 8) at off set to v, resealed.
+func Edit(data []byte, off int, v uint64, size int) []byte {
+	bad := bytes.Clone(data)
+	switch size {
+	case 2:
+		binary.LittleEndian.PutUint16(bad[off:], uint16(v))
+	case 4:
+		binary.LittleEndian.PutUint32(bad[off:], uint32(v))
+	case 8:
+		binary.LittleEndian.PutUint64(bad[off:], v)
+	}
+	return Reseal(bad)
 }
