@@ -22,9 +22,15 @@ type ParseError struct {
 	Offset int64 // byte offset of the record in the file
 	Msg    string
 	Err    error // what Errorf wrapped (%w), or nil
+	// Row says Line is a row's number in a table (Parquet, Arrow: package
+	// table), Offset its index: the error reads "file: row N: ...".
+	Row bool
 }
 
 func (e *ParseError) Error() string {
+	if e.Row {
+		return fmt.Sprintf("%s: row %d: %s", e.File, e.Line, e.Msg)
+	}
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}

@@ -1,0 +1,163 @@
+package table
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"time"
+
+	"github.com/acbfjoin/acbfjoin/key"
+)
+
+// Column is the values of one column in one chunk of a table (a Parquet
+// row group, an Arrow record batch), decoded: integers and the types made
+// of them in ints, floats in floats, text and bytes in data at offs. It is
+// read by one goroutine at a time.
+type Column struct {
+	Type   Type
+	n      int
+	valid  []bool    // nil: every value is present
+	ints   []int64   // Int, Uint (the bits of a uint64), Bool (0, 1), Date, Timestamp, Time, Decimal of up to 18 digits
+	floats []float64 // Float
+	offs   []int     // String, Binary, Decimal of more than 18 digits (big-endian two's complement): value i is data[offs[i]:offs[i+1]]
+	data   []byte
+}
+
+// Len is the number of values.
+func (c *Column) Len() int { return c.n }
+
+// Null reports whether value i is NULL.
+func (c *Column) Null(i int) bool { return c.valid != nil && !c.valid[i] }
+
+// HasNulls reports whether any value is NULL.
+func (c *Column) HasNulls() bool {
+	for _, v := range c.valid {
+		if !v {
+			return true
+		}
+	}
+	return false
+}
+
+// Int64 is value i of an integer column (Int, Uint up to 63 bits).
+func (c *Column) Int64(i int) int64 { return c.ints[i] }
+
+// Bytes is value i of a String or Binary column.
+func (c *Column) Bytes(i int) []byte { return c.data[c.offs[i]:c.offs[i+1]] }
+
+func (c *Column) bigDecimal() bool { return c.Type.Kind == Decimal && c.offs != nil }
+
+// AppendText appends value i as canonical text, the form every reader of
+// the type reads back as the same value: an integer in decimal, a float in
+// the fewest digits that read back as it (strconv 'g', -1), true or false,
+// text and bytes as they are, a date 2006-01-02, a timestamp
+// 2006-01-02T15:04:05.999999999 (trailing zeros dropped; with Z when it is
+// UTC), a time 15:04:05.999999999, a decimal with its scale's digits. A
+// NULL appends nothing. O(1) but for text and big decimals.
+func (c *Column) AppendText(dst []byte, i int) []byte {
+	if c.Null(i) {
+		return dst
+	}
+	t := c.Type
+	switch t.Kind {
+	case Int:
+		return strconv.AppendInt(dst, c.ints[i], 10)
+	case Uint:
+		return strconv.AppendUint(dst, uint64(c.ints[i]), 10)
+	case Float:
+		return strconv.AppendFloat(dst, c.floats[i], 'g', -1, t.Width)
+	case Bool:
+		return strconv.AppendBool(dst, c.ints[i] != 0)
+	case String, Binary, Text:
+		return append(dst, c.Bytes(i)...)
+	case Date:
+		return time.Unix(c.ints[i]*86400, 0).UTC().AppendFormat(dst, "2006-01-02")
+	case Timestamp:
+		s, ns := split(c.ints[i], t.Unit)
+		dst = time.Unix(s, ns).UTC().AppendFormat(dst, "2006-01-02T15:04:05.999999999")
+		if t.UTC {
+			dst = append(dst, 'Z')
+		}
+		return dst
+	case Time:
+		s, ns := split(c.ints[i], t.Unit)
+		return time.Unix(s, ns).UTC().AppendFormat(dst, "15:04:05.999999999")
+	case Decimal:
+		if c.bigDecimal() {
+			return appendDecimal(dst, bigFromTwos(c.Bytes(i)), t.Scale)
+		}
+		return appendDecimal(dst, big.NewInt(c.ints[i]), t.Scale)
+	}
+	return dst
+}
+
+// split is v of unit u as seconds and nanoseconds (nanoseconds >= 0).
+func split(v int64, u TimeUnit) (int64, int64) {
+	per := int64(math.Pow10(int(u)))
+	s, f := v/per, v%per
+	if f < 0 {
+		s, f = s-1, f+per
+	}
+	return s, f * int64(math.Pow10(9-int(u)))
+}
+
+// bigFromTwos reads a big-endian two's complement integer.
+func bigFromTwos(b []byte) *big.Int {
+	v := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	return v
+}
+
+// appendDecimal appends unscaled/10^scale with exactly scale fraction
+// digits.
+func appendDecimal(dst []byte, unscaled *big.Int, scale int) []byte {
+	s := unscaled.String()
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+		dst = append(dst, '-')
+	}
+	if scale <= 0 {
+		return append(dst, s...)
+	}
+	for len(s) <= scale {
+		s = "0" + s
+	}
+	dst = append(dst, s[:len(s)-scale]...)
+	return append(append(dst, '.'), s[len(s)-scale:]...)
+}
+
+// ErrKey is wrapped by AppendKey's errors: a value that is no key of the
+// type asked for.
+var ErrKey = fmt.Errorf("not a join key")
+
+// AppendKey appends the join key of value i (not NULL) compared as kt:
+// an integer's key.Of bytes (of any width; a uint64 above 2^63-1 is an
+// error), text's bytes, an integer's decimal text when compared as a
+// string, text parsed as an integer when compared as one.
+func (c *Column) AppendKey(dst []byte, i int, kt key.Type) ([]byte, error) {
+	switch k := c.Type.Kind; {
+	case (k == Int || k == Uint) && kt == key.Int:
+		v := c.ints[i]
+		if k == Uint && c.Type.Width == 64 && v < 0 {
+			return dst, fmt.Errorf("%w: %d is beyond the integers a key holds (int64)", ErrKey, uint64(v))
+		}
+		return binary.BigEndian.AppendUint64(dst, uint64(v)^1<<63), nil
+	case k == Int || k == Uint:
+		return c.AppendText(dst, i), nil
+	case (k == String || k == Binary || k == Text) && kt == key.String:
+		return append(dst, c.Bytes(i)...), nil
+	case k == String || k == Binary || k == Text:
+		var kb [8]byte
+		b, err := key.Of(key.Int, kb[:], c.Bytes(i))
+		if err != nil {
+			return dst, err
+		}
+		return append(dst, b...), nil
+	}
+	return dst, fmt.Errorf("%w: a %s column is no join key (join on an integer or a string column)", ErrKey, c.Type)
+}

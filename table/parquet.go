@@ -1,0 +1,372 @@
+package table
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/apache/arrow/go/v15/arrow/float16"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/metadata"
+	"github.com/apache/arrow/go/v15/parquet/schema"
+)
+
+// A Parquet table is read through Apache Arrow's parquet/file package,
+// column chunk by column chunk, not through pqarrow, which pulls in Arrow
+// Flight and gRPC (their initialisation adds resident memory to every run;
+// join/local's Parquet sink avoids it for the same reason).
+
+// parquetTable is an opened Parquet file.
+type parquetTable struct {
+	f   *os.File
+	r   *file.Reader
+	col []*schema.Column
+}
+
+// openParquet opens the Parquet file path (a regular file: Parquet's
+// footer is at its end) and reads its schema; name names it in messages.
+func openParquet(path, name string) (*parquetTable, []string, []Type, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r, err := file.NewParquetReader(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
+	}
+	sc := r.MetaData().Schema
+	p := &parquetTable{f: f, r: r}
+	var names []string
+	var types []Type
+	for i := range sc.NumColumns() {
+		c := sc.Column(i)
+		if c.MaxRepetitionLevel() > 0 || c.ColumnPath().String() != c.Name() || c.MaxDefinitionLevel() > 1 {
+			f.Close()
+			return nil, nil, nil, fmt.Errorf("%s: column %q is nested (%s): a join reads flat columns only", name, c.ColumnPath().String(), c.LogicalType())
+		}
+		t, err := parquetType(c)
+		if err != nil {
+			f.Close()
+			return nil, nil, nil, fmt.Errorf("%s: column %q: %w", name, c.Name(), err)
+		}
+		p.col = append(p.col, c)
+		names = append(names, c.Name())
+		types = append(types, t)
+	}
+	return p, names, types, nil
+}
+
+// parquetType is the Type of a flat Parquet column: its physical type as
+// its logical type annotates it.
+func parquetType(c *schema.Column) (Type, error) {
+	lt := c.LogicalType()
+	unit := func(u schema.TimeUnitType) TimeUnit {
+		switch u {
+		case schema.TimeUnitMillis:
+			return Milli
+		case schema.TimeUnitMicros:
+			return Micro
+		}
+		return Nano
+	}
+	if d, ok := lt.(*schema.DecimalLogicalType); ok {
+		return Type{Kind: Decimal, Precision: int(d.Precision()), Scale: int(d.Scale())}, nil
+	}
+	switch c.PhysicalType() {
+	case parquet.Types.Boolean:
+		return Type{Kind: Bool}, nil
+	case parquet.Types.Int32, parquet.Types.Int64:
+		width := 32
+		if c.PhysicalType() == parquet.Types.Int64 {
+			width = 64
+		}
+		switch l := lt.(type) {
+		case *schema.IntLogicalType:
+			if l.IsSigned() {
+				return Type{Kind: Int, Width: int(l.BitWidth())}, nil
+			}
+			return Type{Kind: Uint, Width: int(l.BitWidth())}, nil
+		case schema.DateLogicalType:
+			return Type{Kind: Date}, nil
+		case *schema.TimestampLogicalType:
+			return Type{Kind: Timestamp, Unit: unit(l.TimeUnit()), UTC: l.IsAdjustedToUTC()}, nil
+		case *schema.TimeLogicalType:
+			return Type{Kind: Time, Unit: unit(l.TimeUnit())}, nil
+		case schema.NoLogicalType, nil:
+			return Type{Kind: Int, Width: width}, nil
+		}
+		return Type{}, fmt.Errorf("a %s of logical type %s, which a join does not read", c.PhysicalType(), lt)
+	case parquet.Types.Int96:
+		return Type{Kind: Timestamp, Unit: Nano}, nil // Impala's and Spark's legacy timestamps
+	case parquet.Types.Float:
+		return Type{Kind: Float, Width: 32}, nil
+	case parquet.Types.Double:
+		return Type{Kind: Float, Width: 64}, nil
+	case parquet.Types.ByteArray:
+		switch lt.(type) {
+		case schema.StringLogicalType, schema.EnumLogicalType, schema.JSONLogicalType:
+			return Type{Kind: String}, nil
+		}
+		return Type{Kind: Binary}, nil
+	case parquet.Types.FixedLenByteArray:
+		switch lt.(type) {
+		case schema.UUIDLogicalType:
+			return Type{Kind: String}, nil // rendered 8-4-4-4-12
+		case schema.Float16LogicalType:
+			return Type{Kind: Float, Width: 32}, nil
+		}
+		return Type{Kind: Binary}, nil
+	}
+	return Type{}, fmt.Errorf("physical type %s, which a join does not read", c.PhysicalType())
+}
+
+func (p *parquetTable) close() error { return p.f.Close() }
+
+func (p *parquetTable) chunks() int { return p.r.NumRowGroups() }
+
+func (p *parquetTable) chunkRows(i int) int64 { return p.r.MetaData().RowGroup(i).NumRows() }
+
+// chunkBytes is row group i's uncompressed size.
+func (p *parquetTable) chunkBytes(i int) int64 { return p.r.MetaData().RowGroup(i).TotalByteSize() }
+
+// keyRange returns the min and max of a signed integer column in row group
+// i, from its statistics; ok false when it has none.
+func (p *parquetTable) keyRange(i, col int) (lo, hi int64, ok bool) {
+	cc, err := p.r.MetaData().RowGroup(i).ColumnChunk(col)
+	if err != nil {
+		return 0, 0, false
+	}
+	if set, err := cc.StatsSet(); err != nil || !set {
+		return 0, 0, false
+	}
+	st, err := cc.Statistics()
+	if err != nil || st == nil || !st.HasMinMax() {
+		return 0, 0, false
+	}
+	switch s := st.(type) {
+	case *metadata.Int64Statistics:
+		return s.Min(), s.Max(), true
+	case *metadata.Int32Statistics:
+		return int64(s.Min()), int64(s.Max()), true
+	}
+	return 0, 0, false
+}
+
+// read decodes column col of row group i. Safe for concurrent use on
+// different (or the same) row groups: each call has its own readers.
+func (p *parquetTable) read(i, col int, t Type) (*Column, error) {
+	rg := p.r.RowGroup(i)
+	n := int(rg.NumRows())
+	cr, err := rg.Column(col)
+	if err != nil {
+		return nil, err
+	}
+	c := &Column{Type: t, n: n}
+	maxDef := p.col[col].MaxDefinitionLevel()
+	var defs []int16
+	if maxDef > 0 {
+		defs = make([]int16, n)
+	}
+	// ReadBatch may return fewer levels than asked; values come packed
+	// (the NULLs left out).
+	readAll := func(read func(rows int, at int, defs []int16) (int64, int, error)) (int, error) {
+		levels, values := 0, 0
+		for levels < n {
+			var d []int16
+			if defs != nil {
+				d = defs[levels:]
+			}
+			l, v, err := read(n-levels, values, d)
+			if err != nil {
+				return 0, err
+			}
+			if l == 0 {
+				return 0, fmt.Errorf("row group %d, column %q: %d rows of %d", i, p.col[col].Name(), levels, n)
+			}
+			levels += int(l)
+			values += v
+		}
+		return values, nil
+	}
+	var values int
+	switch r := cr.(type) {
+	case *file.BooleanColumnChunkReader:
+		bs := make([]bool, n)
+		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), bs[at:], d, nil) })
+		c.ints = make([]int64, n)
+		for j, b := range bs[:values] {
+			if b {
+				c.ints[j] = 1
+			}
+		}
+	case *file.Int32ColumnChunkReader:
+		vs := make([]int32, n)
+		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), vs[at:], d, nil) })
+		c.ints = make([]int64, n)
+		for j, v := range vs[:values] {
+			c.ints[j] = int64(v)
+			if t.Kind == Uint {
+				c.ints[j] = int64(uint32(v))
+			}
+		}
+	case *file.Int64ColumnChunkReader:
+		c.ints = make([]int64, n)
+		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) {
+			return r.ReadBatch(int64(rows), c.ints[at:], d, nil)
+		})
+	case *file.Int96ColumnChunkReader:
+		vs := make([]parquet.Int96, n)
+		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), vs[at:], d, nil) })
+		c.ints = make([]int64, n)
+		for j, v := range vs[:values] {
+			c.ints[j] = v.ToTime().UnixNano()
+		}
+	case *file.Float32ColumnChunkReader:
+		vs := make([]float32, n)
+		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), vs[at:], d, nil) })
+		c.floats = make([]float64, n)
+		for j, v := range vs[:values] {
+			c.floats[j] = float64(v)
+		}
+	case *file.Float64ColumnChunkReader:
+		c.floats = make([]float64, n)
+		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) {
+			return r.ReadBatch(int64(rows), c.floats[at:], d, nil)
+		})
+	case *file.ByteArrayColumnChunkReader:
+		vs := make([]parquet.ByteArray, n)
+		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) {
+			l, v, err := r.ReadBatch(int64(rows), vs[at:], d, nil)
+			// The values point into the page's buffer: copy them now.
+			for j := at; j < at+v; j++ {
+				vs[j] = append([]byte(nil), vs[j]...)
+			}
+			return l, v, err
+		})
+		if err == nil {
+			err = c.setBytes(vs[:values])
+		}
+	case *file.FixedLenByteArrayColumnChunkReader:
+		vs := make([]parquet.FixedLenByteArray, n)
+		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) {
+			l, v, err := r.ReadBatch(int64(rows), vs[at:], d, nil)
+			for j := at; j < at+v; j++ {
+				vs[j] = append([]byte(nil), vs[j]...)
+			}
+			return l, v, err
+		})
+		if err == nil {
+			err = c.setFixed(vs[:values], p.col[col].LogicalType())
+		}
+	default:
+		return nil, fmt.Errorf("column %q: a reader of %T", p.col[col].Name(), cr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("row group %d, column %q: %w", i, p.col[col].Name(), err)
+	}
+	if defs != nil && values < n {
+		c.spread(defs, maxDef, values)
+	}
+	return c, nil
+}
+
+// setBytes sets the column's byte values (String, Binary, a big Decimal's
+// two's complement), or int64s for a Decimal of up to 18 digits.
+func (c *Column) setBytes(vs []parquet.ByteArray) error {
+	if c.Type.Kind == Decimal && c.Type.Precision <= 18 {
+		c.ints = make([]int64, c.n)
+		for j, v := range vs {
+			c.ints[j] = bigFromTwos(v).Int64()
+		}
+		return nil
+	}
+	c.offs = make([]int, c.n+1)
+	for j, v := range vs {
+		c.data = append(c.data, v...)
+		c.offs[j+1] = len(c.data)
+	}
+	for j := len(vs) + 1; j <= c.n; j++ {
+		c.offs[j] = len(c.data)
+	}
+	return nil
+}
+
+// setFixed sets the values of a fixed-length column: a UUID rendered
+// 8-4-4-4-12, a float16 as a float, a decimal, or bytes.
+func (c *Column) setFixed(vs []parquet.FixedLenByteArray, lt schema.LogicalType) error {
+	switch lt.(type) {
+	case schema.UUIDLogicalType:
+		bs := make([]parquet.ByteArray, len(vs))
+		for j, v := range vs {
+			if len(v) != 16 {
+				return errors.New("a UUID of other than 16 bytes")
+			}
+			bs[j] = []byte(fmt.Sprintf("%x-%x-%x-%x-%x", v[0:4], v[4:6], v[6:8], v[8:10], v[10:16]))
+		}
+		return c.setBytes(bs)
+	case schema.Float16LogicalType:
+		c.floats = make([]float64, c.n)
+		for j, v := range vs {
+			if len(v) != 2 {
+				return errors.New("a float16 of other than 2 bytes")
+			}
+			c.floats[j] = float64(float16.FromLEBytes(v).Float32())
+		}
+		return nil
+	}
+	bs := make([]parquet.ByteArray, len(vs))
+	for j, v := range vs {
+		bs[j] = parquet.ByteArray(v)
+	}
+	return c.setBytes(bs)
+}
+
+// spread moves the packed values (values of them) to their rows, defs
+// saying which rows hold one (maxDef) and which are NULL.
+func (c *Column) spread(defs []int16, maxDef int16, values int) {
+	c.valid = make([]bool, c.n)
+	j := values - 1
+	for r := c.n - 1; r >= 0; r-- {
+		if defs[r] != maxDef {
+			continue
+		}
+		c.valid[r] = true
+		switch {
+		case c.ints != nil:
+			c.ints[r] = c.ints[j]
+		case c.floats != nil:
+			c.floats[r] = c.floats[j]
+		}
+		j--
+	}
+	if c.offs != nil {
+		// Offsets: value j's bytes go to the j-th valid row, the NULLs
+		// between get empty ranges.
+		offs := make([]int, c.n+1)
+		j := 0
+		for r := range c.n {
+			if c.valid[r] {
+				offs[r+1] = offs[r] + (c.offs[j+1] - c.offs[j])
+				j++
+			} else {
+				offs[r+1] = offs[r]
+			}
+		}
+		c.offs = offs
+	}
+	// ints and floats of NULL rows keep stale values: Null says they are
+	// NULL; zero them so that nothing reads one by mistake.
+	for r := range c.n {
+		if c.valid[r] {
+			continue
+		}
+		if c.ints != nil {
+			c.ints[r] = 0
+		}
+		if c.floats != nil {
+			c.floats[r] = 0
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package table
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
+)
+
+// Rows reads the rows of a chunk's columns as CSV fields, as csvscan's
+// Reader reads a CSV file's records: Fields renders the row's values as
+// canonical text (Column.AppendText; a NULL is an empty field, Null says
+// which), Raw the row as a CSV line, Offset is its index in the table and
+// Line its number. For the paths that read rows one by one (a key side, a
+// sample); a join's map phase reads a large side's key columns directly.
+type Rows struct {
+	name   string
+	cols   []*Column
+	first  int64
+	i, n   int
+	fields [][]byte
+	buf    []byte
+	raw    []byte
+}
+
+// NewRows returns the rows of cols (a chunk's columns, all of the same
+// length), the first being row first of the table named name.
+func NewRows(name string, cols []*Column, first int64) *Rows {
+	n := 0
+	if len(cols) > 0 {
+		n = cols[0].Len()
+	}
+	return &Rows{name: name, cols: cols, first: first, i: -1, n: n, fields: make([][]byte, len(cols))}
+}
+
+// Next advances to the next row and reports whether there is one.
+func (r *Rows) Next() bool {
+	r.i++
+	if r.i >= r.n {
+		return false
+	}
+	r.buf, r.raw = r.buf[:0], r.raw[:0]
+	for j, c := range r.cols {
+		start := len(r.buf)
+		r.buf = c.AppendText(r.buf, r.i)
+		r.fields[j] = r.buf[start:len(r.buf):len(r.buf)]
+	}
+	// The fields point into buf, which AppendText may have moved: set them
+	// again from their lengths.
+	at := 0
+	for j := range r.fields {
+		l := len(r.fields[j])
+		r.fields[j] = r.buf[at : at+l : at+l]
+		at += l
+	}
+	for j, f := range r.fields {
+		if j > 0 {
+			r.raw = append(r.raw, ',')
+		}
+		r.raw = csvscan.AppendField(r.raw, f)
+	}
+	if len(r.fields) == 1 && len(r.raw) == 0 {
+		r.raw = append(r.raw, '"', '"') // not a blank line
+	}
+	return true
+}
+
+// Fields are the row's values as text, valid until the next Next.
+func (r *Rows) Fields() [][]byte { return r.fields }
+
+// Raw is the row as a CSV line (without its line break).
+func (r *Rows) Raw() []byte { return r.raw }
+
+// Null reports whether the row's value of column j is NULL.
+func (r *Rows) Null(j int) bool { return r.cols[j].Null(r.i) }
+
+// Offset is the row's index in the table.
+func (r *Rows) Offset() int64 { return r.first + int64(r.i) }
+
+// Line is the row's number in the table (1-based).
+func (r *Rows) Line() int64 { return r.first + int64(r.i) + 1 }
+
+// Name names the table in messages.
+func (r *Rows) Name() string { return r.name }
+
+// Err is nil: the columns were decoded before.
+func (r *Rows) Err() error { return nil }
+
+// Errorf returns an error about the current row: "file: row N: ...".
+func (r *Rows) Errorf(format string, a ...any) error {
+	e := fmt.Errorf(format, a...) // %w wraps, as fmt.Errorf does
+	pe := &csvscan.ParseError{File: r.name, Line: r.Line(), Offset: r.Offset(), Msg: e.Error(), Row: true}
+	if _, many := e.(interface{ Unwrap() []error }); many || errors.Unwrap(e) != nil {
+		pe.Err = e
+	}
+	return pe
+}

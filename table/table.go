@@ -1,0 +1,357 @@
+// Package table reads the sides of a join kept as typed columnar files:
+// Parquet (.parquet, .pq) and Arrow IPC (.arrow, .feather, .ipc; the file
+// format, or the stream format on a pipe or standard input). A table is a
+// schema (column names and Types, from the data) and chunks: Parquet's row
+// groups, Arrow's record batches. A chunk's columns are decoded one by one,
+// so that a join decodes its key columns first and the others only for the
+// chunks with rows that pass its filter; Rows renders a chunk's rows as CSV
+// fields for the paths that read rows (the key side, samples).
+//
+// CSV sides are read by csvscan; FormatOf tells the three apart.
+//
+// Concurrency: Read is safe for concurrent use (different or the same
+// chunks); Next (an Arrow stream) and Close are not.
+package table
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+
+	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+)
+
+// Format is how a side is stored.
+type Format string
+
+const (
+	CSV     Format = "csv"     // CSV or TSV text (csvscan), .gz and .zip too
+	Parquet Format = "parquet" // Apache Parquet
+	Arrow   Format = "arrow"   // Apache Arrow IPC: the file format (Feather v2) or the stream format
+)
+
+// ErrFormat is wrapped by the errors of a file that is not a valid file of
+// its format (a damaged footer, a truncated file, another format).
+var ErrFormat = errors.New("not a valid file of its format")
+
+// FormatOf returns the format of the side path: given ("csv", "parquet" or
+// "arrow"; "" reads the extension: .parquet and .pq are Parquet, .arrow,
+// .feather, .ipc and .arrows Arrow, anything else CSV). A compressed
+// Parquet or Arrow name (.parquet.gz) is refused: those formats compress
+// inside.
+func FormatOf(path, given string) (Format, error) {
+	switch Format(given) {
+	case CSV, Parquet, Arrow:
+		return Format(given), nil
+	case "":
+	default:
+		return "", fmt.Errorf("format %q: want csv, parquet or arrow", given)
+	}
+	base := strings.ToLower(filepath.Base(path))
+	for _, z := range []string{".gz", ".zip"} {
+		if inner, ok := strings.CutSuffix(base, z); ok {
+			if f, _ := FormatOf(inner, ""); f != CSV {
+				return "", fmt.Errorf("%s: a compressed %s file: %s compresses inside, give the file itself", path, f, f)
+			}
+			return CSV, nil
+		}
+	}
+	switch filepath.Ext(base) {
+	case ".parquet", ".pq":
+		return Parquet, nil
+	case ".arrow", ".feather", ".ipc", ".arrows":
+		return Arrow, nil
+	}
+	return CSV, nil
+}
+
+// Table is an opened Parquet or Arrow IPC side.
+type Table struct {
+	Name   string // as messages name it
+	Format Format
+	Names  []string
+	Types  []Type
+	size   int64 // the file's bytes; -1 for a stream
+
+	pq     *parquetTable
+	af     *ipc.FileReader
+	as     *ipc.Reader
+	mu     sync.Mutex // af's and as's records
+	closer io.Closer
+	spool  string
+}
+
+// Open opens path ("-" is standard input) as a table of format (Parquet or
+// Arrow); name, if set, names it in messages. A Parquet side that is not a
+// regular file (standard input, a pipe, a FIFO) is copied to a file in
+// tempDir first (Parquet's footer is at the end), removed by Close; an
+// Arrow one is read as the IPC stream format, once, in order. Errors name
+// the file.
+func Open(ctx context.Context, path, name string, format Format, tempDir string) (*Table, error) {
+	if name == "" {
+		name = path
+		if path == "-" {
+			name = "stdin"
+		}
+	}
+	t := &Table{Name: name, Format: format, size: -1}
+	var src *os.File
+	var err error
+	if path == "-" {
+		src = os.Stdin
+	} else if src, err = os.Open(path); err != nil {
+		return nil, err
+	}
+	st, err := src.Stat()
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
+	if st.IsDir() {
+		src.Close()
+		return nil, fmt.Errorf("%s: is a folder, want a file", name)
+	}
+	regular := st.Mode().IsRegular() && path != "-"
+	switch format {
+	case Parquet:
+		file := path
+		if !regular {
+			if file, err = spool(ctx, src, tempDir); err != nil {
+				src.Close()
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			t.spool = file
+		}
+		src.Close()
+		if t.pq, t.Names, t.Types, err = openParquet(file, name); err != nil {
+			t.Close()
+			return nil, err
+		}
+		if st, err := os.Stat(file); err == nil {
+			t.size = st.Size()
+		}
+		return t, nil
+	case Arrow:
+		var magic [6]byte
+		if regular {
+			if _, err := src.ReadAt(magic[:], 0); err == nil && string(magic[:]) == "ARROW1" {
+				if t.af, err = ipc.NewFileReader(src); err != nil {
+					src.Close()
+					return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
+				}
+				t.closer, t.size = src, st.Size()
+				return t, t.schema(t.af.Schema())
+			}
+		}
+		if t.as, err = ipc.NewReader(bufio.NewReaderSize(src, 1<<20)); err != nil {
+			src.Close()
+			return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
+		}
+		t.closer = src
+		return t, t.schema(t.as.Schema())
+	}
+	src.Close()
+	return nil, fmt.Errorf("%s: format %q is not a table's (parquet or arrow)", name, format)
+}
+
+// schema sets Names and Types from an Arrow schema, or fails naming the
+// column a join does not read.
+func (t *Table) schema(s *arrow.Schema) error {
+	for _, f := range s.Fields() {
+		ty, err := arrowType(f.Type)
+		if err != nil {
+			t.Close()
+			return fmt.Errorf("%s: column %q: %w", t.Name, f.Name, err)
+		}
+		t.Names = append(t.Names, f.Name)
+		t.Types = append(t.Types, ty)
+	}
+	return nil
+}
+
+// spool copies src to a new file in dir (named for `join clean`).
+func spool(ctx context.Context, src io.Reader, dir string) (string, error) {
+	f, err := os.CreateTemp(dir, atomicfile.TempPrefix()+"spool-*.parquet")
+	if err != nil {
+		return "", err
+	}
+	buf := make([]byte, 1<<20)
+	for {
+		if err := ctx.Err(); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "", err
+		}
+		n, rerr := src.Read(buf)
+		if _, werr := f.Write(buf[:n]); werr != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "", werr
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "", rerr
+		}
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// Close closes the file and removes a spooled copy.
+func (t *Table) Close() error {
+	var err error
+	if t.pq != nil {
+		err = t.pq.close()
+	}
+	if t.af != nil {
+		t.af.Close()
+	}
+	if t.as != nil {
+		t.as.Release()
+	}
+	if t.closer != nil {
+		if cerr := t.closer.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if t.spool != "" {
+		os.Remove(t.spool)
+	}
+	return err
+}
+
+// Size is the file's bytes; -1 for a stream.
+func (t *Table) Size() int64 { return t.size }
+
+// Stream reports whether the table is an Arrow stream, read once in order
+// (Next) rather than by chunk (Read).
+func (t *Table) Stream() bool { return t.as != nil }
+
+// Chunks is the number of chunks (row groups, record batches); -1 for a
+// stream.
+func (t *Table) Chunks() int {
+	switch {
+	case t.pq != nil:
+		return t.pq.chunks()
+	case t.af != nil:
+		return t.af.NumRecords()
+	}
+	return -1
+}
+
+// ChunkRows is the rows of chunk i (an Arrow file's: 0 until read).
+func (t *Table) ChunkRows(i int) int64 {
+	if t.pq != nil {
+		return t.pq.chunkRows(i)
+	}
+	return 0
+}
+
+// ChunkBytes is the uncompressed bytes of chunk i, where the file says
+// (Parquet); 0 otherwise.
+func (t *Table) ChunkBytes(i int) int64 {
+	if t.pq != nil {
+		return t.pq.chunkBytes(i)
+	}
+	return 0
+}
+
+// KeyRange returns the least and the greatest value of the signed integer
+// column col in chunk i, from the file's statistics (Parquet); ok false
+// where there are none.
+func (t *Table) KeyRange(i, col int) (lo, hi int64, ok bool) {
+	if t.pq == nil || t.Types[col].Kind != Int {
+		return 0, 0, false
+	}
+	return t.pq.keyRange(i, col)
+}
+
+// Read decodes the columns cols (nil: all) of chunk i, in the order asked.
+// Safe for concurrent use.
+func (t *Table) Read(i int, cols []int) ([]*Column, error) {
+	if cols == nil {
+		cols = t.all()
+	}
+	out := make([]*Column, len(cols))
+	switch {
+	case t.pq != nil:
+		for j, c := range cols {
+			col, err := t.pq.read(i, c, t.Types[c])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w: %v", t.Name, ErrFormat, err)
+			}
+			out[j] = col
+		}
+		return out, nil
+	case t.af != nil:
+		t.mu.Lock()
+		rec, err := t.af.RecordAt(i)
+		t.mu.Unlock()
+		if err != nil {
+			return nil, fmt.Errorf("%s: record batch %d: %w: %v", t.Name, i, ErrFormat, err)
+		}
+		defer rec.Release()
+		return t.columns(rec, cols)
+	}
+	return nil, fmt.Errorf("%s: an Arrow stream is read in order (Next)", t.Name)
+}
+
+// Next decodes the columns cols (nil: all) of a stream's next record
+// batch; io.EOF at the end.
+func (t *Table) Next(cols []int) ([]*Column, error) {
+	if t.as == nil {
+		return nil, fmt.Errorf("%s: not a stream", t.Name)
+	}
+	if cols == nil {
+		cols = t.all()
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.as.Next() {
+		if err := t.as.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w: %v", t.Name, ErrFormat, err)
+		}
+		return nil, io.EOF
+	}
+	return t.columns(t.as.Record(), cols)
+}
+
+func (t *Table) columns(rec arrow.Record, cols []int) ([]*Column, error) {
+	out := make([]*Column, len(cols))
+	for j, c := range cols {
+		col, err := fromArrow(rec.Column(c), t.Types[c])
+		if err != nil {
+			return nil, fmt.Errorf("%s: column %q: %w", t.Name, t.Names[c], err)
+		}
+		out[j] = col
+	}
+	return out, nil
+}
+
+func (t *Table) all() []int {
+	cols := make([]int, len(t.Names))
+	for i := range cols {
+		cols[i] = i
+	}
+	return cols
+}
+
+// Column returns the index of the column name, or -1.
+func (t *Table) Column(name string) int { return slices.Index(t.Names, name) }

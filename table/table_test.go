@@ -1,0 +1,263 @@
+package table
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"math"
+	"math/big"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/decimal128"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+
+	"github.com/acbfjoin/acbfjoin/key"
+)
+
+// sample is a record of every type a join reads, with NULLs, and the text
+// each value renders as (the independent model: written by hand).
+func sample(t testing.TB) (arrow.Record, [][]string, []string) {
+	mem := memory.NewGoAllocator()
+	fields := []arrow.Field{
+		{Name: "i8", Type: arrow.PrimitiveTypes.Int8, Nullable: true},
+		{Name: "i64", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "u32", Type: arrow.PrimitiveTypes.Uint32},
+		{Name: "f64", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "f32", Type: arrow.PrimitiveTypes.Float32},
+		{Name: "b", Type: arrow.FixedWidthTypes.Boolean},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "bin", Type: arrow.BinaryTypes.Binary},
+		{Name: "d", Type: arrow.FixedWidthTypes.Date32},
+		{Name: "tsz", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}},
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Millisecond}},
+		{Name: "dec", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}},
+		{Name: "bigdec", Type: &arrow.Decimal128Type{Precision: 30, Scale: 3}},
+	}
+	b := array.NewRecordBuilder(mem, arrow.NewSchema(fields, nil))
+	defer b.Release()
+	b.Field(0).(*array.Int8Builder).AppendValues([]int8{-128, 0, 7}, []bool{true, false, true})
+	b.Field(1).(*array.Int64Builder).AppendValues([]int64{-9223372036854775808, 42, 9223372036854775807}, []bool{true, true, false})
+	b.Field(2).(*array.Uint32Builder).AppendValues([]uint32{0, 4294967295, 5}, nil)
+	b.Field(3).(*array.Float64Builder).AppendValues([]float64{0.1, -2.5e300, 3}, nil)
+	b.Field(4).(*array.Float32Builder).AppendValues([]float32{0.1, 1e-40, float32(math.Copysign(0, -1))}, nil)
+	b.Field(5).(*array.BooleanBuilder).AppendValues([]bool{true, false, true}, nil)
+	b.Field(6).(*array.StringBuilder).AppendValues([]string{"a,b", "", "line\nbreak \"q\""}, []bool{true, false, true})
+	b.Field(7).(*array.BinaryBuilder).AppendValues([][]byte{{0xff, 0}, {}, []byte("x")}, nil)
+	b.Field(8).(*array.Date32Builder).AppendValues([]arrow.Date32{0, -1, 19000}, nil)
+	b.Field(9).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{0, 1_500_000, -1}, nil)
+	b.Field(10).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{86_400_123, 0, 1}, nil)
+	b.Field(11).(*array.Decimal128Builder).AppendValues([]decimal128.Num{decimal128.FromI64(12345), decimal128.FromI64(-5), decimal128.FromI64(0)}, nil)
+	big := decimal128.FromBigInt(mustBig("-123456789012345678901234567"))
+	b.Field(12).(*array.Decimal128Builder).AppendValues([]decimal128.Num{big, decimal128.FromI64(1), decimal128.FromI64(0)}, nil)
+	want := [][]string{
+		{"-128", "-9223372036854775808", "0", "0.1", "0.1", "true", "a,b", "\xff\x00", "1970-01-01", "1970-01-01T00:00:00Z", "1970-01-02T00:00:00.123", "123.45", "-123456789012345678901234.567"},
+		{"", "42", "4294967295", "-2.5e+300", "1e-40", "false", "", "", "1969-12-31", "1970-01-01T00:00:01.5Z", "1970-01-01T00:00:00", "-0.05", "0.001"},
+		{"7", "", "5", "3", "-0", "true", "line\nbreak \"q\"", "x", "2022-01-08", "1969-12-31T23:59:59.999999Z", "1970-01-01T00:00:00.001", "0.00", "0.000"},
+	}
+	var names []string
+	for _, f := range fields {
+		names = append(names, f.Name)
+	}
+	return b.NewRecord(), want, names
+}
+
+func mustBig(s string) *big.Int { v, _ := new(big.Int).SetString(s, 10); return v }
+
+// write writes rec as a Parquet file (rows per row group) and as Arrow IPC
+// file and stream files, and returns their paths.
+func write(t testing.TB, rec arrow.Record, rowGroup int64, dict bool) (pq, af, as string) {
+	dir := t.TempDir()
+	pq, af, as = filepath.Join(dir, "t.parquet"), filepath.Join(dir, "t.arrow"), filepath.Join(dir, "t.arrows")
+	f, _ := os.Create(pq)
+	tbl := array.NewTableFromRecords(rec.Schema(), []arrow.Record{rec})
+	defer tbl.Release()
+	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rowGroup), parquet.WithDictionaryDefault(dict))
+	if err := pqarrow.WriteTable(tbl, f, rowGroup, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema())); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	g, _ := os.Create(af)
+	w, err := ipc.NewFileWriter(g, ipc.WithSchema(rec.Schema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(rec.NewSlice(0, 1))
+	w.Write(rec.NewSlice(1, rec.NumRows()))
+	w.Close()
+	g.Close()
+	h, _ := os.Create(as)
+	sw := ipc.NewWriter(h, ipc.WithSchema(rec.Schema()))
+	sw.Write(rec)
+	sw.Close()
+	h.Close()
+	return pq, af, as
+}
+
+// TestRead: every type reads back as the text of the model, NULLs as NULL,
+// from Parquet (one row a group, or all in one, with and without
+// dictionary pages) and from Arrow's file and stream formats; Rows renders
+// the same fields and a CSV line.
+func TestRead(t *testing.T) {
+	rec, want, names := sample(t)
+	defer rec.Release()
+	nulls := map[[2]int]bool{{1, 0}: true, {2, 1}: true, {1, 6}: true}
+	for _, rg := range []int64{1, 3} {
+		for _, dict := range []bool{false, true} {
+			pq, af, as := write(t, rec, rg, dict)
+			for _, c := range []struct {
+				path string
+				f    Format
+			}{{pq, Parquet}, {af, Arrow}, {as, Arrow}} {
+				name := fmt.Sprintf("%s rg=%d dict=%v", filepath.Base(c.path), rg, dict)
+				tb, err := Open(context.Background(), c.path, "", c.f, t.TempDir())
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if strings.Join(tb.Names, ",") != strings.Join(names, ",") {
+					t.Fatalf("%s: names %v", name, tb.Names)
+				}
+				row := 0
+				check := func(cols []*Column) {
+					r := NewRows(tb.Name, cols, int64(row))
+					for r.Next() {
+						for j, f := range r.Fields() {
+							w := want[row][j]
+							if names[j] == "ts" && c.f == Parquet {
+								w += "Z" // pqarrow writes a timestamp without a zone as adjusted to UTC
+							}
+							if string(f) != w || r.Null(j) != nulls[[2]int{row, j}] {
+								t.Errorf("%s: row %d %s = %q (null %v), want %q", name, row, names[j], f, r.Null(j), w)
+							}
+						}
+						if r.Offset() != int64(row) || r.Line() != int64(row+1) {
+							t.Errorf("%s: row %d at %d, line %d", name, row, r.Offset(), r.Line())
+						}
+						row++
+					}
+				}
+				if tb.Stream() {
+					for {
+						cols, err := tb.Next(nil)
+						if err != nil {
+							break
+						}
+						check(cols)
+					}
+				} else {
+					for i := range tb.Chunks() {
+						cols, err := tb.Read(i, nil)
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						check(cols)
+					}
+				}
+				if row != 3 {
+					t.Errorf("%s: %d rows", name, row)
+				}
+				tb.Close()
+			}
+		}
+	}
+}
+
+// TestKeys: integer columns of any width give key.Of's bytes; text the
+// bytes; a float or a date is no key; a uint64 beyond int64 is refused.
+func TestKeys(t *testing.T) {
+	rec, _, _ := sample(t)
+	defer rec.Release()
+	pq, _, _ := write(t, rec, 3, true)
+	tb, err := Open(context.Background(), pq, "", Parquet, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	cols, _ := tb.Read(0, []int{0, 2, 3, 6})
+	var kb [8]byte
+	want, _ := key.Of(key.Int, kb[:], []byte("-128"))
+	if k, err := cols[0].AppendKey(nil, 0, key.Int); err != nil || !bytes.Equal(k, want) {
+		t.Fatalf("int8 key %x, %v; want %x", k, err, want)
+	}
+	want, _ = key.Of(key.Int, kb[:], []byte("4294967295"))
+	if k, _ := cols[1].AppendKey(nil, 1, key.Int); !bytes.Equal(k, want) {
+		t.Fatalf("uint32 key %x, want %x", k, want)
+	}
+	if k, _ := cols[1].AppendKey(nil, 1, key.String); string(k) != "4294967295" {
+		t.Fatalf("uint32 as a string key: %q", k)
+	}
+	if _, err := cols[2].AppendKey(nil, 0, key.Int); !errors.Is(err, ErrKey) {
+		t.Fatalf("a float key: %v", err)
+	}
+	if _, err := cols[3].AppendKey(nil, 0, key.Int); err == nil {
+		t.Fatal(`"a,b" as an integer key`)
+	}
+	if kt, ok := (Type{Kind: Uint, Width: 16}).KeyType(); !ok || kt != key.Int {
+		t.Fatal("uint16 is no integer key")
+	}
+	if lo, hi, ok := tb.KeyRange(0, 1); !ok || lo != -9223372036854775808 || hi != 42 {
+		t.Fatalf("KeyRange %d %d %v", lo, hi, ok)
+	}
+}
+
+// TestOpenErrors: a damaged footer, a nested column and a missing file
+// name the file; a Parquet stream is spooled and read.
+func TestOpenErrors(t *testing.T) {
+	rec, _, _ := sample(t)
+	defer rec.Release()
+	pq, _, as := write(t, rec, 3, false)
+	data, _ := os.ReadFile(pq)
+	bad := filepath.Join(t.TempDir(), "bad.parquet")
+	os.WriteFile(bad, data[:len(data)-9], 0o644)
+	if _, err := Open(context.Background(), bad, "", Parquet, ""); err == nil || !strings.Contains(err.Error(), "bad.parquet") {
+		t.Errorf("a damaged footer: %v", err)
+	}
+	if _, err := Open(context.Background(), filepath.Join(t.TempDir(), "none.parquet"), "", Parquet, ""); err == nil {
+		t.Error("a missing file")
+	}
+	mem := memory.NewGoAllocator()
+	lb := array.NewListBuilder(mem, arrow.PrimitiveTypes.Int64)
+	lb.Append(true)
+	lb.ValueBuilder().(*array.Int64Builder).Append(1)
+	list := lb.NewArray()
+	nested := array.NewRecord(arrow.NewSchema([]arrow.Field{{Name: "l", Type: list.DataType()}}, nil), []arrow.Array{list}, 1)
+	np, _, ns := write(t, nested, 1, false)
+	if _, err := Open(context.Background(), np, "", Parquet, ""); err == nil || !strings.Contains(err.Error(), `"l`) {
+		t.Errorf("a nested Parquet column: %v", err)
+	}
+	if _, err := Open(context.Background(), ns, "", Arrow, ""); err == nil || !strings.Contains(err.Error(), `column "l"`) {
+		t.Errorf("a nested Arrow column: %v", err)
+	}
+	// An Arrow stream given as a file name reads as a stream.
+	tb, err := Open(context.Background(), as, "", Arrow, "")
+	if err != nil || !tb.Stream() {
+		t.Fatalf("%v, stream %v", err, tb != nil && tb.Stream())
+	}
+	tb.Close()
+}
+
+func TestFormatOf(t *testing.T) {
+	for in, want := range map[string]Format{"a.parquet": Parquet, "A.PQ": Parquet, "a.feather": Arrow, "x/a.arrow": Arrow, "a.csv": CSV, "a.tsv.gz": CSV, "-": CSV, "a.txt": CSV} {
+		if got, err := FormatOf(in, ""); err != nil || got != want {
+			t.Errorf("%s: %s, %v", in, got, err)
+		}
+	}
+	if _, err := FormatOf("a.parquet.gz", ""); err == nil {
+		t.Error("a compressed Parquet name")
+	}
+	if f, err := FormatOf("a.csv", "parquet"); err != nil || f != Parquet {
+		t.Error("a given format")
+	}
+	if _, err := FormatOf("a", "orc"); err == nil {
+		t.Error("orc")
+	}
+}
