@@ -23,7 +23,12 @@ type Options struct {
 	// PATENT, CITED). Several columns, comma-separated as one CSV record
 	// ("A,B,C"; a name holding a comma quoted), make a composite key: the
 	// same count on both sides, matched in order. KeyType is how keys
-	// compare: int or string, one a column or one for all ("int,string").
+	// compare: int or string, one a column or one for all ("int,string");
+	// auto (the default, "") decides each from the data: a Parquet or
+	// Arrow column's type, else int when every key of the key side is a
+	// canonical integer (key.CanonicalInt), else string. With auto, a NULL
+	// key (an empty CSV field too) never matches and a key that is no value
+	// of the type cannot: such rows are counted (Report.Keys), not errors.
 	KeyCol, JoinCol string
 	KeyType         key.Type
 	// Layout is how a composite key's filter is made (default
@@ -73,6 +78,11 @@ type Options struct {
 	// KeysName and InputName, if set, name the sides in messages instead of
 	// their paths (a temporary copy of a stream keeps the stream's name).
 	KeysName, InputName string
+	// KeysFormat and InputFormat say how a side is stored: csv, parquet or
+	// arrow; "" by its name's extension (table.FormatOf: .parquet and .pq,
+	// .arrow, .feather, .ipc and .arrows; anything else is CSV). A Parquet
+	// or Arrow side brings its columns' types (KeyType auto).
+	KeysFormat, InputFormat string
 	// Skew is what the join does about hot keys (default SkewOff). With
 	// SkewAuto a pass before the build samples the large side (a regular
 	// file; for a stream, the key side stands in for it) for keys whose
@@ -202,6 +212,10 @@ func (opt Options) Resolve() (Options, error) {
 		return opt, optionError("Skew", opt.Skew, "want off or auto")
 	case opt.Sep == '"' || opt.Sep == '\n' || opt.Sep == '\r':
 		return opt, optionError("Sep", fmt.Sprintf("%q", opt.Sep), "a quote or line break cannot separate fields")
+	case !validFormat(opt.KeysFormat):
+		return opt, optionError("KeysFormat", opt.KeysFormat, "want csv, parquet or arrow")
+	case !validFormat(opt.InputFormat):
+		return opt, optionError("InputFormat", opt.InputFormat, "want csv, parquet or arrow")
 	}
 	if opt.Skew == "" {
 		opt.Skew = SkewOff
@@ -271,6 +285,12 @@ func (opt Options) Resolve() (Options, error) {
 		}
 	}
 	return opt, nil
+}
+
+// validFormat reports whether f names a side's format (table.FormatOf's,
+// "" for by the name).
+func validFormat(f string) bool {
+	return f == "" || f == "csv" || f == "parquet" || f == "arrow"
 }
 
 // resolveKey fills KeyCols, JoinCols and KeyTypes from KeyCol, JoinCol and

@@ -20,7 +20,9 @@ type Report struct {
 	FilteredOutRecords   int64        `json:"filtered_out_records"`
 	FalsePositiveRecords int64        `json:"false_positive_records"`
 	// FPPMeasured is the false positive rows over the large-side rows whose
-	// key is not a key.
+	// key is not a key and that the filter tested (rows of a NULL or
+	// unmatchable key, and rows a table's statistics skipped, are never
+	// tested).
 	FPPMeasured    float64 `json:"fpp_measured"`
 	ShuffleRecords int64   `json:"shuffle_records"`
 	ShuffleBytes   int64   `json:"shuffle_bytes"`
@@ -55,6 +57,12 @@ type Report struct {
 	// the first few (file:line: what is wrong).
 	BadRows        int64    `json:"bad_rows"`
 	BadRowExamples []string `json:"bad_row_examples,omitempty"`
+	// Keys is how the join's keys compared and which rows had none that
+	// could match.
+	Keys KeysReport `json:"keys"`
+	// InputTable is what reading the large side as a table (Parquet,
+	// Arrow) skipped and decoded; nil for CSV.
+	InputTable *TableReport `json:"input_table,omitempty"`
 	// Skew is what Options.Skew found and did, and, for every run, how the
 	// shuffle's records fell on the partitions.
 	Skew SkewReport `json:"skew"`
@@ -69,6 +77,47 @@ type Report struct {
 	JoinRowsEstimate       int64  `json:"join_rows_estimate"`
 	JoinRowsEstimateBound  int64  `json:"join_rows_estimate_bound"`
 	JoinRowsEstimateSource string `json:"join_rows_estimate_source,omitempty"`
+}
+
+// KeysReport is how a join's keys compared (Options.KeyType, decided from
+// the data when auto) and the rows whose key could not match: a NULL (a
+// table's; with an inferred type, an empty CSV field too) never matches,
+// as in SQL, and with an inferred type a key that is no value of it (a
+// CSV field that is no integer, when keys compare as integers) cannot.
+// Those rows are counted and left out, never an error; with a type given,
+// a key that does not parse is an error (or a bad row).
+type KeysReport struct {
+	// Why says where each key column's type came from: "given", "from the
+	// data: column ... is int64", "inferred: ...".
+	Why             []string `json:"why"`
+	KeysNull        int64    `json:"keys_null"`
+	KeysUnmatchable int64    `json:"keys_unmatchable"`
+	// InputNull and InputUnmatchable count the large side's.
+	InputNull        int64 `json:"input_null"`
+	InputUnmatchable int64 `json:"input_unmatchable"`
+}
+
+// TableReport is what the map phase did with a large side that is a table
+// (Parquet, Arrow). It reads a chunk's (row group's, record batch's) key
+// columns first; a chunk whose statistics say no key of it falls within
+// the key side's least and greatest (an integer key) is skipped unread,
+// and a chunk's other columns are decoded only when some row passed the
+// filter.
+type TableReport struct {
+	Format        string `json:"format"`
+	Chunks        int64  `json:"chunks"`
+	ChunksSkipped int64  `json:"chunks_skipped"` // by their statistics
+	RowsSkipped   int64  `json:"rows_skipped"`
+	// BytesSkipped is the skipped chunks' uncompressed bytes.
+	BytesSkipped int64 `json:"bytes_skipped"`
+	// ChunksMaterialized counts the chunks whose other columns were
+	// decoded (some row passed).
+	ChunksMaterialized int64 `json:"chunks_materialized"`
+	// DecodedBytes is the uncompressed bytes of the column chunks decoded,
+	// of Bytes, the whole table's: what late materialization and the
+	// statistics left undecoded is the difference.
+	DecodedBytes int64 `json:"decoded_bytes"`
+	Bytes        int64 `json:"bytes"`
 }
 
 // AutoReport is what FilterAuto saw, chose and predicted; the measured

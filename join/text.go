@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // WriteText writes the report as a few readable lines, as join run prints
@@ -24,8 +26,14 @@ func (r *Report) WriteText(w io.Writer) {
 			r.Settings.Mappers, r.BroadcastCopies, SizeText(MaxBroadcastBytes))
 	}
 	fmt.Fprintf(w, "keys: %d rows, %d distinct\n", r.KeysRecords, r.KeysDistinct)
+	r.Keys.WriteText(w, r.Settings.KeyType, "input")
 	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g, row-weighted)\n",
 		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, r.FPPMeasured)
+	if t := r.InputTable; t != nil {
+		fmt.Fprintf(w, "input %s: %d chunks; %d skipped by their statistics (%d rows, %s); the other columns of %d decoded (rows passed); %s of %s decoded (%.0f%%)\n",
+			t.Format, t.Chunks, t.ChunksSkipped, t.RowsSkipped, SizeText(t.BytesSkipped), t.ChunksMaterialized,
+			SizeText(t.DecodedBytes), SizeText(t.Bytes), 100*float64(t.DecodedBytes)/float64(max(t.Bytes, 1)))
+	}
 	if h := r.HotExclusions; h != nil {
 		fmt.Fprintf(w, "hot exclusions: %d asked, %d found (frequent keys that pass the filter and are not keys), %d bytes with the filter; they dropped %d rows: row-weighted FP %.3g without them, %.3g with",
 			h.Asked, h.Found, h.BroadcastBytes, h.ExcludedRecords, h.FPPMeasuredWithout, r.FPPMeasured)
@@ -50,6 +58,24 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "join: %d rows; time build %.0f ms%s, broadcast %.0f ms, map %.0f ms (%.1f ns a row a core), shuffle %.0f ms, reduce %.0f ms, finish %.0f ms, total %.0f ms; peak heap %.1f MiB, peak RSS %.1f MiB\n",
 		r.JoinRows, r.TimingsMs["build"], optional, r.TimingsMs["broadcast"], r.TimingsMs["map"], r.NsPerRowCore["map"], r.TimingsMs["shuffle"], r.TimingsMs["reduce"], r.TimingsMs["finish"], r.TimingsMs["total"],
 		float64(r.PeakHeapBytes)/(1<<20), float64(r.PeakRSSBytes)/(1<<20))
+}
+
+// WriteText writes how the keys compared and the rows left out for a key
+// that cannot match (if any), as the reports print them; keyType is the
+// key's type, other the other side's name ("input", "probe").
+func (k KeysReport) WriteText(w io.Writer, keyType key.Type, other string) {
+	if len(k.Why) == 0 {
+		return
+	}
+	why := k.Why[0]
+	for i, y := range k.Why[1:] {
+		why += fmt.Sprintf("; column %d: %s", i+2, y)
+	}
+	fmt.Fprintf(w, "key type %s: %s\n", keyType, why)
+	if k.KeysNull+k.KeysUnmatchable+k.InputNull+k.InputUnmatchable > 0 {
+		fmt.Fprintf(w, "left out (no key that can match): keys %d NULL, %d no %s; %s %d NULL, %d no %s\n",
+			k.KeysNull, k.KeysUnmatchable, keyType, other, k.InputNull, k.InputUnmatchable, keyType)
+	}
 }
 
 // writeSkew writes what --skew did, the partitions' balance and the

@@ -20,7 +20,8 @@ type Join struct {
 
 // ParseJoin reads a join's key options: keyCol and joinCol, a CSV record
 // of column names each ("A,B" for a composite key; joinCol "" is keyCol's
-// names), and kt, one type for all columns or one a column ("int,string").
+// names), and kt, one type for all columns or one a column ("int,string";
+// Auto decides a column's type from the data, the default for "").
 // Errors are option.Errors naming KeyCol, JoinCol or KeyType and wrapping
 // ErrKey (option.Within makes them a package's own). O(len).
 func ParseJoin(keyCol, joinCol string, kt Type) (Join, error) {
@@ -38,7 +39,10 @@ func ParseJoin(keyCol, joinCol string, kt Type) (Join, error) {
 	if n := len(j.KeyCols); len(j.JoinCols) != n {
 		return j, keyError("JoinCol", joinCol, "%d columns for the %d key columns %s (the same count, matched in order)", len(j.JoinCols), n, JoinColumns(j.KeyCols))
 	}
-	if j.Types, err = SplitTypes(kt, len(j.KeyCols)); err != nil {
+	if kt == "" {
+		kt = Auto
+	}
+	if j.Types, err = splitTypes(kt, len(j.KeyCols), true); err != nil {
 		return j, keyError("KeyType", fmt.Sprintf("%q", kt), "%v", err)
 	}
 	return j, nil

@@ -20,7 +20,30 @@ type Type string
 const (
 	Int    Type = "int"    // as integers: "0042" equals "42"
 	String Type = "string" // as bytes
+	// Auto is decided from the data before a join reads it: a typed
+	// column's type (an integer column is Int, a string column String),
+	// else, for text (CSV), Int when every key of the key side is a
+	// canonical integer (CanonicalInt), String otherwise. Only a join's
+	// options take it (ParseJoin); files record Int or String.
+	Auto Type = "auto"
 )
+
+// CanonicalInt reports whether b is an integer in its one spelling: "0",
+// or a digit 1-9 followed by digits, at most 9223372036854775807 (no sign,
+// no leading zero, no space). Text keys that are all canonical compare as
+// integers without changing which keys are equal: two distinct canonical
+// spellings are two distinct integers. O(len(b)).
+func CanonicalInt(b []byte) bool {
+	if len(b) == 0 || len(b) > 19 || (b[0] == '0' && len(b) > 1) {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) < 19 || string(b) <= "9223372036854775807"
+}
 
 // MaxColumns bounds the columns of a composite key.
 const MaxColumns = 16
@@ -82,8 +105,17 @@ func JoinColumns(names []string) string {
 }
 
 // SplitTypes parses a key type list ("int", "int,string") for n columns:
-// one type applies to all, or one a column; empty is Int.
+// one type applies to all, or one a column; empty is Int. Auto is
+// refused: files and the commands that take no data record a type.
 func SplitTypes(list Type, n int) ([]Type, error) {
+	return splitTypes(list, n, false)
+}
+
+func splitTypes(list Type, n int, auto bool) ([]Type, error) {
+	want := "want int or string"
+	if auto {
+		want = "want auto, int or string"
+	}
 	if list == "" {
 		list = Int
 	}
@@ -94,11 +126,11 @@ func SplitTypes(list Type, n int) ([]Type, error) {
 	ts := make([]Type, n)
 	for i := range ts {
 		t := Type(parts[min(i, len(parts)-1)])
-		if t != Int && t != String {
+		if t != Int && t != String && (t != Auto || !auto) {
 			if len(parts) == 1 {
-				return nil, errors.New("want int or string")
+				return nil, errors.New(want)
 			}
-			return nil, fmt.Errorf("%q: want int or string", t)
+			return nil, fmt.Errorf("%q: %s", t, want)
 		}
 		ts[i] = t
 	}

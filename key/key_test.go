@@ -19,7 +19,9 @@ func TestParseJoin(t *testing.T) {
 		want            Join
 		err             string // the option.Error's text
 	}{
-		{"PATENT", "CITED", "", Join{[]string{"PATENT"}, []string{"CITED"}, []Type{Int}}, ""},
+		{"PATENT", "CITED", "", Join{[]string{"PATENT"}, []string{"CITED"}, []Type{Auto}}, ""},
+		{"PATENT", "CITED", "int", Join{[]string{"PATENT"}, []string{"CITED"}, []Type{Int}}, ""},
+		{"A,B", "", "auto,string", Join{[]string{"A", "B"}, []string{"A", "B"}, []Type{Auto, String}}, ""},
 		{"A,B", "", "string", Join{[]string{"A", "B"}, []string{"A", "B"}, []Type{String, String}}, ""},
 		{`"x,1",y`, "p,q", "int,string", Join{[]string{"x,1", "y"}, []string{"p", "q"}, []Type{Int, String}}, ""},
 		{"", "", "", Join{}, `key: KeyCol : column list "": empty`},
@@ -27,7 +29,7 @@ func TestParseJoin(t *testing.T) {
 		{"A,B", "C", "", Join{}, "key: JoinCol C: 1 columns for the 2 key columns A,B (the same count, matched in order)"},
 		{"A", "\"C", "", Join{}, "key: JoinCol \"C: column list \"\\\"C\": "},
 		{"A,B,C", "", "int,string", Join{}, `key: KeyType "int,string": 2 types for 3 key columns (one type applies to all)`},
-		{"A", "", "float", Join{}, `key: KeyType "float": want int or string`},
+		{"A", "", "float", Join{}, `key: KeyType "float": want auto, int or string`},
 	} {
 		got, err := ParseJoin(c.keyCol, c.joinCol, c.kt)
 		var oe *option.Error
@@ -48,6 +50,47 @@ func TestParseJoin(t *testing.T) {
 			t.Errorf("%v spelled %q %q %q reads back as %v, %v", got, got.KeyCol(), got.JoinCol(), got.Type(), again, err)
 		}
 	}
+}
+
+// TestCanonicalInt: the one spelling of each integer from 0 to int64's
+// greatest, and every other spelling refused.
+func TestCanonicalInt(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"0", true}, {"7", true}, {"4000000", true}, {"9223372036854775807", true},
+		{"", false}, {"007", false}, {"00", false}, {"-1", false}, {"+1", false}, {" 1", false}, {"1 ", false},
+		{"9223372036854775808", false}, {"10000000000000000000", false}, {"1e3", false}, {"tt0000019", false}, {"1.0", false},
+	} {
+		if got := CanonicalInt([]byte(c.s)); got != c.want {
+			t.Errorf("CanonicalInt(%q) = %v, want %v", c.s, got, c.want)
+		}
+	}
+	// Property: canonical exactly when strconv's spelling of the parsed
+	// value is the text itself (and it is not negative).
+	for _, s := range []string{"1", "12", "012", "99999999999999999999", "123456789012345678", "0x1F"} {
+		v, err := strconv.ParseInt(s, 10, 64)
+		want := err == nil && v >= 0 && strconv.FormatInt(v, 10) == s
+		if got := CanonicalInt([]byte(s)); got != want {
+			t.Errorf("CanonicalInt(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// FuzzCanonicalInt: canonical exactly when the text is strconv's spelling
+// of a non-negative int64.
+func FuzzCanonicalInt(f *testing.F) {
+	for _, s := range []string{"0", "00", "42", "-1", "9223372036854775807", "9223372036854775808"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := strconv.ParseInt(s, 10, 64)
+		want := err == nil && v >= 0 && strconv.FormatInt(v, 10) == s
+		if got := CanonicalInt([]byte(s)); got != want {
+			t.Errorf("CanonicalInt(%q) = %v, want %v", s, got, want)
+		}
+	})
 }
 
 // TestSpecs: the columns found in both headers, and a missing one named

@@ -73,8 +73,13 @@ func TestBadInputs(t *testing.T) {
 	for _, tc := range cases {
 		out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "_")+".csv")
 		args := []string{"run", "--keys", keys, "--input", tc.input, "--out", out}
-		if tc.name == "same file both sides" {
+		switch tc.name {
+		case "same file both sides":
 			args = append(args, "--join-col", "PATENT")
+		case "not an integer", "overflow", "spaces":
+			// Given int: a key that is no integer is an error (with
+			// auto, it is a key that cannot match, counted).
+			args = append(args, "--key-type", "int")
 		}
 		_, _, err := runCmd(args...)
 		if tc.ok {
@@ -264,7 +269,7 @@ func TestErrorsNameTheFlag(t *testing.T) {
 		{[]string{"keys", "--from", nope, "--out", out}, "keys: --from " + nope + ": no such file"},
 		{[]string{"stream", "prep", "--patents", nope, "--citations", input, "--out", filepath.Join(dir, "sp")}, "stream prep: --patents " + nope + ": no such file"},
 		{[]string{"demo", "--data", nope}, "demo: --data " + nope + ": none of"},
-		{[]string{"run", "--keys", ips, "--key-col", "IP", "--input", input, "--out", out}, `IP: invalid integer "49.69.121.227"`},
+		{[]string{"run", "--keys", ips, "--key-col", "IP", "--key-type", "int", "--input", input, "--out", out}, `IP: invalid integer "49.69.121.227"`},
 	} {
 		_, _, err := runCmd(c.args...)
 		if err == nil || !strings.Contains(err.Error()+hint(err), c.want) {

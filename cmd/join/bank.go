@@ -60,12 +60,15 @@ func cmdBank(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // it is read.
 type bankFlags struct {
 	keys, delim, badRows string
+	keysFormat, tempDir  string
 	mappers              int
 	quiet                bool
 }
 
 func (b *bankFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&b.keys, "keys", "", "the key file: CSV or TSV with header, .gz/.zip, or - (required)")
+	fs.StringVar(&b.keys, "keys", "", "the key file: CSV or TSV with header (.gz/.zip too), Parquet or Arrow IPC, or - (required)")
+	fs.StringVar(&b.keysFormat, "keys-format", "", "format of --keys: csv, parquet or arrow (default: by its name)")
+	fs.StringVar(&b.tempDir, "tmp-dir", "", "folder for a copy of a stream read twice (default: the system's)")
 	fs.StringVar(&b.delim, "delim", "", `field separator: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma`)
 	fs.IntVar(&b.mappers, "mappers", 0, "goroutines reading the key file (0: one per core)")
 	fs.StringVar(&b.badRows, "bad-rows", "fail", "fail: stop at the first malformed row; skip: drop rows whose key or class does not parse, and count them")
@@ -88,7 +91,7 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var sf sizingFlags
 	sf.register(fs)
 	keyCol := fs.String("key-col", "", "the key column (required); several, comma-separated, for a composite key")
-	keyType := fs.String("key-type", "int", "compare keys as int or string (IMDb's tconst: string); one a key column or one for all")
+	keyType := fs.String("key-type", string(key.Auto), keyTypeUsage)
 	classCol := fs.String("class-col", "", "the class column (required)")
 	classing := fs.String("classes", "round", "how values become classes: round (a decimal rounded half up: the seed's ratings), value (each value a class), cut:E1,E2,... (numeric ranges [E(i), E(i+1)))")
 	kind := fs.String("filter", string(filters.Bloom), "the filter of every class: "+kindList())
@@ -109,11 +112,11 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return usageError{fmt.Errorf("bank build: --classes %q: %v", *classing, err)}
 	}
-	ckc, ckt, err := key.Canonical(*keyCol, key.Type(*keyType))
+	kj, err := key.ParseJoin(*keyCol, "", key.Type(*keyType))
 	if err != nil {
 		return usageError{fmt.Errorf("bank build: --key-col %s --key-type %s: %v", *keyCol, *keyType, err)}
 	}
-	*keyCol, *keyType = ckc, string(ckt)
+	*keyCol = kj.KeyCol()
 	if _, err := filters.Lookup(*kind); err != nil {
 		return usageError{fmt.Errorf("bank build: --filter %q: %v", *kind, err)}
 	}
@@ -141,13 +144,13 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	start := time.Now()
-	res, err := local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: *keyCol, ClassCol: *classCol, KeyType: key.Type(*keyType),
-		Classing: cl, Sep: sep, Mappers: bf.mappers, SkipBadRows: skip})
+	res, err := local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: *keyCol, ClassCol: *classCol, KeyType: kj.Type(),
+		Classing: cl, Sep: sep, Format: bf.keysFormat, TempDir: bf.tempDir, Mappers: bf.mappers, SkipBadRows: skip})
 	if err != nil {
 		return flagError("bank build", fs, err)
 	}
 	scanned := time.Since(start)
-	b, err := bank.BuildShared(bank.Meta{Kind: filters.Kind(*kind), Sizing: sz, KeyCol: *keyCol, ClassCol: *classCol, KeyType: *keyType, Classing: cl}, res.Classes, res.Shared)
+	b, err := bank.BuildShared(bank.Meta{Kind: filters.Kind(*kind), Sizing: sz, KeyCol: *keyCol, ClassCol: *classCol, KeyType: string(res.KeyType), Classing: cl}, res.Classes, res.Shared)
 	if err != nil {
 		return flagError("bank build", fs, err)
 	}
@@ -174,6 +177,12 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	mem, ser := b.Bytes()
 	fmt.Fprintf(stdout, "wrote %s: %d classes of %s over %s (%s), %d key rows, %s of filters (%d bytes on disk); read in %s, built in %s\n",
 		*out, len(b.Classes), b.Kind, *classCol, cl, res.Records, textfmt.Bytes(mem), ser, scanned.Round(time.Millisecond), (built - scanned).Round(time.Millisecond))
+	for _, why := range res.Why {
+		fmt.Fprintf(stdout, "key type %s: %s\n", res.KeyType, why)
+	}
+	if res.Null+res.Unmatchable > 0 {
+		fmt.Fprintf(stdout, "left out: %d rows of a NULL key, %d of a key that is no %s\n", res.Null, res.Unmatchable, res.KeyType)
+	}
 	if res.BadRows > 0 {
 		fmt.Fprintf(stdout, "skipped %d bad rows, the first: %s\n", res.BadRows, strings.Join(res.BadRowExamples, "; "))
 	}
@@ -227,7 +236,7 @@ func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Write
 		return flagError("bank validate", fs, err)
 	}
 	res, err := local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: b.KeyCol, ClassCol: b.ClassCol, KeyType: key.Type(b.KeyType),
-		Classing: b.Classing, Sep: sep, Mappers: bf.mappers, SkipBadRows: skip})
+		Classing: b.Classing, Sep: sep, Format: bf.keysFormat, TempDir: bf.tempDir, Mappers: bf.mappers, SkipBadRows: skip})
 	if err != nil {
 		return flagError("bank validate", fs, err)
 	}

@@ -97,11 +97,17 @@ func TestBankCommands(t *testing.T) {
 	if _, _, err := runCmd("bank", "update", "--bank", p("b.bank"), "--moves", p("moves.csv")); err == nil || !strings.Contains(err.Error(), "cannot move keys") {
 		t.Errorf("a bloom bank moved: %v", err)
 	}
+	// IMDb's tconst (tt0000019) needs no --key-type: auto reads it as
+	// text, and says why.
+	out, _, err = runCmd("bank", "build", "--keys", keys, "--key-col", "tconst", "--class-col", "averageRating", "--out", p("auto.bank"))
+	if err != nil || !strings.Contains(out, `key type string: inferred: column "tconst" of `+keys+` holds "tt`) {
+		t.Errorf("bank build with --key-type auto: %v\n%s", err, out)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"bank", "build", "--keys", keys, "--key-col", "tconst", "--class-col", "averageRating", "--out", p("x.bank")}, "tconst"},
+		{[]string{"bank", "build", "--keys", keys, "--key-col", "tconst", "--key-type", "int", "--class-col", "averageRating", "--out", p("x.bank")}, "tconst"},
 		{[]string{"bank", "build", "--keys", keys, "--key-col", "tconst", "--key-type", "string", "--class-col", "averageRating", "--classes", "bins", "--out", p("x.bank")}, "--classes"},
 		{[]string{"bank", "build", "--keys", keys, "--key-col", "tconst", "--key-type", "string", "--class-col", "averageRating", "--fpp", "0.01", "--bits-per-key", "9", "--out", p("x.bank")}, "give one"},
 		{[]string{"bank", "build", "--keys", keys, "--key-col", "tconst", "--key-type", "string", "--class-col", "numVotes", "--classes", "value", "--filter", "exact", "--out", p("x.bank")}, "exact"},

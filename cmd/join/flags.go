@@ -19,6 +19,7 @@ import (
 type joinFlags struct {
 	sizingFlags
 	keys, input, keyCol, joinCol, keyType string
+	keysFormat, inputFormat               string
 	mappers, reducers                     int
 	mem                                   string
 	tempDir                               string
@@ -36,12 +37,18 @@ type joinFlags struct {
 	bars                                  *bars  // set by options on a terminal
 }
 
+// keyTypeUsage is the --key-type flag's help, every command's.
+const keyTypeUsage = "compare keys as auto, int or string; one a key column (int,string) or one for all. auto: a Parquet or Arrow column's type; " +
+	"for CSV, int when every key of the key side is a canonical integer (no sign, no leading zero), else string; a NULL or empty key never matches"
+
 func (j *joinFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&j.keys, "keys", "", "small side: CSV with header, .txt/.gz/.zip, or - (required)")
-	fs.StringVar(&j.input, "input", "", "large side: CSV with header, .txt/.gz/.zip, or - (required)")
+	fs.StringVar(&j.keys, "keys", "", "small side: CSV with header (.csv, .tsv, .txt, .gz, .zip), Parquet or Arrow IPC, or - (required)")
+	fs.StringVar(&j.input, "input", "", "large side: CSV with header (.csv, .tsv, .txt, .gz, .zip), Parquet or Arrow IPC, or - (required)")
 	fs.StringVar(&j.keyCol, "key-col", join.DefaultKeyCol, "join column of the small side; several, comma-separated, for a composite key (A,B,C; quote a name holding a comma)")
 	fs.StringVar(&j.joinCol, "join-col", join.DefaultJoinCol, "join column of the large side; several for a composite key, as many as --key-col, matched in order")
-	fs.StringVar(&j.keyType, "key-type", "int", "compare keys as int or string; one a key column (int,string) or one for all")
+	fs.StringVar(&j.keysFormat, "keys-format", "", "format of --keys: csv, parquet or arrow (default: by its name: .parquet/.pq, .arrow/.feather/.ipc, else CSV)")
+	fs.StringVar(&j.inputFormat, "input-format", "", "format of --input: csv, parquet or arrow (default: by its name)")
+	fs.StringVar(&j.keyType, "key-type", string(key.Auto), keyTypeUsage)
 	fs.StringVar(&j.layout, "filter-layout", "", "composite key only: composite (one filter over the key tuples; the default) or per-column (one filter a column, seed 001's design, for comparison)")
 	j.sizingFlags.register(fs)
 	fs.IntVar(&j.mappers, "mappers", 0, "map goroutines (0: one per core)")
@@ -61,6 +68,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) {
 	opt := join.Options{
 		Keys: j.keys, Input: j.input, KeyCol: j.keyCol, JoinCol: j.joinCol, KeyType: key.Type(j.keyType),
+		KeysFormat: j.keysFormat, InputFormat: j.inputFormat,
 		Mappers: j.mappers, Reducers: j.reducers, TempDir: j.tempDir, Filter: j.filter, FilterFile: j.filterFile,
 		Layout: join.Layout(j.layout), Skew: join.Skew(j.skew),
 	}

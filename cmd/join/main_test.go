@@ -202,7 +202,7 @@ func TestFilterFile(t *testing.T) {
 	runCmd("keys", "--patents", pat, "--sample", "400", "--out", keys)
 	runCmd("keys", "--patents", pat, "--sample", "300", "--out", keys2)
 	fb := filepath.Join(dir, "f.bin")
-	if out, _, err := runCmd("build-filter", "--keys", keys, "--filter", "acbf", "--out", fb); err != nil || !strings.Contains(out, ": acbf(m=3200,k=6,m1=10400,room=400) filter of 400 keys") {
+	if out, _, err := runCmd("build-filter", "--keys", keys, "--filter", "acbf", "--out", fb); err != nil || !strings.Contains(out, ": acbf(m=3200,k=6,m1=10400,room=400) filter of 400 int keys") {
 		t.Fatalf("build-filter: %v %s", err, out)
 	}
 	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")

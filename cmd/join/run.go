@@ -203,15 +203,15 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	keys, err := local.ReadKeySet(ctx, opt)
+	ks, err := local.ReadKeySet(ctx, opt)
 	if err != nil {
 		return flagError("build-filter", fs, err)
 	}
-	b, err := filters.Build(opt.Filter, keys, opt.Sizing)
+	b, err := filters.Build(opt.Filter, ks.Keys, opt.Sizing)
 	if err != nil {
 		return flagError("build-filter", fs, err)
 	}
-	kc, kt, err := key.Canonical(opt.KeyCol, opt.KeyType) // as the join that reads it resolves them
+	kc, kt, err := key.Canonical(opt.KeyCol, ks.KeyType) // as the join that reads it resolves them
 	if err != nil {
 		return flagError("build-filter", fs, err)
 	}
@@ -222,7 +222,13 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	if !jf.quiet {
-		fmt.Fprintf(stdout, "wrote %s: %s filter of %d keys, %d bytes, formula FP %.3g\n", *out, b.Spell(), b.N, b.SerializedBytes, b.FPP)
+		fmt.Fprintf(stdout, "wrote %s: %s filter of %d %s keys, %d bytes, formula FP %.3g\n", *out, b.Spell(), b.N, kt, b.SerializedBytes, b.FPP)
+		for _, why := range ks.Why {
+			fmt.Fprintf(stdout, "key type: %s\n", why)
+		}
+		if ks.Null+ks.Unmatchable > 0 {
+			fmt.Fprintf(stdout, "left out: %d rows of a NULL key, %d of a key that is no %s\n", ks.Null, ks.Unmatchable, kt)
+		}
 	}
 	return nil
 }

@@ -149,7 +149,7 @@ func TestStreamInputs(t *testing.T) {
 	}
 	// compare copies a stream to a temporary file, and still names the
 	// stream in messages (it named the temporary file).
-	_, stderr, code = runChild(t, nil, strings.NewReader("CITING,CITED\n10,1\n11,x\n"), "compare", "--keys", keys, "--input", "-", "--tmp-dir", dir)
+	_, stderr, code = runChild(t, nil, strings.NewReader("CITING,CITED\n10,1\n11,x\n"), "compare", "--keys", keys, "--input", "-", "--tmp-dir", dir, "--key-type", "int")
 	if code != 1 || !strings.Contains(stderr, `stdin:3: CITED: invalid integer "x"`) {
 		t.Errorf("compare with a bad row on stdin: exit %d, %q", code, stderr)
 	}

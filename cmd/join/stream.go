@@ -50,11 +50,14 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	var sf sizingFlags
 	var opt stream.Options
-	fs.StringVar(&opt.KeyEvents, "key-events", "", "key events (+row / -key lines after a header), or with --window timed key rows (CSV); - for standard input (required)")
-	fs.StringVar(&opt.Probe, "probe", "", "probe rows: CSV with a header, or - (required)")
+	fs.StringVar(&opt.KeyEvents, "key-events", "", "key events (+row / -key lines after a header), or with --window timed key rows (CSV, Parquet or Arrow); - for standard input (required)")
+	fs.StringVar(&opt.Probe, "probe", "", "probe rows: CSV with a header, Parquet or Arrow, or - (required)")
+	fs.StringVar(&opt.KeyEventsFormat, "key-events-format", "", "format of --key-events: csv, parquet or arrow (default: by its name; key events are CSV)")
+	fs.StringVar(&opt.ProbeFormat, "probe-format", "", "format of --probe: csv, parquet or arrow (default: by its name)")
+	fs.StringVar(&opt.TempDir, "tmp-dir", "", "folder for a copy of a Parquet stream (default: the system's)")
 	fs.StringVar(&opt.KeyCol, "key-col", "", "key column(s) of the key side (default: its first column)")
 	fs.StringVar(&opt.JoinCol, "join-col", "", "key column(s) of the probe rows (default: the key columns' names)")
-	keyType := fs.String("key-type", "int", "compare keys as int or string; one a key column or one for all")
+	keyType := fs.String("key-type", string(key.Auto), keyTypeUsage+" (key events on a pipe: int)")
 	fs.IntVar(&opt.Batch, "batch", 0, fmt.Sprintf("probe rows a batch (default %d)", stream.DefaultBatch))
 	fs.IntVar(&opt.KeyBatch, "key-batch", 0, "key events a batch (default: --batch)")
 	fs.Int64Var(&opt.Window, "window", 0, "timed mode: a key row stays live this long, in the time columns' units (NBER GDATE: days)")

@@ -126,7 +126,7 @@ func TestStreamCLI(t *testing.T) {
 		{[]string{"--key-events", ev, "--probe", pr, "--batch", "-3"}, "--batch -3"},
 		{[]string{"--key-events", ev, "--probe", pr, "--window", "5"}, "--key-time is required with a window"},
 		{[]string{"--key-events", ev, "--probe", pr, "--key-time", "V"}, "--key-time V: applies only with a window"},
-		{[]string{"--key-events", ev, "--probe", pr, "--key-type", "float"}, "--key-type float: want int or string"},
+		{[]string{"--key-events", ev, "--probe", pr, "--key-type", "float"}, "--key-type float: want auto, int or string"},
 		{[]string{"--key-events", ev, "--probe", pr, "--bits-per-key", "0"}, "--bits-per-key 0"},
 		{[]string{"--key-events", ev, "--probe", pr, "--cms-eps", "2"}, "--cms-eps 2"},
 		{[]string{"--key-events", ev, "--probe", pr, "--report-json", ev}, "would destroy the input"},

@@ -76,8 +76,8 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
-		if x.input.in.Regular {
-			smp, smpErr = sampleSideN(ctx, x.input, x.joinSpec, "input sample", autoSampleParts, autoSamplePartRows)
+		if x.input.regular() {
+			smp, smpErr = x.sampleSideN(ctx, x.input, x.joinSpec, "input sample", autoSampleParts, autoSamplePartRows)
 		}
 	}()
 	var probes [][]byte

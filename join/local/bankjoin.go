@@ -78,7 +78,11 @@ func withBank(ctx context.Context, opt join.Options) (join.Options, *bankPlan, e
 			return opt, nil, bankOption("KeyCol", opt.KeyCol, opt.Bank, b.KeyCol)
 		}
 	}
-	kc, kt, err := key.Canonical(bkc, cmp.Or(opt.KeyType, bkt))
+	given := opt.KeyType
+	if given == key.Auto {
+		given = "" // the bank's type is the data's: it was decided when the bank was built
+	}
+	kc, kt, err := key.Canonical(bkc, cmp.Or(given, bkt))
 	if err != nil {
 		return opt, nil, err
 	}

@@ -7,10 +7,10 @@ import (
 	"sync/atomic"
 
 	"github.com/acbfjoin/acbfjoin/bank"
-	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/mdbf"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -21,6 +21,11 @@ type buildStats struct {
 	distinct int   // distinct keys
 	parts    partCounts
 	sketch   *joinSketch // of the key-side rows' keys, for the join-size estimate
+	cannot   keyCounts   // rows whose key cannot match (NULL; no value of an inferred type)
+	// lo and hi are the least and greatest key of a one-column integer key
+	// (key.Of's bytes, whose order is the integers'), for skipping a
+	// table's chunks by their statistics; hi is nil without them.
+	lo, hi []byte
 }
 
 // build reads the key side with one goroutine per mapper: each keeps the
@@ -39,9 +44,12 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 		tmp  []byte
 		// The records of each partition; the partitions of a row (more
 		// than one for a hot key's: Options.Skew).
-		pc    partCounts
-		parts []int
-		sk    *joinSketch
+		pc     partCounts
+		parts  []int
+		sk     *joinSketch
+		cannot keyCounts
+		lo, hi [8]byte
+		any    bool // lo, hi are set
 	}
 	var mu sync.Mutex
 	var global keySet
@@ -58,8 +66,9 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 	if err != nil {
 		return nil, st, err
 	}
+	intKeys := !x.keySpec.Composite() && x.keySpec.Types[0] == key.Int
 	var next atomic.Int32
-	stop := x.progress("build", x.keys.in.Progress, x.keys.size)
+	stop := x.progress("build", x.keys.progress, x.keys.size)
 	err = scan(ctx, x.keys, x.opt.Mappers, func() *worker {
 		w := &worker{w: x.sh.NewWriter(), pc: newPartCounts(x.opt.Reducers), sk: sketches[next.Add(1)-1]}
 		if bp != nil {
@@ -70,7 +79,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 			}
 		}
 		return w
-	}, func(b *worker, r *csvscan.Reader) error {
+	}, func(b *worker, r rowReader) error {
 		for n := 1; r.Next(); n++ {
 			if n%checkEvery == 0 && ctx.Err() != nil {
 				return ctx.Err()
@@ -91,12 +100,29 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 				}
 				ci = i
 			}
+			if nullKey(r, x.keySpec, x.typing.Lenient) {
+				b.cannot.add(keyNull)
+				continue
+			}
 			rec, buf, err := join.MapKeyRow(x.keySpec, r.Fields(), r.Offset(), b.buf[:0])
 			if err != nil {
+				if x.typing.Lenient {
+					b.cannot.add(keyUnmatchable)
+					continue
+				}
 				if err := x.keyError(r, err); err != nil {
 					return err
 				}
 				continue
+			}
+			if k := rec.Key; intKeys && len(k) == 8 {
+				if !b.any || string(k) < string(b.lo[:]) {
+					b.lo = [8]byte(k)
+				}
+				if !b.any || string(k) > string(b.hi[:]) {
+					b.hi = [8]byte(k)
+				}
+				b.any = true
 			}
 			if ci >= 0 {
 				b.sets[ci].add(rec.Key)
@@ -126,6 +152,16 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 		}
 		st.records += b.rows
 		st.parts.add(b.pc)
+		st.cannot.null += b.cannot.null
+		st.cannot.unmatchable += b.cannot.unmatchable
+		if b.any {
+			if st.hi == nil || string(b.lo[:]) < string(st.lo) {
+				st.lo = b.lo[:]
+			}
+			if st.hi == nil || string(b.hi[:]) > string(st.hi) {
+				st.hi = b.hi[:]
+			}
+		}
 		mu.Unlock()
 		return b.w.Close()
 	})

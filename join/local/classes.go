@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/acbfjoin/acbfjoin/bank"
-	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
 )
@@ -25,10 +25,15 @@ type ClassScan struct {
 	KeysName string // names it in messages, if set
 	KeyCol   string // several, comma-separated, for a composite key (key.SplitColumns)
 	ClassCol string
-	KeyType  key.Type // default int; one a key column or one for all
+	// KeyType is how keys compare, one a key column or one for all:
+	// int, string, or auto (the default: from the data, as a join decides
+	// it; ClassScanResult.KeyType says what it decided).
+	KeyType  key.Type
 	Classing bank.Classing
-	Sep      byte // field separator (0: by the file's name: csvscan.SepFor)
-	Mappers  int  // goroutines (0: one a core)
+	Sep      byte   // field separator (0: by the file's name: csvscan.SepFor)
+	Format   string // csv, parquet, arrow; "" by the file's extension
+	TempDir  string // where a stream is saved when it must be read twice
+	Mappers  int    // goroutines (0: one a core)
 	// SkipBadRows skips rows whose key or class does not parse (or of the
 	// wrong field count), counting them, instead of failing.
 	SkipBadRows bool
@@ -36,11 +41,17 @@ type ClassScan struct {
 
 // ClassScanResult is what ScanClasses read.
 type ClassScanResult struct {
-	Classes        []bank.ClassKeys // by label as text (bank.Build orders them by class)
-	sealed         map[string]*classKeys
-	Records        int64 // key rows read
-	BadRows        int64
-	BadRowExamples []string
+	Classes []bank.ClassKeys // by label as text (bank.Build orders them by class)
+	sealed  map[string]*classKeys
+	Records int64 // key rows read
+	// KeyType is the key's type, one a key column (as given, or decided),
+	// Why how; Null and Unmatchable count the rows left out for a key that
+	// cannot match (NULL; no value of an inferred type).
+	KeyType           key.Type
+	Why               []string
+	Null, Unmatchable int64
+	BadRows           int64
+	BadRowExamples    []string
 }
 
 // ScanClasses reads a key file once, with one goroutine a mapper: each
@@ -57,20 +68,18 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 	if cs.KeyCol == "" || cs.ClassCol == "" {
 		return nil, fmt.Errorf("%w: a key column and a class column are required", join.ErrOptions)
 	}
-	s, err := openSide(ctx, "Keys", cs.Keys, cs.KeysName, cs.Mappers, cs.SkipBadRows, cs.Sep)
-	if err != nil {
-		return nil, err
-	}
-	defer s.close()
 	// The key columns and types as a join resolves them.
-	cols, types, err := key.Parse(cs.KeyCol, cs.KeyType)
+	j, err := key.ParseJoin(cs.KeyCol, "", cs.KeyType)
+	if err != nil {
+		return nil, option.Within(err, "join", join.ErrOptions)
+	}
+	ksd, err := openKeySide(ctx, sideOptions{option: "Keys", path: cs.Keys, name: cs.KeysName, parts: cs.Mappers, skipBad: cs.SkipBadRows, sep: cs.Sep,
+		format: cs.Format, tempDir: cs.TempDir}, j.KeyCols, j.Types, cs.Mappers)
 	if err != nil {
 		return nil, err
 	}
-	ks, err := s.keySpec("KeyCol", cols, types)
-	if err != nil {
-		return nil, err
-	}
+	defer ksd.close()
+	s, ks, lenient := ksd.side, ksd.ks, ksd.typing.Lenient
 	classIdx, err := s.column("ClassCol", cs.ClassCol)
 	if err != nil {
 		return nil, err
@@ -84,24 +93,30 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 		cl      classifier
 		classes map[string]*classKeys
 		rows    int64
+		cannot  keyCounts
 	}
 	merged := map[string]*classKeys{}
 	var records int64
+	var cannot keyCounts
 	var mu sync.Mutex
 	err = scan(ctx, s, cs.Mappers, func() *worker {
 		return &worker{cl: classifier{c: cs.Classing}, classes: map[string]*classKeys{}}
-	}, func(w *worker, r *csvscan.Reader) error {
+	}, func(w *worker, r rowReader) error {
 		var kb []byte
 		for n := 1; r.Next(); n++ {
 			if n%checkEvery == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
 			f := r.Fields()
-			key, err := ks.Append(kb[:0], f)
+			key, v, err := rowKey(kb[:0], r, ks, lenient)
 			if err != nil {
 				if err := rowError(bad, r, "", err); err != nil {
 					return err
 				}
+				continue
+			}
+			if v != keyOK {
+				w.cannot.add(v)
 				continue
 			}
 			label, err := w.cl.label(f[classIdx])
@@ -128,6 +143,8 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		records += w.rows
+		cannot.null += w.cannot.null
+		cannot.unmatchable += w.cannot.unmatchable
 		for label, ck := range w.classes {
 			if m := merged[label]; m != nil {
 				m.merge(ck)
@@ -144,7 +161,8 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 	if len(merged) > bank.MaxClasses {
 		return nil, fmt.Errorf("%s: %s: %d classes, at most %d (use --classes cut:E1,E2,... for a column of many values)", s.name, cs.ClassCol, len(merged), bank.MaxClasses)
 	}
-	res := &ClassScanResult{Records: records, sealed: merged}
+	res := &ClassScanResult{Records: records, sealed: merged, KeyType: key.JoinTypes(ksd.typing.Types), Why: ksd.typing.Why,
+		Null: cannot.null, Unmatchable: cannot.unmatchable}
 	for label, ck := range merged {
 		res.Classes = append(res.Classes, bank.ClassKeys{Label: label, Keys: ck})
 	}
@@ -158,14 +176,14 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 
 // rowError handles a key or class that does not parse in r's current
 // record (of column col): an error, or with bad a counted bad row.
-func rowError(bad *badRows, r *csvscan.Reader, col string, err error) error {
+func rowError(bad *badRows, r rowReader, col string, err error) error {
 	if col != "" {
 		err = fmt.Errorf("%s: %w", col, err)
 	}
 	if bad == nil {
 		return r.Errorf("%w", err)
 	}
-	bad.add(&csvscan.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: err.Error()})
+	bad.add(rowParseError(r, err))
 	return nil
 }
 

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -102,7 +104,13 @@ func spool(ctx context.Context, path, dir string) (string, string, error) {
 		return "", "", err
 	}
 	defer src.Close()
-	tmp, err := os.CreateTemp(dir, atomicfile.TempPrefix()+"spool-*")
+	// The copy keeps the stream's extension (after decompression), which
+	// says its separator (csvscan.SepFor: .tsv is tab-separated).
+	ext := filepath.Ext(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(name), ".gz"), ".zip"))
+	if strings.ContainsAny(ext, `/\*`) {
+		ext = ""
+	}
+	tmp, err := os.CreateTemp(dir, atomicfile.TempPrefix()+"spool-*"+ext)
 	if err != nil {
 		return "", "", fmt.Errorf("copy %s to a temporary file: %w", name, err)
 	}

@@ -234,7 +234,7 @@ func TestCompositeOptionErrors(t *testing.T) {
 	}{
 		{join.Options{KeyCol: "A,B", JoinCol: "X"}, "1 columns for the 2 key columns"},
 		{join.Options{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string,int"}, "3 types for 2 key columns"},
-		{join.Options{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,float"}, `"float": want int or string`},
+		{join.Options{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,float"}, `"float": want auto, int or string`},
 		{join.Options{KeyCol: "A,A", JoinCol: "X,Y"}, "A twice"},
 		{join.Options{KeyCol: "A,", JoinCol: "X,Y"}, "an empty name"},
 		{join.Options{KeyCol: "A", JoinCol: "X", Layout: join.LayoutPerColumn}, "needs a key of several columns"},
@@ -295,7 +295,7 @@ func TestCompositeRealSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := filters.Build(filters.Bloom, ks, filters.Sizing{})
+	b, err := filters.Build(filters.Bloom, ks.Keys, filters.Sizing{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestCompositeRealSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := join.WriteFilter(f, b, o.KeyCol, o.KeyType); err != nil {
+	if err := join.WriteFilter(f, b, o.KeyCol, ks.KeyType); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

@@ -56,7 +56,8 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 	if x.input.bad != nil {
 		bad = &badRows{} // the map phase reports them
 	}
-	pass, err := openSide(ctx, "Input", x.input.path, x.input.name, x.opt.Mappers, bad != nil, x.input.sep)
+	pass, err := openSide(ctx, sideOptions{option: "Input", path: x.input.path, name: x.input.name, parts: x.opt.Mappers, skipBad: bad != nil, sep: x.input.sep,
+		format: x.opt.InputFormat, tempDir: x.opt.TempDir})
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +73,7 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 		key   []byte
 		batch csvscan.Batch
 		kb    [8]byte
+		m     mapWorker // a table's chunks' keys (chunkKeys)
 	}
 	workers := make([]*worker, x.opt.Mappers)
 	for i := range workers {
@@ -84,42 +86,15 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 	var next atomic.Int32
 	var mu sync.Mutex
 	var merged *topk.TopK
-	err = scan(ctx, pass, x.opt.Mappers, func() *worker {
-		return workers[next.Add(1)-1]
-	}, func(w *worker, r *csvscan.Reader) error {
-		add := func(key []byte) {
-			// The sketch keeps at most topk.MaxKeyLen bytes of a key: a
-			// longer one would come back cut, possibly equal to a key.
-			if len(key) < topk.MaxKeyLen && f.Contains(key) && !x.keyIndex.has(string(key)) {
-				w.t.Add(key, 1)
-			}
+	add := func(w *worker, key []byte) {
+		// The sketch keeps at most topk.MaxKeyLen bytes of a key: a
+		// longer one would come back cut, possibly equal to a key.
+		if len(key) < topk.MaxKeyLen && f.Contains(key) && !x.keyIndex.has(string(key)) {
+			w.t.Add(key, 1)
 		}
-		if x.joinSpec.Composite() {
-			for r.Next() {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				var err error
-				if w.key, err = x.joinSpec.Append(w.key[:0], r.Fields()); err == nil { // else the map phase reports it
-					add(w.key)
-				}
-			}
-			return r.Err()
-		}
-		// One column: its field alone, in batches, as the map phase reads it.
-		kt, col := x.opt.KeyType, x.joinSpec.Cols[0]
-		for r.NextBatch(col, mapBatch, &w.batch) {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			for i := range w.batch.Len() {
-				if key, err := key.Of(kt, w.kb[:], w.batch.Field(i)); err == nil { // else the map phase reports it
-					add(key)
-				}
-			}
-		}
-		return r.Err()
-	}, func(w *worker) error {
+	}
+	newWorker := func() *worker { return workers[next.Add(1)-1] }
+	done := func(w *worker) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if merged == nil {
@@ -127,7 +102,63 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 			return nil
 		}
 		return merged.Merge(w.t)
-	})
+	}
+	if pass.tab != nil {
+		// A table: its chunks' key columns, keyed as the map phase keys
+		// them (chunkKeys; rows that do not key are its to report).
+		err = scanTable(ctx, pass, x.opt.Mappers, newWorker, func(w *worker, c *tableChunk) error {
+			if w.m.tm == nil {
+				w.m.tm = newTableMapper(pass)
+			}
+			cols, err := c.read(x.joinSpec.Cols)
+			if err != nil {
+				return err
+			}
+			for lo := 0; lo < cols[0].Len(); lo += mapBatch {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := x.chunkKeys(&w.m, x.joinSpec, c, cols, lo, min(lo+mapBatch, cols[0].Len()), false); err != nil {
+					return err
+				}
+				for _, k := range w.m.tm.keys {
+					add(w, k)
+				}
+			}
+			return nil
+		}, done)
+	} else {
+		err = scan(ctx, pass, x.opt.Mappers, newWorker, func(w *worker, rr rowReader) error {
+			r := rr.(*csvscan.Reader)
+			if x.joinSpec.Composite() {
+				for r.Next() {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					var v keyVerdict
+					var err error
+					if w.key, v, err = rowKey(w.key[:0], r, x.joinSpec, x.typing.Lenient); err == nil && v == keyOK { // else the map phase reports it
+						add(w, w.key)
+					}
+				}
+				return r.Err()
+			}
+			// One column: its field alone, in batches, as the map phase reads it.
+			kt, col := x.joinSpec.Types[0], x.joinSpec.Cols[0]
+			for r.NextBatch(col, mapBatch, &w.batch) {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				for i := range w.batch.Len() {
+					fld := w.batch.Field(i)
+					if key, err := key.Of(kt, w.kb[:], fld); err == nil && (len(fld) > 0 || !x.typing.Lenient) { // else the map phase reports it
+						add(w, key)
+					}
+				}
+			}
+			return r.Err()
+		}, done)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +180,7 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 // checkExclusions refuses Options.HotExclusions for a large side that is a
 // stream (it is read twice), before anything is built.
 func (x *execution) checkExclusions() error {
-	if x.opt.HotExclusions > 0 && !x.input.in.Regular {
+	if x.opt.HotExclusions > 0 && !x.input.regular() {
 		return &option.Error{Pkg: "join", Name: "HotExclusions", Value: x.opt.HotExclusions, Err: join.ErrOptions,
 			Reason: fmt.Sprintf("reads the large side twice (a pass for its frequent keys), and %s is a stream: save it to a file", x.input.name)}
 	}
@@ -209,8 +240,7 @@ func (ex *exclusions) wrap(copies []filters.Filter) []filters.Filter {
 // report is what the exclusions did in a join reported as rep.
 func (ex *exclusions) report(asked int, rep *join.Report) *join.ExclusionsReport {
 	r := &join.ExclusionsReport{Asked: asked, Found: ex.found, BroadcastBytes: ex.set.SerializedBytes, ExcludedRecords: ex.excluded.Load()}
-	members := rep.MapOutputRecords - rep.FalsePositiveRecords
-	if nonMembers := rep.InputRecords - members; nonMembers > 0 {
+	if nonMembers := testedNonMembers(rep); nonMembers > 0 {
 		r.FPPMeasuredWithout = float64(rep.FalsePositiveRecords+r.ExcludedRecords) / float64(nonMembers)
 	}
 	return r

@@ -1,8 +1,10 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
+	"github.com/acbfjoin/acbfjoin/columnar"
 )
 
 // execution is one run of a plan: the opened inputs, their join columns, the
@@ -21,6 +24,12 @@ type execution struct {
 	opt               join.Options // resolved
 	keys, input       *side
 	keySpec, joinSpec key.Spec // the key columns of each side
+	typing            keyTyping
+	// keyLo and keyHi are the key side's least and greatest key (a
+	// one-column integer key, key.Of's bytes; nil otherwise), set by the
+	// build for skipping a table's chunks by their statistics.
+	keyLo, keyHi []byte
+	spooled           string // the key side saved from a stream (spoolKeys), removed at close
 	sh                *shuffle.Shuffle
 	bad               *badRows  // with SkipBadRows
 	bank              *bankPlan // a bank join (Options.Bank)
@@ -58,18 +67,28 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
 		return nil, err
 	}
-	if x.keys, err = openSide(ctx, "Keys", opt.Keys, opt.KeysName, opt.Mappers, opt.SkipBadRows, opt.Sep); err != nil {
+	ko := sideOptions{option: "Keys", path: opt.Keys, name: opt.KeysName, parts: opt.Mappers, skipBad: opt.SkipBadRows,
+		sep: opt.Sep, format: opt.KeysFormat, tempDir: opt.TempDir}
+	if x.spooled, err = spoolToInfer(ctx, &ko, opt.KeyTypes); err != nil {
+		return nil, err
+	}
+	if x.keys, err = openSide(ctx, ko); err != nil {
 		return nil, err
 	}
 	if x.keySpec, err = x.keys.keySpec("KeyCol", opt.KeyCols, opt.KeyTypes); err != nil {
 		return nil, err
 	}
-	if x.input, err = openSide(ctx, "Input", opt.Input, opt.InputName, 4*opt.Mappers, opt.SkipBadRows, opt.Sep); err != nil {
+	if x.input, err = openSide(ctx, sideOptions{option: "Input", path: opt.Input, name: opt.InputName, parts: 4 * opt.Mappers, skipBad: opt.SkipBadRows,
+		sep: opt.Sep, format: opt.InputFormat, tempDir: opt.TempDir}); err != nil {
 		return nil, err
 	}
 	if x.joinSpec, err = x.input.keySpec("JoinCol", opt.JoinCols, opt.KeyTypes); err != nil {
 		return nil, err
 	}
+	if x.typing, err = decideKeyTypes(ctx, opt.KeyTypes, x.keys, x.keySpec, x.input, x.joinSpec, opt.Mappers); err != nil {
+		return nil, err
+	}
+	x.setKeyTypes()
 	if opt.Route == join.RouteColumn && (slices.Contains(x.input.header, "class") || slices.Contains(x.keys.header, "class")) {
 		return nil, fmt.Errorf("%w: Route column: the output has a column \"class\" already (route to one file a class instead)", join.ErrOptions)
 	}
@@ -92,8 +111,38 @@ func (x *execution) close() {
 	if x.sh != nil {
 		x.sh.Close()
 	}
+	if x.spooled != "" {
+		os.Remove(x.spooled)
+	}
 }
 
+// setKeyTypes makes the decided key types (x.typing) the options' and the
+// key specs'.
+func (x *execution) setKeyTypes() {
+	x.opt.KeyTypes = x.typing.Types
+	x.opt.KeyType = key.JoinTypes(x.typing.Types)
+	x.keySpec.Types, x.joinSpec.Types = x.typing.Types, x.typing.Types
+}
+
+// spoolToInfer saves a side that is a CSV stream to a file in its
+// tempDir when a key type is to be inferred (types holds key.Auto:
+// decideKeyTypes reads the key side before the build does), and makes o
+// open the copy; it returns the copy's path ("" if none was made) for the
+// caller to remove.
+func spoolToInfer(ctx context.Context, o *sideOptions, types []key.Type) (string, error) {
+	if !slices.Contains(types, key.Auto) {
+		return "", nil
+	}
+	if f, err := columnar.FormatOf(o.path, o.format); err != nil || f != columnar.CSV {
+		return "", nil // a table's types come from its schema; a bad format is openSide's to report
+	}
+	sp, name, err := spool(ctx, o.path, o.tempDir)
+	if err != nil || sp == o.path {
+		return "", err
+	}
+	o.path, o.name = sp, cmp.Or(o.name, name)
+	return sp, nil
+}
 // lap adds the time since the last lap to phase name's.
 func (x *execution) lap(name string) {
 	now := time.Now()
@@ -104,12 +153,18 @@ func (x *execution) lap(name string) {
 // keyError handles a join key that does not parse in r's current record
 // (err names the column: key.Spec.AppendKey): an error, or with
 // SkipBadRows a counted bad row.
-func (x *execution) keyError(r *csvscan.Reader, err error) error {
+func (x *execution) keyError(r rowReader, err error) error {
 	if x.bad == nil {
 		return r.Errorf("%w", err)
 	}
-	x.bad.add(&csvscan.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: err.Error()})
+	x.bad.add(rowParseError(r, err))
 	return nil
+}
+
+// rowParseError is a ParseError of r's current row (a table's says row N).
+func rowParseError(r rowReader, err error) *csvscan.ParseError {
+	_, row := r.(*columnar.Rows)
+	return &csvscan.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: err.Error(), Row: row}
 }
 
 // batchKeyError is keyError for record i of a batch of r (NextBatch).

@@ -6,6 +6,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // readFilterFile reads and checks the filter file at path (join.ReadFilter),
@@ -24,50 +25,72 @@ func readFilterFile(ctx context.Context, path string) (*join.FilterFile, string,
 	return ff, name, err
 }
 
+// KeySet is a key side's distinct join keys (ReadKeySet) and how they
+// compare.
+type KeySet struct {
+	Keys [][]byte
+	// KeyType is the key's type, one a column ("int,string"): as given, or
+	// decided from the data (Options.KeyType auto); Why says how, a
+	// column each.
+	KeyType key.Type
+	Why     []string
+	// Null counts the rows whose key is NULL, Unmatchable those whose key
+	// is no value of an inferred type: no key, as a join leaves them out.
+	Null, Unmatchable int64
+}
+
 // ReadKeySet returns the distinct join keys of the key side of opt (Keys,
 // KeyCol, KeyType; Mappers goroutines), as the build phase reads them, for
 // building a filter file.
-func ReadKeySet(ctx context.Context, opt join.Options) ([][]byte, error) {
+func ReadKeySet(ctx context.Context, opt join.Options) (*KeySet, error) {
 	opt, err := opt.Resolve()
 	if err != nil {
 		return nil, err
 	}
-	s, err := openSide(ctx, "Keys", opt.Keys, opt.KeysName, opt.Mappers, false, opt.Sep)
+	s, err := openKeySide(ctx, sideOptions{option: "Keys", path: opt.Keys, name: opt.KeysName, parts: opt.Mappers, sep: opt.Sep, format: opt.KeysFormat, tempDir: opt.TempDir},
+		opt.KeyCols, opt.KeyTypes, opt.Mappers)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
-	ks, err := s.keySpec("KeyCol", opt.KeyCols, opt.KeyTypes)
-	if err != nil {
-		return nil, err
+	type state struct {
+		set    map[string]struct{}
+		cannot keyCounts
 	}
 	var mu sync.Mutex
 	set := map[string]struct{}{}
-	err = scan(ctx, s, opt.Mappers, func() map[string]struct{} { return map[string]struct{}{} }, func(local map[string]struct{}, r *csvscan.Reader) error {
+	var cannot keyCounts
+	err = scan(ctx, s.side, opt.Mappers, func() *state { return &state{set: map[string]struct{}{}} }, func(st *state, r rowReader) error {
 		var kb []byte
 		for r.Next() {
-			k, err := ks.Append(kb[:0], r.Fields())
+			k, v, err := rowKey(kb[:0], r, s.ks, s.typing.Lenient)
 			if err != nil {
 				return r.Errorf("%w", err)
 			}
+			if v != keyOK {
+				st.cannot.add(v)
+				continue
+			}
 			kb = k
-			local[string(k)] = struct{}{}
+			st.set[string(k)] = struct{}{}
 		}
 		return r.Err()
-	}, func(local map[string]struct{}) error {
+	}, func(st *state) error {
 		mu.Lock()
-		for k := range local {
+		for k := range st.set {
 			set[k] = struct{}{}
 		}
+		cannot.null += st.cannot.null
+		cannot.unmatchable += st.cannot.unmatchable
 		mu.Unlock()
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	keys := make([][]byte, 0, len(set))
+	ksr := &KeySet{Keys: make([][]byte, 0, len(set)), KeyType: key.JoinTypes(s.typing.Types), Why: s.typing.Why, Null: cannot.null, Unmatchable: cannot.unmatchable}
 	for k := range set {
-		keys = append(keys, []byte(k))
+		ksr.Keys = append(ksr.Keys, []byte(k))
 	}
-	return keys, nil
+	return ksr, nil
 }

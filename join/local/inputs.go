@@ -3,51 +3,137 @@ package local
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
+	"github.com/acbfjoin/acbfjoin/columnar"
 )
 
-// side is an opened input (csvscan.Input): its header, and parts that workers
-// read in parallel. A regular file is cut at proven record boundaries; a pipe,
-// FIFO, standard input or compressed file is read once, in order (see
-// csvscan.Input).
+// side is an opened input: CSV (csvscan.Input: a regular file cut at
+// proven record boundaries; a pipe, FIFO, standard input or compressed file
+// read once, in order) or a table (Parquet, Arrow IPC: package columnar, read
+// chunk by chunk). Its header, and for a table the types of its columns.
 type side struct {
 	bad        *badRows // non-nil: skip malformed rows into it
 	in         *csvscan.Input
+	tab        *columnar.Table
 	path, name string
 	header     []string
+	types      []columnar.Type // a table's; nil for CSV
 	headerRaw  []byte
-	size       int64 // bytes after the header; -1 for a stream
-	sep        byte  // field separator
+	size       int64        // bytes after the header; -1 for a stream
+	sep        byte         // field separator
+	read       atomic.Int64 // a table's bytes read so far (Progress)
+	next       atomic.Int32 // a table's next chunk (scan)
+	starts     []int64      // a table's chunks' first rows
 }
 
-// openSide opens path, which option names (Keys, Input), and reads its
-// header; parts is how many ranges a regular file is cut into; name, if
-// set, names it in messages; sep is the field separator (0: csvscan.SepFor
-// the path).
-func openSide(ctx context.Context, option, path, name string, parts int, skipBad bool, sep byte) (*side, error) {
-	if sep == 0 {
-		sep = csvscan.SepFor(path)
-	}
-	in, err := csvscan.OpenInput(ctx, path, csvscan.InputOptions{Parts: parts, SkipBad: skipBad, Name: name, Sep: sep})
+// sideOptions say how to open a side.
+type sideOptions struct {
+	option, path, name string // the option that names it (Keys, Input), its path, its name in messages
+	parts              int    // the ranges a regular CSV file is cut into
+	skipBad            bool
+	sep                byte   // CSV's field separator (0: csvscan.SepFor the path)
+	format             string // csv, parquet, arrow; "" by the path's extension (columnar.FormatOf)
+	tempDir            string // where a Parquet stream is spooled
+}
+
+// openSide opens a side and reads its header (or its schema).
+func openSide(ctx context.Context, o sideOptions) (*side, error) {
+	format, err := columnar.FormatOf(o.path, o.format)
 	if err != nil {
-		return nil, join.FileError(option, path, err)
+		return nil, &option.Error{Pkg: "join", Name: o.option + "Format", Value: o.format, Reason: err.Error(), Err: join.ErrOptions}
+	}
+	if format != columnar.CSV {
+		if o.sep != 0 && o.sep != ',' {
+			return nil, &option.Error{Pkg: "join", Name: "Sep", Value: fmt.Sprintf("%q", o.sep), Reason: fmt.Sprintf("applies to CSV sides; %s is %s", o.path, format), Err: join.ErrOptions}
+		}
+		t, err := columnar.Open(ctx, o.path, o.name, format, o.tempDir)
+		if err != nil {
+			return nil, join.FileError(o.option, o.path, err)
+		}
+		if err := key.CheckHeader(t.Name, t.Names); err != nil {
+			t.Close()
+			return nil, err
+		}
+		s := &side{tab: t, path: o.path, name: t.Name, header: t.Names, types: t.Types, size: t.Size(), sep: ','}
+		for i, n := range t.Names {
+			if i > 0 {
+				s.headerRaw = append(s.headerRaw, ',')
+			}
+			s.headerRaw = csvscan.AppendField(s.headerRaw, []byte(n))
+		}
+		var at int64
+		for i := range max(t.Chunks(), 0) {
+			s.starts = append(s.starts, at)
+			at += t.ChunkRows(i)
+		}
+		return s, nil
+	}
+	sep := o.sep
+	if sep == 0 {
+		sep = csvscan.SepFor(o.path)
+	}
+	in, err := csvscan.OpenInput(ctx, o.path, csvscan.InputOptions{Parts: o.parts, SkipBad: o.skipBad, Name: o.name, Sep: sep})
+	if err != nil {
+		return nil, join.FileError(o.option, o.path, err)
 	}
 	if err := key.CheckHeader(in.Name, in.Header); err != nil {
 		in.Close()
 		return nil, err
 	}
-	return &side{in: in, path: path, name: in.Name, header: in.Header, headerRaw: in.HeaderRaw, size: in.Size, sep: sep}, nil
+	return &side{in: in, path: o.path, name: in.Name, header: in.Header, headerRaw: in.HeaderRaw, size: in.Size, sep: sep}, nil
 }
 
-func (s *side) close() { s.in.Close() }
+func (s *side) close() {
+	if s.tab != nil {
+		s.tab.Close()
+		return
+	}
+	s.in.Close()
+}
+
+// regular reports whether the side can be read more than once (a second
+// pass, a sample before the read): a regular CSV file, a Parquet file, an
+// Arrow file; not a stream.
+func (s *side) regular() bool {
+	if s.tab != nil {
+		return !s.tab.Stream()
+	}
+	return s.in.Regular
+}
+
+// progress is the side's bytes read so far.
+func (s *side) progress() int64 {
+	if s.tab != nil {
+		return s.read.Load()
+	}
+	return s.in.Progress()
+}
+
+// typed reports whether column i's type comes from the data.
+func (s *side) typed(i int) bool { return s.types != nil && s.types[i].Typed() }
+
+// rowReader is what a path reads a side's rows with: a *csvscan.Reader, or
+// a table's rows (*columnar.Rows), whose NULLs it asks with Null.
+type rowReader interface {
+	Next() bool
+	Fields() [][]byte
+	Raw() []byte
+	Offset() int64
+	Line() int64
+	Name() string
+	Err() error
+	Errorf(format string, a ...any) error
+}
 
 // column returns the index of column col, which the option name (KeyCol,
 // JoinCol) asked for.
@@ -68,7 +154,16 @@ func (s *side) keySpec(name string, cols []string, types []key.Type) (key.Spec, 
 // byte offset. The error returned is the one a sequential read meets first
 // (csvscan.FirstError), or ctx's; a regular file that changed while it was
 // read is an error too (csvscan.ErrChanged).
-func scan[S any](ctx context.Context, s *side, workers int, newState func() S, fn func(st S, r *csvscan.Reader) error, done func(st S) error) error {
+func scan[S any](ctx context.Context, s *side, workers int, newState func() S, fn func(st S, r rowReader) error, done func(st S) error) error {
+	if s.tab != nil {
+		return scanTable(ctx, s, workers, newState, func(st S, c *tableChunk) error {
+			cols, err := c.read(nil)
+			if err != nil {
+				return err
+			}
+			return fn(st, columnar.NewRows(s.name, cols, c.first))
+		}, done)
+	}
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -113,6 +208,114 @@ func scan[S any](ctx context.Context, s *side, workers int, newState func() S, f
 		return csvscan.WithLine(err, s.path)
 	}
 	return s.in.Unchanged()
+}
+
+// tableChunk is a chunk of a table side that a worker reads: its index
+// (-1 for a stream's, whose columns come with it), its first row.
+type tableChunk struct {
+	s     *side
+	index int
+	first int64
+	rows  int
+	cols  []*columnar.Column // a stream chunk's, read
+}
+
+// bytes is the chunk's uncompressed bytes (table.ChunkBytes; a stream
+// chunk's, its decoded columns').
+func (c *tableChunk) bytes() int64 {
+	if c.index >= 0 {
+		return c.s.tab.ChunkBytes(c.index)
+	}
+	var n int64
+	for _, col := range c.cols {
+		n += col.Size()
+	}
+	return n
+}
+
+// columnBytes is the uncompressed bytes of the chunk's columns cols.
+func (c *tableChunk) columnBytes(cols []int) int64 {
+	var n int64
+	for _, j := range cols {
+		if c.index >= 0 {
+			n += c.s.tab.ColumnBytes(c.index, j)
+		} else {
+			n += c.cols[j].Size()
+		}
+	}
+	return n
+}
+
+// read decodes the chunk's columns cols (nil: all), counting its bytes for
+// the progress once per chunk (when its columns are all, or the first).
+func (c *tableChunk) read(cols []int) ([]*columnar.Column, error) {
+	if c.index < 0 {
+		if cols == nil {
+			return c.cols, nil
+		}
+		out := make([]*columnar.Column, len(cols))
+		for i, j := range cols {
+			out[i] = c.cols[j]
+		}
+		return out, nil
+	}
+	return c.s.tab.Read(c.index, cols)
+}
+
+// scanTable reads a table side with up to workers goroutines, a chunk at a
+// time (row groups, record batches, in no order; a stream's in order), as
+// scan does a CSV side's parts.
+func scanTable[S any](ctx context.Context, s *side, workers int, newState func() S, fn func(st S, c *tableChunk) error, done func(st S) error) error {
+	errs := make([]error, workers)
+	var streamRow atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := newState()
+			for {
+				if err := ctx.Err(); err != nil {
+					errs[w] = err
+					return
+				}
+				c := &tableChunk{s: s}
+				if s.tab.Stream() {
+					cols, err := s.tab.Next(nil)
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						errs[w] = err
+						return
+					}
+					c.index, c.cols = -1, cols
+					if len(cols) > 0 {
+						c.rows = cols[0].Len()
+					}
+					c.first = streamRow.Add(int64(c.rows)) - int64(c.rows)
+				} else {
+					i := int(s.next.Add(1) - 1)
+					if i >= s.tab.Chunks() {
+						break
+					}
+					c.index, c.first, c.rows = i, s.starts[i], int(s.tab.ChunkRows(i))
+				}
+				if err := fn(st, c); err != nil {
+					errs[w] = err
+					return
+				}
+				s.read.Add(max(s.tab.ChunkBytes(max(c.index, 0)), 1))
+			}
+			errs[w] = done(st)
+		}()
+	}
+	wg.Wait()
+	s.next.Store(0)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return csvscan.FirstError(errs)
 }
 
 // CheckSides refuses one stream given as two inputs (of keys, input and

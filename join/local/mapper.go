@@ -26,6 +26,11 @@ type mapStats struct {
 	parts partCounts
 	// sketch is of the survivors' keys, for the join-size estimate.
 	sketch *joinSketch
+	// cannot counts the rows whose key cannot match (NULL; no value of an
+	// inferred type): read, never tested.
+	cannot keyCounts
+	// table is what a table side's chunks did (nil for CSV).
+	table *join.TableReport
 }
 
 // mapBatch is how many records a mapper reads at once (csvscan.NextBatch).
@@ -43,6 +48,8 @@ type mapWorker struct {
 	sk                             *joinSketch
 	sep                            byte
 	nfields, reducers              int
+	cannot                         keyCounts
+	tm                             *tableMapper // a table side's scratch (maptable.go)
 }
 
 // newMapWorker is mapper i's, its filter one of copies.
@@ -62,11 +69,10 @@ func (m *mapWorker) drop(rowBytes, keyBytes int) {
 	m.dropBytes += int64(rowBytes + keyBytes)
 }
 
-// emit sends a survivor (raw, of record offset, a row of r) to its
-// partition: re-encoded as CSV if its file has another separator (only
-// the survivors), sketched, spread if its key is hot.
-func (m *mapWorker) emit(r *csvscan.Reader, key []byte, offset int64, raw []byte) error {
-	m.out++
+// emitCSV sends a survivor of a CSV side (raw, of record offset, a row of
+// r) to its partition, re-encoded as CSV if its file has another
+// separator (only the survivors are).
+func (m *mapWorker) emitCSV(r *csvscan.Reader, key []byte, offset int64, raw []byte) error {
 	if m.sep != ',' {
 		var err error
 		if m.enc, err = reencode(m.enc[:0], raw, m.nfields, m.sep); err != nil {
@@ -74,6 +80,13 @@ func (m *mapWorker) emit(r *csvscan.Reader, key []byte, offset int64, raw []byte
 		}
 		raw = m.enc
 	}
+	return m.emit(key, offset, raw)
+}
+
+// emit sends a survivor (raw, a CSV line, its row's offset in the side) to
+// its partition: sketched, spread if its key is hot.
+func (m *mapWorker) emit(key []byte, offset int64, raw []byte) error {
+	m.out++
 	h1, h2 := hashing.Sum(key)
 	m.sk.add(h1, h2)
 	p := join.PartitionOf(h1, m.reducers)
@@ -94,12 +107,18 @@ func (m *mapWorker) done(mu *sync.Mutex, st *mapStats) error {
 	// bytes plus an empty record's cost.
 	st.droppedBytes += m.dropBytes + m.dropRows*shuffle.RecordBytes(shuffle.Record{})
 	st.parts.add(m.pc)
+	st.cannot.null += m.cannot.null
+	st.cannot.unmatchable += m.cannot.unmatchable
+	if m.tm != nil {
+		m.tm.addTo(st.table)
+	}
 	mu.Unlock()
 	return m.w.Close()
 }
 
 // mapRows runs the map phase with a mapper each (newWorker(i)) reading
-// rows with read: the counting, the sketches and the progress around it.
+// a CSV side's rows with read, or a table side's chunks with mapChunk
+// (maptable.go): the counting, the sketches and the progress around it.
 func mapRows[W interface{ base() *mapWorker }](ctx context.Context, x *execution, newWorker func(i int, sketches []*joinSketch) W,
 	read func(m W, r *csvscan.Reader) error) (mapStats, error) {
 	var mu sync.Mutex
@@ -109,9 +128,15 @@ func mapRows[W interface{ base() *mapWorker }](ctx context.Context, x *execution
 		return st, err
 	}
 	var next atomic.Int32
-	stop := x.progress("map", x.input.in.Progress, x.input.size)
-	err = scan(ctx, x.input, x.opt.Mappers, func() W { return newWorker(int(next.Add(1)-1), sketches) }, read,
-		func(m W) error { return m.base().done(&mu, &st) })
+	newW := func() W { return newWorker(int(next.Add(1)-1), sketches) }
+	done := func(m W) error { return m.base().done(&mu, &st) }
+	stop := x.progress("map", x.input.progress, x.input.size)
+	if x.input.tab != nil {
+		st.table = &join.TableReport{Format: string(x.input.tab.Format)}
+		err = scanTable(ctx, x.input, x.opt.Mappers, newW, func(m W, c *tableChunk) error { return x.mapChunk(ctx, m.base(), c) }, done)
+	} else {
+		err = scan(ctx, x.input, x.opt.Mappers, newW, func(m W, r rowReader) error { return read(m, r.(*csvscan.Reader)) }, done)
+	}
 	stop()
 	if err != nil {
 		return st, err
@@ -146,7 +171,7 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 	if x.joinSpec.Composite() {
 		return x.mapTuples(ctx, copies)
 	}
-	kt, col := x.opt.KeyType, x.joinSpec.Cols[0]
+	kt, col, lenient := x.joinSpec.Types[0], x.joinSpec.Cols[0], x.typing.Lenient
 	return mapRows(ctx, x, func(i int, sketches []*joinSketch) *batchWorker {
 		m := &batchWorker{mapWorker: x.newMapWorker(i, copies, sketches), pass: make([]bool, mapBatch)}
 		m.bf, _ = m.f.(filters.BatchFilter)
@@ -170,16 +195,17 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 				m.keys = m.intKeys[:n]
 			}
 			for i := range n {
-				k, err := key.Of(kt, m.kb[i][:], b.Field(i))
-				if err == nil {
+				f := b.Field(i)
+				k, err := key.Of(kt, m.kb[i][:], f)
+				if err == nil && (len(f) > 0 || !lenient) {
 					if kt != key.Int {
 						m.keys = append(m.keys, k)
 					}
 					continue
 				}
-				// A key that does not parse (rare): the batch's keys are
-				// gathered one by one instead.
-				if m.keys, m.recs, err = x.gatherKeys(r, b, kt, m.kb[:], m.keys[:0], m.recs[:0]); err != nil {
+				// A key that does not parse, or a NULL (rare): the batch's
+				// keys are gathered one by one instead.
+				if m.keys, m.recs, err = x.gatherKeys(r, b, kt, m.kb[:], m.keys[:0], m.recs[:0], &m.mapWorker); err != nil {
 					return err
 				}
 				break
@@ -201,7 +227,7 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 					m.drop(b.RawLen(i), len(key))
 					continue
 				}
-				if err := m.emit(r, key, b.Offset(i), b.Raw(i)); err != nil {
+				if err := m.emitCSV(r, key, b.Offset(i), b.Raw(i)); err != nil {
 					return err
 				}
 			}
@@ -240,11 +266,16 @@ func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (map
 			if n%checkEvery == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			key, err := ks.Append(m.key[:0], r.Fields())
+			key, v, err := rowKey(m.key[:0], r, ks, x.typing.Lenient)
 			if err != nil {
 				if err := x.keyError(r, err); err != nil {
 					return err
 				}
+				continue
+			}
+			if v != keyOK {
+				m.rows++
+				m.cannot.add(v)
 				continue
 			}
 			m.key = key
@@ -253,7 +284,7 @@ func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (map
 				m.drop(len(r.Raw()), len(key))
 				continue
 			}
-			if err := m.emit(r, key, r.Offset(), r.Raw()); err != nil {
+			if err := m.emitCSV(r, key, r.Offset(), r.Raw()); err != nil {
 				return err
 			}
 		}
@@ -262,11 +293,22 @@ func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (map
 }
 
 // gatherKeys makes the keys of a batch one record at a time, for a batch in
-// which some key does not parse: those are errors, or skipped bad rows. It
-// returns the keys and the record of each (kb holds the integer keys).
-func (x *execution) gatherKeys(r *csvscan.Reader, b *csvscan.Batch, kt key.Type, kb [][8]byte, keys [][]byte, recs []int) ([][]byte, []int, error) {
+// which some key does not parse or is NULL: with lenient typing those rows
+// are counted in m (and read), else they are errors, or skipped bad rows.
+// It returns the keys and the record of each (kb holds the integer keys).
+func (x *execution) gatherKeys(r *csvscan.Reader, b *csvscan.Batch, kt key.Type, kb [][8]byte, keys [][]byte, recs []int, m *mapWorker) ([][]byte, []int, error) {
 	for i := range b.Len() {
-		key, err := key.Of(kt, kb[i][:], b.Field(i))
+		f := b.Field(i)
+		key, err := key.Of(kt, kb[i][:], f)
+		if x.typing.Lenient && (err != nil || len(f) == 0) {
+			m.rows++
+			if len(f) == 0 {
+				m.cannot.add(keyNull)
+			} else {
+				m.cannot.add(keyUnmatchable)
+			}
+			continue
+		}
 		if err != nil {
 			if err := x.batchKeyError(r, b, i, fmt.Errorf("%s: %w", x.opt.JoinCol, err)); err != nil {
 				return nil, nil, err

@@ -86,10 +86,13 @@ type keysPhase struct{ stats buildStats }
 func (*keysPhase) name() string { return "build" }
 func (p *keysPhase) run(ctx context.Context, x *execution) (err error) {
 	x.keyList, p.stats, err = x.build(ctx)
+	x.keyLo, x.keyHi = p.stats.lo, p.stats.hi
 	return err
 }
-func (p *keysPhase) report(_ *execution, rep *join.Report) {
+func (p *keysPhase) report(x *execution, rep *join.Report) {
 	rep.KeysRecords, rep.KeysDistinct = p.stats.records, p.stats.distinct
+	rep.Keys.Why = x.typing.Why
+	rep.Keys.KeysNull, rep.Keys.KeysUnmatchable = p.stats.cannot.null, p.stats.cannot.unmatchable
 }
 
 // autoPhase chooses the filter (Filter auto) and builds it.
@@ -155,7 +158,9 @@ func (p *mapPhase) run(ctx context.Context, x *execution) (err error) {
 }
 func (p *mapPhase) report(_ *execution, rep *join.Report) {
 	rep.InputRecords, rep.MapOutputRecords = p.stats.records, p.stats.output
-	rep.FilteredOutRecords = p.stats.records - p.stats.output
+	rep.Keys.InputNull, rep.Keys.InputUnmatchable = p.stats.cannot.null, p.stats.cannot.unmatchable
+	rep.FilteredOutRecords = p.stats.records - p.stats.output - p.stats.cannot.null - p.stats.cannot.unmatchable
+	rep.InputTable = p.stats.table
 	rep.ShuffleBytesNoFilter = p.stats.droppedBytes // plus the shuffle's bytes (sealPhase)
 }
 

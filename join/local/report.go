@@ -36,10 +36,7 @@ func (x *execution) derive(rep *join.Report) {
 	if rep.ShuffleBytesNoFilter > 0 {
 		rep.ShuffleReduction = 1 - float64(rep.ShuffleBytes)/float64(rep.ShuffleBytesNoFilter)
 	}
-	// Measured FP: false positive rows over the large-side rows whose key
-	// is not a key (the members are the survivors that matched).
-	members := rep.MapOutputRecords - rep.FalsePositiveRecords
-	if nonMembers := rep.InputRecords - members; nonMembers > 0 {
+	if nonMembers := testedNonMembers(rep); nonMembers > 0 {
 		rep.FPPMeasured = float64(rep.FalsePositiveRecords) / float64(nonMembers)
 	}
 	rep.NsPerRowCore = map[string]float64{}
@@ -52,6 +49,20 @@ func (x *execution) derive(rep *join.Report) {
 			rep.NsPerRowCore[ph.name] = rep.TimingsMs[ph.name] * 1e6 * float64(ph.workers) / float64(ph.rows)
 		}
 	}
+}
+
+// testedNonMembers is the large-side rows whose key is not a key and that
+// the filter tested, the measured false positive rate's denominator: the
+// rows but the members (the survivors that matched) and the rows the
+// filter never saw (a NULL or unmatchable key; a chunk skipped by its
+// statistics).
+func testedNonMembers(rep *join.Report) int64 {
+	members := rep.MapOutputRecords - rep.FalsePositiveRecords
+	untested := rep.Keys.InputNull + rep.Keys.InputUnmatchable
+	if rep.InputTable != nil {
+		untested += rep.InputTable.RowsSkipped
+	}
+	return rep.InputRecords - members - untested
 }
 
 // skewReport describes what Options.Skew did and how the shuffle's records

@@ -237,11 +237,13 @@ func TestBadRows(t *testing.T) {
 	input := filepath.Join(dir, "i.csv")
 	testutil.WriteFile(t, keys, []byte("PATENT,X\n1,a\n2\nx,b\n3,c\n"), 0o644)
 	testutil.WriteFile(t, input, []byte("CITING,CITED\n10,1\n11,2,9\n12,3\n13,\"4\n14, 3\n15,2\n"), 0o644)
-	if _, err := Run(context.Background(), join.Options{Keys: keys, Input: input}, NewCSV(&bytes.Buffer{})); err == nil || !strings.Contains(err.Error(), keys+":3: 1 fields, want 2") {
+	if _, err := Run(context.Background(), join.Options{Keys: keys, Input: input, KeyType: key.Int}, NewCSV(&bytes.Buffer{})); err == nil || !strings.Contains(err.Error(), keys+":3: 1 fields, want 2") {
 		t.Fatalf("fail mode: %v", err)
 	}
 	for _, m := range []int{1, 3} {
-		rep, out := runJoin(t, join.Options{Keys: keys, Input: input, SkipBadRows: true, Sort: true, Mappers: m, Filter: filters.Exact})
+		// KeyType int: the key "x" is a bad row (with auto, it would make
+		// the keys strings).
+		rep, out := runJoin(t, join.Options{Keys: keys, Input: input, SkipBadRows: true, Sort: true, Mappers: m, Filter: filters.Exact, KeyType: key.Int})
 		// Kept: keys 1,a and 3,c; input rows 10->1, 12->3, 15->2 (2 was a bad key row).
 		if got := strings.TrimSpace(string(out)); got != "CITING,CITED,X\n10,1,a\n12,3,c" {
 			t.Fatalf("mappers %d: output %q", m, got)
@@ -271,9 +273,9 @@ func TestRunErrors(t *testing.T) {
 	}{
 		{join.Options{Keys: keys, Input: input, KeyCol: "NOPE"}, `join: KeyCol NOPE: ` + keys + ` has no column "NOPE"`, true},
 		{join.Options{Keys: keys, Input: input, JoinCol: "NOPE"}, `join: JoinCol NOPE: ` + input + ` has no column "NOPE"`, true},
-		{join.Options{Keys: keys, Input: input}, input + `:3: CITED: invalid integer "x"`, false},
+		{join.Options{Keys: keys, Input: input, KeyType: key.Int}, input + `:3: CITED: invalid integer "x"`, false},
 		{join.Options{Keys: keys, Input: filepath.Join(dir, "missing.csv")}, "join: Input " + filepath.Join(dir, "missing.csv") + ": no such file or directory", true}, // an option error: the command line names its flag
-		{join.Options{Keys: keys, Input: input, KeyType: "float"}, `join: KeyType "float": want int or string`, true},
+		{join.Options{Keys: keys, Input: input, KeyType: "float"}, `join: KeyType "float": want auto, int or string`, true},
 	} {
 		_, err := Run(context.Background(), tc.opt, NewCSV(&bytes.Buffer{}))
 		var oe *option.Error

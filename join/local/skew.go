@@ -90,10 +90,10 @@ type skewSample struct {
 // says why).
 func (x *execution) sample(ctx context.Context) (*skewSample, error) {
 	switch {
-	case x.input.in.Regular:
-		return sampleSide(ctx, x.input, x.joinSpec, "input sample")
-	case x.keys.in.Regular:
-		s, err := sampleSide(ctx, x.keys, x.keySpec, "key side sample")
+	case x.input.regular():
+		return x.sampleSide(ctx, x.input, x.joinSpec, "input sample")
+	case x.keys.regular():
+		s, err := x.sampleSide(ctx, x.keys, x.keySpec, "key side sample")
 		if s != nil {
 			s.note = "the input is a stream: the key side's key shares stand in for the input's"
 		}
@@ -106,12 +106,15 @@ func (x *execution) sample(ctx context.Context) (*skewSample, error) {
 // sampleParts evenly spaced pieces of s (a regular file), opened anew, and
 // counts their keys (ks). Malformed rows and keys that do not parse are
 // skipped: the map phase reports them.
-func sampleSide(ctx context.Context, s *side, ks key.Spec, source string) (*skewSample, error) {
-	return sampleSideN(ctx, s, ks, source, sampleParts, samplePartRows)
+func (x *execution) sampleSide(ctx context.Context, s *side, ks key.Spec, source string) (*skewSample, error) {
+	return x.sampleSideN(ctx, s, ks, source, sampleParts, samplePartRows)
 }
 
 // sampleSideN is sampleSide with parts pieces of partRows rows.
-func sampleSideN(ctx context.Context, s *side, ks key.Spec, source string, parts, partRows int) (*skewSample, error) {
+func (x *execution) sampleSideN(ctx context.Context, s *side, ks key.Spec, source string, parts, partRows int) (*skewSample, error) {
+	if s.tab != nil {
+		return x.sampleTable(ctx, s, ks, source, parts, partRows)
+	}
 	in, err := csvscan.OpenInput(ctx, s.path, csvscan.InputOptions{Parts: parts, SkipBad: true, Name: s.name, Sep: s.sep})
 	if err != nil {
 		return nil, err
@@ -191,6 +194,62 @@ func sampleSideN(ctx context.Context, s *side, ks key.Spec, source string, parts
 	if smp.bytes > 0 {
 		smp.estRows = max(float64(smp.size)*float64(smp.rows)/float64(smp.bytes), float64(smp.rows))
 	}
+	return smp, nil
+}
+
+// sampleTable is sampleSideN of a table (not a stream): the first
+// partRows rows of parts chunks evenly spaced, keyed as the map phase keys
+// them (chunkKeys); a row's bytes are its chunk's uncompressed bytes a
+// row, its parse time the decoding and keying of its chunk's key columns
+// a row.
+func (x *execution) sampleTable(ctx context.Context, s *side, ks key.Spec, source string, parts, partRows int) (*skewSample, error) {
+	t := s.tab
+	smp := &skewSample{source: source, counts: map[string]int64{}, size: s.size}
+	chunks := t.Chunks()
+	if chunks <= 0 {
+		return smp, nil
+	}
+	var total, totalBytes int64
+	for i := range chunks {
+		total += t.ChunkRows(i)
+		totalBytes += t.ChunkBytes(i)
+	}
+	m := &mapWorker{tm: newTableMapper(s)}
+	seen := map[int]bool{}
+	for p := range min(parts, chunks) {
+		i := p * chunks / min(parts, chunks)
+		if seen[i] {
+			continue
+		}
+		seen[i] = true
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c := &tableChunk{s: s, index: i, rows: int(t.ChunkRows(i))}
+		start := time.Now()
+		cols, err := c.read(ks.Cols)
+		if err != nil {
+			return nil, err
+		}
+		n := min(partRows, cols[0].Len())
+		for lo := 0; lo < n; lo += mapBatch {
+			if err := x.chunkKeys(m, ks, c, cols, lo, min(lo+mapBatch, n), false); err != nil {
+				return nil, err
+			}
+			for _, k := range m.tm.keys {
+				smp.counts[string(k)]++
+			}
+			smp.rows += int64(len(m.tm.keys))
+		}
+		// The column chunk is decoded whole: its time a row is over all
+		// its rows.
+		smp.parseNs += time.Since(start).Nanoseconds() * int64(n) / int64(max(cols[0].Len(), 1))
+		smp.parsedRows += int64(n)
+		if c.rows > 0 {
+			smp.bytes += t.ChunkBytes(i) * int64(n) / int64(c.rows)
+		}
+	}
+	smp.estRows = float64(total)
 	return smp, nil
 }
 

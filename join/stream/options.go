@@ -23,10 +23,23 @@ type Options struct {
 	KeyEvents, Probe string
 	// KeyEventsName and ProbeName, if set, name the sides in messages.
 	KeyEventsName, ProbeName string
+	// KeyEventsFormat and ProbeFormat say how a side is stored: csv,
+	// parquet or arrow ("" by its name: columnar.FormatOf). Key events are
+	// text; timed key rows (Window) and the probe may be tables, whose
+	// columns bring their types (KeyType auto). TempDir is where a Parquet
+	// stream, or a CSV key side whose key type is inferred, is saved first
+	// (default: the system's).
+	KeyEventsFormat, ProbeFormat string
+	TempDir                      string
 	// KeyCol names the key side's key columns (a CSV record: "A,B" for a
 	// composite key; default: the key side's first column); JoinCol the
-	// probe's, as many (default: KeyCol's names). KeyType is int (default)
-	// or string, one a column or one for all, as in join.Options.
+	// probe's, as many (default: KeyCol's names). KeyType is auto
+	// (default), int or string, one a column or one for all, as in
+	// join.Options: auto takes a table column's type, else infers it from
+	// the key side's text when that is a regular file (read once before
+	// the stream starts), else int. With auto a NULL key (an empty CSV
+	// field too) never matches, nor a key that is no value of the type:
+	// those rows are counted (Report.Keys) and left out.
 	KeyCol, JoinCol string
 	KeyType         key.Type
 	// Batch is the probe rows a batch (default 100,000); KeyBatch the key

@@ -2,52 +2,97 @@ package stream
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"slices"
+	"sync/atomic"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
+	opt "github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 	"github.com/acbfjoin/acbfjoin/sketch/cms"
+	"github.com/acbfjoin/acbfjoin/columnar"
 )
 
-// side is one opened input: its csvscan Reader after the header.
+// rows is how a side's rows are read: a *csvscan.Reader, or a table's
+// rows in order (*columnar.Reader, whose NULLs Null says).
+type rows interface {
+	Next() bool
+	Fields() [][]byte
+	Raw() []byte
+	Line() int64
+	Err() error
+	Errorf(format string, a ...any) error
+}
+
+// side is one opened input: its rows after the header (or the schema).
 type side struct {
 	name   string
+	path   string
 	rc     io.Closer
-	r      *csvscan.Reader
+	r      rows
 	header []string
-	raw    []byte // the header line as it is in the file (CSV), for the output's
+	types  []columnar.Type // a table's; nil for CSV
+	raw    []byte       // the header line as it is in the file (CSV), for the output's
 	sep    byte
 	ops    *opReader // key events only
 }
 
 // openSide opens path, which option names (KeyEvents, Probe), and reads
-// its header. events selects the key events format (operations before
-// records).
-func openSide(ctx context.Context, option, path, name string, events bool) (*side, error) {
+// its header: CSV, or a table of format (Parquet, Arrow: columnar.FormatOf;
+// a Parquet stream is saved to a file in tempDir first). events selects
+// the key events format (operations before records), which is text.
+func openSide(ctx context.Context, option, path, name, format, tempDir string, events bool) (*side, error) {
+	f, err := columnar.FormatOf(path, format)
+	if err != nil {
+		return nil, &opt.Error{Pkg: "stream", Name: option + "Format", Value: format, Reason: err.Error(), Err: ErrOptions}
+	}
+	if f != columnar.CSV {
+		if events {
+			return nil, &opt.Error{Pkg: "stream", Name: option, Value: path, Err: ErrOptions,
+				Reason: fmt.Sprintf("key events (+row, -key lines) are text, and this is %s: a table is a key side with a window (timed rows)", f)}
+		}
+		t, err := columnar.Open(ctx, path, name, f, tempDir)
+		if err != nil {
+			return nil, join.FileError(option, path, err)
+		}
+		if err := key.CheckHeader(t.Name, t.Names); err != nil {
+			t.Close()
+			return nil, err
+		}
+		s := &side{name: t.Name, path: path, rc: t, r: columnar.NewReader(t), header: t.Names, types: t.Types, sep: ','}
+		for i, h := range t.Names {
+			if i > 0 {
+				s.raw = append(s.raw, ',')
+			}
+			s.raw = csvscan.AppendField(s.raw, []byte(h))
+		}
+		return s, nil
+	}
 	rc, _, err := csvscan.OpenContext(ctx, path)
 	if err != nil {
 		return nil, join.FileError(option, path, err)
 	}
-	s := &side{name: name, rc: rc, sep: csvscan.SepFor(name)}
+	s := &side{name: name, path: path, rc: rc, sep: csvscan.SepFor(name)}
 	var src io.Reader = rc
 	if events {
 		s.ops = newOpReader(rc)
 		src = s.ops
 	}
-	s.r = csvscan.NewReader(src, name)
-	if err := s.r.SetSep(s.sep); err != nil {
+	r := csvscan.NewReader(src, name)
+	s.r = r
+	if err := r.SetSep(s.sep); err != nil {
 		rc.Close()
 		return nil, err
 	}
-	if s.header, err = s.r.ReadHeader(); err != nil {
+	if s.header, err = r.ReadHeader(); err != nil {
 		rc.Close()
 		return nil, err
 	}
 	if s.sep == ',' {
-		s.raw = slices.Clone(s.r.Raw())
+		s.raw = slices.Clone(r.Raw())
 	} else {
 		for i, h := range s.header {
 			if i > 0 {
@@ -57,9 +102,44 @@ func openSide(ctx context.Context, option, path, name string, events bool) (*sid
 		}
 	}
 	if events {
-		s.r.AnyFieldCount()
+		r.AnyFieldCount()
 	}
 	return s, nil
+}
+
+// null reports whether the current row has a NULL in a key column of ks:
+// a table's NULL, or with lenient typing an empty CSV field (key.Decision).
+func (s *side) null(ks key.Spec, fields [][]byte, lenient bool) bool {
+	if t, ok := s.r.(*columnar.Reader); ok {
+		for _, c := range ks.Cols {
+			if t.Null(c) {
+				return true
+			}
+		}
+		return false
+	}
+	if !lenient {
+		return false
+	}
+	for _, c := range ks.Cols {
+		if c < len(fields) && len(fields[c]) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sources are the key columns ks as key.Decide takes them.
+func (s *side) sources(ks key.Spec) []key.Source {
+	out := make([]key.Source, len(ks.Cols))
+	for j, c := range ks.Cols {
+		out[j] = key.Source{File: s.name, Column: ks.Names[j]}
+		if s.types != nil && s.types[c].Typed() {
+			out[j].DataType = s.types[c].String()
+			out[j].KeyType, _ = s.types[c].KeyType()
+		}
+	}
+	return out
 }
 
 func (s *side) Close() error { return s.rc.Close() }
@@ -110,6 +190,16 @@ type keyReader struct {
 	tcol  int      // timed rows: the time column, else -1
 	clock clock
 	seq   int64
+	// lenient: the key type was decided (key.Decision), so a NULL or a
+	// key that is no value of it is counted in cannot and skipped.
+	lenient bool
+	cannot  cannotCounts
+}
+
+// cannotCounts counts the rows of a side left out for a key that cannot
+// match; read by the report after the reader is done.
+type cannotCounts struct {
+	null, unmatchable atomic.Int64
 }
 
 // clock reads a side's time column and checks that it never goes back.
@@ -120,7 +210,7 @@ type clock struct {
 }
 
 // read parses the time of the current record of r and checks its order.
-func (c *clock) read(r *csvscan.Reader, header []string, fields [][]byte, col int) (int64, error) {
+func (c *clock) read(r rows, header []string, fields [][]byte, col int) (int64, error) {
 	t, err := csvscan.ParseInt(fields[col])
 	if err != nil {
 		return 0, r.Errorf("time column %s: %q is not an integer", header[col], fields[col])
@@ -162,8 +252,16 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 				b.err = r.Errorf("an insert (+) has %d fields, want the header's %d", len(fields), len(kr.s.header))
 				return false
 			}
+			if kr.s.null(kr.ks, fields, kr.lenient) {
+				kr.cannot.null.Add(1)
+				continue
+			}
 			var sr shuffle.Record
 			sr, b.arena, err = join.MapKeyRow(kr.ks, fields, kr.seq, b.arena)
+			if err != nil && kr.lenient {
+				kr.cannot.unmatchable.Add(1)
+				continue
+			}
 			if err != nil {
 				b.err = r.Errorf("%w", err)
 				return false
@@ -175,8 +273,17 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 				return false
 			}
 			// The delete's fields are the key columns in order: a KeySpec
-			// over them.
+			// over them. A key that cannot match was never inserted.
+			if kr.s.null(kr.del, fields, kr.lenient) {
+				kr.cannot.null.Add(1)
+				continue
+			}
 			if b.arena, err = kr.del.Append(b.arena, fields); err != nil {
+				if kr.lenient {
+					b.arena = b.arena[:start]
+					kr.cannot.unmatchable.Add(1)
+					continue
+				}
 				b.err = r.Errorf("%w", err)
 				return false
 			}
@@ -232,11 +339,13 @@ func (b *probeBatch) reset() {
 
 // probeReader reads probe rows.
 type probeReader struct {
-	s     *side
-	ks    key.Spec
-	tcol  int
-	clock clock
-	rows  int64
+	s       *side
+	ks      key.Spec
+	tcol    int
+	clock   clock
+	rows    int64
+	lenient bool // as keyReader's
+	cannot  cannotCounts
 }
 
 func (pr *probeReader) read(b *probeBatch, n int) bool {
@@ -251,8 +360,17 @@ func (pr *probeReader) read(b *probeBatch, n int) bool {
 		}
 		fields := r.Fields()
 		rec := probeRec{line: r.Line(), start: len(b.arena)}
+		if pr.s.null(pr.ks, fields, pr.lenient) {
+			pr.cannot.null.Add(1)
+			continue
+		}
 		var err error
 		if b.arena, err = pr.ks.Append(b.arena, fields); err != nil {
+			if pr.lenient {
+				b.arena = b.arena[:rec.start]
+				pr.cannot.unmatchable.Add(1)
+				continue
+			}
 			b.err = r.Errorf("%w", err)
 			return false
 		}

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // BatchReport is what one batch did.
@@ -166,6 +168,14 @@ type Report struct {
 	WallNanos  int64 `json:"wall_ns"`
 
 	Hot []HotKey `json:"hot,omitempty"`
+
+	// KeyType is the key's type, one a key column (as given, or decided).
+	KeyType key.Type `json:"key_type"`
+	// Keys is how the keys compared (the type of each key column, why)
+	// and the rows left out for a key that cannot match: the key side's
+	// (KeysNull, KeysUnmatchable) and the probe's (InputNull,
+	// InputUnmatchable).
+	Keys join.KeysReport `json:"keys"`
 }
 
 // UpdatesPerSecond is the key side's changes applied a second of apply

@@ -72,10 +72,10 @@ func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error
 			e.close()
 		}
 	}()
-	if e.ks, err = openSide(ctx, "KeyEvents", opt.KeyEvents, e.keyName, !e.timed); err != nil {
+	if e.ks, err = openSide(ctx, "KeyEvents", opt.KeyEvents, e.keyName, opt.KeyEventsFormat, opt.TempDir, !e.timed); err != nil {
 		return nil, err
 	}
-	if e.ps, err = openSide(ctx, "Probe", opt.Probe, probeName, false); err != nil {
+	if e.ps, err = openSide(ctx, "Probe", opt.Probe, probeName, opt.ProbeFormat, opt.TempDir, false); err != nil {
 		return nil, err
 	}
 	// The key columns, as the batch join reads them, but for the
@@ -88,8 +88,15 @@ func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error
 	if e.keySpec, probeSpec, err = kj.Specs(e.keyName, e.ks.header, probeName, e.ps.header); err != nil {
 		return nil, option.Within(err, "stream", ErrOptions)
 	}
+	if e.typing, err = e.decideKeyTypes(ctx, kj.Types, probeSpec); err != nil {
+		return nil, option.Within(err, "stream", ErrOptions)
+	}
+	e.keySpec.Types, probeSpec.Types = e.typing.Types, e.typing.Types
+	e.rep.Keys.Why, e.rep.KeyType = e.typing.Why, key.JoinTypes(e.typing.Types)
 	kr := newKeyReader(e.ks, e.keySpec, -1)
-	pr := &probeReader{s: e.ps, ks: probeSpec, tcol: -1}
+	kr.lenient = e.typing.Lenient
+	pr := &probeReader{s: e.ps, ks: probeSpec, tcol: -1, lenient: e.typing.Lenient}
+	e.kr, e.pr = kr, pr
 	if e.timed {
 		e.rep.Mode = "window"
 		if kr.tcol, err = key.Column("KeyTime", e.keyName, e.ks.header, opt.KeyTime); err != nil {
@@ -235,6 +242,8 @@ func (e *engine) report(start time.Time) *Report {
 		r.Hot = e.sk.hot()
 	}
 	r.WallNanos = time.Since(start).Nanoseconds()
+	r.Keys.KeysNull, r.Keys.KeysUnmatchable = e.kr.cannot.null.Load(), e.kr.cannot.unmatchable.Load()
+	r.Keys.InputNull, r.Keys.InputUnmatchable = e.pr.cannot.null.Load(), e.pr.cannot.unmatchable.Load()
 	return r
 }
 
@@ -254,6 +263,9 @@ type engine struct {
 	keySpec  key.Spec
 	rep      *Report
 	ks, ps   *side // the key side and the probe side
+	kr       *keyReader
+	pr       *probeReader
+	typing   key.Decision
 	keys     *feed[keyBatch]
 	probes   *feed[probeBatch]
 	keysDone bool

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"github.com/acbfjoin/acbfjoin/key"
 	"bytes"
 	"context"
 	"fmt"
@@ -121,7 +122,9 @@ func TestEventsAgainstModel(t *testing.T) {
 		batch, keyBatch := 1+r.IntN(200), 1+r.IntN(200)
 		ins, keys, raws := genEvents(t, r, dir, r.IntN(2000), r.IntN(3000), domain, keyBatch, true)
 		kind := kinds[round%len(kinds)]
-		opt := Options{KeyEvents: filepath.Join(dir, "ev.csv"), Probe: filepath.Join(dir, "pr.csv"), KeyCol: "ID", JoinCol: "REF",
+		// KeyType int: the events spell keys with leading zeros ("00115"
+		// deletes 115), which auto would take as strings.
+		opt := Options{KeyEvents: filepath.Join(dir, "ev.csv"), Probe: filepath.Join(dir, "pr.csv"), KeyCol: "ID", JoinCol: "REF", KeyType: key.Int,
 			Batch: batch, KeyBatch: keyBatch, Filter: filters.Kind(kind), Capacity: uint64(1 + r.IntN(64)),
 			Sizing: filters.Sizing{BitsPerKey: float64(8 + r.IntN(16))}, Workers: 1 + r.IntN(4), Verify: true, NoSketches: r.IntN(4) == 0}
 		// A cuckoo filter of a few keys needs more bits a key than the draw
@@ -232,8 +235,8 @@ func TestErrors(t *testing.T) {
 		{"bad op", Options{KeyEvents: write("e2", "K,V\n+1,x\n*2,y\n"), Probe: probe}, "e2:3: a key event starts with + (insert) or - (delete), not '*'"},
 		{"insert fields", Options{KeyEvents: write("e3", "K,V\n+1\n"), Probe: probe}, "an insert (+) has 1 fields, want the header's 2"},
 		{"delete fields", Options{KeyEvents: write("e4", "K,V\n+1,x\n-1,x\n"), Probe: probe}, "a delete (-) has 2 fields, want the key's 1"},
-		{"bad int key", Options{KeyEvents: write("e5", "K,V\n+x1,x\n"), Probe: probe}, "e5:2: K: invalid integer"},
-		{"bad probe key", Options{KeyEvents: write("e6", "K,V\n+1,x\n"), Probe: write("p2.csv", "K,V\n1,a\nzz,b\n")}, "p2.csv:3: K: invalid integer"},
+		{"bad int key", Options{KeyEvents: write("e5", "K,V\n+x1,x\n"), Probe: probe, KeyType: key.Int}, "e5:2: K: invalid integer"},
+		{"bad probe key", Options{KeyEvents: write("e6", "K,V\n+1,x\n"), Probe: write("p2.csv", "K,V\n1,a\nzz,b\n"), KeyType: key.Int}, "p2.csv:3: K: invalid integer"},
 		{"not deleting", Options{KeyEvents: write("e7", "K,V\n"), Probe: probe, Filter: filters.Bloom}, "cannot delete keys"},
 		{"unknown kind", Options{KeyEvents: write("e8", "K,V\n"), Probe: probe, Filter: "nope"}, "unknown filter"},
 		{"time order", Options{KeyEvents: write("t1", "K,T\n1,5\n2,4\n"), Probe: write("pt.csv", "K,T\n1,5\n"), Window: 3, KeyTime: "T"},

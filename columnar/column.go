@@ -1,4 +1,4 @@
-package table
+package columnar
 
 import (
 	"encoding/binary"
@@ -27,6 +27,12 @@ type Column struct {
 
 // Len is the number of values.
 func (c *Column) Len() int { return c.n }
+
+// Size is the bytes the decoded values take (a stream chunk's size, where
+// no file says one).
+func (c *Column) Size() int64 {
+	return int64(8*len(c.ints) + 8*len(c.floats) + 8*len(c.offs) + len(c.data) + len(c.valid))
+}
 
 // Null reports whether value i is NULL.
 func (c *Column) Null(i int) bool { return c.valid != nil && !c.valid[i] }

@@ -1,6 +1,7 @@
-package table
+package columnar
 
 import (
+	"io"
 	"errors"
 	"fmt"
 
@@ -94,4 +95,86 @@ func (r *Rows) Errorf(format string, a ...any) error {
 		pe.Err = e
 	}
 	return pe
+}
+
+// AppendRow appends row i of cols (a chunk's columns) as a CSV line, as
+// Rows' Raw renders it, without its line break. O(the row's bytes).
+func AppendRow(dst []byte, cols []*Column, i int) []byte {
+	start := len(dst)
+	var field []byte
+	for j, c := range cols {
+		if j > 0 {
+			dst = append(dst, ',')
+		}
+		field = c.AppendText(field[:0], i)
+		dst = csvscan.AppendField(dst, field)
+	}
+	if len(cols) == 1 && len(dst) == start {
+		dst = append(dst, '"', '"') // not a blank line
+	}
+	return dst
+}
+
+// Reader reads a table's rows in order, chunk after chunk, as Rows reads
+// one chunk's: for the readers that take a side row by row, in order (a
+// stream's probe). One goroutine.
+type Reader struct {
+	t    *Table
+	next int   // the next chunk (not a stream)
+	at   int64 // the rows before the current chunk
+	rows *Rows
+	err  error
+}
+
+// NewReader reads t's rows from its first.
+func NewReader(t *Table) *Reader { return &Reader{t: t} }
+
+// Next advances to the next row and reports whether there is one; at the
+// end or on an error (Err) it reports false.
+func (r *Reader) Next() bool {
+	for r.rows == nil || !r.rows.Next() {
+		if r.err != nil {
+			return false
+		}
+		if r.rows != nil {
+			r.at += int64(r.rows.n)
+		}
+		var cols []*Column
+		if r.t.Stream() {
+			c, err := r.t.Next(nil)
+			if err == io.EOF {
+				return false
+			}
+			cols, r.err = c, err
+		} else {
+			if r.next >= r.t.Chunks() {
+				return false
+			}
+			cols, r.err = r.t.Read(r.next, nil)
+			r.next++
+		}
+		if r.err != nil {
+			return false
+		}
+		r.rows = NewRows(r.t.Name, cols, r.at)
+	}
+	return true
+}
+
+// Rows is the current chunk's rows, positioned at the current row.
+func (r *Reader) Rows() *Rows { return r.rows }
+
+// Err is the error that ended the read, if any.
+func (r *Reader) Err() error { return r.err }
+
+// Fields, Raw, Null, Line, Offset and Errorf are the current row's, as
+// Rows has them.
+func (r *Reader) Fields() [][]byte { return r.rows.Fields() }
+func (r *Reader) Raw() []byte      { return r.rows.Raw() }
+func (r *Reader) Null(j int) bool  { return r.rows.Null(j) }
+func (r *Reader) Line() int64      { return r.rows.Line() }
+func (r *Reader) Offset() int64    { return r.rows.Offset() }
+func (r *Reader) Name() string     { return r.t.Name }
+func (r *Reader) Errorf(format string, a ...any) error {
+	return r.rows.Errorf(format, a...)
 }

@@ -1,4 +1,4 @@
-package table
+package columnar
 
 import (
 	"errors"
@@ -130,6 +130,14 @@ func (p *parquetTable) chunkRows(i int) int64 { return p.r.MetaData().RowGroup(i
 
 // chunkBytes is row group i's uncompressed size.
 func (p *parquetTable) chunkBytes(i int) int64 { return p.r.MetaData().RowGroup(i).TotalByteSize() }
+
+func (p *parquetTable) columnBytes(i, col int) int64 {
+	cc, err := p.r.MetaData().RowGroup(i).ColumnChunk(col)
+	if err != nil {
+		return 0
+	}
+	return cc.TotalUncompressedSize()
+}
 
 // keyRange returns the min and max of a signed integer column in row group
 // i, from its statistics; ok false when it has none.

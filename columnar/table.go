@@ -1,4 +1,4 @@
-// Package table reads the sides of a join kept as typed columnar files:
+// Package columnar reads the sides of a join kept as typed columnar files:
 // Parquet (.parquet, .pq) and Arrow IPC (.arrow, .feather, .ipc; the file
 // format, or the stream format on a pipe or standard input). A table is a
 // schema (column names and Types, from the data) and chunks: Parquet's row
@@ -11,7 +11,7 @@
 //
 // Concurrency: Read is safe for concurrent use (different or the same
 // chunks); Next (an Arrow stream) and Close are not.
-package table
+package columnar
 
 import (
 	"bufio"
@@ -26,6 +26,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
@@ -85,6 +86,8 @@ type Table struct {
 
 	pq     *parquetTable
 	af     *ipc.FileReader
+	afRows []int64   // an Arrow file's record batches' rows
+	afSize [][]int64 // and the bytes of each column's buffers
 	as     *ipc.Reader
 	mu     sync.Mutex // af's and as's records
 	closer io.Closer
@@ -150,7 +153,15 @@ func Open(ctx context.Context, path, name string, format Format, tempDir string)
 					return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
 				}
 				t.closer, t.size = src, st.Size()
-				return t, t.schema(t.af.Schema())
+				if err := t.schema(t.af.Schema()); err != nil {
+					t.Close()
+					return nil, err
+				}
+				if err := t.countArrow(ctx); err != nil {
+					t.Close()
+					return nil, err
+				}
+				return t, nil
 			}
 		}
 		if t.as, err = ipc.NewReader(bufio.NewReaderSize(src, 1<<20)); err != nil {
@@ -162,6 +173,50 @@ func Open(ctx context.Context, path, name string, format Format, tempDir string)
 	}
 	src.Close()
 	return nil, fmt.Errorf("%s: format %q is not a table's (parquet or arrow)", name, format)
+}
+
+// countArrow reads an Arrow file's record batches once for their rows and
+// bytes (its footer has their places, not their lengths), so that a row
+// has its number in the file whichever batch is read first. A pass over
+// the file at open: Arrow files are read from the page cache at memory
+// speed.
+func (t *Table) countArrow(ctx context.Context) error {
+	for i := range t.af.NumRecords() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		t.mu.Lock()
+		rec, err := t.af.RecordAt(i)
+		t.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("%s: record batch %d: %w: %v", t.Name, i, ErrFormat, err)
+		}
+		sizes := make([]int64, rec.NumCols())
+		for j, c := range rec.Columns() {
+			sizes[j] = arrowBytes(c.Data())
+		}
+		t.afRows, t.afSize = append(t.afRows, rec.NumRows()), append(t.afSize, sizes)
+		rec.Release()
+	}
+	return nil
+}
+
+// arrowBytes is the bytes of an array's buffers, its children's and its
+// dictionary's included.
+func arrowBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += arrowBytes(c)
+	}
+	if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil {
+		n += arrowBytes(dict)
+	}
+	return n
 }
 
 // schema sets Names and Types from an Arrow schema, or fails naming the
@@ -256,21 +311,55 @@ func (t *Table) Chunks() int {
 	return -1
 }
 
-// ChunkRows is the rows of chunk i (an Arrow file's: 0 until read).
+// ChunkRows is the rows of chunk i (not of a stream).
 func (t *Table) ChunkRows(i int) int64 {
-	if t.pq != nil {
+	switch {
+	case t.pq != nil:
 		return t.pq.chunkRows(i)
+	case t.af != nil:
+		return t.afRows[i]
 	}
 	return 0
 }
 
-// ChunkBytes is the uncompressed bytes of chunk i, where the file says
-// (Parquet); 0 otherwise.
+// ChunkBytes is the uncompressed bytes of chunk i: Parquet's row group
+// size, an Arrow batch's buffers; 0 for a stream.
 func (t *Table) ChunkBytes(i int) int64 {
-	if t.pq != nil {
+	switch {
+	case t.pq != nil:
 		return t.pq.chunkBytes(i)
+	case t.af != nil:
+		var n int64
+		for _, c := range t.afSize[i] {
+			n += c
+		}
+		return n
 	}
 	return 0
+}
+
+// ColumnBytes is the uncompressed bytes of column col in chunk i (a
+// Parquet column chunk's, an Arrow batch's buffers); 0 for a stream.
+func (t *Table) ColumnBytes(i, col int) int64 {
+	switch {
+	case t.pq != nil:
+		return t.pq.columnBytes(i, col)
+	case t.af != nil:
+		return t.afSize[i][col]
+	}
+	return 0
+}
+
+// Rows is the table's rows (not a stream's: -1).
+func (t *Table) Rows() int64 {
+	if t.Stream() {
+		return -1
+	}
+	var n int64
+	for i := range t.Chunks() {
+		n += t.ChunkRows(i)
+	}
+	return n
 }
 
 // KeyRange returns the least and the greatest value of the signed integer

@@ -1,0 +1,233 @@
+package local
+
+import (
+	"context"
+	"encoding/binary"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
+	"github.com/acbfjoin/acbfjoin/columnar"
+)
+
+// tableMapper is a mapper's scratch for a table side's chunks, and what
+// its chunks did (join.TableReport's counts).
+type tableMapper struct {
+	kb     [mapBatch][8]byte // a batch's integer keys
+	keys   [][]byte
+	rows   []int // the chunk row of each key of keys
+	pass   []bool
+	arena  []byte // a batch's keys that are neither in kb nor a column's own bytes
+	fields [][]byte
+	text   []byte
+	surv   []int    // the surviving rows of a chunk
+	skeys  []byte   // their keys, one after the other
+	sends  []int    // where each ends in skeys
+	raw    []byte   // a survivor's row as a CSV line
+	all    []*columnar.Column
+	counts join.TableReport
+}
+
+func newTableMapper(s *side) *tableMapper {
+	return &tableMapper{pass: make([]bool, mapBatch), fields: make([][]byte, len(s.header))}
+}
+
+// addTo adds the mapper's counts to r.
+func (t *tableMapper) addTo(r *join.TableReport) {
+	c := t.counts
+	r.Chunks += c.Chunks
+	r.ChunksSkipped += c.ChunksSkipped
+	r.RowsSkipped += c.RowsSkipped
+	r.BytesSkipped += c.BytesSkipped
+	r.ChunksMaterialized += c.ChunksMaterialized
+	r.DecodedBytes += c.DecodedBytes
+	r.Bytes += c.Bytes
+}
+
+// mapChunk is the map phase of a table side's chunk, column by column:
+//  1. a chunk whose statistics put its keys outside the key side's least
+//     and greatest (a one-column integer key, Parquet) is skipped unread;
+//  2. its key columns are decoded and its keys made (columnar.Column's
+//     AppendKey: the bytes key.Of makes of the same value as text, so
+//     they meet the key side's), NULLs and unmatchable keys counted;
+//  3. the filter tests them a batch at a time (filters.BatchFilter);
+//  4. only if some row passed are the other columns decoded, and only the
+//     survivors rendered as CSV lines (columnar.AppendRow) into the shuffle,
+//     their offset being their row index.
+//
+// The bytes a dropped row would have cost the shuffle are estimated from
+// its chunk's uncompressed bytes a row: a table's rows are not rendered
+// unless they pass.
+func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) error {
+	if m.tm == nil {
+		m.tm = newTableMapper(x.input)
+	}
+	t, tab, ks := m.tm, x.input.tab, x.joinSpec
+	t.counts.Chunks++
+	chunkBytes := c.bytes()
+	t.counts.Bytes += chunkBytes
+	rowBytes := 0
+	if c.rows > 0 {
+		rowBytes = int(chunkBytes / int64(c.rows))
+	}
+	if c.index >= 0 && x.keyHi != nil && !ks.Composite() && ks.Types[0] == key.Int {
+		lo, hi, ok := tab.KeyRange(c.index, ks.Cols[0])
+		if ok && (hi < keyInt(x.keyLo) || lo > keyInt(x.keyHi)) {
+			t.counts.ChunksSkipped++
+			t.counts.RowsSkipped += int64(c.rows)
+			t.counts.BytesSkipped += chunkBytes
+			m.rows += int64(c.rows)
+			m.dropRows += int64(c.rows)
+			m.dropBytes += int64(c.rows) * int64(rowBytes+8)
+			return nil
+		}
+	}
+	keyCols, err := c.read(ks.Cols)
+	if err != nil {
+		return err
+	}
+	t.counts.DecodedBytes += c.columnBytes(ks.Cols)
+	n := keyCols[0].Len()
+	t.surv, t.skeys, t.sends = t.surv[:0], t.skeys[:0], t.sends[:0]
+	for lo := 0; lo < n; lo += mapBatch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+mapBatch, n)
+		if err := x.chunkKeys(m, ks, c, keyCols, lo, hi, true); err != nil {
+			return err
+		}
+		pass := t.pass[:len(t.keys)]
+		if bf, ok := m.f.(filters.BatchFilter); ok {
+			bf.ContainsBatch(t.keys, pass)
+		} else {
+			for j, k := range t.keys {
+				pass[j] = m.f.Contains(k)
+			}
+		}
+		m.rows += int64(len(t.keys))
+		for j, k := range t.keys {
+			if !pass[j] {
+				m.drop(rowBytes, len(k))
+				continue
+			}
+			t.surv = append(t.surv, t.rows[j])
+			t.skeys = append(t.skeys, k...)
+			t.sends = append(t.sends, len(t.skeys))
+		}
+	}
+	if len(t.surv) == 0 {
+		return nil
+	}
+	// Late materialization: the other columns of a chunk with survivors.
+	t.counts.ChunksMaterialized++
+	var others []int
+	for i := range x.input.header {
+		if !ks.IsKeyCol(i) {
+			others = append(others, i)
+		}
+	}
+	rest, err := c.read(others)
+	if err != nil {
+		return err
+	}
+	t.counts.DecodedBytes += c.columnBytes(others)
+	t.all = t.all[:0]
+	for range x.input.header {
+		t.all = append(t.all, nil)
+	}
+	for j, col := range ks.Cols {
+		t.all[col] = keyCols[j]
+	}
+	for j, col := range others {
+		t.all[col] = rest[j]
+	}
+	start := 0
+	for j, i := range t.surv {
+		t.raw = columnar.AppendRow(t.raw[:0], t.all, i)
+		if err := m.emit(t.skeys[start:t.sends[j]], c.first+int64(i), t.raw); err != nil {
+			return err
+		}
+		start = t.sends[j]
+	}
+	return nil
+}
+
+// keyInt is the integer of key.Of's 8 bytes (big-endian, sign bit
+// flipped).
+func keyInt(k []byte) int64 { return int64(binary.BigEndian.Uint64(k) ^ 1<<63) }
+
+// chunkKeys makes the keys (ks) of rows lo to hi of a chunk, whose key
+// columns are cols, into m.tm.keys (the
+// row of each in t.rows): a NULL key column, or with lenient typing a
+// value that is no key of its type, is counted in m and left out; a value
+// that is no key of a type given is an error naming the row, or a bad
+// row (with report false, in a pass before the map phase's, it is left
+// out: the map phase reports it).
+func (x *execution) chunkKeys(m *mapWorker, ks key.Spec, c *tableChunk, cols []*columnar.Column, lo, hi int, report bool) error {
+	t := m.tm
+	// Keys made in the arena keep the array they were made in when it
+	// grows (append copies, the old array stays theirs): the arena is
+	// reused only from the next batch, whose keys replace these.
+	t.keys, t.rows, t.arena = t.keys[:0], t.rows[:0], t.arena[:0]
+	one := cols[0]
+	kt := ks.Types[0]
+	direct := !ks.Composite() && kt == key.String && (one.Type.Kind == columnar.String || one.Type.Kind == columnar.Binary)
+	ints := !ks.Composite() && kt == key.Int && (one.Type.Kind == columnar.Int || one.Type.Kind == columnar.Uint)
+rows:
+	for i := lo; i < hi; i++ {
+		for _, col := range cols {
+			if col.Null(i) {
+				m.rows++
+				m.cannot.add(keyNull)
+				continue rows
+			}
+		}
+		var k []byte
+		var err error
+		switch {
+		case direct:
+			k = one.Bytes(i)
+		case ints:
+			k, err = one.AppendKey(t.kb[i-lo][:0], i, kt)
+		case !ks.Composite():
+			at := len(t.arena)
+			if t.arena, err = one.AppendKey(t.arena, i, kt); err == nil {
+				k = t.arena[at:len(t.arena):len(t.arena)]
+			}
+		default:
+			// A tuple, of the key columns' text as the key side's rows
+			// make theirs (key.Spec.Append).
+			t.text = t.text[:0]
+			for j, col := range cols {
+				s := len(t.text)
+				t.text = col.AppendText(t.text, i)
+				t.fields[ks.Cols[j]] = t.text[s:len(t.text):len(t.text)]
+			}
+			at := len(t.arena)
+			if t.arena, err = ks.Append(t.arena, t.fields); err == nil {
+				k = t.arena[at:len(t.arena):len(t.arena)]
+			}
+		}
+		if err != nil {
+			if x.typing.Lenient {
+				m.rows++
+				m.cannot.add(keyUnmatchable)
+				continue
+			}
+			if !report {
+				continue
+			}
+			pe := &csvscan.ParseError{File: c.s.name, Line: c.first + int64(i) + 1, Offset: c.first + int64(i), Msg: err.Error(), Err: err, Row: true}
+			if x.bad == nil {
+				return pe
+			}
+			x.bad.add(pe)
+			continue
+		}
+		t.keys = append(t.keys, k)
+		t.rows = append(t.rows, i)
+	}
+	return nil
+}
