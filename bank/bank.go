@@ -31,7 +31,14 @@ type Bank struct {
 	// format 1, which did not record them: it cannot move keys.
 	Shared      map[string][]int
 	SharedKnown bool
+	// FileVersion is the format version of the file the bank was read
+	// from (0 for one built here); WriteTo writes FormatVersion.
+	FileVersion int
 }
+
+// FormatVersion is the version of the bank files WriteTo writes (3, with
+// the sizing's options by name); Read reads 1 to it.
+const FormatVersion = version
 
 // Class is one class of a bank and its filter.
 type Class struct {
@@ -70,7 +77,9 @@ type Meta struct {
 
 // Build builds a bank: for each class, a filter of meta.Kind sized by
 // meta.Sizing for its own distinct keys (the seed's m_i = -n_i ln p /
-// ln^2 2 with Sizing.FPP = p and the Bloom kind). Classes are built in
+// ln^2 2 with Sizing.FPP = p and the Bloom kind); a Sizing.Budget is the
+// whole bank's, shared by the classes in proportion to their keys
+// (Sizing.Share). Classes are built in
 // parallel, one goroutine a core; O(total keys x k). The classes are
 // ordered by meta.Classing; a label given twice is an error. A key file of
 // no rows makes a bank of no classes, with which a join is empty. The keys held
@@ -113,6 +122,10 @@ func build(meta Meta, classes []ClassKeys, sharedOf func() map[string][]string) 
 	for i, c := range classes {
 		lists[i] = c.Keys.Keys() // here: a KeySet may make its list on the first call
 	}
+	var total uint64
+	for _, l := range lists {
+		total += uint64(len(l))
+	}
 	errs := make([]error, len(classes))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -121,7 +134,8 @@ func build(meta Meta, classes []ClassKeys, sharedOf func() map[string][]string) 
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			built, err := filters.Build(meta.Kind, lists[i], meta.Sizing)
+			// A budget is the bank's: each class takes its keys' share.
+			built, err := filters.Build(meta.Kind, lists[i], meta.Sizing.Share(uint64(len(lists[i])), total))
 			if err != nil {
 				errs[i] = fmt.Errorf("class %q (%d keys): %w", c.Label, c.Keys.Len(), err)
 				return

@@ -483,8 +483,8 @@ func TestVersion1(t *testing.T) {
 	v1 = binary.LittleEndian.AppendUint32(v1, crc32.Checksum(v1, crc32.MakeTable(crc32.Castagnoli)))
 	old, err := Decode(v1, "v1.bin")
 	testutil.Check(t, err)
-	if old.SharedKnown {
-		t.Error("a version 1 file knows its shared keys")
+	if old.SharedKnown || old.FileVersion != 1 {
+		t.Errorf("a version 1 file: shared keys known %v, version %d", old.SharedKnown, old.FileVersion)
 	}
 	if !old.Sizing.Equal(sz) {
 		t.Errorf("version 1 sizing read as %+v, written %+v", old.Sizing, sz)
@@ -670,4 +670,25 @@ func mustSpec(t *testing.T, k filters.Kind) *filters.Spec {
 	sp, err := filters.Lookup(string(k))
 	testutil.Check(t, err)
 	return sp
+}
+
+// TestBudgetIsTheBank's: a Sizing.Budget sizes the bank, not each class:
+// the classes' filters together stay within it, each in its keys' share
+// (it gave every class the whole budget: 6 classes of 64 KiB each).
+func TestBudgetIsTheBanks(t *testing.T) {
+	classes := randomClasses(t, 1, []int{4000, 2000, 1000, 500, 300, 200})
+	cl, err := ParseClassing("value")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []filters.Kind{filters.Bloom, filters.CBF, filters.Cuckoo, filters.Fuse} {
+		b, err := Build(Meta{Kind: kind, Sizing: filters.Sizing{Budget: 64 << 10}, KeyCol: "K", ClassCol: "C", KeyType: "string", Classing: cl}, classes)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		mem, _ := b.Bytes()
+		if mem > 64<<10 || mem < 32<<10 {
+			t.Errorf("%s: %d bytes of filters for a 64 KiB budget", kind, mem)
+		}
+	}
 }

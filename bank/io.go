@@ -130,7 +130,7 @@ func Read(r io.Reader, name string) (*Bank, error) {
 	for i := range strs {
 		strs[i] = rr.Str(maxText)
 	}
-	b := &Bank{Kind: filters.Kind(strs[0]), KeyCol: strs[1], ClassCol: strs[2], KeyType: strs[3]}
+	b := &Bank{Kind: filters.Kind(strs[0]), KeyCol: strs[1], ClassCol: strs[2], KeyType: strs[3], FileVersion: int(v)}
 	if v >= 3 {
 		b.Sizing.BitsPerKey = math.Float64frombits(rr.U64())
 		b.Sizing.FPP = math.Float64frombits(rr.U64())

@@ -2,6 +2,7 @@ package bank
 
 import (
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/filters"
 	"io"
 	"math"
 
@@ -21,14 +22,21 @@ func (v *Validation) WriteMarkdown(w io.Writer, b *Bank) {
 	fmt.Fprintf(w, "bank of %s filters over %s (%s), target p %s\n\n", b.Kind, b.ClassCol, b.Classing, target)
 	fmt.Fprintln(w, "| class | n | m (bits) | k | formula FP | measured FP | false positives / trials | z | fill FP | z (fill) | FN |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	// A kind without a rate of its own contents (fuse, blocked, scalable)
+	// has "-" there, not 0.
+	sp, _ := filters.Lookup(string(b.Kind))
+	hasFill := sp != nil && sp.HasFillFPP()
 	for _, c := range v.Classes {
 		z := fmt.Sprintf("%+.2f", c.Z)
 		if !c.Spread {
 			z += "*"
 		}
+		fill, zFill := "-", "-"
+		if hasFill {
+			fill, zFill = textfmt.Num(c.Fill, "%.5f"), textfmt.Num(c.ZFill, "%+.2f")
+		}
 		fmt.Fprintf(w, "| %s | %d | %d | %s | %.5f | %.5f | %d / %d | %s | %s | %s | %d |\n",
-			textfmt.MDCell(c.Label), c.N, c.Bits, textfmt.K(c.K), c.Formula, c.Measured, c.Hits, c.Trials, z,
-			textfmt.Num(c.Fill, "%.5f"), textfmt.Num(c.ZFill, "%+.2f"), c.FN)
+			textfmt.MDCell(c.Label), c.N, c.Bits, textfmt.K(c.K), c.Formula, c.Measured, c.Hits, c.Trials, z, fill, zFill, c.FN)
 	}
 	mem := b.MemoryBytes()
 	fmt.Fprintf(w, "\nz: (measured - formula) / sd, sd binomial plus the spread of a filter's fill over random keys")

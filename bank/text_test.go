@@ -32,6 +32,10 @@ func TestWriteMarkdown(t *testing.T) {
 		if strings.Contains(out, "no closed form") != (kind == filters.Fuse) {
 			t.Errorf("%s: the spread note:\n%s", kind, out)
 		}
+		// fuse has no rate of its own contents: "-", not 0.00000.
+		if strings.Contains(out, "| - | - |") != (kind == filters.Fuse) || (kind == filters.Fuse && strings.Contains(out, "0.00000 |")) {
+			t.Errorf("%s: the fill columns:\n%s", kind, out)
+		}
 		var opt float64
 		for _, c := range b.Classes {
 			opt += -float64(c.Built.N) * math.Log(0.01) / (math.Ln2 * math.Ln2) / 8

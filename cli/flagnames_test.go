@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -137,5 +138,29 @@ func TestParse(t *testing.T) {
 	fs.SetOutput(&help)
 	if err := Parse(fs, []string{"-h"}, "prog x"); !errors.Is(err, flag.ErrHelp) || !strings.Contains(help.String(), "usage: x [flags]") || !strings.Contains(help.String(), "-out string") {
 		t.Fatalf("-h: %v\n%s", err, help.String())
+	}
+}
+
+// TestEmptyFlag: a text flag given empty is refused, naming its default
+// when it has one (--dataset "" wrote the whole NBER set: the default);
+// numbers and booleans are not text.
+func TestEmptyFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dataset", ""}, `x: --dataset is empty (leave it out for its default, nber)`},
+		{[]string{"--out", ""}, "x: --out is empty"},
+		{[]string{"--dataset", "imdb", "--out", "o"}, ""},
+		{[]string{"--n", "0"}, ""},
+	} {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.String("dataset", "nber", "")
+		fs.String("out", "", "")
+		fs.Int("n", 1, "")
+		err := Parse(fs, tc.args, "x")
+		if got := fmt.Sprint(err); (tc.want == "" && err != nil) || (tc.want != "" && got != tc.want) {
+			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
+		}
 	}
 }

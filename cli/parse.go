@@ -37,7 +37,29 @@ func Parse(fs *flag.FlagSet, args []string, prog string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%s: unexpected argument %q (flags start with -; see %s -h)", fs.Name(), strings.Join(fs.Args(), " "), prog)
 	}
-	return nil
+	return emptyFlag(fs)
+}
+
+// emptyFlag refuses a text flag given with an empty value (--dataset "",
+// --filter ""): every text flag's empty value is its default or nothing,
+// never what a user who typed the flag meant.
+func emptyFlag(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		v := f.Value
+		if o, ok := v.(*onceValue); ok {
+			v = o.Value
+		}
+		if g, ok := v.(flag.Getter); ok && err == nil {
+			if s, isText := g.Get().(string); isText && s == "" {
+				err = fmt.Errorf("%s: --%s is empty", fs.Name(), f.Name)
+				if f.DefValue != "" {
+					err = fmt.Errorf("%w (leave it out for its default, %s)", err, f.DefValue)
+				}
+			}
+		}
+	})
+	return err
 }
 
 // Once makes every flag of fs but the Repeated ones refuse a second value.
@@ -69,6 +91,15 @@ type onceValue struct {
 
 // Unwrap returns the flag's own value (Rewrite quotes a string's).
 func (o *onceValue) Unwrap() flag.Value { return o.Value }
+
+// String is the flag's value's; "" for the zero onceValue that
+// flag.PrintDefaults makes to tell a default from a zero value.
+func (o *onceValue) String() string {
+	if o == nil || o.Value == nil {
+		return ""
+	}
+	return o.Value.String()
+}
 
 func (o *onceValue) Set(v string) error {
 	if o.set {

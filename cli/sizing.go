@@ -44,7 +44,7 @@ func (s *SizingFlags) Register(fs *flag.FlagSet) {
 	s.fs = fs
 	fs.Float64Var(&s.bpk, "bits-per-key", filters.DefaultBitsPerKey, "filter memory in bits per distinct key (the CBF gets bits/4 counters per key)")
 	fs.Float64Var(&s.fpp, "fpp", 0, "size the filter for this formula false positive rate instead of --bits-per-key")
-	fs.StringVar(&s.budget, "filter-budget", "", "size the filter to the most memory within this many bytes (64KiB, 8MiB; at most 1GiB) instead of --bits-per-key")
+	fs.StringVar(&s.budget, "filter-budget", "", "size the filter to the most memory within this many bytes (64KiB, 8MiB; at most 1GiB) instead of --bits-per-key; a bank's classes or the per-column layout's columns share it by their keys")
 	opts, _ := filters.AllOptions()
 	for _, o := range opts {
 		f := &optionFlag{Option: o}
@@ -141,8 +141,10 @@ func (s *SizingFlags) Sizing(cmd string) (filters.Sizing, error) {
 
 // CheckKinds refuses a flag that no filter of the command reads (--k with
 // the cuckoo filter, --bucket-size with the ACBF): the library ignores the
-// options of other kinds, and a user who gave one meant something else.
-// kinds are s.Kinds, or filter if they are not set.
+// options of other kinds, and a user who gave one meant something else;
+// and a value a kind of the command does not take (--fingerprint-bits 12
+// for fuse), before any work (filters.Spec.CheckOptions). kinds are
+// s.Kinds, or filter if they are not set.
 func (s *SizingFlags) CheckKinds(cmd string, filter filters.Kind) error {
 	kinds := s.Kinds
 	if kinds == nil && filter != "" {
@@ -183,6 +185,19 @@ func (s *SizingFlags) CheckKinds(cmd string, filter filters.Kind) error {
 			what = "none of " + strings.Join(names, ", ") + " reads it"
 		}
 		return fmt.Errorf("%s: --%s: %s (an option of %s)", cmd, name, what, strings.Join(readers, ", "))
+	}
+	var z filters.Sizing
+	for _, o := range s.options {
+		if s.IsSet(o.Name) {
+			z = z.With(o.Name, o.value())
+		}
+	}
+	for _, k := range kinds {
+		if sp, err := filters.Lookup(string(k)); err == nil {
+			if err := sp.CheckOptions(z); err != nil {
+				return Rewrite(cmd, s.fs, err)
+			}
+		}
 	}
 	return nil
 }

@@ -1,9 +1,9 @@
 package columnar
 
 import (
-	"io"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 )

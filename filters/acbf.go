@@ -130,10 +130,30 @@ func (k *acbfKind) size(n uint64, s Sizing) (Params, error) {
 		room = uint64(c)
 	}
 	p, err := k.counterBudget.size(n, s, room)
+	if _, given := s.Option(OptionK); err != nil && room != n && !given && s.FPP == 0 {
+		// The default k for the memory leaves no room for the capacity's
+		// counters: the largest smaller k that does (each key's counters
+		// take k bits of the budget).
+		for kk := s.defaultKFor(k.counterBudget, n) - 1; kk >= 1; kk-- {
+			if q, qerr := k.counterBudget.size(n, s.With(OptionK, float64(kk)), room); qerr == nil {
+				return q, nil
+			}
+		}
+	}
 	if err != nil && room != n {
+		if s.FPP != 0 {
+			return nil, sizingError(OptionACBFCapacity, room, err, "counter room for %d keys does not fit beside the first level a formula FP of %v for %d keys needs: a smaller capacity, or a smaller k",
+				room, s.FPP, n)
+		}
+		// The k the sizing tried: the one given, else the kind's default
+		// for the budget (counterBudget.size's).
 		m := uint64(math.Round(s.BitsPerKey * float64(n) / 4))
-		return nil, sizingError(OptionACBFCapacity, room, err, "counter room for %d keys (k = %d bits each) does not fit in the %d-bit budget of %d keys: a smaller capacity, more bits per key or a smaller k",
-			room, s.intOption(OptionK, 0), 4*m, n)
+		if kk := s.intOption(OptionK, 0); kk > 0 {
+			return nil, sizingError(OptionACBFCapacity, room, err, "counter room for %d keys (k = %d bits each) does not fit in the %d-bit budget of %d keys: a smaller capacity, more bits per key or a smaller k",
+				room, kk, 4*m, n)
+		}
+		return nil, sizingError(OptionACBFCapacity, room, err, "counter room for %d keys does not fit in the %d-bit budget of %d keys, even at k = 1 bit each: a smaller capacity or more bits per key",
+			room, 4*m, n)
 	}
 	return p, err
 }

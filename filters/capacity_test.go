@@ -86,6 +86,7 @@ func TestACBFCapacity(t *testing.T) {
 		{Sizing{}.With(OptionACBFCapacity, n-1), "at least"},
 		{Sizing{BitsPerKey: 32}.With(OptionK, 6).With(OptionACBFCapacity, 6*n), "does not fit"},
 		{Sizing{}.With(OptionACBFCapacity, 1<<41), "want 1 to 2^40 keys"},
+		{Sizing{BitsPerKey: 32}.With(OptionACBFCapacity, 100*n), "even at k = 1 bit each"},
 	} {
 		sp, _ := Lookup(string(ACBF))
 		_, err := sp.Size(n, tc.s)
@@ -94,6 +95,21 @@ func TestACBFCapacity(t *testing.T) {
 			t.Errorf("%+v: %v, want an option.Error naming Sizing.acbf-capacity", tc.s, err)
 		} else if !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.s, err, tc.want)
+		}
+	}
+	// Without k given, a capacity that leaves the default k no room takes
+	// the largest k that fits (k = 6 at 32 bits a key has room for 5.3n
+	// keys' counters beside its first level; 4n needs k <= 5), sized by
+	// bits a key or by a budget.
+	for _, s := range []Sizing{{BitsPerKey: 32}, {Budget: 4 * n}} {
+		sp, _ := Lookup(string(ACBF))
+		p, err := sp.Size(n, s.With(OptionACBFCapacity, 6*n))
+		if err != nil {
+			t.Errorf("%+v with a capacity of 6n: %v", s, err)
+			continue
+		}
+		if ap := p.(acbfParams); ap.Room < 6*n || ap.K < 1 || ap.K >= 6 || ap.M*4 > 32*n {
+			t.Errorf("%+v with a capacity of 6n: %s", s, p)
 		}
 	}
 	// Kinds without counters ignore the option, and say so through Uses.

@@ -53,7 +53,7 @@ type cuckooKind struct {
 func init() {
 	register(&Spec{Kind: Cuckoo, Doc: "a cuckoo filter of f-bit fingerprints in buckets of b (Fan et al. 2014); deletes",
 		Order: 8, Sized: true, Deletes: true, f: cuckooKind{ownFormat[cuckoo.Filter, *cuckoo.Filter, cuckooParams]{params: cuckooParamsOf}}, Options: []Option{
-			{Name: OptionBucketSize, Int: true, Min: 1, Max: 8, Want: "1, 2, 4 or 8", Doc: "fingerprints a bucket, 1, 2, 4 or 8 (default 4)"},
+			{Name: OptionBucketSize, Int: true, Min: 1, Max: 8, Want: "1, 2, 4 or 8", Valid: func(v float64) bool { return v == 1 || v == 2 || v == 4 || v == 8 }, Doc: "fingerprints a bucket, 1, 2, 4 or 8 (default 4)"},
 			{Name: OptionFingerprintBits, Int: true, Min: 1, Max: cuckoo.MaxFingerprintBits, Doc: "bits a fingerprint, 1 to 32 (default: what the target FPP or bits per key give)"},
 		}})
 }

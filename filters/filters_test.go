@@ -197,14 +197,20 @@ func TestSizing(t *testing.T) {
 		{Bloom, Sizing{BitsPerKey: 1e12}, "filters: Sizing.BitsPerKey 1e+12: 1e+12 bits per key for 10000 keys is 1.11 PiB, above the 1 GiB a filter may take (at most 858993 bits per key for 10000 keys)"},
 		{ACBF, Sizing{BitsPerKey: 40}.With(OptionK, 40), "filters: Sizing.BitsPerKey 40: 40 bits per key cannot hold k = 40 counter bits per key"},
 		{ACBF2, Sizing{BitsPerKey: 8}.With(OptionK, 6), "filters: Sizing.BitsPerKey 8: k = 6 counter bits per key do not fit beside a first level of 2*m bits: at least 12 bits per key"},
-		{Blocked, Sizing{}.With(OptionK, 17), "filters: Sizing.k 17: want a whole number from 1 to 16"},
+		{Blocked, Sizing{}.With(OptionK, 17), "filters: Sizing.k 17: the blocked filter takes a whole number from 1 to 16"},
 		{Blocked, Sizing{FPP: 1e-40}, "filters: Sizing.FPP 1e-40: no blocked filter of 10000 keys reaches it"},
 		{Cuckoo, Sizing{}.With(OptionFingerprintBits, 33), "filters: Sizing.fingerprint-bits 33: want a whole number from 1 to 32"},
 		{Cuckoo, Sizing{}.With(OptionBucketSize, 3), "filters: Sizing.bucket-size 3: want 1, 2, 4 or 8"},
+		{Fuse, Sizing{}.With(OptionFingerprintBits, 12), "filters: Sizing.fingerprint-bits 12: the fuse filter takes 8, 16 or 32"},
+		{Fuse, Sizing{FPP: 1e-6}.With(OptionFingerprintBits, 8), "filters: Sizing.FPP 1e-06: the fuse filter of these options (f=8) has a formula FP of 0.00391, above the target"},
+		{Cuckoo, Sizing{FPP: 1e-6}.With(OptionFingerprintBits, 8), "filters: Sizing.FPP 1e-06: the cuckoo filter of these options (b=4 f=8) has a formula FP of"},
+		{Fuse, Sizing{BitsPerKey: 4}, "filters: Sizing.BitsPerKey 4: a fuse filter takes at least 9 bits a key (8-bit fingerprints in 1.125 slots a key; 10000 keys take 10.2)"},
 		{Cuckoo, Sizing{FPP: 1e-12}.With(OptionBucketSize, 8), "filters: Sizing.FPP 1e-12: a cuckoo filter of 10000 keys with buckets of 8 reaches at best 3.65e-09"},
 		{Scalable, Sizing{}.With(OptionGrowth, 0.5), "filters: Sizing.growth 0.5: want a factor from 1 to 1024"},
 		{Scalable, Sizing{}.With(OptionTightening, 1), "filters: Sizing.tightening 1: want a ratio between 0 and 1"},
 		{Scalable, Sizing{BitsPerKey: 2000}, "filters: Sizing.BitsPerKey 2000: a scalable filter's first error"},
+		{Scalable, Sizing{FPP: 5e-324}, "filters: Sizing.FPP 5e-324: a scalable filter reaches at best about 1e-300"},
+		{Scalable, Sizing{FPP: 1e-310}, "filters: Sizing.FPP 1e-310: a scalable filter reaches at best about 1e-300"},
 		{Scalable, Sizing{}.With(OptionInitialCapacity, 1).With(OptionGrowth, 1), "filters: Sizing.initial-capacity 1: 10000 keys need more sub-filters"},
 		{Cuckoo, Sizing{}.With("quotient-bits", 3), "filters: Sizing.quotient-bits 3: no kind has this option"},
 		{Blocked, Sizing{}.With(OptionK, 2.5), "filters: Sizing.k 2.5: want a whole number from 1 to 64"},
@@ -405,6 +411,21 @@ func TestOrderFree(t *testing.T) {
 	}
 }
 
+// TestOptionFixesMemory: an option that fixes a filter's memory (a fuse
+// filter's fingerprint bits) sizes it whatever the default bits a key
+// would give: 9e8 keys at 8 bits a fingerprint fit (32 bits a key would
+// not), and were refused for --bits-per-key 32, which no one gave.
+func TestOptionFixesMemory(t *testing.T) {
+	sp, _ := Lookup(string(Fuse))
+	p, err := sp.Size(9e8, Sizing{}.With(OptionFingerprintBits, 8))
+	if err != nil || p.Summary().MemoryBits/8 > MaxFilterBytes {
+		t.Fatalf("9e8 keys, f=8: %v, %v", p, err)
+	}
+	if _, err := sp.Size(9e8, Sizing{}); err == nil {
+		t.Errorf("9e8 keys at 32 bits a key: no error")
+	}
+}
+
 // TestBudget: sizing by a budget of bytes gives every sized kind the most
 // memory within it: at most the budget, and 2% more bits a key would not
 // fit; a budget below a kind's least filter is refused naming
@@ -415,7 +436,11 @@ func TestBudget(t *testing.T) {
 		if !sp.Sized {
 			continue
 		}
-		for _, budget := range []int64{10, 4_000, 20_000, 64 << 10} {
+		// 8 MiB: past the most some kinds can lay out (the scalable
+		// filter's first error underflows near 2,500 bits a key), which the
+		// search must stop below, not refuse (a budget of 5 MiB and more
+		// was refused for scalable).
+		for _, budget := range []int64{10, 4_000, 20_000, 64 << 10, 8 << 20} {
 			p, err := sp.Size(n, Sizing{Budget: budget})
 			var oe *option.Error
 			switch {

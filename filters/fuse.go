@@ -12,7 +12,8 @@ import (
 // 32) in an array of about 1.125 n entries, false positive rate 2^-f. Its
 // fingerprint is the fingerprint-bits option, or the least f that meets
 // Sizing.FPP, or the largest f whose array fits in Sizing.BitsPerKey bits a
-// key (8 if none does: the least filter).
+// key (8 if none does: the least filter, whose fixed segments exceed the
+// bits of a few keys; fewer than 9 bits a key are refused).
 const Fuse Kind = "fuse"
 
 // fuseParams are a binary fuse filter's: F-bit fingerprints in Slots
@@ -38,9 +39,13 @@ type fuseKind struct {
 func init() {
 	register(&Spec{Kind: Fuse, Doc: "a binary fuse filter of f-bit fingerprints, FP 2^-f, about 1.125f bits a key (Graf and Lemire 2022); static: no key added or deleted once built",
 		Order: 11, Sized: true, f: fuseKind{ownFormat[fuse.Filter, *fuse.Filter, fuseParams]{params: fuseParamsOf}}, Options: []Option{
-			{Name: OptionFingerprintBits, Int: true, Min: 8, Max: 32, Want: "8, 16 or 32", Doc: "bits a fingerprint, 8, 16 or 32 (default: what the target FPP or bits per key give)"},
+			{Name: OptionFingerprintBits, Int: true, Min: 8, Max: 32, Want: "8, 16 or 32", Valid: func(v float64) bool { return fuse.ValidBits(int(v)) }, Doc: "bits a fingerprint, 8, 16 or 32 (default: what the target FPP or bits per key give)"},
 		}})
 }
+
+// fuseLeastBitsPerKey is what the least fuse filters take a key as they
+// grow: 8-bit fingerprints in 1.125 slots a key (Graf and Lemire 2022).
+const fuseLeastBitsPerKey = 9.0
 
 // fuseWidths are the fingerprint widths, narrowest first.
 var fuseWidths = []int{8, 16, 32}
@@ -70,7 +75,14 @@ func (fuseKind) size(n uint64, s Sizing) (Params, error) {
 		// The widest fingerprint whose array fits BitsPerKey*n bits, or
 		// the least filter, of 8-bit fingerprints: the array has at least
 		// three segments, more than the bits of a few keys (38 bits a key
-		// for 10 keys), as a blocked filter has at least one block.
+		// for 10 keys), as a blocked filter has at least one block. Fewer
+		// bits a key than 8-bit fingerprints take in the limit (1.125
+		// slots a key) is a request no fuse filter meets: refused, as the
+		// cuckoo filter refuses its.
+		if s.BitsPerKey < fuseLeastBitsPerKey {
+			return nil, sizingError("BitsPerKey", s.BitsPerKey, nil, "a fuse filter takes at least %.0f bits a key (8-bit fingerprints in 1.125 slots a key; %d keys take %.3g)",
+				fuseLeastBitsPerKey, n, float64(slots*8)/float64(n))
+		}
 		f = 8
 		for _, g := range fuseWidths {
 			if float64(slots*uint64(g)) <= s.BitsPerKey*float64(n) {

@@ -3,6 +3,7 @@ package filters
 import (
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"io"
 	"math"
 	"slices"
@@ -50,8 +51,9 @@ type Params interface {
 type Summary struct {
 	// M is the counters of the 4-bit CBF budget that the kinds sized in it
 	// (bloom, cbf, acbf*) take, 4m bits in all; 0 for the kinds sized
-	// otherwise.
-	M uint64 `json:"m"`
+	// otherwise. Its JSON name says so: a kind's own m (a Bloom filter's
+	// bits, in its params "bloom(m=...)") is another number.
+	M uint64 `json:"budget_counters"`
 	// K is the hash functions a query takes (0 where a kind has none).
 	K int `json:"k"`
 	// FirstLevelBits is the bits a query reads.
@@ -72,6 +74,9 @@ type Option struct {
 	// Want, if set, says the values it takes in words, for errors ("a
 	// ratio between 0 and 1"); else "a number from Min to Max".
 	Want string
+	// Valid, if set, says whether a value within Min..Max is one the kind
+	// takes (8, 16 or 32 bits a fuse fingerprint).
+	Valid func(v float64) bool
 }
 
 // family is what a kind's file implements; Spec's methods give it to every
@@ -173,17 +178,39 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 	if s.BitsPerKey == 0 && s.FPP == 0 {
 		s.BitsPerKey = DefaultBitsPerKey
 	}
-	if s.FPP == 0 {
-		if bits := s.BitsPerKey * float64(n); bits/8 > MaxFilterBytes {
-			return nil, sizingError("BitsPerKey", s.BitsPerKey, nil, "%v bits per key for %d keys is %s, above the %s a filter may take (at most %.0f bits per key for %d keys)",
-				s.BitsPerKey, n, bytesText(bits/8), bytesText(MaxFilterBytes), math.Floor(MaxFilterBytes*8/float64(n)), n)
+	// Bits a key beyond what a filter may take: refused before the kind
+	// lays anything out, unless an option of the kind fixes its memory
+	// instead (a fuse filter's fingerprint bits).
+	tooMany := func() error {
+		bits := s.BitsPerKey * float64(n)
+		if s.FPP != 0 || bits/8 <= MaxFilterBytes {
+			return nil
 		}
+		return sizingError("BitsPerKey", s.BitsPerKey, nil, "%v bits per key for %d keys is %s, above the %s a filter may take (at most %.0f bits per key for %d keys)",
+			s.BitsPerKey, n, bytesText(bits/8), bytesText(MaxFilterBytes), math.Floor(MaxFilterBytes*8/float64(n)), n)
+	}
+	if err := tooMany(); err != nil && len(s.Options) == 0 {
+		return nil, err
 	}
 	p, err := sp.f.size(n, s)
 	if err != nil {
+		if terr := tooMany(); terr != nil {
+			return nil, terr
+		}
 		return nil, err
 	}
+	if f := sp.f.fpp(p, n); s.FPP != 0 && f > s.FPP*(1+1e-9) {
+		// An option fixed the memory (a fingerprint's bits): the target
+		// is out of reach with it, which the user should hear.
+		return nil, sizingError("FPP", s.FPP, nil, "the %s filter of these options (%s) has a formula FP of %.3g, above the target: leave out the option that fixes its size, or the target",
+			sp.Kind, p.Shape(), f)
+	}
 	mem := p.Summary().MemoryBits / 8
+	if mem > MaxFilterBytes {
+		if terr := tooMany(); terr != nil {
+			return nil, terr
+		}
+	}
 	switch {
 	case mem > MaxFilterBytes && s.FPP != 0:
 		return nil, sizingError("FPP", s.FPP, nil, "a formula false positive rate of %v for %d keys needs %s in a %s filter, above the %s a filter may take",
@@ -196,11 +223,17 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 }
 
 // sizeBudget returns the parameters of the most memory within s.Budget
-// bytes: the most bits per key whose filter fits, by bisection (memory
-// grows with the bits a key in every kind; below some bits a kind cannot
-// be laid out at all, an error taken as too few). O(60) sizings.
+// bytes: the most bits per key whose filter fits, by bisection. Memory
+// grows with the bits a key in every kind, over the range of bits a key
+// the kind can lay out: below it a kind cannot lay out a filter at all (a
+// cuckoo bucket needs its fingerprints), above it a kind may refuse too
+// (the scalable filter's first error underflows). So the search first
+// finds bits a key that lay out, halving from the budget's own; errors
+// above that point are the upper limit, below it the lower. O(120)
+// sizings at most.
 func (sp *Spec) sizeBudget(n uint64, s Sizing) (Params, error) {
 	least := uint64(math.MaxUint64) // the least memory seen, in bits
+	budgetBits := 8 * uint64(s.Budget)
 	fits := func(bpk float64) (Params, bool, error) {
 		t := s
 		t.Budget, t.BitsPerKey = 0, bpk
@@ -209,28 +242,65 @@ func (sp *Spec) sizeBudget(n uint64, s Sizing) (Params, error) {
 			return nil, false, err
 		}
 		least = min(least, p.Summary().MemoryBits)
-		return p, p.Summary().MemoryBits <= 8*uint64(s.Budget), nil
+		return p, p.Summary().MemoryBits <= budgetBits, nil
 	}
-	lo, hi := 0.0, 8*float64(s.Budget)/float64(n)
-	if p, ok, _ := fits(hi); ok {
-		return p, nil
+	top := 8 * float64(s.Budget) / float64(n)
+	// v: bits a key that lay out (halving from top); above is the upper
+	// error zone or too much memory.
+	v, above := top, top
+	var ok bool
+	var err, lastErr error
+	for range 60 {
+		var p Params
+		if p, ok, err = fits(v); err == nil {
+			if ok && v == top {
+				return p, nil
+			}
+			break
+		}
+		lastErr = err
+		above, v = v, v/2
+	}
+	if err != nil {
+		return nil, sizingError("Budget", s.Budget, lastErr, "no %s filter of %d keys fits in %s%s", sp.Kind, n, bytesText(float64(s.Budget)), because(lastErr))
+	}
+	lo, hi := 0.0, v
+	if ok {
+		lo, hi = v, above // v fits: the most is between v and the first point above that did not
 	}
 	for range 60 {
 		mid := (lo + hi) / 2
-		if _, ok, err := fits(mid); err == nil && !ok {
+		_, fit, err := fits(mid)
+		switch {
+		case err == nil && fit:
+			lo = mid
+		case err == nil:
 			hi = mid // too much memory
-		} else {
-			lo = mid // fits, or too few bits to lay out
+		case mid > v:
+			hi = mid // the upper limit of the kind
+		default:
+			lo = mid // too few bits to lay out
 		}
 	}
-	p, ok, err := fits(lo)
-	if lo == 0 || err != nil || !ok {
+	p, fit, err := fits(lo)
+	if lo == 0 || err != nil || !fit {
 		if least != math.MaxUint64 {
 			return nil, sizingError("Budget", s.Budget, err, "no %s filter of %d keys fits in %s (the least takes %s)", sp.Kind, n, bytesText(float64(s.Budget)), bytesText(float64(least)/8))
 		}
-		return nil, sizingError("Budget", s.Budget, err, "no %s filter of %d keys fits in %s", sp.Kind, n, bytesText(float64(s.Budget)))
+		return nil, sizingError("Budget", s.Budget, err, "no %s filter of %d keys fits in %s%s", sp.Kind, n, bytesText(float64(s.Budget)), because(err))
 	}
 	return p, nil
+}
+
+// because is ": " and the reason of a sizing error that is not about the
+// bits a key (a kind option's: the ACBF's capacity), for a budget's
+// refusal to say what kept every size out; "" otherwise.
+func because(err error) string {
+	var oe *option.Error
+	if !errors.As(err, &oe) || oe.Name == "Sizing.BitsPerKey" || oe.Name == "Sizing.FPP" {
+		return ""
+	}
+	return fmt.Sprintf(": %s %v: %s", strings.TrimPrefix(oe.Name, "Sizing."), oe.Value, oe.Reason)
 }
 
 // Build builds the filter of p (Size's) over distinct keys (not retained):

@@ -78,6 +78,11 @@ func (scalableKind) size(n uint64, s Sizing) (Params, error) {
 	}
 	if s.FPP != 0 {
 		p.P0 = s.FPP * (1 - p.R) // the bound P0/(1-r) is FPP
+		if p.P0 < 1e-300 {
+			// Below, the first error underflows (to 0, the scalable
+			// package's default 0.001): the bits a key would pass 1000.
+			return nil, sizingError("FPP", s.FPP, nil, "a scalable filter reaches at best about 1e-300 (its first error P*(1-r) underflows below)")
+		}
 	} else {
 		// A partitioned filter at fill 1/2 takes log2(1/P)/ln 2 bits a key.
 		p.P0 = math.Exp(-s.BitsPerKey * math.Ln2 * math.Ln2)

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/acbfjoin/acbfjoin/internal/option"
 )
@@ -54,6 +55,20 @@ func (s Sizing) With(name string, v float64) Sizing {
 // Equal reports whether s and t size alike: the same fields and options.
 func (s Sizing) Equal(t Sizing) bool {
 	return s.BitsPerKey == t.BitsPerKey && s.FPP == t.FPP && s.Budget == t.Budget && maps.Equal(s.Options, t.Options)
+}
+
+// Share returns the sizing of one of several filters built together
+// under s (a bank's classes, the per-column layout's columns) that holds
+// part of their total keys: a Budget is the whole set's, so each gets its
+// keys' share of it (floor(Budget*part/total) bytes, at least 1: the
+// filters together stay within it); bits a key and a target FPP apply to
+// each filter as they are.
+func (s Sizing) Share(part, total uint64) Sizing {
+	if s.Budget <= 0 || total == 0 {
+		return s
+	}
+	s.Budget = max(1, int64(float64(s.Budget)*float64(part)/float64(total)))
+	return s
 }
 
 // Option returns the value of the option name and whether it is set.
@@ -141,24 +156,47 @@ func checkDeclared(name string, v float64) error {
 	return widest.check(v)
 }
 
-// checkOptions checks the options of s that the kind declares against
-// their bounds.
-func (sp *Spec) checkOptions(s Sizing) error {
+// CheckOptions checks the options of s that the kind declares against the
+// values it takes: an option.Error naming the option, whose reason names
+// the kind when another kind declares the option too ("--fingerprint-bits
+// 12: fuse: want 8, 16 or 32": the cuckoo filter takes 12). Size checks
+// them first; a command line checks them for the kinds it builds before
+// any work. O(options).
+func (sp *Spec) CheckOptions(s Sizing) error {
 	for _, o := range sp.Options {
 		v, ok := s.Options[o.Name]
 		if !ok {
 			continue
 		}
 		if err := o.check(v); err != nil {
+			var oe *option.Error
+			if errors.As(err, &oe) && sharedOption(o.Name) {
+				oe.Reason = fmt.Sprintf("the %s filter takes %s", sp.Kind, strings.TrimPrefix(oe.Reason, "want "))
+			}
 			return err
 		}
 	}
 	return nil
 }
 
-// check checks v against the option's bounds.
+// sharedOption reports whether several kinds declare the option name.
+func sharedOption(name string) bool {
+	n := 0
+	for _, sp := range Kinds() {
+		for _, o := range sp.Options {
+			if o.Name == name {
+				n++
+			}
+		}
+	}
+	return n > 1
+}
+
+func (sp *Spec) checkOptions(s Sizing) error { return sp.CheckOptions(s) }
+
+// check checks v against the option's bounds and values.
 func (o Option) check(v float64) error {
-	if o.Int && v != math.Trunc(v) || !(v >= o.Min && v <= o.Max) {
+	if o.Int && v != math.Trunc(v) || !(v >= o.Min && v <= o.Max) || o.Valid != nil && !o.Valid(v) {
 		var value any = v
 		if o.Int && v == math.Trunc(v) && math.Abs(v) < 1<<63 {
 			value = int64(v)
@@ -206,6 +244,16 @@ func defaultK(m, n float64) int {
 // optionK is the option k of the kinds that hash k times, at most max.
 func optionK(max int) Option {
 	return Option{Name: OptionK, Doc: "hash functions (default: the kind's best for its memory)", Int: true, Min: 1, Max: float64(max)}
+}
+
+// defaultKFor is the k counterBudget.size takes for n keys at s's bits a
+// key when no k is given.
+func (s Sizing) defaultKFor(c counterBudget, n uint64) int {
+	m := uint64(math.Round(s.BitsPerKey * float64(n) / 4))
+	if c.defaultK != nil {
+		return c.defaultK(m, n)
+	}
+	return defaultK(float64(m), float64(n))
 }
 
 // counterBudget sizes the kinds that spend the budget of a 4-bit CBF of m

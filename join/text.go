@@ -133,7 +133,7 @@ func autoChoice(c AutoCandidate) string {
 	if c.BitsPerKey == 0 {
 		return string(c.Kind)
 	}
-	return fmt.Sprintf("%s at %g bits a key", c.Kind, c.BitsPerKey)
+	return fmt.Sprintf("%s within %g bits a key", c.Kind, c.BitsPerKey) // a budget: the filter line says what it took
 }
 
 // writeAuto writes what --filter auto saw and chose, and its prediction

@@ -123,7 +123,9 @@ var ErrKeys = errors.New("mdbf: keys")
 // refuses any other input with an error). A key that is not a tuple of
 // types is an error wrapping ErrKeys and tuple.ErrMalformed. No keys give
 // empty column filters (filters.Build), which pass nothing.
-// Cost: O(total key bytes) to split and collect the values (a map of each
+// Sizing s applies to each column's filter, but for a Budget, which is
+// the layout's: each column takes its distinct values' share of it
+// (filters.Sizing.Share). Cost: O(total key bytes) to split and collect the values (a map of each
 // column's distinct values) plus each column's build.
 func Build(kind filters.Kind, types []tuple.Type, keys [][]byte, s filters.Sizing) (*filters.Built, error) {
 	sp, err := filters.Lookup(string(kind))
@@ -148,8 +150,13 @@ func Build(kind filters.Kind, types []tuple.Type, keys [][]byte, s filters.Sizin
 	fpp := 1.0
 	size := int64(4 + len(types))
 	parts := filters.Parts{What: "per-column"}
+	var values uint64
+	for _, c := range comps {
+		values += uint64(len(c))
+	}
 	for i := range types {
-		b, err := filters.Build(kind, comps[i], s)
+		// A budget is the layout's: each column takes its values' share.
+		b, err := filters.Build(kind, comps[i], s.Share(uint64(len(comps[i])), values))
 		if err != nil {
 			return nil, fmt.Errorf("mdbf: column %d (%d distinct values): %w", i+1, len(comps[i]), err)
 		}

@@ -81,8 +81,11 @@ func TestContainsModel(t *testing.T) {
 				// 8 bits a key: false positives happen, so the model's
 				// answers are not all "no".
 				sz := filters.Sizing{BitsPerKey: 8}
-				if sp.Kind == filters.Cuckoo {
+				switch sp.Kind {
+				case filters.Cuckoo:
 					sz.BitsPerKey = 16 // a small cuckoo table at 8 bits a key can be too full to build
+				case filters.Fuse:
+					sz.BitsPerKey = 9 // its least (8-bit fingerprints); fewer is refused
 				}
 				b, err := Build(sp.Kind, types, keys, sz)
 				if errors.Is(err, cuckoo.ErrFull) {
@@ -375,5 +378,22 @@ func TestNewPanics(t *testing.T) {
 			}()
 			New(tc.types, make([]filters.Filter, tc.n))
 		}()
+	}
+}
+
+// TestBudgetIsTheLayouts: a Sizing.Budget is the whole layout's: the
+// columns' filters together stay within it (each took the whole budget).
+func TestBudgetIsTheLayouts(t *testing.T) {
+	rng := testutil.Rand(3)
+	types := []tuple.Type{tuple.Int, tuple.String, tuple.Int}
+	keys := randTuples(rng, types, 3000, 100000)
+	for _, kind := range []filters.Kind{filters.Bloom, filters.Blocked, filters.Cuckoo} {
+		b, err := Build(kind, types, keys, filters.Sizing{Budget: 8 << 10})
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if mem := b.Summary.MemoryBits / 8; mem > 8<<10 || mem < 4<<10 {
+			t.Errorf("%s: %d bytes for an 8 KiB budget (%s)", kind, mem, b.Params)
+		}
 	}
 }

@@ -269,10 +269,17 @@ func TestErrorsNameTheFlag(t *testing.T) {
 		{[]string{"keys", "--from", nope, "--out", out}, "keys: --from " + nope + ": no such file"},
 		{[]string{"stream", "prep", "--patents", nope, "--citations", input, "--out", filepath.Join(dir, "sp")}, "stream prep: --patents " + nope + ": no such file"},
 		{[]string{"demo", "--data", nope}, "demo: --data " + nope + ": none of"},
+		{[]string{"multikey", "absent", "--keys", nope, "--key-col", "A,B"}, "multikey absent: --keys " + nope + ": no such file"},
+		{[]string{"multikey", "absent", "--keys", keys, "--key-col", "PATENT,PATENT"}, "join: multikey absent: --key-col PATENT,PATENT: column list"},
+		{[]string{"multikey", "absent", "--keys", keys, "--key-col", "PATENT,NOPE"}, "join: multikey absent: --key-col PATENT,NOPE: " + keys + ` has no column "NOPE"`},
 		{[]string{"run", "--keys", ips, "--key-col", "IP", "--key-type", "int", "--input", input, "--out", out}, `IP: invalid integer "49.69.121.227"`},
 	} {
 		_, _, err := runCmd(c.args...)
-		if err == nil || !strings.Contains(err.Error()+hint(err), c.want) {
+		msg := ""
+		if err != nil {
+			msg = "join: " + err.Error() // as main prints it
+		}
+		if err == nil || !strings.Contains(msg+hint(err), c.want) || strings.Count(msg, "multikey absent:") > 1 {
 			t.Errorf("%s: %v, want %q", strings.Join(c.args, " "), err, c.want)
 		}
 		if err != nil && strings.Contains(c.want, "invalid integer") && !strings.Contains(hint(err), "--key-type string") {

@@ -343,6 +343,9 @@ func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if !*quiet {
 		fmt.Fprintf(stdout, "wrote %s: %d keys moved (%d into a class that held them already), %d moves within one class (nothing to do)\n", dst, st.Moved, st.Joined, st.Unchanged)
+		if b.FileVersion < bank.FormatVersion {
+			fmt.Fprintf(stdout, "%s was a bank of format %d; %s is of format %d, which joins before it cannot read\n", *bankPath, b.FileVersion, dst, bank.FormatVersion)
+		}
 	}
 	return nil
 }

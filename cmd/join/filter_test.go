@@ -110,12 +110,14 @@ func TestNewKindsEverywhere(t *testing.T) {
 		{[]string{"run", "--filter", "cuckoo", "--bucket-size", "3"}, "run: --bucket-size 3: want 1, 2, 4 or 8"},
 		{[]string{"run", "--filter", "cuckoo", "--bucket-size", "0"}, "run: --bucket-size 0: want 1, 2, 4 or 8"},
 		{[]string{"run", "--filter", "scalable", "--growth", "0.5"}, "run: --growth 0.5: want a factor from 1 to 1024"},
-		{[]string{"run", "--filter", "blocked", "--k", "20"}, "run: --k 20: want a whole number from 1 to 16"},
+		{[]string{"run", "--filter", "blocked", "--k", "20"}, "run: --k 20: the blocked filter takes a whole number from 1 to 16"},
 		{[]string{"run", "--filter", "cbf", "--acbf-capacity", "900"}, "run: --acbf-capacity: the cbf filter does not read it (an option of acbf, acbf1, acbf2, acbf3)"},
 		{[]string{"run", "--acbf-capacity", "499"}, "run: --acbf-capacity 499: the filter holds 500 keys: want a capacity of at least that"},
 		{[]string{"run", "--acbf-capacity", "0"}, "run: --acbf-capacity 0: want 1 to 2^40 keys, at least the distinct keys (leave it out for exactly those)"},
 		{[]string{"run", "--k", "6", "--acbf-capacity", "3000"}, "run: --acbf-capacity 3000: counter room for 3000 keys (k = 6 bits each) does not fit"},
 		{[]string{"compare", "--filters", "cbf,acbf", "--acbf-capacity", "100"}, "compare: --acbf-capacity 100: the filter holds 500 keys"},
+		{[]string{"run", "--filter", "fuse", "--fingerprint-bits", "12"}, "run: --fingerprint-bits 12: the fuse filter takes 8, 16 or 32"},
+		{[]string{"compare", "--filters", "cuckoo,fuse", "--fingerprint-bits", "12"}, "compare: --fingerprint-bits 12: the fuse filter takes 8, 16 or 32"},
 	} {
 		args := append([]string{tc.args[0], "--keys", keys, "--input", cite, "--out", filepath.Join(dir, "x.csv")}, tc.args[1:]...)
 		if tc.args[0] == "compare" {
@@ -124,6 +126,12 @@ func TestNewKindsEverywhere(t *testing.T) {
 		_, _, err := runCmd(args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+		// A value a kind does not take is a bad command line (exit 2),
+		// known before any work; what only the keys' count decides is not.
+		var u usageError
+		if err != nil && !strings.Contains(tc.want, "keys") && !errors.As(err, &u) {
+			t.Errorf("%v: %v is not a usage error", tc.args, err)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.csv")); !os.IsNotExist(err) {

@@ -117,7 +117,7 @@ func TestGenSemijoinFlags(t *testing.T) {
 		{[]string{"--selectivity", "NaN"}, "--selectivity NaN"},
 		{[]string{"--selectivity", "half"}, "selectivity"},
 		{[]string{"--key-shape", "bitmap"}, "--key-shape bitmap: want dense, sparse or string"},
-		{[]string{"--key-shape", ""}, `--key-shape ""`},
+		{[]string{"--key-shape", ""}, "--key-shape is empty"},
 		{[]string{"--keys", "0"}, "--keys 0"},
 		{[]string{"--keys", "100000001"}, "--keys 100000001"},
 		{[]string{"--rows", "-1"}, "--rows -1"},

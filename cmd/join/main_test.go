@@ -116,7 +116,7 @@ func TestRunCompare(t *testing.T) {
 			t.Errorf("report JSON lacks %q", key)
 		}
 	}
-	for _, key := range []string{"kind", "m", "k", "first_level_bits", "memory_bits", "serialized_bytes", "fpp_formula"} {
+	for _, key := range []string{"kind", "params", "budget_counters", "k", "first_level_bits", "memory_bits", "serialized_bytes", "fpp_formula"} {
 		if _, ok := rep["filter"].(map[string]any)[key]; !ok {
 			t.Errorf("report JSON filter lacks %q", key)
 		}
@@ -294,7 +294,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`, true},
 		{[]string{"gen", "--scale", "x", "--out", dir}, "invalid value", true},
 		{[]string{"gen", "--scale", "1"}, "--out is required", true},
-		{[]string{"gen", "--scale", "-1", "--out", dir}, "scale -1", false},
+		{[]string{"gen", "--scale", "-1", "--out", dir}, "--scale -1: want 0 < scale <= 10", true},
 		{[]string{"gen", "--out", dir, "extra"}, `unexpected argument "extra"`, true},
 		{[]string{"keys", "--patents", filepath.Join(dir, "missing.txt"), "--out", filepath.Join(dir, "k")}, "missing.txt", false},
 		{[]string{"keys", "--patents", "p", "--out", "k", "--where", "GYEAR"}, "want COLUMN=VALUE", true},

@@ -131,7 +131,7 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	ckc, ckt, err := key.Canonical(*keyCol, key.Type(*keyType))
 	if err != nil {
-		return usageError{fmt.Errorf("multikey absent: --key-col %s --key-type %s: %v", *keyCol, *keyType, err)}
+		return usageError{flagError("multikey absent", fs, err)} // names --key-col or --key-type
 	}
 	names, err := key.SplitColumns(ckc)
 	if err != nil {
@@ -167,7 +167,7 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	start := time.Now()
 	ks, tts, rec, bad, err := multikey.ReadKeys(ctx, *keys, sep, names, types, skip)
 	if err != nil {
-		return fmt.Errorf("multikey absent: %w", flagError("multikey absent", fs, err))
+		return flagError("multikey absent", fs, err)
 	}
 	read := time.Since(start)
 	res, err := multikey.Absent(ctx, multikey.AbsentOptions{Types: tts, Keys: ks, Kind: filters.Kind(*kind), Sizing: sz, MaxCombinations: int64(maxComb.N)})

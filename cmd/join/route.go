@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join/local"
@@ -19,6 +23,9 @@ import (
 func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format string, sorted bool, reportJSON string, stdout, stderr io.Writer) (err error) {
 	if out == "" || atomicfile.IsStdout(out) {
 		return usageError{fmt.Errorf("run: --route dir writes a folder: give --out DIR")}
+	}
+	if ext := strings.ToLower(filepath.Ext(out)); ext == ".gz" || ext == ".zip" {
+		return usageError{fmt.Errorf("run: --out %s: --route dir writes a folder of plain CSV or Parquet parts, not %s", out, ext)}
 	}
 	if jf.bank == "-" {
 		return usageError{fmt.Errorf("run: --route dir needs --bank as a file (its classes name the folders before the join reads it)")}
@@ -53,8 +60,12 @@ func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format
 		}
 	}
 	d, err := local.NewRoutedDir(out, b.ClassCol, labels, format, opt.TempDir)
-	if err != nil {
-		return usageError{flagError("run", fs, err)}
+	var oe *option.Error
+	switch {
+	case errors.As(err, &oe):
+		return usageError{flagError("run", fs, err)} // --out names a folder that exists, or in one that does not
+	case err != nil:
+		return fmt.Errorf("run: --out %w", err) // the bank's labels against the file system
 	}
 	defer d.Abort()
 	jf.tuneGC(opt)

@@ -86,6 +86,11 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if opt.Sizing, err = sf.sizing("stream"); err != nil {
 		return err
 	}
+	if _, lerr := filters.Lookup(*filter); lerr == nil { // an unknown kind is the library's to refuse, with the kinds that delete
+		if err := sf.checkKinds("stream", opt.Filter); err != nil {
+			return err
+		}
+	}
 	if opt.Sizing.FPP == 0 && !sf.set("bits-per-key") {
 		opt.Sizing.BitsPerKey = 0
 	}

@@ -128,6 +128,8 @@ func TestStreamCLI(t *testing.T) {
 		{[]string{"--key-events", ev, "--probe", pr, "--key-time", "V"}, "--key-time V: applies only with a window"},
 		{[]string{"--key-events", ev, "--probe", pr, "--key-type", "float"}, "--key-type float: want auto, int or string"},
 		{[]string{"--key-events", ev, "--probe", pr, "--bits-per-key", "0"}, "--bits-per-key 0"},
+		{[]string{"--key-events", ev, "--probe", pr, "--filter", "cuckoo", "--k", "3"}, "--k: the cuckoo filter does not read it"},
+		{[]string{"--key-events", ev, "--probe", pr, "--filter", "acbf", "--bucket-size", "2"}, "--bucket-size: the acbf filter does not read it"},
 		{[]string{"--key-events", ev, "--probe", pr, "--cms-eps", "2"}, "--cms-eps 2"},
 		{[]string{"--key-events", ev, "--probe", pr, "--report-json", ev}, "would destroy the input"},
 		{[]string{"--key-events", ev, "--probe", pr, "--key-col", "Z"}, "--key-col Z"},

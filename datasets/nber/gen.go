@@ -2,7 +2,9 @@ package nber
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"io"
 	"math"
 	"path/filepath"
@@ -110,6 +112,9 @@ func (g *genModel) number(i int) int64 {
 	return FirstPatent + int64(i)*(numberSpan-1)/int64(g.n-1)
 }
 
+// ErrOptions is wrapped by the errors of options a generator refuses.
+var ErrOptions = errors.New("nber: invalid options")
+
 // Generate writes cite75_99.txt and apat63_99.txt into dir with the NBER names,
 // headers and shapes, at the given scale (see the package documentation for the
 // model). The same seed and scale give byte-identical files on any machine and
@@ -118,12 +123,12 @@ func (g *genModel) number(i int) int64 {
 func Generate(ctx context.Context, dir string, opt GenOptions) (GenResult, error) {
 	start := time.Now()
 	if !(opt.Scale > 0) || opt.Scale > 10 {
-		return GenResult{}, fmt.Errorf("gen: scale %v, want 0 < scale <= 10", opt.Scale)
+		return GenResult{}, &option.Error{Pkg: "nber", Name: "Scale", Value: opt.Scale, Reason: "want 0 < scale <= 10", Err: ErrOptions}
 	}
 	n := int(math.Round(PatRows * opt.Scale))
 	t := int64(math.Round(CiteRows * opt.Scale))
 	if n < 100 {
-		return GenResult{}, fmt.Errorf("gen: scale %v gives %d patents, want at least 100", opt.Scale, n)
+		return GenResult{}, &option.Error{Pkg: "nber", Name: "Scale", Value: opt.Scale, Reason: fmt.Sprintf("gives %d patents, want at least 100", n), Err: ErrOptions}
 	}
 	workers := opt.Workers
 	if workers <= 0 {

@@ -362,29 +362,42 @@ func SameFile(a, b os.FileInfo) bool {
 	return os.SameFile(a, b)
 }
 
-// Dir is an output folder made on demand (MakeDir): Undo removes it again if
-// MakeDir made it and it is still empty, so that a failed run that created
-// its output folder leaves nothing behind. The value is small; copy it freely.
+// Dir is an output folder made on demand (MakeDir): Undo removes it again,
+// and the parents MakeDir made for it, while they are empty, so that a
+// failed run that created its output folder (np1/np2/np3) leaves nothing
+// behind. The value is small; copy it freely.
 type Dir struct {
-	path string
-	made bool
+	made []string // the folders MakeDir created, deepest first
 }
 
-// MakeDir creates path and its parents if path is missing (0755), remembering
-// whether it did. Its error is os.MkdirAll's.
+// MakeDir creates path and its missing parents (0755), remembering which
+// it created. Its error is os.MkdirAll's.
 func MakeDir(path string) (Dir, error) {
-	_, statErr := os.Stat(path)
+	var missing []string
+	for p := filepath.Clean(path); ; {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			break
+		}
+		missing = append(missing, p)
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
+	}
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return Dir{}, err
 	}
-	return Dir{path: path, made: os.IsNotExist(statErr)}, nil
+	return Dir{made: missing}, nil
 }
 
-// Undo removes the folder if MakeDir made it and it is empty (os.Remove
-// refuses a folder that is not); otherwise it does nothing.
+// Undo removes the folders MakeDir made, deepest first, while they are
+// empty (os.Remove refuses a folder that is not); it leaves the others.
 func (d Dir) Undo() {
-	if d.made {
-		os.Remove(d.path)
+	for _, p := range d.made {
+		if os.Remove(p) != nil {
+			return
+		}
 	}
 }
 

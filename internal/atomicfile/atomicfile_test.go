@@ -31,8 +31,8 @@ func TestWrite(t *testing.T) {
 	}
 }
 
-// TestMakeDir: Undo removes a folder MakeDir made while it is empty, and
-// leaves one that existed or that holds a file.
+// TestMakeDir: Undo removes a folder MakeDir made, and the parents it made,
+// while they are empty, and leaves one that existed or that holds a file.
 func TestMakeDir(t *testing.T) {
 	base := t.TempDir()
 	made := filepath.Join(base, "a", "b")
@@ -43,6 +43,10 @@ func TestMakeDir(t *testing.T) {
 	d.Undo()
 	if _, err := os.Stat(made); !os.IsNotExist(err) {
 		t.Errorf("a folder MakeDir made is still there after Undo: %v", err)
+	}
+	// The parents it made go too (a was left behind).
+	if _, err := os.Stat(filepath.Join(base, "a")); !os.IsNotExist(err) {
+		t.Errorf("a parent MakeDir made is still there after Undo: %v", err)
 	}
 	d, err = MakeDir(base) // existed
 	if err != nil {

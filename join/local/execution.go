@@ -8,12 +8,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
-	"github.com/acbfjoin/acbfjoin/columnar"
 )
 
 // execution is one run of a plan: the opened inputs, their join columns, the
@@ -29,11 +29,11 @@ type execution struct {
 	// one-column integer key, key.Of's bytes; nil otherwise), set by the
 	// build for skipping a table's chunks by their statistics.
 	keyLo, keyHi []byte
-	spooled           string // the key side saved from a stream (spoolKeys), removed at close
-	sh                *shuffle.Shuffle
-	bad               *badRows  // with SkipBadRows
-	bank              *bankPlan // a bank join (Options.Bank)
-	skew              *skewPlan // the hot keys (Options.Skew); nil: plain partitioning
+	spooled      string // the key side saved from a stream (spoolKeys), removed at close
+	sh           *shuffle.Shuffle
+	bad          *badRows  // with SkipBadRows
+	bank         *bankPlan // a bank join (Options.Bank)
+	skew         *skewPlan // the hot keys (Options.Skew); nil: plain partitioning
 	// keyIndex is the build's key set, kept for the membership tests of
 	// Filter auto (and hot exclusions) and dropped after them; nil otherwise.
 	keyIndex *keySet
@@ -143,6 +143,7 @@ func spoolToInfer(ctx context.Context, o *sideOptions, types []key.Type) (string
 	o.path, o.name = sp, cmp.Or(o.name, name)
 	return sp, nil
 }
+
 // lap adds the time since the last lap to phase name's.
 func (x *execution) lap(name string) {
 	now := time.Now()

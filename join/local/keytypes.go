@@ -6,11 +6,11 @@ import (
 	"os"
 	"sync"
 
+	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
-	"github.com/acbfjoin/acbfjoin/columnar"
 )
 
 // keyTyping is how a join's keys compare, decided before either side is

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/binary"
 
+	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
-	"github.com/acbfjoin/acbfjoin/columnar"
 )
 
 // tableMapper is a mapper's scratch for a table side's chunks, and what
@@ -21,10 +21,10 @@ type tableMapper struct {
 	arena  []byte // a batch's keys that are neither in kb nor a column's own bytes
 	fields [][]byte
 	text   []byte
-	surv   []int    // the surviving rows of a chunk
-	skeys  []byte   // their keys, one after the other
-	sends  []int    // where each ends in skeys
-	raw    []byte   // a survivor's row as a CSV line
+	surv   []int  // the surviving rows of a chunk
+	skeys  []byte // their keys, one after the other
+	sends  []int  // where each ends in skeys
+	raw    []byte // a survivor's row as a CSV line
 	all    []*columnar.Column
 	counts join.TableReport
 }

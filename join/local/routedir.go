@@ -3,10 +3,13 @@ package local
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/internal/option"
@@ -46,6 +49,12 @@ func NewRoutedDir(dir, classCol string, labels []string, format, tempDir string)
 	if err != nil {
 		return nil, err
 	}
+	// MkdirTemp makes it 0700; the folder a user gets is a folder as any
+	// other (0755 before the umask, as its class folders).
+	if err := os.Chmod(tmp, 0o755&^umask()); err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
 	d := &RoutedDir{dir: dir, tmp: tmp}
 	defer func() {
 		if err != nil {
@@ -62,7 +71,10 @@ func NewRoutedDir(dir, classCol string, labels []string, format, tempDir string)
 		used[strings.ToLower(name)] = l
 		sub := filepath.Join(tmp, name)
 		if err := os.Mkdir(sub, 0o777); err != nil {
-			return nil, err
+			if errors.Is(err, syscall.ENAMETOOLONG) {
+				return nil, fmt.Errorf("%s: class %q makes a folder name (%d bytes) longer than the file system allows", dir, truncateLabel(l), len(name))
+			}
+			return nil, fmt.Errorf("%s: class %q: %w", dir, truncateLabel(l), errors.Unwrap(err))
 		}
 		f, err := os.OpenFile(filepath.Join(sub, "part."+format), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 		if err != nil {
@@ -76,6 +88,32 @@ func NewRoutedDir(dir, classCol string, labels []string, format, tempDir string)
 	}
 	d.Sink = NewRouted(labels, sinks)
 	return d, nil
+}
+
+// umask is the process's file mode mask, as the kernel reports it
+// (/proc/self/status, Linux 4.7 and later); 022, the usual one, where it
+// does not. Setting the mask to read it back would race with any file
+// another goroutine creates meanwhile.
+func umask() os.FileMode {
+	data, err := os.ReadFile("/proc/self/status")
+	if err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+				if m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+					return os.FileMode(m)
+				}
+			}
+		}
+	}
+	return 0o022
+}
+
+// truncateLabel cuts a label to 40 bytes for a message, marking the cut.
+func truncateLabel(l string) string {
+	if len(l) <= 40 {
+		return l
+	}
+	return l[:40] + "..."
 }
 
 // routed is the routed sink it wraps (prepare checks it against the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/join"
@@ -32,6 +33,10 @@ func TestRoutedDir(t *testing.T) {
 	if err := d.Commit(); err != nil {
 		t.Fatal(err)
 	}
+	// The folder's mode is a folder's (MkdirTemp made it 0700).
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o755&^umask() {
+		t.Errorf("the folder's mode: %v, %v (umask %o)", st.Mode(), err, umask())
+	}
 	d.Close()
 	d.Abort() // after Commit: nothing removed
 	for _, sub := range []string{"C=a", "C=b%2Fc", "C=%2E%2E"} {
@@ -57,6 +62,14 @@ func TestRoutedDir(t *testing.T) {
 		} else if c.format == "tsv" && !errors.Is(err, join.ErrOptions) {
 			t.Errorf("a format: %v", err)
 		}
+	}
+	// A label the file system cannot name: the folder and the class
+	// named, not the temporary folder, and no option error (the bank's
+	// label, not the command line).
+	long := strings.Repeat("L", 300)
+	if _, err := NewRoutedDir(filepath.Join(dir, "o5"), "C", []string{"a", long}, "csv", dir); err == nil || errors.Is(err, join.ErrOptions) ||
+		!strings.HasPrefix(err.Error(), filepath.Join(dir, "o5")+`: class "LLLL`) || !strings.Contains(err.Error(), "longer than the file system allows") {
+		t.Errorf("a label of 300 bytes: %v", err)
 	}
 	if n := left(); n != 1 {
 		t.Errorf("refusals left %d entries", n)

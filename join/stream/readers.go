@@ -7,13 +7,13 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	opt "github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 	"github.com/acbfjoin/acbfjoin/sketch/cms"
-	"github.com/acbfjoin/acbfjoin/columnar"
 )
 
 // rows is how a side's rows are read: a *csvscan.Reader, or a table's
@@ -35,7 +35,7 @@ type side struct {
 	r      rows
 	header []string
 	types  []columnar.Type // a table's; nil for CSV
-	raw    []byte       // the header line as it is in the file (CSV), for the output's
+	raw    []byte          // the header line as it is in the file (CSV), for the output's
 	sep    byte
 	ops    *opReader // key events only
 }

@@ -1,10 +1,10 @@
 package stream
 
 import (
-	"github.com/acbfjoin/acbfjoin/key"
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/join"
 	"math"
 	"strings"
 	"time"
@@ -235,7 +236,7 @@ func AbsentText(res AbsentResult, info AbsentInfo, md bool) string {
 func ReadKeys(ctx context.Context, path string, sep byte, names []string, types []key.Type, skip bool) (keys [][]byte, tts []tuple.Type, records, bad int64, err error) {
 	rc, name, err := csvscan.OpenContext(ctx, path)
 	if err != nil {
-		return nil, nil, 0, 0, err
+		return nil, nil, 0, 0, join.FileError("Keys", path, err) // "Keys /nope: no such file", the option named
 	}
 	defer rc.Close()
 	r := csvscan.NewReader(rc, name)

@@ -54,8 +54,16 @@ var sizingFlags cli.SizingFlags
 func init() { sizingFlags.Register(flag.CommandLine) }
 
 func main() {
-	cli.Once(flag.CommandLine) // a flag given twice is refused, as join's are
-	flag.Parse()
+	// join's rules: a bad flag is one line naming it, a flag given twice
+	// is refused, -h prints the usage.
+	flag.CommandLine.Init("beamjoin", flag.ContinueOnError) // the errors are cli.Parse's to word, not the flag package's exit
+	if err := cli.Parse(flag.CommandLine, os.Args[1:], "beamjoin"); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, err) // "beamjoin: ...", named by cli.Parse
+		os.Exit(2)
+	}
 	if !*verbose {
 		// Prism and the SDK log through slog's default logger, which
 		// beam.Init sets at beamlog.LogLevel: their INFO lines (the job's

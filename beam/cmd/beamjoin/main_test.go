@@ -94,6 +94,8 @@ func TestOutputsRefused(t *testing.T) {
 		{"bits-per-key and fpp", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--bits-per-key", "8", "--fpp", "0.01"}, "give one"},
 		{"a size for exact", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--filter", "exact", "--bits-per-key", "8"}, "--bits-per-key: the exact filter does not read it"},
 		{"a negative k", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--k", "-1"}, "--k -1: want a whole number from 1 to 64"},
+		{"a flag given twice", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--k", "3", "--k", "4"}, `beamjoin: invalid value "4" for flag -k: given twice ("3", then "4") (see beamjoin -h)`},
+		{"an unknown flag", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--bogus"}, "beamjoin: flag provided but not defined: -bogus (see beamjoin -h)"},
 		{"a size too small for the keys", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--filter", "acbf3", "--bits-per-key", "2"}, "--bits-per-key 2: k = 1 counter bits per key do not fit"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -121,6 +123,17 @@ func TestOutputsRefused(t *testing.T) {
 				t.Errorf("an output was written")
 			}
 		})
+	}
+}
+
+// TestHelp: -h prints the usage, every flag with its type and default
+// (it printed a panic a flag: flag.PrintDefaults made a zero cli.Once
+// wrapper), and exits 0.
+func TestHelp(t *testing.T) {
+	code, stdout, stderr := runCmd(t, t.TempDir(), "-h")
+	help := stdout + stderr
+	if code != 0 || strings.Contains(help, "panic calling") || !strings.Contains(help, "-bits-per-key float") || !strings.Contains(help, "-keys string") {
+		t.Errorf("-h: exit %d, %q", code, help)
 	}
 }
 
