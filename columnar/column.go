@@ -57,7 +57,7 @@ func (c *Column) bigDecimal() bool { return c.Type.Kind == Decimal && c.offs != 
 
 // AppendText appends value i as canonical text, the form every reader of
 // the type reads back as the same value: an integer in decimal, a float in
-// the fewest digits that read back as it (strconv 'g', -1), true or false,
+// the fewest digits that read back as it (AppendFloat), true or false,
 // text and bytes as they are, a date 2006-01-02, a timestamp
 // 2006-01-02T15:04:05.999999999 (trailing zeros dropped; with Z when it is
 // UTC), a time 15:04:05.999999999, a decimal with its scale's digits. A
@@ -73,7 +73,7 @@ func (c *Column) AppendText(dst []byte, i int) []byte {
 	case Uint:
 		return strconv.AppendUint(dst, uint64(c.ints[i]), 10)
 	case Float:
-		return strconv.AppendFloat(dst, c.floats[i], 'g', -1, t.Width)
+		return AppendFloat(dst, c.floats[i], t.Width)
 	case Bool:
 		return strconv.AppendBool(dst, c.ints[i] != 0)
 	case String, Binary, Text:
@@ -97,6 +97,18 @@ func (c *Column) AppendText(dst []byte, i int) []byte {
 		return appendDecimal(dst, big.NewInt(c.ints[i]), t.Scale)
 	}
 	return dst
+}
+
+// AppendFloat appends v as the fewest digits that read back as it (as a
+// float of bits bits), in plain decimal when 1e-7 <= |v| < 1e21 or v is
+// zero (0.5, 100000, -0) and with an exponent beyond (1e-08, 2.5e+300):
+// the rule JavaScript's Number printing and most CSV writers follow, so a
+// number a CSV file holds in plain form prints back as the same text.
+func AppendFloat(dst []byte, v float64, bits int) []byte {
+	if a := math.Abs(v); a == 0 || a >= 1e-7 && a < 1e21 {
+		return strconv.AppendFloat(dst, v, 'f', -1, bits)
+	}
+	return strconv.AppendFloat(dst, v, 'g', -1, bits)
 }
 
 // split is v of unit u as seconds and nanoseconds (nanoseconds >= 0).

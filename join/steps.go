@@ -1,6 +1,7 @@
 package join
 
 import (
+	"github.com/acbfjoin/acbfjoin/columnar"
 	"slices"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -114,6 +115,31 @@ type Header struct {
 	// Join is the large side's key: its columns' indexes in Names (the
 	// large side's columns come first) and their types.
 	Join key.Spec
+	// Types are the columns' types where the data declares them (a Parquet
+	// or Arrow side's columns), columnar.Type{} (Text) for a CSV side's; nil
+	// when neither side is typed. A Parquet output writes a typed column as
+	// its type and types a Text column by its values.
+	Types []columnar.Type
+}
+
+// SetTypes sets h.Types from the large side's column types and the key
+// side's (nil for a CSV side), in the order OutputHeader puts the columns:
+// the large side's largeCols columns, then the key side's but its key; a
+// column h has beyond them (a route's "class") is Text.
+func (h *Header) SetTypes(largeCols int, large, keySide []columnar.Type, keys key.Spec) {
+	if large == nil && keySide == nil {
+		h.Types = nil
+		return
+	}
+	h.Types = make([]columnar.Type, len(h.Names))
+	copy(h.Types, large)
+	j := largeCols
+	for i, t := range keySide {
+		if !keys.IsKeyCol(i) && j < len(h.Types) {
+			h.Types[j] = t
+			j++
+		}
+	}
 }
 
 // OutputHeader returns the output's Header from the large side's header (its

@@ -1,6 +1,12 @@
 package main
 
 import (
+	"github.com/acbfjoin/acbfjoin/join/local"
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"strings"
+	"path/filepath"
+	"os"
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -32,6 +38,7 @@ Examples:
   join gen --dataset ipstream --rows 10000000 --seed 1 --out ips      # ips/ipstream.csv (IP,SEQ: Zipf 1.1 over 1,000,000 addresses)
                                                                       # and ips/ipstream.events (IP,SINCE: 1,000,000 events, about 50,000 live)
   join gen --dataset ipstream --rows 100000 --zipf 0.8 --distinct 50000 --events 20000 --live 1000 --out ips
+  join gen --scale 0.1 --format parquet --out pq   # pq/cite75_99.parquet and pq/apat63_99.parquet (typed by their values)
   join gen --dataset semijoin --keys 100000 --rows 2000000 --selectivity 0.02 --key-shape string --out sj
                                                                       # sj/keys.csv (K,PAY: 100,000 keys) and sj/input.csv
                                                                       # (ID,K,PAD: exactly 40,000 of 2,000,000 rows with a key)
@@ -49,12 +56,20 @@ Examples:
 	live := fs.Int64("live", 0, "ipstream only: the live set's target size L, 1..D (default max(1, D/20))")
 	keys := fs.Int("keys", semijoin.DefaultKeys, fmt.Sprintf("semijoin only: distinct keys in keys.csv, 1..%d", semijoin.MaxKeys))
 	selectivity := fs.Float64("selectivity", semijoin.DefaultSelectivity, "semijoin only: the exact share of input.csv's rows whose key is in keys.csv, 0..1 (round(S*rows) rows)")
-	keyShape := fs.String("key-shape", semijoin.Dense.String(), "semijoin only: dense (integers 0..keys-1), sparse (random non-negative int64) or string (k and 16 hex digits; join with --key-type string)")
+	keyShape := fs.String("key-shape", semijoin.Dense.String(), "semijoin only: dense (integers 0..keys-1), sparse (random non-negative int64) or string (k and 16 hex digits)")
+	format := fs.String("format", "csv", "csv, or parquet: each file as NAME.parquet instead (a column INT64 or DOUBLE when every value is one, else UTF-8; an empty field NULL)")
+	rowGroup := fs.Int("row-group", 0, "with --format parquet: rows a row group (default 65,536, or fewer when they take 8 MiB)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *out == "" {
 		return usageError{fmt.Errorf("gen: --out is required")}
+	}
+	if *format != "csv" && *format != "parquet" {
+		return usageError{fmt.Errorf("gen: --format %s: want csv or parquet", *format)}
+	}
+	if *rowGroup < 0 || *rowGroup > 0 && *format != "parquet" {
+		return usageError{fmt.Errorf("gen: --row-group %d: want a number of rows >= 1, with --format parquet", *rowGroup)}
 	}
 	if err := outDir("gen", *out); err != nil {
 		return err
@@ -64,6 +79,9 @@ Examples:
 	fields := map[string]string{"scale": "Scale", "workers": "Workers", "rows": "Rows", "domain": "Domain", "zipf": "Zipf", "distinct": "Distinct",
 		"events": "Events", "live": "Live", "keys": "Keys", "selectivity": "Selectivity", "key-shape": "Shape"}
 	fs.Visit(func(f *flag.Flag) { opt.Given[fields[f.Name]] = true })
+	if *format == "parquet" {
+		return genParquet(ctx, *out, opt, *rowGroup, stdout)
+	}
 	text, err := datasets.Gen(ctx, *out, opt)
 	var oe *option.Error
 	if errors.As(err, &oe) {
@@ -76,6 +94,63 @@ Examples:
 	return err
 }
 
+// genParquet generates the data set's CSV files into a temporary folder in
+// out and writes each as Parquet into out (local.ConvertCSV): NAME.txt,
+// .csv or .tsv as NAME.parquet, another name with .parquet added.
+func genParquet(ctx context.Context, out string, opt datasets.Options, rowGroup int, stdout io.Writer) error {
+	if err := os.MkdirAll(out, 0o777); err != nil {
+		return fmt.Errorf("gen: --out %w", err)
+	}
+	tmp, err := os.MkdirTemp(out, atomicfile.TempPrefix()+"gen-")
+	if err != nil {
+		return fmt.Errorf("gen: --out %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	text, err := datasets.Gen(ctx, tmp, opt)
+	var oe *option.Error
+	if errors.As(err, &oe) {
+		return usageError{fmt.Errorf("gen: %w", err)}
+	}
+	if err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(tmp)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, strings.ReplaceAll(strings.ReplaceAll(text, "wrote ", "generated "), tmp+string(filepath.Separator), ""))
+	var files outputs
+	defer files.abort()
+	for _, e := range ents {
+		src := filepath.Join(tmp, e.Name())
+		name := e.Name()
+		for _, ext := range []string{".txt", ".csv", ".tsv"} {
+			name = strings.TrimSuffix(name, ext)
+		}
+		dst := filepath.Join(out, name+".parquet")
+		in, err := os.Open(src)
+		if err != nil {
+			return err
+		}
+		f, err := files.create(ctx, namedPath{"--out", dst}, atomicfile.Options{})
+		if err != nil {
+			in.Close()
+			return err
+		}
+		rows, err := local.ConvertCSV(ctx, bufio.NewReaderSize(in, 1<<20), e.Name(), csvscan.SepFor(src), f, rowGroup, tmp)
+		in.Close()
+		if err != nil {
+			return outError("gen", dst, err)
+		}
+		if err := f.Commit(); err != nil {
+			return fmt.Errorf("gen: --out %s: %w", dst, err)
+		}
+		os.Remove(src) // the folder's space back before the next file
+		fmt.Fprintf(stdout, "wrote %s (%d rows)\n", dst, rows)
+	}
+	return nil
+}
+
 func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("keys", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -85,12 +160,13 @@ Examples:
   join keys --patents data/apat63_99.txt --where GYEAR=1999 --where COUNTRY=JP --out data/jp99.txt
   join keys --patents nber/apat63_99.zip --sample 1000 --seed 7 --out - | head
   join keys --from data/cite75_99.txt --sample 100000 --out data/pairs.csv    # a two-column key: CITING,CITED
+  join keys --patents pq/apat63_99.parquet --out pq/keys.parquet             # Parquet in and out
 `)
-	patents := fs.String("patents", "", "patent file: apat63_99.txt, .gz or .zip (required, or --from)")
+	patents := fs.String("patents", "", "patent file: apat63_99.txt, .gz, .zip, or .parquet or .arrow (required, or --from)")
 	fs.StringVar(patents, "from", "", "any CSV file with a header, sampled the same way (cite75_99.txt: a (CITING, CITED) pair file)")
 	sample := fs.Int("sample", nber.PaperKeySample, "records to sample")
 	seed := fs.Uint64("seed", 1, "sampling seed")
-	out := fs.String("out", "", "output file (.gz: compressed; - for standard output) (required)")
+	out := fs.String("out", "", "output file (.gz: compressed; .parquet: Parquet, typed by its values; - for standard output) (required)")
 	var where cli.Repeated
 	fs.Var(&where, "where", "keep only records with COL=VALUE (repeatable; all must hold)")
 	if err := parse(fs, args); err != nil {
@@ -120,7 +196,10 @@ Examples:
 		}
 		opt.Where = append(opt.Where, p)
 	}
-	if err := csvOut("keys", *out); err != nil {
+	asParquet := false
+	if of, err := local.FormatFor(*out, ""); err == nil && of == local.FormatParquet {
+		asParquet = true
+	} else if err := csvOut("keys", *out); err != nil {
 		return err
 	}
 	if err := checkPaths([]namedPath{{"--out", *out}}, []namedPath{{"--" + inFlag, *patents}}); err != nil {
@@ -132,7 +211,26 @@ Examples:
 	if err != nil {
 		return err
 	}
-	res, err := nber.ExtractKeysContext(ctx, *patents, f, opt)
+	var res nber.KeysResult
+	if asParquet {
+		// The sample's CSV, typed by its values on its way through.
+		pr, pw := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			r, err := nber.ExtractKeysContext(ctx, *patents, pw, opt)
+			res = r
+			pw.CloseWithError(err)
+			done <- err
+		}()
+		_, cerr := local.ConvertCSV(ctx, pr, *out, ',', f, 0, "")
+		pr.CloseWithError(io.ErrClosedPipe)
+		err = <-done
+		if err == nil {
+			err = cerr
+		}
+	} else {
+		res, err = nber.ExtractKeysContext(ctx, *patents, f, opt)
+	}
 	if err != nil {
 		if e := fileFlag(inFlag, *patents, err); e != err {
 			return fmt.Errorf("keys: %w", e)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/columnar"
 	"io"
 	"math"
 	"os"
@@ -83,6 +84,50 @@ func ExtractKeys(path string, w io.Writer, opt KeysOptions) (KeysResult, error) 
 	return ExtractKeysContext(context.Background(), path, w, opt)
 }
 
+// rowReader is a CSV reader's or a table's rows: fields, and the row as a
+// CSV line (a table's rendered canonically).
+type rowReader interface {
+	Next() bool
+	Fields() [][]byte
+	Raw() []byte
+	Err() error
+}
+
+// openRows opens path as a side is opened (columnar.FormatOf: a Parquet or
+// Arrow file by its extension, else CSV through csvscan) and reads its
+// header: names, and the header as a CSV line.
+func openRows(ctx context.Context, path string) (r rowReader, name string, header []string, headerRaw []byte, closeRows func() error, err error) {
+	format, err := columnar.FormatOf(path, "")
+	if err != nil {
+		return nil, "", nil, nil, nil, err
+	}
+	if format != columnar.CSV {
+		t, err := columnar.Open(ctx, path, "", format, "")
+		if err != nil {
+			return nil, "", nil, nil, nil, err
+		}
+		var raw []byte
+		for i, n := range t.Names {
+			if i > 0 {
+				raw = append(raw, ',')
+			}
+			raw = csvscan.AppendField(raw, []byte(n))
+		}
+		return columnar.NewReader(t), t.Name, t.Names, raw, t.Close, nil
+	}
+	rc, name, err := csvscan.OpenContext(ctx, path)
+	if err != nil {
+		return nil, "", nil, nil, nil, err
+	}
+	cr := csvscan.NewReader(rc, name)
+	header, err = cr.ReadHeader()
+	if err != nil {
+		rc.Close()
+		return nil, "", nil, nil, nil, err
+	}
+	return cr, name, header, slices.Clone(cr.Raw()), rc.Close, nil
+}
+
 // ExtractKeysContext is ExtractKeys that gives up waiting for a FIFO's writer,
 // or a stream's next bytes, when ctx ends.
 func ExtractKeysContext(ctx context.Context, path string, w io.Writer, opt KeysOptions) (KeysResult, error) {
@@ -92,17 +137,11 @@ func ExtractKeysContext(ctx context.Context, path string, w io.Writer, opt KeysO
 	if opt.Sample < 0 {
 		return KeysResult{}, fmt.Errorf("keys: sample %d, want > 0", opt.Sample)
 	}
-	rc, name, err := csvscan.OpenContext(ctx, path)
+	r, name, header, headerRaw, closeRows, err := openRows(ctx, path)
 	if err != nil {
 		return KeysResult{}, err
 	}
-	defer rc.Close()
-	r := csvscan.NewReader(rc, name)
-	header, err := r.ReadHeader()
-	if err != nil {
-		return KeysResult{}, err
-	}
-	headerRaw := slices.Clone(r.Raw())
+	defer closeRows()
 	cols := make([]int, len(opt.Where))
 	for i, p := range opt.Where {
 		cols[i] = slices.Index(header, p.Column)

@@ -1,6 +1,8 @@
 package local
 
 import (
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/columnar"
 	"bufio"
 	"bytes"
 	"context"
@@ -24,17 +26,6 @@ import (
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
-// A column's type: columnText (UTF-8: BYTE_ARRAY, logical type String),
-// columnInt64 (INT64) or columnFloat64 (DOUBLE).
-type columnType int
-
-const (
-	columnText columnType = iota
-	columnInt64
-	columnFloat64
-	columnBytes // BYTE_ARRAY unannotated: text that is not valid UTF-8
-)
-
 // A Parquet row group is written at 64K rows or when its values take 8 MiB,
 // so a wide output does not hold tens of megabytes per group.
 const (
@@ -42,8 +33,11 @@ const (
 	parquetRowGroupBytes = 8 << 20
 )
 
-// parquetSink writes the output rows as a Parquet file whose column types
-// come from the values written, never from names or a sample: a column is
+// parquetSink writes the output rows as a Parquet file. A column of a
+// Parquet or Arrow side is written as its own type (join.Header.Types;
+// columnar.ParquetNode says how each type is stored), its canonical text
+// read back (columnar.Type.Value). A column of a CSV side has no type; it
+// takes one from the values written, never from names or a sample: it is
 // INT64 when every value written to it is an integer that prints back as
 // the same text (canonicalInt: 7, -7, 0; not 007, +7, -0 or beyond int64),
 // else DOUBLE when every value is a finite number that prints back as the
@@ -70,11 +64,13 @@ const (
 // pqarrow pulls in Arrow Flight and gRPC, whose initialisation adds to the
 // resident memory of every run, a cost --mem cannot bound (docs/design.md).
 type parquetSink struct {
-	out     firstError // the output, remembering its first write error
-	tempDir string
+	out      firstError // the output, remembering its first write error
+	tempDir  string
+	rowGroup int // rows a row group; 0 for parquetRowGroup or 8 MiB of values
 
 	mu     sync.Mutex
 	names  []string
+	given  []columnar.Type // the header's: a typed column is written as its type
 	spool  *os.File
 	sw     *bufio.Writer
 	maybe  []columnTypes // per column: the types its values so far allow
@@ -83,14 +79,28 @@ type parquetSink struct {
 	batch  []byte // a batch read back from the spool
 
 	// The row group being filled (in Finish).
-	kinds  []columnType
-	fw     *file.Writer
-	texts  [][]parquet.ByteArray // per column, by kind
-	ints   [][]int64
-	floats [][]float64
-	defs   [][]int16 // definition levels: 1 present, 0 NULL
-	rows   int
-	arena  []byte // the row group's text bytes
+	types []columnar.Type
+	fw    *file.Writer
+	cols  []columnValues
+	rows  int
+	arena []byte // the row group's text bytes
+}
+
+// columnValues are a column's values in the row group being filled, in the
+// slice of its physical type.
+type columnValues struct {
+	i32   []int32
+	i64   []int64
+	f32   []float32
+	f64   []float64
+	bools []bool
+	bytes []parquet.ByteArray
+	fixed []parquet.FixedLenByteArray
+	defs  []int16 // definition levels: 1 present, 0 NULL
+}
+
+func (c *columnValues) reset() {
+	c.i32, c.i64, c.f32, c.f64, c.bools, c.bytes, c.fixed, c.defs = c.i32[:0], c.i64[:0], c.f32[:0], c.f64[:0], c.bools[:0], c.bytes[:0], c.fixed[:0], c.defs[:0]
 }
 
 // columnTypes is what a column's values so far allow.
@@ -117,18 +127,19 @@ func (c *columnTypes) observe(f []byte) {
 	}
 }
 
-func (c columnTypes) kind() columnType {
+// typ is the type a column of text takes from its values.
+func (c columnTypes) typ() columnar.Type {
 	switch {
 	case !c.seen:
-		return columnText
+		return columnar.Type{Kind: columnar.String}
 	case c.notInt && c.notFloat && c.notUTF8:
-		return columnBytes
+		return columnar.Type{Kind: columnar.Binary}
 	case !c.notInt:
-		return columnInt64
+		return columnar.Type{Kind: columnar.Int, Width: 64}
 	case !c.notFloat:
-		return columnFloat64
+		return columnar.Type{Kind: columnar.Float, Width: 64}
 	}
-	return columnText
+	return columnar.Type{Kind: columnar.String}
 }
 
 // canonicalInt reports whether f is an int64 written as strconv.FormatInt
@@ -154,11 +165,13 @@ func canonicalInt(f []byte) bool {
 }
 
 // canonicalFloat reports whether f is a finite float64 written as
-// strconv.FormatFloat(v, 'f', -1, 64) writes it: the shortest decimal that
-// reads back as v, no exponent, no trailing zero, no '+'; an integer (no
-// '.') only within 2^53, where a double holds every integer exactly
-// (100000000000000000000000000000 prints back as itself, but the double is
-// 99999999999999991433150857216).
+// columnar.AppendFloat writes it (the form a Parquet or Arrow side's double
+// is rendered in, so a column read back prints as the same text): the
+// shortest decimal that reads back as v, plain between 1e-7 and 1e21, with
+// an exponent beyond, no trailing zero, no '+' before the number; an
+// integer (no '.' or exponent) only within 2^53, where a double holds every
+// integer exactly (100000000000000000000 prints back as itself, but the
+// double above 2^53 may be another integer than the text).
 func canonicalFloat(f []byte) bool {
 	if len(f) == 0 || len(f) > 400 || !(f[0] == '-' || f[0] >= '0' && f[0] <= '9') {
 		return false // also keeps out NaN, Inf and hex forms
@@ -167,11 +180,11 @@ func canonicalFloat(f []byte) bool {
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
 		return false
 	}
-	if !bytes.ContainsRune(f, '.') && math.Abs(v) > 1<<53 {
+	if !bytes.ContainsAny(f, ".e") && math.Abs(v) > 1<<53 {
 		return false
 	}
 	var buf [64]byte
-	return string(strconv.AppendFloat(buf[:0], v, 'f', -1, 64)) == string(f)
+	return string(columnar.AppendFloat(buf[:0], v, 64)) == string(f)
 }
 
 // NewParquet returns a Sink that writes Parquet to w, typed by the values
@@ -181,8 +194,58 @@ func NewParquet(w io.Writer, tempDir string) Sink {
 	return &parquetSink{out: firstError{w: w}, tempDir: tempDir}
 }
 
+// NewParquetRowGroups is NewParquet with rowGroup rows a row group (the
+// last one may hold fewer), whatever their bytes; 0 for NewParquet's.
+func NewParquetRowGroups(w io.Writer, tempDir string, rowGroup int) Sink {
+	return &parquetSink{out: firstError{w: w}, tempDir: tempDir, rowGroup: rowGroup}
+}
+
+// ConvertCSV writes the CSV text of src (fields separated by sep; name
+// names it in messages) to dst as Parquet, each column typed
+// by its values as the Parquet sink types a CSV side's (INT64, DOUBLE,
+// UTF-8; an empty field is NULL), rowGroup rows a row group (0: the
+// sink's default). It returns the rows written. Cost: src read once, its
+// rows spooled once to tempDir; memory one row group. Not safe for
+// concurrent use of dst.
+func ConvertCSV(ctx context.Context, src io.Reader, name string, sep byte, dst io.Writer, rowGroup int, tempDir string) (rows int64, err error) {
+	r := csvscan.NewReader(src, name)
+	if err := r.SetSep(sep); err != nil {
+		return 0, err
+	}
+	names, err := r.ReadHeader()
+	if err != nil {
+		return 0, err
+	}
+	sink := NewParquetRowGroups(dst, tempDir, rowGroup)
+	defer sink.Close()
+	if err := sink.Begin(join.Header{Names: names}); err != nil {
+		return 0, err
+	}
+	w := sink.Writer().(*lineBuffer)
+	var line []byte
+	for r.Next() {
+		line = append(csvscan.AppendFields(line[:0], r.Fields()), '\n')
+		if err := w.WriteLine(line); err != nil {
+			return rows, err
+		}
+		if rows++; rows%65536 == 0 {
+			if err := ctx.Err(); err != nil {
+				return rows, err
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		return rows, err
+	}
+	if err := w.Flush(); err != nil {
+		return rows, err
+	}
+	return rows, sink.Finish(ctx)
+}
+
 func (s *parquetSink) Begin(h join.Header) error {
 	s.names = h.Names
+	s.given = h.Types
 	s.maybe = make([]columnTypes, len(h.Names))
 	f, err := os.CreateTemp(s.tempDir, atomicfile.TempPrefix()+"parquet-*.spool")
 	if err != nil {
@@ -197,29 +260,17 @@ func (s *parquetSink) begin() (err error) {
 	defer recoverWrite(&err)
 	n := len(s.names)
 	fields := make(schema.FieldList, n)
-	s.kinds = make([]columnType, n)
-	s.texts = make([][]parquet.ByteArray, n)
-	s.ints = make([][]int64, n)
-	s.floats = make([][]float64, n)
-	s.defs = make([][]int16, n)
+	s.types = make([]columnar.Type, n)
+	s.cols = make([]columnValues, n)
 	for i, name := range s.names {
-		k := s.maybe[i].kind()
-		s.kinds[i] = k
-		var node schema.Node
-		switch k {
-		case columnInt64:
-			node, err = schema.NewPrimitiveNodeLogical(name, parquet.Repetitions.Optional, schema.NewIntLogicalType(64, true), parquet.Types.Int64, -1, -1)
-		case columnFloat64:
-			node, err = schema.NewPrimitiveNode(name, parquet.Repetitions.Optional, parquet.Types.Double, -1, -1)
-		case columnBytes:
-			node, err = schema.NewPrimitiveNode(name, parquet.Repetitions.Optional, parquet.Types.ByteArray, -1, -1)
-		default:
-			node, err = schema.NewPrimitiveNodeLogical(name, parquet.Repetitions.Optional, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)
+		t := s.maybe[i].typ()
+		if i < len(s.given) && s.given[i].Typed() {
+			t = s.given[i]
 		}
-		if err != nil {
+		s.types[i] = t
+		if fields[i], err = columnar.ParquetNode(name, t); err != nil {
 			return fmt.Errorf("parquet: column %q: %w", name, err)
 		}
-		fields[i] = node
 	}
 	root, err := schema.NewGroupNode("schema", parquet.Repetitions.Required, fields, -1)
 	if err != nil {
@@ -311,32 +362,43 @@ func (s *parquetSink) eachRow(lines []byte, fn func() error) error {
 // it is full. Called in Finish.
 func (s *parquetSink) append() error {
 	for i, f := range s.fields {
+		c := &s.cols[i]
 		if len(f) == 0 {
-			s.defs[i] = append(s.defs[i], 0)
+			c.defs = append(c.defs, 0)
 			continue
 		}
-		s.defs[i] = append(s.defs[i], 1)
-		switch s.kinds[i] {
-		case columnInt64:
-			v, err := strconv.ParseInt(string(f), 10, 64)
-			if err != nil { // checked when spooled: the spool is not what was written
-				return fmt.Errorf("parquet: column %q: %q is not an integer", s.names[i], f)
-			}
-			s.ints[i] = append(s.ints[i], v)
-		case columnFloat64:
-			v, err := strconv.ParseFloat(string(f), 64)
-			if err != nil {
-				return fmt.Errorf("parquet: column %q: %q is not a number", s.names[i], f)
-			}
-			s.floats[i] = append(s.floats[i], v)
-		default:
+		c.defs = append(c.defs, 1)
+		t := s.types[i]
+		p, _ := t.Physical()
+		if p == columnar.PhysBytes {
 			start := len(s.arena)
 			s.arena = append(s.arena, f...)
-			s.texts[i] = append(s.texts[i], parquet.ByteArray(s.arena[start:len(s.arena):len(s.arena)]))
+			c.bytes = append(c.bytes, parquet.ByteArray(s.arena[start:len(s.arena):len(s.arena)]))
+			continue
+		}
+		v, err := t.Value(f) // checked when spooled (a CSV column) or written from the type (a table's)
+		if err != nil {
+			return fmt.Errorf("parquet: column %q: %w", s.names[i], err)
+		}
+		switch p {
+		case columnar.PhysInt32:
+			c.i32 = append(c.i32, int32(v.I))
+		case columnar.PhysInt64:
+			c.i64 = append(c.i64, v.I)
+		case columnar.PhysFloat:
+			c.f32 = append(c.f32, float32(v.F))
+		case columnar.PhysDouble:
+			c.f64 = append(c.f64, v.F)
+		case columnar.PhysBool:
+			c.bools = append(c.bools, v.I != 0)
+		case columnar.PhysFixed:
+			start := len(s.arena)
+			s.arena = append(s.arena, v.B...)
+			c.fixed = append(c.fixed, parquet.FixedLenByteArray(s.arena[start:len(s.arena):len(s.arena)]))
 		}
 	}
 	s.rows++
-	if s.rows == parquetRowGroup || len(s.arena)+24*len(s.names)*s.rows >= parquetRowGroupBytes {
+	if s.rowGroup > 0 && s.rows == s.rowGroup || s.rowGroup == 0 && (s.rows == parquetRowGroup || len(s.arena)+24*len(s.names)*s.rows >= parquetRowGroupBytes) {
 		return s.flushGroup()
 	}
 	return nil
@@ -353,13 +415,22 @@ func (s *parquetSink) flushGroup() error {
 		if err != nil {
 			return fmt.Errorf("parquet: %w", err)
 		}
-		switch c := cw.(type) {
+		c := &s.cols[i]
+		switch w := cw.(type) {
+		case *file.Int32ColumnChunkWriter:
+			_, err = w.WriteBatch(c.i32, c.defs, nil)
 		case *file.Int64ColumnChunkWriter:
-			_, err = c.WriteBatch(s.ints[i], s.defs[i], nil)
+			_, err = w.WriteBatch(c.i64, c.defs, nil)
+		case *file.Float32ColumnChunkWriter:
+			_, err = w.WriteBatch(c.f32, c.defs, nil)
 		case *file.Float64ColumnChunkWriter:
-			_, err = c.WriteBatch(s.floats[i], s.defs[i], nil)
+			_, err = w.WriteBatch(c.f64, c.defs, nil)
+		case *file.BooleanColumnChunkWriter:
+			_, err = w.WriteBatch(c.bools, c.defs, nil)
 		case *file.ByteArrayColumnChunkWriter:
-			_, err = c.WriteBatch(s.texts[i], s.defs[i], nil)
+			_, err = w.WriteBatch(c.bytes, c.defs, nil)
+		case *file.FixedLenByteArrayColumnChunkWriter:
+			_, err = w.WriteBatch(c.fixed, c.defs, nil)
 		default:
 			err = errors.New("unexpected column writer")
 		}
@@ -369,7 +440,7 @@ func (s *parquetSink) flushGroup() error {
 		if err != nil {
 			return fmt.Errorf("parquet: %w", err)
 		}
-		s.texts[i], s.ints[i], s.floats[i], s.defs[i] = s.texts[i][:0], s.ints[i][:0], s.floats[i][:0], s.defs[i][:0]
+		c.reset()
 	}
 	if err := rg.Close(); err != nil {
 		return fmt.Errorf("parquet: %w", err)

@@ -146,6 +146,7 @@ func (x *execution) outputHeader() join.Header {
 		raw = csvscan.AppendFields(nil, headerBytes(x.input.header))
 	}
 	h := join.OutputHeader(raw, x.input.header, x.joinSpec, x.keys.header, x.keySpec)
+	h.SetTypes(len(x.input.header), x.input.types, x.keys.types, x.keySpec)
 	if x.opt.Route == join.RouteColumn {
 		h.Line = append(h.Line[:len(h.Line)-1], ",class\n"...)
 		h.Names = append(h.Names, "class")
