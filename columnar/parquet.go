@@ -140,26 +140,26 @@ func (p *parquetTable) columnBytes(i, col int) int64 {
 }
 
 // keyRange returns the min and max of a signed integer column in row group
-// i, from its statistics; ok false when it has none.
-func (p *parquetTable) keyRange(i, col int) (lo, hi int64, ok bool) {
+// i and its NULLs, from its statistics; ok false when it has none of them.
+func (p *parquetTable) keyRange(i, col int) (lo, hi, nulls int64, ok bool) {
 	cc, err := p.r.MetaData().RowGroup(i).ColumnChunk(col)
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	if set, err := cc.StatsSet(); err != nil || !set {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	st, err := cc.Statistics()
-	if err != nil || st == nil || !st.HasMinMax() {
-		return 0, 0, false
+	if err != nil || st == nil || !st.HasMinMax() || !st.HasNullCount() {
+		return 0, 0, 0, false
 	}
 	switch s := st.(type) {
 	case *metadata.Int64Statistics:
-		return s.Min(), s.Max(), true
+		return s.Min(), s.Max(), s.NullCount(), true
 	case *metadata.Int32Statistics:
-		return int64(s.Min()), int64(s.Max()), true
+		return int64(s.Min()), int64(s.Max()), s.NullCount(), true
 	}
-	return 0, 0, false
+	return 0, 0, 0, false
 }
 
 // read decodes column col of row group i. Safe for concurrent use on

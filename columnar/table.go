@@ -363,11 +363,11 @@ func (t *Table) Rows() int64 {
 }
 
 // KeyRange returns the least and the greatest value of the signed integer
-// column col in chunk i, from the file's statistics (Parquet); ok false
-// where there are none.
-func (t *Table) KeyRange(i, col int) (lo, hi int64, ok bool) {
+// column col in chunk i, and its NULLs, from the file's statistics
+// (Parquet); ok false where they are not all there.
+func (t *Table) KeyRange(i, col int) (lo, hi, nulls int64, ok bool) {
 	if t.pq == nil || t.Types[col].Kind != Int {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	return t.pq.keyRange(i, col)
 }

@@ -204,8 +204,8 @@ func TestKeys(t *testing.T) {
 	if kt, ok := (Type{Kind: Uint, Width: 16}).KeyType(); !ok || kt != key.Int {
 		t.Fatal("uint16 is no integer key")
 	}
-	if lo, hi, ok := tb.KeyRange(0, 1); !ok || lo != -9223372036854775808 || hi != 42 {
-		t.Fatalf("KeyRange %d %d %v", lo, hi, ok)
+	if lo, hi, nulls, ok := tb.KeyRange(0, 1); !ok || lo != -9223372036854775808 || hi != 42 || nulls != 1 {
+		t.Fatalf("KeyRange %d %d %d %v", lo, hi, nulls, ok)
 	}
 }
 

@@ -155,7 +155,8 @@ type batchWorker struct {
 	kb      [mapBatch][8]byte // the batch's integer keys
 	intKeys [mapBatch][]byte  // kb[i][:], set once
 	keys    [][]byte
-	recs    []int // the batch record of each key
+	gather  [][]byte // the keys of a batch gathered one by one (never intKeys: it must stay kb[i][:])
+	recs    []int    // the batch record of each key
 	pass    []bool
 }
 
@@ -205,9 +206,10 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 				}
 				// A key that does not parse, or a NULL (rare): the batch's
 				// keys are gathered one by one instead.
-				if m.keys, m.recs, err = x.gatherKeys(r, b, kt, m.kb[:], m.keys[:0], m.recs[:0], &m.mapWorker); err != nil {
+				if m.gather, m.recs, err = x.gatherKeys(r, b, kt, m.kb[:], m.gather[:0], m.recs[:0], &m.mapWorker); err != nil {
 					return err
 				}
+				m.keys = m.gather
 				break
 			}
 			if m.bf != nil {

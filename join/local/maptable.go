@@ -72,14 +72,15 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 		rowBytes = int(chunkBytes / int64(c.rows))
 	}
 	if c.index >= 0 && x.keyHi != nil && !ks.Composite() && ks.Types[0] == key.Int {
-		lo, hi, ok := tab.KeyRange(c.index, ks.Cols[0])
+		lo, hi, nulls, ok := tab.KeyRange(c.index, ks.Cols[0])
 		if ok && (hi < keyInt(x.keyLo) || lo > keyInt(x.keyHi)) {
 			t.counts.ChunksSkipped++
 			t.counts.RowsSkipped += int64(c.rows)
 			t.counts.BytesSkipped += chunkBytes
 			m.rows += int64(c.rows)
-			m.dropRows += int64(c.rows)
-			m.dropBytes += int64(c.rows) * int64(rowBytes+8)
+			m.cannot.null += nulls // as the rows read would count them
+			m.dropRows += int64(c.rows) - nulls
+			m.dropBytes += (int64(c.rows) - nulls) * int64(rowBytes+8)
 			return nil
 		}
 	}

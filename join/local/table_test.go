@@ -1,0 +1,367 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow"
+
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
+)
+
+// tableData is a side as a model: column names and rows of text, nil for
+// NULL. It is written as CSV (NULL as an empty field) and, typed, as
+// Parquet and Arrow files.
+type tableData struct {
+	names []string
+	types []arrow.DataType
+	rows  [][]*string
+}
+
+func sp(s string) *string { return &s }
+
+// csv writes d as a CSV file.
+func (d tableData) csv(t *testing.T, path string) {
+	var b []byte
+	b = csvscan.AppendFields(b, byteNames(d.names))
+	b = append(b, '\n')
+	for _, row := range d.rows {
+		fs := make([][]byte, len(row))
+		for i, v := range row {
+			if v != nil {
+				fs[i] = []byte(*v)
+			}
+		}
+		b = append(csvscan.AppendFields(b, fs), '\n')
+	}
+	testutil.WriteFile(t, path, b, 0o644)
+}
+
+func byteNames(ns []string) [][]byte {
+	out := make([][]byte, len(ns))
+	for i, n := range ns {
+		out[i] = []byte(n)
+	}
+	return out
+}
+
+// sideFiles writes d as CSV, Parquet of 7-row groups with dictionary pages,
+// Parquet of one plain row group, and Arrow file and stream; by name.
+func sideFiles(t *testing.T, dir, name string, d tableData) map[string]string {
+	rec := columnartest.Record(t, d.names, d.types, d.rows)
+	defer rec.Release()
+	small := columnartest.Write(t, dir, name+"-rg7", rec, 7, true)
+	one := columnartest.Write(t, dir, name+"-rg1", rec, 1<<20, false)
+	c := filepath.Join(dir, name+".csv")
+	d.csv(t, c)
+	return map[string]string{"csv": c, "parquet-rg7-dict": small.Parquet, "parquet-plain": one.Parquet, "arrow-file": small.ArrowFile, "arrow-stream": small.ArrowStream}
+}
+
+// tableJoin is the reference: the inner join of the models on the columns
+// kc and jc (NULL never matches), rows as parseOutput gives them.
+func tableJoin(keys, input tableData, kc, jc []int) []string {
+	k := func(row []*string, cols []int) (string, bool) {
+		var parts []string
+		for _, c := range cols {
+			if row[c] == nil {
+				return "", false
+			}
+			parts = append(parts, *row[c])
+		}
+		return strings.Join(parts, "\x00"), true
+	}
+	byKey := map[string][][]string{}
+	for _, row := range keys.rows {
+		kv, ok := k(row, kc)
+		if !ok {
+			continue
+		}
+		var rest []string
+		for i, v := range row {
+			if !slices.Contains(kc, i) {
+				rest = append(rest, deref(v))
+			}
+		}
+		byKey[kv] = append(byKey[kv], rest)
+	}
+	var out []string
+	for _, row := range input.rows {
+		kv, ok := k(row, jc)
+		if !ok {
+			continue
+		}
+		var left []string
+		for _, v := range row {
+			left = append(left, deref(v))
+		}
+		for _, rest := range byKey[kv] {
+			out = append(out, strings.Join(append(slices.Clone(left), rest...), "\x1f"))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func deref(v *string) string {
+	if v == nil {
+		return ""
+	}
+	return *v
+}
+
+// genTables makes a key side (K int64, G int64, P text with commas, quotes
+// and line breaks, W a float) and a large side (ID, K int32, G, S) with
+// duplicate keys on both sides and NULLs in every column, from seed.
+func genTables(seed uint64) (keys, input tableData) {
+	r := testutil.Rand(seed)
+	maybe := func(p float64, s string) *string {
+		if r.Float64() < p {
+			return nil
+		}
+		return sp(s)
+	}
+	texts := []string{"plain", "a,b", `say "hi"`, "two\nlines", "é ü", " lead"}
+	keys = tableData{names: []string{"K", "G", "P", "W"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64}}
+	for range 150 {
+		keys.rows = append(keys.rows, []*string{maybe(0.05, fmt.Sprint(r.IntN(120))), sp(fmt.Sprint(r.IntN(3))), maybe(0.1, texts[r.IntN(len(texts))]), maybe(0.1, fmt.Sprintf("%d.25", r.IntN(50)-25))})
+	}
+	input = tableData{names: []string{"ID", "K", "G", "S"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}}
+	for i := range 600 {
+		input.rows = append(input.rows, []*string{sp(fmt.Sprint(i)), maybe(0.05, fmt.Sprint(r.IntN(400))), maybe(0.05, fmt.Sprint(r.IntN(3))), maybe(0.1, texts[r.IntN(len(texts))])})
+	}
+	return keys, input
+}
+
+// TestTableSides: every pairing of CSV, Parquet (small dictionary-encoded
+// row groups, one plain group) and Arrow (file, stream) sides gives the
+// model's join, for every filter kind on the Parquet pair; an int64 key
+// side matches an int32 join column by value; NULL keys never match and
+// are counted; a composite key of two typed columns; sorted output is
+// byte-identical whatever the formats.
+func TestTableSides(t *testing.T) {
+	seed := testutil.Seed(t)
+	keys, input := genTables(seed)
+	dir := t.TempDir()
+	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
+	want := tableJoin(keys, input, []int{0}, []int{1})
+	if len(want) < 100 {
+		t.Fatalf("the reference has %d rows", len(want))
+	}
+	var inputNull int64
+	for _, row := range input.rows {
+		if row[1] == nil {
+			inputNull++
+		}
+	}
+	var sorted []byte
+	for _, kfmt := range []string{"csv", "parquet-rg7-dict", "arrow-file"} {
+		for _, ifmt := range []string{"csv", "parquet-rg7-dict", "parquet-plain", "arrow-file", "arrow-stream"} {
+			ks := []filters.Kind{filters.ACBF}
+			if kfmt == "parquet-rg7-dict" && ifmt == "parquet-rg7-dict" {
+				ks = kinds()
+			}
+			for _, kind := range ks {
+				name := fmt.Sprintf("keys %s, input %s, %s", kfmt, ifmt, kind)
+				opt := join.Options{Keys: kf[kfmt], Input: inf[ifmt], KeyCol: "K", JoinCol: "K", Filter: kind, Sort: true, Mappers: 3, Reducers: 2, TempDir: t.TempDir()}
+				if kind == filters.Fuse {
+					opt.Sizing = filters.Sizing{BitsPerKey: 9}
+				}
+				rep, out := runJoin(t, opt)
+				if got := parseOutput(t, out); !slices.Equal(got, want) {
+					t.Fatalf("%s: %d rows, the model's %d; %s", name, len(got), len(want), testutil.FirstDiff(got, want))
+				}
+				if rep.Keys.InputNull != inputNull {
+					t.Errorf("%s: %d NULL input keys counted, %d in the data", name, rep.Keys.InputNull, inputNull)
+				}
+				if rep.Settings.KeyType != key.Int {
+					t.Errorf("%s: key type %v", name, rep.Settings.KeyType)
+				}
+				// The header is the large side's as CSV: the same for every format.
+				if sorted == nil {
+					sorted = out
+				} else if !bytes.Equal(out, sorted) {
+					t.Errorf("%s: sorted output differs from the CSV pair's", name)
+				}
+			}
+		}
+	}
+	// A composite key of typed columns.
+	want2 := tableJoin(keys, input, []int{0, 1}, []int{1, 2})
+	for _, f := range []string{"csv", "parquet-rg7-dict", "arrow-stream"} {
+		_, out := runJoin(t, join.Options{Keys: kf["parquet-plain"], Input: inf[f], KeyCol: "K,G", JoinCol: "K,G", Filter: filters.Blocked})
+		if got := parseOutput(t, out); !slices.Equal(got, want2) {
+			t.Fatalf("composite, input %s: %s", f, testutil.FirstDiff(got, want2))
+		}
+	}
+}
+
+// TestTableStringKeys: string key columns compare as bytes: "7" and "007"
+// are other keys, from a Parquet side and from a CSV side alike (auto types
+// the CSV string: 007 is no canonical integer).
+func TestTableStringKeys(t *testing.T) {
+	keys := tableData{names: []string{"K", "V"}, types: []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64}}
+	input := tableData{names: []string{"K"}, types: []arrow.DataType{arrow.BinaryTypes.String}}
+	for i, k := range []string{"7", "007", "tt0000019", "10.0.0.1", "-3"} {
+		keys.rows = append(keys.rows, []*string{sp(k), sp(fmt.Sprint(i))})
+	}
+	for _, k := range []string{"7", "07", "007", "tt0000019", "10.0.0.1", "10.0.0.2", "-3", "+3"} {
+		input.rows = append(input.rows, []*string{sp(k)}, []*string{sp(k)})
+	}
+	input.rows = append(input.rows, []*string{nil})
+	dir := t.TempDir()
+	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
+	want := tableJoin(keys, input, []int{0}, []int{0})
+	if len(want) != 10 {
+		t.Fatalf("the model has %d rows", len(want))
+	}
+	for _, kfmt := range []string{"csv", "parquet-plain"} {
+		for _, ifmt := range []string{"csv", "parquet-rg7-dict", "arrow-stream"} {
+			rep, out := runJoin(t, join.Options{Keys: kf[kfmt], Input: inf[ifmt], KeyCol: "K", JoinCol: "K"})
+			if got := parseOutput(t, out); !slices.Equal(got, want) {
+				t.Fatalf("keys %s, input %s: %s", kfmt, ifmt, testutil.FirstDiff(got, want))
+			}
+			if rep.Settings.KeyType != key.String {
+				t.Errorf("keys %s, input %s: key type %v (%s)", kfmt, ifmt, rep.Settings.KeyType, rep.Keys.Why)
+			}
+		}
+	}
+}
+
+// TestTableRefusals: an integer column joined to a string column is refused
+// with both types named; a float column is no key; a damaged footer names
+// its file; nothing is left in the temporary folder.
+func TestTableRefusals(t *testing.T) {
+	keys, input := genTables(3)
+	dir := t.TempDir()
+	kf := sideFiles(t, dir, "keys", keys)
+	strs := tableData{names: []string{"K"}, types: []arrow.DataType{arrow.BinaryTypes.String}, rows: [][]*string{{sp("1")}, {sp("x")}}}
+	sf := sideFiles(t, dir, "strs", strs)
+	inf := sideFiles(t, dir, "input", input)
+	data, err := os.ReadFile(inf["parquet-plain"])
+	testutil.Check(t, err)
+	bad := filepath.Join(dir, "damaged.parquet")
+	testutil.WriteFile(t, bad, data[:len(data)-20], 0o644)
+	tmp := t.TempDir()
+	for _, c := range []struct {
+		name string
+		opt  join.Options
+		want []string
+	}{
+		{"int to string", join.Options{Keys: kf["parquet-plain"], Input: sf["parquet-plain"], KeyCol: "K", JoinCol: "K"}, []string{"int64", "string"}},
+		{"float key", join.Options{Keys: kf["parquet-plain"], Input: inf["parquet-plain"], KeyCol: "W", JoinCol: "K"}, []string{`"W"`, "float64"}},
+		{"damaged footer", join.Options{Keys: kf["csv"], Input: bad, KeyCol: "K", JoinCol: "K"}, []string{"damaged.parquet"}},
+	} {
+		c.opt.TempDir = tmp
+		_, err := Run(context.Background(), c.opt, NewCSV(&bytes.Buffer{}))
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q does not say %s", c.name, err, w)
+			}
+		}
+	}
+	if names := testutil.DirNames(t, tmp); len(names) != 0 {
+		t.Errorf("left behind: %v", names)
+	}
+}
+
+// TestTableParquetOutput: a Parquet output of Parquet sides keeps their
+// column types (int32 stays int32, a string of digits stays a string) and
+// reads back as the CSV output's text.
+func TestTableParquetOutput(t *testing.T) {
+	keys, input := genTables(5)
+	keys.names[1] = "H" // the output reads back: no two columns of one name
+	for _, row := range input.rows { // S holds digits only: typed by values it would be INT64
+		if row[3] != nil {
+			row[3] = sp(fmt.Sprint(len(*row[3])))
+		}
+	}
+	dir := t.TempDir()
+	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
+	var pq bytes.Buffer
+	opt := join.Options{Keys: kf["parquet-plain"], Input: inf["parquet-rg7-dict"], KeyCol: "K", JoinCol: "K", Sort: true}
+	if _, err := Run(context.Background(), opt, NewParquet(&pq, t.TempDir())); err != nil {
+		t.Fatal(err)
+	}
+	_, csvOut := runJoin(t, opt)
+	tbl := testutil.ReadParquet(t, pq.Bytes())
+	wantTypes := []string{"int64", "int32", "int64", "utf8", "int64", "utf8", "float64"}
+	for i, w := range wantTypes {
+		if got := tbl.Schema().Field(i).Type.String(); got != w {
+			t.Errorf("column %s: %s, want %s", tbl.Schema().Field(i).Name, got, w)
+		}
+	}
+	out := filepath.Join(dir, "out.parquet")
+	testutil.WriteFile(t, out, pq.Bytes(), 0o644)
+	// Read back through a join with itself as the input: its rows' text.
+	_, again := runJoin(t, join.Options{Keys: kf["csv"], Input: out, KeyCol: "K", JoinCol: "K", Sort: true})
+	if got, w := parseOutput(t, again), parseOutput(t, joinWithKeysAgain(t, kf["csv"], csvOut)); !slices.Equal(got, w) {
+		t.Fatalf("the Parquet output read back: %s", testutil.FirstDiff(got, w))
+	}
+}
+
+// joinWithKeysAgain joins the CSV output out to the key file once more.
+func joinWithKeysAgain(t *testing.T, keysPath string, out []byte) []byte {
+	p := filepath.Join(t.TempDir(), "out.csv")
+	testutil.WriteFile(t, p, out, 0o644)
+	_, again := runJoin(t, join.Options{Keys: keysPath, Input: p, KeyCol: "K", JoinCol: "K", Sort: true})
+	return again
+}
+
+// TestBatchAfterAnOddKey: a batch with a key that does not parse (skipped
+// as a bad row, or NULL under auto typing) is gathered one key at a time;
+// the batches after it pair every row with its own key. (The gathered keys
+// once overwrote the slots of the integer keys, and later batches paired
+// rows with their neighbours' keys: a silent wrong join.)
+func TestBatchAfterAnOddKey(t *testing.T) {
+	dir := t.TempDir()
+	kb := []byte("K,V\n")
+	for k := range 50 {
+		kb = fmt.Appendf(kb, "%d,v%d\n", k, k)
+	}
+	keys := filepath.Join(dir, "keys.csv")
+	testutil.WriteFile(t, keys, kb, 0o644)
+	for _, odd := range []string{"x", ""} {
+		ib := []byte("ID,K\n")
+		want := 0
+		for i := range 5000 {
+			if i%97 == 5 {
+				ib = fmt.Appendf(ib, "%d,%s\n", i, odd)
+				continue
+			}
+			ib = fmt.Appendf(ib, "%d,%d\n", i, i%50)
+			want++
+		}
+		input := filepath.Join(dir, "input.csv")
+		testutil.WriteFile(t, input, ib, 0o644)
+		opt := join.Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "K", Mappers: 1}
+		if odd == "x" {
+			opt.KeyType, opt.SkipBadRows = key.Int, true
+		}
+		_, out := runJoin(t, opt)
+		rows := parseOutput(t, out)
+		if len(rows) != want {
+			t.Fatalf("odd key %q: %d rows, want %d", odd, len(rows), want)
+		}
+		for _, r := range rows {
+			f := strings.Split(r, "\x1f")
+			if "v"+f[1] != f[2] {
+				t.Fatalf("odd key %q: row %q has another key's payload", odd, r)
+			}
+		}
+	}
+}
