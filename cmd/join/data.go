@@ -1,17 +1,17 @@
 package main
 
 import (
-	"github.com/acbfjoin/acbfjoin/join/local"
-	"github.com/acbfjoin/acbfjoin/csvscan"
-	"strings"
-	"path/filepath"
-	"os"
 	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/join/local"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/datasets"

@@ -1,14 +1,14 @@
 package local
 
 import (
-	"github.com/acbfjoin/acbfjoin/csvscan"
-	"github.com/acbfjoin/acbfjoin/columnar"
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/csvscan"
 	"io"
 	"math"
 	"os"

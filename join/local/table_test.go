@@ -284,7 +284,7 @@ func TestTableRefusals(t *testing.T) {
 // reads back as the CSV output's text.
 func TestTableParquetOutput(t *testing.T) {
 	keys, input := genTables(5)
-	keys.names[1] = "H" // the output reads back: no two columns of one name
+	keys.names[1] = "H"              // the output reads back: no two columns of one name
 	for _, row := range input.rows { // S holds digits only: typed by values it would be INT64
 		if row[3] != nil {
 			row[3] = sp(fmt.Sprint(len(*row[3])))
