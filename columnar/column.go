@@ -23,6 +23,7 @@ type Column struct {
 	floats []float64 // Float
 	offs   []int     // String, Binary, Decimal of more than 18 digits (big-endian two's complement): value i is data[offs[i]:offs[i+1]]
 	data   []byte
+	nulls  int // HasNulls' answer: 0 not yet known, 1 none, 2 some
 }
 
 // Len is the number of values.
@@ -37,14 +38,19 @@ func (c *Column) Size() int64 {
 // Null reports whether value i is NULL.
 func (c *Column) Null(i int) bool { return c.valid != nil && !c.valid[i] }
 
-// HasNulls reports whether any value is NULL.
+// HasNulls reports whether any value is NULL: O(Len) the first time, then
+// O(1).
 func (c *Column) HasNulls() bool {
-	for _, v := range c.valid {
-		if !v {
-			return true
+	if c.nulls == 0 {
+		c.nulls = 1
+		for _, v := range c.valid {
+			if !v {
+				c.nulls = 2
+				break
+			}
 		}
 	}
-	return false
+	return c.nulls == 2
 }
 
 // Int64 is value i of an integer column (Int, Uint up to 63 bits).

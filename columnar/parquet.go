@@ -128,8 +128,15 @@ func (p *parquetTable) chunks() int { return p.r.NumRowGroups() }
 
 func (p *parquetTable) chunkRows(i int) int64 { return p.r.MetaData().RowGroup(i).NumRows() }
 
-// chunkBytes is row group i's uncompressed size.
-func (p *parquetTable) chunkBytes(i int) int64 { return p.r.MetaData().RowGroup(i).TotalByteSize() }
+// chunkBytes is row group i's uncompressed size: its column chunks' (the
+// row group's own total_byte_size is not written alike by every writer).
+func (p *parquetTable) chunkBytes(i int) int64 {
+	var n int64
+	for col := range p.col {
+		n += p.columnBytes(i, col)
+	}
+	return n
+}
 
 func (p *parquetTable) columnBytes(i, col int) int64 {
 	cc, err := p.r.MetaData().RowGroup(i).ColumnChunk(col)

@@ -30,9 +30,13 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g, row-weighted)\n",
 		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, r.FPPMeasured)
 	if t := r.InputTable; t != nil {
-		fmt.Fprintf(w, "input %s: %d chunks; %d skipped by their statistics (%d rows, %s); the other columns of %d decoded (rows passed); %s of %s decoded (%.0f%%)\n",
-			t.Format, t.Chunks, t.ChunksSkipped, t.RowsSkipped, SizeText(t.BytesSkipped), t.ChunksMaterialized,
-			SizeText(t.DecodedBytes), SizeText(t.Bytes), 100*float64(t.DecodedBytes)/float64(max(t.Bytes, 1)))
+		chunks := "row groups"
+		if t.Format == "arrow" {
+			chunks = "record batches"
+		}
+		fmt.Fprintf(w, "input %s: %d %s, %d skipped by their statistics (%d rows); the other columns decoded in %d (where a row passed): %s of %s decoded (%.0f%%)\n",
+			t.Format, t.Chunks, chunks, t.ChunksSkipped, t.RowsSkipped, t.ChunksMaterialized,
+			mib(t.DecodedBytes), mib(t.Bytes), 100*float64(t.DecodedBytes)/float64(max(t.Bytes, 1)))
 	}
 	if h := r.HotExclusions; h != nil {
 		fmt.Fprintf(w, "hot exclusions: %d asked, %d found (frequent keys that pass the filter and are not keys), %d bytes with the filter; they dropped %d rows: row-weighted FP %.3g without them, %.3g with",
@@ -179,3 +183,6 @@ func WriteComparison(w io.Writer, reps []*Report, repeat int) {
 	}
 	tw.Flush()
 }
+
+// mib is n bytes in MiB with one decimal.
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -1,9 +1,13 @@
 //go:build duckdb
 
-// Command duckdb_join is the DuckDB peer of the join benchmark: it runs
+// Command duckdb_join is the DuckDB peer of the join benchmarks: it runs
 //
 //	COPY (SELECT * FROM read_csv(CITE) c JOIN read_csv(KEYS) k ON c.CITED = k.PATENT) TO OUT
 //
+// (read_parquet for a .parquet side; --join-col and --key-col name other
+// columns), or with --sql any statement, such as the COPY ... TO
+// 'x.parquet' (FORMAT parquet) that writes bench/parquet.sh's Parquet twins
+// with DuckDB's default writer settings.
 // with DuckDB 1.4.5 through github.com/duckdb/duckdb-go/v2 v2.5.6 and prints the
 // wall time. It lives in its own module (bench/peers) so that the main module
 // does not depend on DuckDB; build it with -tags duckdb.
@@ -27,8 +31,11 @@ func main() {
 	threads := flag.Int("threads", 2, "DuckDB threads")
 	tempDir := flag.String("temp-dir", "", "DuckDB's temp_directory for spilling (default: DuckDB's own, .tmp in the working folder)")
 	memLimit := flag.String("memory-limit", "", "DuckDB's memory_limit setting, such as 32MB (default: DuckDB's own)")
+	joinCol := flag.String("join-col", "CITED", "the large side's join column")
+	keyCol := flag.String("key-col", "PATENT", "the key side's join column")
+	stmt := flag.String("sql", "", "run this statement instead of the join")
 	flag.Parse()
-	if *cite == "" || *keys == "" || *out == "" {
+	if *stmt == "" && (*cite == "" || *keys == "" || *out == "") {
 		fmt.Fprintln(os.Stderr, "duckdb_join: --cite, --keys and --out are required")
 		os.Exit(2)
 	}
@@ -54,14 +61,24 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	q := fmt.Sprintf("COPY (SELECT * FROM read_csv('%s') c JOIN read_csv('%s') k ON c.CITED = k.PATENT) TO '%s' (HEADER, DELIMITER ',')",
-		esc(*cite), esc(*keys), esc(*out))
+	q := fmt.Sprintf("COPY (SELECT * FROM %s('%s') c JOIN %s('%s') k ON c.\"%s\" = k.\"%s\") TO '%s' (HEADER, DELIMITER ',')",
+		reader(*cite), esc(*cite), reader(*keys), esc(*keys), *joinCol, *keyCol, esc(*out))
+	if *stmt != "" {
+		q = *stmt
+	}
 	start := time.Now()
 	if _, err := db.Exec(q); err != nil {
 		fmt.Fprintln(os.Stderr, "duckdb_join:", err)
 		os.Exit(1)
 	}
 	fmt.Printf("%.3f\n", time.Since(start).Seconds())
+}
+
+func reader(path string) string {
+	if strings.HasSuffix(path, ".parquet") {
+		return "read_parquet"
+	}
+	return "read_csv"
 }
 
 func esc(s string) string { return strings.ReplaceAll(s, "'", "''") }

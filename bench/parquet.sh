@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The full generated NBER join (16,522,438 citations x 65,771 keys) with both
+# sides as Parquet, written by DuckDB with its default writer settings, against
+# DuckDB 1.4.5 (read_parquet both sides; bench/peers/duckdb_join) and Polars
+# (nodejs-polars 0.25.2, scanParquet both sides; bench/peers/polars), and
+# against our own join of the CSV files; then the wide side: all 23 columns
+# of apat63_99 joined by PATENT to 1% of the keys, where the map phase
+# decodes the key column of every row group and the other 22 only where a
+# row passed (late materialization).
+# Runs alternate: ours on Parquet, DuckDB, Polars, ours on CSV; ROUNDS rounds
+# (default 5); medians of wall time and peak RSS (/usr/bin/time).
+# Goals (issue 33): ours on Parquet <= 0.5x the faster peer's time and <= 0.6x
+# ours on the CSV; peak RSS <= 150 MB; the wide join's decoding saved,
+# measured from the report (decoded bytes of the table's uncompressed bytes).
+# Writes bench/results/parquet.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${ROUNDS:-5}
+data=${DATA:-bench/out/data}
+pq=$data/parquet
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+go build -o "$tmp/join" ./cmd/join
+(cd bench/peers && go build -tags duckdb -o "$tmp/duckdb_join" .)
+(cd bench/peers/polars && npm ci --no-audit --no-fund --loglevel=error > /dev/null)
+if [ ! -f "$data/cite75_99.txt" ] || [ ! -f "$data/keys.txt" ]; then
+  "$tmp/join" gen --scale 1 --seed 1 --out "$data"
+  "$tmp/join" keys --patents "$data/apat63_99.txt" --sample 65771 --seed 1 --out "$data/keys.txt"
+fi
+[ -f "$data/keys1pct.txt" ] || "$tmp/join" keys --from "$data/keys.txt" --sample 658 --seed 2 --out "$data/keys1pct.txt" > /dev/null
+mkdir -p "$pq"
+twin() { # CSV file, Parquet file: DuckDB's writer, its defaults (row groups of 122,880 rows, Snappy)
+  [ -f "$2" ] || "$tmp/duckdb_join" --sql "COPY (SELECT * FROM read_csv('$1')) TO '$2' (FORMAT parquet)" > /dev/null
+}
+twin "$data/cite75_99.txt" "$pq/cite75_99.parquet"
+twin "$data/keys.txt" "$pq/keys.parquet"
+twin "$data/apat63_99.txt" "$pq/apat63_99.parquet"
+twin "$data/keys1pct.txt" "$pq/keys1pct.parquet"
+
+timed() { # label, command...: appends "label secs kb" to $tmp/times
+  local label=$1; shift
+  /usr/bin/time -f "$label %e %M" -a -o "$tmp/times" "$@" > /dev/null
+}
+polars() { node bench/peers/polars/join.js "$@"; }
+for i in $(seq 1 "$rounds"); do
+  echo "round $i of $rounds" >&2
+  timed ourspq "$tmp/join" run --keys "$pq/keys.parquet" --input "$pq/cite75_99.parquet" --out "$tmp/ours-pq.csv" --quiet --report-json "$tmp/pq-$i.json"
+  timed duckdb "$tmp/duckdb_join" --cite "$pq/cite75_99.parquet" --keys "$pq/keys.parquet" --out "$tmp/duck.csv" --threads 2
+  timed polars polars "$pq/keys.parquet" "$pq/cite75_99.parquet" PATENT CITED "$tmp/polars.csv"
+  timed ourscsv "$tmp/join" run --keys "$data/keys.txt" --input "$data/cite75_99.txt" --out "$tmp/ours-csv.csv" --quiet
+  timed wideours "$tmp/join" run --keys "$pq/keys1pct.parquet" --input "$pq/apat63_99.parquet" --key-col PATENT --join-col PATENT --out "$tmp/wide-ours.csv" --quiet --report-json "$tmp/wide-$i.json"
+  timed wideduckdb "$tmp/duckdb_join" --cite "$pq/apat63_99.parquet" --keys "$pq/keys1pct.parquet" --join-col PATENT --key-col PATENT --out "$tmp/wide-duck.csv" --threads 2
+  timed widepolars polars "$pq/keys1pct.parquet" "$pq/apat63_99.parquet" PATENT PATENT "$tmp/wide-polars.csv"
+done
+"$tmp/join" run --keys "$pq/keys.parquet" --input "$pq/cite75_99.parquet" --out "$tmp/ours-pq.csv" > "$tmp/report.txt" 2>&1
+"$tmp/join" run --keys "$pq/keys1pct.parquet" --input "$pq/apat63_99.parquet" --key-col PATENT --join-col PATENT --out "$tmp/wide-ours.csv" > "$tmp/wide-report.txt" 2>&1
+rows() { echo $(($(wc -l < "$1") - 1)); }
+
+med() { awk -v l="$1" -v c="$2" '$1==l{print $c}' "$tmp/times" | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+verdict() { awk "BEGIN{print ($1)?\"met\":\"**missed**\"}"; }
+o=$(med ourspq 2); d=$(med duckdb 2); p=$(med polars 2); c=$(med ourscsv 2); om=$(med ourspq 3)
+best=$(awk -v d="$d" -v p="$p" 'BEGIN{print (d<p)?d:p}')
+# The wide join's decoding: the report's decoded bytes of all the table's.
+dec=$(grep -o '"decoded_bytes": [0-9]*' "$tmp/wide-1.json" | awk '{print $2}')
+all=$(grep -o '"bytes": [0-9]*' "$tmp/wide-1.json" | tail -1 | awk '{print $2}')
+mat=$(grep -o '"chunks_materialized": [0-9]*' "$tmp/wide-1.json" | awk '{print $2}')
+chunks=$(grep -o '"chunks": [0-9]*' "$tmp/wide-1.json" | awk '{print $2}')
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+label() {
+  case $1 in
+    ourspq) echo "acbfjoin, Parquet both sides";; duckdb) echo "DuckDB 1.4.5, read_parquet, 2 threads";;
+    polars) echo "Polars (nodejs-polars 0.25.2), scanParquet";; ourscsv) echo "acbfjoin, the same data as CSV";;
+    wideours) echo "wide: acbfjoin";; wideduckdb) echo "wide: DuckDB 1.4.5";; widepolars) echo "wide: Polars";;
+  esac
+}
+{
+  echo "# Parquet sides: the join against DuckDB and Polars"
+  echo
+  echo "Generated by \`bash bench/parquet.sh\` (do not edit by hand)."
+  echo
+  echo "Machine: $cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); node $(node --version); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo
+  echo "Data: \`join gen --scale 1 --seed 1\` and \`join keys --sample 65771 --seed 1\` (16,522,438 citations x 65,771 keys), each written as Parquet by DuckDB's \`COPY ... (FORMAT parquet)\` with its defaults: cite75_99.parquet $(du -m "$pq/cite75_99.parquet" | cut -f1) MB (CSV $(du -m "$data/cite75_99.txt" | cut -f1) MB). The wide join: apat63_99.parquet (2,923,922 patents, 23 columns, $(du -m "$pq/apat63_99.parquet" | cut -f1) MB) by PATENT to 658 keys (1% of keys.txt, \`join keys --from keys.txt --sample 658 --seed 2\`). Our runs use their defaults (ACBF, 2 mappers, key type from the data). $rounds alternating rounds; wall time and peak RSS from /usr/bin/time, medians. Node's start (about 0.05 s) is in Polars' wall time."
+  echo
+  echo "| run | median wall s | median peak RSS MB | all walls s | rows |"
+  echo "|---|---|---|---|---|"
+  for l in ourspq duckdb polars ourscsv wideours wideduckdb widepolars; do
+    case $l in ourspq) f=ours-pq;; duckdb) f=duck;; polars) f=polars;; ourscsv) f=ours-csv;; wideours) f=wide-ours;; wideduckdb) f=wide-duck;; widepolars) f=wide-polars;; esac
+    echo "| $(label $l) | $(med $l 2) | $(awk -v k="$(med $l 3)" 'BEGIN{printf "%.0f", k/1024}') | $(awk -v l=$l '$1==l{printf "%s ", $2}' "$tmp/times") | $(rows "$tmp/$f.csv") |"
+  done
+  echo
+  echo "| goal | measured | verdict |"
+  echo "|---|---|---|"
+  echo "| ours on Parquet <= 0.5x the faster of DuckDB and Polars | $(awk -v a="$o" -v b="$best" 'BEGIN{printf "%.2fx", a/b}') (DuckDB $(awk -v a="$o" -v b="$d" 'BEGIN{printf "%.2fx", a/b}'), Polars $(awk -v a="$o" -v b="$p" 'BEGIN{printf "%.2fx", a/b}')) | $(verdict "$o <= 0.5*$best") |"
+  echo "| ours on Parquet <= 0.6x ours on the CSV | $(awk -v a="$o" -v b="$c" 'BEGIN{printf "%.2fx", a/b}') | $(verdict "$o <= 0.6*$c") |"
+  echo "| peak RSS <= 150 MB (Parquet) | $(awk -v k="$om" 'BEGIN{printf "%.0f MB", k/1024}') | $(verdict "$om <= 150*1024") |"
+  echo "| wide side: decoding saved by reading the key column first | $(awk -v d="$dec" -v a="$all" 'BEGIN{printf "%.1f%% of %.0f MB undecoded", 100*(1-d/a), a/1048576}') ($mat of $chunks row groups had a survivor) | measured |"
+  echo "| wide join against the faster peer | $(awk -v a="$(med wideours 2)" -v d="$(med wideduckdb 2)" -v p="$(med widepolars 2)" 'BEGIN{b=(d<p)?d:p; printf "%.2fx", a/b}') | measured |"
+  echo
+  echo "Report of one more run (Parquet both sides):"
+  echo
+  echo '```'
+  cat "$tmp/report.txt"
+  echo '```'
+  echo
+  echo "The wide join's report:"
+  echo
+  echo '```'
+  cat "$tmp/wide-report.txt"
+  echo '```'
+} > bench/results/parquet.md.tmp
+mv bench/results/parquet.md.tmp bench/results/parquet.md
+cat bench/results/parquet.md
