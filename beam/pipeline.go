@@ -13,6 +13,8 @@
 package beamjoin
 
 import (
+	"github.com/acbfjoin/acbfjoin/join/local"
+	"github.com/acbfjoin/acbfjoin/columnar"
 	"bytes"
 	"context"
 	"errors"
@@ -82,10 +84,14 @@ func init() {
 	register.Iter1[[]byte]()
 }
 
-// keyCols is a key.Spec in fields Beam serializes.
+// keyCols is a key.Spec in fields Beam serializes. Lenient says the key
+// types were decided from the data (KeyType auto, local.DecideKeyTypes): a
+// NULL or empty key, or one that is no value of its type, cannot match and
+// its row is left out, where a type given makes it an error.
 type keyCols struct {
 	Cols         []int
 	Names, Types []string
+	Lenient      bool
 }
 
 func newKeyCols(ks key.Spec) keyCols {
@@ -112,7 +118,7 @@ type keyFileFn struct {
 }
 
 func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(string, string)) error {
-	r, c, err := openSpan(path, wholeFile, f.NFields)
+	r, c, err := openSpan(ctx, path, wholeFile, f.NFields)
 	if err != nil {
 		return fmt.Errorf("key file: %w", err)
 	}
@@ -122,6 +128,9 @@ func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(s
 	var buf []byte
 	for r.Next() {
 		rec, b, err := join.MapKeyRow(ks, r.Fields(), 0, buf[:0])
+		if err != nil && f.Key.Lenient {
+			continue // a NULL or unmatchable key: no row can meet it
+		}
 		if err != nil {
 			return fmt.Errorf("key file: %s:%d: %w", path, lineOf(path, r), err)
 		}
@@ -206,7 +215,12 @@ func decodeBroadcast(side func(*[]byte) bool) (filters.Filter, error) {
 // the ranged map, with the file's size and modification time (Unix ns) when
 // the ranges were cut: a worker that finds the file otherwise refuses to
 // read it (its ranges no longer fall on record boundaries).
-type span struct{ Start, End, Size, MTime int64 }
+// A table's (Parquet, Arrow file) span is one chunk: a row group, a record
+// batch, index Start.
+type span struct {
+	Start, End, Size, MTime int64
+	Table                   bool
+}
 
 // rangeMapFn is the filtered map over byte ranges of a local file (or one
 // mounted at the same path on every worker): each element is a range,
@@ -239,7 +253,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 		f.ks = &ks
 		f.sep = csvscan.SepFor(f.Path)
 	}
-	r, c, err := openSpan(f.Path, sp, f.NFields)
+	r, c, err := openSpan(ctx, f.Path, sp, f.NFields)
 	if err != nil {
 		return fmt.Errorf("input: %w", err)
 	}
@@ -254,6 +268,9 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 			lastIn, lastOut = in, out
 		}
 		key, ok, err := join.MapInputRow(f.filter, *f.ks, r.Fields(), f.kb[:0])
+		if err != nil && f.Key.Lenient {
+			continue // a NULL or unmatchable key: no key can meet it
+		}
 		if err != nil {
 			return fmt.Errorf("input: %s:%d: %w", f.Path, lineOf(f.Path, r), err)
 		}
@@ -261,7 +278,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 		if ok {
 			out++
 			row := r.Raw()
-			if f.sep != ',' { // the output is CSV: a row of another separator is re-encoded
+			if f.sep != ',' && !sp.Table { // the output is CSV: a row of another separator is re-encoded
 				f.enc = csvscan.AppendFields(f.enc[:0], r.Fields())
 				row = f.enc
 			}
@@ -279,21 +296,42 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 // lineOf returns the line number of r's current record: the reader's own
 // when it counts lines (a whole file), else counted in the file up to the
 // record's offset (a range's reader knows offsets only; on the error path).
-func lineOf(path string, r *csvscan.Reader) int64 {
+func lineOf(path string, r rowSource) int64 {
 	if n := r.Line(); n > 0 {
 		return n
 	}
-	return csvscan.LineAt(path, r.Offset())
+	if c, ok := r.(*csvscan.Reader); ok {
+		return csvscan.LineAt(path, c.Offset())
+	}
+	return 0
 }
+
+// rowSource is a CSV reader's rows or a table's (columnar.Reader, whose
+// fields are its values' canonical text, a NULL empty, and whose Raw is
+// the row as a CSV line).
+type rowSource interface {
+	Next() bool
+	Fields() [][]byte
+	Raw() []byte
+	Line() int64
+	Err() error
+}
+
 
 // wholeFile is the span of a whole local file that cannot be cut (a
 // compressed file): its records after the header, read in one piece.
-var wholeFile = span{0, -1, 0, 0}
+var wholeFile = span{0, -1, 0, 0, false}
 
 // openSpan opens the records of a span of a local file: a byte range
 // (csvscan.OpenRange), or with wholeFile the whole stream, decompressed
-// (csvscan.Open, which knows gzip and zip by their bytes), its header read.
-func openSpan(path string, sp span, nfields int) (*csvscan.Reader, io.Closer, error) {
+// (csvscan.Open, which knows gzip and zip by their bytes), its header read;
+// of a Parquet or Arrow file, a chunk (a span with Table), or with wholeFile
+// every chunk (columnar.Reader).
+func openSpan(ctx context.Context, path string, sp span, nfields int) (rowSource, io.Closer, error) {
+	format, err := columnar.FormatOf(path, "")
+	if err != nil {
+		return nil, nil, err
+	}
 	if sp != wholeFile {
 		st, err := os.Stat(path)
 		if err != nil {
@@ -302,7 +340,30 @@ func openSpan(path string, sp span, nfields int) (*csvscan.Reader, io.Closer, er
 		if st.Size() != sp.Size || st.ModTime().UnixNano() != sp.MTime {
 			return nil, nil, fmt.Errorf("%s changed after the pipeline cut it into ranges (%d bytes then, %d now): run again on a copy that nothing writes", path, sp.Size, st.Size())
 		}
+		if sp.Table {
+			t, err := columnar.Open(ctx, path, "", format, "")
+			if err != nil {
+				return nil, nil, err
+			}
+			cols, err := t.Read(int(sp.Start), nil)
+			if err != nil {
+				t.Close()
+				return nil, nil, err
+			}
+			var first int64
+			for i := range int(sp.Start) {
+				first += t.ChunkRows(i)
+			}
+			return columnar.NewRows(t.Name, cols, first), t, nil
+		}
 		return csvscan.OpenRange(path, csvscan.Range{Start: sp.Start, End: sp.End}, nfields, csvscan.SepFor(path))
+	}
+	if format != columnar.CSV {
+		t, err := columnar.Open(ctx, path, "", format, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		return columnar.NewReader(t), t, nil
 	}
 	rc, name, err := csvscan.Open(path)
 	if err != nil {
@@ -359,6 +420,23 @@ func spans(path string) ([]span, error) {
 	if err != nil {
 		return nil, err
 	}
+	if format, err := columnar.FormatOf(path, ""); err != nil {
+		return nil, err
+	} else if format != columnar.CSV {
+		t, err := columnar.Open(context.Background(), path, "", format, "")
+		if err != nil {
+			return nil, err
+		}
+		defer t.Close()
+		if t.Stream() { // an Arrow stream is read in order: one span
+			return []span{wholeFile}, nil
+		}
+		var out []span
+		for i := range t.Chunks() {
+			out = append(out, span{int64(i), int64(i + 1), st.Size(), st.ModTime().UnixNano(), true})
+		}
+		return out, nil
+	}
 	parts := int(max(int64(2*runtime.NumCPU()), min(st.Size()>>25, 1<<12)))
 	in, err := csvscan.OpenInput(context.Background(), path, csvscan.InputOptions{Parts: parts, Sep: csvscan.SepFor(path)})
 	if err != nil {
@@ -370,7 +448,7 @@ func spans(path string) ([]span, error) {
 	}
 	var out []span
 	for _, rg := range in.Ranges() {
-		out = append(out, span{rg.Start, rg.End, st.Size(), st.ModTime().UnixNano()})
+		out = append(out, span{rg.Start, rg.End, st.Size(), st.ModTime().UnixNano(), false})
 	}
 	return out, nil
 }
@@ -425,8 +503,23 @@ type Header struct {
 	Names []string
 }
 
-// ReadHeader reads the header line of a local file.
+// ReadHeader reads the header line of a local file, or a Parquet or Arrow
+// file's column names (as a CSV line).
 func ReadHeader(path string) (Header, error) {
+	if format, err := columnar.FormatOf(path, ""); err != nil {
+		return Header{}, err
+	} else if format != columnar.CSV {
+		t, err := columnar.Open(context.Background(), path, "", format, "")
+		if err != nil {
+			return Header{}, err
+		}
+		defer t.Close()
+		fields := make([][]byte, len(t.Names))
+		for i, n := range t.Names {
+			fields[i] = []byte(n)
+		}
+		return Header{Raw: string(csvscan.AppendFields(nil, fields)), Names: t.Names}, nil
+	}
 	rc, name, err := csvscan.Open(path)
 	if err != nil {
 		return Header{}, err
@@ -492,14 +585,23 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
-	keyRows := beam.ParDo(s.Scope("key rows"), &keyFileFn{NFields: len(kh.Names), Key: newKeyCols(ks)}, beam.Create(s.Scope("key file"), keysPath))
+	// The key types, decided as join run decides them (one implementation:
+	// a Parquet or Arrow column's type, else the key side's text).
+	d, err := local.DecideKeyTypes(context.Background(), join.Options{Keys: keysPath, Input: inputPath, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType})
+	if err != nil {
+		return beam.PCollection{}, kh, ih, option.Within(err, "beamjoin", join.ErrOptions)
+	}
+	ks.Types, js.Types = d.Types, d.Types
+	kc, jc := newKeyCols(ks), newKeyCols(js)
+	kc.Lenient, jc.Lenient = d.Lenient, d.Lenient
+	keyRows := beam.ParDo(s.Scope("key rows"), &keyFileFn{NFields: len(kh.Names), Key: kc}, beam.Create(s.Scope("key file"), keysPath))
 	keys := filter.Distinct(s.Scope("distinct keys"), beam.ParDo(s.Scope("keys"), keyOnly, keyRows))
 	broadcast := beam.Combine(s.Scope("build filter"), &filterCombineFn{Kind: string(opt.Filter), Sizing: opt.Sizing}, keys)
 	sp, err := spans(inputPath)
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
-	inputRows := beam.ParDo(s.Scope("filtered map"), &rangeMapFn{Path: inputPath, NFields: len(ih.Names), Key: newKeyCols(js)},
+	inputRows := beam.ParDo(s.Scope("filtered map"), &rangeMapFn{Path: inputPath, NFields: len(ih.Names), Key: jc},
 		beam.CreateList(s.Scope("input ranges"), sp), beam.SideInput{Input: broadcast})
 	grouped := beam.CoGroupByKey(s.Scope("shuffle"), inputRows, keyRows)
 	rows := beam.ParDo(s.Scope("reduce"), &crossFn{}, grouped)

@@ -1,6 +1,9 @@
 package beamjoin
 
 import (
+	"fmt"
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -274,7 +277,7 @@ func TestChangedInput(t *testing.T) {
 	if err != nil || len(sp) == 0 {
 		t.Fatalf("spans: %v %v", sp, err)
 	}
-	if _, c, err := openSpan(gen.Cite, sp[0], 2); err != nil {
+	if _, c, err := openSpan(context.Background(), gen.Cite, sp[0], 2); err != nil {
 		t.Fatalf("unchanged file: %v", err)
 	} else {
 		c.Close()
@@ -285,7 +288,49 @@ func TestChangedInput(t *testing.T) {
 	}
 	f.WriteString("1,2\n")
 	f.Close()
-	if _, _, err := openSpan(gen.Cite, sp[0], 2); err == nil || !strings.Contains(err.Error(), "changed") {
+	if _, _, err := openSpan(context.Background(), gen.Cite, sp[0], 2); err == nil || !strings.Contains(err.Error(), "changed") {
 		t.Errorf("a file appended to: %v, want a refusal", err)
+	}
+}
+
+// TestTables: Parquet and Arrow sides, a row group or a record batch a
+// span, with NULL keys (which never match) and text that needs quoting,
+// key types decided from the data: beam gives the local engine's rows and
+// counters; a string key joined to an integer column is refused by name.
+func TestTables(t *testing.T) {
+	s := func(v string) *string { return &v }
+	var krows, irows [][]*string
+	for k := range 40 {
+		var kv *string
+		if k%9 != 4 {
+			kv = s(fmt.Sprint(k % 30))
+		}
+		krows = append(krows, []*string{kv, s(fmt.Sprintf("p,%d \"q\"", k))})
+	}
+	for i := range 500 {
+		var kv *string
+		if i%13 != 2 {
+			kv = s(fmt.Sprint(i % 70))
+		}
+		irows = append(irows, []*string{s(fmt.Sprint(i)), kv})
+	}
+	dir := t.TempDir()
+	keys := columnartest.Record(t, []string{"K", "P"}, []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}, krows)
+	defer keys.Release()
+	input := columnartest.Record(t, []string{"ID", "K"}, []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int32}, irows)
+	defer input.Release()
+	kf := columnartest.Write(t, dir, "keys", keys, 16, true)
+	inf := columnartest.Write(t, dir, "input", input, 64, false)
+	if sp, err := spans(inf.Parquet); err != nil || len(sp) != 8 || !sp[0].Table {
+		t.Fatalf("spans of 8 row groups: %v, %v", sp, err)
+	}
+	compareTyped(t, kf.Parquet, inf.Parquet, "K", "K", key.Auto, []filters.Kind{filters.ACBF, filters.Exact})
+	compareTyped(t, kf.ArrowFile, inf.ArrowFile, "K", "K", key.Auto, []filters.Kind{filters.Bloom})
+	strs := columnartest.Record(t, []string{"K"}, []arrow.DataType{arrow.BinaryTypes.String}, [][]*string{{s("1")}})
+	defer strs.Release()
+	sf := columnartest.Write(t, dir, "strs", strs, 1, false)
+	_, _, _, err := Execute(context.Background(), Options{Keys: kf.Parquet, Input: sf.Parquet, KeyCol: "K", JoinCol: "K", Filter: filters.ACBF, Output: filepath.Join(dir, "o")}, prism.Execute)
+	if err == nil || !strings.Contains(err.Error(), "int64") || !strings.Contains(err.Error(), "string") {
+		t.Fatalf("an integer key against a string column: %v", err)
 	}
 }

@@ -135,3 +135,8 @@ func (c *Count) Set(s string) error {
 	c.N = int(v)
 	return nil
 }
+
+// KeyTypeUsage is the --key-type flag's help, every command's (join's and
+// beamjoin's).
+const KeyTypeUsage = "compare keys as auto, int or string; one a key column (int,string) or one for all. auto: a Parquet or Arrow column's type; " +
+	"for CSV, int when every key of the key side is a canonical integer (no sign, no leading zero), else string; a NULL or empty key never matches"

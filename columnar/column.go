@@ -26,6 +26,38 @@ type Column struct {
 	nulls  int // HasNulls' answer: 0 not yet known, 1 none, 2 some
 }
 
+// Select returns a column of c's values at rows (indexes into c): value j
+// is c's value rows[j]. O(len(rows)) and their bytes.
+func (c *Column) Select(rows []int) *Column {
+	out := &Column{Type: c.Type, n: len(rows)}
+	if c.valid != nil {
+		out.valid = make([]bool, len(rows))
+		for j, r := range rows {
+			out.valid[j] = c.valid[r]
+		}
+	}
+	if c.ints != nil {
+		out.ints = make([]int64, len(rows))
+		for j, r := range rows {
+			out.ints[j] = c.ints[r]
+		}
+	}
+	if c.floats != nil {
+		out.floats = make([]float64, len(rows))
+		for j, r := range rows {
+			out.floats[j] = c.floats[r]
+		}
+	}
+	if c.offs != nil {
+		out.offs = make([]int, len(rows)+1)
+		for j, r := range rows {
+			out.data = append(out.data, c.Bytes(r)...)
+			out.offs[j+1] = len(out.data)
+		}
+	}
+	return out
+}
+
 // Len is the number of values.
 func (c *Column) Len() int { return c.n }
 

@@ -169,14 +169,37 @@ func (p *parquetTable) keyRange(i, col int) (lo, hi, nulls int64, ok bool) {
 	return 0, 0, 0, false
 }
 
-// read decodes column col of row group i. Safe for concurrent use on
-// different (or the same) row groups: each call has its own readers.
-func (p *parquetTable) read(i, col int, t Type) (*Column, error) {
+// read decodes column col of row group i; with sel (ascending row
+// indexes) only those rows, skipping the values between them (whole pages
+// unread where no row of sel falls: the column reader's Skip), the
+// column's value j being row sel[j]. Safe for concurrent use on different
+// (or the same) row groups: each call has its own readers.
+func (p *parquetTable) read(i, col int, t Type, sel []int) (*Column, error) {
 	rg := p.r.RowGroup(i)
 	n := int(rg.NumRows())
 	cr, err := rg.Column(col)
 	if err != nil {
 		return nil, err
+	}
+	if sel != nil {
+		n = len(sel)
+	}
+	// The reader's own Skip for fixed-width values; for byte arrays it
+	// casts a byte buffer to []ByteArray (pointers the garbage collector
+	// does not see: arrow/go v15 corrupts the heap), so those are read
+	// into a scratch slice of their own type and dropped.
+	var skip func(int64) (int64, error)
+	switch r := cr.(type) {
+	case *file.ByteArrayColumnChunkReader:
+		scratch, sdefs := make([]parquet.ByteArray, 1024), make([]int16, 1024)
+		skip = func(k int64) (int64, error) { return skipInto(k, func(b int64) (int64, int, error) { return r.ReadBatch(b, scratch, sdefs, nil) }) }
+	case *file.FixedLenByteArrayColumnChunkReader:
+		scratch, sdefs := make([]parquet.FixedLenByteArray, 1024), make([]int16, 1024)
+		skip = func(k int64) (int64, error) { return skipInto(k, func(b int64) (int64, int, error) { return r.ReadBatch(b, scratch, sdefs, nil) }) }
+	default:
+		if sk, ok := cr.(interface{ Skip(int64) (int64, error) }); ok {
+			skip = sk.Skip
+		}
 	}
 	c := &Column{Type: t, n: n}
 	maxDef := p.col[col].MaxDefinitionLevel()
@@ -187,6 +210,33 @@ func (p *parquetTable) read(i, col int, t Type) (*Column, error) {
 	// ReadBatch may return fewer levels than asked; values come packed
 	// (the NULLs left out).
 	readAll := func(read func(rows int, at int, defs []int16) (int64, int, error)) (int, error) {
+		if sel != nil {
+			pos, values := 0, 0
+			for k, r := range sel {
+				if r > pos {
+					if skip == nil {
+						return 0, fmt.Errorf("column %q: no skipping reader", p.col[col].Name())
+					}
+					if got, err := skip(int64(r - pos)); err != nil || got != int64(r-pos) {
+						return 0, fmt.Errorf("row group %d, column %q: skipped %d rows of %d: %v", i, p.col[col].Name(), got, r-pos, err)
+					}
+				}
+				var d []int16
+				if defs != nil {
+					d = defs[k : k+1]
+				}
+				l, v, err := read(1, values, d)
+				if err != nil {
+					return 0, err
+				}
+				if l != 1 {
+					return 0, fmt.Errorf("row group %d, column %q: row %d missing", i, p.col[col].Name(), r)
+				}
+				values += v
+				pos = r + 1
+			}
+			return values, nil
+		}
 		levels, values := 0, 0
 		for levels < n {
 			var d []int16
@@ -285,6 +335,23 @@ func (p *parquetTable) read(i, col int, t Type) (*Column, error) {
 		c.spread(defs, maxDef, values)
 	}
 	return c, nil
+}
+
+// skipInto skips k rows by reading them in batches of up to 1,024 (read
+// reads b rows into a scratch buffer and returns the rows read).
+func skipInto(k int64, read func(b int64) (int64, int, error)) (int64, error) {
+	var done int64
+	for done < k {
+		l, _, err := read(min(k-done, 1024))
+		if err != nil {
+			return done, err
+		}
+		if l == 0 {
+			break
+		}
+		done += l
+	}
+	return done, nil
 }
 
 // setBytes sets the column's byte values (String, Binary, a big Decimal's

@@ -382,7 +382,7 @@ func (t *Table) Read(i int, cols []int) ([]*Column, error) {
 	switch {
 	case t.pq != nil:
 		for j, c := range cols {
-			col, err := t.pq.read(i, c, t.Types[c])
+			col, err := t.pq.read(i, c, t.Types[c], nil)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w: %v", t.Name, ErrFormat, err)
 			}
@@ -400,6 +400,33 @@ func (t *Table) Read(i int, cols []int) ([]*Column, error) {
 		return t.columns(rec, cols)
 	}
 	return nil, fmt.Errorf("%s: an Arrow stream is read in order (Next)", t.Name)
+}
+
+// ReadRows decodes the rows rows (ascending indexes in chunk i) of the
+// columns cols: value j of each column is row rows[j]. A Parquet column
+// skips the values between them (pages without a row are not decoded); an
+// Arrow batch, in memory already, is read whole and its rows taken. Safe
+// for concurrent use.
+func (t *Table) ReadRows(i int, cols, rows []int) ([]*Column, error) {
+	if t.pq == nil {
+		all, err := t.Read(i, cols)
+		if err != nil {
+			return nil, err
+		}
+		for j, c := range all {
+			all[j] = c.Select(rows)
+		}
+		return all, nil
+	}
+	out := make([]*Column, len(cols))
+	for j, c := range cols {
+		col, err := t.pq.read(i, c, t.Types[c], rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: %v", t.Name, ErrFormat, err)
+		}
+		out[j] = col
+	}
+	return out, nil
 }
 
 // Next decodes the columns cols (nil: all) of a stream's next record

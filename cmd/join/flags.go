@@ -37,9 +37,8 @@ type joinFlags struct {
 	bars                                  *bars  // set by options on a terminal
 }
 
-// keyTypeUsage is the --key-type flag's help, every command's.
-const keyTypeUsage = "compare keys as auto, int or string; one a key column (int,string) or one for all. auto: a Parquet or Arrow column's type; " +
-	"for CSV, int when every key of the key side is a canonical integer (no sign, no leading zero), else string; a NULL or empty key never matches"
+// keyTypeUsage is the --key-type flag's help, every command's (beamjoin's too).
+const keyTypeUsage = cli.KeyTypeUsage
 
 func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.keys, "keys", "", "small side: CSV with header (.csv, .tsv, .txt, .gz, .zip), Parquet or Arrow IPC, or - (required)")

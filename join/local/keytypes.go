@@ -23,6 +23,24 @@ type keyTyping = key.Decision
 // kept, else a Parquet or Arrow column's type, else the key side's text
 // decides, read once here (inferText; a stream must have been saved to a
 // file: spoolToInfer).
+// DecideKeyTypes decides how the keys of the join opt compare, as Run
+// decides (Options.KeyType; auto: a Parquet or Arrow column's type, else
+// the key side's text, read for it), without running the join: for an
+// executor that reads the sides itself (beam). Cost: both sides' headers,
+// and the key side's key column when its type is inferred.
+func DecideKeyTypes(ctx context.Context, opt join.Options) (key.Decision, error) {
+	opt, err := opt.Resolve()
+	if err != nil {
+		return key.Decision{}, err
+	}
+	x, err := start(ctx, opt)
+	if err != nil {
+		return key.Decision{}, err
+	}
+	defer x.close()
+	return x.typing, nil
+}
+
 func decideKeyTypes(ctx context.Context, given []key.Type, keys *side, ks key.Spec, input *side, js key.Spec, mappers int) (keyTyping, error) {
 	var in []key.Source
 	if input != nil {

@@ -365,3 +365,38 @@ func TestBatchAfterAnOddKey(t *testing.T) {
 		}
 	}
 }
+
+// TestTableSparseSurvivors: a row group with few survivors reads its other
+// columns at their rows only (Table.ReadRows, the values between skipped):
+// the same rows as the model, with NULLs, quoting and dictionary pages, and
+// a smaller share of the table decoded.
+func TestTableSparseSurvivors(t *testing.T) {
+	_, input := genTables(11)
+	r := testutil.Rand(11)
+	for i := 600; i < 20000; i++ { // a larger side: few rows per key
+		row := []*string{sp(fmt.Sprint(i)), sp(fmt.Sprint(1000 + r.IntN(100000))), sp(fmt.Sprint(r.IntN(3))), sp(fmt.Sprintf("t%d,\"x\"", r.IntN(50)))}
+		if i%17 == 0 {
+			row[3] = nil
+		}
+		input.rows = append(input.rows, row)
+	}
+	keys := tableData{names: []string{"K", "P"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}}
+	for k := range 30 {
+		keys.rows = append(keys.rows, []*string{sp(fmt.Sprint(k * 37)), sp(fmt.Sprintf("p%d", k))})
+	}
+	dir := t.TempDir()
+	kf := sideFiles(t, dir, "keys", keys)
+	rec := columnartest.Record(t, input.names, input.types, input.rows)
+	defer rec.Release()
+	for _, dict := range []bool{true, false} {
+		f := columnartest.Write(t, dir, fmt.Sprint("input-", dict), rec, 1<<20, dict)
+		want := tableJoin(keys, input, []int{0}, []int{1})
+		rep, out := runJoin(t, join.Options{Keys: kf["csv"], Input: f.Parquet, KeyCol: "K", JoinCol: "K", Filter: filters.Exact})
+		if got := parseOutput(t, out); !slices.Equal(got, want) {
+			t.Fatalf("dict %v: %s", dict, testutil.FirstDiff(got, want))
+		}
+		if tr := rep.InputTable; tr == nil || tr.DecodedBytes*2 > tr.Bytes {
+			t.Fatalf("dict %v: decoded %+v: the sparse read took more than half", dict, tr)
+		}
+	}
+}

@@ -35,11 +35,11 @@ import (
 )
 
 var (
-	keys    = flag.String("keys", "", "small side: CSV with header (required)")
-	input   = flag.String("input", "", "large side: CSV with header (required)")
+	keys    = flag.String("keys", "", "small side: a CSV file with header (.csv, .tsv, .txt, .gz, .zip), Parquet or Arrow IPC file (required)")
+	input   = flag.String("input", "", "large side: a CSV file with header, Parquet (a row group a range) or Arrow IPC file (required)")
 	keyCol  = flag.String("key-col", join.DefaultKeyCol, "join column of the small side; several, comma-separated, for a composite key")
 	joinCol = flag.String("join-col", join.DefaultJoinCol, "join column of the large side; as many as --key-col, matched in order")
-	keyType = flag.String("key-type", "int", "compare keys as int or string; one a key column (int,string) or one for all")
+	keyType = flag.String("key-type", string(key.Auto), cli.KeyTypeUsage)
 	filter  = flag.String("filter", "acbf", "the filter, one of "+strings.Join(filters.Names(), ", "))
 	out     = flag.String("out", "", "output CSV (required; .gz to compress, - for standard output); checked against the inputs as join run checks it")
 	cpuProf = flag.String("cpuprofile", "", "write a CPU profile of this process to this file (on prism, the workers' too)")
@@ -112,7 +112,7 @@ func main() {
 		// A worker's error reaches this process as text (errors.Is cannot
 		// see csvscan.ErrNotInteger through the runner): the hint of join's.
 		if errors.Is(err, csvscan.ErrNotInteger) || strings.Contains(msg, "invalid integer") {
-			msg += " (keys are compared as integers by default: give --key-type string to compare them as text)"
+			msg += " (give --key-type string to compare them as text)"
 		}
 		fmt.Fprintf(os.Stderr, "beamjoin: %s\n", msg)
 		var u usageError
