@@ -13,12 +13,12 @@
 package beamjoin
 
 import (
-	"github.com/acbfjoin/acbfjoin/join/local"
-	"github.com/acbfjoin/acbfjoin/columnar"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/join/local"
 	"io"
 	"os"
 	"path/filepath"
@@ -316,7 +316,6 @@ type rowSource interface {
 	Line() int64
 	Err() error
 }
-
 
 // wholeFile is the span of a whole local file that cannot be cut (a
 // compressed file): its records after the header, read in one piece.

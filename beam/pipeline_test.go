@@ -1,13 +1,13 @@
 package beamjoin
 
 import (
-	"fmt"
-	"github.com/apache/arrow/go/v15/arrow"
-	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"flag"
+	"fmt"
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
+	"github.com/apache/arrow/go/v15/arrow"
 	"os"
 	"path/filepath"
 	"slices"

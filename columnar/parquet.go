@@ -192,10 +192,14 @@ func (p *parquetTable) read(i, col int, t Type, sel []int) (*Column, error) {
 	switch r := cr.(type) {
 	case *file.ByteArrayColumnChunkReader:
 		scratch, sdefs := make([]parquet.ByteArray, 1024), make([]int16, 1024)
-		skip = func(k int64) (int64, error) { return skipInto(k, func(b int64) (int64, int, error) { return r.ReadBatch(b, scratch, sdefs, nil) }) }
+		skip = func(k int64) (int64, error) {
+			return skipInto(k, func(b int64) (int64, int, error) { return r.ReadBatch(b, scratch, sdefs, nil) })
+		}
 	case *file.FixedLenByteArrayColumnChunkReader:
 		scratch, sdefs := make([]parquet.FixedLenByteArray, 1024), make([]int16, 1024)
-		skip = func(k int64) (int64, error) { return skipInto(k, func(b int64) (int64, int, error) { return r.ReadBatch(b, scratch, sdefs, nil) }) }
+		skip = func(k int64) (int64, error) {
+			return skipInto(k, func(b int64) (int64, int, error) { return r.ReadBatch(b, scratch, sdefs, nil) })
+		}
 	default:
 		if sk, ok := cr.(interface{ Skip(int64) (int64, error) }); ok {
 			skip = sk.Skip
