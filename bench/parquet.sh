@@ -42,16 +42,16 @@ timed() { # label, command...: appends "label secs kb" to $tmp/times
   local label=$1; shift
   /usr/bin/time -f "$label %e %M" -a -o "$tmp/times" "$@" > /dev/null
 }
-polars() { node bench/peers/polars/join.js "$@"; }
+polars=(node bench/peers/polars/join.js)
 for i in $(seq 1 "$rounds"); do
   echo "round $i of $rounds" >&2
   timed ourspq "$tmp/join" run --keys "$pq/keys.parquet" --input "$pq/cite75_99.parquet" --out "$tmp/ours-pq.csv" --quiet --report-json "$tmp/pq-$i.json"
   timed duckdb "$tmp/duckdb_join" --cite "$pq/cite75_99.parquet" --keys "$pq/keys.parquet" --out "$tmp/duck.csv" --threads 2
-  timed polars polars "$pq/keys.parquet" "$pq/cite75_99.parquet" PATENT CITED "$tmp/polars.csv"
+  timed polars "${polars[@]}" "$pq/keys.parquet" "$pq/cite75_99.parquet" PATENT CITED "$tmp/polars.csv"
   timed ourscsv "$tmp/join" run --keys "$data/keys.txt" --input "$data/cite75_99.txt" --out "$tmp/ours-csv.csv" --quiet
   timed wideours "$tmp/join" run --keys "$pq/keys1pct.parquet" --input "$pq/apat63_99.parquet" --key-col PATENT --join-col PATENT --out "$tmp/wide-ours.csv" --quiet --report-json "$tmp/wide-$i.json"
   timed wideduckdb "$tmp/duckdb_join" --cite "$pq/apat63_99.parquet" --keys "$pq/keys1pct.parquet" --join-col PATENT --key-col PATENT --out "$tmp/wide-duck.csv" --threads 2
-  timed widepolars polars "$pq/keys1pct.parquet" "$pq/apat63_99.parquet" PATENT PATENT "$tmp/wide-polars.csv"
+  timed widepolars "${polars[@]}" "$pq/keys1pct.parquet" "$pq/apat63_99.parquet" PATENT PATENT "$tmp/wide-polars.csv"
 done
 "$tmp/join" run --keys "$pq/keys.parquet" --input "$pq/cite75_99.parquet" --out "$tmp/ours-pq.csv" > "$tmp/report.txt" 2>&1
 "$tmp/join" run --keys "$pq/keys1pct.parquet" --input "$pq/apat63_99.parquet" --key-col PATENT --join-col PATENT --out "$tmp/wide-ours.csv" > "$tmp/wide-report.txt" 2>&1
@@ -109,6 +109,7 @@ label() {
   echo '```'
   cat "$tmp/wide-report.txt"
   echo '```'
+  if [ -f bench/parquet-why.md ]; then echo; cat bench/parquet-why.md; fi
 } > bench/results/parquet.md.tmp
 mv bench/results/parquet.md.tmp bench/results/parquet.md
 cat bench/results/parquet.md

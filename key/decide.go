@@ -79,10 +79,10 @@ func Decide(given []Type, keys, input []Source, infer func(cols []int) ([]Eviden
 				continue
 			}
 			if s.KeyType == "" {
-				return d, keyError("KeyType", string(Auto), "%s, which is no join key: join on an integer or a string column, or give KeyType string to compare its text", s)
+				return d, keyError("KeyType", string(Auto), "%s, which is no join key: join on an integer or a string column, or give the type string to compare its text", s)
 			}
 			if from != nil && s.KeyType != from.KeyType {
-				return d, keyError("KeyType", string(Auto), "%s and %s: an integer column cannot meet a string column; give KeyType int (the strings read as integers) or string (the integers as decimal text)", *from, s)
+				return d, keyError("KeyType", string(Auto), "%s and %s: an integer column cannot meet a string column; give the type int (the strings read as integers) or string (the integers as decimal text)", *from, s)
 			}
 			if from == nil {
 				from = &sources[i]

@@ -32,7 +32,7 @@ func (e *engine) decideKeyTypes(ctx context.Context, given []key.Type, probeSpec
 		return e.inferText(ctx, cols)
 	})
 	for _, j := range streamed {
-		d.Why[j] = fmt.Sprintf("%s is a stream, read as it comes: int, the default (give KeyType string for text keys)", e.keyName)
+		d.Why[j] = fmt.Sprintf("%s is a stream, read as it comes: int, the default (give the key type string for text keys)", e.keyName)
 	}
 	return d, err
 }
