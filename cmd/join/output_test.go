@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,7 +153,9 @@ func TestReportWords(t *testing.T) {
 }
 
 // TestCSVOnlyOutputs: the commands that write CSV only refuse an output
-// named as another format (stream --out x.parquet wrote CSV into it).
+// named as another format (stream --out x.parquet wrote CSV into it); keys
+// writes .parquet as Parquet (typed by its values), read back as the same
+// rows as its CSV.
 func TestCSVOnlyOutputs(t *testing.T) {
 	dir := t.TempDir()
 	mk := fileMaker(t, dir)
@@ -160,7 +163,6 @@ func TestCSVOnlyOutputs(t *testing.T) {
 	events := mk("e.csv", "op,PATENT\n")
 	input := mk("i.csv", "CITING,CITED\n10,1\n")
 	for _, args := range [][]string{
-		{"keys", "--patents", pat, "--out", filepath.Join(dir, "k.parquet")},
 		{"keys", "--patents", pat, "--out", filepath.Join(dir, "k.tsv")},
 		{"stream", "--key-events", events, "--probe", input, "--join-col", "CITED", "--out", filepath.Join(dir, "s.parquet")},
 	} {
@@ -171,5 +173,65 @@ func TestCSVOnlyOutputs(t *testing.T) {
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%s: %s written", args[0], out)
 		}
+	}
+	kp, kc := filepath.Join(dir, "k.parquet"), filepath.Join(dir, "k.csv")
+	for _, o := range []string{kp, kc} {
+		if _, _, err := runCmd("keys", "--patents", pat, "--out", o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, k := range []string{kp, kc} {
+		o := filepath.Join(dir, filepath.Base(k)+".out.csv")
+		if _, _, err := runCmd("run", "--keys", k, "--input", input, "--out", o, "--quiet"); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(o)
+		got = append(got, string(b))
+	}
+	if got[0] != got[1] || !strings.Contains(got[0], "10,1,1999") {
+		t.Errorf("keys as Parquet joins as %q, as CSV %q", got[0], got[1])
+	}
+}
+
+// TestGenParquet: gen --format parquet writes each file as NAME.parquet,
+// row groups of --row-group rows, no temporary folder left; joined, the
+// Parquet twins give the CSV files' rows.
+func TestGenParquet(t *testing.T) {
+	dir := t.TempDir()
+	pq, csv := filepath.Join(dir, "pq"), filepath.Join(dir, "csv")
+	common := []string{"--dataset", "semijoin", "--keys", "200", "--rows", "3000", "--key-shape", "string", "--seed", "4"}
+	if _, _, err := runCmd(append([]string{"gen", "--format", "parquet", "--row-group", "500", "--out", pq}, common...)...); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCmd(append([]string{"gen", "--out", csv}, common...)...); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(pq)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, ",") != "input.parquet,keys.parquet" {
+		t.Fatalf("gen --format parquet wrote %v", names)
+	}
+	var outs []string
+	for _, d := range []struct{ keys, input string }{{filepath.Join(pq, "keys.parquet"), filepath.Join(pq, "input.parquet")}, {filepath.Join(csv, "keys.csv"), filepath.Join(csv, "input.csv")}} {
+		o := filepath.Join(dir, fmt.Sprint(len(outs), ".csv"))
+		stdout, _, err := runCmd("run", "--keys", d.keys, "--input", d.input, "--key-col", "K", "--join-col", "K", "--sort", "--out", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(outs) == 0 && !strings.Contains(stdout, "input parquet: 6 row groups") {
+			t.Errorf("not 6 row groups of 500 rows:\n%s", stdout)
+		}
+		b, _ := os.ReadFile(o)
+		outs = append(outs, string(b))
+	}
+	if outs[0] != outs[1] {
+		t.Error("the Parquet twins join to other rows than the CSV files")
+	}
+	if _, _, err := runCmd("gen", "--row-group", "5", "--out", csv); err == nil {
+		t.Error("--row-group without --format parquet")
 	}
 }
