@@ -1,6 +1,9 @@
 package main
 
 import (
+	"github.com/acbfjoin/acbfjoin/join/local"
+	"slices"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -233,5 +236,58 @@ func TestGenParquet(t *testing.T) {
 	}
 	if _, _, err := runCmd("gen", "--row-group", "5", "--out", csv); err == nil {
 		t.Error("--row-group without --format parquet")
+	}
+}
+
+// TestStreamParquetProbe: join stream reads a Parquet probe and gives the
+// rows of the same data as CSV; key events (+row, -key lines) are text, and
+// a Parquet key side is refused outside a window, saying so.
+func TestStreamParquetProbe(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	var ev, probe strings.Builder
+	ev.WriteString("op,K\n")
+	probe.WriteString("ID,K,S\n")
+	for k := range 50 {
+		fmt.Fprintf(&ev, "+,%d\n", k*3)
+	}
+	for i := range 2000 {
+		fmt.Fprintf(&probe, "%d,%d,\"s,%d\"\n", i, i%200, i%7)
+	}
+	evCSV, probeCSV := mk("ev.csv", ev.String()), mk("probe.csv", probe.String())
+	toParquet := func(src string) string {
+		in, err := os.Open(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Close()
+		dst := strings.TrimSuffix(src, ".csv") + ".parquet"
+		out, err := os.Create(dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer out.Close()
+		if _, err := local.ConvertCSV(context.Background(), in, src, ',', out, 300, dir); err != nil {
+			t.Fatal(err)
+		}
+		return dst
+	}
+	evPQ, probePQ := toParquet(evCSV), toParquet(probeCSV)
+	var outs []string
+	if _, _, err := runCmd("stream", "--key-events", evPQ, "--key-col", "K", "--probe", probePQ, "--join-col", "K", "--out", filepath.Join(dir, "x.csv")); err == nil || !strings.Contains(err.Error(), "with a window") {
+		t.Errorf("Parquet key events without a window: %v", err)
+	}
+	for _, p := range [][2]string{{evCSV, probeCSV}, {evCSV, probePQ}} {
+		o := filepath.Join(dir, fmt.Sprint("s", len(outs), ".csv"))
+		if _, _, err := runCmd("stream", "--key-events", p[0], "--key-col", "K", "--probe", p[1], "--join-col", "K", "--out", o); err != nil {
+			t.Fatalf("%v: %v", p, err)
+		}
+		b, _ := os.ReadFile(o)
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		slices.Sort(lines)
+		outs = append(outs, strings.Join(lines, "\n"))
+	}
+	if strings.Count(outs[0], "\n") < 400 || outs[0] != outs[1] {
+		t.Fatalf("stream rows differ by format (%d, %d lines)", strings.Count(outs[0], "\n"), strings.Count(outs[1], "\n"))
 	}
 }
