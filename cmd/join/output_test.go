@@ -1,12 +1,12 @@
 package main
 
 import (
-	"github.com/acbfjoin/acbfjoin/join/local"
-	"slices"
 	"context"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/join/local"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
