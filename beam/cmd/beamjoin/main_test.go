@@ -216,8 +216,8 @@ func TestWorkerErrorOneLine(t *testing.T) {
 	keys, input := filepath.Join(dir, "ip.csv"), filepath.Join(dir, "i.csv")
 	os.WriteFile(keys, []byte("IP,X\n49.69.121.227,1\n"), 0o644)
 	os.WriteFile(input, []byte("CITING,CITED\n10,1\n"), 0o644)
-	code, _, stderr := runCmd(t, t.TempDir(), "--keys", keys, "--key-col", "IP", "--input", input, "--out", filepath.Join(dir, "o.csv"), "--quiet")
-	want := keys + `:2: IP: invalid integer "49.69.121.227" (keys are compared as integers by default: give --key-type string to compare them as text)`
+	code, _, stderr := runCmd(t, t.TempDir(), "--keys", keys, "--key-col", "IP", "--key-type", "int", "--input", input, "--out", filepath.Join(dir, "o.csv"), "--quiet")
+	want := keys + `:2: IP: invalid integer "49.69.121.227" (give --key-type string to compare them as text)`
 	if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, stderr %q: want one line with %q", code, stderr, want)
 	}
