@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,10 +17,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/decimal128"
-	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
 	"github.com/acbfjoin/acbfjoin/key"
 )
@@ -76,31 +74,8 @@ func mustBig(s string) *big.Int { v, _ := new(big.Int).SetString(s, 10); return 
 // write writes rec as a Parquet file (rows per row group) and as Arrow IPC
 // file and stream files, and returns their paths.
 func write(t testing.TB, rec arrow.Record, rowGroup int64, dict bool) (pq, af, as string) {
-	dir := t.TempDir()
-	pq, af, as = filepath.Join(dir, "t.parquet"), filepath.Join(dir, "t.arrow"), filepath.Join(dir, "t.arrows")
-	f, _ := os.Create(pq)
-	tbl := array.NewTableFromRecords(rec.Schema(), []arrow.Record{rec})
-	defer tbl.Release()
-	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rowGroup), parquet.WithDictionaryDefault(dict))
-	if err := pqarrow.WriteTable(tbl, f, rowGroup, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema())); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	g, _ := os.Create(af)
-	w, err := ipc.NewFileWriter(g, ipc.WithSchema(rec.Schema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write(rec.NewSlice(0, 1))
-	w.Write(rec.NewSlice(1, rec.NumRows()))
-	w.Close()
-	g.Close()
-	h, _ := os.Create(as)
-	sw := ipc.NewWriter(h, ipc.WithSchema(rec.Schema()))
-	sw.Write(rec)
-	sw.Close()
-	h.Close()
-	return pq, af, as
+	f := columnartest.Write(t, t.TempDir(), "t", rec, rowGroup, dict)
+	return f.Parquet, f.ArrowFile, f.ArrowStream
 }
 
 // TestRead: every type reads back as the text of the model, NULLs as NULL,
