@@ -305,17 +305,22 @@ func (p *parquetTable) read(i, col int, t Type, sel []int) (*Column, error) {
 			return r.ReadBatch(int64(rows), c.floats[at:], d, nil)
 		})
 	case *file.ByteArrayColumnChunkReader:
-		vs := make([]parquet.ByteArray, n)
+		// The values point into the page's buffer: their bytes are copied
+		// into the column's one arena as they come (a copy a value took
+		// an allocation a value: the key side's 23 columns were most of
+		// the build phase).
+		vs := make([]parquet.ByteArray, min(n, 1024))
+		offs := make([]int, n+1)
 		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) {
-			l, v, err := r.ReadBatch(int64(rows), vs[at:], d, nil)
-			// The values point into the page's buffer: copy them now.
-			for j := at; j < at+v; j++ {
-				vs[j] = append([]byte(nil), vs[j]...)
+			l, v, err := r.ReadBatch(int64(min(rows, len(vs))), vs, d, nil)
+			for j, b := range vs[:v] {
+				c.data = append(c.data, b...)
+				offs[at+j+1] = len(c.data)
 			}
 			return l, v, err
 		})
 		if err == nil {
-			err = c.setBytes(vs[:values])
+			c.setArena(offs, values)
 		}
 	case *file.FixedLenByteArrayColumnChunkReader:
 		vs := make([]parquet.FixedLenByteArray, n)
@@ -356,6 +361,25 @@ func skipInto(k int64, read func(b int64) (int64, int, error)) (int64, error) {
 		done += l
 	}
 	return done, nil
+}
+
+// setArena sets the column's byte values from c.data, value j (of values)
+// being c.data[offs[j]:offs[j+1]]: as they are (String, Binary, a big
+// Decimal's two's complement), or as int64s for a Decimal of up to 18
+// digits.
+func (c *Column) setArena(offs []int, values int) {
+	for j := values + 1; j < len(offs); j++ {
+		offs[j] = len(c.data)
+	}
+	if c.Type.Kind == Decimal && c.Type.Precision <= 18 {
+		c.ints = make([]int64, c.n)
+		for j := range values {
+			c.ints[j] = bigFromTwos(c.data[offs[j]:offs[j+1]]).Int64()
+		}
+		c.data = nil
+		return
+	}
+	c.offs = offs
 }
 
 // setBytes sets the column's byte values (String, Binary, a big Decimal's
