@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -83,6 +84,16 @@ type Options struct {
 	// .arrow, .feather, .ipc and .arrows; anything else is CSV). A Parquet
 	// or Arrow side brings its columns' types (KeyType auto).
 	KeysFormat, InputFormat string
+	// JoinType is which rows the join writes (default JoinInner; SQL's
+	// semantics, docs/join-types.md): JoinSemi each large-side row that has
+	// a match, once, with its own columns; JoinAnti each that has none;
+	// JoinLeft every large-side row, the unmatched ones padded with empty
+	// (NULL) key-side columns; JoinRight every key-side row, the unmatched
+	// ones with empty large-side columns but the join columns, which hold
+	// the key (as SQL's USING); JoinFull both. A NULL or empty key never
+	// matches. A row the filter rejects is certainly unmatched: anti, left
+	// and full write it without shuffling it.
+	JoinType JoinType
 	// Skew is what the join does about hot keys (default SkewOff). With
 	// SkewAuto a pass before the build samples the large side (a regular
 	// file; for a stream, the key side stands in for it) for keys whose
@@ -116,6 +127,34 @@ type Options struct {
 	// output bytes written.
 	Progress func(phase string, done, total int64)
 }
+
+// JoinType is the kind of join (Options.JoinType).
+type JoinType string
+
+const (
+	JoinInner JoinType = "inner"
+	JoinSemi  JoinType = "semi"
+	JoinAnti  JoinType = "anti"
+	JoinLeft  JoinType = "left"
+	JoinRight JoinType = "right"
+	JoinFull  JoinType = "full"
+)
+
+// JoinTypes are the join types, in the order help lists them.
+var JoinTypes = []JoinType{JoinInner, JoinSemi, JoinAnti, JoinLeft, JoinRight, JoinFull}
+
+// LargeOnly reports whether the output has the large side's columns only
+// (semi, anti).
+func (t JoinType) LargeOnly() bool { return t == JoinSemi || t == JoinAnti }
+
+// KeepsUnmatchedLarge reports whether a large-side row without a match is
+// written (anti, left, full): a row the filter rejects goes straight to the
+// output.
+func (t JoinType) KeepsUnmatchedLarge() bool { return t == JoinAnti || t == JoinLeft || t == JoinFull }
+
+// KeepsUnmatchedKeys reports whether a key-side row without a match is
+// written (right, full).
+func (t JoinType) KeepsUnmatchedKeys() bool { return t == JoinRight || t == JoinFull }
 
 // Route says how a bank join marks each row's class.
 type Route string
@@ -212,6 +251,12 @@ func (opt Options) Resolve() (Options, error) {
 		return opt, optionError("Skew", opt.Skew, "want off or auto")
 	case opt.Sep == '"' || opt.Sep == '\n' || opt.Sep == '\r':
 		return opt, optionError("Sep", fmt.Sprintf("%q", opt.Sep), "a quote or line break cannot separate fields")
+	case opt.JoinType != "" && !slices.Contains(JoinTypes, opt.JoinType):
+		return opt, optionError("JoinType", opt.JoinType, "want inner, semi, anti, left, right or full")
+	case opt.JoinType.KeepsUnmatchedKeys() && opt.Skew == SkewAuto:
+		return opt, optionError("JoinType", opt.JoinType, "writes each key row without a match once, and Skew auto copies a hot key's rows to several partitions: leave Skew off")
+	case opt.JoinType != "" && opt.JoinType != JoinInner && opt.Route != RouteNone:
+		return opt, optionError("JoinType", opt.JoinType, "a routed bank join marks each row with its key row's class: inner joins only")
 	case !validFormat(opt.KeysFormat):
 		return opt, optionError("KeysFormat", opt.KeysFormat, "want csv, parquet or arrow")
 	case !validFormat(opt.InputFormat):
@@ -219,6 +264,9 @@ func (opt Options) Resolve() (Options, error) {
 	}
 	if opt.Skew == "" {
 		opt.Skew = SkewOff
+	}
+	if opt.JoinType == "" {
+		opt.JoinType = JoinInner
 	}
 	if opt.Filter == "" && opt.FilterFile == "" && opt.Bank == "" {
 		opt.Filter = filters.ACBF

@@ -11,14 +11,19 @@ import (
 // names follow one pattern: snake case, a unit or _records/_bytes suffix,
 // fpp_formula and fpp_measured for the two false positive rates.
 type Report struct {
-	Settings             Settings     `json:"settings"`
-	Filter               FilterReport `json:"filter"`
-	KeysRecords          int64        `json:"keys_records"`
-	KeysDistinct         int          `json:"keys_distinct"`
-	InputRecords         int64        `json:"input_records"`
-	MapOutputRecords     int64        `json:"map_output_records"`
-	FilteredOutRecords   int64        `json:"filtered_out_records"`
-	FalsePositiveRecords int64        `json:"false_positive_records"`
+	Settings           Settings     `json:"settings"`
+	Filter             FilterReport `json:"filter"`
+	KeysRecords        int64        `json:"keys_records"`
+	KeysDistinct       int          `json:"keys_distinct"`
+	InputRecords       int64        `json:"input_records"`
+	MapOutputRecords   int64        `json:"map_output_records"`
+	FilteredOutRecords int64        `json:"filtered_out_records"`
+	// BypassedRecords are the large-side rows an anti, left or full join
+	// wrote straight to the output, without a shuffle: those the filter
+	// rejected and those of a NULL key; BypassedBytes their bytes.
+	BypassedRecords      int64 `json:"bypassed_records,omitempty"`
+	BypassedBytes        int64 `json:"bypassed_bytes,omitempty"`
+	FalsePositiveRecords int64 `json:"false_positive_records"`
 	// FPPMeasured is the false positive rows over the large-side rows whose
 	// key is not a key and that the filter tested (rows of a NULL or
 	// unmatchable key, and rows a table's statistics skipped, are never
@@ -263,6 +268,7 @@ type Settings struct {
 	KeyCol     string       `json:"key_col"`
 	JoinCol    string       `json:"join_col"`
 	KeyType    key.Type     `json:"key_type"`
+	JoinType   JoinType     `json:"join_type,omitempty"`
 	Layout     Layout       `json:"filter_layout,omitempty"` // with a composite key
 	Filter     filters.Kind `json:"filter"`
 	FilterFile string       `json:"filter_file,omitempty"`
@@ -286,7 +292,7 @@ type Settings struct {
 
 // NewSettings records resolved options (Options.Resolve).
 func NewSettings(opt Options) Settings {
-	s := Settings{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType,
+	s := Settings{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType, JoinType: opt.JoinType,
 		Filter: opt.Filter, FilterFile: opt.FilterFile, BitsPerKey: opt.Sizing.BitsPerKey, FPP: opt.Sizing.FPP, Budget: opt.Sizing.Budget, Options: opt.Sizing.Options,
 		Mappers: opt.Mappers, Reducers: opt.Reducers, MemBytes: opt.MemBudget, Sort: opt.Sort, SkipBadRows: opt.SkipBadRows, Skew: opt.Skew, Version: Version()}
 	if len(opt.KeyCols) > 1 {

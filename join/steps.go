@@ -1,8 +1,10 @@
 package join
 
 import (
+	"encoding/binary"
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"slices"
+	"strings"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -44,6 +46,16 @@ func MapKeyRow(ks key.Spec, fields [][]byte, seq int64, buf []byte) (shuffle.Rec
 		return shuffle.Record{}, buf[:start], err
 	}
 	keyEnd := len(buf)
+	buf = AppendKeyFields(buf, ks, fields)
+	return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq, Row: buf[keyEnd:]}, buf, nil
+}
+
+// AppendKeyFields appends a key-side row's fields but its key columns
+// (CSV-encoded: the part of an output row after the large side's): one
+// other field, empty, is written "" so that the row is not the empty row of
+// a key side with no other field (AppendOutputRow).
+func AppendKeyFields(buf []byte, ks key.Spec, fields [][]byte) []byte {
+	start := len(buf)
 	n := 0
 	for i, f := range fields {
 		if ks.IsKeyCol(i) {
@@ -53,14 +65,70 @@ func MapKeyRow(ks key.Spec, fields [][]byte, seq int64, buf []byte) (shuffle.Rec
 			buf = append(buf, ',')
 		}
 		n++
-		buf = csvscan.AppendField(buf, f)
+		buf = AppendField(buf, f)
 	}
-	if n == 1 && len(buf) == keyEnd {
-		// One other field, empty: written "" so that the row is not the
-		// empty row of a key side with no other field (AppendOutputRow).
+	if n == 1 && len(buf) == start {
 		buf = append(buf, '"', '"')
 	}
-	return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq, Row: buf[keyEnd:]}, buf, nil
+	return buf
+}
+
+// AppendField is csvscan.AppendField: a field of an output row.
+func AppendField(buf, f []byte) []byte { return csvscan.AppendField(buf, f) }
+
+// KeyPadding is the key-side part of an output row for a large-side row
+// without a match (a left or full join): n empty fields, the key side's
+// columns but its key ("" for one, as AppendKeyFields writes it; nothing
+// for none).
+func KeyPadding(n int) []byte {
+	switch n {
+	case 0:
+		return nil
+	case 1:
+		return []byte(`""`)
+	}
+	return []byte(strings.Repeat(",", n-1))
+}
+
+// AppendLargePadding appends the large-side part of an output row for a
+// key-side row without a match (a right or full join): largeCols empty
+// fields but the join columns js.Cols, which hold the key-side row's key
+// fields keyFields (in js's order: SQL's USING). A large side of one
+// column, empty, is written "" (a row of one empty field).
+func AppendLargePadding(buf []byte, largeCols int, js key.Spec, keyFields [][]byte) []byte {
+	start := len(buf)
+	for i := range largeCols {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		for j, c := range js.Cols {
+			if c == i {
+				buf = AppendField(buf, keyFields[j])
+			}
+		}
+	}
+	if largeCols == 1 && len(buf) == start {
+		buf = append(buf, '"', '"')
+	}
+	return buf
+}
+
+// WithLargePadding makes a key-side record's row carry the large-side
+// padding written for it when it has no match (right and full joins): the
+// padding's length as a uvarint, the padding, then the row. SplitKeyRow
+// takes them apart.
+func WithLargePadding(dst, padding, row []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(padding)))
+	return append(append(dst, padding...), row...)
+}
+
+// SplitKeyRow takes a row of WithLargePadding apart.
+func SplitKeyRow(row []byte) (padding, fields []byte) {
+	n, w := binary.Uvarint(row)
+	if w <= 0 || uint64(len(row)-w) < n {
+		return nil, row // not made by WithLargePadding: cannot happen within a run
+	}
+	return row[w : w+int(n)], row[w+int(n):]
 }
 
 // MapInputRow tests a large-side row's join key against the filter: it

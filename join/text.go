@@ -38,6 +38,10 @@ func (r *Report) WriteText(w io.Writer) {
 			t.Format, t.Chunks, chunks, t.ChunksSkipped, t.RowsSkipped, t.ChunksMaterialized,
 			mib(t.DecodedBytes), mib(t.Bytes), 100*float64(t.DecodedBytes)/float64(max(t.Bytes, 1)))
 	}
+	if r.BypassedRecords > 0 {
+		fmt.Fprintf(w, "bypass: %d rows (%s) written without the shuffle: the filter said no, or the key is NULL (%s join)\n",
+			r.BypassedRecords, mib(r.BypassedBytes), r.Settings.JoinType)
+	}
 	if h := r.HotExclusions; h != nil {
 		fmt.Fprintf(w, "hot exclusions: %d asked, %d found (frequent keys that pass the filter and are not keys), %d bytes with the filter; they dropped %d rows: row-weighted FP %.3g without them, %.3g with",
 			h.Asked, h.Found, h.BroadcastBytes, h.ExcludedRecords, h.FPPMeasuredWithout, r.FPPMeasured)

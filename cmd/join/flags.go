@@ -20,6 +20,7 @@ type joinFlags struct {
 	sizingFlags
 	keys, input, keyCol, joinCol, keyType string
 	keysFormat, inputFormat               string
+	joinType                              string
 	mappers, reducers                     int
 	mem                                   string
 	tempDir                               string
@@ -48,6 +49,8 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.keysFormat, "keys-format", "", "format of --keys: csv, parquet or arrow (default: by its name: .parquet/.pq, .arrow/.feather/.ipc, else CSV)")
 	fs.StringVar(&j.inputFormat, "input-format", "", "format of --input: csv, parquet or arrow (default: by its name)")
 	fs.StringVar(&j.keyType, "key-type", string(key.Auto), keyTypeUsage)
+	fs.StringVar(&j.joinType, "join", string(join.JoinInner), "the join: inner; semi (each large row with a match, once, its own columns); anti (each without one; rows the filter rejects skip the shuffle); "+
+		"left (every large row, unmatched ones with empty key-side columns); right (every key row, unmatched ones with empty large-side columns but the join column); full (both). A NULL or empty key never matches")
 	fs.StringVar(&j.layout, "filter-layout", "", "composite key only: composite (one filter over the key tuples; the default) or per-column (one filter a column, seed 001's design, for comparison)")
 	j.sizingFlags.register(fs)
 	fs.IntVar(&j.mappers, "mappers", 0, "map goroutines (0: one per core)")
@@ -69,9 +72,9 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		Keys: j.keys, Input: j.input, KeyCol: j.keyCol, JoinCol: j.joinCol, KeyType: key.Type(j.keyType),
 		KeysFormat: j.keysFormat, InputFormat: j.inputFormat,
 		Mappers: j.mappers, Reducers: j.reducers, TempDir: j.tempDir, Filter: j.filter, FilterFile: j.filterFile,
-		Layout: join.Layout(j.layout), Skew: join.Skew(j.skew),
+		Layout: join.Layout(j.layout), Skew: join.Skew(j.skew), JoinType: join.JoinType(j.joinType),
 	}
-	for _, f := range []struct{ name, v string }{{"key-col", j.keyCol}, {"join-col", j.joinCol}, {"key-type", j.keyType}} {
+	for _, f := range []struct{ name, v string }{{"key-col", j.keyCol}, {"join-col", j.joinCol}, {"key-type", j.keyType}, {"join", j.joinType}} {
 		if j.set(f.name) && f.v == "" { // "" is the library's default
 			return opt, usageError{fmt.Errorf("%s: --%s is empty (leave it out for its default)", cmd, f.name)}
 		}

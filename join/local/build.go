@@ -50,7 +50,14 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 		cannot keyCounts
 		lo, hi [8]byte
 		any    bool // lo, hi are set
+		// Right and full joins: the output's writer for the rows whose key
+		// cannot match (written here, padded), and a record's row with its
+		// large-side padding.
+		out      RowWriter
+		pad, row []byte
 	}
+	keepKeys := x.opt.JoinType.KeepsUnmatchedKeys()
+	nLarge := len(x.input.header)
 	var mu sync.Mutex
 	var global keySet
 	st := buildStats{parts: newPartCounts(x.opt.Reducers)}
@@ -100,14 +107,36 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 				}
 				ci = i
 			}
+			// A key that cannot match (NULL; no value of an inferred
+			// type): a right or full join writes its row now, padded.
+			unmatched := func(v keyVerdict) error {
+				b.cannot.add(v)
+				if !keepKeys {
+					return nil
+				}
+				if b.out == nil {
+					b.out = x.sink.Writer()
+				}
+				keyFields := make([][]byte, 0, len(x.keySpec.Cols))
+				for _, c := range x.keySpec.Cols {
+					keyFields = append(keyFields, r.Fields()[c]) // a NULL's is empty
+				}
+				b.pad = join.AppendLargePadding(b.pad[:0], nLarge, x.joinSpec, keyFields)
+				b.row = join.AppendKeyFields(b.row[:0], x.keySpec, r.Fields())
+				return b.out.Write(nil, -1, r.Offset(), b.pad, b.row)
+			}
 			if nullKey(r, x.keySpec, x.typing.Lenient) {
-				b.cannot.add(keyNull)
+				if err := unmatched(keyNull); err != nil {
+					return err
+				}
 				continue
 			}
 			rec, buf, err := join.MapKeyRow(x.keySpec, r.Fields(), r.Offset(), b.buf[:0])
 			if err != nil {
 				if x.typing.Lenient {
-					b.cannot.add(keyUnmatchable)
+					if err := unmatched(keyUnmatchable); err != nil {
+						return err
+					}
 					continue
 				}
 				if err := x.keyError(r, err); err != nil {
@@ -127,6 +156,15 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 			if ci >= 0 {
 				b.sets[ci].add(rec.Key)
 				rec, buf, b.tmp = routeRow(rec, buf, x.opt.Route, label, ci, b.tmp)
+			}
+			if keepKeys {
+				keyFields := make([][]byte, 0, len(x.keySpec.Cols))
+				for _, c := range x.keySpec.Cols {
+					keyFields = append(keyFields, r.Fields()[c])
+				}
+				b.pad = join.AppendLargePadding(b.pad[:0], nLarge, x.joinSpec, keyFields)
+				b.row = join.WithLargePadding(b.row[:0], b.pad, rec.Row)
+				rec.Row = b.row
 			}
 			b.buf = buf
 			b.rows++
@@ -163,6 +201,12 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 			}
 		}
 		mu.Unlock()
+		if b.out != nil {
+			if err := b.out.Flush(); err != nil {
+				b.w.Close()
+				return err
+			}
+		}
 		return b.w.Close()
 	})
 	stop()

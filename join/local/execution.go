@@ -47,6 +47,7 @@ type execution struct {
 	ex      *exclusions
 	copies  []filters.Filter
 	sink    Sink
+	begun   bool // sink.Begin called (beginSink)
 
 	start, phase time.Time
 	timings      map[string]float64

@@ -73,26 +73,36 @@ func (t *keyTable) seal() {
 	}
 }
 
-// lookup returns the key-side records of key, in row order. The slice and the
-// records' bytes are valid until the next lookup.
-func (t *keyTable) lookup(key []byte) []shuffle.Record {
+// span returns the entries of key: ents[lo:hi].
+func (t *keyTable) span(key []byte) (lo, hi int, ok bool) {
 	var sp [2]int
-	var ok bool
 	if t.index8 != nil {
 		if len(key) != 8 {
-			return nil
+			return 0, 0, false
 		}
 		sp, ok = t.index8[binary.LittleEndian.Uint64(key)]
 	} else {
 		sp, ok = t.index[string(key)]
 	}
+	return sp[0], sp[1], ok
+}
+
+// record is entry i as a shuffle record; its bytes are the arena's.
+func (t *keyTable) record(i int) shuffle.Record {
+	e := t.ents[i]
+	return shuffle.Record{Key: t.key(e), Tag: join.TagKeys, Seq: e.seq, Row: t.arena[e.off+int(e.klen) : e.off+int(e.klen)+int(e.rlen)]}
+}
+
+// lookup returns the key-side records of key, in row order. The slice and the
+// records' bytes are valid until the next lookup.
+func (t *keyTable) lookup(key []byte) []shuffle.Record {
+	lo, hi, ok := t.span(key)
 	if !ok {
 		return nil
 	}
 	t.scratch = t.scratch[:0]
-	for _, e := range t.ents[sp[0]:sp[1]] {
-		t.scratch = append(t.scratch, shuffle.Record{Key: t.key(e), Tag: join.TagKeys, Seq: e.seq,
-			Row: t.arena[e.off+int(e.klen) : e.off+int(e.klen)+int(e.rlen)]})
+	for i := lo; i < hi; i++ {
+		t.scratch = append(t.scratch, t.record(i))
 	}
 	return t.scratch
 }

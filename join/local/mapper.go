@@ -31,6 +31,9 @@ type mapStats struct {
 	cannot keyCounts
 	// table is what a table side's chunks did (nil for CSV).
 	table *join.TableReport
+	// bypassed counts the rows anti, left and full joins wrote without a
+	// shuffle, and their bytes.
+	bypassed, bypassedBytes int64
 }
 
 // mapBatch is how many records a mapper reads at once (csvscan.NextBatch).
@@ -50,12 +53,20 @@ type mapWorker struct {
 	nfields, reducers              int
 	cannot                         keyCounts
 	tm                             *tableMapper // a table side's scratch (maptable.go)
+	// Anti, left and full joins: a row the filter rejects, or whose key is
+	// NULL, is written to the output here (out), with keyPad after it.
+	bypass              bool
+	bw                  RowWriter
+	newOut              func() RowWriter
+	keyPad              []byte
+	passedBy, passedBy8 int64 // rows written here, and their bytes
 }
 
 // newMapWorker is mapper i's, its filter one of copies.
 func (x *execution) newMapWorker(i int, copies []filters.Filter, sketches []*joinSketch) mapWorker {
 	m := mapWorker{f: copies[i%len(copies)], w: x.sh.NewWriter(), pc: newPartCounts(x.opt.Reducers), sk: sketches[i],
-		sep: x.input.sep, nfields: len(x.input.header), reducers: x.opt.Reducers}
+		sep: x.input.sep, nfields: len(x.input.header), reducers: x.opt.Reducers,
+		bypass: x.opt.JoinType.KeepsUnmatchedLarge(), newOut: x.sink.Writer, keyPad: x.shape().keyPad}
 	if x.skew != nil {
 		m.spread = newSpreader(x.skew, i)
 	}
@@ -67,6 +78,35 @@ func (x *execution) newMapWorker(i int, copies []filters.Filter, sketches []*joi
 func (m *mapWorker) drop(rowBytes, keyBytes int) {
 	m.dropRows++
 	m.dropBytes += int64(rowBytes + keyBytes)
+}
+
+// reject handles a row that cannot match (the filter rejected its key, or
+// the key is NULL): counted as dropped, or with anti, left and full joins
+// written to the output without a shuffle (raw, a CSV line).
+func (m *mapWorker) reject(key []byte, offset int64, raw []byte) error {
+	m.drop(len(raw), len(key)) // what it would have cost the shuffle
+	if !m.bypass {
+		return nil
+	}
+	if m.bw == nil {
+		m.bw = m.newOut()
+	}
+	m.passedBy++
+	m.passedBy8 += int64(len(raw))
+	return m.bw.Write(key, offset, -1, raw, m.keyPad)
+}
+
+// rejectCSV is reject of a CSV side's row, re-encoded as CSV if its file
+// has another separator.
+func (m *mapWorker) rejectCSV(r *csvscan.Reader, key []byte, offset int64, raw []byte) error {
+	if m.bypass && m.sep != ',' {
+		var err error
+		if m.enc, err = reencode(m.enc[:0], raw, m.nfields, m.sep); err != nil {
+			return r.Errorf("%w", err)
+		}
+		raw = m.enc
+	}
+	return m.reject(key, offset, raw)
 }
 
 // emitCSV sends a survivor of a CSV side (raw, of record offset, a row of
@@ -109,10 +149,18 @@ func (m *mapWorker) done(mu *sync.Mutex, st *mapStats) error {
 	st.parts.add(m.pc)
 	st.cannot.null += m.cannot.null
 	st.cannot.unmatchable += m.cannot.unmatchable
+	st.bypassed += m.passedBy
+	st.bypassedBytes += m.passedBy8
 	if m.tm != nil {
 		m.tm.addTo(st.table)
 	}
 	mu.Unlock()
+	if m.bw != nil {
+		if err := m.bw.Flush(); err != nil {
+			m.w.Close()
+			return err
+		}
+	}
 	return m.w.Close()
 }
 
@@ -226,7 +274,11 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 					i = m.recs[j]
 				}
 				if !m.pass[j] {
-					m.drop(b.RawLen(i), len(key))
+					if !m.bypass {
+						m.drop(b.RawLen(i), len(key))
+					} else if err := m.rejectCSV(r, key, b.Offset(i), b.Raw(i)); err != nil { // counts the drop
+						return err
+					}
 					continue
 				}
 				if err := m.emitCSV(r, key, b.Offset(i), b.Raw(i)); err != nil {
@@ -278,12 +330,19 @@ func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (map
 			if v != keyOK {
 				m.rows++
 				m.cannot.add(v)
+				if m.bypass {
+					if err := m.rejectCSV(r, nil, r.Offset(), r.Raw()); err != nil {
+						return err
+					}
+				}
 				continue
 			}
 			m.key = key
 			m.rows++
 			if !m.f.Contains(key) {
-				m.drop(len(r.Raw()), len(key))
+				if err := m.rejectCSV(r, key, r.Offset(), r.Raw()); err != nil {
+					return err
+				}
 				continue
 			}
 			if err := m.emitCSV(r, key, r.Offset(), r.Raw()); err != nil {
@@ -308,6 +367,11 @@ func (x *execution) gatherKeys(r *csvscan.Reader, b *csvscan.Batch, kt key.Type,
 				m.cannot.add(keyNull)
 			} else {
 				m.cannot.add(keyUnmatchable)
+			}
+			if m.bypass {
+				if err := m.rejectCSV(r, nil, b.Offset(i), b.Raw(i)); err != nil {
+					return nil, nil, err
+				}
 			}
 			continue
 		}

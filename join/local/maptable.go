@@ -24,6 +24,11 @@ type tableMapper struct {
 	surv   []int  // the surviving rows of a chunk
 	skeys  []byte // their keys, one after the other
 	sends  []int  // where each ends in skeys
+	// With anti, left and full joins, the rows written without a shuffle:
+	// rejected by the filter, or of a NULL key (nil key).
+	rej    []int
+	rkeys  []byte
+	rends  []int
 	raw    []byte // a survivor's row as a CSV line
 	all    []*columnar.Column
 	counts join.TableReport
@@ -71,7 +76,9 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 	if c.rows > 0 {
 		rowBytes = int(chunkBytes / int64(c.rows))
 	}
-	if c.index >= 0 && x.keyHi != nil && !ks.Composite() && ks.Types[0] == key.Int {
+	// (Not with anti, left and full joins: the rows of such a chunk are
+	// written, all of them.)
+	if c.index >= 0 && x.keyHi != nil && !ks.Composite() && ks.Types[0] == key.Int && !m.bypass {
 		lo, hi, nulls, ok := tab.KeyRange(c.index, ks.Cols[0])
 		if ok && (hi < keyInt(x.keyLo) || lo > keyInt(x.keyHi)) {
 			t.counts.ChunksSkipped++
@@ -91,6 +98,7 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 	t.counts.DecodedBytes += c.columnBytes(ks.Cols)
 	n := keyCols[0].Len()
 	t.surv, t.skeys, t.sends = t.surv[:0], t.skeys[:0], t.sends[:0]
+	t.rej, t.rkeys, t.rends = t.rej[:0], t.rkeys[:0], t.rends[:0]
 	for lo := 0; lo < n; lo += mapBatch {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -110,7 +118,13 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 		m.rows += int64(len(t.keys))
 		for j, k := range t.keys {
 			if !pass[j] {
-				m.drop(rowBytes, len(k))
+				if m.bypass { // reject counts the drop
+					t.rej = append(t.rej, t.rows[j])
+					t.rkeys = append(t.rkeys, k...)
+					t.rends = append(t.rends, len(t.rkeys))
+				} else {
+					m.drop(rowBytes, len(k))
+				}
 				continue
 			}
 			t.surv = append(t.surv, t.rows[j])
@@ -118,7 +132,7 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 			t.sends = append(t.sends, len(t.skeys))
 		}
 	}
-	if len(t.surv) == 0 {
+	if len(t.surv) == 0 && len(t.rej) == 0 {
 		return nil
 	}
 	// Late materialization: the other columns of a chunk with survivors.
@@ -134,7 +148,7 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 	// falls, for fixed-width columns); else every value, then the
 	// survivors' taken.
 	sel := t.surv
-	if c.index < 0 || len(t.surv)*sparseRows >= n {
+	if c.index < 0 || len(t.surv)*sparseRows >= n || len(t.rej) > 0 {
 		sel = nil
 	}
 	var rest []*columnar.Column
@@ -175,6 +189,18 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 			return err
 		}
 		start = t.sends[j]
+	}
+	start = 0
+	for j, i := range t.rej {
+		t.raw = columnar.AppendRow(t.raw[:0], t.all, i)
+		var k []byte
+		if t.rends[j] > start {
+			k = t.rkeys[start:t.rends[j]]
+		}
+		if err := m.reject(k, c.first+int64(i), t.raw); err != nil {
+			return err
+		}
+		start = t.rends[j]
 	}
 	return nil
 }
@@ -224,6 +250,10 @@ rows:
 			if col.Null(i) {
 				m.rows++
 				m.cannot.add(keyNull)
+				if m.bypass && report {
+					t.rej = append(t.rej, i)
+					t.rends = append(t.rends, len(t.rkeys))
+				}
 				continue rows
 			}
 		}
@@ -257,6 +287,10 @@ rows:
 			if x.typing.Lenient {
 				m.rows++
 				m.cannot.add(keyUnmatchable)
+				if m.bypass && report {
+					t.rej = append(t.rej, i)
+					t.rends = append(t.rends, len(t.rkeys))
+				}
 				continue
 			}
 			if !report {

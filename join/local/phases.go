@@ -161,6 +161,7 @@ func (p *mapPhase) report(_ *execution, rep *join.Report) {
 	rep.Keys.InputNull, rep.Keys.InputUnmatchable = p.stats.cannot.null, p.stats.cannot.unmatchable
 	rep.FilteredOutRecords = p.stats.records - p.stats.output - p.stats.cannot.null - p.stats.cannot.unmatchable
 	rep.InputTable = p.stats.table
+	rep.BypassedRecords, rep.BypassedBytes = p.stats.bypassed, p.stats.bypassedBytes
 	rep.ShuffleBytesNoFilter = p.stats.droppedBytes // plus the shuffle's bytes (sealPhase)
 }
 
@@ -212,6 +213,13 @@ func (p *reducePhase) run(ctx context.Context, x *execution) (err error) {
 }
 func (p *reducePhase) report(x *execution, rep *join.Report) {
 	rep.FalsePositiveRecords, rep.JoinRows = p.stats.falsePositives, p.stats.joinRows
+	// The output's rows written elsewhere: those the map phase wrote
+	// without a shuffle, and a right or full join's key rows whose key
+	// cannot match (written by the build).
+	rep.JoinRows += p.mapped.stats.bypassed
+	if x.opt.JoinType.KeepsUnmatchedKeys() {
+		rep.JoinRows += p.keys.stats.cannot.null + p.keys.stats.cannot.unmatchable
+	}
 	rep.Skew = x.skewReport(x.smp, p.keys.stats, p.mapped.stats, p.stats)
 }
 

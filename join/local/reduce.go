@@ -25,7 +25,7 @@ type reduceStats struct {
 // reduce joins the partitions with one goroutine per reducer, each with its
 // own writer of the sink; the first failing reducer stops the others.
 func (x *execution) reduce(ctx context.Context, sink Sink) (reduceStats, error) {
-	if err := sink.Begin(x.outputHeader()); err != nil {
+	if err := x.beginSink(); err != nil {
 		return reduceStats{}, err
 	}
 	parts := make(chan int, x.opt.Reducers)
@@ -54,7 +54,7 @@ func (x *execution) reduce(ctx context.Context, sink Sink) (reduceStats, error) 
 			w := sink.Writer()
 			var rows int64
 			for p := range parts {
-				err := reducePartition(rctx, x.sh, p, func(large, small shuffle.Record) error {
+				err := reducePartition(rctx, x.sh, p, x.shape(), func(large, small shuffle.Record) error {
 					rows++
 					return w.Write(large.Key, large.Seq, small.Seq, large.Row, small.Row)
 				}, &fps)
@@ -81,16 +81,45 @@ func (x *execution) reduce(ctx context.Context, sink Sink) (reduceStats, error) 
 	return reduceStats{joinRows: joinRows.Load(), falsePositives: fps.Load(), partRows: partRows}, nil
 }
 
+// joinShape is what the phases write for the join type beyond an inner
+// join's rows.
+type joinShape struct {
+	jt     join.JoinType
+	keyPad []byte // left, full: the key-side part of a large row without a match (join.KeyPadding)
+}
+
+// shape is x's joinShape.
+func (x *execution) shape() joinShape {
+	sh := joinShape{jt: x.opt.JoinType}
+	if sh.jt == join.JoinLeft || sh.jt == join.JoinFull {
+		sh.keyPad = join.KeyPadding(len(x.keys.header) - len(x.keySpec.Cols))
+	}
+	return sh
+}
+
 // reducePartition joins partition p (the local executor's form of "group by
 // key, separate by tag, cross product") in one pass over its batches: they come
 // in arrival order, and every key-side record arrived before the first
 // large-side one (the build phase closes its writers before the map phase
 // starts), so the key-side records are indexed by key first and the large-side
-// records then probe the index.
-func reducePartition(ctx context.Context, sh *shuffle.Shuffle, p int, emit func(large, small shuffle.Record) error, fps *atomic.Int64) error {
+// records then probe the index. What it emits for a large-side record follows
+// the join type (shape): every match (inner, left, right, full), the record
+// once if it has a match (semi) or if it has none (anti), padded when it has
+// none (left, full); then, for right and full, every key-side record no
+// large-side record met, with its large-side padding (join.SplitKeyRow).
+func reducePartition(ctx context.Context, sh *shuffle.Shuffle, p int, shape joinShape, emit func(large, small shuffle.Record) error, fps *atomic.Int64) error {
 	var smalls keyTable
+	var matched []bool // right, full: each key-side entry's
+	keepKeys := shape.jt.KeepsUnmatchedKeys()
 	probing := false
 	var fp int64
+	seal := func() {
+		probing = true
+		smalls.seal()
+		if keepKeys {
+			matched = make([]bool, len(smalls.ents))
+		}
+	}
 	err := sh.Partition(p, func(rec arrow.Record) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -105,23 +134,62 @@ func reducePartition(ctx context.Context, sh *shuffle.Shuffle, p int, emit func(
 				continue
 			}
 			if !probing {
-				probing = true
-				smalls.seal()
+				seal()
 			}
 			key := keys.Value(i)
 			large := shuffle.Record{Key: key, Tag: join.TagInput, Seq: seqs.Value(i), Row: rows.Value(i)}
-			matched, err := join.JoinRow(large, smalls.lookup(key), emit)
+			lo, hi, ok := smalls.span(key)
+			if !ok {
+				fp++
+			}
+			var err error
+			switch shape.jt {
+			case join.JoinSemi:
+				if ok {
+					err = emit(large, shuffle.Record{Key: key, Seq: -1})
+				}
+			case join.JoinAnti:
+				if !ok {
+					err = emit(large, shuffle.Record{Key: key, Seq: -1})
+				}
+			default:
+				if !ok && shape.jt.KeepsUnmatchedLarge() {
+					err = emit(large, shuffle.Record{Key: key, Seq: -1, Row: shape.keyPad})
+				}
+				for j := lo; j < hi && err == nil; j++ {
+					small := smalls.record(j)
+					if keepKeys {
+						_, small.Row = join.SplitKeyRow(small.Row)
+						matched[j] = true
+					}
+					err = emit(large, small)
+				}
+			}
 			if err != nil {
 				return err
-			}
-			if !matched {
-				fp++
 			}
 		}
 		return nil
 	})
 	fps.Add(fp)
-	return err
+	if err != nil || !keepKeys {
+		return err
+	}
+	if !probing {
+		seal() // key-side records only
+	}
+	for j := range smalls.ents {
+		if matched[j] {
+			continue
+		}
+		small := smalls.record(j)
+		pad, fields := join.SplitKeyRow(small.Row)
+		small.Row = fields
+		if err := emit(shuffle.Record{Key: small.Key, Tag: join.TagInput, Seq: -1, Row: pad}, small); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func columns(rec arrow.Record) (*array.Binary, *array.Uint8, *array.Int64, *array.Binary) {
@@ -137,6 +205,18 @@ func headerBytes(h []string) [][]byte {
 	return out
 }
 
+// beginSink begins the sink with the output's header, once: before the
+// build phase for a join type that writes rows there or in the map phase
+// (right and full: key rows whose key is NULL; anti, left, full: the rows
+// the filter rejects), else before the reduce.
+func (x *execution) beginSink() error {
+	if x.begun {
+		return nil
+	}
+	x.begun = true
+	return x.sink.Begin(x.outputHeader())
+}
+
 // outputHeader is the output's header: the large side's header (re-encoded
 // as CSV when its separator is not a comma), the key side's columns, and
 // with Route column a last column "class".
@@ -145,8 +225,12 @@ func (x *execution) outputHeader() join.Header {
 	if x.input.sep != ',' {
 		raw = csvscan.AppendFields(nil, headerBytes(x.input.header))
 	}
-	h := join.OutputHeader(raw, x.input.header, x.joinSpec, x.keys.header, x.keySpec)
-	h.SetTypes(len(x.input.header), x.input.types, x.keys.types, x.keySpec)
+	keyNames, keyTypes := x.keys.header, x.keys.types
+	if x.opt.JoinType.LargeOnly() {
+		keyNames, keyTypes = nil, nil // semi, anti: the large side's columns only
+	}
+	h := join.OutputHeader(raw, x.input.header, x.joinSpec, keyNames, x.keySpec)
+	h.SetTypes(len(x.input.header), x.input.types, keyTypes, x.keySpec)
 	if x.opt.Route == join.RouteColumn {
 		h.Line = append(h.Line[:len(h.Line)-1], ",class\n"...)
 		h.Names = append(h.Names, "class")

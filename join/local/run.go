@@ -64,7 +64,11 @@ func prepare(ctx context.Context, opt join.Options, sink Sink) (_ *execution, er
 	if opt.Sort && routed {
 		rsink.sortEach(opt.TempDir, opt.MemBudget/4, opt.Reducers)
 	} else if opt.Sort {
-		sink = newSorted(sink, opt.TempDir, opt.MemBudget/4, opt.Reducers)
+		writers := opt.Reducers
+		if opt.JoinType != join.JoinInner { // the build's and the mappers' writers too
+			writers += 2 * opt.Mappers
+		}
+		sink = newSorted(sink, opt.TempDir, opt.MemBudget/4, writers)
 	}
 	x, err := start(ctx, opt)
 	if err != nil {
@@ -81,6 +85,12 @@ func prepare(ctx context.Context, opt join.Options, sink Sink) (_ *execution, er
 	if err := x.checkExclusions(); err != nil {
 		x.close()
 		return nil, err
+	}
+	if x.opt.JoinType != join.JoinInner {
+		if err := x.beginSink(); err != nil {
+			x.close()
+			return nil, err
+		}
 	}
 	return x, nil
 }

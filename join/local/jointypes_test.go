@@ -1,0 +1,171 @@
+package local
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/shuffle"
+)
+
+// typedJoin is the model of every join type over the tables' models (SQL's
+// semantics: NULL never matches; duplicates on both sides; semi writes a
+// large row once; right and full write the key into the large side's join
+// columns of an unmatched key row, as USING does), rows as parseOutput
+// gives them.
+func typedJoin(keys, input tableData, kc, jc []int, jt join.JoinType) []string {
+	keyOf := func(row []*string, cols []int) (string, bool) {
+		var parts []string
+		for _, c := range cols {
+			if row[c] == nil {
+				return "", false
+			}
+			parts = append(parts, *row[c])
+		}
+		return strings.Join(parts, "\x00"), true
+	}
+	rest := func(row []*string) []string {
+		var out []string
+		for i, v := range row {
+			if !slices.Contains(kc, i) {
+				out = append(out, deref(v))
+			}
+		}
+		return out
+	}
+	byKey := map[string][]int{}
+	for i, row := range keys.rows {
+		if k, ok := keyOf(row, kc); ok {
+			byKey[k] = append(byKey[k], i)
+		}
+	}
+	matched := make([]bool, len(keys.rows))
+	var out []string
+	add := func(fields []string) { out = append(out, strings.Join(fields, "\x1f")) }
+	for _, row := range input.rows {
+		var left []string
+		for _, v := range row {
+			left = append(left, deref(v))
+		}
+		var ms []int
+		if k, ok := keyOf(row, jc); ok {
+			ms = byKey[k]
+		}
+		switch {
+		case jt == join.JoinSemi:
+			if len(ms) > 0 {
+				add(left)
+			}
+		case jt == join.JoinAnti:
+			if len(ms) == 0 {
+				add(left)
+			}
+		default:
+			for _, m := range ms {
+				add(append(slices.Clone(left), rest(keys.rows[m])...))
+				matched[m] = true
+			}
+			if len(ms) == 0 && jt.KeepsUnmatchedLarge() {
+				add(append(slices.Clone(left), make([]string, len(keys.names)-len(kc))...))
+			}
+		}
+	}
+	if jt.KeepsUnmatchedKeys() {
+		for i, row := range keys.rows {
+			if matched[i] {
+				continue
+			}
+			large := make([]string, len(input.names))
+			for j, c := range jc {
+				large[c] = deref(row[kc[j]])
+			}
+			add(append(large, rest(row)...))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestJoinTypes: every join type, on sides with duplicate keys and NULL keys
+// on both, from CSV and from Parquet, with every filter kind, a composite
+// key, and a memory budget small enough to spill: the model's rows; with
+// Sort, the same bytes whatever the kind and the format; anti, left and
+// full write the rows the filter rejects without the shuffle.
+func TestJoinTypes(t *testing.T) {
+	seed := testutil.Seed(t)
+	keys, input := genTables(seed)
+	dir := t.TempDir()
+	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
+	for _, jt := range join.JoinTypes {
+		t.Run(string(jt), func(t *testing.T) {
+			want := typedJoin(keys, input, []int{0}, []int{1}, jt)
+			var sorted []byte
+			for _, kind := range kinds() {
+				for _, format := range []string{"csv", "parquet-rg7-dict"} {
+					opt := join.Options{Keys: kf[format], Input: inf[format], KeyCol: "K", JoinCol: "K", Filter: kind, JoinType: jt, Sort: true, Mappers: 2, Reducers: 3, TempDir: t.TempDir()}
+					if kind == filters.Fuse {
+						opt.Sizing = filters.Sizing{BitsPerKey: 9}
+					}
+					rep, out := runJoin(t, opt)
+					if got := parseOutput(t, out); !slices.Equal(got, want) {
+						t.Fatalf("%s, %s: %d rows, the model's %d; %s", kind, format, len(got), len(want), testutil.FirstDiff(got, want))
+					}
+					if rep.JoinRows != int64(len(want)) {
+						t.Errorf("%s, %s: the report says %d rows, %d written", kind, format, rep.JoinRows, len(want))
+					}
+					if sorted == nil {
+						sorted = out
+					} else if !bytes.Equal(out, sorted) {
+						t.Errorf("%s, %s: sorted output differs from the first kind's", kind, format)
+					}
+					if jt.KeepsUnmatchedLarge() && kind != filters.None && rep.BypassedRecords < rep.FilteredOutRecords {
+						t.Errorf("%s, %s: %d rows bypassed the shuffle, %d filtered out", kind, format, rep.BypassedRecords, rep.FilteredOutRecords)
+					}
+				}
+			}
+			// Spilling: the smallest budget, unsorted and sorted.
+			for _, sort := range []bool{false, true} {
+				opt := join.Options{Keys: kf["csv"], Input: inf["csv"], KeyCol: "K", JoinCol: "K", Filter: filters.None, JoinType: jt, Sort: sort,
+					Mappers: 2, Reducers: 2, MemBudget: shuffle.MinBudget(2, 2), TempDir: t.TempDir()}
+				_, out := runJoin(t, opt)
+				if got := parseOutput(t, out); !slices.Equal(got, want) {
+					t.Fatalf("spilling, sort %v: %s", sort, testutil.FirstDiff(got, want))
+				}
+			}
+			// A composite key of two columns.
+			want2 := typedJoin(keys, input, []int{0, 1}, []int{1, 2}, jt)
+			for _, format := range []string{"csv", "parquet-plain"} {
+				_, out := runJoin(t, join.Options{Keys: kf[format], Input: inf[format], KeyCol: "K,G", JoinCol: "K,G", Filter: filters.Bloom, JoinType: jt})
+				if got := parseOutput(t, out); !slices.Equal(got, want2) {
+					t.Fatalf("composite, %s: %s", format, testutil.FirstDiff(got, want2))
+				}
+			}
+		})
+	}
+}
+
+// TestJoinTypeRefusals: an unknown type, and the combinations that cannot
+// hold their promise, are refused by name.
+func TestJoinTypeRefusals(t *testing.T) {
+	keys, input := genTables(2)
+	dir := t.TempDir()
+	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
+	for _, c := range []struct {
+		opt  join.Options
+		want string
+	}{
+		{join.Options{JoinType: "outer"}, "want inner, semi, anti, left, right or full"},
+		{join.Options{JoinType: join.JoinRight, Skew: join.SkewAuto}, "Skew"},
+		{join.Options{JoinType: join.JoinFull, Skew: join.SkewAuto}, "Skew"},
+	} {
+		c.opt.Keys, c.opt.Input, c.opt.KeyCol, c.opt.JoinCol = kf["csv"], inf["csv"], "K", "K"
+		_, err := Run(t.Context(), c.opt, NewCSV(&bytes.Buffer{}))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "JoinType") {
+			t.Errorf("%+v: %v, want %q", c.opt.JoinType, err, c.want)
+		}
+	}
+}
