@@ -94,6 +94,10 @@ type Options struct {
 	// matches. A row the filter rejects is certainly unmatched: anti, left
 	// and full write it without shuffling it.
 	JoinType JoinType
+	// Columns, if set, are the output's columns, by name, in their order:
+	// from either side (the output's names: the large side's, then the key
+	// side's but its key columns); a name of two output columns is refused.
+	Columns []string
 	// Skew is what the join does about hot keys (default SkewOff). With
 	// SkewAuto a pass before the build samples the large side (a regular
 	// file; for a stream, the key side stands in for it) for keys whose
@@ -255,6 +259,8 @@ func (opt Options) Resolve() (Options, error) {
 		return opt, optionError("JoinType", opt.JoinType, "want inner, semi, anti, left, right or full")
 	case opt.JoinType.KeepsUnmatchedKeys() && opt.Skew == SkewAuto:
 		return opt, optionError("JoinType", opt.JoinType, "writes each key row without a match once, and Skew auto copies a hot key's rows to several partitions: leave Skew off")
+	case len(opt.Columns) > 0 && opt.Route != RouteNone:
+		return opt, optionError("Columns", strings.Join(opt.Columns, ","), "a routed bank join writes every column with its class: leave Columns out")
 	case opt.JoinType != "" && opt.JoinType != JoinInner && opt.Route != RouteNone:
 		return opt, optionError("JoinType", opt.JoinType, "a routed bank join marks each row with its key row's class: inner joins only")
 	case !validFormat(opt.KeysFormat):

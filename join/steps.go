@@ -73,6 +73,24 @@ func AppendKeyFields(buf []byte, ks key.Spec, fields [][]byte) []byte {
 	return buf
 }
 
+// AppendPicked appends the fields cols of a row, CSV-encoded, as
+// AppendKeyFields does (one empty field written ""): a key-side row's part
+// of an output row when only some of its columns are written
+// (Options.Columns).
+func AppendPicked(buf []byte, fields [][]byte, cols []int) []byte {
+	start := len(buf)
+	for n, c := range cols {
+		if n > 0 {
+			buf = append(buf, ',')
+		}
+		buf = AppendField(buf, fields[c])
+	}
+	if len(cols) == 1 && len(buf) == start {
+		buf = append(buf, '"', '"')
+	}
+	return buf
+}
+
 // AppendField is csvscan.AppendField: a field of an output row.
 func AppendField(buf, f []byte) []byte { return csvscan.AppendField(buf, f) }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -20,7 +21,7 @@ type joinFlags struct {
 	sizingFlags
 	keys, input, keyCol, joinCol, keyType string
 	keysFormat, inputFormat               string
-	joinType                              string
+	joinType, columns                     string
 	mappers, reducers                     int
 	mem                                   string
 	tempDir                               string
@@ -51,6 +52,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.keyType, "key-type", string(key.Auto), keyTypeUsage)
 	fs.StringVar(&j.joinType, "join", string(join.JoinInner), "the join: inner; semi (each large row with a match, once, its own columns); anti (each without one; rows the filter rejects skip the shuffle); "+
 		"left (every large row, unmatched ones with empty key-side columns); right (every key row, unmatched ones with empty large-side columns but the join column); full (both). A NULL or empty key never matches")
+	fs.StringVar(&j.columns, "columns", "", "the output's columns, by name, in this order (A,B,C; quote a name holding a comma): from either side; default all, the large side's then the key side's but its key")
 	fs.StringVar(&j.layout, "filter-layout", "", "composite key only: composite (one filter over the key tuples; the default) or per-column (one filter a column, seed 001's design, for comparison)")
 	j.sizingFlags.register(fs)
 	fs.IntVar(&j.mappers, "mappers", 0, "map goroutines (0: one per core)")
@@ -78,6 +80,13 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		if j.set(f.name) && f.v == "" { // "" is the library's default
 			return opt, usageError{fmt.Errorf("%s: --%s is empty (leave it out for its default)", cmd, f.name)}
 		}
+	}
+	if j.set("columns") {
+		cols, err := key.SplitList(j.columns)
+		if err != nil || len(cols) == 0 || slices.Contains(cols, "") {
+			return opt, usageError{fmt.Errorf("%s: --columns %q: want column names, comma-separated (a name holding a comma quoted, as in a CSV line)", cmd, j.columns)}
+		}
+		opt.Columns = cols
 	}
 	var err error
 	if opt.Sizing, err = j.sizing(cmd); err != nil {

@@ -53,8 +53,8 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 		// Right and full joins: the output's writer for the rows whose key
 		// cannot match (written here, padded), and a record's row with its
 		// large-side padding.
-		out      RowWriter
-		pad, row []byte
+		out            RowWriter
+		pad, row, kept []byte
 	}
 	keepKeys := x.opt.JoinType.KeepsUnmatchedKeys()
 	nLarge := len(x.input.header)
@@ -122,7 +122,11 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 					keyFields = append(keyFields, r.Fields()[c]) // a NULL's is empty
 				}
 				b.pad = join.AppendLargePadding(b.pad[:0], nLarge, x.joinSpec, keyFields)
-				b.row = join.AppendKeyFields(b.row[:0], x.keySpec, r.Fields())
+				if x.keyKeep != nil {
+					b.row = join.AppendPicked(b.row[:0], r.Fields(), x.keyKeep)
+				} else {
+					b.row = join.AppendKeyFields(b.row[:0], x.keySpec, r.Fields())
+				}
 				return b.out.Write(nil, -1, r.Offset(), b.pad, b.row)
 			}
 			if nullKey(r, x.keySpec, x.typing.Lenient) {
@@ -156,6 +160,10 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 			if ci >= 0 {
 				b.sets[ci].add(rec.Key)
 				rec, buf, b.tmp = routeRow(rec, buf, x.opt.Route, label, ci, b.tmp)
+			}
+			if x.keyKeep != nil { // only the columns the output asks for travel
+				b.kept = join.AppendPicked(b.kept[:0], r.Fields(), x.keyKeep)
+				rec.Row = b.kept
 			}
 			if keepKeys {
 				keyFields := make([][]byte, 0, len(x.keySpec.Cols))

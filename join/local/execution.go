@@ -48,6 +48,10 @@ type execution struct {
 	copies  []filters.Filter
 	sink    Sink
 	begun   bool // sink.Begin called (beginSink)
+	// keyKeep, with Options.Columns, are the key side's columns the output
+	// asks for (in the key side's order): the only ones its rows carry
+	// through the shuffle. nil: every column but the key.
+	keyKeep []int
 
 	start, phase time.Time
 	timings      map[string]float64

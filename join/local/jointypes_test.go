@@ -169,3 +169,50 @@ func TestJoinTypeRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestColumns: Columns writes the columns asked, in their order, from
+// either side, for every join type (semi and anti: the large side's), from
+// CSV and Parquet, sorted and not; the header names them; an absent or
+// ambiguous name is refused before any work.
+func TestColumns(t *testing.T) {
+	keys, input := genTables(9)
+	dir := t.TempDir()
+	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
+	// The model's output columns: ID K G S | G P W; asked: S, then P, then ID.
+	for _, jt := range join.JoinTypes {
+		cols, pick := []string{"S", "P", "ID"}, []int{3, 5, 0}
+		if jt.LargeOnly() {
+			cols, pick = []string{"S", "ID"}, []int{3, 0}
+		}
+		var want []string
+		for _, r := range typedJoin(keys, input, []int{0}, []int{1}, jt) {
+			f := strings.Split(r, "\x1f")
+			var p []string
+			for _, i := range pick {
+				p = append(p, f[i])
+			}
+			want = append(want, strings.Join(p, "\x1f"))
+		}
+		slices.Sort(want)
+		for _, format := range []string{"csv", "parquet-plain"} {
+			for _, sort := range []bool{false, true} {
+				_, out := runJoin(t, join.Options{Keys: kf[format], Input: inf[format], KeyCol: "K", JoinCol: "K", JoinType: jt, Columns: cols, Sort: sort})
+				if !bytes.HasPrefix(out, []byte(strings.Join(cols, ",")+"\n")) {
+					t.Fatalf("%s: header %q", jt, out[:min(len(out), 40)])
+				}
+				if got := parseOutput(t, out); !slices.Equal(got, want) {
+					t.Fatalf("%s, %s, sort %v: %s", jt, format, sort, testutil.FirstDiff(got, want))
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		cols []string
+		want string
+	}{{[]string{"Q"}, `no column "Q"`}, {[]string{"G"}, `two output columns are named "G"`}, {[]string{"ID", "ID"}, "asked twice"}} {
+		_, err := Run(t.Context(), join.Options{Keys: kf["csv"], Input: inf["csv"], KeyCol: "K", JoinCol: "K", Columns: c.cols}, NewCSV(&bytes.Buffer{}))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.cols, err, c.want)
+		}
+	}
+}

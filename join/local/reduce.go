@@ -1,6 +1,8 @@
 package local
 
 import (
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"slices"
 	"context"
 	"fmt"
 	"sync"
@@ -92,7 +94,11 @@ type joinShape struct {
 func (x *execution) shape() joinShape {
 	sh := joinShape{jt: x.opt.JoinType}
 	if sh.jt == join.JoinLeft || sh.jt == join.JoinFull {
-		sh.keyPad = join.KeyPadding(len(x.keys.header) - len(x.keySpec.Cols))
+		n := len(x.keys.header) - len(x.keySpec.Cols)
+		if x.keyKeep != nil {
+			n = len(x.keyKeep)
+		}
+		sh.keyPad = join.KeyPadding(n)
 	}
 	return sh
 }
@@ -228,6 +234,27 @@ func (x *execution) outputHeader() join.Header {
 	keyNames, keyTypes := x.keys.header, x.keys.types
 	if x.opt.JoinType.LargeOnly() {
 		keyNames, keyTypes = nil, nil // semi, anti: the large side's columns only
+	}
+	if x.keyKeep != nil && keyNames != nil {
+		// Only the key-side columns asked (Options.Columns), as the rows
+		// carry them.
+		h := join.Header{Names: slices.Clone(x.input.header), Join: x.joinSpec}
+		var types []columnar.Type
+		if x.input.types != nil || keyTypes != nil {
+			types = make([]columnar.Type, len(x.input.header))
+			copy(types, x.input.types)
+		}
+		for _, c := range x.keyKeep {
+			h.Names = append(h.Names, keyNames[c])
+			if types != nil && keyTypes != nil {
+				types = append(types, keyTypes[c])
+			} else if types != nil {
+				types = append(types, columnar.Type{})
+			}
+		}
+		h.Types = types
+		h.Line = append(csvscan.AppendFields(nil, headerBytes(h.Names)), '\n')
+		return h
 	}
 	h := join.OutputHeader(raw, x.input.header, x.joinSpec, keyNames, x.keySpec)
 	h.SetTypes(len(x.input.header), x.input.types, keyTypes, x.keySpec)

@@ -70,6 +70,9 @@ func prepare(ctx context.Context, opt join.Options, sink Sink) (_ *execution, er
 		}
 		sink = newSorted(sink, opt.TempDir, opt.MemBudget/4, writers)
 	}
+	if len(opt.Columns) > 0 {
+		sink = newProjected(sink, opt.Columns)
+	}
 	x, err := start(ctx, opt)
 	if err != nil {
 		return nil, err
@@ -85,6 +88,16 @@ func prepare(ctx context.Context, opt join.Options, sink Sink) (_ *execution, er
 	if err := x.checkExclusions(); err != nil {
 		x.close()
 		return nil, err
+	}
+	if p, ok := x.sink.(*projected); ok { // the columns asked, before any work
+		if err := x.keepKeyColumns(); err != nil {
+			x.close()
+			return nil, err
+		}
+		if err := p.resolve(x.outputHeader()); err != nil {
+			x.close()
+			return nil, err
+		}
 	}
 	if x.opt.JoinType != join.JoinInner {
 		if err := x.beginSink(); err != nil {
