@@ -1,10 +1,10 @@
 package local
 
 import (
-	"github.com/acbfjoin/acbfjoin/columnar"
-	"slices"
 	"context"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"slices"
 	"sync"
 	"sync/atomic"
 
