@@ -34,6 +34,8 @@ func main() {
 	joinCol := flag.String("join-col", "CITED", "the large side's join column")
 	keyCol := flag.String("key-col", "PATENT", "the key side's join column")
 	stmt := flag.String("sql", "", "run this statement instead of the join")
+	jt := flag.String("join", "inner", "inner, semi, anti, left, right or full: the columns as acbfjoin writes them (the key side's join column left out)")
+	varchar := flag.Bool("all-varchar", false, "read every CSV column as text (a differential check: values printed as they are in the file)")
 	flag.Parse()
 	if *stmt == "" && (*cite == "" || *keys == "" || *out == "") {
 		fmt.Fprintln(os.Stderr, "duckdb_join: --cite, --keys and --out are required")
@@ -61,8 +63,25 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	q := fmt.Sprintf("COPY (SELECT * FROM %s('%s') c JOIN %s('%s') k ON c.\"%s\" = k.\"%s\") TO '%s' (HEADER, DELIMITER ',')",
-		reader(*cite), esc(*cite), reader(*keys), esc(*keys), *joinCol, *keyCol, esc(*out))
+	src := func(path string) string {
+		if r := reader(path); r == "read_csv" && *varchar {
+			return fmt.Sprintf("read_csv('%s', all_varchar=true)", esc(path))
+		} else {
+			return fmt.Sprintf("%s('%s')", r, esc(path))
+		}
+	}
+	sel, how := fmt.Sprintf("c.*, k.* EXCLUDE (\"%s\")", *keyCol), "JOIN"
+	switch *jt {
+	case "semi", "anti":
+		sel, how = "c.*", strings.ToUpper(*jt)+" JOIN"
+	case "left", "right", "full":
+		how = strings.ToUpper(*jt) + " JOIN"
+	}
+	if *jt == "right" || *jt == "full" { // the key in the join column, as USING
+		sel = fmt.Sprintf("c.* REPLACE (coalesce(c.\"%s\", k.\"%s\") AS \"%s\"), k.* EXCLUDE (\"%s\")", *joinCol, *keyCol, *joinCol, *keyCol)
+	}
+	q := fmt.Sprintf("COPY (SELECT %s FROM %s c %s %s k ON c.\"%s\" = k.\"%s\") TO '%s' (HEADER, DELIMITER ',')",
+		sel, src(*cite), how, src(*keys), *joinCol, *keyCol, esc(*out))
 	if *stmt != "" {
 		q = *stmt
 	}
