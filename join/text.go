@@ -126,7 +126,12 @@ func (r *Report) writeSkew(w io.Writer) {
 				100*a.LargestShare, a.TotalRecords, a.LargestOverMean, s.JoinRows.LargestOverMean)
 		}
 	}
-	if r.JoinRowsEstimateSource != "" {
+	if jt := r.Settings.JoinType; r.JoinRowsEstimateSource != "" && jt != "" && jt != JoinInner {
+		// The estimate is of the inner join's pairs; this join writes
+		// other rows, so there is no true count to set it against.
+		fmt.Fprintf(w, "join size: the inner join's estimated %d before the shuffle (%s; count-min bound %d); this %s join wrote %d rows\n",
+			r.JoinRowsEstimate, r.JoinRowsEstimateSource, r.JoinRowsEstimateBound, jt, r.JoinRows)
+	} else if r.JoinRowsEstimateSource != "" {
 		ratio := ""
 		if r.JoinRows > 0 {
 			ratio = fmt.Sprintf(" (%.4fx)", float64(r.JoinRowsEstimate)/float64(r.JoinRows))

@@ -291,3 +291,54 @@ func TestStreamParquetProbe(t *testing.T) {
 		t.Fatalf("stream rows differ by format (%d, %d lines)", strings.Count(outs[0], "\n"), strings.Count(outs[1], "\n"))
 	}
 }
+
+// TestStreamJoinTypes: join stream --join semi writes each probe row with a
+// live key once, anti each without one (a NULL key too), with the probe's
+// columns only; left, right and full are refused by name.
+func TestStreamJoinTypes(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	var ev, probe strings.Builder
+	ev.WriteString("op,K,V\n")
+	live := map[string]bool{}
+	for k := range 40 {
+		fmt.Fprintf(&ev, "+,%d,a%d\n+,%d,b%d\n", k*5, k, k*5, k) // two rows a key
+		live[fmt.Sprint(k*5)] = true
+	}
+	probe.WriteString("ID,K\n")
+	var semi, anti []string
+	for i := range 1000 {
+		k := fmt.Sprint(i % 300)
+		if i%37 == 0 {
+			k = "" // NULL
+		}
+		line := fmt.Sprintf("%d,%s", i, k)
+		probe.WriteString(line + "\n")
+		if live[k] {
+			semi = append(semi, line)
+		} else {
+			anti = append(anti, line)
+		}
+	}
+	evf, pf := mk("ev.csv", ev.String()), mk("probe.csv", probe.String())
+	for jt, want := range map[string][]string{"semi": semi, "anti": anti} {
+		o := filepath.Join(dir, jt+".csv")
+		if _, _, err := runCmd("stream", "--key-events", evf, "--key-col", "K", "--probe", pf, "--join-col", "K", "--join", jt, "--batch", "64", "--out", o); err != nil {
+			t.Fatalf("%s: %v", jt, err)
+		}
+		b, _ := os.ReadFile(o)
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if lines[0] != "ID,K" {
+			t.Errorf("%s: header %q", jt, lines[0])
+		}
+		got := lines[1:]
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %d rows, want %d", jt, len(got), len(want))
+		}
+	}
+	if _, _, err := runCmd("stream", "--key-events", evf, "--key-col", "K", "--probe", pf, "--join-col", "K", "--join", "left", "--out", filepath.Join(dir, "l.csv")); err == nil || !strings.Contains(err.Error(), "--join left") {
+		t.Errorf("stream --join left: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/join"
 	"io"
 	"os"
 	"path/filepath"
@@ -58,6 +59,7 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&opt.KeyCol, "key-col", "", "key column(s) of the key side (default: its first column)")
 	fs.StringVar(&opt.JoinCol, "join-col", "", "key column(s) of the probe rows (default: the key columns' names)")
 	keyType := fs.String("key-type", string(key.Auto), keyTypeUsage+" (key events on a pipe: int)")
+	joinType := fs.String("join", string(join.JoinInner), "inner, semi (each probe row with a live match, once, its own columns) or anti (each without one; rows the filter rejects need no lookup); left, right and full are refused: a stream has no end")
 	fs.IntVar(&opt.Batch, "batch", 0, fmt.Sprintf("probe rows a batch (default %d)", stream.DefaultBatch))
 	fs.IntVar(&opt.KeyBatch, "key-batch", 0, "key events a batch (default: --batch)")
 	fs.Int64Var(&opt.Window, "window", 0, "timed mode: a key row stays live this long, in the time columns' units (NBER GDATE: days)")
@@ -81,6 +83,7 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	opt.KeyType = key.Type(*keyType)
+	opt.JoinType = join.JoinType(*joinType)
 	opt.Filter = filters.Kind(*filter)
 	var err error
 	if opt.Sizing, err = sf.sizing("stream"); err != nil {

@@ -70,6 +70,12 @@ type Options struct {
 	// Workers probe a batch in parallel (default one per core, at most
 	// join.MaxWorkers).
 	Workers int
+	// JoinType is inner (default), semi (each probe row with a live match,
+	// once, its own columns) or anti (each probe row without one: those the
+	// filter rejects need no lookup; a NULL key never matches). Left, right
+	// and full are refused: a stream has no end at which a probe row is
+	// known to have no match to come.
+	JoinType join.JoinType
 	// Verify also looks up the probe rows the filter rejects in the live key
 	// table, to count false negatives (which must be none).
 	Verify bool
@@ -109,6 +115,15 @@ func (opt Options) resolve() (Options, *filters.Spec, error) {
 	}
 	if opt.KeyEvents == "-" && opt.Probe == "-" {
 		return opt, nil, optionError("Probe", opt.Probe, "standard input is already the key events: one side only can be -")
+	}
+	switch opt.JoinType {
+	case "":
+		opt.JoinType = join.JoinInner
+	case join.JoinInner, join.JoinSemi, join.JoinAnti:
+	case join.JoinLeft, join.JoinRight, join.JoinFull:
+		return opt, nil, optionError("JoinType", opt.JoinType, "a stream joins each probe row with the keys live at its time, and has no end at which a row is known to have no match to come: inner, semi or anti")
+	default:
+		return opt, nil, optionError("JoinType", opt.JoinType, "want inner, semi or anti")
 	}
 	switch {
 	case opt.Batch < 0 || opt.Batch > MaxBatch:

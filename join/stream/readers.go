@@ -167,6 +167,7 @@ type keyBatch struct {
 // time.
 type probeRec struct {
 	key, raw []byte
+	null     bool // a NULL or unmatchable key (kept for an anti join only)
 	t        int64
 	line     int64
 	k1, r1   int // offsets in the arena while it is read: key at [start, k1), row at [k1, r1)
@@ -339,13 +340,14 @@ func (b *probeBatch) reset() {
 
 // probeReader reads probe rows.
 type probeReader struct {
-	s       *side
-	ks      key.Spec
-	tcol    int
-	clock   clock
-	rows    int64
-	lenient bool // as keyReader's
-	cannot  cannotCounts
+	s        *side
+	ks       key.Spec
+	tcol     int
+	clock    clock
+	rows     int64
+	lenient  bool // as keyReader's
+	cannot   cannotCounts
+	keepNull bool // an anti join writes a row whose key cannot match
 }
 
 func (pr *probeReader) read(b *probeBatch, n int) bool {
@@ -362,17 +364,25 @@ func (pr *probeReader) read(b *probeBatch, n int) bool {
 		rec := probeRec{line: r.Line(), start: len(b.arena)}
 		if pr.s.null(pr.ks, fields, pr.lenient) {
 			pr.cannot.null.Add(1)
-			continue
+			if !pr.keepNull {
+				continue
+			}
+			rec.null = true
 		}
 		var err error
-		if b.arena, err = pr.ks.Append(b.arena, fields); err != nil {
+		if rec.null {
+		} else if b.arena, err = pr.ks.Append(b.arena, fields); err != nil {
 			if pr.lenient {
 				b.arena = b.arena[:rec.start]
 				pr.cannot.unmatchable.Add(1)
-				continue
+				if !pr.keepNull {
+					continue
+				}
+				rec.null = true
+			} else {
+				b.err = r.Errorf("%w", err)
+				return false
 			}
-			b.err = r.Errorf("%w", err)
-			return false
 		}
 		rec.k1 = len(b.arena)
 		if pr.s.sep == ',' {

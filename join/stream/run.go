@@ -95,7 +95,7 @@ func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error
 	e.rep.Keys.Why, e.rep.KeyType = e.typing.Why, key.JoinTypes(e.typing.Types)
 	kr := newKeyReader(e.ks, e.keySpec, -1)
 	kr.lenient = e.typing.Lenient
-	pr := &probeReader{s: e.ps, ks: probeSpec, tcol: -1, lenient: e.typing.Lenient}
+	pr := &probeReader{s: e.ps, ks: probeSpec, tcol: -1, lenient: e.typing.Lenient, keepNull: opt.JoinType == join.JoinAnti}
 	e.kr, e.pr = kr, pr
 	if e.timed {
 		e.rep.Mode = "window"
@@ -116,7 +116,11 @@ func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error
 		e.rep.CMSWidth, e.rep.CMSDepth = e.sk.width(), e.sk.depth()
 	}
 	e.w = bufio.NewWriterSize(out, 1<<20)
-	if _, err := e.w.Write(join.OutputHeader(e.ps.raw, e.ps.header, probeSpec, e.ks.header, e.keySpec).Line); err != nil {
+	keyNames := e.ks.header
+	if opt.JoinType.LargeOnly() {
+		keyNames = nil // semi, anti: the probe's columns only
+	}
+	if _, err := e.w.Write(join.OutputHeader(e.ps.raw, e.ps.header, probeSpec, keyNames, e.keySpec).Line); err != nil {
 		return nil, err
 	}
 	e.startReaders(ctx, kr, pr)
@@ -483,9 +487,19 @@ func (e *engine) probeRange(recs []probeRec, buf []byte, negs *hashSet) ([]byte,
 	var c probeCounts
 	f := e.lf.f
 	c.rows = int64(len(recs))
+	jt := e.opt.JoinType
 	for i := range recs {
 		r := &recs[i]
+		if r.null { // an anti join's row of a NULL key: no key meets it
+			buf = join.AppendOutputRow(buf, r.raw, nil)
+			c.out++
+			continue
+		}
 		if !f.Contains(r.key) {
+			if jt == join.JoinAnti { // certainly no live key: no lookup
+				buf = join.AppendOutputRow(buf, r.raw, nil)
+				c.out++
+			}
 			c.neg++
 			if e.opt.Verify && e.tbl.lookup(r.key) != nil {
 				c.fn++
@@ -502,13 +516,26 @@ func (e *engine) probeRange(recs []probeRec, buf []byte, negs *hashSet) ([]byte,
 			c.fp++
 			h, _ := hashing.Sum(r.key)
 			negs.add(h, true)
+			if jt == join.JoinAnti {
+				buf = join.AppendOutputRow(buf, r.raw, nil)
+				c.out++
+			}
 			continue
 		}
+		matched := false
 		for _, kr := range rows {
 			if e.timed && !inWindow(kr.t, r.t, e.opt.Window) {
 				continue
 			}
+			matched = true
+			if jt != join.JoinInner {
+				break
+			}
 			buf = join.AppendOutputRow(buf, r.raw, kr.row)
+			c.out++
+		}
+		if jt == join.JoinSemi && matched || jt == join.JoinAnti && !matched {
+			buf = join.AppendOutputRow(buf, r.raw, nil)
 			c.out++
 		}
 	}

@@ -80,6 +80,9 @@ func (s *sketches) observe(b *probeBatch) {
 		b.sketch.Reset()
 	}
 	for i := range b.recs {
+		if b.recs[i].null {
+			continue // an anti join's NULL key: no key
+		}
 		k := b.recs[i].key
 		b.sketch.Add(k, 1)
 		s.top.Add(k, 1)
