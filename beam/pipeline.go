@@ -72,8 +72,8 @@ var (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, string, func(string, string), error](&keyFileFn{})
-	register.DoFn4x1[context.Context, span, func(*[]byte) bool, func(string, string), error](&rangeMapFn{})
+	register.DoFn4x1[context.Context, string, func(string, string), func(string), error](&keyFileFn{})
+	register.DoFn5x1[context.Context, span, func(*[]byte) bool, func(string, string), func(string), error](&rangeMapFn{})
 	beam.RegisterType(reflect.TypeOf((*span)(nil)).Elem())
 	register.DoFn5x0[context.Context, string, func(*string) bool, func(*string) bool, func(string)](&crossFn{})
 	register.Combiner3[[]string, string, []byte](&filterCombineFn{})
@@ -115,9 +115,17 @@ func (k keyCols) spec() key.Spec {
 type keyFileFn struct {
 	NFields int
 	Key     keyCols
+	// Right and full joins (JoinType): a row carries the large-side
+	// padding written for it when it meets no large row (join.
+	// WithLargePadding), and a row whose key cannot match is written to
+	// out at once, padded. LargeCols and Join are the large side's column
+	// count and join columns.
+	JoinType  string
+	LargeCols int
+	Join      keyCols
 }
 
-func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(string, string)) error {
+func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(string, string), out func(string)) error {
 	r, c, err := openSpan(ctx, path, wholeFile, f.NFields)
 	if err != nil {
 		return fmt.Errorf("key file: %w", err)
@@ -126,16 +134,35 @@ func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(s
 	ks := f.Key.spec()
 	var rows int64
 	var buf []byte
+	keepKeys := join.JoinType(f.JoinType).KeepsUnmatchedKeys()
+	js := f.Join.spec()
+	var pad, row []byte
 	for r.Next() {
 		rec, b, err := join.MapKeyRow(ks, r.Fields(), 0, buf[:0])
+		if err == nil && f.Key.Lenient && nullKey(ks, r.Fields()) {
+			err = errNullKey
+		}
 		if err != nil && f.Key.Lenient {
-			continue // a NULL or unmatchable key: no row can meet it
+			// A NULL or unmatchable key: no row can meet it; a right or
+			// full join writes its row now.
+			if keepKeys {
+				pad = join.AppendLargePadding(pad[:0], f.LargeCols, js, keyFieldsOf(ks, r.Fields()))
+				row = join.AppendOutputRow(row[:0], pad, join.AppendKeyFields(nil, ks, r.Fields()))
+				out(string(row[:len(row)-1]))
+				cJoin.Inc(ctx, 1)
+			}
+			continue
 		}
 		if err != nil {
 			return fmt.Errorf("key file: %s:%d: %w", path, lineOf(path, r), err)
 		}
 		buf = b
 		rows++
+		if keepKeys {
+			pad = join.AppendLargePadding(pad[:0], f.LargeCols, js, keyFieldsOf(ks, r.Fields()))
+			emit(string(rec.Key), string(join.WithLargePadding(nil, pad, rec.Row)))
+			continue
+		}
 		emit(string(rec.Key), string(rec.Row))
 	}
 	if err := r.Err(); err != nil {
@@ -147,6 +174,30 @@ func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(s
 }
 
 func keyOnly(k, _ string) string { return k }
+
+// errNullKey marks a row whose key is NULL: with key types decided from
+// the data an empty key field is NULL (a table's NULL reads as one), and
+// never matches (join/local's nullKey).
+var errNullKey = errors.New("a NULL key")
+
+// nullKey reports whether a key field of the row is empty.
+func nullKey(ks key.Spec, fields [][]byte) bool {
+	for _, c := range ks.Cols {
+		if len(fields[c]) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// keyFieldsOf are a row's key fields, in ks's order.
+func keyFieldsOf(ks key.Spec, fields [][]byte) [][]byte {
+	out := make([][]byte, len(ks.Cols))
+	for j, c := range ks.Cols {
+		out[j] = fields[c]
+	}
+	return out
+}
 
 // filterCombineFn merges the distinct keys (the paper's merged local hash
 // tables) and builds the filter from them; its output, the serialized filter,
@@ -234,6 +285,10 @@ type rangeMapFn struct {
 	Path    string
 	NFields int
 	Key     keyCols
+	// JoinType: anti, left and full write a row the filter rejects, or of
+	// a NULL key, to out at once (KeyPad after it), without the shuffle.
+	JoinType string
+	KeyPad   string
 
 	filter filters.Filter // decoded once per DoFn instance from the side input
 	ks     *key.Spec
@@ -242,7 +297,21 @@ type rangeMapFn struct {
 	enc    []byte // a row of another separator, as CSV
 }
 
-func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]byte) bool, emit func(string, string)) error {
+func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]byte) bool, emit func(string, string), passBy func(string)) error {
+	bypass := join.JoinType(f.JoinType).KeepsUnmatchedLarge()
+	var line []byte
+	var written int64
+	write := func(raw []byte) { // a row written at once (anti, left, full)
+		line = join.AppendOutputRow(line[:0], raw, []byte(f.KeyPad))
+		passBy(string(line[:len(line)-1]))
+		written++
+	}
+	defer func() {
+		if written > 0 {
+			cJoin.Inc(ctx, written)
+			Progress.JoinRows.Add(written)
+		}
+	}()
 	if f.filter == nil {
 		flt, err := decodeBroadcast(side)
 		if err != nil {
@@ -268,8 +337,18 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 			lastIn, lastOut = in, out
 		}
 		key, ok, err := join.MapInputRow(f.filter, *f.ks, r.Fields(), f.kb[:0])
+		if err == nil && f.Key.Lenient && nullKey(*f.ks, r.Fields()) {
+			err, ok = errNullKey, false
+		}
 		if err != nil && f.Key.Lenient {
-			continue // a NULL or unmatchable key: no key can meet it
+			// A NULL or unmatchable key: no key can meet it.
+			if bypass {
+				write(f.csvRow(r, sp))
+			}
+			continue
+		}
+		if err == nil && !ok && bypass {
+			write(f.csvRow(r, sp)) // certainly no match: no shuffle
 		}
 		if err != nil {
 			return fmt.Errorf("input: %s:%d: %w", f.Path, lineOf(f.Path, r), err)
@@ -291,6 +370,16 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 	cInput.Inc(ctx, in)
 	cMapOut.Inc(ctx, out)
 	return nil
+}
+
+// csvRow is r's current row as a CSV line: as it is in its file, or
+// re-encoded when its separator is not a comma.
+func (f *rangeMapFn) csvRow(r rowSource, sp span) []byte {
+	if f.sep != ',' && !sp.Table {
+		f.enc = csvscan.AppendFields(f.enc[:0], r.Fields())
+		return f.enc
+	}
+	return r.Raw()
 }
 
 // lineOf returns the line number of r's current record: the reader's own
@@ -452,28 +541,66 @@ func spans(path string) ([]span, error) {
 	return out, nil
 }
 
-// crossFn is the reduce: per key, the cross product of large-side and key-side
-// rows; a large-side row without a partner is a false positive.
-type crossFn struct{}
+// crossFn is the reduce: per key, what the join type writes (join.JoinType,
+// as join/local's reducePartition): every pair of large-side and key-side
+// rows (inner, left, right, full), a large-side row once if it has a match
+// (semi) or if it has none (anti), padded (KeyPad) when it has none (left,
+// full), and each key-side row no large row met with its large-side padding
+// (right, full). A large-side row without a partner is a false positive.
+type crossFn struct {
+	JoinType string
+	KeyPad   string
+}
 
 func (f *crossFn) ProcessElement(ctx context.Context, key string, larges func(*string) bool, smalls func(*string) bool, emit func(string)) {
+	jt := join.JoinType(f.JoinType)
+	keepKeys := jt.KeepsUnmatchedKeys()
 	var ss []shuffle.Record
+	var pads [][]byte
 	var row string
 	for smalls(&row) {
-		ss = append(ss, shuffle.Record{Key: []byte(key), Tag: join.TagKeys, Row: []byte(row)})
+		r := []byte(row)
+		if keepKeys {
+			var pad []byte
+			pad, r = join.SplitKeyRow(r)
+			pads = append(pads, pad)
+		}
+		ss = append(ss, shuffle.Record{Key: []byte(key), Tag: join.TagKeys, Row: r})
 	}
 	var joined, fp int64
 	var buf []byte
+	write := func(large, small []byte) {
+		joined++
+		buf = join.AppendOutputRow(buf[:0], large, small)
+		emit(string(buf[:len(buf)-1])) // textio.Write ends each element with a line break
+	}
+	anyLarge := false
 	for larges(&row) {
-		large := shuffle.Record{Key: []byte(key), Tag: join.TagInput, Row: []byte(row)}
-		matched, _ := join.JoinRow(large, ss, func(l, s shuffle.Record) error {
-			joined++
-			buf = join.AppendOutputRow(buf[:0], l.Row, s.Row)
-			emit(string(buf[:len(buf)-1])) // textio.Write ends each element with a line break
-			return nil
-		})
-		if !matched {
+		anyLarge = true
+		large := []byte(row)
+		if len(ss) == 0 {
 			fp++
+		}
+		switch {
+		case jt == join.JoinSemi:
+			if len(ss) > 0 {
+				write(large, nil)
+			}
+		case jt == join.JoinAnti:
+			if len(ss) == 0 {
+				write(large, nil)
+			}
+		case len(ss) == 0 && jt.KeepsUnmatchedLarge():
+			write(large, []byte(f.KeyPad))
+		default:
+			for _, s := range ss {
+				write(large, s.Row)
+			}
+		}
+	}
+	if keepKeys && !anyLarge {
+		for i, s := range ss {
+			write(pads[i], s.Row)
 		}
 	}
 	// The counters once a key, not once a row.
@@ -491,6 +618,7 @@ type Options struct {
 	Keys, Input     string
 	KeyCol, JoinCol string   // several, comma-separated, for a composite key (as join.Options)
 	KeyType         key.Type // one a key column, or one for all
+	JoinType        join.JoinType // inner (default), semi, anti, left, right, full: as join.Options
 	Filter          filters.Kind
 	Sizing          filters.Sizing
 	Output          string // rows, without the header
@@ -551,7 +679,7 @@ func ReadHeader(path string) (Header, error) {
 // join.Options takes them: several comma-separated for a composite key) in
 // the two headers.
 func KeySpecs(opt Options, kh, ih Header) (keys, input key.Spec, err error) {
-	jo, err := join.Options{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType}.Resolve()
+	jo, err := join.Options{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType, JoinType: opt.JoinType}.Resolve()
 	if err != nil {
 		return keys, input, fmt.Errorf("beamjoin: %w", err)
 	}
@@ -593,17 +721,26 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	ks.Types, js.Types = d.Types, d.Types
 	kc, jc := newKeyCols(ks), newKeyCols(js)
 	kc.Lenient, jc.Lenient = d.Lenient, d.Lenient
-	keyRows := beam.ParDo(s.Scope("key rows"), &keyFileFn{NFields: len(kh.Names), Key: kc}, beam.Create(s.Scope("key file"), keysPath))
+	jt := opt.JoinType
+	if jt == "" {
+		jt = join.JoinInner
+	}
+	keyPad := ""
+	if jt == join.JoinLeft || jt == join.JoinFull {
+		keyPad = string(join.KeyPadding(len(kh.Names) - len(ks.Cols)))
+	}
+	keyRows, keyOut := beam.ParDo2(s.Scope("key rows"), &keyFileFn{NFields: len(kh.Names), Key: kc, JoinType: string(jt), LargeCols: len(ih.Names), Join: jc},
+		beam.Create(s.Scope("key file"), keysPath))
 	keys := filter.Distinct(s.Scope("distinct keys"), beam.ParDo(s.Scope("keys"), keyOnly, keyRows))
 	broadcast := beam.Combine(s.Scope("build filter"), &filterCombineFn{Kind: string(opt.Filter), Sizing: opt.Sizing}, keys)
 	sp, err := spans(inputPath)
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
-	inputRows := beam.ParDo(s.Scope("filtered map"), &rangeMapFn{Path: inputPath, NFields: len(ih.Names), Key: jc},
+	inputRows, passedBy := beam.ParDo2(s.Scope("filtered map"), &rangeMapFn{Path: inputPath, NFields: len(ih.Names), Key: jc, JoinType: string(jt), KeyPad: keyPad},
 		beam.CreateList(s.Scope("input ranges"), sp), beam.SideInput{Input: broadcast})
 	grouped := beam.CoGroupByKey(s.Scope("shuffle"), inputRows, keyRows)
-	rows := beam.ParDo(s.Scope("reduce"), &crossFn{}, grouped)
+	rows := beam.Flatten(s.Scope("output"), beam.ParDo(s.Scope("reduce"), &crossFn{JoinType: string(jt), KeyPad: keyPad}, grouped), passedBy, keyOut)
 	if opt.Output != "" {
 		textio.Write(s.Scope("write"), opt.Output, rows)
 	}

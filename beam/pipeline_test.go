@@ -334,3 +334,54 @@ func TestTables(t *testing.T) {
 		t.Fatalf("an integer key against a string column: %v", err)
 	}
 }
+
+// TestJoinTypes: every join type on sides with NULL keys (empty fields,
+// key types from the data) and duplicate keys gives the local engine's
+// rows and counters; anti, left and full write the rows the filter rejects
+// without the shuffle.
+func TestJoinTypes(t *testing.T) {
+	dir := t.TempDir()
+	var kb, ib strings.Builder
+	kb.WriteString("K,P\n")
+	for k := range 60 {
+		key := fmt.Sprint(k % 45)
+		if k%11 == 3 {
+			key = ""
+		}
+		fmt.Fprintf(&kb, "%s,\"p,%d\"\n", key, k)
+	}
+	ib.WriteString("ID,K\n")
+	for i := range 700 {
+		key := fmt.Sprint(i % 90)
+		if i%17 == 5 {
+			key = ""
+		}
+		fmt.Fprintf(&ib, "%d,%s\n", i, key)
+	}
+	keys, input := filepath.Join(dir, "k.csv"), filepath.Join(dir, "i.csv")
+	os.WriteFile(keys, []byte(kb.String()), 0o644)
+	os.WriteFile(input, []byte(ib.String()), 0o644)
+	for _, jt := range join.JoinTypes {
+		var localOut bytes.Buffer
+		rep, err := local.Run(context.Background(), join.Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "K", JoinType: jt}, local.NewCSV(&localOut))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "rows.txt")
+		counters, _, _, err := Execute(context.Background(), Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "K", JoinType: jt, Filter: filters.ACBF, Output: out}, prism.Execute)
+		if err != nil {
+			t.Fatalf("%s: %v", jt, err)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		got, want := rowsOf(t, data, false), rowsOf(t, localOut.Bytes(), true)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: beam gives %d rows, the local engine %d", jt, len(got), len(want))
+		}
+		if counters[CJoinRows] != rep.JoinRows || counters[CFalsePositive] != rep.FalsePositiveRecords {
+			t.Errorf("%s: counters %v, local report: join %d, FP %d", jt, counters, rep.JoinRows, rep.FalsePositiveRecords)
+		}
+	}
+}

@@ -180,15 +180,27 @@ func filterLabel(r *Report) string {
 // compare prints it.
 func WriteComparison(w io.Writer, reps []*Report, repeat int) {
 	r0 := reps[0]
-	fmt.Fprintf(w, "%d input rows, %d key rows (%d distinct), %d join rows; times are medians of %d run(s)\n\n",
-		r0.InputRecords, r0.KeysRecords, r0.KeysDistinct, r0.JoinRows, repeat)
+	rows := "join rows"
+	bypass := r0.Settings.JoinType.KeepsUnmatchedLarge()
+	if jt := r0.Settings.JoinType; jt != "" && jt != JoinInner {
+		rows = fmt.Sprintf("rows of the %s join", jt)
+	}
+	fmt.Fprintf(w, "%d input rows, %d key rows (%d distinct), %d %s; times are medians of %d run(s)\n\n",
+		r0.InputRecords, r0.KeysRecords, r0.KeysDistinct, r0.JoinRows, rows, repeat)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "filter\tparameters\tmemory bits\tformula FP\tmeasured FP\tmap output records\tfalse positives\tshuffle bytes\tconstruction ms\ttotal ms\t")
+	head := "filter\tparameters\tmemory bits\tformula FP\tmeasured FP\tmap output records\tfalse positives\tshuffle bytes\t"
+	if bypass { // anti, left, full: the rows the filter sent past the shuffle
+		head += "bypassed rows\t"
+	}
+	fmt.Fprintln(tw, head+"construction ms\ttotal ms\t")
 	for _, r := range reps {
 		shape := cmp.Or(r.Filter.Shape, "-")
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3g\t%.3g\t%d\t%d\t%d\t%.1f\t%.0f\t\n", filterLabel(r), shape, r.Filter.MemoryBits,
-			r.Filter.FPPFormula, r.FPPMeasured, r.MapOutputRecords, r.FalsePositiveRecords, r.ShuffleBytes,
-			r.TimingsMs["build"], r.TimingsMs["total"])
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3g\t%.3g\t%d\t%d\t%d\t", filterLabel(r), shape, r.Filter.MemoryBits,
+			r.Filter.FPPFormula, r.FPPMeasured, r.MapOutputRecords, r.FalsePositiveRecords, r.ShuffleBytes)
+		if bypass {
+			fmt.Fprintf(tw, "%d\t", r.BypassedRecords)
+		}
+		fmt.Fprintf(tw, "%.1f\t%.0f\t\n", r.TimingsMs["build"], r.TimingsMs["total"])
 	}
 	tw.Flush()
 }

@@ -40,6 +40,7 @@ var (
 	keyCol  = flag.String("key-col", join.DefaultKeyCol, "join column of the small side; several, comma-separated, for a composite key")
 	joinCol = flag.String("join-col", join.DefaultJoinCol, "join column of the large side; as many as --key-col, matched in order")
 	keyType = flag.String("key-type", string(key.Auto), cli.KeyTypeUsage)
+	joinType = flag.String("join", string(join.JoinInner), "inner, semi, anti, left, right or full, as join run takes them (docs/join-types.md)")
 	filter  = flag.String("filter", "acbf", "the filter, one of "+strings.Join(filters.Names(), ", "))
 	out     = flag.String("out", "", "output CSV (required; .gz to compress, - for standard output); checked against the inputs as join run checks it")
 	cpuProf = flag.String("cpuprofile", "", "write a CPU profile of this process to this file (on prism, the workers' too)")
@@ -137,7 +138,7 @@ func run(ctx context.Context) (err error) {
 	}
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for _, f := range []struct{ name, v string }{{"key-col", *keyCol}, {"join-col", *joinCol}, {"key-type", *keyType}, {"filter", *filter}} {
+	for _, f := range []struct{ name, v string }{{"key-col", *keyCol}, {"join-col", *joinCol}, {"key-type", *keyType}, {"join", *joinType}, {"filter", *filter}} {
 		if set[f.name] && f.v == "" {
 			return usageError{fmt.Errorf("--%s is empty (leave it out for its default)", f.name)}
 		}
@@ -217,7 +218,7 @@ func run(ctx context.Context) (err error) {
 		}
 		defer outF.Abort()
 	}
-	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: key.Type(*keyType),
+	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: key.Type(*keyType), JoinType: join.JoinType(*joinType),
 		Filter: kind, Sizing: sizing, Output: rows}
 	start := time.Now()
 	stop := progress(start)
@@ -234,7 +235,11 @@ func run(ctx context.Context) (err error) {
 		if err != nil {
 			return err
 		}
-		if _, err := outF.Write(join.OutputHeader([]byte(ih.Raw), ih.Names, js, kh.Names, ks).Line); err != nil {
+		keyNames := kh.Names
+		if opt.JoinType.LargeOnly() {
+			keyNames = nil // semi, anti: the large side's columns only
+		}
+		if _, err := outF.Write(join.OutputHeader([]byte(ih.Raw), ih.Names, js, keyNames, ks).Line); err != nil {
 			return fmt.Errorf("--out %s: %w", *out, err)
 		}
 		// textio.Write writes no file for no rows: the header alone.
