@@ -616,8 +616,8 @@ func (f *crossFn) ProcessElement(ctx context.Context, key string, larges func(*s
 // Options configures the pipeline.
 type Options struct {
 	Keys, Input     string
-	KeyCol, JoinCol string   // several, comma-separated, for a composite key (as join.Options)
-	KeyType         key.Type // one a key column, or one for all
+	KeyCol, JoinCol string        // several, comma-separated, for a composite key (as join.Options)
+	KeyType         key.Type      // one a key column, or one for all
 	JoinType        join.JoinType // inner (default), semi, anti, left, right, full: as join.Options
 	Filter          filters.Kind
 	Sizing          filters.Sizing

@@ -35,17 +35,17 @@ import (
 )
 
 var (
-	keys    = flag.String("keys", "", "small side: a CSV file with header (.csv, .tsv, .txt, .gz, .zip), Parquet or Arrow IPC file (required)")
-	input   = flag.String("input", "", "large side: a CSV file with header, Parquet (a row group a range) or Arrow IPC file (required)")
-	keyCol  = flag.String("key-col", join.DefaultKeyCol, "join column of the small side; several, comma-separated, for a composite key")
-	joinCol = flag.String("join-col", join.DefaultJoinCol, "join column of the large side; as many as --key-col, matched in order")
-	keyType = flag.String("key-type", string(key.Auto), cli.KeyTypeUsage)
+	keys     = flag.String("keys", "", "small side: a CSV file with header (.csv, .tsv, .txt, .gz, .zip), Parquet or Arrow IPC file (required)")
+	input    = flag.String("input", "", "large side: a CSV file with header, Parquet (a row group a range) or Arrow IPC file (required)")
+	keyCol   = flag.String("key-col", join.DefaultKeyCol, "join column of the small side; several, comma-separated, for a composite key")
+	joinCol  = flag.String("join-col", join.DefaultJoinCol, "join column of the large side; as many as --key-col, matched in order")
+	keyType  = flag.String("key-type", string(key.Auto), cli.KeyTypeUsage)
 	joinType = flag.String("join", string(join.JoinInner), "inner, semi, anti, left, right or full, as join run takes them (docs/join-types.md)")
-	filter  = flag.String("filter", "acbf", "the filter, one of "+strings.Join(filters.Names(), ", "))
-	out     = flag.String("out", "", "output CSV (required; .gz to compress, - for standard output); checked against the inputs as join run checks it")
-	cpuProf = flag.String("cpuprofile", "", "write a CPU profile of this process to this file (on prism, the workers' too)")
-	verbose = flag.Bool("verbose", false, "print the runner's and the SDK's log lines (prism's INFO lines: the job server, the workers)")
-	quiet   = flag.Bool("quiet", false, "print no progress line")
+	filter   = flag.String("filter", "acbf", "the filter, one of "+strings.Join(filters.Names(), ", "))
+	out      = flag.String("out", "", "output CSV (required; .gz to compress, - for standard output); checked against the inputs as join run checks it")
+	cpuProf  = flag.String("cpuprofile", "", "write a CPU profile of this process to this file (on prism, the workers' too)")
+	verbose  = flag.Bool("verbose", false, "print the runner's and the SDK's log lines (prism's INFO lines: the job server, the workers)")
+	quiet    = flag.Bool("quiet", false, "print no progress line")
 )
 
 // sizingFlags are join's sizing flags (--bits-per-key, --fpp and every
