@@ -181,12 +181,15 @@ func JoinRow(large shuffle.Record, smalls []shuffle.Record, emit func(large, sma
 // AppendOutputRow appends the output line of a match: the large-side row as it
 // is in its file, a comma, the key-side record's fields (MapKeyRow's CSV), a
 // line break; no comma when the key side has no field but its key (small is
-// empty: MapKeyRow writes one empty field as ""). The one place the output
-// row is formed.
+// empty: MapKeyRow writes one empty field as "", which is written here as
+// the empty field it is). The one place the output row is formed.
 func AppendOutputRow(buf, large, small []byte) []byte {
 	buf = append(buf, large...)
 	if len(small) > 0 {
-		buf = append(append(buf, ','), small...)
+		buf = append(buf, ',')
+		if string(small) != `""` { // one empty field: written empty, as every CSV writer writes it
+			buf = append(buf, small...)
+		}
 	}
 	return append(buf, '\n')
 }

@@ -40,7 +40,7 @@ func TestOutputRowOtherFields(t *testing.T) {
 		want           string
 	}{
 		{[]string{"K"}, []string{"7"}, []int{0}, "a,b\n"},
-		{[]string{"K", "V"}, []string{"7", ""}, []int{0}, `a,b,""` + "\n"},
+		{[]string{"K", "V"}, []string{"7", ""}, []int{0}, "a,b,\n"},
 		{[]string{"V", "K"}, []string{"x,y", "7"}, []int{1}, `a,b,"x,y"` + "\n"},
 		{[]string{"A", "B"}, []string{"7", "8"}, []int{0, 1}, "a,b\n"},
 		{[]string{"A", "V", "B"}, []string{"7", "v", "8"}, []int{0, 2}, "a,b,v\n"},

@@ -70,18 +70,30 @@ func main() {
 			return fmt.Sprintf("%s('%s')", r, esc(path))
 		}
 	}
-	sel, how := fmt.Sprintf("c.*, k.* EXCLUDE (\"%s\")", *keyCol), "JOIN"
+	// The join columns, several comma-separated for a composite key.
+	jcs, kcs := strings.Split(*joinCol, ","), strings.Split(*keyCol, ",")
+	if len(jcs) != len(kcs) {
+		fmt.Fprintln(os.Stderr, "duckdb_join: --join-col and --key-col name as many columns")
+		os.Exit(2)
+	}
+	var on, excl, repl []string
+	for i := range jcs {
+		on = append(on, fmt.Sprintf("c.\"%s\" = k.\"%s\"", jcs[i], kcs[i]))
+		excl = append(excl, fmt.Sprintf("\"%s\"", kcs[i]))
+		repl = append(repl, fmt.Sprintf("coalesce(c.\"%s\", k.\"%s\") AS \"%s\"", jcs[i], kcs[i], jcs[i]))
+	}
+	sel, how := fmt.Sprintf("c.*, k.* EXCLUDE (%s)", strings.Join(excl, ", ")), "JOIN"
 	switch *jt {
 	case "semi", "anti":
 		sel, how = "c.*", strings.ToUpper(*jt)+" JOIN"
 	case "left", "right", "full":
 		how = strings.ToUpper(*jt) + " JOIN"
 	}
-	if *jt == "right" || *jt == "full" { // the key in the join column, as USING
-		sel = fmt.Sprintf("c.* REPLACE (coalesce(c.\"%s\", k.\"%s\") AS \"%s\"), k.* EXCLUDE (\"%s\")", *joinCol, *keyCol, *joinCol, *keyCol)
+	if *jt == "right" || *jt == "full" { // the key in the join columns, as USING
+		sel = fmt.Sprintf("c.* REPLACE (%s), k.* EXCLUDE (%s)", strings.Join(repl, ", "), strings.Join(excl, ", "))
 	}
-	q := fmt.Sprintf("COPY (SELECT %s FROM %s c %s %s k ON c.\"%s\" = k.\"%s\") TO '%s' (HEADER, DELIMITER ',')",
-		sel, src(*cite), how, src(*keys), *joinCol, *keyCol, esc(*out))
+	q := fmt.Sprintf("COPY (SELECT %s FROM %s c %s %s k ON %s) TO '%s' (HEADER, DELIMITER ',')",
+		sel, src(*cite), how, src(*keys), strings.Join(on, " AND "), esc(*out))
 	if *stmt != "" {
 		q = *stmt
 	}
