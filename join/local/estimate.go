@@ -1,6 +1,7 @@
 package local
 
 import (
+	"github.com/acbfjoin/acbfjoin/join"
 	"fmt"
 	"math"
 	"math/bits"
@@ -65,6 +66,9 @@ func newJoinSketch(width int) (*joinSketch, error) {
 // add counts a key whose hashing.Sum is (h1, h2): the caller hashed it
 // once for the sketch and its partition (join.PartitionOf).
 func (s *joinSketch) add(h1, h2 uint64) {
+	if s == nil { // no estimate asked (Options.EstimateJoinSize)
+		return
+	}
 	for _, r := range s.rows {
 		r.AddHash(h1, h2, 1)
 	}
@@ -113,6 +117,9 @@ func estimateJoin(a, b *joinSketch) (est, bound int64, err error) {
 // the run's mappers (joinSketchWidth).
 func (x *execution) newJoinSketches() ([]*joinSketch, error) {
 	out := make([]*joinSketch, x.opt.Mappers)
+	if !x.estimates() {
+		return out, nil // nil sketches: add does nothing
+	}
 	for i := range out {
 		var err error
 		if out[i], err = newJoinSketch(joinSketchWidth(x.opt.Mappers + 1)); err != nil {
@@ -122,8 +129,18 @@ func (x *execution) newJoinSketches() ([]*joinSketch, error) {
 	return out, nil
 }
 
-// mergeSketches merges the workers' sketches into the first.
+// estimates reports whether the run estimates the join's size: asked
+// (Options.EstimateJoinSize), or for Skew auto's report.
+func (x *execution) estimates() bool {
+	return x.opt.EstimateJoinSize || x.opt.Skew == join.SkewAuto
+}
+
+// mergeSketches merges the workers' sketches into the first (nil when
+// there are none).
 func mergeSketches(sks []*joinSketch) (*joinSketch, error) {
+	if len(sks) == 0 || sks[0] == nil {
+		return nil, nil
+	}
 	for _, s := range sks[1:] {
 		if err := sks[0].merge(s); err != nil {
 			return nil, err

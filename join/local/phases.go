@@ -178,7 +178,10 @@ func (p *estimatePhase) run(context.Context, *execution) (err error) {
 	p.est, p.bound, err = estimateJoin(p.keys.stats.sketch, p.mapped.stats.sketch)
 	return err
 }
-func (p *estimatePhase) report(_ *execution, rep *join.Report) {
+func (p *estimatePhase) report(x *execution, rep *join.Report) {
+	if !x.estimates() {
+		return
+	}
 	rep.JoinRowsEstimate, rep.JoinRowsEstimateBound = p.est, p.bound
 	rep.JoinRowsEstimateSource = "count-min: key side x survivors"
 }
