@@ -94,6 +94,12 @@ type Options struct {
 	// matches. A row the filter rejects is certainly unmatched: anti, left
 	// and full write it without shuffling it.
 	JoinType JoinType
+	// KeepFilter keeps every mapper probing the filter whatever it passes;
+	// by default a mapper whose filter passes so much that probing costs
+	// more than the shuffle it saves stops probing and shuffles its rows
+	// unprobed (join/local's filterGuard; the report says when). compare
+	// keeps the filter: it measures filters.
+	KeepFilter bool
 	// EstimateJoinSize sketches the key side's keys and the survivors' with
 	// count-min sketches and reports the join's size estimated before the
 	// shuffle (Report.JoinRowsEstimate): about 10% of a filtered join's

@@ -21,9 +21,13 @@ type Report struct {
 	// BypassedRecords are the large-side rows an anti, left or full join
 	// wrote straight to the output, without a shuffle: those the filter
 	// rejected and those of a NULL key; BypassedBytes their bytes.
-	BypassedRecords      int64 `json:"bypassed_records,omitempty"`
-	BypassedBytes        int64 `json:"bypassed_bytes,omitempty"`
-	FalsePositiveRecords int64 `json:"false_positive_records"`
+	BypassedRecords int64 `json:"bypassed_records,omitempty"`
+	BypassedBytes   int64 `json:"bypassed_bytes,omitempty"`
+	// FilterOff, if set, says which mappers stopped probing the filter
+	// (it passed so much that probing cost more than the shuffle it
+	// saved: Options.KeepFilter) and what they shuffled unprobed.
+	FilterOff            *FilterOffReport `json:"filter_off,omitempty"`
+	FalsePositiveRecords int64            `json:"false_positive_records"`
 	// FPPMeasured is the false positive rows over the large-side rows whose
 	// key is not a key and that the filter tested (rows of a NULL or
 	// unmatchable key, and rows a table's statistics skipped, are never
@@ -123,6 +127,20 @@ type TableReport struct {
 	// statistics left undecoded is the difference.
 	DecodedBytes int64 `json:"decoded_bytes"`
 	Bytes        int64 `json:"bytes"`
+}
+
+// FilterOffReport is what the mappers' filter guards did: how many turned
+// the filter off, the rows they shuffled unprobed since (joined exactly;
+// none is counted a false positive), and the first to stop: after how many
+// rows, at what pass rate and probe cost, against the shuffle a dropped
+// row saves (the cost model's constant).
+type FilterOffReport struct {
+	Mappers       int     `json:"mappers"`
+	Unprobed      int64   `json:"unprobed_records"`
+	AfterRows     int64   `json:"after_rows"`
+	PassRate      float64 `json:"pass_rate"`
+	ProbeNs       float64 `json:"probe_ns"`
+	ShuffleNsEach float64 `json:"shuffle_ns_per_record"`
 }
 
 // AutoReport is what FilterAuto saw, chose and predicted; the measured

@@ -22,6 +22,10 @@ import (
 const (
 	TagKeys  uint8 = 0 // the small side (key file)
 	TagInput uint8 = 1 // the large side
+	// TagUnprobed is a large-side row its mapper shuffled without probing
+	// the filter (the filter turned off: join/local's filterGuard): joined
+	// as any, but one that meets no key is no false positive.
+	TagUnprobed uint8 = 2
 )
 
 // Partition returns the reduce partition of a join key: a murmur3 hash of the

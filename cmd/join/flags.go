@@ -25,7 +25,7 @@ type joinFlags struct {
 	mappers, reducers                     int
 	mem                                   string
 	tempDir                               string
-	quiet, estimate                       bool
+	quiet, estimate, keepFilter           bool
 	badRows                               string
 	filter                                filters.Kind // set by the command
 	filterFile                            string       // set by run
@@ -62,6 +62,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.tempDir, "tmp-dir", "", "folder for spill files (default: the system's)")
 	fs.StringVar(&j.tempDir, "temp-dir", "", "the same as --tmp-dir")
 	fs.BoolVar(&j.quiet, "quiet", false, "no progress bars and no text report (--report-json is still written)")
+	fs.BoolVar(&j.keepFilter, "keep-filter", false, "keep probing the filter in every mapper whatever it passes (by default a mapper whose filter passes so much that probing costs more than the shuffle it saves stops probing, and the report says when; compare always keeps it)")
 	fs.BoolVar(&j.estimate, "estimate-size", false, "estimate the join's size before the shuffle with count-min sketches of both sides' keys, and report it beside the true size (costs about 10% of a filtered join; --skew auto always does)")
 	fs.StringVar(&j.delim, "delim", "", `field separator of both sides: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma (the output is CSV)`)
 	fs.StringVar(&j.badRows, "bad-rows", "fail", "fail: stop at the first malformed row; skip: drop malformed rows, count them and report the first few")
@@ -76,7 +77,7 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		KeysFormat: j.keysFormat, InputFormat: j.inputFormat,
 		Mappers: j.mappers, Reducers: j.reducers, TempDir: j.tempDir, Filter: j.filter, FilterFile: j.filterFile,
 		Layout: join.Layout(j.layout), Skew: join.Skew(j.skew), JoinType: join.JoinType(j.joinType),
-		EstimateJoinSize: j.estimate,
+		EstimateJoinSize: j.estimate, KeepFilter: j.keepFilter,
 	}
 	for _, f := range []struct{ name, v string }{{"key-col", j.keyCol}, {"join-col", j.joinCol}, {"key-type", j.keyType}, {"join", j.joinType}} {
 		if j.set(f.name) && f.v == "" { // "" is the library's default

@@ -28,6 +28,7 @@ func Compare(ctx context.Context, opt join.Options, kinds []filters.Kind, repeat
 	if repeat < 1 {
 		repeat = 1
 	}
+	opt.KeepFilter = true // it measures the filters: none may turn itself off
 	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
 		return nil, err
 	}

@@ -1,8 +1,8 @@
 package local
 
 import (
-	"github.com/acbfjoin/acbfjoin/join"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/join"
 	"math"
 	"math/bits"
 	"slices"

@@ -34,6 +34,8 @@ type mapStats struct {
 	// bypassed counts the rows anti, left and full joins wrote without a
 	// shuffle, and their bytes.
 	bypassed, bypassedBytes int64
+	// guard is what the mappers' filter guards did.
+	guard guardStats
 }
 
 // mapBatch is how many records a mapper reads at once (csvscan.NextBatch).
@@ -60,13 +62,14 @@ type mapWorker struct {
 	newOut              func() RowWriter
 	keyPad              []byte
 	passedBy, passedBy8 int64 // rows written here, and their bytes
+	guard               filterGuard
 }
 
 // newMapWorker is mapper i's, its filter one of copies.
 func (x *execution) newMapWorker(i int, copies []filters.Filter, sketches []*joinSketch) mapWorker {
 	m := mapWorker{f: copies[i%len(copies)], w: x.sh.NewWriter(), pc: newPartCounts(x.opt.Reducers), sk: sketches[i],
 		sep: x.input.sep, nfields: len(x.input.header), reducers: x.opt.Reducers,
-		bypass: x.opt.JoinType.KeepsUnmatchedLarge(), newOut: x.sink.Writer, keyPad: x.shape().keyPad}
+		bypass: x.opt.JoinType.KeepsUnmatchedLarge(), newOut: x.sink.Writer, keyPad: x.shape().keyPad, guard: newFilterGuard(x)}
 	if x.skew != nil {
 		m.spread = newSpreader(x.skew, i)
 	}
@@ -135,7 +138,12 @@ func (m *mapWorker) emit(key []byte, offset int64, raw []byte) error {
 		p = m.spread.partition(key, p)
 		m.pc.actual[p]++
 	}
-	return m.w.Add(p, join.InputRecord(key, offset, raw))
+	rec := join.InputRecord(key, offset, raw)
+	if m.guard.skipped {
+		rec.Tag = join.TagUnprobed
+		m.guard.unprobed++
+	}
+	return m.w.Add(p, rec)
 }
 
 // done adds the worker's counts to st (under mu) and closes its writer.
@@ -151,6 +159,7 @@ func (m *mapWorker) done(mu *sync.Mutex, st *mapStats) error {
 	st.cannot.unmatchable += m.cannot.unmatchable
 	st.bypassed += m.passedBy
 	st.bypassedBytes += m.passedBy8
+	st.guard.add(&m.guard)
 	if m.tm != nil {
 		m.tm.addTo(st.table)
 	}
@@ -210,6 +219,36 @@ type batchWorker struct {
 
 func (m *batchWorker) base() *mapWorker { return &m.mapWorker }
 
+// probe sets pass[j] to the filter's verdict on keys[j], a batch at once
+// where it can (their memory accesses overlap), or every key passing once
+// the guard has turned the filter off; the guard watches the batch.
+func (m *mapWorker) probe(keys [][]byte, pass []bool) {
+	m.guard.skipped = m.guard.off
+	if m.guard.off {
+		for j := range pass {
+			pass[j] = true
+		}
+		return
+	}
+	t0 := m.guard.start()
+	if bf, ok := m.f.(filters.BatchFilter); ok {
+		bf.ContainsBatch(keys, pass)
+	} else {
+		for j, key := range keys {
+			pass[j] = m.f.Contains(key)
+		}
+	}
+	if m.guard.on {
+		n := 0
+		for _, p := range pass {
+			if p {
+				n++
+			}
+		}
+		m.guard.observe(t0, len(keys), n)
+	}
+}
+
 // mapInput reads the large side with one goroutine per mapper, each with its
 // filter copy: every row's join key (key.Of) is tested against the
 // filter, as join.MapInputRow does, and the survivors (join.InputRecord)
@@ -260,13 +299,7 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 				m.keys = m.gather
 				break
 			}
-			if m.bf != nil {
-				m.bf.ContainsBatch(m.keys, m.pass)
-			} else {
-				for j, key := range m.keys {
-					m.pass[j] = m.f.Contains(key)
-				}
-			}
+			m.probe(m.keys, m.pass[:len(m.keys)])
 			m.rows += int64(len(m.keys))
 			for j, key := range m.keys {
 				i := j

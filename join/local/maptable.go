@@ -6,7 +6,6 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
-	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
 )
@@ -108,13 +107,7 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 			return err
 		}
 		pass := t.pass[:len(t.keys)]
-		if bf, ok := m.f.(filters.BatchFilter); ok {
-			bf.ContainsBatch(t.keys, pass)
-		} else {
-			for j, k := range t.keys {
-				pass[j] = m.f.Contains(k)
-			}
-		}
+		m.probe(t.keys, pass)
 		m.rows += int64(len(t.keys))
 		for j, k := range t.keys {
 			if !pass[j] {

@@ -162,6 +162,10 @@ func (p *mapPhase) report(_ *execution, rep *join.Report) {
 	rep.FilteredOutRecords = p.stats.records - p.stats.output - p.stats.cannot.null - p.stats.cannot.unmatchable
 	rep.InputTable = p.stats.table
 	rep.BypassedRecords, rep.BypassedBytes = p.stats.bypassed, p.stats.bypassedBytes
+	if g := p.stats.guard; g.mappersOff > 0 {
+		rep.FilterOff = &join.FilterOffReport{Mappers: g.mappersOff, Unprobed: g.unprobed, AfterRows: g.firstOffAfter,
+			PassRate: g.rate, ProbeNs: g.probeNs, ShuffleNsEach: g.shuffleNsEach}
+	}
 	rep.ShuffleBytesNoFilter = p.stats.droppedBytes // plus the shuffle's bytes (sealPhase)
 }
 

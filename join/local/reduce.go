@@ -143,9 +143,9 @@ func reducePartition(ctx context.Context, sh *shuffle.Shuffle, p int, shape join
 				seal()
 			}
 			key := keys.Value(i)
-			large := shuffle.Record{Key: key, Tag: join.TagInput, Seq: seqs.Value(i), Row: rows.Value(i)}
+			large := shuffle.Record{Key: key, Tag: tags.Value(i), Seq: seqs.Value(i), Row: rows.Value(i)}
 			lo, hi, ok := smalls.span(key)
-			if !ok {
+			if !ok && tags.Value(i) == join.TagInput { // an unprobed row is no false positive
 				fp++
 			}
 			var err error

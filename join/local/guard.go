@@ -1,0 +1,106 @@
+package local
+
+import (
+	"time"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/filters/choose"
+)
+
+// filterGuard is a mapper's watch over its filter: the rows it probed, the
+// ones that passed and the time the probes took. Where the filter passes so
+// much that probing a row costs more than the shuffle it saves (a row
+// dropped saves choose.DefaultConstants.ShuffleNsPerRecord, the cost model
+// of --filter auto), the mapper stops probing: every later row with a key
+// is shuffled unprobed and joined exactly in the reducer, so no row changes
+// (a filter has no false negatives; an unprobed row that meets no key is
+// written by anti, left and full, dropped by the others, as a false
+// positive is). Doris and ClickHouse turn a runtime filter off the same
+// way. Not safe for concurrent use: one a mapper.
+//
+// The rule, checked every guardEvery rows after the first guardWarmup:
+// off when probeNs/row > (1 - pass rate) * ShuffleNsPerRecord.
+type filterGuard struct {
+	on             bool // guarding at all (Options.KeepFilter off, a filter that drops rows)
+	off            bool // the filter is off
+	skipped        bool // the batch being emitted was not probed
+	probed, passed int64
+	probeNs        int64
+	checkAt        int64
+	// When it turned off: the rows probed and the pass rate and probe cost
+	// then; unprobed counts the rows shuffled since.
+	offAfter      int64
+	offRate       float64
+	offProbeNs    float64
+	unprobed      int64
+	shuffleNsEach float64
+}
+
+const (
+	guardWarmup = 1 << 16
+	guardEvery  = 1 << 16
+)
+
+func newFilterGuard(x *execution) filterGuard {
+	g := filterGuard{
+		on:            !x.opt.KeepFilter && x.opt.Filter != filters.None,
+		checkAt:       guardWarmup,
+		shuffleNsEach: choose.DefaultConstants.ShuffleNsPerRecord,
+	}
+	if testShuffleNs >= 0 {
+		g.shuffleNsEach = testShuffleNs
+	}
+	return g
+}
+
+// testShuffleNs, when not negative, replaces the constant in tests, whose
+// verdicts must not rest on this machine's speed.
+var testShuffleNs float64 = -1
+
+// start returns the time a batch's probes start (zero when not guarding).
+func (g *filterGuard) start() time.Time {
+	if !g.on {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// observe counts a batch of n probes, passed of them passing, begun at
+// t0, and turns the filter off when the rule says so.
+func (g *filterGuard) observe(t0 time.Time, n, passed int) {
+	if !g.on || g.off {
+		return
+	}
+	g.probeNs += int64(time.Since(t0))
+	g.probed += int64(n)
+	g.passed += int64(passed)
+	if g.probed < g.checkAt {
+		return
+	}
+	g.checkAt = g.probed + guardEvery
+	rate := float64(g.passed) / float64(g.probed)
+	perRow := float64(g.probeNs) / float64(g.probed)
+	if perRow > (1-rate)*g.shuffleNsEach {
+		g.off, g.offAfter, g.offRate, g.offProbeNs = true, g.probed, rate, perRow
+	}
+}
+
+// guardStats sums the mappers' guards.
+type guardStats struct {
+	mappersOff    int
+	unprobed      int64
+	firstOffAfter int64   // the fewest rows a mapper probed before turning off
+	rate, probeNs float64 // that mapper's pass rate and probe ns a row
+	shuffleNsEach float64
+}
+
+func (s *guardStats) add(g *filterGuard) {
+	if !g.off {
+		return
+	}
+	s.mappersOff++
+	s.unprobed += g.unprobed
+	if s.firstOffAfter == 0 || g.offAfter < s.firstOffAfter {
+		s.firstOffAfter, s.rate, s.probeNs, s.shuffleNsEach = g.offAfter, g.offRate, g.offProbeNs, g.shuffleNsEach
+	}
+}

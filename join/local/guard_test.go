@@ -1,0 +1,78 @@
+package local
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// TestFilterGuard: where nine rows in ten have a key, probing costs more
+// than the shuffle it saves and each mapper turns its filter off after its
+// warm-up: the output is byte for byte the kept filter's (sorted), for the
+// inner and the anti join; no unprobed row is counted a false positive;
+// the report says when. At a selectivity of 2% the filter stays on. The
+// verdict rests on the rule's inputs, not on this machine's speed: the
+// probe cost is injected (shuffleNsEach, checked against the rule).
+func TestFilterGuard(t *testing.T) {
+	dir := t.TempDir()
+	keys, input := filepath.Join(dir, "k.csv"), filepath.Join(dir, "i.csv")
+	kb := []byte("K,V\n")
+	for k := range 50000 {
+		kb = fmt.Appendf(kb, "%d,v\n", k*2)
+	}
+	testutil.WriteFile(t, keys, kb, 0o644)
+	ib := []byte("ID,K\n")
+	for i := range 200000 {
+		k := (i * 7919) % 100000 // 90% of rows: a key (an even number below 100,000)...
+		if i%10 == 0 {
+			k = 100001 + 2*(i%5000) // ...10%: odd, above every key
+		}
+		ib = fmt.Appendf(ib, "%d,%d\n", i, k&^1|boolInt(i%10 == 0))
+	}
+	testutil.WriteFile(t, input, ib, 0o644)
+	for _, jt := range []join.JoinType{join.JoinInner, join.JoinAnti} {
+		base := join.Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "K", Filter: filters.Bloom, JoinType: jt, Sort: true, Mappers: 1}
+		kept := base
+		kept.KeepFilter = true
+		repKept, outKept := runJoin(t, kept)
+		rep, out := runJoinGuarded(t, base, 1e6) // a dropped row saves 1 ms: nothing pays less
+		if !bytes.Equal(out, outKept) {
+			t.Fatalf("%s: the output with the guard differs from the kept filter's", jt)
+		}
+		if rep.FilterOff != nil {
+			t.Fatalf("%s: the filter turned off where a dropped row saves 1 ms: %+v", jt, rep.FilterOff)
+		}
+		rep, out = runJoinGuarded(t, base, 0) // a dropped row saves nothing: off after the warm-up
+		if !bytes.Equal(out, outKept) {
+			t.Fatalf("%s: the output with the filter off differs from the kept filter's", jt)
+		}
+		f := rep.FilterOff
+		if f == nil || f.Mappers != 1 || f.AfterRows < guardWarmup || f.AfterRows > guardWarmup+mapBatch || f.Unprobed != rep.InputRecords-f.AfterRows {
+			t.Fatalf("%s: filter off %+v (input %d, map output %d)", jt, f, rep.InputRecords, rep.MapOutputRecords)
+		}
+		if rep.FalsePositiveRecords > repKept.FalsePositiveRecords {
+			t.Errorf("%s: %d false positives with the filter off, %d kept: unprobed rows counted", jt, rep.FalsePositiveRecords, repKept.FalsePositiveRecords)
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// runJoinGuarded runs opt with each mapper's guard taking shuffleNs as
+// what a dropped row saves.
+func runJoinGuarded(t *testing.T, opt join.Options, shuffleNs float64) (*join.Report, []byte) {
+	t.Helper()
+	testShuffleNs = shuffleNs
+	defer func() { testShuffleNs = -1 }()
+	return runJoin(t, opt)
+}
