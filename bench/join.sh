@@ -4,14 +4,18 @@
 #  - DuckDB running
 #      COPY (SELECT * FROM read_csv(cite) c JOIN read_csv(keys) k ON c.CITED = k.PATENT) TO out.csv
 #    (github.com/duckdb/duckdb-go/v2 v2.5.6, DuckDB 1.4.5, module bench/peers);
-#  - bench/peers/naive: one goroutine, bufio.Scanner and a map[int64].
-# Runs alternate: ours with 2 mappers, DuckDB with 2 threads, the naive join,
-# ours with 1 mapper; ROUNDS rounds (default 5). Writes bench/results/join.md,
+#  - Polars (nodejs-polars 0.25.2, pinned in bench/peers/polars): a lazy
+#    scanCSV of both sides, an inner join, writeCSV;
+#  - bench/peers/naive: one goroutine, bufio.Scanner and a map[int64];
+#  - the floor: `wc -l` of the citation file (one core).
+# Runs alternate: ours with 2 mappers, DuckDB with 2 threads, Polars, the
+# naive join, ours with 1 mapper, wc -l; ROUNDS rounds (default 5). Writes bench/results/join.md,
 # with bench/join-tried.md (what was tried for the map phase) after the
 # tables.
 # Goals (issue 13): wall <= 0.33x DuckDB's and <= 0.5x the naive join's, peak
 # RSS <= 100 MB, 2 mappers >= 1.8x faster than 1, the map phase <= 30 ns a
-# row a core.
+# row a core. Issue 35: wall <= 0.5x Polars' and <= 0.25x DuckDB's; the map
+# phase of 1 mapper <= 2.5x the time of wc -l on the same file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
@@ -21,6 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 go build -o "$tmp/join" ./cmd/join
 (cd bench/peers && go build -tags duckdb -o "$tmp/duckdb_join" . && go build -o "$tmp/naive" ./naive)
+(cd bench/peers/polars && npm ci --no-audit --no-fund --loglevel=error > /dev/null)
 if [ ! -f "$data/cite75_99.txt" ] || [ ! -f "$data/keys.txt" ]; then
   "$tmp/join" gen --scale 1 --seed 1 --out "$data"
   "$tmp/join" keys --patents "$data/apat63_99.txt" --sample 65771 --seed 1 --out "$data/keys.txt"
@@ -34,16 +39,20 @@ for i in $(seq 1 "$rounds"); do
   timed ours2 "$tmp/join" run --keys "$data/keys.txt" --input "$data/cite75_99.txt" --filter acbf --mappers 2 --reducers 2 --out "$tmp/ours.csv" --quiet --report-json "$tmp/r2-$i.json"
   timed duckdb "$tmp/duckdb_join" --cite "$data/cite75_99.txt" --keys "$data/keys.txt" --out "$tmp/duck.csv" --threads 2
   timed naive "$tmp/naive" --keys "$data/keys.txt" --input "$data/cite75_99.txt" --out "$tmp/naive.csv"
-  timed ours1 "$tmp/join" run --keys "$data/keys.txt" --input "$data/cite75_99.txt" --filter acbf --mappers 1 --reducers 1 --out "$tmp/ours.csv" --quiet
+  timed polars node bench/peers/polars/join.js "$data/keys.txt" "$data/cite75_99.txt" PATENT CITED "$tmp/polars.csv"
+  timed ours1 "$tmp/join" run --keys "$data/keys.txt" --input "$data/cite75_99.txt" --filter acbf --mappers 1 --reducers 1 --out "$tmp/ours.csv" --quiet --report-json "$tmp/r1-$i.json"
+  timed wcl wc -l "$data/cite75_99.txt"
 done
 "$tmp/join" run --keys "$data/keys.txt" --input "$data/cite75_99.txt" --filter acbf --out "$tmp/ours.csv" --report-json "$tmp/rep.json" > "$tmp/report.txt" 2>/dev/null
-rows_ours=$(($(wc -l < "$tmp/ours.csv") - 1)); rows_duck=$(($(wc -l < "$tmp/duck.csv") - 1)); rows_naive=$(($(wc -l < "$tmp/naive.csv") - 1))
+rows_ours=$(($(wc -l < "$tmp/ours.csv") - 1)); rows_duck=$(($(wc -l < "$tmp/duck.csv") - 1)); rows_naive=$(($(wc -l < "$tmp/naive.csv") - 1)); rows_polars=$(($(wc -l < "$tmp/polars.csv") - 1))
+# The map phase of the 1-mapper runs (its ms in the report), median.
+map1=$(for f in "$tmp"/r1-*.json; do grep -A12 '"timings_ms"' "$f" | grep -o '"map": [0-9.]*' | head -1 | awk '{print $2}'; done | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')
 # The map phase's ns a row a core of each 2-mapper run (the last "map" of
 # a report is ns_per_row_core's), median.
 nsrow=$(for f in "$tmp"/r2-*.json; do grep -o '"map": [0-9.]*' "$f" | tail -1 | awk '{print $2}'; done | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')
 
 med() { awk -v l="$1" -v c="$2" '$1==l{print $c}' "$tmp/times" | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-o2=$(med ours2 2); d=$(med duckdb 2); o1=$(med ours1 2); nv=$(med naive 2)
+o2=$(med ours2 2); d=$(med duckdb 2); o1=$(med ours1 2); nv=$(med naive 2); pl=$(med polars 2); wcl=$(med wcl 2)
 o2m=$(med ours2 3); dm=$(med duckdb 3); o1m=$(med ours1 3)
 verdict() { awk "BEGIN{print ($1)?\"met\":\"**missed**\"}"; }
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
@@ -58,12 +67,12 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo
   echo "| run | median wall s | median peak RSS MB | all walls s |"
   echo "|---|---|---|---|"
-  for l in ours2 duckdb naive ours1; do
-    name=$l; [ $l = ours2 ] && name="acbfjoin, 2 mappers"; [ $l = ours1 ] && name="acbfjoin, 1 mapper"; [ $l = duckdb ] && name="DuckDB 1.4.5, 2 threads"; [ $l = naive ] && name="naive Go, 1 goroutine"
+  for l in ours2 duckdb polars naive ours1 wcl; do
+    name=$l; [ $l = ours2 ] && name="acbfjoin, 2 mappers"; [ $l = ours1 ] && name="acbfjoin, 1 mapper"; [ $l = duckdb ] && name="DuckDB 1.4.5, 2 threads"; [ $l = naive ] && name="naive Go, 1 goroutine"; [ $l = polars ] && name="Polars (nodejs-polars 0.25.2)"; [ $l = wcl ] && name="wc -l (the floor)"
     echo "| $name | $(med $l 2) | $(awk -v k="$(med $l 3)" 'BEGIN{printf "%.0f", k/1024}') | $(awk -v l=$l '$1==l{printf "%s ", $2}' "$tmp/times") |"
   done
   echo
-  echo "Join rows: acbfjoin $rows_ours, DuckDB $rows_duck, naive Go $rows_naive."
+  echo "Join rows: acbfjoin $rows_ours, DuckDB $rows_duck, Polars $rows_polars, naive Go $rows_naive."
   echo
   echo "| goal | measured | verdict |"
   echo "|---|---|---|"
@@ -72,6 +81,9 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo "| peak RSS <= 100 MB | $(awk -v k="$o2m" 'BEGIN{printf "%.0f MB", k/1024}') | $(verdict "$o2m <= 100*1024") |"
   echo "| 2 mappers >= 1.8x faster than 1 | $(awk -v a="$o1" -v b="$o2" 'BEGIN{printf "%.2fx", a/b}') | $(verdict "$o1 >= 1.8*$o2") |"
   echo "| map phase <= 30 ns a row a core (2 mappers, median) | $(awk -v n="$nsrow" 'BEGIN{printf "%.1f ns", n}') | $(verdict "$nsrow <= 30") |"
+  echo "| wall <= 0.5x Polars' (issue 35) | $(awk -v a="$o2" -v b="$pl" 'BEGIN{printf "%.2fx", a/b}') | $(verdict "$o2 <= 0.5*$pl") |"
+  echo "| wall <= 0.25x DuckDB's (issue 35) | $(awk -v a="$o2" -v b="$d" 'BEGIN{printf "%.2fx", a/b}') | $(verdict "$o2 <= 0.25*$d") |"
+  echo "| map phase of 1 mapper <= 2.5x wc -l (issue 35) | $map1 ms against $(awk -v w="$wcl" 'BEGIN{printf "%.0f", w*1000}') ms ($(awk -v a="$map1" -v w="$wcl" 'BEGIN{printf "%.1fx", a/(w*1000)}')) | $(verdict "$map1 <= 2.5*$wcl*1000") |"
   echo
   echo "Report of one more run:"
   echo
