@@ -55,7 +55,8 @@ type Report struct {
 	TimingsMs       map[string]float64 `json:"timings_ms"`
 	// NsPerRowCore is each phase's time a row and a core: its wall time
 	// times its goroutines over its rows (build: key rows and mappers; map:
-	// large-side rows and mappers; reduce: shuffled records and reducers).
+	// large-side rows and mappers; reduce: shuffled records and reducers;
+	// total: large-side rows and the larger of mappers and reducers).
 	NsPerRowCore map[string]float64 `json:"ns_per_row_core"`
 	// PeakHeapBytes is the most Go heap in use during the run, sampled;
 	// PeakRSSBytes the process's peak resident memory so far (the kernel's

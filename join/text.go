@@ -67,9 +67,17 @@ func (r *Report) WriteText(w io.Writer) {
 			optional += fmt.Sprintf(", %s %.0f ms", ph, v)
 		}
 	}
-	fmt.Fprintf(w, "join: %d rows; time build %.0f ms%s, broadcast %.0f ms, map %.0f ms (%.1f ns a row a core), shuffle %.0f ms, reduce %.0f ms, finish %.0f ms, total %.0f ms; peak heap %.1f MiB, peak RSS %.1f MiB\n",
-		r.JoinRows, r.TimingsMs["build"], optional, r.TimingsMs["broadcast"], r.TimingsMs["map"], r.NsPerRowCore["map"], r.TimingsMs["shuffle"], r.TimingsMs["reduce"], r.TimingsMs["finish"], r.TimingsMs["total"],
-		float64(r.PeakHeapBytes)/(1<<20), float64(r.PeakRSSBytes)/(1<<20))
+	// Each phase's ns a row a core: the build's a key row, the map's an
+	// input row, the reduce's a shuffle record, the total's an input row.
+	per := func(ph string) string {
+		if v, ok := r.NsPerRowCore[ph]; ok {
+			return fmt.Sprintf(" (%.1f ns a row a core)", v)
+		}
+		return ""
+	}
+	fmt.Fprintf(w, "join: %d rows; time build %.0f ms%s%s, broadcast %.0f ms, map %.0f ms%s, shuffle %.0f ms, reduce %.0f ms%s, finish %.0f ms, total %.0f ms%s; peak heap %.1f MiB, peak RSS %.1f MiB\n",
+		r.JoinRows, r.TimingsMs["build"], per("build"), optional, r.TimingsMs["broadcast"], r.TimingsMs["map"], per("map"), r.TimingsMs["shuffle"], r.TimingsMs["reduce"], per("reduce"),
+		r.TimingsMs["finish"], r.TimingsMs["total"], per("total"), float64(r.PeakHeapBytes)/(1<<20), float64(r.PeakRSSBytes)/(1<<20))
 }
 
 // WriteText writes how the keys compared and the rows left out for a key

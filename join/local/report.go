@@ -44,7 +44,8 @@ func (x *execution) derive(rep *join.Report) {
 		name    string
 		rows    int64
 		workers int
-	}{{"build", rep.KeysRecords, x.opt.Mappers}, {"map", rep.InputRecords, x.opt.Mappers}, {"reduce", rep.ShuffleRecords, x.opt.Reducers}} {
+	}{{"build", rep.KeysRecords, x.opt.Mappers}, {"map", rep.InputRecords, x.opt.Mappers}, {"reduce", rep.ShuffleRecords, x.opt.Reducers},
+		{"total", rep.InputRecords, max(x.opt.Mappers, x.opt.Reducers)}} {
 		if ph.rows > 0 {
 			rep.NsPerRowCore[ph.name] = rep.TimingsMs[ph.name] * 1e6 * float64(ph.workers) / float64(ph.rows)
 		}
