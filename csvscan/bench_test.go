@@ -116,6 +116,12 @@ func BenchmarkReadCite(b *testing.B) {
 	}
 	run("batch", batch(false))
 	run("batch+key", batch(true))
+	if hasMasks64 { // the word loop alone, as on a CPU without AVX2
+		hasMasks64 = false
+		run("batch-words", batch(false))
+		run("batch+key-words", batch(true))
+		hasMasks64 = true
+	}
 	run("split", ours(0))
 	run("key", ours(1))
 	run("both", ours(2))
