@@ -26,7 +26,12 @@ type parquetTable struct {
 
 // openParquet opens the Parquet file path (a regular file: Parquet's
 // footer is at its end) and reads its schema; name names it in messages.
-func openParquet(path, name string) (*parquetTable, []string, []Type, error) {
+func openParquet(path, name string) (_ *parquetTable, _ []string, _ []Type, err error) {
+	defer func() { // a damaged footer that arrow/go panics on, rather than reports
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: %w: a damaged footer: %v", name, ErrFormat, r)
+		}
+	}()
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -174,7 +179,15 @@ func (p *parquetTable) keyRange(i, col int) (lo, hi, nulls int64, ok bool) {
 // unread where no row of sel falls: the column reader's Skip), the
 // column's value j being row sel[j]. Safe for concurrent use on different
 // (or the same) row groups: each call has its own readers.
-func (p *parquetTable) read(i, col int, t Type, sel []int) (*Column, error) {
+func (p *parquetTable) read(i, col int, t Type, sel []int) (_ *Column, err error) {
+	// arrow/go panics on some damaged pages (a Snappy block that does not
+	// decode: "snappy: corrupt input"): the damage is an error like any
+	// other, the file's (the caller wraps it in ErrFormat and names it).
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("row group %d, column %q: a damaged page: %v", i, p.col[col].Name(), r)
+		}
+	}()
 	rg := p.r.RowGroup(i)
 	n := int(rg.NumRows())
 	cr, err := rg.Column(col)

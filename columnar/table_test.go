@@ -1,6 +1,10 @@
 package columnar
 
 import (
+	"slices"
+	"github.com/apache/arrow/go/v15/parquet/compress"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"github.com/apache/arrow/go/v15/parquet"
 	"bytes"
 	"context"
 	"errors"
@@ -234,5 +238,61 @@ func TestFormatOf(t *testing.T) {
 	}
 	if _, err := FormatOf("a", "orc"); err == nil {
 		t.Error("orc")
+	}
+}
+
+// TestDamagedPages: a Snappy file whose pages are damaged is an error
+// naming the file (arrow/go panics on some of them: "snappy: corrupt
+// input"), never a panic, whatever bytes are hit.
+func TestDamagedPages(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	b := array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{{Name: "K", Type: arrow.PrimitiveTypes.Int64}, {Name: "S", Type: arrow.BinaryTypes.String}}, nil))
+	for i := range 20000 {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("p%d-%d", i, i*7919%1000))
+	}
+	rec := b.NewRecord()
+	b.Release()
+	defer rec.Release()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.parquet")
+	f, err := os.Create(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := array.NewTableFromRecords(rec.Schema(), []arrow.Record{rec})
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy), parquet.WithMaxRowGroupLength(2048))
+	if err := pqarrow.WriteTable(tbl, f, 2048, props, pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+	tbl.Release()
+	f.Close()
+	data, _ := os.ReadFile(good)
+	errs := 0
+	for at := 64; at+400 < len(data)-2000; at += len(data) / 40 {
+		bad := slices.Clone(data)
+		for i := at; i < at+400; i++ {
+			bad[i] ^= 0xff
+		}
+		path := filepath.Join(dir, fmt.Sprint("bad-", at, ".parquet"))
+		os.WriteFile(path, bad, 0o644)
+		tb, err := Open(context.Background(), path, "", Parquet, "")
+		if err != nil {
+			errs++
+			continue
+		}
+		for i := range tb.Chunks() {
+			if _, err := tb.Read(i, nil); err != nil {
+				if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), path) {
+					t.Errorf("damage at %d: %v, want the file named and ErrFormat", at, err)
+				}
+				errs++
+				break
+			}
+		}
+		tb.Close()
+	}
+	if errs == 0 {
+		t.Fatal("no damage found: the test damaged nothing that is read")
 	}
 }
