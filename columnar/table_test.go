@@ -1,17 +1,17 @@
 package columnar
 
 import (
-	"slices"
-	"github.com/apache/arrow/go/v15/parquet/compress"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
-	"github.com/apache/arrow/go/v15/parquet"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/compress"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 

@@ -82,7 +82,7 @@ func Decide(given []Type, keys, input []Source, infer func(cols []int) ([]Eviden
 				return d, keyError("KeyType", string(Auto), "%s, which is no join key: join on an integer or a string column, or give the type string to compare its text", s)
 			}
 			if from != nil && s.KeyType != from.KeyType {
-				return d, keyError("KeyType", string(Auto), "%s and %s: an integer column cannot meet a string column; give the type int (the strings read as integers) or string (the integers as decimal text)", *from, s)
+				return d, keyError("KeyType", string(Auto), "%s and %s: their keys compare as %s and as %s (an integer column cannot meet a string column, and a uint64 column compares as decimal text); give the type int (the text read as integers) or string (the integers as decimal text)", *from, s, from.KeyType, s.KeyType)
 			}
 			if from == nil {
 				from = &sources[i]

@@ -73,7 +73,7 @@ func Write(t testing.TB, dir, name string, rec arrow.Record, rowGroup int64, dic
 }
 
 // Record builds a record of columns named names, of types (Int32, Int64,
-// Float64, String, Boolean), from rows of text; a nil field is NULL. Every
+// Uint64, Float64, String, Boolean), from rows of text; a nil field is NULL. Every
 // column is nullable.
 func Record(t testing.TB, names []string, types []arrow.DataType, rows [][]*string) arrow.Record {
 	t.Helper()
@@ -99,6 +99,10 @@ func Record(t testing.TB, names []string, types []arrow.DataType, rows [][]*stri
 			case *array.Int64Builder:
 				var n int64
 				n, err = strconv.ParseInt(*v, 10, 64)
+				fb.Append(n)
+			case *array.Uint64Builder:
+				var n uint64
+				n, err = strconv.ParseUint(*v, 10, 64)
 				fb.Append(n)
 			case *array.Float64Builder:
 				var x float64

@@ -400,3 +400,42 @@ func TestTableSparseSurvivors(t *testing.T) {
 		}
 	}
 }
+
+// TestUint64Keys: uint64 keys beyond int64 match (a uint64 column compares
+// as decimal text: no int key holds them), from Parquet on both sides and
+// against a CSV key side; against an int64 column the types are refused
+// with both named, and with the type given string they match by value.
+func TestUint64Keys(t *testing.T) {
+	big := []string{"18446744073709551615", "9223372036854775808", "7"}
+	keys := tableData{names: []string{"K", "V"}, types: []arrow.DataType{arrow.PrimitiveTypes.Uint64, arrow.BinaryTypes.String}}
+	input := tableData{names: []string{"ID", "K"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Uint64}}
+	ints := tableData{names: []string{"ID", "K"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64}}
+	for i, k := range big {
+		keys.rows = append(keys.rows, []*string{sp(k), sp(fmt.Sprint("v", i))})
+		input.rows = append(input.rows, []*string{sp(fmt.Sprint(i)), sp(k)}, []*string{sp(fmt.Sprint(i + 10)), sp(k)})
+	}
+	ints.rows = [][]*string{{sp("1"), sp("7")}, {sp("2"), sp("8")}}
+	dir := t.TempDir()
+	kf, inf, nf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input), sideFiles(t, dir, "ints", ints)
+	want := tableJoin(keys, input, []int{0}, []int{1})
+	if len(want) != 6 {
+		t.Fatalf("the model has %d rows", len(want))
+	}
+	for _, k := range []string{"parquet-plain", "csv"} {
+		for _, jt := range []join.JoinType{join.JoinInner, join.JoinAnti} {
+			rep, out := runJoin(t, join.Options{Keys: kf[k], Input: inf["parquet-rg7-dict"], KeyCol: "K", JoinCol: "K", JoinType: jt})
+			got := parseOutput(t, out)
+			if jt == join.JoinInner && !slices.Equal(got, want) || jt == join.JoinAnti && len(got) != 0 {
+				t.Fatalf("keys %s, %s: %d rows (%s); the model's inner join %d", k, jt, len(got), rep.Keys.Why, len(want))
+			}
+		}
+	}
+	_, err := Run(t.Context(), join.Options{Keys: kf["parquet-plain"], Input: nf["parquet-plain"], KeyCol: "K", JoinCol: "K"}, NewCSV(&bytes.Buffer{}))
+	if err == nil || !strings.Contains(err.Error(), "uint64") || !strings.Contains(err.Error(), "int64") {
+		t.Fatalf("uint64 against int64: %v", err)
+	}
+	_, out := runJoin(t, join.Options{Keys: kf["parquet-plain"], Input: nf["parquet-plain"], KeyCol: "K", JoinCol: "K", KeyType: "string"})
+	if got := parseOutput(t, out); len(got) != 1 || !strings.HasPrefix(got[0], "1\x1f7\x1f") {
+		t.Fatalf("uint64 against int64 as strings: %q", got)
+	}
+}
