@@ -342,3 +342,21 @@ func TestStreamJoinTypes(t *testing.T) {
 		t.Errorf("stream --join left: %v", err)
 	}
 }
+
+// TestStreamNullKeepsBatches: a probe row of a NULL key counts in its batch
+// for every join type (dropping it moved the later rows into earlier
+// batches, against another key state: semi and anti both wrote row 1).
+func TestStreamNullKeepsBatches(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	ev, pr := mk("ev.csv", "K,V\n+1,a\n-1\n"), mk("pr.csv", "ID,K\n0,\n1,1\n")
+	for jt, want := range map[string]string{"inner": "ID,K,V\n", "semi": "ID,K\n", "anti": "ID,K\n0,\n1,1\n"} {
+		o := filepath.Join(dir, jt+".csv")
+		if _, _, err := runCmd("stream", "--key-events", ev, "--probe", pr, "--join", jt, "--batch", "1", "--out", o, "--quiet"); err != nil {
+			t.Fatalf("%s: %v", jt, err)
+		}
+		if b, _ := os.ReadFile(o); string(b) != want {
+			t.Errorf("%s: %q, want %q", jt, b, want)
+		}
+	}
+}

@@ -347,7 +347,7 @@ type probeReader struct {
 	rows     int64
 	lenient  bool // as keyReader's
 	cannot   cannotCounts
-	keepNull bool // an anti join writes a row whose key cannot match
+	keepNull bool // a row whose key cannot match stays in its batch (marked null)
 }
 
 func (pr *probeReader) read(b *probeBatch, n int) bool {

@@ -95,7 +95,11 @@ func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error
 	e.rep.Keys.Why, e.rep.KeyType = e.typing.Why, key.JoinTypes(e.typing.Types)
 	kr := newKeyReader(e.ks, e.keySpec, -1)
 	kr.lenient = e.typing.Lenient
-	pr := &probeReader{s: e.ps, ks: probeSpec, tcol: -1, lenient: e.typing.Lenient, keepNull: opt.JoinType == join.JoinAnti}
+	// A row whose key cannot match is kept in its batch for every type (a
+	// batch is Batch probe rows, counted whatever their keys: dropping them
+	// shifted the later rows into other batches, against other key
+	// states); anti writes it, the others do not.
+	pr := &probeReader{s: e.ps, ks: probeSpec, tcol: -1, lenient: e.typing.Lenient, keepNull: true}
 	e.kr, e.pr = kr, pr
 	if e.timed {
 		e.rep.Mode = "window"
@@ -490,9 +494,11 @@ func (e *engine) probeRange(recs []probeRec, buf []byte, negs *hashSet) ([]byte,
 	jt := e.opt.JoinType
 	for i := range recs {
 		r := &recs[i]
-		if r.null { // an anti join's row of a NULL key: no key meets it
-			buf = join.AppendOutputRow(buf, r.raw, nil)
-			c.out++
+		if r.null { // a row of a NULL key: no key meets it; anti writes it
+			if jt == join.JoinAnti {
+				buf = join.AppendOutputRow(buf, r.raw, nil)
+				c.out++
+			}
 			continue
 		}
 		if !f.Contains(r.key) {
