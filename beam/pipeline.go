@@ -92,6 +92,7 @@ type keyCols struct {
 	Cols         []int
 	Names, Types []string
 	Lenient      bool
+	EmptyOK      bool // key.Spec's: a table side's empty string is a value
 }
 
 func newKeyCols(ks key.Spec) keyCols {
@@ -103,7 +104,7 @@ func newKeyCols(ks key.Spec) keyCols {
 }
 
 func (k keyCols) spec() key.Spec {
-	ks := key.Spec{Cols: k.Cols, Names: k.Names}
+	ks := key.Spec{Cols: k.Cols, Names: k.Names, EmptyOK: k.EmptyOK}
 	for _, t := range k.Types {
 		ks.Types = append(ks.Types, key.Type(t))
 	}
@@ -139,7 +140,7 @@ func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(s
 	var pad, row []byte
 	for r.Next() {
 		rec, b, err := join.MapKeyRow(ks, r.Fields(), 0, buf[:0])
-		if err == nil && f.Key.Lenient && nullKey(ks, r.Fields()) {
+		if err == nil && f.Key.Lenient && nullKey(ks, r) {
 			err = errNullKey
 		}
 		if err != nil && f.Key.Lenient {
@@ -180,8 +181,18 @@ func keyOnly(k, _ string) string { return k }
 // never matches (join/local's nullKey).
 var errNullKey = errors.New("a NULL key")
 
-// nullKey reports whether a key field of the row is empty.
-func nullKey(ks key.Spec, fields [][]byte) bool {
+// nullKey reports whether a key field of the row is NULL: a table's NULL
+// (an empty string of a table is a value), a CSV row's empty field.
+func nullKey(ks key.Spec, r rowSource) bool {
+	if t, ok := r.(*columnar.Rows); ok {
+		for _, c := range ks.Cols {
+			if t.Null(c) {
+				return true
+			}
+		}
+		return false
+	}
+	fields := r.Fields()
 	for _, c := range ks.Cols {
 		if len(fields[c]) == 0 {
 			return true
@@ -337,7 +348,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 			lastIn, lastOut = in, out
 		}
 		key, ok, err := join.MapInputRow(f.filter, *f.ks, r.Fields(), f.kb[:0])
-		if err == nil && f.Key.Lenient && nullKey(*f.ks, r.Fields()) {
+		if err == nil && f.Key.Lenient && nullKey(*f.ks, r) {
 			err, ok = errNullKey, false
 		}
 		if err != nil && f.Key.Lenient {
@@ -721,6 +732,13 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	ks.Types, js.Types = d.Types, d.Types
 	kc, jc := newKeyCols(ks), newKeyCols(js)
 	kc.Lenient, jc.Lenient = d.Lenient, d.Lenient
+	for _, c := range []struct {
+		k    *keyCols
+		path string
+	}{{&kc, keysPath}, {&jc, inputPath}} {
+		f, _ := columnar.FormatOf(c.path, "")
+		c.k.EmptyOK = f != columnar.CSV
+	}
 	jt := opt.JoinType
 	if jt == "" {
 		jt = join.JoinInner

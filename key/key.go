@@ -200,6 +200,10 @@ type Spec struct {
 	Cols  []int
 	Names []string
 	Types []Type
+	// EmptyOK lets a composite key's string component be empty: a Parquet
+	// or Arrow side's, whose NULLs are known apart from its empty strings
+	// (a CSV side's empty field is a missing value, refused in a tuple).
+	EmptyOK bool
 }
 
 // NewSpec finds names in a header.
@@ -246,7 +250,7 @@ func (k Spec) Append(dst []byte, fields [][]byte) ([]byte, error) {
 	var buf [8]byte
 	for i, c := range k.Cols {
 		f := fields[c]
-		if len(f) == 0 && k.Composite() {
+		if len(f) == 0 && k.Composite() && !(k.EmptyOK && k.Types[i] == String) {
 			return dst, fmt.Errorf("%s: %w", k.Names[i], ErrEmptyComponent)
 		}
 		b, err := Of(k.Types[i], buf[:], f)

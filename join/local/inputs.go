@@ -145,6 +145,7 @@ func (s *side) column(name, col string) (int, error) {
 // keySpec finds the columns of a key (the option name's: KeyCol, JoinCol).
 func (s *side) keySpec(name string, cols []string, types []key.Type) (key.Spec, error) {
 	ks, err := key.Find(name, s.name, s.header, cols, types)
+	ks.EmptyOK = s.tab != nil // a table's empty string is a value, its NULL a NULL
 	return ks, option.Within(err, "join", join.ErrOptions)
 }
 

@@ -439,3 +439,22 @@ func TestUint64Keys(t *testing.T) {
 		t.Fatalf("uint64 against int64 as strings: %q", got)
 	}
 }
+
+// TestTableEmptyComponent: in a composite key of Parquet sides an empty
+// string is a value (it matches an empty string, as SQL's does), a NULL
+// never matches; the model says which rows.
+func TestTableEmptyComponent(t *testing.T) {
+	keys := tableData{names: []string{"A", "B", "V"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String, arrow.BinaryTypes.String}}
+	keys.rows = [][]*string{{sp("1"), sp("a"), sp("x1")}, {sp("1"), sp("a"), sp("x1b")}, {sp("2"), nil, sp("x2")}, {nil, sp("b"), sp("x3")}, {sp("3"), sp(""), sp("x4")}}
+	input := tableData{names: []string{"ID", "X", "Y"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}}
+	input.rows = [][]*string{{sp("10"), sp("1"), sp("a")}, {sp("11"), sp("2"), nil}, {sp("12"), nil, sp("b")}, {sp("13"), sp("3"), sp("")}, {sp("14"), sp("4"), sp("D")}}
+	dir := t.TempDir()
+	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
+	for _, jt := range []join.JoinType{join.JoinInner, join.JoinAnti} {
+		want := typedJoin(keys, input, []int{0, 1}, []int{1, 2}, jt)
+		_, out := runJoin(t, join.Options{Keys: kf["parquet-plain"], Input: inf["arrow-file"], KeyCol: "A,B", JoinCol: "X,Y", JoinType: jt})
+		if got := parseOutput(t, out); !slices.Equal(got, want) {
+			t.Fatalf("%s: %q, want %q", jt, got, want)
+		}
+	}
+}
