@@ -118,6 +118,9 @@ type TableReport struct {
 	Chunks        int64  `json:"chunks"`
 	ChunksSkipped int64  `json:"chunks_skipped"` // by their statistics
 	RowsSkipped   int64  `json:"rows_skipped"`
+	// SkippedNulls are the rows of a NULL key among RowsSkipped (counted in
+	// KeysReport.InputNull too).
+	SkippedNulls int64 `json:"skipped_nulls"`
 	// BytesSkipped is the skipped chunks' uncompressed bytes.
 	BytesSkipped int64 `json:"bytes_skipped"`
 	// ChunksMaterialized counts the chunks whose other columns were

@@ -43,6 +43,7 @@ func (t *tableMapper) addTo(r *join.TableReport) {
 	r.Chunks += c.Chunks
 	r.ChunksSkipped += c.ChunksSkipped
 	r.RowsSkipped += c.RowsSkipped
+	r.SkippedNulls += c.SkippedNulls
 	r.BytesSkipped += c.BytesSkipped
 	r.ChunksMaterialized += c.ChunksMaterialized
 	r.DecodedBytes += c.DecodedBytes
@@ -82,6 +83,7 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 		if ok && (hi < keyInt(x.keyLo) || lo > keyInt(x.keyHi)) {
 			t.counts.ChunksSkipped++
 			t.counts.RowsSkipped += int64(c.rows)
+			t.counts.SkippedNulls += nulls
 			t.counts.BytesSkipped += chunkBytes
 			m.rows += int64(c.rows)
 			m.cannot.null += nulls // as the rows read would count them

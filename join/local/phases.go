@@ -160,6 +160,9 @@ func (p *mapPhase) report(_ *execution, rep *join.Report) {
 	rep.InputRecords, rep.MapOutputRecords = p.stats.records, p.stats.output
 	rep.Keys.InputNull, rep.Keys.InputUnmatchable = p.stats.cannot.null, p.stats.cannot.unmatchable
 	rep.FilteredOutRecords = p.stats.records - p.stats.output - p.stats.cannot.null - p.stats.cannot.unmatchable
+	if t := p.stats.table; t != nil { // rows a chunk's statistics skipped are not the filter's
+		rep.FilteredOutRecords -= t.RowsSkipped - t.SkippedNulls
+	}
 	rep.InputTable = p.stats.table
 	rep.BypassedRecords, rep.BypassedBytes = p.stats.bypassed, p.stats.bypassedBytes
 	if g := p.stats.guard; g.mappersOff > 0 {

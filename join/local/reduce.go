@@ -223,6 +223,32 @@ func (x *execution) beginSink() error {
 	return x.sink.Begin(x.outputHeader())
 }
 
+// widenJoinColumns gives a right or full join's join columns a type that
+// holds the key side's keys too (an unmatched key row writes its key
+// there): the wider of two integer types, else none (Text: typed by the
+// values written). An int64 key in an int32 column failed the Parquet
+// output at its end.
+func (x *execution) widenJoinColumns(h *join.Header) {
+	if h.Types == nil || !x.opt.JoinType.KeepsUnmatchedKeys() {
+		return
+	}
+	for j, c := range x.joinSpec.Cols {
+		lt := h.Types[c]
+		var kt columnar.Type
+		if x.keys.types != nil {
+			kt = x.keys.types[x.keySpec.Cols[j]]
+		}
+		switch {
+		case lt == kt:
+		case lt.Kind == columnar.Int && kt.Kind == columnar.Int:
+			lt.Width = max(lt.Width, kt.Width)
+			h.Types[c] = lt
+		default:
+			h.Types[c] = columnar.Type{}
+		}
+	}
+}
+
 // outputHeader is the output's header: the large side's header (re-encoded
 // as CSV when its separator is not a comma), the key side's columns, and
 // with Route column a last column "class".
@@ -254,10 +280,12 @@ func (x *execution) outputHeader() join.Header {
 		}
 		h.Types = types
 		h.Line = append(csvscan.AppendFields(nil, headerBytes(h.Names)), '\n')
+		x.widenJoinColumns(&h)
 		return h
 	}
 	h := join.OutputHeader(raw, x.input.header, x.joinSpec, keyNames, x.keySpec)
 	h.SetTypes(len(x.input.header), x.input.types, keyTypes, x.keySpec)
+	x.widenJoinColumns(&h)
 	if x.opt.Route == join.RouteColumn {
 		h.Line = append(h.Line[:len(h.Line)-1], ",class\n"...)
 		h.Names = append(h.Names, "class")

@@ -60,8 +60,8 @@ func (x *execution) derive(rep *join.Report) {
 func testedNonMembers(rep *join.Report) int64 {
 	members := rep.MapOutputRecords - rep.FalsePositiveRecords
 	untested := rep.Keys.InputNull + rep.Keys.InputUnmatchable
-	if rep.InputTable != nil {
-		untested += rep.InputTable.RowsSkipped
+	if rep.InputTable != nil { // its skipped NULLs are in InputNull already
+		untested += rep.InputTable.RowsSkipped - rep.InputTable.SkippedNulls
 	}
 	return rep.InputRecords - members - untested
 }

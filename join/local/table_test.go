@@ -458,3 +458,26 @@ func TestTableEmptyComponent(t *testing.T) {
 		}
 	}
 }
+
+// TestRightJoinParquetTypes: a right join's unmatched key rows write their
+// key into the large side's join column, so a Parquet output gives that
+// column a type that holds both sides' keys: int64 keys into an int32
+// column widen it (they failed the output at its end).
+func TestRightJoinParquetTypes(t *testing.T) {
+	keys := tableData{names: []string{"K", "V"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}}
+	keys.rows = [][]*string{{sp("1"), sp("a")}, {sp("9000000000"), sp("b")}}
+	input := tableData{names: []string{"ID", "K"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int32}}
+	input.rows = [][]*string{{sp("1"), sp("1")}, {sp("2"), sp("5")}}
+	dir := t.TempDir()
+	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
+	for _, jt := range []join.JoinType{join.JoinRight, join.JoinFull} {
+		var pq bytes.Buffer
+		if _, err := Run(t.Context(), join.Options{Keys: kf["parquet-plain"], Input: inf["parquet-plain"], KeyCol: "K", JoinCol: "K", JoinType: jt}, NewParquet(&pq, t.TempDir())); err != nil {
+			t.Fatalf("%s: %v", jt, err)
+		}
+		tbl := testutil.ReadParquet(t, pq.Bytes())
+		if got := tbl.Schema().Field(1).Type.String(); got != "int64" {
+			t.Errorf("%s: the join column is %s, want int64", jt, got)
+		}
+	}
+}
