@@ -214,6 +214,10 @@ func (c *Column) AppendKey(dst []byte, i int, kt key.Type) ([]byte, error) {
 			return dst, err
 		}
 		return append(dst, b...), nil
+	case kt == key.String:
+		// A float, a date, a timestamp, a decimal, a boolean compared as
+		// text, asked for: its canonical text (AppendText).
+		return c.AppendText(dst, i), nil
 	}
-	return dst, fmt.Errorf("%w: a %s column is no join key (join on an integer or a string column)", ErrKey, c.Type)
+	return dst, fmt.Errorf("%w: a %s column is no join key (join on an integer or a string column, or compare its text: the key type string)", ErrKey, c.Type)
 }

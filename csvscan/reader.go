@@ -293,6 +293,15 @@ func (r *Reader) ReadHeader() ([]string, error) {
 		if bytes.HasPrefix(r.buf[:r.end], []byte(bom)) {
 			r.start = len(bom) // offsets stay file offsets: the header starts at byte 3
 		}
+		// A Parquet or Arrow file read as CSV (a pipe, a name without its
+		// extension): say so, rather than take its bytes for column names.
+		for r.end < 8 && !r.eof && r.err == nil {
+			r.fill()
+		}
+		if format := tableMagic(r.buf[:r.end]); format != "" {
+			r.err = &ParseError{File: r.name, Line: 1, Msg: fmt.Sprintf("this is no CSV: it begins as a%s %s file does; give its format (parquet or arrow)", article(format), format)}
+			return nil, r.err
+		}
 	}
 	if !r.Next() {
 		if r.err != nil {
@@ -805,4 +814,25 @@ func parseIntSlow(b []byte) (int64, error) {
 		v = -v
 	}
 	return v, nil
+}
+
+// tableMagic names the format whose magic begins head: "PAR1" then a
+// control byte (Parquet's first page header), "ARROW1" then a NUL (Arrow's
+// file format); "" for anything else, which is read as CSV.
+func tableMagic(head []byte) string {
+	switch {
+	case len(head) > 4 && string(head[:4]) == "PAR1" && head[4] < 0x20 && head[4] != '\t' && head[4] != '\n' && head[4] != '\r':
+		return "Parquet"
+	case len(head) > 6 && string(head[:6]) == "ARROW1" && head[6] == 0:
+		return "Arrow IPC"
+	}
+	return ""
+}
+
+// article is "n" before a word that starts with a vowel ("an Arrow").
+func article(w string) string {
+	if w != "" && strings.ContainsRune("AEIOU", rune(w[0])) {
+		return "n"
+	}
+	return ""
 }
