@@ -124,20 +124,37 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 		// the separators of each line (countMarks) and taking the last
 		// one's place, without visiting every separator.
 		lastSep := -1
-		// With AVX2, 64 bytes a step (masks64: a bit a byte), the same
-		// walk over the line breaks as the word loop's below; the rest,
-		// and CPUs without it, eight bytes a step.
-		for ; hasMasks64 && p+64 <= len(buf); p += 64 {
-			mc, mn := masks64(&buf[p], r.sep)
+		// A step's masks: 64 bytes a bit each with AVX2 (masks64), else 8
+		// bytes the high bit each (zeroBytes); shift turns a mask's bit
+		// index into its byte's, and a line's separators are counted by
+		// the popcount of the mask's kind (countMarks for the words, which
+		// on GOAMD64=v1 is cheaper than a call).
+		for {
+			var mc, mn uint64
+			step, shift := 8, 3
+			switch {
+			case hasMasks64 && p+64 <= len(buf):
+				mc, mn = masks64(&buf[p], r.sep)
+				step, shift = 64, 0
+			case p+8 <= len(buf):
+				w := binary.LittleEndian.Uint64(buf[p:])
+				mc, mn = zeroBytes(w^sepw), zeroBytes(w^nls)
+			default:
+				goto tail
+			}
 			for ; mn != 0; mn &= mn - 1 {
 				nl := mn & -mn
-				below := mc & (nl - 1)
+				below := mc & (nl - 1) // the line's separators in this step
 				mc &^= nl | (nl - 1)
-				nf += bits.OnesCount64(below)
-				if below != 0 {
-					lastSep = p + 63 - bits.LeadingZeros64(below)
+				if shift == 0 {
+					nf += bits.OnesCount64(below)
+				} else {
+					nf += countMarks(below)
 				}
-				j := p + bits.TrailingZeros64(nl)
+				if below != 0 {
+					lastSep = p + (63-bits.LeadingZeros64(below))>>shift
+				}
+				j := p + bits.TrailingZeros64(nl)>>shift
 				end := j
 				if end > ls && buf[end-1] == '\r' {
 					end--
@@ -171,59 +188,16 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 				}
 			}
 			if mc != 0 {
-				nf += bits.OnesCount64(mc)
-				lastSep = p + 63 - bits.LeadingZeros64(mc)
-			}
-		}
-		for ; p+8 <= len(buf); p += 8 {
-			w := binary.LittleEndian.Uint64(buf[p:])
-			mc, mn := zeroBytes(w^sepw), zeroBytes(w^nls)
-			for ; mn != 0; mn &= mn - 1 {
-				nl := mn & -mn
-				below := mc & (nl - 1) // the line's separators in this word
-				mc &^= nl | (nl - 1)
-				nf += countMarks(below)
-				if below != 0 {
-					lastSep = p + (63-bits.LeadingZeros64(below))>>3
-				}
-				j := p + bits.TrailingZeros64(nl)>>3
-				end := j
-				if end > ls && buf[end-1] == '\r' {
-					end--
-				}
-				if end == ls { // a blank line: skipped, as Next does
-					line++
-					ls, nf, lastSep = j+1, 0, -1
-					continue
-				}
-				if nf+1 != want || j-ls > maxRecord {
-					goto stop // Next reports or skips it
-				}
-				ks := ls
-				if lastSep >= 0 {
-					ks = lastSep + 1
-				}
-				line++
-				if len(recs) == cap(recs) {
-					recs = append(recs, batchRec{})
+				if shift == 0 {
+					nf += bits.OnesCount64(mc)
 				} else {
-					recs = recs[:len(recs)+1]
+					nf += countMarks(mc)
 				}
-				e := &recs[len(recs)-1]
-				e.rs, e.re, e.fs, e.fe, e.line = int32(ls), int32(end), int32(ks), int32(end), line
-				if !known {
-					e.line = 0
-				}
-				ls, nf, lastSep = j+1, 0, -1
-				if len(recs) == max {
-					goto stop
-				}
+				lastSep = p + (63-bits.LeadingZeros64(mc))>>shift
 			}
-			if mc != 0 {
-				nf += countMarks(mc)
-				lastSep = p + (63-bits.LeadingZeros64(mc))>>3
-			}
+			p += step
 		}
+	tail:
 		// The last bytes of the buffer: the general loop below finishes the
 		// line under way (its separators counted, the last one's field
 		// start).
