@@ -57,7 +57,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 		pad, row, kept []byte
 	}
 	keepKeys := x.opt.JoinType.KeepsUnmatchedKeys()
-	nLarge := len(x.input.header)
+	nLarge, padSpec := x.largeCols(), x.paddingSpec()
 	var mu sync.Mutex
 	var global keySet
 	st := buildStats{parts: newPartCounts(x.opt.Reducers)}
@@ -121,7 +121,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 				for _, c := range x.keySpec.Cols {
 					keyFields = append(keyFields, r.Fields()[c]) // a NULL's is empty
 				}
-				b.pad = join.AppendLargePadding(b.pad[:0], nLarge, x.joinSpec, keyFields)
+				b.pad = join.AppendLargePadding(b.pad[:0], nLarge, padSpec, keyFields)
 				if x.keyKeep != nil {
 					b.row = join.AppendPicked(b.row[:0], r.Fields(), x.keyKeep)
 				} else {
@@ -170,7 +170,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 				for _, c := range x.keySpec.Cols {
 					keyFields = append(keyFields, r.Fields()[c])
 				}
-				b.pad = join.AppendLargePadding(b.pad[:0], nLarge, x.joinSpec, keyFields)
+				b.pad = join.AppendLargePadding(b.pad[:0], nLarge, padSpec, keyFields)
 				b.row = join.WithLargePadding(b.row[:0], b.pad, rec.Row)
 				rec.Row = b.row
 			}

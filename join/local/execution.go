@@ -52,6 +52,9 @@ type execution struct {
 	// asks for (in the key side's order): the only ones its rows carry
 	// through the shuffle. nil: every column but the key.
 	keyKeep []int
+	// largeKeep, likewise, are the large side's columns asked: its rows are
+	// cut to them in the map phase. nil: every column.
+	largeKeep []int
 
 	start, phase time.Time
 	timings      map[string]float64

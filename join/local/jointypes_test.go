@@ -179,31 +179,17 @@ func TestColumns(t *testing.T) {
 	dir := t.TempDir()
 	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
 	// The model's output columns: ID K G S | G P W; asked: S, then P, then ID.
+	type asked struct {
+		cols []string
+		pick []int
+	}
 	for _, jt := range join.JoinTypes {
-		cols, pick := []string{"S", "P", "ID"}, []int{3, 5, 0}
+		sets := []asked{{[]string{"S", "P", "ID"}, []int{3, 5, 0}}, {[]string{"W", "K"}, []int{6, 1}}}
 		if jt.LargeOnly() {
-			cols, pick = []string{"S", "ID"}, []int{3, 0}
+			sets = []asked{{[]string{"S", "ID"}, []int{3, 0}}, {[]string{"K"}, []int{1}}}
 		}
-		var want []string
-		for _, r := range typedJoin(keys, input, []int{0}, []int{1}, jt) {
-			f := strings.Split(r, "\x1f")
-			var p []string
-			for _, i := range pick {
-				p = append(p, f[i])
-			}
-			want = append(want, strings.Join(p, "\x1f"))
-		}
-		slices.Sort(want)
-		for _, format := range []string{"csv", "parquet-plain"} {
-			for _, sort := range []bool{false, true} {
-				_, out := runJoin(t, join.Options{Keys: kf[format], Input: inf[format], KeyCol: "K", JoinCol: "K", JoinType: jt, Columns: cols, Sort: sort})
-				if !bytes.HasPrefix(out, []byte(strings.Join(cols, ",")+"\n")) {
-					t.Fatalf("%s: header %q", jt, out[:min(len(out), 40)])
-				}
-				if got := parseOutput(t, out); !slices.Equal(got, want) {
-					t.Fatalf("%s, %s, sort %v: %s", jt, format, sort, testutil.FirstDiff(got, want))
-				}
-			}
+		for _, set := range sets {
+			testColumns(t, kf, inf, keys, input, jt, set.cols, set.pick)
 		}
 	}
 	for _, c := range []struct {
@@ -213,6 +199,33 @@ func TestColumns(t *testing.T) {
 		_, err := Run(t.Context(), join.Options{Keys: kf["csv"], Input: inf["csv"], KeyCol: "K", JoinCol: "K", Columns: c.cols}, NewCSV(&bytes.Buffer{}))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.cols, err, c.want)
+		}
+	}
+}
+
+// testColumns checks one set of columns asked of one join type against
+// the model's rows cut to pick.
+func testColumns(t *testing.T, kf, inf map[string]string, keys, input tableData, jt join.JoinType, cols []string, pick []int) {
+	t.Helper()
+	var want []string
+	for _, r := range typedJoin(keys, input, []int{0}, []int{1}, jt) {
+		f := strings.Split(r, "\x1f")
+		var p []string
+		for _, i := range pick {
+			p = append(p, f[i])
+		}
+		want = append(want, strings.Join(p, "\x1f"))
+	}
+	slices.Sort(want)
+	for _, format := range []string{"csv", "parquet-plain"} {
+		for _, sort := range []bool{false, true} {
+			_, out := runJoin(t, join.Options{Keys: kf[format], Input: inf[format], KeyCol: "K", JoinCol: "K", JoinType: jt, Columns: cols, Sort: sort})
+			if !bytes.HasPrefix(out, []byte(strings.Join(cols, ",")+"\n")) {
+				t.Fatalf("%s: header %q", jt, out[:min(len(out), 40)])
+			}
+			if got := parseOutput(t, out); !slices.Equal(got, want) {
+				t.Fatalf("%s, %s, sort %v: %s", jt, format, sort, testutil.FirstDiff(got, want))
+			}
 		}
 	}
 }

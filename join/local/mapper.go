@@ -63,13 +63,14 @@ type mapWorker struct {
 	keyPad              []byte
 	passedBy, passedBy8 int64 // rows written here, and their bytes
 	guard               filterGuard
+	keep                []int // the large side's columns the output asks for (nil: all)
 }
 
 // newMapWorker is mapper i's, its filter one of copies.
 func (x *execution) newMapWorker(i int, copies []filters.Filter, sketches []*joinSketch) mapWorker {
 	m := mapWorker{f: copies[i%len(copies)], w: x.sh.NewWriter(), pc: newPartCounts(x.opt.Reducers), sk: sketches[i],
 		sep: x.input.sep, nfields: len(x.input.header), reducers: x.opt.Reducers,
-		bypass: x.opt.JoinType.KeepsUnmatchedLarge(), newOut: x.sink.Writer, keyPad: x.shape().keyPad, guard: newFilterGuard(x)}
+		bypass: x.opt.JoinType.KeepsUnmatchedLarge(), newOut: x.sink.Writer, keyPad: x.shape().keyPad, guard: newFilterGuard(x), keep: x.largeKeep}
 	if x.skew != nil {
 		m.spread = newSpreader(x.skew, i)
 	}
@@ -102,12 +103,11 @@ func (m *mapWorker) reject(key []byte, offset int64, raw []byte) error {
 // rejectCSV is reject of a CSV side's row, re-encoded as CSV if its file
 // has another separator.
 func (m *mapWorker) rejectCSV(r *csvscan.Reader, key []byte, offset int64, raw []byte) error {
-	if m.bypass && m.sep != ',' {
+	if m.bypass {
 		var err error
-		if m.enc, err = reencode(m.enc[:0], raw, m.nfields, m.sep); err != nil {
-			return r.Errorf("%w", err)
+		if raw, err = m.csvLine(r, raw); err != nil {
+			return err
 		}
-		raw = m.enc
 	}
 	return m.reject(key, offset, raw)
 }
@@ -116,14 +116,30 @@ func (m *mapWorker) rejectCSV(r *csvscan.Reader, key []byte, offset int64, raw [
 // r) to its partition, re-encoded as CSV if its file has another
 // separator (only the survivors are).
 func (m *mapWorker) emitCSV(r *csvscan.Reader, key []byte, offset int64, raw []byte) error {
-	if m.sep != ',' {
-		var err error
-		if m.enc, err = reencode(m.enc[:0], raw, m.nfields, m.sep); err != nil {
-			return r.Errorf("%w", err)
-		}
-		raw = m.enc
+	raw, err := m.csvLine(r, raw)
+	if err != nil {
+		return err
 	}
 	return m.emit(key, offset, raw)
+}
+
+// csvLine is a CSV side's row as the shuffle and the output carry it: as it
+// is, re-encoded as CSV when its separator is not a comma, and cut to the
+// columns the output asks for (Options.Columns: keep).
+func (m *mapWorker) csvLine(r *csvscan.Reader, raw []byte) ([]byte, error) {
+	if m.keep == nil && m.sep == ',' {
+		return raw, nil
+	}
+	fields, err := csvscan.ParseRecordSep(raw, m.nfields, m.sep)
+	if err != nil {
+		return nil, r.Errorf("%w", err)
+	}
+	if m.keep != nil {
+		m.enc = join.AppendPicked(m.enc[:0], fields, m.keep)
+	} else {
+		m.enc = csvscan.AppendFields(m.enc[:0], fields)
+	}
+	return m.enc, nil
 }
 
 // emit sends a survivor (raw, a CSV line, its row's offset in the side) to

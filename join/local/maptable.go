@@ -132,9 +132,9 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 	}
 	// Late materialization: the other columns of a chunk with survivors.
 	t.counts.ChunksMaterialized++
-	var others []int
+	var others []int // the columns to decode: the output's (Options.Columns) but the key's
 	for i := range x.input.header {
-		if !ks.IsKeyCol(i) {
+		if !ks.IsKeyCol(i) && x.largePos(i) >= 0 {
 			others = append(others, i)
 		}
 	}
@@ -172,6 +172,13 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 	}
 	for j, col := range others {
 		t.all[col] = rest[j]
+	}
+	if x.largeKeep != nil { // the rows carry the columns asked only, in the side's order
+		kept := t.all[len(t.all):]
+		for _, c := range x.largeKeep {
+			kept = append(kept, t.all[c])
+		}
+		t.all = append(t.all[:0], kept...)
 	}
 	start := 0
 	for j, i := range t.surv {

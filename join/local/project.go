@@ -1,6 +1,7 @@
 package local
 
 import (
+	"github.com/acbfjoin/acbfjoin/key"
 	"context"
 	"fmt"
 	"slices"
@@ -119,8 +120,11 @@ func (w *projectWriter) Flush() error { return w.inner.Flush() }
 // large side's join columns hold the key). A name both sides have is
 // refused: the output would not say which.
 func (x *execution) keepKeyColumns() error {
-	x.keyKeep = []int{}
+	x.keyKeep, x.largeKeep = []int{}, []int{}
 	for _, n := range x.opt.Columns {
+		if li := slices.Index(x.input.header, n); li >= 0 && !slices.Contains(x.largeKeep, li) {
+			x.largeKeep = append(x.largeKeep, li)
+		}
 		ki := slices.Index(x.keys.header, n)
 		if ki < 0 || x.keySpec.IsKeyCol(ki) || x.opt.JoinType.LargeOnly() {
 			continue
@@ -134,5 +138,34 @@ func (x *execution) keepKeyColumns() error {
 		}
 	}
 	slices.Sort(x.keyKeep)
+	slices.Sort(x.largeKeep)
 	return nil
+}
+
+// largePos is the place of the large side's column c in the rows the
+// shuffle and the output carry (-1 when Options.Columns leaves it out).
+func (x *execution) largePos(c int) int {
+	if x.largeKeep == nil {
+		return c
+	}
+	return slices.Index(x.largeKeep, c)
+}
+
+// largeCols is how many of the large side's columns the rows carry.
+func (x *execution) largeCols() int {
+	if x.largeKeep == nil {
+		return len(x.input.header)
+	}
+	return len(x.largeKeep)
+}
+
+// paddingSpec is the large side's join key with its columns at their
+// places in the rows carried (join.AppendLargePadding; -1: left out).
+func (x *execution) paddingSpec() key.Spec {
+	ks := x.joinSpec
+	ks.Cols = make([]int, len(x.joinSpec.Cols))
+	for j, c := range x.joinSpec.Cols {
+		ks.Cols[j] = x.largePos(c)
+	}
+	return ks
 }

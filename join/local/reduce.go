@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"github.com/acbfjoin/acbfjoin/columnar"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -233,6 +232,9 @@ func (x *execution) widenJoinColumns(h *join.Header) {
 		return
 	}
 	for j, c := range x.joinSpec.Cols {
+		if c = x.largePos(c); c < 0 {
+			continue // a join column the output leaves out
+		}
 		lt := h.Types[c]
 		var kt columnar.Type
 		if x.keys.types != nil {
@@ -261,14 +263,20 @@ func (x *execution) outputHeader() join.Header {
 	if x.opt.JoinType.LargeOnly() {
 		keyNames, keyTypes = nil, nil // semi, anti: the large side's columns only
 	}
-	if x.keyKeep != nil && keyNames != nil {
-		// Only the key-side columns asked (Options.Columns), as the rows
-		// carry them.
-		h := join.Header{Names: slices.Clone(x.input.header), Join: x.joinSpec}
+	if x.keyKeep != nil {
+		// Only the columns asked (Options.Columns), as the rows carry them.
+		h := join.Header{Join: x.joinSpec}
 		var types []columnar.Type
+		for _, c := range x.largeKeep {
+			h.Names = append(h.Names, x.input.header[c])
+		}
 		if x.input.types != nil || keyTypes != nil {
-			types = make([]columnar.Type, len(x.input.header))
-			copy(types, x.input.types)
+			types = make([]columnar.Type, len(x.largeKeep))
+			for i, c := range x.largeKeep {
+				if x.input.types != nil {
+					types[i] = x.input.types[c]
+				}
+			}
 		}
 		for _, c := range x.keyKeep {
 			h.Names = append(h.Names, keyNames[c])
