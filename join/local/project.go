@@ -1,9 +1,9 @@
 package local
 
 import (
-	"github.com/acbfjoin/acbfjoin/key"
 	"context"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/key"
 	"slices"
 	"strings"
 
