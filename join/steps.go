@@ -188,6 +188,12 @@ func JoinRow(large shuffle.Record, smalls []shuffle.Record, emit func(large, sma
 // empty: MapKeyRow writes one empty field as "", which is written here as
 // the empty field it is). The one place the output row is formed.
 func AppendOutputRow(buf, large, small []byte) []byte {
+	if len(large) == 0 {
+		// No large-side column (Options.Columns asked for key-side ones
+		// only): the key side's fields alone, "" kept for one empty field
+		// (a row, not a blank line).
+		return append(append(buf, small...), '\n')
+	}
 	buf = append(buf, large...)
 	if len(small) > 0 {
 		buf = append(buf, ',')

@@ -184,7 +184,8 @@ func TestColumns(t *testing.T) {
 		pick []int
 	}
 	for _, jt := range join.JoinTypes {
-		sets := []asked{{[]string{"S", "P", "ID"}, []int{3, 5, 0}}, {[]string{"W", "K"}, []int{6, 1}}}
+		sets := []asked{{[]string{"S", "P", "ID"}, []int{3, 5, 0}}, {[]string{"W", "K"}, []int{6, 1}},
+			{[]string{"W", "P"}, []int{6, 5}}, {[]string{"P"}, []int{5}}} // key-side columns only
 		if jt.LargeOnly() {
 			sets = []asked{{[]string{"S", "ID"}, []int{3, 0}}, {[]string{"K"}, []int{1}}}
 		}
