@@ -185,20 +185,9 @@ var errNullKey = errors.New("a NULL key")
 // (an empty string of a table is a value), a CSV row's empty field.
 func nullKey(ks key.Spec, r rowSource) bool {
 	if t, ok := r.(*columnar.Rows); ok {
-		for _, c := range ks.Cols {
-			if t.Null(c) {
-				return true
-			}
-		}
-		return false
+		return ks.IsNull(t, nil, true)
 	}
-	fields := r.Fields()
-	for _, c := range ks.Cols {
-		if len(fields[c]) == 0 {
-			return true
-		}
-	}
-	return false
+	return ks.IsNull(nil, r.Fields(), true)
 }
 
 // keyFieldsOf are a row's key fields, in ks's order.
@@ -652,11 +641,7 @@ func ReadHeader(path string) (Header, error) {
 			return Header{}, err
 		}
 		defer t.Close()
-		fields := make([][]byte, len(t.Names))
-		for i, n := range t.Names {
-			fields[i] = []byte(n)
-		}
-		return Header{Raw: string(csvscan.AppendFields(nil, fields)), Names: t.Names}, nil
+		return Header{Raw: string(csvscan.AppendNames(nil, t.Names)), Names: t.Names}, nil
 	}
 	rc, name, err := csvscan.Open(path)
 	if err != nil {
@@ -679,11 +664,7 @@ func ReadHeader(path string) (Header, error) {
 		return Header{Raw: string(r.Raw()), Names: names}, nil
 	}
 	// The output is CSV: a header of another separator is re-encoded.
-	fields := make([][]byte, len(names))
-	for i, n := range names {
-		fields[i] = []byte(n)
-	}
-	return Header{Raw: string(csvscan.AppendFields(nil, fields)), Names: names}, nil
+	return Header{Raw: string(csvscan.AppendNames(nil, names)), Names: names}, nil
 }
 
 // KeySpecs finds the key columns of opt (KeyCol, JoinCol, KeyType as

@@ -13,6 +13,18 @@ func AppendFields(buf []byte, fields [][]byte) []byte {
 	return buf
 }
 
+// AppendNames appends names (a header's) as a CSV line's fields, as
+// AppendFields does, without the line end.
+func AppendNames(buf []byte, names []string) []byte {
+	for i, n := range names {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = AppendField(buf, []byte(n))
+	}
+	return buf
+}
+
 // AppendField appends f as a CSV field, quoted only if it must be (it holds
 // a comma, quote or line break), with quotes doubled (RFC 4180): what this
 // package reads back as f. O(len(f)), no allocation beyond buf's growth.

@@ -69,7 +69,7 @@ func AppendKeyFields(buf []byte, ks key.Spec, fields [][]byte) []byte {
 			buf = append(buf, ',')
 		}
 		n++
-		buf = AppendField(buf, f)
+		buf = csvscan.AppendField(buf, f)
 	}
 	if n == 1 && len(buf) == start {
 		buf = append(buf, '"', '"')
@@ -87,16 +87,13 @@ func AppendPicked(buf []byte, fields [][]byte, cols []int) []byte {
 		if n > 0 {
 			buf = append(buf, ',')
 		}
-		buf = AppendField(buf, fields[c])
+		buf = csvscan.AppendField(buf, fields[c])
 	}
 	if len(cols) == 1 && len(buf) == start {
 		buf = append(buf, '"', '"')
 	}
 	return buf
 }
-
-// AppendField is csvscan.AppendField: a field of an output row.
-func AppendField(buf, f []byte) []byte { return csvscan.AppendField(buf, f) }
 
 // KeyPadding is the key-side part of an output row for a large-side row
 // without a match (a left or full join): n empty fields, the key side's
@@ -125,7 +122,7 @@ func AppendLargePadding(buf []byte, largeCols int, js key.Spec, keyFields [][]by
 		}
 		for j, c := range js.Cols {
 			if c == i {
-				buf = AppendField(buf, keyFields[j])
+				buf = csvscan.AppendField(buf, keyFields[j])
 			}
 		}
 	}

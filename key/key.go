@@ -268,6 +268,35 @@ func (k Spec) Append(dst []byte, fields [][]byte) ([]byte, error) {
 	return dst, nil
 }
 
+// Nulls says which columns of a row are NULL: a Parquet or Arrow side's
+// rows (columnar.Rows, columnar.Reader).
+type Nulls interface{ Null(col int) bool }
+
+// IsNull reports whether a row's key holds a NULL: where the side knows its
+// NULLs (nulls not nil), a NULL in a key column; else, with lenient typing
+// (types decided from the data: Decision.Lenient), an empty key field,
+// which every typed reader of CSV takes as NULL. With types given, an empty
+// CSV field is text: the empty string, or no integer. O(key columns).
+func (k Spec) IsNull(nulls Nulls, fields [][]byte, lenient bool) bool {
+	if nulls != nil {
+		for _, c := range k.Cols {
+			if nulls.Null(c) {
+				return true
+			}
+		}
+		return false
+	}
+	if !lenient {
+		return false
+	}
+	for _, c := range k.Cols {
+		if c < len(fields) && len(fields[c]) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Label is the key's columns as one name (JoinColumns).
 func (k Spec) Label() string { return JoinColumns(k.Names) }
 

@@ -106,14 +106,7 @@ func openRows(ctx context.Context, path string) (r rowReader, name string, heade
 		if err != nil {
 			return nil, "", nil, nil, nil, err
 		}
-		var raw []byte
-		for i, n := range t.Names {
-			if i > 0 {
-				raw = append(raw, ',')
-			}
-			raw = csvscan.AppendField(raw, []byte(n))
-		}
-		return columnar.NewReader(t), t.Name, t.Names, raw, t.Close, nil
+		return columnar.NewReader(t), t.Name, t.Names, csvscan.AppendNames(nil, t.Names), t.Close, nil
 	}
 	rc, name, err := csvscan.OpenContext(ctx, path)
 	if err != nil {

@@ -55,6 +55,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 		// large-side padding.
 		out            RowWriter
 		pad, row, kept []byte
+		keyFields      [][]byte // a row's key fields (right, full)
 	}
 	keepKeys := x.opt.JoinType.KeepsUnmatchedKeys()
 	nLarge, padSpec := x.largeCols(), x.paddingSpec()
@@ -117,11 +118,11 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 				if b.out == nil {
 					b.out = x.sink.Writer()
 				}
-				keyFields := make([][]byte, 0, len(x.keySpec.Cols))
+				b.keyFields = b.keyFields[:0]
 				for _, c := range x.keySpec.Cols {
-					keyFields = append(keyFields, r.Fields()[c]) // a NULL's is empty
+					b.keyFields = append(b.keyFields, r.Fields()[c]) // a NULL's is empty
 				}
-				b.pad = join.AppendLargePadding(b.pad[:0], nLarge, padSpec, keyFields)
+				b.pad = join.AppendLargePadding(b.pad[:0], nLarge, padSpec, b.keyFields)
 				if x.keyKeep != nil {
 					b.row = join.AppendPicked(b.row[:0], r.Fields(), x.keyKeep)
 				} else {
@@ -166,11 +167,11 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 				rec.Row = b.kept
 			}
 			if keepKeys {
-				keyFields := make([][]byte, 0, len(x.keySpec.Cols))
+				b.keyFields = b.keyFields[:0]
 				for _, c := range x.keySpec.Cols {
-					keyFields = append(keyFields, r.Fields()[c])
+					b.keyFields = append(b.keyFields, r.Fields()[c])
 				}
-				b.pad = join.AppendLargePadding(b.pad[:0], nLarge, padSpec, keyFields)
+				b.pad = join.AppendLargePadding(b.pad[:0], nLarge, padSpec, b.keyFields)
 				b.row = join.WithLargePadding(b.row[:0], b.pad, rec.Row)
 				rec.Row = b.row
 			}

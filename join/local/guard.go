@@ -26,7 +26,6 @@ type filterGuard struct {
 	off            bool // the filter is off
 	skipped        bool // the batch being emitted was not probed
 	probed, passed int64
-	probeNs        int64
 	minPerRow      float64 // the fastest batch's ns a probe since the last check
 	checkAt        int64
 	// When it turned off: the rows probed and the pass rate and probe cost
@@ -75,7 +74,6 @@ func (g *filterGuard) observe(t0 time.Time, n, passed int) {
 		return
 	}
 	dt := time.Since(t0)
-	g.probeNs += int64(dt)
 	g.probed += int64(n)
 	g.passed += int64(passed)
 	if n >= mapBatch/2 { // the batch's ns a probe; the fastest of the window counts

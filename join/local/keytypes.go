@@ -201,23 +201,9 @@ func rowKey(dst []byte, r rowReader, ks key.Spec, lenient bool) ([]byte, keyVerd
 // CSV field is text: the empty string, or no integer.
 func nullKey(r rowReader, ks key.Spec, lenient bool) bool {
 	if t, ok := r.(*columnar.Rows); ok {
-		for _, c := range ks.Cols {
-			if t.Null(c) {
-				return true
-			}
-		}
-		return false
+		return ks.IsNull(t, nil, lenient)
 	}
-	if !lenient {
-		return false
-	}
-	fields := r.Fields()
-	for _, c := range ks.Cols {
-		if c < len(fields) && len(fields[c]) == 0 {
-			return true
-		}
-	}
-	return false
+	return ks.IsNull(nil, r.Fields(), lenient)
 }
 
 // keyCounts counts a side's rows whose key cannot match.

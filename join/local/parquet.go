@@ -323,7 +323,7 @@ func (s *parquetSink) add(lines []byte) error {
 	defer s.mu.Unlock()
 	if err := s.eachRow(lines, func() error {
 		for i, f := range s.fields {
-			if len(f) > 0 {
+			if len(f) > 0 && !(i < len(s.given) && s.given[i].Typed()) { // a typed column's type is given
 				s.maybe[i].observe(f)
 			}
 		}

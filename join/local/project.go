@@ -34,11 +34,7 @@ func (p *projected) Begin(h join.Header) error {
 		return err
 	}
 	out := join.Header{Names: slices.Clone(p.names)}
-	fields := make([][]byte, len(p.names))
-	for j, n := range p.names {
-		fields[j] = []byte(n)
-	}
-	out.Line = append(csvscan.AppendFields(nil, fields), '\n')
+	out.Line = append(csvscan.AppendNames(nil, p.names), '\n')
 	if h.Types != nil {
 		out.Types = make([]columnar.Type, len(p.idx))
 		for j, i := range p.idx {

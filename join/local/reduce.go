@@ -201,15 +201,6 @@ func columns(rec arrow.Record) (*array.Binary, *array.Uint8, *array.Int64, *arra
 	return rec.Column(0).(*array.Binary), rec.Column(1).(*array.Uint8), rec.Column(2).(*array.Int64), rec.Column(3).(*array.Binary)
 }
 
-// headerBytes returns a header's names as byte slices.
-func headerBytes(h []string) [][]byte {
-	out := make([][]byte, len(h))
-	for i, n := range h {
-		out[i] = []byte(n)
-	}
-	return out
-}
-
 // beginSink begins the sink with the output's header, once: before the
 // build phase for a join type that writes rows there or in the map phase
 // (right and full: key rows whose key is NULL; anti, left, full: the rows
@@ -257,7 +248,7 @@ func (x *execution) widenJoinColumns(h *join.Header) {
 func (x *execution) outputHeader() join.Header {
 	raw := x.input.headerRaw
 	if x.input.sep != ',' {
-		raw = csvscan.AppendFields(nil, headerBytes(x.input.header))
+		raw = csvscan.AppendNames(nil, x.input.header)
 	}
 	keyNames, keyTypes := x.keys.header, x.keys.types
 	if x.opt.JoinType.LargeOnly() {
@@ -287,7 +278,7 @@ func (x *execution) outputHeader() join.Header {
 			}
 		}
 		h.Types = types
-		h.Line = append(csvscan.AppendFields(nil, headerBytes(h.Names)), '\n')
+		h.Line = append(csvscan.AppendNames(nil, h.Names), '\n')
 		x.widenJoinColumns(&h)
 		return h
 	}

@@ -34,7 +34,7 @@ func sp(s string) *string { return &s }
 // csv writes d as a CSV file.
 func (d tableData) csv(t *testing.T, path string) {
 	var b []byte
-	b = csvscan.AppendFields(b, byteNames(d.names))
+	b = csvscan.AppendNames(b, d.names)
 	b = append(b, '\n')
 	for _, row := range d.rows {
 		fs := make([][]byte, len(row))
@@ -46,14 +46,6 @@ func (d tableData) csv(t *testing.T, path string) {
 		b = append(csvscan.AppendFields(b, fs), '\n')
 	}
 	testutil.WriteFile(t, path, b, 0o644)
-}
-
-func byteNames(ns []string) [][]byte {
-	out := make([][]byte, len(ns))
-	for i, n := range ns {
-		out[i] = []byte(n)
-	}
-	return out
 }
 
 // sideFiles writes d as CSV, Parquet of 7-row groups with dictionary pages,
@@ -71,46 +63,7 @@ func sideFiles(t *testing.T, dir, name string, d tableData) map[string]string {
 // tableJoin is the reference: the inner join of the models on the columns
 // kc and jc (NULL never matches), rows as parseOutput gives them.
 func tableJoin(keys, input tableData, kc, jc []int) []string {
-	k := func(row []*string, cols []int) (string, bool) {
-		var parts []string
-		for _, c := range cols {
-			if row[c] == nil {
-				return "", false
-			}
-			parts = append(parts, *row[c])
-		}
-		return strings.Join(parts, "\x00"), true
-	}
-	byKey := map[string][][]string{}
-	for _, row := range keys.rows {
-		kv, ok := k(row, kc)
-		if !ok {
-			continue
-		}
-		var rest []string
-		for i, v := range row {
-			if !slices.Contains(kc, i) {
-				rest = append(rest, deref(v))
-			}
-		}
-		byKey[kv] = append(byKey[kv], rest)
-	}
-	var out []string
-	for _, row := range input.rows {
-		kv, ok := k(row, jc)
-		if !ok {
-			continue
-		}
-		var left []string
-		for _, v := range row {
-			left = append(left, deref(v))
-		}
-		for _, rest := range byKey[kv] {
-			out = append(out, strings.Join(append(slices.Clone(left), rest...), "\x1f"))
-		}
-	}
-	slices.Sort(out)
-	return out
+	return typedJoin(keys, input, kc, jc, join.JoinInner)
 }
 
 func deref(v *string) string {

@@ -111,22 +111,9 @@ func openSide(ctx context.Context, option, path, name, format, tempDir string, e
 // a table's NULL, or with lenient typing an empty CSV field (key.Decision).
 func (s *side) null(ks key.Spec, fields [][]byte, lenient bool) bool {
 	if t, ok := s.r.(*columnar.Reader); ok {
-		for _, c := range ks.Cols {
-			if t.Null(c) {
-				return true
-			}
-		}
-		return false
+		return ks.IsNull(t, nil, lenient)
 	}
-	if !lenient {
-		return false
-	}
-	for _, c := range ks.Cols {
-		if c < len(fields) && len(fields[c]) == 0 {
-			return true
-		}
-	}
-	return false
+	return ks.IsNull(nil, fields, lenient)
 }
 
 // sources are the key columns ks as key.Decide takes them.
