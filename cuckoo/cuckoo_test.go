@@ -844,3 +844,17 @@ func TestKickGenerator(t *testing.T) {
 		}
 	}
 }
+
+// TestLaneMul checks the multiply that stands for t/fbits in find, for every
+// fingerprint width and every bit position of a window.
+func TestLaneMul(t *testing.T) {
+	for fbits := uint(1); fbits <= MaxFingerprintBits; fbits++ {
+		var f Filter
+		f.setShape(1, 1, fbits)
+		for tz := uint64(0); tz < 64; tz++ {
+			if got, want := tz*f.laneMul>>16, tz/uint64(fbits); got != want {
+				t.Fatalf("fbits %d, bit %d: lane %d, want %d", fbits, tz, got, want)
+			}
+		}
+	}
+}

@@ -10,8 +10,8 @@ import (
 // naive is a literal, slow transcription of the paper's Algorithms 1-3 on
 // buckets held as [][]uint32, with the hashing of the package doc recomputed
 // from its text and the same kick generator. It differs from the paper's
-// Algorithm 1 in two ways, as the Filter does: before each kick it looks one
-// step ahead, and a failed insertion restores the table (here from a copy taken
+// Algorithm 1 in two ways, as the Filter does: before each kick from the
+// lookaheadAfter-th on it looks one step ahead, and a failed insertion restores the table (here from a copy taken
 // before the first kick). It is the reference the packed, SWAR Filter
 // is checked against, slot for slot.
 type naive struct {
@@ -89,10 +89,13 @@ func (t *naive) insert(key []byte) bool {
 	if t.next()%2 == 1 {
 		i = i2
 	}
-	for range MaxKicks {
+	for k := range MaxKicks {
 		// The one-step lookahead: a fingerprint of bucket i that can move to an
 		// empty slot of its other bucket makes room for fp.
 		for e, v := range t.buckets[i] {
+			if k < lookaheadAfter {
+				break
+			}
 			if a := t.alt(i, v); a != i {
 				if j := t.emptySlot(a); j >= 0 {
 					t.buckets[a][j] = v
