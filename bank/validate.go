@@ -113,12 +113,14 @@ func Validate(b *Bank, sets []ClassKeys, workers int) (*Validation, error) {
 		go func() {
 			defer wg.Done()
 			ct := counts{hits: make([]int64, nc), fn: make([]int64, nc)}
-			out := make([]bool, nc)
+			outs := make([]bool, chunkKeys*nc)
 			for ch := range work {
 				c := ch.class
+				chunkKeys := lists[c][ch.lo:ch.hi]
+				multi.ContainsAllBatch(chunkKeys, outs)
 			keys:
-				for _, key := range lists[c][ch.lo:ch.hi] {
-					multi.ContainsAll(key, out)
+				for ki, key := range chunkKeys {
+					out := outs[ki*nc : (ki+1)*nc]
 					if !out[c] {
 						ct.fn[c]++
 					}

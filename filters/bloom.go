@@ -17,9 +17,15 @@ import (
 const Bloom Kind = "bloom"
 
 // bloomFilter adapts bits-and-blooms' Test to Contains.
-type bloomFilter struct{ f *bloom.BloomFilter }
+type bloomFilter struct {
+	f *bloom.BloomFilter
+	p *bloomProbe // its Test, without a division a probe
+}
 
-func (b bloomFilter) Contains(key []byte) bool { return b.f.Test(key) }
+func newBloomFilter(f *bloom.BloomFilter) bloomFilter { return bloomFilter{f, newBloomProbe(f)} }
+
+// Contains is the library's Test(key), by bloomProbe.
+func (b bloomFilter) Contains(key []byte) bool { return b.p.contains(key) }
 
 // bloomParams are a Bloom filter's: Bits = 4m bits (the budget of m
 // counters, M) probed k times.
@@ -57,19 +63,19 @@ func (k bloomKind) size(n uint64, s Sizing) (Params, error) { return k.counterBu
 
 func (bloomKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) {
 	bp := p.(bloomParams)
-	f := bloom.New(uint(bp.Bits), uint(bp.K))
+	bf := newBloomFilter(bloom.New(uint(bp.Bits), uint(bp.K)))
 	for _, key := range keys {
-		f.Add(key)
+		bf.p.add(key)
 	}
 	var sz countWriter
-	if _, err := f.WriteTo(&sz); err != nil {
+	if _, err := bf.f.WriteTo(&sz); err != nil {
 		return nil, nil, 0, err
 	}
-	return bloomFilter{f}, p, int64(sz), nil
+	return bf, p, int64(sz), nil
 }
 
 func (bloomKind) add(f Filter, key []byte) error {
-	f.(bloomFilter).f.Add(key)
+	f.(bloomFilter).p.add(key)
 	return nil
 }
 
@@ -94,7 +100,7 @@ func (bloomKind) decode(data []byte) (Filter, Params, error) {
 	if _, err := f.ReadFrom(bytes.NewReader(data)); err != nil {
 		return nil, nil, fmt.Errorf("bloom filter: %w", err)
 	}
-	return bloomFilter{&f}, bloomParams{M: m / 4, K: int(k), Bits: m}, nil // its bits are 4m of a budget of m counters
+	return newBloomFilter(&f), bloomParams{M: m / 4, K: int(k), Bits: m}, nil // its bits are 4m of a budget of m counters
 }
 
 // fillFPP is (ones/m)^k: bits-and-blooms' probes are double hashing of its

@@ -7,8 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/bits-and-blooms/bloom/v3"
-
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 )
 
@@ -28,23 +26,21 @@ type SumFilter interface {
 // concurrent use; it holds the filters, not copies.
 type Multi struct {
 	fs     []Filter
-	sums   []SumFilter          // all of fs, when each is a SumFilter
-	blooms []*bloom.BloomFilter // all of fs, when each is of the Bloom kind
-	maxK   uint
+	sums   []SumFilter   // all of fs, when each is a SumFilter
+	blooms []*bloomProbe // all of fs, when each is of the Bloom kind
 }
 
 // NewMulti returns a Multi over fs (not copied).
 func NewMulti(fs []Filter) *Multi {
 	m := &Multi{fs: fs}
 	sums := make([]SumFilter, 0, len(fs))
-	blooms := make([]*bloom.BloomFilter, 0, len(fs))
+	blooms := make([]*bloomProbe, 0, len(fs))
 	for _, f := range fs {
 		if s, ok := f.(SumFilter); ok {
 			sums = append(sums, s)
 		}
 		if b, ok := f.(bloomFilter); ok {
-			blooms = append(blooms, b.f)
-			m.maxK = max(m.maxK, b.f.K())
+			blooms = append(blooms, b.p)
 		}
 	}
 	switch {
@@ -63,9 +59,8 @@ func (m *Multi) Len() int { return len(m.fs) }
 func (m *Multi) Filters() []Filter { return m.fs }
 
 // ContainsAll sets out[i] to the i-th filter's Contains(key); len(out) must
-// be at least Len(). One hash of the key for the SumFilter kinds, one hash
-// and an allocation of k words for the Bloom kind, a hash a filter for the
-// others; then O(k) a filter.
+// be at least Len(). One hash of the key for the SumFilter and Bloom kinds,
+// a hash a filter for the others; then O(k) a filter. No allocation.
 func (m *Multi) ContainsAll(key []byte, out []bool) {
 	switch {
 	case m.sums != nil:
@@ -74,15 +69,67 @@ func (m *Multi) ContainsAll(key []byte, out []bool) {
 			out[i] = f.ContainsSum(h1, h2)
 		}
 	case m.blooms != nil:
-		// Locations are bits-and-blooms' probes before the reduction mod m:
-		// the same for any m, and the first k of them are a filter's k.
-		locs := bloom.Locations(key, m.maxK)
+		// bits-and-blooms' locations derive from four hashes of the key,
+		// the same for any m.
+		h := bloomHashes(key)
 		for i, f := range m.blooms {
-			out[i] = f.TestLocations(locs[:f.K()])
+			out[i] = f.test(&h, f.k)
 		}
 	default:
 		for i, f := range m.fs {
 			out[i] = f.Contains(key)
+		}
+	}
+}
+
+// multiBlock is the keys ContainsAllBatch hashes before it tests them
+// against the filters one filter at a time: 256 keys' Bloom locations (7
+// words each at p = 0.01: 14 KB) stay in the L1 cache while a filter's bits
+// come into the L2.
+const multiBlock = 256
+
+// ContainsAllBatch sets out[i*Len()+j] to the j-th filter's
+// Contains(keys[i]), for every key (len(out) >= len(keys)*Len()). It answers
+// as ContainsAll key by key, faster on many keys: by blocks of multiBlock
+// keys it hashes each key once, then tests the block against one filter
+// after another, so that a filter's memory is read by the whole block while
+// it is in the cache instead of every filter's by every key; the Bloom
+// kind's block is tested location by location (bloomProbe.testBlock). A
+// bank's ten Bloom filters of 1.4 MiB (the largest 578 KB, past the L2
+// cache) validated 1.26M keys in 145 ms against 200 key by key, filter by
+// filter (4 alternated runs). O(k) a key and filter, no allocation. Safe
+// for concurrent use.
+func (m *Multi) ContainsAllBatch(keys [][]byte, out []bool) {
+	nf := len(m.fs)
+	var h1s, h2s [multiBlock]uint64
+	var hs [multiBlock][4]uint64
+	var alive [multiBlock]uint16
+	for lo := 0; lo < len(keys); lo += multiBlock {
+		block := keys[lo:min(len(keys), lo+multiBlock)]
+		o := out[lo*nf:]
+		switch {
+		case m.sums != nil:
+			for i, k := range block {
+				h1s[i], h2s[i] = hashing.Sum(k)
+			}
+			for j, f := range m.sums {
+				for i := range block {
+					o[i*nf+j] = f.ContainsSum(h1s[i], h2s[i])
+				}
+			}
+		case m.blooms != nil:
+			for i, k := range block {
+				hs[i] = bloomHashes(k)
+			}
+			for j, f := range m.blooms {
+				f.testBlock(hs[:len(block)], o, nf, j, &alive)
+			}
+		default:
+			for j, f := range m.fs {
+				for i, k := range block {
+					o[i*nf+j] = f.Contains(k)
+				}
+			}
 		}
 	}
 }

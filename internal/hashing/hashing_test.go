@@ -121,3 +121,20 @@ func BenchmarkSum(b *testing.B) {
 	})
 	_ = sink
 }
+
+// TestSum256 checks Sum256 against murmur3 of the key and of the key
+// followed by the byte 1, at every length to 70 bytes.
+func TestSum256(t *testing.T) {
+	key := make([]byte, 70)
+	for n := range len(key) + 1 {
+		for i := range key[:n] {
+			key[i] = byte(i*131 + n*7 + 1)
+		}
+		h1, h2, h3, h4 := Sum256(key[:n])
+		w1, w2 := murmur3.Sum128(key[:n])
+		w3, w4 := murmur3.Sum128(append(append([]byte{}, key[:n]...), 1))
+		if h1 != w1 || h2 != w2 || h3 != w3 || h4 != w4 {
+			t.Fatalf("%d bytes: %x %x %x %x, want %x %x %x %x", n, h1, h2, h3, h4, w1, w2, w3, w4)
+		}
+	}
+}
