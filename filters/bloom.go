@@ -55,7 +55,7 @@ func init() {
 		defaultK: func(m, n uint64) int { return defaultK(4*float64(m), float64(n)) },
 		fpp:      k.fpp,
 	}
-	register(&Spec{Kind: Bloom, Doc: "a plain Bloom filter of the same memory (bits-and-blooms/bloom/v3); cannot delete",
+	register(&Spec{Kind: Bloom, Doc: "a plain Bloom filter of the same memory (bits-and-blooms/bloom/v3's bits and format); cannot delete",
 		Order: 2, Sized: true, Options: []Option{optionK(MaxK)}, f: k})
 }
 

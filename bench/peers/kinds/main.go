@@ -322,7 +322,7 @@ func main() {
 	}
 	atBits := filters.Sizing{BitsPerKey: *bpk}
 	blk := kindContender("acbfjoin blocked", filters.Blocked, atBits)
-	blo := kindContender("acbfjoin bloom (bits-and-blooms/bloom/v3)", filters.Bloom, atBits)
+	blo := kindContender("acbfjoin bloom (bits-and-blooms/bloom/v3 bits, our probes)", filters.Bloom, atBits)
 	fus := kindContender("acbfjoin fuse (FastFilter/xorfilter)", filters.Fuse, atBits)
 	bres := race(fmt.Sprintf("Blocked, binary fuse and classic Bloom filters, n = %d, %.0f bits per key, each at its best k or fingerprint", *n, *bpk), *rounds, []*contender{blk, blo, fus})
 	b1, b2 := bres[blk.name], bres[blo.name]
