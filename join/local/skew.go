@@ -115,7 +115,7 @@ func (x *execution) sampleSideN(ctx context.Context, s *side, ks key.Spec, sourc
 	if s.tab != nil {
 		return x.sampleTable(ctx, s, ks, source, parts, partRows)
 	}
-	in, err := csvscan.OpenInput(ctx, s.path, csvscan.InputOptions{Parts: parts, SkipBad: true, Name: s.name, Sep: s.sep})
+	in, err := csvscan.OpenInput(ctx, s.path, csvscan.InputOptions{Parts: parts, SkipBad: true, Sample: true, Name: s.name, Sep: s.sep})
 	if err != nil {
 		return nil, err
 	}
