@@ -58,7 +58,10 @@ func (s Series) marked() bool { return s.Points || s.MarkersOnly }
 type Panel struct {
 	Title, XLabel, YLabel string
 	LogY                  bool
-	Series                []Series
+	// LogX draws the x axis on a log scale (labelled as LogY's); points at
+	// x <= 0 are left out.
+	LogX   bool
+	Series []Series
 	// Floor, if above 0 on a LogY panel, is where a measured (not Dashed)
 	// series' points at 0 or below are drawn, which a log axis cannot
 	// show: at y = Floor, as a hollow downward triangle in the series'
@@ -269,7 +272,7 @@ func buildPlot(pn Panel, colour func(string) color.Color) (*plot.Plot, []section
 		d := drawn{s: s, colour: colour(s.Name)}
 		for j := range min(len(s.Xs), len(s.Ys)) {
 			x, y := s.Xs[j], s.Ys[j]
-			if !finite(x) || !finite(y) {
+			if !finite(x) || !finite(y) || (pn.LogX && x <= 0) {
 				continue
 			}
 			if pn.LogY && y <= 0 {
@@ -318,6 +321,11 @@ func buildPlot(pn Panel, colour func(string) color.Color) (*plot.Plot, []section
 		}
 	}
 	p.X.Min, p.X.Max = xlo, xhi
+	if pn.LogX && xlo > 0 {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = logTicks{}
+		p.X.Min, p.X.Max = logRange(xlo, xhi)
+	}
 	if pn.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks{}

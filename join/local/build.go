@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -242,19 +243,17 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 }
 
 // keySet is a set of join keys, the local hash table of a build worker:
-// 8-byte keys (every integer key) in a map of arrays, which allocates
-// nothing a key, others in a map of strings.
+// 8-byte keys (every integer key) in a u64Set (their bytes read
+// little-endian), which allocates nothing a key, others in a map of
+// strings.
 type keySet struct {
-	ints map[[8]byte]struct{}
+	ints u64Set
 	strs map[string]struct{}
 }
 
 func (s *keySet) add(key []byte) {
 	if len(key) == 8 {
-		if s.ints == nil {
-			s.ints = map[[8]byte]struct{}{}
-		}
-		s.ints[[8]byte(key)] = struct{}{}
+		s.ints.add(binary.LittleEndian.Uint64(key))
 		return
 	}
 	if s.strs == nil {
@@ -268,23 +267,28 @@ func (s *keySet) add(key []byte) {
 // has reports whether key is in the set. No allocation.
 func (s *keySet) has(key string) bool {
 	if len(key) == 8 {
-		var a [8]byte
-		copy(a[:], key)
-		_, ok := s.ints[a]
-		return ok
+		// The bytes little-endian, as add reads them (no conversion to a
+		// slice, which could allocate).
+		var k uint64
+		for i := 7; i >= 0; i-- {
+			k = k<<8 | uint64(key[i])
+		}
+		return s.ints.has(k)
 	}
 	_, ok := s.strs[key]
 	return ok
 }
 
+// len returns the number of keys.
+func (s *keySet) len() int { return s.ints.len() + len(s.strs) }
+
 // merge adds the keys of o.
 func (s *keySet) merge(o *keySet) {
-	if s.ints == nil && len(o.ints) > 0 {
-		s.ints, o.ints = o.ints, nil // the first worker's table becomes the union
+	if s.ints.len() < o.ints.len() {
+		s.ints, o.ints = o.ints, s.ints // insert the smaller into the larger
 	}
-	for k := range o.ints {
-		s.ints[k] = struct{}{}
-	}
+	o.ints.each(s.ints.add)
+	o.ints = u64Set{}
 	if s.strs == nil && len(o.strs) > 0 {
 		s.strs, o.strs = o.strs, nil
 	}
@@ -295,12 +299,12 @@ func (s *keySet) merge(o *keySet) {
 
 // list returns the keys, in no order, in one allocation for the 8-byte ones.
 func (s *keySet) list() [][]byte {
-	keys := make([][]byte, 0, len(s.ints)+len(s.strs))
-	arena := make([]byte, 0, 8*len(s.ints))
-	for k := range s.ints {
-		arena = append(arena, k[:]...)
+	keys := make([][]byte, 0, s.len())
+	arena := make([]byte, 0, 8*s.ints.len())
+	s.ints.each(func(k uint64) {
+		arena = binary.LittleEndian.AppendUint64(arena, k)
 		keys = append(keys, arena[len(arena)-8:len(arena):len(arena)])
-	}
+	})
 	for k := range s.strs {
 		keys = append(keys, []byte(k))
 	}

@@ -281,7 +281,7 @@ func (c *classKeys) seal() {
 	c.list = nil
 }
 
-func (c *classKeys) Len() int { return len(c.short) + len(c.long.ints) + len(c.long.strs) }
+func (c *classKeys) Len() int { return len(c.short) + c.long.len() }
 
 func (c *classKeys) Has(key []byte) bool {
 	if len(key) <= 15 {
