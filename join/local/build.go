@@ -186,6 +186,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 			b.parts = x.skew.keyPartitions(rec.Key, p, b.parts)
 			for _, q := range b.parts {
 				b.pc.actual[q]++
+				b.pc.bytes[q] += int64(len(rec.Key) + len(rec.Row))
 				if err := b.w.Add(q, rec); err != nil {
 					return err
 				}

@@ -37,6 +37,9 @@ type execution struct {
 	// keyIndex is the build's key set, kept for the membership tests of
 	// Filter auto (and hot exclusions) and dropped after them; nil otherwise.
 	keyIndex *keySet
+	// keyParts are the build's key-side records and bytes of each
+	// partition: the reduce's key tables are sized from them.
+	keyParts partCounts
 
 	// What one phase makes for the next (phases.go): the sample of the
 	// large side (Skew auto), the distinct keys, the filter, the hot

@@ -2,9 +2,9 @@ package local
 
 import (
 	"bytes"
-	"math"
 	"cmp"
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"slices"
 	"unsafe"
@@ -47,6 +47,21 @@ func keyPrefix(key []byte) uint64 {
 	var b [8]byte
 	copy(b[:], key)
 	return binary.BigEndian.Uint64(b[:])
+}
+
+// keyHint is what the build counted of a partition's key-side records.
+type keyHint struct{ records, bytes int64 }
+
+// reserve sizes an empty table for h, so that it does not grow by
+// doubling (at 10^7 key rows, a copy of a gigabyte and twice the memory at
+// the last step). A zero hint reserves nothing.
+func (t *keyTable) reserve(h keyHint) {
+	if h.records > 0 && h.records < math.MaxInt32 {
+		t.ents = make([]keyEnt, 0, h.records)
+	}
+	if h.bytes > 0 && h.bytes < 1<<40 {
+		t.arena = make([]byte, 0, h.bytes)
+	}
 }
 
 func (t *keyTable) key(e keyEnt) []byte { return t.arena[e.off : e.off+int(e.klen)] }

@@ -87,6 +87,7 @@ func (*keysPhase) name() string { return "build" }
 func (p *keysPhase) run(ctx context.Context, x *execution) (err error) {
 	x.keyList, p.stats, err = x.build(ctx)
 	x.keyLo, x.keyHi = p.stats.lo, p.stats.hi
+	x.keyParts = p.stats.parts
 	return err
 }
 func (p *keysPhase) report(x *execution, rep *join.Report) {

@@ -55,7 +55,11 @@ func (x *execution) reduce(ctx context.Context, sink Sink) (reduceStats, error) 
 			w := sink.Writer()
 			var rows int64
 			for p := range parts {
-				err := reducePartition(rctx, x.sh, p, x.shape(), func(large, small shuffle.Record) error {
+				var hint keyHint
+				if c := x.keyParts; len(c.actual) > p {
+					hint = keyHint{records: c.actual[p], bytes: c.bytes[p]}
+				}
+				err := reducePartition(rctx, x.sh, p, x.shape(), hint, func(large, small shuffle.Record) error {
 					rows++
 					return w.Write(large.Key, large.Seq, small.Seq, large.Row, small.Row)
 				}, &fps)
@@ -112,8 +116,9 @@ func (x *execution) shape() joinShape {
 // once if it has a match (semi) or if it has none (anti), padded when it has
 // none (left, full); then, for right and full, every key-side record no
 // large-side record met, with its large-side padding (join.SplitKeyRow).
-func reducePartition(ctx context.Context, sh *shuffle.Shuffle, p int, shape joinShape, emit func(large, small shuffle.Record) error, fps *atomic.Int64) error {
+func reducePartition(ctx context.Context, sh *shuffle.Shuffle, p int, shape joinShape, hint keyHint, emit func(large, small shuffle.Record) error, fps *atomic.Int64) error {
 	var smalls keyTable
+	smalls.reserve(hint)
 	var matched []bool // right, full: each key-side entry's
 	keepKeys := shape.jt.KeepsUnmatchedKeys()
 	probing := false

@@ -400,15 +400,19 @@ func (sp *skewPlan) report(mode join.Skew, smp *skewSample, r int, ks key.Spec) 
 // added up under the phase's lock.
 type partCounts struct {
 	plain, actual []int64
+	// bytes are the key and row bytes of the records of each partition
+	// (actual): the build's, so that the reduce sizes its key table once.
+	bytes []int64
 }
 
 func newPartCounts(r int) partCounts {
-	return partCounts{plain: make([]int64, r), actual: make([]int64, r)}
+	return partCounts{plain: make([]int64, r), actual: make([]int64, r), bytes: make([]int64, r)}
 }
 
 func (c *partCounts) add(o partCounts) {
 	for p := range c.plain {
 		c.plain[p] += o.plain[p]
 		c.actual[p] += o.actual[p]
+		c.bytes[p] += o.bytes[p]
 	}
 }

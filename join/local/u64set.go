@@ -1,6 +1,9 @@
 package local
 
-import "math/bits"
+import (
+	"math/bits"
+	"math/rand/v2"
+)
 
 // u64Set is a set of uint64s: open addressing with linear probing in a
 // power-of-two table kept at most 3/4 full, slots found by Fibonacci
@@ -9,11 +12,18 @@ import "math/bits"
 // integer keys: a Go map of [8]byte took 13% of a 10^6-key join's CPU in
 // its inserts and merges (mapassign_fast64), where this takes a multiply
 // and, mostly, one cache line a key. Not safe for concurrent use.
+//
+// Each set hashes with a seed of its own (the key XOR the seed, then
+// Fibonacci hashing): merging one set into another walks the first in its
+// slot order, which with one hash function for both is the second's order
+// too, and linear probing then piles every key onto the end of one growing
+// run (a merge of two sets of 5M keys took 350 s instead of a second).
 type u64Set struct {
 	slots []uint64
 	n     int // keys held, the 0 flag included
 	zero  bool
-	shift uint // 64 - log2(len(slots))
+	shift uint   // 64 - log2(len(slots))
+	seed  uint64 // set at the first grow
 }
 
 const fib = 0x9e3779b97f4a7c15
@@ -31,7 +41,7 @@ func (s *u64Set) add(k uint64) {
 		s.grow()
 	}
 	mask := uint64(len(s.slots) - 1)
-	for i := (k * fib) >> s.shift; ; i = (i + 1) & mask {
+	for i := s.slot(k); ; i = (i + 1) & mask {
 		switch s.slots[i] {
 		case k:
 			return
@@ -52,7 +62,7 @@ func (s *u64Set) has(k uint64) bool {
 		return false
 	}
 	mask := uint64(len(s.slots) - 1)
-	for i := (k * fib) >> s.shift; ; i = (i + 1) & mask {
+	for i := s.slot(k); ; i = (i + 1) & mask {
 		switch s.slots[i] {
 		case k:
 			return true
@@ -62,8 +72,14 @@ func (s *u64Set) has(k uint64) bool {
 	}
 }
 
+// slot is k's first slot.
+func (s *u64Set) slot(k uint64) uint64 { return ((k ^ s.seed) * fib) >> s.shift }
+
 // grow doubles the table (16 slots at first) and re-inserts the keys.
 func (s *u64Set) grow() {
+	if s.slots == nil {
+		s.seed = rand.Uint64()
+	}
 	old := s.slots
 	size := max(16, 2*len(old))
 	s.slots = make([]uint64, size)
@@ -73,7 +89,7 @@ func (s *u64Set) grow() {
 		if k == 0 {
 			continue
 		}
-		i := (k * fib) >> s.shift
+		i := s.slot(k)
 		for s.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
