@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -37,7 +37,7 @@ per-column layout of run and compare), against one filter over the tuples
 
 func cmdMultikey(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, multikeyUsage)
+		fmt.Fprint(stderr, named(multikeyUsage))
 		return usageError{errors.New("multikey: want seed or absent")}
 	}
 	switch args[0] {
@@ -46,7 +46,7 @@ func cmdMultikey(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case "absent":
 		return cmdMultikeyAbsent(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, multikeyUsage)
+		fmt.Fprint(stdout, named(multikeyUsage))
 		return nil
 	}
 	return usageError{fmt.Errorf("multikey: unknown subcommand %q (want seed or absent; see join multikey -h)", args[0])}
@@ -74,7 +74,7 @@ func cmdMultikeySeed(ctx context.Context, args []string, stdout, stderr io.Write
 	domain := fs.Int("domain", 0, "0: the seed's values, random decimals in [0, 99999); D: integers 0..D-1 (repeats)")
 	seed := fs.Uint64("seed", 1, "seed of the data (replicate r of the sequential experiment uses seed+r)")
 	md := fs.Bool("markdown", false, "print Markdown tables")
-	cli.UsageWithExamples(fs, "join multikey seed [--rows N] [--bits M] [--k K] [--queries Q] [--replicates R] [--seed S] [flags]", multikeySeedExamples)
+	usageWith(fs, "join multikey seed [--rows N] [--bits M] [--k K] [--queries Q] [--replicates R] [--seed S] [flags]", multikeySeedExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	maxComb := cli.Count{N: multikey.DefaultMaxCombinations}
 	fs.Var(&maxComb, "max-combinations", "refuse a product of the columns' distinct counts above this")
 	md := fs.Bool("markdown", false, "print Markdown tables")
-	cli.UsageWithExamples(fs, "join multikey absent --keys F --key-col C1,C2,... [--key-type T] [--filter K] [--fpp P | --bits-per-key B] [flags]", multikeyAbsentExamples)
+	usageWith(fs, "join multikey absent --keys F --key-col C1,C2,... [--key-type T] [--filter K] [--fpp P | --bits-per-key B] [flags]", multikeyAbsentExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join"
@@ -49,7 +48,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	fs.StringVar(&jf.budget, "broadcast-budget", "", "with --filter auto: the most bytes one broadcast copy of the filter may take (B, KiB, MiB, GiB; default "+join.SizeText(join.DefaultBroadcastBudget)+")")
 	fs.BoolVar(&jf.needDeletes, "need-deletes", false, "with --filter auto: only kinds that can delete keys")
 	fs.IntVar(&jf.hotExclusions, "hot-exclusions", 0, fmt.Sprintf("read the input once more before the map phase for the N most frequent keys that pass the filter and are not keys, and drop their rows too (a file, not a pipe; at most %d)", join.MaxHotExclusions))
-	cli.UsageWithExamples(fs, "join run --keys FILE --input FILE [flags]", runExamples)
+	usageWith(fs, "join run --keys FILE --input FILE [flags]", runExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -172,7 +171,7 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	jf.register(fs)
 	filter := fs.String("filter", string(filters.ACBF), "the filter: "+kindList())
 	out := fs.String("out", "", "filter file to write (required)")
-	cli.UsageWithExamples(fs, "join build-filter --keys FILE --out FILE [flags]", buildFilterExamples)
+	usageWith(fs, "join build-filter --keys FILE --out FILE [flags]", buildFilterExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

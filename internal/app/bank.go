@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/bank"
-	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
@@ -39,7 +38,7 @@ A join uses a bank with: join run --bank bank.bin --classes 7,8 --keys F --input
 
 func cmdBank(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, bankUsage)
+		fmt.Fprint(stderr, named(bankUsage))
 		return usageError{errors.New("bank: want build, validate or update")}
 	}
 	switch args[0] {
@@ -50,7 +49,7 @@ func cmdBank(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case "update":
 		return cmdBankUpdate(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, bankUsage)
+		fmt.Fprint(stdout, named(bankUsage))
 		return nil
 	}
 	return usageError{fmt.Errorf("bank: unknown subcommand %q (want build, validate or update; see join bank -h)", args[0])}
@@ -97,7 +96,7 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	kind := fs.String("filter", string(filters.Bloom), "the filter of every class: "+kindList())
 	out := fs.String("out", "", "the bank file to write (required)")
 	validate := fs.Bool("validate", false, "also validate the bank on the keys just read (join bank validate, without reading the file again)")
-	cli.UsageWithExamples(fs, "join bank build --keys F --key-col C --class-col R --out bank.bin [flags]", bankBuildExamples)
+	usageWith(fs, "join bank build --keys F --key-col C --class-col R --out bank.bin [flags]", bankBuildExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -209,7 +208,7 @@ func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Write
 	bf.register(fs)
 	bankPath := fs.String("bank", "", "the bank file (required)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a Markdown table")
-	cli.UsageWithExamples(fs, "join bank validate --bank bank.bin --keys F [flags]", bankValidateExamples)
+	usageWith(fs, "join bank validate --bank bank.bin --keys F [flags]", bankValidateExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -288,7 +287,7 @@ func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer)
 	moves := fs.String("moves", "", "CSV lines key,from,to (an optional header key,from,to), or - (required)")
 	out := fs.String("out", "", "where to write the updated bank (default: replace --bank, atomically)")
 	quiet := fs.Bool("quiet", false, "print nothing but errors")
-	cli.UsageWithExamples(fs, "join bank update --bank bank.bin --moves F [--out F]", bankUpdateExamples)
+	usageWith(fs, "join bank update --bank bank.bin --moves F [--out F]", bankUpdateExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

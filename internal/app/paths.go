@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -64,7 +64,7 @@ func (o *outputs) abort() {
 func cmdClean(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cli.UsageWithExamples(fs, "join clean [flags]", `
+	usageWith(fs, "join clean [flags]", `
 Examples:
   join clean                            # the system's temporary folder
   join clean --tmp-dir /big/disk --dry-run

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 			syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n})
 		}
 		os.Args = append([]string{"join"}, strings.Split(args, "\x1f")...)
-		main()
+		Main()
 		os.Exit(0)
 	}
 	os.Exit(m.Run())

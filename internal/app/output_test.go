@@ -1,14 +1,15 @@
-package main
+package app
 
 import (
 	"context"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/join/local"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acbfjoin/acbfjoin/join/local"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bufio"
@@ -6,12 +6,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/csvscan"
-	"github.com/acbfjoin/acbfjoin/join/local"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/join/local"
 
 	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/datasets"
@@ -27,7 +28,7 @@ import (
 func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cli.UsageWithExamples(fs, "join gen --out DIR [flags]", `
+	usageWith(fs, "join gen --out DIR [flags]", `
 Examples:
   join gen --scale 1 --seed 1 --out data        # the full size: 16,522,438 citations, 2,923,922 patents
   join gen --scale 0.01 --out small             # 1% for a quick try
@@ -154,7 +155,7 @@ func genParquet(ctx context.Context, out string, opt datasets.Options, rowGroup 
 func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("keys", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cli.UsageWithExamples(fs, "join keys --patents FILE --out FILE [flags]", `
+	usageWith(fs, "join keys --patents FILE --out FILE [flags]", `
 Examples:
   join keys --patents data/apat63_99.txt --out data/keys.txt                  # the paper's 65,771 keys
   join keys --patents data/apat63_99.txt --where GYEAR=1999 --where COUNTRY=JP --out data/jp99.txt
@@ -250,7 +251,7 @@ Examples:
 func cmdFetch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fetch", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cli.UsageWithExamples(fs, "join fetch --dir DIR [flags]", `
+	usageWith(fs, "join fetch --dir DIR [flags]", `
 Examples:
   join fetch --dir nber        # acite75_99.zip and apat63_99.zip, resumed and verified
   join fetch --dir nber --url http://mirror.example/patents

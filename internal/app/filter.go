@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -51,7 +51,7 @@ Examples:
 
 func cmdFilter(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, filterUsage)
+		fmt.Fprint(stderr, named(filterUsage))
 		return usageError{errors.New("filter: want size, eval or plot")}
 	}
 	switch args[0] {
@@ -62,7 +62,7 @@ func cmdFilter(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case "plot":
 		return cmdFilterPlot(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, filterUsage)
+		fmt.Fprint(stdout, named(filterUsage))
 		return nil
 	}
 	return usageError{fmt.Errorf("filter: unknown subcommand %q (want size, eval or plot; see join filter -h)", args[0])}
@@ -90,7 +90,7 @@ func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&n, "n", "distinct keys the filter holds (required; 1e6 is accepted)")
 	kind := fs.String("kind", "all", "the kinds to size, comma separated, or all: "+strings.Join(filters.Names(), ", "))
 	asJSON := fs.Bool("json", false, "print JSON instead of a Markdown table")
-	cli.UsageWithExamples(fs, "join filter size --n N (--fpp P | --bits-per-key B) [flags]", filterSizeExamples)
+	usageWith(fs, "join filter size --n N (--fpp P | --bits-per-key B) [flags]", filterSizeExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	asJSON := fs.Bool("json", false, "print JSON instead of a Markdown table")
 	reportJSON := fs.String("report-json", "", "also write the results as JSON to this file")
 	quiet := fs.Bool("quiet", false, "no progress line on a terminal")
-	cli.UsageWithExamples(fs, "join filter eval --n N [--kinds all] [--queries Q] [--churn C] [--seed S] [flags]", filterEvalExamples)
+	usageWith(fs, "join filter eval --n N [--kinds all] [--queries Q] [--churn C] [--seed S] [flags]", filterEvalExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -234,7 +234,7 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	seed := fs.Uint64("seed", 1, "seed of the keys and queries")
 	out := fs.String("out", "", "the image to write (required): .svg, .png, .jpg or .pdf by its extension")
 	quiet := fs.Bool("quiet", false, "no progress line on a terminal")
-	cli.UsageWithExamples(fs, "join filter plot --out FILE.svg [--n N] [--bits 4:32:2] [flags]", filterPlotExamples)
+	usageWith(fs, "join filter plot --out FILE.svg [--n N] [--bits 4:32:2] [flags]", filterPlotExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

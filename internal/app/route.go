@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -6,10 +6,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/internal/option"
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/acbfjoin/acbfjoin/internal/option"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join/local"

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/repro"
 )
 
 func cmdRepro(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("repro", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cli.UsageWithExamples(fs, "join repro [flags]", `
+	usageWith(fs, "join repro [flags]", `
 Examples:
   join repro                             # the paper's sizes (a few minutes), into data/repro
   join repro --quick --out /tmp/repro    # seconds

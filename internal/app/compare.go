@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join/local"
@@ -28,7 +27,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	list := fs.String("filters", "none,exact,bloom,cbf,acbf", "filters to compare, comma separated, of: "+strings.Join(filters.Names(), ", ")+"; or all")
 	repeat := fs.Int("repeat", 1, "timed runs per filter (alternating between filters); times are medians")
 	reportJSON := fs.String("report-json", "", "also write the reports (a JSON array, one per filter) to this file")
-	cli.UsageWithExamples(fs, "join compare --keys FILE --input FILE [flags]", compareExamples)
+	usageWith(fs, "join compare --keys FILE --input FILE [flags]", compareExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -6,13 +6,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/join"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/acbfjoin/acbfjoin/cli"
+	"github.com/acbfjoin/acbfjoin/join"
+
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
@@ -78,7 +78,7 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	reportJSON := fs.String("report-json", "", "also write the report (every batch and the totals) as JSON to this file")
 	every := fs.Int("every", 1, "print one batch line every N batches (0: none)")
 	quiet := fs.Bool("quiet", false, "no batch lines and no summary (--report-json is still written)")
-	cli.UsageWithExamples(fs, "join stream --key-events F|- --probe F|- [flags] --out OUT\n       join stream prep --patents F --citations F --out DIR", streamExamples)
+	usageWith(fs, "join stream --key-events F|- --probe F|- [flags] --out OUT\n       join stream prep --patents F --citations F --out DIR", streamExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -201,7 +201,7 @@ func cmdStreamPrep(ctx context.Context, args []string, stdout, stderr io.Writer)
 	patents := fs.String("patents", "", "NBER patents file (apat63_99.txt or join gen's; PATENT and GDATE columns) (required)")
 	citations := fs.String("citations", "", "NBER citations file (cite75_99.txt; CITING and CITED) (required)")
 	out := fs.String("out", "", "folder for patents-by-gdate.csv and citations-by-gdate.csv (required)")
-	cli.UsageWithExamples(fs, "join stream prep --patents F --citations F --out DIR", `
+	usageWith(fs, "join stream prep --patents F --citations F --out DIR", `
 Writes the NBER data as a time-ordered stream for join stream --window:
 DIR/patents-by-gdate.csv (every patent, ordered by GDATE) and
 DIR/citations-by-gdate.csv (CITING,CITED,GDATE: each citation with its citing

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
@@ -25,7 +24,7 @@ import (
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cli.UsageWithExamples(fs, "join demo [flags]", `
+	usageWith(fs, "join demo [flags]", `
 Examples:
   join demo                    # 5% NBER-shaped data, every filter, the paper's Table 1
   join demo --bits-per-key 16
