@@ -23,7 +23,7 @@ var names = map[string]string{
 	"Keys": "keys", "Input": "input", "KeyCol": "key-col", "JoinCol": "join-col", "KeyType": "key-type", "JoinType": "join", "Columns": "columns", "EstimateJoinSize": "estimate-size", "KeepFilter": "keep-filter",
 	"KeysFormat": "keys-format", "InputFormat": "input-format", "KeyEventsFormat": "key-events-format", "ProbeFormat": "probe-format",
 	"Filter": "filter", "Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir",
-	"FilterFile": "filter-file", "Bank": "bank", "Classes": "classes", "ClassCol": "class-col", "Classing": "classes", "Route": "route", "Sep": "delim",
+	"FilterFile": "filter-file", "Bank": "bank", "Classes": "classes", "ClassCol": "class-col", "Classing": "classes", "Route": "route", "Sep": "delim", "KeysSep": "keys-delim", "InputSep": "input-delim",
 	"Layout": "filter-layout", "Skew": "skew", "BroadcastBudget": "broadcast-budget", "NeedDeletes": "need-deletes",
 	"HotExclusions": "hot-exclusions", "Format": "format", "Output": "out",
 	// filters.Sizing (its options, "Sizing.k", are flags of their own name)
@@ -92,13 +92,23 @@ func Rewrite(cmd string, fs *flag.FlagSet, err error) error {
 		}
 	}
 	if !set && (value == "" || value == `""`) { // a flag left out: its reason says what it is ("required with a window")
-		return fmt.Errorf("%s: --%s is %s", cmd, name, oe.Reason)
+		return &rewritten{fmt.Sprintf("%s: --%s is %s", cmd, name, oe.Reason), err}
 	}
 	if !set && fs != nil && lookup(fs, name) != nil {
 		value += " (the default)" // a value the user did not give
 	}
-	return fmt.Errorf("%s: --%s %s: %s", cmd, name, value, oe.Reason)
+	return &rewritten{fmt.Sprintf("%s: --%s %s: %s", cmd, name, value, oe.Reason), err}
 }
+
+// rewritten is an error said in flags' words that still wraps the
+// library's error (errors.Is and As see its sentinel and cause).
+type rewritten struct {
+	msg string
+	err error
+}
+
+func (r *rewritten) Error() string { return r.msg }
+func (r *rewritten) Unwrap() error { return r.err }
 
 func lookup(fs *flag.FlagSet, name string) *flag.Flag {
 	if fs == nil {

@@ -32,7 +32,11 @@ func Parse(fs *flag.FlagSet, args []string, prog string) error {
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w (see %s -h)", fs.Name(), err, prog)
+		hint := ""
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+			hint = DidYouMean(strings.TrimLeft(name, "-"), flagNames(fs), "--")
+		}
+		return fmt.Errorf("%s: %w%s (see %s -h)", fs.Name(), err, hint, prog)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%s: unexpected argument %q (flags start with -; see %s -h)", fs.Name(), strings.Join(fs.Args(), " "), prog)
@@ -138,5 +142,5 @@ func (c *Count) Set(s string) error {
 
 // KeyTypeUsage is the --key-type flag's help, every command's (join's and
 // beamjoin's).
-const KeyTypeUsage = "compare keys as auto, int or string; one a key column (int,string) or one for all. auto: a Parquet or Arrow column's type; " +
+const KeyTypeUsage = "compare keys as auto, int or string: one type for every key column, or one a column in order (int,string). auto: a Parquet or Arrow column's type; " +
 	"for CSV, int when every key of the key side is a canonical integer (no sign, no leading zero), else string; a NULL or empty key never matches"

@@ -63,6 +63,9 @@ type Options struct {
 	// CSV whatever the sides' separator: the rows of a large side of another
 	// separator are re-encoded.
 	Sep byte
+	// KeysSep and InputSep, if not 0, are the separator of one side,
+	// instead of Sep (a TSV on standard input joined with a CSV key file).
+	KeysSep, InputSep byte
 	// Bank, if set, is a filter bank file (join bank build) over the key
 	// file's classes: the join filters the large side with the union of the
 	// filters of Classes and joins it with the key rows of those classes
@@ -267,6 +270,10 @@ func (opt Options) Resolve() (Options, error) {
 		return opt, optionError("Skew", opt.Skew, "want off or auto")
 	case opt.Sep == '"' || opt.Sep == '\n' || opt.Sep == '\r':
 		return opt, optionError("Sep", fmt.Sprintf("%q", opt.Sep), "a quote or line break cannot separate fields")
+	case opt.KeysSep == '"' || opt.KeysSep == '\n' || opt.KeysSep == '\r':
+		return opt, optionError("KeysSep", fmt.Sprintf("%q", opt.KeysSep), "a quote or line break cannot separate fields")
+	case opt.InputSep == '"' || opt.InputSep == '\n' || opt.InputSep == '\r':
+		return opt, optionError("InputSep", fmt.Sprintf("%q", opt.InputSep), "a quote or line break cannot separate fields")
 	case opt.JoinType != "" && !slices.Contains(JoinTypes, opt.JoinType):
 		return opt, optionError("JoinType", opt.JoinType, "want inner, semi, anti, left, right or full")
 	case opt.JoinType.KeepsUnmatchedKeys() && opt.Skew == SkewAuto:
@@ -382,6 +389,15 @@ func (opt *Options) resolveKey() error {
 		return optionError("Layout", opt.Layout, "cannot be used with a bank (%s): banks hold composite filters", opt.Bank)
 	}
 	return nil
+}
+
+// SideSep returns the separator of one side: its own (KeysSep or
+// InputSep) if set, else Sep.
+func SideSep(own, both byte) byte {
+	if own != 0 {
+		return own
+	}
+	return both
 }
 
 // Key is the join's key of a resolved Options: its columns on each side

@@ -99,7 +99,32 @@ func Column(opt, file string, header []string, name string) (int, error) {
 	if i := slices.Index(header, name); i >= 0 {
 		return i, nil
 	}
-	return 0, keyError(opt, name, "%s has no column %q (columns: %s)", file, name, quoteList(header))
+	err := keyError(opt, name, "%s has no column %q (columns: %s)", file, name, quoteList(header))
+	// A header read with the wrong separator: name is one of the pieces
+	// of a column split at a tab, a semicolon or a bar.
+	for _, sep := range []byte{'\t', ';', '|', ','} {
+		for _, h := range header {
+			if slices.Contains(strings.Split(h, string(sep)), name) {
+				oe := err.(*option.Error)
+				oe.Reason += fmt.Sprintf("; its header holds %q: is the file separated by it?", sep)
+				oe.Cause = &SepHint{Option: opt, Sep: sep}
+				return 0, oe
+			}
+		}
+	}
+	return 0, err
+}
+
+// SepHint is the cause of a missing column whose name is in the header
+// once split at Sep: the file was likely read with another separator.
+// Option is the column's option (KeyCol: the key side; JoinCol: the other).
+type SepHint struct {
+	Option string
+	Sep    byte
+}
+
+func (h *SepHint) Error() string {
+	return fmt.Sprintf("the header holds %q: is the file separated by it?", h.Sep)
 }
 
 // quoteList prints names quoted and comma-separated: a header may hold

@@ -20,8 +20,8 @@ import (
 
 const bankUsage = `usage: join bank <build|validate|update> [flags]
 
-A filter bank is one filter per class of a column of a key file (seed 000:
-one Bloom filter per IMDb rating), each sized for its own keys.
+A filter bank is one filter per class of a column of a key file (for
+example one Bloom filter for each IMDb rating), each sized for its own keys.
 
   build     read the key file once and write the bank
             join bank build --keys F --key-col C --class-col R [--classes round|value|cut:E1,...]
@@ -92,7 +92,7 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	keyCol := fs.String("key-col", "", "the key column (required); several, comma-separated, for a composite key")
 	keyType := fs.String("key-type", string(key.Auto), keyTypeUsage)
 	classCol := fs.String("class-col", "", "the class column (required)")
-	classing := fs.String("classes", "round", "how values become classes: round (a decimal rounded half up: the seed's ratings), value (each value a class), cut:E1,E2,... (numeric ranges [E(i), E(i+1)))")
+	classing := fs.String("classes", "round", "how values become classes: round (a decimal rounded half up: ratings such as 7.4 -> 7), value (each value a class), cut:E1,E2,... (numeric ranges [E(i), E(i+1)))")
 	kind := fs.String("filter", string(filters.Bloom), "the filter of every class: "+kindList())
 	out := fs.String("out", "", "the bank file to write (required)")
 	validate := fs.Bool("validate", false, "also validate the bank on the keys just read (join bank validate, without reading the file again)")
@@ -351,7 +351,10 @@ func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer)
 
 // parseDelim reads --delim: "" (by file name), ",", "\t", "tab", or one
 // other byte that is not a quote or line break.
-func parseDelim(cmd, s string) (byte, error) {
+func parseDelim(cmd, s string) (byte, error) { return parseDelimFlag(cmd, "delim", s) }
+
+// parseDelimFlag is parseDelim for the flag named name.
+func parseDelimFlag(cmd, name, s string) (byte, error) {
 	switch s {
 	case "":
 		return 0, nil
@@ -359,7 +362,7 @@ func parseDelim(cmd, s string) (byte, error) {
 		return '\t', nil
 	}
 	if len(s) != 1 || s == `"` || s == "\n" || s == "\r" {
-		return 0, usageError{fmt.Errorf(`%s: --delim %q: want one byte such as "," or "\t" (not a quote or line break)`, cmd, s)}
+		return 0, usageError{fmt.Errorf(`%s: --%s %q: want one byte such as "," or "\t" (not a quote or line break)`, cmd, name, s)}
 	}
 	return s[0], nil
 }

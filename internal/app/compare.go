@@ -27,7 +27,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	list := fs.String("filters", "none,exact,bloom,cbf,acbf", "filters to compare, comma separated, of: "+strings.Join(filters.Names(), ", ")+"; or all")
 	repeat := fs.Int("repeat", 1, "timed runs per filter (alternating between filters); times are medians")
 	reportJSON := fs.String("report-json", "", "also write the reports (a JSON array, one per filter) to this file")
-	usageWith(fs, "join compare --keys FILE --input FILE [flags]", compareExamples)
+	usageGrouped(fs, "join compare --keys FILE --input FILE [flags]", "Runs the same join with each filter of --filters (alternating, --repeat times)\nand prints the paper's Table 1 for them: shuffle, false positives, times.", joinFlagGroups, compareExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

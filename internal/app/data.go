@@ -47,7 +47,7 @@ Examples:
 	dataset := fs.String("dataset", "nber", "what to write: nber (cite75_99.txt, apat63_99.txt), imdb-ratings (title.ratings.tsv), triples (triples.csv: A,B,C,ROW), ipstream (ipstream.csv: IP,SEQ and ipstream.events: IP,SINCE, for join stream) or semijoin (keys.csv: K,PAY and input.csv: ID,K,PAD, with an exact selectivity)")
 	scale := fs.Float64("scale", 1, "nber only: size relative to the real files (1 = 16,522,438 citations, 2,923,922 patents)")
 	rows := fs.Int("rows", 0, fmt.Sprintf("imdb-ratings: titles, 1..%d (default %d); triples: rows (default %d); ipstream: probe rows N (default %d); semijoin: input rows, 0..%d (default %d)", imdb.MaxRows, imdb.SeedRows, triples.SeedRows, ipstream.DefaultRows, int64(semijoin.MaxRows), semijoin.DefaultRows))
-	domain := fs.Int("domain", 0, "triples only: 0 for the seed's random decimals in [0, 99999), D for integers 0..D-1")
+	domain := fs.Int("domain", 0, "triples only: 0 for random decimals in [0, 99999) (the multi-column experiment's values), D for integers 0..D-1")
 	seed := fs.Uint64("seed", 1, "random seed; the same seed and size give identical files")
 	out := fs.String("out", "", "output folder (required)")
 	workers := fs.Int("workers", 0, "nber only: goroutines (0 = GOMAXPROCS); does not change the output")

@@ -29,7 +29,7 @@ type joinFlags struct {
 	badRows                               string
 	filter                                filters.Kind // set by the command
 	filterFile                            string       // set by run
-	delim                                 string
+	delim, keysDelim, inputDelim          string
 	layout                                string
 	bank, classes, route                  string // set by run
 	skew                                  string // set by run
@@ -53,7 +53,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.joinType, "join", string(join.JoinInner), "the join: inner; semi (each large row with a match, once, its own columns); anti (each without one; rows the filter rejects skip the shuffle); "+
 		"left (every large row, unmatched ones with empty key-side columns); right (every key row, unmatched ones with empty large-side columns but the join column); full (both). A NULL or empty key never matches")
 	fs.StringVar(&j.columns, "columns", "", "the output's columns, by name, in this order (A,B,C; quote a name holding a comma): from either side; default all, the large side's then the key side's but its key")
-	fs.StringVar(&j.layout, "filter-layout", "", "composite key only: composite (one filter over the key tuples; the default) or per-column (one filter a column, seed 001's design, for comparison)")
+	fs.StringVar(&j.layout, "filter-layout", "", "composite key only: composite (one filter over the key tuples; the default) or per-column (one filter a column, the multi-dimension Bloom filter's design, for comparison)")
 	j.sizingFlags.register(fs)
 	fs.IntVar(&j.mappers, "mappers", 0, "map goroutines (0: one per core)")
 	fs.IntVar(&j.reducers, "reducers", 0, "reduce partitions (0: one per core)")
@@ -65,6 +65,8 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&j.keepFilter, "keep-filter", false, "keep probing the filter in every mapper whatever it passes (by default a mapper whose filter passes so much that probing costs more than the shuffle it saves stops probing, and the report says when; compare always keeps it)")
 	fs.BoolVar(&j.estimate, "estimate-size", false, "estimate the join's size before the shuffle with count-min sketches of both sides' keys, and report it beside the true size (costs about 10% of a filtered join; --skew auto always does)")
 	fs.StringVar(&j.delim, "delim", "", `field separator of both sides: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma (the output is CSV)`)
+	fs.StringVar(&j.keysDelim, "keys-delim", "", "field separator of --keys alone, instead of --delim (as --delim takes it)")
+	fs.StringVar(&j.inputDelim, "input-delim", "", "field separator of --input alone, instead of --delim: a TSV on standard input with a CSV key file takes --input-delim tab")
 	fs.StringVar(&j.badRows, "bad-rows", "fail", "fail: stop at the first malformed row; skip: drop malformed rows, count them and report the first few")
 }
 
@@ -96,6 +98,12 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		return opt, err
 	}
 	if opt.Sep, err = parseDelim(cmd, j.delim); err != nil {
+		return opt, err
+	}
+	if opt.KeysSep, err = parseDelimFlag(cmd, "keys-delim", j.keysDelim); err != nil {
+		return opt, err
+	}
+	if opt.InputSep, err = parseDelimFlag(cmd, "input-delim", j.inputDelim); err != nil {
 		return opt, err
 	}
 	if j.bank != "" {

@@ -21,56 +21,41 @@ import (
 	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
-const usage = `usage: join <command> [flags]
+// usageHead and usageTail frame the list of commands (usageText).
+const usageHead = `acbfjoin: Bloom-filtered joins. It joins a small key file with a large file,
+dropping the large file's rows that cannot match with a filter built from
+the keys (the paper's ACBF, a CBF, Bloom, blocked, cuckoo, fuse, exact or
+none), and reports what the filter saved; it compares the filters and
+reproduces the paper's figures.
 
-commands:
-  demo    generate a small NBER-shaped data set, sample join keys, and compare
-          the filters (none, exact, bloom, cbf, acbf) on the full join
-  run     join a key file with a large file through a filter
-          join run --keys FILE --input FILE [--filter acbf] [--out FILE|-] [--sort] ...
-          composite keys: --key-col A,B --join-col X,Y [--key-type int,string]
-          hot keys over several reducers: --skew auto (docs/skew.md)
-  build-filter  write the filter of a key file, for run --filter-file
-          join build-filter --keys FILE [--filter acbf] [--bits-per-key 32] --out filter.bin
-  compare run the join with several filters and print the paper's Table 1
-          join compare --keys FILE --input FILE [--filters none,exact,bloom,cbf,acbf] [--repeat N]
-  filter  size the filter kinds for n keys, or measure them (FP against the
-          formula, speed, deletes) on synthetic keys
-          join filter size --n 1000000 --fpp 0.01
-          join filter eval --n 100000 --queries 1000000 [--churn 10]
-  bank    one filter per class of a column (seed 000): build, validate
-          against the formula, move keys between classes
-          join bank build --keys F --key-col C --class-col R [--fpp 0.01] --out bank.bin
-          join bank validate --bank bank.bin --keys F
-          join run --bank bank.bin --classes 7,8 --keys F --input G [--route column|dir]
-  multikey  seed 001: per-column filters against one filter over composite keys
-          join multikey seed [--queries 100000000]
-          join multikey absent --keys F --key-col A,B,C [--key-type string]
-  stream  a streaming join whose key side changes: key events (+row, -key)
-          or timed rows with a window, a filter updated in place, count-min
-          join-size estimates and hot keys, one report line a batch
-          join stream --key-events F|- --probe F|- [--window W --key-time COL] [--filter acbf] --out OUT
-          join stream prep --patents F --citations F --out DIR   # NBER as a time-ordered stream
-  repro   regenerate the paper's Figures 4-7 and Table 1 (CSV, Markdown, SVG)
-          join repro [--quick] [--data DIR] [--out DIR]   # into data/repro
-  gen     write NBER-shaped cite75_99.txt and apat63_99.txt
-          join gen --scale 1 --seed 1 --out DIR
-  keys    sample the join's small side from a patent file (or any CSV)
-          join keys --patents FILE [--sample 65771] [--seed 1] [--where COL=VALUE ...] --out FILE
-  fetch   download and verify the real NBER archives (needs network)
-          join fetch --dir DIR
-  clean   remove the temporary files of runs that died (a killed process's
-          spill, sort and unfinished output files)
-          join clean [--tmp-dir DIR ...] [--dry-run]
-
-Inputs may be files (.txt, .csv, .gz, .zip), - for standard input, pipes and
-FIFOs; outputs may be files (.gz is compressed), - or devices. See the
-"Safety" section of docs/design.md.
-
-Run 'join <command> -h' for the flags of a command.
+usage: join <command> [flags]
 `
+
+const usageTail = `
+Files: CSV or TSV (.gz and .zip too), Parquet and Arrow, - for standard
+input; the output CSV (.gz) or Parquet. 'join help COMMAND' (or
+join COMMAND -h) shows a command's flags and examples; docs/cli.md has them
+all, README.md a tour.
+`
+
+// usageText is the top-level usage: the commands by task, a line each.
+func usageText() string {
+	var b strings.Builder
+	b.WriteString(usageHead)
+	group := ""
+	for _, c := range commands {
+		if c.group != group {
+			group = c.group
+			fmt.Fprintf(&b, "\n%s:\n", group)
+		}
+		fmt.Fprintf(&b, "  %-13s %s\n", c.name, c.summary)
+	}
+	b.WriteString(usageTail)
+	return named(b.String())
+}
 
 // prog is the program's name in messages and usage: the base name it was
 // invoked by (acbfjoin, or join under go run ./cmd/join).
@@ -78,7 +63,7 @@ var prog = "join"
 
 // progWord finds the program's name where messages and usage texts use it:
 // at the start of a line (an example), after "usage: ", "see " or "Run '".
-var progWord = regexp.MustCompile(`(?m)(^[ \t]*|usage: |see |Run '|\()join( |$|')`)
+var progWord = regexp.MustCompile(`(?m)(^[ \t]*|usage: |see |Run '|'|\(|\| )join( |$|')`)
 
 // named returns text with the program's name in place of "join" where it
 // names the program (progWord).
@@ -149,6 +134,7 @@ func (e stdoutError) Unwrap() error { return e.err }
 // hint says what to do about a failure the user can fix, after the error.
 func hint(err error) string {
 	var se stdoutError
+	var sep *key.SepHint
 	switch {
 	case errors.As(err, &se):
 		return "" // the user's redirection, not our files
@@ -156,6 +142,16 @@ func hint(err error) string {
 		return " (free some space, or write to a disk with more room: --out, and --tmp-dir for what a join spills)"
 	case errors.Is(err, syscall.EROFS):
 		return " (choose a folder you can write: --tmp-dir for spill and sort files, --out for the output)"
+	case errors.As(err, &sep):
+		side := "--input-delim"
+		if sep.Option == "KeyCol" {
+			side = "--keys-delim"
+		}
+		name := string(sep.Sep)
+		if sep.Sep == '\t' {
+			name = "tab"
+		}
+		return fmt.Sprintf(" (give %s %s for that side, or --delim %s for both)", side, name, name)
 	case errors.Is(err, csvscan.ErrNotInteger):
 		return " (keys are compared as integers by default: give --key-type string to compare them as text)"
 	case errors.Is(err, syscall.EACCES):
@@ -171,13 +167,16 @@ func (u usageError) Unwrap() error { return u.error }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, named(usage))
+		fmt.Fprint(stderr, usageText())
 		return usageError{errors.New("no command")}
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, named(usage))
+		if cmd == "help" && len(rest) > 0 { // help COMMAND: its -h
+			return run(ctx, []string{rest[0], "-h"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usageText())
 		return nil
 	}
 	for _, c := range commands {
@@ -185,31 +184,44 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return c.run(ctx, rest, stdout, stderr)
 		}
 	}
-	return usageError{fmt.Errorf("unknown command %q (commands: %s; see join -h)", cmd, strings.Join(commandNames(), ", "))}
+	if hint := cli.DidYouMean(cmd, commandNames(), ""); hint != "" {
+		return usageError{fmt.Errorf("unknown command %q%s", cmd, hint)}
+	}
+	return usageError{fmt.Errorf("unknown command %q (commands: %s; see join help)", cmd, strings.Join(commandNames(), ", "))}
 }
 
-// command is a subcommand: its name and what runs it.
+// command is a subcommand: its name, its group and line in the usage, and
+// what runs it.
 type command struct {
-	name string
-	run  func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	name, group, summary string
+	run                  func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
+
+// Command groups, in the usage's order.
+const (
+	groupJoin   = "Join files"
+	groupFilter = "Choose and study a filter"
+	groupData   = "Data"
+	groupPaper  = "The paper"
+	groupHouse  = "Housekeeping"
+)
 
 // commands are the subcommands, in the order the usage lists them: the one
-// table the dispatch and the list of an unknown command's error read.
+// table the dispatch, the usage and an unknown command's error read.
 var commands = []command{
-	{"demo", cmdDemo},
-	{"run", cmdRun},
-	{"build-filter", cmdBuildFilter},
-	{"compare", cmdCompare},
-	{"filter", cmdFilter},
-	{"bank", cmdBank},
-	{"multikey", cmdMultikey},
-	{"stream", cmdStream},
-	{"repro", cmdRepro},
-	{"gen", cmdGen},
-	{"keys", cmdKeys},
-	{"fetch", cmdFetch},
-	{"clean", func(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	{"run", groupJoin, "join a key file with a large file through a filter", cmdRun},
+	{"compare", groupJoin, "the same join with several filters, side by side (the paper's Table 1)", cmdCompare},
+	{"stream", groupJoin, "a join whose key side changes: key events or a time window", cmdStream},
+	{"build-filter", groupJoin, "write a key file's filter, for run --filter-file", cmdBuildFilter},
+	{"bank", groupJoin, "one filter per class of a column: build, validate, update, join by class", cmdBank},
+	{"filter", groupFilter, "every filter kind sized for n keys, measured against its formula, plotted", cmdFilter},
+	{"multikey", groupFilter, "per-column filters against one over composite keys", cmdMultikey},
+	{"gen", groupData, "generate NBER-shaped data (and other shapes: semijoin, ipstream, ...)", cmdGen},
+	{"keys", groupData, "sample a key file from a patent file or any CSV", cmdKeys},
+	{"fetch", groupData, "download the real NBER archives (needs network)", cmdFetch},
+	{"demo", groupPaper, "a small generated data set and every filter on its join (seconds)", cmdDemo},
+	{"repro", groupPaper, "the paper's Figures 4-7 and Table 1, beside its quoted numbers", cmdRepro},
+	{"clean", groupHouse, "remove what killed runs left (spill, sort and unfinished files)", func(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdClean(args, stdout, stderr)
 	}},
 }
@@ -235,4 +247,20 @@ func parse(fs *flag.FlagSet, args []string) error {
 // usageWith is cli.UsageWithExamples with the program's name (named).
 func usageWith(fs *flag.FlagSet, synopsis, examples string) {
 	cli.UsageWithExamples(fs, named(synopsis), named(examples))
+}
+
+// usageGrouped is cli.UsageGrouped with the program's name (named).
+func usageGrouped(fs *flag.FlagSet, synopsis, description string, groups []cli.FlagGroup, examples string) {
+	cli.UsageGrouped(fs, named(synopsis), named(description), groups, named(examples))
+}
+
+// joinFlagGroups are the headings of the join commands' help (run,
+// compare, build-filter): each lists the flags a command has.
+var joinFlagGroups = []cli.FlagGroup{
+	{Title: "inputs", Flags: []string{"keys", "input", "key-col", "join-col", "key-type", "delim", "keys-delim", "input-delim", "keys-format", "input-format", "bad-rows"}},
+	{Title: "the join and its output", Flags: []string{"join", "columns", "out", "format", "sort", "report-json", "quiet", "filters", "repeat"}},
+	{Title: "the filter", Flags: []string{"filter", "bits-per-key", "fpp", "filter-budget", "k", "keep-filter", "filter-file", "filter-layout",
+		"broadcast-budget", "need-deletes", "hot-exclusions", "acbf-capacity", "bucket-size", "fingerprint-bits", "growth", "initial-capacity", "tightening"}},
+	{Title: "a filter bank", Flags: []string{"bank", "classes", "route"}},
+	{Title: "performance and memory", Flags: []string{"mappers", "reducers", "mem", "tmp-dir", "temp-dir", "skew", "estimate-size"}},
 }

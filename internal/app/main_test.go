@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -322,16 +323,68 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// TestCommandList: the usage and an unknown command's error list every
-// command of the dispatch table (stream was missing from the error).
+// TestCommandList: the usage lists every command of the dispatch table
+// (stream was once missing), a mistyped command gets the nearest, and an
+// unrelated one the whole list; help COMMAND is COMMAND -h.
 func TestCommandList(t *testing.T) {
 	_, _, err := runCmd("rnu")
+	if err == nil || !strings.Contains(err.Error(), `"rnu" (did you mean run?)`) {
+		t.Errorf("join rnu: %v, want a suggestion of run", err)
+	}
+	_, _, err = runCmd("xyzzy")
 	for _, name := range commandNames() {
-		if !strings.Contains(usage, "\n  "+name+" ") {
+		if !strings.Contains(usageText(), "\n  "+name+" ") {
 			t.Errorf("the usage does not list %s", name)
 		}
 		if err == nil || !strings.Contains(err.Error(), name) {
-			t.Errorf("join rnu: %v, does not list %s", err, name)
+			t.Errorf("join xyzzy: %v, does not list %s", err, name)
 		}
 	}
+	out, _, err := runCmd("help", "gen")
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("help gen: %v", err)
+	}
+	_, helpErr, _ := runCmd("gen", "-h")
+	if !strings.Contains(out+helpErr, "usage: join gen") {
+		t.Errorf("help gen printed %q", out)
+	}
+}
+
+// TestSideDelims: a tab-separated large side with a comma-separated key
+// file joins with --input-delim tab; without it the error names the
+// missing column, says the header holds tabs and gives the flag.
+func TestSideDelims(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	keys := mk("k.csv", "PATENT,NAME\n1,a\n2,\"b, c\"\n")
+	input := mk("cite.txt", "CITING\tCITED\n10\t1\n11\t3\n12\t2\n")
+	out := filepath.Join(dir, "o.csv")
+	if _, _, err := runCmd("run", "--keys", keys, "--input", input, "--input-delim", "tab", "--quiet", "--sort", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readString(t, out), "CITING,CITED,NAME\n10,1,a\n12,2,\"b, c\"\n"; got != want {
+		t.Fatalf("output %q, want %q", got, want)
+	}
+	_, _, err := runCmd("run", "--keys", keys, "--input", input, "--quiet", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), `no column "CITED"`) || !strings.Contains(hint(err), "--input-delim tab") {
+		t.Fatalf("no --input-delim: %v%s", err, hint(err))
+	}
+	// The key side's own separator, and a bad value named by its flag.
+	tsvKeys := mk("k.txt", "PATENT\tNAME\n1\ta\n")
+	if _, _, err := runCmd("run", "--keys", tsvKeys, "--keys-delim", "\\t", "--input", input, "--input-delim", "tab", "--quiet", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runCmd("run", "--keys", keys, "--input", input, "--input-delim", `"`, "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "--input-delim") {
+		t.Fatalf(`--input-delim ": %v`, err)
+	}
+}
+
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -17,12 +17,12 @@ import (
 
 const multikeyUsage = `usage: join multikey <seed|absent> [flags]
 
-Seed 001's "multi-dimension Bloom filter" (package mdbf): one filter per key
+The "multi-dimension Bloom filter" (package mdbf): one filter per key
 column, a tuple passing when each column's filter passes its value (the
 per-column layout of run and compare), against one filter over the tuples
 (the composite layout).
 
-  seed    the seed's experiment with our Bloom filters: its formula at its
+  seed    the original experiment with our Bloom filters: its formula at its
           m = 10^7 and its text's 10^8; false positives of fresh triples
           against both layouts (z against the formulas); the sequential
           count it printed (3), its expectation, and its printed code's
@@ -54,7 +54,7 @@ func cmdMultikey(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 const multikeySeedExamples = `
 Examples:
-  join multikey seed                                  # the seed's size: 10^6 triples, 10^7 bits, k = 3
+  join multikey seed                                  # the original size: 10^6 triples, 10^7 bits, k = 3
   join multikey seed --queries 1e7 --replicates 4     # quicker
   join multikey seed --rows 1e5 --bits 1e6 --markdown
   join multikey seed --domain 1000                    # integer values with repeats
@@ -71,7 +71,7 @@ func cmdMultikeySeed(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.Var(&queries, "queries", "fresh triples asked of each layout")
 	replicates := fs.Int("replicates", 20, "repetitions of the sequential experiment, each on its own data")
 	compositeK := fs.Int("composite-k", 0, "hash functions of the composite filter (default: round(ln 2 * dims*bits / rows))")
-	domain := fs.Int("domain", 0, "0: the seed's values, random decimals in [0, 99999); D: integers 0..D-1 (repeats)")
+	domain := fs.Int("domain", 0, "0: the original experiment's values, random decimals in [0, 99999); D: integers 0..D-1 (repeats)")
 	seed := fs.Uint64("seed", 1, "seed of the data (replicate r of the sequential experiment uses seed+r)")
 	md := fs.Bool("markdown", false, "print Markdown tables")
 	usageWith(fs, "join multikey seed [--rows N] [--bits M] [--k K] [--queries Q] [--replicates R] [--seed S] [flags]", multikeySeedExamples)

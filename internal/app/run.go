@@ -19,6 +19,12 @@ import (
 	"github.com/acbfjoin/acbfjoin/join/local"
 )
 
+const runDescription = `Joins the key file (the small side) with the input (the large side) on
+--key-col = --join-col. The keys' filter drops the input rows whose key
+cannot match before they are shuffled; the report says what it saved and
+its measured false positive rate beside the formula. Key types come from
+the data (--key-type auto).`
+
 const runExamples = `
 Examples:
   join run --keys data/keys.txt --input data/cite75_99.txt --out joined.csv --sort
@@ -48,7 +54,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	fs.StringVar(&jf.budget, "broadcast-budget", "", "with --filter auto: the most bytes one broadcast copy of the filter may take (B, KiB, MiB, GiB; default "+join.SizeText(join.DefaultBroadcastBudget)+")")
 	fs.BoolVar(&jf.needDeletes, "need-deletes", false, "with --filter auto: only kinds that can delete keys")
 	fs.IntVar(&jf.hotExclusions, "hot-exclusions", 0, fmt.Sprintf("read the input once more before the map phase for the N most frequent keys that pass the filter and are not keys, and drop their rows too (a file, not a pipe; at most %d)", join.MaxHotExclusions))
-	usageWith(fs, "join run --keys FILE --input FILE [flags]", runExamples)
+	usageGrouped(fs, "join run --keys FILE --input FILE [flags]", runDescription, joinFlagGroups, runExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -171,7 +177,7 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	jf.register(fs)
 	filter := fs.String("filter", string(filters.ACBF), "the filter: "+kindList())
 	out := fs.String("out", "", "filter file to write (required)")
-	usageWith(fs, "join build-filter --keys FILE --out FILE [flags]", buildFilterExamples)
+	usageGrouped(fs, "join build-filter --keys FILE --out FILE [flags]", "Writes the filter of a key file, for join run --filter-file: the file records the\nkeys it was built for, and run refuses it for other keys.", joinFlagGroups, buildFilterExamples)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

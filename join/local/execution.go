@@ -79,7 +79,7 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 		return nil, err
 	}
 	ko := sideOptions{option: "Keys", path: opt.Keys, name: opt.KeysName, parts: opt.Mappers, skipBad: opt.SkipBadRows,
-		sep: opt.Sep, format: opt.KeysFormat, tempDir: opt.TempDir}
+		sep: join.SideSep(opt.KeysSep, opt.Sep), format: opt.KeysFormat, tempDir: opt.TempDir}
 	if x.spooled, err = spoolToInfer(ctx, &ko, opt.KeyTypes); err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 		return nil, err
 	}
 	if x.input, err = openSide(ctx, sideOptions{option: "Input", path: opt.Input, name: opt.InputName, parts: 4 * opt.Mappers, skipBad: opt.SkipBadRows,
-		sep: opt.Sep, format: opt.InputFormat, tempDir: opt.TempDir}); err != nil {
+		sep: join.SideSep(opt.InputSep, opt.Sep), format: opt.InputFormat, tempDir: opt.TempDir}); err != nil {
 		return nil, err
 	}
 	if x.joinSpec, err = x.input.keySpec("JoinCol", opt.JoinCols, opt.KeyTypes); err != nil {

@@ -47,7 +47,7 @@ func ReadKeySet(ctx context.Context, opt join.Options) (*KeySet, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := openKeySide(ctx, sideOptions{option: "Keys", path: opt.Keys, name: opt.KeysName, parts: opt.Mappers, sep: opt.Sep, format: opt.KeysFormat, tempDir: opt.TempDir},
+	s, err := openKeySide(ctx, sideOptions{option: "Keys", path: opt.Keys, name: opt.KeysName, parts: opt.Mappers, sep: join.SideSep(opt.KeysSep, opt.Sep), format: opt.KeysFormat, tempDir: opt.TempDir},
 		opt.KeyCols, opt.KeyTypes, opt.Mappers)
 	if err != nil {
 		return nil, err
