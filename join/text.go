@@ -199,16 +199,24 @@ func WriteComparison(w io.Writer, reps []*Report, repeat int) {
 	}
 	fmt.Fprintf(w, "%d input rows, %d key rows (%d distinct), %d %s; times are medians of %d run(s)\n\n",
 		r0.InputRecords, r0.KeysRecords, r0.KeysDistinct, r0.JoinRows, rows, repeat)
+	// Two tables, each within 100 columns: the filters, then what each did
+	// to the join.
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "filter\tparameters\tmemory bits\tformula FP\tmeasured FP\tmap output records\tfalse positives\tshuffle bytes\t"
+	fmt.Fprintln(tw, "filter\tparameters\tmemory KiB\tFP formula\tFP measured\t")
+	for _, r := range reps {
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.3g\t%.3g\t\n", filterLabel(r), cmp.Or(r.Filter.Shape, "-"), float64(r.Filter.MemoryBits)/8192,
+			r.Filter.FPPFormula, r.FPPMeasured)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "filter\tmap output rows\tfalse positives\tshuffle MiB\t"
 	if bypass { // anti, left, full: the rows the filter sent past the shuffle
 		head += "bypassed rows\t"
 	}
-	fmt.Fprintln(tw, head+"construction ms\ttotal ms\t")
+	fmt.Fprintln(tw, head+"build ms\ttotal ms\t")
 	for _, r := range reps {
-		shape := cmp.Or(r.Filter.Shape, "-")
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3g\t%.3g\t%d\t%d\t%d\t", filterLabel(r), shape, r.Filter.MemoryBits,
-			r.Filter.FPPFormula, r.FPPMeasured, r.MapOutputRecords, r.FalsePositiveRecords, r.ShuffleBytes)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t", filterLabel(r), r.MapOutputRecords, r.FalsePositiveRecords, float64(r.ShuffleBytes)/(1<<20))
 		if bypass {
 			fmt.Fprintf(tw, "%d\t", r.BypassedRecords)
 		}

@@ -55,7 +55,13 @@ func TestWriteText(t *testing.T) {
 	other := *r
 	other.Settings.Layout, other.Filter.Kind, other.Filter.Shape = LayoutPerColumn, "bloom", "k=3"
 	WriteComparison(&b, []*Report{r, &other}, 3)
-	if out := b.String(); !strings.Contains(out, "times are medians of 3 run(s)") || !strings.Contains(out, "bloom per-column") || strings.Count(out, "\n") != 5 {
+	out = b.String()
+	if !strings.Contains(out, "times are medians of 3 run(s)") || !strings.Contains(out, "bloom per-column") || strings.Count(out, "\n") != 9 {
 		t.Errorf("comparison:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 100 {
+			t.Errorf("a line of %d columns: %q", len(line), line)
+		}
 	}
 }

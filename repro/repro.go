@@ -31,6 +31,10 @@ type Options struct {
 	Out   string // output folder (docs/results)
 	Seed  uint64
 	Log   func(format string, args ...any)
+	// Progress, if set, is told how far the long stages are: the
+	// simulation of Figures 5-7 ("Figures 5-7", trials done of all), then
+	// Table 1's joins (their phases, as join.Options.Progress).
+	Progress func(stage string, done, total int64)
 	// Table1Sizing is Table1Both (""), Table1Default or Table1Paper.
 	Table1Sizing string
 	// ACBFCapacity, if set, is the ACBF's capacity in Table 1's default

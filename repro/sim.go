@@ -80,6 +80,7 @@ func fig567(ctx context.Context, opt Options) ([]simResult, error) {
 		trials[t] = makeKeys(opt.Seed, t, s)
 	}
 	var results []simResult
+	total, done := int64(len(points(opt.Quick))*len(variants)*s.trials), int64(0)
 	for _, p := range points(opt.Quick) {
 		m := uint64(p.MN) * n
 		for _, v := range variants {
@@ -92,7 +93,10 @@ func fig567(ctx context.Context, opt Options) ([]simResult, error) {
 				if err != nil {
 					return nil, err
 				}
-				if f == nil {
+				if f == nil { // infeasible at this point: its trials count as done
+					if done += int64(s.trials - t); opt.Progress != nil {
+						opt.Progress("Figures 5-7", done, total)
+					}
 					break
 				}
 				r.feasible = true
@@ -121,6 +125,9 @@ func fig567(ctx context.Context, opt Options) ([]simResult, error) {
 				r.queryNs += float64(time.Since(start).Nanoseconds()) / float64(len(tk.queries))
 				r.measured += float64(fp) / float64(len(tk.queries))
 				opt.Log("  %s m/n=%d k=%d trial %d: FP %.3g", v, p.MN, p.K, t+1, float64(fp)/float64(len(tk.queries)))
+				if done++; opt.Progress != nil {
+					opt.Progress("Figures 5-7", done, total)
+				}
 			}
 			if r.feasible {
 				r.measured /= float64(s.trials)

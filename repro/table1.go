@@ -116,6 +116,7 @@ func table1(ctx context.Context, opt Options) error {
 		o.Sizing = o.Sizing.With(filters.OptionACBFCapacity, float64(opt.ACBFCapacity))
 	}
 	opt.Log("  the join with %v", kinds)
+	o.Progress = opt.Progress
 	if reps, err = local.Compare(ctx, o, kinds, repeat); err != nil {
 		return err
 	}

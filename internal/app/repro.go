@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/acbfjoin/acbfjoin/repro"
 )
@@ -52,6 +53,9 @@ Examples:
 		}
 		fmt.Fprintf(stderr, format+"\n", a...)
 	}}
+	if !*verbose && isTerminal(os.Stderr) {
+		opt.Progress = newBars(stderr).update
+	}
 	if err := repro.Run(ctx, opt); err != nil {
 		return flagError("repro", fs, err)
 	}

@@ -14,11 +14,20 @@ import (
 func BatchHeader(timed bool) string {
 	first := "batch"
 	if timed {
-		first = "batch  time"
+		first = fmt.Sprintf("batch  %-*s", timeWidth, "time")
 	}
 	return fmt.Sprintf("%s  %9s %9s %9s %9s %9s %9s %9s %6s %9s %9s %10s  %s\n",
-		first, "+keys", "-keys", "live keys", "probe", "neg keys", "FP keys", "FP rate", "z", "FP rows", "rows out", "estimated", "hot keys")
+		first, "+keys", "-keys", "live keys", "probe", "neg keys", "FP keys", "FP rate", "z", "FP rows", "rows out", "est. bound", "hot keys")
 }
+
+// timeWidth is the width of a timed batch's time range (FROM..TO), padded
+// so that the columns after it stay aligned.
+const timeWidth = 21
+
+// BatchLegend explains the columns of BatchHeader whose meaning is not
+// their name, printed under the table.
+const BatchLegend = "est. bound: the count-min sketch's estimate of rows out, an upper bound (never fewer);\n" +
+	"FP: the filter's false positives among the batch's probe keys that are not live\n"
 
 // Line is the batch as a line of a table under BatchHeader: its changes,
 // live keys, probes, false positives (rate and z), rows out and their
@@ -26,7 +35,7 @@ func BatchHeader(timed bool) string {
 func (b BatchReport) Line(timed bool) string {
 	first := fmt.Sprintf("%5d", b.Batch)
 	if timed {
-		first = fmt.Sprintf("%5d  %d..%d", b.Batch, b.TimeFrom, b.TimeTo)
+		first = fmt.Sprintf("%5d  %-*s", b.Batch, timeWidth, fmt.Sprintf("%d..%d", b.TimeFrom, b.TimeTo))
 	}
 	var hot []string
 	for i, h := range b.Hot {
@@ -42,6 +51,9 @@ func (b BatchReport) Line(timed bool) string {
 // WriteText writes the stream's report as a few readable lines, as join
 // stream prints it. Write errors are w's to keep.
 func (r *Report) WriteText(w io.Writer) {
+	if r.Batches > 0 {
+		fmt.Fprint(w, BatchLegend)
+	}
 	fmt.Fprintf(w, "\nstream (%s): %d batches, %d probe rows, %d rows out (count-min estimate %d), in %v\n",
 		r.Mode, r.Batches, r.ProbeRows, r.RowsOut, r.EstimatedRows, time.Duration(r.WallNanos).Round(time.Millisecond))
 	fmt.Fprintf(w, "key side: %d inserts, %d %s; live keys at most %d (%d rows), %d at the end\n",
