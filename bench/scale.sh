@@ -101,8 +101,11 @@ if [ "$beam" = 1 ]; then
     done
   done
 fi
+# Every run kept: the TSV and its reports, for scaletable to read again.
+rm -rf "$out/runs" && mkdir -p "$out/runs" && cp "$tmp"/rep-*.json "$out/runs/" 2>/dev/null || true
+sed "s|$tmp/|$out/runs/|" "$tsv" > "$out/runs/runs.tsv"
 mkdir -p "$results"
-"$tmp/scaletable" -runs "$tsv" -plots "$results" -seconds $(( $(date +%s) - t0 )) \
+"$tmp/scaletable" -runs "$out/runs/runs.tsv" -plots "$results" -seconds $(( $(date +%s) - t0 )) \
   -machine "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
   > "$tmp/scale.md"
 mv "$tmp/scale.md" "$results/scale.md"
