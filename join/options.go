@@ -50,6 +50,13 @@ type Options struct {
 	// (default DefaultMemBudget, or more when the mappers and reducers need
 	// it: shuffle.MinBudget; at least that).
 	MemBudget int64
+	// MemAvailable is the memory the reduce's key tables may take: each
+	// reducer holds its partition's key-side rows (keys, rows and about 40
+	// bytes a row of index) in memory, whatever MemBudget. A key side that
+	// needs more is refused after the build, with the numbers, instead of
+	// running the machine out of memory in the reduce. 0: MemAvailable of
+	// /proc/meminfo where there is one (Linux), else no check.
+	MemAvailable int64
 	TempDir   string // for spill and sort files (default: the system's)
 	Sort      bool   // order the output by key, then large-side row order
 	// SkipBadRows drops malformed rows (wrong field count, bad quoting, a join
@@ -208,6 +215,10 @@ const (
 // ErrOptions is wrapped by every error about Options (an option.Error naming
 // the field; sizing errors wrap filters.ErrSizing instead).
 var ErrOptions = errors.New("join: invalid options")
+
+// ErrKeySideTooLarge is the error of a key side whose rows the reduce could
+// not hold in the memory available (Options.MemAvailable).
+var ErrKeySideTooLarge = errors.New("the key side does not fit in memory")
 
 // MaxWorkers bounds Mappers and Reducers: each mapper holds a read buffer (128
 // KiB, more for a longer record) and a filter copy, and the shuffle's minimum budget grows with

@@ -88,6 +88,9 @@ func (p *keysPhase) run(ctx context.Context, x *execution) (err error) {
 	x.keyList, p.stats, err = x.build(ctx)
 	x.keyLo, x.keyHi = p.stats.lo, p.stats.hi
 	x.keyParts = p.stats.parts
+	if err == nil {
+		err = checkKeyMemory(p.stats.parts, memAvailable(x.opt))
+	}
 	return err
 }
 func (p *keysPhase) report(x *execution, rep *join.Report) {
