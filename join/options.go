@@ -57,8 +57,8 @@ type Options struct {
 	// running the machine out of memory in the reduce. 0: MemAvailable of
 	// /proc/meminfo where there is one (Linux), else no check.
 	MemAvailable int64
-	TempDir   string // for spill and sort files (default: the system's)
-	Sort      bool   // order the output by key, then large-side row order
+	TempDir      string // for spill and sort files (default: the system's)
+	Sort         bool   // order the output by key, then large-side row order
 	// SkipBadRows drops malformed rows (wrong field count, bad quoting, a join
 	// key that does not parse) and counts them instead of failing.
 	SkipBadRows bool
