@@ -252,7 +252,7 @@ func (b *bars) update(phase string, done, total int64) {
 	bar := b.m[phase]
 	if bar == nil {
 		bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(b.w), progressbar.OptionSetDescription(phase),
-			progressbar.OptionShowBytes(phase != "reduce"), progressbar.OptionShowCount(), // reduce counts partitions
+			progressbar.OptionShowBytes(phase != "reduce" && phase != "Figures 5-7"), progressbar.OptionShowCount(), // reduce counts partitions, the figures trials
 			progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
 		b.m[phase] = bar
 	}
