@@ -1,6 +1,7 @@
 package local
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -47,7 +48,8 @@ type mapWorker struct {
 	f                              filters.Filter
 	w                              *shuffle.Writer
 	rows, out, dropRows, dropBytes int64
-	enc                            []byte // a row re-encoded as CSV
+	enc                            []byte   // a row re-encoded as CSV
+	split                          [][]byte // a row's fields (splitLine)
 	pc                             partCounts
 	spread                         *spreader // with hot keys
 	sk                             *joinSketch
@@ -130,7 +132,7 @@ func (m *mapWorker) csvLine(r *csvscan.Reader, raw []byte) ([]byte, error) {
 	if m.keep == nil && m.sep == ',' {
 		return raw, nil
 	}
-	fields, err := csvscan.ParseRecordSep(raw, m.nfields, m.sep)
+	fields, err := m.splitLine(raw)
 	if err != nil {
 		return nil, r.Errorf("%w", err)
 	}
@@ -140,6 +142,33 @@ func (m *mapWorker) csvLine(r *csvscan.Reader, raw []byte) ([]byte, error) {
 		m.enc = csvscan.AppendFields(m.enc[:0], fields)
 	}
 	return m.enc, nil
+}
+
+// splitLine returns the fields of raw, a row of the side without its line
+// break. A row without a quote or a CR is split at the separator into
+// m.split, slices of raw, without an allocation; any other goes through
+// csvscan.ParseRecordSep, as do rows of the wrong field count (for its
+// error). The rows the filter rejects pass here when the output keeps them
+// (anti, left, full) and Columns cuts them: a parser a row made that join
+// 25x slower (4.4 s against 0.18 s for 4M rows).
+func (m *mapWorker) splitLine(raw []byte) ([][]byte, error) {
+	if len(raw) > 0 && raw[len(raw)-1] != '\r' && bytes.IndexByte(raw, '"') < 0 {
+		m.split = m.split[:0]
+		rest := raw
+		for {
+			i := bytes.IndexByte(rest, m.sep)
+			if i < 0 {
+				m.split = append(m.split, rest)
+				break
+			}
+			m.split = append(m.split, rest[:i])
+			rest = rest[i+1:]
+		}
+		if len(m.split) == m.nfields {
+			return m.split, nil
+		}
+	}
+	return csvscan.ParseRecordSep(raw, m.nfields, m.sep)
 }
 
 // emit sends a survivor (raw, a CSV line, its row's offset in the side) to
