@@ -203,6 +203,13 @@ Examples:
 	} else if err := csvOut("keys", *out); err != nil {
 		return err
 	}
+	// keys copies the sampled records as they are: a tab-separated source
+	// makes a tab-separated sample, which a .csv name would misname (and
+	// the Parquet conversion must read with tabs).
+	inSep := csvscan.SepFor(*patents)
+	if !asParquet && inSep != ',' {
+		return usageError{fmt.Errorf("keys: --out %s: the sample's records are copied as they are, and %s is tab-separated: name the output .parquet (its columns typed by their values)", *out, *patents)}
+	}
 	if err := checkPaths([]namedPath{{"--out", *out}}, []namedPath{{"--" + inFlag, *patents}}); err != nil {
 		return usageError{fmt.Errorf("keys: %w", err)}
 	}
@@ -223,7 +230,7 @@ Examples:
 			pw.CloseWithError(err)
 			done <- err
 		}()
-		_, cerr := local.ConvertCSV(ctx, pr, *out, ',', f, 0, "")
+		_, cerr := local.ConvertCSV(ctx, pr, *out, inSep, f, 0, "")
 		pr.CloseWithError(io.ErrClosedPipe)
 		err = <-done
 		if err == nil {

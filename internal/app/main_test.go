@@ -388,3 +388,26 @@ func readString(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestKeysFromTSV: keys samples a tab-separated file into Parquet, read
+// with tabs; into a .csv it refuses (its records are copied as they are,
+// and would be tab-separated under a .csv name).
+func TestKeysFromTSV(t *testing.T) {
+	dir := t.TempDir()
+	mk := fileMaker(t, dir)
+	src := mk("r.tsv", "tconst\tvotes\ntt1\t5\ntt2\t7\n")
+	if _, _, err := runCmd("keys", "--from", src, "--sample", "5", "--out", filepath.Join(dir, "k.csv")); err == nil || !strings.Contains(err.Error(), ".parquet") {
+		t.Fatalf("a .csv sample of a TSV: %v", err)
+	}
+	pq := filepath.Join(dir, "k.parquet")
+	if _, _, err := runCmd("keys", "--from", src, "--sample", "5", "--out", pq); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "o.csv")
+	if _, _, err := runCmd("run", "--keys", pq, "--key-col", "tconst", "--input", src, "--join-col", "tconst", "--join", "semi", "--sort", "--quiet", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, out); got != "tconst,votes\ntt1,5\ntt2,7\n" {
+		t.Fatalf("the Parquet sample's join: %q", got)
+	}
+}
