@@ -190,11 +190,7 @@ func openInput(ctx context.Context, path string, s *stream, opt InputOptions) (*
 		in.Regular, in.file = true, s.regular
 		start := r.Pos()
 		in.Size = s.size - start
-		split := splitRanges
-		if opt.Sample {
-			split = sampleRanges
-		}
-		if in.ranges, err = split(s.regular, start, s.size, opt.Parts, !opt.SkipBad); err != nil {
+		if in.ranges, err = splitRanges(s.regular, start, s.size, opt.Parts, !opt.SkipBad, opt.Sample); err != nil {
 			in.Close()
 			return nil, fmt.Errorf("read %s: %w", s.name, err)
 		}
@@ -394,7 +390,10 @@ func proveCut(b []byte, parity bool) int {
 // splitRanges cuts [start, size) of a regular file, start being a record
 // boundary, into at most n ranges at proven boundaries (see Input). A target
 // cut that cannot be proven is dropped: its range runs on to the next.
-func splitRanges(f io.ReaderAt, start, size int64, n int, parity bool) ([]Range, error) {
+//
+// With sample (InputOptions.Sample) each cut is the first line break after
+// its target, unproven: O(n) reads of a line.
+func splitRanges(f io.ReaderAt, start, size int64, n int, parity, sample bool) ([]Range, error) {
 	if start >= size {
 		return nil, nil
 	}
@@ -414,6 +413,11 @@ func splitRanges(f io.ReaderAt, start, size int64, n int, parity bool) ([]Range,
 		}
 		if cut >= size {
 			break
+		}
+		if sample {
+			ranges = append(ranges, Range{prev, cut})
+			prev = cut
+			continue
 		}
 		lo := max(prev, cut-int64(maxRecord+2))
 		q, err := indexQuote(f, lo, cut, buf)
@@ -440,33 +444,6 @@ func splitRanges(f io.ReaderAt, start, size int64, n int, parity bool) ([]Range,
 			if cut >= size {
 				break
 			}
-		}
-		ranges = append(ranges, Range{prev, cut})
-		prev = cut
-	}
-	return append(ranges, Range{prev, size}), nil
-}
-
-// sampleRanges cuts [start, size) of a regular file into at most n ranges
-// at the first line break after each target, unproven (InputOptions.Sample).
-// O(n) reads of a line.
-func sampleRanges(f io.ReaderAt, start, size int64, n int, _ bool) ([]Range, error) {
-	if start >= size {
-		return nil, nil
-	}
-	var ranges []Range
-	prev := start
-	for i := 1; i < n; i++ {
-		target := start + (size-start)*int64(i)/int64(n)
-		if target <= prev {
-			continue
-		}
-		cut, err := lineEnd(f, target-1, size)
-		if err != nil {
-			return nil, err
-		}
-		if cut >= size {
-			break
 		}
 		ranges = append(ranges, Range{prev, cut})
 		prev = cut
