@@ -286,7 +286,7 @@ func (opt Options) Resolve() (Options, error) {
 	case opt.InputSep == '"' || opt.InputSep == '\n' || opt.InputSep == '\r':
 		return opt, optionError("InputSep", fmt.Sprintf("%q", opt.InputSep), "a quote or line break cannot separate fields")
 	case opt.JoinType != "" && !slices.Contains(JoinTypes, opt.JoinType):
-		return opt, optionError("JoinType", opt.JoinType, "want inner, semi, anti, left, right or full")
+		return opt, optionError("JoinType", opt.JoinType, "want inner, semi, anti, left, right or full"+joinTypeHint(opt.JoinType))
 	case opt.JoinType.KeepsUnmatchedKeys() && opt.Skew == SkewAuto:
 		return opt, optionError("JoinType", opt.JoinType, "writes each key row without a match once, and Skew auto copies a hot key's rows to several partitions: leave Skew off")
 	case len(opt.Columns) > 0 && opt.Route != RouteNone:
@@ -400,6 +400,24 @@ func (opt *Options) resolveKey() error {
 		return optionError("Layout", opt.Layout, "cannot be used with a bank (%s): banks hold composite filters", opt.Bank)
 	}
 	return nil
+}
+
+// joinTypeHint names the join type that other tools' word for t means: "
+// (full is SQL's full outer join)" for outer, and the like; "" for others.
+func joinTypeHint(t JoinType) string {
+	switch strings.ToLower(strings.NewReplacer("_", " ", "-", " ").Replace(string(t))) {
+	case "outer", "full outer", "fullouter":
+		return " (SQL's full outer join is full)"
+	case "left outer", "leftouter":
+		return " (SQL's left outer join is left)"
+	case "right outer", "rightouter":
+		return " (SQL's right outer join is right)"
+	case "left semi", "leftsemi", "exists":
+		return " (a left semi join is semi)"
+	case "left anti", "leftanti", "not exists":
+		return " (a left anti join is anti)"
+	}
+	return ""
 }
 
 // SideSep returns the separator of one side: its own (KeysSep or

@@ -63,7 +63,7 @@ var prog = "join"
 
 // progWord finds the program's name where messages and usage texts use it:
 // at the start of a line (an example), after "usage: ", "see " or "Run '".
-var progWord = regexp.MustCompile(`(?m)(^[ \t]*|usage: |see |Run '|'|\(|\| )join( |$|')`)
+var progWord = regexp.MustCompile(`(?m)(^[ \t]*|usage: |see |Run '|'|\(|\| |with: )join( |$|')`)
 
 // named returns text with the program's name in place of "join" where it
 // names the program (progWord).
