@@ -286,7 +286,7 @@ func (opt Options) Resolve() (Options, error) {
 	case opt.InputSep == '"' || opt.InputSep == '\n' || opt.InputSep == '\r':
 		return opt, optionError("InputSep", fmt.Sprintf("%q", opt.InputSep), "a quote or line break cannot separate fields")
 	case opt.JoinType != "" && !slices.Contains(JoinTypes, opt.JoinType):
-		return opt, optionError("JoinType", opt.JoinType, "want inner, semi, anti, left, right or full"+joinTypeHint(opt.JoinType))
+		return opt, optionError("JoinType", opt.JoinType, "want inner, semi, anti, left, right or full%s", joinTypeHint(opt.JoinType))
 	case opt.JoinType.KeepsUnmatchedKeys() && opt.Skew == SkewAuto:
 		return opt, optionError("JoinType", opt.JoinType, "writes each key row without a match once, and Skew auto copies a hot key's rows to several partitions: leave Skew off")
 	case len(opt.Columns) > 0 && opt.Route != RouteNone:
