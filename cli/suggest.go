@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"fmt"
 	"strings"
 )
 
@@ -82,14 +83,15 @@ type FlagGroup struct {
 
 // UsageGrouped sets the usage of a command: its synopsis, a description,
 // its flags under the groups' headings (each flag once; the flags no group
-// names under "other flags"), then its examples.
+// names under "other flags"), then its examples. Each flag is printed by
+// flag.PrintDefaults (of a set holding it alone, to keep the group's order),
+// so that a flag reads as in any Go program.
 func UsageGrouped(fs *flag.FlagSet, synopsis, description string, groups []FlagGroup, examples string) {
 	fs.Usage = func() {
 		w := fs.Output()
-		fmtf := func(format string, a ...any) { _, _ = fmtFprintf(w, format, a...) }
-		fmtf("usage: %s\n", synopsis)
+		fmt.Fprintf(w, "usage: %s\n", synopsis)
 		if description != "" {
-			fmtf("\n%s\n", strings.TrimRight(description, "\n"))
+			fmt.Fprintf(w, "\n%s\n", strings.TrimRight(description, "\n"))
 		}
 		seen := map[string]bool{}
 		print := func(title string, names []string) {
@@ -103,17 +105,19 @@ func UsageGrouped(fs *flag.FlagSet, synopsis, description string, groups []FlagG
 			if len(fl) == 0 {
 				return
 			}
-			fmtf("\n%s:\n", title)
-			for _, f := range fl {
-				printFlag(w, f)
+			fmt.Fprintf(w, "\n%s:\n", title)
+			for _, f := range fl { // in the group's order: PrintDefaults of a set of one
+				one := flag.NewFlagSet(f.Name, flag.ContinueOnError)
+				one.SetOutput(w)
+				one.Var(f.Value, f.Name, f.Usage)
+				one.Lookup(f.Name).DefValue = f.DefValue
+				one.PrintDefaults()
 			}
 		}
 		for _, g := range groups {
 			print(g.Title, g.Flags)
 		}
 		print("other flags", flagNames(fs))
-		if examples != "" {
-			fmtf("%s", examples)
-		}
+		fmt.Fprint(w, examples)
 	}
 }

@@ -22,13 +22,11 @@ func TestKeySideTooLarge(t *testing.T) {
 	var kb, ib strings.Builder
 	kb.WriteString("K,PAY\n")
 	ib.WriteString("ID,K\n")
-	for i := range 1000 {
+	for range 1000 {
 		kb.WriteString(strings.Repeat("x", 10) + "," + strings.Repeat("p", 50) + "\n")
-		_ = i
 	}
-	for i := range 100 {
+	for range 100 {
 		ib.WriteString("1,xxxxxxxxxx\n")
-		_ = i
 	}
 	if err := os.WriteFile(keys, []byte(kb.String()), 0o644); err != nil {
 		t.Fatal(err)
