@@ -84,10 +84,11 @@ func init() {
 	register.Iter1[[]byte]()
 }
 
-// keyCols is a key.Spec in fields Beam serializes. Lenient says the key
-// types were decided from the data (KeyType auto, local.DecideKeyTypes): a
-// NULL or empty key, or one that is no value of its type, cannot match and
-// its row is left out, where a type given makes it an error.
+// keyCols is a key.Spec in fields Beam serializes. A NULL key never
+// matches and its row is left out (nullKey); Lenient says the key types
+// were decided from the data (KeyType auto, local.DecideKeyTypes): a key
+// that is no value of its type cannot match either, where a type given
+// makes it an error.
 type keyCols struct {
 	Cols         []int
 	Names, Types []string
@@ -139,11 +140,14 @@ func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(s
 	js := f.Join.spec()
 	var pad, row []byte
 	for r.Next() {
-		rec, b, err := join.MapKeyRow(ks, r.Fields(), 0, buf[:0])
-		if err == nil && f.Key.Lenient && nullKey(ks, r) {
-			err = errNullKey
+		null := nullKey(ks, r)
+		var rec shuffle.Record
+		var b []byte
+		var err error
+		if !null {
+			rec, b, err = join.MapKeyRow(ks, r.Fields(), 0, buf[:0])
 		}
-		if err != nil && f.Key.Lenient {
+		if null || (err != nil && f.Key.Lenient) {
 			// A NULL or unmatchable key: no row can meet it; a right or
 			// full join writes its row now.
 			if keepKeys {
@@ -176,18 +180,11 @@ func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(s
 
 func keyOnly(k, _ string) string { return k }
 
-// errNullKey marks a row whose key is NULL: with key types decided from
-// the data an empty key field is NULL (a table's NULL reads as one), and
-// never matches (join/local's nullKey).
-var errNullKey = errors.New("a NULL key")
-
-// nullKey reports whether a key field of the row is NULL: a table's NULL
-// (an empty string of a table is a value), a CSV row's empty field.
+// nullKey reports whether a key field of the row is NULL (key.Spec.IsNull,
+// the rule of every engine: a table's NULL, where an empty string is a
+// value; a CSV row's empty field, under every key type).
 func nullKey(ks key.Spec, r rowSource) bool {
-	if t, ok := r.(*columnar.Rows); ok {
-		return ks.IsNull(t, nil, true)
-	}
-	return ks.IsNull(nil, r.Fields(), true)
+	return ks.IsNull(key.NullsOf(r), r.Fields())
 }
 
 // keyFieldsOf are a row's key fields, in ks's order.
@@ -336,11 +333,14 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 			Progress.Passed.Add(out - lastOut)
 			lastIn, lastOut = in, out
 		}
-		key, ok, err := join.MapInputRow(f.filter, *f.ks, r.Fields(), f.kb[:0])
-		if err == nil && f.Key.Lenient && nullKey(*f.ks, r) {
-			err, ok = errNullKey, false
+		null := nullKey(*f.ks, r)
+		var key []byte
+		var ok bool
+		var err error
+		if !null {
+			key, ok, err = join.MapInputRow(f.filter, *f.ks, r.Fields(), f.kb[:0])
 		}
-		if err != nil && f.Key.Lenient {
+		if null || (err != nil && f.Key.Lenient) {
 			// A NULL or unmatchable key: no key can meet it.
 			if bypass {
 				write(f.csvRow(r, sp))

@@ -143,4 +143,4 @@ func (c *Count) Set(s string) error {
 // KeyTypeUsage is the --key-type flag's help, every command's (join's and
 // beamjoin's).
 const KeyTypeUsage = "compare keys as auto, int or string: one type for every key column, or one a column in order (int,string). auto: a Parquet or Arrow column's type; " +
-	"for CSV, int when every key of the key side is a canonical integer (no sign, no leading zero), else string; a NULL or empty key never matches"
+	"for CSV, int when every key of the key side is a canonical integer (no sign, no leading zero), else string; a NULL key never matches (an empty CSV field, quoted or not, is NULL; an empty string of a Parquet or Arrow column is a value)"

@@ -100,8 +100,9 @@ type Options struct {
 	// JoinLeft every large-side row, the unmatched ones padded with empty
 	// (NULL) key-side columns; JoinRight every key-side row, the unmatched
 	// ones with empty large-side columns but the join columns, which hold
-	// the key (as SQL's USING); JoinFull both. A NULL or empty key never
-	// matches. A row the filter rejects is certainly unmatched: anti, left
+	// the key (as SQL's USING); JoinFull both. A NULL key never matches
+	// (key.Spec.IsNull: an empty CSV field, a Parquet or Arrow NULL; an
+	// empty string of a table is a value). A row the filter rejects is certainly unmatched: anti, left
 	// and full write it without shuffling it.
 	JoinType JoinType
 	// KeepFilter keeps every mapper probing the filter whatever it passes;

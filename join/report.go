@@ -91,11 +91,12 @@ type Report struct {
 
 // KeysReport is how a join's keys compared (Options.KeyType, decided from
 // the data when auto) and the rows whose key could not match: a NULL (a
-// table's; with an inferred type, an empty CSV field too) never matches,
-// as in SQL, and with an inferred type a key that is no value of it (a
-// CSV field that is no integer, when keys compare as integers) cannot.
-// Those rows are counted and left out, never an error; with a type given,
-// a key that does not parse is an error (or a bad row).
+// table's NULL; a CSV side's empty field, under every key type:
+// key.Spec.IsNull) never matches, as in SQL, and with an inferred type a
+// key that is no value of it (a CSV field that is no integer, when keys
+// compare as integers) cannot. Those rows are counted and left out, never
+// an error; with a type given, a key that does not parse is an error (or a
+// bad row).
 type KeysReport struct {
 	// Why says where each key column's type came from: "given", "from the
 	// data: column ... is int64", "inferred: ...".

@@ -202,7 +202,7 @@ type Spec struct {
 	Types []Type
 	// EmptyOK lets a composite key's string component be empty: a Parquet
 	// or Arrow side's, whose NULLs are known apart from its empty strings
-	// (a CSV side's empty field is a missing value, refused in a tuple).
+	// (a CSV side's empty field is NULL: key.Spec.IsNull, checked first).
 	EmptyOK bool
 }
 
@@ -272,21 +272,27 @@ func (k Spec) Append(dst []byte, fields [][]byte) ([]byte, error) {
 // rows (columnar.Rows, columnar.Reader).
 type Nulls interface{ Null(col int) bool }
 
-// IsNull reports whether a row's key holds a NULL: where the side knows its
-// NULLs (nulls not nil), a NULL in a key column; else, with lenient typing
-// (types decided from the data: Decision.Lenient), an empty key field,
-// which every typed reader of CSV takes as NULL. With types given, an empty
-// CSV field is text: the empty string, or no integer. O(key columns).
-func (k Spec) IsNull(nulls Nulls, fields [][]byte, lenient bool) bool {
+// NullsOf returns row's Nulls when its side knows its NULLs apart from
+// its values (a Parquet or Arrow side), else nil (CSV, whose only NULL is
+// the empty field). O(1).
+func NullsOf(row any) Nulls {
+	n, _ := row.(Nulls)
+	return n
+}
+
+// IsNull reports whether a row's key holds a NULL, the one rule of every
+// engine and format (docs/types.md, "NULL and empty"): where the side
+// knows its NULLs (nulls not nil: Parquet, Arrow), a NULL in a key column,
+// and an empty string there is a value; else (CSV, TSV) an empty key
+// field, quoted or not, under every key type, as DuckDB and Polars read
+// CSV. A NULL never matches. O(key columns).
+func (k Spec) IsNull(nulls Nulls, fields [][]byte) bool {
 	if nulls != nil {
 		for _, c := range k.Cols {
 			if nulls.Null(c) {
 				return true
 			}
 		}
-		return false
-	}
-	if !lenient {
 		return false
 	}
 	for _, c := range k.Cols {

@@ -51,7 +51,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.inputFormat, "input-format", "", "format of --input: csv, parquet or arrow (default: by its name)")
 	fs.StringVar(&j.keyType, "key-type", string(key.Auto), keyTypeUsage)
 	fs.StringVar(&j.joinType, "join", string(join.JoinInner), "the join: inner; semi (each large row with a match, once, its own columns); anti (each without one; rows the filter rejects skip the shuffle); "+
-		"left (every large row, unmatched ones with empty key-side columns); right (every key row, unmatched ones with empty large-side columns but the join column); full (both). A NULL or empty key never matches")
+		"left (every large row, unmatched ones with empty key-side columns); right (every key row, unmatched ones with empty large-side columns but the join column); full (both). A NULL key (an empty CSV field; a Parquet or Arrow NULL) never matches")
 	fs.StringVar(&j.columns, "columns", "", "the output's columns, by name, in this order (A,B,C; quote a name holding a comma): from either side; default all, the large side's then the key side's but its key")
 	fs.StringVar(&j.layout, "filter-layout", "", "composite key only: composite (one filter over the key tuples; the default) or per-column (one filter a column, the multi-dimension Bloom filter's design, for comparison)")
 	j.sizingFlags.register(fs)

@@ -131,7 +131,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 				}
 				return b.out.Write(nil, -1, r.Offset(), b.pad, b.row)
 			}
-			if nullKey(r, x.keySpec, x.typing.Lenient) {
+			if nullKey(r, x.keySpec) {
 				if err := unmatched(keyNull); err != nil {
 					return err
 				}

@@ -151,7 +151,7 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 				}
 				for i := range w.batch.Len() {
 					fld := w.batch.Field(i)
-					if key, err := key.Of(kt, w.kb[:], fld); err == nil && (len(fld) > 0 || !x.typing.Lenient) { // else the map phase reports it
+					if key, err := key.Of(kt, w.kb[:], fld); err == nil && len(fld) > 0 { // else the map phase reports it (an empty field is NULL)
 						add(w, key)
 					}
 				}

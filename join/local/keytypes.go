@@ -178,11 +178,11 @@ const (
 )
 
 // rowKey makes the key (ks) of r's current row into dst. A NULL in a key
-// column (nullKey) is keyNull; with lenient typing a key that is no value
-// of its type is keyUnmatchable; else a key that does not parse is an
-// error (the caller's: keyError, rowError).
+// column (nullKey, under every key type) is keyNull; with lenient typing a
+// key that is no value of its type is keyUnmatchable; else a key that does
+// not parse is an error (the caller's: keyError, rowError).
 func rowKey(dst []byte, r rowReader, ks key.Spec, lenient bool) ([]byte, keyVerdict, error) {
-	if nullKey(r, ks, lenient) {
+	if nullKey(r, ks) {
 		return dst, keyNull, nil
 	}
 	k, err := ks.Append(dst, r.Fields())
@@ -196,14 +196,9 @@ func rowKey(dst []byte, r rowReader, ks key.Spec, lenient bool) ([]byte, keyVerd
 }
 
 // nullKey reports whether r's current row has a NULL in a key column of
-// ks: a table's NULL, or with lenient typing an empty CSV field (which
-// every typed reader of CSV takes as NULL). With types given, an empty
-// CSV field is text: the empty string, or no integer.
-func nullKey(r rowReader, ks key.Spec, lenient bool) bool {
-	if t, ok := r.(*columnar.Rows); ok {
-		return ks.IsNull(t, nil, lenient)
-	}
-	return ks.IsNull(nil, r.Fields(), lenient)
+// ks (key.Spec.IsNull: a table's NULL, a CSV side's empty field).
+func nullKey(r rowReader, ks key.Spec) bool {
+	return ks.IsNull(key.NullsOf(r), r.Fields())
 }
 
 // keyCounts counts a side's rows whose key cannot match.

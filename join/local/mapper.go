@@ -304,7 +304,7 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 	if x.joinSpec.Composite() {
 		return x.mapTuples(ctx, copies)
 	}
-	kt, col, lenient := x.joinSpec.Types[0], x.joinSpec.Cols[0], x.typing.Lenient
+	kt, col := x.joinSpec.Types[0], x.joinSpec.Cols[0]
 	return mapRows(ctx, x, func(i int, sketches []*joinSketch) *batchWorker {
 		m := &batchWorker{mapWorker: x.newMapWorker(i, copies, sketches), pass: make([]bool, mapBatch)}
 		m.bf, _ = m.f.(filters.BatchFilter)
@@ -330,7 +330,7 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 			for i := range n {
 				f := b.Field(i)
 				k, err := key.Of(kt, m.kb[i][:], f)
-				if err == nil && (len(f) > 0 || !lenient) {
+				if err == nil && len(f) > 0 { // an empty field is NULL (key.Spec.IsNull)
 					if kt != key.Int {
 						m.keys = append(m.keys, k)
 					}
@@ -439,9 +439,9 @@ func (x *execution) gatherKeys(r *csvscan.Reader, b *csvscan.Batch, kt key.Type,
 	for i := range b.Len() {
 		f := b.Field(i)
 		key, err := key.Of(kt, kb[i][:], f)
-		if x.typing.Lenient && (err != nil || len(f) == 0) {
+		if len(f) == 0 || (err != nil && x.typing.Lenient) {
 			m.rows++
-			if len(f) == 0 {
+			if len(f) == 0 { // NULL under every key type (key.Spec.IsNull)
 				m.cannot.add(keyNull)
 			} else {
 				m.cannot.add(keyUnmatchable)

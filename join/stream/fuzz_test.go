@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,20 +49,31 @@ func FuzzEvents(f *testing.F) {
 		if bytes.IndexByte(data, '"') >= 0 || bytes.IndexByte(data, '\r') >= 0 || bytes.HasPrefix(data, []byte("\ufeff")) {
 			return
 		}
-		// No quotes, no CR: records are the non-blank lines.
+		// No quotes, no CR: records are the non-blank lines; an empty
+		// key field is NULL (key.Spec.IsNull), counted and not applied.
 		lines := strings.Split(string(data), "\n")
-		var ins, del int64
+		kc := slices.Index(strings.Split(lines[0], ","), "K")
+		var ins, del, null int64
 		for _, l := range lines[1:] {
+			if l == "" || (l[0] != '+' && l[0] != '-') {
+				continue
+			}
+			fields := strings.Split(l[1:], ",")
+			c := 0 // a delete's fields are the key columns
+			if l[0] == '+' {
+				c = kc
+			}
 			switch {
-			case l == "":
+			case fields[c] == "":
+				null++
 			case l[0] == '+':
 				ins++
-			case l[0] == '-':
+			default:
 				del++
 			}
 		}
-		if rep.Inserts != ins || rep.Deletes != del {
-			t.Fatalf("applied %d inserts and %d deletes, the lines hold %d and %d", rep.Inserts, rep.Deletes, ins, del)
+		if rep.Inserts != ins || rep.Deletes != del || rep.Keys.KeysNull != null {
+			t.Fatalf("applied %d inserts and %d deletes, %d NULL keys; the lines hold %d, %d and %d", rep.Inserts, rep.Deletes, rep.Keys.KeysNull, ins, del, null)
 		}
 	})
 }

@@ -107,13 +107,10 @@ func openSide(ctx context.Context, option, path, name, format, tempDir string, e
 	return s, nil
 }
 
-// null reports whether the current row has a NULL in a key column of ks:
-// a table's NULL, or with lenient typing an empty CSV field (key.Decision).
-func (s *side) null(ks key.Spec, fields [][]byte, lenient bool) bool {
-	if t, ok := s.r.(*columnar.Reader); ok {
-		return ks.IsNull(t, nil, lenient)
-	}
-	return ks.IsNull(nil, fields, lenient)
+// null reports whether the current row has a NULL in a key column of ks
+// (key.Spec.IsNull: a table's NULL, a CSV side's empty field).
+func (s *side) null(ks key.Spec, fields [][]byte) bool {
+	return ks.IsNull(key.NullsOf(s.r), fields)
 }
 
 // sources are the key columns ks as key.Decide takes them.
@@ -178,8 +175,9 @@ type keyReader struct {
 	tcol  int      // timed rows: the time column, else -1
 	clock clock
 	seq   int64
-	// lenient: the key type was decided (key.Decision), so a NULL or a
-	// key that is no value of it is counted in cannot and skipped.
+	// A NULL key is counted in cannot and skipped under every key type;
+	// lenient: the key type was decided (key.Decision), so a key that is
+	// no value of it is too, where with a type given it is an error.
 	lenient bool
 	cannot  cannotCounts
 }
@@ -240,7 +238,7 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 				b.err = r.Errorf("an insert (+) has %d fields, want the header's %d", len(fields), len(kr.s.header))
 				return false
 			}
-			if kr.s.null(kr.ks, fields, kr.lenient) {
+			if kr.s.null(kr.ks, fields) {
 				kr.cannot.null.Add(1)
 				continue
 			}
@@ -262,7 +260,7 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 			}
 			// The delete's fields are the key columns in order: a KeySpec
 			// over them. A key that cannot match was never inserted.
-			if kr.s.null(kr.del, fields, kr.lenient) {
+			if kr.s.null(kr.del, fields) {
 				kr.cannot.null.Add(1)
 				continue
 			}
@@ -349,7 +347,7 @@ func (pr *probeReader) read(b *probeBatch, n int) bool {
 		}
 		fields := r.Fields()
 		rec := probeRec{line: r.Line(), start: len(b.arena)}
-		if pr.s.null(pr.ks, fields, pr.lenient) {
+		if pr.s.null(pr.ks, fields) {
 			pr.cannot.null.Add(1)
 			if !pr.keepNull {
 				continue
