@@ -4,6 +4,7 @@
 package columnartest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,58 +26,83 @@ type Files struct {
 // Write writes rec into dir as name.parquet (rowGroup rows a row group,
 // dictionary pages when dict), name.arrow (the IPC file format, in two
 // record batches when it has two rows or more) and name.arrows (the IPC
-// stream format).
+// stream format). It fails t on an error (WriteFiles).
 func Write(t testing.TB, dir, name string, rec arrow.Record, rowGroup int64, dict bool) Files {
 	t.Helper()
+	fs, err := WriteFiles(dir, name, rec, rowGroup, dict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
+// WriteFiles is Write for a program (bench/cmd/nullcases): errors returned.
+func WriteFiles(dir, name string, rec arrow.Record, rowGroup int64, dict bool) (Files, error) {
 	fs := Files{filepath.Join(dir, name+".parquet"), filepath.Join(dir, name+".arrow"), filepath.Join(dir, name+".arrows")}
 	f, err := os.Create(fs.Parquet)
 	if err != nil {
-		t.Fatal(err)
+		return fs, err
 	}
 	tbl := array.NewTableFromRecords(rec.Schema(), []arrow.Record{rec})
 	defer tbl.Release()
 	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rowGroup), parquet.WithDictionaryDefault(dict))
-	if err := pqarrow.WriteTable(tbl, f, rowGroup, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema())); err != nil {
-		t.Fatal(err)
+	err = pqarrow.WriteTable(tbl, f, rowGroup, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	f.Close() // WriteTable closed it, or failed
+	if err != nil {
+		return fs, err
 	}
-	f.Close()
 	g, err := os.Create(fs.ArrowFile)
 	if err != nil {
-		t.Fatal(err)
+		return fs, err
 	}
+	defer g.Close()
 	w, err := ipc.NewFileWriter(g, ipc.WithSchema(rec.Schema()))
 	if err != nil {
-		t.Fatal(err)
+		return fs, err
 	}
 	half := rec.NumRows() / 2
 	for _, part := range []arrow.Record{rec.NewSlice(0, half), rec.NewSlice(half, rec.NumRows())} {
-		if err := w.Write(part); err != nil {
-			t.Fatal(err)
-		}
+		err := w.Write(part)
 		part.Release()
+		if err != nil {
+			return fs, err
+		}
 	}
 	if err := w.Close(); err != nil {
-		t.Fatal(err)
+		return fs, err
 	}
-	g.Close()
+	if err := g.Close(); err != nil {
+		return fs, err
+	}
 	h, err := os.Create(fs.ArrowStream)
 	if err != nil {
-		t.Fatal(err)
+		return fs, err
 	}
+	defer h.Close()
 	sw := ipc.NewWriter(h, ipc.WithSchema(rec.Schema()))
 	if err := sw.Write(rec); err != nil {
-		t.Fatal(err)
+		return fs, err
 	}
-	sw.Close()
-	h.Close()
-	return fs
+	if err := sw.Close(); err != nil {
+		return fs, err
+	}
+	return fs, h.Close()
 }
 
 // Record builds a record of columns named names, of types (Int32, Int64,
 // Uint64, Float64, String, Boolean), from rows of text; a nil field is NULL. Every
-// column is nullable.
+// column is nullable. It fails t on an error (NewRecord).
 func Record(t testing.TB, names []string, types []arrow.DataType, rows [][]*string) arrow.Record {
 	t.Helper()
+	rec, err := NewRecord(names, types, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// NewRecord is Record for a program: errors returned.
+func NewRecord(names []string, types []arrow.DataType, rows [][]*string) (arrow.Record, error) {
 	fields := make([]arrow.Field, len(names))
 	for i, n := range names {
 		fields[i] = arrow.Field{Name: n, Type: types[i], Nullable: true}
@@ -115,12 +141,12 @@ func Record(t testing.TB, names []string, types []arrow.DataType, rows [][]*stri
 			case *array.StringBuilder:
 				fb.Append(*v)
 			default:
-				t.Fatalf("columnartest: a column of type %s", types[j])
+				return nil, fmt.Errorf("columnartest: a column of type %s", types[j])
 			}
 			if err != nil {
-				t.Fatalf("columnartest: column %s: %v", names[j], err)
+				return nil, fmt.Errorf("columnartest: column %s: %v", names[j], err)
 			}
 		}
 	}
-	return b.NewRecord()
+	return b.NewRecord(), nil
 }

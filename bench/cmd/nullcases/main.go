@@ -1,0 +1,37 @@
+// Command nullcases writes the sides of the NULL and empty key cases
+// (internal/testutil/nullcases) into a folder and lists one line a golden:
+// its file name, the key side and the input side to join for it (the CSV
+// or the Parquet form), the key and join columns and the join type,
+// tab-separated. bench/nulls-diff.sh joins each with DuckDB to write
+// testdata/nulls.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil/nullcases"
+)
+
+func main() {
+	dir := flag.String("dir", "", "the folder to write the sides into")
+	flag.Parse()
+	if *dir == "" {
+		fmt.Fprintln(os.Stderr, "nullcases: --dir is required")
+		os.Exit(2)
+	}
+	cases, err := nullcases.Write(*dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "nullcases:", err)
+		os.Exit(1)
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		if seen[c.Golden] || (c.KeysFormat != "csv" && c.KeysFormat != "parquet") || (c.InputFormat != "csv" && c.InputFormat != "parquet") {
+			continue
+		}
+		seen[c.Golden] = true
+		fmt.Printf("%s\t%s\t%s\t%s\t%s\t%s\n", c.Golden, c.Keys, c.Input, c.KeyCol, c.JoinCol, c.JoinType)
+	}
+}
