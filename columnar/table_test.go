@@ -359,3 +359,13 @@ func TestStringView(t *testing.T) {
 		tb.Close()
 	}
 }
+
+// TestLZ4Raw: a Parquet file compressed with LZ4_RAW (what DuckDB writes
+// for COMPRESSION lz4), which arrow/go v15 does not decode, is refused
+// naming the codec and the way out, not as "not a valid file".
+func TestLZ4Raw(t *testing.T) {
+	_, err := Open(context.Background(), "testdata/duckdb-lz4.parquet", "lz4.parquet", Parquet, "")
+	if err == nil || !strings.Contains(err.Error(), `lz4.parquet: column "K" is compressed with LZ4_RAW`) || !strings.Contains(err.Error(), "COMPRESSION zstd") || errors.Is(err, ErrFormat) {
+		t.Fatalf("LZ4_RAW: %v", err)
+	}
+}
