@@ -92,6 +92,7 @@ func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error
 		return nil, option.Within(err, "stream", ErrOptions)
 	}
 	e.keySpec.Types, probeSpec.Types = e.typing.Types, e.typing.Types
+	e.keySpec.Wide, probeSpec.Wide = e.typing.KeysWide, e.typing.InputWide
 	e.rep.Keys.Why, e.rep.KeyType = e.typing.Why, key.JoinTypes(e.typing.Types)
 	kr := newKeyReader(e.ks, e.keySpec, -1)
 	kr.lenient = e.typing.Lenient
