@@ -93,11 +93,15 @@ type keyCols struct {
 	Cols         []int
 	Names, Types []string
 	Lenient      bool
-	EmptyOK      bool // key.Spec's: a table side's empty string is a value
+	EmptyOK      bool   // key.Spec's: a table side's empty string is a value
+	Wide         []bool // key.Spec's: a uint64 beyond int64 is an error, not unmatchable
 }
 
+// unmatchable is key.Unmatchable, by a name no local variable shadows.
+var unmatchable = key.Unmatchable
+
 func newKeyCols(ks key.Spec) keyCols {
-	k := keyCols{Cols: ks.Cols, Names: ks.Names}
+	k := keyCols{Cols: ks.Cols, Names: ks.Names, Wide: ks.Wide}
 	for _, t := range ks.Types {
 		k.Types = append(k.Types, string(t))
 	}
@@ -105,7 +109,7 @@ func newKeyCols(ks key.Spec) keyCols {
 }
 
 func (k keyCols) spec() key.Spec {
-	ks := key.Spec{Cols: k.Cols, Names: k.Names, EmptyOK: k.EmptyOK}
+	ks := key.Spec{Cols: k.Cols, Names: k.Names, EmptyOK: k.EmptyOK, Wide: k.Wide}
 	for _, t := range k.Types {
 		ks.Types = append(ks.Types, key.Type(t))
 	}
@@ -147,7 +151,7 @@ func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(s
 		if !null {
 			rec, b, err = join.MapKeyRow(ks, r.Fields(), 0, buf[:0])
 		}
-		if null || (err != nil && f.Key.Lenient) {
+		if null || (err != nil && unmatchable(err, f.Key.Lenient)) {
 			// A NULL or unmatchable key: no row can meet it; a right or
 			// full join writes its row now.
 			if keepKeys {
@@ -340,7 +344,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 		if !null {
 			key, ok, err = join.MapInputRow(f.filter, *f.ks, r.Fields(), f.kb[:0])
 		}
-		if null || (err != nil && f.Key.Lenient) {
+		if null || (err != nil && unmatchable(err, f.Key.Lenient)) {
 			// A NULL or unmatchable key: no key can meet it.
 			if bypass {
 				write(f.csvRow(r, sp))
@@ -711,6 +715,7 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 		return beam.PCollection{}, kh, ih, option.Within(err, "beamjoin", join.ErrOptions)
 	}
 	ks.Types, js.Types = d.Types, d.Types
+	ks.Wide, js.Wide = d.KeysWide, d.InputWide
 	kc, jc := newKeyCols(ks), newKeyCols(js)
 	kc.Lenient, jc.Lenient = d.Lenient, d.Lenient
 	for _, c := range []struct {

@@ -34,9 +34,9 @@ func arrowType(dt arrow.DataType) (Type, error) {
 		return Type{Kind: Float, Width: 64}, nil
 	case *arrow.BooleanType:
 		return Type{Kind: Bool}, nil
-	case *arrow.StringType, *arrow.LargeStringType, *arrow.NullType:
+	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType, *arrow.NullType:
 		return Type{Kind: String}, nil
-	case *arrow.BinaryType, *arrow.LargeBinaryType, *arrow.FixedSizeBinaryType:
+	case *arrow.BinaryType, *arrow.LargeBinaryType, *arrow.BinaryViewType, *arrow.FixedSizeBinaryType:
 		return Type{Kind: Binary}, nil
 	case *arrow.Date32Type, *arrow.Date64Type:
 		return Type{Kind: Date}, nil
@@ -146,7 +146,11 @@ func fromArrow(a arrow.Array, t Type) (*Column, error) {
 		bytesOf(func(i int) []byte { return []byte(v.Value(i)) })
 	case *array.LargeString:
 		bytesOf(func(i int) []byte { return []byte(v.Value(i)) })
+	case *array.StringView: // Polars' default Arrow output
+		bytesOf(func(i int) []byte { return []byte(v.Value(i)) })
 	case *array.Binary:
+		bytesOf(v.Value)
+	case *array.BinaryView:
 		bytesOf(v.Value)
 	case *array.LargeBinary:
 		bytesOf(v.Value)

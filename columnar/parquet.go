@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow/float16"
 	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/compress"
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/metadata"
 	"github.com/apache/arrow/go/v15/parquet/schema"
@@ -41,6 +42,10 @@ func openParquet(path, name string) (_ *parquetTable, _ []string, _ []Type, err 
 		f.Close()
 		return nil, nil, nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
 	}
+	if err := checkCodecs(r, name); err != nil {
+		f.Close()
+		return nil, nil, nil, err
+	}
 	sc := r.MetaData().Schema
 	p := &parquetTable{f: f, r: r}
 	var names []string
@@ -61,6 +66,29 @@ func openParquet(path, name string) (_ *parquetTable, _ []string, _ []Type, err 
 		types = append(types, t)
 	}
 	return p, names, types, nil
+}
+
+// checkCodecs refuses a file compressed with a codec arrow/go v15 does
+// not decode (LZ4_RAW, which DuckDB, Polars and pyarrow mean by "lz4";
+// the library registers its codecs in a map it does not export), naming
+// the codec and the way out, rather than failing at the first page as
+// "not a valid file". O(row groups x columns), from the footer.
+func checkCodecs(r *file.Reader, name string) error {
+	md := r.MetaData()
+	for i := range r.NumRowGroups() {
+		rg := md.RowGroup(i)
+		for j := range rg.NumColumns() {
+			cc, err := rg.ColumnChunk(j)
+			if err != nil {
+				continue // the read reports it
+			}
+			if _, err := compress.GetCodec(cc.Compression()); err != nil {
+				return fmt.Errorf("%s: column %q is compressed with %s, which this build's Parquet reader (arrow/go v15) does not decode: write the file with snappy or zstd (DuckDB: COPY ... TO 'x.parquet' (FORMAT parquet, COMPRESSION zstd); Polars: write_parquet(..., compression='zstd'))",
+					name, cc.PathInSchema().String(), cc.Compression())
+			}
+		}
+	}
+	return nil
 }
 
 // parquetType is the Type of a flat Parquet column: its physical type as

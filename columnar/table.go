@@ -145,24 +145,25 @@ func Open(ctx context.Context, path, name string, format Format, tempDir string)
 		}
 		return t, nil
 	case Arrow:
+		if !regular {
+			return openArrowStream(ctx, src, src, name, tempDir)
+		}
 		var magic [6]byte
-		if regular {
-			if _, err := src.ReadAt(magic[:], 0); err == nil && string(magic[:]) == "ARROW1" {
-				if t.af, err = ipc.NewFileReader(src); err != nil {
-					src.Close()
-					return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
-				}
-				t.closer, t.size = src, st.Size()
-				if err := t.schema(t.af.Schema()); err != nil {
-					t.Close()
-					return nil, err
-				}
-				if err := t.countArrow(ctx); err != nil {
-					t.Close()
-					return nil, err
-				}
-				return t, nil
+		if _, err := src.ReadAt(magic[:], 0); err == nil && string(magic[:]) == "ARROW1" {
+			if t.af, err = ipc.NewFileReader(src); err != nil {
+				src.Close()
+				return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
 			}
+			t.closer, t.size = src, st.Size()
+			if err := t.schema(t.af.Schema()); err != nil {
+				t.Close()
+				return nil, err
+			}
+			if err := t.countArrow(ctx); err != nil {
+				t.Close()
+				return nil, err
+			}
+			return t, nil
 		}
 		if t.as, err = ipc.NewReader(bufio.NewReaderSize(src, 1<<20)); err != nil {
 			src.Close()
@@ -173,6 +174,95 @@ func Open(ctx context.Context, path, name string, format Format, tempDir string)
 	}
 	src.Close()
 	return nil, fmt.Errorf("%s: format %q is not a table's (parquet or arrow)", name, format)
+}
+
+// OpenStream opens the table of format that r holds from its first byte
+// (standard input whose first bytes told its format: csvscan.TableError);
+// c is closed with the table. A Parquet stream, or an Arrow IPC file
+// (ARROW1), is copied to a file in tempDir first (their footers are at
+// their ends), removed by Close; an Arrow IPC stream is read once, in
+// order. Errors name the table name.
+func OpenStream(ctx context.Context, r io.Reader, c io.Closer, name string, format Format, tempDir string) (*Table, error) {
+	switch format {
+	case Parquet:
+		file, err := spool(ctx, r, tempDir)
+		c.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return openSpooled(ctx, file, name, Parquet, tempDir)
+	case Arrow:
+		return openArrowStream(ctx, r, c, name, tempDir)
+	}
+	c.Close()
+	return nil, fmt.Errorf("%s: format %q is not a table's (parquet or arrow)", name, format)
+}
+
+// openArrowStream reads an Arrow side that is no regular file: an IPC
+// file (ARROW1: its footer is at its end) is copied to tempDir and opened
+// there; else r is read as the IPC stream format, once, in order.
+func openArrowStream(ctx context.Context, r io.Reader, c io.Closer, name, tempDir string) (*Table, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	if magic, _ := br.Peek(6); string(magic) == "ARROW1" {
+		file, err := spoolFile(ctx, br, tempDir, "spool-*.arrow")
+		c.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return openSpooled(ctx, file, name, Arrow, tempDir)
+	}
+	t := &Table{Name: name, Format: Arrow, size: -1, closer: c}
+	var err error
+	if t.as, err = ipc.NewReader(br); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
+	}
+	return t, t.schema(t.as.Schema())
+}
+
+// openSpooled opens file, a copy of a stream, as the table name; Close
+// (or a failure) removes it.
+func openSpooled(ctx context.Context, file, name string, format Format, tempDir string) (*Table, error) {
+	t, err := Open(ctx, file, name, format, tempDir)
+	if err != nil {
+		os.Remove(file)
+		return nil, err
+	}
+	t.spool = file
+	return t, nil
+}
+
+// spoolFile copies src to a new file in dir named by pattern (named for
+// `join clean`), removed on failure.
+func spoolFile(ctx context.Context, src io.Reader, dir, pattern string) (string, error) {
+	f, err := os.CreateTemp(dir, atomicfile.TempPrefix()+pattern)
+	if err != nil {
+		return "", err
+	}
+	buf := make([]byte, 1<<20)
+	for {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		n, rerr := src.Read(buf)
+		if _, err = f.Write(buf[:n]); err != nil {
+			break
+		}
+		if rerr != nil {
+			if rerr != io.EOF {
+				err = rerr
+			}
+			break
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
 }
 
 // countArrow reads an Arrow file's record batches once for their rows and

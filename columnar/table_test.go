@@ -21,6 +21,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/decimal128"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 
 	"github.com/acbfjoin/acbfjoin/key"
@@ -294,5 +295,77 @@ func TestDamagedPages(t *testing.T) {
 	}
 	if errs == 0 {
 		t.Fatal("no damage found: the test damaged nothing that is read")
+	}
+}
+
+// TestStringView: Arrow's string_view and binary_view columns (Polars'
+// default Arrow output) read as a string and as bytes, in the IPC file
+// and the stream format, as keys too.
+func TestStringView(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	sb := array.NewStringViewBuilder(mem)
+	sb.AppendValues([]string{"7", "a string longer than twelve bytes", ""}, []bool{true, true, false})
+	bb := array.NewBinaryViewBuilder(mem)
+	bb.AppendValues([][]byte{{0xff}, []byte("bytes longer than twelve of them"), {}}, nil)
+	sv, bv := sb.NewArray(), bb.NewArray()
+	rec := array.NewRecord(arrow.NewSchema([]arrow.Field{{Name: "s", Type: sv.DataType(), Nullable: true}, {Name: "b", Type: bv.DataType()}}, nil), []arrow.Array{sv, bv}, 3)
+	dir := t.TempDir()
+	af, as := filepath.Join(dir, "v.arrow"), filepath.Join(dir, "v.arrows")
+	f, _ := os.Create(af)
+	w, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	f.Close()
+	g, _ := os.Create(as)
+	sw := ipc.NewWriter(g, ipc.WithSchema(rec.Schema()))
+	sw.Write(rec)
+	sw.Close()
+	g.Close()
+	for _, path := range []string{af, as} {
+		tb, err := Open(context.Background(), path, "", Arrow, "")
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if tb.Types[0].Kind != String || tb.Types[1].Kind != Binary {
+			t.Fatalf("%s: types %v", path, tb.Types)
+		}
+		var cols []*Column
+		if tb.Stream() {
+			cols, err = tb.Next(nil)
+		} else {
+			cols, err = tb.Read(0, nil)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		var got []string
+		for r := NewRows(tb.Name, cols, 0); r.Next(); {
+			got = append(got, string(r.Raw()))
+		}
+		want := []string{"7,\xff", "a string longer than twelve bytes,bytes longer than twelve of them", ","}
+		if !slices.Equal(got, want) || !cols[0].Null(2) {
+			t.Errorf("%s: rows %q, want %q", path, got, want)
+		}
+		var kb [8]byte
+		wk, _ := key.Of(key.Int, kb[:], []byte("7"))
+		if k, err := cols[0].AppendKey(nil, 0, key.Int); err != nil || !bytes.Equal(k, wk) {
+			t.Errorf("%s: key %x, %v", path, k, err)
+		}
+		tb.Close()
+	}
+}
+
+// TestLZ4Raw: a Parquet file compressed with LZ4_RAW (what DuckDB writes
+// for COMPRESSION lz4), which arrow/go v15 does not decode, is refused
+// naming the codec and the way out, not as "not a valid file".
+func TestLZ4Raw(t *testing.T) {
+	_, err := Open(context.Background(), "testdata/duckdb-lz4.parquet", "lz4.parquet", Parquet, "")
+	if err == nil || !strings.Contains(err.Error(), `lz4.parquet: column "K" is compressed with LZ4_RAW`) || !strings.Contains(err.Error(), "COMPRESSION zstd") || errors.Is(err, ErrFormat) {
+		t.Fatalf("LZ4_RAW: %v", err)
 	}
 }

@@ -94,26 +94,24 @@ func (u TimeUnit) String() string {
 }
 
 // KeyType is how join keys of a column of type t compare: integers of any
-// width by value (key.Int) but uint64, whose values beyond int64 no int key
-// holds: it compares as its decimal text (key.String, one text a value, so
-// by value too; an int64 column meets it with the key type given: string);
-// strings and bytes as bytes (key.String); ok is false for the other
-// types, which are no join keys (a float, a date, a timestamp: join on an
-// integer or a string column), and for Text, whose type the caller decides.
+// width by value (key.Int; a uint64's values beyond int64, which no int key
+// holds, are Wide's matter: key.Decide), strings and bytes as bytes
+// (key.String); ok is false for the other types, which are no join keys (a
+// float, a date, a timestamp: join on an integer or a string column), and
+// for Text, whose type the caller decides.
 func (t Type) KeyType() (kt key.Type, ok bool) {
 	switch t.Kind {
-	case Uint:
-		if t.Width >= 64 {
-			return key.String, true
-		}
-		return key.Int, true
-	case Int:
+	case Int, Uint:
 		return key.Int, true
 	case String, Binary:
 		return key.String, true
 	}
 	return "", false
 }
+
+// Wide reports whether t is an integer type with values beyond int64
+// (uint64): key.Source's Wide.
+func (t Type) Wide() bool { return t.Kind == Uint && t.Width >= 64 }
 
 // Typed reports whether t comes from the data (not Text).
 func (t Type) Typed() bool { return t.Kind != Text }

@@ -614,8 +614,12 @@ func openStream(ctx context.Context, path string) (*stream, error) {
 		magic = b[:n]
 	} else {
 		br := bufio.NewReaderSize(f, 64<<10)
-		magic, _ = br.Peek(4)
+		magic, _ = br.Peek(8)
 		s.r = br
+		if format := tableMagic(magic); format != "" && path == "-" {
+			// Standard input that is a table: handed whole to its reader.
+			return nil, &TableError{Name: name, Format: format, r: br, closers: s.closers, stop: s.stop}
+		}
 	}
 	switch {
 	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
@@ -647,6 +651,42 @@ func openStream(ctx context.Context, path string) (*stream, error) {
 		}
 	}
 	return s, nil
+}
+
+// TableError is OpenInput's error for standard input that begins as a
+// Parquet file, an Arrow IPC file or an Arrow IPC stream does: a reader of
+// tables can read it (Read gives the stream from its first byte; Close
+// closes it). Left unread, it says what it is, as ReadHeader does.
+type TableError struct {
+	Name    string
+	Format  string // "Parquet", "Arrow IPC", "Arrow IPC stream"
+	r       io.Reader
+	closers []io.Closer
+	stop    func() bool
+}
+
+func (e *TableError) Error() string {
+	return fmt.Sprintf("%s:1: this is no CSV: it begins as a%s %s file does; give its format (parquet or arrow)", e.Name, article(e.Format), e.Format)
+}
+
+// Parquet reports whether the stream is Parquet (else Arrow IPC).
+func (e *TableError) Parquet() bool { return e.Format == "Parquet" }
+
+// Read reads the stream from its first byte.
+func (e *TableError) Read(p []byte) (int, error) { return e.r.Read(p) }
+
+// Close closes the stream.
+func (e *TableError) Close() error {
+	if e.stop != nil {
+		e.stop()
+	}
+	var err error
+	for _, c := range e.closers {
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }
 
 // openFile opens path for reading. A FIFO blocks in open until a writer

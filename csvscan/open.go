@@ -54,15 +54,45 @@ func zipEntry(zr *zip.Reader, path string) (*zip.File, error) {
 			text = append(text, f)
 		}
 	}
+	var entry *zip.File
 	switch {
 	case len(files) == 1:
-		return files[0], nil
+		entry = files[0]
 	case len(text) == 1:
-		return text[0], nil
+		entry = text[0]
 	case len(files) == 0:
 		return nil, fmt.Errorf("%s: zip archive is empty", path)
 	}
-	return nil, fmt.Errorf("%s: zip archive holds %d files, cannot tell which is the data", path, len(files))
+	if entry == nil {
+		return nil, fmt.Errorf("%s: zip archive holds %d files, cannot tell which is the data", path, len(files))
+	}
+	// A Parquet or Arrow file in a zip, by its name or its first bytes:
+	// refused as a .parquet.gz is (columnar.FormatOf), not read as CSV.
+	format := tableExt(entry.Name)
+	if format == "" {
+		if rc, err := entry.Open(); err == nil {
+			var head [8]byte
+			n, _ := io.ReadFull(rc, head[:])
+			rc.Close()
+			format = tableMagic(head[:n])
+		}
+	}
+	if format != "" {
+		return nil, fmt.Errorf("%s: a compressed %s file (%s in the zip archive): %s compresses inside, give the file itself (unzip it)", path, format, printable(entry.Name), format)
+	}
+	return entry, nil
+}
+
+// tableExt is the format a file name says it is of, if a table's (as
+// columnar.FormatOf reads extensions): "Parquet", "Arrow IPC", else "".
+func tableExt(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".parquet", ".pq":
+		return "Parquet"
+	case ".arrow", ".feather", ".ipc", ".arrows":
+		return "Arrow IPC"
+	}
+	return ""
 }
 
 type stacked struct {

@@ -825,6 +825,10 @@ func tableMagic(head []byte) string {
 		return "Parquet"
 	case len(head) > 6 && string(head[:6]) == "ARROW1" && head[6] == 0:
 		return "Arrow IPC"
+	case len(head) >= 8 && string(head[:4]) == "\xff\xff\xff\xff" && head[7] < 0x80:
+		// The IPC stream format's continuation marker, then its first
+		// message's length (little-endian, positive).
+		return "Arrow IPC stream"
 	}
 	return ""
 }

@@ -4,8 +4,10 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
@@ -382,5 +384,33 @@ func TestParseInt(t *testing.T) {
 	b := []byte("3858241")
 	if a := testing.AllocsPerRun(100, func() { ParseInt(b) }); a != 0 {
 		t.Errorf("ParseInt allocates %.0f times", a)
+	}
+}
+
+// TestZipOfTable: a zip whose file is Parquet or Arrow, by its name or
+// its first bytes, is refused naming the format (as a .parquet.gz is),
+// by Open and OpenInput alike, not read as CSV.
+func TestZipOfTable(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ member, data, format string }{
+		{"x.parquet", "PAR1\x15\x04 and the rest", "Parquet"},
+		{"data", "PAR1\x15\x04 and the rest", "Parquet"},
+		{"x.feather", "K\n1\n", "Arrow IPC"},
+		{"data.bin", "ARROW1\x00\x00 and the rest", "Arrow IPC"},
+	} {
+		var zb bytes.Buffer
+		zw := zip.NewWriter(&zb)
+		w, _ := zw.Create(c.member)
+		w.Write([]byte(c.data))
+		zw.Close()
+		zp := filepath.Join(dir, "t.zip")
+		testutil.WriteFile(t, zp, zb.Bytes(), 0o644)
+		want := fmt.Sprintf("t.zip: a compressed %s file (%s in the zip archive): %s compresses inside", c.format, c.member, c.format)
+		if _, _, err := Open(zp); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Open, %s: %v", c.member, err)
+		}
+		if _, err := OpenInput(context.Background(), zp, InputOptions{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("OpenInput, %s: %v", c.member, err)
+		}
 	}
 }

@@ -14,6 +14,9 @@ type Source struct {
 	File, Column string
 	DataType     string
 	KeyType      Type
+	// Wide says the integer column may hold values beyond int64 (uint64),
+	// which no int key holds.
+	Wide bool
 }
 
 func (s Source) typed() bool { return s.DataType != "" }
@@ -41,6 +44,14 @@ type Decision struct {
 	Types   []Type
 	Why     []string
 	Lenient bool
+	// KeysWide and InputWide say, a key column each, that the key side's
+	// (the input's) column is a uint64 compared as Int against a side
+	// that could hold its values beyond int64 too (text, another uint64
+	// given int, or no other side yet: a filter's keys): such a value is
+	// an error (Spec.Wide, ErrBeyond), never an unmatchable key, which
+	// would silently miss its match. Against a signed integer column,
+	// which holds no such value, it is unmatchable.
+	KeysWide, InputWide []bool
 }
 
 // Decide settles the key types of a join, column by column j, from the
@@ -61,11 +72,43 @@ type Decision struct {
 // option.Errors naming KeyType, wrapping ErrKey (option.Within makes them
 // a package's own).
 func Decide(given []Type, keys, input []Source, infer func(cols []int) ([]Evidence, error)) (Decision, error) {
+	d, err := decide(given, keys, input, infer)
+	if err != nil {
+		return d, err
+	}
+	// A uint64 column compared as Int: its values beyond int64 have no int
+	// key; they are unmatchable only where the other side is a typed
+	// integer column that is no uint64 (it cannot hold them).
+	d.KeysWide, d.InputWide = make([]bool, len(given)), make([]bool, len(given))
+	for j := range given {
+		if d.Types[j] != Int {
+			continue
+		}
+		var in Source
+		if input != nil {
+			in = input[j]
+		}
+		narrow := func(s Source) bool { return s.typed() && s.KeyType == Int && !s.Wide }
+		d.KeysWide[j] = keys[j].Wide && !narrow(in)
+		d.InputWide[j] = in.Wide && !narrow(keys[j])
+	}
+	return d, nil
+}
+
+func decide(given []Type, keys, input []Source, infer func(cols []int) ([]Evidence, error)) (Decision, error) {
 	d := Decision{Types: make([]Type, len(given)), Why: make([]string, len(given))}
 	var text []int
 	for j, g := range given {
 		if g != Auto {
 			d.Types[j], d.Why[j] = g, "given"
+			continue
+		}
+		if input != nil && keys[j].Wide && input[j].Wide {
+			// Two uint64 columns: both may hold values beyond int64, which
+			// no int key holds; their decimal text (one text a value)
+			// compares them by value, all of them.
+			d.Lenient = true
+			d.Types[j], d.Why[j] = String, fmt.Sprintf("from the data: %s and %s: compared as decimal text (values beyond int64 too)", keys[j], input[j])
 			continue
 		}
 		d.Lenient = true
@@ -82,7 +125,7 @@ func Decide(given []Type, keys, input []Source, infer func(cols []int) ([]Eviden
 				return d, keyError("KeyType", string(Auto), "%s, which is no join key: join on an integer or a string column, or give the type string to compare its text", s)
 			}
 			if from != nil && s.KeyType != from.KeyType {
-				return d, keyError("KeyType", string(Auto), "%s and %s: their keys compare as %s and as %s (an integer column cannot meet a string column, and a uint64 column compares as decimal text); give the type int (the text read as integers) or string (the integers as decimal text)", *from, s, from.KeyType, s.KeyType)
+				return d, keyError("KeyType", string(Auto), "%s and %s: their keys compare as %s and as %s (an integer column cannot meet a string column); give the type int (the text read as integers) or string (the integers as decimal text)", *from, s, from.KeyType, s.KeyType)
 			}
 			if from == nil {
 				from = &sources[i]

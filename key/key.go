@@ -6,7 +6,9 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -204,6 +206,27 @@ type Spec struct {
 	// or Arrow side's, whose NULLs are known apart from its empty strings
 	// (a CSV side's empty field is NULL: key.Spec.IsNull, checked first).
 	EmptyOK bool
+	// Wide, a key column each (nil: none), marks an Int column whose
+	// values beyond int64 (a uint64's) the other side could hold too
+	// (Decision.KeysWide, InputWide): Append refuses such a value
+	// (ErrBeyond) rather than call it no key.
+	Wide []bool
+}
+
+// ErrBeyond is wrapped by the error of an integer key beyond int64 in a
+// column the other side could match it in (Spec.Wide): no int key holds
+// it, and leaving it out would silently miss its match.
+var ErrBeyond = errors.New("beyond int64, the integers an int key holds, and the other side could hold it too: give the key type string (--key-type string) to compare the keys as decimal text")
+
+// Unmatchable reports whether a key that failed with err is left out as
+// unmatchable (lenient typing), not an error: every failure but ErrBeyond.
+func Unmatchable(err error, lenient bool) bool { return lenient && !errors.Is(err, ErrBeyond) }
+
+// beyond reports whether field is an unsigned integer beyond int64 within
+// uint64 (as a uint64 column renders its values: decimal digits).
+func beyond(field []byte) bool {
+	v, err := strconv.ParseUint(string(field), 10, 64)
+	return err == nil && v > math.MaxInt64
 }
 
 // NewSpec finds names in a header.
@@ -255,6 +278,8 @@ func (k Spec) Append(dst []byte, fields [][]byte) ([]byte, error) {
 		}
 		b, err := Of(k.Types[i], buf[:], f)
 		switch {
+		case err != nil && k.Types[i] == Int && i < len(k.Wide) && k.Wide[i] && beyond(f):
+			return dst, fmt.Errorf("%s: %s is %w", k.Names[i], f, ErrBeyond)
 		case err != nil:
 			return dst, fmt.Errorf("%s: %w", k.Names[i], err)
 		case !k.Composite():

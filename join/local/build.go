@@ -139,7 +139,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 			}
 			rec, buf, err := join.MapKeyRow(x.keySpec, r.Fields(), r.Offset(), b.buf[:0])
 			if err != nil {
-				if x.typing.Lenient {
+				if key.Unmatchable(err, x.typing.Lenient) {
 					if err := unmatched(keyUnmatchable); err != nil {
 						return err
 					}

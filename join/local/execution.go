@@ -3,6 +3,7 @@ package local
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -133,6 +134,7 @@ func (x *execution) setKeyTypes() {
 	x.opt.KeyTypes = x.typing.Types
 	x.opt.KeyType = key.JoinTypes(x.typing.Types)
 	x.keySpec.Types, x.joinSpec.Types = x.typing.Types, x.typing.Types
+	x.keySpec.Wide, x.joinSpec.Wide = x.typing.KeysWide, x.typing.InputWide
 }
 
 // spoolToInfer saves a side that is a CSV stream to a file in its
@@ -166,7 +168,7 @@ func (x *execution) lap(name string) {
 // (err names the column: key.Spec.AppendKey): an error, or with
 // SkipBadRows a counted bad row.
 func (x *execution) keyError(r rowReader, err error) error {
-	if x.bad == nil {
+	if x.bad == nil || errors.Is(err, key.ErrBeyond) { // no bad row: the way out is a key type
 		return r.Errorf("%w", err)
 	}
 	x.bad.add(rowParseError(r, err))

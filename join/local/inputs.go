@@ -1,7 +1,9 @@
 package local
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,36 +55,24 @@ func openSide(ctx context.Context, o sideOptions) (*side, error) {
 		return nil, &option.Error{Pkg: "join", Name: o.option + "Format", Value: o.format, Reason: err.Error(), Err: join.ErrOptions}
 	}
 	if format != columnar.CSV {
-		if o.sep != 0 && o.sep != ',' {
-			return nil, &option.Error{Pkg: "join", Name: "Sep", Value: fmt.Sprintf("%q", o.sep), Reason: fmt.Sprintf("applies to CSV sides; %s is %s", o.path, format), Err: join.ErrOptions}
-		}
 		t, err := columnar.Open(ctx, o.path, o.name, format, o.tempDir)
-		if err != nil {
-			return nil, join.FileError(o.option, o.path, err)
-		}
-		if err := key.CheckHeader(t.Name, t.Names); err != nil {
-			t.Close()
-			return nil, err
-		}
-		s := &side{tab: t, path: o.path, name: t.Name, header: t.Names, types: t.Types, size: t.Size(), sep: ','}
-		for i, n := range t.Names {
-			if i > 0 {
-				s.headerRaw = append(s.headerRaw, ',')
-			}
-			s.headerRaw = csvscan.AppendField(s.headerRaw, []byte(n))
-		}
-		var at int64
-		for i := range max(t.Chunks(), 0) {
-			s.starts = append(s.starts, at)
-			at += t.ChunkRows(i)
-		}
-		return s, nil
+		return openTable(o, t, err)
 	}
 	sep := o.sep
 	if sep == 0 {
 		sep = csvscan.SepFor(o.path)
 	}
 	in, err := csvscan.OpenInput(ctx, o.path, csvscan.InputOptions{Parts: o.parts, SkipBad: o.skipBad, Name: o.name, Sep: sep})
+	if te := (*csvscan.TableError)(nil); errors.As(err, &te) && o.format == "" {
+		// Standard input, no format given, whose first bytes are a
+		// table's: read as that table.
+		format = columnar.Arrow
+		if te.Parquet() {
+			format = columnar.Parquet
+		}
+		t, err := columnar.OpenStream(ctx, te, te, cmp.Or(o.name, te.Name), format, o.tempDir)
+		return openTable(o, t, err)
+	}
 	if err != nil {
 		return nil, join.FileError(o.option, o.path, err)
 	}
@@ -91,6 +81,35 @@ func openSide(ctx context.Context, o sideOptions) (*side, error) {
 		return nil, err
 	}
 	return &side{in: in, path: o.path, name: in.Name, header: in.Header, headerRaw: in.HeaderRaw, size: in.Size, sep: sep}, nil
+}
+
+// openTable makes the side of the table t opened for o (err: how the open
+// failed).
+func openTable(o sideOptions, t *columnar.Table, err error) (*side, error) {
+	if err != nil {
+		return nil, join.FileError(o.option, o.path, err)
+	}
+	if o.sep != 0 && o.sep != ',' {
+		t.Close()
+		return nil, &option.Error{Pkg: "join", Name: "Sep", Value: fmt.Sprintf("%q", o.sep), Reason: fmt.Sprintf("applies to CSV sides; %s is %s", o.path, t.Format), Err: join.ErrOptions}
+	}
+	if err := key.CheckHeader(t.Name, t.Names); err != nil {
+		t.Close()
+		return nil, err
+	}
+	s := &side{tab: t, path: o.path, name: t.Name, header: t.Names, types: t.Types, size: t.Size(), sep: ','}
+	for i, n := range t.Names {
+		if i > 0 {
+			s.headerRaw = append(s.headerRaw, ',')
+		}
+		s.headerRaw = csvscan.AppendField(s.headerRaw, []byte(n))
+	}
+	var at int64
+	for i := range max(t.Chunks(), 0) {
+		s.starts = append(s.starts, at)
+		at += t.ChunkRows(i)
+	}
+	return s, nil
 }
 
 func (s *side) close() {

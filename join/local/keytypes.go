@@ -61,6 +61,7 @@ func (s *side) sources(ks key.Spec) []key.Source {
 			t := s.types[c]
 			out[j].DataType = t.String()
 			out[j].KeyType, _ = t.KeyType()
+			out[j].Wide = t.Wide()
 		}
 	}
 	return out
@@ -187,7 +188,7 @@ func rowKey(dst []byte, r rowReader, ks key.Spec, lenient bool) ([]byte, keyVerd
 	}
 	k, err := ks.Append(dst, r.Fields())
 	if err != nil {
-		if lenient {
+		if key.Unmatchable(err, lenient) {
 			return dst, keyUnmatchable, nil
 		}
 		return dst, keyOK, err
@@ -245,7 +246,7 @@ func openKeySide(ctx context.Context, o sideOptions, cols []string, types []key.
 	if k.typing, err = decideKeyTypes(ctx, types, k.side, k.ks, nil, key.Spec{}, mappers); err != nil {
 		return nil, err
 	}
-	k.ks.Types = k.typing.Types
+	k.ks.Types, k.ks.Wide = k.typing.Types, k.typing.KeysWide
 	return k, nil
 }
 

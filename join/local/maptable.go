@@ -3,6 +3,8 @@ package local
 import (
 	"context"
 	"encoding/binary"
+	"errors"
+	"fmt"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -285,8 +287,12 @@ rows:
 				k = t.arena[at:len(t.arena):len(t.arena)]
 			}
 		}
+		if err != nil && one.Type.Wide() && !ks.Composite() && len(ks.Wide) > 0 && ks.Wide[0] {
+			// A uint64 beyond int64 that the key side could hold too.
+			err = fmt.Errorf("%s: %s is %w", ks.Names[0], one.AppendText(nil, i), key.ErrBeyond)
+		}
 		if err != nil {
-			if x.typing.Lenient {
+			if key.Unmatchable(err, x.typing.Lenient) {
 				m.rows++
 				m.cannot.add(keyUnmatchable)
 				if m.bypass && report {
@@ -299,7 +305,7 @@ rows:
 				continue
 			}
 			pe := &csvscan.ParseError{File: c.s.name, Line: c.first + int64(i) + 1, Offset: c.first + int64(i), Msg: err.Error(), Err: err, Row: true}
-			if x.bad == nil {
+			if x.bad == nil || errors.Is(err, key.ErrBeyond) {
 				return pe
 			}
 			x.bad.add(pe)

@@ -121,6 +121,7 @@ func (s *side) sources(ks key.Spec) []key.Source {
 		if s.types != nil && s.types[c].Typed() {
 			out[j].DataType = s.types[c].String()
 			out[j].KeyType, _ = s.types[c].KeyType()
+			out[j].Wide = s.types[c].Wide()
 		}
 	}
 	return out
@@ -244,7 +245,7 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 			}
 			var sr shuffle.Record
 			sr, b.arena, err = join.MapKeyRow(kr.ks, fields, kr.seq, b.arena)
-			if err != nil && kr.lenient {
+			if err != nil && key.Unmatchable(err, kr.lenient) {
 				kr.cannot.unmatchable.Add(1)
 				continue
 			}
@@ -265,7 +266,7 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 				continue
 			}
 			if b.arena, err = kr.del.Append(b.arena, fields); err != nil {
-				if kr.lenient {
+				if key.Unmatchable(err, kr.lenient) {
 					b.arena = b.arena[:start]
 					kr.cannot.unmatchable.Add(1)
 					continue
@@ -293,7 +294,7 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 // time column (timed rows) or -1.
 func newKeyReader(s *side, ks key.Spec, tcol int) *keyReader {
 	// A delete's fields are the key columns, in order: a KeySpec over them.
-	del := key.Spec{Names: ks.Names, Types: ks.Types}
+	del := key.Spec{Names: ks.Names, Types: ks.Types, Wide: ks.Wide}
 	for i := range ks.Cols {
 		del.Cols = append(del.Cols, i)
 	}
@@ -357,7 +358,7 @@ func (pr *probeReader) read(b *probeBatch, n int) bool {
 		var err error
 		if rec.null {
 		} else if b.arena, err = pr.ks.Append(b.arena, fields); err != nil {
-			if pr.lenient {
+			if key.Unmatchable(err, pr.lenient) {
 				b.arena = b.arena[:rec.start]
 				pr.cannot.unmatchable.Add(1)
 				if !pr.keepNull {

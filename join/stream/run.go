@@ -94,6 +94,7 @@ func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error
 	e.keySpec.Types, probeSpec.Types = e.typing.Types, e.typing.Types
 	// A table's empty string is a value, its NULL a NULL (key.Spec.IsNull).
 	e.keySpec.EmptyOK, probeSpec.EmptyOK = key.NullsOf(e.ks.r) != nil, key.NullsOf(e.ps.r) != nil
+	e.keySpec.Wide, probeSpec.Wide = e.typing.KeysWide, e.typing.InputWide
 	e.rep.Keys.Why, e.rep.KeyType = e.typing.Why, key.JoinTypes(e.typing.Types)
 	kr := newKeyReader(e.ks, e.keySpec, -1)
 	kr.lenient = e.typing.Lenient

@@ -1,0 +1,50 @@
+package app
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow"
+
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
+)
+
+// TestTableOnStdin: a Parquet file, an Arrow IPC file and an Arrow IPC
+// stream on standard input (a pipe) are told by their first bytes
+// without --input-format, and joined as the same file named; an IPC file
+// with --input-format arrow is read too (copied first: its footer is at
+// its end). They were read as CSV (the stream) or called invalid (the IPC
+// file given as arrow).
+func TestTableOnStdin(t *testing.T) {
+	dir := t.TempDir()
+	s := func(v string) *string { return &v }
+	rec := columnartest.Record(t, []string{"ID", "CITED"}, []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64},
+		[][]*string{{s("1"), s("7")}, {s("2"), s("8")}, {s("3"), s("7")}, {s("4"), nil}})
+	defer rec.Release()
+	fs := columnartest.Write(t, dir, "in", rec, 2, false)
+	keys := filepath.Join(dir, "keys.csv")
+	os.WriteFile(keys, []byte("PATENT,N\n7,a\n9,b\n"), 0o644)
+	const want = "ID,CITED,N\n1,7,a\n3,7,a\n"
+	for _, c := range []struct{ file, format string }{
+		{fs.Parquet, ""}, {fs.ArrowFile, ""}, {fs.ArrowStream, ""}, {fs.ArrowFile, "arrow"}, {fs.ArrowStream, "arrow"}, {fs.Parquet, "parquet"},
+	} {
+		data, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"run", "--keys", keys, "--input", "-", "--out", "-", "--sort", "--tmp-dir", dir}
+		if c.format != "" {
+			args = append(args, "--input-format", c.format)
+		}
+		out, stderr, code := runChild(t, nil, bytes.NewReader(data), args...)
+		if code != 0 || out != want {
+			t.Errorf("%s on stdin, format %q: exit %d, %q, want %q; %s", filepath.Base(c.file), c.format, code, out, want, strings.TrimSpace(stderr))
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*spool*")); len(left) > 0 {
+		t.Errorf("copies left: %v", left)
+	}
+}
