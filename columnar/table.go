@@ -30,6 +30,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/tmpspace"
 )
 
 // Format is how a side is stored.
@@ -234,36 +235,52 @@ func (t *Table) schema(s *arrow.Schema) error {
 	return nil
 }
 
-// spool copies src to a new file in dir (named for `join clean`).
-func spool(ctx context.Context, src io.Reader, dir string) (string, error) {
+// spool copies src, a Parquet stream, to a new file in dir (named for
+// `join clean`). It stops at once when src does not begin as a Parquet
+// file does ("PAR1"), and before dir's file system would fall below its
+// reserve (tmpspace: 5% of its size, at most 1 GiB; a *tmpspace.FullError).
+// On failure the copy is removed.
+func spool(ctx context.Context, src io.Reader, dir string) (_ string, err error) {
 	f, err := os.CreateTemp(dir, atomicfile.TempPrefix()+"spool-*.parquet")
 	if err != nil {
 		return "", err
 	}
-	buf := make([]byte, 1<<20)
-	for {
-		if err := ctx.Err(); err != nil {
+	defer func() {
+		if err != nil {
 			f.Close()
 			os.Remove(f.Name())
+		}
+	}()
+	w := tmpspace.NewWriter(f, filepath.Dir(f.Name()))
+	var magic [4]byte
+	n, rerr := io.ReadFull(src, magic[:])
+	if rerr == nil && string(magic[:]) != "PAR1" {
+		return "", fmt.Errorf("%w: it does not begin as a Parquet file does (PAR1)", ErrFormat)
+	}
+	switch rerr {
+	case nil:
+	case io.EOF, io.ErrUnexpectedEOF:
+		rerr = io.EOF // shorter than the magic: copied for the reader of the copy to refuse
+	default:
+		return "", rerr
+	}
+	if _, err := w.Write(magic[:n]); err != nil {
+		return "", err
+	}
+	buf := make([]byte, 1<<20)
+	for rerr == nil {
+		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		n, rerr := src.Read(buf)
-		if _, werr := f.Write(buf[:n]); werr != nil {
-			f.Close()
-			os.Remove(f.Name())
-			return "", werr
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			f.Close()
-			os.Remove(f.Name())
-			return "", rerr
+		n, rerr = src.Read(buf)
+		if _, err := w.Write(buf[:n]); err != nil {
+			return "", err
 		}
 	}
+	if rerr != io.EOF {
+		return "", rerr
+	}
 	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
 		return "", err
 	}
 	return f.Name(), nil
