@@ -236,10 +236,9 @@ func (t *Table) schema(s *arrow.Schema) error {
 }
 
 // spool copies src, a Parquet stream, to a new file in dir (named for
-// `join clean`). It stops at once when src does not begin as a Parquet
-// file does ("PAR1"), and before dir's file system would fall below its
-// reserve (tmpspace: 5% of its size, at most 1 GiB; a *tmpspace.FullError).
-// On failure the copy is removed.
+// `join clean`) through CopyParquet, which stops before dir's file system
+// would fall below its reserve (tmpspace: 5% of its size, at most 1 GiB; a
+// *tmpspace.FullError). On failure the copy is removed.
 func spool(ctx context.Context, src io.Reader, dir string) (_ string, err error) {
 	f, err := os.CreateTemp(dir, atomicfile.TempPrefix()+"spool-*.parquet")
 	if err != nil {
@@ -251,39 +250,50 @@ func spool(ctx context.Context, src io.Reader, dir string) (_ string, err error)
 			os.Remove(f.Name())
 		}
 	}()
-	w := tmpspace.NewWriter(f, filepath.Dir(f.Name()))
-	var magic [4]byte
-	n, rerr := io.ReadFull(src, magic[:])
-	if rerr == nil && string(magic[:]) != "PAR1" {
-		return "", fmt.Errorf("%w: it does not begin as a Parquet file does (PAR1)", ErrFormat)
-	}
-	switch rerr {
-	case nil:
-	case io.EOF, io.ErrUnexpectedEOF:
-		rerr = io.EOF // shorter than the magic: copied for the reader of the copy to refuse
-	default:
-		return "", rerr
-	}
-	if _, err := w.Write(magic[:n]); err != nil {
+	if err := CopyParquet(ctx, tmpspace.NewWriter(f, filepath.Dir(f.Name())), src); err != nil {
 		return "", err
-	}
-	buf := make([]byte, 1<<20)
-	for rerr == nil {
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		n, rerr = src.Read(buf)
-		if _, err := w.Write(buf[:n]); err != nil {
-			return "", err
-		}
-	}
-	if rerr != io.EOF {
-		return "", rerr
 	}
 	if err := f.Close(); err != nil {
 		return "", err
 	}
 	return f.Name(), nil
+}
+
+// CopyParquet copies src, a Parquet stream, to dst, checking ctx between
+// reads of 1 MiB. It stops at once, with ErrFormat, when src does not
+// begin as a Parquet file does ("PAR1": /dev/zero, a CSV file); a stream
+// shorter than that is copied for the reader of the copy to refuse.
+// Errors of dst are returned as they are.
+func CopyParquet(ctx context.Context, dst io.Writer, src io.Reader) error {
+	var magic [4]byte
+	n, rerr := io.ReadFull(src, magic[:])
+	switch rerr {
+	case nil:
+		if string(magic[:]) != "PAR1" {
+			return fmt.Errorf("%w: it does not begin as a Parquet file does (PAR1)", ErrFormat)
+		}
+	case io.EOF, io.ErrUnexpectedEOF:
+		rerr = io.EOF
+	default:
+		return rerr
+	}
+	if _, err := dst.Write(magic[:n]); err != nil {
+		return err
+	}
+	buf := make([]byte, 1<<20)
+	for rerr == nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, rerr = src.Read(buf)
+		if _, err := dst.Write(buf[:n]); err != nil {
+			return err
+		}
+	}
+	if rerr != io.EOF {
+		return rerr
+	}
+	return nil
 }
 
 // Close closes the file and removes a spooled copy.
