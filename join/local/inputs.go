@@ -58,6 +58,9 @@ func openSide(ctx context.Context, o sideOptions) (*side, error) {
 		}
 		t, err := columnar.Open(ctx, o.path, o.name, format, o.tempDir)
 		if err != nil {
+			if ferr := spoolFull(o, "whole (a Parquet file's footer is at its end)", err); ferr != nil {
+				return nil, ferr
+			}
 			return nil, join.FileError(o.option, o.path, err)
 		}
 		if err := key.CheckHeader(t.Name, t.Names); err != nil {
