@@ -75,23 +75,29 @@ type lineCap struct {
 func (c *lineCap) Write(p []byte) (int, error) {
 	start := 0 // p[start:i] is to be written
 	for i := 0; i < len(p); {
-		end, next := len(p), len(p) // the end of the line's bytes in p, and where the next line starts
-		if j := bytes.IndexByte(p[i:], '\n'); j >= 0 {
-			end, next = i+j, i+j+1
+		// Every line that ends within the current line's room is short
+		// enough: jump past the last line end there (a scan of up to 1
+		// MiB, not one a line).
+		room := max(maxRecord+1-c.line, 0)
+		window := p[i:min(len(p), i+room+1)]
+		if j := bytes.LastIndexByte(window, '\n'); j >= 0 {
+			i, c.line = i+j+1, 0
+			continue
 		}
-		if room := max(maxRecord+1-c.line, 0); end-i > room {
-			// Cut: write up to the room, skip the rest of the line (its
-			// '\n' is kept).
-			if err := c.write(p[start : i+room]); err != nil {
-				return i, err
-			}
-			start = end
+		if len(window) <= room { // p ends within the room
+			c.line += len(window)
+			break
 		}
-		c.line = min(c.line+end-i, maxRecord+2)
-		if next > end {
-			c.line = 0
+		// The line is longer than its room: write up to the room, skip
+		// the rest of the line (its '\n' is kept).
+		if err := c.write(p[start : i+room]); err != nil {
+			return i, err
 		}
-		i = next
+		end := len(p)
+		if j := bytes.IndexByte(p[i+room:], '\n'); j >= 0 {
+			end = i + room + j
+		}
+		start, i, c.line = end, end, maxRecord+1
 	}
 	if err := c.write(p[start:]); err != nil {
 		return start, err

@@ -164,3 +164,40 @@ func TestCopyWriteError(t *testing.T) {
 		t.Error("a quote as the separator was taken")
 	}
 }
+
+// TestLineCap: lineCap keeps of every line its first maxRecord+1 bytes and
+// its line end, whatever the writes' sizes (a small maxRecord; the model
+// cuts line by line).
+func TestLineCap(t *testing.T) {
+	defer func(old int) { maxRecord = old }(maxRecord)
+	maxRecord = 16
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		var in []byte
+		for range rng.IntN(8) {
+			in = append(in, bytes.Repeat([]byte{'a' + byte(rng.IntN(26))}, rng.IntN(3*maxRecord))...)
+			if rng.IntN(4) > 0 {
+				in = append(in, '\n')
+			}
+		}
+		var want []byte
+		for i, line := range bytes.Split(in, []byte("\n")) {
+			if i > 0 {
+				want = append(want, '\n')
+			}
+			want = append(want, line[:min(len(line), maxRecord+1)]...)
+		}
+		var out bytes.Buffer
+		c := &lineCap{w: &out}
+		for p := in; len(p) > 0; {
+			n := min(len(p), 1+rng.IntN(2*maxRecord))
+			if k, err := c.Write(p[:n]); k != n || err != nil {
+				t.Fatalf("Write = %d, %v", k, err)
+			}
+			p = p[n:]
+		}
+		if !bytes.Equal(out.Bytes(), want) || c.n != int64(out.Len()) {
+			t.Fatalf("lineCap(%q) = %q, want %q", in, out.Bytes(), want)
+		}
+	}
+}
