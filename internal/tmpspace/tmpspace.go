@@ -75,8 +75,8 @@ type FullError struct {
 }
 
 func (e *FullError) Error() string {
-	return fmt.Sprintf("stopped after %s written to %s: its file system has %s free and keeps %s (5%% of its size, at most 1 GiB)",
-		textfmt.Bytes(uint64(e.Written)), e.Dir, textfmt.Bytes(e.Free), textfmt.Bytes(e.Reserve))
+	return fmt.Sprintf("stopped after %s written to %s, before its file system fell below the %s it keeps free (5%% of its size, at most 1 GiB; %s were free)",
+		textfmt.Bytes(uint64(e.Written)), e.Dir, textfmt.Bytes(e.Reserve), textfmt.Bytes(e.Free))
 }
 
 func (e *FullError) Unwrap() error { return ErrFull }

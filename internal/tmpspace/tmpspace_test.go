@@ -54,7 +54,7 @@ func TestWriterStops(t *testing.T) {
 	if fe.Reserve != 1<<20 || fe.Written != w.Written() {
 		t.Errorf("error %+v", fe)
 	}
-	for _, s := range []string{"stopped after " + textfmt.Bytes(uint64(w.Written())) + " written to " + dir, "keeps 1.00 MiB", "5% of its size, at most 1 GiB"} {
+	for _, s := range []string{"stopped after " + textfmt.Bytes(uint64(w.Written())) + " written to " + dir, "the 1.00 MiB it keeps free", "5% of its size, at most 1 GiB"} {
 		if !strings.Contains(werr.Error(), s) {
 			t.Errorf("error %q, want %q", werr, s)
 		}

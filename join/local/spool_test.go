@@ -186,7 +186,7 @@ func TestRunStreamKeysBounded(t *testing.T) {
 	}
 	defer tmpspace.Fake(16<<20, 80<<20)()
 	opt := join.Options{Keys: fifoOf(t, "keys.csv", &stream{head: []byte("K\n"), body: []byte("1\n")}), KeyCol: "K", Input: input, JoinCol: "J", TempDir: tmp}
-	if _, err := Run(context.Background(), opt, NewCSV(io.Discard)); !errors.Is(err, tmpspace.ErrFull) || !strings.Contains(err.Error(), "join: Keys "+opt.Keys+": a stream is copied to the temporary folder to infer its key type: the copy stopped after") {
+	if _, err := Run(context.Background(), opt, NewCSV(io.Discard)); !errors.Is(err, tmpspace.ErrFull) || !strings.Contains(err.Error(), "join: Keys "+opt.Keys+": a stream is copied to the temporary folder to infer its key type (a key type given reads it once, without a copy): the copy stopped after") {
 		t.Errorf("Run, endless records: %v", err)
 	}
 	emptyDir(t, tmp)
