@@ -120,6 +120,12 @@ func (w *Writer) look(want int64) error {
 	if err != nil {
 		return fmt.Errorf("free space of %s: %w", w.dir, err)
 	}
+	if size == 0 {
+		// A file system that reports no size (some FUSE and network
+		// ones) has no free space to go by: write on, and look again.
+		w.allowed = w.n + max(lookEvery, want)
+		return nil
+	}
 	reserve := Reserve(size)
 	if free < reserve || free-reserve < uint64(want) {
 		return &FullError{Dir: w.dir, Written: w.n, Free: free, Reserve: reserve}

@@ -91,3 +91,16 @@ func TestStatfs(t *testing.T) {
 		t.Errorf("Write into a missing folder: %v", err)
 	}
 }
+
+// TestWriterNoSize: a file system that reports no size (some FUSE and
+// network ones) is written on, not refused.
+func TestWriterNoSize(t *testing.T) {
+	defer Fake(0, 0)()
+	var buf bytes.Buffer
+	w := NewWriter(&buf, t.TempDir())
+	for range 3 {
+		if _, err := w.Write(make([]byte, 1<<20)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
