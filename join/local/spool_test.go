@@ -148,7 +148,7 @@ func TestSpoolSkipBad(t *testing.T) {
 	}
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), join.Options{Keys: fifoOf(t, "keys.csv", strings.NewReader(keys)), KeyCol: "K", Input: input, JoinCol: "J",
-		SkipBadRows: true, TempDir: tmp, Filter: filters.Exact}, NewCSV(&out))
+		SkipBadRows: true, TempDir: tmp, Filter: filters.Exact, Sort: true}, NewCSV(&out))
 	if err != nil {
 		t.Fatal(err)
 	}
