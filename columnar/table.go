@@ -30,6 +30,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/tmpspace"
 )
 
 // Format is how a side is stored.
@@ -233,33 +234,38 @@ func openSpooled(ctx context.Context, file, name string, format Format, tempDir 
 }
 
 // spoolFile copies src to a new file in dir named by pattern (named for
-// `join clean`), removed on failure.
-func spoolFile(ctx context.Context, src io.Reader, dir, pattern string) (string, error) {
+// `join clean`), checking ctx between reads of 1 MiB; it stops at dir's
+// reserve of free space (tmpspace: a *tmpspace.FullError), and the file is
+// removed on failure.
+func spoolFile(ctx context.Context, src io.Reader, dir, pattern string) (_ string, err error) {
 	f, err := os.CreateTemp(dir, atomicfile.TempPrefix()+pattern)
 	if err != nil {
 		return "", err
 	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	w := tmpspace.NewWriter(f, filepath.Dir(f.Name()))
 	buf := make([]byte, 1<<20)
 	for {
-		if err = ctx.Err(); err != nil {
-			break
+		if err := ctx.Err(); err != nil {
+			return "", err
 		}
 		n, rerr := src.Read(buf)
-		if _, err = f.Write(buf[:n]); err != nil {
+		if _, err := w.Write(buf[:n]); err != nil {
+			return "", err
+		}
+		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			if rerr != io.EOF {
-				err = rerr
-			}
-			break
+			return "", rerr
 		}
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := f.Close(); err != nil {
 		return "", err
 	}
 	return f.Name(), nil
@@ -324,39 +330,65 @@ func (t *Table) schema(s *arrow.Schema) error {
 	return nil
 }
 
-// spool copies src to a new file in dir (named for `join clean`).
-func spool(ctx context.Context, src io.Reader, dir string) (string, error) {
+// spool copies src, a Parquet stream, to a new file in dir (named for
+// `join clean`) through CopyParquet, which stops before dir's file system
+// would fall below its reserve (tmpspace: 5% of its size, at most 1 GiB; a
+// *tmpspace.FullError). On failure the copy is removed.
+func spool(ctx context.Context, src io.Reader, dir string) (_ string, err error) {
 	f, err := os.CreateTemp(dir, atomicfile.TempPrefix()+"spool-*.parquet")
 	if err != nil {
 		return "", err
 	}
-	buf := make([]byte, 1<<20)
-	for {
-		if err := ctx.Err(); err != nil {
+	defer func() {
+		if err != nil {
 			f.Close()
 			os.Remove(f.Name())
-			return "", err
 		}
-		n, rerr := src.Read(buf)
-		if _, werr := f.Write(buf[:n]); werr != nil {
-			f.Close()
-			os.Remove(f.Name())
-			return "", werr
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			f.Close()
-			os.Remove(f.Name())
-			return "", rerr
-		}
+	}()
+	if err := CopyParquet(ctx, tmpspace.NewWriter(f, filepath.Dir(f.Name())), src); err != nil {
+		return "", err
 	}
 	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
 		return "", err
 	}
 	return f.Name(), nil
+}
+
+// CopyParquet copies src, a Parquet stream, to dst, checking ctx between
+// reads of 1 MiB. It stops at once, with ErrFormat, when src does not
+// begin as a Parquet file does ("PAR1": /dev/zero, a CSV file); a stream
+// shorter than that is copied for the reader of the copy to refuse.
+// Errors of dst are returned as they are.
+func CopyParquet(ctx context.Context, dst io.Writer, src io.Reader) error {
+	var magic [4]byte
+	n, rerr := io.ReadFull(src, magic[:])
+	switch rerr {
+	case nil:
+		if string(magic[:]) != "PAR1" {
+			return fmt.Errorf("%w: it does not begin as a Parquet file does (PAR1)", ErrFormat)
+		}
+	case io.EOF, io.ErrUnexpectedEOF:
+		rerr = io.EOF
+	default:
+		return rerr
+	}
+	if _, err := dst.Write(magic[:n]); err != nil {
+		return err
+	}
+	buf := make([]byte, 1<<20)
+	for rerr == nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, rerr = src.Read(buf)
+		if _, err := dst.Write(buf[:n]); err != nil {
+			return err
+		}
+	}
+	if rerr != io.EOF {
+		return rerr
+	}
+	return nil
 }
 
 // Close closes the file and removes a spooled copy.

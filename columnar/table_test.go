@@ -5,25 +5,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
-	"github.com/apache/arrow/go/v15/parquet"
-	"github.com/apache/arrow/go/v15/parquet/compress"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"io"
+	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
-
-	"math"
-	"math/big"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/decimal128"
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/compress"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
+	"github.com/acbfjoin/acbfjoin/internal/tmpspace"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -367,5 +369,102 @@ func TestLZ4Raw(t *testing.T) {
 	_, err := Open(context.Background(), "testdata/duckdb-lz4.parquet", "lz4.parquet", Parquet, "")
 	if err == nil || !strings.Contains(err.Error(), `lz4.parquet: column "K" is compressed with LZ4_RAW`) || !strings.Contains(err.Error(), "COMPRESSION zstd") || errors.Is(err, ErrFormat) {
 		t.Fatalf("LZ4_RAW: %v", err)
+	}
+}
+
+// repeating is a stream that never ends: head, then zeros.
+type repeating struct {
+	head []byte
+	read int64
+}
+
+func (r *repeating) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 0
+		if at := r.read + int64(i); at < int64(len(r.head)) {
+			p[i] = r.head[at]
+		}
+	}
+	r.read += int64(len(p))
+	return len(p), nil
+}
+
+// TestSpool: a Parquet stream is copied whole and read; one that does not
+// begin as Parquet does (/dev/zero) is refused at once; one that never
+// ends stops at the temporary folder's reserve (a small disk faked); a
+// FIFO fed without end fails Open naming it. Nothing is left behind.
+func TestSpool(t *testing.T) {
+	rec, _, _ := sample(t)
+	defer rec.Release()
+	pq, _, _ := write(t, rec, 3, false)
+	data, _ := os.ReadFile(pq)
+	dir := t.TempDir()
+	ctx := context.Background()
+	name, err := spool(ctx, bytes.NewReader(data), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(name); !bytes.Equal(got, data) {
+		t.Errorf("the copy differs: %d bytes, want %d", len(got), len(data))
+	}
+	os.Remove(name)
+
+	zeros := &repeating{}
+	if _, err := spool(ctx, zeros, dir); !errors.Is(err, ErrFormat) || zeros.read > 1<<20 {
+		t.Errorf("zeros: %v after %d bytes, want ErrFormat at once", err, zeros.read)
+	}
+	if _, err := spool(ctx, strings.NewReader("PA"), dir); err != nil {
+		t.Errorf("a short stream: %v, want it copied for the reader to refuse", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		os.Remove(filepath.Join(dir, e.Name()))
+	}
+
+	defer tmpspace.Fake(8<<20, 40<<20)() // 8 MiB free, 2 MiB of it the reserve
+	endless := &repeating{head: []byte("PAR1")}
+	_, err = spool(ctx, endless, dir)
+	var fe *tmpspace.FullError
+	if !errors.As(err, &fe) || fe.Written > 6<<20 || endless.read > 8<<20 {
+		t.Errorf("an endless stream: %v after %d bytes read, want a *tmpspace.FullError within 6 MiB", err, endless.read)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d files left in the temporary folder", len(ents))
+	}
+
+	fifo := filepath.Join(t.TempDir(), "keys.parquet")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		io.Copy(f, &repeating{head: []byte("PAR1")}) // ends when the reader closes
+	}()
+	if _, err := Open(ctx, fifo, "", Parquet, dir); !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), fifo+": stopped after") {
+		t.Errorf("an endless FIFO: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d files left in the temporary folder", len(ents))
+	}
+}
+
+// TestSpoolArrowFile: an Arrow IPC file on a stream (ARROW1 first) that
+// never ends stops at the temporary folder's reserve (a small disk faked),
+// and nothing is left behind.
+func TestSpoolArrowFile(t *testing.T) {
+	dir := t.TempDir()
+	defer tmpspace.Fake(8<<20, 40<<20)() // 8 MiB free, 2 MiB of it the reserve
+	endless := &repeating{head: []byte("ARROW1")}
+	_, err := OpenStream(context.Background(), endless, io.NopCloser(nil), "stdin", Arrow, dir)
+	var fe *tmpspace.FullError
+	if !errors.As(err, &fe) || endless.read > 8<<20 {
+		t.Errorf("an endless Arrow file: %v after %d bytes read, want a *tmpspace.FullError", err, endless.read)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d files left in the temporary folder", len(ents))
 	}
 }

@@ -15,13 +15,15 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/internal/tmpspace"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
 )
 
 // TestMain lets a test run the command in a child process: the test binary
 // re-executes itself with JOIN_ARGS set (and JOIN_FSIZE to cap the size of
-// the files it may write, as a full disk would).
+// the files it may write, as a full disk would; JOIN_TMP_FREE to make
+// --tmp-dir's file system look small to the copies of streams, tmpspace).
 func TestMain(m *testing.M) {
 	if args := os.Getenv("JOIN_ARGS"); args != "" {
 		if m := os.Getenv("JOIN_UMASK"); m != "" {
@@ -39,6 +41,10 @@ func TestMain(m *testing.M) {
 			n, _ := strconv.ParseUint(lim, 10, 64)
 			signal.Ignore(syscall.SIGXFSZ) // get EFBIG instead of being killed
 			syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n})
+		}
+		if free := os.Getenv("JOIN_TMP_FREE"); free != "" { // a small disk under --tmp-dir: this many bytes free, 20 times that in all
+			n, _ := strconv.ParseUint(free, 10, 64)
+			tmpspace.Fake(n, 20*n)
 		}
 		os.Args = append([]string{"join"}, strings.Split(args, "\x1f")...)
 		Main()

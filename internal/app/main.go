@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,6 +22,8 @@ import (
 	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/textfmt"
+	"github.com/acbfjoin/acbfjoin/internal/tmpspace"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -138,6 +141,8 @@ func hint(err error) string {
 	switch {
 	case errors.As(err, &se):
 		return "" // the user's redirection, not our files
+	case errors.Is(err, tmpspace.ErrFull):
+		return fullHint(err)
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EFBIG), errors.Is(err, syscall.EDQUOT):
 		return " (free some space, or write to a disk with more room: --out, and --tmp-dir for what a join spills)"
 	case errors.Is(err, syscall.EROFS):
@@ -158,6 +163,39 @@ func hint(err error) string {
 		return " (check the permissions of the file or folder named; spill and sort files go to --tmp-dir, the output to --out)"
 	}
 	return ""
+}
+
+// fullHint is the hint of a copy stopped at --tmp-dir's reserve
+// (tmpspace.ErrFull): where to find room, and the leftovers of runs that
+// died there, which take room for nothing, with the command that removes
+// them.
+func fullHint(err error) string {
+	var fe *tmpspace.FullError
+	if !errors.As(err, &fe) {
+		return ""
+	}
+	h := " (free some space, or give --tmp-dir on a disk with more room"
+	var n int
+	var size int64
+	ls, _ := atomicfile.Leftovers(fe.Dir)
+	for _, l := range ls {
+		if l.Running {
+			continue
+		}
+		n++
+		filepath.WalkDir(l.Path, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if info, err := d.Info(); err == nil {
+					size += info.Size()
+				}
+			}
+			return nil
+		})
+	}
+	if n > 0 {
+		h += fmt.Sprintf("; %d leftover(s) of runs that died hold %s there: %s clean --tmp-dir %s removes them", n, textfmt.Bytes(uint64(size)), prog, fe.Dir)
+	}
+	return h + ")"
 }
 
 // usageError marks bad command lines (exit status 2).

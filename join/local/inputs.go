@@ -87,6 +87,9 @@ func openSide(ctx context.Context, o sideOptions) (*side, error) {
 // failed).
 func openTable(o sideOptions, t *columnar.Table, err error) (*side, error) {
 	if err != nil {
+		if ferr := spoolFull(o, "whole (a Parquet or Arrow file's footer is at its end)", err); ferr != nil {
+			return nil, ferr
+		}
 		return nil, join.FileError(o.option, o.path, err)
 	}
 	if o.sep != 0 && o.sep != ',' {

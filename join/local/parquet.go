@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -23,6 +24,7 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/schema"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/tmpspace"
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
@@ -251,7 +253,9 @@ func (s *parquetSink) Begin(h join.Header) error {
 	if err != nil {
 		return fmt.Errorf("parquet: spool: %w", err)
 	}
-	s.spool, s.sw = f, bufio.NewWriterSize(f, 1<<20)
+	// The rows wait for their types here: an input without end must not
+	// fill the disk (tmpspace: it stops at the folder's reserve).
+	s.spool, s.sw = f, bufio.NewWriterSize(tmpspace.NewWriter(f, filepath.Dir(f.Name())), 1<<20)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package local
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -17,6 +18,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 
+	"github.com/acbfjoin/acbfjoin/internal/tmpspace"
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
@@ -262,4 +264,32 @@ func FuzzCanonical(f *testing.F) {
 			t.Errorf("canonicalFloat(%q) = %v, want %v", s, got, wantFloat)
 		}
 	})
+}
+
+// TestParquetSpoolReserve: rows without end (an input that never ends)
+// stop at the temporary folder's reserve (a small disk faked) rather than
+// fill it, and Close removes the spool.
+func TestParquetSpoolReserve(t *testing.T) {
+	defer tmpspace.Fake(8<<20, 40<<20)() // 8 MiB free, 2 MiB of it the reserve
+	h := join.OutputHeader([]byte("CITING,CITED"), []string{"CITING", "CITED"}, oneKey(1, key.Int), []string{"PATENT"}, oneKey(0, key.Int))
+	dir := t.TempDir()
+	s := NewParquet(&bytes.Buffer{}, dir)
+	if err := s.Begin(h); err != nil {
+		t.Fatal(err)
+	}
+	w := s.Writer()
+	var err error
+	for i := 0; i < 1e6 && err == nil; i++ { // 100 MB: far more than fits
+		w.(lineWriter).WriteLine([]byte(strings.Repeat("1", 90) + ",2\n"))
+		if i%1000 == 999 {
+			err = w.Flush()
+		}
+	}
+	if !errors.Is(err, tmpspace.ErrFull) || !strings.HasPrefix(err.Error(), "parquet: spool: stopped after") {
+		t.Fatalf("error %v, want the reserve's", err)
+	}
+	s.Close()
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Errorf("left after a failure: %v", left)
+	}
 }
