@@ -28,6 +28,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/join/local"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 func TestMain(m *testing.M) {
@@ -205,11 +206,8 @@ func TestInputsRefused(t *testing.T) {
 }
 
 func TestRealSample(t *testing.T) {
-	cite := filepath.Join("..", "..", "shared", "data", "nber-mini", "cite75_99.mini.txt")
-	pat := filepath.Join("..", "..", "shared", "data", "nber-mini", "apat63_99.mini.txt")
-	if _, err := os.Stat(cite); err != nil {
-		t.Skipf("real NBER sample not found at %s (it lives in the workplace's shared/ folder beside the repository)", cite)
-	}
+	mini := testutil.NBERMini(t)
+	cite, pat := filepath.Join(mini, "cite75_99.mini.txt"), filepath.Join(mini, "apat63_99.mini.txt")
 	compareEngines(t, pat, cite, "PATENT", "CITED", []filters.Kind{filters.None, filters.Exact, filters.Bloom, filters.CBF, filters.ACBF})
 }
 
@@ -228,10 +226,10 @@ func TestComposite(t *testing.T) {
 	}
 	compareTyped(t, keys, input, "A,B,C", "A,B,C", "int,string,int", []filters.Kind{filters.Exact, filters.Bloom, filters.ACBF})
 
-	cite := filepath.Join("..", "..", "shared", "data", "nber-mini", "cite75_99.mini.txt")
+	cite := filepath.Join(testutil.NBERMini(t), "cite75_99.mini.txt")
 	data, err := os.ReadFile(cite)
 	if err != nil {
-		t.Skipf("real NBER sample not found at %s (it lives in the workplace's shared/ folder beside the repository)", cite)
+		t.Fatal(err)
 	}
 	lines := strings.SplitAfter(string(data), "\n")
 	pairs := "CITING,CITED\n"
