@@ -135,6 +135,7 @@ func (e stdoutError) Unwrap() error { return e.err }
 func hint(err error) string {
 	var se stdoutError
 	var sep *key.SepHint
+	var ik intKeyError
 	switch {
 	case errors.As(err, &se):
 		return "" // the user's redirection, not our files
@@ -152,8 +153,10 @@ func hint(err error) string {
 			name = "tab"
 		}
 		return fmt.Sprintf(" (give %s %s for that side, or --delim %s for both)", side, name, name)
+	case errors.As(err, &ik):
+		return " (" + ik.how + ")"
 	case errors.Is(err, csvscan.ErrNotInteger):
-		return " (keys are compared as integers by default: give --key-type string to compare them as text)"
+		return " (the keys are compared as integers: give --key-type string to compare them as text)"
 	case errors.Is(err, syscall.EACCES):
 		return " (check the permissions of the file or folder named; spill and sort files go to --tmp-dir, the output to --out)"
 	}

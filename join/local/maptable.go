@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -297,6 +298,9 @@ rows:
 			}
 			if !report {
 				continue
+			}
+			if !ks.Composite() { // a tuple's error names its column (key.Spec.Append)
+				err = fmt.Errorf("%s: %w", ks.Names[0], err)
 			}
 			pe := &csvscan.ParseError{File: c.s.name, Line: c.first + int64(i) + 1, Offset: c.first + int64(i), Msg: err.Error(), Err: err, Row: true}
 			if x.bad == nil {
