@@ -32,8 +32,11 @@ func Compare(ctx context.Context, opt join.Options, kinds []filters.Kind, repeat
 	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
 		return nil, err
 	}
-	for _, side := range []struct{ path, name *string }{{&opt.Keys, &opt.KeysName}, {&opt.Input, &opt.InputName}} {
-		sp, name, err := spool(ctx, *side.path, opt.TempDir)
+	for _, side := range []struct {
+		option     string // for messages: the option that names it
+		path, name *string
+	}{{"Keys", &opt.Keys, &opt.KeysName}, {"Input", &opt.Input, &opt.InputName}} {
+		sp, name, err := spool(ctx, side.option, *side.path, opt.TempDir)
 		if err != nil {
 			return nil, err
 		}
@@ -93,8 +96,9 @@ func Compare(ctx context.Context, opt join.Options, kinds []filters.Kind, repeat
 // spool copies a stream input (standard input "-", a pipe, a FIFO, a device)
 // to a new temporary file in dir and returns its path and the stream's name;
 // a regular file (or a missing one, for Run to report) is returned as it is.
-// The caller removes the copy. A blocked read ends when ctx does.
-func spool(ctx context.Context, path, dir string) (string, string, error) {
+// The caller removes the copy. A blocked read ends when ctx does. option
+// (Keys, Input) names the side in an error (join.FileError).
+func spool(ctx context.Context, option, path, dir string) (string, string, error) {
 	if path != "-" {
 		if st, err := os.Stat(path); err != nil || st.Mode().IsRegular() {
 			return path, path, nil
@@ -102,7 +106,7 @@ func spool(ctx context.Context, path, dir string) (string, string, error) {
 	}
 	src, name, err := csvscan.OpenContext(ctx, path) // decompresses: the copy is plain CSV
 	if err != nil {
-		return "", "", err
+		return "", "", join.FileError(option, path, err) // a folder: named by its option, as openSide names it
 	}
 	defer src.Close()
 	// The copy keeps the stream's extension (after decompression), which

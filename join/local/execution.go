@@ -148,7 +148,7 @@ func spoolToInfer(ctx context.Context, o *sideOptions, types []key.Type) (string
 	if f, err := columnar.FormatOf(o.path, o.format); err != nil || f != columnar.CSV {
 		return "", nil // a table's types come from its schema; a bad format is openSide's to report
 	}
-	sp, name, err := spool(ctx, o.path, o.tempDir)
+	sp, name, err := spool(ctx, o.option, o.path, o.tempDir)
 	if err != nil || sp == o.path {
 		return "", err
 	}
