@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 
 	"github.com/acbfjoin/acbfjoin/cli"
@@ -90,9 +89,9 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		}
 	}
 	if j.set("columns") {
-		cols, err := key.SplitList(j.columns)
-		if err != nil || len(cols) == 0 || slices.Contains(cols, "") {
-			return opt, usageError{fmt.Errorf("%s: --columns %q: want column names, comma-separated (a name holding a comma quoted, as in a CSV line)", cmd, j.columns)}
+		cols, err := cli.ParseColumns(j.columns) // beamjoin's too
+		if err != nil {
+			return opt, usageError{fmt.Errorf("%s: %w", cmd, err)}
 		}
 		opt.Columns = cols
 	}
