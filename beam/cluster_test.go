@@ -17,6 +17,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/local"
 )
@@ -60,13 +61,8 @@ func TestOutOfProcess(t *testing.T) {
 	type data struct{ name, keys, input string }
 	gen := nbertest.Generate(t, 0.01, 600, 11)
 	sets := []data{{"generated", gen.Keys, gen.Cite}}
-	cite := filepath.Join("..", "..", "shared", "data", "nber-mini", "cite75_99.mini.txt")
-	pat := filepath.Join("..", "..", "shared", "data", "nber-mini", "apat63_99.mini.txt")
-	if _, err := os.Stat(cite); err == nil {
-		sets = append(sets, data{"real sample", pat, cite})
-	} else {
-		t.Logf("real NBER sample not found at %s: generated data only", cite)
-	}
+	mini := testutil.NBERMini(t)
+	sets = append(sets, data{"real sample", filepath.Join(mini, "apat63_99.mini.txt"), filepath.Join(mini, "cite75_99.mini.txt")})
 
 	envs := [][]string{{"--environment_type=LOOPBACK"}}
 	if poolFree(t) {

@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -77,6 +78,7 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*span)(nil)).Elem())
 	register.DoFn5x0[context.Context, string, func(*string) bool, func(*string) bool, func(string)](&crossFn{})
 	register.Combiner3[[]string, string, []byte](&filterCombineFn{})
+	register.DoFn2x1[string, func(string), error](&projectFn{})
 	register.Function2x1[string, string, string](keyOnly)
 	register.Emitter2[string, string]()
 	register.Emitter1[string]()
@@ -120,6 +122,7 @@ func (k keyCols) spec() key.Spec {
 // project's reader, compressed or not, and emits each row as keyRowFn does.
 type keyFileFn struct {
 	NFields int
+	Sep     byte // the file's field separator (sideSep)
 	Key     keyCols
 	// Right and full joins (JoinType): a row carries the large-side
 	// padding written for it when it meets no large row (join.
@@ -132,7 +135,7 @@ type keyFileFn struct {
 }
 
 func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(string, string), out func(string)) error {
-	r, c, err := openSpan(ctx, path, wholeFile, f.NFields)
+	r, c, err := openSpan(ctx, path, wholeFile, f.NFields, f.Sep)
 	if err != nil {
 		return fmt.Errorf("key file: %w", err)
 	}
@@ -285,6 +288,7 @@ type span struct {
 type rangeMapFn struct {
 	Path    string
 	NFields int
+	Sep     byte // the file's field separator (sideSep)
 	Key     keyCols
 	// JoinType: anti, left and full write a row the filter rejects, or of
 	// a NULL key, to out at once (KeyPad after it), without the shuffle.
@@ -294,7 +298,7 @@ type rangeMapFn struct {
 	filter filters.Filter // decoded once per DoFn instance from the side input
 	ks     *key.Spec
 	kb     []byte
-	sep    byte   // the file's separator (csvscan.SepFor)
+	sep    byte   // the file's separator (Sep)
 	enc    []byte // a row of another separator, as CSV
 }
 
@@ -321,9 +325,9 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 		f.filter = flt
 		ks := f.Key.spec()
 		f.ks = &ks
-		f.sep = csvscan.SepFor(f.Path)
+		f.sep = f.Sep
 	}
-	r, c, err := openSpan(ctx, f.Path, sp, f.NFields)
+	r, c, err := openSpan(ctx, f.Path, sp, f.NFields, f.Sep)
 	if err != nil {
 		return fmt.Errorf("input: %w", err)
 	}
@@ -418,8 +422,8 @@ var wholeFile = span{0, -1, 0, 0, false}
 // (csvscan.OpenRange), or with wholeFile the whole stream, decompressed
 // (csvscan.Open, which knows gzip and zip by their bytes), its header read;
 // of a Parquet or Arrow file, a chunk (a span with Table), or with wholeFile
-// every chunk (columnar.Reader).
-func openSpan(ctx context.Context, path string, sp span, nfields int) (rowSource, io.Closer, error) {
+// every chunk (columnar.Reader). sep is a CSV file's field separator.
+func openSpan(ctx context.Context, path string, sp span, nfields int, sep byte) (rowSource, io.Closer, error) {
 	format, err := columnar.FormatOf(path, "")
 	if err != nil {
 		return nil, nil, err
@@ -448,7 +452,7 @@ func openSpan(ctx context.Context, path string, sp span, nfields int) (rowSource
 			}
 			return columnar.NewRows(t.Name, cols, first), t, nil
 		}
-		return csvscan.OpenRange(path, csvscan.Range{Start: sp.Start, End: sp.End}, nfields, csvscan.SepFor(path))
+		return csvscan.OpenRange(path, csvscan.Range{Start: sp.Start, End: sp.End}, nfields, sep)
 	}
 	if format != columnar.CSV {
 		t, err := columnar.Open(ctx, path, "", format, "")
@@ -462,7 +466,7 @@ func openSpan(ctx context.Context, path string, sp span, nfields int) (rowSource
 		return nil, nil, err
 	}
 	r := csvscan.NewReader(rc, name)
-	if err := r.SetSep(csvscan.SepFor(path)); err != nil {
+	if err := r.SetSep(sep); err != nil {
 		rc.Close()
 		return nil, nil, err
 	}
@@ -506,8 +510,9 @@ func checkLocal(name, path string) (string, error) {
 
 // spans returns the byte ranges of a local regular file for rangeMapFn: at
 // least two a core, and one each 32 MiB, so that a runner can spread them
-// over its workers; a compressed file is one span, wholeFile.
-func spans(path string) ([]span, error) {
+// over its workers; a compressed file is one span, wholeFile. sep is a CSV
+// file's field separator.
+func spans(path string, sep byte) ([]span, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -530,7 +535,7 @@ func spans(path string) ([]span, error) {
 		return out, nil
 	}
 	parts := int(max(int64(2*runtime.NumCPU()), min(st.Size()>>25, 1<<12)))
-	in, err := csvscan.OpenInput(context.Background(), path, csvscan.InputOptions{Parts: parts, Sep: csvscan.SepFor(path)})
+	in, err := csvscan.OpenInput(context.Background(), path, csvscan.InputOptions{Parts: parts, Sep: sep})
 	if err != nil {
 		return nil, err
 	}
@@ -626,6 +631,39 @@ type Options struct {
 	Filter          filters.Kind
 	Sizing          filters.Sizing
 	Output          string // rows, without the header
+	// Sep, KeysSep and InputSep are the CSV sides' field separators, as
+	// join.Options takes them: Sep both sides', KeysSep and InputSep one
+	// side's instead; 0 is by the file's name (a tab for .tsv and .tab,
+	// else a comma). The output is CSV.
+	Sep, KeysSep, InputSep byte
+	// Columns, if set, are the output's columns, by name, in their order,
+	// as join.Options.Columns (the header's and every row's).
+	Columns []string
+}
+
+// Check checks opt's options that join.Options shares (the key columns and
+// type, the join type, the separators, Columns) as join run checks them
+// (join.Options.Resolve), before anything is read.
+func (opt Options) Check() (join.Options, error) {
+	jo, err := opt.joinOptions().Resolve()
+	return jo, option.Within(err, "beamjoin", join.ErrOptions)
+}
+
+// joinOptions are the options of opt that join.Options shares, for the
+// library's checks (Resolve) and its key type decision.
+func (opt Options) joinOptions() join.Options {
+	return join.Options{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType, JoinType: opt.JoinType,
+		Sep: opt.Sep, KeysSep: opt.KeysSep, InputSep: opt.InputSep, Columns: opt.Columns}
+}
+
+// sideSep is the field separator of a side's file: its own (KeysSep,
+// InputSep), else Sep, else by its name (csvscan.SepFor), as join run
+// reads it.
+func sideSep(own, both byte, path string) byte {
+	if s := join.SideSep(own, both); s != 0 {
+		return s
+	}
+	return csvscan.SepFor(path)
 }
 
 // Header is what the pipeline needs to know of a file before it runs.
@@ -635,8 +673,12 @@ type Header struct {
 }
 
 // ReadHeader reads the header line of a local file, or a Parquet or Arrow
-// file's column names (as a CSV line).
-func ReadHeader(path string) (Header, error) {
+// file's column names (as a CSV line). A CSV file's separator is by its
+// name (csvscan.SepFor).
+func ReadHeader(path string) (Header, error) { return readHeader(path, csvscan.SepFor(path)) }
+
+// readHeader is ReadHeader with a CSV file's separator.
+func readHeader(path string, sep byte) (Header, error) {
 	if format, err := columnar.FormatOf(path, ""); err != nil {
 		return Header{}, err
 	} else if format != columnar.CSV {
@@ -653,7 +695,6 @@ func ReadHeader(path string) (Header, error) {
 	}
 	defer rc.Close()
 	r := csvscan.NewReader(rc, name)
-	sep := csvscan.SepFor(path)
 	if err := r.SetSep(sep); err != nil {
 		return Header{}, err
 	}
@@ -675,12 +716,66 @@ func ReadHeader(path string) (Header, error) {
 // join.Options takes them: several comma-separated for a composite key) in
 // the two headers.
 func KeySpecs(opt Options, kh, ih Header) (keys, input key.Spec, err error) {
-	jo, err := join.Options{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType, JoinType: opt.JoinType}.Resolve()
+	jo, err := opt.joinOptions().Resolve()
 	if err != nil {
 		return keys, input, fmt.Errorf("beamjoin: %w", err)
 	}
 	keys, input, err = jo.Key().Specs(opt.Keys, kh.Names, opt.Input, ih.Names)
 	return keys, input, option.Within(err, "beamjoin", join.ErrOptions)
+}
+
+// outputKeyNames are the key side's names as the output has them: none
+// for a semi or anti join (the large side's columns only).
+func outputKeyNames(opt Options, kh Header) []string {
+	if opt.JoinType.LargeOnly() {
+		return nil
+	}
+	return kh.Names
+}
+
+// OutputHeader is the output's header: with Columns, of the columns asked
+// (local.ProjectColumns: refused as join run refuses them).
+func OutputHeader(opt Options, kh, ih Header) (join.Header, error) {
+	ks, js, err := KeySpecs(opt, kh, ih)
+	if err != nil {
+		return join.Header{}, err
+	}
+	h, _, err := outputHeader(opt, kh, ih, ks, js)
+	if err != nil || len(opt.Columns) == 0 {
+		return h, err
+	}
+	return join.Header{Line: append(csvscan.AppendNames(nil, opt.Columns), '\n'), Names: slices.Clone(opt.Columns)}, nil
+}
+
+// outputHeader is a whole output row's header and, with Columns, the
+// position of each column asked in it.
+func outputHeader(opt Options, kh, ih Header, ks, js key.Spec) (join.Header, []int, error) {
+	h := join.OutputHeader([]byte(ih.Raw), ih.Names, js, outputKeyNames(opt, kh), ks)
+	if len(opt.Columns) == 0 {
+		return h, nil, nil
+	}
+	idx, err := local.ProjectColumns(opt.Columns, h.Names)
+	if err != nil {
+		return h, nil, option.Within(err, "beamjoin", join.ErrOptions)
+	}
+	return h, idx, nil
+}
+
+// projectFn writes the output columns asked (Options.Columns) of each
+// output row (a CSV line of NFields fields), in their order (Idx), as join
+// run's projection does: one empty field is written "".
+type projectFn struct {
+	NFields int
+	Idx     []int
+}
+
+func (f *projectFn) ProcessElement(line string, emit func(string)) error {
+	fields, err := csvscan.ParseRecord([]byte(line), f.NFields)
+	if err != nil {
+		return fmt.Errorf("an output row: %w", err)
+	}
+	emit(string(join.AppendPicked(nil, fields, f.Idx)))
+	return nil
 }
 
 // Build adds the join to the pipeline and returns the output rows. The headers
@@ -696,11 +791,15 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	if err != nil {
 		return beam.PCollection{}, Header{}, Header{}, err
 	}
-	kh, err := ReadHeader(keysPath)
+	if _, err := opt.Check(); err != nil {
+		return beam.PCollection{}, Header{}, Header{}, err
+	}
+	keysSep, inputSep := sideSep(opt.KeysSep, opt.Sep, keysPath), sideSep(opt.InputSep, opt.Sep, inputPath)
+	kh, err := readHeader(keysPath, keysSep)
 	if err != nil {
 		return beam.PCollection{}, kh, Header{}, err
 	}
-	ih, err := ReadHeader(inputPath)
+	ih, err := readHeader(inputPath, inputSep)
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
@@ -709,8 +808,12 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 		return beam.PCollection{}, kh, ih, err
 	}
 	// The key types, decided as join run decides them (one implementation:
-	// a Parquet or Arrow column's type, else the key side's text).
-	d, err := local.DecideKeyTypes(context.Background(), join.Options{Keys: keysPath, Input: inputPath, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType})
+	// a Parquet or Arrow column's type, else the key side's text); it also
+	// checks the separators against the sides' formats and Columns against
+	// the output's columns, as run does.
+	jo := opt.joinOptions()
+	jo.Keys, jo.Input = keysPath, inputPath
+	d, err := local.DecideKeyTypes(context.Background(), jo)
 	if err != nil {
 		return beam.PCollection{}, kh, ih, option.Within(err, "beamjoin", join.ErrOptions)
 	}
@@ -733,18 +836,25 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	if jt == join.JoinLeft || jt == join.JoinFull {
 		keyPad = string(join.KeyPadding(len(kh.Names) - len(ks.Cols)))
 	}
-	keyRows, keyOut := beam.ParDo2(s.Scope("key rows"), &keyFileFn{NFields: len(kh.Names), Key: kc, JoinType: string(jt), LargeCols: len(ih.Names), Join: jc},
+	keyRows, keyOut := beam.ParDo2(s.Scope("key rows"), &keyFileFn{NFields: len(kh.Names), Sep: keysSep, Key: kc, JoinType: string(jt), LargeCols: len(ih.Names), Join: jc},
 		beam.Create(s.Scope("key file"), keysPath))
 	keys := filter.Distinct(s.Scope("distinct keys"), beam.ParDo(s.Scope("keys"), keyOnly, keyRows))
 	broadcast := beam.Combine(s.Scope("build filter"), &filterCombineFn{Kind: string(opt.Filter), Sizing: opt.Sizing}, keys)
-	sp, err := spans(inputPath)
+	sp, err := spans(inputPath, inputSep)
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
-	inputRows, passedBy := beam.ParDo2(s.Scope("filtered map"), &rangeMapFn{Path: inputPath, NFields: len(ih.Names), Key: jc, JoinType: string(jt), KeyPad: keyPad},
+	inputRows, passedBy := beam.ParDo2(s.Scope("filtered map"), &rangeMapFn{Path: inputPath, NFields: len(ih.Names), Sep: inputSep, Key: jc, JoinType: string(jt), KeyPad: keyPad},
 		beam.CreateList(s.Scope("input ranges"), sp), beam.SideInput{Input: broadcast})
 	grouped := beam.CoGroupByKey(s.Scope("shuffle"), inputRows, keyRows)
 	rows := beam.Flatten(s.Scope("output"), beam.ParDo(s.Scope("reduce"), &crossFn{JoinType: string(jt), KeyPad: keyPad}, grouped), passedBy, keyOut)
+	if len(opt.Columns) > 0 {
+		whole, idx, err := outputHeader(opt, kh, ih, ks, js)
+		if err != nil {
+			return beam.PCollection{}, kh, ih, err
+		}
+		rows = beam.ParDo(s.Scope("columns"), &projectFn{NFields: len(whole.Names), Idx: idx}, rows)
+	}
 	if opt.Output != "" {
 		textio.Write(s.Scope("write"), opt.Output, rows)
 	}

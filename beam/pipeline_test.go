@@ -28,6 +28,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/join/local"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 func TestMain(m *testing.M) {
@@ -97,7 +98,7 @@ func TestGenerated(t *testing.T) {
 	compareEngines(t, keys, gen.Cite, "PATENT", "CITED", kinds)
 	// A gzip large side: one span, read whole.
 	gzPath := gzipCopy(t, gen.Cite, "cite.txt.gz")
-	if sp, err := spans(gzPath); err != nil || !slices.Equal(sp, []span{wholeFile}) {
+	if sp, err := spans(gzPath, ','); err != nil || !slices.Equal(sp, []span{wholeFile}) {
 		t.Fatalf("a gzip file: spans %v, %v", sp, err)
 	}
 	compareEngines(t, keys, gzPath, "PATENT", "CITED", []filters.Kind{filters.ACBF})
@@ -205,11 +206,8 @@ func TestInputsRefused(t *testing.T) {
 }
 
 func TestRealSample(t *testing.T) {
-	cite := filepath.Join("..", "..", "shared", "data", "nber-mini", "cite75_99.mini.txt")
-	pat := filepath.Join("..", "..", "shared", "data", "nber-mini", "apat63_99.mini.txt")
-	if _, err := os.Stat(cite); err != nil {
-		t.Skipf("real NBER sample not found at %s (it lives in the workplace's shared/ folder beside the repository)", cite)
-	}
+	mini := testutil.NBERMini(t)
+	cite, pat := filepath.Join(mini, "cite75_99.mini.txt"), filepath.Join(mini, "apat63_99.mini.txt")
 	compareEngines(t, pat, cite, "PATENT", "CITED", []filters.Kind{filters.None, filters.Exact, filters.Bloom, filters.CBF, filters.ACBF})
 }
 
@@ -228,10 +226,10 @@ func TestComposite(t *testing.T) {
 	}
 	compareTyped(t, keys, input, "A,B,C", "A,B,C", "int,string,int", []filters.Kind{filters.Exact, filters.Bloom, filters.ACBF})
 
-	cite := filepath.Join("..", "..", "shared", "data", "nber-mini", "cite75_99.mini.txt")
+	cite := filepath.Join(testutil.NBERMini(t), "cite75_99.mini.txt")
 	data, err := os.ReadFile(cite)
 	if err != nil {
-		t.Skipf("real NBER sample not found at %s (it lives in the workplace's shared/ folder beside the repository)", cite)
+		t.Fatal(err)
 	}
 	lines := strings.SplitAfter(string(data), "\n")
 	pairs := "CITING,CITED\n"
@@ -273,11 +271,11 @@ func TestTSV(t *testing.T) {
 // boundaries.
 func TestChangedInput(t *testing.T) {
 	gen := nbertest.Generate(t, 0.001, 100, 5)
-	sp, err := spans(gen.Cite)
+	sp, err := spans(gen.Cite, ',')
 	if err != nil || len(sp) == 0 {
 		t.Fatalf("spans: %v %v", sp, err)
 	}
-	if _, c, err := openSpan(context.Background(), gen.Cite, sp[0], 2); err != nil {
+	if _, c, err := openSpan(context.Background(), gen.Cite, sp[0], 2, ','); err != nil {
 		t.Fatalf("unchanged file: %v", err)
 	} else {
 		c.Close()
@@ -288,7 +286,7 @@ func TestChangedInput(t *testing.T) {
 	}
 	f.WriteString("1,2\n")
 	f.Close()
-	if _, _, err := openSpan(context.Background(), gen.Cite, sp[0], 2); err == nil || !strings.Contains(err.Error(), "changed") {
+	if _, _, err := openSpan(context.Background(), gen.Cite, sp[0], 2, ','); err == nil || !strings.Contains(err.Error(), "changed") {
 		t.Errorf("a file appended to: %v, want a refusal", err)
 	}
 }
@@ -321,7 +319,7 @@ func TestTables(t *testing.T) {
 	defer input.Release()
 	kf := columnartest.Write(t, dir, "keys", keys, 16, true)
 	inf := columnartest.Write(t, dir, "input", input, 64, false)
-	if sp, err := spans(inf.Parquet); err != nil || len(sp) != 8 || !sp[0].Table {
+	if sp, err := spans(inf.Parquet, ','); err != nil || len(sp) != 8 || !sp[0].Table {
 		t.Fatalf("spans of 8 row groups: %v, %v", sp, err)
 	}
 	compareTyped(t, kf.Parquet, inf.Parquet, "K", "K", key.Auto, []filters.Kind{filters.ACBF, filters.Exact})
@@ -383,5 +381,76 @@ func TestJoinTypes(t *testing.T) {
 		if counters[CJoinRows] != rep.JoinRows || counters[CFalsePositive] != rep.FalsePositiveRecords {
 			t.Errorf("%s: counters %v, local report: join %d, FP %d", jt, counters, rep.JoinRows, rep.FalsePositiveRecords)
 		}
+	}
+}
+
+// TestSeparatorsAndColumns: the separators given (Sep, KeysSep, InputSep:
+// beamjoin's --delim, --keys-delim, --input-delim) for files whose names
+// say nothing, and Columns (--columns), give join run's rows and header on
+// prism: a ';'-separated key side with a tab-separated large side, and
+// both ';'-separated.
+func TestSeparatorsAndColumns(t *testing.T) {
+	gen := nbertest.Generate(t, 0.001, 300, 9)
+	dir := t.TempDir()
+	with := func(src, name string, sep byte) string {
+		raw, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, bytes.ReplaceAll(raw, []byte(","), []byte{sep}), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	semiKeys, tabCite, semiCite := with(gen.Keys, "keys-semi.txt", ';'), with(gen.Cite, "cite-tab.txt", '\t'), with(gen.Cite, "cite-semi.txt", ';')
+	for _, c := range []struct {
+		name                   string
+		keys, input            string
+		sep, keysSep, inputSep byte
+		columns                []string
+	}{
+		{"keys ; input tab, columns", semiKeys, tabCite, 0, ';', '\t', []string{"CITING", "GYEAR", "CITED"}},
+		{"both ;", semiKeys, semiCite, ';', 0, 0, nil},
+		{"both ;, one column", semiKeys, semiCite, ';', 0, 0, []string{"GYEAR"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var localOut bytes.Buffer
+			if _, err := local.Run(context.Background(), join.Options{Keys: c.keys, Input: c.input, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.Bloom,
+				Sep: c.sep, KeysSep: c.keysSep, InputSep: c.inputSep, Columns: c.columns}, local.NewCSV(&localOut)); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "rows.txt")
+			opt := Options{Keys: c.keys, Input: c.input, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.Bloom, Output: out,
+				Sep: c.sep, KeysSep: c.keysSep, InputSep: c.inputSep, Columns: c.columns}
+			_, kh, ih, err := Execute(context.Background(), opt, prism.Execute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			got, want := rowsOf(t, data, false), rowsOf(t, localOut.Bytes(), true)
+			if len(want) == 0 || !slices.Equal(got, want) {
+				t.Fatalf("beam gives %d rows, the local engine %d; first %q, %q", len(got), len(want), got[:min(1, len(got))], want[:min(1, len(want))])
+			}
+			h, err := OutputHeader(opt, kh, ih)
+			if line, _, _ := bytes.Cut(localOut.Bytes(), []byte("\n")); err != nil || string(h.Line) != string(line)+"\n" {
+				t.Fatalf("header %q (%v), join run's %q", h.Line, err, line)
+			}
+		})
+	}
+	// Refused as join run refuses them (the library's checks): a column
+	// the output has not, a quote as the separator.
+	_, _, _, err := Execute(context.Background(), Options{Keys: semiKeys, Input: semiCite, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.Bloom, Sep: ';',
+		Columns: []string{"NOPE"}, Output: filepath.Join(dir, "x")}, prism.Execute)
+	if err == nil || !strings.Contains(err.Error(), `the output has no column "NOPE"`) {
+		t.Errorf("Columns NOPE: %v", err)
+	}
+	_, _, _, err = Execute(context.Background(), Options{Keys: semiKeys, Input: semiCite, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.Bloom, Sep: '"',
+		Output: filepath.Join(dir, "x")}, prism.Execute)
+	if err == nil || !strings.Contains(err.Error(), "a quote or line break cannot separate fields") {
+		t.Errorf(`Sep '"': %v`, err)
 	}
 }

@@ -15,7 +15,7 @@ git worktree add -q --detach "$tmp/base" "$base"
 git worktree remove --force "$tmp/base"
 go build -o "$tmp/after" ./cmd/join
 kinds=${KINDS:-$("$tmp/before" filter size --n 1000 | awk -F'|' 'NR>4 && $2 ~ /[a-z]/ {gsub(/ /,"",$2); print $2}')}
-sample=../shared/data/nber-mini
+sample=testdata/nber-mini
 "$tmp/after" gen --scale 0.01 --seed 3 --out "$tmp/gen" > /dev/null
 "$tmp/after" keys --patents "$tmp/gen/apat63_99.txt" --sample 2000 --seed 3 --out "$tmp/gen/keys.txt" > /dev/null
 "$tmp/after" keys --from "$tmp/gen/cite75_99.txt" --sample 3000 --seed 3 --out "$tmp/gen/pairs.csv" > /dev/null

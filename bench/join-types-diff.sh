@@ -2,7 +2,7 @@
 # The differential test of every join type against DuckDB 1.4.5
 # (bench/peers/duckdb_join --join, every CSV column read as text), for every
 # filter kind, with --sort and with --mem small enough to spill, on:
-#  - the real NBER sample (shared/data/nber-mini: cite75_99 x apat63_99);
+#  - the real NBER sample (testdata/nber-mini: cite75_99 x apat63_99);
 #  - generated data with duplicate keys and empty (NULL) keys on both sides
 #    (join gen --dataset semijoin with keys duplicated and blanked by awk);
 #  - a composite key (CITING,CITED pairs sampled from the citations).
@@ -12,7 +12,7 @@
 # differs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mini=${MINI:-../shared/data/nber-mini}
+mini=${MINI:-testdata/nber-mini}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/join" ./cmd/join

@@ -26,7 +26,7 @@ rounds=${ROUNDS:-5}
 queries=${QUERIES:-100000000}
 data=${DATA:-bench/out/data}
 base=${BASE:-3a216de}
-mini=../shared/data/nber-mini
+mini=testdata/nber-mini
 tmp=$(mktemp -d)
 cleanup() { git worktree remove --force "$tmp/base" 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT

@@ -30,7 +30,7 @@ cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-3}
 rows=${ROWS:-10000000}
 data=${DATA:-bench/out/data}
-mini=../shared/data/nber-mini
+mini=testdata/nber-mini
 out=bench/results/stream.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

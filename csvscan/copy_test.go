@@ -3,6 +3,7 @@ package csvscan
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"strings"
@@ -77,7 +78,7 @@ func TestCopyRefuses(t *testing.T) {
 		{"zeros, skip", zeros(), true, "stdin:1: record longer than 1048576 bytes"}, // the header is never skipped
 		{"zeros after a header", io.MultiReader(strings.NewReader("a,b\n1,2\n"), zeros()), false, "stdin:3: record longer than 1048576 bytes"},
 		{"random", &randomBytes{rng: rand.New(rand.NewPCG(1, 2))}, false, "stdin:"},
-		{"fields", io.MultiReader(strings.NewReader(strings.Repeat("a,", 1024)+"a\n"), zeros()), false, "stdin:1: more than 1024 fields"},
+		{"fields", io.MultiReader(strings.NewReader(strings.Repeat("a,", MaxFields)+"a\n"), zeros()), false, fmt.Sprintf("stdin:1: more than %d fields", MaxFields)},
 		{"count", io.MultiReader(strings.NewReader("a,b\n1,2\n1,2,3\n"), &endless{b: []byte("1,2\n")}), false, "stdin:3: 3 fields, want 2"},
 		{"quote", io.MultiReader(strings.NewReader("a,b\n1,x\"y\n"), &endless{b: []byte("1,2\n")}), false, "stdin:2: quote inside unquoted field 2"},
 	} {

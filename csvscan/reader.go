@@ -45,10 +45,14 @@ func (e *ParseError) Unwrap() []error {
 	return []error{ErrSyntax}
 }
 
-const (
-	readSize   = 128 << 10 // bytes read per fill: a buffer that stays in the L2 cache while it is scanned (1 MiB: 8% slower map phase)
-	maxColumns = 1024
-)
+const readSize = 128 << 10 // bytes read per fill: a buffer that stays in the L2 cache while it is scanned (1 MiB: 8% slower map phase)
+
+// MaxFields is the most fields a record (the header included) may have. It
+// only stops a file that is no table from making records of millions of
+// fields (a record of 1 MiB may hold a million commas): nothing else in
+// the reader or the join depends on it. It was 1024, which refused real
+// wide files even when --columns took three of their columns.
+const MaxFields = 1 << 16
 
 // maxRecord is the longest record accepted (1 MiB): its bytes from its start
 // to its line break, which every path of the Reader counts the same way. The
@@ -391,7 +395,7 @@ func (r *Reader) next() bool {
 		if nl < 0 && !r.eof {
 			if r.end-r.start > maxRecord {
 				r.recOff, r.recLn = r.base+int64(r.start), r.line+1
-				return r.fail("record longer than %d bytes", maxRecord)
+				return r.tooLong()
 			}
 			r.fillMore()
 			if r.err != nil {
@@ -410,7 +414,7 @@ func (r *Reader) next() bool {
 		}
 		r.recOff, r.recLn = r.base+int64(r.start), r.line+1
 		if lineEnd-r.start > maxRecord {
-			return r.fail("record longer than %d bytes", maxRecord)
+			return r.tooLong()
 		}
 		line := r.buf[r.start:lineEnd]
 		if bytes.IndexByte(line, '"') >= 0 {
@@ -447,10 +451,27 @@ func (r *Reader) check() bool {
 	if r.want != 0 && len(r.fields) != r.want {
 		return r.fail("%d fields, want %d", len(r.fields), r.want)
 	}
-	if len(r.fields) > maxColumns {
-		return r.fail("more than %d fields", maxColumns)
+	if len(r.fields) > MaxFields {
+		return r.fail("more than %d fields, the most a CSV record may have (a wider table can be read as Parquet or Arrow)", MaxFields)
 	}
 	return true
+}
+
+// tooLong fails the current record for being longer than maxRecord, saying
+// what the limit is and what to do.
+func (r *Reader) tooLong() bool {
+	return r.fail("record longer than %d bytes (%s), the most a CSV record may take: an unclosed quote runs on to the end of the file (look for one at this line); a longer record can be read as Parquet or Arrow", maxRecord, sizeText(maxRecord))
+}
+
+// sizeText is n bytes in MiB or KiB when it is a whole number of them.
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // SWAR constants: a byte-wise test of 8 bytes at once. The separator's
@@ -640,7 +661,7 @@ record:
 		// The record's bytes up to its line break: refused over maxRecord
 		// however much is buffered, as every path of the reader does (the
 		// split proofs of input.go rely on it).
-		return r.fail("record longer than %d bytes", maxRecord), false
+		return r.tooLong(), false
 	}
 	r.raw = raw
 	r.start += i
@@ -657,7 +678,7 @@ record:
 // not depend on how the bytes arrived.
 func (r *Reader) failAt(pos int, msg string, args ...any) bool {
 	if pos > maxRecord {
-		return r.fail("record longer than %d bytes", maxRecord)
+		return r.tooLong()
 	}
 	return r.fail(msg, args...)
 }
@@ -665,7 +686,7 @@ func (r *Reader) failAt(pos int, msg string, args ...any) bool {
 // needMore reads more input for a record that continues past the buffer.
 func (r *Reader) needMore() (ok, again bool) {
 	if r.end-r.start > maxRecord { // its line break is past the buffer
-		return r.fail("record longer than %d bytes", maxRecord), false
+		return r.tooLong(), false
 	}
 	r.fillMore()
 	return false, r.err == nil

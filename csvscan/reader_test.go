@@ -181,6 +181,34 @@ func TestReaderLongRecords(t *testing.T) {
 	}
 }
 
+// TestReaderWideRecords: a record may have MaxFields fields (it was 1024,
+// which refused real wide files), quoted or not; more is refused naming
+// the limit and what reads a wider table.
+func TestReaderWideRecords(t *testing.T) {
+	line := func(n int, quoted bool) string {
+		f := make([]string, n)
+		for i := range f {
+			f[i] = "c" + strconv.Itoa(i)
+			if quoted && i%2 == 0 {
+				f[i] = `"` + f[i] + `"`
+			}
+		}
+		return strings.Join(f, ",") + "\n"
+	}
+	for _, n := range []int{1100, MaxFields} {
+		for _, quoted := range []bool{false, true} {
+			h, recs, err := readAll(NewReader(strings.NewReader(line(n, false)+line(n, quoted)+line(n, false)), "t"))
+			if err != nil || len(h) != n || len(recs) != 2 || len(recs[0]) != n || recs[0][n-1] != "c"+strconv.Itoa(n-1) {
+				t.Fatalf("%d fields (quoted %v): %d records, %v", n, quoted, len(recs), err)
+			}
+		}
+	}
+	_, _, err := readAll(NewReader(strings.NewReader(line(MaxFields+1, false)), "t"))
+	if err == nil || !strings.Contains(err.Error(), "t:1: more than 65536 fields, the most a CSV record may have (a wider table can be read as Parquet or Arrow)") {
+		t.Fatalf("%d fields: %v", MaxFields+1, err)
+	}
+}
+
 // TestReaderMatchesEncodingCSV: on random CSV without carriage returns, the
 // Reader and encoding/csv agree record for record.
 func TestReaderMatchesEncodingCSV(t *testing.T) {

@@ -273,6 +273,25 @@ type FilterReport struct {
 	filters.Summary
 	SerializedBytes int64   `json:"serialized_bytes"`
 	FPPFormula      float64 `json:"fpp_formula"`
+	// File is where a filter read from a filter file (Options.FilterFile)
+	// came from; nil for a filter built by the run.
+	File *FilterFileReport `json:"file,omitempty"`
+}
+
+// FilterFileReport is a filter file a run used: its name and what it was
+// built for (join build-filter), which the run checked against its key
+// side (FilterFile.Check: the same key column and type, and the same
+// distinct keys by count and fingerprint).
+type FilterFileReport struct {
+	Name    string   `json:"name"`
+	KeyCol  string   `json:"key_col"`
+	KeyType key.Type `json:"key_type"`
+	Keys    int      `json:"keys"` // the distinct keys it was built for
+}
+
+// Report describes ff, read from the file named name.
+func (ff *FilterFile) Report(name string) *FilterFileReport {
+	return &FilterFileReport{Name: name, KeyCol: ff.KeyCol, KeyType: ff.KeyType, Keys: ff.Built.N}
 }
 
 // NewFilterReport describes b.

@@ -21,6 +21,10 @@ func (r *Report) WriteText(w io.Writer) {
 	f := r.Filter
 	fmt.Fprintf(w, "filter %s, memory %d bits, broadcast %d bytes, formula FP %.3g\n",
 		cmp.Or(f.Params, string(f.Kind)), f.MemoryBits, r.BroadcastBytes, f.FPPFormula)
+	if ff := f.File; ff != nil {
+		fmt.Fprintf(w, "filter: from the filter file %s (%s, built for %d distinct keys of column %s, key type %s; the key file's keys are the same, by count and fingerprint)\n",
+			ff.Name, f.Kind, ff.Keys, ff.KeyCol, ff.KeyType)
+	}
 	if r.BroadcastCopies < r.Settings.Mappers {
 		fmt.Fprintf(w, "broadcast: %d mappers share %d copies of the filter (one each would take more than %s)\n",
 			r.Settings.Mappers, r.BroadcastCopies, SizeText(MaxBroadcastBytes))

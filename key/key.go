@@ -184,12 +184,14 @@ func Canonical(cols string, kt Type) (string, Type, error) {
 
 // CheckHeader refuses a header that names a column twice (a key column
 // could not say which it is): an error naming the file's line 1 and both
-// columns. O(columns^2), for headers of at most a few hundred names.
+// columns. O(columns).
 func CheckHeader(file string, names []string) error {
+	seen := make(map[string]int, len(names)) // linear: a header may have tens of thousands of columns
 	for i, h := range names {
-		if j := slices.Index(names[:i], h); j >= 0 {
+		if j, ok := seen[h]; ok {
 			return fmt.Errorf("%s:1: column %q appears twice (columns %d and %d)", file, h, j+1, i+1)
 		}
+		seen[h] = i
 	}
 	return nil
 }

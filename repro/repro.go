@@ -40,7 +40,14 @@ type Options struct {
 	// ACBFCapacity, if set, is the ACBF's capacity in Table 1's default
 	// sizing (filters.Sizing.ACBFCapacity).
 	ACBFCapacity uint64
+	// Prog is the program's name as the written documents name it (run.md,
+	// table1.md: "Written by `acbfjoin repro`"): the name it was invoked
+	// by; "" is acbfjoin.
+	Prog string
 }
+
+// prog is the program's name in the written documents (Options.Prog).
+func (o Options) prog() string { return cmp.Or(o.Prog, "acbfjoin") }
 
 // variants are the paper's series.
 var variants = []string{"CBF", "ACBF_1", "ACBF_2", "ACBF_3", "ACBF_opt"}
@@ -236,8 +243,8 @@ func run(ctx context.Context, opt Options) error {
 			return err
 		}
 	}
-	meta := fmt.Sprintf("# Reproduction run\n\nWritten by `join repro` (%s mode), seed %d, in %s.\n\nMachine: %d cores, %s/%s; %s; %s.\n",
-		mode, opt.Seed, time.Since(start).Round(time.Second), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), time.Now().UTC().Format("2006-01-02"))
+	meta := fmt.Sprintf("# Reproduction run\n\nWritten by `%s repro` (%s mode), seed %d, in %s.\n\nMachine: %d cores, %s/%s; %s; %s.\n",
+		opt.prog(), mode, opt.Seed, time.Since(start).Round(time.Second), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), time.Now().UTC().Format("2006-01-02"))
 	return writeFile(filepath.Join(opt.Out, "run.md"), meta)
 }
 

@@ -56,8 +56,16 @@ func TestQuick(t *testing.T) {
 		t.Skip("runs the reduced reproduction (several seconds)")
 	}
 	out := t.TempDir()
-	if err := Run(context.Background(), Options{Quick: true, Out: out, Seed: 1}); err != nil {
+	if err := Run(context.Background(), Options{Quick: true, Out: out, Seed: 1, Prog: "acbfjoin"}); err != nil {
 		t.Fatal(err)
+	}
+	// The documents name the program as it was invoked (Options.Prog),
+	// never by the short name of this repository's examples.
+	for _, name := range []string{"run.md", "table1.md"} {
+		b, _ := os.ReadFile(filepath.Join(out, name))
+		if !strings.Contains(string(b), "`acbfjoin ") || strings.Contains(string(b), "`join ") {
+			t.Errorf("%s does not name the program acbfjoin:\n%s", name, b)
+		}
 	}
 	for _, name := range []string{"fig4.csv", "fig4.md", "fig4.svg", "fig5.csv", "fig5.md", "fig5.svg", "fig67.csv", "fig67.md", "fig6.svg", "fig7.svg", "table1.csv", "table1.md", "run.md",
 		"quoted.csv", "quoted.md", "fig7_layout.csv", "table1_paper.csv", "table1_sizing.csv"} {

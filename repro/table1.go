@@ -45,7 +45,7 @@ func FindNBER(dir string) (cite, pat string, err error) {
 			}
 			return p, nil
 		}
-		return "", dataError(dir, "none of %s there (the NBER files, as join fetch or join gen write them)", strings.Join(names, ", "))
+		return "", dataError(dir, "none of %s there (the NBER files, as written by join fetch or join gen)", strings.Join(names, ", "))
 	}
 	if cite, err = find("CITED", "cite75_99.txt", "acite75_99.zip", "cite75_99.txt.gz", "cite75_99.mini.txt"); err != nil {
 		return "", "", err
@@ -96,7 +96,7 @@ func table1(ctx context.Context, opt Options) error {
 			return err
 		}
 		cite, pat = gen.CitePath, gen.PatPath
-		source = fmt.Sprintf("NBER-shaped data from `join gen --scale %v --seed %d`", scale, opt.Seed)
+		source = fmt.Sprintf("NBER-shaped data from `%s gen --scale %v --seed %d`", opt.prog(), scale, opt.Seed)
 	}
 	keys := filepath.Join(dir, "keys.txt")
 	sample := table1Keys(opt)
@@ -124,7 +124,7 @@ func table1(ctx context.Context, opt Options) error {
 	fmt.Fprintf(&md, "# Table 1: the reduce-side join\n\nInput: %s; %d citations joined on CITED with %d keys sampled from the patent file (seed %d), %d join rows. Times are medians of %d alternating run(s); construction time is the build phase (reading the key file in parallel, merging the local key tables, building the filter). Map output records count the large side's rows that pass the filter.\n\n",
 		source, r0.InputRecords, r0.KeysDistinct, opt.Seed, r0.JoinRows, repeat)
 	if opt.Quick {
-		md.WriteString("**Quick mode: the times are not meaningful.** Its joins take tens of milliseconds, once each, and their differences are smaller than the spread of runs of one join; the counts (false positives, map output records) are exact. The full run (`join repro`) times 5 alternating runs at full scale.\n\n")
+		md.WriteString("**Quick mode: the times are not meaningful.** Its joins take tens of milliseconds, once each, and their differences are smaller than the spread of runs of one join; the counts (false positives, map output records) are exact. The full run (`" + opt.prog() + " repro`) times 5 alternating runs at full scale.\n\n")
 	}
 	var defChanges []Change
 	if mode != Table1Paper {
@@ -168,8 +168,8 @@ func table1(ctx context.Context, opt Options) error {
 			rows = append(rows, []string{strconv.Itoa(i + 1), g(f.MN), strconv.Itoa(f.K), g(f.Capacity), g(f.FPCBF), g(f.FPACBF), FormatChange(f.FPChange), FormatChange(f.MapChange), fmt.Sprintf("%.1f%%", 100*f.Misfit)})
 		}
 		fcsv, ftab := table([]string{"rank", "m_n", "k", "acbf_capacity_x_keys", "fp_cbf", "fp_acbf", "fp_change", "map_change", "misfit"}, rows)
-		fmt.Fprintf(&md, "## At the paper's sizing (an inference)\n\nThe paper's m and k are lost, and at the optimal first level (the ACBF sized for the keys it holds) no sane sizing gives both of its numbers (FP -72.3%% needs a CBF and an ACBF much closer than m1 = 4m - nk allows). They fit when the ACBF's counters were sized for more keys than it held, as a job sized for an expected key count would be. `join repro` searches m/n from 2 to 32 (steps of 0.5), k = 3 or round((m/n) ln 2) (the paper's two choices in every figure) and the ACBF's capacity from 1 to the most the budget holds (steps of 0.05 times the keys), for the sizings whose formula gives both numbers on this data (%d matched rows, %d unmatched; a map output is a matched row or a false positive), and runs the join at the best. %d sizings fit within 5%%; the best %d:\n\n%s\n",
-			matched, unmatched, len(fits), len(rows), ftab)
+		fmt.Fprintf(&md, "## At the paper's sizing (an inference)\n\nThe paper's m and k are lost, and at the optimal first level (the ACBF sized for the keys it holds) no sane sizing gives both of its numbers (FP -72.3%% needs a CBF and an ACBF much closer than m1 = 4m - nk allows). They fit when the ACBF's counters were sized for more keys than it held, as a job sized for an expected key count would be. `%s repro` searches m/n from 2 to 32 (steps of 0.5), k = 3 or round((m/n) ln 2) (the paper's two choices in every figure) and the ACBF's capacity from 1 to the most the budget holds (steps of 0.05 times the keys), for the sizings whose formula gives both numbers on this data (%d matched rows, %d unmatched; a map output is a matched row or a false positive), and runs the join at the best. %d sizings fit within 5%%; the best %d:\n\n%s\n",
+			opt.prog(), matched, unmatched, len(fits), len(rows), ftab)
 		fmt.Fprintf(&md, "The join at the best (m/n = %g: %g bits per key, k = %d, ACBF capacity %d = %gx the %d keys held, first level %d bits):\n\n",
 			best.MN, 4*best.MN, best.K, capacity, best.Capacity, n, preps[1].Filter.FirstLevelBits)
 		pcsv, ptab := reportTable(preps)

@@ -18,7 +18,8 @@ import (
 
 // Generator model. Every choice below follows a statistic of the real files
 // (the NBER documentation, the USPTO issue-year table, or the real sample in
-// shared/data/nber-mini, whose figures are quoted); see also doc.go.
+// testdata/nber-mini at the repository root, whose figures are quoted); see
+// also doc.go.
 
 // yearFirst[y-1963] is the first utility patent number granted in year y
 // (USPTO, "Issue Years and Patent Numbers"); yearFirst[37] = 6,009,555 is the

@@ -1,17 +1,14 @@
 package nber
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
-
-const miniDir = "../../../shared/data/nber-mini"
 
 // TestRealSample parses the real NBER sample completely: headers, field counts,
 // and the type of every non-empty field; empty fields only where the schema
@@ -22,11 +19,8 @@ func TestRealSample(t *testing.T) {
 		schema Schema
 		rows   int
 	}{{"cite75_99.mini.txt", Cite, 8274}, {"apat63_99.mini.txt", Pat, 17732}} {
-		path := filepath.Join(miniDir, tc.file)
+		path := filepath.Join(testutil.NBERMini(t), tc.file)
 		rc, name, err := csvscan.Open(path)
-		if errors.Is(err, os.ErrNotExist) {
-			t.Skipf("real NBER sample not found at %s (it lives in the workplace's shared/ folder beside the repository)", miniDir)
-		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -261,12 +261,8 @@ func TestWriteStreamGenerated(t *testing.T) {
 // order, and most of its citations' citing patents are not in its patents
 // file).
 func TestWriteStreamMini(t *testing.T) {
-	pat, cite := filepath.Join(miniDir, "apat63_99.mini.txt"), filepath.Join(miniDir, "cite75_99.mini.txt")
-	for _, p := range []string{pat, cite} {
-		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-			t.Skipf("real NBER sample not found at %s (it lives in the workplace's shared/ folder beside the repository)", p)
-		}
-	}
+	mini := testutil.NBERMini(t)
+	pat, cite := filepath.Join(mini, "apat63_99.mini.txt"), filepath.Join(mini, "cite75_99.mini.txt")
 	st := checkStream(t, pat, cite)
 	t.Logf("nber-mini: %+v", st)
 	if st.Patents != 17732 || st.Citations+st.Dropped != 8274 {

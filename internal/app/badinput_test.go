@@ -256,6 +256,13 @@ func TestErrorsNameTheFlag(t *testing.T) {
 	}{
 		{[]string{"run", "--keys", nope, "--input", input, "--out", out}, "run: --keys " + nope + ": no such file or directory"},
 		{[]string{"run", "--keys", keys, "--input", nope, "--out", out}, "run: --input " + nope + ": no such file or directory"},
+		// A folder, by either flag (--keys said "open DIR: is a folder").
+		{[]string{"run", "--keys", dir, "--input", input, "--out", out}, "run: --keys " + dir + ": is a folder, want a file"},
+		{[]string{"run", "--keys", dir, "--input", input, "--key-type", "int", "--out", out}, "run: --keys " + dir + ": is a folder, want a file"},
+		{[]string{"run", "--keys", keys, "--input", dir, "--out", out}, "run: --input " + dir + ": is a folder, want a file"},
+		{[]string{"compare", "--keys", dir, "--input", input}, "compare: --keys " + dir + ": is a folder, want a file"},
+		{[]string{"compare", "--keys", keys, "--input", dir}, "compare: --input " + dir + ": is a folder, want a file"},
+		{[]string{"build-filter", "--keys", dir, "--out", out}, "build-filter: --keys " + dir + ": is a folder, want a file"},
 		{[]string{"run", "--keys", keys, "--input", dir, "--out", out}, "run: --input " + dir + ": is a folder"},
 		{[]string{"run", "--keys", keys, "--input", input, "--filter-file", nope, "--out", out}, "run: --filter-file " + nope + ": no such file"},
 		{[]string{"run", "--bank", nope, "--keys", keys, "--input", input, "--out", out}, "run: --bank " + nope + ": no such file"},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/bank"
+	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
@@ -353,18 +354,14 @@ func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer)
 // other byte that is not a quote or line break.
 func parseDelim(cmd, s string) (byte, error) { return parseDelimFlag(cmd, "delim", s) }
 
-// parseDelimFlag is parseDelim for the flag named name.
+// parseDelimFlag is parseDelim for the flag named name (cli.ParseDelim,
+// beamjoin's too).
 func parseDelimFlag(cmd, name, s string) (byte, error) {
-	switch s {
-	case "":
-		return 0, nil
-	case `\t`, "tab", "\t":
-		return '\t', nil
+	b, err := cli.ParseDelim(name, s)
+	if err != nil {
+		return 0, usageError{fmt.Errorf("%s: %w", cmd, err)}
 	}
-	if len(s) != 1 || s == `"` || s == "\n" || s == "\r" {
-		return 0, usageError{fmt.Errorf(`%s: --%s %q: want one byte such as "," or "\t" (not a quote or line break)`, cmd, name, s)}
-	}
-	return s[0], nil
+	return b, nil
 }
 
 // badRowsFlag reads --bad-rows: whether to skip.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -80,12 +81,18 @@ func TestNewKindsEverywhere(t *testing.T) {
 			t.Fatalf("%s %v from a filter file: other rows", tc.kind, tc.flags)
 		}
 		data2, _ := os.ReadFile(rep2)
-		var r2 struct{ Filter json.RawMessage }
-		var r1 struct{ Filter json.RawMessage }
+		var r2 struct{ Filter map[string]any }
+		var r1 struct{ Filter map[string]any }
 		json.Unmarshal(data, &r1)
 		json.Unmarshal(data2, &r2)
-		if !bytes.Equal(r1.Filter, r2.Filter) {
-			t.Fatalf("%s: the filter file's report differs:\n%s\n%s", tc.kind, r1.Filter, r2.Filter)
+		// The same filter, and where it came from: the file.
+		file, _ := r2.Filter["file"].(map[string]any)
+		if file["name"] != fb || file["key_col"] != "PATENT" || file["key_type"] != "int" || file["keys"] == nil || r1.Filter["file"] != nil {
+			t.Fatalf("%s: the filter file's report says it came from %v (built: %v)", tc.kind, r2.Filter["file"], r1.Filter["file"])
+		}
+		delete(r2.Filter, "file")
+		if !reflect.DeepEqual(r1.Filter, r2.Filter) {
+			t.Fatalf("%s: the filter file's report differs:\n%v\n%v", tc.kind, r1.Filter, r2.Filter)
 		}
 	}
 	stdout, _, err := runCmd("compare", "--keys", keys, "--input", cite, "--filters", "cbf,cuckoo,scalable,blocked", "--bucket-size", "2", "--quiet")

@@ -2,14 +2,16 @@ package app
 
 import (
 	"cmp"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
-	"slices"
+	"strings"
 
 	"github.com/acbfjoin/acbfjoin/cli"
+	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/local"
@@ -87,9 +89,9 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		}
 	}
 	if j.set("columns") {
-		cols, err := key.SplitList(j.columns)
-		if err != nil || len(cols) == 0 || slices.Contains(cols, "") {
-			return opt, usageError{fmt.Errorf("%s: --columns %q: want column names, comma-separated (a name holding a comma quoted, as in a CSV line)", cmd, j.columns)}
+		cols, err := cli.ParseColumns(j.columns) // beamjoin's too
+		if err != nil {
+			return opt, usageError{fmt.Errorf("%s: %w", cmd, err)}
 		}
 		opt.Columns = cols
 	}
@@ -169,9 +171,52 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 }
 
 // flagError rewrites an option.Error in err as the user's flag and value
-// ("run: --mem 4KiB: below the minimum ...", cli.Rewrite); other errors
-// are returned as they are.
-func flagError(cmd string, fs *flag.FlagSet, err error) error { return cli.Rewrite(cmd, fs, err) }
+// ("run: --mem 4KiB: below the minimum ...", cli.Rewrite); a key that is
+// no integer (csvscan.ErrNotInteger) gets how its command's keys came to
+// compare as integers (intKeyError); other errors are returned as they are.
+func flagError(cmd string, fs *flag.FlagSet, err error) error {
+	err = cli.Rewrite(cmd, fs, err)
+	if how := intKeyHow(fs); how != "" && errors.Is(err, csvscan.ErrNotInteger) {
+		return intKeyError{err, how}
+	}
+	return err
+}
+
+// intKeyError is a key that is no integer where keys compare as integers,
+// with how they came to (intKeyHow) for its hint.
+type intKeyError struct {
+	error
+	how string
+}
+
+func (e intKeyError) Unwrap() error { return e.error }
+
+// intKeyHow says, for the hint of a key that is no integer, how the keys of
+// a command (its flags, parsed) came to compare as integers and what to
+// give instead: --key-type given, a bank's type, the command's default
+// (multikey's int) or auto's inference. "" if the command has no --key-type.
+func intKeyHow(fs *flag.FlagSet) string {
+	kt := fs.Lookup("key-type")
+	if kt == nil {
+		return ""
+	}
+	given, bank := false, false
+	fs.Visit(func(f *flag.Flag) {
+		given = given || f.Name == "key-type"
+		bank = bank || (f.Name == "bank" && f.Value.String() != "")
+	})
+	switch v := kt.Value.String(); {
+	case given && strings.Contains(v, ","):
+		return fmt.Sprintf("--key-type %s compares that column as integers: give string in its place to compare it as text", v)
+	case given:
+		return fmt.Sprintf("--key-type %s compares the keys as integers: give --key-type string to compare them as text", v)
+	case bank:
+		return fmt.Sprintf("the bank's keys are integers, as it was built: build one with %s bank build --key-type string to compare them as text", prog)
+	case kt.DefValue == string(key.Int):
+		return "keys are compared as integers by default: give --key-type string to compare them as text"
+	}
+	return "--key-type auto took the keys as integers: give --key-type string to compare them as text"
+}
 
 // tuneGC sets the collector for a run with --mem: half the default growth
 // before a collection, and a soft limit, so that the garbage of the heap

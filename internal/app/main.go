@@ -68,13 +68,28 @@ var prog = "join"
 // at the start of a line (an example), after "usage: ", "see " or "Run '".
 var progWord = regexp.MustCompile(`(?m)(^[ \t]*|usage: |see |Run '|'|\(|\| |with: )join( |$|')`)
 
+// progCommand finds the program's name where the libraries' messages and
+// reports name one of its commands after "with ", "by ", "or ", "and " or
+// "(" ("rebuild it with join bank build"): only before a command's name,
+// so that prose ("a join with join keys") is left alone.
+var progCommand = regexp.MustCompile(`(\(|\b(?:with|by|or|and) )join( (?:bank (?:build|validate|update)|build-filter|gen|fetch|run|compare|repro|demo|multikey (?:seed|absent)|filter (?:size|eval|plot)|stream prep)\b)`)
+
 // named returns text with the program's name in place of "join" where it
-// names the program (progWord).
+// names the program (progWord, progCommand).
 func named(text string) string {
 	if prog == "join" {
 		return text
 	}
-	return progWord.ReplaceAllString(text, "${1}"+prog+"${2}")
+	return progWord.ReplaceAllString(namedCommands(text), "${1}"+prog+"${2}")
+}
+
+// namedCommands returns a report's text with the program's name in place
+// of "join" where it names one of its commands (progCommand).
+func namedCommands(text string) string {
+	if prog == "join" {
+		return text
+	}
+	return progCommand.ReplaceAllString(text, "${1}"+prog+"${2}")
 }
 
 // Main runs the command line of os.Args and exits.
@@ -138,6 +153,7 @@ func (e stdoutError) Unwrap() error { return e.err }
 func hint(err error) string {
 	var se stdoutError
 	var sep *key.SepHint
+	var ik intKeyError
 	switch {
 	case errors.As(err, &se):
 		return "" // the user's redirection, not our files
@@ -157,8 +173,10 @@ func hint(err error) string {
 			name = "tab"
 		}
 		return fmt.Sprintf(" (give %s %s for that side, or --delim %s for both)", side, name, name)
+	case errors.As(err, &ik):
+		return " (" + ik.how + ")"
 	case errors.Is(err, csvscan.ErrNotInteger):
-		return " (keys are compared as integers by default: give --key-type string to compare them as text)"
+		return " (the keys are compared as integers: give --key-type string to compare them as text)"
 	case errors.Is(err, syscall.EACCES):
 		return " (check the permissions of the file or folder named; spill and sort files go to --tmp-dir, the output to --out)"
 	}

@@ -210,8 +210,9 @@ func TestFilterFile(t *testing.T) {
 	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--sort", "--out", a); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--sort", "--filter-file", fb, "--out", b); err != nil {
-		t.Fatal(err)
+	if out, _, err := runCmd("run", "--keys", keys, "--input", cite, "--sort", "--filter-file", fb, "--out", b); err != nil ||
+		!strings.Contains(out, "\nfilter: from the filter file "+fb+" (acbf, built for 400 distinct keys of column PATENT, key type int; ") {
+		t.Fatalf("run --filter-file: %v; the report does not say where the filter came from:\n%s", err, out)
 	}
 	da, _ := os.ReadFile(a)
 	db, _ := os.ReadFile(b)

@@ -84,7 +84,7 @@ func cmdMultikeySeed(ctx context.Context, args []string, stdout, stderr io.Write
 		return usageError{flagError("multikey seed", fs, err)}
 	}
 	return multikey.WriteSeed(ctx, opt, *md, func(text string) error {
-		if _, err := io.WriteString(stdout, text); err != nil {
+		if _, err := io.WriteString(stdout, namedCommands(text)); err != nil {
 			return stdoutError{err}
 		}
 		return nil

@@ -146,10 +146,7 @@ func TestReportWords(t *testing.T) {
 			t.Errorf("--filter %s: %v, report %q, want it to start %q", kind, err, strings.SplitN(out, "\n", 2)[0], want)
 		}
 	}
-	sample := filepath.Join("..", "..", "..", "shared", "data", "nber-mini")
-	if _, err := os.Stat(sample); err != nil {
-		t.Skipf("the real NBER sample is not at %s: the demo part skipped", sample)
-	}
+	sample := testutil.NBERMini(t)
 	out, _, err := runCmd("demo", "--data", sample)
 	if err != nil || !strings.Contains(out, "399 join keys sampled from 17732 patents (2.25%") {
 		t.Errorf("demo --data: %v\n%s", err, out)

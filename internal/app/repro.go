@@ -47,7 +47,7 @@ Examples:
 			return usageError{fmt.Errorf("repro: %w", err)}
 		}
 	}
-	opt := repro.Options{Quick: *quick, Data: *data, Out: *out, Seed: *seed, Table1Sizing: *sizing, ACBFCapacity: *capacity, Log: func(format string, a ...any) {
+	opt := repro.Options{Quick: *quick, Data: *data, Out: *out, Seed: *seed, Table1Sizing: *sizing, ACBFCapacity: *capacity, Prog: prog, Log: func(format string, a ...any) {
 		if len(format) > 1 && format[:2] == "  " && !*verbose {
 			return
 		}

@@ -740,16 +740,12 @@ func TestStdStreamsIntoInput(t *testing.T) {
 	keys := mk("k.csv", "PATENT,C\n1,a\n2,b\n")
 	input := mk("i.csv", "CITING,CITED\n10,1\n11,2\n")
 	data := filepath.Join(dir, "data")
-	os.Mkdir(data, 0o755)
+	testutil.Check(t, os.Mkdir(data, 0o755))
+	mini := testutil.NBERMini(t)
 	for _, n := range []string{"cite75_99.txt", "apat63_99.txt"} {
-		src, _ := os.ReadFile(filepath.Join("..", "..", "..", "shared", "data", "nber-mini", strings.Replace(n, ".txt", ".mini.txt", 1)))
-		if src == nil {
-			src = []byte("CITING,CITED\n1,2\n")
-			if n == "apat63_99.txt" {
-				src = []byte("PATENT,GYEAR\n2,1999\n")
-			}
-		}
-		os.WriteFile(filepath.Join(data, n), src, 0o644)
+		src, err := os.ReadFile(filepath.Join(mini, strings.Replace(n, ".txt", ".mini.txt", 1)))
+		testutil.Check(t, err)
+		testutil.WriteFile(t, filepath.Join(data, n), src, 0o644)
 	}
 	bk := filepath.Join(dir, "k.bank")
 	if _, stderr, err := runCmd("bank", "build", "--keys", keys, "--key-col", "PATENT", "--class-col", "C", "--classes", "value", "--out", bk, "--quiet"); err != nil {

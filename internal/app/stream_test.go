@@ -10,9 +10,8 @@ import (
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
-
-const streamMini = "../../../shared/data/nber-mini"
 
 // readCSV reads a whole CSV file with encoding/csv: the independent reader.
 func readCSV(t *testing.T, path string) [][]string {
@@ -45,12 +44,10 @@ func csvLine(fields []string) string {
 // encoding/csv (a citation joins the cited patent granted in the W days up
 // to the citing patent's grant), as a multiset, for ACBF and CBF.
 func TestStreamNBERMini(t *testing.T) {
-	pat := filepath.Join(streamMini, "apat63_99.mini.txt")
-	if _, err := os.Stat(pat); err != nil {
-		t.Skipf("the real NBER sample is not here (%s): skipped", streamMini)
-	}
+	mini := testutil.NBERMini(t)
+	pat := filepath.Join(mini, "apat63_99.mini.txt")
 	dir := t.TempDir()
-	if _, errOut, err := runCmd("stream", "prep", "--patents", pat, "--citations", filepath.Join(streamMini, "cite75_99.mini.txt"), "--out", dir); err != nil {
+	if _, errOut, err := runCmd("stream", "prep", "--patents", pat, "--citations", filepath.Join(mini, "cite75_99.mini.txt"), "--out", dir); err != nil {
 		t.Fatalf("stream prep: %v\n%s", err, errOut)
 	}
 	pats := readCSV(t, filepath.Join(dir, "patents-by-gdate.csv"))

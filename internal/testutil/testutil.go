@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -160,4 +161,54 @@ func ReadParquet(t testing.TB, data []byte) arrow.Table {
 	}
 	t.Cleanup(tbl.Release)
 	return tbl
+}
+
+// rootModule is the module path of the repository's root go.mod.
+const rootModule = "github.com/acbfjoin/acbfjoin"
+
+// RepoRoot returns the repository's root folder: the nearest folder, from the
+// working directory up, whose go.mod declares the root module (so a test of
+// the beam module, which has its own go.mod, finds the same folder). It fails
+// the test if there is none.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatalf("setup: %v", err)
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modulePath(b) == rootModule {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatalf("setup: no go.mod of module %s above the working directory", rootModule)
+		}
+		dir = up
+	}
+}
+
+// modulePath returns the path of a go.mod's module line, "" if none.
+func modulePath(gomod []byte) string {
+	for line := range bytes.Lines(gomod) {
+		f := bytes.Fields(line)
+		if len(f) >= 2 && string(f[0]) == "module" {
+			return strings.Trim(string(f[1]), `"`)
+		}
+	}
+	return ""
+}
+
+// NBERMini returns the folder of the real NBER sample kept in the repository
+// (testdata/nber-mini: cite75_99.mini.txt and apat63_99.mini.txt; see its
+// README.md). It fails the test, never skips, if a file is missing.
+func NBERMini(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(RepoRoot(t), "testdata", "nber-mini")
+	for _, n := range []string{"cite75_99.mini.txt", "apat63_99.mini.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Fatalf("setup: the repository's NBER sample: %v", err)
+		}
+	}
+	return dir
 }

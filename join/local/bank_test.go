@@ -19,15 +19,11 @@ import (
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
-// miniFiles returns the real NBER sample, or skips.
+// miniFiles returns the real NBER sample of the repository (testdata/nber-mini).
 func miniFiles(t *testing.T) (pat, cite string) {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "data", "nber-mini")
-	pat, cite = filepath.Join(dir, "apat63_99.mini.txt"), filepath.Join(dir, "cite75_99.mini.txt")
-	if _, err := os.Stat(pat); err != nil {
-		t.Skipf("the real NBER sample is absent (%v): this test needs ../shared/data/nber-mini", err)
-	}
-	return pat, cite
+	dir := testutil.NBERMini(t)
+	return filepath.Join(dir, "apat63_99.mini.txt"), filepath.Join(dir, "cite75_99.mini.txt")
 }
 
 // buildBank writes a bank of the patents' CAT classes to dir.

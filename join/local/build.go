@@ -332,6 +332,7 @@ func (x *execution) filter(ctx context.Context, keys [][]byte) (*filters.Built, 
 		if err := ff.Check(name, x.opt, keys); err != nil {
 			return nil, err
 		}
+		x.filterFile = ff.Report(name)
 		return ff.Built, nil
 	}
 	if x.opt.Layout == join.LayoutPerColumn {

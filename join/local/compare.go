@@ -109,7 +109,7 @@ func Compare(ctx context.Context, opt join.Options, kinds []filters.Kind, repeat
 //
 // A copy is bounded: a CSV stream is copied through csvscan.Copy, which
 // stops at the first record the reader of the copy would refuse (longer
-// than 1 MiB, more than 1024 fields; with o.skipBad only a bad header, and
+// than 1 MiB, more than csvscan.MaxFields fields; with o.skipBad only a bad header, and
 // an over-long line is cut), and any copy stops before the folder's file
 // system falls below its reserve (tmpspace: 5% of its size, at most 1
 // GiB), an error naming the option. A failed copy is removed.
@@ -125,7 +125,7 @@ func spool(ctx context.Context, o sideOptions, why string) (_, _ string, err err
 	}
 	src, name, err := csvscan.OpenContext(ctx, o.path) // decompresses: the copy is plain CSV
 	if err != nil {
-		return "", "", err
+		return "", "", join.FileError(o.option, o.path, err) // a folder: named by its option, as openSide names it
 	}
 	defer src.Close()
 	// The copy keeps the stream's extension (after decompression), which

@@ -32,9 +32,10 @@ type execution struct {
 	keyLo, keyHi []byte
 	spooled      string // the key side saved from a stream (spoolKeys), removed at close
 	sh           *shuffle.Shuffle
-	bad          *badRows  // with SkipBadRows
-	bank         *bankPlan // a bank join (Options.Bank)
-	skew         *skewPlan // the hot keys (Options.Skew); nil: plain partitioning
+	bad          *badRows               // with SkipBadRows
+	bank         *bankPlan              // a bank join (Options.Bank)
+	filterFile   *join.FilterFileReport // the filter file read (Options.FilterFile)
+	skew         *skewPlan              // the hot keys (Options.Skew); nil: plain partitioning
 	// keyIndex is the build's key set, kept for the membership tests of
 	// Filter auto (and hot exclusions) and dropped after them; nil otherwise.
 	keyIndex *keySet

@@ -304,6 +304,9 @@ rows:
 			if !report {
 				continue
 			}
+			if !ks.Composite() { // a tuple's error names its column (key.Spec.Append)
+				err = fmt.Errorf("%s: %w", ks.Names[0], err)
+			}
 			pe := &csvscan.ParseError{File: c.s.name, Line: c.first + int64(i) + 1, Offset: c.first + int64(i), Msg: err.Error(), Err: err, Row: true}
 			if x.bad == nil || errors.Is(err, key.ErrBeyond) {
 				return pe

@@ -121,6 +121,7 @@ func (*filterPhase) run(ctx context.Context, x *execution) (err error) {
 }
 func (*filterPhase) report(x *execution, rep *join.Report) {
 	rep.Filter = join.NewFilterReport(x.built)
+	rep.Filter.File = x.filterFile
 }
 
 // exclusionsPhase finds the frequent large-side keys that pass the filter

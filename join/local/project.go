@@ -69,6 +69,19 @@ func (p *projected) resolve(h join.Header) error {
 	return nil
 }
 
+// ProjectColumns returns the positions in an output header (names, as
+// join.OutputHeader makes them) of the columns asked (Options.Columns), in
+// their order, refused as run refuses them: a column the output has not,
+// asked twice, or named by both sides. For an executor that writes whole
+// rows and picks the columns after (beamjoin).
+func ProjectColumns(columns, names []string) ([]int, error) {
+	p := newProjected(nil, columns)
+	if err := p.resolve(join.Header{Names: names}); err != nil {
+		return nil, err
+	}
+	return p.idx, nil
+}
+
 func quoteList(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {

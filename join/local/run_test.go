@@ -190,11 +190,7 @@ func TestDifferentialGenerated(t *testing.T) {
 
 // TestDifferentialRealSample joins the real NBER sample both ways round.
 func TestDifferentialRealSample(t *testing.T) {
-	cite := filepath.Join("..", "..", "..", "shared", "data", "nber-mini", "cite75_99.mini.txt")
-	pat := filepath.Join("..", "..", "..", "shared", "data", "nber-mini", "apat63_99.mini.txt")
-	if _, err := os.Stat(cite); err != nil {
-		t.Skipf("real NBER sample not found at %s (it lives in the workplace's shared/ folder beside the repository)", cite)
-	}
+	pat, cite := miniFiles(t)
 	for _, cols := range [][2]string{{"PATENT", "CITED"}, {"PATENT", "CITING"}} {
 		want := naiveJoin(t, pat, cite, cols[0], cols[1])
 		for _, kind := range []filters.Kind{filters.None, filters.Exact, filters.CBF, filters.ACBF, filters.Cuckoo, filters.Scalable, filters.Blocked} {

@@ -43,6 +43,10 @@ var (
 	joinType = flag.String("join", string(join.JoinInner), "inner, semi, anti, left, right or full, as join run takes them (docs/join-types.md)")
 	filter   = flag.String("filter", "acbf", "the filter, one of "+strings.Join(filters.Names(), ", "))
 	out      = flag.String("out", "", "output CSV (required; .gz to compress, - for standard output); checked against the inputs as join run checks it")
+	columns  = flag.String("columns", "", "the output's columns, by name, in this order (A,B,C; quote a name holding a comma), as join run takes them: from either side; default all, the large side's then the key side's but its key")
+	delim    = flag.String("delim", "", `field separator of both CSV sides: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma (the output is CSV)`)
+	keysDel  = flag.String("keys-delim", "", "field separator of --keys alone, instead of --delim (as --delim takes it)")
+	inputDel = flag.String("input-delim", "", "field separator of --input alone, instead of --delim (as --delim takes it)")
 	cpuProf  = flag.String("cpuprofile", "", "write a CPU profile of this process to this file (on prism, the workers' too)")
 	verbose  = flag.Bool("verbose", false, "print the runner's and the SDK's log lines (prism's INFO lines: the job server, the workers)")
 	quiet    = flag.Bool("quiet", false, "print no progress line")
@@ -143,6 +147,28 @@ func run(ctx context.Context) (err error) {
 			return usageError{fmt.Errorf("--%s is empty (leave it out for its default)", f.name)}
 		}
 	}
+	// The separators and columns as join run reads them (cli's parsers,
+	// then join.Options' checks in the pipeline's Build).
+	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: key.Type(*keyType), JoinType: join.JoinType(*joinType)}
+	for _, d := range []struct {
+		name, v string
+		sep     *byte
+	}{{"delim", *delim, &opt.Sep}, {"keys-delim", *keysDel, &opt.KeysSep}, {"input-delim", *inputDel, &opt.InputSep}} {
+		var err error
+		if *d.sep, err = cli.ParseDelim(d.name, d.v); err != nil {
+			return usageError{err}
+		}
+	}
+	if set["columns"] {
+		cols, err := cli.ParseColumns(*columns)
+		if err != nil {
+			return usageError{err}
+		}
+		opt.Columns = cols
+	}
+	if _, err := opt.Check(); err != nil {
+		return usageError{cli.Rewrite("beamjoin", flag.CommandLine, err)}
+	}
 	sp, err := filters.Lookup(*filter)
 	if err != nil {
 		return usageError{fmt.Errorf("--filter %q: unknown filter (want one of %s)", *filter, strings.Join(filters.Names(), ", "))}
@@ -218,8 +244,7 @@ func run(ctx context.Context) (err error) {
 		}
 		defer outF.Abort()
 	}
-	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: key.Type(*keyType), JoinType: join.JoinType(*joinType),
-		Filter: kind, Sizing: sizing, Output: rows}
+	opt.Filter, opt.Sizing, opt.Output = kind, sizing, rows
 	start := time.Now()
 	stop := progress(start)
 	counters, kh, ih, err := beamjoin.Execute(ctx, opt, beamx.RunWithMetrics)
@@ -231,15 +256,11 @@ func run(ctx context.Context) (err error) {
 		return err
 	}
 	if outF != nil { // a local file: the header, then the rows
-		ks, js, err := beamjoin.KeySpecs(opt, kh, ih)
+		h, err := beamjoin.OutputHeader(opt, kh, ih)
 		if err != nil {
 			return err
 		}
-		keyNames := kh.Names
-		if opt.JoinType.LargeOnly() {
-			keyNames = nil // semi, anti: the large side's columns only
-		}
-		if _, err := outF.Write(join.OutputHeader([]byte(ih.Raw), ih.Names, js, keyNames, ks).Line); err != nil {
+		if _, err := outF.Write(h.Line); err != nil {
 			return fmt.Errorf("--out %s: %w", *out, err)
 		}
 		// textio.Write writes no file for no rows: the header alone.

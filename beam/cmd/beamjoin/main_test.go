@@ -95,6 +95,9 @@ func TestOutputsRefused(t *testing.T) {
 		{"a size for exact", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--filter", "exact", "--bits-per-key", "8"}, "--bits-per-key: the exact filter does not read it"},
 		{"a negative k", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--k", "-1"}, "--k -1: want a whole number from 1 to 64"},
 		{"a flag given twice", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--k", "3", "--k", "4"}, `beamjoin: invalid value "4" for flag -k: given twice ("3", then "4") (see beamjoin -h)`},
+		{"a separator of two bytes", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--delim", ";;"}, `beamjoin: --delim ";;": want one byte such as "," or "\t" (not a quote or line break)`},
+		{"a quote as a side's separator", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--input-delim", `"`}, `--input-delim "\"": want one byte`},
+		{"an empty column name", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--columns", "CITED,,NAME"}, `beamjoin: --columns "CITED,,NAME": want column names, comma-separated`},
 		{"an unknown flag", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--bogus"}, "beamjoin: flag provided but not defined: -bogus (see beamjoin -h)"},
 		{"a size too small for the keys", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--filter", "acbf3", "--bits-per-key", "2"}, "--bits-per-key 2: k = 1 counter bits per key do not fit"},
 	} {
@@ -203,6 +206,38 @@ func TestStdout(t *testing.T) {
 	code, stdout, stderr := runCmd(t, t.TempDir(), "--keys", keys, "--input", input, "--out", "-", "--quiet")
 	if code != 0 || !strings.HasPrefix(stdout, "CITING,CITED,NAME\n") || strings.Count(stdout, "\n") != 4 || !strings.Contains(stderr, "join: 3 rows") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestDelimsAndColumns: --keys-delim, --input-delim, --delim and
+// --columns, as join run takes them: sides of other separators (their
+// names say nothing), the output CSV of the columns asked.
+func TestDelimsAndColumns(t *testing.T) {
+	dir, keys, input := files(t)
+	semi := filepath.Join(dir, "i-semi.txt")
+	raw, _ := os.ReadFile(input)
+	if err := os.WriteFile(semi, bytes.ReplaceAll(raw, []byte(","), []byte(";")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab := filepath.Join(dir, "k-tab.txt")
+	raw, _ = os.ReadFile(keys)
+	if err := os.WriteFile(tab, bytes.ReplaceAll(raw, []byte(","), []byte("\t")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--keys", keys, "--input", semi, "--input-delim", ";"},
+		{"--keys", tab, "--input", semi, "--keys-delim", "tab", "--delim", ";"},
+	} {
+		code, stdout, stderr := runCmd(t, t.TempDir(), append(args, "--columns", "NAME,CITING", "--out", "-", "--quiet")...)
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		sortStrings(lines[1:])
+		if code != 0 || strings.Join(lines, "|") != "NAME,CITING|a,10|a,13|b,11" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+	code, _, stderr := runCmd(t, t.TempDir(), "--keys", keys, "--input", input, "--columns", "NOPE", "--out", "-", "--quiet")
+	if code == 0 || !strings.Contains(stderr, `--columns NOPE: the output has no column "NOPE" (its columns: "CITING", "CITED", "NAME")`) {
+		t.Errorf("--columns NOPE: exit %d, %q", code, stderr)
 	}
 }
 
