@@ -171,7 +171,7 @@ func TestRunStreamKeysBounded(t *testing.T) {
 	var pe *csvscan.ParseError
 	for _, typ := range []key.Type{key.Auto, key.Int, key.String} {
 		opt := join.Options{Keys: fifoOf(t, "zero", &stream{}), KeyCol: "K", Input: input, JoinCol: "J", KeyType: typ, TempDir: tmp}
-		if _, err := Run(context.Background(), opt, NewCSV(io.Discard)); !errors.As(err, &pe) || err.Error() != opt.Keys+":1: record longer than 1048576 bytes" {
+		if _, err := Run(context.Background(), opt, NewCSV(io.Discard)); !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), opt.Keys+":1: record longer than 1048576 bytes") {
 			t.Errorf("Run, %s: %v", typ, err)
 		}
 		opt.Keys = fifoOf(t, "zero", &stream{})
