@@ -594,10 +594,14 @@ func (t *Table) Column(name string) int { return slices.Index(t.Names, name) }
 // leave it out with --columns.
 type NestedError struct {
 	File, Column, Type string
-	Key                bool // a key column (else one the output would hold)
+	Key                bool   // a key column (else one the output would hold)
+	Why                string // if set, the way out instead of --columns' (a reader without it)
 }
 
 func (e *NestedError) Error() string {
+	if e.Why != "" {
+		return fmt.Sprintf("%s: column %q is nested (%s): %s", e.File, e.Column, e.Type, e.Why)
+	}
 	if e.Key {
 		return fmt.Sprintf("%s: column %q is nested (%s): a join key is a flat column (an integer or a string): join on another", e.File, e.Column, e.Type)
 	}
