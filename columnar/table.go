@@ -101,7 +101,42 @@ type Table struct {
 // tempDir first (Parquet's footer is at the end), removed by Close; an
 // Arrow one is read as the IPC stream format, once, in order. Errors name
 // the file.
-func Open(ctx context.Context, path, name string, format Format, tempDir string) (*Table, error) {
+//
+// A nested column (list, struct, map) is refused (a NestedError naming
+// the file and the column) unless opts has AllowNested: a reader that
+// checks the columns it reads or writes (Table.Refuse) and leaves the
+// others out (Table.SkipNested).
+func Open(ctx context.Context, path, name string, format Format, tempDir string, opts ...OpenOption) (*Table, error) {
+	t, err := open(ctx, path, name, format, tempDir)
+	return allowed(t, err, opts)
+}
+
+// OpenOption is an option of Open and OpenStream.
+type OpenOption int
+
+// AllowNested opens a table with nested columns (Kind Nested), which its
+// reader checks (Table.Refuse) and leaves out (Table.SkipNested).
+const AllowNested OpenOption = 1
+
+// outOpenNested is the way out of a nested column that a reader without
+// AllowNested (beamjoin, keys --from) meets at open.
+const outOpenNested = "this reader reads or writes every column, a nested one it cannot: write the file without it (acbfjoin run leaves one out with --columns)"
+
+// allowed refuses the table t (open's, err its error) if it has a nested
+// column and opts has no AllowNested.
+func allowed(t *Table, err error, opts []OpenOption) (*Table, error) {
+	if err != nil || slices.Contains(opts, AllowNested) {
+		return t, err
+	}
+	if err := t.Refuse(nil, false); err != nil {
+		err.(*NestedError).Why = outOpenNested
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+func open(ctx context.Context, path, name string, format Format, tempDir string) (*Table, error) {
 	if name == "" {
 		name = path
 		if path == "-" {
@@ -183,7 +218,12 @@ func Open(ctx context.Context, path, name string, format Format, tempDir string)
 // (ARROW1), is copied to a file in tempDir first (their footers are at
 // their ends), removed by Close; an Arrow IPC stream is read once, in
 // order. Errors name the table name.
-func OpenStream(ctx context.Context, r io.Reader, c io.Closer, name string, format Format, tempDir string) (*Table, error) {
+func OpenStream(ctx context.Context, r io.Reader, c io.Closer, name string, format Format, tempDir string, opts ...OpenOption) (*Table, error) {
+	t, err := openStream(ctx, r, c, name, format, tempDir)
+	return allowed(t, err, opts)
+}
+
+func openStream(ctx context.Context, r io.Reader, c io.Closer, name string, format Format, tempDir string) (*Table, error) {
 	switch format {
 	case Parquet:
 		file, err := spool(ctx, r, tempDir)
@@ -224,7 +264,7 @@ func openArrowStream(ctx context.Context, r io.Reader, c io.Closer, name, tempDi
 // openSpooled opens file, a copy of a stream, as the table name; Close
 // (or a failure) removes it.
 func openSpooled(ctx context.Context, file, name string, format Format, tempDir string) (*Table, error) {
-	t, err := Open(ctx, file, name, format, tempDir)
+	t, err := open(ctx, file, name, format, tempDir)
 	if err != nil {
 		os.Remove(file)
 		return nil, err

@@ -376,7 +376,11 @@ func TestNested(t *testing.T) {
 		format     Format
 	}{{"parquet", nf.Parquet, ff.Parquet, Parquet}, {"arrow file", nf.ArrowFile, ff.ArrowFile, Arrow}, {"arrow stream", nf.ArrowStream, ff.ArrowStream, Arrow}} {
 		t.Run(c.name, func(t *testing.T) {
-			tb, err := Open(ctx, c.n, "", c.format, "")
+			var ne *NestedError
+			if _, err := Open(ctx, c.n, "", c.format, ""); !errors.As(err, &ne) || ne.Column != "tags" || !strings.Contains(err.Error(), "write the file without it") {
+				t.Errorf("Open without AllowNested: %v", err)
+			}
+			tb, err := Open(ctx, c.n, "", c.format, "", AllowNested)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -400,7 +404,6 @@ func TestNested(t *testing.T) {
 			if err := tb.Refuse([]int{0, 2, 5}, false); err != nil {
 				t.Error(err)
 			}
-			var ne *NestedError
 			if err := tb.Refuse(nil, false); !errors.As(err, &ne) || ne.Column != "tags" || !strings.Contains(err.Error(), "nested.") || !strings.Contains(err.Error(), "--columns") {
 				t.Errorf("Refuse(all): %v", err)
 			}

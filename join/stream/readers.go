@@ -55,7 +55,7 @@ func openSide(ctx context.Context, option, path, name, format, tempDir string, e
 			return nil, &opt.Error{Pkg: "stream", Name: option, Value: path, Err: ErrOptions,
 				Reason: fmt.Sprintf("key events (+row, -key lines) are text, and this is %s: a table is a key side with a window (timed rows)", f)}
 		}
-		t, err := columnar.Open(ctx, path, name, f, tempDir)
+		t, err := columnar.Open(ctx, path, name, f, tempDir, columnar.AllowNested) // checkNested
 		if err != nil {
 			return nil, join.FileError(option, path, err)
 		}
