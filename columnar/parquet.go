@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow/float16"
 	"github.com/apache/arrow/go/v15/parquet"
@@ -20,9 +21,31 @@ import (
 
 // parquetTable is an opened Parquet file.
 type parquetTable struct {
-	f   *os.File
-	r   *file.Reader
-	col []*schema.Column
+	f      *os.File
+	r      *file.Reader
+	col    []*schema.Column // a table column's leaf (nil: nested)
+	leaves [][]int          // a table column's leaf columns' indexes: one, or a nested column's
+}
+
+// parquetNested names the type of the nested top-level field n: "list",
+// "map", "struct", or "repeated int32" (a repeated leaf).
+func parquetNested(n schema.Node) string {
+	switch lt := n.LogicalType(); lt.(type) {
+	case schema.ListLogicalType:
+		return "list"
+	case schema.MapLogicalType:
+		return "map"
+	}
+	if n.RepetitionType() == parquet.Repetitions.Repeated {
+		if pn, ok := n.(*schema.PrimitiveNode); ok {
+			return "repeated " + strings.ToLower(pn.PhysicalType().String())
+		}
+		return "repeated struct"
+	}
+	if _, ok := n.(*schema.GroupNode); ok {
+		return "struct"
+	}
+	return "nested"
 }
 
 // openParquet opens the Parquet file path (a regular file: Parquet's
@@ -46,15 +69,27 @@ func openParquet(path, name string) (_ *parquetTable, _ []string, _ []Type, err 
 		f.Close()
 		return nil, nil, nil, err
 	}
+	// A table column is a top-level field: a flat one is one leaf column
+	// (leaf), a nested one (list, struct, map) the leaves under it, which
+	// a join does not decode (Kind Nested), but counts (columnBytes).
 	sc := r.MetaData().Schema
 	p := &parquetTable{f: f, r: r}
 	var names []string
 	var types []Type
+	var last schema.Node
 	for i := range sc.NumColumns() {
-		c := sc.Column(i)
+		c, root := sc.Column(i), sc.ColumnRoot(i)
+		if root == last && last != nil {
+			p.leaves[len(p.leaves)-1] = append(p.leaves[len(p.leaves)-1], i)
+			continue
+		}
+		last = root
+		p.leaves = append(p.leaves, []int{i})
 		if c.MaxRepetitionLevel() > 0 || c.ColumnPath().String() != c.Name() || c.MaxDefinitionLevel() > 1 {
-			f.Close()
-			return nil, nil, nil, fmt.Errorf("%s: column %q is nested (%s): a join reads flat columns only", name, c.ColumnPath().String(), c.LogicalType())
+			p.col = append(p.col, nil)
+			names = append(names, root.Name())
+			types = append(types, Type{Kind: Nested, Desc: parquetNested(root)})
+			continue
 		}
 		t, err := parquetType(c)
 		if err != nil {
@@ -172,17 +207,21 @@ func (p *parquetTable) chunkBytes(i int) int64 {
 }
 
 func (p *parquetTable) columnBytes(i, col int) int64 {
-	cc, err := p.r.MetaData().RowGroup(i).ColumnChunk(col)
-	if err != nil {
-		return 0
+	var n int64
+	for _, leaf := range p.leaves[col] {
+		cc, err := p.r.MetaData().RowGroup(i).ColumnChunk(leaf)
+		if err != nil {
+			continue
+		}
+		n += cc.TotalUncompressedSize()
 	}
-	return cc.TotalUncompressedSize()
+	return n
 }
 
 // keyRange returns the min and max of a signed integer column in row group
 // i and its NULLs, from its statistics; ok false when it has none of them.
 func (p *parquetTable) keyRange(i, col int) (lo, hi, nulls int64, ok bool) {
-	cc, err := p.r.MetaData().RowGroup(i).ColumnChunk(col)
+	cc, err := p.r.MetaData().RowGroup(i).ColumnChunk(p.leaves[col][0])
 	if err != nil {
 		return 0, 0, 0, false
 	}
@@ -218,7 +257,10 @@ func (p *parquetTable) read(i, col int, t Type, sel []int) (_ *Column, err error
 	}()
 	rg := p.r.RowGroup(i)
 	n := int(rg.NumRows())
-	cr, err := rg.Column(col)
+	if p.col[col] == nil {
+		return nil, fmt.Errorf("internal error: column %d is nested", col)
+	}
+	cr, err := rg.Column(p.leaves[col][0])
 	if err != nil {
 		return nil, err
 	}

@@ -93,6 +93,7 @@ type Table struct {
 	mu     sync.Mutex // af's and as's records
 	closer io.Closer
 	spool  string
+	skip   bool // SkipNested: a nested column reads as NULLs
 }
 
 // Open opens path ("-" is standard input) as a table of format (Parquet or
@@ -101,7 +102,42 @@ type Table struct {
 // tempDir first (Parquet's footer is at the end), removed by Close; an
 // Arrow one is read as the IPC stream format, once, in order. Errors name
 // the file.
-func Open(ctx context.Context, path, name string, format Format, tempDir string) (*Table, error) {
+//
+// A nested column (list, struct, map) is refused (a NestedError naming
+// the file and the column) unless opts has AllowNested: a reader that
+// checks the columns it reads or writes (Table.Refuse) and leaves the
+// others out (Table.SkipNested).
+func Open(ctx context.Context, path, name string, format Format, tempDir string, opts ...OpenOption) (*Table, error) {
+	t, err := open(ctx, path, name, format, tempDir)
+	return allowed(t, err, opts)
+}
+
+// OpenOption is an option of Open and OpenStream.
+type OpenOption int
+
+// AllowNested opens a table with nested columns (Kind Nested), which its
+// reader checks (Table.Refuse) and leaves out (Table.SkipNested).
+const AllowNested OpenOption = 1
+
+// outOpenNested is the way out of a nested column that a reader without
+// AllowNested (beamjoin, keys --from) meets at open.
+const outOpenNested = "this reader reads or writes every column, a nested one it cannot: write the file without it (acbfjoin run leaves one out with --columns)"
+
+// allowed refuses the table t (open's, err its error) if it has a nested
+// column and opts has no AllowNested.
+func allowed(t *Table, err error, opts []OpenOption) (*Table, error) {
+	if err != nil || slices.Contains(opts, AllowNested) {
+		return t, err
+	}
+	if err := t.Refuse(nil, false); err != nil {
+		err.(*NestedError).Why = outOpenNested
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+func open(ctx context.Context, path, name string, format Format, tempDir string) (*Table, error) {
 	if name == "" {
 		name = path
 		if path == "-" {
@@ -183,7 +219,12 @@ func Open(ctx context.Context, path, name string, format Format, tempDir string)
 // (ARROW1), is copied to a file in tempDir first (their footers are at
 // their ends), removed by Close; an Arrow IPC stream is read once, in
 // order. Errors name the table name.
-func OpenStream(ctx context.Context, r io.Reader, c io.Closer, name string, format Format, tempDir string) (*Table, error) {
+func OpenStream(ctx context.Context, r io.Reader, c io.Closer, name string, format Format, tempDir string, opts ...OpenOption) (*Table, error) {
+	t, err := openStream(ctx, r, c, name, format, tempDir)
+	return allowed(t, err, opts)
+}
+
+func openStream(ctx context.Context, r io.Reader, c io.Closer, name string, format Format, tempDir string) (*Table, error) {
 	switch format {
 	case Parquet:
 		file, err := spool(ctx, r, tempDir)
@@ -224,7 +265,7 @@ func openArrowStream(ctx context.Context, r io.Reader, c io.Closer, name, tempDi
 // openSpooled opens file, a copy of a stream, as the table name; Close
 // (or a failure) removes it.
 func openSpooled(ctx context.Context, file, name string, format Format, tempDir string) (*Table, error) {
-	t, err := Open(ctx, file, name, format, tempDir)
+	t, err := open(ctx, file, name, format, tempDir)
 	if err != nil {
 		os.Remove(file)
 		return nil, err
@@ -316,10 +357,14 @@ func arrowBytes(d arrow.ArrayData) int64 {
 }
 
 // schema sets Names and Types from an Arrow schema, or fails naming the
-// column a join does not read.
+// column a join does not read. A nested column (list, struct, map) is a
+// column of Kind Nested, which the join may leave out (Refuse).
 func (t *Table) schema(s *arrow.Schema) error {
 	for _, f := range s.Fields() {
 		ty, err := arrowType(f.Type)
+		if _, ok := f.Type.(arrow.NestedType); ok {
+			ty, err = Type{Kind: Nested, Desc: f.Type.String()}, nil
+		}
 		if err != nil {
 			t.Close()
 			return fmt.Errorf("%s: column %q: %w", t.Name, f.Name, err)
@@ -500,10 +545,17 @@ func (t *Table) Read(i int, cols []int) ([]*Column, error) {
 	if cols == nil {
 		cols = t.all()
 	}
+	if err := t.readable(cols); err != nil {
+		return nil, err
+	}
 	out := make([]*Column, len(cols))
 	switch {
 	case t.pq != nil:
 		for j, c := range cols {
+			if t.Types[c].Kind == Nested {
+				out[j] = nullColumn(t.Types[c], int(t.pq.chunkRows(i)))
+				continue
+			}
 			col, err := t.pq.read(i, c, t.Types[c], nil)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w: %v", t.Name, ErrFormat, err)
@@ -530,6 +582,9 @@ func (t *Table) Read(i int, cols []int) ([]*Column, error) {
 // Arrow batch, in memory already, is read whole and its rows taken. Safe
 // for concurrent use.
 func (t *Table) ReadRows(i int, cols, rows []int) ([]*Column, error) {
+	if err := t.readable(cols); err != nil {
+		return nil, err
+	}
 	if t.pq == nil {
 		all, err := t.Read(i, cols)
 		if err != nil {
@@ -542,6 +597,10 @@ func (t *Table) ReadRows(i int, cols, rows []int) ([]*Column, error) {
 	}
 	out := make([]*Column, len(cols))
 	for j, c := range cols {
+		if t.Types[c].Kind == Nested {
+			out[j] = nullColumn(t.Types[c], len(rows))
+			continue
+		}
 		col, err := t.pq.read(i, c, t.Types[c], rows)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w: %v", t.Name, ErrFormat, err)
@@ -560,6 +619,9 @@ func (t *Table) Next(cols []int) ([]*Column, error) {
 	if cols == nil {
 		cols = t.all()
 	}
+	if err := t.readable(cols); err != nil {
+		return nil, err
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.as.Next() {
@@ -574,6 +636,10 @@ func (t *Table) Next(cols []int) ([]*Column, error) {
 func (t *Table) columns(rec arrow.Record, cols []int) ([]*Column, error) {
 	out := make([]*Column, len(cols))
 	for j, c := range cols {
+		if t.Types[c].Kind == Nested {
+			out[j] = nullColumn(t.Types[c], int(rec.NumRows()))
+			continue
+		}
 		col, err := fromArrow(rec.Column(c), t.Types[c])
 		if err != nil {
 			return nil, fmt.Errorf("%s: column %q: %w", t.Name, t.Names[c], err)
@@ -593,3 +659,59 @@ func (t *Table) all() []int {
 
 // Column returns the index of the column name, or -1.
 func (t *Table) Column(name string) int { return slices.Index(t.Names, name) }
+
+// NestedError is the error of a nested column (list, struct, map) that a
+// join would read or write: the file and the column named, and the way
+// out. A key column: "a join key is a flat column"; an output column:
+// leave it out with --columns.
+type NestedError struct {
+	File, Column, Type string
+	Key                bool   // a key column (else one the output would hold)
+	Why                string // if set, the way out instead of --columns' (a reader without it)
+}
+
+func (e *NestedError) Error() string {
+	if e.Why != "" {
+		return fmt.Sprintf("%s: column %q is nested (%s): %s", e.File, e.Column, e.Type, e.Why)
+	}
+	if e.Key {
+		return fmt.Sprintf("%s: column %q is nested (%s): a join key is a flat column (an integer or a string): join on another", e.File, e.Column, e.Type)
+	}
+	return fmt.Sprintf("%s: column %q is nested (%s), which a join does not read or write: leave it out with --columns (name the output's columns without it)", e.File, e.Column, e.Type)
+}
+
+// Refuse returns a *NestedError for the first nested column of cols
+// (nil: all), key saying they are key columns; nil if none is nested.
+// A reader checks the columns it reads or writes with it before
+// SkipNested.
+func (t *Table) Refuse(cols []int, key bool) error {
+	if cols == nil {
+		cols = t.all()
+	}
+	for _, c := range cols {
+		if c >= 0 && c < len(t.Types) && t.Types[c].Kind == Nested {
+			return &NestedError{File: t.Name, Column: t.Names[c], Type: t.Types[c].Desc, Key: key}
+		}
+	}
+	return nil
+}
+
+// SkipNested lets Read, ReadRows and Next read a nested column, as
+// NULLs, never decoded: for a reader that checked (Refuse) that it
+// neither compares nor writes one, and reads whole rows (Rows). Without
+// it a nested column is an error (NestedError), so that no reader writes
+// one as empty fields unawares. Not safe with concurrent reads.
+func (t *Table) SkipNested() { t.skip = true }
+
+// readable refuses a nested column of cols unless SkipNested.
+func (t *Table) readable(cols []int) error {
+	if t.skip {
+		return nil
+	}
+	return t.Refuse(cols, false)
+}
+
+// nullColumn is n NULLs of type ty (a nested column's, skipped).
+func nullColumn(ty Type, n int) *Column {
+	return &Column{Type: ty, n: n, valid: make([]bool, n)}
+}

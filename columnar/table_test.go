@@ -191,7 +191,7 @@ func TestKeys(t *testing.T) {
 	}
 }
 
-// TestOpenErrors: a damaged footer, a nested column and a missing file
+// TestOpenErrors: a damaged footer and a missing file
 // name the file; a Parquet stream is spooled and read.
 func TestOpenErrors(t *testing.T) {
 	rec, _, _ := sample(t)
@@ -205,19 +205,6 @@ func TestOpenErrors(t *testing.T) {
 	}
 	if _, err := Open(context.Background(), filepath.Join(t.TempDir(), "none.parquet"), "", Parquet, ""); err == nil {
 		t.Error("a missing file")
-	}
-	mem := memory.NewGoAllocator()
-	lb := array.NewListBuilder(mem, arrow.PrimitiveTypes.Int64)
-	lb.Append(true)
-	lb.ValueBuilder().(*array.Int64Builder).Append(1)
-	list := lb.NewArray()
-	nested := array.NewRecord(arrow.NewSchema([]arrow.Field{{Name: "l", Type: list.DataType()}}, nil), []arrow.Array{list}, 1)
-	np, _, ns := write(t, nested, 1, false)
-	if _, err := Open(context.Background(), np, "", Parquet, ""); err == nil || !strings.Contains(err.Error(), `"l`) {
-		t.Errorf("a nested Parquet column: %v", err)
-	}
-	if _, err := Open(context.Background(), ns, "", Arrow, ""); err == nil || !strings.Contains(err.Error(), `column "l"`) {
-		t.Errorf("a nested Arrow column: %v", err)
 	}
 	// An Arrow stream given as a file name reads as a stream.
 	tb, err := Open(context.Background(), as, "", Arrow, "")
@@ -466,5 +453,129 @@ func TestSpoolArrowFile(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("%d files left in the temporary folder", len(ents))
+	}
+}
+
+// TestNested: a nested column (list, struct, map) opens as a column of
+// Kind Nested, its Parquet leaves mapped to it (the flat columns after it
+// keep their names and values); reading it, or all columns, is a
+// NestedError naming the file and the column, unless SkipNested (NULLs);
+// the flat columns read as the file without the nested ones does.
+func TestNested(t *testing.T) {
+	ctx := context.Background()
+	nested, flat := columnartest.Nested(20)
+	defer nested.Release()
+	defer flat.Release()
+	dir := t.TempDir()
+	nf := columnartest.Write(t, dir, "nested", nested, 6, false)
+	ff := columnartest.Write(t, dir, "flat", flat, 6, false)
+	for _, c := range []struct {
+		name, n, f string
+		format     Format
+	}{{"parquet", nf.Parquet, ff.Parquet, Parquet}, {"arrow file", nf.ArrowFile, ff.ArrowFile, Arrow}, {"arrow stream", nf.ArrowStream, ff.ArrowStream, Arrow}} {
+		t.Run(c.name, func(t *testing.T) {
+			var ne *NestedError
+			if _, err := Open(ctx, c.n, "", c.format, ""); !errors.As(err, &ne) || ne.Column != "tags" || !strings.Contains(err.Error(), "write the file without it") {
+				t.Errorf("Open without AllowNested: %v", err)
+			}
+			tb, err := Open(ctx, c.n, "", c.format, "", AllowNested)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tb.Close()
+			fl, err := Open(ctx, c.f, "", c.format, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fl.Close()
+			if want := []string{"K", "tags", "P", "attrs", "props", "Q"}; !slices.Equal(tb.Names, want) {
+				t.Fatalf("names %q, want %q", tb.Names, want)
+			}
+			for _, i := range []int{1, 3, 4} {
+				if tb.Types[i].Kind != Nested {
+					t.Errorf("column %q: %v", tb.Names[i], tb.Types[i])
+				}
+			}
+			if tb.Types[0] != fl.Types[0] || tb.Types[2] != fl.Types[1] || tb.Types[5] != fl.Types[2] {
+				t.Errorf("flat types %v, want %v", tb.Types, fl.Types)
+			}
+			if err := tb.Refuse([]int{0, 2, 5}, false); err != nil {
+				t.Error(err)
+			}
+			if err := tb.Refuse(nil, false); !errors.As(err, &ne) || ne.Column != "tags" || !strings.Contains(err.Error(), "nested.") || !strings.Contains(err.Error(), "--columns") {
+				t.Errorf("Refuse(all): %v", err)
+			}
+			if err := tb.Refuse([]int{3}, true); !errors.As(err, &ne) || ne.Column != "attrs" || !strings.Contains(err.Error(), "key") {
+				t.Errorf("Refuse(key attrs): %v", err)
+			}
+			read := func(tb *Table, cols []int) (rows [][]string, err error) {
+				for i := 0; ; i++ {
+					var got []*Column
+					if tb.Stream() {
+						if got, err = tb.Next(cols); err == io.EOF {
+							return rows, nil
+						}
+					} else if i >= tb.Chunks() {
+						return rows, nil
+					} else {
+						got, err = tb.Read(i, cols)
+					}
+					if err != nil {
+						return nil, err
+					}
+					for r := range got[0].Len() {
+						var row []string
+						for _, c := range got {
+							row = append(row, string(c.AppendText(nil, r)))
+						}
+						rows = append(rows, row)
+					}
+				}
+			}
+			if !tb.Stream() {
+				if _, err := tb.Read(0, nil); !errors.As(err, &ne) || ne.Column != "tags" {
+					t.Errorf("Read(all): %v", err)
+				}
+				if _, err := tb.Read(0, []int{0, 4}); !errors.As(err, &ne) || ne.Column != "props" {
+					t.Errorf("Read(props): %v", err)
+				}
+				if _, err := tb.ReadRows(0, []int{1}, []int{0}); !errors.As(err, &ne) {
+					t.Errorf("ReadRows(tags): %v", err)
+				}
+				got, err := read(tb, []int{0, 2, 5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := read(fl, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.EqualFunc(got, want, slices.Equal) || len(got) != 20 {
+					t.Errorf("flat columns %q, want %q", got, want)
+				}
+				if tb.ColumnBytes(0, 1) <= 0 && c.format == Parquet {
+					t.Errorf("a nested column's bytes: %d", tb.ColumnBytes(0, 1))
+				}
+			} else if _, err := tb.Next(nil); !errors.As(err, &ne) || ne.Column != "tags" {
+				t.Errorf("Next(all): %v", err)
+			}
+			tb.SkipNested()
+			got, err := read(tb, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := read(fl, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d rows, want %d", len(got), len(want))
+			}
+			for r := range got {
+				if w := []string{want[r][0], "", want[r][1], "", "", want[r][2]}; !slices.Equal(got[r], w) {
+					t.Errorf("row %d: %q, want %q", r, got[r], w)
+				}
+			}
+		})
 	}
 }

@@ -23,6 +23,10 @@ const (
 	Timestamp      // Unit since 1970-01-01 00:00:00, UTC or local time
 	Time           // Unit since midnight
 	Decimal        // an unscaled integer of Precision digits and Scale
+	// Nested is a list, struct or map column (Desc says which): a join
+	// neither reads nor writes one, and allows it where it does neither
+	// (Table.Refuse, Table.SkipNested).
+	Nested
 )
 
 // TimeUnit is the unit of a Timestamp or Time: a second is 10^Digits
@@ -47,11 +51,12 @@ type Type struct {
 	UTC   bool     // Timestamp: adjusted to UTC (an instant, rendered with Z)
 	// Decimal: precision and scale.
 	Precision, Scale int
+	Desc             string // Nested: the type as the file declares it ("list<item: utf8>", "struct")
 }
 
 // String names the type as messages and reports do: "int64", "uint8",
 // "float64", "bool", "string", "binary", "date", "timestamp[us, UTC]",
-// "time[ms]", "decimal(10,2)", "text" (CSV).
+// "time[ms]", "decimal(10,2)", "text" (CSV), a nested column's Desc.
 func (t Type) String() string {
 	switch t.Kind {
 	case Int:
@@ -77,6 +82,8 @@ func (t Type) String() string {
 		return fmt.Sprintf("time[%s]", t.Unit)
 	case Decimal:
 		return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
+	case Nested:
+		return t.Desc
 	}
 	return "text"
 }

@@ -150,3 +150,55 @@ func NewRecord(names []string, types []arrow.DataType, rows [][]*string) (arrow.
 	}
 	return b.NewRecord(), nil
 }
+
+// Nested builds a record of rows rows with nested columns among flat
+// ones: K int64 (row i: i), tags list<string> (i%3 strings; NULL where
+// i%5 is 4), P string ("p" and i; NULL where i%7 is 6), attrs struct<a
+// int32, b string>, props map<string, int64> and Q int32 (10i), and flat,
+// the same rows with the nested columns left out (K, P, Q): a join that
+// leaves them out reads the one as the other.
+func Nested(rows int) (nested, flat arrow.Record) {
+	mem := memory.NewGoAllocator()
+	attrs := arrow.StructOf(arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true}, arrow.Field{Name: "b", Type: arrow.BinaryTypes.String, Nullable: true})
+	props := arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64)
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "K", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "tags", Type: arrow.ListOf(arrow.BinaryTypes.String), Nullable: true},
+		{Name: "P", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "attrs", Type: attrs, Nullable: true},
+		{Name: "props", Type: props, Nullable: true},
+		{Name: "Q", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for i := range rows {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		tags := b.Field(1).(*array.ListBuilder)
+		if i%5 == 4 {
+			tags.AppendNull()
+		} else {
+			tags.Append(true)
+			for j := range i % 3 {
+				tags.ValueBuilder().(*array.StringBuilder).Append(fmt.Sprintf("t%d.%d", i, j))
+			}
+		}
+		if i%7 == 6 {
+			b.Field(2).AppendNull()
+		} else {
+			b.Field(2).(*array.StringBuilder).Append(fmt.Sprintf("p%d", i))
+		}
+		sb := b.Field(3).(*array.StructBuilder)
+		sb.Append(true)
+		sb.FieldBuilder(0).(*array.Int32Builder).Append(int32(i))
+		sb.FieldBuilder(1).(*array.StringBuilder).Append(fmt.Sprintf("b%d", i))
+		mb := b.Field(4).(*array.MapBuilder)
+		mb.Append(true)
+		mb.KeyBuilder().(*array.StringBuilder).Append("x")
+		mb.ItemBuilder().(*array.Int64Builder).Append(int64(i))
+		b.Field(5).(*array.Int32Builder).Append(int32(10 * i))
+	}
+	nested = b.NewRecord()
+	fields := []arrow.Field{schema.Field(0), schema.Field(2), schema.Field(5)}
+	flat = array.NewRecord(arrow.NewSchema(fields, nil), []arrow.Array{nested.Column(0), nested.Column(2), nested.Column(5)}, int64(rows))
+	return nested, flat
+}

@@ -84,6 +84,9 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.refuseNested([]int{classIdx}, true); err != nil {
+		return nil, err // a class column is compared as a key is
+	}
 	var bad *badRows
 	if cs.SkipBadRows {
 		bad = &badRows{}

@@ -63,6 +63,7 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 	}
 	defer pass.close()
 	pass.bad = bad
+	pass.skipNested() // checked on x.input (checkNested)
 	if !slices.Equal(pass.header, x.input.header) {
 		return nil, fmt.Errorf("%s: its header changed between two reads: run again on a copy that nothing writes", x.input.name)
 	}

@@ -98,6 +98,9 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 	if x.joinSpec, err = x.input.keySpec("JoinCol", opt.JoinCols, opt.KeyTypes); err != nil {
 		return nil, err
 	}
+	if err := x.checkNested(); err != nil {
+		return nil, err
+	}
 	if x.typing, err = decideKeyTypes(ctx, opt.KeyTypes, x.keys, x.keySpec, x.input, x.joinSpec, opt.Mappers); err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func openSide(ctx context.Context, o sideOptions) (*side, error) {
 		return nil, &option.Error{Pkg: "join", Name: o.option + "Format", Value: o.format, Reason: err.Error(), Err: join.ErrOptions}
 	}
 	if format != columnar.CSV {
-		t, err := columnar.Open(ctx, o.path, o.name, format, o.tempDir)
+		t, err := columnar.Open(ctx, o.path, o.name, format, o.tempDir, columnar.AllowNested) // checkNested
 		return openTable(o, t, err)
 	}
 	sep := o.sep
@@ -70,7 +70,7 @@ func openSide(ctx context.Context, o sideOptions) (*side, error) {
 		if te.Parquet() {
 			format = columnar.Parquet
 		}
-		t, err := columnar.OpenStream(ctx, te, te, cmp.Or(o.name, te.Name), format, o.tempDir)
+		t, err := columnar.OpenStream(ctx, te, te, cmp.Or(o.name, te.Name), format, o.tempDir, columnar.AllowNested)
 		return openTable(o, t, err)
 	}
 	if err != nil {

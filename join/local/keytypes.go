@@ -243,6 +243,10 @@ func openKeySide(ctx context.Context, o sideOptions, cols []string, types []key.
 	if k.ks, err = k.keySpec("KeyCol", cols, types); err != nil {
 		return nil, err
 	}
+	if err := k.refuseNested(k.ks.Cols, true); err != nil {
+		return nil, err
+	}
+	k.skipNested() // the keys alone are read (a class column is checked by its reader)
 	if k.typing, err = decideKeyTypes(ctx, types, k.side, k.ks, nil, key.Spec{}, mappers); err != nil {
 		return nil, err
 	}

@@ -84,6 +84,10 @@ func prepare(ctx context.Context, opt join.Options, sink Sink) (_ *execution, er
 			x.close()
 			return nil, err
 		}
+		if err := x.keys.refuseNested([]int{bp.classIdx}, true); err != nil {
+			x.close()
+			return nil, err // a class column is compared as a key is
+		}
 	}
 	if err := x.checkExclusions(); err != nil {
 		x.close()

@@ -35,6 +35,7 @@ type side struct {
 	r      rows
 	header []string
 	types  []columnar.Type // a table's; nil for CSV
+	tab    *columnar.Table // a table's; nil for CSV
 	raw    []byte          // the header line as it is in the file (CSV), for the output's
 	sep    byte
 	ops    *opReader // key events only
@@ -54,7 +55,7 @@ func openSide(ctx context.Context, option, path, name, format, tempDir string, e
 			return nil, &opt.Error{Pkg: "stream", Name: option, Value: path, Err: ErrOptions,
 				Reason: fmt.Sprintf("key events (+row, -key lines) are text, and this is %s: a table is a key side with a window (timed rows)", f)}
 		}
-		t, err := columnar.Open(ctx, path, name, f, tempDir)
+		t, err := columnar.Open(ctx, path, name, f, tempDir, columnar.AllowNested) // checkNested
 		if err != nil {
 			return nil, join.FileError(option, path, err)
 		}
@@ -62,7 +63,7 @@ func openSide(ctx context.Context, option, path, name, format, tempDir string, e
 			t.Close()
 			return nil, err
 		}
-		s := &side{name: t.Name, path: path, rc: t, r: columnar.NewReader(t), header: t.Names, types: t.Types, sep: ','}
+		s := &side{name: t.Name, path: path, rc: t, r: columnar.NewReader(t), header: t.Names, types: t.Types, tab: t, sep: ','}
 		for i, h := range t.Names {
 			if i > 0 {
 				s.raw = append(s.raw, ',')

@@ -88,6 +88,13 @@ func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error
 	if e.keySpec, probeSpec, err = kj.Specs(e.keyName, e.ks.header, probeName, e.ps.header); err != nil {
 		return nil, option.Within(err, "stream", ErrOptions)
 	}
+	keyTime, probeTime := "", ""
+	if e.timed {
+		keyTime, probeTime = opt.KeyTime, opt.ProbeTime
+	}
+	if err := e.checkNested(opt.JoinType, e.keySpec, probeSpec, keyTime, probeTime); err != nil {
+		return nil, err
+	}
 	if e.typing, err = e.decideKeyTypes(ctx, kj.Types, probeSpec); err != nil {
 		return nil, option.Within(err, "stream", ErrOptions)
 	}
