@@ -3,7 +3,7 @@
 // share a file system (Flink, Spark) and runs locally on prism, in process
 // or as a separate job server. It reuses the join package's steps: MapKeyRow
 // for the key side, the filters' broadcast format, MapInputRow for the
-// filtered map, JoinRow for the reduce. The inputs are files of the local
+// filtered map, JoinType.ForLarge for the reduce. The inputs are files of the local
 // file system, read by the workers themselves: the key file whole, the large
 // side in byte ranges cut by the launcher (docs/scale-out.md).
 //
@@ -550,12 +550,12 @@ func spans(path string, sep byte) ([]span, error) {
 	return out, nil
 }
 
-// crossFn is the reduce: per key, what the join type writes (join.JoinType,
-// as join/local's reducePartition): every pair of large-side and key-side
-// rows (inner, left, right, full), a large-side row once if it has a match
-// (semi) or if it has none (anti), padded (KeyPad) when it has none (left,
-// full), and each key-side row no large row met with its large-side padding
-// (right, full). A large-side row without a partner is a false positive.
+// crossFn is the reduce: per key, what the join type writes (the one
+// definition, join.JoinType.ForLarge, as join/local's reducePartition and
+// join/stream's probe ask it): for each large-side row its pairs, the row
+// alone, or padded (KeyPad); then each key-side row no large row met with
+// its large-side padding (KeepsUnmatchedKeys). A large-side row without a
+// partner is a false positive.
 type crossFn struct {
 	JoinType string
 	KeyPad   string
@@ -590,18 +590,12 @@ func (f *crossFn) ProcessElement(ctx context.Context, key string, larges func(*s
 		if len(ss) == 0 {
 			fp++
 		}
-		switch {
-		case jt == join.JoinSemi:
-			if len(ss) > 0 {
-				write(large, nil)
-			}
-		case jt == join.JoinAnti:
-			if len(ss) == 0 {
-				write(large, nil)
-			}
-		case len(ss) == 0 && jt.KeepsUnmatchedLarge():
+		switch jt.ForLarge(len(ss)) {
+		case join.WriteAlone:
+			write(large, nil)
+		case join.WritePadded:
 			write(large, []byte(f.KeyPad))
-		default:
+		case join.WritePairs:
 			for _, s := range ss {
 				write(large, s.Row)
 			}

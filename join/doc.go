@@ -21,8 +21,10 @@
 //   - MapInputRow: a large-side row's key is tested against the filter; a
 //     survivor becomes a record tagged TagInput carrying the row as it is;
 //   - Partition: the reduce partition of a key;
-//   - JoinRow: a large-side record against the key-side records of its key,
-//     one output row per match (none: a false positive of the filter);
+//   - JoinType.ForLarge (semantics.go), the one definition of each join
+//     type: what a large-side row whose key met n key-side rows writes (its
+//     pairs, itself alone, or padded), and KeepsUnmatchedKeys for key-side
+//     rows no large row met; every engine asks them;
 //   - AppendOutputRow and OutputHeader: the output, the large side's columns
 //     then the key side's without the key.
 //

@@ -155,34 +155,6 @@ type Options struct {
 	Progress func(phase string, done, total int64)
 }
 
-// JoinType is the kind of join (Options.JoinType).
-type JoinType string
-
-const (
-	JoinInner JoinType = "inner"
-	JoinSemi  JoinType = "semi"
-	JoinAnti  JoinType = "anti"
-	JoinLeft  JoinType = "left"
-	JoinRight JoinType = "right"
-	JoinFull  JoinType = "full"
-)
-
-// JoinTypes are the join types, in the order help lists them.
-var JoinTypes = []JoinType{JoinInner, JoinSemi, JoinAnti, JoinLeft, JoinRight, JoinFull}
-
-// LargeOnly reports whether the output has the large side's columns only
-// (semi, anti).
-func (t JoinType) LargeOnly() bool { return t == JoinSemi || t == JoinAnti }
-
-// KeepsUnmatchedLarge reports whether a large-side row without a match is
-// written (anti, left, full): a row the filter rejects goes straight to the
-// output.
-func (t JoinType) KeepsUnmatchedLarge() bool { return t == JoinAnti || t == JoinLeft || t == JoinFull }
-
-// KeepsUnmatchedKeys reports whether a key-side row without a match is
-// written (right, full).
-func (t JoinType) KeepsUnmatchedKeys() bool { return t == JoinRight || t == JoinFull }
-
 // Route says how a bank join marks each row's class.
 type Route string
 

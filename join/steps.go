@@ -15,8 +15,9 @@ import (
 
 // The steps of the join as plain functions over records, for any executor:
 // MapKeyRow and MapInputRow make the map phase's shuffle records,
-// Partition routes them, JoinRow joins a large-side record with the key-side
-// records of its key, and AppendOutputRow forms the output line.
+// Partition routes them, JoinType.ForLarge (semantics.go) says what a
+// large-side row with its key's key-side records writes, and
+// AppendOutputRow forms the output line.
 
 // Tags of shuffled records: the source of a row.
 const (
@@ -165,18 +166,6 @@ func MapInputRow(f filters.Filter, ks key.Spec, fields [][]byte, kb []byte) (key
 // filter: its key, its position (seq) and the row as it is in its file.
 func InputRecord(key []byte, seq int64, raw []byte) shuffle.Record {
 	return shuffle.Record{Key: key, Tag: TagInput, Seq: seq, Row: raw}
-}
-
-// JoinRow joins one large-side record with the key-side records of its key:
-// it emits one output row per match and reports whether there was any (a
-// large-side record without a match is a false positive of the filter).
-func JoinRow(large shuffle.Record, smalls []shuffle.Record, emit func(large, small shuffle.Record) error) (bool, error) {
-	for _, s := range smalls {
-		if err := emit(large, s); err != nil {
-			return false, err
-		}
-	}
-	return len(smalls) > 0, nil
 }
 
 // AppendOutputRow appends the output line of a match: the large-side row as it

@@ -23,7 +23,7 @@
 //     bytes.
 //  5. reduce (reduce.go): per partition, the key-side rows are indexed by key
 //     (keytable.go) and every large-side row is joined against them
-//     (join.JoinRow): the cross product per key, so duplicate keys on either
+//     (join.JoinType.ForLarge): the cross product per key, so duplicate keys on either
 //     side join correctly. A large-side row with no partner is a false
 //     positive of the filter and is counted. Each reducer writes its rows
 //     (join.AppendOutputRow) through its own RowWriter of the sink.

@@ -111,11 +111,11 @@ func (x *execution) shape() joinShape {
 // in arrival order, and every key-side record arrived before the first
 // large-side one (the build phase closes its writers before the map phase
 // starts), so the key-side records are indexed by key first and the large-side
-// records then probe the index. What it emits for a large-side record follows
-// the join type (shape): every match (inner, left, right, full), the record
-// once if it has a match (semi) or if it has none (anti), padded when it has
-// none (left, full); then, for right and full, every key-side record no
-// large-side record met, with its large-side padding (join.SplitKeyRow).
+// records then probe the index. What it emits for a large-side record is
+// the join type's (join.JoinType.ForLarge: its pairs, the record alone, or
+// padded); then, for right and full (KeepsUnmatchedKeys), every key-side
+// record no large-side record met, with its large-side padding
+// (join.SplitKeyRow).
 func reducePartition(ctx context.Context, sh *shuffle.Shuffle, p int, shape joinShape, hint keyHint, emit func(large, small shuffle.Record) error, fps *atomic.Int64) error {
 	var smalls keyTable
 	smalls.reserve(hint)
@@ -149,23 +149,19 @@ func reducePartition(ctx context.Context, sh *shuffle.Shuffle, p int, shape join
 			key := keys.Value(i)
 			large := shuffle.Record{Key: key, Tag: tags.Value(i), Seq: seqs.Value(i), Row: rows.Value(i)}
 			lo, hi, ok := smalls.span(key)
-			if !ok && tags.Value(i) == join.TagInput { // an unprobed row is no false positive
-				fp++
+			if !ok {
+				lo, hi = 0, 0
+				if tags.Value(i) == join.TagInput { // an unprobed row is no false positive
+					fp++
+				}
 			}
 			var err error
-			switch shape.jt {
-			case join.JoinSemi:
-				if ok {
-					err = emit(large, shuffle.Record{Key: key, Seq: -1})
-				}
-			case join.JoinAnti:
-				if !ok {
-					err = emit(large, shuffle.Record{Key: key, Seq: -1})
-				}
-			default:
-				if !ok && shape.jt.KeepsUnmatchedLarge() {
-					err = emit(large, shuffle.Record{Key: key, Seq: -1, Row: shape.keyPad})
-				}
+			switch shape.jt.ForLarge(hi - lo) {
+			case join.WriteAlone:
+				err = emit(large, shuffle.Record{Key: key, Seq: -1})
+			case join.WritePadded:
+				err = emit(large, shuffle.Record{Key: key, Seq: -1, Row: shape.keyPad})
+			case join.WritePairs:
 				for j := lo; j < hi && err == nil; j++ {
 					small := smalls.record(j)
 					if keepKeys {

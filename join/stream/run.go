@@ -502,17 +502,20 @@ func (e *engine) probeRange(recs []probeRec, buf []byte, negs *hashSet) ([]byte,
 	f := e.lf.f
 	c.rows = int64(len(recs))
 	jt := e.opt.JoinType
+	// A row that meets no key (of a NULL key, rejected by the filter, or a
+	// false positive) is written alone or not at all (ForLarge(0): anti).
+	unmatched := jt.ForLarge(0) == join.WriteAlone
 	for i := range recs {
 		r := &recs[i]
-		if r.null { // a row of a NULL key: no key meets it; anti writes it
-			if jt == join.JoinAnti {
+		if r.null { // a row of a NULL key: no key meets it
+			if unmatched {
 				buf = join.AppendOutputRow(buf, r.raw, nil)
 				c.out++
 			}
 			continue
 		}
 		if !f.Contains(r.key) {
-			if jt == join.JoinAnti { // certainly no live key: no lookup
+			if unmatched { // certainly no live key: no lookup
 				buf = join.AppendOutputRow(buf, r.raw, nil)
 				c.out++
 			}
@@ -532,27 +535,32 @@ func (e *engine) probeRange(recs []probeRec, buf []byte, negs *hashSet) ([]byte,
 			c.fp++
 			h, _ := hashing.Sum(r.key)
 			negs.add(h, true)
-			if jt == join.JoinAnti {
+			if unmatched {
 				buf = join.AppendOutputRow(buf, r.raw, nil)
 				c.out++
 			}
 			continue
 		}
-		matched := false
-		for _, kr := range rows {
-			if e.timed && !inWindow(kr.t, r.t, e.opt.Window) {
-				continue
+		n := len(rows) // the live key rows it meets: those in its window
+		if e.timed {
+			n = 0
+			for _, kr := range rows {
+				if inWindow(kr.t, r.t, e.opt.Window) {
+					n++
+				}
 			}
-			matched = true
-			if jt != join.JoinInner {
-				break
-			}
-			buf = join.AppendOutputRow(buf, r.raw, kr.row)
-			c.out++
 		}
-		if jt == join.JoinSemi && matched || jt == join.JoinAnti && !matched {
+		switch jt.ForLarge(n) { // the one definition (join/semantics.go); a stream has no padded rows
+		case join.WriteAlone:
 			buf = join.AppendOutputRow(buf, r.raw, nil)
 			c.out++
+		case join.WritePairs:
+			for _, kr := range rows {
+				if !e.timed || inWindow(kr.t, r.t, e.opt.Window) {
+					buf = join.AppendOutputRow(buf, r.raw, kr.row)
+					c.out++
+				}
+			}
 		}
 	}
 	return buf, c

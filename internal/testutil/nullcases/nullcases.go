@@ -47,35 +47,37 @@ var null *string
 
 // All are the cases: issue 41's (an empty string key of a table against an
 // empty string, NULLs, an empty CSV field quoted or not), for a string
-// key, an integer key and a composite key with an empty or NULL component.
+// key, an integer key and a composite key with an empty or NULL component;
+// every data set has a key twice on both sides (duplicates: every pair),
+// and keys that meet nothing on either side.
 var All = []Data{
 	{
 		Name: "string",
 		Keys: Side{[]string{"K", "P"}, []arrow.DataType{arrow.BinaryTypes.String, arrow.BinaryTypes.String}, [][]*string{
-			{s(""), s("e")}, {s("a"), s("x")}, {null, s("n")}, {s("b"), s("y")}, {s(""), s("f")},
+			{s(""), s("e")}, {s("a"), s("x")}, {null, s("n")}, {s("b"), s("y")}, {s(""), s("f")}, {s("a"), s("x2")},
 		}},
 		Input: Side{[]string{"I", "J"}, []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}, [][]*string{
-			{s("1"), s("")}, {s("2"), s("a")}, {s("3"), null}, {s("4"), s("c")}, {s("5"), s("b")}, {s("6"), s("")},
+			{s("1"), s("")}, {s("2"), s("a")}, {s("3"), null}, {s("4"), s("c")}, {s("5"), s("b")}, {s("6"), s("")}, {s("7"), s("a")},
 		}},
 		KeyCol: "K", JoinCol: "J", KeyTypes: []string{"auto", "string"},
 	},
 	{
 		Name: "int",
 		Keys: Side{[]string{"K", "P"}, []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}, [][]*string{
-			{null, s("n")}, {s("7"), s("x")}, {s("8"), s("y")}, {null, s("m")},
+			{null, s("n")}, {s("7"), s("x")}, {s("8"), s("y")}, {null, s("m")}, {s("7"), s("x2")}, {s("10"), s("z")},
 		}},
 		Input: Side{[]string{"I", "J"}, []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64}, [][]*string{
-			{s("1"), null}, {s("2"), s("7")}, {s("3"), s("9")}, {s("4"), null}, {s("5"), s("8")},
+			{s("1"), null}, {s("2"), s("7")}, {s("3"), s("9")}, {s("4"), null}, {s("5"), s("8")}, {s("6"), s("7")},
 		}},
 		KeyCol: "K", JoinCol: "J", KeyTypes: []string{"auto", "int"},
 	},
 	{
 		Name: "composite",
 		Keys: Side{[]string{"A", "B", "P"}, []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}, [][]*string{
-			{s(""), s("1"), s("p1")}, {s("a"), null, s("p2")}, {s("a"), s("2"), s("p3")}, {null, s("3"), s("p4")}, {s("b"), s("4"), s("p5")},
+			{s(""), s("1"), s("p1")}, {s("a"), null, s("p2")}, {s("a"), s("2"), s("p3")}, {null, s("3"), s("p4")}, {s("b"), s("4"), s("p5")}, {s("b"), s("4"), s("p6")},
 		}},
 		Input: Side{[]string{"X", "Y", "I"}, []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64}, [][]*string{
-			{s(""), s("1"), s("1")}, {s("a"), s("2"), s("2")}, {s("a"), null, s("3")}, {null, s("3"), s("4")}, {s(""), s("3"), s("5")}, {s("b"), s("4"), s("6")},
+			{s(""), s("1"), s("1")}, {s("a"), s("2"), s("2")}, {s("a"), null, s("3")}, {null, s("3"), s("4")}, {s(""), s("3"), s("5")}, {s("b"), s("4"), s("6")}, {s("b"), s("4"), s("7")},
 		}},
 		KeyCol: "A,B", JoinCol: "X,Y", KeyTypes: []string{"auto", "string,int"},
 	},
