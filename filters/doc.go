@@ -15,6 +15,7 @@
 //	cuckoo    a cuckoo filter (package cuckoo): deletes, fewer bits a key at low FP
 //	scalable  a scalable Bloom filter (package scalable): built without a key count, cannot delete
 //	blocked   a cache-line blocked Bloom filter (package blocked): one cache miss a query
+//	fuse      a binary fuse filter (package fuse): static, the fewest bits a key, cannot delete
 //
 // # Sizing
 //
