@@ -1,12 +1,18 @@
 package local
 
 import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/datasets"
 	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
+	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
 )
@@ -46,6 +52,40 @@ func TestInferOnDataSets(t *testing.T) {
 		}
 		if d.Types[0] != c.want || !d.Lenient {
 			t.Errorf("%s: %v (%s), want %s", c.name, d.Types, d.Why[0], c.want)
+		}
+	}
+}
+
+// TestInferCompressedKeys: a compressed key side (.gz, .zip), a regular
+// file read whole, is read again to infer its key type (it was refused as
+// a stream that should have been saved to a file), in Run, Compare and
+// ReadKeySet alike.
+func TestInferCompressedKeys(t *testing.T) {
+	dir := t.TempDir()
+	text := []byte("K,PAY\n1,a\n2,b\n\"\",q\n,r\n3,c\n")
+	gz := filepath.Join(dir, "k.csv.gz")
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(text)
+	zw.Close()
+	os.WriteFile(gz, b.Bytes(), 0o644)
+	zp := filepath.Join(dir, "k.zip")
+	b.Reset()
+	z := zip.NewWriter(&b)
+	w, _ := z.Create("k.csv")
+	w.Write(text)
+	z.Close()
+	os.WriteFile(zp, b.Bytes(), 0o644)
+	input := filepath.Join(dir, "i.csv")
+	os.WriteFile(input, []byte("ID,K\n10,1\n11,2\n12,\n13,\"\"\n14,4\n15,1\n"), 0o644)
+	for _, keys := range []string{gz, zp} {
+		opt := join.Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "K", Sort: true, TempDir: dir}
+		rep, out := runJoin(t, opt)
+		if string(out) != "ID,K,PAY\n10,1,a\n15,1,a\n11,2,b\n" || !strings.HasPrefix(rep.Keys.Why[0], "inferred") || rep.Keys.KeysNull != 2 {
+			t.Errorf("%s: key type %v, %d NULL keys, output %q", keys, rep.Keys.Why, rep.Keys.KeysNull, out)
+		}
+		if _, err := Compare(context.Background(), opt, []filters.Kind{filters.Exact}, 1); err != nil {
+			t.Errorf("%s: Compare: %v", keys, err)
 		}
 	}
 }

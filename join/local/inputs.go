@@ -133,6 +133,20 @@ func (s *side) regular() bool {
 	return s.in.Regular
 }
 
+// reopenable reports whether the side can be opened and read again from
+// its start: a regular file on disk, compressed (.gz, .zip: read whole,
+// not in parts) or not; not standard input, a pipe, a FIFO or a device.
+func (s *side) reopenable() bool {
+	if s.regular() {
+		return true
+	}
+	if s.tab != nil || s.path == "-" {
+		return false
+	}
+	st, err := os.Stat(s.path)
+	return err == nil && st.Mode().IsRegular()
+}
+
 // progress is the side's bytes read so far.
 func (s *side) progress() int64 {
 	if s.tab != nil {

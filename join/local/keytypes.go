@@ -73,7 +73,7 @@ func (s *side) sources(ks key.Spec) []key.Source {
 // integer. Rows that do not parse are left to the build, which reports
 // them. O(the side's bytes), one scan with mappers goroutines.
 func inferText(ctx context.Context, s *side, ks key.Spec, infer []int, mappers int) ([]key.Evidence, error) {
-	if !s.regular() {
+	if !s.reopenable() {
 		return nil, fmt.Errorf("%s: inferring the key type reads the key side before the join does, and it is a stream (a bug: it should have been saved to a file)", s.name)
 	}
 	pass, err := openSide(ctx, sideOptions{option: "Keys", path: s.path, name: s.name, parts: mappers, skipBad: true, sep: s.sep, format: string(columnar.CSV)})
