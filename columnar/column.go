@@ -23,7 +23,8 @@ type Column struct {
 	floats []float64 // Float
 	offs   []int     // String, Binary, Decimal of more than 18 digits (big-endian two's complement): value i is data[offs[i]:offs[i+1]]
 	data   []byte
-	nulls  int // HasNulls' answer: 0 not yet known, 1 none, 2 some
+	nulls  int      // HasNulls' answer: 0 not yet known, 1 none, 2 some
+	strs   [][]byte // a JSON lines column's strings while it is built (jsonl.go)
 }
 
 // Select returns a column of c's values at rows (indexes into c): value j

@@ -23,10 +23,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/apache/arrow/go/v15/arrow"
-	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
@@ -40,30 +38,48 @@ const (
 	CSV     Format = "csv"     // CSV or TSV text (csvscan), .gz and .zip too
 	Parquet Format = "parquet" // Apache Parquet
 	Arrow   Format = "arrow"   // Apache Arrow IPC: the file format (Feather v2) or the stream format
+	JSONL   Format = "jsonl"   // JSON lines (.jsonl, .ndjson): one object a line, typed from the values (jsonl.go)
 )
+
+// FormatError is an error of FormatOf: of the format given (Given: a
+// format it does not know), or of the path's name (a compressed Parquet
+// file); Error says which and why, naming the path.
+type FormatError struct {
+	Given, Path, Reason string
+}
+
+func (e *FormatError) Error() string {
+	if e.Given != "" {
+		return fmt.Sprintf("format %q: %s", e.Given, e.Reason)
+	}
+	return e.Path + ": " + e.Reason
+}
 
 // ErrFormat is wrapped by the errors of a file that is not a valid file of
 // its format (a damaged footer, a truncated file, another format).
 var ErrFormat = errors.New("not a valid file of its format")
 
-// FormatOf returns the format of the side path: given ("csv", "parquet" or
-// "arrow"; "" reads the extension: .parquet and .pq are Parquet, .arrow,
-// .feather, .ipc and .arrows Arrow, anything else CSV). A compressed
+// FormatOf returns the format of the side path: given ("csv", "parquet",
+// "arrow" or "jsonl"; "" reads the extension: .parquet and .pq are Parquet,
+// .arrow, .feather, .ipc and .arrows Arrow, .jsonl and .ndjson JSON lines,
+// anything else CSV). A compressed
 // Parquet or Arrow name (.parquet.gz) is refused: those formats compress
 // inside.
 func FormatOf(path, given string) (Format, error) {
 	switch Format(given) {
-	case CSV, Parquet, Arrow:
+	case CSV, Parquet, Arrow, JSONL:
 		return Format(given), nil
 	case "":
 	default:
-		return "", fmt.Errorf("format %q: want csv, parquet or arrow", given)
+		return "", &FormatError{Given: given, Reason: "want csv, parquet, arrow or jsonl"}
 	}
 	base := strings.ToLower(filepath.Base(path))
 	for _, z := range []string{".gz", ".zip"} {
 		if inner, ok := strings.CutSuffix(base, z); ok {
-			if f, _ := FormatOf(inner, ""); f != CSV {
-				return "", fmt.Errorf("%s: a compressed %s file: %s compresses inside, give the file itself", path, f, f)
+			if f, _ := FormatOf(inner, ""); f == JSONL {
+				return "", &FormatError{Path: path, Reason: "a compressed JSON lines file, which is read as it is: give it decompressed"}
+			} else if f != CSV {
+				return "", &FormatError{Path: path, Reason: fmt.Sprintf("a compressed %s file: %s compresses inside, give the file itself", f, f)}
 			}
 			return CSV, nil
 		}
@@ -73,11 +89,14 @@ func FormatOf(path, given string) (Format, error) {
 		return Parquet, nil
 	case ".arrow", ".feather", ".ipc", ".arrows":
 		return Arrow, nil
+	case ".jsonl", ".ndjson":
+		return JSONL, nil
 	}
 	return CSV, nil
 }
 
-// Table is an opened Parquet or Arrow IPC side.
+// Table is an opened Parquet, Arrow IPC or JSON lines side: its schema,
+// and its chunks read through its format's backend (backends.go).
 type Table struct {
 	Name   string // as messages name it
 	Format Format
@@ -85,12 +104,7 @@ type Table struct {
 	Types  []Type
 	size   int64 // the file's bytes; -1 for a stream
 
-	pq     *parquetTable
-	af     *ipc.FileReader
-	afRows []int64   // an Arrow file's record batches' rows
-	afSize [][]int64 // and the bytes of each column's buffers
-	as     *ipc.Reader
-	mu     sync.Mutex // af's and as's records
+	b      backend
 	closer io.Closer
 	spool  string
 	skip   bool // SkipNested: a nested column reads as NULLs
@@ -162,6 +176,9 @@ func open(ctx context.Context, path, name string, format Format, tempDir string)
 		return nil, fmt.Errorf("%s: is a folder, want a file", name)
 	}
 	regular := st.Mode().IsRegular() && path != "-"
+	if format == JSONL && !regular { // typed by a pass over every line, then read by chunk: a file
+		return openStream(ctx, src, src, name, format, tempDir)
+	}
 	switch format {
 	case Parquet:
 		file := path
@@ -173,10 +190,12 @@ func open(ctx context.Context, path, name string, format Format, tempDir string)
 			t.spool = file
 		}
 		src.Close()
-		if t.pq, t.Names, t.Types, err = openParquet(file, name); err != nil {
+		pq, names, types, err := openParquet(file, name)
+		if err != nil {
 			t.Close()
 			return nil, err
 		}
+		t.b, t.Names, t.Types = &parquetBackend{t: t, pq: pq}, names, types
 		if st, err := os.Stat(file); err == nil {
 			t.size = st.Size()
 		}
@@ -187,30 +206,36 @@ func open(ctx context.Context, path, name string, format Format, tempDir string)
 		}
 		var magic [6]byte
 		if _, err := src.ReadAt(magic[:], 0); err == nil && string(magic[:]) == "ARROW1" {
-			if t.af, err = ipc.NewFileReader(src); err != nil {
+			b, err := openArrowFile(ctx, t, src)
+			if err != nil {
 				src.Close()
-				return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
-			}
-			t.closer, t.size = src, st.Size()
-			if err := t.schema(t.af.Schema()); err != nil {
-				t.Close()
 				return nil, err
 			}
-			if err := t.countArrow(ctx); err != nil {
-				t.Close()
-				return nil, err
-			}
+			t.b, t.closer, t.size = b, src, st.Size()
 			return t, nil
 		}
-		if t.as, err = ipc.NewReader(bufio.NewReaderSize(src, 1<<20)); err != nil {
+		as, err := ipc.NewReader(bufio.NewReaderSize(src, 1<<20))
+		if err != nil {
 			src.Close()
 			return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
 		}
-		t.closer = src
-		return t, t.schema(t.as.Schema())
+		t.b, t.closer = &arrowStream{t: t, as: as}, src
+		return t, t.schema(as.Schema())
+	case JSONL:
+		if !regular {
+			src.Close() // never: a stream of JSON lines is spooled first (openStream)
+			return nil, fmt.Errorf("%s: JSON lines on a stream are copied to a file first (a bug: they were not)", name)
+		}
+		b, err := openJSONL(ctx, t, src)
+		if err != nil {
+			src.Close()
+			return nil, err
+		}
+		t.b, t.closer, t.size = b, src, st.Size()
+		return t, nil
 	}
 	src.Close()
-	return nil, fmt.Errorf("%s: format %q is not a table's (parquet or arrow)", name, format)
+	return nil, fmt.Errorf("%s: format %q is not a table's (parquet, arrow or jsonl)", name, format)
 }
 
 // OpenStream opens the table of format that r holds from its first byte
@@ -235,9 +260,16 @@ func openStream(ctx context.Context, r io.Reader, c io.Closer, name string, form
 		return openSpooled(ctx, file, name, Parquet, tempDir)
 	case Arrow:
 		return openArrowStream(ctx, r, c, name, tempDir)
+	case JSONL:
+		file, err := spoolFile(ctx, r, tempDir, "spool-*.jsonl")
+		c.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return openSpooled(ctx, file, name, JSONL, tempDir)
 	}
 	c.Close()
-	return nil, fmt.Errorf("%s: format %q is not a table's (parquet or arrow)", name, format)
+	return nil, fmt.Errorf("%s: format %q is not a table's (parquet, arrow or jsonl)", name, format)
 }
 
 // openArrowStream reads an Arrow side that is no regular file: an IPC
@@ -254,12 +286,13 @@ func openArrowStream(ctx context.Context, r io.Reader, c io.Closer, name, tempDi
 		return openSpooled(ctx, file, name, Arrow, tempDir)
 	}
 	t := &Table{Name: name, Format: Arrow, size: -1, closer: c}
-	var err error
-	if t.as, err = ipc.NewReader(br); err != nil {
+	as, err := ipc.NewReader(br)
+	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
 	}
-	return t, t.schema(t.as.Schema())
+	t.b = &arrowStream{t: t, as: as}
+	return t, t.schema(as.Schema())
 }
 
 // openSpooled opens file, a copy of a stream, as the table name; Close
@@ -310,50 +343,6 @@ func spoolFile(ctx context.Context, src io.Reader, dir, pattern string) (_ strin
 		return "", err
 	}
 	return f.Name(), nil
-}
-
-// countArrow reads an Arrow file's record batches once for their rows and
-// bytes (its footer has their places, not their lengths), so that a row
-// has its number in the file whichever batch is read first. A pass over
-// the file at open: Arrow files are read from the page cache at memory
-// speed.
-func (t *Table) countArrow(ctx context.Context) error {
-	for i := range t.af.NumRecords() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		t.mu.Lock()
-		rec, err := t.af.RecordAt(i)
-		t.mu.Unlock()
-		if err != nil {
-			return fmt.Errorf("%s: record batch %d: %w: %v", t.Name, i, ErrFormat, err)
-		}
-		sizes := make([]int64, rec.NumCols())
-		for j, c := range rec.Columns() {
-			sizes[j] = arrowBytes(c.Data())
-		}
-		t.afRows, t.afSize = append(t.afRows, rec.NumRows()), append(t.afSize, sizes)
-		rec.Release()
-	}
-	return nil
-}
-
-// arrowBytes is the bytes of an array's buffers, its children's and its
-// dictionary's included.
-func arrowBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += arrowBytes(c)
-	}
-	if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil {
-		n += arrowBytes(dict)
-	}
-	return n
 }
 
 // schema sets Names and Types from an Arrow schema, or fails naming the
@@ -439,14 +428,8 @@ func CopyParquet(ctx context.Context, dst io.Writer, src io.Reader) error {
 // Close closes the file and removes a spooled copy.
 func (t *Table) Close() error {
 	var err error
-	if t.pq != nil {
-		err = t.pq.close()
-	}
-	if t.af != nil {
-		t.af.Close()
-	}
-	if t.as != nil {
-		t.as.Release()
+	if t.b != nil {
+		err = t.b.close()
 	}
 	if t.closer != nil {
 		if cerr := t.closer.Close(); err == nil {
@@ -462,60 +445,24 @@ func (t *Table) Close() error {
 // Size is the file's bytes; -1 for a stream.
 func (t *Table) Size() int64 { return t.size }
 
-// Stream reports whether the table is an Arrow stream, read once in order
-// (Next) rather than by chunk (Read).
-func (t *Table) Stream() bool { return t.as != nil }
+// Stream reports whether the table is a stream, read once in order (Next)
+// rather than by chunk (Read): an Arrow IPC stream.
+func (t *Table) Stream() bool { return t.b.chunks() < 0 }
 
-// Chunks is the number of chunks (row groups, record batches); -1 for a
-// stream.
-func (t *Table) Chunks() int {
-	switch {
-	case t.pq != nil:
-		return t.pq.chunks()
-	case t.af != nil:
-		return t.af.NumRecords()
-	}
-	return -1
-}
+// Chunks is the number of chunks (row groups, record batches, runs of
+// JSON lines); -1 for a stream.
+func (t *Table) Chunks() int { return t.b.chunks() }
 
 // ChunkRows is the rows of chunk i (not of a stream).
-func (t *Table) ChunkRows(i int) int64 {
-	switch {
-	case t.pq != nil:
-		return t.pq.chunkRows(i)
-	case t.af != nil:
-		return t.afRows[i]
-	}
-	return 0
-}
+func (t *Table) ChunkRows(i int) int64 { return t.b.chunkRows(i) }
 
 // ChunkBytes is the uncompressed bytes of chunk i: Parquet's row group
-// size, an Arrow batch's buffers; 0 for a stream.
-func (t *Table) ChunkBytes(i int) int64 {
-	switch {
-	case t.pq != nil:
-		return t.pq.chunkBytes(i)
-	case t.af != nil:
-		var n int64
-		for _, c := range t.afSize[i] {
-			n += c
-		}
-		return n
-	}
-	return 0
-}
+// size, an Arrow batch's buffers, the lines' bytes; 0 for a stream.
+func (t *Table) ChunkBytes(i int) int64 { return t.b.chunkBytes(i) }
 
 // ColumnBytes is the uncompressed bytes of column col in chunk i (a
-// Parquet column chunk's, an Arrow batch's buffers); 0 for a stream.
-func (t *Table) ColumnBytes(i, col int) int64 {
-	switch {
-	case t.pq != nil:
-		return t.pq.columnBytes(i, col)
-	case t.af != nil:
-		return t.afSize[i][col]
-	}
-	return 0
-}
+// Parquet column chunk's, an Arrow batch's buffers); 0 where unknown.
+func (t *Table) ColumnBytes(i, col int) int64 { return t.b.columnBytes(i, col) }
 
 // Rows is the table's rows (not a stream's: -1).
 func (t *Table) Rows() int64 {
@@ -533,47 +480,19 @@ func (t *Table) Rows() int64 {
 // column col in chunk i, and its NULLs, from the file's statistics
 // (Parquet); ok false where they are not all there.
 func (t *Table) KeyRange(i, col int) (lo, hi, nulls int64, ok bool) {
-	if t.pq == nil || t.Types[col].Kind != Int {
-		return 0, 0, 0, false
-	}
-	return t.pq.keyRange(i, col)
+	return t.b.keyRange(i, col)
 }
 
 // Read decodes the columns cols (nil: all) of chunk i, in the order asked.
 // Safe for concurrent use.
 func (t *Table) Read(i int, cols []int) ([]*Column, error) {
-	if cols == nil {
-		cols = t.all()
+	if t.Stream() {
+		return nil, fmt.Errorf("%s: an Arrow stream is read in order (Next)", t.Name)
 	}
-	if err := t.readable(cols); err != nil {
-		return nil, err
-	}
-	out := make([]*Column, len(cols))
-	switch {
-	case t.pq != nil:
-		for j, c := range cols {
-			if t.Types[c].Kind == Nested {
-				out[j] = nullColumn(t.Types[c], int(t.pq.chunkRows(i)))
-				continue
-			}
-			col, err := t.pq.read(i, c, t.Types[c], nil)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w: %v", t.Name, ErrFormat, err)
-			}
-			out[j] = col
-		}
-		return out, nil
-	case t.af != nil:
-		t.mu.Lock()
-		rec, err := t.af.RecordAt(i)
-		t.mu.Unlock()
-		if err != nil {
-			return nil, fmt.Errorf("%s: record batch %d: %w: %v", t.Name, i, ErrFormat, err)
-		}
-		defer rec.Release()
-		return t.columns(rec, cols)
-	}
-	return nil, fmt.Errorf("%s: an Arrow stream is read in order (Next)", t.Name)
+	return t.withNested(cols, func(flat []int) ([]*Column, int, error) {
+		out, err := t.b.read(i, flat, nil)
+		return out, int(t.b.chunkRows(i)), err
+	})
 }
 
 // ReadRows decodes the rows rows (ascending indexes in chunk i) of the
@@ -582,69 +501,51 @@ func (t *Table) Read(i int, cols []int) ([]*Column, error) {
 // Arrow batch, in memory already, is read whole and its rows taken. Safe
 // for concurrent use.
 func (t *Table) ReadRows(i int, cols, rows []int) ([]*Column, error) {
-	if err := t.readable(cols); err != nil {
-		return nil, err
-	}
-	if t.pq == nil {
-		all, err := t.Read(i, cols)
-		if err != nil {
-			return nil, err
-		}
-		for j, c := range all {
-			all[j] = c.Select(rows)
-		}
-		return all, nil
-	}
-	out := make([]*Column, len(cols))
-	for j, c := range cols {
-		if t.Types[c].Kind == Nested {
-			out[j] = nullColumn(t.Types[c], len(rows))
-			continue
-		}
-		col, err := t.pq.read(i, c, t.Types[c], rows)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w: %v", t.Name, ErrFormat, err)
-		}
-		out[j] = col
-	}
-	return out, nil
+	return t.withNested(cols, func(flat []int) ([]*Column, int, error) {
+		out, err := t.b.read(i, flat, rows)
+		return out, len(rows), err
+	})
 }
 
 // Next decodes the columns cols (nil: all) of a stream's next record
 // batch; io.EOF at the end.
 func (t *Table) Next(cols []int) ([]*Column, error) {
-	if t.as == nil {
+	if !t.Stream() {
 		return nil, fmt.Errorf("%s: not a stream", t.Name)
 	}
+	return t.withNested(cols, t.b.next)
+}
+
+// withNested reads columns cols (nil: all) through read, which is asked
+// for the flat ones only: a nested column, refused unless SkipNested
+// (readable), is as many NULLs as read's rows.
+func (t *Table) withNested(cols []int, read func(flat []int) ([]*Column, int, error)) ([]*Column, error) {
 	if cols == nil {
 		cols = t.all()
 	}
 	if err := t.readable(cols); err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !t.as.Next() {
-		if err := t.as.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w: %v", t.Name, ErrFormat, err)
+	flat := make([]int, 0, len(cols))
+	for _, c := range cols {
+		if t.Types[c].Kind != Nested {
+			flat = append(flat, c)
 		}
-		return nil, io.EOF
 	}
-	return t.columns(t.as.Record(), cols)
-}
-
-func (t *Table) columns(rec arrow.Record, cols []int) ([]*Column, error) {
+	got, rows, err := read(flat)
+	if err != nil {
+		return nil, err
+	}
+	if len(flat) == len(cols) {
+		return got, nil
+	}
 	out := make([]*Column, len(cols))
 	for j, c := range cols {
 		if t.Types[c].Kind == Nested {
-			out[j] = nullColumn(t.Types[c], int(rec.NumRows()))
+			out[j] = nullColumn(t.Types[c], rows)
 			continue
 		}
-		col, err := fromArrow(rec.Column(c), t.Types[c])
-		if err != nil {
-			return nil, fmt.Errorf("%s: column %q: %w", t.Name, t.Names[c], err)
-		}
-		out[j] = col
+		out[j], got = got[0], got[1:]
 	}
 	return out, nil
 }
