@@ -2,11 +2,14 @@ package join
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -231,3 +234,19 @@ func WriteComparison(w io.Writer, reps []*Report, repeat int) {
 
 // mib is n bytes in MiB with one decimal.
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+// FormatOptionError names the option behind a columnar.FormatOf error of
+// the side opt ("Keys", "Input", "Probe"): the side's format, opt+"Format",
+// when one was given and is none it knows; else the side itself, whose
+// name says the format (x.parquet.gz). pkg and sentinel are the caller's
+// (option.Error's).
+func FormatOptionError(pkg, opt, path string, err, sentinel error) error {
+	var fe *columnar.FormatError
+	if !errors.As(err, &fe) {
+		return &option.Error{Pkg: pkg, Name: opt, Value: path, Reason: err.Error(), Err: sentinel}
+	}
+	if fe.Given == "" {
+		return &option.Error{Pkg: pkg, Name: opt, Value: path, Reason: fe.Reason, Err: sentinel}
+	}
+	return &option.Error{Pkg: pkg, Name: opt + "Format", Value: fe.Given, Reason: fe.Reason, Err: sentinel}
+}

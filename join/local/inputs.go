@@ -52,7 +52,7 @@ type sideOptions struct {
 func openSide(ctx context.Context, o sideOptions) (*side, error) {
 	format, err := columnar.FormatOf(o.path, o.format)
 	if err != nil {
-		return nil, &option.Error{Pkg: "join", Name: o.option + "Format", Value: o.format, Reason: err.Error(), Err: join.ErrOptions}
+		return nil, join.FormatOptionError("join", o.option, o.path, err, join.ErrOptions)
 	}
 	if format != columnar.CSV {
 		t, err := columnar.Open(ctx, o.path, o.name, format, o.tempDir, columnar.AllowNested) // checkNested

@@ -48,7 +48,7 @@ type side struct {
 func openSide(ctx context.Context, option, path, name, format, tempDir string, events bool) (*side, error) {
 	f, err := columnar.FormatOf(path, format)
 	if err != nil {
-		return nil, &opt.Error{Pkg: "stream", Name: option + "Format", Value: format, Reason: err.Error(), Err: ErrOptions}
+		return nil, join.FormatOptionError("stream", option, path, err, ErrOptions)
 	}
 	if f != columnar.CSV {
 		if events {

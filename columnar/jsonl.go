@@ -1,0 +1,310 @@
+package columnar
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+)
+
+// JSON lines (.jsonl, .ndjson): one JSON object a line, as DuckDB's
+// read_json and Polars' read_ndjson read them. The format's whole
+// implementation: a pass over the file at open types every top-level key
+// (a column, in the order the keys first appear) from its values and cuts
+// the file into chunks of jsonlChunk lines; a chunk is read again and
+// parsed by the columns asked. A key missing from a line, or null, is
+// NULL. A column's type, from all its values:
+//
+//	every value an integer within int64         int64
+//	numbers, some not such an integer           float64
+//	true and false                              bool
+//	strings                                     string
+//	strings and numbers or booleans mixed       string (a number or boolean as its JSON text)
+//	an object or an array anywhere              nested (left out with --columns, never read)
+//	null everywhere                             string (all NULL)
+//
+// A blank line is skipped; a line that is no JSON object is an error
+// naming the file and the line (ErrFormat). A stream (standard input, a
+// pipe) is copied to a file first (Table's spool), for the typing pass.
+type jsonlFile struct {
+	t      *Table
+	f      *os.File
+	index  map[string]int // a key's column
+	starts []int64        // each chunk's first byte
+	rows   []int64        // and rows
+	lines  []int64        // and its first line's number
+	sizes  []int64        // and bytes
+}
+
+// jsonlChunk is the lines of a chunk: a mapper's unit of work.
+const jsonlChunk = 1 << 16
+
+// The kinds of JSON value a column held (jsonlFile's typing).
+const (
+	jInt = 1 << iota
+	jFloat
+	jBool
+	jString
+	jNested
+)
+
+// openJSONL types the JSON lines of f into t (Names, Types) and indexes
+// its chunks. O(the file), one pass.
+func openJSONL(ctx context.Context, t *Table, f *os.File) (*jsonlFile, error) {
+	b := &jsonlFile{t: t, f: f, index: map[string]int{}}
+	var kinds []int
+	r := bufio.NewReaderSize(f, 1<<20)
+	var off int64
+	var line, rows int64
+	for {
+		text, err := r.ReadBytes('\n')
+		if len(text) > 0 {
+			line++
+			if line%8192 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if rows%jsonlChunk == 0 && len(bytes.TrimSpace(text)) > 0 {
+				if n := len(b.starts); n > 0 {
+					b.sizes = append(b.sizes, off-b.starts[n-1])
+				}
+				b.starts, b.rows, b.lines = append(b.starts, off), append(b.rows, 0), append(b.lines, line)
+			}
+			ok, perr := eachField(text, func(k string, v json.RawMessage) error {
+				c, seen := b.index[k]
+				if !seen {
+					c = len(t.Names)
+					b.index[k] = c
+					t.Names = append(t.Names, k)
+					kinds = append(kinds, 0)
+				}
+				kinds[c] |= kindOf(v)
+				return nil
+			})
+			if perr != nil {
+				return nil, fmt.Errorf("%s:%d: %w: %v", t.Name, line, ErrFormat, perr)
+			}
+			if ok {
+				rows++
+				b.rows[len(b.rows)-1]++
+			}
+			off += int64(len(text))
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
+	}
+	if n := len(b.starts); n > 0 {
+		b.sizes = append(b.sizes, off-b.starts[n-1])
+	}
+	if len(t.Names) == 0 {
+		return nil, fmt.Errorf("%s: %w: no JSON object, so no column", t.Name, ErrFormat)
+	}
+	for _, k := range kinds {
+		t.Types = append(t.Types, typeOfKinds(k))
+	}
+	return b, nil
+}
+
+// eachField calls fn with each key and value of the JSON object on a line;
+// ok false for a blank line.
+func eachField(text []byte, fn func(k string, v json.RawMessage) error) (ok bool, err error) {
+	text = bytes.TrimSpace(text)
+	if len(text) == 0 {
+		return false, nil
+	}
+	if text[0] != '{' {
+		return false, errors.New("not a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(text))
+	if _, err := dec.Token(); err != nil { // {
+		return false, err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return false, err
+		}
+		k, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return false, err
+		}
+		if err := fn(k, v); err != nil {
+			return false, err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // }
+		return false, err
+	}
+	if dec.More() || dec.InputOffset() != int64(len(text)) {
+		return false, errors.New("more than one JSON value on the line")
+	}
+	return true, nil
+}
+
+// kindOf is the kind of a JSON value (0 for null).
+func kindOf(v json.RawMessage) int {
+	switch v[0] {
+	case 'n':
+		return 0
+	case '"':
+		return jString
+	case 't', 'f':
+		return jBool
+	case '{', '[':
+		return jNested
+	}
+	if _, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+		return jInt
+	}
+	return jFloat
+}
+
+// typeOfKinds is the column type of the kinds its values held.
+func typeOfKinds(k int) Type {
+	switch {
+	case k&jNested != 0:
+		return Type{Kind: Nested, Desc: "JSON object or array"}
+	case k == jInt:
+		return Type{Kind: Int, Width: 64}
+	case k&^(jInt|jFloat) == 0 && k != 0:
+		return Type{Kind: Float, Width: 64}
+	case k == jBool:
+		return Type{Kind: Bool}
+	}
+	return Type{Kind: String}
+}
+
+func (b *jsonlFile) chunks() int                               { return len(b.starts) }
+func (b *jsonlFile) chunkRows(i int) int64                     { return b.rows[i] }
+func (b *jsonlFile) chunkBytes(i int) int64                    { return b.sizes[i] }
+func (b *jsonlFile) columnBytes(int, int) int64                { return 0 }
+func (b *jsonlFile) keyRange(int, int) (_, _, _ int64, _ bool) { return 0, 0, 0, false }
+func (b *jsonlFile) close() error                              { return nil } // the Table closes f
+
+func (b *jsonlFile) next([]int) ([]*Column, int, error) {
+	return nil, 0, fmt.Errorf("%s: not a stream", b.t.Name)
+}
+
+// read parses chunk i's lines again and builds the columns cols (with
+// rows, only those rows). Safe for concurrent use (ReadAt).
+func (b *jsonlFile) read(i int, cols, rows []int) ([]*Column, error) {
+	data := make([]byte, b.sizes[i])
+	if _, err := b.f.ReadAt(data, b.starts[i]); err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", b.t.Name, err)
+	}
+	n := int(b.rows[i])
+	want := make(map[int]int, len(cols)) // column -> its place in cols
+	out := make([]*Column, len(cols))
+	for j, c := range cols {
+		want[c] = j
+		out[j] = newJSONColumn(b.t.Types[c], n)
+	}
+	row, line := 0, b.lines[i]
+	for len(data) > 0 {
+		text := data
+		if k := bytes.IndexByte(data, '\n'); k >= 0 {
+			text, data = data[:k+1], data[k+1:]
+		} else {
+			data = nil
+		}
+		ok, err := eachField(text, func(k string, v json.RawMessage) error {
+			if j, asked := want[b.index[k]]; asked && v[0] != 'n' {
+				return out[j].setJSON(row, v)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w: %v", b.t.Name, line, ErrFormat, err)
+		}
+		if ok {
+			row++
+		}
+		line++
+	}
+	for _, c := range out {
+		c.finishJSON()
+		if rows != nil {
+			*c = *c.Select(rows)
+		}
+	}
+	return out, nil
+}
+
+// newJSONColumn is a column of n NULLs of type t, filled by setJSON.
+func newJSONColumn(t Type, n int) *Column {
+	c := &Column{Type: t, n: n, valid: make([]bool, n)}
+	switch t.Kind {
+	case Int, Bool:
+		c.ints = make([]int64, n)
+	case Float:
+		c.floats = make([]float64, n)
+	case String:
+		c.offs = make([]int, n+1)
+		c.strs = make([][]byte, n)
+	}
+	return c
+}
+
+// setJSON sets value i from the JSON value v (not null), of a kind its
+// column's type holds (openJSONL typed it from every value).
+func (c *Column) setJSON(i int, v json.RawMessage) error {
+	c.valid[i] = true
+	switch c.Type.Kind {
+	case Int:
+		x, err := strconv.ParseInt(string(v), 10, 64)
+		c.ints[i] = x
+		return err
+	case Float:
+		x, err := strconv.ParseFloat(string(v), 64)
+		if err == nil && (math.IsInf(x, 0) || math.IsNaN(x)) {
+			err = fmt.Errorf("%s: beyond float64", v)
+		}
+		c.floats[i] = x
+		return err
+	case Bool:
+		if v[0] == 't' {
+			c.ints[i] = 1
+		}
+		return nil
+	case String:
+		if v[0] != '"' {
+			c.strs[i] = append([]byte(nil), v...) // a number or boolean in a column of strings: its JSON text
+			return nil
+		}
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return err
+		}
+		c.strs[i] = []byte(s)
+		return nil
+	}
+	return nil // Nested: never asked (Table.withNested)
+}
+
+// finishJSON lays a string column's values out as every column's (offs,
+// data) and drops its all-valid mask.
+func (c *Column) finishJSON() {
+	if c.strs != nil {
+		for i, s := range c.strs {
+			c.data = append(c.data, s...)
+			c.offs[i+1] = len(c.data)
+		}
+		c.strs = nil
+	}
+	for _, ok := range c.valid {
+		if !ok {
+			return
+		}
+	}
+	c.valid = nil
+}
