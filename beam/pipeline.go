@@ -437,7 +437,7 @@ func openSpan(ctx context.Context, path string, sp span, nfields int, sep byte) 
 			return nil, nil, fmt.Errorf("%s changed after the pipeline cut it into ranges (%d bytes then, %d now): run again on a copy that nothing writes", path, sp.Size, st.Size())
 		}
 		if sp.Table {
-			t, err := columnar.Open(ctx, path, "", format, "")
+			t, err := openTable(ctx, path, format)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -455,7 +455,7 @@ func openSpan(ctx context.Context, path string, sp span, nfields int, sep byte) 
 		return csvscan.OpenRange(path, csvscan.Range{Start: sp.Start, End: sp.End}, nfields, sep)
 	}
 	if format != columnar.CSV {
-		t, err := columnar.Open(ctx, path, "", format, "")
+		t, err := openTable(ctx, path, format)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -475,6 +475,19 @@ func openSpan(ctx context.Context, path string, sp span, nfields int, sep byte) 
 		return nil, nil, err
 	}
 	return r, rc, nil
+}
+
+// openTable opens a Parquet, Arrow or JSON lines side for the workers:
+// a nested column reads as NULLs (columnar.Table.SkipNested), never
+// written, since Build refused one that a key or the output would hold
+// (local.DecideKeyTypes checks them with Columns, as join run does).
+func openTable(ctx context.Context, path string, format columnar.Format) (*columnar.Table, error) {
+	t, err := columnar.Open(ctx, path, "", format, "", columnar.AllowNested)
+	if err != nil {
+		return nil, err
+	}
+	t.SkipNested()
+	return t, nil
 }
 
 // checkLocal returns the absolute path of a local input, or why the
@@ -520,7 +533,7 @@ func spans(path string, sep byte) ([]span, error) {
 	if format, err := columnar.FormatOf(path, ""); err != nil {
 		return nil, err
 	} else if format != columnar.CSV {
-		t, err := columnar.Open(context.Background(), path, "", format, "")
+		t, err := openTable(context.Background(), path, format)
 		if err != nil {
 			return nil, err
 		}
@@ -676,7 +689,7 @@ func readHeader(path string, sep byte) (Header, error) {
 	if format, err := columnar.FormatOf(path, ""); err != nil {
 		return Header{}, err
 	} else if format != columnar.CSV {
-		t, err := columnar.Open(context.Background(), path, "", format, "")
+		t, err := openTable(context.Background(), path, format)
 		if err != nil {
 			return Header{}, err
 		}

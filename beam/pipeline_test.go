@@ -34,7 +34,18 @@ import (
 func TestMain(m *testing.M) {
 	flag.Parse()
 	beam.Init()
-	os.Exit(m.Run())
+	// Beam's LOOPBACK runs leave an empty beamloopbackworker-N file in the
+	// temporary folder on every pipeline (beamjoin's main gives them a
+	// folder of its own): the tests' go in one, removed at the end.
+	tmp, err := os.MkdirTemp("", "beamjoin-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("TMPDIR", tmp)
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
 }
 
 // rowsOf returns the rows of a CSV file (or several, for sharded output),
@@ -452,5 +463,37 @@ func TestSeparatorsAndColumns(t *testing.T) {
 		Output: filepath.Join(dir, "x")}, prism.Execute)
 	if err == nil || !strings.Contains(err.Error(), "a quote or line break cannot separate fields") {
 		t.Errorf(`Sep '"': %v`, err)
+	}
+}
+
+// TestNestedLeftOut: a nested column (list, struct, map) of a table side
+// that --columns leaves out is never read, and the pipeline's rows equal
+// join run's on the same files; one the output would hold is refused by
+// name before the pipeline runs, as run refuses it.
+func TestNestedLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	nested, _ := columnartest.Nested(40)
+	defer nested.Release()
+	fs := columnartest.Write(t, dir, "n", nested, 16, false)
+	input := filepath.Join(dir, "i.csv")
+	os.WriteFile(input, []byte("J,ID\n1,a\n3,b\n5,c\n7,d\n100,e\n"), 0o644)
+	for _, keys := range []string{fs.Parquet, fs.ArrowFile} {
+		cols := []string{"J", "ID", "P", "Q"}
+		var localOut bytes.Buffer
+		if _, err := local.Run(context.Background(), join.Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "J", Columns: cols}, local.NewCSV(&localOut)); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "rows.txt")
+		if _, _, _, err := Execute(context.Background(), Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "J", Columns: cols, Filter: filters.ACBF, Output: out}, prism.Execute); err != nil {
+			t.Fatalf("%s: %v", keys, err)
+		}
+		data, _ := os.ReadFile(out)
+		if got, want := rowsOf(t, data, false), rowsOf(t, localOut.Bytes(), true); !slices.Equal(got, want) || len(got) != 4 {
+			t.Errorf("%s: beam %q, run %q", keys, got, want)
+		}
+		_, _, _, err := Execute(context.Background(), Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "J", Filter: filters.ACBF, Output: out}, prism.Execute)
+		if err == nil || !strings.Contains(err.Error(), `column "tags" is nested`) || !strings.Contains(err.Error(), "--columns") {
+			t.Errorf("%s: every column in the output: %v", keys, err)
+		}
 	}
 }
