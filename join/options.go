@@ -261,9 +261,9 @@ func (opt Options) Resolve() (Options, error) {
 	case opt.JoinType != "" && !slices.Contains(JoinTypes, opt.JoinType):
 		return opt, optionError("JoinType", opt.JoinType, "want inner, semi, anti, left, right or full%s", joinTypeHint(opt.JoinType))
 	case opt.JoinType.KeepsUnmatchedKeys() && opt.Skew == SkewAuto:
-		return opt, optionError("JoinType", opt.JoinType, "writes each key row without a match once, and Skew auto copies a hot key's rows to several partitions: leave Skew off")
+		return opt, optionError("Skew", string(opt.Skew), "copies a hot key's rows to several partitions, and a %s join writes each key row without a match once: leave it off", opt.JoinType)
 	case len(opt.Columns) > 0 && opt.Route != RouteNone:
-		return opt, optionError("Columns", strings.Join(opt.Columns, ","), "a routed bank join writes every column with its class: leave Columns out")
+		return opt, optionError("Columns", strings.Join(opt.Columns, ","), "a routed bank join writes every column with its class: leave them out")
 	case opt.JoinType != "" && opt.JoinType != JoinInner && opt.Route != RouteNone:
 		return opt, optionError("JoinType", opt.JoinType, "a routed bank join marks each row with its key row's class: inner joins only")
 	case !validFormat(opt.KeysFormat):
