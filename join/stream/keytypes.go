@@ -13,8 +13,9 @@ import (
 // side's text decides. Text is read ahead only from a regular file (read
 // once here, before the stream starts); key events on a pipe or standard
 // input are read as they come, so their text keys are int, the default
-// before auto, and a key that is no integer is an error as it was (give
-// KeyType string for text keys).
+// before auto, and a key event that is no integer is an error as it was
+// (give KeyType string for text keys); a probe key that is none meets no
+// key, and is left out and counted, as with a type decided from the data.
 func (e *engine) decideKeyTypes(ctx context.Context, given []key.Type, probeSpec key.Spec) (key.Decision, error) {
 	given = append([]key.Type(nil), given...)
 	live := e.ks.types == nil && !regularFile(e.ks.path) // text that cannot be read ahead
@@ -34,6 +35,7 @@ func (e *engine) decideKeyTypes(ctx context.Context, given []key.Type, probeSpec
 	for _, j := range streamed {
 		d.Why[j] = fmt.Sprintf("%s is a stream, read as it comes: int, the default (give the key type string for text keys)", e.keyName)
 	}
+	e.streamedInt = len(streamed) > 0
 	return d, err
 }
 

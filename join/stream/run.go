@@ -109,7 +109,10 @@ func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error
 	// batch is Batch probe rows, counted whatever their keys: dropping them
 	// shifted the later rows into other batches, against other key
 	// states); anti writes it, the others do not.
-	pr := &probeReader{s: e.ps, ks: probeSpec, tcol: -1, lenient: e.typing.Lenient, keepNull: true}
+	// Key events on a pipe, typed int unread (decideKeyTypes), make a key
+	// that is no integer an error; a probe key that is none can then meet
+	// no key and is left out, as a decided type's.
+	pr := &probeReader{s: e.ps, ks: probeSpec, tcol: -1, lenient: e.typing.Lenient || e.streamedInt, keepNull: true}
 	e.kr, e.pr = kr, pr
 	if e.timed {
 		e.rep.Mode = "window"
@@ -271,22 +274,25 @@ var testHookAfterApply func(*engine)
 
 // engine is the state of a run between batches.
 type engine struct {
-	opt      Options
-	timed    bool
-	tbl      *table
-	lf       *liveFilter
-	sk       *sketches
-	w        *bufio.Writer
-	keyName  string
-	keySpec  key.Spec
-	rep      *Report
-	ks, ps   *side // the key side and the probe side
-	kr       *keyReader
-	pr       *probeReader
-	typing   key.Decision
-	keys     *feed[keyBatch]
-	probes   *feed[probeBatch]
-	keysDone bool
+	opt Options
+	// streamedInt: a key column of text key events on a pipe, typed int
+	// without reading them (decideKeyTypes).
+	streamedInt bool
+	timed       bool
+	tbl         *table
+	lf          *liveFilter
+	sk          *sketches
+	w           *bufio.Writer
+	keyName     string
+	keySpec     key.Spec
+	rep         *Report
+	ks, ps      *side // the key side and the probe side
+	kr          *keyReader
+	pr          *probeReader
+	typing      key.Decision
+	keys        *feed[keyBatch]
+	probes      *feed[probeBatch]
+	keysDone    bool
 	// timed mode: the key rows read but not applied (cur[curPos:]), and the
 	// live rows in time order for expiry (queue[qHead:]).
 	cur    *keyBatch

@@ -4,17 +4,19 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/key"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
-
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // csvField quotes f as the output does (join.AppendCSVField).
@@ -468,6 +470,46 @@ func TestFPOutlier(t *testing.T) {
 	} {
 		if got := fpOutlier(c.f, c.d, c.p); got != c.want {
 			t.Errorf("fpOutlier(%d, %d, %g) = %v, want %v", c.f, c.d, c.p, got, c.want)
+		}
+	}
+}
+
+// TestPipedEventsProbeText: key events on a pipe are typed int unread; a
+// probe key that is no integer then meets no key: anti writes it, and it
+// is counted, not an error (as with a type decided from the data). A key
+// event that is no integer stays an error.
+func TestPipedEventsProbeText(t *testing.T) {
+	dir := t.TempDir()
+	probe := filepath.Join(dir, "p.csv")
+	os.WriteFile(probe, []byte("ID,K\n1,1\n2,abc\n3,2\n"), 0o644)
+	for _, tc := range []struct {
+		events, want, err string
+	}{
+		{"K,PAY\n+1,a\n+2,b\n", "ID,K\n2,abc\n", ""},
+		{"K,PAY\n+1,a\n+x,b\n", "", `invalid integer "x"`},
+	} {
+		fifo := filepath.Join(t.TempDir(), "ev")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skip("no FIFO here:", err)
+		}
+		go func() {
+			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			f.WriteString(tc.events)
+			f.Close()
+		}()
+		var out bytes.Buffer
+		rep, err := Run(context.Background(), Options{KeyEvents: fifo, Probe: probe, KeyCol: "K", JoinType: join.JoinAnti, KeyBatch: 100, NoSketches: true}, &out)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("events %q: %v, want an error with %q", tc.events, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || out.String() != tc.want || rep.Keys.InputUnmatchable != 1 {
+			t.Errorf("events %q: %v, output %q, %d unmatchable probe keys", tc.events, err, out.String(), rep.Keys.InputUnmatchable)
 		}
 	}
 }
