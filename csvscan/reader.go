@@ -458,9 +458,16 @@ func (r *Reader) check() bool {
 }
 
 // tooLong fails the current record for being longer than maxRecord, saying
-// what the limit is and what to do.
+// what the limit is and what to do: where its first maxRecord bytes (every
+// caller has them buffered, so the message does not depend on how the
+// bytes arrived) hold a quote, an unclosed one runs on; else no line break
+// came in them (a binary file, /dev/zero).
 func (r *Reader) tooLong() bool {
-	return r.fail("record longer than %d bytes (%s), the most a CSV record may take: an unclosed quote runs on to the end of the file (look for one at this line); a longer record can be read as Parquet or Arrow", maxRecord, sizeText(maxRecord))
+	why := "no line break within them (is this a text file?)"
+	if bytes.IndexByte(r.buf[r.start:min(r.end, r.start+maxRecord)], '"') >= 0 {
+		why = "an unclosed quote runs on to the end of the file (look for one at this line)"
+	}
+	return r.fail("record longer than %d bytes (%s), the most a CSV record may take: %s; a longer record can be read as Parquet or Arrow", maxRecord, sizeText(maxRecord), why)
 }
 
 // sizeText is n bytes in MiB or KiB when it is a whole number of them.
