@@ -304,7 +304,7 @@ rows:
 			if !report {
 				continue
 			}
-			if !ks.Composite() { // a tuple's error names its column (key.Spec.Append)
+			if !ks.Composite() && !errors.Is(err, key.ErrBeyond) { // a tuple's error, and ErrBeyond's, name the column already (key.Spec.Append)
 				err = fmt.Errorf("%s: %w", ks.Names[0], err)
 			}
 			pe := &csvscan.ParseError{File: c.s.name, Line: c.first + int64(i) + 1, Offset: c.first + int64(i), Msg: err.Error(), Err: err, Row: true}
