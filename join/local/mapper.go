@@ -472,13 +472,3 @@ func (x *execution) seal() (shuffle.Stats, error) {
 	}
 	return x.sh.Stats(), nil
 }
-
-// reencode appends the record raw (as it is in a file of separator sep,
-// nfields fields) as a CSV line's fields to dst.
-func reencode(dst, raw []byte, nfields int, sep byte) ([]byte, error) {
-	fields, err := csvscan.ParseRecordSep(raw, nfields, sep)
-	if err != nil {
-		return dst, err
-	}
-	return csvscan.AppendFields(dst, fields), nil
-}

@@ -648,15 +648,6 @@ func (f *feed[B]) next(ctx context.Context) (*B, bool) {
 // release hands a batch back for refilling.
 func (f *feed[B]) release(b *B) { f.free <- b }
 
-func index(names []string, name string) int {
-	for i, n := range names {
-		if n == name {
-			return i
-		}
-	}
-	return -1
-}
-
 func cmpOr(a, b string) string {
 	if a != "" {
 		return a
