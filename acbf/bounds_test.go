@@ -1,7 +1,6 @@
 package acbf
 
 import (
-	"fmt"
 	"math"
 	"testing"
 
@@ -73,6 +72,6 @@ func TestOptimalFPPBounds(t *testing.T) {
 		if math.Abs(got-hi) > 4*sd || got <= lo {
 			t.Errorf("m/n=%.3f k=%d (seed %d): measured %.4g, want the upper bound %.4g (sd %.2g), above the lower %.4g", mn, k, seed, got, hi, sd, lo)
 		}
-		t.Log(fmt.Sprintf("m/n=%.3f k=%d: measured %.4g, bounds (%.4g, %.4g]", mn, k, got, lo, hi))
+		t.Logf("m/n=%.3f k=%d: measured %.4g, bounds (%.4g, %.4g]", mn, k, got, lo, hi)
 	}
 }

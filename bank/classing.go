@@ -53,6 +53,7 @@ func ParseClassing(s string) (Classing, error) {
 		}
 		return c, nil
 	}
+	//lint:ignore ST1005 the trailing "..." is the cut list's syntax (cut:E1,E2,...), not a sentence's end
 	return Classing{}, fmt.Errorf("%w: classing %q, want round, value or cut:E1,E2,...", ErrClassing, s)
 }
 

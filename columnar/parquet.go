@@ -267,86 +267,68 @@ func (p *parquetTable) read(i, col int, t Type, sel []int) (_ *Column, err error
 	if sel != nil {
 		n = len(sel)
 	}
-	// The reader's own Skip for fixed-width values; for byte arrays it
-	// casts a byte buffer to []ByteArray (pointers the garbage collector
-	// does not see: arrow/go v15 corrupts the heap), so those are read
-	// into a scratch slice of their own type and dropped.
-	var skip func(int64) (int64, error)
+	cl := &chunkRead{group: i, name: p.col[col].Name(), n: n, sel: sel, skip: columnSkipper(cr)}
+	maxDef := p.col[col].MaxDefinitionLevel()
+	if maxDef > 0 {
+		cl.defs = make([]int16, n)
+	}
+	c := &Column{Type: t, n: n}
+	values, err := cl.decode(cr, c, p.col[col].LogicalType())
+	if err != nil {
+		return nil, err
+	}
+	if cl.defs != nil && values < n {
+		c.spread(cl.defs, maxDef, values)
+	}
+	return c, nil
+}
+
+// chunkRead is the reading of one column chunk (a column of a row group):
+// its n rows, or those of sel only, and their definition levels (nil for
+// a column that has no NULLs).
+type chunkRead struct {
+	group int    // the row group, for errors
+	name  string // the column's, for errors
+	n     int
+	sel   []int
+	defs  []int16
+	skip  func(int64) (int64, error) // nil: the reader cannot skip
+}
+
+// columnSkipper is how cr skips rows: the reader's own Skip for
+// fixed-width values; for byte arrays it casts a byte buffer to
+// []ByteArray (pointers the garbage collector does not see: arrow/go v15
+// corrupts the heap), so those are read into a scratch slice of their own
+// type and dropped. Nil if cr cannot skip.
+func columnSkipper(cr file.ColumnChunkReader) func(int64) (int64, error) {
 	switch r := cr.(type) {
 	case *file.ByteArrayColumnChunkReader:
 		scratch, sdefs := make([]parquet.ByteArray, 1024), make([]int16, 1024)
-		skip = func(k int64) (int64, error) {
+		return func(k int64) (int64, error) {
 			return skipInto(k, func(b int64) (int64, int, error) { return r.ReadBatch(b, scratch, sdefs, nil) })
 		}
 	case *file.FixedLenByteArrayColumnChunkReader:
 		scratch, sdefs := make([]parquet.FixedLenByteArray, 1024), make([]int16, 1024)
-		skip = func(k int64) (int64, error) {
+		return func(k int64) (int64, error) {
 			return skipInto(k, func(b int64) (int64, int, error) { return r.ReadBatch(b, scratch, sdefs, nil) })
 		}
-	default:
-		if sk, ok := cr.(interface{ Skip(int64) (int64, error) }); ok {
-			skip = sk.Skip
-		}
 	}
-	c := &Column{Type: t, n: n}
-	maxDef := p.col[col].MaxDefinitionLevel()
-	var defs []int16
-	if maxDef > 0 {
-		defs = make([]int16, n)
+	if sk, ok := cr.(interface{ Skip(int64) (int64, error) }); ok {
+		return sk.Skip
 	}
-	// ReadBatch may return fewer levels than asked; values come packed
-	// (the NULLs left out).
-	readAll := func(read func(rows int, at int, defs []int16) (int64, int, error)) (int, error) {
-		if sel != nil {
-			pos, values := 0, 0
-			for k, r := range sel {
-				if r > pos {
-					if skip == nil {
-						return 0, fmt.Errorf("column %q: no skipping reader", p.col[col].Name())
-					}
-					if got, err := skip(int64(r - pos)); err != nil || got != int64(r-pos) {
-						return 0, fmt.Errorf("row group %d, column %q: skipped %d rows of %d: %v", i, p.col[col].Name(), got, r-pos, err)
-					}
-				}
-				var d []int16
-				if defs != nil {
-					d = defs[k : k+1]
-				}
-				l, v, err := read(1, values, d)
-				if err != nil {
-					return 0, err
-				}
-				if l != 1 {
-					return 0, fmt.Errorf("row group %d, column %q: row %d missing", i, p.col[col].Name(), r)
-				}
-				values += v
-				pos = r + 1
-			}
-			return values, nil
-		}
-		levels, values := 0, 0
-		for levels < n {
-			var d []int16
-			if defs != nil {
-				d = defs[levels:]
-			}
-			l, v, err := read(n-levels, values, d)
-			if err != nil {
-				return 0, err
-			}
-			if l == 0 {
-				return 0, fmt.Errorf("row group %d, column %q: %d rows of %d", i, p.col[col].Name(), levels, n)
-			}
-			levels += int(l)
-			values += v
-		}
-		return values, nil
-	}
-	var values int
+	return nil
+}
+
+// decode reads the chunk's values into c by the reader's physical type
+// (widened to c's int64s or float64s, byte arrays copied into c's arena),
+// returning the values read (the NULLs left out: c.spread places them).
+// Its errors name the row group and the column.
+func (cl *chunkRead) decode(cr file.ColumnChunkReader, c *Column, logical schema.LogicalType) (values int, err error) {
+	n := cl.n
 	switch r := cr.(type) {
 	case *file.BooleanColumnChunkReader:
 		bs := make([]bool, n)
-		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), bs[at:], d, nil) })
+		values, err = cl.readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), bs[at:], d, nil) })
 		c.ints = make([]int64, n)
 		for j, b := range bs[:values] {
 			if b {
@@ -355,59 +337,43 @@ func (p *parquetTable) read(i, col int, t Type, sel []int) (_ *Column, err error
 		}
 	case *file.Int32ColumnChunkReader:
 		vs := make([]int32, n)
-		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), vs[at:], d, nil) })
+		values, err = cl.readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), vs[at:], d, nil) })
 		c.ints = make([]int64, n)
 		for j, v := range vs[:values] {
 			c.ints[j] = int64(v)
-			if t.Kind == Uint {
+			if c.Type.Kind == Uint {
 				c.ints[j] = int64(uint32(v))
 			}
 		}
 	case *file.Int64ColumnChunkReader:
 		c.ints = make([]int64, n)
-		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) {
+		values, err = cl.readAll(func(rows, at int, d []int16) (int64, int, error) {
 			return r.ReadBatch(int64(rows), c.ints[at:], d, nil)
 		})
 	case *file.Int96ColumnChunkReader:
 		vs := make([]parquet.Int96, n)
-		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), vs[at:], d, nil) })
+		values, err = cl.readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), vs[at:], d, nil) })
 		c.ints = make([]int64, n)
 		for j, v := range vs[:values] {
 			c.ints[j] = v.ToTime().UnixNano()
 		}
 	case *file.Float32ColumnChunkReader:
 		vs := make([]float32, n)
-		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), vs[at:], d, nil) })
+		values, err = cl.readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), vs[at:], d, nil) })
 		c.floats = make([]float64, n)
 		for j, v := range vs[:values] {
 			c.floats[j] = float64(v)
 		}
 	case *file.Float64ColumnChunkReader:
 		c.floats = make([]float64, n)
-		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) {
+		values, err = cl.readAll(func(rows, at int, d []int16) (int64, int, error) {
 			return r.ReadBatch(int64(rows), c.floats[at:], d, nil)
 		})
 	case *file.ByteArrayColumnChunkReader:
-		// The values point into the page's buffer: their bytes are copied
-		// into the column's one arena as they come (a copy a value took
-		// an allocation a value: the key side's 23 columns were most of
-		// the build phase).
-		vs := make([]parquet.ByteArray, min(n, 1024))
-		offs := make([]int, n+1)
-		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) {
-			l, v, err := r.ReadBatch(int64(min(rows, len(vs))), vs, d, nil)
-			for j, b := range vs[:v] {
-				c.data = append(c.data, b...)
-				offs[at+j+1] = len(c.data)
-			}
-			return l, v, err
-		})
-		if err == nil {
-			c.setArena(offs, values)
-		}
+		values, err = cl.decodeByteArrays(r, c)
 	case *file.FixedLenByteArrayColumnChunkReader:
 		vs := make([]parquet.FixedLenByteArray, n)
-		values, err = readAll(func(rows, at int, d []int16) (int64, int, error) {
+		values, err = cl.readAll(func(rows, at int, d []int16) (int64, int, error) {
 			l, v, err := r.ReadBatch(int64(rows), vs[at:], d, nil)
 			for j := at; j < at+v; j++ {
 				vs[j] = append([]byte(nil), vs[j]...)
@@ -415,18 +381,94 @@ func (p *parquetTable) read(i, col int, t Type, sel []int) (_ *Column, err error
 			return l, v, err
 		})
 		if err == nil {
-			err = c.setFixed(vs[:values], p.col[col].LogicalType())
+			err = c.setFixed(vs[:values], logical)
 		}
 	default:
-		return nil, fmt.Errorf("column %q: a reader of %T", p.col[col].Name(), cr)
+		return 0, fmt.Errorf("column %q: a reader of %T", cl.name, cr)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("row group %d, column %q: %w", i, p.col[col].Name(), err)
+		return 0, fmt.Errorf("row group %d, column %q: %w", cl.group, cl.name, err)
 	}
-	if defs != nil && values < n {
-		c.spread(defs, maxDef, values)
+	return values, nil
+}
+
+// decodeByteArrays reads a byte array chunk into c's arena. The values
+// point into the page's buffer: their bytes are copied into the column's
+// one arena as they come (a copy a value took an allocation a value: the
+// key side's 23 columns were most of the build phase).
+func (cl *chunkRead) decodeByteArrays(r *file.ByteArrayColumnChunkReader, c *Column) (int, error) {
+	vs := make([]parquet.ByteArray, min(cl.n, 1024))
+	offs := make([]int, cl.n+1)
+	values, err := cl.readAll(func(rows, at int, d []int16) (int64, int, error) {
+		l, v, err := r.ReadBatch(int64(min(rows, len(vs))), vs, d, nil)
+		for j, b := range vs[:v] {
+			c.data = append(c.data, b...)
+			offs[at+j+1] = len(c.data)
+		}
+		return l, v, err
+	})
+	if err == nil {
+		c.setArena(offs, values)
 	}
-	return c, nil
+	return values, err
+}
+
+// readAll reads the chunk's rows (its n, or sel's) with read, which reads
+// up to rows rows' values from value index at and their levels into defs,
+// returning the levels and the values read: ReadBatch may return fewer
+// levels than asked; values come packed (the NULLs left out). readAll
+// returns the values read.
+func (cl *chunkRead) readAll(read func(rows int, at int, defs []int16) (int64, int, error)) (int, error) {
+	if cl.sel != nil {
+		return cl.readSelected(read)
+	}
+	levels, values := 0, 0
+	for levels < cl.n {
+		var d []int16
+		if cl.defs != nil {
+			d = cl.defs[levels:]
+		}
+		l, v, err := read(cl.n-levels, values, d)
+		if err != nil {
+			return 0, err
+		}
+		if l == 0 {
+			return 0, fmt.Errorf("row group %d, column %q: %d rows of %d", cl.group, cl.name, levels, cl.n)
+		}
+		levels += int(l)
+		values += v
+	}
+	return values, nil
+}
+
+// readSelected is readAll of sel's rows: each is read alone, the rows
+// between them skipped.
+func (cl *chunkRead) readSelected(read func(rows int, at int, defs []int16) (int64, int, error)) (int, error) {
+	pos, values := 0, 0
+	for k, r := range cl.sel {
+		if r > pos {
+			if cl.skip == nil {
+				return 0, fmt.Errorf("column %q: no skipping reader", cl.name)
+			}
+			if got, err := cl.skip(int64(r - pos)); err != nil || got != int64(r-pos) {
+				return 0, fmt.Errorf("row group %d, column %q: skipped %d rows of %d: %v", cl.group, cl.name, got, r-pos, err)
+			}
+		}
+		var d []int16
+		if cl.defs != nil {
+			d = cl.defs[k : k+1]
+		}
+		l, v, err := read(1, values, d)
+		if err != nil {
+			return 0, err
+		}
+		if l != 1 {
+			return 0, fmt.Errorf("row group %d, column %q: row %d missing", cl.group, cl.name, r)
+		}
+		values += v
+		pos = r + 1
+	}
+	return values, nil
 }
 
 // skipInto skips k rows by reading them in batches of up to 1,024 (read

@@ -15,7 +15,7 @@ func TestAppendCSVField(t *testing.T) {
 	for b := range 256 {
 		for _, f := range [][]byte{{byte(b)}, {'a', byte(b), 'z'}, []byte("plain")} {
 			got := csvscan.AppendField(nil, f)
-			want := bytes.IndexAny(f, ",\"\r\n") >= 0
+			want := bytes.ContainsAny(f, ",\"\r\n")
 			if quoted := len(got) > 0 && got[0] == '"'; quoted != want {
 				t.Fatalf("csvscan.AppendField(%q) = %q: quoted %v, want %v", f, got, quoted, want)
 			}

@@ -2,7 +2,6 @@ package shuffle
 
 import (
 	"encoding/binary"
-	"fmt"
 	"sync"
 	"testing"
 
@@ -58,7 +57,7 @@ func BenchmarkShuffle(b *testing.B) {
 					s.Release(p)
 				}
 				if got != n {
-					b.Fatal(fmt.Sprintf("%d records back, want %d", got, n))
+					b.Fatalf("%d records back, want %d", got, n)
 				}
 				s.Close()
 			}

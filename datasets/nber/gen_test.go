@@ -70,7 +70,6 @@ func TestGenerateShape(t *testing.T) {
 		year                     int
 		cmade, crecv             int64
 		hasCmade                 bool
-		ratio                    float64
 		assignee, selfub, secdub bool
 	}
 	pats := map[int64]pat{}

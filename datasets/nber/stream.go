@@ -413,7 +413,7 @@ func (c *streamCitations) write(ctx context.Context, w io.Writer, gdates []int64
 // quoted, its quotes doubled, only if it holds a comma, a quote, a CR or an
 // LF.
 func appendMinimalField(dst, f []byte) []byte {
-	if bytes.IndexAny(f, ",\"\r\n") < 0 {
+	if !bytes.ContainsAny(f, ",\"\r\n") {
 		return append(dst, f...)
 	}
 	dst = append(dst, '"')

@@ -138,7 +138,7 @@ func genParquet(ctx context.Context, out string, opt datasets.Options, rowGroup 
 			in.Close()
 			return err
 		}
-		rows, err := local.ConvertCSV(ctx, bufio.NewReaderSize(in, 1<<20), e.Name(), csvscan.SepFor(src), f, rowGroup, tmp)
+		rows, err := local.ConvertCSV(ctx, local.CSVInput{Text: bufio.NewReaderSize(in, 1<<20), Name: e.Name(), Sep: csvscan.SepFor(src)}, f, rowGroup, tmp)
 		in.Close()
 		if err != nil {
 			return outError("gen", dst, err)
@@ -230,7 +230,7 @@ Examples:
 			pw.CloseWithError(err)
 			done <- err
 		}()
-		_, cerr := local.ConvertCSV(ctx, pr, *out, inSep, f, 0, "")
+		_, cerr := local.ConvertCSV(ctx, local.CSVInput{Text: pr, Name: *out, Sep: inSep}, f, 0, "")
 		pr.CloseWithError(io.ErrClosedPipe)
 		err = <-done
 		if err == nil {

@@ -265,7 +265,7 @@ func TestStreamParquetProbe(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer out.Close()
-		if _, err := local.ConvertCSV(context.Background(), in, src, ',', out, 300, dir); err != nil {
+		if _, err := local.ConvertCSV(context.Background(), local.CSVInput{Text: in, Name: src, Sep: ','}, out, 300, dir); err != nil {
 			t.Fatal(err)
 		}
 		return dst

@@ -113,7 +113,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i], builts[i], errs[i] = calibrate(ctx, kind, keys, sub, waitSample, func() [][]byte { return probes }, x.opt.AutoTimings)
+			results[i], builts[i], errs[i] = calibrate(ctx, kind, keys, sub, probeSample{wait: waitSample, keys: func() [][]byte { return probes }}, x.opt.AutoTimings)
 		}()
 	}
 	wg.Wait()
@@ -230,14 +230,22 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 	return probes
 }
 
+// probeSample is the large side's sample the kinds are timed on: wait
+// blocks until it is read (giving the caller's turn up meanwhile), then
+// keys returns its keys.
+type probeSample struct {
+	wait func() error
+	keys func() [][]byte
+}
+
 // calibrate returns the candidates of one kind: none as it is, the others
 // built over sub (the exact set of 8-byte keys over all the keys: its form,
 // bitmap or table, depends on all of them, and it is cheap), timed on the
-// probes once waitSample returns, their bytes and decode time scaled to all
+// probes once probes.wait returns, their bytes and decode time scaled to all
 // the keys; a sized kind is built at calibrationBitsPerKey and its other
 // sizes scaled by memory (choose.Sized). A kind that refuses the keys at
 // that size gives no candidate. It returns the filter it built.
-func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, waitSample func() error, probes func() [][]byte, timings map[filters.Kind]join.AutoTiming) ([]choose.Candidate, *filters.Built, error) {
+func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, probes probeSample, timings map[filters.Kind]join.AutoTiming) ([]choose.Candidate, *filters.Built, error) {
 	measure := func(b *filters.Built, probes [][]byte, decode bool) (choose.Candidate, error) {
 		return measure(b, probes, decode, timings)
 	}
@@ -268,15 +276,15 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, waitS
 				return nil, nil, err
 			}
 		}
-		if err := waitSample(); err != nil {
+		if err := probes.wait(); err != nil {
 			return nil, nil, err
 		}
-		c, err := measure(b, probes(), true)
+		c, err := measure(b, probes.keys(), true)
 		if err != nil {
 			return nil, nil, err
 		}
 		if probed != b {
-			pc, err := measure(probed, probes(), false)
+			pc, err := measure(probed, probes.keys(), false)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -299,10 +307,10 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, waitS
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := waitSample(); err != nil {
+	if err := probes.wait(); err != nil {
 		return nil, nil, err
 	}
-	base, err := measure(b, probes(), true)
+	base, err := measure(b, probes.keys(), true)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -34,211 +34,305 @@ type buildStats struct {
 // tagged TagKeys, to the shuffle (a hot key's to each of its partitions:
 // Options.Skew); the tables merge by union into the key set.
 func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
-	type worker struct {
-		keys keySet
-		w    *shuffle.Writer
-		rows int64
-		buf  []byte
-		// A bank join's: the class of each row, each chosen class's keys.
-		cl   classifier
-		sets []*classKeys
-		tmp  []byte
-		// The records of each partition; the partitions of a row (more
-		// than one for a hot key's: Options.Skew).
-		pc     partCounts
-		parts  []int
-		sk     *joinSketch
-		cannot keyCounts
-		lo, hi [8]byte
-		any    bool // lo, hi are set
-		// Right and full joins: the output's writer for the rows whose key
-		// cannot match (written here, padded), and a record's row with its
-		// large-side padding.
-		out            RowWriter
-		pad, row, kept []byte
-		keyFields      [][]byte // a row's key fields (right, full)
-	}
-	keepKeys := x.opt.JoinType.KeepsUnmatchedKeys()
-	nLarge, padSpec := x.largeCols(), x.paddingSpec()
-	var mu sync.Mutex
-	var global keySet
-	st := buildStats{parts: newPartCounts(x.opt.Reducers)}
-	bp := x.bank
-	var merged []*classKeys
-	if bp != nil {
-		merged = make([]*classKeys, len(bp.classes))
-		for i := range merged {
-			merged[i] = &classKeys{}
-		}
-	}
 	sketches, err := x.newJoinSketches()
 	if err != nil {
-		return nil, st, err
+		return nil, buildStats{parts: newPartCounts(x.opt.Reducers)}, err
 	}
-	intKeys := !x.keySpec.Composite() && x.keySpec.Types[0] == key.Int
-	var next atomic.Int32
+	bd := x.newBuilder(sketches)
 	stop := x.progress("build", x.keys.progress, x.keys.size)
-	err = scan(ctx, x.keys, x.opt.Mappers, func() *worker {
-		w := &worker{w: x.sh.NewWriter(), pc: newPartCounts(x.opt.Reducers), sk: sketches[next.Add(1)-1]}
-		if bp != nil {
-			w.cl.c = bp.b.Classing
-			w.sets = make([]*classKeys, len(bp.classes))
-			for i := range w.sets {
-				w.sets[i] = &classKeys{}
-			}
-		}
-		return w
-	}, func(b *worker, r rowReader) error {
-		for n := 1; r.Next(); n++ {
-			if n%checkEvery == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-			ci := -1
-			var label string
-			if bp != nil {
-				var err error
-				if label, err = b.cl.label(r.Fields()[bp.classIdx]); err != nil {
-					if err := x.keyError(r, fmt.Errorf("%s: %w", bp.b.ClassCol, err)); err != nil {
-						return err
-					}
-					continue
-				}
-				i, ok := bp.index[label]
-				if !ok {
-					continue // a class not chosen: not in this join
-				}
-				ci = i
-			}
-			// A key that cannot match (NULL; no value of an inferred
-			// type): a right or full join writes its row now, padded.
-			unmatched := func(v keyVerdict) error {
-				b.cannot.add(v)
-				if !keepKeys {
-					return nil
-				}
-				if b.out == nil {
-					b.out = x.sink.Writer()
-				}
-				b.keyFields = b.keyFields[:0]
-				for _, c := range x.keySpec.Cols {
-					b.keyFields = append(b.keyFields, r.Fields()[c]) // a NULL's is empty
-				}
-				b.pad = join.AppendLargePadding(b.pad[:0], nLarge, padSpec, b.keyFields)
-				if x.keyKeep != nil {
-					b.row = join.AppendPicked(b.row[:0], r.Fields(), x.keyKeep)
-				} else {
-					b.row = join.AppendKeyFields(b.row[:0], x.keySpec, r.Fields())
-				}
-				return b.out.Write(nil, -1, r.Offset(), b.pad, b.row)
-			}
-			if nullKey(r, x.keySpec) {
-				if err := unmatched(keyNull); err != nil {
-					return err
-				}
-				continue
-			}
-			rec, buf, err := join.MapKeyRow(x.keySpec, r.Fields(), r.Offset(), b.buf[:0])
-			if err != nil {
-				if key.Unmatchable(err, x.typing.Lenient) {
-					if err := unmatched(keyUnmatchable); err != nil {
-						return err
-					}
-					continue
-				}
-				if err := x.keyError(r, err); err != nil {
-					return err
-				}
-				continue
-			}
-			if k := rec.Key; intKeys && len(k) == 8 {
-				if !b.any || string(k) < string(b.lo[:]) {
-					b.lo = [8]byte(k)
-				}
-				if !b.any || string(k) > string(b.hi[:]) {
-					b.hi = [8]byte(k)
-				}
-				b.any = true
-			}
-			if ci >= 0 {
-				b.sets[ci].add(rec.Key)
-				rec, buf, b.tmp = routeRow(rec, buf, x.opt.Route, label, ci, b.tmp)
-			}
-			if x.keyKeep != nil { // only the columns the output asks for travel
-				b.kept = join.AppendPicked(b.kept[:0], r.Fields(), x.keyKeep)
-				rec.Row = b.kept
-			}
-			if keepKeys {
-				b.keyFields = b.keyFields[:0]
-				for _, c := range x.keySpec.Cols {
-					b.keyFields = append(b.keyFields, r.Fields()[c])
-				}
-				b.pad = join.AppendLargePadding(b.pad[:0], nLarge, padSpec, b.keyFields)
-				b.row = join.WithLargePadding(b.row[:0], b.pad, rec.Row)
-				rec.Row = b.row
-			}
-			b.buf = buf
-			b.rows++
-			b.keys.add(rec.Key)
-			h1, h2 := hashing.Sum(rec.Key)
-			b.sk.add(h1, h2)
-			p := join.PartitionOf(h1, x.opt.Reducers)
-			b.pc.plain[p]++
-			b.parts = x.skew.keyPartitions(rec.Key, p, b.parts)
-			for _, q := range b.parts {
-				b.pc.actual[q]++
-				b.pc.bytes[q] += int64(len(rec.Key) + len(rec.Row))
-				if err := b.w.Add(q, rec); err != nil {
-					return err
-				}
-			}
-		}
-		return r.Err()
-	}, func(b *worker) error {
-		mu.Lock()
-		global.merge(&b.keys)
-		for i, set := range b.sets {
-			merged[i].merge(set)
-		}
-		st.records += b.rows
-		st.parts.add(b.pc)
-		st.cannot.null += b.cannot.null
-		st.cannot.unmatchable += b.cannot.unmatchable
-		if b.any {
-			if st.hi == nil || string(b.lo[:]) < string(st.lo) {
-				st.lo = b.lo[:]
-			}
-			if st.hi == nil || string(b.hi[:]) > string(st.hi) {
-				st.hi = b.hi[:]
-			}
-		}
-		mu.Unlock()
-		if b.out != nil {
-			if err := b.out.Flush(); err != nil {
-				b.w.Close()
-				return err
-			}
-		}
-		return b.w.Close()
-	})
+	err = scan(ctx, x.keys, x.opt.Mappers, bd.newWorker, func(b *buildWorker, r rowReader) error {
+		return bd.readPart(ctx, b, r)
+	}, bd.finishWorker)
 	stop()
 	if err != nil {
-		return nil, st, err
+		return nil, bd.st, err
 	}
-	keys := global.list()
+	return bd.finish(sketches)
+}
+
+// builder is the build phase's state shared by its workers: what every row
+// is read with (the join type's padding, the bank's classes) and what the
+// workers merge into when their parts are done.
+type builder struct {
+	x        *execution
+	keepKeys bool // right and full joins: a key-side row carries the large side's padding
+	nLarge   int
+	padSpec  key.Spec
+	intKeys  bool      // a one-column integer key: the workers track its bounds
+	bp       *bankPlan // a bank join's, else nil
+	sketches []*joinSketch
+	next     atomic.Int32 // the next worker's sketch
+
+	mu     sync.Mutex // guards the rest
+	global keySet
+	merged []*classKeys // a bank join's: each chosen class's keys
+	st     buildStats
+}
+
+// newBuilder is the build's shared state before any row is read: each
+// worker takes one of sketches.
+func (x *execution) newBuilder(sketches []*joinSketch) *builder {
+	bd := &builder{
+		x:        x,
+		keepKeys: x.opt.JoinType.KeepsUnmatchedKeys(),
+		nLarge:   x.largeCols(),
+		padSpec:  x.paddingSpec(),
+		intKeys:  !x.keySpec.Composite() && x.keySpec.Types[0] == key.Int,
+		bp:       x.bank,
+		sketches: sketches,
+		st:       buildStats{parts: newPartCounts(x.opt.Reducers)},
+	}
+	if bd.bp != nil {
+		bd.merged = newClassKeySets(len(bd.bp.classes))
+	}
+	return bd
+}
+
+// newClassKeySets is n empty class key sets.
+func newClassKeySets(n int) []*classKeys {
+	sets := make([]*classKeys, n)
+	for i := range sets {
+		sets[i] = &classKeys{}
+	}
+	return sets
+}
+
+// buildWorker is one build goroutine's: its keys, its shuffle writer, what
+// it counted, and the buffers its rows are assembled in.
+type buildWorker struct {
+	keys keySet
+	w    *shuffle.Writer
+	rows int64
+	buf  []byte
+	// A bank join's: the class of each row, each chosen class's keys.
+	cl   classifier
+	sets []*classKeys
+	tmp  []byte
+	// The records of each partition; the partitions of a row (more
+	// than one for a hot key's: Options.Skew).
+	pc     partCounts
+	parts  []int
+	sk     *joinSketch
+	cannot keyCounts
+	lo, hi [8]byte
+	any    bool // lo, hi are set
+	// Right and full joins: the output's writer for the rows whose key
+	// cannot match (written here, padded), and a record's row with its
+	// large-side padding.
+	out            RowWriter
+	pad, row, kept []byte
+	keyFields      [][]byte // a row's key fields (right, full)
+}
+
+// newWorker is a build goroutine's state, with its own shuffle writer and
+// sketch.
+func (bd *builder) newWorker() *buildWorker {
+	x := bd.x
+	w := &buildWorker{w: x.sh.NewWriter(), pc: newPartCounts(x.opt.Reducers), sk: bd.sketches[bd.next.Add(1)-1]}
+	if bd.bp != nil {
+		w.cl.c = bd.bp.b.Classing
+		w.sets = newClassKeySets(len(bd.bp.classes))
+	}
+	return w
+}
+
+// readPart reads the key-side rows of one part: each row's key goes into
+// the worker's set and its row to the shuffle; a row whose key cannot
+// match is counted (and, in a right or full join, written now); a row of a
+// class the bank join did not choose is skipped.
+func (bd *builder) readPart(ctx context.Context, b *buildWorker, r rowReader) error {
+	x := bd.x
+	for n := 1; r.Next(); n++ {
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		ci := -1
+		var label string
+		if bd.bp != nil {
+			var err error
+			var skip bool
+			if label, ci, skip, err = bd.class(b, r); err != nil {
+				return err
+			} else if skip {
+				continue
+			}
+		}
+		if nullKey(r, x.keySpec) {
+			if err := bd.unmatched(b, r, keyNull); err != nil {
+				return err
+			}
+			continue
+		}
+		rec, buf, err := join.MapKeyRow(x.keySpec, r.Fields(), r.Offset(), b.buf[:0])
+		if err != nil {
+			if key.Unmatchable(err, x.typing.Lenient) {
+				if err := bd.unmatched(b, r, keyUnmatchable); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := x.keyError(r, err); err != nil {
+				return err
+			}
+			continue
+		}
+		if k := rec.Key; bd.intKeys && len(k) == 8 {
+			b.bound(k)
+		}
+		if ci >= 0 {
+			b.sets[ci].add(rec.Key)
+			rec, buf, b.tmp = routeRow(rec, buf, x.opt.Route, label, ci, b.tmp)
+		}
+		if x.keyKeep != nil { // only the columns the output asks for travel
+			b.kept = join.AppendPicked(b.kept[:0], r.Fields(), x.keyKeep)
+			rec.Row = b.kept
+		}
+		if bd.keepKeys {
+			b.pad = bd.padding(b, r)
+			b.row = join.WithLargePadding(b.row[:0], b.pad, rec.Row)
+			rec.Row = b.row
+		}
+		b.buf = buf
+		if err := bd.ship(b, rec); err != nil {
+			return err
+		}
+	}
+	return r.Err()
+}
+
+// class is the bank class of a key-side row: its label and index among
+// the chosen classes, or skip for a row of a class not chosen (not in this
+// join) or whose class value is refused (reported through keyError).
+func (bd *builder) class(b *buildWorker, r rowReader) (label string, ci int, skip bool, err error) {
+	label, err = b.cl.label(r.Fields()[bd.bp.classIdx])
+	if err != nil {
+		if err := bd.x.keyError(r, fmt.Errorf("%s: %w", bd.bp.b.ClassCol, err)); err != nil {
+			return "", -1, true, err
+		}
+		return "", -1, true, nil
+	}
+	i, ok := bd.bp.index[label]
+	if !ok {
+		return "", -1, true, nil
+	}
+	return label, i, false, nil
+}
+
+// unmatched counts a key-side row whose key cannot match (NULL; no value
+// of an inferred type): a right or full join writes its row now, padded.
+func (bd *builder) unmatched(b *buildWorker, r rowReader, v keyVerdict) error {
+	b.cannot.add(v)
+	if !bd.keepKeys {
+		return nil
+	}
+	x := bd.x
+	if b.out == nil {
+		b.out = x.sink.Writer()
+	}
+	b.pad = bd.padding(b, r)
+	if x.keyKeep != nil {
+		b.row = join.AppendPicked(b.row[:0], r.Fields(), x.keyKeep)
+	} else {
+		b.row = join.AppendKeyFields(b.row[:0], x.keySpec, r.Fields())
+	}
+	return b.out.Write(nil, -1, r.Offset(), b.pad, b.row)
+}
+
+// padding is the large side's padding of a right or full join's key-side
+// row (its key fields in the large side's key columns; a NULL's is empty),
+// in b.pad's storage.
+func (bd *builder) padding(b *buildWorker, r rowReader) []byte {
+	b.keyFields = b.keyFields[:0]
+	for _, c := range bd.x.keySpec.Cols {
+		b.keyFields = append(b.keyFields, r.Fields()[c])
+	}
+	return join.AppendLargePadding(b.pad[:0], bd.nLarge, bd.padSpec, b.keyFields)
+}
+
+// bound widens the worker's key bounds to the 8-byte integer key k.
+func (b *buildWorker) bound(k []byte) {
+	if !b.any || string(k) < string(b.lo[:]) {
+		b.lo = [8]byte(k)
+	}
+	if !b.any || string(k) > string(b.hi[:]) {
+		b.hi = [8]byte(k)
+	}
+	b.any = true
+}
+
+// ship counts a key-side record (its key into the worker's set and
+// sketch) and adds it to the shuffle, in each of its key's partitions.
+func (bd *builder) ship(b *buildWorker, rec shuffle.Record) error {
+	x := bd.x
+	b.rows++
+	b.keys.add(rec.Key)
+	h1, h2 := hashing.Sum(rec.Key)
+	b.sk.add(h1, h2)
+	p := join.PartitionOf(h1, x.opt.Reducers)
+	b.pc.plain[p]++
+	b.parts = x.skew.keyPartitions(rec.Key, p, b.parts)
+	for _, q := range b.parts {
+		b.pc.actual[q]++
+		b.pc.bytes[q] += int64(len(rec.Key) + len(rec.Row))
+		if err := b.w.Add(q, rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finishWorker merges a worker's keys and counts into the builder's and
+// closes its writers.
+func (bd *builder) finishWorker(b *buildWorker) error {
+	bd.mu.Lock()
+	bd.global.merge(&b.keys)
+	for i, set := range b.sets {
+		bd.merged[i].merge(set)
+	}
+	st := &bd.st
+	st.records += b.rows
+	st.parts.add(b.pc)
+	st.cannot.null += b.cannot.null
+	st.cannot.unmatchable += b.cannot.unmatchable
+	if b.any {
+		if st.hi == nil || string(b.lo[:]) < string(st.lo) {
+			st.lo = b.lo[:]
+		}
+		if st.hi == nil || string(b.hi[:]) > string(st.hi) {
+			st.hi = b.hi[:]
+		}
+	}
+	bd.mu.Unlock()
+	if b.out != nil {
+		if err := b.out.Flush(); err != nil {
+			b.w.Close()
+			return err
+		}
+	}
+	return b.w.Close()
+}
+
+// finish is the build's result once every worker is done: the distinct
+// keys, the merged sketch, and what later phases keep (the key index for
+// auto and exclusions, a bank's class key sets, sealed).
+func (bd *builder) finish(sketches []*joinSketch) ([][]byte, buildStats, error) {
+	x, st := bd.x, bd.st
+	keys := bd.global.list()
 	st.distinct = len(keys)
 	if x.opt.Filter == join.FilterAuto || x.opt.HotExclusions > 0 {
-		x.keyIndex = &global
+		x.keyIndex = &bd.global
 	}
+	var err error
 	if st.sketch, err = mergeSketches(sketches); err != nil {
 		return nil, st, err
 	}
-	if bp != nil {
+	if bp := bd.bp; bp != nil {
 		m := map[string]*classKeys{}
 		for i, c := range bp.classes {
-			m[c.Label] = merged[i]
+			m[c.Label] = bd.merged[i]
 		}
 		sealAll(m)
-		bp.sets = merged
+		bp.sets = bd.merged
 	}
 	return keys, st, nil
 }

@@ -52,6 +52,39 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 	if x.keyIndex == nil {
 		return nil, fmt.Errorf("hot exclusions: the key set was not kept (a bug)")
 	}
+	pass, err := x.openExclusionPass(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer pass.close()
+	p, err := x.newExclusionPass(f, n)
+	if err != nil {
+		return nil, err
+	}
+	if pass.tab != nil {
+		err = scanTable(ctx, pass, x.opt.Mappers, p.newWorker, func(w *exclusionWorker, c *tableChunk) error {
+			return p.chunk(ctx, pass, w, c)
+		}, p.done)
+	} else {
+		err = scan(ctx, pass, x.opt.Mappers, p.newWorker, func(w *exclusionWorker, rr rowReader) error {
+			return p.rows(ctx, w, rr.(*csvscan.Reader))
+		}, p.done)
+	}
+	if err != nil {
+		return nil, err
+	}
+	keys := p.top()
+	set, err := filters.Build(filters.Exact, keys, filters.Sizing{})
+	if err != nil {
+		return nil, err
+	}
+	return &exclusions{set: set, found: len(keys)}, nil
+}
+
+// openExclusionPass opens the large side a second time, as the map phase
+// reads it (its bad rows skipped, not reported: the map phase reports
+// them), and refuses it if its header changed since the first read.
+func (x *execution) openExclusionPass(ctx context.Context) (*side, error) {
 	var bad *badRows
 	if x.input.bad != nil {
 		bad = &badRows{} // the map phase reports them
@@ -61,121 +94,146 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 	if err != nil {
 		return nil, err
 	}
-	defer pass.close()
 	pass.bad = bad
 	pass.skipNested() // checked on x.input (checkNested)
 	if !slices.Equal(pass.header, x.input.header) {
+		pass.close()
 		return nil, fmt.Errorf("%s: its header changed between two reads: run again on a copy that nothing writes", x.input.name)
 	}
+	return pass, nil
+}
+
+// exclusionPass is the pass's shared state: the filter the keys are tested
+// against, a top-k sketch for each worker, and the merge of them.
+type exclusionPass struct {
+	x       *execution
+	f       filters.Filter
+	workers []*exclusionWorker
+	next    atomic.Int32
+
+	mu     sync.Mutex
+	merged *topk.TopK
+}
+
+// exclusionWorker is a pass worker's sketch and buffers.
+type exclusionWorker struct {
+	t     *topk.TopK
+	key   []byte
+	batch csvscan.Batch
+	kb    [8]byte
+	m     mapWorker // a table's chunks' keys (chunkKeys)
+}
+
+// newExclusionPass makes the pass's sketches, each of memory for the n
+// keys asked for.
+func (x *execution) newExclusionPass(f filters.Filter, n int) (*exclusionPass, error) {
 	cfg := topk.ForMemory(n, uint64(n)*exclusionSketchBytes)
 	cfg.Seed = 1
-	type worker struct {
-		t     *topk.TopK
-		key   []byte
-		batch csvscan.Batch
-		kb    [8]byte
-		m     mapWorker // a table's chunks' keys (chunkKeys)
-	}
-	workers := make([]*worker, x.opt.Mappers)
-	for i := range workers {
+	p := &exclusionPass{x: x, f: f, workers: make([]*exclusionWorker, x.opt.Mappers)}
+	for i := range p.workers {
 		t, err := topk.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("hot exclusions of %d keys: %w", n, err)
 		}
-		workers[i] = &worker{t: t}
+		p.workers[i] = &exclusionWorker{t: t}
 	}
-	var next atomic.Int32
-	var mu sync.Mutex
-	var merged *topk.TopK
-	add := func(w *worker, key []byte) {
-		// The sketch keeps at most topk.MaxKeyLen bytes of a key: a
-		// longer one would come back cut, possibly equal to a key.
-		if len(key) < topk.MaxKeyLen && f.Contains(key) && !x.keyIndex.has(string(key)) {
-			w.t.Add(key, 1)
-		}
+	return p, nil
+}
+
+// newWorker hands out the next worker's state.
+func (p *exclusionPass) newWorker() *exclusionWorker { return p.workers[p.next.Add(1)-1] }
+
+// add counts key in w's sketch if the filter lets it through and it is not
+// a key.
+func (p *exclusionPass) add(w *exclusionWorker, key []byte) {
+	// The sketch keeps at most topk.MaxKeyLen bytes of a key: a
+	// longer one would come back cut, possibly equal to a key.
+	if len(key) < topk.MaxKeyLen && p.f.Contains(key) && !p.x.keyIndex.has(string(key)) {
+		w.t.Add(key, 1)
 	}
-	newWorker := func() *worker { return workers[next.Add(1)-1] }
-	done := func(w *worker) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if merged == nil {
-			merged = w.t
-			return nil
-		}
-		return merged.Merge(w.t)
+}
+
+// done merges a worker's sketch into the pass's.
+func (p *exclusionPass) done(w *exclusionWorker) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.merged == nil {
+		p.merged = w.t
+		return nil
 	}
-	if pass.tab != nil {
-		// A table: its chunks' key columns, keyed as the map phase keys
-		// them (chunkKeys; rows that do not key are its to report).
-		err = scanTable(ctx, pass, x.opt.Mappers, newWorker, func(w *worker, c *tableChunk) error {
-			if w.m.tm == nil {
-				w.m.tm = newTableMapper(pass)
-			}
-			cols, err := c.read(x.joinSpec.Cols)
-			if err != nil {
-				return err
-			}
-			for lo := 0; lo < cols[0].Len(); lo += mapBatch {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				if err := x.chunkKeys(&w.m, x.joinSpec, c, cols, lo, min(lo+mapBatch, cols[0].Len()), false); err != nil {
-					return err
-				}
-				for _, k := range w.m.tm.keys {
-					add(w, k)
-				}
-			}
-			return nil
-		}, done)
-	} else {
-		err = scan(ctx, pass, x.opt.Mappers, newWorker, func(w *worker, rr rowReader) error {
-			r := rr.(*csvscan.Reader)
-			if x.joinSpec.Composite() {
-				for r.Next() {
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-					var v keyVerdict
-					var err error
-					if w.key, v, err = rowKey(w.key[:0], r, x.joinSpec, x.typing.Lenient); err == nil && v == keyOK { // else the map phase reports it
-						add(w, w.key)
-					}
-				}
-				return r.Err()
-			}
-			// One column: its field alone, in batches, as the map phase reads it.
-			kt, col := x.joinSpec.Types[0], x.joinSpec.Cols[0]
-			for r.NextBatch(col, mapBatch, &w.batch) {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				for i := range w.batch.Len() {
-					fld := w.batch.Field(i)
-					if key, err := key.Of(kt, w.kb[:], fld); err == nil && len(fld) > 0 { // else the map phase reports it (an empty field is NULL)
-						add(w, key)
-					}
-				}
-			}
-			return r.Err()
-		}, done)
+	return p.merged.Merge(w.t)
+}
+
+// chunk counts the keys of a table's chunk: its key columns, keyed as the
+// map phase keys them (chunkKeys; rows that do not key are its to report).
+func (p *exclusionPass) chunk(ctx context.Context, pass *side, w *exclusionWorker, c *tableChunk) error {
+	x := p.x
+	if w.m.tm == nil {
+		w.m.tm = newTableMapper(pass)
 	}
+	cols, err := c.read(x.joinSpec.Cols)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	for lo := 0; lo < cols[0].Len(); lo += mapBatch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := x.chunkKeys(&w.m, x.joinSpec, chunkRows{c: c, cols: cols, lo: lo, hi: min(lo+mapBatch, cols[0].Len())}, false); err != nil {
+			return err
+		}
+		for _, k := range w.m.tm.keys {
+			p.add(w, k)
+		}
+	}
+	return nil
+}
+
+// rows counts the keys of a text part's rows; a row that does not key is
+// skipped (the map phase reports it).
+func (p *exclusionPass) rows(ctx context.Context, w *exclusionWorker, r *csvscan.Reader) error {
+	x := p.x
+	if x.joinSpec.Composite() {
+		for r.Next() {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			var v keyVerdict
+			var err error
+			if w.key, v, err = rowKey(w.key[:0], r, x.joinSpec, x.typing.Lenient); err == nil && v == keyOK { // else the map phase reports it
+				p.add(w, w.key)
+			}
+		}
+		return r.Err()
+	}
+	// One column: its field alone, in batches, as the map phase reads it.
+	kt, col := x.joinSpec.Types[0], x.joinSpec.Cols[0]
+	for r.NextBatch(col, mapBatch, &w.batch) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		for i := range w.batch.Len() {
+			fld := w.batch.Field(i)
+			if key, err := key.Of(kt, w.kb[:], fld); err == nil && len(fld) > 0 { // else the map phase reports it (an empty field is NULL)
+				p.add(w, key)
+			}
+		}
+	}
+	return r.Err()
+}
+
+// top is the exclusions: the merged sketch's most frequent keys, never a
+// key whatever the sketch returns.
+func (p *exclusionPass) top() [][]byte {
 	var keys [][]byte
-	if merged != nil {
-		for _, it := range merged.Top() {
-			if !x.keyIndex.has(string(it.Key)) { // never a key, whatever the sketch returns
+	if p.merged != nil {
+		for _, it := range p.merged.Top() {
+			if !p.x.keyIndex.has(string(it.Key)) {
 				keys = append(keys, it.Key)
 			}
 		}
 	}
-	set, err := filters.Build(filters.Exact, keys, filters.Sizing{})
-	if err != nil {
-		return nil, err
-	}
-	return &exclusions{set: set, found: len(keys)}, nil
+	return keys
 }
 
 // checkExclusions refuses Options.HotExclusions for a large side that is a

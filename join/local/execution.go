@@ -101,7 +101,7 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 	if err := x.checkNested(); err != nil {
 		return nil, err
 	}
-	if x.typing, err = decideKeyTypes(ctx, opt.KeyTypes, x.keys, x.keySpec, x.input, x.joinSpec, opt.Mappers); err != nil {
+	if x.typing, err = decideKeyTypes(ctx, opt.KeyTypes, keyedSide{x.keys, x.keySpec}, keyedSide{x.input, x.joinSpec}, opt.Mappers); err != nil {
 		return nil, err
 	}
 	x.setKeyTypes()

@@ -434,10 +434,3 @@ func cmpInt(a, b int64) int {
 	}
 	return 0
 }
-
-// total is the count of bad rows so far.
-func (b *badRows) total() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.n
-}

@@ -41,13 +41,22 @@ func DecideKeyTypes(ctx context.Context, opt join.Options) (key.Decision, error)
 	return x.typing, nil
 }
 
-func decideKeyTypes(ctx context.Context, given []key.Type, keys *side, ks key.Spec, input *side, js key.Spec, mappers int) (keyTyping, error) {
+// keyedSide is a side and its key columns.
+type keyedSide struct {
+	side *side
+	spec key.Spec
+}
+
+// decideKeyTypes decides the key's types (key.Decide) from the types
+// given, the key side's columns and the large side's (input.side nil: none),
+// inferring a text column's type from its values with mappers workers.
+func decideKeyTypes(ctx context.Context, given []key.Type, keys, input keyedSide, mappers int) (keyTyping, error) {
 	var in []key.Source
-	if input != nil {
-		in = input.sources(js)
+	if input.side != nil {
+		in = input.side.sources(input.spec)
 	}
-	d, err := key.Decide(given, keys.sources(ks), in, func(cols []int) ([]key.Evidence, error) {
-		return inferText(ctx, keys, ks, cols, mappers)
+	d, err := key.Decide(given, keys.side.sources(keys.spec), in, func(cols []int) ([]key.Evidence, error) {
+		return inferText(ctx, keys.side, keys.spec, cols, mappers)
 	})
 	return d, option.Within(err, "join", join.ErrOptions)
 }
@@ -247,7 +256,7 @@ func openKeySide(ctx context.Context, o sideOptions, cols []string, types []key.
 		return nil, err
 	}
 	k.skipNested() // the keys alone are read (a class column is checked by its reader)
-	if k.typing, err = decideKeyTypes(ctx, types, k.side, k.ks, nil, key.Spec{}, mappers); err != nil {
+	if k.typing, err = decideKeyTypes(ctx, types, keyedSide{k.side, k.ks}, keyedSide{}, mappers); err != nil {
 		return nil, err
 	}
 	k.ks.Types, k.ks.Wide = k.typing.Types, k.typing.KeysWide

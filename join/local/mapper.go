@@ -338,7 +338,7 @@ func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapS
 				}
 				// A key that does not parse, or a NULL (rare): the batch's
 				// keys are gathered one by one instead.
-				if m.gather, m.recs, err = x.gatherKeys(r, b, kt, m.kb[:], m.gather[:0], m.recs[:0], &m.mapWorker); err != nil {
+				if err = m.gatherKeys(x, r, b, kt); err != nil {
 					return err
 				}
 				m.keys = m.gather
@@ -434,11 +434,13 @@ func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (map
 // gatherKeys makes the keys of a batch one record at a time, for a batch in
 // which some key does not parse or is NULL: with lenient typing those rows
 // are counted in m (and read), else they are errors, or skipped bad rows.
-// It returns the keys and the record of each (kb holds the integer keys).
-func (x *execution) gatherKeys(r *csvscan.Reader, b *csvscan.Batch, kt key.Type, kb [][8]byte, keys [][]byte, recs []int, m *mapWorker) ([][]byte, []int, error) {
+// It leaves the keys in m.gather and the record of each in m.recs (m.kb
+// holds the integer keys).
+func (m *batchWorker) gatherKeys(x *execution, r *csvscan.Reader, b *csvscan.Batch, kt key.Type) error {
+	keys, recs := m.gather[:0], m.recs[:0]
 	for i := range b.Len() {
 		f := b.Field(i)
-		key, err := key.Of(kt, kb[i][:], f)
+		key, err := key.Of(kt, m.kb[i][:], f)
 		if len(f) == 0 || (err != nil && x.typing.Lenient) {
 			m.rows++
 			if len(f) == 0 { // NULL under every key type (key.Spec.IsNull)
@@ -448,20 +450,21 @@ func (x *execution) gatherKeys(r *csvscan.Reader, b *csvscan.Batch, kt key.Type,
 			}
 			if m.bypass {
 				if err := m.rejectCSV(r, nil, b.Offset(i), b.Raw(i)); err != nil {
-					return nil, nil, err
+					return err
 				}
 			}
 			continue
 		}
 		if err != nil {
 			if err := x.batchKeyError(r, b, i, fmt.Errorf("%s: %w", x.opt.JoinCol, err)); err != nil {
-				return nil, nil, err
+				return err
 			}
 			continue
 		}
 		keys, recs = append(keys, key), append(recs, i)
 	}
-	return keys, recs, nil
+	m.gather, m.recs = keys, recs
+	return nil
 }
 
 // seal ends the shuffle's writing: every partition's stream is complete and
@@ -471,14 +474,4 @@ func (x *execution) seal() (shuffle.Stats, error) {
 		return shuffle.Stats{}, err
 	}
 	return x.sh.Stats(), nil
-}
-
-// reencode appends the record raw (as it is in a file of separator sep,
-// nfields fields) as a CSV line's fields to dst.
-func reencode(dst, raw []byte, nfields int, sep byte) ([]byte, error) {
-	fields, err := csvscan.ParseRecordSep(raw, nfields, sep)
-	if err != nil {
-		return dst, err
-	}
-	return csvscan.AppendFields(dst, fields), nil
 }

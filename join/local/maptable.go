@@ -70,7 +70,7 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 	if m.tm == nil {
 		m.tm = newTableMapper(x.input)
 	}
-	t, tab, ks := m.tm, x.input.tab, x.joinSpec
+	t, ks := m.tm, x.joinSpec
 	t.counts.Chunks++
 	chunkBytes := c.bytes()
 	t.counts.Bytes += chunkBytes
@@ -78,27 +78,59 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 	if c.rows > 0 {
 		rowBytes = int(chunkBytes / int64(c.rows))
 	}
-	// (Not with anti, left and full joins: the rows of such a chunk are
-	// written, all of them.)
-	if c.index >= 0 && x.keyHi != nil && !ks.Composite() && ks.Types[0] == key.Int && !m.bypass {
-		lo, hi, nulls, ok := tab.KeyRange(c.index, ks.Cols[0])
-		if ok && (hi < keyInt(x.keyLo) || lo > keyInt(x.keyHi)) {
-			t.counts.ChunksSkipped++
-			t.counts.RowsSkipped += int64(c.rows)
-			t.counts.SkippedNulls += nulls
-			t.counts.BytesSkipped += chunkBytes
-			m.rows += int64(c.rows)
-			m.cannot.null += nulls // as the rows read would count them
-			m.dropRows += int64(c.rows) - nulls
-			m.dropBytes += (int64(c.rows) - nulls) * int64(rowBytes+8)
-			return nil
-		}
+	if x.skipChunk(m, c, chunkBytes, rowBytes) {
+		return nil
 	}
 	keyCols, err := c.read(ks.Cols)
 	if err != nil {
 		return err
 	}
 	t.counts.DecodedBytes += c.columnBytes(ks.Cols)
+	if err := x.filterChunk(ctx, m, c, keyCols, rowBytes); err != nil {
+		return err
+	}
+	if len(t.surv) == 0 && len(t.rej) == 0 {
+		return nil
+	}
+	sel, err := x.materializeChunk(m, c, keyCols)
+	if err != nil {
+		return err
+	}
+	return m.writeChunk(c, sel)
+}
+
+// skipChunk is step 1 of mapChunk: a chunk whose statistics put its keys
+// outside the key side's least and greatest (a one-column integer key,
+// Parquet) is counted as read and dropped, and skipChunk reports true.
+// (Not with anti, left and full joins: the rows of such a chunk are
+// written, all of them.)
+func (x *execution) skipChunk(m *mapWorker, c *tableChunk, chunkBytes int64, rowBytes int) bool {
+	ks, t := x.joinSpec, m.tm
+	if c.index < 0 || x.keyHi == nil || ks.Composite() || ks.Types[0] != key.Int || m.bypass {
+		return false
+	}
+	lo, hi, nulls, ok := x.input.tab.KeyRange(c.index, ks.Cols[0])
+	if !ok || (hi >= keyInt(x.keyLo) && lo <= keyInt(x.keyHi)) {
+		return false
+	}
+	t.counts.ChunksSkipped++
+	t.counts.RowsSkipped += int64(c.rows)
+	t.counts.SkippedNulls += nulls
+	t.counts.BytesSkipped += chunkBytes
+	m.rows += int64(c.rows)
+	m.cannot.null += nulls // as the rows read would count them
+	m.dropRows += int64(c.rows) - nulls
+	m.dropBytes += (int64(c.rows) - nulls) * int64(rowBytes+8)
+	return true
+}
+
+// filterChunk is steps 2 and 3 of mapChunk: the keys of the chunk's key
+// columns, a batch at a time, tested by the filter; the survivors' rows
+// and keys go to t.surv, t.skeys and t.sends, and with anti, left and full
+// joins the rejected rows' to t.rej, t.rkeys and t.rends (others are
+// counted as dropped).
+func (x *execution) filterChunk(ctx context.Context, m *mapWorker, c *tableChunk, keyCols []*columnar.Column, rowBytes int) error {
+	t := m.tm
 	n := keyCols[0].Len()
 	t.surv, t.skeys, t.sends = t.surv[:0], t.skeys[:0], t.sends[:0]
 	t.rej, t.rkeys, t.rends = t.rej[:0], t.rkeys[:0], t.rends[:0]
@@ -106,8 +138,7 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		hi := min(lo+mapBatch, n)
-		if err := x.chunkKeys(m, ks, c, keyCols, lo, hi, true); err != nil {
+		if err := x.chunkKeys(m, x.joinSpec, chunkRows{c: c, cols: keyCols, lo: lo, hi: min(lo+mapBatch, n)}, true); err != nil {
 			return err
 		}
 		pass := t.pass[:len(t.keys)]
@@ -129,10 +160,20 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 			t.sends = append(t.sends, len(t.skeys))
 		}
 	}
-	if len(t.surv) == 0 && len(t.rej) == 0 {
-		return nil
-	}
-	// Late materialization: the other columns of a chunk with survivors.
+	return nil
+}
+
+// materializeChunk is the late materialization of mapChunk's step 4: the
+// other columns of a chunk with survivors are decoded, and t.all holds the
+// columns a row is rendered from (those the output asks for, in the side's
+// order). With few survivors in a Parquet row group (under 1 in
+// sparseRows) only their rows are read, the values between them skipped
+// (whole pages where none falls, for fixed-width columns), and sel, the
+// survivors' rows, is returned: t.all's columns then hold the survivors
+// only. Else every value is decoded and sel is nil.
+func (x *execution) materializeChunk(m *mapWorker, c *tableChunk, keyCols []*columnar.Column) (sel []int, err error) {
+	t, ks := m.tm, x.joinSpec
+	n := keyCols[0].Len()
 	t.counts.ChunksMaterialized++
 	var others []int // the columns to decode: the output's (Options.Columns) but the key's
 	for i := range x.input.header {
@@ -140,11 +181,7 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 			others = append(others, i)
 		}
 	}
-	// Few survivors in a Parquet row group (under 1 in sparseRows): their
-	// rows only, the values between them skipped (whole pages where none
-	// falls, for fixed-width columns); else every value, then the
-	// survivors' taken.
-	sel := t.surv
+	sel = t.surv
 	if c.index < 0 || len(t.surv)*sparseRows >= n || len(t.rej) > 0 {
 		sel = nil
 	}
@@ -159,7 +196,7 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 		t.counts.DecodedBytes += c.columnBytes(others)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t.all = t.all[:0]
 	for range x.input.header {
@@ -182,6 +219,15 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 		}
 		t.all = append(t.all[:0], kept...)
 	}
+	return sel, nil
+}
+
+// writeChunk is the end of mapChunk's step 4: the survivors rendered as
+// CSV lines (columnar.AppendRow) into the shuffle, their offset being
+// their row index, and with anti, left and full joins the rejected rows
+// written. sel is materializeChunk's.
+func (m *mapWorker) writeChunk(c *tableChunk, sel []int) error {
+	t := m.tm
 	start := 0
 	for j, i := range t.surv {
 		at := i
@@ -221,15 +267,22 @@ const sparseRows = 256
 // flipped).
 func keyInt(k []byte) int64 { return int64(binary.BigEndian.Uint64(k) ^ 1<<63) }
 
-// chunkKeys makes the keys (ks) of rows lo to hi of a chunk, whose key
-// columns are cols, into m.tm.keys (the
+// chunkRows is rows lo to hi of a table's chunk c, whose key columns
+// (decoded whole) are cols.
+type chunkRows struct {
+	c      *tableChunk
+	cols   []*columnar.Column
+	lo, hi int
+}
+
+// chunkKeys makes the keys (ks) of the rows b of a chunk into m.tm.keys (the
 // row of each in t.rows): a NULL key column, or with lenient typing a
 // value that is no key of its type, is counted in m and left out; a value
 // that is no key of a type given is an error naming the row, or a bad
 // row (with report false, in a pass before the map phase's, it is left
 // out: the map phase reports it).
-func (x *execution) chunkKeys(m *mapWorker, ks key.Spec, c *tableChunk, cols []*columnar.Column, lo, hi int, report bool) error {
-	t := m.tm
+func (x *execution) chunkKeys(m *mapWorker, ks key.Spec, b chunkRows, report bool) error {
+	t, c, cols, lo, hi := m.tm, b.c, b.cols, b.lo, b.hi
 	// Keys made in the arena keep the array they were made in when it
 	// grows (append copies, the old array stays theirs): the arena is
 	// reused only from the next batch, whose keys replace these.

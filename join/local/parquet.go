@@ -202,16 +202,23 @@ func NewParquetRowGroups(w io.Writer, tempDir string, rowGroup int) Sink {
 	return &parquetSink{out: firstError{w: w}, tempDir: tempDir, rowGroup: rowGroup}
 }
 
-// ConvertCSV writes the CSV text of src (fields separated by sep; name
-// names it in messages) to dst as Parquet, each column typed
+// CSVInput is a CSV text that ConvertCSV reads: its fields separated by
+// Sep, Name naming it in messages.
+type CSVInput struct {
+	Text io.Reader
+	Name string
+	Sep  byte
+}
+
+// ConvertCSV writes the CSV text of src to dst as Parquet, each column typed
 // by its values as the Parquet sink types a CSV side's (INT64, DOUBLE,
 // UTF-8; an empty field is NULL), rowGroup rows a row group (0: the
 // sink's default). It returns the rows written. Cost: src read once, its
 // rows spooled once to tempDir; memory one row group. Not safe for
 // concurrent use of dst.
-func ConvertCSV(ctx context.Context, src io.Reader, name string, sep byte, dst io.Writer, rowGroup int, tempDir string) (rows int64, err error) {
-	r := csvscan.NewReader(src, name)
-	if err := r.SetSep(sep); err != nil {
+func ConvertCSV(ctx context.Context, src CSVInput, dst io.Writer, rowGroup int, tempDir string) (rows int64, err error) {
+	r := csvscan.NewReader(src.Text, src.Name)
+	if err := r.SetSep(src.Sep); err != nil {
 		return 0, err
 	}
 	names, err := r.ReadHeader()

@@ -59,10 +59,11 @@ func (x *execution) reduce(ctx context.Context, sink Sink) (reduceStats, error) 
 				if c := x.keyParts; len(c.actual) > p {
 					hint = keyHint{records: c.actual[p], bytes: c.bytes[p]}
 				}
-				err := reducePartition(rctx, x.sh, p, x.shape(), hint, func(large, small shuffle.Record) error {
+				rd := reducer{sh: x.sh, shape: x.shape(), fps: &fps}
+				err := rd.reducePartition(rctx, p, hint, func(large, small shuffle.Record) error {
 					rows++
 					return w.Write(large.Key, large.Seq, small.Seq, large.Row, small.Row)
-				}, &fps)
+				})
 				joinRows.Add(rows)
 				partRows[p] = rows
 				rows = 0
@@ -106,6 +107,15 @@ func (x *execution) shape() joinShape {
 	return sh
 }
 
+// reducer is what the reduce of every partition shares: the shuffle it
+// reads, what the join type writes, and the count of false positives (the
+// large-side rows that met no key) it adds to.
+type reducer struct {
+	sh    *shuffle.Shuffle
+	shape joinShape
+	fps   *atomic.Int64
+}
+
 // reducePartition joins partition p (the local executor's form of "group by
 // key, separate by tag, cross product") in one pass over its batches: they come
 // in arrival order, and every key-side record arrived before the first
@@ -116,7 +126,8 @@ func (x *execution) shape() joinShape {
 // padded); then, for right and full (KeepsUnmatchedKeys), every key-side
 // record no large-side record met, with its large-side padding
 // (join.SplitKeyRow).
-func reducePartition(ctx context.Context, sh *shuffle.Shuffle, p int, shape joinShape, hint keyHint, emit func(large, small shuffle.Record) error, fps *atomic.Int64) error {
+func (rd reducer) reducePartition(ctx context.Context, p int, hint keyHint, emit func(large, small shuffle.Record) error) error {
+	sh, shape, fps := rd.sh, rd.shape, rd.fps
 	var smalls keyTable
 	smalls.reserve(hint)
 	var matched []bool // right, full: each key-side entry's

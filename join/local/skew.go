@@ -233,7 +233,7 @@ func (x *execution) sampleTable(ctx context.Context, s *side, ks key.Spec, sourc
 		}
 		n := min(partRows, cols[0].Len())
 		for lo := 0; lo < n; lo += mapBatch {
-			if err := x.chunkKeys(m, ks, c, cols, lo, min(lo+mapBatch, n), false); err != nil {
+			if err := x.chunkKeys(m, ks, chunkRows{c: c, cols: cols, lo: lo, hi: min(lo+mapBatch, n)}, false); err != nil {
 				return nil, err
 			}
 			for _, k := range m.tm.keys {

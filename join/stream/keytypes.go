@@ -55,7 +55,7 @@ func regularFile(path string) bool {
 // events are read as the stream reads them (an insert's key columns, a
 // delete's fields); a record the stream would refuse is left to it.
 func (e *engine) inferText(ctx context.Context, cols []int) ([]key.Evidence, error) {
-	s, err := openSide(ctx, "KeyEvents", e.ks.path, e.keyName, "csv", "", !e.timed)
+	s, err := openSide(ctx, sideFile{option: "KeyEvents", path: e.ks.path, name: e.keyName, format: "csv"}, "", !e.timed)
 	if err != nil {
 		return nil, err
 	}

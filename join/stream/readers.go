@@ -41,11 +41,19 @@ type side struct {
 	ops    *opReader // key events only
 }
 
-// openSide opens path, which option names (KeyEvents, Probe), and reads
-// its header: CSV, or a table of format (Parquet, Arrow: columnar.FormatOf;
-// a Parquet stream is saved to a file in tempDir first). events selects
-// the key events format (operations before records), which is text.
-func openSide(ctx context.Context, option, path, name, format, tempDir string, events bool) (*side, error) {
+// sideFile is a side's file as the options give it: its path, which
+// option names (KeyEvents, Probe), the name messages give it, and its
+// format (columnar.FormatOf's: empty for the path's).
+type sideFile struct {
+	option, path, name, format string
+}
+
+// openSide opens the side's file and reads its header: CSV, or a table of
+// its format (Parquet, Arrow: columnar.FormatOf; a Parquet stream is saved
+// to a file in tempDir first). events selects the key events format
+// (operations before records), which is text.
+func openSide(ctx context.Context, sf sideFile, tempDir string, events bool) (*side, error) {
+	option, path, name, format := sf.option, sf.path, sf.name, sf.format
 	f, err := columnar.FormatOf(path, format)
 	if err != nil {
 		return nil, join.FormatOptionError("stream", option, path, err, ErrOptions)

@@ -72,10 +72,10 @@ func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error
 			e.close()
 		}
 	}()
-	if e.ks, err = openSide(ctx, "KeyEvents", opt.KeyEvents, e.keyName, opt.KeyEventsFormat, opt.TempDir, !e.timed); err != nil {
+	if e.ks, err = openSide(ctx, sideFile{option: "KeyEvents", path: opt.KeyEvents, name: e.keyName, format: opt.KeyEventsFormat}, opt.TempDir, !e.timed); err != nil {
 		return nil, err
 	}
-	if e.ps, err = openSide(ctx, "Probe", opt.Probe, probeName, opt.ProbeFormat, opt.TempDir, false); err != nil {
+	if e.ps, err = openSide(ctx, sideFile{option: "Probe", path: opt.Probe, name: probeName, format: opt.ProbeFormat}, opt.TempDir, false); err != nil {
 		return nil, err
 	}
 	// The key columns, as the batch join reads them, but for the
@@ -653,15 +653,6 @@ func (f *feed[B]) next(ctx context.Context) (*B, bool) {
 
 // release hands a batch back for refilling.
 func (f *feed[B]) release(b *B) { f.free <- b }
-
-func index(names []string, name string) int {
-	for i, n := range names {
-		if n == name {
-			return i
-		}
-	}
-	return -1
-}
 
 func cmpOr(a, b string) string {
 	if a != "" {

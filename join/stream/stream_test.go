@@ -43,10 +43,9 @@ func payload(r *rand.Rand, i int) string {
 // insert at event batch bi whose FIFO-paired delete is at batch bd matches
 // the probe rows of its key in probe batches bi <= b < bd.
 type insert struct {
-	key      int64
-	row      string // the output's key-side part
-	bi, bd   int
-	position int
+	key    int64
+	row    string // the output's key-side part
+	bi, bd int
 }
 
 func modelEvents(ins []insert, probeKeys []int64, probeRaw []string, batch int) string {

@@ -100,7 +100,6 @@ func TestEvaluateCatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := members(c.Seed, c.N)
-	type wrapped struct{ filters.Filter }
 	for _, tc := range []struct {
 		name   string
 		mutate func(b *broken)
