@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/key"
@@ -89,10 +90,11 @@ type Options struct {
 	// KeysName and InputName, if set, name the sides in messages instead of
 	// their paths (a temporary copy of a stream keeps the stream's name).
 	KeysName, InputName string
-	// KeysFormat and InputFormat say how a side is stored: csv, parquet or
-	// arrow; "" by its name's extension (table.FormatOf: .parquet and .pq,
-	// .arrow, .feather, .ipc and .arrows; anything else is CSV). A Parquet
-	// or Arrow side brings its columns' types (KeyType auto).
+	// KeysFormat and InputFormat say how a side is stored: csv, parquet,
+	// arrow or jsonl; "" by its name's extension (columnar.FormatOf:
+	// .parquet and .pq, .arrow, .feather, .ipc and .arrows, .jsonl and
+	// .ndjson; anything else is CSV). A Parquet, Arrow or JSON lines side
+	// brings its columns' types (KeyType auto).
 	KeysFormat, InputFormat string
 	// JoinType is which rows the join writes (default JoinInner; SQL's
 	// semantics, docs/join-types.md): JoinSemi each large-side row that has
@@ -267,9 +269,9 @@ func (opt Options) Resolve() (Options, error) {
 	case opt.JoinType != "" && opt.JoinType != JoinInner && opt.Route != RouteNone:
 		return opt, optionError("JoinType", opt.JoinType, "a routed bank join marks each row with its key row's class: inner joins only")
 	case !validFormat(opt.KeysFormat):
-		return opt, optionError("KeysFormat", opt.KeysFormat, "want csv, parquet or arrow")
+		return opt, optionError("KeysFormat", opt.KeysFormat, "want csv, parquet, arrow or jsonl")
 	case !validFormat(opt.InputFormat):
-		return opt, optionError("InputFormat", opt.InputFormat, "want csv, parquet or arrow")
+		return opt, optionError("InputFormat", opt.InputFormat, "want csv, parquet, arrow or jsonl")
 	}
 	if opt.Skew == "" {
 		opt.Skew = SkewOff
@@ -347,7 +349,8 @@ func (opt Options) Resolve() (Options, error) {
 // validFormat reports whether f names a side's format (table.FormatOf's,
 // "" for by the name).
 func validFormat(f string) bool {
-	return f == "" || f == "csv" || f == "parquet" || f == "arrow"
+	_, err := columnar.FormatOf("", f)
+	return err == nil
 }
 
 // resolveKey fills KeyCols, JoinCols and KeyTypes from KeyCol, JoinCol and

@@ -15,6 +15,7 @@ package nullcases
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -84,8 +85,9 @@ var All = []Data{
 }
 
 // Formats are the forms a side is written in; Class says which golden
-// applies: "csv" or "table".
-var Formats = []string{"csv", "parquet", "arrow", "arrows"}
+// applies: "csv" or "table" (JSON lines are a table: null is NULL, "" a
+// value).
+var Formats = []string{"csv", "parquet", "arrow", "arrows", "jsonl"}
 
 // Class is a format's class: text or table.
 func Class(format string) string {
@@ -146,7 +148,11 @@ func Write(dir string) ([]Case, error) {
 			if err != nil {
 				return nil, err
 			}
-			paths[side.name] = map[string]string{"csv": csvPath, "parquet": fs.Parquet, "arrow": fs.ArrowFile, "arrows": fs.ArrowStream}
+			jsonlPath := filepath.Join(dir, base+".jsonl")
+			if err := os.WriteFile(jsonlPath, JSONL(side.s), 0o644); err != nil {
+				return nil, err
+			}
+			paths[side.name] = map[string]string{"csv": csvPath, "parquet": fs.Parquet, "arrow": fs.ArrowFile, "arrows": fs.ArrowStream, "jsonl": jsonlPath}
 		}
 		events := filepath.Join(dir, d.Name+".events.csv")
 		if err := os.WriteFile(events, CSV(d.Keys, "+"), 0o644); err != nil {
@@ -197,6 +203,44 @@ func CSV(s Side, prefix string) []byte {
 			}
 		}
 		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// JSONL writes a side as JSON lines, an object a row: a value as a JSON
+// string or, in an integer column, a number; a NULL as null, but every
+// other NULL of a side as a missing key, so that both are in every case.
+func JSONL(s Side) []byte {
+	var b bytes.Buffer
+	nulls := 0
+	for _, row := range s.Rows {
+		b.WriteByte('{')
+		n := 0
+		for j, v := range row {
+			if v == nil {
+				nulls++
+				if nulls%2 == 0 {
+					continue
+				}
+			}
+			if n > 0 {
+				b.WriteString(", ")
+			}
+			n++
+			name, _ := json.Marshal(s.Names[j])
+			b.Write(name)
+			b.WriteString(": ")
+			switch {
+			case v == nil:
+				b.WriteString("null")
+			case s.Types[j].ID() == arrow.STRING:
+				text, _ := json.Marshal(*v)
+				b.Write(text)
+			default:
+				b.WriteString(*v)
+			}
+		}
+		b.WriteString("}\n")
 	}
 	return b.Bytes()
 }
