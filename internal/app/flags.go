@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -150,13 +149,7 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	if opt.SkipBadRows, err = badRowsFlag(cmd, j.badRows); err != nil {
 		return opt, err
 	}
-	check := opt
-	if check.Bank != "" { // the bank fills these in: check the rest
-		// (the join columns' count stands for the key's, unknown until the
-		// bank is read)
-		check.KeyCol, check.KeyType = cmp.Or(check.KeyCol, check.JoinCol, join.DefaultKeyCol), cmp.Or(check.KeyType, key.Int)
-	}
-	resolved, err := check.Resolve()
+	resolved, err := opt.Check() // before the bank (if any) is read
 	if err != nil {
 		return opt, usageError{flagError(cmd, j.fs, err)}
 	}

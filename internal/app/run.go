@@ -41,7 +41,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	fs.SetOutput(stderr)
 	var jf joinFlags
 	jf.register(fs)
-	filter := fs.String("filter", string(filters.ACBF), "the filter: "+kindList())
+	filter := fs.String("filter", string(join.DefaultFilter), "the filter: "+kindList())
 	filterFile := fs.String("filter-file", "", "use the filter in this file (join build-filter) instead of building one")
 	out := fs.String("out", "-", "output file (.gz: compressed), or - for standard output")
 	format := fs.String("format", "", "csv or parquet (default: the one --out's extension names, .csv, .parquet or .pq; else csv)")
@@ -66,7 +66,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	if *format == "parquet" && *out == "-" {
 		return usageError{fmt.Errorf("run: --format parquet needs --out FILE")}
 	}
-	if jf.set("filter") || (*filterFile == "" && jf.bank == "") {
+	if jf.set("filter") { // else the library's default, or the filter file's or bank's kind
 		jf.filter = filters.Kind(*filter)
 	}
 	if jf.route == string(join.RouteDir) {
@@ -175,7 +175,7 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	var jf joinFlags
 	jf.register(fs)
-	filter := fs.String("filter", string(filters.ACBF), "the filter: "+kindList())
+	filter := fs.String("filter", string(join.DefaultFilter), "the filter: "+kindList())
 	out := fs.String("out", "", "filter file to write (required)")
 	usageGrouped(fs, "join build-filter --keys FILE --out FILE [flags]", "Writes the filter of a key file, for join run --filter-file: the file records the\nkeys it was built for, and run refuses it for other keys.", joinFlagGroups, buildFilterExamples)
 	if err := parse(fs, args); err != nil {

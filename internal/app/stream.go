@@ -94,9 +94,6 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	}
-	if opt.Sizing.FPP == 0 && !sf.set("bits-per-key") {
-		opt.Sizing.BitsPerKey = 0
-	}
 	for _, f := range []struct {
 		name string
 		zero bool
