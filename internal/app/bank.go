@@ -134,39 +134,43 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if err := checkPaths([]namedPath{{"--out", *out}}, []namedPath{{"--keys", bf.keys}}); err != nil {
+	outs := []output{{namedPath{"--out", *out}, atomicfile.Options{}}}
+	if err := checkPaths(paths(outs), []namedPath{{"--keys", bf.keys}}); err != nil {
 		return usageError{fmt.Errorf("bank build: %w", err)}
 	}
-	var files outputs
-	defer files.abort()
-	f, err := files.create(ctx, namedPath{"--out", *out}, atomicfile.Options{})
+	var (
+		res                       *local.ClassScanResult
+		b                         *bank.Bank
+		v                         *bank.Validation
+		scanned, built, validated time.Duration
+	)
+	err = writeAndCommit(ctx, outs, func(files []*atomicfile.File) error {
+		start := time.Now()
+		var err error
+		res, err = local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: *keyCol, ClassCol: *classCol, KeyType: kj.Type(),
+			Classing: cl, Sep: sep, Format: bf.keysFormat, TempDir: bf.tempDir, Mappers: bf.mappers, SkipBadRows: skip})
+		if err != nil {
+			return flagError("bank build", fs, err)
+		}
+		scanned = time.Since(start)
+		b, err = bank.BuildShared(bank.Meta{Kind: filters.Kind(*kind), Sizing: sz, KeyCol: *keyCol, ClassCol: *classCol, KeyType: string(res.KeyType), Classing: cl}, res.Classes, res.Shared)
+		if err != nil {
+			return flagError("bank build", fs, err)
+		}
+		built = time.Since(start)
+		if *validate {
+			if v, err = bank.Validate(b, res.Classes, bf.mappers); err != nil {
+				return fmt.Errorf("bank build: %w", err)
+			}
+		}
+		validated = time.Since(start)
+		if _, err := b.WriteTo(files[0]); err != nil {
+			return fmt.Errorf("--out %s: %w", *out, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	start := time.Now()
-	res, err := local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: *keyCol, ClassCol: *classCol, KeyType: kj.Type(),
-		Classing: cl, Sep: sep, Format: bf.keysFormat, TempDir: bf.tempDir, Mappers: bf.mappers, SkipBadRows: skip})
-	if err != nil {
-		return flagError("bank build", fs, err)
-	}
-	scanned := time.Since(start)
-	b, err := bank.BuildShared(bank.Meta{Kind: filters.Kind(*kind), Sizing: sz, KeyCol: *keyCol, ClassCol: *classCol, KeyType: string(res.KeyType), Classing: cl}, res.Classes, res.Shared)
-	if err != nil {
-		return flagError("bank build", fs, err)
-	}
-	built := time.Since(start)
-	var v *bank.Validation
-	if *validate {
-		if v, err = bank.Validate(b, res.Classes, bf.mappers); err != nil {
-			return fmt.Errorf("bank build: %w", err)
-		}
-	}
-	validated := time.Since(start)
-	if _, err := b.WriteTo(f); err != nil {
-		return fmt.Errorf("--out %s: %w", *out, err)
-	}
-	if err := f.Commit(); err != nil {
-		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	if err := v.Err(); err != nil {
 		return fmt.Errorf("bank build: %w", err)
@@ -329,17 +333,14 @@ func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fmt.Errorf("bank update: %w (%s is unchanged)", err, *bankPath)
 	}
-	var files outputs
-	defer files.abort()
-	f, err := files.create(ctx, namedPath{"--out", dst}, atomicfile.Options{})
+	err = writeAndCommit(ctx, []output{{namedPath{"--out", dst}, atomicfile.Options{}}}, func(files []*atomicfile.File) error {
+		if _, err := b.WriteTo(files[0]); err != nil {
+			return fmt.Errorf("--out %s: %w", dst, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	if _, err := b.WriteTo(f); err != nil {
-		return fmt.Errorf("--out %s: %w", dst, err)
-	}
-	if err := f.Commit(); err != nil {
-		return fmt.Errorf("--out %s: %w", dst, err)
 	}
 	if !*quiet {
 		fmt.Fprintf(stdout, "wrote %s: %d keys moved (%d into a class that held them already), %d moves within one class (nothing to do)\n", dst, st.Moved, st.Joined, st.Unchanged)
