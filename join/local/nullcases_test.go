@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/internal/testutil/nullcases"
+	"github.com/acbfjoin/acbfjoin/join/jointest/nullcases"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
 )
