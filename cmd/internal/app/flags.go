@@ -107,28 +107,21 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	if opt.InputSep, err = parseDelimFlag(cmd, "input-delim", j.inputDelim); err != nil {
 		return opt, err
 	}
+	opt.Bank, opt.Route = j.bank, join.Route(j.route) // Classes and Route without a bank: the library refuses them
 	if j.bank != "" {
 		// The bank decides the key column and type unless they are given.
-		opt.Bank = j.bank
 		if !j.set("key-col") {
 			opt.KeyCol = ""
 		}
 		if !j.set("key-type") {
 			opt.KeyType = ""
 		}
-		if j.classes != "" {
-			var err error
-			if opt.Classes, err = key.SplitList(j.classes); err != nil {
-				return opt, usageError{fmt.Errorf("%s: --classes %w (a label holding a comma is written quoted, as in a CSV line)", cmd, err)}
-			}
+	}
+	if j.classes != "" {
+		var err error
+		if opt.Classes, err = key.SplitList(j.classes); err != nil {
+			return opt, usageError{fmt.Errorf("%s: --classes %w (a label holding a comma is written quoted, as in a CSV line)", cmd, err)}
 		}
-		opt.Route = join.Route(j.route)
-	} else if j.classes != "" || j.route != "" {
-		flagName := "classes"
-		if j.classes == "" {
-			flagName = "route"
-		}
-		return opt, usageError{fmt.Errorf("%s: --%s needs --bank", cmd, flagName)}
 	}
 	if j.set("broadcast-budget") {
 		b, err := parseSize(j.budget)
