@@ -11,8 +11,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/internal/testutil/nullcases"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/jointest/nullcases"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The NULL and empty key cases (internal/testutil/nullcases: an empty
+# The NULL and empty key cases (join/jointest/nullcases: an empty
 # string of a Parquet or Arrow side, NULLs, empty CSV fields quoted or not,
 # string, integer and composite keys) joined by DuckDB 1.4.5
 # (bench/peers/duckdb_join --join, each type), written to testdata/nulls as

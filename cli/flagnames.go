@@ -91,13 +91,19 @@ func Rewrite(cmd string, fs *flag.FlagSet, err error) error {
 			}
 		}
 	}
+	reason := reasonRef.ReplaceAllStringFunc(oe.Reason, func(m string) string {
+		if f, ok := Name(m[1 : len(m)-1]); ok {
+			return "(--" + f + ")"
+		}
+		return m
+	})
 	if !set && (value == "" || value == `""`) { // a flag left out: its reason says what it is ("required with a window")
-		return &rewritten{fmt.Sprintf("%s: --%s is %s", cmd, name, oe.Reason), err}
+		return &rewritten{fmt.Sprintf("%s: --%s is %s", cmd, name, reason), err}
 	}
 	if !set && fs != nil && lookup(fs, name) != nil {
 		value += " (the default)" // a value the user did not give
 	}
-	return &rewritten{fmt.Sprintf("%s: --%s %s: %s", cmd, name, value, oe.Reason), err}
+	return &rewritten{fmt.Sprintf("%s: --%s %s: %s", cmd, name, value, reason), err}
 }
 
 // rewritten is an error said in flags' words that still wraps the
@@ -116,6 +122,10 @@ func lookup(fs *flag.FlagSet, name string) *flag.Flag {
 	}
 	return fs.Lookup(name)
 }
+
+// reasonRef matches an option named in a reason's words, "needs a bank
+// (Bank)": Rewrite names its flag there instead.
+var reasonRef = regexp.MustCompile(`\((?:Sizing\.)?[A-Z][A-Za-z0-9]*\)`)
 
 // optionText matches an option.Error's text, "pkg: Name value: reason".
 var optionText = regexp.MustCompile(`\b[a-z]+: ((?:Sizing\.)?[A-Z][A-Za-z0-9]*|Sizing\.[a-z][a-z0-9-]*) ([^:\n]*): `)

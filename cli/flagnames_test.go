@@ -29,6 +29,9 @@ func TestRewrite(t *testing.T) {
 		{&option.Error{Pkg: "local", Name: "Format", Value: "a b", Reason: "want csv"}, `run: --format "a b": want csv`},
 		{&option.Error{Pkg: "join", Name: "Mappers", Value: -1, Reason: "want at least 1"}, "run: --mappers -1: want at least 1"},
 		{&option.Error{Pkg: "x", Name: "NoSuchOption", Value: 1, Reason: "r"}, "x: NoSuchOption 1: r"},
+		// an option the reason names is named by its flag; other words in parentheses stay
+		{&option.Error{Pkg: "join", Name: "Classes", Value: "a", Reason: "needs a bank (Bank)"}, "run: --classes a: needs a bank (--bank)"},
+		{&option.Error{Pkg: "join", Name: "Mappers", Value: 0, Reason: "want 1 (Sizing.FPP) (NoSuchOption) (SQL)"}, "run: --mappers 0: want 1 (--fpp) (NoSuchOption) (SQL)"},
 		{other, "plain"},
 	} {
 		if got := Rewrite("run", fs, c.err).Error(); got != c.want {

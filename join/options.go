@@ -171,6 +171,11 @@ const (
 // (filters/choose; docs/auto.md). The report says what it chose and why.
 const FilterAuto filters.Kind = "auto"
 
+// DefaultFilter is the kind a join builds when Options names none: no
+// Filter, no FilterFile and no Bank (a filter file or a bank brings its
+// own).
+const DefaultFilter = filters.ACBF
+
 // MaxHotExclusions bounds Options.HotExclusions: the largest top-k the
 // sketch keeps (topk.MaxK).
 const MaxHotExclusions = 1 << 16
@@ -227,6 +232,18 @@ func optionError(name string, value any, format string, a ...any) error {
 	return &option.Error{Pkg: "join", Name: name, Value: value, Reason: fmt.Sprintf(format, a...), Err: ErrOptions}
 }
 
+// Check is Resolve before the bank is read: a bank join's key column and
+// type, which the bank fills in when it is read (join/local), stand in as
+// the join columns' names (their count is the key's) and int, so that a
+// caller can refuse every other option before any work. Without Bank it is
+// Resolve.
+func (opt Options) Check() (Options, error) {
+	if opt.Bank != "" {
+		opt.KeyCol, opt.KeyType = cmp.Or(opt.KeyCol, opt.JoinCol, DefaultKeyCol), cmp.Or(opt.KeyType, key.Int)
+	}
+	return opt.Resolve()
+}
+
 // Resolve checks opt and returns it with every default filled in. Its
 // errors name the field (option.Error) and wrap ErrOptions or
 // filters.ErrSizing. It does not open the inputs.
@@ -280,7 +297,7 @@ func (opt Options) Resolve() (Options, error) {
 		opt.JoinType = JoinInner
 	}
 	if opt.Filter == "" && opt.FilterFile == "" && opt.Bank == "" {
-		opt.Filter = filters.ACBF
+		opt.Filter = DefaultFilter
 	}
 	switch {
 	case opt.Filter != FilterAuto && opt.BroadcastBudget != 0:

@@ -3,6 +3,6 @@
 // would shadow coreutils' join: install cmd/acbfjoin, the same program.
 package main
 
-import "github.com/acbfjoin/acbfjoin/internal/app"
+import "github.com/acbfjoin/acbfjoin/cmd/internal/app"
 
 func main() { app.Main() }

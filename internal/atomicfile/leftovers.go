@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -35,6 +36,28 @@ func Leftovers(dir string) ([]Leftover, error) {
 		out = append(out, Leftover{Path: filepath.Join(dir, e.Name()), PID: pid, Running: processRuns(pid)})
 	}
 	return out, nil
+}
+
+// Dead sums the leftovers of dir whose process is gone (the ones that
+// removing frees): how many, and the bytes of their regular files, the room
+// they take for nothing. A dir that cannot be read has none.
+func Dead(dir string) (n int, size int64) {
+	ls, _ := Leftovers(dir)
+	for _, l := range ls {
+		if l.Running {
+			continue
+		}
+		n++
+		filepath.WalkDir(l.Path, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if info, err := d.Info(); err == nil {
+					size += info.Size()
+				}
+			}
+			return nil
+		})
+	}
+	return n, size
 }
 
 // leftoverPID parses the process id from a name made with TempPrefix.

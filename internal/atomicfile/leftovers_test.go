@@ -31,3 +31,31 @@ func TestLeftovers(t *testing.T) {
 		t.Error("a missing folder: no error")
 	}
 }
+
+// TestDead: the leftovers of processes that are gone, counted with the
+// bytes of their files (a folder's whole tree); a running process's
+// entries and other names are not.
+func TestDead(t *testing.T) {
+	dir := t.TempDir()
+	gone := "acbfjoin-" + strconv.Itoa(1<<22) + "-"
+	write := func(name string, n int) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(gone+"spill", 100)
+	write(gone+"sort/a", 20)
+	write(gone+"sort/b/c", 3)
+	write(TempPrefix()+"mine", 1000) // this process runs
+	write("other.csv", 5000)
+	if n, size := Dead(dir); n != 2 || size != 123 {
+		t.Errorf("Dead: %d entries, %d bytes; want 2, 123", n, size)
+	}
+	if n, size := Dead(filepath.Join(dir, "missing")); n != 0 || size != 0 {
+		t.Errorf("a missing folder: %d, %d", n, size)
+	}
+}

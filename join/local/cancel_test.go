@@ -21,7 +21,7 @@ import (
 // logged, not judged (a verdict must not follow the machine's speed: it
 // stops within milliseconds here, but a loaded machine may take longer); a
 // Run that never returns fails by the test's timeout. The CLI turns SIGINT
-// and SIGTERM into this cancellation (internal/app/faults_test.go).
+// and SIGTERM into this cancellation (cmd/internal/app/faults_test.go).
 func TestCancelEveryPhase(t *testing.T) {
 	gen := nbertest.Generate(t, 0.01, 1000, 3)
 	keys := gen.Keys

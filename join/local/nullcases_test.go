@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/internal/testutil/nullcases"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/jointest/nullcases"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 

@@ -5,8 +5,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/acbfjoin/acbfjoin/internal/testutil/nullcases"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/jointest/nullcases"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 

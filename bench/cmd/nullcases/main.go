@@ -1,5 +1,5 @@
 // Command nullcases writes the sides of the NULL and empty key cases
-// (internal/testutil/nullcases) into a folder and lists one line a golden:
+// (join/jointest/nullcases) into a folder and lists one line a golden:
 // its file name, the key side and the input side to join for it (the CSV
 // or the Parquet form), the key and join columns and the join type,
 // tab-separated. bench/nulls-diff.sh joins each with DuckDB to write
@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/acbfjoin/acbfjoin/internal/testutil/nullcases"
+	"github.com/acbfjoin/acbfjoin/join/jointest/nullcases"
 )
 
 func main() {

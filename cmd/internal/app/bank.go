@@ -124,9 +124,6 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if !sf.SizedBy() {
-		sz.FPP = bank.DefaultFPP
-	}
 	if err := sf.checkKinds("bank build", filters.Kind(*kind)); err != nil {
 		return err
 	}
@@ -134,39 +131,35 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if err := checkPaths([]namedPath{{"--out", *out}}, []namedPath{{"--keys", bf.keys}}); err != nil {
+	outs := []output{{namedPath{"--out", *out}, atomicfile.Options{}}}
+	if err := checkPaths(paths(outs), []namedPath{{"--keys", bf.keys}}); err != nil {
 		return usageError{fmt.Errorf("bank build: %w", err)}
 	}
-	var files outputs
-	defer files.abort()
-	f, err := files.create(ctx, namedPath{"--out", *out}, atomicfile.Options{})
+	var (
+		b         *local.BuiltBank
+		v         *bank.Validation
+		validated time.Duration
+	)
+	err = writeAndCommit(ctx, outs, func(files []*atomicfile.File) (err error) {
+		b, err = local.BuildBank(ctx, local.BankBuild{ClassScan: local.ClassScan{Keys: bf.keys, KeyCol: *keyCol, ClassCol: *classCol, KeyType: kj.Type(),
+			Classing: cl, Sep: sep, Format: bf.keysFormat, TempDir: bf.tempDir, Mappers: bf.mappers, SkipBadRows: skip}, Kind: filters.Kind(*kind), Sizing: sz})
+		if err != nil {
+			return flagError("bank build", fs, err)
+		}
+		if *validate {
+			start := time.Now()
+			if v, err = bank.Validate(b.Bank, b.Scan.Classes, bf.mappers); err != nil {
+				return fmt.Errorf("bank build: %w", err)
+			}
+			validated = time.Since(start)
+		}
+		if _, err := b.WriteTo(files[0]); err != nil {
+			return fmt.Errorf("--out %s: %w", *out, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	start := time.Now()
-	res, err := local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: *keyCol, ClassCol: *classCol, KeyType: kj.Type(),
-		Classing: cl, Sep: sep, Format: bf.keysFormat, TempDir: bf.tempDir, Mappers: bf.mappers, SkipBadRows: skip})
-	if err != nil {
-		return flagError("bank build", fs, err)
-	}
-	scanned := time.Since(start)
-	b, err := bank.BuildShared(bank.Meta{Kind: filters.Kind(*kind), Sizing: sz, KeyCol: *keyCol, ClassCol: *classCol, KeyType: string(res.KeyType), Classing: cl}, res.Classes, res.Shared)
-	if err != nil {
-		return flagError("bank build", fs, err)
-	}
-	built := time.Since(start)
-	var v *bank.Validation
-	if *validate {
-		if v, err = bank.Validate(b, res.Classes, bf.mappers); err != nil {
-			return fmt.Errorf("bank build: %w", err)
-		}
-	}
-	validated := time.Since(start)
-	if _, err := b.WriteTo(f); err != nil {
-		return fmt.Errorf("--out %s: %w", *out, err)
-	}
-	if err := f.Commit(); err != nil {
-		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	if err := v.Err(); err != nil {
 		return fmt.Errorf("bank build: %w", err)
@@ -175,8 +168,9 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return nil
 	}
 	mem, ser := b.Bytes()
+	res := b.Scan
 	fmt.Fprintf(stdout, "wrote %s: %d classes of %s over %s (%s), %d key rows, %s of filters (%d bytes on disk); read in %s, built in %s\n",
-		*out, len(b.Classes), b.Kind, *classCol, cl, res.Records, textfmt.Bytes(mem), ser, scanned.Round(time.Millisecond), (built - scanned).Round(time.Millisecond))
+		*out, len(b.Classes), b.Kind, *classCol, cl, res.Records, textfmt.Bytes(mem), ser, b.Scanned.Round(time.Millisecond), (b.Built - b.Scanned).Round(time.Millisecond))
 	for _, why := range res.Why {
 		fmt.Fprintf(stdout, "key type %s: %s\n", res.KeyType, why)
 	}
@@ -188,8 +182,8 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if v != nil {
 		fmt.Fprintln(stdout)
-		v.WriteMarkdown(stdout, b)
-		fmt.Fprintf(stdout, "\n%d distinct keys, %d probes, validated in %s\n", v.Keys, v.Probes, (validated - built).Round(time.Millisecond))
+		v.WriteMarkdown(stdout, b.Bank)
+		fmt.Fprintf(stdout, "\n%d distinct keys, %d probes, validated in %s\n", v.Keys, v.Probes, validated.Round(time.Millisecond))
 		return nil
 	}
 	b.WriteClasses(stdout)
@@ -231,12 +225,7 @@ func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Write
 		return usageError{fmt.Errorf("bank validate: %w", err)}
 	}
 	start := time.Now()
-	b, err := local.ReadBank(ctx, *bankPath)
-	if err != nil {
-		return flagError("bank validate", fs, err)
-	}
-	res, err := local.ScanClasses(ctx, local.ClassScan{Keys: bf.keys, KeyCol: b.KeyCol, ClassCol: b.ClassCol, KeyType: key.Type(b.KeyType),
-		Classing: b.Classing, Sep: sep, Format: bf.keysFormat, TempDir: bf.tempDir, Mappers: bf.mappers, SkipBadRows: skip})
+	b, res, err := local.ScanBank(ctx, *bankPath, local.ClassScan{Keys: bf.keys, Sep: sep, Format: bf.keysFormat, TempDir: bf.tempDir, Mappers: bf.mappers, SkipBadRows: skip})
 	if err != nil {
 		return flagError("bank validate", fs, err)
 	}
@@ -329,17 +318,14 @@ func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fmt.Errorf("bank update: %w (%s is unchanged)", err, *bankPath)
 	}
-	var files outputs
-	defer files.abort()
-	f, err := files.create(ctx, namedPath{"--out", dst}, atomicfile.Options{})
+	err = writeAndCommit(ctx, []output{{namedPath{"--out", dst}, atomicfile.Options{}}}, func(files []*atomicfile.File) error {
+		if _, err := b.WriteTo(files[0]); err != nil {
+			return fmt.Errorf("--out %s: %w", dst, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	if _, err := b.WriteTo(f); err != nil {
-		return fmt.Errorf("--out %s: %w", dst, err)
-	}
-	if err := f.Commit(); err != nil {
-		return fmt.Errorf("--out %s: %w", dst, err)
 	}
 	if !*quiet {
 		fmt.Fprintf(stdout, "wrote %s: %d keys moved (%d into a class that held them already), %d moves within one class (nothing to do)\n", dst, st.Moved, st.Joined, st.Unchanged)

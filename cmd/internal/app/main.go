@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -193,23 +192,7 @@ func fullHint(err error) string {
 		return ""
 	}
 	h := " (free some space, or give --tmp-dir on a disk with more room"
-	var n int
-	var size int64
-	ls, _ := atomicfile.Leftovers(fe.Dir)
-	for _, l := range ls {
-		if l.Running {
-			continue
-		}
-		n++
-		filepath.WalkDir(l.Path, func(_ string, d fs.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() {
-				if info, err := d.Info(); err == nil {
-					size += info.Size()
-				}
-			}
-			return nil
-		})
-	}
+	n, size := atomicfile.Dead(fe.Dir)
 	if n > 0 {
 		h += fmt.Sprintf("; %d leftover(s) of runs that died hold %s there: %s clean --tmp-dir %s removes them", n, textfmt.Bytes(uint64(size)), prog, fe.Dir)
 	}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -94,9 +93,6 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	}
-	if opt.Sizing.FPP == 0 && !sf.set("bits-per-key") {
-		opt.Sizing.BitsPerKey = 0
-	}
 	for _, f := range []struct {
 		name string
 		zero bool
@@ -114,85 +110,56 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *every < 0 {
 		return usageError{fmt.Errorf("stream: --every %d: want 0 or more batches", *every)}
 	}
-	outs := []namedPath{{"--out", *out}}
-	if sf.set("report-json") {
-		outs = append(outs, namedPath{"--report-json", *reportJSON})
-	}
+	outs := reportOutput([]output{{namedPath{"--out", *out}, atomicfile.Options{Gzip: true}}}, sf.set("report-json"), *reportJSON)
 	if err := csvOut("stream", *out); err != nil {
 		return err
 	}
-	if err := checkPaths(outs, []namedPath{{"--key-events", opt.KeyEvents}, {"--probe", opt.Probe}}); err != nil {
+	if err := checkPaths(paths(outs), []namedPath{{"--key-events", opt.KeyEvents}, {"--probe", opt.Probe}}); err != nil {
 		return usageError{fmt.Errorf("stream: %w", err)}
 	}
-	var files outputs
-	defer files.abort()
-	outF, err := files.create(ctx, outs[0], atomicfile.Options{Gzip: true})
-	if err != nil {
-		return err
-	}
-	var repF *atomicfile.File
-	if len(outs) > 1 {
-		if repF, err = files.create(ctx, outs[1], atomicfile.Options{Gzip: true}); err != nil {
-			return err
+	return writeAndCommit(ctx, outs, func(files []*atomicfile.File) error {
+		outF, repF := files[0], reportFile(outs, files)
+		report, toStderr := stdout, outF.Stdout() || (repF != nil && repF.Stdout())
+		if toStderr {
+			report = stderr
 		}
-	}
-	report := stdout
-	if outF.Stdout() || (repF != nil && repF.Stdout()) {
-		report = stderr
-	}
-	var batches []stream.BatchReport
-	var lineErr error
-	opt.OnBatch = func(b stream.BatchReport) {
-		if repF != nil {
-			batches = append(batches, b)
+		var batches []stream.BatchReport
+		var lineErr error
+		opt.OnBatch = func(b stream.BatchReport) {
+			if repF != nil {
+				batches = append(batches, b)
+			}
+			if *quiet || *every == 0 || lineErr != nil {
+				return
+			}
+			if b.Batch == 0 {
+				_, lineErr = io.WriteString(report, stream.BatchHeader(opt.Window > 0))
+			}
+			if b.Batch%*every == 0 && lineErr == nil {
+				_, lineErr = io.WriteString(report, b.Line(opt.Window > 0))
+			}
 		}
-		if *quiet || *every == 0 || lineErr != nil {
-			return
+		rep, err := stream.Run(ctx, opt, outF)
+		if err != nil {
+			if _, ok := errors.AsType[*option.Error](err); ok {
+				return usageError{flagError("stream", fs, err)}
+			}
+			return outError("stream", *out, err) // a write to --out names it
 		}
-		if b.Batch == 0 {
-			_, lineErr = io.WriteString(report, stream.BatchHeader(opt.Window > 0))
+		if lineErr != nil {
+			return fmt.Errorf("write the batch lines: %w", lineErr)
 		}
-		if b.Batch%*every == 0 && lineErr == nil {
-			_, lineErr = io.WriteString(report, b.Line(opt.Window > 0))
-		}
-	}
-	rep, err := stream.Run(ctx, opt, outF)
-	if err != nil {
-		if _, ok := errors.AsType[*option.Error](err); ok {
-			return usageError{flagError("stream", fs, err)}
-		}
-		return outError("stream", *out, err) // a write to --out names it
-	}
-	if lineErr != nil {
-		return fmt.Errorf("write the batch lines: %w", lineErr)
-	}
-	if repF != nil {
-		if err := writeJSON(repF, struct {
+		if err := writeReportJSON(repF, struct {
 			*stream.Report
 			Batches []stream.BatchReport `json:"batch_reports"`
 		}{rep, batches}); err != nil {
-			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
+			return err
 		}
-	}
-	if !*quiet {
-		var text bytes.Buffer
-		rep.WriteText(&text)
-		if _, err := report.Write(text.Bytes()); err != nil {
-			if report == stderr {
-				return fmt.Errorf("write the report to standard error: %w", err)
-			}
-			return stdoutError{err}
+		if *quiet {
+			return nil
 		}
-	}
-	if err := outF.Commit(); err != nil {
-		return fmt.Errorf("--out %s: %w", *out, err)
-	}
-	if repF != nil {
-		if err := repF.Commit(); err != nil {
-			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
-		}
-	}
-	return nil
+		return printReport(rep.WriteText, toStderr, stdout, stderr)
+	})
 }
 
 func cmdStreamPrep(ctx context.Context, args []string, stdout, stderr io.Writer) error {

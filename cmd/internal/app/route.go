@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -37,11 +36,8 @@ func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format
 	}
 	defer jf.bars.clear()
 	opt.Sort = sorted
-	var outs []namedPath
-	if jf.set("report-json") {
-		outs = append(outs, namedPath{"--report-json", reportJSON})
-	}
-	if err := checkPaths(outs, []namedPath{{"--keys", jf.keys}, {"--input", jf.input}, {"--bank", jf.bank}}); err != nil {
+	outs := reportOutput(nil, jf.set("report-json"), reportJSON)
+	if err := checkPaths(paths(outs), []namedPath{{"--keys", jf.keys}, {"--input", jf.input}, {"--bank", jf.bank}}); err != nil {
 		return usageError{fmt.Errorf("run: %w", err)}
 	}
 	b, err := local.ReadBank(ctx, jf.bank)
@@ -52,50 +48,36 @@ func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format
 	if err != nil {
 		return usageError{fmt.Errorf("run: --classes: %w", err)}
 	}
-	var files outputs
-	defer files.abort()
-	var repF *atomicfile.File
-	if len(outs) > 0 {
-		if repF, err = files.create(ctx, outs[0], atomicfile.Options{Gzip: true}); err != nil {
+	// The folder is committed by its own rule (local.RoutedDir), the report after it.
+	return writeAndCommit(ctx, outs, func(files []*atomicfile.File) error {
+		d, err := local.NewRoutedDir(out, b.ClassCol, labels, format, opt.TempDir)
+		var oe *option.Error
+		switch {
+		case errors.As(err, &oe):
+			return usageError{flagError("run", fs, err)} // --out names a folder that exists, or in one that does not
+		case err != nil:
+			return fmt.Errorf("run: --out %w", err) // the bank's labels against the file system
+		}
+		defer d.Abort()
+		jf.tuneGC(opt)
+		rep, err := local.Run(ctx, opt, d)
+		if err != nil {
+			return flagError("run", fs, err)
+		}
+		rep.Settings.Format = format
+		if err := writeReportJSON(reportFile(outs, files), rep); err != nil {
 			return err
 		}
-	}
-	d, err := local.NewRoutedDir(out, b.ClassCol, labels, format, opt.TempDir)
-	var oe *option.Error
-	switch {
-	case errors.As(err, &oe):
-		return usageError{flagError("run", fs, err)} // --out names a folder that exists, or in one that does not
-	case err != nil:
-		return fmt.Errorf("run: --out %w", err) // the bank's labels against the file system
-	}
-	defer d.Abort()
-	jf.tuneGC(opt)
-	rep, err := local.Run(ctx, opt, d)
-	if err != nil {
-		return flagError("run", fs, err)
-	}
-	rep.Settings.Format = format
-	if repF != nil {
-		if err := writeJSON(repF, rep); err != nil {
-			return fmt.Errorf("--report-json %s: %w", reportJSON, err)
+		if err := d.Commit(); err != nil {
+			return fmt.Errorf("--out %w", err)
 		}
-	}
-	if err := d.Commit(); err != nil {
-		return fmt.Errorf("--out %w", err)
-	}
-	jf.bars.clear()
-	if !jf.quiet {
-		var text bytes.Buffer
-		rep.WriteText(&text)
-		fmt.Fprintf(&text, "wrote %s: %d classes, %s/%s=CLASS/part.%s\n", out, len(labels), out, b.ClassCol, format)
-		if _, err := stdout.Write(text.Bytes()); err != nil {
-			return stdoutError{err}
+		jf.bars.clear()
+		if jf.quiet {
+			return nil
 		}
-	}
-	if repF != nil {
-		if err := repF.Commit(); err != nil {
-			return fmt.Errorf("--report-json %s: %w", reportJSON, err)
-		}
-	}
-	return nil
+		return printReport(func(w io.Writer) {
+			rep.WriteText(w)
+			fmt.Fprintf(w, "wrote %s: %d classes, %s/%s=CLASS/part.%s\n", out, len(labels), out, b.ClassCol, format)
+		}, false, stdout, stderr)
+	})
 }

@@ -41,7 +41,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	fs.SetOutput(stderr)
 	var jf joinFlags
 	jf.register(fs)
-	filter := fs.String("filter", string(filters.ACBF), "the filter: "+kindList())
+	filter := fs.String("filter", string(join.DefaultFilter), "the filter: "+kindList())
 	filterFile := fs.String("filter-file", "", "use the filter in this file (join build-filter) instead of building one")
 	out := fs.String("out", "-", "output file (.gz: compressed), or - for standard output")
 	format := fs.String("format", "", "csv or parquet (default: the one --out's extension names, .csv, .parquet or .pq; else csv)")
@@ -66,7 +66,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	if *format == "parquet" && *out == "-" {
 		return usageError{fmt.Errorf("run: --format parquet needs --out FILE")}
 	}
-	if jf.set("filter") || (*filterFile == "" && jf.bank == "") {
+	if jf.set("filter") { // else the library's default, or the filter file's or bank's kind
 		jf.filter = filters.Kind(*filter)
 	}
 	if jf.route == string(join.RouteDir) {
@@ -79,67 +79,34 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	}
 	defer jf.bars.clear()
 	opt.Sort = *sorted
-	outs := []namedPath{{"--out", *out}}
-	if jf.set("report-json") {
-		outs = append(outs, namedPath{"--report-json", *reportJSON})
-	}
-	if err := checkPaths(outs, []namedPath{{"--keys", jf.keys}, {"--input", jf.input}, {"--filter-file", *filterFile}, {"--bank", jf.bank}}); err != nil {
+	outs := reportOutput([]output{{namedPath{"--out", *out}, atomicfile.Options{Gzip: *format == "csv"}}}, jf.set("report-json"), *reportJSON)
+	if err := checkPaths(paths(outs), []namedPath{{"--keys", jf.keys}, {"--input", jf.input}, {"--filter-file", *filterFile}, {"--bank", jf.bank}}); err != nil {
 		return usageError{fmt.Errorf("run: %w", err)}
 	}
-	var files outputs
-	defer files.abort()
-	outF, err := files.create(ctx, outs[0], atomicfile.Options{Gzip: *format == "csv"})
-	if err != nil {
-		return err
-	}
-	var repF *atomicfile.File
-	if len(outs) > 1 {
-		if repF, err = files.create(ctx, outs[1], atomicfile.Options{Gzip: true}); err != nil {
+	return writeAndCommit(ctx, outs, func(files []*atomicfile.File) error {
+		outF, repF := files[0], reportFile(outs, files)
+		sink := local.NewCSV(outF)
+		if *format == "parquet" {
+			sink = local.NewParquet(outF, opt.TempDir)
+		}
+		jf.tuneGC(opt)
+		rep, err := local.Run(ctx, opt, sink)
+		if err != nil {
+			return outError("run", *out, flagError("run", fs, err)) // a write to --out names it
+		}
+		rep.Settings.Format = *format
+		// Everything is written before anything is committed: a report that
+		// cannot be written (a full disk, /dev/full) fails the run with the
+		// output not yet in place.
+		if err := writeReportJSON(repF, rep); err != nil {
 			return err
 		}
-	}
-	sink := local.NewCSV(outF)
-	if *format == "parquet" {
-		sink = local.NewParquet(outF, opt.TempDir)
-	}
-	jf.tuneGC(opt)
-	rep, err := local.Run(ctx, opt, sink)
-	if err != nil {
-		return outError("run", *out, flagError("run", fs, err)) // a write to --out names it
-	}
-	rep.Settings.Format = *format
-	// Everything is written before anything is committed: a report that
-	// cannot be written (a full disk, /dev/full) fails the run with the
-	// output not yet in place.
-	if repF != nil {
-		if err := writeJSON(repF, rep); err != nil {
-			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
+		jf.bars.clear()
+		if jf.quiet {
+			return nil
 		}
-	}
-	jf.bars.clear()
-	if !jf.quiet {
-		report := stdout
-		if outF.Stdout() || (repF != nil && repF.Stdout()) {
-			report = stderr
-		}
-		var text bytes.Buffer
-		rep.WriteText(&text)
-		if _, err := report.Write(text.Bytes()); err != nil {
-			if report == stderr {
-				return fmt.Errorf("write the report to standard error: %w", err)
-			}
-			return stdoutError{err}
-		}
-	}
-	if err := outF.Commit(); err != nil {
-		return fmt.Errorf("--out %s: %w", *out, err)
-	}
-	if repF != nil {
-		if err := repF.Commit(); err != nil {
-			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
-		}
-	}
-	return nil
+		return printReport(rep.WriteText, outF.Stdout() || (repF != nil && repF.Stdout()), stdout, stderr)
+	})
 }
 
 // writeJSON writes v as indented JSON.
@@ -175,7 +142,7 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	var jf joinFlags
 	jf.register(fs)
-	filter := fs.String("filter", string(filters.ACBF), "the filter: "+kindList())
+	filter := fs.String("filter", string(join.DefaultFilter), "the filter: "+kindList())
 	out := fs.String("out", "", "filter file to write (required)")
 	usageGrouped(fs, "join build-filter --keys FILE --out FILE [flags]", "Writes the filter of a key file, for join run --filter-file: the file records the\nkeys it was built for, and run refuses it for other keys.", joinFlagGroups, buildFilterExamples)
 	if err := parse(fs, args); err != nil {
@@ -199,42 +166,43 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *out == "" {
 		return usageError{fmt.Errorf("build-filter: --out is required")}
 	}
-	if err := checkPaths([]namedPath{{"--out", *out}}, []namedPath{{"--keys", jf.keys}}); err != nil {
+	outs := []output{{namedPath{"--out", *out}, atomicfile.Options{}}}
+	if err := checkPaths(paths(outs), []namedPath{{"--keys", jf.keys}}); err != nil {
 		return usageError{fmt.Errorf("build-filter: %w", err)}
 	}
-	var files outputs
-	defer files.abort()
-	f, err := files.create(ctx, namedPath{"--out", *out}, atomicfile.Options{})
+	var text bytes.Buffer // printed once the file is in place
+	err = writeAndCommit(ctx, outs, func(files []*atomicfile.File) error {
+		ks, err := local.ReadKeySet(ctx, opt)
+		if err != nil {
+			return flagError("build-filter", fs, err)
+		}
+		b, err := filters.Build(opt.Filter, ks.Keys, opt.Sizing)
+		if err != nil {
+			return flagError("build-filter", fs, err)
+		}
+		kc, kt, err := key.Canonical(opt.KeyCol, ks.KeyType) // as the join that reads it resolves them
+		if err != nil {
+			return flagError("build-filter", fs, err)
+		}
+		if err := join.WriteFilter(files[0], b, kc, kt); err != nil {
+			return fmt.Errorf("--out %s: %w", *out, err)
+		}
+		if jf.quiet {
+			return nil
+		}
+		fmt.Fprintf(&text, "wrote %s: %s filter of %d %s keys, %d bytes, formula FP %.3g\n", *out, b.Spell(), b.N, kt, b.SerializedBytes, b.FPP)
+		for _, why := range ks.Why {
+			fmt.Fprintf(&text, "key type: %s\n", why)
+		}
+		if ks.Null+ks.Unmatchable > 0 {
+			fmt.Fprintf(&text, "left out: %d rows of a NULL key, %d of a key that is no %s\n", ks.Null, ks.Unmatchable, kt)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	ks, err := local.ReadKeySet(ctx, opt)
-	if err != nil {
-		return flagError("build-filter", fs, err)
-	}
-	b, err := filters.Build(opt.Filter, ks.Keys, opt.Sizing)
-	if err != nil {
-		return flagError("build-filter", fs, err)
-	}
-	kc, kt, err := key.Canonical(opt.KeyCol, ks.KeyType) // as the join that reads it resolves them
-	if err != nil {
-		return flagError("build-filter", fs, err)
-	}
-	if err := join.WriteFilter(f, b, kc, kt); err != nil {
-		return fmt.Errorf("--out %s: %w", *out, err)
-	}
-	if err := f.Commit(); err != nil {
-		return fmt.Errorf("--out %s: %w", *out, err)
-	}
-	if !jf.quiet {
-		fmt.Fprintf(stdout, "wrote %s: %s filter of %d %s keys, %d bytes, formula FP %.3g\n", *out, b.Spell(), b.N, kt, b.SerializedBytes, b.FPP)
-		for _, why := range ks.Why {
-			fmt.Fprintf(stdout, "key type: %s\n", why)
-		}
-		if ks.Null+ks.Unmatchable > 0 {
-			fmt.Fprintf(stdout, "left out: %d rows of a NULL key, %d of a key that is no %s\n", ks.Null, ks.Unmatchable, kt)
-		}
-	}
+	stdout.Write(text.Bytes())
 	return nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/cli"
@@ -129,23 +128,12 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	ckc, ckt, err := key.Canonical(*keyCol, key.Type(*keyType))
+	names, types, err := key.Parse(*keyCol, key.Type(*keyType)) // one type a column
 	if err != nil {
 		return usageError{flagError("multikey absent", fs, err)} // names --key-col or --key-type
 	}
-	names, err := key.SplitColumns(ckc)
-	if err != nil {
-		return usageError{fmt.Errorf("multikey absent: --key-col: %v", err)}
-	}
 	if len(names) < 2 {
 		return usageError{fmt.Errorf("multikey absent: --key-col %s: the per-column layout needs a key of several columns", *keyCol)}
-	}
-	var types []key.Type
-	for _, t := range strings.Split(string(ckt), ",") {
-		types = append(types, key.Type(t))
-	}
-	if len(types) != len(names) {
-		return usageError{fmt.Errorf("multikey absent: --key-type %s: %d types for %d columns", *keyType, len(types), len(names))}
 	}
 	if _, err := filters.Lookup(*kind); err != nil {
 		return usageError{fmt.Errorf("multikey absent: --filter %q: %v", *kind, err)}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -108,28 +107,21 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	if opt.InputSep, err = parseDelimFlag(cmd, "input-delim", j.inputDelim); err != nil {
 		return opt, err
 	}
+	opt.Bank, opt.Route = j.bank, join.Route(j.route) // Classes and Route without a bank: the library refuses them
 	if j.bank != "" {
 		// The bank decides the key column and type unless they are given.
-		opt.Bank = j.bank
 		if !j.set("key-col") {
 			opt.KeyCol = ""
 		}
 		if !j.set("key-type") {
 			opt.KeyType = ""
 		}
-		if j.classes != "" {
-			var err error
-			if opt.Classes, err = key.SplitList(j.classes); err != nil {
-				return opt, usageError{fmt.Errorf("%s: --classes %w (a label holding a comma is written quoted, as in a CSV line)", cmd, err)}
-			}
+	}
+	if j.classes != "" {
+		var err error
+		if opt.Classes, err = key.SplitList(j.classes); err != nil {
+			return opt, usageError{fmt.Errorf("%s: --classes %w (a label holding a comma is written quoted, as in a CSV line)", cmd, err)}
 		}
-		opt.Route = join.Route(j.route)
-	} else if j.classes != "" || j.route != "" {
-		flagName := "classes"
-		if j.classes == "" {
-			flagName = "route"
-		}
-		return opt, usageError{fmt.Errorf("%s: --%s needs --bank", cmd, flagName)}
 	}
 	if j.set("broadcast-budget") {
 		b, err := parseSize(j.budget)
@@ -150,13 +142,7 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	if opt.SkipBadRows, err = badRowsFlag(cmd, j.badRows); err != nil {
 		return opt, err
 	}
-	check := opt
-	if check.Bank != "" { // the bank fills these in: check the rest
-		// (the join columns' count stands for the key's, unknown until the
-		// bank is read)
-		check.KeyCol, check.KeyType = cmp.Or(check.KeyCol, check.JoinCol, join.DefaultKeyCol), cmp.Or(check.KeyType, key.Int)
-	}
-	resolved, err := check.Resolve()
+	resolved, err := opt.Check() // before the bank (if any) is read
 	if err != nil {
 		return opt, usageError{flagError(cmd, j.fs, err)}
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -34,27 +35,71 @@ func checkPaths(outs, ins []namedPath) error {
 	return nil
 }
 
-// outputs are the files a command writes, created before its work starts
-// (so a folder that cannot be written fails at once) and committed at the
-// end; abort removes every one not yet committed.
-type outputs struct{ files []*atomicfile.File }
-
-func (o *outputs) create(ctx context.Context, p namedPath, opt atomicfile.Options) (*atomicfile.File, error) {
-	f, err := atomicfile.Create(ctx, p.path, opt)
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s %s: %w", p.flag, p.path, err)
-	}
-	o.files = append(o.files, f)
-	return f, nil
+// output is a file a command writes: its flag and path, and how it is
+// written.
+type output struct {
+	namedPath
+	atomicfile.Options
 }
 
-func (o *outputs) abort() {
-	for _, f := range o.files {
-		f.Abort()
+// writeAndCommit is the ending of every command that writes files: it
+// creates each output before the work starts (under a temporary name beside
+// it, so that a folder that cannot be written fails at once), runs work
+// with them in their order, and commits them in that order once work
+// returns nil. On an error (work's; a create's or a commit's, named by the
+// output's flag and path) every output not yet committed is removed.
+func writeAndCommit(ctx context.Context, outs []output, work func(files []*atomicfile.File) error) error {
+	files := make([]*atomicfile.File, 0, len(outs))
+	defer func() {
+		for _, f := range files {
+			f.Abort() // a committed file stays
+		}
+	}()
+	for _, o := range outs {
+		f, err := atomicfile.Create(ctx, o.path, o.Options)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return err
+			}
+			return fmt.Errorf("%s %s: %w", o.flag, o.path, err)
+		}
+		files = append(files, f)
 	}
+	if err := work(files); err != nil {
+		return err
+	}
+	for i, f := range files {
+		if err := f.Commit(); err != nil {
+			return fmt.Errorf("%s %s: %w", outs[i].flag, outs[i].path, err)
+		}
+	}
+	return nil
+}
+
+// reportOutput appends the --report-json output to outs if the flag was
+// given (gzip by its name, as every output); reportFile finds its file.
+func reportOutput(outs []output, given bool, path string) []output {
+	if given {
+		outs = append(outs, output{namedPath{"--report-json", path}, atomicfile.Options{Gzip: true}})
+	}
+	return outs
+}
+
+// reportFile is the --report-json file of files (reportOutput), or nil.
+func reportFile(outs []output, files []*atomicfile.File) *atomicfile.File {
+	if n := len(outs); n > 0 && outs[n-1].flag == "--report-json" {
+		return files[n-1]
+	}
+	return nil
+}
+
+// paths are the outputs' flags and paths, for checkPaths.
+func paths(outs []output) []namedPath {
+	ps := make([]namedPath, len(outs))
+	for i, o := range outs {
+		ps[i] = o.namedPath
+	}
+	return ps
 }
 
 // cmdClean removes what runs that died left in a folder: entries named with
@@ -157,4 +202,32 @@ func outError(cmd, path string, err error) error {
 		return fmt.Errorf("%s: %w", cmd, e)
 	}
 	return err
+}
+
+// writeReportJSON writes v to the --report-json file f, if any (nil: none).
+func writeReportJSON(f *atomicfile.File, v any) error {
+	if f == nil {
+		return nil
+	}
+	if err := writeJSON(f, v); err != nil {
+		return fmt.Errorf("--report-json %s: %w", f.Path, err)
+	}
+	return nil
+}
+
+// printReport writes a command's text report to standard output, or to
+// standard error where standard output carries an output (toStderr).
+func printReport(report func(io.Writer), toStderr bool, stdout, stderr io.Writer) error {
+	var text bytes.Buffer
+	report(&text)
+	if !toStderr {
+		if _, err := stdout.Write(text.Bytes()); err != nil {
+			return stdoutError{err}
+		}
+		return nil
+	}
+	if _, err := stderr.Write(text.Bytes()); err != nil {
+		return fmt.Errorf("write the report to standard error: %w", err)
+	}
+	return nil
 }

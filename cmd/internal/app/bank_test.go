@@ -154,7 +154,7 @@ func TestRunRouteDir(t *testing.T) {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}
-	if _, _, err := runCmd("run", "--keys", p("k.csv"), "--input", p("in.csv"), "--join-col", "ref", "--key-col", "id", "--classes", "a", "--out", p("o.csv")); err == nil || !strings.Contains(err.Error(), "needs --bank") {
+	if _, _, err := runCmd("run", "--keys", p("k.csv"), "--input", p("in.csv"), "--join-col", "ref", "--key-col", "id", "--classes", "a", "--out", p("o.csv")); err == nil || !strings.Contains(err.Error(), "needs a bank (--bank)") {
 		t.Errorf("--classes without a bank: %v", err)
 	}
 	_, e, err := runCmd("run", "--bank", p("g.bank"), "--classes", "a", "--keys", p("k.csv"), "--input", p("in.csv"), "--join-col", "ref", "--route", "column", "--sort", "--quiet", "--out", p("col.csv"))

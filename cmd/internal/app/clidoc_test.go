@@ -12,7 +12,7 @@ var updateDoc = flag.Bool("update", false, "rewrite docs/cli.md from the program
 // TestCLIDoc: docs/cli.md is the program's help as it prints it (every
 // page a command's -h), so that the document cannot drift from the flags.
 func TestCLIDoc(t *testing.T) {
-	const path = "../../docs/cli.md"
+	const path = "../../../docs/cli.md"
 	want := cliDoc("acbfjoin")
 	for _, page := range helpPages {
 		if !strings.Contains(want, "## acbfjoin "+strings.Join(page, " ")+"\n\n```\nusage: ") &&
@@ -27,9 +27,9 @@ func TestCLIDoc(t *testing.T) {
 	}
 	got, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./internal/app -run TestCLIDoc -update)", err)
+		t.Fatalf("%v (run go test ./cmd/internal/app -run TestCLIDoc -update)", err)
 	}
 	if string(got) != want {
-		t.Fatalf("docs/cli.md is stale: run go test ./internal/app -run TestCLIDoc -update")
+		t.Fatalf("docs/cli.md is stale: run go test ./cmd/internal/app -run TestCLIDoc -update")
 	}
 }

@@ -120,8 +120,6 @@ func genParquet(ctx context.Context, out string, opt datasets.Options, rowGroup 
 		return err
 	}
 	fmt.Fprint(stdout, strings.ReplaceAll(strings.ReplaceAll(text, "wrote ", "generated "), tmp+string(filepath.Separator), ""))
-	var files outputs
-	defer files.abort()
 	for _, e := range ents {
 		src := filepath.Join(tmp, e.Name())
 		name := e.Name()
@@ -133,18 +131,16 @@ func genParquet(ctx context.Context, out string, opt datasets.Options, rowGroup 
 		if err != nil {
 			return err
 		}
-		f, err := files.create(ctx, namedPath{"--out", dst}, atomicfile.Options{})
-		if err != nil {
-			in.Close()
-			return err
-		}
-		rows, err := local.ConvertCSV(ctx, local.CSVInput{Text: bufio.NewReaderSize(in, 1<<20), Name: e.Name(), Sep: csvscan.SepFor(src)}, f, rowGroup, tmp)
+		var rows int64
+		err = writeAndCommit(ctx, []output{{namedPath{"--out", dst}, atomicfile.Options{}}}, func(files []*atomicfile.File) (err error) {
+			if rows, err = local.ConvertCSV(ctx, local.CSVInput{Text: bufio.NewReaderSize(in, 1<<20), Name: e.Name(), Sep: csvscan.SepFor(src)}, files[0], rowGroup, tmp); err != nil {
+				return outError("gen", dst, err)
+			}
+			return nil
+		})
 		in.Close()
 		if err != nil {
-			return outError("gen", dst, err)
-		}
-		if err := f.Commit(); err != nil {
-			return fmt.Errorf("gen: --out %s: %w", dst, err)
+			return err
 		}
 		os.Remove(src) // the folder's space back before the next file
 		fmt.Fprintf(stdout, "wrote %s (%d rows)\n", dst, rows)
@@ -210,46 +206,45 @@ Examples:
 	if !asParquet && inSep != ',' {
 		return usageError{fmt.Errorf("keys: --out %s: the sample's records are copied as they are, and %s is tab-separated: name the output .parquet (its columns typed by their values)", *out, *patents)}
 	}
-	if err := checkPaths([]namedPath{{"--out", *out}}, []namedPath{{"--" + inFlag, *patents}}); err != nil {
+	outs := []output{{namedPath{"--out", *out}, atomicfile.Options{Gzip: true}}}
+	if err := checkPaths(paths(outs), []namedPath{{"--" + inFlag, *patents}}); err != nil {
 		return usageError{fmt.Errorf("keys: %w", err)}
 	}
-	var files outputs
-	defer files.abort()
-	f, err := files.create(ctx, namedPath{"--out", *out}, atomicfile.Options{Gzip: true})
+	var res nber.KeysResult
+	err := writeAndCommit(ctx, outs, func(files []*atomicfile.File) (err error) {
+		f := files[0]
+		if asParquet {
+			// The sample's CSV, typed by its values on its way through.
+			pr, pw := io.Pipe()
+			done := make(chan error, 1)
+			go func() {
+				r, err := nber.ExtractKeysContext(ctx, *patents, pw, opt)
+				res = r
+				pw.CloseWithError(err)
+				done <- err
+			}()
+			_, cerr := local.ConvertCSV(ctx, local.CSVInput{Text: pr, Name: *out, Sep: inSep}, f, 0, "")
+			pr.CloseWithError(io.ErrClosedPipe)
+			err = <-done
+			if err == nil {
+				err = cerr
+			}
+		} else {
+			res, err = nber.ExtractKeysContext(ctx, *patents, f, opt)
+		}
+		if err != nil {
+			if e := fileFlag(inFlag, *patents, err); e != err {
+				return fmt.Errorf("keys: %w", e)
+			}
+			if e := flagError("keys", fs, err); e != err {
+				return e
+			}
+			return fmt.Errorf("keys: %w", fileFlag("out", *out, err))
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	var res nber.KeysResult
-	if asParquet {
-		// The sample's CSV, typed by its values on its way through.
-		pr, pw := io.Pipe()
-		done := make(chan error, 1)
-		go func() {
-			r, err := nber.ExtractKeysContext(ctx, *patents, pw, opt)
-			res = r
-			pw.CloseWithError(err)
-			done <- err
-		}()
-		_, cerr := local.ConvertCSV(ctx, local.CSVInput{Text: pr, Name: *out, Sep: inSep}, f, 0, "")
-		pr.CloseWithError(io.ErrClosedPipe)
-		err = <-done
-		if err == nil {
-			err = cerr
-		}
-	} else {
-		res, err = nber.ExtractKeysContext(ctx, *patents, f, opt)
-	}
-	if err != nil {
-		if e := fileFlag(inFlag, *patents, err); e != err {
-			return fmt.Errorf("keys: %w", e)
-		}
-		if e := flagError("keys", fs, err); e != err {
-			return e
-		}
-		return fmt.Errorf("keys: %w", fileFlag("out", *out, err))
-	}
-	if err := f.Commit(); err != nil {
-		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d of %d matching records (%d scanned)\n", *out, res.Kept, res.Matched, res.Scanned)
 	return nil

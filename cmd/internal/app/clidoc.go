@@ -25,7 +25,7 @@ func cliDoc(name string) string {
 	prog = name
 	defer func() { prog = old }()
 	var b strings.Builder
-	fmt.Fprintf(&b, "# The command line\n\nGenerated from the program's own help by `go test ./internal/app -run TestCLIDoc -update` (a test fails when this file is stale). `%s help` prints the first part, `%s help COMMAND` (or `%s COMMAND -h`) each of the others.\n\n", name, name, name)
+	fmt.Fprintf(&b, "# The command line\n\nGenerated from the program's own help by `go test ./cmd/internal/app -run TestCLIDoc -update` (a test fails when this file is stale). `%s help` prints the first part, `%s help COMMAND` (or `%s COMMAND -h`) each of the others.\n\n", name, name, name)
 	b.WriteString("```\n" + usageText() + "```\n")
 	for _, page := range helpPages {
 		var out, errb bytes.Buffer

@@ -161,46 +161,30 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := sf.checkKinds("filter eval", ""); err != nil {
 		return err
 	}
-	var files outputs
-	defer files.abort()
-	var repF *atomicfile.File
-	if sf.set("report-json") {
-		p := namedPath{"--report-json", *reportJSON}
-		if err := checkPaths([]namedPath{p}, nil); err != nil {
-			return usageError{fmt.Errorf("filter eval: %w", err)}
+	outs := reportOutput(nil, sf.set("report-json"), *reportJSON)
+	if err := checkPaths(paths(outs), nil); err != nil {
+		return usageError{fmt.Errorf("filter eval: %w", err)}
+	}
+	return writeAndCommit(ctx, outs, func(files []*atomicfile.File) error {
+		cfg := evaluate.Config{Kinds: kinds, N: n.N, Queries: queries.N, Churn: *churn, Seed: *seed, Sizing: sz}
+		if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
+			cfg.Progress = func(k filters.Kind, phase string) { fmt.Fprintf(stderr, "\r\033[Kfilter eval: %s: %s", k, phase) }
+			defer fmt.Fprint(stderr, "\r\033[K")
 		}
-		if repF, err = files.create(ctx, p, atomicfile.Options{Gzip: true}); err != nil {
+		results, err := evaluate.Evaluate(ctx, cfg)
+		if err != nil {
 			return err
 		}
-	}
-	cfg := evaluate.Config{Kinds: kinds, N: n.N, Queries: queries.N, Churn: *churn, Seed: *seed, Sizing: sz}
-	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
-		cfg.Progress = func(k filters.Kind, phase string) { fmt.Fprintf(stderr, "\r\033[Kfilter eval: %s: %s", k, phase) }
-		defer fmt.Fprint(stderr, "\r\033[K")
-	}
-	results, err := evaluate.Evaluate(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	report := evalReport{n.N, queries.N, *churn, *seed, sz, runtime.Version(), evaluate.JSONSafe(results)}
-	if repF != nil {
-		if err := writeJSON(repF, report); err != nil {
-			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
-		}
-	}
-	if *asJSON {
-		if err := writeJSON(stdout, report); err != nil {
+		report := evalReport{n.N, queries.N, *churn, *seed, sz, runtime.Version(), evaluate.JSONSafe(results)}
+		if err := writeReportJSON(reportFile(outs, files), report); err != nil {
 			return err
 		}
-	} else {
+		if *asJSON {
+			return writeJSON(stdout, report)
+		}
 		evaluate.WriteMarkdown(stdout, cfg, results, cli.RewriteText)
-	}
-	if repF != nil {
-		if err := repF.Commit(); err != nil {
-			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // evalReport is filter eval's JSON.

@@ -44,42 +44,26 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer jf.bars.clear()
-	var outs []namedPath
-	if jf.set("report-json") {
-		outs = append(outs, namedPath{"--report-json", *reportJSON})
-	}
-	if err := checkPaths(outs, []namedPath{{"--keys", opt.Keys}, {"--input", opt.Input}}); err != nil {
+	outs := reportOutput(nil, jf.set("report-json"), *reportJSON)
+	if err := checkPaths(paths(outs), []namedPath{{"--keys", opt.Keys}, {"--input", opt.Input}}); err != nil {
 		return usageError{fmt.Errorf("compare: %w", err)}
 	}
 	if err := local.CheckSides(opt.Keys, opt.Input, ""); err != nil {
 		return usageError{fmt.Errorf("compare: %w", err)}
 	}
-	var files outputs
-	defer files.abort()
-	var repF *atomicfile.File
-	if len(outs) > 0 {
-		if repF, err = files.create(ctx, outs[0], atomicfile.Options{Gzip: true}); err != nil {
+	return writeAndCommit(ctx, outs, func(files []*atomicfile.File) error {
+		jf.tuneGC(opt)
+		reps, err := local.Compare(ctx, opt, kinds, *repeat)
+		if err != nil {
+			return flagError("compare", fs, err)
+		}
+		if err := writeReportJSON(reportFile(outs, files), reps); err != nil {
 			return err
 		}
-	}
-	jf.tuneGC(opt)
-	reps, err := local.Compare(ctx, opt, kinds, *repeat)
-	if err != nil {
-		return flagError("compare", fs, err)
-	}
-	if repF != nil {
-		if err := writeJSON(repF, reps); err != nil {
-			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
+		jf.bars.clear()
+		if !jf.quiet {
+			writeCompare(stdout, reps, *repeat)
 		}
-	}
-	jf.bars.clear()
-	if !jf.quiet {
-		writeCompare(stdout, reps, *repeat)
-	}
-	if repF != nil {
-		if err := repF.Commit(); err != nil {
-			return fmt.Errorf("--report-json %s: %w", *reportJSON, err)
-		}
-	}
-	return nil
+		return nil
+	})
 }

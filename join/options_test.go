@@ -1,0 +1,77 @@
+package join_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// The default kind is the library's: a join that names no filter, no
+// filter file and no bank builds DefaultFilter; a filter file or a bank
+// brings its own, and Filter stays unset.
+func TestResolveDefaultFilter(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opt  join.Options
+		want filters.Kind
+	}{
+		{"none named", join.Options{}, join.DefaultFilter},
+		{"a kind", join.Options{Filter: filters.Bloom}, filters.Bloom},
+		{"a filter file", join.Options{FilterFile: "keys.acbf"}, ""},
+		{"a bank", join.Options{Bank: "cat.bank", KeyType: "int"}, ""},
+	} {
+		tc.opt.Keys, tc.opt.Input = "keys.csv", "input.csv"
+		r, err := tc.opt.Resolve()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if r.Filter != tc.want {
+			t.Errorf("%s: Filter %q, want %q", tc.name, r.Filter, tc.want)
+		}
+	}
+	if join.DefaultFilter != filters.ACBF {
+		t.Errorf("DefaultFilter %q: the docs and the help say acbf", join.DefaultFilter)
+	}
+}
+
+// Check is Resolve before the bank is read: the bank's key column and type
+// are not known yet, so the join columns stand in for the key's (a
+// composite key of two columns passes), and every other option is still
+// checked, by its field's name.
+func TestCheckBank(t *testing.T) {
+	opt := join.Options{Keys: "keys.csv", Input: "input.csv", Bank: "cat.bank", JoinCol: "a,b"}
+	if _, err := opt.Check(); err != nil {
+		t.Fatalf("a bank join on two join columns, its key column left to the bank: %v", err)
+	}
+	if _, err := opt.Resolve(); err == nil {
+		t.Errorf("Resolve passed a bank join whose key column is not yet known: want the count of columns refused (Check is the pre-check)")
+	}
+	for _, tc := range []struct {
+		name  string
+		opt   join.Options
+		field string
+	}{
+		{"bits per key", join.Options{Sizing: filters.Sizing{BitsPerKey: 16}}, "Sizing.BitsPerKey"},
+		{"a filter file", join.Options{FilterFile: "keys.acbf"}, "FilterFile"},
+		{"auto", join.Options{Filter: join.FilterAuto}, "Bank"},
+		{"hot exclusions", join.Options{HotExclusions: 10}, "HotExclusions"},
+	} {
+		o := tc.opt
+		o.Keys, o.Input, o.Bank = "keys.csv", "input.csv", "cat.bank"
+		_, err := o.Check()
+		var oe *option.Error
+		if !errors.As(err, &oe) || oe.Name != tc.field {
+			t.Errorf("%s with a bank: Check gave %v, want an error naming %s", tc.name, err, tc.field)
+		}
+	}
+	// Without a bank, Check is Resolve.
+	plain := join.Options{Keys: "keys.csv", Input: "input.csv", KeyCol: "a,b", JoinCol: "c,d"}
+	r1, err1 := plain.Check()
+	r2, err2 := plain.Resolve()
+	if err1 != nil || err2 != nil || r1.KeyCol != r2.KeyCol || r1.Filter != r2.Filter {
+		t.Errorf("without a bank: Check (%v, %v) and Resolve (%v, %v) differ", r1.KeyCol, err1, r2.KeyCol, err2)
+	}
+}
