@@ -4,6 +4,7 @@
 # string, integer and composite keys) joined by DuckDB 1.4.5
 # (bench/peers/duckdb_join --join, each type), written to testdata/nulls as
 # the goldens that join/local's, join/stream's and beam's TestNullCases
+# (JSON lines sides too: checked below against DuckDB's read_json)
 # compare every engine with. Run it after changing the cases; `git diff
 # testdata/nulls` then shows whether DuckDB's answers moved. Needs the
 # DuckDB peer's build (cgo, offline through the module proxy).
@@ -22,3 +23,18 @@ while IFS=$'\t' read -r golden keys input kc jc jt; do
 done < "$tmp/list"
 echo "nulls-diff: $n goldens written to testdata/nulls by DuckDB ($(go version | cut -d' ' -f3)); git diff --stat testdata/nulls:"
 git diff --stat testdata/nulls || true
+# The JSON lines twins: DuckDB's read_json must give the answers its
+# read_parquet gave (the engines' tests hold JSON lines to the same goldens).
+go run ./bench/cmd/nullcases --dir "$tmp/sides" --table jsonl > "$tmp/jlist"
+same=0; total=0
+while IFS=$'\t' read -r golden keys input kc jc jt; do
+  total=$((total + 1))
+  "$tmp/duckdb_join" --cite "$input" --keys "$keys" --join-col "$jc" --key-col "$kc" --join "$jt" --threads 1 --out "$tmp/j.csv" > /dev/null
+  if cmp -s <(tail -n +2 "$tmp/j.csv" | LC_ALL=C sort) <(tail -n +2 "testdata/nulls/$golden" | LC_ALL=C sort); then
+    same=$((same + 1))
+  else
+    echo "read_json differs from read_parquet: $golden"
+  fi
+done < "$tmp/jlist"
+echo "nulls-diff: DuckDB's read_json on the JSON lines twins equals its read_parquet on $same of $total goldens"
+[ "$same" = "$total" ]

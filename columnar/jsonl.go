@@ -83,8 +83,9 @@ func openJSONL(ctx context.Context, t *Table, f *os.File) (*jsonlFile, error) {
 					t.Names = append(t.Names, k)
 					kinds = append(kinds, 0)
 				}
-				kinds[c] |= kindOf(v)
-				return nil
+				kind, err := kindOf(v)
+				kinds[c] |= kind
+				return err
 			})
 			if perr != nil {
 				return nil, fmt.Errorf("%s:%d: %w: %v", t.Name, line, ErrFormat, perr)
@@ -151,22 +152,26 @@ func eachField(text []byte, fn func(k string, v json.RawMessage) error) (ok bool
 	return true, nil
 }
 
-// kindOf is the kind of a JSON value (0 for null).
-func kindOf(v json.RawMessage) int {
+// kindOf is the kind of a JSON value (0 for null); a number beyond
+// float64 (1e999) is an error.
+func kindOf(v json.RawMessage) (int, error) {
 	switch v[0] {
 	case 'n':
-		return 0
+		return 0, nil
 	case '"':
-		return jString
+		return jString, nil
 	case 't', 'f':
-		return jBool
+		return jBool, nil
 	case '{', '[':
-		return jNested
+		return jNested, nil
 	}
 	if _, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-		return jInt
+		return jInt, nil
 	}
-	return jFloat
+	if x, err := strconv.ParseFloat(string(v), 64); err != nil || math.IsInf(x, 0) {
+		return 0, fmt.Errorf("%s: a number beyond float64", v)
+	}
+	return jFloat, nil
 }
 
 // typeOfKinds is the column type of the kinds its values held.

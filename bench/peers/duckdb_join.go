@@ -4,7 +4,7 @@
 //
 //	COPY (SELECT * FROM read_csv(CITE) c JOIN read_csv(KEYS) k ON c.CITED = k.PATENT) TO OUT
 //
-// (read_parquet for a .parquet side; --join-col and --key-col name other
+// (read_parquet for a .parquet side, read_json for .jsonl; --join-col and --key-col name other
 // columns), or with --sql any statement, such as the COPY ... TO
 // 'x.parquet' (FORMAT parquet) that writes bench/parquet.sh's Parquet twins
 // with DuckDB's default writer settings.
@@ -106,8 +106,11 @@ func main() {
 }
 
 func reader(path string) string {
-	if strings.HasSuffix(path, ".parquet") {
+	switch {
+	case strings.HasSuffix(path, ".parquet"):
 		return "read_parquet"
+	case strings.HasSuffix(path, ".jsonl"), strings.HasSuffix(path, ".ndjson"):
+		return "read_json"
 	}
 	return "read_csv"
 }

@@ -67,7 +67,7 @@ type bankFlags struct {
 
 func (b *bankFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.keys, "keys", "", "the key file: CSV or TSV with header (.gz/.zip too), Parquet or Arrow IPC, or - (required)")
-	fs.StringVar(&b.keysFormat, "keys-format", "", "format of --keys: csv, parquet or arrow (default: by its name)")
+	fs.StringVar(&b.keysFormat, "keys-format", "", "format of --keys: csv, parquet, arrow or jsonl (default: by its name)")
 	fs.StringVar(&b.tempDir, "tmp-dir", "", "folder for a copy of a stream read twice (default: the system's)")
 	fs.StringVar(&b.delim, "delim", "", `field separator: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma`)
 	fs.IntVar(&b.mappers, "mappers", 0, "goroutines reading the key file (0: one per core)")

@@ -48,8 +48,8 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.input, "input", "", "large side: CSV with header (.csv, .tsv, .txt, .gz, .zip), Parquet or Arrow IPC, or - (required)")
 	fs.StringVar(&j.keyCol, "key-col", join.DefaultKeyCol, "join column of the small side; several, comma-separated, for a composite key (A,B,C; quote a name holding a comma)")
 	fs.StringVar(&j.joinCol, "join-col", join.DefaultJoinCol, "join column of the large side; several for a composite key, as many as --key-col, matched in order")
-	fs.StringVar(&j.keysFormat, "keys-format", "", "format of --keys: csv, parquet or arrow (default: by its name: .parquet/.pq, .arrow/.feather/.ipc, else CSV)")
-	fs.StringVar(&j.inputFormat, "input-format", "", "format of --input: csv, parquet or arrow (default: by its name)")
+	fs.StringVar(&j.keysFormat, "keys-format", "", "format of --keys: csv, parquet, arrow or jsonl (default: by its name: .parquet/.pq, .arrow/.feather/.ipc, .jsonl/.ndjson, else CSV)")
+	fs.StringVar(&j.inputFormat, "input-format", "", "format of --input: csv, parquet, arrow or jsonl (default: by its name)")
 	fs.StringVar(&j.keyType, "key-type", string(key.Auto), keyTypeUsage)
 	fs.StringVar(&j.joinType, "join", string(join.JoinInner), "the join: inner; semi (each large row with a match, once, its own columns); anti (each without one; rows the filter rejects skip the shuffle); "+
 		"left (every large row, unmatched ones with empty key-side columns); right (every key row, unmatched ones with empty large-side columns but the join column); full (both). A NULL key (an empty CSV field; a Parquet or Arrow NULL) never matches")

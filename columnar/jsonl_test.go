@@ -1,0 +1,140 @@
+package columnar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// readJSONL opens text as a JSON lines table and returns its names,
+// types and rows as canonical text (a NULL as <nil>).
+func readJSONL(t *testing.T, text string) (*Table, [][]string, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(path, []byte(text), 0o644)
+	tb, err := Open(context.Background(), path, "t.jsonl", JSONL, "", AllowNested)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.Cleanup(func() { tb.Close() })
+	tb.SkipNested()
+	var rows [][]string
+	r := NewReader(tb)
+	for r.Next() {
+		var row []string
+		for j, f := range r.Fields() {
+			if r.Null(j) {
+				row = append(row, "<nil>")
+			} else {
+				row = append(row, string(f))
+			}
+		}
+		rows = append(rows, row)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatalf("a table that opened fails to read: %v", err)
+	}
+	return tb, rows, nil
+}
+
+// TestJSONLTypes: each column's type from all its values (the table in
+// jsonl.go), NULLs for null and missing keys, columns in the order their
+// keys first appear, blank lines skipped.
+func TestJSONLTypes(t *testing.T) {
+	tb, rows, err := readJSONL(t, `{"i": 1, "f": 1, "b": true, "s": "x", "m": 1, "n": null, "o": {"a": 1}}
+{"i": -7, "f": 2.5, "b": false, "s": "", "m": "y", "o": [1]}
+
+{"i": null, "f": 1e3, "s": "\u00e9\"", "m": true, "late": 9223372036854775807}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, ty := range tb.Types {
+		types = append(types, ty.String())
+	}
+	wantNames := []string{"i", "f", "b", "s", "m", "n", "o", "late"}
+	wantTypes := []string{"int64", "float64", "bool", "string", "string", "string", "JSON object or array", "int64"}
+	if !slices.Equal(tb.Names, wantNames) || !slices.Equal(types, wantTypes) {
+		t.Fatalf("names %q types %q, want %q %q", tb.Names, types, wantNames, wantTypes)
+	}
+	want := [][]string{
+		{"1", "1", "true", "x", "1", "<nil>", "<nil>", "<nil>"},
+		{"-7", "2.5", "false", "", "y", "<nil>", "<nil>", "<nil>"},
+		{"<nil>", "1000", "<nil>", "é\"", "true", "<nil>", "<nil>", "9223372036854775807"},
+	}
+	if fmt.Sprint(rows) != fmt.Sprint(want) {
+		t.Errorf("rows\n%q\nwant\n%q", rows, want)
+	}
+	if err := tb.Refuse([]int{6}, false); err == nil {
+		t.Errorf("a nested column read: no refusal")
+	}
+}
+
+// TestJSONLChunks: a file of more than one chunk's lines reads back whole,
+// by chunk and by selected rows, each row numbered as its line.
+func TestJSONLChunks(t *testing.T) {
+	var b strings.Builder
+	n := jsonlChunk + 100
+	for i := range n {
+		if i == 5 {
+			b.WriteString("\n") // a blank line: no row
+		}
+		fmt.Fprintf(&b, "{\"k\": %d, \"v\": \"r%d\"}\n", i, i)
+	}
+	tb, rows, err := readJSONL(t, b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Chunks() != 2 || tb.Rows() != int64(n) || len(rows) != n || rows[n-1][1] != fmt.Sprintf("r%d", n-1) {
+		t.Fatalf("%d chunks, %d rows (%d read), last %q", tb.Chunks(), tb.Rows(), len(rows), rows[len(rows)-1])
+	}
+	cols, err := tb.ReadRows(1, []int{1}, []int{0, 99})
+	if err != nil || string(cols[0].Bytes(0)) != fmt.Sprintf("r%d", jsonlChunk) || string(cols[0].Bytes(1)) != fmt.Sprintf("r%d", n-1) {
+		t.Errorf("rows 0 and 99 of chunk 1: %v", err)
+	}
+}
+
+// TestJSONLErrors: a line that is no JSON object, or holds two values, is
+// refused naming the file and the line (ErrFormat); a file of no object
+// has no column.
+func TestJSONLErrors(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"{\"a\": 1}\n[1, 2]\n", "t.jsonl:2: not a valid file of its format: not a JSON object"},
+		{"{\"a\": 1}\n{\"a\": 2} {\"a\": 3}\n", "t.jsonl:2: not a valid file of its format: more than one JSON value"},
+		{"{\"a\": 1}\n{\"a\": \n", "t.jsonl:2: not a valid file of its format"},
+		{"\n\n", "t.jsonl: not a valid file of its format: no JSON object"},
+		{"{\"a\": 1e999}\n", "t.jsonl:1: not a valid file of its format"},
+	} {
+		_, _, err := readJSONL(t, tc.text)
+		if err == nil || !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.text, err, tc.want)
+		}
+	}
+}
+
+// FuzzJSONL: any bytes open as JSON lines or fail with ErrFormat naming
+// the file, never a panic; a table that opens reads every row, and as
+// many as it counted.
+func FuzzJSONL(f *testing.F) {
+	for _, s := range []string{"{\"a\": 1}\n", "{\"a\": \"x\", \"b\": [1]}\n\n{\"a\": null}", "{}\n", "{\"a\":1}{\"b\":2}", "{\"a\": 1.5e3, \"a\": \"dup\"}\n", "\xff\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tb, rows, err := readJSONL(t, string(data))
+		if err != nil {
+			if !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), "t.jsonl") {
+				t.Fatalf("error %v: not ErrFormat naming the file", err)
+			}
+			return
+		}
+		if int64(len(rows)) != tb.Rows() {
+			t.Fatalf("%d rows read, %d counted", len(rows), tb.Rows())
+		}
+	})
+}
