@@ -45,6 +45,52 @@ type jsonlFile struct {
 // jsonlChunk is the lines of a chunk: a mapper's unit of work.
 const jsonlChunk = 1 << 16
 
+// MaxJSONLine is the longest JSON line read (a line break within it, or
+// the end): a bound on the memory a line takes, and on what a stream
+// without line breaks (/dev/zero) copies before it is refused, as CSV's
+// 1 MiB a record is.
+const MaxJSONLine = 16 << 20
+
+// errLongLine is the error of a line longer than MaxJSONLine.
+func errLongLine(name string, line int64) error {
+	return fmt.Errorf("%s:%d: %w: a line longer than %d bytes (%d MiB), the most a JSON line may take: no line break within them (is this JSON lines?)", name, line, ErrFormat, MaxJSONLine, MaxJSONLine>>20)
+}
+
+// lineLimit reads r, failing once a line runs past MaxJSONLine or begins
+// as no JSON object does (its first byte but spaces and a byte order mark
+// is no '{'): a stream of JSON lines is copied through it, so that one
+// without line breaks (/dev/zero) or of other bytes (/dev/urandom) stops
+// at once, not at the disk's end.
+type lineLimit struct {
+	r       io.Reader
+	name    string
+	run     int   // bytes since the last line break
+	line    int64 // line breaks read
+	started bool  // the line's first byte but spaces was seen
+}
+
+func (l *lineLimit) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for _, c := range p[:n] {
+		if c == '\n' {
+			l.run, l.started = 0, false
+			l.line++
+			continue
+		}
+		if l.run++; l.run > MaxJSONLine {
+			return 0, errLongLine(l.name, l.line+1)
+		}
+		switch {
+		case l.started, c == ' ', c == '\t', c == '\r', l.line == 0 && l.run <= 3 && (c == 0xef || c == 0xbb || c == 0xbf):
+		case c == '{':
+			l.started = true
+		default:
+			return 0, fmt.Errorf("%s:%d: %w: not a JSON object", l.name, l.line+1, ErrFormat)
+		}
+	}
+	return n, err
+}
+
 // The kinds of JSON value a column held (jsonlFile's typing).
 const (
 	jInt = 1 << iota
@@ -59,7 +105,7 @@ const (
 func openJSONL(ctx context.Context, t *Table, f *os.File) (*jsonlFile, error) {
 	b := &jsonlFile{t: t, f: f, index: map[string]int{}}
 	var kinds []int
-	r := bufio.NewReaderSize(f, 1<<20)
+	r := bufio.NewReaderSize(&lineLimit{r: f, name: t.Name}, 1<<20)
 	var off int64
 	var line, rows int64
 	for {
@@ -99,6 +145,9 @@ func openJSONL(ctx context.Context, t *Table, f *os.File) (*jsonlFile, error) {
 		if err == io.EOF {
 			break
 		}
+		if errors.Is(err, ErrFormat) { // a line too long (lineLimit): it names the file
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.Name, err)
 		}
@@ -118,7 +167,7 @@ func openJSONL(ctx context.Context, t *Table, f *os.File) (*jsonlFile, error) {
 // eachField calls fn with each key and value of the JSON object on a line;
 // ok false for a blank line.
 func eachField(text []byte, fn func(k string, v json.RawMessage) error) (ok bool, err error) {
-	text = bytes.TrimSpace(text)
+	text = bytes.TrimSpace(bytes.TrimPrefix(text, []byte("\ufeff"))) // a byte order mark, as writers on Windows put first
 	if len(text) == 0 {
 		return false, nil
 	}

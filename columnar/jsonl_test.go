@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -110,11 +111,45 @@ func TestJSONLErrors(t *testing.T) {
 		{"{\"a\": 1}\n{\"a\": \n", "t.jsonl:2: not a valid file of its format"},
 		{"\n\n", "t.jsonl: not a valid file of its format: no JSON object"},
 		{"{\"a\": 1e999}\n", "t.jsonl:1: not a valid file of its format"},
+		{"{\"a\": 1}\n" + strings.Repeat(" ", MaxJSONLine+1), "t.jsonl:2: not a valid file of its format: a line longer than 16777216 bytes"},
 	} {
 		_, _, err := readJSONL(t, tc.text)
 		if err == nil || !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.text, err, tc.want)
 		}
+	}
+}
+
+// TestJSONLStream: JSON lines on a stream are copied to a file for the
+// typing pass; a byte order mark and CRLF line ends are read; a stream
+// without line breaks (/dev/zero) stops at MaxJSONLine, not the disk's
+// end, and nothing is left behind.
+func TestJSONLStream(t *testing.T) {
+	dir := t.TempDir()
+	tb, err := OpenStream(context.Background(), strings.NewReader("\ufeff{\"k\": 7}\r\n{\"k\": 8}\r\n"), io.NopCloser(nil), "stdin", JSONL, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Rows() != 2 || tb.Names[0] != "k" || tb.Types[0].Kind != Int {
+		t.Errorf("%d rows, names %q, types %v", tb.Rows(), tb.Names, tb.Types)
+	}
+	tb.Close()
+	zeros := &repeating{}
+	_, err = OpenStream(context.Background(), zeros, io.NopCloser(nil), "stdin", JSONL, dir)
+	if err == nil || !strings.HasPrefix(err.Error(), "stdin:1: not a valid file of its format: not a JSON object") || zeros.read > 2<<20 {
+		t.Errorf("zeros: %v after %d bytes", err, zeros.read)
+	}
+	endless := &repeating{head: []byte("{")} // an object that never ends
+	_, err = OpenStream(context.Background(), endless, io.NopCloser(nil), "stdin", JSONL, dir)
+	if err == nil || !strings.HasPrefix(err.Error(), "stdin:1: not a valid file of its format: a line longer than") || endless.read > 2*MaxJSONLine {
+		t.Errorf("an endless line: %v after %d bytes", err, endless.read)
+	}
+	_, err = OpenStream(context.Background(), io.MultiReader(strings.NewReader("{\"k\": 1}\n"), &repeating{head: []byte("\x89PNG")}), io.NopCloser(nil), "stdin", JSONL, dir)
+	if err == nil || !strings.HasPrefix(err.Error(), "stdin:2: not a valid file of its format: not a JSON object") {
+		t.Errorf("other bytes: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d files left in the temporary folder", len(ents))
 	}
 }
 

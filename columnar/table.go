@@ -261,8 +261,11 @@ func openStream(ctx context.Context, r io.Reader, c io.Closer, name string, form
 	case Arrow:
 		return openArrowStream(ctx, r, c, name, tempDir)
 	case JSONL:
-		file, err := spoolFile(ctx, r, tempDir, "spool-*.jsonl")
+		file, err := spoolFile(ctx, &lineLimit{r: r, name: name}, tempDir, "spool-*.jsonl")
 		c.Close()
+		if errors.Is(err, ErrFormat) { // a line too long: it names the stream
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
