@@ -140,15 +140,6 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if n.N < 1 || n.N > evaluate.MaxN {
-		return usageError{fmt.Errorf("filter eval: --n %d: want 1 to %d keys (--n is required)", n.N, evaluate.MaxN)}
-	}
-	if queries.N < 1 || queries.N > evaluate.MaxQueries {
-		return usageError{fmt.Errorf("filter eval: --queries %d: want 1 to %d", queries.N, evaluate.MaxQueries)}
-	}
-	if *churn < 0 || *churn > evaluate.MaxChurn {
-		return usageError{fmt.Errorf("filter eval: --churn %d: want 0 to %d rounds", *churn, evaluate.MaxChurn)}
-	}
 	kinds, err := parseKinds("filter eval", "kinds", *kindList)
 	if err != nil {
 		return err
@@ -161,12 +152,15 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := sf.checkKinds("filter eval", ""); err != nil {
 		return err
 	}
+	cfg, err := evaluate.Config{Kinds: kinds, N: n.N, Queries: queries.N, Churn: *churn, Seed: *seed, Sizing: sz}.Validate()
+	if err != nil {
+		return usageError{flagError("filter eval", fs, err)}
+	}
 	outs := reportOutput(nil, sf.set("report-json"), *reportJSON)
 	if err := checkPaths(paths(outs), nil); err != nil {
 		return usageError{fmt.Errorf("filter eval: %w", err)}
 	}
 	return writeAndCommit(ctx, outs, func(files []*atomicfile.File) error {
-		cfg := evaluate.Config{Kinds: kinds, N: n.N, Queries: queries.N, Churn: *churn, Seed: *seed, Sizing: sz}
 		if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
 			cfg.Progress = func(k filters.Kind, phase string) { fmt.Fprintf(stderr, "\r\033[Kfilter eval: %s: %s", k, phase) }
 			defer fmt.Fprint(stderr, "\r\033[K")
@@ -225,12 +219,6 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *out == "" {
 		return usageError{fmt.Errorf("filter plot: --out is required (an .svg, .png or .pdf file)")}
 	}
-	if n.N < 1 || n.N > evaluate.MaxN {
-		return usageError{fmt.Errorf("filter plot: --n %d: want 1 to %d keys", n.N, evaluate.MaxN)}
-	}
-	if queries.N < 1 || queries.N > evaluate.MaxQueries {
-		return usageError{fmt.Errorf("filter plot: --queries %d: want 1 to %d", queries.N, evaluate.MaxQueries)}
-	}
 	if sf.SizedBy() {
 		return usageError{fmt.Errorf("filter plot: the plot sizes each kind at --bits; --fpp, --bits-per-key and --filter-budget do not apply")}
 	}
@@ -250,6 +238,10 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := sf.checkKinds("filter plot", ""); err != nil {
 		return err
 	}
+	cfg, err := evaluate.Config{Kinds: kinds, N: n.N, Queries: queries.N, Seed: *seed, Sizing: sz}.Validate()
+	if err != nil {
+		return usageError{flagError("filter plot", fs, err)}
+	}
 	for _, b := range bits {
 		s := sz
 		s.BitsPerKey = b
@@ -263,7 +255,6 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if _, err := svgplot.FormatOf(*out); err != nil {
 		return usageError{fmt.Errorf("filter plot: --out %w", err)}
 	}
-	cfg := evaluate.Config{Kinds: kinds, N: n.N, Queries: queries.N, Seed: *seed, Sizing: sz}
 	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
 		cfg.Progress = func(k filters.Kind, phase string) { fmt.Fprintf(stderr, "\r\033[Kfilter plot: %s: %s", k, phase) }
 		defer fmt.Fprint(stderr, "\r\033[K")
