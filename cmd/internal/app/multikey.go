@@ -142,9 +142,7 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	if !sf.SizedBy() {
-		sz.FPP = 0.01
-	}
+	sz = multikey.AbsentSizing(sz)
 	if err := sf.checkKinds("multikey absent", filters.Kind(*kind)); err != nil {
 		return err
 	}
