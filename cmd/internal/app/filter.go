@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -50,22 +49,11 @@ Examples:
 `
 
 func cmdFilter(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, named(filterUsage))
-		return usageError{errors.New("filter: want size, eval or plot")}
-	}
-	switch args[0] {
-	case "size":
-		return cmdFilterSize(args[1:], stdout, stderr)
-	case "eval":
-		return cmdFilterEval(ctx, args[1:], stdout, stderr)
-	case "plot":
-		return cmdFilterPlot(ctx, args[1:], stdout, stderr)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, named(filterUsage))
-		return nil
-	}
-	return usageError{fmt.Errorf("filter: unknown subcommand %q (want size, eval or plot; see join filter -h)", args[0])}
+	return dispatch(ctx, "filter", filterUsage, args, stdout, stderr, []subcommand{
+		{"size", cmdFilterSize},
+		{"eval", cmdFilterEval},
+		{"plot", cmdFilterPlot},
+	})
 }
 
 // parseKinds reads a comma-separated list of kinds, or all
@@ -81,7 +69,7 @@ func parseKinds(cmd, flagName, list string) ([]filters.Kind, error) {
 	return kinds, nil
 }
 
-func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
+func cmdFilterSize(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("filter size", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var sf sizingFlags
