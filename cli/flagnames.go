@@ -36,6 +36,8 @@ var names = map[string]string{
 	"CMSDelta": "cms-delta", "TopK": "topk", "Workers": "workers",
 	// repro/multikey (join multikey seed)
 	"Bits": "bits", "K": "k", "Dims": "dims", "Queries": "queries", "Replicates": "replicates", "CompositeK": "composite-k", "Domain": "domain",
+	// repro/evaluate (join filter eval, plot)
+	"N": "n", "Churn": "churn",
 	// datasets (join gen)
 	"Dataset": "dataset", "Scale": "scale", "Events": "events", "Live": "live",
 	// datasets/semijoin (join gen)

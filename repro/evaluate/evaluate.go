@@ -25,13 +25,14 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 )
 
 // Config is what to evaluate.
 type Config struct {
 	Kinds   []filters.Kind // default: every kind of the registry
 	N       int            // distinct keys, at least 1
-	Queries int            // fresh non-members to count false positives over (default 1,000,000)
+	Queries int            // fresh non-members to count false positives over, at least 1 (DefaultQueries is the command line's)
 	// Churn is the number of update rounds for deletable kinds: each
 	// deletes a fifth of the keys, chosen at random, and inserts them again.
 	Churn  int
@@ -131,10 +132,11 @@ type Result struct {
 	Err string `json:"error,omitempty"`
 }
 
-// Validate checks c and fills in its defaults.
+// Validate checks c and fills in its default Kinds. Errors about N,
+// Queries and Churn are option.Errors naming the field (wrapping ErrConfig).
 func (c Config) Validate() (Config, error) {
-	bad := func(format string, a ...any) (Config, error) {
-		return c, fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))
+	bad := func(name string, v int, format string, a ...any) (Config, error) {
+		return c, &option.Error{Pkg: "evaluate", Name: name, Value: v, Reason: fmt.Sprintf(format, a...), Err: ErrConfig}
 	}
 	if len(c.Kinds) == 0 {
 		for _, sp := range filters.Kinds() {
@@ -146,16 +148,13 @@ func (c Config) Validate() (Config, error) {
 			return c, err
 		}
 	}
-	if c.Queries == 0 {
-		c.Queries = DefaultQueries
-	}
 	switch {
 	case c.N < 1 || c.N > MaxN:
-		return bad("N %d: want 1 to %d keys", c.N, MaxN)
+		return bad("N", c.N, "want 1 to %d keys", MaxN)
 	case c.Queries < 1 || c.Queries > MaxQueries:
-		return bad("Queries %d: want 1 to %d", c.Queries, MaxQueries)
+		return bad("Queries", c.Queries, "want 1 to %d", MaxQueries)
 	case c.Churn < 0 || c.Churn > MaxChurn:
-		return bad("Churn %d: want 0 to %d rounds", c.Churn, MaxChurn)
+		return bad("Churn", c.Churn, "want 0 to %d rounds", MaxChurn)
 	}
 	return c, c.Sizing.Validate()
 }

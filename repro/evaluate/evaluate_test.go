@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
@@ -152,15 +153,26 @@ func TestEvaluateCatches(t *testing.T) {
 // defaults are filled in; the keys are distinct, 8 bytes, and disjoint from
 // the queries.
 func TestConfig(t *testing.T) {
-	for _, c := range []Config{{N: 0}, {N: MaxN + 1}, {N: 10, Queries: -1}, {N: 10, Churn: -1}, {N: 10, Churn: MaxChurn + 1},
+	for _, c := range []Config{{N: 0}, {N: MaxN + 1}, {N: 10}, {N: 10, Queries: -1}, {N: 10, Queries: 1, Churn: -1}, {N: 10, Queries: 1, Churn: MaxChurn + 1},
 		{N: 10, Kinds: []filters.Kind{"nope"}}, {N: 10, Sizing: filters.Sizing{FPP: 2}}} {
 		if _, err := Evaluate(context.Background(), c); err == nil {
 			t.Errorf("%+v: no error", c)
 		}
 	}
-	c, err := Config{N: 10}.Validate()
-	if err != nil || c.Queries != DefaultQueries || len(c.Kinds) != len(filters.Kinds()) {
+	c, err := Config{N: 10, Queries: 1}.Validate()
+	if err != nil || len(c.Kinds) != len(filters.Kinds()) {
 		t.Fatalf("defaults: %+v, %v", c, err)
+	}
+	// The range errors name their field, for the command line's flags.
+	for _, tc := range []struct {
+		c    Config
+		name string
+	}{{Config{N: 0, Queries: 1}, "N"}, {Config{N: 10, Queries: 0}, "Queries"}, {Config{N: 10, Queries: 1, Churn: MaxChurn + 1}, "Churn"}} {
+		_, err := tc.c.Validate()
+		var oe *option.Error
+		if !errors.As(err, &oe) || oe.Name != tc.name || !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: %v, want an option.Error naming %s wrapping ErrConfig", tc.c, err, tc.name)
+		}
 	}
 	keys := members(3, 10000)
 	seen := map[string]bool{}
@@ -182,7 +194,7 @@ func TestConfig(t *testing.T) {
 func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Evaluate(ctx, Config{N: 100}); !errors.Is(err, context.Canceled) {
+	if _, err := Evaluate(ctx, Config{N: 100, Queries: 1000}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }

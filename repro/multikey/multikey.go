@@ -528,6 +528,20 @@ func rateZ(fp, trials int64, p float64) (rate, z float64) {
 // DefaultMaxCombinations is Absent's bound on the combinations it asks.
 const DefaultMaxCombinations = 50_000_000
 
+// DefaultAbsentFPP is the false positive rate Absent's layouts are sized
+// to when nothing else sizes them (AbsentSizing).
+const DefaultAbsentFPP = 0.01
+
+// AbsentSizing is sz with FPP DefaultAbsentFPP when it sets none of
+// BitsPerKey, FPP and Budget (its kinds' options kept): Absent's default
+// sizing, which join multikey absent uses and prints.
+func AbsentSizing(sz filters.Sizing) filters.Sizing {
+	if sz.BitsPerKey == 0 && sz.FPP == 0 && sz.Budget == 0 {
+		sz.FPP = DefaultAbsentFPP
+	}
+	return sz
+}
+
 // AbsentOptions configures Absent.
 type AbsentOptions struct {
 	Types  []tuple.Type

@@ -246,3 +246,17 @@ func TestCancelled(t *testing.T) {
 		}
 	}
 }
+
+// TestAbsentSizing: the default FPP stands only where nothing sizes the
+// filters; a kind's options are kept.
+func TestAbsentSizing(t *testing.T) {
+	k := filters.Sizing{}.With(filters.OptionK, 4)
+	if got := AbsentSizing(k); got.FPP != DefaultAbsentFPP || !got.Equal(filters.Sizing{FPP: DefaultAbsentFPP}.With(filters.OptionK, 4)) {
+		t.Errorf("AbsentSizing(k=4) = %+v, want FPP %v and k kept", got, DefaultAbsentFPP)
+	}
+	for _, sz := range []filters.Sizing{{BitsPerKey: 16}, {FPP: 0.001}, {Budget: 1 << 20}} {
+		if got := AbsentSizing(sz); !got.Equal(sz) {
+			t.Errorf("AbsentSizing(%+v) = %+v, want it unchanged", sz, got)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,22 +37,11 @@ A join uses a bank with: join run --bank bank.bin --classes 7,8 --keys F --input
 `
 
 func cmdBank(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, named(bankUsage))
-		return usageError{errors.New("bank: want build, validate or update")}
-	}
-	switch args[0] {
-	case "build":
-		return cmdBankBuild(ctx, args[1:], stdout, stderr)
-	case "validate":
-		return cmdBankValidate(ctx, args[1:], stdout, stderr)
-	case "update":
-		return cmdBankUpdate(ctx, args[1:], stdout, stderr)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, named(bankUsage))
-		return nil
-	}
-	return usageError{fmt.Errorf("bank: unknown subcommand %q (want build, validate or update; see join bank -h)", args[0])}
+	return dispatch(ctx, "bank", bankUsage, args, stdout, stderr, []subcommand{
+		{"build", cmdBankBuild},
+		{"validate", cmdBankValidate},
+		{"update", cmdBankUpdate},
+	})
 }
 
 // bankFlags are the flags build and validate share: the key file and how

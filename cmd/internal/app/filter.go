@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -50,22 +49,11 @@ Examples:
 `
 
 func cmdFilter(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, named(filterUsage))
-		return usageError{errors.New("filter: want size, eval or plot")}
-	}
-	switch args[0] {
-	case "size":
-		return cmdFilterSize(args[1:], stdout, stderr)
-	case "eval":
-		return cmdFilterEval(ctx, args[1:], stdout, stderr)
-	case "plot":
-		return cmdFilterPlot(ctx, args[1:], stdout, stderr)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, named(filterUsage))
-		return nil
-	}
-	return usageError{fmt.Errorf("filter: unknown subcommand %q (want size, eval or plot; see join filter -h)", args[0])}
+	return dispatch(ctx, "filter", filterUsage, args, stdout, stderr, []subcommand{
+		{"size", cmdFilterSize},
+		{"eval", cmdFilterEval},
+		{"plot", cmdFilterPlot},
+	})
 }
 
 // parseKinds reads a comma-separated list of kinds, or all
@@ -81,7 +69,7 @@ func parseKinds(cmd, flagName, list string) ([]filters.Kind, error) {
 	return kinds, nil
 }
 
-func cmdFilterSize(args []string, stdout, stderr io.Writer) error {
+func cmdFilterSize(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("filter size", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var sf sizingFlags
@@ -140,15 +128,6 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if n.N < 1 || n.N > evaluate.MaxN {
-		return usageError{fmt.Errorf("filter eval: --n %d: want 1 to %d keys (--n is required)", n.N, evaluate.MaxN)}
-	}
-	if queries.N < 1 || queries.N > evaluate.MaxQueries {
-		return usageError{fmt.Errorf("filter eval: --queries %d: want 1 to %d", queries.N, evaluate.MaxQueries)}
-	}
-	if *churn < 0 || *churn > evaluate.MaxChurn {
-		return usageError{fmt.Errorf("filter eval: --churn %d: want 0 to %d rounds", *churn, evaluate.MaxChurn)}
-	}
 	kinds, err := parseKinds("filter eval", "kinds", *kindList)
 	if err != nil {
 		return err
@@ -161,12 +140,15 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := sf.checkKinds("filter eval", ""); err != nil {
 		return err
 	}
+	cfg, err := evaluate.Config{Kinds: kinds, N: n.N, Queries: queries.N, Churn: *churn, Seed: *seed, Sizing: sz}.Validate()
+	if err != nil {
+		return usageError{flagError("filter eval", fs, err)}
+	}
 	outs := reportOutput(nil, sf.set("report-json"), *reportJSON)
 	if err := checkPaths(paths(outs), nil); err != nil {
 		return usageError{fmt.Errorf("filter eval: %w", err)}
 	}
 	return writeAndCommit(ctx, outs, func(files []*atomicfile.File) error {
-		cfg := evaluate.Config{Kinds: kinds, N: n.N, Queries: queries.N, Churn: *churn, Seed: *seed, Sizing: sz}
 		if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
 			cfg.Progress = func(k filters.Kind, phase string) { fmt.Fprintf(stderr, "\r\033[Kfilter eval: %s: %s", k, phase) }
 			defer fmt.Fprint(stderr, "\r\033[K")
@@ -225,12 +207,6 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *out == "" {
 		return usageError{fmt.Errorf("filter plot: --out is required (an .svg, .png or .pdf file)")}
 	}
-	if n.N < 1 || n.N > evaluate.MaxN {
-		return usageError{fmt.Errorf("filter plot: --n %d: want 1 to %d keys", n.N, evaluate.MaxN)}
-	}
-	if queries.N < 1 || queries.N > evaluate.MaxQueries {
-		return usageError{fmt.Errorf("filter plot: --queries %d: want 1 to %d", queries.N, evaluate.MaxQueries)}
-	}
 	if sf.SizedBy() {
 		return usageError{fmt.Errorf("filter plot: the plot sizes each kind at --bits; --fpp, --bits-per-key and --filter-budget do not apply")}
 	}
@@ -250,6 +226,10 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := sf.checkKinds("filter plot", ""); err != nil {
 		return err
 	}
+	cfg, err := evaluate.Config{Kinds: kinds, N: n.N, Queries: queries.N, Seed: *seed, Sizing: sz}.Validate()
+	if err != nil {
+		return usageError{flagError("filter plot", fs, err)}
+	}
 	for _, b := range bits {
 		s := sz
 		s.BitsPerKey = b
@@ -263,7 +243,6 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if _, err := svgplot.FormatOf(*out); err != nil {
 		return usageError{fmt.Errorf("filter plot: --out %w", err)}
 	}
-	cfg := evaluate.Config{Kinds: kinds, N: n.N, Queries: queries.N, Seed: *seed, Sizing: sz}
 	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
 		cfg.Progress = func(k filters.Kind, phase string) { fmt.Fprintf(stderr, "\r\033[Kfilter plot: %s: %s", k, phase) }
 		defer fmt.Fprint(stderr, "\r\033[K")

@@ -186,7 +186,7 @@ func TestFilterSize(t *testing.T) {
 		{[]string{"compare", "--keys", "k", "--input", "i", "--filters", "auto"}, `compare: --filters auto: compare measures each kind named; auto chooses one`},
 		{[]string{"filter", "size", "--n", "10", "--kind", "cbf", "--fingerprint-bits", "8"}, "--fingerprint-bits: the cbf filter does not read it"},
 		{[]string{"filter", "nope"}, `filter: unknown subcommand "nope"`},
-		{[]string{"filter", "eval"}, "filter eval: --n 0: want 1 to"},
+		{[]string{"filter", "eval"}, "filter eval: --n 0 (the default): want 1 to"},
 		{[]string{"filter", "eval", "--n", "10", "--churn", "-1"}, `invalid value "-1" for flag -churn: want a whole number`},
 		{[]string{"filter", "eval", "--n", "10", "--queries", "0"}, "--queries 0: want 1 to"},
 		{[]string{"filter", "plot", "--n", "10"}, "filter plot: --out is required"},

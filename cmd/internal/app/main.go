@@ -303,3 +303,36 @@ var joinFlagGroups = []cli.FlagGroup{
 	{Title: "a filter bank", Flags: []string{"bank", "classes", "route"}},
 	{Title: "performance and memory", Flags: []string{"mappers", "reducers", "mem", "tmp-dir", "temp-dir", "skew", "estimate-size"}},
 }
+
+// subcommand is one subcommand of a command with subcommands (bank,
+// multikey, filter): its name and what runs it.
+type subcommand struct {
+	name string
+	run  func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// dispatch runs the subcommand of cmd that args[0] names, prints usage on
+// -h, and refuses no subcommand (usage on stderr) or an unknown one, each
+// with the names of subs ("want build, validate or update").
+func dispatch(ctx context.Context, cmd, usage string, args []string, stdout, stderr io.Writer, subs []subcommand) error {
+	names := make([]string, len(subs))
+	for i, s := range subs {
+		names[i] = s.name
+	}
+	want := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	if len(args) == 0 {
+		fmt.Fprint(stderr, named(usage))
+		return usageError{fmt.Errorf("%s: want %s", cmd, want)}
+	}
+	for _, s := range subs {
+		if s.name == args[0] {
+			return s.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, named(usage))
+		return nil
+	}
+	return usageError{fmt.Errorf("%s: unknown subcommand %q (want %s; see join %s -h)", cmd, args[0], want, cmd)}
+}

@@ -35,20 +35,10 @@ per-column layout of run and compare), against one filter over the tuples
 `
 
 func cmdMultikey(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, named(multikeyUsage))
-		return usageError{errors.New("multikey: want seed or absent")}
-	}
-	switch args[0] {
-	case "seed":
-		return cmdMultikeySeed(ctx, args[1:], stdout, stderr)
-	case "absent":
-		return cmdMultikeyAbsent(ctx, args[1:], stdout, stderr)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, named(multikeyUsage))
-		return nil
-	}
-	return usageError{fmt.Errorf("multikey: unknown subcommand %q (want seed or absent; see join multikey -h)", args[0])}
+	return dispatch(ctx, "multikey", multikeyUsage, args, stdout, stderr, []subcommand{
+		{"seed", cmdMultikeySeed},
+		{"absent", cmdMultikeyAbsent},
+	})
 }
 
 const multikeySeedExamples = `
@@ -142,9 +132,7 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	if !sf.SizedBy() {
-		sz.FPP = 0.01
-	}
+	sz = multikey.AbsentSizing(sz)
 	if err := sf.checkKinds("multikey absent", filters.Kind(*kind)); err != nil {
 		return err
 	}
