@@ -11,6 +11,8 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // JSON lines (.jsonl, .ndjson): one JSON object a line, as DuckDB's
@@ -22,7 +24,8 @@ import (
 // NULL. A column's type, from all its values:
 //
 //	every value an integer within int64         int64
-//	numbers, some not such an integer           float64
+//	integers, some beyond int64                 string (their JSON text, exact)
+//	numbers, some not integers                  float64
 //	true and false                              bool
 //	strings                                     string
 //	strings and numbers or booleans mixed       string (a number or boolean as its JSON text)
@@ -94,6 +97,7 @@ func (l *lineLimit) Read(p []byte) (int, error) {
 // The kinds of JSON value a column held (jsonlFile's typing).
 const (
 	jInt = 1 << iota
+	jBig // an integer beyond int64 (its text kept: a string column)
 	jFloat
 	jBool
 	jString
@@ -110,6 +114,12 @@ func openJSONL(ctx context.Context, t *Table, f *os.File) (*jsonlFile, error) {
 	var line, rows int64
 	for {
 		text, err := r.ReadBytes('\n')
+		if err != nil && err != io.EOF { // a line too long (lineLimit, naming the file), or a read's error: before its partial text
+			if errors.Is(err, ErrFormat) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
 		if len(text) > 0 {
 			line++
 			if line%8192 == 0 && ctx.Err() != nil {
@@ -144,12 +154,6 @@ func openJSONL(ctx context.Context, t *Table, f *os.File) (*jsonlFile, error) {
 		}
 		if err == io.EOF {
 			break
-		}
-		if errors.Is(err, ErrFormat) { // a line too long (lineLimit): it names the file
-			return nil, err
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", t.Name, err)
 		}
 	}
 	if n := len(b.starts); n > 0 {
@@ -208,7 +212,7 @@ func kindOf(v json.RawMessage) (int, error) {
 	case 'n':
 		return 0, nil
 	case '"':
-		return jString, nil
+		return jString, checkString(v)
 	case 't', 'f':
 		return jBool, nil
 	case '{', '[':
@@ -216,11 +220,34 @@ func kindOf(v json.RawMessage) (int, error) {
 	}
 	if _, err := strconv.ParseInt(string(v), 10, 64); err == nil {
 		return jInt, nil
+	} else if errors.Is(err, strconv.ErrRange) && bytes.IndexAny(v, ".eE") < 0 {
+		return jBig, nil // an integer beyond int64: as float64 it would lose digits
 	}
 	if x, err := strconv.ParseFloat(string(v), 64); err != nil || math.IsInf(x, 0) {
 		return 0, fmt.Errorf("%s: a number beyond float64", v)
 	}
 	return jFloat, nil
+}
+
+// checkString refuses a JSON string that encoding/json would change
+// unawares: bytes that are no UTF-8, or an escaped lone surrogate
+// (\ud83d alone), both read as U+FFFD, so that two different keys
+// would meet (DuckDB refuses them too). O(len(v)).
+func checkString(v json.RawMessage) error {
+	if !utf8.Valid(v) {
+		return fmt.Errorf("%.40q: not UTF-8", v)
+	}
+	if !bytes.Contains(bytes.ToLower(v), []byte(`\ud`)) {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return err
+	}
+	if strings.ContainsRune(s, utf8.RuneError) && !bytes.Contains(v, []byte("\xef\xbf\xbd")) && !bytes.Contains(bytes.ToLower(v), []byte(`\ufffd`)) {
+		return fmt.Errorf("%.40q: a lone surrogate (\\ud800-\\udfff without its pair)", v)
+	}
+	return nil
 }
 
 // typeOfKinds is the column type of the kinds its values held.
@@ -230,7 +257,9 @@ func typeOfKinds(k int) Type {
 		return Type{Kind: Nested, Desc: "JSON object or array"}
 	case k == jInt:
 		return Type{Kind: Int, Width: 64}
-	case k&^(jInt|jFloat) == 0 && k != 0:
+	case k&jBig != 0 && k&jFloat == 0:
+		return Type{Kind: String} // integers, some beyond int64: their JSON text, exact
+	case k&^(jInt|jFloat|jBig) == 0 && k != 0:
 		return Type{Kind: Float, Width: 64}
 	case k == jBool:
 		return Type{Kind: Bool}

@@ -77,6 +77,31 @@ func TestJSONLTypes(t *testing.T) {
 	}
 }
 
+// TestJSONLExact: what encoding/json would change unawares is kept or
+// refused, never altered: integers beyond int64 keep their text (a string
+// column: as float64 two of them were one key), bytes that are no UTF-8
+// and lone surrogates are refused naming the line (as U+FFFD they met
+// each other), a line over MaxJSONLine in a file says so.
+func TestJSONLExact(t *testing.T) {
+	tb, rows, err := readJSONL(t, "{\"k\": 9223372036854775808}\n{\"k\": 9223372036854775809}\n{\"k\": 7}\n")
+	if err != nil || tb.Types[0].Kind != String || fmt.Sprint(rows) != "[[9223372036854775808] [9223372036854775809] [7]]" {
+		t.Errorf("integers beyond int64: %v, types %v, rows %q", err, tb.Types, rows)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"{\"k\": \"a\xff\"}\n", "t.jsonl:1: not a valid file of its format: \"\\\"a\\xff\\\"\": not UTF-8"},
+		{"{\"k\": 1}\n{\"k\": \"\\ud83d\"}\n", "t.jsonl:2: not a valid file of its format"},
+		{"{\"k\": 1}\n{\"k\": \"" + strings.Repeat("x", MaxJSONLine) + "\"}\n", "t.jsonl:2: not a valid file of its format: a line longer than"},
+	} {
+		_, _, err := readJSONL(t, tc.text)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%.60q: %v, want %q", tc.text, err, tc.want)
+		}
+	}
+	if _, _, err := readJSONL(t, "{\"k\": \"\\ud83d\\ude00 \\ufffd \ufffd\"}\n"); err != nil {
+		t.Errorf("a surrogate pair and U+FFFD as written: %v", err)
+	}
+}
+
 // TestJSONLChunks: a file of more than one chunk's lines reads back whole,
 // by chunk and by selected rows, each row numbered as its line.
 func TestJSONLChunks(t *testing.T) {
