@@ -261,7 +261,7 @@ func openStream(ctx context.Context, r io.Reader, c io.Closer, name string, form
 	case Arrow:
 		return openArrowStream(ctx, r, c, name, tempDir)
 	case JSONL:
-		file, err := spoolFile(ctx, &lineLimit{r: r, name: name}, tempDir, "spool-*.jsonl")
+		file, err := spoolFile(ctx, r, tempDir, "spool-*.jsonl", JSONL, name)
 		c.Close()
 		if errors.Is(err, ErrFormat) { // a line too long: it names the stream
 			return nil, err
@@ -281,7 +281,7 @@ func openStream(ctx context.Context, r io.Reader, c io.Closer, name string, form
 func openArrowStream(ctx context.Context, r io.Reader, c io.Closer, name, tempDir string) (*Table, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	if magic, _ := br.Peek(6); string(magic) == "ARROW1" {
-		file, err := spoolFile(ctx, br, tempDir, "spool-*.arrow")
+		file, err := spoolFile(ctx, br, tempDir, "spool-*.arrow", Arrow, name)
 		c.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -310,11 +310,12 @@ func openSpooled(ctx context.Context, file, name string, format Format, tempDir 
 	return t, nil
 }
 
-// spoolFile copies src to a new file in dir named by pattern (named for
-// `join clean`), checking ctx between reads of 1 MiB; it stops at dir's
-// reserve of free space (tmpspace: a *tmpspace.FullError), and the file is
-// removed on failure.
-func spoolFile(ctx context.Context, src io.Reader, dir, pattern string) (_ string, err error) {
+// spoolFile copies src, a stream of format, to a new file in dir named by
+// pattern (named for `join clean`) through CopyStream, which checks what
+// it copies as the format's reader will and stops before dir's file
+// system falls below its reserve (tmpspace: a *tmpspace.FullError); name
+// names the stream in errors. The file is removed on failure.
+func spoolFile(ctx context.Context, src io.Reader, dir, pattern string, format Format, name string) (_ string, err error) {
 	f, err := os.CreateTemp(dir, atomicfile.TempPrefix()+pattern)
 	if err != nil {
 		return "", err
@@ -325,22 +326,8 @@ func spoolFile(ctx context.Context, src io.Reader, dir, pattern string) (_ strin
 			os.Remove(f.Name())
 		}
 	}()
-	w := tmpspace.NewWriter(f, filepath.Dir(f.Name()))
-	buf := make([]byte, 1<<20)
-	for {
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		n, rerr := src.Read(buf)
-		if _, err := w.Write(buf[:n]); err != nil {
-			return "", err
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			return "", rerr
-		}
+	if err := CopyStream(ctx, tmpspace.NewWriter(f, filepath.Dir(f.Name())), src, format, name); err != nil {
+		return "", err
 	}
 	if err := f.Close(); err != nil {
 		return "", err
@@ -367,28 +354,58 @@ func (t *Table) schema(s *arrow.Schema) error {
 	return nil
 }
 
-// spool copies src, a Parquet stream, to a new file in dir (named for
-// `join clean`) through CopyParquet, which stops before dir's file system
-// would fall below its reserve (tmpspace: 5% of its size, at most 1 GiB; a
-// *tmpspace.FullError). On failure the copy is removed.
-func spool(ctx context.Context, src io.Reader, dir string) (_ string, err error) {
-	f, err := os.CreateTemp(dir, atomicfile.TempPrefix()+"spool-*.parquet")
-	if err != nil {
-		return "", err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+// spool copies src, a Parquet stream, to a new file in dir (spoolFile).
+func spool(ctx context.Context, src io.Reader, dir string) (string, error) {
+	return spoolFile(ctx, src, dir, "spool-*.parquet", Parquet, "")
+}
+
+// CopyStream copies src, a side of format on a stream, to dst, checking
+// ctx between reads of 1 MiB and what it copies as the format's reader
+// will, so that a stream that is no such side stops at once, not at the
+// disk's end: Parquet must begin with PAR1 (CopyParquet), JSON lines be
+// objects of at most MaxJSONLine bytes a line, Arrow begin as an IPC file
+// or stream does. CSV is csvscan.Copy's. A stream that is no side of its
+// format is an ErrFormat naming it (name; "" names none); errors of dst
+// are returned as they are.
+func CopyStream(ctx context.Context, dst io.Writer, src io.Reader, format Format, name string) error {
+	switch format {
+	case Parquet:
+		err := CopyParquet(ctx, dst, src)
+		if name != "" && errors.Is(err, ErrFormat) {
+			err = fmt.Errorf("%s: %w", name, err)
 		}
-	}()
-	if err := CopyParquet(ctx, tmpspace.NewWriter(f, filepath.Dir(f.Name())), src); err != nil {
-		return "", err
+		return err
+	case Arrow:
+		err := copyMagic(ctx, dst, src, 6, arrowMagic, "an Arrow IPC file (ARROW1) or stream (0xFFFFFFFF) does")
+		if name != "" && errors.Is(err, ErrFormat) {
+			err = fmt.Errorf("%s: %w", name, err)
+		}
+		return err
+	case JSONL:
+		src = &lineLimit{r: src, name: name}
 	}
-	if err := f.Close(); err != nil {
-		return "", err
+	return copyChecked(ctx, dst, src)
+}
+
+// copyChecked copies src to dst in reads of 1 MiB, checking ctx between
+// them.
+func copyChecked(ctx context.Context, dst io.Writer, src io.Reader) error {
+	buf := make([]byte, 1<<20)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, rerr := src.Read(buf)
+		if _, err := dst.Write(buf[:n]); err != nil {
+			return err
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+		if rerr != nil {
+			return rerr
+		}
 	}
-	return f.Name(), nil
 }
 
 // CopyParquet copies src, a Parquet stream, to dst, checking ctx between
@@ -397,35 +414,35 @@ func spool(ctx context.Context, src io.Reader, dir string) (_ string, err error)
 // shorter than that is copied for the reader of the copy to refuse.
 // Errors of dst are returned as they are.
 func CopyParquet(ctx context.Context, dst io.Writer, src io.Reader) error {
-	var magic [4]byte
-	n, rerr := io.ReadFull(src, magic[:])
+	return copyMagic(ctx, dst, src, 4, func(b []byte) bool { return string(b) == "PAR1" }, "a Parquet file does (PAR1)")
+}
+
+// copyMagic is CopyParquet for a format whose first n bytes ok accepts
+// (as says how it begins, for the error).
+func copyMagic(ctx context.Context, dst io.Writer, src io.Reader, n int, ok func([]byte) bool, as string) error {
+	magic := make([]byte, n)
+	n, rerr := io.ReadFull(src, magic)
 	switch rerr {
 	case nil:
-		if string(magic[:]) != "PAR1" {
-			return fmt.Errorf("%w: it does not begin as a Parquet file does (PAR1)", ErrFormat)
+		if !ok(magic) {
+			return fmt.Errorf("%w: it does not begin as %s", ErrFormat, as)
 		}
 	case io.EOF, io.ErrUnexpectedEOF:
 		rerr = io.EOF
 	default:
 		return rerr
 	}
-	if _, err := dst.Write(magic[:n]); err != nil {
+	if _, err := dst.Write(magic[:n]); err != nil || rerr != nil {
 		return err
 	}
-	buf := make([]byte, 1<<20)
-	for rerr == nil {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n, rerr = src.Read(buf)
-		if _, err := dst.Write(buf[:n]); err != nil {
-			return err
-		}
-	}
-	if rerr != io.EOF {
-		return rerr
-	}
-	return nil
+	return copyChecked(ctx, dst, src)
+}
+
+// arrowMagic accepts the first 6 bytes of an Arrow IPC file (ARROW1) or
+// stream (the continuation marker 0xFFFFFFFF, which every writer since
+// Arrow 0.15 puts first).
+func arrowMagic(b []byte) bool {
+	return string(b) == "ARROW1" || string(b[:4]) == "\xff\xff\xff\xff"
 }
 
 // Close closes the file and removes a spooled copy.

@@ -124,15 +124,30 @@ func spool(ctx context.Context, o sideOptions, why string) (_, _ string, err err
 		return o.path, o.path, nil // openSide reports it
 	}
 	src, name, err := csvscan.OpenContext(ctx, o.path) // decompresses: the copy is plain CSV
+	if te := (*csvscan.TableError)(nil); errors.As(err, &te) && (format != columnar.CSV || o.format == "") {
+		// Standard input whose first bytes are a table's (openSide's
+		// rule): copied as that table, its format given or told.
+		src, name, err = te, te.Name, nil
+		if format == columnar.CSV {
+			format = columnar.Arrow
+			if te.Parquet() {
+				format = columnar.Parquet
+			}
+		}
+	}
 	if err != nil {
 		return "", "", join.FileError(o.option, o.path, err) // a folder: named by its option, as openSide names it
 	}
 	defer src.Close()
 	// The copy keeps the stream's extension (after decompression), which
-	// says its separator (csvscan.SepFor: .tsv is tab-separated).
+	// says its separator (csvscan.SepFor: .tsv is tab-separated); a
+	// table's copy is named by its format, which its reader then reads.
 	ext := filepath.Ext(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(name), ".gz"), ".zip"))
 	if strings.ContainsAny(ext, `/\*`) {
 		ext = ""
+	}
+	if format != columnar.CSV {
+		ext = "." + string(format)
 	}
 	tmp, err := os.CreateTemp(o.tempDir, atomicfile.TempPrefix()+"spool-*"+ext)
 	if err != nil {
@@ -151,10 +166,8 @@ func spool(ctx context.Context, o sideOptions, why string) (_, _ string, err err
 			sep = csvscan.SepFor(tmp.Name()) // as openSide reads the copy
 		}
 		_, err = csvscan.Copy(w, src, cmp.Or(o.name, name), sep, o.skipBad)
-	} else if format == columnar.Parquet {
-		err = columnar.CopyParquet(ctx, w, src)
 	} else {
-		_, err = io.Copy(w, src)
+		err = columnar.CopyStream(ctx, w, src, format, cmp.Or(o.name, name))
 	}
 	if err == nil {
 		err = tmp.Close()
@@ -168,7 +181,7 @@ func spool(ctx context.Context, o sideOptions, why string) (_, _ string, err err
 	case errors.As(err, &pe):
 		return "", "", err // as the reader of the copy would say it
 	case errors.Is(err, columnar.ErrFormat):
-		return "", "", fmt.Errorf("%s: %w", cmp.Or(o.name, name), err)
+		return "", "", err // CopyStream's, naming the stream
 	}
 	if err := spoolFull(o, why, err); err != nil {
 		return "", "", err

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/option"
@@ -103,7 +104,7 @@ func TestSpoolBounded(t *testing.T) {
 		{"records, skip", "keys.csv", &stream{head: []byte("K,V\n"), body: []byte("x,y\n")}, "", true, "the copy stopped after"},
 		{"parquet zeros", "keys.parquet", &stream{}, "", false, "not a valid file of its format"},
 		{"parquet", "keys", &stream{head: []byte("PAR1")}, "parquet", false, "the copy stopped after"},
-		{"arrow", "keys.arrow", &stream{}, "", false, "the copy stopped after"},
+		{"arrow", "keys.arrow", &stream{head: []byte("\xff\xff\xff\xff")}, "", false, "the copy stopped after"}, // begins as an IPC stream, then never ends
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
@@ -190,4 +191,27 @@ func TestRunStreamKeysBounded(t *testing.T) {
 		t.Errorf("Run, endless records: %v", err)
 	}
 	emptyDir(t, tmp)
+}
+
+// TestCompareTableStreamBounded: compare copies a stream side of every
+// format checked as its reader will read it (columnar.CopyStream): random
+// bytes given as Arrow or JSON lines stop at their first bytes, naming the
+// stream, and nothing is left behind (they were copied to the disk's
+// reserve).
+func TestCompareTableStreamBounded(t *testing.T) {
+	keys := filepath.Join(t.TempDir(), "k.csv")
+	os.WriteFile(keys, []byte("K\n1\n"), 0o644)
+	tmp := t.TempDir()
+	for _, tc := range []struct{ format, want string }{
+		{"arrow", "it does not begin as an Arrow IPC file"},
+		{"jsonl", ":1: not a valid file of its format: not a JSON object"},
+		{"parquet", "it does not begin as a Parquet file"},
+	} {
+		in := fifoOf(t, "in", &stream{rnd: rand.New(rand.NewPCG(1, 2))})
+		_, err := Compare(context.Background(), join.Options{Keys: keys, KeyCol: "K", Input: in, InputFormat: tc.format, JoinCol: "K", TempDir: tmp}, []filters.Kind{filters.Exact}, 1)
+		if err == nil || !errors.Is(err, columnar.ErrFormat) || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), in) {
+			t.Errorf("%s: %v, want %q naming %s", tc.format, err, tc.want, in)
+		}
+		emptyDir(t, tmp)
+	}
 }
