@@ -76,7 +76,7 @@ func TestOutOfProcess(t *testing.T) {
 		for _, d := range sets {
 			t.Run(strings.TrimPrefix(env[0], "--environment_type=")+"/"+d.name, func(t *testing.T) {
 				var want bytes.Buffer
-				if _, err := local.Run(context.Background(), join.Options{Keys: d.keys, Input: d.input, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.ACBF}, local.NewCSV(&want)); err != nil {
+				if _, err := local.Run(context.Background(), join.Options{Sides: join.Sides{Keys: d.keys, Input: d.input}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, FilterChoice: join.FilterChoice{Filter: filters.ACBF}}, local.NewCSV(&want)); err != nil {
 					t.Fatal(err)
 				}
 				out := filepath.Join(t.TempDir(), "joined.csv")

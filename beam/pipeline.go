@@ -659,8 +659,12 @@ func (opt Options) Check() (join.Options, error) {
 // joinOptions are the options of opt that join.Options shares, for the
 // library's checks (Resolve) and its key type decision.
 func (opt Options) joinOptions() join.Options {
-	return join.Options{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType, JoinType: opt.JoinType,
-		Sep: opt.Sep, KeysSep: opt.KeysSep, InputSep: opt.InputSep, Columns: opt.Columns}
+	return join.Options{
+		Sides:    join.Sides{Keys: opt.Keys, Input: opt.Input, Sep: opt.Sep, KeysSep: opt.KeysSep, InputSep: opt.InputSep},
+		Keying:   join.Keying{KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType},
+		Output:   join.Output{Columns: opt.Columns},
+		JoinType: opt.JoinType,
+	}
 }
 
 // sideSep is the field separator of a side's file: its own (KeysSep,

@@ -71,7 +71,7 @@ func compareTyped(t *testing.T, keys, input, keyCol, joinCol string, kt key.Type
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			var localOut bytes.Buffer
-			rep, err := local.Run(context.Background(), join.Options{Keys: keys, Input: input, KeyCol: keyCol, JoinCol: joinCol, KeyType: kt, Filter: kind}, local.NewCSV(&localOut))
+			rep, err := local.Run(context.Background(), join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: keyCol, JoinCol: joinCol, KeyType: kt}, FilterChoice: join.FilterChoice{Filter: kind}}, local.NewCSV(&localOut))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -372,7 +372,7 @@ func TestJoinTypes(t *testing.T) {
 	os.WriteFile(input, []byte(ib.String()), 0o644)
 	for _, jt := range join.JoinTypes {
 		var localOut bytes.Buffer
-		rep, err := local.Run(context.Background(), join.Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "K", JoinType: jt}, local.NewCSV(&localOut))
+		rep, err := local.Run(context.Background(), join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, JoinType: jt}, local.NewCSV(&localOut))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -427,8 +427,12 @@ func TestSeparatorsAndColumns(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var localOut bytes.Buffer
-			if _, err := local.Run(context.Background(), join.Options{Keys: c.keys, Input: c.input, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.Bloom,
-				Sep: c.sep, KeysSep: c.keysSep, InputSep: c.inputSep, Columns: c.columns}, local.NewCSV(&localOut)); err != nil {
+			if _, err := local.Run(context.Background(), join.Options{
+				Sides:        join.Sides{Keys: c.keys, Input: c.input, Sep: c.sep, KeysSep: c.keysSep, InputSep: c.inputSep},
+				Keying:       join.Keying{KeyCol: "PATENT", JoinCol: "CITED"},
+				FilterChoice: join.FilterChoice{Filter: filters.Bloom},
+				Output:       join.Output{Columns: c.columns},
+			}, local.NewCSV(&localOut)); err != nil {
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "rows.txt")
@@ -480,7 +484,7 @@ func TestNestedLeftOut(t *testing.T) {
 	for _, keys := range []string{fs.Parquet, fs.ArrowFile} {
 		cols := []string{"J", "ID", "P", "Q"}
 		var localOut bytes.Buffer
-		if _, err := local.Run(context.Background(), join.Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "J", Columns: cols}, local.NewCSV(&localOut)); err != nil {
+		if _, err := local.Run(context.Background(), join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "J"}, Output: join.Output{Columns: cols}}, local.NewCSV(&localOut)); err != nil {
 			t.Fatal(err)
 		}
 		out := filepath.Join(t.TempDir(), "rows.txt")

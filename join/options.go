@@ -18,9 +18,75 @@ import (
 )
 
 // Options is the plan of a join, which an executor (join/local, beam) runs.
-// The zero value of a field is its default.
+// Its fields are grouped by concern, each group a struct embedded here (so
+// that opt.Keys, opt.Filter and the like read as before) that checks and
+// fills in its own fields (Resolve); the rules between groups are one
+// table (crossRules). The zero value of a field is its default.
 type Options struct {
+	Sides        // the two inputs: paths, names, formats, separators
+	Keying       // the key: its columns on each side, their types, the filter's layout
+	FilterChoice // the filter: a kind and its sizing, a filter file, or auto
+	BankJoin     // a join through a filter bank's classes
+	Output       // the output's columns and order
+	Resources    // goroutines, memory, temporary files, progress
+	// JoinType is which rows the join writes (default JoinInner; SQL's
+	// semantics, docs/join-types.md, one definition: semantics.go):
+	// JoinSemi each large-side row that has a match, once, with its own
+	// columns; JoinAnti each that has none; JoinLeft every large-side row,
+	// the unmatched ones padded with empty (NULL) key-side columns;
+	// JoinRight every key-side row, the unmatched ones with empty
+	// large-side columns but the join columns, which hold the key (as
+	// SQL's USING); JoinFull both. A NULL key never matches
+	// (key.Spec.IsNull: an empty CSV field, a Parquet or Arrow NULL; an
+	// empty string of a table is a value). A row the filter rejects is
+	// certainly unmatched: anti, left and full write it without shuffling
+	// it.
+	JoinType JoinType
+	// Skew is what the join does about hot keys (default SkewOff). With
+	// SkewAuto a pass before the build samples the large side (a regular
+	// file; for a stream, the key side stands in for it) for keys whose
+	// rows exceed N/Reducers (N the large side's rows, estimated), spreads
+	// each such key's large-side rows over several partitions and copies
+	// its key-side rows to each of them. The output is the same either
+	// way: byte for byte with Sort, the same rows otherwise.
+	Skew Skew
+	// EstimateJoinSize sketches the key side's keys and the survivors' with
+	// count-min sketches and reports the join's size estimated before the
+	// shuffle (Report.JoinRowsEstimate): about 10% of a filtered join's
+	// time (bench: farm-bench, 15 pairs), so it is asked for; Skew auto
+	// always estimates.
+	EstimateJoinSize bool
+}
+
+// Sides are a join's two inputs (Options.Sides; beam.Options embeds them
+// too).
+type Sides struct {
 	Keys, Input string // small and large side: CSV with header (.txt, .gz, .zip; "-" for standard input)
+	// KeysName and InputName, if set, name the sides in messages instead of
+	// their paths (a temporary copy of a stream keeps the stream's name).
+	KeysName, InputName string
+	// KeysFormat and InputFormat say how a side is stored: csv, parquet,
+	// arrow or jsonl; "" by its name's extension (columnar.FormatOf:
+	// .parquet and .pq, .arrow, .feather, .ipc and .arrows, .jsonl and
+	// .ndjson; anything else is CSV). A Parquet, Arrow or JSON lines side
+	// brings its columns' types (KeyType auto).
+	KeysFormat, InputFormat string
+	// Sep is the field separator of both sides (0: by each file's name, a
+	// tab for .tsv and .tab, else a comma: csvscan.SepFor). The output is
+	// CSV whatever the sides' separator: the rows of a large side of another
+	// separator are re-encoded.
+	Sep byte
+	// KeysSep and InputSep, if not 0, are the separator of one side,
+	// instead of Sep (a TSV on standard input joined with a CSV key file).
+	KeysSep, InputSep byte
+	// SkipBadRows drops malformed rows (wrong field count, bad quoting, a join
+	// key that does not parse) and counts them instead of failing.
+	SkipBadRows bool
+}
+
+// Keying is a join's key (Options.Keying; the stream engine's and Beam's
+// options embed it too).
+type Keying struct {
 	// KeyCol and JoinCol are the join columns by header name (default
 	// PATENT, CITED). Several columns, comma-separated as one CSV record
 	// ("A,B,C"; a name holding a comma quoted), make a composite key: the
@@ -43,37 +109,44 @@ type Options struct {
 	// KeyType as one type a column when the key is composite.
 	KeyCols, JoinCols []string
 	KeyTypes          []key.Type
-	Filter            filters.Kind   // default acbf, or the filter file's kind
-	Sizing            filters.Sizing // must be zero with FilterFile
-	Mappers           int            // map goroutines (default one per core; at most MaxWorkers)
-	Reducers          int            // reduce partitions and goroutines (default one per core; at most MaxWorkers)
-	// MemBudget bounds the shuffle's memory and, with Sort, the sort's
-	// (default DefaultMemBudget, or more when the mappers and reducers need
-	// it: shuffle.MinBudget; at least that).
-	MemBudget int64
-	// MemAvailable is the memory the reduce's key tables may take: each
-	// reducer holds its partition's key-side rows (keys, rows and about 40
-	// bytes a row of index) in memory, whatever MemBudget. A key side that
-	// needs more is refused after the build, with the numbers, instead of
-	// running the machine out of memory in the reduce. 0: MemAvailable of
-	// /proc/meminfo where there is one (Linux), else no check.
-	MemAvailable int64
-	TempDir      string // for spill and sort files (default: the system's)
-	Sort         bool   // order the output by key, then large-side row order
-	// SkipBadRows drops malformed rows (wrong field count, bad quoting, a join
-	// key that does not parse) and counts them instead of failing.
-	SkipBadRows bool
+}
+
+// FilterChoice is how a join gets its filter (Options.FilterChoice): a kind
+// built here and its sizing, a filter file, or FilterAuto.
+type FilterChoice struct {
+	Filter filters.Kind   // default acbf, or the filter file's kind
+	Sizing filters.Sizing // must be zero with FilterFile
 	// FilterFile, if set, is a filter file (join build-filter) used instead of
 	// building the filter; it must match the join's settings and key set.
 	FilterFile string
-	// Sep is the field separator of both sides (0: by each file's name, a
-	// tab for .tsv and .tab, else a comma: csvscan.SepFor). The output is
-	// CSV whatever the sides' separator: the rows of a large side of another
-	// separator are re-encoded.
-	Sep byte
-	// KeysSep and InputSep, if not 0, are the separator of one side,
-	// instead of Sep (a TSV on standard input joined with a CSV key file).
-	KeysSep, InputSep byte
+	// KeepFilter keeps every mapper probing the filter whatever it passes;
+	// by default a mapper whose filter passes so much that probing costs
+	// more than the shuffle it saves stops probing and shuffles its rows
+	// unprobed (join/local's filterGuard; the report says when). compare
+	// keeps the filter: it measures filters.
+	KeepFilter bool
+	// HotExclusions, above 0, reads the large side (a regular file) once
+	// more after the filter is built, for the HotExclusions most frequent
+	// keys that pass the filter and are not keys (a top-k sketch of them);
+	// the map phase drops their rows as the filter drops the others. The
+	// row-weighted false positive rate falls as much as those keys carried
+	// of it (Report.HotExclusions). At most MaxHotExclusions.
+	HotExclusions int
+	// BroadcastBudget bounds the bytes of one broadcast copy of the filter
+	// FilterAuto may choose (0: DefaultBroadcastBudget); NeedDeletes limits
+	// it to kinds that delete keys. Both are for FilterAuto only.
+	BroadcastBudget int64
+	NeedDeletes     bool
+	// AutoTimings, if set, are the probe and decode times FilterAuto uses
+	// for the kinds it names instead of timing them on this machine: its
+	// choice then depends on the data and these numbers alone (tests,
+	// whose verdict must not follow the machine's speed or load; replaying
+	// another machine's decision). A kind left out is timed.
+	AutoTimings map[filters.Kind]AutoTiming
+}
+
+// BankJoin is a join through a filter bank (Options.BankJoin).
+type BankJoin struct {
 	// Bank, if set, is a filter bank file (join bank build) over the key
 	// file's classes: the join filters the large side with the union of the
 	// filters of Classes and joins it with the key rows of those classes
@@ -87,68 +160,33 @@ type Options struct {
 	// row: RouteColumn adds a last column "class"; RouteDir hands the rows
 	// of each class to its own sink (join/local.NewRouted).
 	Route Route
-	// KeysName and InputName, if set, name the sides in messages instead of
-	// their paths (a temporary copy of a stream keeps the stream's name).
-	KeysName, InputName string
-	// KeysFormat and InputFormat say how a side is stored: csv, parquet,
-	// arrow or jsonl; "" by its name's extension (columnar.FormatOf:
-	// .parquet and .pq, .arrow, .feather, .ipc and .arrows, .jsonl and
-	// .ndjson; anything else is CSV). A Parquet, Arrow or JSON lines side
-	// brings its columns' types (KeyType auto).
-	KeysFormat, InputFormat string
-	// JoinType is which rows the join writes (default JoinInner; SQL's
-	// semantics, docs/join-types.md): JoinSemi each large-side row that has
-	// a match, once, with its own columns; JoinAnti each that has none;
-	// JoinLeft every large-side row, the unmatched ones padded with empty
-	// (NULL) key-side columns; JoinRight every key-side row, the unmatched
-	// ones with empty large-side columns but the join columns, which hold
-	// the key (as SQL's USING); JoinFull both. A NULL key never matches
-	// (key.Spec.IsNull: an empty CSV field, a Parquet or Arrow NULL; an
-	// empty string of a table is a value). A row the filter rejects is certainly unmatched: anti, left
-	// and full write it without shuffling it.
-	JoinType JoinType
-	// KeepFilter keeps every mapper probing the filter whatever it passes;
-	// by default a mapper whose filter passes so much that probing costs
-	// more than the shuffle it saves stops probing and shuffles its rows
-	// unprobed (join/local's filterGuard; the report says when). compare
-	// keeps the filter: it measures filters.
-	KeepFilter bool
-	// EstimateJoinSize sketches the key side's keys and the survivors' with
-	// count-min sketches and reports the join's size estimated before the
-	// shuffle (Report.JoinRowsEstimate): about 10% of a filtered join's
-	// time (bench: farm-bench, 15 pairs), so it is asked for; Skew auto
-	// always estimates.
-	EstimateJoinSize bool
+}
+
+// Output is what a join's output holds and in what order (Options.Output).
+type Output struct {
 	// Columns, if set, are the output's columns, by name, in their order:
 	// from either side (the output's names: the large side's, then the key
 	// side's but its key columns); a name of two output columns is refused.
 	Columns []string
-	// Skew is what the join does about hot keys (default SkewOff). With
-	// SkewAuto a pass before the build samples the large side (a regular
-	// file; for a stream, the key side stands in for it) for keys whose
-	// rows exceed N/Reducers (N the large side's rows, estimated), spreads
-	// each such key's large-side rows over several partitions and copies
-	// its key-side rows to each of them. The output is the same either
-	// way: byte for byte with Sort, the same rows otherwise.
-	Skew Skew
-	// BroadcastBudget bounds the bytes of one broadcast copy of the filter
-	// FilterAuto may choose (0: DefaultBroadcastBudget); NeedDeletes limits
-	// it to kinds that delete keys. Both are for FilterAuto only.
-	BroadcastBudget int64
-	NeedDeletes     bool
-	// AutoTimings, if set, are the probe and decode times FilterAuto uses
-	// for the kinds it names instead of timing them on this machine: its
-	// choice then depends on the data and these numbers alone (tests,
-	// whose verdict must not follow the machine's speed or load; replaying
-	// another machine's decision). A kind left out is timed.
-	AutoTimings map[filters.Kind]AutoTiming
-	// HotExclusions, above 0, reads the large side (a regular file) once
-	// more after the filter is built, for the HotExclusions most frequent
-	// keys that pass the filter and are not keys (a top-k sketch of them);
-	// the map phase drops their rows as the filter drops the others. The
-	// row-weighted false positive rate falls as much as those keys carried
-	// of it (Report.HotExclusions). At most MaxHotExclusions.
-	HotExclusions int
+	Sort    bool // order the output by key, then large-side row order
+}
+
+// Resources are what a join may use (Options.Resources).
+type Resources struct {
+	Mappers  int // map goroutines (default one per core; at most MaxWorkers)
+	Reducers int // reduce partitions and goroutines (default one per core; at most MaxWorkers)
+	// MemBudget bounds the shuffle's memory and, with Sort, the sort's
+	// (default DefaultMemBudget, or more when the mappers and reducers need
+	// it: shuffle.MinBudget; at least that).
+	MemBudget int64
+	// MemAvailable is the memory the reduce's key tables may take: each
+	// reducer holds its partition's key-side rows (keys, rows and about 40
+	// bytes a row of index) in memory, whatever MemBudget. A key side that
+	// needs more is refused after the build, with the numbers, instead of
+	// running the machine out of memory in the reduce. 0: MemAvailable of
+	// /proc/meminfo where there is one (Linux), else no check.
+	MemAvailable int64
+	TempDir      string // for spill and sort files (default: the system's)
 	// Progress, if set, is called at the start of each phase and then every
 	// 100 ms from another goroutine: "build" and "map" count the bytes of
 	// their input read after the header (total -1 for a stream, whose size
@@ -244,153 +282,244 @@ func (opt Options) Check() (Options, error) {
 	return opt.Resolve()
 }
 
-// Resolve checks opt and returns it with every default filled in. Its
-// errors name the field (option.Error) and wrap ErrOptions or
-// filters.ErrSizing. It does not open the inputs.
+// Resolve checks opt and returns it with every default filled in: each
+// concern checks and fills its own fields (Sides.check, Keying.resolve,
+// BankJoin.check, FilterChoice.resolve, Resources.resolve), and the rules
+// between concerns are crossRules. Its errors name the field
+// (option.Error) and wrap ErrOptions or filters.ErrSizing. It does not open
+// the inputs.
 func (opt Options) Resolve() (Options, error) {
-	if opt.Keys == "" {
-		return opt, optionError("Keys", `""`, "required (the key file, the small side)")
+	if err := opt.Sides.check(); err != nil {
+		return opt, err
 	}
-	if opt.Input == "" {
-		return opt, optionError("Input", `""`, "required (the large file)")
+	if err := opt.Keying.resolve(); err != nil {
+		return opt, err
 	}
-	if err := opt.resolveKey(); err != nil {
+	if err := opt.BankJoin.check(); err != nil {
 		return opt, err
 	}
 	switch {
-	case opt.Bank != "" && opt.FilterFile != "":
-		return opt, optionError("FilterFile", opt.FilterFile, "cannot be used with a bank (%s): the bank holds the filters", opt.Bank)
-	case opt.Bank != "" && len(opt.Sizing.Set()) > 0:
-		set := opt.Sizing.Set()[0]
-		return opt, optionError("Sizing."+set.Name, set.Value, "cannot change the filters of the bank %s: leave it out, or build another bank", opt.Bank)
-	case opt.Bank == "" && len(opt.Classes) > 0:
-		return opt, optionError("Classes", strings.Join(opt.Classes, ","), "needs a bank (Bank)")
-	case opt.Bank == "" && opt.Route != RouteNone:
-		return opt, optionError("Route", opt.Route, "needs a bank (Bank)")
-	case opt.Route != RouteNone && opt.Route != RouteColumn && opt.Route != RouteDir:
-		return opt, optionError("Route", opt.Route, "want column or dir")
 	case opt.Skew != "" && opt.Skew != SkewOff && opt.Skew != SkewAuto:
 		return opt, optionError("Skew", opt.Skew, "want off or auto")
-	case opt.Sep == '"' || opt.Sep == '\n' || opt.Sep == '\r':
-		return opt, optionError("Sep", fmt.Sprintf("%q", opt.Sep), "a quote or line break cannot separate fields")
-	case opt.KeysSep == '"' || opt.KeysSep == '\n' || opt.KeysSep == '\r':
-		return opt, optionError("KeysSep", fmt.Sprintf("%q", opt.KeysSep), "a quote or line break cannot separate fields")
-	case opt.InputSep == '"' || opt.InputSep == '\n' || opt.InputSep == '\r':
-		return opt, optionError("InputSep", fmt.Sprintf("%q", opt.InputSep), "a quote or line break cannot separate fields")
 	case opt.JoinType != "" && !slices.Contains(JoinTypes, opt.JoinType):
 		return opt, optionError("JoinType", opt.JoinType, "want inner, semi, anti, left, right or full%s", joinTypeHint(opt.JoinType))
-	case opt.JoinType.KeepsUnmatchedKeys() && opt.Skew == SkewAuto:
-		return opt, optionError("Skew", string(opt.Skew), "copies a hot key's rows to several partitions, and a %s join writes each key row without a match once: leave it off", opt.JoinType)
-	case len(opt.Columns) > 0 && opt.Route != RouteNone:
-		return opt, optionError("Columns", strings.Join(opt.Columns, ","), "a routed bank join writes every column with its class: leave them out")
-	case opt.JoinType != "" && opt.JoinType != JoinInner && opt.Route != RouteNone:
-		return opt, optionError("JoinType", opt.JoinType, "a routed bank join marks each row with its key row's class: inner joins only")
-	case !validFormat(opt.KeysFormat):
-		return opt, optionError("KeysFormat", opt.KeysFormat, "want csv, parquet, arrow or jsonl")
-	case !validFormat(opt.InputFormat):
-		return opt, optionError("InputFormat", opt.InputFormat, "want csv, parquet, arrow or jsonl")
 	}
-	if opt.Skew == "" {
-		opt.Skew = SkewOff
-	}
-	if opt.JoinType == "" {
-		opt.JoinType = JoinInner
-	}
-	if opt.Filter == "" && opt.FilterFile == "" && opt.Bank == "" {
-		opt.Filter = DefaultFilter
-	}
-	switch {
-	case opt.Filter != FilterAuto && opt.BroadcastBudget != 0:
-		return opt, optionError("BroadcastBudget", opt.BroadcastBudget, "bounds the filter auto chooses: give it with the filter auto")
-	case opt.Filter != FilterAuto && opt.NeedDeletes:
-		return opt, optionError("NeedDeletes", opt.NeedDeletes, "limits the kinds auto chooses from: give it with the filter auto")
-	case opt.HotExclusions < 0 || opt.HotExclusions > MaxHotExclusions:
-		return opt, optionError("HotExclusions", opt.HotExclusions, "want 1 to %d keys (0: none)", MaxHotExclusions)
-	case opt.HotExclusions > 0 && opt.Bank != "":
-		return opt, optionError("HotExclusions", opt.HotExclusions, "a bank join filters with its classes' filters: exclusions are for one filter")
-	case opt.HotExclusions > 0 && opt.Layout == LayoutPerColumn:
-		return opt, optionError("HotExclusions", opt.HotExclusions, "tests the whole key: leave the per-column layout out")
-	case opt.BroadcastBudget < 0:
-		return opt, optionError("BroadcastBudget", opt.BroadcastBudget, "want a size in bytes, at least 1 (0: %d)", DefaultBroadcastBudget)
-	case opt.Filter == FilterAuto && opt.FilterFile != "":
-		return opt, optionError("FilterFile", opt.FilterFile, "holds a filter already: the filter auto chooses one; give one or the other")
-	case opt.Filter == FilterAuto && opt.Bank != "":
-		return opt, optionError("Bank", opt.Bank, "filters with the bank's kind: the filter auto chooses a kind; give one or the other")
-	case opt.Filter == FilterAuto && opt.Layout == LayoutPerColumn:
-		return opt, optionError("Layout", opt.Layout, "the filter auto chooses one filter over the whole key: leave the layout out, or name a kind")
-	case opt.Filter == FilterAuto && len(opt.Sizing.Set()) > 0:
-		set := opt.Sizing.Set()[0]
-		return opt, optionError("Sizing."+set.Name, set.Value, "the filter auto sizes its own filter: leave it out, or name a kind")
-	}
-	if opt.Filter == FilterAuto && opt.BroadcastBudget == 0 {
-		opt.BroadcastBudget = DefaultBroadcastBudget
-	}
-	if opt.Filter != "" && opt.Filter != FilterAuto {
-		if _, err := filters.Lookup(string(opt.Filter)); err != nil {
-			return opt, &option.Error{Pkg: "join", Name: "Filter", Value: fmt.Sprintf("%q", opt.Filter), Reason: "unknown filter (want auto or one of " + strings.Join(filters.Names(), ", ") + ")", Err: ErrOptions, Cause: err}
+	for _, r := range crossRules {
+		if r.when(&opt) {
+			field := r.field
+			if field == "Sizing" {
+				field += "." + opt.Sizing.Set()[0].Name // the option set
+			}
+			return opt, optionError(field, r.value(&opt), "%s", r.reason(&opt))
 		}
 	}
-	if err := opt.Sizing.Validate(); err != nil {
+	opt.Skew = cmp.Or(opt.Skew, SkewOff)
+	opt.JoinType = cmp.Or(opt.JoinType, JoinInner)
+	if opt.FilterFile == "" && opt.Bank == "" {
+		opt.Filter = cmp.Or(opt.Filter, DefaultFilter)
+	}
+	if err := opt.FilterChoice.resolve(); err != nil {
 		return opt, err
 	}
-	if opt.FilterFile != "" {
-		if set := opt.Sizing.Set(); len(set) > 0 {
-			return opt, optionError("Sizing."+set[0].Name, set[0].Value, "cannot change the filter of the filter file %s: leave it out, or build another filter", opt.FilterFile)
-		}
-	}
-	var err error
-	if opt.Mappers, err = Workers("Mappers", opt.Mappers); err != nil {
-		return opt, err
-	}
-	if opt.Reducers, err = Workers("Reducers", opt.Reducers); err != nil {
-		return opt, err
-	}
-	minBudget := shuffle.MinBudget(opt.Mappers, opt.Reducers)
-	switch {
-	case opt.MemBudget < 0:
-		return opt, optionError("MemBudget", opt.MemBudget, "want a positive number of bytes")
-	case opt.MemBudget == 0:
-		opt.MemBudget = max(DefaultMemBudget, minBudget) // many cores: more than the default
-	case opt.MemBudget < minBudget:
-		return opt, optionError("MemBudget", opt.MemBudget, "below the minimum of %s for %d mappers and %d reducers (8 KiB batches, 8 per mapper and reducer)",
-			SizeText(minBudget), opt.Mappers, opt.Reducers)
-	}
-	if opt.TempDir != "" {
-		if st, err := os.Stat(opt.TempDir); err != nil || !st.IsDir() {
-			return opt, optionError("TempDir", opt.TempDir, "not an existing folder")
-		}
-	}
-	return opt, nil
+	err := opt.Resources.resolve()
+	return opt, err
 }
 
-// validFormat reports whether f names a side's format (table.FormatOf's,
+// crossRule is a rule between two concerns of Options: when it holds, the
+// field is refused for the reason.
+type crossRule struct {
+	field  string
+	when   func(o *Options) bool
+	value  func(o *Options) any
+	reason func(o *Options) string
+}
+
+// crossRules are the rules between Options' concerns, checked in order
+// after each concern has checked its own fields.
+var crossRules = []crossRule{
+	{"FilterFile", func(o *Options) bool { return o.Bank != "" && o.FilterFile != "" },
+		func(o *Options) any { return o.FilterFile },
+		func(o *Options) string {
+			return fmt.Sprintf("cannot be used with a bank (%s): the bank holds the filters", o.Bank)
+		}},
+	{"Sizing", func(o *Options) bool { return o.Bank != "" && len(o.Sizing.Set()) > 0 },
+		func(o *Options) any { return o.Sizing.Set()[0].Value },
+		func(o *Options) string {
+			return fmt.Sprintf("cannot change the filters of the bank %s: leave it out, or build another bank", o.Bank)
+		}},
+	{"Skew", func(o *Options) bool { return o.JoinType.KeepsUnmatchedKeys() && o.Skew == SkewAuto },
+		func(o *Options) any { return string(o.Skew) },
+		func(o *Options) string {
+			return fmt.Sprintf("copies a hot key's rows to several partitions, and a %s join writes each key row without a match once: leave it off", o.JoinType)
+		}},
+	{"Columns", func(o *Options) bool { return len(o.Columns) > 0 && o.Route != RouteNone },
+		func(o *Options) any { return strings.Join(o.Columns, ",") },
+		func(*Options) string {
+			return "a routed bank join writes every column with its class: leave them out"
+		}},
+	{"JoinType", func(o *Options) bool { return o.JoinType != "" && o.JoinType != JoinInner && o.Route != RouteNone },
+		func(o *Options) any { return o.JoinType },
+		func(*Options) string {
+			return "a routed bank join marks each row with its key row's class: inner joins only"
+		}},
+	{"Layout", func(o *Options) bool { return o.Layout == LayoutPerColumn && o.FilterFile != "" },
+		func(o *Options) any { return o.Layout },
+		func(o *Options) string {
+			return fmt.Sprintf("cannot be used with a filter file (%s): filter files hold composite filters", o.FilterFile)
+		}},
+	{"Layout", func(o *Options) bool { return o.Layout == LayoutPerColumn && o.Bank != "" },
+		func(o *Options) any { return o.Layout },
+		func(o *Options) string {
+			return fmt.Sprintf("cannot be used with a bank (%s): banks hold composite filters", o.Bank)
+		}},
+	{"HotExclusions", func(o *Options) bool { return o.HotExclusions > 0 && o.Bank != "" },
+		func(o *Options) any { return o.HotExclusions },
+		func(*Options) string {
+			return "a bank join filters with its classes' filters: exclusions are for one filter"
+		}},
+	{"HotExclusions", func(o *Options) bool { return o.HotExclusions > 0 && o.Layout == LayoutPerColumn },
+		func(o *Options) any { return o.HotExclusions },
+		func(*Options) string { return "tests the whole key: leave the per-column layout out" }},
+	{"Bank", func(o *Options) bool { return o.Filter == FilterAuto && o.Bank != "" },
+		func(o *Options) any { return o.Bank },
+		func(*Options) string {
+			return "filters with the bank's kind: the filter auto chooses a kind; give one or the other"
+		}},
+	{"Layout", func(o *Options) bool { return o.Filter == FilterAuto && o.Layout == LayoutPerColumn },
+		func(o *Options) any { return o.Layout },
+		func(*Options) string {
+			return "the filter auto chooses one filter over the whole key: leave the layout out, or name a kind"
+		}},
+}
+
+// check refuses sides that are missing or whose separator or format is
+// not one.
+func (s Sides) check() error {
+	switch {
+	case s.Keys == "":
+		return optionError("Keys", `""`, "required (the key file, the small side)")
+	case s.Input == "":
+		return optionError("Input", `""`, "required (the large file)")
+	}
+	for _, f := range []struct {
+		name string
+		sep  byte
+	}{{"Sep", s.Sep}, {"KeysSep", s.KeysSep}, {"InputSep", s.InputSep}} {
+		if f.sep == '"' || f.sep == '\n' || f.sep == '\r' {
+			return optionError(f.name, fmt.Sprintf("%q", f.sep), "a quote or line break cannot separate fields")
+		}
+	}
+	switch {
+	case !validFormat(s.KeysFormat):
+		return optionError("KeysFormat", s.KeysFormat, "want csv, parquet, arrow or jsonl")
+	case !validFormat(s.InputFormat):
+		return optionError("InputFormat", s.InputFormat, "want csv, parquet, arrow or jsonl")
+	}
+	return nil
+}
+
+// check refuses a bank join's options without a bank, and a Route that
+// is none.
+func (b BankJoin) check() error {
+	switch {
+	case b.Bank == "" && len(b.Classes) > 0:
+		return optionError("Classes", strings.Join(b.Classes, ","), "needs a bank (Bank)")
+	case b.Bank == "" && b.Route != RouteNone:
+		return optionError("Route", b.Route, "needs a bank (Bank)")
+	case b.Route != RouteNone && b.Route != RouteColumn && b.Route != RouteDir:
+		return optionError("Route", b.Route, "want column or dir")
+	}
+	return nil
+}
+
+// resolve checks the filter's options among themselves (the options of
+// auto with auto, the sizing of a kind, none with a filter file), looks
+// the kind up and fills in auto's budget.
+func (f *FilterChoice) resolve() error {
+	auto := f.Filter == FilterAuto
+	switch {
+	case !auto && f.BroadcastBudget != 0:
+		return optionError("BroadcastBudget", f.BroadcastBudget, "bounds the filter auto chooses: give it with the filter auto")
+	case !auto && f.NeedDeletes:
+		return optionError("NeedDeletes", f.NeedDeletes, "limits the kinds auto chooses from: give it with the filter auto")
+	case f.HotExclusions < 0 || f.HotExclusions > MaxHotExclusions:
+		return optionError("HotExclusions", f.HotExclusions, "want 1 to %d keys (0: none)", MaxHotExclusions)
+	case f.BroadcastBudget < 0:
+		return optionError("BroadcastBudget", f.BroadcastBudget, "want a size in bytes, at least 1 (0: %d)", DefaultBroadcastBudget)
+	case auto && f.FilterFile != "":
+		return optionError("FilterFile", f.FilterFile, "holds a filter already: the filter auto chooses one; give one or the other")
+	case auto && len(f.Sizing.Set()) > 0:
+		set := f.Sizing.Set()[0]
+		return optionError("Sizing."+set.Name, set.Value, "the filter auto sizes its own filter: leave it out, or name a kind")
+	}
+	if auto && f.BroadcastBudget == 0 {
+		f.BroadcastBudget = DefaultBroadcastBudget
+	}
+	if f.Filter != "" && !auto {
+		if _, err := filters.Lookup(string(f.Filter)); err != nil {
+			return &option.Error{Pkg: "join", Name: "Filter", Value: fmt.Sprintf("%q", f.Filter), Reason: "unknown filter (want auto or one of " + strings.Join(filters.Names(), ", ") + ")", Err: ErrOptions, Cause: err}
+		}
+	}
+	if err := f.Sizing.Validate(); err != nil {
+		return err
+	}
+	if set := f.Sizing.Set(); f.FilterFile != "" && len(set) > 0 {
+		return optionError("Sizing."+set[0].Name, set[0].Value, "cannot change the filter of the filter file %s: leave it out, or build another filter", f.FilterFile)
+	}
+	return nil
+}
+
+// resolve fills in the workers and the memory budget and checks TempDir.
+func (r *Resources) resolve() error {
+	var err error
+	if r.Mappers, err = Workers("Mappers", r.Mappers); err != nil {
+		return err
+	}
+	if r.Reducers, err = Workers("Reducers", r.Reducers); err != nil {
+		return err
+	}
+	minBudget := shuffle.MinBudget(r.Mappers, r.Reducers)
+	switch {
+	case r.MemBudget < 0:
+		return optionError("MemBudget", r.MemBudget, "want a positive number of bytes")
+	case r.MemBudget == 0:
+		r.MemBudget = max(DefaultMemBudget, minBudget) // many cores: more than the default
+	case r.MemBudget < minBudget:
+		return optionError("MemBudget", r.MemBudget, "below the minimum of %s for %d mappers and %d reducers (8 KiB batches, 8 per mapper and reducer)",
+			SizeText(minBudget), r.Mappers, r.Reducers)
+	}
+	if r.TempDir != "" {
+		if st, err := os.Stat(r.TempDir); err != nil || !st.IsDir() {
+			return optionError("TempDir", r.TempDir, "not an existing folder")
+		}
+	}
+	return nil
+}
+
+// validFormat reports whether f names a side's format (columnar.FormatOf's,
 // "" for by the name).
 func validFormat(f string) bool {
 	_, err := columnar.FormatOf("", f)
 	return err == nil
 }
 
-// resolveKey fills KeyCols, JoinCols and KeyTypes from KeyCol, JoinCol and
-// KeyType, and checks Layout.
-func (opt *Options) resolveKey() error {
-	j, err := key.ParseJoin(cmp.Or(opt.KeyCol, DefaultKeyCol), cmp.Or(opt.JoinCol, DefaultJoinCol), opt.KeyType)
+// resolve fills KeyCols, JoinCols and KeyTypes from KeyCol, JoinCol and
+// KeyType, and checks Layout against the key (against a filter file or a
+// bank: crossRules).
+func (k *Keying) resolve() error {
+	j, err := key.ParseJoin(cmp.Or(k.KeyCol, DefaultKeyCol), cmp.Or(k.JoinCol, DefaultJoinCol), k.KeyType)
 	if err != nil {
 		return option.Within(err, "join", ErrOptions)
 	}
-	opt.KeyCols, opt.JoinCols, opt.KeyTypes = j.KeyCols, j.JoinCols, j.Types
-	opt.KeyCol, opt.JoinCol, opt.KeyType = j.KeyCol(), j.JoinCol(), j.Type()
-	n := len(j.KeyCols)
+	k.KeyCols, k.JoinCols, k.KeyTypes = j.KeyCols, j.JoinCols, j.Types
+	k.KeyCol, k.JoinCol, k.KeyType = j.KeyCol(), j.JoinCol(), j.Type()
 	switch {
-	case opt.Layout == "":
-		opt.Layout = LayoutComposite
-	case opt.Layout != LayoutComposite && opt.Layout != LayoutPerColumn:
-		return optionError("Layout", opt.Layout, "want composite or per-column")
-	case opt.Layout == LayoutPerColumn && n == 1:
-		return optionError("Layout", opt.Layout, "needs a key of several columns (the key %s is one)", opt.KeyCol)
-	case opt.Layout == LayoutPerColumn && opt.FilterFile != "":
-		return optionError("Layout", opt.Layout, "cannot be used with a filter file (%s): filter files hold composite filters", opt.FilterFile)
-	case opt.Layout == LayoutPerColumn && opt.Bank != "":
-		return optionError("Layout", opt.Layout, "cannot be used with a bank (%s): banks hold composite filters", opt.Bank)
+	case k.Layout == "":
+		k.Layout = LayoutComposite
+	case k.Layout != LayoutComposite && k.Layout != LayoutPerColumn:
+		return optionError("Layout", k.Layout, "want composite or per-column")
+	case k.Layout == LayoutPerColumn && len(j.KeyCols) == 1:
+		return optionError("Layout", k.Layout, "needs a key of several columns (the key %s is one)", k.KeyCol)
 	}
 	return nil
 }

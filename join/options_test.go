@@ -19,9 +19,9 @@ func TestResolveDefaultFilter(t *testing.T) {
 		want filters.Kind
 	}{
 		{"none named", join.Options{}, join.DefaultFilter},
-		{"a kind", join.Options{Filter: filters.Bloom}, filters.Bloom},
-		{"a filter file", join.Options{FilterFile: "keys.acbf"}, ""},
-		{"a bank", join.Options{Bank: "cat.bank", KeyType: "int"}, ""},
+		{"a kind", join.Options{FilterChoice: join.FilterChoice{Filter: filters.Bloom}}, filters.Bloom},
+		{"a filter file", join.Options{FilterChoice: join.FilterChoice{FilterFile: "keys.acbf"}}, ""},
+		{"a bank", join.Options{Keying: join.Keying{KeyType: "int"}, BankJoin: join.BankJoin{Bank: "cat.bank"}}, ""},
 	} {
 		tc.opt.Keys, tc.opt.Input = "keys.csv", "input.csv"
 		r, err := tc.opt.Resolve()
@@ -42,7 +42,7 @@ func TestResolveDefaultFilter(t *testing.T) {
 // composite key of two columns passes), and every other option is still
 // checked, by its field's name.
 func TestCheckBank(t *testing.T) {
-	opt := join.Options{Keys: "keys.csv", Input: "input.csv", Bank: "cat.bank", JoinCol: "a,b"}
+	opt := join.Options{Sides: join.Sides{Keys: "keys.csv", Input: "input.csv"}, Keying: join.Keying{JoinCol: "a,b"}, BankJoin: join.BankJoin{Bank: "cat.bank"}}
 	if _, err := opt.Check(); err != nil {
 		t.Fatalf("a bank join on two join columns, its key column left to the bank: %v", err)
 	}
@@ -54,10 +54,10 @@ func TestCheckBank(t *testing.T) {
 		opt   join.Options
 		field string
 	}{
-		{"bits per key", join.Options{Sizing: filters.Sizing{BitsPerKey: 16}}, "Sizing.BitsPerKey"},
-		{"a filter file", join.Options{FilterFile: "keys.acbf"}, "FilterFile"},
-		{"auto", join.Options{Filter: join.FilterAuto}, "Bank"},
-		{"hot exclusions", join.Options{HotExclusions: 10}, "HotExclusions"},
+		{"bits per key", join.Options{FilterChoice: join.FilterChoice{Sizing: filters.Sizing{BitsPerKey: 16}}}, "Sizing.BitsPerKey"},
+		{"a filter file", join.Options{FilterChoice: join.FilterChoice{FilterFile: "keys.acbf"}}, "FilterFile"},
+		{"auto", join.Options{FilterChoice: join.FilterChoice{Filter: join.FilterAuto}}, "Bank"},
+		{"hot exclusions", join.Options{FilterChoice: join.FilterChoice{HotExclusions: 10}}, "HotExclusions"},
 	} {
 		o := tc.opt
 		o.Keys, o.Input, o.Bank = "keys.csv", "input.csv", "cat.bank"
@@ -68,7 +68,7 @@ func TestCheckBank(t *testing.T) {
 		}
 	}
 	// Without a bank, Check is Resolve.
-	plain := join.Options{Keys: "keys.csv", Input: "input.csv", KeyCol: "a,b", JoinCol: "c,d"}
+	plain := join.Options{Sides: join.Sides{Keys: "keys.csv", Input: "input.csv"}, Keying: join.Keying{KeyCol: "a,b", JoinCol: "c,d"}}
 	r1, err1 := plain.Check()
 	r2, err2 := plain.Resolve()
 	if err1 != nil || err2 != nil || r1.KeyCol != r2.KeyCol || r1.Filter != r2.Filter {

@@ -103,7 +103,7 @@ func table1(ctx context.Context, opt Options) error {
 	if _, err := nber.ExtractKeysFile(pat, keys, nber.KeysOptions{Sample: sample, Seed: opt.Seed}); err != nil {
 		return err
 	}
-	base := join.Options{Keys: keys, Input: cite}
+	base := join.Options{Sides: join.Sides{Keys: keys, Input: cite}}
 	mode := cmp.Or(opt.Table1Sizing, Table1Both)
 	var md strings.Builder
 	var reps []*join.Report

@@ -48,7 +48,7 @@ func TestFilterAuto(t *testing.T) {
 			name, a.Selectivity, a.Chosen.Kind, a.Chosen.BitsPerKey, a.Chosen.PredictedCostMs, a.RunnerUp, a.Chosen.PredictedShuffleBytes, rep.ShuffleBytes)
 		return rep
 	}
-	rep := check("default", join.Options{Keys: gen.Keys, Input: gen.Cite}, want)
+	rep := check("default", join.Options{Sides: join.Sides{Keys: gen.Keys, Input: gen.Cite}}, want)
 	if rep.Filter.Kind == filters.None || rep.Auto.RunnerUp == nil || rep.Auto.RunnerUp.Kind == rep.Filter.Kind {
 		t.Errorf("low selectivity: chose %s, runner-up %+v", rep.Filter.Kind, rep.Auto.RunnerUp)
 	}
@@ -60,20 +60,20 @@ func TestFilterAuto(t *testing.T) {
 	}
 
 	self := naiveJoin(t, gen.Cite, gen.Cite, "CITED", "CITED")
-	if rep := check("self-join", join.Options{Keys: gen.Cite, KeyCol: "CITED", Input: gen.Cite}, self); rep.Filter.Kind != filters.None {
+	if rep := check("self-join", join.Options{Sides: join.Sides{Keys: gen.Cite, Input: gen.Cite}, Keying: join.Keying{KeyCol: "CITED"}}, self); rep.Filter.Kind != filters.None {
 		t.Errorf("self-join (every row a key): chose %s, want none", rep.Filter.Kind)
 	}
-	if rep := check("budget", join.Options{Keys: gen.Keys, Input: gen.Cite, BroadcastBudget: 1}, want); rep.Filter.Kind != filters.None {
+	if rep := check("budget", join.Options{Sides: join.Sides{Keys: gen.Keys, Input: gen.Cite}, FilterChoice: join.FilterChoice{BroadcastBudget: 1}}, want); rep.Filter.Kind != filters.None {
 		t.Errorf("a 1-byte budget: chose %s", rep.Filter.Kind)
 	}
-	rep = check("deletes", join.Options{Keys: gen.Keys, Input: gen.Cite, NeedDeletes: true}, want)
+	rep = check("deletes", join.Options{Sides: join.Sides{Keys: gen.Keys, Input: gen.Cite}, FilterChoice: join.FilterChoice{NeedDeletes: true}}, want)
 	if sp, _ := filters.Lookup(string(rep.Filter.Kind)); !sp.Deletes && rep.Filter.Kind != filters.None {
 		t.Errorf("deletes needed: chose %s, which cannot delete", rep.Filter.Kind)
 	}
 
 	// A stream input: no sample, a note, the same rows.
 	var buf bytes.Buffer
-	r, err := Run(context.Background(), join.Options{Keys: gen.Keys, Input: pipeOf(t, gen.Cite), Filter: join.FilterAuto, Sort: true}, NewCSV(&buf))
+	r, err := Run(context.Background(), join.Options{Sides: join.Sides{Keys: gen.Keys, Input: pipeOf(t, gen.Cite)}, FilterChoice: join.FilterChoice{Filter: join.FilterAuto}, Output: join.Output{Sort: true}}, NewCSV(&buf))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestFilterAuto(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		var b bytes.Buffer
-		_, err := Run(context.Background(), join.Options{Keys: k0, Input: in0, Filter: join.FilterAuto}, NewCSV(&b))
+		_, err := Run(context.Background(), join.Options{Sides: join.Sides{Keys: k0, Input: in0}, FilterChoice: join.FilterChoice{Filter: join.FilterAuto}}, NewCSV(&b))
 		done <- err
 	}()
 	select {
@@ -104,11 +104,11 @@ func TestFilterAuto(t *testing.T) {
 
 	// Options auto refuses.
 	for _, opt := range []join.Options{
-		{Keys: gen.Keys, Input: gen.Cite, Filter: join.FilterAuto, Sizing: filters.Sizing{BitsPerKey: 8}},
-		{Keys: gen.Keys, Input: gen.Cite, Filter: filters.Bloom, BroadcastBudget: 1 << 20},
-		{Keys: gen.Keys, Input: gen.Cite, Filter: filters.Bloom, NeedDeletes: true},
-		{Keys: gen.Keys, Input: gen.Cite, Filter: join.FilterAuto, BroadcastBudget: -1},
-		{Keys: gen.Keys, Input: gen.Cite, Filter: join.FilterAuto, FilterFile: gen.Keys},
+		{Sides: join.Sides{Keys: gen.Keys, Input: gen.Cite}, FilterChoice: join.FilterChoice{Filter: join.FilterAuto, Sizing: filters.Sizing{BitsPerKey: 8}}},
+		{Sides: join.Sides{Keys: gen.Keys, Input: gen.Cite}, FilterChoice: join.FilterChoice{Filter: filters.Bloom, BroadcastBudget: 1 << 20}},
+		{Sides: join.Sides{Keys: gen.Keys, Input: gen.Cite}, FilterChoice: join.FilterChoice{Filter: filters.Bloom, NeedDeletes: true}},
+		{Sides: join.Sides{Keys: gen.Keys, Input: gen.Cite}, FilterChoice: join.FilterChoice{Filter: join.FilterAuto, BroadcastBudget: -1}},
+		{Sides: join.Sides{Keys: gen.Keys, Input: gen.Cite}, FilterChoice: join.FilterChoice{Filter: join.FilterAuto, FilterFile: gen.Keys}},
 	} {
 		if _, err := Run(context.Background(), opt, NewCSV(&bytes.Buffer{})); !errors.Is(err, join.ErrOptions) {
 			t.Errorf("%+v: %v, want an options error", opt, err)

@@ -79,8 +79,8 @@ func TestBankJoinEqualsRestricted(t *testing.T) {
 	dir := t.TempDir()
 	for _, kind := range []filters.Kind{filters.Bloom, filters.CBF} {
 		bp := buildBank(t, dir, pat, kind, "value")
-		got, rep := runCSV(t, join.Options{Keys: pat, Input: cite, JoinCol: "CITED", Bank: bp, Classes: []string{"2", "1"}, Sort: true})
-		want, _ := runCSV(t, join.Options{Keys: restrict(t, dir, pat, "1", "2"), Input: cite, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.Exact, Sort: true})
+		got, rep := runCSV(t, join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{JoinCol: "CITED"}, BankJoin: join.BankJoin{Bank: bp, Classes: []string{"2", "1"}}, Output: join.Output{Sort: true}})
+		want, _ := runCSV(t, join.Options{Sides: join.Sides{Keys: restrict(t, dir, pat, "1", "2"), Input: cite}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}, Output: join.Output{Sort: true}})
 		if got != want {
 			t.Errorf("%s bank, classes 1,2: %d bytes, the restricted join %d", kind, len(got), len(want))
 		}
@@ -107,9 +107,9 @@ func TestRouteEqualsPerClassJoins(t *testing.T) {
 		outs[i] = &bytes.Buffer{}
 		sinks[i] = NewCSV(outs[i])
 	}
-	_, err = Run(context.Background(), join.Options{Keys: pat, Input: cite, JoinCol: "CITED", Bank: bp, Route: join.RouteDir, Sort: true}, NewRouted(labels, sinks))
+	_, err = Run(context.Background(), join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{JoinCol: "CITED"}, BankJoin: join.BankJoin{Bank: bp, Route: join.RouteDir}, Output: join.Output{Sort: true}}, NewRouted(labels, sinks))
 	testutil.Check(t, err)
-	col, _ := runCSV(t, join.Options{Keys: pat, Input: cite, JoinCol: "CITED", Bank: bp, Route: join.RouteColumn, Sort: true})
+	col, _ := runCSV(t, join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{JoinCol: "CITED"}, BankJoin: join.BankJoin{Bank: bp, Route: join.RouteColumn}, Output: join.Output{Sort: true}})
 	colRows, err := csv.NewReader(strings.NewReader(col)).ReadAll()
 	testutil.Check(t, err)
 	if colRows[0][len(colRows[0])-1] != "class" {
@@ -121,7 +121,7 @@ func TestRouteEqualsPerClassJoins(t *testing.T) {
 	}
 	total := 0
 	for i, l := range labels {
-		alone, _ := runCSV(t, join.Options{Keys: pat, Input: cite, JoinCol: "CITED", Bank: bp, Classes: []string{l}, Sort: true})
+		alone, _ := runCSV(t, join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{JoinCol: "CITED"}, BankJoin: join.BankJoin{Bank: bp, Classes: []string{l}}, Output: join.Output{Sort: true}})
 		if outs[i].String() != alone {
 			t.Errorf("class %s: routed %d bytes, joined alone %d", l, outs[i].Len(), len(alone))
 		}
@@ -131,7 +131,7 @@ func TestRouteEqualsPerClassJoins(t *testing.T) {
 		}
 		total += n
 	}
-	all, _ := runCSV(t, join.Options{Keys: pat, Input: cite, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.Exact})
+	all, _ := runCSV(t, join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}})
 	if want := strings.Count(all, "\n") - 1; total != want || total == 0 {
 		t.Errorf("the classes' joins have %d rows, the whole join %d", total, want)
 	}
@@ -147,14 +147,14 @@ func TestBankJoinRefusals(t *testing.T) {
 		opt  join.Options
 		want string
 	}{
-		{join.Options{Keys: restrict(t, dir, pat, "1", "2", "3", "4", "5"), Input: cite, JoinCol: "CITED", Bank: bp, Classes: []string{"1"}, Sort: true}, ""}, // class 1 unchanged: fine
-		{join.Options{Keys: restrict(t, dir, pat, "1", "2", "3", "4", "5"), Input: cite, JoinCol: "CITED", Bank: bp}, `class "6" holds`},
-		{join.Options{Keys: pat, Input: cite, JoinCol: "CITED", Bank: bp, Classes: []string{"9"}}, `no class "9"`},
-		{join.Options{Keys: pat, Input: cite, JoinCol: "CITED", Bank: bp, Filter: filters.ACBF}, "built with bloom"},
-		{join.Options{Keys: pat, Input: cite, KeyCol: "ASSIGNEE", JoinCol: "CITED", Bank: bp}, "built with PATENT"},
-		{join.Options{Keys: pat, Input: cite, JoinCol: "CITED", Bank: bp, Sizing: filters.Sizing{FPP: 0.1}}, "cannot change the filters of the bank"},
-		{join.Options{Keys: pat, Input: cite, JoinCol: "CITED", Classes: []string{"1"}}, "needs a bank"},
-		{join.Options{Keys: pat, Input: cite, JoinCol: "CITED", Bank: bp, Route: join.RouteDir}, "NewRouted"},
+		{join.Options{Sides: join.Sides{Keys: restrict(t, dir, pat, "1", "2", "3", "4", "5"), Input: cite}, Keying: join.Keying{JoinCol: "CITED"}, BankJoin: join.BankJoin{Bank: bp, Classes: []string{"1"}}, Output: join.Output{Sort: true}}, ""}, // class 1 unchanged: fine
+		{join.Options{Sides: join.Sides{Keys: restrict(t, dir, pat, "1", "2", "3", "4", "5"), Input: cite}, Keying: join.Keying{JoinCol: "CITED"}, BankJoin: join.BankJoin{Bank: bp}}, `class "6" holds`},
+		{join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{JoinCol: "CITED"}, BankJoin: join.BankJoin{Bank: bp, Classes: []string{"9"}}}, `no class "9"`},
+		{join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{JoinCol: "CITED"}, FilterChoice: join.FilterChoice{Filter: filters.ACBF}, BankJoin: join.BankJoin{Bank: bp}}, "built with bloom"},
+		{join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{KeyCol: "ASSIGNEE", JoinCol: "CITED"}, BankJoin: join.BankJoin{Bank: bp}}, "built with PATENT"},
+		{join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{JoinCol: "CITED"}, FilterChoice: join.FilterChoice{Sizing: filters.Sizing{FPP: 0.1}}, BankJoin: join.BankJoin{Bank: bp}}, "cannot change the filters of the bank"},
+		{join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{JoinCol: "CITED"}, BankJoin: join.BankJoin{Classes: []string{"1"}}}, "needs a bank"},
+		{join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{JoinCol: "CITED"}, BankJoin: join.BankJoin{Bank: bp, Route: join.RouteDir}}, "NewRouted"},
 	} {
 		var out bytes.Buffer
 		_, err := Run(context.Background(), tc.opt, NewCSV(&out))
@@ -180,9 +180,9 @@ func TestTSVSides(t *testing.T) {
 		testutil.WriteFile(t, filepath.Join(dir, name), []byte(data), 0o644)
 	}
 	p := func(n string) string { return filepath.Join(dir, n) }
-	want, _ := runCSV(t, join.Options{Keys: p("k.csv"), Input: p("i.csv"), KeyCol: "id", JoinCol: "ref", Filter: filters.Exact, Sort: true})
+	want, _ := runCSV(t, join.Options{Sides: join.Sides{Keys: p("k.csv"), Input: p("i.csv")}, Keying: join.Keying{KeyCol: "id", JoinCol: "ref"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}, Output: join.Output{Sort: true}})
 	for _, pair := range [][2]string{{"k.tsv", "i.csv"}, {"k.csv", "i.tsv"}, {"k.tsv", "i.tsv"}} {
-		got, _ := runCSV(t, join.Options{Keys: p(pair[0]), Input: p(pair[1]), KeyCol: "id", JoinCol: "ref", Filter: filters.Exact, Sort: true})
+		got, _ := runCSV(t, join.Options{Sides: join.Sides{Keys: p(pair[0]), Input: p(pair[1])}, Keying: join.Keying{KeyCol: "id", JoinCol: "ref"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}, Output: join.Output{Sort: true}})
 		// The same records (a field may be quoted where the CSV file
 		// quoted it and not where the re-encoding need not).
 		g, err := csv.NewReader(strings.NewReader(got)).ReadAll()

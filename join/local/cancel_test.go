@@ -42,13 +42,16 @@ func TestCancelEveryPhase(t *testing.T) {
 			defer cancel()
 			var once sync.Once
 			var cancelled time.Time
-			opt := join.Options{Keys: keys, Input: gen.Cite, Filter: filters.None, Sort: true, Mappers: 2, Reducers: 2,
-				MemBudget: shuffle.MinBudget(2, 2), TempDir: tmp,
-				Progress: func(phase string, done, total int64) {
+			opt := join.Options{
+				Sides:        join.Sides{Keys: keys, Input: gen.Cite},
+				FilterChoice: join.FilterChoice{Filter: filters.None},
+				Output:       join.Output{Sort: true},
+				Resources: join.Resources{Mappers: 2, Reducers: 2, MemBudget: shuffle.MinBudget(2, 2), TempDir: tmp, Progress: func(phase string, done, total int64) {
 					if phase == tc.phase && (!tc.atEnd || done >= total) {
 						once.Do(func() { cancelled = time.Now(); cancel() })
 					}
-				}}
+				}},
+			}
 			_, err := Run(ctx, opt, NewCSV(io.Discard))
 			took := time.Since(cancelled)
 			if cancelled.IsZero() {

@@ -145,8 +145,13 @@ func TestCompositeDifferential(t *testing.T) {
 				continue
 			}
 			t.Run(string(kind)+"/"+string(layout), func(t *testing.T) {
-				rep, out := runJoin(t, join.Options{Keys: keys, Input: input, KeyCol: "A,B,C", JoinCol: "X,Y,Z", KeyType: "int,string,int",
-					Layout: layout, Filter: kind, Sort: true, Mappers: 2, Reducers: 3, Sizing: sizingFor(kind)})
+				rep, out := runJoin(t, join.Options{
+					Sides:        join.Sides{Keys: keys, Input: input},
+					Keying:       join.Keying{KeyCol: "A,B,C", JoinCol: "X,Y,Z", KeyType: "int,string,int", Layout: layout},
+					FilterChoice: join.FilterChoice{Filter: kind, Sizing: sizingFor(kind)},
+					Output:       join.Output{Sort: true},
+					Resources:    join.Resources{Mappers: 2, Reducers: 3},
+				})
 				if got := parseOutput(t, out); !slices.Equal(got, want) {
 					t.Fatalf("%d rows, reference %d; %s", len(got), len(want), testutil.FirstDiff(got, want))
 				}
@@ -201,7 +206,7 @@ func TestCompositeKeysDoNotRun(t *testing.T) {
 	writeCSVFile(t, keys, []string{"A", "B", "V"}, [][]string{{"1", "23", "x"}, {"a\x00", "b", "y"}})
 	writeCSVFile(t, input, []string{"X", "Y"}, [][]string{{"12", "3"}, {"1", "23"}, {"a", "\x00b"}, {"123", "1"}})
 	for _, kind := range []filters.Kind{filters.None, filters.Exact, filters.Bloom} {
-		rep, out := runJoin(t, join.Options{Keys: keys, Input: input, KeyCol: "A,B", JoinCol: "X,Y", KeyType: "string", Filter: kind})
+		rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "string"}, FilterChoice: join.FilterChoice{Filter: kind}})
 		if rep.JoinRows != 1 || !bytes.Contains(out, []byte("1,23,x\n")) {
 			t.Fatalf("%s: %d rows:\n%s", kind, rep.JoinRows, out)
 		}
@@ -217,11 +222,11 @@ func TestCompositeBadRows(t *testing.T) {
 	keys, input := filepath.Join(dir, "k.csv"), filepath.Join(dir, "i.csv")
 	writeCSVFile(t, keys, []string{"A", "B"}, [][]string{{"1", "x"}, {"2", ""}, {"3", "z"}})
 	writeCSVFile(t, input, []string{"X", "Y"}, [][]string{{"1", "x"}, {"", "x"}, {"q", "z"}, {"3", "z"}})
-	_, err := Run(context.Background(), join.Options{Keys: keys, Input: input, KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string"}, NewCSV(&bytes.Buffer{}))
+	_, err := Run(context.Background(), join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string"}}, NewCSV(&bytes.Buffer{}))
 	if err == nil || !strings.Contains(err.Error(), "i.csv:4") || !strings.Contains(err.Error(), `X: invalid integer "q"`) {
 		t.Fatalf("a component that does not parse: %v", err)
 	}
-	rep, out := runJoin(t, join.Options{Keys: keys, Input: input, KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string", SkipBadRows: true, Sort: true})
+	rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: keys, Input: input, SkipBadRows: true}, Keying: join.Keying{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string"}, Output: join.Output{Sort: true}})
 	if rep.BadRows != 1 || rep.JoinRows != 2 || rep.Keys.KeysNull != 1 || rep.Keys.InputNull != 1 {
 		t.Fatalf("%d bad rows, %d join rows, %d and %d NULL keys, want 1, 2, 1 and 1: %v\n%s", rep.BadRows, rep.JoinRows, rep.Keys.KeysNull, rep.Keys.InputNull, rep.BadRowExamples, out)
 	}
@@ -233,14 +238,14 @@ func TestCompositeOptionErrors(t *testing.T) {
 		opt  join.Options
 		want string
 	}{
-		{join.Options{KeyCol: "A,B", JoinCol: "X"}, "1 columns for the 2 key columns"},
-		{join.Options{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string,int"}, "3 types for 2 key columns"},
-		{join.Options{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,float"}, `"float": want auto, int or string`},
-		{join.Options{KeyCol: "A,A", JoinCol: "X,Y"}, "A twice"},
-		{join.Options{KeyCol: "A,", JoinCol: "X,Y"}, "an empty name"},
-		{join.Options{KeyCol: "A", JoinCol: "X", Layout: join.LayoutPerColumn}, "needs a key of several columns"},
-		{join.Options{KeyCol: "A,B", JoinCol: "X,Y", Layout: "diagonal"}, "want composite or per-column"},
-		{join.Options{KeyCol: "A,B", JoinCol: "X,Y", Layout: join.LayoutPerColumn, FilterFile: "f"}, "filter files hold composite filters"},
+		{join.Options{Keying: join.Keying{KeyCol: "A,B", JoinCol: "X"}}, "1 columns for the 2 key columns"},
+		{join.Options{Keying: join.Keying{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string,int"}}, "3 types for 2 key columns"},
+		{join.Options{Keying: join.Keying{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,float"}}, `"float": want auto, int or string`},
+		{join.Options{Keying: join.Keying{KeyCol: "A,A", JoinCol: "X,Y"}}, "A twice"},
+		{join.Options{Keying: join.Keying{KeyCol: "A,", JoinCol: "X,Y"}}, "an empty name"},
+		{join.Options{Keying: join.Keying{KeyCol: "A", JoinCol: "X", Layout: join.LayoutPerColumn}}, "needs a key of several columns"},
+		{join.Options{Keying: join.Keying{KeyCol: "A,B", JoinCol: "X,Y", Layout: "diagonal"}}, "want composite or per-column"},
+		{join.Options{Keying: join.Keying{KeyCol: "A,B", JoinCol: "X,Y", Layout: join.LayoutPerColumn}, FilterChoice: join.FilterChoice{FilterFile: "f"}}, "filter files hold composite filters"},
 	} {
 		c.opt.Keys, c.opt.Input = "k", "i"
 		_, err := c.opt.Resolve()
@@ -248,7 +253,7 @@ func TestCompositeOptionErrors(t *testing.T) {
 			t.Errorf("%+v: %v, want %q", c.opt, err, c.want)
 		}
 	}
-	o, err := join.Options{Keys: "k", Input: "i", KeyCol: `"A,1",B`, JoinCol: "X,Y", KeyType: "string"}.Resolve()
+	o, err := join.Options{Sides: join.Sides{Keys: "k", Input: "i"}, Keying: join.Keying{KeyCol: `"A,1",B`, JoinCol: "X,Y", KeyType: "string"}}.Resolve()
 	if err != nil || !slices.Equal(o.KeyCols, []string{"A,1", "B"}) || o.KeyType != "string,string" || o.KeyCol != `"A,1",B` {
 		t.Fatalf("quoted column name: %+v, %v", o.KeyCols, err)
 	}
@@ -277,7 +282,7 @@ func TestCompositeRealSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := naiveTupleJoin(t, pp, cite, []string{"CITING", "CITED"}, []string{"CITING", "CITED"}, []key.Type{key.Int, key.Int})
-	base := join.Options{Keys: pp, Input: cite, KeyCol: "CITING,CITED", JoinCol: "CITING,CITED", Filter: filters.Bloom, Sort: true, Mappers: 2, Reducers: 2}
+	base := join.Options{Sides: join.Sides{Keys: pp, Input: cite}, Keying: join.Keying{KeyCol: "CITING,CITED", JoinCol: "CITING,CITED"}, FilterChoice: join.FilterChoice{Filter: filters.Bloom}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 2, Reducers: 2}}
 	for _, layout := range []join.Layout{join.LayoutComposite, join.LayoutPerColumn} {
 		o := base
 		o.Layout = layout

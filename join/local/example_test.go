@@ -22,7 +22,7 @@ func Example() {
 	os.WriteFile(input, []byte("CITING,CITED\n10,1\n11,3\n12,2\n13,4\n14,1\n"), 0o644)
 
 	var out bytes.Buffer
-	rep, err := local.Run(context.Background(), join.Options{Keys: keys, Input: input, KeyCol: "PATENT", JoinCol: "CITED", Sort: true},
+	rep, err := local.Run(context.Background(), join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, Output: join.Output{Sort: true}},
 		local.NewCSV(&out))
 	if err != nil {
 		fmt.Println(err)

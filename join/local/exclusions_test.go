@@ -33,7 +33,7 @@ func TestHotExclusions(t *testing.T) {
 	}
 	keys, input := filepath.Join(dir, semijoin.KeysFile), filepath.Join(dir, semijoin.InputFile)
 	want := naiveJoin(t, keys, input, "K", "K")
-	base := join.Options{Keys: keys, KeyCol: "K", Input: input, JoinCol: "K", Sort: true, Sizing: filters.Sizing{FPP: 0.05}}
+	base := join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, FilterChoice: join.FilterChoice{Sizing: filters.Sizing{FPP: 0.05}}, Output: join.Output{Sort: true}}
 	run := func(opt join.Options) *join.Report {
 		t.Helper()
 		rep, out := runJoin(t, opt)
@@ -102,13 +102,13 @@ func TestHotExclusions(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The reference: the exact set, no exclusions (naiveJoin takes integer keys).
-	_, ref := runJoin(t, join.Options{Keys: k2, KeyCol: "K", Input: i2, JoinCol: "K", KeyType: key.String, Filter: filters.Exact, Sort: true})
+	_, ref := runJoin(t, join.Options{Sides: join.Sides{Keys: k2, Input: i2}, Keying: join.Keying{KeyCol: "K", JoinCol: "K", KeyType: key.String}, FilterChoice: join.FilterChoice{Filter: filters.Exact}, Output: join.Output{Sort: true}})
 	want2 := parseOutput(t, ref)
 	if len(want2) != 2 {
 		t.Fatalf("the exact set gives %d rows, want 2", len(want2))
 	}
 	for _, kind := range []filters.Kind{filters.None, filters.Bloom} {
-		opt := join.Options{Keys: k2, KeyCol: "K", Input: i2, JoinCol: "K", KeyType: key.String, Filter: kind, Sort: true, HotExclusions: 5}
+		opt := join.Options{Sides: join.Sides{Keys: k2, Input: i2}, Keying: join.Keying{KeyCol: "K", JoinCol: "K", KeyType: key.String}, FilterChoice: join.FilterChoice{Filter: kind, HotExclusions: 5}, Output: join.Output{Sort: true}}
 		if kind == filters.Bloom {
 			opt.Sizing = filters.Sizing{FPP: 0.3}
 		}

@@ -36,7 +36,7 @@ func TestFilterGuard(t *testing.T) {
 	}
 	testutil.WriteFile(t, input, ib, 0o644)
 	for _, jt := range []join.JoinType{join.JoinInner, join.JoinAnti} {
-		base := join.Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "K", Filter: filters.Bloom, JoinType: jt, Sort: true, Mappers: 1}
+		base := join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, FilterChoice: join.FilterChoice{Filter: filters.Bloom}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 1}, JoinType: jt}
 		kept := base
 		kept.KeepFilter = true
 		repKept, outKept := runJoin(t, kept)

@@ -46,7 +46,7 @@ func TestInferOnDataSets(t *testing.T) {
 		{"semijoin sparse", filepath.Join(gen(datasets.Options{Dataset: "semijoin", Keys: 100, Rows: 1000, Shape: "sparse"}, "sparse"), "keys.csv"), "K", key.Int},
 		{"semijoin string", filepath.Join(gen(datasets.Options{Dataset: "semijoin", Keys: 100, Rows: 1000, Shape: "string"}, "string"), "keys.csv"), "K", key.String},
 	} {
-		d, err := DecideKeyTypes(ctx, join.Options{Keys: c.keys, Input: c.keys, KeyCol: c.col, JoinCol: c.col})
+		d, err := DecideKeyTypes(ctx, join.Options{Sides: join.Sides{Keys: c.keys, Input: c.keys}, Keying: join.Keying{KeyCol: c.col, JoinCol: c.col}})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -79,7 +79,7 @@ func TestInferCompressedKeys(t *testing.T) {
 	input := filepath.Join(dir, "i.csv")
 	os.WriteFile(input, []byte("ID,K\n10,1\n11,2\n12,\n13,\"\"\n14,4\n15,1\n"), 0o644)
 	for _, keys := range []string{gz, zp} {
-		opt := join.Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "K", Sort: true, TempDir: dir}
+		opt := join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Output: join.Output{Sort: true}, Resources: join.Resources{TempDir: dir}}
 		rep, out := runJoin(t, opt)
 		if string(out) != "ID,K,PAY\n10,1,a\n15,1,a\n11,2,b\n" || !strings.HasPrefix(rep.Keys.Why[0], "inferred") || rep.Keys.KeysNull != 2 {
 			t.Errorf("%s: key type %v, %d NULL keys, output %q", keys, rep.Keys.Why, rep.Keys.KeysNull, out)

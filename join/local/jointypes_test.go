@@ -106,7 +106,7 @@ func TestJoinTypes(t *testing.T) {
 			var sorted []byte
 			for _, kind := range kinds() {
 				for _, format := range []string{"csv", "parquet-rg7-dict"} {
-					opt := join.Options{Keys: kf[format], Input: inf[format], KeyCol: "K", JoinCol: "K", Filter: kind, JoinType: jt, Sort: true, Mappers: 2, Reducers: 3, TempDir: t.TempDir()}
+					opt := join.Options{Sides: join.Sides{Keys: kf[format], Input: inf[format]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, FilterChoice: join.FilterChoice{Filter: kind}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 2, Reducers: 3, TempDir: t.TempDir()}, JoinType: jt}
 					if kind == filters.Fuse {
 						opt.Sizing = filters.Sizing{BitsPerKey: 9}
 					}
@@ -129,8 +129,14 @@ func TestJoinTypes(t *testing.T) {
 			}
 			// Spilling: the smallest budget, unsorted and sorted.
 			for _, sort := range []bool{false, true} {
-				opt := join.Options{Keys: kf["csv"], Input: inf["csv"], KeyCol: "K", JoinCol: "K", Filter: filters.None, JoinType: jt, Sort: sort,
-					Mappers: 2, Reducers: 2, MemBudget: shuffle.MinBudget(2, 2), TempDir: t.TempDir()}
+				opt := join.Options{
+					Sides:        join.Sides{Keys: kf["csv"], Input: inf["csv"]},
+					Keying:       join.Keying{KeyCol: "K", JoinCol: "K"},
+					FilterChoice: join.FilterChoice{Filter: filters.None},
+					Output:       join.Output{Sort: sort},
+					Resources:    join.Resources{Mappers: 2, Reducers: 2, MemBudget: shuffle.MinBudget(2, 2), TempDir: t.TempDir()},
+					JoinType:     jt,
+				}
 				_, out := runJoin(t, opt)
 				if got := parseOutput(t, out); !slices.Equal(got, want) {
 					t.Fatalf("spilling, sort %v: %s", sort, testutil.FirstDiff(got, want))
@@ -139,7 +145,7 @@ func TestJoinTypes(t *testing.T) {
 			// A composite key of two columns.
 			want2 := typedJoin(keys, input, []int{0, 1}, []int{1, 2}, jt)
 			for _, format := range []string{"csv", "parquet-plain"} {
-				_, out := runJoin(t, join.Options{Keys: kf[format], Input: inf[format], KeyCol: "K,G", JoinCol: "K,G", Filter: filters.Bloom, JoinType: jt})
+				_, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf[format], Input: inf[format]}, Keying: join.Keying{KeyCol: "K,G", JoinCol: "K,G"}, FilterChoice: join.FilterChoice{Filter: filters.Bloom}, JoinType: jt})
 				if got := parseOutput(t, out); !slices.Equal(got, want2) {
 					t.Fatalf("composite, %s: %s", format, testutil.FirstDiff(got, want2))
 				}
@@ -199,7 +205,7 @@ func TestColumns(t *testing.T) {
 		cols []string
 		want string
 	}{{[]string{"Q"}, `no column "Q"`}, {[]string{"G"}, `two output columns are named "G"`}, {[]string{"ID", "ID"}, "asked twice"}} {
-		_, err := Run(t.Context(), join.Options{Keys: kf["csv"], Input: inf["csv"], KeyCol: "K", JoinCol: "K", Columns: c.cols}, NewCSV(&bytes.Buffer{}))
+		_, err := Run(t.Context(), join.Options{Sides: join.Sides{Keys: kf["csv"], Input: inf["csv"]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Output: join.Output{Columns: c.cols}}, NewCSV(&bytes.Buffer{}))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.cols, err, c.want)
 		}
@@ -222,7 +228,7 @@ func testColumns(t *testing.T, kf, inf map[string]string, keys, input tableData,
 	slices.Sort(want)
 	for _, format := range []string{"csv", "parquet-plain"} {
 		for _, sort := range []bool{false, true} {
-			_, out := runJoin(t, join.Options{Keys: kf[format], Input: inf[format], KeyCol: "K", JoinCol: "K", JoinType: jt, Columns: cols, Sort: sort})
+			_, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf[format], Input: inf[format]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Output: join.Output{Columns: cols, Sort: sort}, JoinType: jt})
 			if !bytes.HasPrefix(out, []byte(strings.Join(cols, ",")+"\n")) {
 				t.Fatalf("%s: header %q", jt, out[:min(len(out), 40)])
 			}

@@ -34,7 +34,7 @@ func TestKeySideTooLarge(t *testing.T) {
 	if err := os.WriteFile(input, []byte(ib.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opt := join.Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "K", Mappers: 2, Reducers: 2, MemAvailable: 50_000}
+	opt := join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Resources: join.Resources{Mappers: 2, Reducers: 2, MemAvailable: 50_000}}
 	var buf bytes.Buffer
 	_, err := Run(context.Background(), opt, NewCSV(&buf))
 	if !errors.Is(err, join.ErrKeySideTooLarge) || !strings.Contains(err.Error(), "1000 rows") {

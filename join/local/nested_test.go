@@ -51,9 +51,9 @@ func TestNestedLeftOut(t *testing.T) {
 						if jt.LargeOnly() {
 							cols = cols[:2]
 						}
-						return join.Options{Keys: table, Input: csv, KeyCol: "K", JoinCol: "ID", JoinType: jt, Columns: cols, TempDir: t.TempDir()}
+						return join.Options{Sides: join.Sides{Keys: table, Input: csv}, Keying: join.Keying{KeyCol: "K", JoinCol: "ID"}, Output: join.Output{Columns: cols}, Resources: join.Resources{TempDir: t.TempDir()}, JoinType: jt}
 					}
-					return join.Options{Keys: csv, Input: table, KeyCol: "ID", JoinCol: "K", JoinType: jt, Columns: []string{"Q", "K", "P"}, TempDir: t.TempDir()}
+					return join.Options{Sides: join.Sides{Keys: csv, Input: table}, Keying: join.Keying{KeyCol: "ID", JoinCol: "K"}, Output: join.Output{Columns: []string{"Q", "K", "P"}}, Resources: join.Resources{TempDir: t.TempDir()}, JoinType: jt}
 				}
 				var got, want bytes.Buffer
 				if _, err := Run(t.Context(), opt(nested[format]), NewCSV(&got)); err != nil {
@@ -91,12 +91,12 @@ func TestNestedRefused(t *testing.T) {
 			opt  join.Options
 			want []string
 		}{
-			{"key column", join.Options{Keys: tab, Input: csv, KeyCol: "tags", JoinCol: "ID"}, []string{base, `column "tags" is nested`, "a join key is a flat column"}},
-			{"join column", join.Options{Keys: csv, Input: tab, KeyCol: "ID", JoinCol: "attrs"}, []string{base, `column "attrs" is nested`, "a join key is a flat column"}},
-			{"keys, all columns out", join.Options{Keys: tab, Input: csv, KeyCol: "K", JoinCol: "ID"}, []string{base, `column "tags" is nested`, "leave it out with --columns"}},
-			{"input, all columns out", join.Options{Keys: csv, Input: tab, KeyCol: "ID", JoinCol: "K", JoinType: join.JoinSemi}, []string{base, `column "tags" is nested`, "leave it out with --columns"}},
-			{"keys, asked", join.Options{Keys: tab, Input: csv, KeyCol: "K", JoinCol: "ID", Columns: []string{"ID", "props"}}, []string{base, `column "props" is nested (map`, "leave it out with --columns"}},
-			{"input, asked", join.Options{Keys: csv, Input: tab, KeyCol: "ID", JoinCol: "K", Columns: []string{"K", "attrs"}}, []string{base, `column "attrs" is nested (struct`, "leave it out with --columns"}},
+			{"key column", join.Options{Sides: join.Sides{Keys: tab, Input: csv}, Keying: join.Keying{KeyCol: "tags", JoinCol: "ID"}}, []string{base, `column "tags" is nested`, "a join key is a flat column"}},
+			{"join column", join.Options{Sides: join.Sides{Keys: csv, Input: tab}, Keying: join.Keying{KeyCol: "ID", JoinCol: "attrs"}}, []string{base, `column "attrs" is nested`, "a join key is a flat column"}},
+			{"keys, all columns out", join.Options{Sides: join.Sides{Keys: tab, Input: csv}, Keying: join.Keying{KeyCol: "K", JoinCol: "ID"}}, []string{base, `column "tags" is nested`, "leave it out with --columns"}},
+			{"input, all columns out", join.Options{Sides: join.Sides{Keys: csv, Input: tab}, Keying: join.Keying{KeyCol: "ID", JoinCol: "K"}, JoinType: join.JoinSemi}, []string{base, `column "tags" is nested`, "leave it out with --columns"}},
+			{"keys, asked", join.Options{Sides: join.Sides{Keys: tab, Input: csv}, Keying: join.Keying{KeyCol: "K", JoinCol: "ID"}, Output: join.Output{Columns: []string{"ID", "props"}}}, []string{base, `column "props" is nested (map`, "leave it out with --columns"}},
+			{"input, asked", join.Options{Sides: join.Sides{Keys: csv, Input: tab}, Keying: join.Keying{KeyCol: "ID", JoinCol: "K"}, Output: join.Output{Columns: []string{"K", "attrs"}}}, []string{base, `column "attrs" is nested (struct`, "leave it out with --columns"}},
 		} {
 			c.opt.TempDir = t.TempDir()
 			_, err := Run(t.Context(), c.opt, NewCSV(&bytes.Buffer{}))

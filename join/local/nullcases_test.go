@@ -56,7 +56,7 @@ func TestNullCases(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, kind := range kinds {
-			opt := join.Options{Keys: c.Keys, Input: c.Input, KeyCol: c.KeyCol, JoinCol: c.JoinCol, JoinType: join.JoinType(c.JoinType), Filter: kind}
+			opt := join.Options{Sides: join.Sides{Keys: c.Keys, Input: c.Input}, Keying: join.Keying{KeyCol: c.KeyCol, JoinCol: c.JoinCol}, FilterChoice: join.FilterChoice{Filter: kind}, JoinType: join.JoinType(c.JoinType)}
 			var out bytes.Buffer
 			if _, err := Run(context.Background(), opt, NewCSV(&out)); err != nil {
 				t.Errorf("%s %s: %v", c.Name(), kind, err)
@@ -73,7 +73,7 @@ func TestNullCases(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range modes {
-			opt := join.Options{Keys: c.Keys, Input: c.Input, KeyCol: c.KeyCol, JoinCol: c.JoinCol, KeyType: key.Type(c.KeyType), JoinType: join.JoinType(c.JoinType)}
+			opt := join.Options{Sides: join.Sides{Keys: c.Keys, Input: c.Input}, Keying: join.Keying{KeyCol: c.KeyCol, JoinCol: c.JoinCol, KeyType: key.Type(c.KeyType)}, JoinType: join.JoinType(c.JoinType)}
 			m.set(&opt)
 			var out bytes.Buffer
 			if _, err := Run(context.Background(), opt, NewCSV(&out)); err != nil {

@@ -143,7 +143,7 @@ func TestDifferentialGenerated(t *testing.T) {
 			if kind == filters.Fuse {
 				bpk = 9
 			}
-			rep, out := runJoin(t, join.Options{Keys: keys, Input: gen.Cite, Filter: kind, Sort: true, Sizing: filters.Sizing{BitsPerKey: bpk}})
+			rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: keys, Input: gen.Cite}, FilterChoice: join.FilterChoice{Filter: kind, Sizing: filters.Sizing{BitsPerKey: bpk}}, Output: join.Output{Sort: true}})
 			if got := parseOutput(t, out); !slices.Equal(got, want) {
 				t.Fatalf("%d rows, the reference's %d; %s", len(got), len(want), testutil.FirstDiff(got, want))
 			}
@@ -166,7 +166,7 @@ func TestDifferentialGenerated(t *testing.T) {
 		for _, kind := range []filters.Kind{filters.None, filters.ACBF} {
 			tmp := t.TempDir()
 			budget := shuffle.MinBudget(mr[0], mr[1])
-			rep, out := runJoin(t, join.Options{Keys: keys, Input: gen.Cite, Filter: kind, Sort: true, Mappers: mr[0], Reducers: mr[1], MemBudget: budget, TempDir: tmp})
+			rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: keys, Input: gen.Cite}, FilterChoice: join.FilterChoice{Filter: kind}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: mr[0], Reducers: mr[1], MemBudget: budget, TempDir: tmp}})
 			if !bytes.Equal(out, sortedOut) {
 				t.Fatalf("%s, mappers %d reducers %d, budget %d: sorted output differs", kind, mr[0], mr[1], budget)
 			}
@@ -182,7 +182,7 @@ func TestDifferentialGenerated(t *testing.T) {
 		}
 	}
 	// Unsorted output has the same rows.
-	_, out := runJoin(t, join.Options{Keys: keys, Input: gen.Cite, Filter: filters.CBF, Mappers: 3, Reducers: 2})
+	_, out := runJoin(t, join.Options{Sides: join.Sides{Keys: keys, Input: gen.Cite}, FilterChoice: join.FilterChoice{Filter: filters.CBF}, Resources: join.Resources{Mappers: 3, Reducers: 2}})
 	if got := parseOutput(t, out); !slices.Equal(got, want) {
 		t.Fatalf("unsorted output has other rows: %s", testutil.FirstDiff(got, want))
 	}
@@ -195,7 +195,7 @@ func TestDifferentialRealSample(t *testing.T) {
 		want := naiveJoin(t, pat, cite, cols[0], cols[1])
 		for _, kind := range []filters.Kind{filters.None, filters.Exact, filters.CBF, filters.ACBF, filters.Cuckoo, filters.Scalable, filters.Blocked} {
 			t.Run(string(kind)+"/"+cols[1], func(t *testing.T) {
-				rep, out := runJoin(t, join.Options{Keys: pat, Input: cite, KeyCol: cols[0], JoinCol: cols[1], Filter: kind, Sort: true, Mappers: 2, Reducers: 3})
+				rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{KeyCol: cols[0], JoinCol: cols[1]}, FilterChoice: join.FilterChoice{Filter: kind}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 2, Reducers: 3}})
 				if got := parseOutput(t, out); !slices.Equal(got, want) {
 					t.Fatalf("%d rows, reference %d; %s", len(got), len(want), testutil.FirstDiff(got, want))
 				}
@@ -216,7 +216,7 @@ func TestMeasuredFPP(t *testing.T) {
 	keys := gen.Keys
 	for _, kind := range []filters.Kind{filters.CBF, filters.ACBF2} {
 		var buf bytes.Buffer
-		rep, err := Run(context.Background(), join.Options{Keys: keys, Input: gen.Cite, Filter: kind, Sizing: filters.Sizing{BitsPerKey: 16}}, NewCSV(&buf))
+		rep, err := Run(context.Background(), join.Options{Sides: join.Sides{Keys: keys, Input: gen.Cite}, FilterChoice: join.FilterChoice{Filter: kind, Sizing: filters.Sizing{BitsPerKey: 16}}}, NewCSV(&buf))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,13 +238,13 @@ func TestBadRows(t *testing.T) {
 	input := filepath.Join(dir, "i.csv")
 	testutil.WriteFile(t, keys, []byte("PATENT,X\n1,a\n2\nx,b\n3,c\n"), 0o644)
 	testutil.WriteFile(t, input, []byte("CITING,CITED\n10,1\n11,2,9\n12,3\n13,\"4\n14, 3\n15,2\n"), 0o644)
-	if _, err := Run(context.Background(), join.Options{Keys: keys, Input: input, KeyType: key.Int}, NewCSV(&bytes.Buffer{})); err == nil || !strings.Contains(err.Error(), keys+":3: 1 fields, want 2") {
+	if _, err := Run(context.Background(), join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyType: key.Int}}, NewCSV(&bytes.Buffer{})); err == nil || !strings.Contains(err.Error(), keys+":3: 1 fields, want 2") {
 		t.Fatalf("fail mode: %v", err)
 	}
 	for _, m := range []int{1, 3} {
 		// KeyType int: the key "x" is a bad row (with auto, it would make
 		// the keys strings).
-		rep, out := runJoin(t, join.Options{Keys: keys, Input: input, SkipBadRows: true, Sort: true, Mappers: m, Filter: filters.Exact, KeyType: key.Int})
+		rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: keys, Input: input, SkipBadRows: true}, Keying: join.Keying{KeyType: key.Int}, FilterChoice: join.FilterChoice{Filter: filters.Exact}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: m}})
 		// Kept: keys 1,a and 3,c; input rows 10->1, 12->3, 15->2 (2 was a bad key row).
 		if got := strings.TrimSpace(string(out)); got != "CITING,CITED,X\n10,1,a\n12,3,c" {
 			t.Fatalf("mappers %d: output %q", m, got)
@@ -272,11 +272,11 @@ func TestRunErrors(t *testing.T) {
 		want    string
 		options bool // an option.Error wrapping join.ErrOptions
 	}{
-		{join.Options{Keys: keys, Input: input, KeyCol: "NOPE"}, `join: KeyCol NOPE: ` + keys + ` has no column "NOPE"`, true},
-		{join.Options{Keys: keys, Input: input, JoinCol: "NOPE"}, `join: JoinCol NOPE: ` + input + ` has no column "NOPE"`, true},
-		{join.Options{Keys: keys, Input: input, KeyType: key.Int}, input + `:3: CITED: invalid integer "x"`, false},
-		{join.Options{Keys: keys, Input: filepath.Join(dir, "missing.csv")}, "join: Input " + filepath.Join(dir, "missing.csv") + ": no such file or directory", true}, // an option error: the command line names its flag
-		{join.Options{Keys: keys, Input: input, KeyType: "float"}, `join: KeyType "float": want auto, int or string`, true},
+		{join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "NOPE"}}, `join: KeyCol NOPE: ` + keys + ` has no column "NOPE"`, true},
+		{join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{JoinCol: "NOPE"}}, `join: JoinCol NOPE: ` + input + ` has no column "NOPE"`, true},
+		{join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyType: key.Int}}, input + `:3: CITED: invalid integer "x"`, false},
+		{join.Options{Sides: join.Sides{Keys: keys, Input: filepath.Join(dir, "missing.csv")}}, "join: Input " + filepath.Join(dir, "missing.csv") + ": no such file or directory", true}, // an option error: the command line names its flag
+		{join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyType: "float"}}, `join: KeyType "float": want auto, int or string`, true},
 	} {
 		_, err := Run(context.Background(), tc.opt, NewCSV(&bytes.Buffer{}))
 		var oe *option.Error
@@ -287,16 +287,16 @@ func TestRunErrors(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	testutil.WriteFile(t, input, []byte("CITING,CITED\n10,1\n"), 0o644)
-	if _, err := Run(ctx, join.Options{Keys: keys, Input: input}, NewCSV(&bytes.Buffer{})); !errors.Is(err, context.Canceled) {
+	if _, err := Run(ctx, join.Options{Sides: join.Sides{Keys: keys, Input: input}}, NewCSV(&bytes.Buffer{})); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled Run = %v", err)
 	}
 	// String keys: "01" and "1" differ.
 	testutil.WriteFile(t, input, []byte("CITING,CITED\n10,01\n11,1\n"), 0o644)
-	rep, out := runJoin(t, join.Options{Keys: keys, Input: input, KeyType: key.String, Filter: filters.Exact})
+	rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyType: key.String}, FilterChoice: join.FilterChoice{Filter: filters.Exact}})
 	if rep.JoinRows != 1 || !strings.Contains(string(out), "11,1,a") {
 		t.Errorf("string keys: %d rows, %q", rep.JoinRows, out)
 	}
-	rep, _ = runJoin(t, join.Options{Keys: keys, Input: input, Filter: filters.Exact})
+	rep, _ = runJoin(t, join.Options{Sides: join.Sides{Keys: keys, Input: input}, FilterChoice: join.FilterChoice{Filter: filters.Exact}})
 	if rep.JoinRows != 2 {
 		t.Errorf("int keys: %d rows, want 2 (01 = 1)", rep.JoinRows)
 	}
@@ -321,7 +321,7 @@ func TestSharedBroadcast(t *testing.T) {
 	want := naiveJoin(t, keys, gen.Cite, "PATENT", "CITED")
 	defer func(old uint64) { broadcastLimit = old }(broadcastLimit)
 	for _, kind := range []filters.Kind{filters.Exact, filters.Bloom, filters.ACBF} {
-		opt := join.Options{Keys: keys, Input: gen.Cite, Filter: kind, Mappers: 5, Reducers: 2, Sort: true}
+		opt := join.Options{Sides: join.Sides{Keys: keys, Input: gen.Cite}, FilterChoice: join.FilterChoice{Filter: kind}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 5, Reducers: 2}}
 		broadcastLimit = MaxBroadcastBytes
 		rep, out := runJoin(t, opt)
 		if rep.BroadcastCopies != 5 {
@@ -373,12 +373,15 @@ func TestInputChangedWhileRead(t *testing.T) {
 				t.Fatal(err)
 			}
 			var changeErr error
-			opt := join.Options{Keys: keys, Input: input, Mappers: 2, Reducers: 2, Filter: filters.None,
-				Progress: func(phase string, done, total int64) {
+			opt := join.Options{
+				Sides:        join.Sides{Keys: keys, Input: input},
+				FilterChoice: join.FilterChoice{Filter: filters.None},
+				Resources: join.Resources{Mappers: 2, Reducers: 2, Progress: func(phase string, done, total int64) {
 					if phase == "map" && done == 0 && changeErr == nil {
 						changeErr = tc.change(input)
 					}
-				}}
+				}},
+			}
 			_, err := Run(context.Background(), opt, NewCSV(io.Discard))
 			if changeErr != nil {
 				t.Fatal(changeErr)
@@ -408,9 +411,9 @@ func TestShuffleReductionMeasured(t *testing.T) {
 	gen := nbertest.Generate(t, 0.01, 600, 8)
 	keys := gen.Keys
 	for _, kt := range []key.Type{key.Int, key.String} {
-		none, _ := runJoin(t, join.Options{Keys: keys, Input: gen.Cite, Filter: filters.None, KeyType: kt, Mappers: 2, Reducers: 3})
+		none, _ := runJoin(t, join.Options{Sides: join.Sides{Keys: keys, Input: gen.Cite}, Keying: join.Keying{KeyType: kt}, FilterChoice: join.FilterChoice{Filter: filters.None}, Resources: join.Resources{Mappers: 2, Reducers: 3}})
 		for _, kind := range []filters.Kind{filters.Exact, filters.CBF, filters.ACBF} {
-			rep, _ := runJoin(t, join.Options{Keys: keys, Input: gen.Cite, Filter: kind, KeyType: kt, Mappers: 2, Reducers: 3})
+			rep, _ := runJoin(t, join.Options{Sides: join.Sides{Keys: keys, Input: gen.Cite}, Keying: join.Keying{KeyType: kt}, FilterChoice: join.FilterChoice{Filter: kind}, Resources: join.Resources{Mappers: 2, Reducers: 3}})
 			rel := float64(rep.ShuffleBytesNoFilter-none.ShuffleBytes) / float64(none.ShuffleBytes)
 			t.Logf("%s keys, %s: no-filter bytes %d measured, %d in a real run (%+.3f%%); reduction %.2f%%",
 				kt, kind, rep.ShuffleBytesNoFilter, none.ShuffleBytes, 100*rel, 100*rep.ShuffleReduction)

@@ -133,8 +133,13 @@ func TestSkewDifferential(t *testing.T) {
 				for _, sorted := range []bool{false, true} {
 					name := fmt.Sprintf("%s/r=%d/m=%d/sort=%v", kind, reducers, mappers, sorted)
 					t.Run(name, func(t *testing.T) {
-						off, auto := runBoth(t, join.Options{Keys: keys, Input: input, KeyCol: "PATENT", JoinCol: "CITED", Filter: kind,
-							Mappers: mappers, Reducers: reducers, Sort: sorted, MemBudget: 4 << 20})
+						off, auto := runBoth(t, join.Options{
+							Sides:        join.Sides{Keys: keys, Input: input},
+							Keying:       join.Keying{KeyCol: "PATENT", JoinCol: "CITED"},
+							FilterChoice: join.FilterChoice{Filter: kind},
+							Output:       join.Output{Sort: sorted},
+							Resources:    join.Resources{Mappers: mappers, Reducers: reducers, MemBudget: 4 << 20},
+						})
 						checkSkewReport(t, auto, len(want))
 						if off.Skew.After != off.Skew.Before || len(off.Skew.HotKeys) > 0 {
 							t.Errorf("skew off: before %+v, after %+v, hot %v", off.Skew.Before, off.Skew.After, hotKeys(off))
@@ -168,7 +173,7 @@ func TestSkewKeyOnlySide(t *testing.T) {
 	keys := filepath.Join(dir, "keyonly.csv")
 	writeCSVFile(t, keys, []string{"PATENT"}, [][]string{{"7"}, {"7"}, {"8"}, {"12"}, {"300"}})
 	for _, sorted := range []bool{false, true} {
-		_, auto := runBoth(t, join.Options{Keys: keys, Input: input, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.Exact, Reducers: 4, Sort: sorted})
+		_, auto := runBoth(t, join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}, Output: join.Output{Sort: sorted}, Resources: join.Resources{Reducers: 4}})
 		if !slices.Contains(hotKeys(auto), "7") {
 			t.Errorf("hot keys %v, want 7", hotKeys(auto))
 		}
@@ -206,8 +211,13 @@ func TestSkewComposite(t *testing.T) {
 	want := naiveTupleJoin(t, keys, input, []string{"A", "B"}, []string{"X", "Y"}, []key.Type{key.Int, key.String})
 	for _, reducers := range []int{2, 5, 8} {
 		for _, sorted := range []bool{false, true} {
-			_, auto := runBoth(t, join.Options{Keys: keys, Input: input, KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string",
-				Filter: filters.Bloom, Mappers: 2, Reducers: reducers, Sort: sorted})
+			_, auto := runBoth(t, join.Options{
+				Sides:        join.Sides{Keys: keys, Input: input},
+				Keying:       join.Keying{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string"},
+				FilterChoice: join.FilterChoice{Filter: filters.Bloom},
+				Output:       join.Output{Sort: sorted},
+				Resources:    join.Resources{Mappers: 2, Reducers: reducers},
+			})
 			checkSkewReport(t, auto, len(want))
 			if got := hotKeys(auto); !slices.Contains(got, `1,"a,b"`) {
 				t.Errorf("r=%d: hot keys %q, want 1,\"a,b\"", reducers, got)
@@ -223,7 +233,7 @@ func TestSkewBank(t *testing.T) {
 	keys, input := skewFiles(t, dir, 2, 5000)
 	bp := buildBank(t, dir, keys, filters.Bloom, "value")
 	for _, reducers := range []int{2, 8} {
-		_, auto := runBoth(t, join.Options{Keys: keys, Input: input, JoinCol: "CITED", Bank: bp, Classes: []string{"1", "2"}, Route: join.RouteColumn, Reducers: reducers, Sort: true})
+		_, auto := runBoth(t, join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{JoinCol: "CITED"}, BankJoin: join.BankJoin{Bank: bp, Classes: []string{"1", "2"}, Route: join.RouteColumn}, Output: join.Output{Sort: true}, Resources: join.Resources{Reducers: reducers}})
 		if !slices.Contains(hotKeys(auto), "7") {
 			t.Errorf("r=%d: hot keys %v, want 7", reducers, hotKeys(auto))
 		}
@@ -238,7 +248,7 @@ func TestSkewBank(t *testing.T) {
 				outs[skew] = append(outs[skew], &bytes.Buffer{})
 				sinks[i] = NewCSV(outs[skew][i])
 			}
-			_, err = Run(context.Background(), join.Options{Keys: keys, Input: input, JoinCol: "CITED", Bank: bp, Route: join.RouteDir, Reducers: reducers, Sort: true, Skew: skew}, NewRouted(labels, sinks))
+			_, err = Run(context.Background(), join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{JoinCol: "CITED"}, BankJoin: join.BankJoin{Bank: bp, Route: join.RouteDir}, Output: join.Output{Sort: true}, Resources: join.Resources{Reducers: reducers}, Skew: skew}, NewRouted(labels, sinks))
 			testutil.Check(t, err)
 		}
 		for i, l := range labels {
@@ -269,7 +279,7 @@ func TestSkewStreamInput(t *testing.T) {
 	testutil.Check(t, err)
 	for _, reducers := range []int{2, 8} {
 		for _, sorted := range []bool{false, true} {
-			opt := join.Options{Keys: keys, Input: input, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.Exact, Mappers: 2, Reducers: reducers, Sort: sorted, Skew: join.SkewOff}
+			opt := join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}, Output: join.Output{Sort: sorted}, Resources: join.Resources{Mappers: 2, Reducers: reducers}, Skew: join.SkewOff}
 			off, offOut := runJoin(t, opt)
 			fifo := filepath.Join(dir, fmt.Sprintf("fifo-%d-%v", reducers, sorted))
 			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -333,7 +343,7 @@ func TestSkewReportHandmade(t *testing.T) {
 		irows = append(irows, []string{strconv.Itoa(i), strconv.Itoa(k)})
 	}
 	writeCSVFile(t, input, []string{"ROW", "CITED"}, irows)
-	_, auto := runBoth(t, join.Options{Keys: keys, Input: input, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.Exact, Mappers: 1, Reducers: 2, Sort: true})
+	_, auto := runBoth(t, join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 1, Reducers: 2}})
 	s := auto.Skew
 	if want := (join.PartitionBalance{Partitions: 2, LargestRecords: 10, TotalRecords: 10, LargestShare: 1, LargestOverMean: 2}); s.Before != want {
 		t.Errorf("before = %+v, want %+v", s.Before, want)
@@ -377,7 +387,7 @@ func TestSkewNoHotKeys(t *testing.T) {
 	writeCSVFile(t, keys, []string{"PATENT", "PAY"}, krows)
 	writeCSVFile(t, input, []string{"ROW", "CITED"}, irows)
 	for _, reducers := range []int{2, 4, 8} {
-		off, auto := runBoth(t, join.Options{Keys: keys, Input: input, KeyCol: "PATENT", JoinCol: "CITED", Reducers: reducers, Mappers: 2})
+		off, auto := runBoth(t, join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, Resources: join.Resources{Reducers: reducers, Mappers: 2}})
 		if len(auto.Skew.HotKeys) > 0 || auto.Skew.After != auto.Skew.Before || auto.Skew.After != off.Skew.After || auto.Skew.JoinRows != off.Skew.JoinRows {
 			t.Errorf("r=%d: hot keys %v; after %+v, before %+v, skew off %+v", reducers, hotKeys(auto), auto.Skew.After, auto.Skew.Before, off.Skew.After)
 		}
@@ -473,12 +483,12 @@ func TestEstimateJoin(t *testing.T) {
 
 // TestSkewOption: Skew takes off and auto only, and defaults to off.
 func TestSkewOption(t *testing.T) {
-	opt, err := join.Options{Keys: "k", Input: "i"}.Resolve()
+	opt, err := join.Options{Sides: join.Sides{Keys: "k", Input: "i"}}.Resolve()
 	testutil.Check(t, err)
 	if opt.Skew != join.SkewOff {
 		t.Errorf("default Skew = %q, want off", opt.Skew)
 	}
-	_, err = join.Options{Keys: "k", Input: "i", Skew: "sometimes"}.Resolve()
+	_, err = join.Options{Sides: join.Sides{Keys: "k", Input: "i"}, Skew: "sometimes"}.Resolve()
 	if !errors.Is(err, join.ErrOptions) || !strings.Contains(err.Error(), "Skew") {
 		t.Errorf("Skew sometimes: %v, want an error naming Skew", err)
 	}

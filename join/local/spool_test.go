@@ -148,8 +148,13 @@ func TestSpoolSkipBad(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), join.Options{Keys: fifoOf(t, "keys.csv", strings.NewReader(keys)), KeyCol: "K", Input: input, JoinCol: "J",
-		SkipBadRows: true, TempDir: tmp, Filter: filters.Exact, Sort: true}, NewCSV(&out))
+	rep, err := Run(context.Background(), join.Options{
+		Sides:        join.Sides{Keys: fifoOf(t, "keys.csv", strings.NewReader(keys)), Input: input, SkipBadRows: true},
+		Keying:       join.Keying{KeyCol: "K", JoinCol: "J"},
+		FilterChoice: join.FilterChoice{Filter: filters.Exact},
+		Output:       join.Output{Sort: true},
+		Resources:    join.Resources{TempDir: tmp},
+	}, NewCSV(&out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +176,7 @@ func TestRunStreamKeysBounded(t *testing.T) {
 	tmp := t.TempDir()
 	var pe *csvscan.ParseError
 	for _, typ := range []key.Type{key.Auto, key.Int, key.String} {
-		opt := join.Options{Keys: fifoOf(t, "zero", &stream{}), KeyCol: "K", Input: input, JoinCol: "J", KeyType: typ, TempDir: tmp}
+		opt := join.Options{Sides: join.Sides{Keys: fifoOf(t, "zero", &stream{}), Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "J", KeyType: typ}, Resources: join.Resources{TempDir: tmp}}
 		if _, err := Run(context.Background(), opt, NewCSV(io.Discard)); !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), opt.Keys+":1: record longer than 1048576 bytes") {
 			t.Errorf("Run, %s: %v", typ, err)
 		}
@@ -186,7 +191,7 @@ func TestRunStreamKeysBounded(t *testing.T) {
 		}
 	}
 	defer tmpspace.Fake(16<<20, 80<<20)()
-	opt := join.Options{Keys: fifoOf(t, "keys.csv", &stream{head: []byte("K\n"), body: []byte("1\n")}), KeyCol: "K", Input: input, JoinCol: "J", TempDir: tmp}
+	opt := join.Options{Sides: join.Sides{Keys: fifoOf(t, "keys.csv", &stream{head: []byte("K\n"), body: []byte("1\n")}), Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "J"}, Resources: join.Resources{TempDir: tmp}}
 	if _, err := Run(context.Background(), opt, NewCSV(io.Discard)); !errors.Is(err, tmpspace.ErrFull) || !strings.Contains(err.Error(), "join: Keys "+opt.Keys+": a stream is copied to the temporary folder to infer its key type (a key type given reads it once, without a copy): the copy stopped after") {
 		t.Errorf("Run, endless records: %v", err)
 	}
@@ -208,7 +213,7 @@ func TestCompareTableStreamBounded(t *testing.T) {
 		{"parquet", "it does not begin as a Parquet file"},
 	} {
 		in := fifoOf(t, "in", &stream{rnd: rand.New(rand.NewPCG(1, 2))})
-		_, err := Compare(context.Background(), join.Options{Keys: keys, KeyCol: "K", Input: in, InputFormat: tc.format, JoinCol: "K", TempDir: tmp}, []filters.Kind{filters.Exact}, 1)
+		_, err := Compare(context.Background(), join.Options{Sides: join.Sides{Keys: keys, Input: in, InputFormat: tc.format}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Resources: join.Resources{TempDir: tmp}}, []filters.Kind{filters.Exact}, 1)
 		if err == nil || !errors.Is(err, columnar.ErrFormat) || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), in) {
 			t.Errorf("%s: %v, want %q naming %s", tc.format, err, tc.want, in)
 		}

@@ -126,7 +126,7 @@ func TestTableSides(t *testing.T) {
 			}
 			for _, kind := range ks {
 				name := fmt.Sprintf("keys %s, input %s, %s", kfmt, ifmt, kind)
-				opt := join.Options{Keys: kf[kfmt], Input: inf[ifmt], KeyCol: "K", JoinCol: "K", Filter: kind, Sort: true, Mappers: 3, Reducers: 2, TempDir: t.TempDir()}
+				opt := join.Options{Sides: join.Sides{Keys: kf[kfmt], Input: inf[ifmt]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, FilterChoice: join.FilterChoice{Filter: kind}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 3, Reducers: 2, TempDir: t.TempDir()}}
 				if kind == filters.Fuse {
 					opt.Sizing = filters.Sizing{BitsPerKey: 9}
 				}
@@ -152,7 +152,7 @@ func TestTableSides(t *testing.T) {
 	// A composite key of typed columns.
 	want2 := tableJoin(keys, input, []int{0, 1}, []int{1, 2})
 	for _, f := range []string{"csv", "parquet-rg7-dict", "arrow-stream"} {
-		_, out := runJoin(t, join.Options{Keys: kf["parquet-plain"], Input: inf[f], KeyCol: "K,G", JoinCol: "K,G", Filter: filters.Blocked})
+		_, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf["parquet-plain"], Input: inf[f]}, Keying: join.Keying{KeyCol: "K,G", JoinCol: "K,G"}, FilterChoice: join.FilterChoice{Filter: filters.Blocked}})
 		if got := parseOutput(t, out); !slices.Equal(got, want2) {
 			t.Fatalf("composite, input %s: %s", f, testutil.FirstDiff(got, want2))
 		}
@@ -180,7 +180,7 @@ func TestTableStringKeys(t *testing.T) {
 	}
 	for _, kfmt := range []string{"csv", "parquet-plain"} {
 		for _, ifmt := range []string{"csv", "parquet-rg7-dict", "arrow-stream"} {
-			rep, out := runJoin(t, join.Options{Keys: kf[kfmt], Input: inf[ifmt], KeyCol: "K", JoinCol: "K"})
+			rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf[kfmt], Input: inf[ifmt]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}})
 			if got := parseOutput(t, out); !slices.Equal(got, want) {
 				t.Fatalf("keys %s, input %s: %s", kfmt, ifmt, testutil.FirstDiff(got, want))
 			}
@@ -211,9 +211,9 @@ func TestTableRefusals(t *testing.T) {
 		opt  join.Options
 		want []string
 	}{
-		{"int to string", join.Options{Keys: kf["parquet-plain"], Input: sf["parquet-plain"], KeyCol: "K", JoinCol: "K"}, []string{"int64", "string"}},
-		{"float key", join.Options{Keys: kf["parquet-plain"], Input: inf["parquet-plain"], KeyCol: "W", JoinCol: "K"}, []string{`"W"`, "float64"}},
-		{"damaged footer", join.Options{Keys: kf["csv"], Input: bad, KeyCol: "K", JoinCol: "K"}, []string{"damaged.parquet"}},
+		{"int to string", join.Options{Sides: join.Sides{Keys: kf["parquet-plain"], Input: sf["parquet-plain"]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}}, []string{"int64", "string"}},
+		{"float key", join.Options{Sides: join.Sides{Keys: kf["parquet-plain"], Input: inf["parquet-plain"]}, Keying: join.Keying{KeyCol: "W", JoinCol: "K"}}, []string{`"W"`, "float64"}},
+		{"damaged footer", join.Options{Sides: join.Sides{Keys: kf["csv"], Input: bad}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}}, []string{"damaged.parquet"}},
 	} {
 		c.opt.TempDir = tmp
 		_, err := Run(context.Background(), c.opt, NewCSV(&bytes.Buffer{}))
@@ -246,7 +246,7 @@ func TestTableParquetOutput(t *testing.T) {
 	dir := t.TempDir()
 	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
 	var pq bytes.Buffer
-	opt := join.Options{Keys: kf["parquet-plain"], Input: inf["parquet-rg7-dict"], KeyCol: "K", JoinCol: "K", Sort: true}
+	opt := join.Options{Sides: join.Sides{Keys: kf["parquet-plain"], Input: inf["parquet-rg7-dict"]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Output: join.Output{Sort: true}}
 	if _, err := Run(context.Background(), opt, NewParquet(&pq, t.TempDir())); err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestTableParquetOutput(t *testing.T) {
 	out := filepath.Join(dir, "out.parquet")
 	testutil.WriteFile(t, out, pq.Bytes(), 0o644)
 	// Read back through a join with itself as the input: its rows' text.
-	_, again := runJoin(t, join.Options{Keys: kf["csv"], Input: out, KeyCol: "K", JoinCol: "K", Sort: true})
+	_, again := runJoin(t, join.Options{Sides: join.Sides{Keys: kf["csv"], Input: out}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Output: join.Output{Sort: true}})
 	if got, w := parseOutput(t, again), parseOutput(t, joinWithKeysAgain(t, kf["csv"], csvOut)); !slices.Equal(got, w) {
 		t.Fatalf("the Parquet output read back: %s", testutil.FirstDiff(got, w))
 	}
@@ -271,7 +271,7 @@ func TestTableParquetOutput(t *testing.T) {
 func joinWithKeysAgain(t *testing.T, keysPath string, out []byte) []byte {
 	p := filepath.Join(t.TempDir(), "out.csv")
 	testutil.WriteFile(t, p, out, 0o644)
-	_, again := runJoin(t, join.Options{Keys: keysPath, Input: p, KeyCol: "K", JoinCol: "K", Sort: true})
+	_, again := runJoin(t, join.Options{Sides: join.Sides{Keys: keysPath, Input: p}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Output: join.Output{Sort: true}})
 	return again
 }
 
@@ -301,7 +301,7 @@ func TestBatchAfterAnOddKey(t *testing.T) {
 		}
 		input := filepath.Join(dir, "input.csv")
 		testutil.WriteFile(t, input, ib, 0o644)
-		opt := join.Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "K", Mappers: 1}
+		opt := join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Resources: join.Resources{Mappers: 1}}
 		if odd == "x" {
 			opt.KeyType, opt.SkipBadRows = key.Int, true
 		}
@@ -344,7 +344,7 @@ func TestTableSparseSurvivors(t *testing.T) {
 	for _, dict := range []bool{true, false} {
 		f := columnartest.Write(t, dir, fmt.Sprint("input-", dict), rec, 1<<20, dict)
 		want := tableJoin(keys, input, []int{0}, []int{1})
-		rep, out := runJoin(t, join.Options{Keys: kf["csv"], Input: f.Parquet, KeyCol: "K", JoinCol: "K", Filter: filters.Exact})
+		rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf["csv"], Input: f.Parquet}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}})
 		if got := parseOutput(t, out); !slices.Equal(got, want) {
 			t.Fatalf("dict %v: %s", dict, testutil.FirstDiff(got, want))
 		}
@@ -376,18 +376,18 @@ func TestUint64Keys(t *testing.T) {
 	}
 	for _, k := range []string{"parquet-plain", "arrow-file"} {
 		for _, jt := range []join.JoinType{join.JoinInner, join.JoinAnti} {
-			rep, out := runJoin(t, join.Options{Keys: kf[k], Input: inf["parquet-rg7-dict"], KeyCol: "K", JoinCol: "K", JoinType: jt})
+			rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf[k], Input: inf["parquet-rg7-dict"]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, JoinType: jt})
 			got := parseOutput(t, out)
 			if jt == join.JoinInner && !slices.Equal(got, want) || jt == join.JoinAnti && len(got) != 0 {
 				t.Fatalf("keys %s, %s: %d rows (%s); the model's inner join %d", k, jt, len(got), rep.Keys.Why, len(want))
 			}
 		}
 	}
-	_, out := runJoin(t, join.Options{Keys: kf["parquet-plain"], Input: nf["parquet-plain"], KeyCol: "K", JoinCol: "K"})
+	_, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf["parquet-plain"], Input: nf["parquet-plain"]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}})
 	if got := parseOutput(t, out); len(got) != 1 || !strings.HasPrefix(got[0], "1\x1f7\x1f") {
 		t.Fatalf("uint64 against int64: %q", got)
 	}
-	_, out = runJoin(t, join.Options{Keys: kf["parquet-plain"], Input: nf["parquet-plain"], KeyCol: "K", JoinCol: "K", KeyType: "string"})
+	_, out = runJoin(t, join.Options{Sides: join.Sides{Keys: kf["parquet-plain"], Input: nf["parquet-plain"]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K", KeyType: "string"}})
 	if got := parseOutput(t, out); len(got) != 1 || !strings.HasPrefix(got[0], "1\x1f7\x1f") {
 		t.Fatalf("uint64 against int64 as strings: %q", got)
 	}
@@ -405,7 +405,7 @@ func TestTableEmptyComponent(t *testing.T) {
 	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
 	for _, jt := range []join.JoinType{join.JoinInner, join.JoinAnti} {
 		want := typedJoin(keys, input, []int{0, 1}, []int{1, 2}, jt)
-		_, out := runJoin(t, join.Options{Keys: kf["parquet-plain"], Input: inf["arrow-file"], KeyCol: "A,B", JoinCol: "X,Y", JoinType: jt})
+		_, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf["parquet-plain"], Input: inf["arrow-file"]}, Keying: join.Keying{KeyCol: "A,B", JoinCol: "X,Y"}, JoinType: jt})
 		if got := parseOutput(t, out); !slices.Equal(got, want) {
 			t.Fatalf("%s: %q, want %q", jt, got, want)
 		}
@@ -425,7 +425,7 @@ func TestRightJoinParquetTypes(t *testing.T) {
 	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
 	for _, jt := range []join.JoinType{join.JoinRight, join.JoinFull} {
 		var pq bytes.Buffer
-		if _, err := Run(t.Context(), join.Options{Keys: kf["parquet-plain"], Input: inf["parquet-plain"], KeyCol: "K", JoinCol: "K", JoinType: jt}, NewParquet(&pq, t.TempDir())); err != nil {
+		if _, err := Run(t.Context(), join.Options{Sides: join.Sides{Keys: kf["parquet-plain"], Input: inf["parquet-plain"]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, JoinType: jt}, NewParquet(&pq, t.TempDir())); err != nil {
 			t.Fatalf("%s: %v", jt, err)
 		}
 		tbl := testutil.ReadParquet(t, pq.Bytes())

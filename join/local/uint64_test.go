@@ -113,7 +113,7 @@ func TestUint64Widths(t *testing.T) {
 				inf = files["text"]["csv"]
 			}
 			name := fmt.Sprintf("%s x %s (%s)", c.keys, c.input, format)
-			opt := join.Options{Keys: kf, Input: inf, KeyCol: "K", JoinCol: "K"}
+			opt := join.Options{Sides: join.Sides{Keys: kf, Input: inf}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}}
 			want := numJoin(data[c.keys], data[c.input], 0, 0)
 			if c.refused != "" {
 				_, err := Run(t.Context(), opt, NewCSV(&bytes.Buffer{}))

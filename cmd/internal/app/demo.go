@@ -81,7 +81,7 @@ Examples:
 	}
 	fmt.Fprintf(stdout, "%d join keys sampled from %d patents (%.2f%%; the paper's ratio: 65,771 of 2,923,922, 2.25%%); joining cite75_99 CITED = PATENT\n", kr.Kept, kr.Scanned, 100*float64(kr.Kept)/float64(max(kr.Scanned, 1)))
 	kinds := []filters.Kind{filters.None, filters.Exact, filters.Bloom, filters.CBF, filters.ACBF}
-	opt := join.Options{Keys: keys, Input: cite, KeyCol: join.DefaultKeyCol, JoinCol: join.DefaultJoinCol, Sizing: filters.Sizing{BitsPerKey: *bpk}}
+	opt := join.Options{Sides: join.Sides{Keys: keys, Input: cite}, Keying: join.Keying{KeyCol: join.DefaultKeyCol, JoinCol: join.DefaultJoinCol}, FilterChoice: join.FilterChoice{Sizing: filters.Sizing{BitsPerKey: *bpk}}}
 	reps, err := local.Compare(ctx, opt, kinds, 1)
 	if err != nil {
 		return flagError("demo", fs, err)

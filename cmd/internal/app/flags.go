@@ -76,11 +76,13 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 // defaults stand for the others. cmd is the command's name for messages.
 func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) {
 	opt := join.Options{
-		Keys: j.keys, Input: j.input, KeyCol: j.keyCol, JoinCol: j.joinCol, KeyType: key.Type(j.keyType),
-		KeysFormat: j.keysFormat, InputFormat: j.inputFormat,
-		Mappers: j.mappers, Reducers: j.reducers, TempDir: j.tempDir, Filter: j.filter, FilterFile: j.filterFile,
-		Layout: join.Layout(j.layout), Skew: join.Skew(j.skew), JoinType: join.JoinType(j.joinType),
-		EstimateJoinSize: j.estimate, KeepFilter: j.keepFilter,
+		Sides:            join.Sides{Keys: j.keys, Input: j.input, KeysFormat: j.keysFormat, InputFormat: j.inputFormat},
+		Keying:           join.Keying{KeyCol: j.keyCol, JoinCol: j.joinCol, KeyType: key.Type(j.keyType), Layout: join.Layout(j.layout)},
+		FilterChoice:     join.FilterChoice{Filter: j.filter, FilterFile: j.filterFile, KeepFilter: j.keepFilter},
+		Resources:        join.Resources{Mappers: j.mappers, Reducers: j.reducers, TempDir: j.tempDir},
+		Skew:             join.Skew(j.skew),
+		JoinType:         join.JoinType(j.joinType),
+		EstimateJoinSize: j.estimate,
 	}
 	for _, f := range []struct{ name, v string }{{"key-col", j.keyCol}, {"join-col", j.joinCol}, {"key-type", j.keyType}, {"join", j.joinType}} {
 		if j.set(f.name) && f.v == "" { // "" is the library's default
