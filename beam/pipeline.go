@@ -17,16 +17,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/columnar"
-	"github.com/acbfjoin/acbfjoin/join/local"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/join/source"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths; add gcs, s3 for clusters
@@ -74,8 +73,8 @@ var (
 
 func init() {
 	register.DoFn4x1[context.Context, string, func(string, string), func(string), error](&keyFileFn{})
-	register.DoFn5x1[context.Context, span, func(*[]byte) bool, func(string, string), func(string), error](&rangeMapFn{})
-	beam.RegisterType(reflect.TypeOf((*span)(nil)).Elem())
+	register.DoFn5x1[context.Context, source.Span, func(*[]byte) bool, func(string, string), func(string), error](&rangeMapFn{})
+	beam.RegisterType(reflect.TypeOf((*source.Span)(nil)).Elem())
 	register.DoFn5x0[context.Context, string, func(*string) bool, func(*string) bool, func(string)](&crossFn{})
 	register.Combiner3[[]string, string, []byte](&filterCombineFn{})
 	register.DoFn2x1[string, func(string), error](&projectFn{})
@@ -88,7 +87,7 @@ func init() {
 
 // keyCols is a key.Spec in fields Beam serializes. A NULL key never
 // matches and its row is left out (nullKey); Lenient says the key types
-// were decided from the data (KeyType auto, local.DecideKeyTypes): a key
+// were decided from the data (KeyType auto, source.DecideKeyTypes): a key
 // that is no value of its type cannot match either, where a type given
 // makes it an error.
 type keyCols struct {
@@ -135,7 +134,7 @@ type keyFileFn struct {
 }
 
 func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(string, string), out func(string)) error {
-	r, c, err := openSpan(ctx, path, wholeFile, f.NFields, f.Sep)
+	r, c, err := source.OpenSpan(ctx, path, source.WholeFile, f.NFields, f.Sep)
 	if err != nil {
 		return fmt.Errorf("key file: %w", err)
 	}
@@ -190,7 +189,7 @@ func keyOnly(k, _ string) string { return k }
 // nullKey reports whether a key field of the row is NULL (key.Spec.IsNull,
 // the rule of every engine: a table's NULL, where an empty string is a
 // value; a CSV row's empty field, under every key type).
-func nullKey(ks key.Spec, r rowSource) bool {
+func nullKey(ks key.Spec, r source.SpanRows) bool {
 	return ks.IsNull(key.NullsOf(r), r.Fields())
 }
 
@@ -266,17 +265,6 @@ func decodeBroadcast(side func(*[]byte) bool) (filters.Filter, error) {
 	return flt, nil
 }
 
-// span is a byte range of the large side (csvscan.Range), one element of
-// the ranged map, with the file's size and modification time (Unix ns) when
-// the ranges were cut: a worker that finds the file otherwise refuses to
-// read it (its ranges no longer fall on record boundaries).
-// A table's (Parquet, Arrow file) span is one chunk: a row group, a record
-// batch, index Start.
-type span struct {
-	Start, End, Size, MTime int64
-	Table                   bool
-}
-
 // rangeMapFn is the filtered map over byte ranges of a local file (or one
 // mounted at the same path on every worker): each element is a range,
 // which it reads with the project's parser (csvscan.OpenRange) and filters
@@ -302,7 +290,7 @@ type rangeMapFn struct {
 	enc    []byte // a row of another separator, as CSV
 }
 
-func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]byte) bool, emit func(string, string), passBy func(string)) error {
+func (f *rangeMapFn) ProcessElement(ctx context.Context, sp source.Span, side func(*[]byte) bool, emit func(string, string), passBy func(string)) error {
 	bypass := join.JoinType(f.JoinType).KeepsUnmatchedLarge()
 	var line []byte
 	var written int64
@@ -327,7 +315,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 		f.ks = &ks
 		f.sep = f.Sep
 	}
-	r, c, err := openSpan(ctx, f.Path, sp, f.NFields, f.Sep)
+	r, c, err := source.OpenSpan(ctx, f.Path, sp, f.NFields, f.Sep)
 	if err != nil {
 		return fmt.Errorf("input: %w", err)
 	}
@@ -382,7 +370,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp span, side func(*[]b
 
 // csvRow is r's current row as a CSV line: as it is in its file, or
 // re-encoded when its separator is not a comma.
-func (f *rangeMapFn) csvRow(r rowSource, sp span) []byte {
+func (f *rangeMapFn) csvRow(r source.SpanRows, sp source.Span) []byte {
 	if f.sep != ',' && !sp.Table {
 		f.enc = csvscan.AppendFields(f.enc[:0], r.Fields())
 		return f.enc
@@ -393,7 +381,7 @@ func (f *rangeMapFn) csvRow(r rowSource, sp span) []byte {
 // lineOf returns the line number of r's current record: the reader's own
 // when it counts lines (a whole file), else counted in the file up to the
 // record's offset (a range's reader knows offsets only; on the error path).
-func lineOf(path string, r rowSource) int64 {
+func lineOf(path string, r source.SpanRows) int64 {
 	if n := r.Line(); n > 0 {
 		return n
 	}
@@ -401,166 +389,6 @@ func lineOf(path string, r rowSource) int64 {
 		return csvscan.LineAt(path, c.Offset())
 	}
 	return 0
-}
-
-// rowSource is a CSV reader's rows or a table's (columnar.Reader, whose
-// fields are its values' canonical text, a NULL empty, and whose Raw is
-// the row as a CSV line).
-type rowSource interface {
-	Next() bool
-	Fields() [][]byte
-	Raw() []byte
-	Line() int64
-	Err() error
-}
-
-// wholeFile is the span of a whole local file that cannot be cut (a
-// compressed file): its records after the header, read in one piece.
-var wholeFile = span{0, -1, 0, 0, false}
-
-// openSpan opens the records of a span of a local file: a byte range
-// (csvscan.OpenRange), or with wholeFile the whole stream, decompressed
-// (csvscan.Open, which knows gzip and zip by their bytes), its header read;
-// of a Parquet or Arrow file, a chunk (a span with Table), or with wholeFile
-// every chunk (columnar.Reader). sep is a CSV file's field separator.
-func openSpan(ctx context.Context, path string, sp span, nfields int, sep byte) (rowSource, io.Closer, error) {
-	format, err := columnar.FormatOf(path, "")
-	if err != nil {
-		return nil, nil, err
-	}
-	if sp != wholeFile {
-		st, err := os.Stat(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		if st.Size() != sp.Size || st.ModTime().UnixNano() != sp.MTime {
-			return nil, nil, fmt.Errorf("%s changed after the pipeline cut it into ranges (%d bytes then, %d now): run again on a copy that nothing writes", path, sp.Size, st.Size())
-		}
-		if sp.Table {
-			t, err := openTable(ctx, path, format)
-			if err != nil {
-				return nil, nil, err
-			}
-			cols, err := t.Read(int(sp.Start), nil)
-			if err != nil {
-				t.Close()
-				return nil, nil, err
-			}
-			var first int64
-			for i := range int(sp.Start) {
-				first += t.ChunkRows(i)
-			}
-			return columnar.NewRows(t.Name, cols, first), t, nil
-		}
-		return csvscan.OpenRange(path, csvscan.Range{Start: sp.Start, End: sp.End}, nfields, sep)
-	}
-	if format != columnar.CSV {
-		t, err := openTable(ctx, path, format)
-		if err != nil {
-			return nil, nil, err
-		}
-		return columnar.NewReader(t), t, nil
-	}
-	rc, name, err := csvscan.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	r := csvscan.NewReader(rc, name)
-	if err := r.SetSep(sep); err != nil {
-		rc.Close()
-		return nil, nil, err
-	}
-	if _, err := r.ReadHeader(); err != nil {
-		rc.Close()
-		return nil, nil, err
-	}
-	return r, rc, nil
-}
-
-// openTable opens a Parquet, Arrow or JSON lines side for the workers:
-// a nested column reads as NULLs (columnar.Table.SkipNested), never
-// written, since Build refused one that a key or the output would hold
-// (local.DecideKeyTypes checks them with Columns, as join run does).
-func openTable(ctx context.Context, path string, format columnar.Format) (*columnar.Table, error) {
-	t, err := columnar.Open(ctx, path, "", format, "", columnar.AllowNested)
-	if err != nil {
-		return nil, err
-	}
-	t.SkipNested()
-	return t, nil
-}
-
-// checkLocal returns the absolute path of a local input, or why the
-// pipeline cannot read it: every worker opens it again, by its path (so a
-// relative path would be read in the worker's own folder), so it must be a
-// file of the local file system (or one mounted at the same path on every
-// worker), not a stream or a FIFO, which can be read only once. Object
-// stores (gs://, s3://) are not read: the launcher cuts the large side into
-// ranges with the local file system.
-func checkLocal(name, path string) (string, error) {
-	refuse := func(format string, a ...any) error {
-		return &option.Error{Pkg: "beamjoin", Name: name, Value: path, Reason: fmt.Sprintf(format, a...), Err: join.ErrOptions}
-	}
-	if path == "-" {
-		return "", refuse("the pipeline reads files, not standard input (every worker opens its input again by its path): save it to a file and name that")
-	}
-	if strings.Contains(path, "://") {
-		return "", refuse("only files of the local file system (or mounted at the same path on every worker) are read, not other file systems")
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", refuse("%v", err)
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return "", refuse("%v", errors.Unwrap(err))
-	}
-	if !st.Mode().IsRegular() {
-		return "", refuse("not a regular file (a pipe, a FIFO, a device or a folder): the workers open it again, so it must be a file; save it to one")
-	}
-	return abs, nil
-}
-
-// spans returns the byte ranges of a local regular file for rangeMapFn: at
-// least two a core, and one each 32 MiB, so that a runner can spread them
-// over its workers; a compressed file is one span, wholeFile. sep is a CSV
-// file's field separator.
-func spans(path string, sep byte) ([]span, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if format, err := columnar.FormatOf(path, ""); err != nil {
-		return nil, err
-	} else if format != columnar.CSV {
-		t, err := openTable(context.Background(), path, format)
-		if err != nil {
-			return nil, err
-		}
-		defer t.Close()
-		if t.Stream() { // an Arrow stream is read in order: one span
-			return []span{wholeFile}, nil
-		}
-		var out []span
-		for i := range t.Chunks() {
-			out = append(out, span{int64(i), int64(i + 1), st.Size(), st.ModTime().UnixNano(), true})
-		}
-		return out, nil
-	}
-	parts := int(max(int64(2*runtime.NumCPU()), min(st.Size()>>25, 1<<12)))
-	in, err := csvscan.OpenInput(context.Background(), path, csvscan.InputOptions{Parts: parts, Sep: sep})
-	if err != nil {
-		return nil, err
-	}
-	defer in.Close()
-	if !in.Regular {
-		return []span{wholeFile}, nil
-	}
-	var out []span
-	for _, rg := range in.Ranges() {
-		out = append(out, span{rg.Start, rg.End, st.Size(), st.ModTime().UnixNano(), false})
-	}
-	return out, nil
 }
 
 // crossFn is the reduce: per key, what the join type writes (the one
@@ -693,7 +521,7 @@ func readHeader(path string, sep byte) (Header, error) {
 	if format, err := columnar.FormatOf(path, ""); err != nil {
 		return Header{}, err
 	} else if format != columnar.CSV {
-		t, err := openTable(context.Background(), path, format)
+		t, err := source.OpenSkipNested(context.Background(), path, format)
 		if err != nil {
 			return Header{}, err
 		}
@@ -745,7 +573,7 @@ func outputKeyNames(opt Options, kh Header) []string {
 }
 
 // OutputHeader is the output's header: with Columns, of the columns asked
-// (local.ProjectColumns: refused as join run refuses them).
+// (join.ProjectColumns: refused as join run refuses them).
 func OutputHeader(opt Options, kh, ih Header) (join.Header, error) {
 	ks, js, err := KeySpecs(opt, kh, ih)
 	if err != nil {
@@ -765,7 +593,7 @@ func outputHeader(opt Options, kh, ih Header, ks, js key.Spec) (join.Header, []i
 	if len(opt.Columns) == 0 {
 		return h, nil, nil
 	}
-	idx, err := local.ProjectColumns(opt.Columns, h.Names)
+	idx, err := join.ProjectColumns(opt.Columns, h.Names)
 	if err != nil {
 		return h, nil, option.Within(err, "beamjoin", join.ErrOptions)
 	}
@@ -824,7 +652,7 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	// the output's columns, as run does.
 	jo := opt.joinOptions()
 	jo.Keys, jo.Input = keysPath, inputPath
-	d, err := local.DecideKeyTypes(context.Background(), jo)
+	d, err := source.DecideKeyTypes(context.Background(), jo)
 	if err != nil {
 		return beam.PCollection{}, kh, ih, option.Within(err, "beamjoin", join.ErrOptions)
 	}
@@ -851,7 +679,7 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 		beam.Create(s.Scope("key file"), keysPath))
 	keys := filter.Distinct(s.Scope("distinct keys"), beam.ParDo(s.Scope("keys"), keyOnly, keyRows))
 	broadcast := beam.Combine(s.Scope("build filter"), &filterCombineFn{Kind: string(opt.Filter), Sizing: opt.Sizing}, keys)
-	sp, err := spans(inputPath, inputSep)
+	sp, err := source.Spans(inputPath, inputSep)
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
@@ -870,4 +698,35 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 		textio.Write(s.Scope("write"), opt.Output, rows)
 	}
 	return rows, kh, ih, nil
+}
+
+// checkLocal returns the absolute path of a local input, or why the
+// pipeline cannot read it: every worker opens it again, by its path (so a
+// relative path would be read in the worker's own folder), so it must be a
+// file of the local file system (or one mounted at the same path on every
+// worker), not a stream or a FIFO, which can be read only once. Object
+// stores (gs://, s3://) are not read: the launcher cuts the large side into
+// ranges with the local file system.
+func checkLocal(name, path string) (string, error) {
+	refuse := func(format string, a ...any) error {
+		return &option.Error{Pkg: "beamjoin", Name: name, Value: path, Reason: fmt.Sprintf(format, a...), Err: join.ErrOptions}
+	}
+	if path == "-" {
+		return "", refuse("the pipeline reads files, not standard input (every worker opens its input again by its path): save it to a file and name that")
+	}
+	if strings.Contains(path, "://") {
+		return "", refuse("only files of the local file system (or mounted at the same path on every worker) are read, not other file systems")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", refuse("%v", err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", refuse("%v", errors.Unwrap(err))
+	}
+	if !st.Mode().IsRegular() {
+		return "", refuse("not a regular file (a pipe, a FIFO, a device or a folder): the workers open it again, so it must be a file; save it to one")
+	}
+	return abs, nil
 }

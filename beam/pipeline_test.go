@@ -6,8 +6,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
-	"github.com/apache/arrow/go/v15/arrow"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
+	"github.com/apache/arrow/go/v15/arrow"
 
 	"github.com/acbfjoin/acbfjoin/key"
 
@@ -26,6 +27,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/local"
+	"github.com/acbfjoin/acbfjoin/join/source"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
@@ -109,7 +111,7 @@ func TestGenerated(t *testing.T) {
 	compareEngines(t, keys, gen.Cite, "PATENT", "CITED", kinds)
 	// A gzip large side: one span, read whole.
 	gzPath := gzipCopy(t, gen.Cite, "cite.txt.gz")
-	if sp, err := spans(gzPath, ','); err != nil || !slices.Equal(sp, []span{wholeFile}) {
+	if sp, err := source.Spans(gzPath, ','); err != nil || !slices.Equal(sp, []source.Span{source.WholeFile}) {
 		t.Fatalf("a gzip file: spans %v, %v", sp, err)
 	}
 	compareEngines(t, keys, gzPath, "PATENT", "CITED", []filters.Kind{filters.ACBF})
@@ -282,11 +284,11 @@ func TestTSV(t *testing.T) {
 // boundaries.
 func TestChangedInput(t *testing.T) {
 	gen := nbertest.Generate(t, 0.001, 100, 5)
-	sp, err := spans(gen.Cite, ',')
+	sp, err := source.Spans(gen.Cite, ',')
 	if err != nil || len(sp) == 0 {
 		t.Fatalf("spans: %v %v", sp, err)
 	}
-	if _, c, err := openSpan(context.Background(), gen.Cite, sp[0], 2, ','); err != nil {
+	if _, c, err := source.OpenSpan(context.Background(), gen.Cite, sp[0], 2, ','); err != nil {
 		t.Fatalf("unchanged file: %v", err)
 	} else {
 		c.Close()
@@ -297,7 +299,7 @@ func TestChangedInput(t *testing.T) {
 	}
 	f.WriteString("1,2\n")
 	f.Close()
-	if _, _, err := openSpan(context.Background(), gen.Cite, sp[0], 2, ','); err == nil || !strings.Contains(err.Error(), "changed") {
+	if _, _, err := source.OpenSpan(context.Background(), gen.Cite, sp[0], 2, ','); err == nil || !strings.Contains(err.Error(), "changed") {
 		t.Errorf("a file appended to: %v, want a refusal", err)
 	}
 }
@@ -330,7 +332,7 @@ func TestTables(t *testing.T) {
 	defer input.Release()
 	kf := columnartest.Write(t, dir, "keys", keys, 16, true)
 	inf := columnartest.Write(t, dir, "input", input, 64, false)
-	if sp, err := spans(inf.Parquet, ','); err != nil || len(sp) != 8 || !sp[0].Table {
+	if sp, err := source.Spans(inf.Parquet, ','); err != nil || len(sp) != 8 || !sp[0].Table {
 		t.Fatalf("spans of 8 row groups: %v, %v", sp, err)
 	}
 	compareTyped(t, kf.Parquet, inf.Parquet, "K", "K", key.Auto, []filters.Kind{filters.ACBF, filters.Exact})

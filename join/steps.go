@@ -2,9 +2,10 @@ package join
 
 import (
 	"encoding/binary"
-	"github.com/acbfjoin/acbfjoin/columnar"
 	"slices"
 	"strings"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"

@@ -76,7 +76,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
-		if x.input.regular() {
+		if x.input.Regular() {
 			smp, smpErr = x.sampleSideN(ctx, x.input, x.joinSpec, "input sample", autoSampleParts, autoSamplePartRows)
 		}
 	}()

@@ -11,6 +11,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/mdbf"
 	"github.com/acbfjoin/acbfjoin/shuffle"
@@ -39,8 +40,8 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 		return nil, buildStats{parts: newPartCounts(x.opt.Reducers)}, err
 	}
 	bd := x.newBuilder(sketches)
-	stop := x.progress("build", x.keys.progress, x.keys.size)
-	err = scan(ctx, x.keys, x.opt.Mappers, bd.newWorker, func(b *buildWorker, r rowReader) error {
+	stop := x.progress("build", x.keys.Progress, x.keys.Size)
+	err = source.Scan(ctx, x.keys, x.opt.Mappers, bd.newWorker, func(b *buildWorker, r source.RowReader) error {
 		return bd.readPart(ctx, b, r)
 	}, bd.finishWorker)
 	stop()
@@ -140,7 +141,7 @@ func (bd *builder) newWorker() *buildWorker {
 // the worker's set and its row to the shuffle; a row whose key cannot
 // match is counted (and, in a right or full join, written now); a row of a
 // class the bank join did not choose is skipped.
-func (bd *builder) readPart(ctx context.Context, b *buildWorker, r rowReader) error {
+func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowReader) error {
 	x := bd.x
 	for n := 1; r.Next(); n++ {
 		if n%checkEvery == 0 && ctx.Err() != nil {
@@ -203,7 +204,7 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r rowReader) er
 // class is the bank class of a key-side row: its label and index among
 // the chosen classes, or skip for a row of a class not chosen (not in this
 // join) or whose class value is refused (reported through keyError).
-func (bd *builder) class(b *buildWorker, r rowReader) (label string, ci int, skip bool, err error) {
+func (bd *builder) class(b *buildWorker, r source.RowReader) (label string, ci int, skip bool, err error) {
 	label, err = b.cl.label(r.Fields()[bd.bp.classIdx])
 	if err != nil {
 		if err := bd.x.keyError(r, fmt.Errorf("%s: %w", bd.bp.b.ClassCol, err)); err != nil {
@@ -220,7 +221,7 @@ func (bd *builder) class(b *buildWorker, r rowReader) (label string, ci int, ski
 
 // unmatched counts a key-side row whose key cannot match (NULL; no value
 // of an inferred type): a right or full join writes its row now, padded.
-func (bd *builder) unmatched(b *buildWorker, r rowReader, v keyVerdict) error {
+func (bd *builder) unmatched(b *buildWorker, r source.RowReader, v keyVerdict) error {
 	b.cannot.add(v)
 	if !bd.keepKeys {
 		return nil
@@ -241,7 +242,7 @@ func (bd *builder) unmatched(b *buildWorker, r rowReader, v keyVerdict) error {
 // padding is the large side's padding of a right or full join's key-side
 // row (its key fields in the large side's key columns; a NULL's is empty),
 // in b.pad's storage.
-func (bd *builder) padding(b *buildWorker, r rowReader) []byte {
+func (bd *builder) padding(b *buildWorker, r source.RowReader) []byte {
 	b.keyFields = b.keyFields[:0]
 	for _, c := range bd.x.keySpec.Cols {
 		b.keyFields = append(b.keyFields, r.Fields()[c])

@@ -14,6 +14,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/bank"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -73,24 +74,24 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 	if err != nil {
 		return nil, option.Within(err, "join", join.ErrOptions)
 	}
-	ksd, err := openKeySide(ctx, sideOptions{option: "Keys", path: cs.Keys, name: cs.KeysName, parts: cs.Mappers, skipBad: cs.SkipBadRows, sep: cs.Sep,
-		format: cs.Format, tempDir: cs.TempDir}, j.KeyCols, j.Types, cs.Mappers)
+	ksd, err := source.OpenKeySide(ctx, source.Options{Option: "Keys", Path: cs.Keys, Name: cs.KeysName, Parts: cs.Mappers, SkipBad: cs.SkipBadRows, Sep: cs.Sep,
+		Format: cs.Format, TempDir: cs.TempDir}, j.KeyCols, j.Types, cs.Mappers)
 	if err != nil {
 		return nil, err
 	}
-	defer ksd.close()
-	s, ks, lenient := ksd.side, ksd.ks, ksd.typing.Lenient
-	classIdx, err := s.column("ClassCol", cs.ClassCol)
+	defer ksd.Close()
+	s, ks, lenient := ksd.Side, ksd.Spec, ksd.Typing.Lenient
+	classIdx, err := s.Column("ClassCol", cs.ClassCol)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.refuseNested([]int{classIdx}, true); err != nil {
+	if err := s.RefuseNested([]int{classIdx}, true); err != nil {
 		return nil, err // a class column is compared as a key is
 	}
-	var bad *badRows
+	var bad *source.BadRows
 	if cs.SkipBadRows {
-		bad = &badRows{}
-		s.bad = bad
+		bad = &source.BadRows{}
+		s.Bad = bad
 	}
 	type worker struct {
 		cl      classifier
@@ -102,9 +103,9 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 	var records int64
 	var cannot keyCounts
 	var mu sync.Mutex
-	err = scan(ctx, s, cs.Mappers, func() *worker {
+	err = source.Scan(ctx, s, cs.Mappers, func() *worker {
 		return &worker{cl: classifier{c: cs.Classing}, classes: map[string]*classKeys{}}
-	}, func(w *worker, r rowReader) error {
+	}, func(w *worker, r source.RowReader) error {
 		var kb []byte
 		for n := 1; r.Next(); n++ {
 			if n%checkEvery == 0 && ctx.Err() != nil {
@@ -162,31 +163,31 @@ func ScanClasses(ctx context.Context, cs ClassScan) (*ClassScanResult, error) {
 	}
 	sealAll(merged)
 	if len(merged) > bank.MaxClasses {
-		return nil, fmt.Errorf("%s: %s: %d classes, at most %d (use --classes cut:E1,E2,... for a column of many values)", s.name, cs.ClassCol, len(merged), bank.MaxClasses)
+		return nil, fmt.Errorf("%s: %s: %d classes, at most %d (use --classes cut:E1,E2,... for a column of many values)", s.Name, cs.ClassCol, len(merged), bank.MaxClasses)
 	}
-	res := &ClassScanResult{Records: records, sealed: merged, KeyType: key.JoinTypes(ksd.typing.Types), Why: ksd.typing.Why,
+	res := &ClassScanResult{Records: records, sealed: merged, KeyType: key.JoinTypes(ksd.Typing.Types), Why: ksd.Typing.Why,
 		Null: cannot.null, Unmatchable: cannot.unmatchable}
 	for label, ck := range merged {
 		res.Classes = append(res.Classes, bank.ClassKeys{Label: label, Keys: ck})
 	}
 	slices.SortFunc(res.Classes, func(a, b bank.ClassKeys) int { return strings.Compare(a.Label, b.Label) })
 	if bad != nil {
-		res.BadRows = bad.n
-		res.BadRowExamples = bad.report(map[string]string{s.name: s.path})
+		res.BadRows = bad.N
+		res.BadRowExamples = bad.Report(map[string]string{s.Name: s.Path})
 	}
 	return res, nil
 }
 
 // rowError handles a key or class that does not parse in r's current
 // record (of column col): an error, or with bad a counted bad row.
-func rowError(bad *badRows, r rowReader, col string, err error) error {
+func rowError(bad *source.BadRows, r source.RowReader, col string, err error) error {
 	if col != "" {
 		err = fmt.Errorf("%s: %w", col, err)
 	}
 	if bad == nil {
 		return r.Errorf("%w", err)
 	}
-	bad.add(rowParseError(r, err))
+	bad.Add(rowParseError(r, err))
 	return nil
 }
 

@@ -1,23 +1,15 @@
 package local
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
-	"github.com/acbfjoin/acbfjoin/columnar"
-	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
-	"github.com/acbfjoin/acbfjoin/internal/option"
-	"github.com/acbfjoin/acbfjoin/internal/tmpspace"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
 )
 
 // Compare runs the join once per filter kind, repeat times, alternating
@@ -34,7 +26,7 @@ func Compare(ctx context.Context, opt join.Options, kinds []filters.Kind, repeat
 		repeat = 1
 	}
 	opt.KeepFilter = true // it measures the filters: none may turn itself off
-	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
+	if err := source.CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
 		return nil, err
 	}
 	for _, side := range []struct {
@@ -43,8 +35,8 @@ func Compare(ctx context.Context, opt join.Options, kinds []filters.Kind, repeat
 		format      string
 		sep, keySep byte
 	}{{"Keys", &opt.Keys, &opt.KeysName, opt.KeysFormat, opt.KeysSep, opt.Sep}, {"Input", &opt.Input, &opt.InputName, opt.InputFormat, opt.InputSep, opt.Sep}} {
-		sp, name, err := spool(ctx, sideOptions{option: side.option, path: *side.path, name: *side.name, format: side.format,
-			sep: join.SideSep(side.sep, side.keySep), skipBad: opt.SkipBadRows, tempDir: opt.TempDir}, "to read it once per filter")
+		sp, name, err := source.Spool(ctx, source.Options{Option: side.option, Path: *side.path, Name: *side.name, Format: side.format,
+			Sep: join.SideSep(side.sep, side.keySep), SkipBad: opt.SkipBadRows, TempDir: opt.TempDir}, "to read it once per filter")
 		if err != nil {
 			return nil, err
 		}
@@ -99,106 +91,6 @@ func Compare(ctx context.Context, opt join.Options, kinds []filters.Kind, repeat
 		out[i] = &rep
 	}
 	return out, nil
-}
-
-// spool copies a stream side o (standard input "-", a pipe, a FIFO, a
-// device) to a new temporary file in o.tempDir and returns its path and the
-// stream's name; a regular file (or a missing one, for Run to report) is
-// returned as it is. The caller removes the copy. A blocked read ends when
-// ctx does. why says what the copy is for, in the error of a full folder.
-//
-// A copy is bounded: a CSV stream is copied through csvscan.Copy, which
-// stops at the first record the reader of the copy would refuse (longer
-// than 1 MiB, more than csvscan.MaxFields fields; with o.skipBad only a bad header, and
-// an over-long line is cut), and any copy stops before the folder's file
-// system falls below its reserve (tmpspace: 5% of its size, at most 1
-// GiB), an error naming the option. A failed copy is removed.
-func spool(ctx context.Context, o sideOptions, why string) (_, _ string, err error) {
-	if o.path != "-" {
-		if st, err := os.Stat(o.path); err != nil || st.Mode().IsRegular() {
-			return o.path, o.path, nil
-		}
-	}
-	format, err := columnar.FormatOf(o.path, o.format)
-	if err != nil {
-		return o.path, o.path, nil // openSide reports it
-	}
-	src, name, err := csvscan.OpenContext(ctx, o.path) // decompresses: the copy is plain CSV
-	if te := (*csvscan.TableError)(nil); errors.As(err, &te) && (format != columnar.CSV || o.format == "") {
-		// Standard input whose first bytes are a table's (openSide's
-		// rule): copied as that table, its format given or told.
-		src, name, err = te, te.Name, nil
-		if format == columnar.CSV {
-			format = columnar.Arrow
-			if te.Parquet() {
-				format = columnar.Parquet
-			}
-		}
-	}
-	if err != nil {
-		return "", "", join.FileError(o.option, o.path, err) // a folder: named by its option, as openSide names it
-	}
-	defer src.Close()
-	// The copy keeps the stream's extension (after decompression), which
-	// says its separator (csvscan.SepFor: .tsv is tab-separated); a
-	// table's copy is named by its format, which its reader then reads.
-	ext := filepath.Ext(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(name), ".gz"), ".zip"))
-	if strings.ContainsAny(ext, `/\*`) {
-		ext = ""
-	}
-	if format != columnar.CSV {
-		ext = "." + string(format)
-	}
-	tmp, err := os.CreateTemp(o.tempDir, atomicfile.TempPrefix()+"spool-*"+ext)
-	if err != nil {
-		return "", "", fmt.Errorf("copy %s to a temporary file: %w", name, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	w := tmpspace.NewWriter(tmp, filepath.Dir(tmp.Name()))
-	if format == columnar.CSV {
-		sep := o.sep
-		if sep == 0 {
-			sep = csvscan.SepFor(tmp.Name()) // as openSide reads the copy
-		}
-		_, err = csvscan.Copy(w, src, cmp.Or(o.name, name), sep, o.skipBad)
-	} else {
-		err = columnar.CopyStream(ctx, w, src, format, cmp.Or(o.name, name))
-	}
-	if err == nil {
-		err = tmp.Close()
-	}
-	var pe *csvscan.ParseError
-	switch {
-	case err == nil:
-		return tmp.Name(), name, nil
-	case ctx.Err() != nil:
-		return "", "", ctx.Err()
-	case errors.As(err, &pe):
-		return "", "", err // as the reader of the copy would say it
-	case errors.Is(err, columnar.ErrFormat):
-		return "", "", err // CopyStream's, naming the stream
-	}
-	if err := spoolFull(o, why, err); err != nil {
-		return "", "", err
-	}
-	return "", "", fmt.Errorf("copy %s to %s: %w", name, tmp.Name(), err)
-}
-
-// spoolFull returns err, a stream's copy stopped at the temporary folder's
-// reserve (*tmpspace.FullError), as an error of the option that names the
-// side (Keys, Input), saying what the copy was for; nil for other errors.
-func spoolFull(o sideOptions, why string, err error) error {
-	var fe *tmpspace.FullError
-	if !errors.As(err, &fe) {
-		return nil
-	}
-	return &option.Error{Pkg: "join", Name: o.option, Value: o.path, Reason: "a stream is copied to the temporary folder " + why + ": the copy " + fe.Error(),
-		Err: join.ErrOptions, Cause: err}
 }
 
 func median(v []float64) float64 {

@@ -2,10 +2,11 @@ package local
 
 import (
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/join"
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/acbfjoin/acbfjoin/join"
 
 	"github.com/acbfjoin/acbfjoin/sketch/cms"
 )

@@ -11,6 +11,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/sketch/topk"
 )
@@ -56,17 +57,17 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 	if err != nil {
 		return nil, err
 	}
-	defer pass.close()
+	defer pass.Close()
 	p, err := x.newExclusionPass(f, n)
 	if err != nil {
 		return nil, err
 	}
-	if pass.tab != nil {
-		err = scanTable(ctx, pass, x.opt.Mappers, p.newWorker, func(w *exclusionWorker, c *tableChunk) error {
+	if pass.Tab != nil {
+		err = source.ScanTable(ctx, pass, x.opt.Mappers, p.newWorker, func(w *exclusionWorker, c *source.Chunk) error {
 			return p.chunk(ctx, pass, w, c)
 		}, p.done)
 	} else {
-		err = scan(ctx, pass, x.opt.Mappers, p.newWorker, func(w *exclusionWorker, rr rowReader) error {
+		err = source.Scan(ctx, pass, x.opt.Mappers, p.newWorker, func(w *exclusionWorker, rr source.RowReader) error {
 			return p.rows(ctx, w, rr.(*csvscan.Reader))
 		}, p.done)
 	}
@@ -84,21 +85,21 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 // openExclusionPass opens the large side a second time, as the map phase
 // reads it (its bad rows skipped, not reported: the map phase reports
 // them), and refuses it if its header changed since the first read.
-func (x *execution) openExclusionPass(ctx context.Context) (*side, error) {
-	var bad *badRows
-	if x.input.bad != nil {
-		bad = &badRows{} // the map phase reports them
+func (x *execution) openExclusionPass(ctx context.Context) (*source.Side, error) {
+	var bad *source.BadRows
+	if x.input.Bad != nil {
+		bad = &source.BadRows{} // the map phase reports them
 	}
-	pass, err := openSide(ctx, sideOptions{option: "Input", path: x.input.path, name: x.input.name, parts: x.opt.Mappers, skipBad: bad != nil, sep: x.input.sep,
-		format: x.opt.InputFormat, tempDir: x.opt.TempDir})
+	pass, err := source.Open(ctx, source.Options{Option: "Input", Path: x.input.Path, Name: x.input.Name, Parts: x.opt.Mappers, SkipBad: bad != nil, Sep: x.input.Sep,
+		Format: x.opt.InputFormat, TempDir: x.opt.TempDir})
 	if err != nil {
 		return nil, err
 	}
-	pass.bad = bad
-	pass.skipNested() // checked on x.input (checkNested)
-	if !slices.Equal(pass.header, x.input.header) {
-		pass.close()
-		return nil, fmt.Errorf("%s: its header changed between two reads: run again on a copy that nothing writes", x.input.name)
+	pass.Bad = bad
+	pass.SkipNested() // checked on x.input (checkNested)
+	if !slices.Equal(pass.Header, x.input.Header) {
+		pass.Close()
+		return nil, fmt.Errorf("%s: its header changed between two reads: run again on a copy that nothing writes", x.input.Name)
 	}
 	return pass, nil
 }
@@ -166,12 +167,12 @@ func (p *exclusionPass) done(w *exclusionWorker) error {
 
 // chunk counts the keys of a table's chunk: its key columns, keyed as the
 // map phase keys them (chunkKeys; rows that do not key are its to report).
-func (p *exclusionPass) chunk(ctx context.Context, pass *side, w *exclusionWorker, c *tableChunk) error {
+func (p *exclusionPass) chunk(ctx context.Context, pass *source.Side, w *exclusionWorker, c *source.Chunk) error {
 	x := p.x
 	if w.m.tm == nil {
 		w.m.tm = newTableMapper(pass)
 	}
-	cols, err := c.read(x.joinSpec.Cols)
+	cols, err := c.Read(x.joinSpec.Cols)
 	if err != nil {
 		return err
 	}
@@ -239,9 +240,9 @@ func (p *exclusionPass) top() [][]byte {
 // checkExclusions refuses Options.HotExclusions for a large side that is a
 // stream (it is read twice), before anything is built.
 func (x *execution) checkExclusions() error {
-	if x.opt.HotExclusions > 0 && !x.input.regular() {
+	if x.opt.HotExclusions > 0 && !x.input.Regular() {
 		return &option.Error{Pkg: "join", Name: "HotExclusions", Value: x.opt.HotExclusions, Err: join.ErrOptions,
-			Reason: fmt.Sprintf("reads the large side twice (a pass for its frequent keys), and %s is a stream: save it to a file", x.input.name)}
+			Reason: fmt.Sprintf("reads the large side twice (a pass for its frequent keys), and %s is a stream: save it to a file", x.input.Name)}
 	}
 	return nil
 }

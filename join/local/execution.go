@@ -1,11 +1,9 @@
 package local
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -23,16 +22,16 @@ import (
 // typed stats; phases.go makes them the plan's phases.
 type execution struct {
 	opt               join.Options // resolved
-	keys, input       *side
+	keys, input       *source.Side
 	keySpec, joinSpec key.Spec // the key columns of each side
 	typing            keyTyping
 	// keyLo and keyHi are the key side's least and greatest key (a
 	// one-column integer key, key.Of's bytes; nil otherwise), set by the
 	// build for skipping a table's chunks by their statistics.
 	keyLo, keyHi []byte
-	spooled      string // the key side saved from a stream (spoolKeys), removed at close
+	pair         *source.Pair // the sides, opened; closed at close
 	sh           *shuffle.Shuffle
-	bad          *badRows               // with SkipBadRows
+	bad          *source.BadRows        // with SkipBadRows
 	bank         *bankPlan              // a bank join (Options.Bank)
 	filterFile   *join.FilterFileReport // the filter file read (Options.FilterFile)
 	skew         *skewPlan              // the hot keys (Options.Skew); nil: plain partitioning
@@ -77,40 +76,17 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 			x.close()
 		}
 	}()
-	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
+	if x.pair, err = source.OpenPair(ctx, opt); err != nil {
 		return nil, err
 	}
-	ko := sideOptions{option: "Keys", path: opt.Keys, name: opt.KeysName, parts: opt.Mappers, skipBad: opt.SkipBadRows,
-		sep: join.SideSep(opt.KeysSep, opt.Sep), format: opt.KeysFormat, tempDir: opt.TempDir}
-	if x.spooled, err = spoolToInfer(ctx, &ko, opt.KeyTypes); err != nil {
-		return nil, err
-	}
-	if x.keys, err = openSide(ctx, ko); err != nil {
-		return nil, err
-	}
-	if x.keySpec, err = x.keys.keySpec("KeyCol", opt.KeyCols, opt.KeyTypes); err != nil {
-		return nil, err
-	}
-	if x.input, err = openSide(ctx, sideOptions{option: "Input", path: opt.Input, name: opt.InputName, parts: 4 * opt.Mappers, skipBad: opt.SkipBadRows,
-		sep: join.SideSep(opt.InputSep, opt.Sep), format: opt.InputFormat, tempDir: opt.TempDir}); err != nil {
-		return nil, err
-	}
-	if x.joinSpec, err = x.input.keySpec("JoinCol", opt.JoinCols, opt.KeyTypes); err != nil {
-		return nil, err
-	}
-	if err := x.checkNested(); err != nil {
-		return nil, err
-	}
-	if x.typing, err = decideKeyTypes(ctx, opt.KeyTypes, keyedSide{x.keys, x.keySpec}, keyedSide{x.input, x.joinSpec}, opt.Mappers); err != nil {
-		return nil, err
-	}
-	x.setKeyTypes()
-	if opt.Route == join.RouteColumn && (slices.Contains(x.input.header, "class") || slices.Contains(x.keys.header, "class")) {
+	x.keys, x.input, x.keySpec, x.joinSpec, x.typing = x.pair.Keys, x.pair.Input, x.pair.KeySpec, x.pair.JoinSpec, x.pair.Typing
+	x.opt.KeyTypes, x.opt.KeyType = x.typing.Types, key.JoinTypes(x.typing.Types)
+	if opt.Route == join.RouteColumn && (slices.Contains(x.input.Header, "class") || slices.Contains(x.keys.Header, "class")) {
 		return nil, fmt.Errorf("%w: Route column: the output has a column \"class\" already (route to one file a class instead)", join.ErrOptions)
 	}
 	if opt.SkipBadRows {
-		x.bad = &badRows{}
-		x.keys.bad, x.input.bad = x.bad, x.bad
+		x.bad = &source.BadRows{}
+		x.keys.Bad, x.input.Bad = x.bad, x.bad
 	}
 	x.sh, err = shuffle.New(shuffle.Options{Partitions: opt.Reducers, Writers: opt.Mappers, MemBudget: opt.MemBudget, TempDir: opt.TempDir})
 	return x, err
@@ -119,16 +95,11 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 // close releases the inputs and the shuffle's memory and spill files.
 func (x *execution) close() {
 	x.stopHeap()
-	for _, s := range []*side{x.keys, x.input} {
-		if s != nil {
-			s.close()
-		}
+	if x.pair != nil {
+		x.pair.Close()
 	}
 	if x.sh != nil {
 		x.sh.Close()
-	}
-	if x.spooled != "" {
-		os.Remove(x.spooled)
 	}
 }
 
@@ -141,26 +112,6 @@ func (x *execution) setKeyTypes() {
 	x.keySpec.Wide, x.joinSpec.Wide = x.typing.KeysWide, x.typing.InputWide
 }
 
-// spoolToInfer saves a side that is a CSV stream to a file in its
-// tempDir when a key type is to be inferred (types holds key.Auto:
-// decideKeyTypes reads the key side before the build does), and makes o
-// open the copy; it returns the copy's path ("" if none was made) for the
-// caller to remove.
-func spoolToInfer(ctx context.Context, o *sideOptions, types []key.Type) (string, error) {
-	if !slices.Contains(types, key.Auto) {
-		return "", nil
-	}
-	if f, err := columnar.FormatOf(o.path, o.format); err != nil || f != columnar.CSV {
-		return "", nil // a table's types come from its schema; a bad format is openSide's to report
-	}
-	sp, name, err := spool(ctx, *o, "to infer its key type (a key type given reads it once, without a copy)")
-	if err != nil || sp == o.path {
-		return "", err
-	}
-	o.path, o.name = sp, cmp.Or(o.name, name)
-	return sp, nil
-}
-
 // lap adds the time since the last lap to phase name's.
 func (x *execution) lap(name string) {
 	now := time.Now()
@@ -171,16 +122,16 @@ func (x *execution) lap(name string) {
 // keyError handles a join key that does not parse in r's current record
 // (err names the column: key.Spec.AppendKey): an error, or with
 // SkipBadRows a counted bad row.
-func (x *execution) keyError(r rowReader, err error) error {
+func (x *execution) keyError(r source.RowReader, err error) error {
 	if x.bad == nil || errors.Is(err, key.ErrBeyond) { // no bad row: the way out is a key type
 		return r.Errorf("%w", err)
 	}
-	x.bad.add(rowParseError(r, err))
+	x.bad.Add(rowParseError(r, err))
 	return nil
 }
 
 // rowParseError is a ParseError of r's current row (a table's says row N).
-func rowParseError(r rowReader, err error) *csvscan.ParseError {
+func rowParseError(r source.RowReader, err error) *csvscan.ParseError {
 	_, row := r.(*columnar.Rows)
 	return &csvscan.ParseError{File: r.Name(), Line: r.Line(), Offset: r.Offset(), Msg: err.Error(), Row: row}
 }
@@ -191,7 +142,7 @@ func (x *execution) batchKeyError(r *csvscan.Reader, b *csvscan.Batch, i int, er
 	if x.bad == nil {
 		return pe
 	}
-	x.bad.add(pe)
+	x.bad.Add(pe)
 	return nil
 }
 

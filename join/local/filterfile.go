@@ -6,6 +6,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -47,12 +48,12 @@ func ReadKeySet(ctx context.Context, opt join.Options) (*KeySet, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := openKeySide(ctx, sideOptions{option: "Keys", path: opt.Keys, name: opt.KeysName, parts: opt.Mappers, sep: join.SideSep(opt.KeysSep, opt.Sep), format: opt.KeysFormat, tempDir: opt.TempDir},
+	s, err := source.OpenKeySide(ctx, source.Options{Option: "Keys", Path: opt.Keys, Name: opt.KeysName, Parts: opt.Mappers, Sep: join.SideSep(opt.KeysSep, opt.Sep), Format: opt.KeysFormat, TempDir: opt.TempDir},
 		opt.KeyCols, opt.KeyTypes, opt.Mappers)
 	if err != nil {
 		return nil, err
 	}
-	defer s.close()
+	defer s.Close()
 	type state struct {
 		set    map[string]struct{}
 		cannot keyCounts
@@ -60,10 +61,10 @@ func ReadKeySet(ctx context.Context, opt join.Options) (*KeySet, error) {
 	var mu sync.Mutex
 	set := map[string]struct{}{}
 	var cannot keyCounts
-	err = scan(ctx, s.side, opt.Mappers, func() *state { return &state{set: map[string]struct{}{}} }, func(st *state, r rowReader) error {
+	err = source.Scan(ctx, s.Side, opt.Mappers, func() *state { return &state{set: map[string]struct{}{}} }, func(st *state, r source.RowReader) error {
 		var kb []byte
 		for r.Next() {
-			k, v, err := rowKey(kb[:0], r, s.ks, s.typing.Lenient)
+			k, v, err := rowKey(kb[:0], r, s.Spec, s.Typing.Lenient)
 			if err != nil {
 				return r.Errorf("%w", err)
 			}
@@ -88,7 +89,7 @@ func ReadKeySet(ctx context.Context, opt join.Options) (*KeySet, error) {
 	if err != nil {
 		return nil, err
 	}
-	ksr := &KeySet{Keys: make([][]byte, 0, len(set)), KeyType: key.JoinTypes(s.typing.Types), Why: s.typing.Why, Null: cannot.null, Unmatchable: cannot.unmatchable}
+	ksr := &KeySet{Keys: make([][]byte, 0, len(set)), KeyType: key.JoinTypes(s.Typing.Types), Why: s.Typing.Why, Null: cannot.null, Unmatchable: cannot.unmatchable}
 	for k := range set {
 		ksr.Keys = append(ksr.Keys, []byte(k))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -71,7 +72,7 @@ type mapWorker struct {
 // newMapWorker is mapper i's, its filter one of copies.
 func (x *execution) newMapWorker(i int, copies []filters.Filter, sketches []*joinSketch) mapWorker {
 	m := mapWorker{f: copies[i%len(copies)], w: x.sh.NewWriter(), pc: newPartCounts(x.opt.Reducers), sk: sketches[i],
-		sep: x.input.sep, nfields: len(x.input.header), reducers: x.opt.Reducers,
+		sep: x.input.Sep, nfields: len(x.input.Header), reducers: x.opt.Reducers,
 		bypass: x.opt.JoinType.KeepsUnmatchedLarge(), newOut: x.sink.Writer, keyPad: x.shape().keyPad, guard: newFilterGuard(x), keep: x.largeKeep}
 	if x.skew != nil {
 		m.spread = newSpreader(x.skew, i)
@@ -232,12 +233,12 @@ func mapRows[W interface{ base() *mapWorker }](ctx context.Context, x *execution
 	var next atomic.Int32
 	newW := func() W { return newWorker(int(next.Add(1)-1), sketches) }
 	done := func(m W) error { return m.base().done(&mu, &st) }
-	stop := x.progress("map", x.input.progress, x.input.size)
-	if x.input.tab != nil {
-		st.table = &join.TableReport{Format: string(x.input.tab.Format)}
-		err = scanTable(ctx, x.input, x.opt.Mappers, newW, func(m W, c *tableChunk) error { return x.mapChunk(ctx, m.base(), c) }, done)
+	stop := x.progress("map", x.input.Progress, x.input.Size)
+	if x.input.Tab != nil {
+		st.table = &join.TableReport{Format: string(x.input.Tab.Format)}
+		err = source.ScanTable(ctx, x.input, x.opt.Mappers, newW, func(m W, c *source.Chunk) error { return x.mapChunk(ctx, m.base(), c) }, done)
 	} else {
-		err = scan(ctx, x.input, x.opt.Mappers, newW, func(m W, r rowReader) error { return read(m, r.(*csvscan.Reader)) }, done)
+		err = source.Scan(ctx, x.input, x.opt.Mappers, newW, func(m W, r source.RowReader) error { return read(m, r.(*csvscan.Reader)) }, done)
 	}
 	stop()
 	if err != nil {

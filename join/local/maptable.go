@@ -9,6 +9,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -35,8 +36,8 @@ type tableMapper struct {
 	counts join.TableReport
 }
 
-func newTableMapper(s *side) *tableMapper {
-	return &tableMapper{pass: make([]bool, mapBatch), fields: make([][]byte, len(s.header))}
+func newTableMapper(s *source.Side) *tableMapper {
+	return &tableMapper{pass: make([]bool, mapBatch), fields: make([][]byte, len(s.Header))}
 }
 
 // addTo adds the mapper's counts to r.
@@ -66,26 +67,26 @@ func (t *tableMapper) addTo(r *join.TableReport) {
 // The bytes a dropped row would have cost the shuffle are estimated from
 // its chunk's uncompressed bytes a row: a table's rows are not rendered
 // unless they pass.
-func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) error {
+func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk) error {
 	if m.tm == nil {
 		m.tm = newTableMapper(x.input)
 	}
 	t, ks := m.tm, x.joinSpec
 	t.counts.Chunks++
-	chunkBytes := c.bytes()
+	chunkBytes := c.Bytes()
 	t.counts.Bytes += chunkBytes
 	rowBytes := 0
-	if c.rows > 0 {
-		rowBytes = int(chunkBytes / int64(c.rows))
+	if c.Rows > 0 {
+		rowBytes = int(chunkBytes / int64(c.Rows))
 	}
 	if x.skipChunk(m, c, chunkBytes, rowBytes) {
 		return nil
 	}
-	keyCols, err := c.read(ks.Cols)
+	keyCols, err := c.Read(ks.Cols)
 	if err != nil {
 		return err
 	}
-	t.counts.DecodedBytes += c.columnBytes(ks.Cols)
+	t.counts.DecodedBytes += c.ColumnBytes(ks.Cols)
 	if err := x.filterChunk(ctx, m, c, keyCols, rowBytes); err != nil {
 		return err
 	}
@@ -104,23 +105,23 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *tableChunk) e
 // Parquet) is counted as read and dropped, and skipChunk reports true.
 // (Not with anti, left and full joins: the rows of such a chunk are
 // written, all of them.)
-func (x *execution) skipChunk(m *mapWorker, c *tableChunk, chunkBytes int64, rowBytes int) bool {
+func (x *execution) skipChunk(m *mapWorker, c *source.Chunk, chunkBytes int64, rowBytes int) bool {
 	ks, t := x.joinSpec, m.tm
-	if c.index < 0 || x.keyHi == nil || ks.Composite() || ks.Types[0] != key.Int || m.bypass {
+	if c.Index < 0 || x.keyHi == nil || ks.Composite() || ks.Types[0] != key.Int || m.bypass {
 		return false
 	}
-	lo, hi, nulls, ok := x.input.tab.KeyRange(c.index, ks.Cols[0])
+	lo, hi, nulls, ok := x.input.Tab.KeyRange(c.Index, ks.Cols[0])
 	if !ok || (hi >= keyInt(x.keyLo) && lo <= keyInt(x.keyHi)) {
 		return false
 	}
 	t.counts.ChunksSkipped++
-	t.counts.RowsSkipped += int64(c.rows)
+	t.counts.RowsSkipped += int64(c.Rows)
 	t.counts.SkippedNulls += nulls
 	t.counts.BytesSkipped += chunkBytes
-	m.rows += int64(c.rows)
+	m.rows += int64(c.Rows)
 	m.cannot.null += nulls // as the rows read would count them
-	m.dropRows += int64(c.rows) - nulls
-	m.dropBytes += (int64(c.rows) - nulls) * int64(rowBytes+8)
+	m.dropRows += int64(c.Rows) - nulls
+	m.dropBytes += (int64(c.Rows) - nulls) * int64(rowBytes+8)
 	return true
 }
 
@@ -129,7 +130,7 @@ func (x *execution) skipChunk(m *mapWorker, c *tableChunk, chunkBytes int64, row
 // and keys go to t.surv, t.skeys and t.sends, and with anti, left and full
 // joins the rejected rows' to t.rej, t.rkeys and t.rends (others are
 // counted as dropped).
-func (x *execution) filterChunk(ctx context.Context, m *mapWorker, c *tableChunk, keyCols []*columnar.Column, rowBytes int) error {
+func (x *execution) filterChunk(ctx context.Context, m *mapWorker, c *source.Chunk, keyCols []*columnar.Column, rowBytes int) error {
 	t := m.tm
 	n := keyCols[0].Len()
 	t.surv, t.skeys, t.sends = t.surv[:0], t.skeys[:0], t.sends[:0]
@@ -171,35 +172,35 @@ func (x *execution) filterChunk(ctx context.Context, m *mapWorker, c *tableChunk
 // (whole pages where none falls, for fixed-width columns), and sel, the
 // survivors' rows, is returned: t.all's columns then hold the survivors
 // only. Else every value is decoded and sel is nil.
-func (x *execution) materializeChunk(m *mapWorker, c *tableChunk, keyCols []*columnar.Column) (sel []int, err error) {
+func (x *execution) materializeChunk(m *mapWorker, c *source.Chunk, keyCols []*columnar.Column) (sel []int, err error) {
 	t, ks := m.tm, x.joinSpec
 	n := keyCols[0].Len()
 	t.counts.ChunksMaterialized++
 	var others []int // the columns to decode: the output's (Options.Columns) but the key's
-	for i := range x.input.header {
+	for i := range x.input.Header {
 		if !ks.IsKeyCol(i) && x.largePos(i) >= 0 {
 			others = append(others, i)
 		}
 	}
 	sel = t.surv
-	if c.index < 0 || len(t.surv)*sparseRows >= n || len(t.rej) > 0 {
+	if c.Index < 0 || len(t.surv)*sparseRows >= n || len(t.rej) > 0 {
 		sel = nil
 	}
 	var rest []*columnar.Column
 	if sel != nil {
-		rest, err = c.s.tab.ReadRows(c.index, others, sel)
+		rest, err = c.Side.Tab.ReadRows(c.Index, others, sel)
 		// The decoded share: the values taken (their pages are read and
 		// decompressed, their other values skipped).
-		t.counts.DecodedBytes += c.columnBytes(others) * int64(len(sel)) / int64(n)
+		t.counts.DecodedBytes += c.ColumnBytes(others) * int64(len(sel)) / int64(n)
 	} else {
-		rest, err = c.read(others)
-		t.counts.DecodedBytes += c.columnBytes(others)
+		rest, err = c.Read(others)
+		t.counts.DecodedBytes += c.ColumnBytes(others)
 	}
 	if err != nil {
 		return nil, err
 	}
 	t.all = t.all[:0]
-	for range x.input.header {
+	for range x.input.Header {
 		t.all = append(t.all, nil)
 	}
 	for j, col := range ks.Cols {
@@ -226,7 +227,7 @@ func (x *execution) materializeChunk(m *mapWorker, c *tableChunk, keyCols []*col
 // CSV lines (columnar.AppendRow) into the shuffle, their offset being
 // their row index, and with anti, left and full joins the rejected rows
 // written. sel is materializeChunk's.
-func (m *mapWorker) writeChunk(c *tableChunk, sel []int) error {
+func (m *mapWorker) writeChunk(c *source.Chunk, sel []int) error {
 	t := m.tm
 	start := 0
 	for j, i := range t.surv {
@@ -235,7 +236,7 @@ func (m *mapWorker) writeChunk(c *tableChunk, sel []int) error {
 			at = j // the selected columns hold the survivors only
 		}
 		t.raw = columnar.AppendRow(t.raw[:0], t.all, at)
-		if err := m.emit(t.skeys[start:t.sends[j]], c.first+int64(i), t.raw); err != nil {
+		if err := m.emit(t.skeys[start:t.sends[j]], c.First+int64(i), t.raw); err != nil {
 			return err
 		}
 		start = t.sends[j]
@@ -247,7 +248,7 @@ func (m *mapWorker) writeChunk(c *tableChunk, sel []int) error {
 		if t.rends[j] > start {
 			k = t.rkeys[start:t.rends[j]]
 		}
-		if err := m.reject(k, c.first+int64(i), t.raw); err != nil {
+		if err := m.reject(k, c.First+int64(i), t.raw); err != nil {
 			return err
 		}
 		start = t.rends[j]
@@ -270,7 +271,7 @@ func keyInt(k []byte) int64 { return int64(binary.BigEndian.Uint64(k) ^ 1<<63) }
 // chunkRows is rows lo to hi of a table's chunk c, whose key columns
 // (decoded whole) are cols.
 type chunkRows struct {
-	c      *tableChunk
+	c      *source.Chunk
 	cols   []*columnar.Column
 	lo, hi int
 }
@@ -360,11 +361,11 @@ rows:
 			if !ks.Composite() && !errors.Is(err, key.ErrBeyond) { // a tuple's error, and ErrBeyond's, name the column already (key.Spec.Append)
 				err = fmt.Errorf("%s: %w", ks.Names[0], err)
 			}
-			pe := &csvscan.ParseError{File: c.s.name, Line: c.first + int64(i) + 1, Offset: c.first + int64(i), Msg: err.Error(), Err: err, Row: true}
+			pe := &csvscan.ParseError{File: c.Side.Name, Line: c.First + int64(i) + 1, Offset: c.First + int64(i), Msg: err.Error(), Err: err, Row: true}
 			if x.bad == nil || errors.Is(err, key.ErrBeyond) {
 				return pe
 			}
-			x.bad.add(pe)
+			x.bad.Add(pe)
 			continue
 		}
 		t.keys = append(t.keys, k)

@@ -7,8 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/columnar"
-	"github.com/acbfjoin/acbfjoin/csvscan"
 	"io"
 	"math"
 	"os"
@@ -17,6 +15,9 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/csvscan"
 
 	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/compress"

@@ -3,9 +3,10 @@ package local
 import (
 	"context"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/key"
 	"slices"
 	"strings"
+
+	"github.com/acbfjoin/acbfjoin/key"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -46,48 +47,11 @@ func (p *projected) Begin(h join.Header) error {
 	return p.inner.Begin(out)
 }
 
-// resolve finds the columns asked among the output's h: by name, each
-// once, present once (a name both sides have, as two output columns, is
-// refused: the output would not say which).
-func (p *projected) resolve(h join.Header) error {
-	refuse := func(format string, a ...any) error {
-		return &option.Error{Pkg: "join", Name: "Columns", Value: strings.Join(p.names, ","), Reason: fmt.Sprintf(format, a...), Err: join.ErrOptions}
-	}
-	p.idx = p.idx[:0]
-	for _, n := range p.names {
-		i := slices.Index(h.Names, n)
-		switch {
-		case i < 0:
-			return refuse("the output has no column %q (its columns: %s)", n, quoteList(h.Names))
-		case slices.Index(h.Names[i+1:], n) >= 0:
-			return refuse("two output columns are named %q (one of each side): the output could not say which", n)
-		case slices.Contains(p.idx, i):
-			return refuse("%q asked twice", n)
-		}
-		p.idx = append(p.idx, i)
-	}
-	return nil
-}
-
-// ProjectColumns returns the positions in an output header (names, as
-// join.OutputHeader makes them) of the columns asked (Options.Columns), in
-// their order, refused as run refuses them: a column the output has not,
-// asked twice, or named by both sides. For an executor that writes whole
-// rows and picks the columns after (beamjoin).
-func ProjectColumns(columns, names []string) ([]int, error) {
-	p := newProjected(nil, columns)
-	if err := p.resolve(join.Header{Names: names}); err != nil {
-		return nil, err
-	}
-	return p.idx, nil
-}
-
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	return strings.Join(q, ", ")
+// resolve finds the columns asked among the output's h
+// (join.ProjectColumns).
+func (p *projected) resolve(h join.Header) (err error) {
+	p.idx, err = join.ProjectColumns(p.names, h.Names)
+	return err
 }
 
 func (p *projected) Writer() RowWriter                { return &projectWriter{p: p, inner: p.inner.Writer()} }
@@ -131,14 +95,14 @@ func (w *projectWriter) Flush() error { return w.inner.Flush() }
 func (x *execution) keepKeyColumns() error {
 	x.keyKeep, x.largeKeep = []int{}, []int{}
 	for _, n := range x.opt.Columns {
-		if li := slices.Index(x.input.header, n); li >= 0 && !slices.Contains(x.largeKeep, li) {
+		if li := slices.Index(x.input.Header, n); li >= 0 && !slices.Contains(x.largeKeep, li) {
 			x.largeKeep = append(x.largeKeep, li)
 		}
-		ki := slices.Index(x.keys.header, n)
+		ki := slices.Index(x.keys.Header, n)
 		if ki < 0 || x.keySpec.IsKeyCol(ki) || x.opt.JoinType.LargeOnly() {
 			continue
 		}
-		if slices.Contains(x.input.header, n) {
+		if slices.Contains(x.input.Header, n) {
 			return &option.Error{Pkg: "join", Name: "Columns", Value: strings.Join(x.opt.Columns, ","),
 				Reason: fmt.Sprintf("two output columns are named %q (one of each side): the output could not say which", n), Err: join.ErrOptions}
 		}
@@ -163,7 +127,7 @@ func (x *execution) largePos(c int) int {
 // largeCols is how many of the large side's columns the rows carry.
 func (x *execution) largeCols() int {
 	if x.largeKeep == nil {
-		return len(x.input.header)
+		return len(x.input.Header)
 	}
 	return len(x.largeKeep)
 }

@@ -3,9 +3,10 @@ package local
 import (
 	"context"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/columnar"
 	"sync"
 	"sync/atomic"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 
@@ -98,7 +99,7 @@ type joinShape struct {
 func (x *execution) shape() joinShape {
 	sh := joinShape{jt: x.opt.JoinType}
 	if sh.jt == join.JoinLeft || sh.jt == join.JoinFull {
-		n := len(x.keys.header) - len(x.keySpec.Cols)
+		n := len(x.keys.Header) - len(x.keySpec.Cols)
 		if x.keyKeep != nil {
 			n = len(x.keyKeep)
 		}
@@ -240,8 +241,8 @@ func (x *execution) widenJoinColumns(h *join.Header) {
 		}
 		lt := h.Types[c]
 		var kt columnar.Type
-		if x.keys.types != nil {
-			kt = x.keys.types[x.keySpec.Cols[j]]
+		if x.keys.Types != nil {
+			kt = x.keys.Types[x.keySpec.Cols[j]]
 		}
 		switch {
 		case lt == kt:
@@ -258,11 +259,11 @@ func (x *execution) widenJoinColumns(h *join.Header) {
 // as CSV when its separator is not a comma), the key side's columns, and
 // with Route column a last column "class".
 func (x *execution) outputHeader() join.Header {
-	raw := x.input.headerRaw
-	if x.input.sep != ',' {
-		raw = csvscan.AppendNames(nil, x.input.header)
+	raw := x.input.HeaderRaw
+	if x.input.Sep != ',' {
+		raw = csvscan.AppendNames(nil, x.input.Header)
 	}
-	keyNames, keyTypes := x.keys.header, x.keys.types
+	keyNames, keyTypes := x.keys.Header, x.keys.Types
 	if x.opt.JoinType.LargeOnly() {
 		keyNames, keyTypes = nil, nil // semi, anti: the large side's columns only
 	}
@@ -271,13 +272,13 @@ func (x *execution) outputHeader() join.Header {
 		h := join.Header{Join: x.joinSpec}
 		var types []columnar.Type
 		for _, c := range x.largeKeep {
-			h.Names = append(h.Names, x.input.header[c])
+			h.Names = append(h.Names, x.input.Header[c])
 		}
-		if x.input.types != nil || keyTypes != nil {
+		if x.input.Types != nil || keyTypes != nil {
 			types = make([]columnar.Type, len(x.largeKeep))
 			for i, c := range x.largeKeep {
-				if x.input.types != nil {
-					types[i] = x.input.types[c]
+				if x.input.Types != nil {
+					types[i] = x.input.Types[c]
 				}
 			}
 		}
@@ -294,8 +295,8 @@ func (x *execution) outputHeader() join.Header {
 		x.widenJoinColumns(&h)
 		return h
 	}
-	h := join.OutputHeader(raw, x.input.header, x.joinSpec, keyNames, x.keySpec)
-	h.SetTypes(len(x.input.header), x.input.types, keyTypes, x.keySpec)
+	h := join.OutputHeader(raw, x.input.Header, x.joinSpec, keyNames, x.keySpec)
+	h.SetTypes(len(x.input.Header), x.input.Types, keyTypes, x.keySpec)
 	x.widenJoinColumns(&h)
 	if x.opt.Route == join.RouteColumn {
 		h.Line = append(h.Line[:len(h.Line)-1], ",class\n"...)

@@ -23,8 +23,8 @@ func (x *execution) newReport() *join.Report {
 		PeakRSSBytes:  peakRSS(),
 	}
 	if x.bad != nil {
-		rep.BadRows = x.bad.n
-		rep.BadRowExamples = x.bad.report(map[string]string{x.keys.name: x.keys.path, x.input.name: x.input.path})
+		rep.BadRows = x.bad.N
+		rep.BadRowExamples = x.bad.Report(map[string]string{x.keys.Name: x.keys.Path, x.input.Name: x.input.Path})
 	}
 	rep.TimingsMs["total"] = float64(time.Since(x.start).Microseconds()) / 1000
 	return rep

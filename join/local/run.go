@@ -80,11 +80,11 @@ func prepare(ctx context.Context, opt join.Options, sink Sink) (_ *execution, er
 	x.sink = sink
 	if bp != nil {
 		x.bank = bp
-		if bp.classIdx, err = x.keys.column("ClassCol", bp.b.ClassCol); err != nil {
+		if bp.classIdx, err = x.keys.Column("ClassCol", bp.b.ClassCol); err != nil {
 			x.close()
 			return nil, err
 		}
-		if err := x.keys.refuseNested([]int{bp.classIdx}, true); err != nil {
+		if err := x.keys.RefuseNested([]int{bp.classIdx}, true); err != nil {
 			x.close()
 			return nil, err // a class column is compared as a key is
 		}

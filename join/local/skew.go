@@ -10,6 +10,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -90,9 +91,9 @@ type skewSample struct {
 // says why).
 func (x *execution) sample(ctx context.Context) (*skewSample, error) {
 	switch {
-	case x.input.regular():
+	case x.input.Regular():
 		return x.sampleSide(ctx, x.input, x.joinSpec, "input sample")
-	case x.keys.regular():
+	case x.keys.Regular():
 		s, err := x.sampleSide(ctx, x.keys, x.keySpec, "key side sample")
 		if s != nil {
 			s.note = "the input is a stream: the key side's key shares stand in for the input's"
@@ -106,21 +107,21 @@ func (x *execution) sample(ctx context.Context) (*skewSample, error) {
 // sampleParts evenly spaced pieces of s (a regular file), opened anew, and
 // counts their keys (ks). Malformed rows and keys that do not parse are
 // skipped: the map phase reports them.
-func (x *execution) sampleSide(ctx context.Context, s *side, ks key.Spec, source string) (*skewSample, error) {
-	return x.sampleSideN(ctx, s, ks, source, sampleParts, samplePartRows)
+func (x *execution) sampleSide(ctx context.Context, s *source.Side, ks key.Spec, origin string) (*skewSample, error) {
+	return x.sampleSideN(ctx, s, ks, origin, sampleParts, samplePartRows)
 }
 
 // sampleSideN is sampleSide with parts pieces of partRows rows.
-func (x *execution) sampleSideN(ctx context.Context, s *side, ks key.Spec, source string, parts, partRows int) (*skewSample, error) {
-	if s.tab != nil {
-		return x.sampleTable(ctx, s, ks, source, parts, partRows)
+func (x *execution) sampleSideN(ctx context.Context, s *source.Side, ks key.Spec, origin string, parts, partRows int) (*skewSample, error) {
+	if s.Tab != nil {
+		return x.sampleTable(ctx, s, ks, origin, parts, partRows)
 	}
-	in, err := csvscan.OpenInput(ctx, s.path, csvscan.InputOptions{Parts: parts, SkipBad: true, Sample: true, Name: s.name, Sep: s.sep})
+	in, err := csvscan.OpenInput(ctx, s.Path, csvscan.InputOptions{Parts: parts, SkipBad: true, Sample: true, Name: s.Name, Sep: s.Sep})
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	smp := &skewSample{source: source, counts: map[string]int64{}, size: in.Size}
+	smp := &skewSample{source: origin, counts: map[string]int64{}, size: in.Size}
 	// The keys of a part are kept in one buffer and counted after the part
 	// is read, so that the parse time leaves the counting out.
 	var keys []byte
@@ -202,9 +203,9 @@ func (x *execution) sampleSideN(ctx context.Context, s *side, ks key.Spec, sourc
 // them (chunkKeys); a row's bytes are its chunk's uncompressed bytes a
 // row, its parse time the decoding and keying of its chunk's key columns
 // a row.
-func (x *execution) sampleTable(ctx context.Context, s *side, ks key.Spec, source string, parts, partRows int) (*skewSample, error) {
-	t := s.tab
-	smp := &skewSample{source: source, counts: map[string]int64{}, size: s.size}
+func (x *execution) sampleTable(ctx context.Context, s *source.Side, ks key.Spec, origin string, parts, partRows int) (*skewSample, error) {
+	t := s.Tab
+	smp := &skewSample{source: origin, counts: map[string]int64{}, size: s.Size}
 	chunks := t.Chunks()
 	if chunks <= 0 {
 		return smp, nil
@@ -225,9 +226,9 @@ func (x *execution) sampleTable(ctx context.Context, s *side, ks key.Spec, sourc
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c := &tableChunk{s: s, index: i, rows: int(t.ChunkRows(i))}
+		c := &source.Chunk{Side: s, Index: i, Rows: int(t.ChunkRows(i))}
 		start := time.Now()
-		cols, err := c.read(ks.Cols)
+		cols, err := c.Read(ks.Cols)
 		if err != nil {
 			return nil, err
 		}
@@ -245,8 +246,8 @@ func (x *execution) sampleTable(ctx context.Context, s *side, ks key.Spec, sourc
 		// its rows.
 		smp.parseNs += time.Since(start).Nanoseconds() * int64(n) / int64(max(cols[0].Len(), 1))
 		smp.parsedRows += int64(n)
-		if c.rows > 0 {
-			smp.bytes += t.ChunkBytes(i) * int64(n) / int64(c.rows)
+		if c.Rows > 0 {
+			smp.bytes += t.ChunkBytes(i) * int64(n) / int64(c.Rows)
 		}
 	}
 	smp.estRows = float64(total)

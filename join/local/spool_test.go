@@ -18,6 +18,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/internal/tmpspace"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -109,7 +110,7 @@ func TestSpoolBounded(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
 			path := fifoOf(t, tc.file, tc.src)
-			_, _, err := spool(context.Background(), sideOptions{option: "Keys", path: path, format: tc.format, skipBad: tc.skipBad, tempDir: tmp}, "to test")
+			_, _, err := source.Spool(context.Background(), source.Options{Option: "Keys", Path: path, Format: tc.format, SkipBad: tc.skipBad, TempDir: tmp}, "to test")
 			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error %v, want one line with %q", err, tc.want)
 			}
@@ -133,7 +134,7 @@ func TestSpoolSkipBad(t *testing.T) {
 	keys := "K,V\n1,a\n" + long + ",b\n2,c\n"
 	tmp := t.TempDir()
 	path := fifoOf(t, "keys.csv", strings.NewReader(keys))
-	sp, _, err := spool(context.Background(), sideOptions{option: "Keys", path: path, skipBad: true, tempDir: tmp}, "to test")
+	sp, _, err := source.Spool(context.Background(), source.Options{Option: "Keys", Path: path, SkipBad: true, TempDir: tmp}, "to test")
 	if err != nil {
 		t.Fatal(err)
 	}

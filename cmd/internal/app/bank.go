@@ -15,6 +15,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/internal/textfmt"
 	"github.com/acbfjoin/acbfjoin/join/local"
+	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -206,7 +207,7 @@ func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	if err := local.CheckSides(bf.keys, *bankPath, ""); err != nil {
+	if err := source.CheckSides(bf.keys, *bankPath, ""); err != nil {
 		return usageError{fmt.Errorf("bank validate: %w", err)}
 	}
 	if err := checkPaths(nil, []namedPath{{"--keys", bf.keys}, {"--bank", *bankPath}}); err != nil {
@@ -279,7 +280,7 @@ func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		dst = *bankPath
 	}
-	if err := local.CheckSides(*bankPath, *moves, ""); err != nil {
+	if err := source.CheckSides(*bankPath, *moves, ""); err != nil {
 		return usageError{fmt.Errorf("bank update: %w", err)}
 	}
 	ins := []namedPath{{"--moves", *moves}}

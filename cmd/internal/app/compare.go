@@ -10,6 +10,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join/local"
+	"github.com/acbfjoin/acbfjoin/join/source"
 )
 
 const compareExamples = `
@@ -48,7 +49,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := checkPaths(paths(outs), []namedPath{{"--keys", opt.Keys}, {"--input", opt.Input}}); err != nil {
 		return usageError{fmt.Errorf("compare: %w", err)}
 	}
-	if err := local.CheckSides(opt.Keys, opt.Input, ""); err != nil {
+	if err := source.CheckSides(opt.Keys, opt.Input, ""); err != nil {
 		return usageError{fmt.Errorf("compare: %w", err)}
 	}
 	return writeAndCommit(ctx, outs, func(files []*atomicfile.File) error {

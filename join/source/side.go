@@ -1,4 +1,4 @@
-package local
+package source
 
 import (
 	"cmp"
@@ -19,93 +19,93 @@ import (
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
-// side is an opened input: CSV (csvscan.Input: a regular file cut at
+// Side is an opened input: CSV (csvscan.Input: a regular file cut at
 // proven record boundaries; a pipe, FIFO, standard input or compressed file
 // read once, in order) or a table (Parquet, Arrow IPC: package columnar, read
 // chunk by chunk). Its header, and for a table the types of its columns.
-type side struct {
-	bad        *badRows // non-nil: skip malformed rows into it
-	in         *csvscan.Input
-	tab        *columnar.Table
-	path, name string
-	header     []string
-	types      []columnar.Type // a table's; nil for CSV
-	headerRaw  []byte
-	size       int64        // bytes after the header; -1 for a stream
-	sep        byte         // field separator
+type Side struct {
+	Bad        *BadRows // non-nil: skip malformed rows into it
+	In         *csvscan.Input
+	Tab        *columnar.Table
+	Path, Name string
+	Header     []string
+	Types      []columnar.Type // a table's; nil for CSV
+	HeaderRaw  []byte
+	Size       int64        // bytes after the header; -1 for a stream
+	Sep        byte         // field separator
 	read       atomic.Int64 // a table's bytes read so far (Progress)
 	next       atomic.Int32 // a table's next chunk (scan)
 	starts     []int64      // a table's chunks' first rows
 }
 
-// sideOptions say how to open a side.
-type sideOptions struct {
-	option, path, name string // the option that names it (Keys, Input), its path, its name in messages
-	parts              int    // the ranges a regular CSV file is cut into
-	skipBad            bool
-	sep                byte   // CSV's field separator (0: csvscan.SepFor the path)
-	format             string // csv, parquet, arrow; "" by the path's extension (columnar.FormatOf)
-	tempDir            string // where a Parquet stream is spooled
+// Options say how to open a side.
+type Options struct {
+	Option, Path, Name string // the option that names it (Keys, Input), its path, its name in messages
+	Parts              int    // the ranges a regular CSV file is cut into
+	SkipBad            bool
+	Sep                byte   // CSV's field separator (0: csvscan.SepFor the path)
+	Format             string // csv, parquet, arrow; "" by the path's extension (columnar.FormatOf)
+	TempDir            string // where a Parquet stream is spooled
 }
 
-// openSide opens a side and reads its header (or its schema).
-func openSide(ctx context.Context, o sideOptions) (*side, error) {
-	format, err := columnar.FormatOf(o.path, o.format)
+// Open opens a side and reads its header (or its schema).
+func Open(ctx context.Context, o Options) (*Side, error) {
+	format, err := columnar.FormatOf(o.Path, o.Format)
 	if err != nil {
-		return nil, join.FormatOptionError("join", o.option, o.path, err, join.ErrOptions)
+		return nil, join.FormatOptionError("join", o.Option, o.Path, err, join.ErrOptions)
 	}
 	if format != columnar.CSV {
-		t, err := columnar.Open(ctx, o.path, o.name, format, o.tempDir, columnar.AllowNested) // checkNested
+		t, err := columnar.Open(ctx, o.Path, o.Name, format, o.TempDir, columnar.AllowNested) // checkNested
 		return openTable(o, t, err)
 	}
-	sep := o.sep
+	sep := o.Sep
 	if sep == 0 {
-		sep = csvscan.SepFor(o.path)
+		sep = csvscan.SepFor(o.Path)
 	}
-	in, err := csvscan.OpenInput(ctx, o.path, csvscan.InputOptions{Parts: o.parts, SkipBad: o.skipBad, Name: o.name, Sep: sep})
-	if te := (*csvscan.TableError)(nil); errors.As(err, &te) && o.format == "" {
+	in, err := csvscan.OpenInput(ctx, o.Path, csvscan.InputOptions{Parts: o.Parts, SkipBad: o.SkipBad, Name: o.Name, Sep: sep})
+	if te := (*csvscan.TableError)(nil); errors.As(err, &te) && o.Format == "" {
 		// Standard input, no format given, whose first bytes are a
 		// table's: read as that table.
 		format = columnar.Arrow
 		if te.Parquet() {
 			format = columnar.Parquet
 		}
-		t, err := columnar.OpenStream(ctx, te, te, cmp.Or(o.name, te.Name), format, o.tempDir, columnar.AllowNested)
+		t, err := columnar.OpenStream(ctx, te, te, cmp.Or(o.Name, te.Name), format, o.TempDir, columnar.AllowNested)
 		return openTable(o, t, err)
 	}
 	if err != nil {
-		return nil, join.FileError(o.option, o.path, err)
+		return nil, join.FileError(o.Option, o.Path, err)
 	}
 	if err := key.CheckHeader(in.Name, in.Header); err != nil {
 		in.Close()
 		return nil, err
 	}
-	return &side{in: in, path: o.path, name: in.Name, header: in.Header, headerRaw: in.HeaderRaw, size: in.Size, sep: sep}, nil
+	return &Side{In: in, Path: o.Path, Name: in.Name, Header: in.Header, HeaderRaw: in.HeaderRaw, Size: in.Size, Sep: sep}, nil
 }
 
 // openTable makes the side of the table t opened for o (err: how the open
 // failed).
-func openTable(o sideOptions, t *columnar.Table, err error) (*side, error) {
+func openTable(o Options, t *columnar.Table, err error) (*Side, error) {
 	if err != nil {
-		if ferr := spoolFull(o, "whole (a Parquet or Arrow file's footer is at its end)", err); ferr != nil {
+		if ferr := SpoolFull(o, "whole (a Parquet or Arrow file's footer is at its end)", err); ferr != nil {
 			return nil, ferr
 		}
-		return nil, join.FileError(o.option, o.path, err)
+		return nil, join.FileError(o.Option, o.Path, err)
 	}
-	if o.sep != 0 && o.sep != ',' {
+	if o.Sep != 0 && o.Sep != ',' {
 		t.Close()
-		return nil, &option.Error{Pkg: "join", Name: "Sep", Value: fmt.Sprintf("%q", o.sep), Reason: fmt.Sprintf("applies to CSV sides; %s is %s", o.path, t.Format), Err: join.ErrOptions}
+		return nil, &option.Error{Pkg: "join", Name: "Sep", Value: fmt.Sprintf("%q", o.Sep), Reason: fmt.Sprintf("applies to CSV sides; %s is %s", o.Path, t.Format), Err: join.ErrOptions}
 	}
 	if err := key.CheckHeader(t.Name, t.Names); err != nil {
 		t.Close()
 		return nil, err
 	}
-	s := &side{tab: t, path: o.path, name: t.Name, header: t.Names, types: t.Types, size: t.Size(), sep: ','}
+	s := &Side{Tab: t, Path: o.Path, Name: t.Name, Header: t.Names, Types: t.Types, Size: t.Size(), Sep: ','}
 	for i, n := range t.Names {
 		if i > 0 {
-			s.headerRaw = append(s.headerRaw, ',')
+			s.HeaderRaw = append(s.HeaderRaw, ',')
 		}
-		s.headerRaw = csvscan.AppendField(s.headerRaw, []byte(n))
+		s.HeaderRaw = csvscan.AppendField(s.HeaderRaw, []byte(n))
 	}
 	var at int64
 	for i := range max(t.Chunks(), 0) {
@@ -115,52 +115,52 @@ func openTable(o sideOptions, t *columnar.Table, err error) (*side, error) {
 	return s, nil
 }
 
-func (s *side) close() {
-	if s.tab != nil {
-		s.tab.Close()
+func (s *Side) Close() {
+	if s.Tab != nil {
+		s.Tab.Close()
 		return
 	}
-	s.in.Close()
+	s.In.Close()
 }
 
-// regular reports whether the side can be read more than once (a second
-// pass, a sample before the read): a regular CSV file, a Parquet file, an
+// Regular reports whether the side can be read more than once (a second
+// pass, a sample before the read): a Regular CSV file, a Parquet file, an
 // Arrow file; not a stream.
-func (s *side) regular() bool {
-	if s.tab != nil {
-		return !s.tab.Stream()
+func (s *Side) Regular() bool {
+	if s.Tab != nil {
+		return !s.Tab.Stream()
 	}
-	return s.in.Regular
+	return s.In.Regular
 }
 
-// reopenable reports whether the side can be opened and read again from
+// Reopenable reports whether the side can be opened and read again from
 // its start: a regular file on disk, compressed (.gz, .zip: read whole,
 // not in parts) or not; not standard input, a pipe, a FIFO or a device.
-func (s *side) reopenable() bool {
-	if s.regular() {
+func (s *Side) Reopenable() bool {
+	if s.Regular() {
 		return true
 	}
-	if s.tab != nil || s.path == "-" {
+	if s.Tab != nil || s.Path == "-" {
 		return false
 	}
-	st, err := os.Stat(s.path)
+	st, err := os.Stat(s.Path)
 	return err == nil && st.Mode().IsRegular()
 }
 
-// progress is the side's bytes read so far.
-func (s *side) progress() int64 {
-	if s.tab != nil {
+// Progress is the side's bytes read so far.
+func (s *Side) Progress() int64 {
+	if s.Tab != nil {
 		return s.read.Load()
 	}
-	return s.in.Progress()
+	return s.In.Progress()
 }
 
-// typed reports whether column i's type comes from the data.
-func (s *side) typed(i int) bool { return s.types != nil && s.types[i].Typed() }
+// Typed reports whether column i's type comes from the data.
+func (s *Side) Typed(i int) bool { return s.Types != nil && s.Types[i].Typed() }
 
-// rowReader is what a path reads a side's rows with: a *csvscan.Reader, or
+// RowReader is what a path reads a side's rows with: a *csvscan.Reader, or
 // a table's rows (*columnar.Rows), whose NULLs it asks with Null.
-type rowReader interface {
+type RowReader interface {
 	Next() bool
 	Fields() [][]byte
 	Raw() []byte
@@ -171,34 +171,34 @@ type rowReader interface {
 	Errorf(format string, a ...any) error
 }
 
-// column returns the index of column col, which the option name (KeyCol,
+// Column returns the index of Column col, which the option name (KeyCol,
 // JoinCol) asked for.
-func (s *side) column(name, col string) (int, error) {
-	i, err := key.Column(name, s.name, s.header, col)
+func (s *Side) Column(name, col string) (int, error) {
+	i, err := key.Column(name, s.Name, s.Header, col)
 	return i, option.Within(err, "join", join.ErrOptions)
 }
 
-// keySpec finds the columns of a key (the option name's: KeyCol, JoinCol).
-func (s *side) keySpec(name string, cols []string, types []key.Type) (key.Spec, error) {
-	ks, err := key.Find(name, s.name, s.header, cols, types)
-	ks.EmptyOK = s.tab != nil // a table's empty string is a value, its NULL a NULL
+// KeySpec finds the columns of a key (the option name's: KeyCol, JoinCol).
+func (s *Side) KeySpec(name string, cols []string, types []key.Type) (key.Spec, error) {
+	ks, err := key.Find(name, s.Name, s.Header, cols, types)
+	ks.EmptyOK = s.Tab != nil // a table's empty string is a value, its NULL a NULL
 	return ks, option.Within(err, "join", join.ErrOptions)
 }
 
-// scan reads the side with up to workers goroutines, one part at a time; each
+// Scan reads the side with up to workers goroutines, one part at a time; each
 // goroutine gets its own state from newState, and done is called with it
 // when the goroutine has read its last part. fn sees every record with its
 // byte offset. The error returned is the one a sequential read meets first
 // (csvscan.FirstError), or ctx's; a regular file that changed while it was
 // read is an error too (csvscan.ErrChanged).
-func scan[S any](ctx context.Context, s *side, workers int, newState func() S, fn func(st S, r rowReader) error, done func(st S) error) error {
-	if s.tab != nil {
-		return scanTable(ctx, s, workers, newState, func(st S, c *tableChunk) error {
-			cols, err := c.read(nil)
+func Scan[S any](ctx context.Context, s *Side, workers int, newState func() S, fn func(st S, r RowReader) error, done func(st S) error) error {
+	if s.Tab != nil {
+		return ScanTable(ctx, s, workers, newState, func(st S, c *Chunk) error {
+			cols, err := c.Read(nil)
 			if err != nil {
 				return err
 			}
-			return fn(st, columnar.NewRows(s.name, cols, c.first))
+			return fn(st, columnar.NewRows(s.Name, cols, c.First))
 		}, done)
 	}
 	errs := make([]error, workers)
@@ -213,7 +213,7 @@ func scan[S any](ctx context.Context, s *side, workers int, newState func() S, f
 					errs[w] = err
 					return
 				}
-				p, err := s.in.Next()
+				p, err := s.In.Next()
 				if err != nil {
 					errs[w] = err
 					return
@@ -221,8 +221,8 @@ func scan[S any](ctx context.Context, s *side, workers int, newState func() S, f
 				if p == nil {
 					break
 				}
-				if s.bad != nil {
-					p.SkipBad(s.bad.add)
+				if s.Bad != nil {
+					p.SkipBad(s.Bad.Add)
 				}
 				err = fn(st, p.Reader)
 				p.Release()
@@ -239,29 +239,29 @@ func scan[S any](ctx context.Context, s *side, workers int, newState func() S, f
 		return err
 	}
 	if err := csvscan.FirstError(errs); err != nil {
-		if cerr := s.in.Unchanged(); cerr != nil {
+		if cerr := s.In.Unchanged(); cerr != nil {
 			return cerr // the cause: a file that changed reads as garbage
 		}
-		return csvscan.WithLine(err, s.path)
+		return csvscan.WithLine(err, s.Path)
 	}
-	return s.in.Unchanged()
+	return s.In.Unchanged()
 }
 
-// tableChunk is a chunk of a table side that a worker reads: its index
+// Chunk is a chunk of a table side that a worker reads: its index
 // (-1 for a stream's, whose columns come with it), its first row.
-type tableChunk struct {
-	s     *side
-	index int
-	first int64
-	rows  int
+type Chunk struct {
+	Side  *Side
+	Index int
+	First int64
+	Rows  int
 	cols  []*columnar.Column // a stream chunk's, read
 }
 
-// bytes is the chunk's uncompressed bytes (table.ChunkBytes; a stream
+// Bytes is the chunk's uncompressed Bytes (table.ChunkBytes; a stream
 // chunk's, its decoded columns').
-func (c *tableChunk) bytes() int64 {
-	if c.index >= 0 {
-		return c.s.tab.ChunkBytes(c.index)
+func (c *Chunk) Bytes() int64 {
+	if c.Index >= 0 {
+		return c.Side.Tab.ChunkBytes(c.Index)
 	}
 	var n int64
 	for _, col := range c.cols {
@@ -270,12 +270,12 @@ func (c *tableChunk) bytes() int64 {
 	return n
 }
 
-// columnBytes is the uncompressed bytes of the chunk's columns cols.
-func (c *tableChunk) columnBytes(cols []int) int64 {
+// ColumnBytes is the uncompressed bytes of the chunk's columns cols.
+func (c *Chunk) ColumnBytes(cols []int) int64 {
 	var n int64
 	for _, j := range cols {
-		if c.index >= 0 {
-			n += c.s.tab.ColumnBytes(c.index, j)
+		if c.Index >= 0 {
+			n += c.Side.Tab.ColumnBytes(c.Index, j)
 		} else {
 			n += c.cols[j].Size()
 		}
@@ -283,10 +283,10 @@ func (c *tableChunk) columnBytes(cols []int) int64 {
 	return n
 }
 
-// read decodes the chunk's columns cols (nil: all), counting its bytes for
+// Read decodes the chunk's columns cols (nil: all), counting its bytes for
 // the progress once per chunk (when its columns are all, or the first).
-func (c *tableChunk) read(cols []int) ([]*columnar.Column, error) {
-	if c.index < 0 {
+func (c *Chunk) Read(cols []int) ([]*columnar.Column, error) {
+	if c.Index < 0 {
 		if cols == nil {
 			return c.cols, nil
 		}
@@ -296,13 +296,13 @@ func (c *tableChunk) read(cols []int) ([]*columnar.Column, error) {
 		}
 		return out, nil
 	}
-	return c.s.tab.Read(c.index, cols)
+	return c.Side.Tab.Read(c.Index, cols)
 }
 
-// scanTable reads a table side with up to workers goroutines, a chunk at a
+// ScanTable reads a table side with up to workers goroutines, a chunk at a
 // time (row groups, record batches, in no order; a stream's in order), as
 // scan does a CSV side's parts.
-func scanTable[S any](ctx context.Context, s *side, workers int, newState func() S, fn func(st S, c *tableChunk) error, done func(st S) error) error {
+func ScanTable[S any](ctx context.Context, s *Side, workers int, newState func() S, fn func(st S, c *Chunk) error, done func(st S) error) error {
 	errs := make([]error, workers)
 	var streamRow atomic.Int64
 	var wg sync.WaitGroup
@@ -316,9 +316,9 @@ func scanTable[S any](ctx context.Context, s *side, workers int, newState func()
 					errs[w] = err
 					return
 				}
-				c := &tableChunk{s: s}
-				if s.tab.Stream() {
-					cols, err := s.tab.Next(nil)
+				c := &Chunk{Side: s}
+				if s.Tab.Stream() {
+					cols, err := s.Tab.Next(nil)
 					if err == io.EOF {
 						break
 					}
@@ -326,23 +326,23 @@ func scanTable[S any](ctx context.Context, s *side, workers int, newState func()
 						errs[w] = err
 						return
 					}
-					c.index, c.cols = -1, cols
+					c.Index, c.cols = -1, cols
 					if len(cols) > 0 {
-						c.rows = cols[0].Len()
+						c.Rows = cols[0].Len()
 					}
-					c.first = streamRow.Add(int64(c.rows)) - int64(c.rows)
+					c.First = streamRow.Add(int64(c.Rows)) - int64(c.Rows)
 				} else {
 					i := int(s.next.Add(1) - 1)
-					if i >= s.tab.Chunks() {
+					if i >= s.Tab.Chunks() {
 						break
 					}
-					c.index, c.first, c.rows = i, s.starts[i], int(s.tab.ChunkRows(i))
+					c.Index, c.First, c.Rows = i, s.starts[i], int(s.Tab.ChunkRows(i))
 				}
 				if err := fn(st, c); err != nil {
 					errs[w] = err
 					return
 				}
-				s.read.Add(max(s.tab.ChunkBytes(max(c.index, 0)), 1))
+				s.read.Add(max(s.Tab.ChunkBytes(max(c.Index, 0)), 1))
 			}
 			errs[w] = done(st)
 		}()
@@ -387,19 +387,19 @@ func statInput(path string) (os.FileInfo, error) {
 	return os.Stat(path)
 }
 
-// badRows collects skipped rows: a count and the earliest few, by file offset.
-type badRows struct {
+// BadRows collects skipped rows: a count and the earliest few, by file offset.
+type BadRows struct {
 	mu       sync.Mutex
-	n        int64
+	N        int64
 	examples []*csvscan.ParseError
 }
 
 const badExamples = 5
 
-func (b *badRows) add(pe *csvscan.ParseError) {
+func (b *BadRows) Add(pe *csvscan.ParseError) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.n++
+	b.N++
 	b.examples = append(b.examples, pe)
 	slices.SortFunc(b.examples, func(x, y *csvscan.ParseError) int {
 		if x.File != y.File {
@@ -412,8 +412,8 @@ func (b *badRows) add(pe *csvscan.ParseError) {
 	}
 }
 
-// report fills in line numbers (range readers know only offsets) and formats.
-func (b *badRows) report(paths map[string]string) []string {
+// Report fills in line numbers (range readers know only offsets) and formats.
+func (b *BadRows) Report(paths map[string]string) []string {
 	var out []string
 	for _, pe := range b.examples {
 		err := error(pe)

@@ -1,0 +1,206 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
+)
+
+// Keyed is a side and its key columns.
+type Keyed struct {
+	Side *Side
+	Spec key.Spec
+}
+
+// DecideTypes decides the key's types (key.Decide) from the types
+// given, the key side's columns and the large side's (input.side nil: none),
+// inferring a text column's type from its values with mappers workers.
+func DecideTypes(ctx context.Context, given []key.Type, keys, input Keyed, mappers int) (key.Decision, error) {
+	var in []key.Source
+	if input.Side != nil {
+		in = input.Side.Sources(input.Spec)
+	}
+	d, err := key.Decide(given, keys.Side.Sources(keys.Spec), in, func(cols []int) ([]key.Evidence, error) {
+		return inferText(ctx, keys.Side, keys.Spec, cols, mappers)
+	})
+	return d, option.Within(err, "join", join.ErrOptions)
+}
+
+// Sources are the key columns ks of the side as key.Decide takes them.
+func (s *Side) Sources(ks key.Spec) []key.Source {
+	out := make([]key.Source, len(ks.Cols))
+	for j, c := range ks.Cols {
+		out[j] = key.Source{File: s.Name, Column: ks.Names[j]}
+		if s.Typed(c) {
+			t := s.Types[c]
+			out[j].DataType = t.String()
+			out[j].KeyType, _ = t.KeyType()
+			out[j].Wide = t.Wide()
+		}
+	}
+	return out
+}
+
+// inferText reads the key columns infer (indexes into ks) of the key side
+// s, opened anew (a regular file), and returns their key.Evidence: the
+// first non-empty field (by position in the file) that is no canonical
+// integer. Rows that do not parse are left to the build, which reports
+// them. O(the side's bytes), one scan with mappers goroutines.
+func inferText(ctx context.Context, s *Side, ks key.Spec, infer []int, mappers int) ([]key.Evidence, error) {
+	if !s.Reopenable() {
+		return nil, fmt.Errorf("%s: inferring the key type reads the key side before the join does, and it is a stream (a bug: it should have been saved to a file)", s.Name)
+	}
+	pass, err := Open(ctx, Options{Option: "Keys", Path: s.Path, Name: s.Name, Parts: mappers, SkipBad: true, Sep: s.Sep, Format: string(columnar.CSV)})
+	if err != nil {
+		return nil, err
+	}
+	defer pass.Close()
+	pass.Bad = &BadRows{} // the build reports them
+	type first struct {
+		at    int64 // the offset of the first non-canonical field, -1 none
+		value string
+	}
+	type state struct {
+		firsts []first
+		n      []int64
+	}
+	var mu sync.Mutex
+	total := make([]first, len(infer))
+	for i := range total {
+		total[i].at = -1
+	}
+	keys := make([]int64, len(infer))
+	err = Scan(ctx, pass, mappers, func() *state {
+		st := &state{firsts: make([]first, len(infer)), n: make([]int64, len(infer))}
+		for i := range st.firsts {
+			st.firsts[i].at = -1
+		}
+		return st
+	}, func(st *state, rr RowReader) error {
+		see := func(i int, f []byte, at int64) {
+			if len(f) == 0 {
+				return // NULL
+			}
+			st.n[i]++
+			if st.firsts[i].at < 0 && !key.CanonicalInt(f) { // else one was found already in this worker's parts (read in order)
+				st.firsts[i] = first{at, string(f)}
+			}
+		}
+		r := rr.(*csvscan.Reader)
+		if len(infer) == 1 {
+			// One column: its field alone, in batches, as the map phase
+			// reads a join column (the others are not split).
+			var b csvscan.Batch
+			for r.NextBatch(ks.Cols[infer[0]], inferBatch, &b) {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				for i := range b.Len() {
+					see(0, b.Field(i), b.Offset(i))
+				}
+			}
+			return r.Err()
+		}
+		for n := 1; r.Next(); n++ {
+			if n%checkEvery == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fields := r.Fields()
+			for i, j := range infer {
+				see(i, fields[ks.Cols[j]], r.Offset())
+			}
+		}
+		return r.Err()
+	}, func(st *state) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for i, f := range st.firsts {
+			keys[i] += st.n[i]
+			if f.at >= 0 && (total[i].at < 0 || f.at < total[i].at) {
+				total[i] = f
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]key.Evidence, len(infer))
+	for i := range infer {
+		out[i].Keys = keys[i]
+		f := total[i]
+		if f.at < 0 {
+			continue
+		}
+		out[i].Found, out[i].Value = true, f.value
+		if line := csvscan.LineAt(s.Path, f.at); line > 0 {
+			out[i].At = fmt.Sprintf("line %d", line)
+		} else {
+			out[i].At = fmt.Sprintf("the record at byte %d", f.at)
+		}
+	}
+	return out, nil
+}
+
+// KeySide is a key side opened alone (ReadKeySet, ScanClasses: the
+// commands that build from keys without a join), with its key columns and
+// their decided types (decideKeyTypes, with no other side).
+type KeySide struct {
+	*Side
+	Spec    key.Spec
+	Typing  key.Decision
+	spooled string
+}
+
+// OpenKeySide opens the key side o and finds its key columns cols of
+// types (key.Auto decided from the data); close releases it.
+func OpenKeySide(ctx context.Context, o Options, cols []string, types []key.Type, mappers int) (_ *KeySide, err error) {
+	k := &KeySide{}
+	defer func() {
+		if err != nil {
+			k.Close()
+		}
+	}()
+	if k.spooled, err = SpoolToInfer(ctx, &o, types); err != nil {
+		return nil, err
+	}
+	if k.Side, err = Open(ctx, o); err != nil {
+		return nil, err
+	}
+	if k.Spec, err = k.KeySpec("KeyCol", cols, types); err != nil {
+		return nil, err
+	}
+	if err := k.RefuseNested(k.Spec.Cols, true); err != nil {
+		return nil, err
+	}
+	k.SkipNested() // the keys alone are read (a class column is checked by its reader)
+	if k.Typing, err = DecideTypes(ctx, types, Keyed{k.Side, k.Spec}, Keyed{}, mappers); err != nil {
+		return nil, err
+	}
+	k.Spec.Types, k.Spec.Wide = k.Typing.Types, k.Typing.KeysWide
+	return k, nil
+}
+
+func (k *KeySide) Close() {
+	if k.Side != nil {
+		k.Side.Close()
+	}
+	if k.spooled != "" {
+		os.Remove(k.spooled)
+	}
+}
+
+// inferBatch is the records a batch of the inference's scan (the map
+// phase's batch); checkEvery is how many records a loop reads between two
+// looks at its context.
+const (
+	inferBatch = 256
+	checkEvery = 1 << 14
+)

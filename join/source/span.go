@@ -1,0 +1,154 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/csvscan"
+)
+
+// Span is a part of a side that a worker in another process reads by
+// itself (beam's ranged map: an element of its input): a byte range of a
+// CSV file (csvscan.Range), with the file's size and modification time (Unix ns) when
+// the ranges were cut: a worker that finds the file otherwise refuses to
+// read it (its ranges no longer fall on record boundaries).
+// A table's (Parquet, Arrow file) Span is one chunk: a row group, a record
+// batch, index Start.
+type Span struct {
+	Start, End, Size, MTime int64
+	Table                   bool
+}
+
+// SpanRows is a CSV reader's rows or a table's (columnar.Reader, whose
+// fields are its values' canonical text, a NULL empty, and whose Raw is
+// the row as a CSV line).
+type SpanRows interface {
+	Next() bool
+	Fields() [][]byte
+	Raw() []byte
+	Line() int64
+	Err() error
+}
+
+// WholeFile is the span of a whole local file that cannot be cut (a
+// compressed file): its records after the header, read in one piece.
+var WholeFile = Span{0, -1, 0, 0, false}
+
+// OpenSpan opens the records of a span of a local file: a byte range
+// (csvscan.OpenRange), or with wholeFile the whole stream, decompressed
+// (csvscan.Open, which knows gzip and zip by their bytes), its header read;
+// of a Parquet or Arrow file, a chunk (a span with Table), or with wholeFile
+// every chunk (columnar.Reader). sep is a CSV file's field separator.
+func OpenSpan(ctx context.Context, path string, sp Span, nfields int, sep byte) (SpanRows, io.Closer, error) {
+	format, err := columnar.FormatOf(path, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	if sp != WholeFile {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if st.Size() != sp.Size || st.ModTime().UnixNano() != sp.MTime {
+			return nil, nil, fmt.Errorf("%s changed after the pipeline cut it into ranges (%d bytes then, %d now): run again on a copy that nothing writes", path, sp.Size, st.Size())
+		}
+		if sp.Table {
+			t, err := OpenSkipNested(ctx, path, format)
+			if err != nil {
+				return nil, nil, err
+			}
+			cols, err := t.Read(int(sp.Start), nil)
+			if err != nil {
+				t.Close()
+				return nil, nil, err
+			}
+			var first int64
+			for i := range int(sp.Start) {
+				first += t.ChunkRows(i)
+			}
+			return columnar.NewRows(t.Name, cols, first), t, nil
+		}
+		return csvscan.OpenRange(path, csvscan.Range{Start: sp.Start, End: sp.End}, nfields, sep)
+	}
+	if format != columnar.CSV {
+		t, err := OpenSkipNested(ctx, path, format)
+		if err != nil {
+			return nil, nil, err
+		}
+		return columnar.NewReader(t), t, nil
+	}
+	rc, name, err := csvscan.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := csvscan.NewReader(rc, name)
+	if err := r.SetSep(sep); err != nil {
+		rc.Close()
+		return nil, nil, err
+	}
+	if _, err := r.ReadHeader(); err != nil {
+		rc.Close()
+		return nil, nil, err
+	}
+	return r, rc, nil
+}
+
+// OpenSkipNested opens a Parquet, Arrow or JSON lines side for a worker:
+// a nested column reads as NULLs (columnar.Table.SkipNested), never
+// written, since the launcher refused one that a key or the output would
+// hold (DecideKeyTypes checks them with Columns, as OpenPair does).
+func OpenSkipNested(ctx context.Context, path string, format columnar.Format) (*columnar.Table, error) {
+	t, err := columnar.Open(ctx, path, "", format, "", columnar.AllowNested)
+	if err != nil {
+		return nil, err
+	}
+	t.SkipNested()
+	return t, nil
+}
+
+// Spans returns the parts of a local regular file for workers that read
+// them by themselves (beam's rangeMapFn): at
+// least two a core, and one each 32 MiB, so that a runner can spread them
+// over its workers; a compressed file or an Arrow stream is one span, WholeFile; a table's, one a chunk. sep is a CSV
+// file's field separator.
+func Spans(path string, sep byte) ([]Span, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if format, err := columnar.FormatOf(path, ""); err != nil {
+		return nil, err
+	} else if format != columnar.CSV {
+		t, err := OpenSkipNested(context.Background(), path, format)
+		if err != nil {
+			return nil, err
+		}
+		defer t.Close()
+		if t.Stream() { // an Arrow stream is read in order: one span
+			return []Span{WholeFile}, nil
+		}
+		var out []Span
+		for i := range t.Chunks() {
+			out = append(out, Span{int64(i), int64(i + 1), st.Size(), st.ModTime().UnixNano(), true})
+		}
+		return out, nil
+	}
+	parts := int(max(int64(2*runtime.NumCPU()), min(st.Size()>>25, 1<<12)))
+	in, err := csvscan.OpenInput(context.Background(), path, csvscan.InputOptions{Parts: parts, Sep: sep})
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	if !in.Regular {
+		return []Span{WholeFile}, nil
+	}
+	var out []Span
+	for _, rg := range in.Ranges() {
+		out = append(out, Span{rg.Start, rg.End, st.Size(), st.ModTime().UnixNano(), false})
+	}
+	return out, nil
+}
