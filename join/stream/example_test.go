@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/stream"
 )
 
@@ -22,7 +23,7 @@ func Example() {
 	os.WriteFile(probe, []byte("CITED\n1\n2\n3\n4\n"), 0o644)
 
 	var out bytes.Buffer
-	rep, err := stream.Run(context.Background(), stream.Options{KeyEvents: events, Probe: probe, KeyCol: "PATENT", JoinCol: "CITED", KeyBatch: 100, Workers: 1}, &out)
+	rep, err := stream.Run(context.Background(), stream.Options{Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, KeyEvents: events, Probe: probe, KeyBatch: 100, Workers: 1}, &out)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acbfjoin/acbfjoin/join"
 )
 
 // FuzzEvents feeds arbitrary key event files to Run: it never panics, never
@@ -39,7 +41,7 @@ func FuzzEvents(f *testing.F) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		rep, err := Run(context.Background(), Options{KeyEvents: ev, Probe: probe, KeyType: "string", Batch: 1, KeyBatch: 1, NoSketches: true}, &out)
+		rep, err := Run(context.Background(), Options{Keying: join.Keying{KeyType: "string"}, KeyEvents: ev, Probe: probe, Batch: 1, KeyBatch: 1, NoSketches: true}, &out)
 		if err != nil {
 			if strings.Contains(err.Error(), "internal error") {
 				t.Fatalf("operations and records lost their alignment: %v", err)

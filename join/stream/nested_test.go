@@ -34,7 +34,7 @@ func TestNested(t *testing.T) {
 		t.Fatal(err)
 	}
 	timed := func(keys string, jt join.JoinType) Options {
-		return Options{KeyEvents: keys, Probe: probe, KeyCol: "K", JoinCol: "ID", Window: 1000, KeyTime: "Q", ProbeTime: "T", JoinType: jt, TempDir: t.TempDir()}
+		return Options{Keying: join.Keying{KeyCol: "K", JoinCol: "ID"}, KeyEvents: keys, Probe: probe, Window: 1000, KeyTime: "Q", ProbeTime: "T", JoinType: jt, TempDir: t.TempDir()}
 	}
 	for _, format := range []string{"parquet", "arrow-file"} {
 		nested, flat := map[string]string{"parquet": nf.Parquet, "arrow-file": nf.ArrowFile}[format], map[string]string{"parquet": ff.Parquet, "arrow-file": ff.ArrowFile}[format]
@@ -55,7 +55,7 @@ func TestNested(t *testing.T) {
 		keyCol.KeyCol = "tags"
 		timeCol := timed(nested, join.JoinSemi)
 		timeCol.KeyTime = "attrs"
-		probeTable := Options{KeyEvents: probe, Probe: nested, KeyCol: "ID", JoinCol: "K", Window: 1000, KeyTime: "T", ProbeTime: "Q", JoinType: join.JoinSemi, TempDir: t.TempDir()}
+		probeTable := Options{Keying: join.Keying{KeyCol: "ID", JoinCol: "K"}, KeyEvents: probe, Probe: nested, Window: 1000, KeyTime: "T", ProbeTime: "Q", JoinType: join.JoinSemi, TempDir: t.TempDir()}
 		for _, c := range []struct {
 			name string
 			opt  Options

@@ -35,7 +35,7 @@ func TestNullCases(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		if _, err := Run(context.Background(), Options{KeyEvents: c.Events, Probe: c.Input, KeyCol: c.KeyCol, JoinCol: c.JoinCol, KeyType: key.Type(c.KeyType), JoinType: jt, Batch: 2, KeyBatch: 1000, NoSketches: true}, &out); err != nil {
+		if _, err := Run(context.Background(), Options{Keying: join.Keying{KeyCol: c.KeyCol, JoinCol: c.JoinCol, KeyType: key.Type(c.KeyType)}, KeyEvents: c.Events, Probe: c.Input, JoinType: jt, Batch: 2, KeyBatch: 1000, NoSketches: true}, &out); err != nil {
 			t.Errorf("%s: %v", c.Name(), err)
 			continue
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
-	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // Options is the plan of a streaming join. The zero value of a field is its
@@ -31,17 +30,16 @@ type Options struct {
 	// (default: the system's).
 	KeyEventsFormat, ProbeFormat string
 	TempDir                      string
-	// KeyCol names the key side's key columns (a CSV record: "A,B" for a
-	// composite key; default: the key side's first column); JoinCol the
-	// probe's, as many (default: KeyCol's names). KeyType is auto
-	// (default), int or string, one a column or one for all, as in
-	// join.Options: auto takes a table column's type, else infers it from
-	// the key side's text when that is a regular file (read once before
-	// the stream starts), else int. With auto a NULL key (an empty CSV
-	// field too) never matches, nor a key that is no value of the type:
-	// those rows are counted (Report.Keys) and left out.
-	KeyCol, JoinCol string
-	KeyType         key.Type
+	// Keying is the key, as join.Options has it, with two defaults of
+	// its own: KeyCol the key side's first column, JoinCol KeyCol's names.
+	// KeyType auto takes a table column's type, else infers it from the
+	// key side's text when that is a regular file (read once before the
+	// stream starts), else int. With auto a NULL key (an empty CSV field
+	// too) never matches, nor a key that is no value of the type: those
+	// rows are counted (Report.Keys) and left out. Layout must be unset
+	// (a stream's filter holds whole keys); KeyCols, JoinCols and KeyTypes
+	// are not read.
+	join.Keying
 	// Batch is the probe rows a batch (default 100,000); KeyBatch the key
 	// events a batch in event mode (default Batch).
 	Batch, KeyBatch int
@@ -115,6 +113,9 @@ func (opt Options) resolve() (Options, *filters.Spec, error) {
 	}
 	if opt.KeyEvents == "-" && opt.Probe == "-" {
 		return opt, nil, optionError("Probe", opt.Probe, "standard input is already the key events: one side only can be -")
+	}
+	if opt.Layout != "" && opt.Layout != join.LayoutComposite {
+		return opt, nil, optionError("Layout", opt.Layout, "a stream's filter holds whole keys: leave it out")
 	}
 	switch opt.JoinType {
 	case "":

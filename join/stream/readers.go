@@ -11,6 +11,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	opt "github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 	"github.com/acbfjoin/acbfjoin/sketch/cms"
@@ -63,22 +64,13 @@ func openSide(ctx context.Context, sf sideFile, tempDir string, events bool) (*s
 			return nil, &opt.Error{Pkg: "stream", Name: option, Value: path, Err: ErrOptions,
 				Reason: fmt.Sprintf("key events (+row, -key lines) are text, and this is %s: a table is a key side with a window (timed rows)", f)}
 		}
-		t, err := columnar.Open(ctx, path, name, f, tempDir, columnar.AllowNested) // checkNested
+		// The input layer's (source.Open), as the batch join opens it.
+		in, err := source.Open(ctx, source.Options{Option: option, Path: path, Name: name, Format: string(f), TempDir: tempDir}) // checkNested
 		if err != nil {
-			return nil, join.FileError(option, path, err)
-		}
-		if err := key.CheckHeader(t.Name, t.Names); err != nil {
-			t.Close()
 			return nil, err
 		}
-		s := &side{name: t.Name, path: path, rc: t, r: columnar.NewReader(t), header: t.Names, types: t.Types, tab: t, sep: ','}
-		for i, h := range t.Names {
-			if i > 0 {
-				s.raw = append(s.raw, ',')
-			}
-			s.raw = csvscan.AppendField(s.raw, []byte(h))
-		}
-		return s, nil
+		t := in.Tab
+		return &side{name: in.Name, path: path, rc: t, r: columnar.NewReader(t), header: in.Header, types: in.Types, tab: t, raw: in.HeaderRaw, sep: ','}, nil
 	}
 	rc, _, err := csvscan.OpenContext(ctx, path)
 	if err != nil {
@@ -122,18 +114,10 @@ func (s *side) null(ks key.Spec, fields [][]byte) bool {
 	return ks.IsNull(key.NullsOf(s.r), fields)
 }
 
-// sources are the key columns ks as key.Decide takes them.
+// sources are the key columns ks as key.Decide takes them (the input
+// layer's rule: source.Side.Sources).
 func (s *side) sources(ks key.Spec) []key.Source {
-	out := make([]key.Source, len(ks.Cols))
-	for j, c := range ks.Cols {
-		out[j] = key.Source{File: s.name, Column: ks.Names[j]}
-		if s.types != nil && s.types[c].Typed() {
-			out[j].DataType = s.types[c].String()
-			out[j].KeyType, _ = s.types[c].KeyType()
-			out[j].Wide = s.types[c].Wide()
-		}
-	}
-	return out
+	return (&source.Side{Name: s.name, Types: s.types}).Sources(ks)
 }
 
 func (s *side) Close() error { return s.rc.Close() }

@@ -125,9 +125,19 @@ func TestEventsAgainstModel(t *testing.T) {
 		kind := kinds[round%len(kinds)]
 		// KeyType int: the events spell keys with leading zeros ("00115"
 		// deletes 115), which auto would take as strings.
-		opt := Options{KeyEvents: filepath.Join(dir, "ev.csv"), Probe: filepath.Join(dir, "pr.csv"), KeyCol: "ID", JoinCol: "REF", KeyType: key.Int,
-			Batch: batch, KeyBatch: keyBatch, Filter: filters.Kind(kind), Capacity: uint64(1 + r.IntN(64)),
-			Sizing: filters.Sizing{BitsPerKey: float64(8 + r.IntN(16))}, Workers: 1 + r.IntN(4), Verify: true, NoSketches: r.IntN(4) == 0}
+		opt := Options{
+			Keying:     join.Keying{KeyCol: "ID", JoinCol: "REF", KeyType: key.Int},
+			KeyEvents:  filepath.Join(dir, "ev.csv"),
+			Probe:      filepath.Join(dir, "pr.csv"),
+			Batch:      batch,
+			KeyBatch:   keyBatch,
+			Filter:     filters.Kind(kind),
+			Capacity:   uint64(1 + r.IntN(64)),
+			Sizing:     filters.Sizing{BitsPerKey: float64(8 + r.IntN(16))},
+			Workers:    1 + r.IntN(4),
+			Verify:     true,
+			NoSketches: r.IntN(4) == 0,
+		}
 		// A cuckoo filter of a few keys needs more bits a key than the draw
 		// may give ("a cuckoo filter of 1 keys with buckets of 4 takes at
 		// least 12 bits a key": a rightful refusal of the options, which a
@@ -203,8 +213,17 @@ func TestTimedAgainstModel(t *testing.T) {
 		testutil.WriteFile(t, filepath.Join(dir, "p.csv"), []byte(pb.String()), 0o644)
 		kind := DeletingKinds()[round%len(DeletingKinds())]
 		var out bytes.Buffer
-		opt := Options{KeyEvents: filepath.Join(dir, "k.csv"), Probe: filepath.Join(dir, "p.csv"), KeyCol: "K", JoinCol: "REF",
-			Window: w, KeyTime: "T", Batch: 1 + r.IntN(300), Filter: filters.Kind(kind), Workers: 1 + r.IntN(3), Verify: true}
+		opt := Options{
+			Keying:    join.Keying{KeyCol: "K", JoinCol: "REF"},
+			KeyEvents: filepath.Join(dir, "k.csv"),
+			Probe:     filepath.Join(dir, "p.csv"),
+			Window:    w,
+			KeyTime:   "T",
+			Batch:     1 + r.IntN(300),
+			Filter:    filters.Kind(kind),
+			Workers:   1 + r.IntN(3),
+			Verify:    true,
+		}
 		rep, err := Run(context.Background(), opt, &out)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
@@ -236,8 +255,8 @@ func TestErrors(t *testing.T) {
 		{"bad op", Options{KeyEvents: write("e2", "K,V\n+1,x\n*2,y\n"), Probe: probe}, "e2:3: a key event starts with + (insert) or - (delete), not '*'"},
 		{"insert fields", Options{KeyEvents: write("e3", "K,V\n+1\n"), Probe: probe}, "an insert (+) has 1 fields, want the header's 2"},
 		{"delete fields", Options{KeyEvents: write("e4", "K,V\n+1,x\n-1,x\n"), Probe: probe}, "a delete (-) has 2 fields, want the key's 1"},
-		{"bad int key", Options{KeyEvents: write("e5", "K,V\n+x1,x\n"), Probe: probe, KeyType: key.Int}, "e5:2: K: invalid integer"},
-		{"bad probe key", Options{KeyEvents: write("e6", "K,V\n+1,x\n"), Probe: write("p2.csv", "K,V\n1,a\nzz,b\n"), KeyType: key.Int}, "p2.csv:3: K: invalid integer"},
+		{"bad int key", Options{Keying: join.Keying{KeyType: key.Int}, KeyEvents: write("e5", "K,V\n+x1,x\n"), Probe: probe}, "e5:2: K: invalid integer"},
+		{"bad probe key", Options{Keying: join.Keying{KeyType: key.Int}, KeyEvents: write("e6", "K,V\n+1,x\n"), Probe: write("p2.csv", "K,V\n1,a\nzz,b\n")}, "p2.csv:3: K: invalid integer"},
 		{"not deleting", Options{KeyEvents: write("e7", "K,V\n"), Probe: probe, Filter: filters.Bloom}, "cannot delete keys"},
 		{"unknown kind", Options{KeyEvents: write("e8", "K,V\n"), Probe: probe, Filter: "nope"}, "unknown filter"},
 		{"time order", Options{KeyEvents: write("t1", "K,T\n1,5\n2,4\n"), Probe: write("pt.csv", "K,T\n1,5\n"), Window: 3, KeyTime: "T"},
@@ -246,10 +265,10 @@ func TestErrors(t *testing.T) {
 			"pt2.csv:3: time 2 of column T is before 5 of line 2"},
 		{"no time column", Options{KeyEvents: write("t3", "K,T\n"), Probe: probe, Window: 3, KeyTime: "X"}, `KeyTime X: ` + filepath.Join(dir, "t3") + ` has no column "X" (columns: "K", "T")`},
 		{"window needs time", Options{KeyEvents: write("t4", "K,T\n"), Probe: probe, Window: 3}, "required with a window"},
-		{"no such key col", Options{KeyEvents: write("e9", "K,V\n"), Probe: probe, KeyCol: "Z"}, "KeyCol"},
+		{"no such key col", Options{Keying: join.Keying{KeyCol: "Z"}, KeyEvents: write("e9", "K,V\n"), Probe: probe}, "KeyCol"},
 		{"both stdin", Options{KeyEvents: "-", Probe: "-"}, "one side only"},
 		{"batch", Options{KeyEvents: write("e10", "K,V\n"), Probe: probe, Batch: -1}, "Batch -1"},
-		{"join col count", Options{KeyEvents: write("e11", "K,V\n"), Probe: probe, JoinCol: "K,V"}, "2 columns for the 1 key columns"},
+		{"join col count", Options{Keying: join.Keying{JoinCol: "K,V"}, KeyEvents: write("e11", "K,V\n"), Probe: probe}, "2 columns for the 1 key columns"},
 		{"missing file", Options{KeyEvents: filepath.Join(dir, "nope"), Probe: probe}, "nope"},
 		{"acbf capacity", Options{KeyEvents: write("e12", "K,V\n"), Probe: probe, Sizing: filters.Sizing{}.With(filters.OptionACBFCapacity, 5000)}, "Sizing.acbf-capacity 5000: a stream sizes its filter"},
 	}
@@ -279,8 +298,13 @@ func TestEdgeEvents(t *testing.T) {
 		return out.String(), err
 	}
 	// A quoted key with a comma and a line break, deleted and re-inserted.
-	got, err := run(Options{KeyEvents: write("q", "K,V\n+\"a,\nb\",1\n+c,2\n-\"a,\nb\"\n+\"a,\nb\",3\n"), Probe: write("qp", "K\n\"a,\nb\"\nc\n"),
-		KeyType: "string", Batch: 1, KeyBatch: 2})
+	got, err := run(Options{
+		Keying:    join.Keying{KeyType: "string"},
+		KeyEvents: write("q", "K,V\n+\"a,\nb\",1\n+c,2\n-\"a,\nb\"\n+\"a,\nb\",3\n"),
+		Probe:     write("qp", "K\n\"a,\nb\"\nc\n"),
+		Batch:     1,
+		KeyBatch:  2,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,8 +312,13 @@ func TestEdgeEvents(t *testing.T) {
 		t.Fatalf("quoted keys: got %q, want %q", got, want)
 	}
 	// Batch 1 applied events 2..3: the delete and the re-insert.
-	got, err = run(Options{KeyEvents: write("q2", "K,V\n+\"a,\nb\",1\n+c,2\n-\"a,\nb\"\n+\"a,\nb\",3\n"), Probe: write("qp2", "K\nx\n\"a,\nb\"\n"),
-		KeyType: "string", Batch: 1, KeyBatch: 2})
+	got, err = run(Options{
+		Keying:    join.Keying{KeyType: "string"},
+		KeyEvents: write("q2", "K,V\n+\"a,\nb\",1\n+c,2\n-\"a,\nb\"\n+\"a,\nb\",3\n"),
+		Probe:     write("qp2", "K\nx\n\"a,\nb\"\n"),
+		Batch:     1,
+		KeyBatch:  2,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,16 +337,26 @@ func TestEdgeEvents(t *testing.T) {
 	}
 	// Composite key: A,B on the key side, X,Y on the probe; a delete holds
 	// both components.
-	got, err = run(Options{KeyEvents: write("c", "A,B,V\n+1,x,p\n+1,y,q\n-1,x\n"), Probe: write("cp", "X,Y\n1,x\n1,y\n"),
-		KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string", Batch: 2, KeyBatch: 2})
+	got, err = run(Options{
+		Keying:    join.Keying{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string"},
+		KeyEvents: write("c", "A,B,V\n+1,x,p\n+1,y,q\n-1,x\n"),
+		Probe:     write("cp", "X,Y\n1,x\n1,y\n"),
+		Batch:     2,
+		KeyBatch:  2,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := "X,Y,V\n1,x,p\n1,y,q\n"; got != want {
 		t.Fatalf("composite, batch 0: got %q, want %q", got, want)
 	}
-	got, err = run(Options{KeyEvents: write("c2", "A,B,V\n+1,x,p\n+1,y,q\n-1,x\n"), Probe: write("cp2", "X,Y\n1,x\n1,y\n"),
-		KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string", Batch: 2, KeyBatch: 3})
+	got, err = run(Options{
+		Keying:    join.Keying{KeyCol: "A,B", JoinCol: "X,Y", KeyType: "int,string"},
+		KeyEvents: write("c2", "A,B,V\n+1,x,p\n+1,y,q\n-1,x\n"),
+		Probe:     write("cp2", "X,Y\n1,x\n1,y\n"),
+		Batch:     2,
+		KeyBatch:  3,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +460,7 @@ func TestSketchesWindowed(t *testing.T) {
 	r := testutil.Rand(seed)
 	dir := t.TempDir()
 	genEvents(t, r, dir, 3000, 3000, 200, 100, false)
-	opt := Options{KeyEvents: filepath.Join(dir, "ev.csv"), Probe: filepath.Join(dir, "pr.csv"), KeyCol: "ID", JoinCol: "REF", Batch: 100, KeyBatch: 100}
+	opt := Options{Keying: join.Keying{KeyCol: "ID", JoinCol: "REF"}, KeyEvents: filepath.Join(dir, "ev.csv"), Probe: filepath.Join(dir, "pr.csv"), Batch: 100, KeyBatch: 100}
 	var bad []string
 	opt.OnBatch = func(b BatchReport) {
 		if b.EstimatedRows < uint64(b.RowsOut) {
@@ -500,7 +539,7 @@ func TestPipedEventsProbeText(t *testing.T) {
 			f.Close()
 		}()
 		var out bytes.Buffer
-		rep, err := Run(context.Background(), Options{KeyEvents: fifo, Probe: probe, KeyCol: "K", JoinType: join.JoinAnti, KeyBatch: 100, NoSketches: true}, &out)
+		rep, err := Run(context.Background(), Options{Keying: join.Keying{KeyCol: "K"}, KeyEvents: fifo, Probe: probe, JoinType: join.JoinAnti, KeyBatch: 100, NoSketches: true}, &out)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("events %q: %v, want an error with %q", tc.events, err, tc.err)
