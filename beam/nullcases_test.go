@@ -37,8 +37,13 @@ func TestNullCases(t *testing.T) {
 			continue
 		}
 		out := filepath.Join(dir, fmt.Sprintf("out-%d.csv", i))
-		if _, _, _, err := Build(s.Scope(fmt.Sprint(i)), Options{Keys: c.Keys, Input: c.Input, KeyCol: c.KeyCol, JoinCol: c.JoinCol,
-			KeyType: key.Type(c.KeyType), JoinType: join.JoinType(c.JoinType), Filter: filters.ACBF, Output: out}); err != nil {
+		if _, _, _, err := Build(s.Scope(fmt.Sprint(i)), Options{
+			Sides:    join.Sides{Keys: c.Keys, Input: c.Input},
+			Keying:   join.Keying{KeyCol: c.KeyCol, JoinCol: c.JoinCol, KeyType: key.Type(c.KeyType)},
+			JoinType: join.JoinType(c.JoinType),
+			Filter:   filters.ACBF,
+			Output:   out,
+		}); err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
 		run, outs = append(run, c), append(outs, out)

@@ -121,7 +121,8 @@ func (k keyCols) spec() key.Spec {
 // project's reader, compressed or not, and emits each row as keyRowFn does.
 type keyFileFn struct {
 	NFields int
-	Sep     byte // the file's field separator (sideSep)
+	Format  string // Options.KeysFormat
+	Sep     byte   // the file's field separator (sideSep)
 	Key     keyCols
 	// Right and full joins (JoinType): a row carries the large-side
 	// padding written for it when it meets no large row (join.
@@ -134,7 +135,7 @@ type keyFileFn struct {
 }
 
 func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(string, string), out func(string)) error {
-	r, c, err := source.OpenSpan(ctx, path, source.WholeFile, f.NFields, f.Sep)
+	r, c, err := source.OpenSpan(ctx, path, f.Format, source.WholeFile, f.NFields, f.Sep)
 	if err != nil {
 		return fmt.Errorf("key file: %w", err)
 	}
@@ -275,6 +276,7 @@ func decodeBroadcast(side func(*[]byte) bool) (filters.Filter, error) {
 // was most of the pipeline's time.
 type rangeMapFn struct {
 	Path    string
+	Format  string // Options.InputFormat
 	NFields int
 	Sep     byte // the file's field separator (sideSep)
 	Key     keyCols
@@ -315,7 +317,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp source.Span, side fu
 		f.ks = &ks
 		f.sep = f.Sep
 	}
-	r, c, err := source.OpenSpan(ctx, f.Path, sp, f.NFields, f.Sep)
+	r, c, err := source.OpenSpan(ctx, f.Path, f.Format, sp, f.NFields, f.Sep)
 	if err != nil {
 		return fmt.Errorf("input: %w", err)
 	}
@@ -457,20 +459,17 @@ func (f *crossFn) ProcessElement(ctx context.Context, key string, larges func(*s
 	}
 }
 
-// Options configures the pipeline.
+// Options configures the pipeline. Its sides and key are join.Options'
+// (the same fields, checked by the same rules: Check); what beamjoin does
+// not do is refused by Check: KeysName and InputName (the workers name a
+// side by its path), SkipBadRows, and Layout per-column.
 type Options struct {
-	Keys, Input     string
-	KeyCol, JoinCol string        // several, comma-separated, for a composite key (as join.Options)
-	KeyType         key.Type      // one a key column, or one for all
-	JoinType        join.JoinType // inner (default), semi, anti, left, right, full: as join.Options
-	Filter          filters.Kind
-	Sizing          filters.Sizing
-	Output          string // rows, without the header
-	// Sep, KeysSep and InputSep are the CSV sides' field separators, as
-	// join.Options takes them: Sep both sides', KeysSep and InputSep one
-	// side's instead; 0 is by the file's name (a tab for .tsv and .tab,
-	// else a comma). The output is CSV.
-	Sep, KeysSep, InputSep byte
+	join.Sides
+	join.Keying
+	JoinType join.JoinType // inner (default), semi, anti, left, right, full: as join.Options
+	Filter   filters.Kind
+	Sizing   filters.Sizing
+	Output   string // rows, without the header
 	// Columns, if set, are the output's columns, by name, in their order,
 	// as join.Options.Columns (the header's and every row's).
 	Columns []string
@@ -480,6 +479,17 @@ type Options struct {
 // type, the join type, the separators, Columns) as join run checks them
 // (join.Options.Resolve), before anything is read.
 func (opt Options) Check() (join.Options, error) {
+	refuse := func(name string, value any, reason string) (join.Options, error) {
+		return join.Options{}, &option.Error{Pkg: "beamjoin", Name: name, Value: value, Reason: reason, Err: join.ErrOptions}
+	}
+	switch {
+	case opt.KeysName != "" || opt.InputName != "":
+		return refuse("KeysName", opt.KeysName+opt.InputName, "the workers open and name each side by its path")
+	case opt.SkipBadRows:
+		return refuse("SkipBadRows", true, "not done by the pipeline: a malformed row fails it")
+	case opt.Layout != "" && opt.Layout != join.LayoutComposite:
+		return refuse("Layout", opt.Layout, "the pipeline builds one filter over the whole key")
+	}
 	jo, err := opt.joinOptions().Resolve()
 	return jo, option.Within(err, "beamjoin", join.ErrOptions)
 }
@@ -487,12 +497,7 @@ func (opt Options) Check() (join.Options, error) {
 // joinOptions are the options of opt that join.Options shares, for the
 // library's checks (Resolve) and its key type decision.
 func (opt Options) joinOptions() join.Options {
-	return join.Options{
-		Sides:    join.Sides{Keys: opt.Keys, Input: opt.Input, Sep: opt.Sep, KeysSep: opt.KeysSep, InputSep: opt.InputSep},
-		Keying:   join.Keying{KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType},
-		Output:   join.Output{Columns: opt.Columns},
-		JoinType: opt.JoinType,
-	}
+	return join.Options{Sides: opt.Sides, Keying: opt.Keying, JoinType: opt.JoinType, Output: join.Output{Columns: opt.Columns}}
 }
 
 // sideSep is the field separator of a side's file: its own (KeysSep,
@@ -514,11 +519,12 @@ type Header struct {
 // ReadHeader reads the header line of a local file, or a Parquet or Arrow
 // file's column names (as a CSV line). A CSV file's separator is by its
 // name (csvscan.SepFor).
-func ReadHeader(path string) (Header, error) { return readHeader(path, csvscan.SepFor(path)) }
+func ReadHeader(path string) (Header, error) { return readHeader(path, "", csvscan.SepFor(path)) }
 
-// readHeader is ReadHeader with a CSV file's separator.
-func readHeader(path string, sep byte) (Header, error) {
-	if format, err := columnar.FormatOf(path, ""); err != nil {
+// readHeader is ReadHeader with a side's format (columnar.FormatOf's) and
+// a CSV file's separator.
+func readHeader(path, format string, sep byte) (Header, error) {
+	if format, err := columnar.FormatOf(path, format); err != nil {
 		return Header{}, err
 	} else if format != columnar.CSV {
 		t, err := source.OpenSkipNested(context.Background(), path, format)
@@ -634,11 +640,11 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 		return beam.PCollection{}, Header{}, Header{}, err
 	}
 	keysSep, inputSep := sideSep(opt.KeysSep, opt.Sep, keysPath), sideSep(opt.InputSep, opt.Sep, inputPath)
-	kh, err := readHeader(keysPath, keysSep)
+	kh, err := readHeader(keysPath, opt.KeysFormat, keysSep)
 	if err != nil {
 		return beam.PCollection{}, kh, Header{}, err
 	}
-	ih, err := readHeader(inputPath, inputSep)
+	ih, err := readHeader(inputPath, opt.InputFormat, inputSep)
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
@@ -661,10 +667,10 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	kc, jc := newKeyCols(ks), newKeyCols(js)
 	kc.Lenient, jc.Lenient = d.Lenient, d.Lenient
 	for _, c := range []struct {
-		k    *keyCols
-		path string
-	}{{&kc, keysPath}, {&jc, inputPath}} {
-		f, _ := columnar.FormatOf(c.path, "")
+		k            *keyCols
+		path, format string
+	}{{&kc, keysPath, opt.KeysFormat}, {&jc, inputPath, opt.InputFormat}} {
+		f, _ := columnar.FormatOf(c.path, c.format)
 		c.k.EmptyOK = f != columnar.CSV
 	}
 	jt := opt.JoinType
@@ -675,15 +681,15 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	if jt == join.JoinLeft || jt == join.JoinFull {
 		keyPad = string(join.KeyPadding(len(kh.Names) - len(ks.Cols)))
 	}
-	keyRows, keyOut := beam.ParDo2(s.Scope("key rows"), &keyFileFn{NFields: len(kh.Names), Sep: keysSep, Key: kc, JoinType: string(jt), LargeCols: len(ih.Names), Join: jc},
+	keyRows, keyOut := beam.ParDo2(s.Scope("key rows"), &keyFileFn{NFields: len(kh.Names), Format: opt.KeysFormat, Sep: keysSep, Key: kc, JoinType: string(jt), LargeCols: len(ih.Names), Join: jc},
 		beam.Create(s.Scope("key file"), keysPath))
 	keys := filter.Distinct(s.Scope("distinct keys"), beam.ParDo(s.Scope("keys"), keyOnly, keyRows))
 	broadcast := beam.Combine(s.Scope("build filter"), &filterCombineFn{Kind: string(opt.Filter), Sizing: opt.Sizing}, keys)
-	sp, err := source.Spans(inputPath, inputSep)
+	sp, err := source.Spans(inputPath, opt.InputFormat, inputSep)
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
-	inputRows, passedBy := beam.ParDo2(s.Scope("filtered map"), &rangeMapFn{Path: inputPath, NFields: len(ih.Names), Sep: inputSep, Key: jc, JoinType: string(jt), KeyPad: keyPad},
+	inputRows, passedBy := beam.ParDo2(s.Scope("filtered map"), &rangeMapFn{Path: inputPath, Format: opt.InputFormat, NFields: len(ih.Names), Sep: inputSep, Key: jc, JoinType: string(jt), KeyPad: keyPad},
 		beam.CreateList(s.Scope("input ranges"), sp), beam.SideInput{Input: broadcast})
 	grouped := beam.CoGroupByKey(s.Scope("shuffle"), inputRows, keyRows)
 	rows := beam.Flatten(s.Scope("output"), beam.ParDo(s.Scope("reduce"), &crossFn{JoinType: string(jt), KeyPad: keyPad}, grouped), passedBy, keyOut)

@@ -70,16 +70,26 @@ func compareEngines(t *testing.T, keys, input, keyCol, joinCol string, kinds []f
 }
 
 func compareTyped(t *testing.T, keys, input, keyCol, joinCol string, kt key.Type, kinds []filters.Kind) {
+	compareSides(t, join.Sides{Keys: keys, Input: input}, keyCol, joinCol, kt, kinds)
+}
+
+// compareSides is compareTyped with the sides as join.Sides (their formats
+// given, say).
+func compareSides(t *testing.T, sides join.Sides, keyCol, joinCol string, kt key.Type, kinds []filters.Kind) {
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			var localOut bytes.Buffer
-			rep, err := local.Run(context.Background(), join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: keyCol, JoinCol: joinCol, KeyType: kt}, FilterChoice: join.FilterChoice{Filter: kind}}, local.NewCSV(&localOut))
+			rep, err := local.Run(context.Background(), join.Options{Sides: sides, Keying: join.Keying{KeyCol: keyCol, JoinCol: joinCol, KeyType: kt}, FilterChoice: join.FilterChoice{Filter: kind}}, local.NewCSV(&localOut))
 			if err != nil {
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "rows.txt")
-			counters, _, _, err := Execute(context.Background(), Options{Keys: keys, Input: input, KeyCol: keyCol, JoinCol: joinCol,
-				KeyType: kt, Filter: kind, Output: out}, prism.Execute)
+			counters, _, _, err := Execute(context.Background(), Options{
+				Sides:  sides,
+				Keying: join.Keying{KeyCol: keyCol, JoinCol: joinCol, KeyType: kt},
+				Filter: kind,
+				Output: out,
+			}, prism.Execute)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +121,7 @@ func TestGenerated(t *testing.T) {
 	compareEngines(t, keys, gen.Cite, "PATENT", "CITED", kinds)
 	// A gzip large side: one span, read whole.
 	gzPath := gzipCopy(t, gen.Cite, "cite.txt.gz")
-	if sp, err := source.Spans(gzPath, ','); err != nil || !slices.Equal(sp, []source.Span{source.WholeFile}) {
+	if sp, err := source.Spans(gzPath, "", ','); err != nil || !slices.Equal(sp, []source.Span{source.WholeFile}) {
 		t.Fatalf("a gzip file: spans %v, %v", sp, err)
 	}
 	compareEngines(t, keys, gzPath, "PATENT", "CITED", []filters.Kind{filters.ACBF})
@@ -180,8 +190,12 @@ func TestInputsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(keys, input string) error {
-		_, _, _, err := Execute(context.Background(), Options{Keys: keys, Input: input, KeyCol: "PATENT", JoinCol: "CITED", KeyType: key.Int,
-			Filter: filters.ACBF, Output: filepath.Join(t.TempDir(), "rows.txt")}, prism.Execute)
+		_, _, _, err := Execute(context.Background(), Options{
+			Sides:  join.Sides{Keys: keys, Input: input},
+			Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED", KeyType: key.Int},
+			Filter: filters.ACBF,
+			Output: filepath.Join(t.TempDir(), "rows.txt"),
+		}, prism.Execute)
 		return err
 	}
 	for _, tc := range []struct{ keys, input, want string }{
@@ -284,11 +298,11 @@ func TestTSV(t *testing.T) {
 // boundaries.
 func TestChangedInput(t *testing.T) {
 	gen := nbertest.Generate(t, 0.001, 100, 5)
-	sp, err := source.Spans(gen.Cite, ',')
+	sp, err := source.Spans(gen.Cite, "", ',')
 	if err != nil || len(sp) == 0 {
 		t.Fatalf("spans: %v %v", sp, err)
 	}
-	if _, c, err := source.OpenSpan(context.Background(), gen.Cite, sp[0], 2, ','); err != nil {
+	if _, c, err := source.OpenSpan(context.Background(), gen.Cite, "", sp[0], 2, ','); err != nil {
 		t.Fatalf("unchanged file: %v", err)
 	} else {
 		c.Close()
@@ -299,7 +313,7 @@ func TestChangedInput(t *testing.T) {
 	}
 	f.WriteString("1,2\n")
 	f.Close()
-	if _, _, err := source.OpenSpan(context.Background(), gen.Cite, sp[0], 2, ','); err == nil || !strings.Contains(err.Error(), "changed") {
+	if _, _, err := source.OpenSpan(context.Background(), gen.Cite, "", sp[0], 2, ','); err == nil || !strings.Contains(err.Error(), "changed") {
 		t.Errorf("a file appended to: %v, want a refusal", err)
 	}
 }
@@ -332,15 +346,27 @@ func TestTables(t *testing.T) {
 	defer input.Release()
 	kf := columnartest.Write(t, dir, "keys", keys, 16, true)
 	inf := columnartest.Write(t, dir, "input", input, 64, false)
-	if sp, err := source.Spans(inf.Parquet, ','); err != nil || len(sp) != 8 || !sp[0].Table {
+	if sp, err := source.Spans(inf.Parquet, "", ','); err != nil || len(sp) != 8 || !sp[0].Table {
 		t.Fatalf("spans of 8 row groups: %v, %v", sp, err)
 	}
 	compareTyped(t, kf.Parquet, inf.Parquet, "K", "K", key.Auto, []filters.Kind{filters.ACBF, filters.Exact})
 	compareTyped(t, kf.ArrowFile, inf.ArrowFile, "K", "K", key.Auto, []filters.Kind{filters.Bloom})
+	// Formats given, not by the names (join.Sides' KeysFormat, InputFormat).
+	keysData, inputData := filepath.Join(dir, "keys.data"), filepath.Join(dir, "input.bin")
+	for src, dst := range map[string]string{kf.Parquet: keysData, inf.ArrowFile: inputData} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compareSides(t, join.Sides{Keys: keysData, Input: inputData, KeysFormat: "parquet", InputFormat: "arrow"}, "K", "K", key.Auto, []filters.Kind{filters.ACBF})
 	strs := columnartest.Record(t, []string{"K"}, []arrow.DataType{arrow.BinaryTypes.String}, [][]*string{{s("1")}})
 	defer strs.Release()
 	sf := columnartest.Write(t, dir, "strs", strs, 1, false)
-	_, _, _, err := Execute(context.Background(), Options{Keys: kf.Parquet, Input: sf.Parquet, KeyCol: "K", JoinCol: "K", Filter: filters.ACBF, Output: filepath.Join(dir, "o")}, prism.Execute)
+	_, _, _, err := Execute(context.Background(), Options{Sides: join.Sides{Keys: kf.Parquet, Input: sf.Parquet}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Filter: filters.ACBF, Output: filepath.Join(dir, "o")}, prism.Execute)
 	if err == nil || !strings.Contains(err.Error(), "int64") || !strings.Contains(err.Error(), "string") {
 		t.Fatalf("an integer key against a string column: %v", err)
 	}
@@ -379,7 +405,7 @@ func TestJoinTypes(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(t.TempDir(), "rows.txt")
-		counters, _, _, err := Execute(context.Background(), Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "K", JoinType: jt, Filter: filters.ACBF, Output: out}, prism.Execute)
+		counters, _, _, err := Execute(context.Background(), Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, JoinType: jt, Filter: filters.ACBF, Output: out}, prism.Execute)
 		if err != nil {
 			t.Fatalf("%s: %v", jt, err)
 		}
@@ -438,8 +464,13 @@ func TestSeparatorsAndColumns(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "rows.txt")
-			opt := Options{Keys: c.keys, Input: c.input, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.Bloom, Output: out,
-				Sep: c.sep, KeysSep: c.keysSep, InputSep: c.inputSep, Columns: c.columns}
+			opt := Options{
+				Sides:   join.Sides{Keys: c.keys, Input: c.input, Sep: c.sep, KeysSep: c.keysSep, InputSep: c.inputSep},
+				Keying:  join.Keying{KeyCol: "PATENT", JoinCol: "CITED"},
+				Filter:  filters.Bloom,
+				Output:  out,
+				Columns: c.columns,
+			}
 			_, kh, ih, err := Execute(context.Background(), opt, prism.Execute)
 			if err != nil {
 				t.Fatal(err)
@@ -460,13 +491,22 @@ func TestSeparatorsAndColumns(t *testing.T) {
 	}
 	// Refused as join run refuses them (the library's checks): a column
 	// the output has not, a quote as the separator.
-	_, _, _, err := Execute(context.Background(), Options{Keys: semiKeys, Input: semiCite, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.Bloom, Sep: ';',
-		Columns: []string{"NOPE"}, Output: filepath.Join(dir, "x")}, prism.Execute)
+	_, _, _, err := Execute(context.Background(), Options{
+		Sides:   join.Sides{Keys: semiKeys, Input: semiCite, Sep: ';'},
+		Keying:  join.Keying{KeyCol: "PATENT", JoinCol: "CITED"},
+		Filter:  filters.Bloom,
+		Columns: []string{"NOPE"},
+		Output:  filepath.Join(dir, "x"),
+	}, prism.Execute)
 	if err == nil || !strings.Contains(err.Error(), `the output has no column "NOPE"`) {
 		t.Errorf("Columns NOPE: %v", err)
 	}
-	_, _, _, err = Execute(context.Background(), Options{Keys: semiKeys, Input: semiCite, KeyCol: "PATENT", JoinCol: "CITED", Filter: filters.Bloom, Sep: '"',
-		Output: filepath.Join(dir, "x")}, prism.Execute)
+	_, _, _, err = Execute(context.Background(), Options{
+		Sides:  join.Sides{Keys: semiKeys, Input: semiCite, Sep: '"'},
+		Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"},
+		Filter: filters.Bloom,
+		Output: filepath.Join(dir, "x"),
+	}, prism.Execute)
 	if err == nil || !strings.Contains(err.Error(), "a quote or line break cannot separate fields") {
 		t.Errorf(`Sep '"': %v`, err)
 	}
@@ -490,14 +530,14 @@ func TestNestedLeftOut(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(t.TempDir(), "rows.txt")
-		if _, _, _, err := Execute(context.Background(), Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "J", Columns: cols, Filter: filters.ACBF, Output: out}, prism.Execute); err != nil {
+		if _, _, _, err := Execute(context.Background(), Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "J"}, Columns: cols, Filter: filters.ACBF, Output: out}, prism.Execute); err != nil {
 			t.Fatalf("%s: %v", keys, err)
 		}
 		data, _ := os.ReadFile(out)
 		if got, want := rowsOf(t, data, false), rowsOf(t, localOut.Bytes(), true); !slices.Equal(got, want) || len(got) != 4 {
 			t.Errorf("%s: beam %q, run %q", keys, got, want)
 		}
-		_, _, _, err := Execute(context.Background(), Options{Keys: keys, Input: input, KeyCol: "K", JoinCol: "J", Filter: filters.ACBF, Output: out}, prism.Execute)
+		_, _, _, err := Execute(context.Background(), Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "J"}, Filter: filters.ACBF, Output: out}, prism.Execute)
 		if err == nil || !strings.Contains(err.Error(), `column "tags" is nested`) || !strings.Contains(err.Error(), "--columns") {
 			t.Errorf("%s: every column in the output: %v", keys, err)
 		}

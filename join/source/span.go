@@ -42,9 +42,10 @@ var WholeFile = Span{0, -1, 0, 0, false}
 // (csvscan.OpenRange), or with wholeFile the whole stream, decompressed
 // (csvscan.Open, which knows gzip and zip by their bytes), its header read;
 // of a Parquet or Arrow file, a chunk (a span with Table), or with wholeFile
-// every chunk (columnar.Reader). sep is a CSV file's field separator.
-func OpenSpan(ctx context.Context, path string, sp Span, nfields int, sep byte) (SpanRows, io.Closer, error) {
-	format, err := columnar.FormatOf(path, "")
+// every chunk (columnar.Reader). format is columnar.FormatOf's ("": by
+// the path's extension); sep is a CSV file's field separator.
+func OpenSpan(ctx context.Context, path, format string, sp Span, nfields int, sep byte) (SpanRows, io.Closer, error) {
+	f, err := columnar.FormatOf(path, format)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,7 +58,7 @@ func OpenSpan(ctx context.Context, path string, sp Span, nfields int, sep byte) 
 			return nil, nil, fmt.Errorf("%s changed after the pipeline cut it into ranges (%d bytes then, %d now): run again on a copy that nothing writes", path, sp.Size, st.Size())
 		}
 		if sp.Table {
-			t, err := OpenSkipNested(ctx, path, format)
+			t, err := OpenSkipNested(ctx, path, f)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -74,8 +75,8 @@ func OpenSpan(ctx context.Context, path string, sp Span, nfields int, sep byte) 
 		}
 		return csvscan.OpenRange(path, csvscan.Range{Start: sp.Start, End: sp.End}, nfields, sep)
 	}
-	if format != columnar.CSV {
-		t, err := OpenSkipNested(ctx, path, format)
+	if f != columnar.CSV {
+		t, err := OpenSkipNested(ctx, path, f)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -115,15 +116,15 @@ func OpenSkipNested(ctx context.Context, path string, format columnar.Format) (*
 // least two a core, and one each 32 MiB, so that a runner can spread them
 // over its workers; a compressed file or an Arrow stream is one span, WholeFile; a table's, one a chunk. sep is a CSV
 // file's field separator.
-func Spans(path string, sep byte) ([]Span, error) {
+func Spans(path, format string, sep byte) ([]Span, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	if format, err := columnar.FormatOf(path, ""); err != nil {
+	if f, err := columnar.FormatOf(path, format); err != nil {
 		return nil, err
-	} else if format != columnar.CSV {
-		t, err := OpenSkipNested(context.Background(), path, format)
+	} else if f != columnar.CSV {
+		t, err := OpenSkipNested(context.Background(), path, f)
 		if err != nil {
 			return nil, err
 		}

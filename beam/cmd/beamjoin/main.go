@@ -45,6 +45,8 @@ var (
 	out      = flag.String("out", "", "output CSV (required; .gz to compress, - for standard output); checked against the inputs as join run checks it")
 	columns  = flag.String("columns", "", "the output's columns, by name, in this order (A,B,C; quote a name holding a comma), as join run takes them: from either side; default all, the large side's then the key side's but its key")
 	delim    = flag.String("delim", "", `field separator of both CSV sides: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma (the output is CSV)`)
+	keysFmt  = flag.String("keys-format", "", "format of --keys: csv, parquet, arrow or jsonl (default: by its name), as join run takes it")
+	inputFmt = flag.String("input-format", "", "format of --input: csv, parquet, arrow or jsonl (default: by its name), as join run takes it")
 	keysDel  = flag.String("keys-delim", "", "field separator of --keys alone, instead of --delim (as --delim takes it)")
 	inputDel = flag.String("input-delim", "", "field separator of --input alone, instead of --delim (as --delim takes it)")
 	cpuProf  = flag.String("cpuprofile", "", "write a CPU profile of this process to this file (on prism, the workers' too)")
@@ -149,7 +151,7 @@ func run(ctx context.Context) (err error) {
 	}
 	// The separators and columns as join run reads them (cli's parsers,
 	// then join.Options' checks in the pipeline's Build).
-	opt := beamjoin.Options{Keys: *keys, Input: *input, KeyCol: *keyCol, JoinCol: *joinCol, KeyType: key.Type(*keyType), JoinType: join.JoinType(*joinType)}
+	opt := beamjoin.Options{Sides: join.Sides{Keys: *keys, Input: *input, KeysFormat: *keysFmt, InputFormat: *inputFmt}, Keying: join.Keying{KeyCol: *keyCol, JoinCol: *joinCol, KeyType: key.Type(*keyType)}, JoinType: join.JoinType(*joinType)}
 	for _, d := range []struct {
 		name, v string
 		sep     *byte
