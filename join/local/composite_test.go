@@ -272,11 +272,14 @@ func TestCompositeRealSample(t *testing.T) {
 	lines := strings.SplitAfter(string(data), "\n")
 	var pairs strings.Builder
 	pairs.WriteString("CITING,CITED\n")
+	distinct := map[string]bool{}
 	for i, l := range lines[1:] {
 		if i%5 == 0 && l != "" {
 			pairs.WriteString(l)
+			distinct[l] = true
 		}
 	}
+	distinctPairs := len(distinct)
 	pp := filepath.Join(dir, "pairs.csv")
 	if err := os.WriteFile(pp, []byte(pairs.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -292,28 +295,26 @@ func TestCompositeRealSample(t *testing.T) {
 		}
 		t.Logf("%s: %d join rows, %d false positives of %d rows (formula FP %.3g)", layout, rep.JoinRows, rep.FalsePositiveRecords, rep.InputRecords, rep.Filter.FPPFormula)
 	}
-	// A filter file of the composite keys gives the same join.
-	o, err := base.Resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ks, err := ReadKeySet(context.Background(), base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := filters.Build(filters.Bloom, ks.Keys, filters.Sizing{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A filter file of the composite keys (WriteFilterFile, as
+	// build-filter writes it) gives the same join.
 	ffp := filepath.Join(dir, "pairs.bloom")
 	f, err := os.Create(ffp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := join.WriteFilter(f, b, o.KeyCol, ks.KeyType); err != nil {
+	built, err := WriteFilterFile(context.Background(), base, f)
+	if err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
+	if built.KeyCol != "CITING,CITED" || built.Filter.N != distinctPairs {
+		t.Fatalf("filter file of key %s over %d keys", built.KeyCol, built.Filter.N)
+	}
+	perCol := base
+	perCol.Layout = join.LayoutPerColumn
+	if _, err := WriteFilterFile(context.Background(), perCol, &bytes.Buffer{}); !errors.Is(err, join.ErrOptions) {
+		t.Fatalf("a per-column filter file: %v", err)
+	}
 	o2 := base
 	o2.Filter, o2.FilterFile = "", ffp
 	_, out := runJoin(t, o2)

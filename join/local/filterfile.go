@@ -1,10 +1,15 @@
 package local
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"io"
 	"sync"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
@@ -94,4 +99,65 @@ func ReadKeySet(ctx context.Context, opt join.Options) (*KeySet, error) {
 		ksr.Keys = append(ksr.Keys, []byte(k))
 	}
 	return ksr, nil
+}
+
+// BuiltFilterFile is what WriteFilterFile wrote: the filter, the key
+// column and type the file records, and the key side's KeySet counts.
+type BuiltFilterFile struct {
+	Filter  *filters.Built
+	KeyCol  string
+	KeyType key.Type
+	Keys    *KeySet
+}
+
+// WriteFilterFile builds the filter of the key side of opt (ReadKeySet;
+// Filter and Sizing) and writes it to w as a filter file (join.WriteFilter)
+// that a join with the same key reads as its FilterFile: the key column
+// and type are recorded as such a join resolves them. Cost: ReadKeySet's
+// and the filter's build; memory the distinct keys and the filter.
+func WriteFilterFile(ctx context.Context, opt join.Options, w io.Writer) (*BuiltFilterFile, error) {
+	if err := CheckFilterFile(opt); err != nil {
+		return nil, err
+	}
+	ks, err := ReadKeySet(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	opt.Filter = cmp.Or(opt.Filter, join.DefaultFilter)
+	b, err := filters.Build(opt.Filter, ks.Keys, opt.Sizing)
+	if err != nil {
+		return nil, err
+	}
+	kc, kt, err := key.Canonical(cmp.Or(opt.KeyCol, join.DefaultKeyCol), ks.KeyType) // as the join that reads it resolves them
+	if err != nil {
+		return nil, err
+	}
+	if err := join.WriteFilter(w, b, kc, kt); err != nil {
+		return nil, err
+	}
+	return &BuiltFilterFile{Filter: b, KeyCol: kc, KeyType: kt, Keys: ks}, nil
+}
+
+// CheckFilterFile refuses the options of opt that a filter file cannot
+// hold, before any work (WriteFilterFile checks it first): the per-column
+// layout.
+func CheckFilterFile(opt join.Options) error {
+	if opt.Layout == join.LayoutPerColumn {
+		return &option.Error{Pkg: "join", Name: "Layout", Value: opt.Layout, Err: join.ErrOptions,
+			Reason: "filter files hold composite filters (the per-column layout is for a join)"}
+	}
+	return nil
+}
+
+// WriteText writes what f is, as build-filter prints it: the file's name
+// (path), the filter, how the key type was decided and the rows left out.
+func (f *BuiltFilterFile) WriteText(w io.Writer, path string) {
+	b := f.Filter
+	fmt.Fprintf(w, "wrote %s: %s filter of %d %s keys, %d bytes, formula FP %.3g\n", path, b.Spell(), b.N, f.KeyType, b.SerializedBytes, b.FPP)
+	for _, why := range f.Keys.Why {
+		fmt.Fprintf(w, "key type: %s\n", why)
+	}
+	if f.Keys.Null+f.Keys.Unmatchable > 0 {
+		fmt.Fprintf(w, "left out: %d rows of a NULL key, %d of a key that is no %s\n", f.Keys.Null, f.Keys.Unmatchable, f.KeyType)
+	}
 }

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/acbfjoin/acbfjoin/bank"
 	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
-	"github.com/acbfjoin/acbfjoin/internal/textfmt"
 	"github.com/acbfjoin/acbfjoin/join/local"
 	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
@@ -124,23 +122,12 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := checkPaths(paths(outs), []namedPath{{"--keys", bf.keys}}); err != nil {
 		return usageError{fmt.Errorf("bank build: %w", err)}
 	}
-	var (
-		b         *local.BuiltBank
-		v         *bank.Validation
-		validated time.Duration
-	)
+	var b *local.BuiltBank
 	err = writeAndCommit(ctx, outs, func(files []*atomicfile.File) (err error) {
 		b, err = local.BuildBank(ctx, local.BankBuild{ClassScan: local.ClassScan{Keys: bf.keys, KeyCol: *keyCol, ClassCol: *classCol, KeyType: kj.Type(),
-			Classing: cl, Sep: sep, Format: bf.keysFormat, TempDir: bf.tempDir, Mappers: bf.mappers, SkipBadRows: skip}, Kind: filters.Kind(*kind), Sizing: sz})
+			Classing: cl, Sep: sep, Format: bf.keysFormat, TempDir: bf.tempDir, Mappers: bf.mappers, SkipBadRows: skip}, Kind: filters.Kind(*kind), Sizing: sz, Validate: *validate})
 		if err != nil {
 			return flagError("bank build", fs, err)
-		}
-		if *validate {
-			start := time.Now()
-			if v, err = bank.Validate(b.Bank, b.Scan.Classes, bf.mappers); err != nil {
-				return fmt.Errorf("bank build: %w", err)
-			}
-			validated = time.Since(start)
 		}
 		if _, err := b.WriteTo(files[0]); err != nil {
 			return fmt.Errorf("--out %s: %w", *out, err)
@@ -150,32 +137,12 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if err := v.Err(); err != nil {
+	if err := b.Validation.Err(); err != nil {
 		return fmt.Errorf("bank build: %w", err)
 	}
-	if bf.quiet {
-		return nil
+	if !bf.quiet {
+		b.WriteText(stdout, *out)
 	}
-	mem, ser := b.Bytes()
-	res := b.Scan
-	fmt.Fprintf(stdout, "wrote %s: %d classes of %s over %s (%s), %d key rows, %s of filters (%d bytes on disk); read in %s, built in %s\n",
-		*out, len(b.Classes), b.Kind, *classCol, cl, res.Records, textfmt.Bytes(mem), ser, b.Scanned.Round(time.Millisecond), (b.Built - b.Scanned).Round(time.Millisecond))
-	for _, why := range res.Why {
-		fmt.Fprintf(stdout, "key type %s: %s\n", res.KeyType, why)
-	}
-	if res.Null+res.Unmatchable > 0 {
-		fmt.Fprintf(stdout, "left out: %d rows of a NULL key, %d of a key that is no %s\n", res.Null, res.Unmatchable, res.KeyType)
-	}
-	if res.BadRows > 0 {
-		fmt.Fprintf(stdout, "skipped %d bad rows, the first: %s\n", res.BadRows, strings.Join(res.BadRowExamples, "; "))
-	}
-	if v != nil {
-		fmt.Fprintln(stdout)
-		v.WriteMarkdown(stdout, b.Bank)
-		fmt.Fprintf(stdout, "\n%d distinct keys, %d probes, validated in %s\n", v.Keys, v.Probes, validated.Round(time.Millisecond))
-		return nil
-	}
-	b.WriteClasses(stdout)
 	return nil
 }
 
@@ -213,35 +180,15 @@ func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := checkPaths(nil, []namedPath{{"--keys", bf.keys}, {"--bank", *bankPath}}); err != nil {
 		return usageError{fmt.Errorf("bank validate: %w", err)}
 	}
-	start := time.Now()
-	b, res, err := local.ScanBank(ctx, *bankPath, local.ClassScan{Keys: bf.keys, Sep: sep, Format: bf.keysFormat, TempDir: bf.tempDir, Mappers: bf.mappers, SkipBadRows: skip})
+	v, err := local.ValidateBank(ctx, *bankPath, local.ClassScan{Keys: bf.keys, Sep: sep, Format: bf.keysFormat, TempDir: bf.tempDir, Mappers: bf.mappers, SkipBadRows: skip})
 	if err != nil {
 		return flagError("bank validate", fs, err)
 	}
-	scanned := time.Since(start)
-	v, err := bank.Validate(b, res.Classes, bf.mappers)
-	if err != nil {
-		return fmt.Errorf("bank validate: %w", err)
-	}
-	elapsed := time.Since(start)
 	if *asJSON {
-		return writeJSONOut(stdout, struct {
-			*bank.Validation
-			Bank       string  `json:"bank"`
-			KeyRows    int64   `json:"key_rows"`
-			BadRows    int64   `json:"bad_rows"`
-			ReadSecs   float64 `json:"read_seconds"`
-			TotalSecs  float64 `json:"total_seconds"`
-			FilterByte uint64  `json:"filter_bytes"`
-		}{v, *bankPath, res.Records, res.BadRows, scanned.Seconds(), elapsed.Seconds(), b.MemoryBytes()})
+		return writeJSONOut(stdout, v)
 	}
 	var w strings.Builder
-	v.WriteMarkdown(&w, b)
-	fmt.Fprintf(&w, "\n%d key rows, %d distinct keys, %d probes; read and checked in %s, validated in %s\n",
-		res.Records, v.Keys, v.Probes, scanned.Round(time.Millisecond), (elapsed - scanned).Round(time.Millisecond))
-	if res.BadRows > 0 {
-		fmt.Fprintf(&w, "skipped %d bad rows, the first: %s\n", res.BadRows, strings.Join(res.BadRowExamples, "; "))
-	}
+	v.WriteText(&w)
 	if _, err := io.WriteString(stdout, w.String()); err != nil {
 		return stdoutError{err}
 	}

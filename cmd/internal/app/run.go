@@ -9,8 +9,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/acbfjoin/acbfjoin/key"
-
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -155,12 +153,12 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 		jf.joinCol = jf.keyCol // nor is the join column: any list of the key's count
 	}
 	jf.filter = filters.Kind(*filter)
-	if jf.layout == string(join.LayoutPerColumn) {
-		return usageError{fmt.Errorf("build-filter: --filter-layout per-column: filter files hold composite filters (the per-column layout is for run and compare)")}
-	}
 	opt, err := jf.options("build-filter", stderr)
 	if err != nil {
 		return err
+	}
+	if err := local.CheckFilterFile(opt); err != nil {
+		return usageError{flagError("build-filter", fs, err)}
 	}
 	defer jf.bars.clear()
 	if *out == "" {
@@ -170,40 +168,17 @@ func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := checkPaths(paths(outs), []namedPath{{"--keys", jf.keys}}); err != nil {
 		return usageError{fmt.Errorf("build-filter: %w", err)}
 	}
-	var text bytes.Buffer // printed once the file is in place
-	err = writeAndCommit(ctx, outs, func(files []*atomicfile.File) error {
-		ks, err := local.ReadKeySet(ctx, opt)
-		if err != nil {
-			return flagError("build-filter", fs, err)
-		}
-		b, err := filters.Build(opt.Filter, ks.Keys, opt.Sizing)
-		if err != nil {
-			return flagError("build-filter", fs, err)
-		}
-		kc, kt, err := key.Canonical(opt.KeyCol, ks.KeyType) // as the join that reads it resolves them
-		if err != nil {
-			return flagError("build-filter", fs, err)
-		}
-		if err := join.WriteFilter(files[0], b, kc, kt); err != nil {
-			return fmt.Errorf("--out %s: %w", *out, err)
-		}
-		if jf.quiet {
-			return nil
-		}
-		fmt.Fprintf(&text, "wrote %s: %s filter of %d %s keys, %d bytes, formula FP %.3g\n", *out, b.Spell(), b.N, kt, b.SerializedBytes, b.FPP)
-		for _, why := range ks.Why {
-			fmt.Fprintf(&text, "key type: %s\n", why)
-		}
-		if ks.Null+ks.Unmatchable > 0 {
-			fmt.Fprintf(&text, "left out: %d rows of a NULL key, %d of a key that is no %s\n", ks.Null, ks.Unmatchable, kt)
+	var built *local.BuiltFilterFile // printed once the file is in place
+	err = writeAndCommit(ctx, outs, func(files []*atomicfile.File) (err error) {
+		if built, err = local.WriteFilterFile(ctx, opt, files[0]); err != nil {
+			return outError("build-filter", *out, flagError("build-filter", fs, err))
 		}
 		return nil
 	})
-	if err != nil {
-		return err
+	if err == nil && !jf.quiet {
+		built.WriteText(stdout, *out)
 	}
-	stdout.Write(text.Bytes())
-	return nil
+	return err
 }
 
 // bars draws one progress bar per phase on a terminal.
