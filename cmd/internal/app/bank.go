@@ -71,8 +71,7 @@ Examples:
 `
 
 func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bank build", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("bank build", stderr)
 	var bf bankFlags
 	bf.register(fs)
 	var sf sizingFlags
@@ -107,11 +106,8 @@ func cmdBankBuild(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if _, err := filters.Lookup(*kind); err != nil {
 		return usageError{fmt.Errorf("bank build: --filter %q: %v", *kind, err)}
 	}
-	sz, err := sf.sizing("bank build")
+	sz, err := sf.resolve("bank build", filters.Kind(*kind))
 	if err != nil {
-		return err
-	}
-	if err := sf.checkKinds("bank build", filters.Kind(*kind)); err != nil {
 		return err
 	}
 	skip, err := badRowsFlag("bank build", bf.badRows)
@@ -153,8 +149,7 @@ Examples:
 `
 
 func cmdBankValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bank validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("bank validate", stderr)
 	var bf bankFlags
 	bf.register(fs)
 	bankPath := fs.String("bank", "", "the bank file (required)")
@@ -207,8 +202,7 @@ Examples:
 `
 
 func cmdBankUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bank update", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("bank update", stderr)
 	bankPath := fs.String("bank", "", "the bank file (required)")
 	moves := fs.String("moves", "", "CSV lines key,from,to (an optional header key,from,to), or - (required)")
 	out := fs.String("out", "", "where to write the updated bank (default: replace --bank, atomically)")

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -21,8 +20,7 @@ Examples:
 `
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("compare", stderr)
 	var jf joinFlags
 	jf.register(fs)
 	list := fs.String("filters", "none,exact,bloom,cbf,acbf", "filters to compare, comma separated, of: "+strings.Join(filters.Names(), ", ")+"; or all")

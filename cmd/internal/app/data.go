@@ -26,8 +26,7 @@ import (
 )
 
 func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("gen", stderr)
 	usageWith(fs, "join gen --out DIR [flags]", `
 Examples:
   join gen --scale 1 --seed 1 --out data        # the full size: 16,522,438 citations, 2,923,922 patents
@@ -149,8 +148,7 @@ func genParquet(ctx context.Context, out string, opt datasets.Options, rowGroup 
 }
 
 func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("keys", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("keys", stderr)
 	usageWith(fs, "join keys --patents FILE --out FILE [flags]", `
 Examples:
   join keys --patents data/apat63_99.txt --out data/keys.txt                  # the paper's 65,771 keys
@@ -251,8 +249,7 @@ Examples:
 }
 
 func cmdFetch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("fetch", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("fetch", stderr)
 	usageWith(fs, "join fetch --dir DIR [flags]", `
 Examples:
   join fetch --dir nber        # acite75_99.zip and apat63_99.zip, resumed and verified

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -22,8 +21,7 @@ import (
 // 2,923,922 patents), generated in a temporary folder removed at the end; or
 // on real NBER files with --data.
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("demo", stderr)
 	usageWith(fs, "join demo [flags]", `
 Examples:
   join demo                    # 5% NBER-shaped data, every filter, the paper's Table 1

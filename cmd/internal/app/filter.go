@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -70,8 +69,7 @@ func parseKinds(cmd, flagName, list string) ([]filters.Kind, error) {
 }
 
 func cmdFilterSize(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("filter size", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("filter size", stderr)
 	var sf sizingFlags
 	sf.register(fs)
 	var n cli.Count
@@ -90,11 +88,8 @@ func cmdFilterSize(_ context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	sf.Kinds = kinds
-	sz, err := sf.sizing("filter size")
+	sz, err := sf.resolve("filter size", "")
 	if err != nil {
-		return err
-	}
-	if err := sf.checkKinds("filter size", ""); err != nil {
 		return err
 	}
 	rows := filters.SizeAll(uint64(n.N), sz, kinds, func(err error) string {
@@ -108,8 +103,7 @@ func cmdFilterSize(_ context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("filter eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("filter eval", stderr)
 	var sf sizingFlags
 	sf.register(fs)
 	var n, queries cli.Count
@@ -133,11 +127,8 @@ func cmdFilterEval(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	sf.Kinds = kinds
-	sz, err := sf.sizing("filter eval")
+	sz, err := sf.resolve("filter eval", "")
 	if err != nil {
-		return err
-	}
-	if err := sf.checkKinds("filter eval", ""); err != nil {
 		return err
 	}
 	cfg, err := evaluate.Config{Kinds: kinds, N: n.N, Queries: queries.N, Churn: *churn, Seed: *seed, Sizing: sz}.Validate()
@@ -187,8 +178,7 @@ Examples:
 `
 
 func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("filter plot", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("filter plot", stderr)
 	var sf sizingFlags
 	sf.register(fs)
 	var n, queries cli.Count
@@ -219,11 +209,8 @@ func cmdFilterPlot(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	sf.Kinds = kinds
-	sz, err := sf.sizing("filter plot")
+	sz, err := sf.resolve("filter plot", "")
 	if err != nil {
-		return err
-	}
-	if err := sf.checkKinds("filter plot", ""); err != nil {
 		return err
 	}
 	cfg, err := evaluate.Config{Kinds: kinds, N: n.N, Queries: queries.N, Seed: *seed, Sizing: sz}.Validate()

@@ -336,3 +336,11 @@ func dispatch(ctx context.Context, cmd, usage string, args []string, stdout, std
 	}
 	return usageError{fmt.Errorf("%s: unknown subcommand %q (want %s; see join %s -h)", cmd, args[0], want, cmd)}
 }
+
+// newFlagSet is a command's flag set: errors returned, not exits; its
+// messages and help on stderr.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -50,8 +49,7 @@ Examples:
 `
 
 func cmdMultikeySeed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("multikey seed", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("multikey seed", stderr)
 	rows, bits, queries := cli.Count{N: 1000000}, cli.Count{N: 10000000}, cli.Count{N: 100000000}
 	fs.Var(&rows, "rows", "n: triples inserted (1e6 is accepted)")
 	fs.Var(&bits, "bits", "m: bits of each column's Bloom filter")
@@ -87,8 +85,7 @@ Examples:
 `
 
 func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("multikey absent", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("multikey absent", stderr)
 	keys := fs.String("keys", "", "the key file: CSV or TSV with header, .gz/.zip, or - (required)")
 	delim := fs.String("delim", "", `field separator: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma`)
 	badRows := fs.String("bad-rows", "fail", "fail: stop at the first malformed row; skip: drop rows whose key does not parse, and count them")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -107,8 +106,7 @@ func paths(outs []output) []namedPath {
 // folders; ".acbfjoin-PID-...tmp" unfinished outputs) whose process no longer
 // runs. Entries of running processes are left alone.
 func cmdClean(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("clean", stderr)
 	usageWith(fs, "join clean [flags]", `
 Examples:
   join clean                            # the system's temporary folder

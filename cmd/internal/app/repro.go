@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +10,7 @@ import (
 )
 
 func cmdRepro(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("repro", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("repro", stderr)
 	usageWith(fs, "join repro [flags]", `
 Examples:
   join repro                             # the paper's sizes (a few minutes), into data/repro

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -35,8 +34,7 @@ Examples:
 `
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("run", stderr)
 	var jf joinFlags
 	jf.register(fs)
 	filter := fs.String("filter", string(join.DefaultFilter), "the filter: "+kindList())
@@ -136,8 +134,7 @@ Examples:
 `
 
 func cmdBuildFilter(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("build-filter", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("build-filter", stderr)
 	var jf joinFlags
 	jf.register(fs)
 	filter := fs.String("filter", string(join.DefaultFilter), "the filter: "+kindList())

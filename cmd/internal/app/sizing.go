@@ -32,3 +32,13 @@ func (s *sizingFlags) checkKinds(cmd string, filter filters.Kind) error {
 	}
 	return nil
 }
+
+// resolve is sizing, then checkKinds for the filter kind (or the --kinds
+// given, for ""): the sizing flags of one command, checked.
+func (s *sizingFlags) resolve(cmd string, filter filters.Kind) (filters.Sizing, error) {
+	z, err := s.sizing(cmd)
+	if err != nil {
+		return z, err
+	}
+	return z, s.checkKinds(cmd, filter)
+}

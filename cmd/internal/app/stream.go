@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -46,8 +45,7 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(args) > 0 && args[0] == "prep" {
 		return cmdStreamPrep(ctx, args[1:], stdout, stderr)
 	}
-	fs := flag.NewFlagSet("stream", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("stream", stderr)
 	var sf sizingFlags
 	var opt stream.Options
 	fs.StringVar(&opt.KeyEvents, "key-events", "", "key events (+row / -key lines after a header), or with --window timed key rows (CSV, Parquet or Arrow); - for standard input (required)")
@@ -163,8 +161,7 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func cmdStreamPrep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("stream prep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("stream prep", stderr)
 	patents := fs.String("patents", "", "NBER patents file (apat63_99.txt or join gen's; PATENT and GDATE columns) (required)")
 	citations := fs.String("citations", "", "NBER citations file (cite75_99.txt; CITING and CITED) (required)")
 	out := fs.String("out", "", "folder for patents-by-gdate.csv and citations-by-gdate.csv (required)")
