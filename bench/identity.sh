@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Byte identity across a change (issue 32): the --sort output of `join run`
 # and the filter file of `join build-filter`, for every filter kind of BASE
-# (a commit; default the first parent of HEAD's issue-32 work, given as
-# BASE=...), on the real NBER sample and on generated data, with single and
+# (a commit, given as BASE=...), and banks (`join bank build`) with a join
+# through each (issue 42), on the real NBER sample and on generated data, with single and
 # composite keys, written by BASE's binary and by this tree's, compared by
 # SHA-256. Prints one line a file and exits 1 on the first difference.
 set -euo pipefail
@@ -62,4 +62,18 @@ for case in "${sized[@]}"; do
   done
   compare "$name" "$kind" "${flags[*]}"
 done
+# Banks (join bank build) of the real sample: by category (a value a
+# class, CBF) and by grant year (Bloom at an FPP), and a bank join's
+# --sort output; "csv" is the join through the bank, "filter" the bank.
+if [ -d "$sample" ]; then
+  for case in "CAT:value:cbf:--bits-per-key,12" "GYEAR:round:bloom:--fpp,0.001"; do
+    IFS=: read -r col classing kind f <<< "$case"
+    IFS=, read -r -a flags <<< "$f"
+    for bin in before after; do
+      "$tmp/$bin" bank build --keys "$sample/apat63_99.mini.txt" --key-col PATENT --class-col "$col" --classes "$classing" --filter "$kind" "${flags[@]}" --out "$tmp/$bin.filter" --quiet
+      "$tmp/$bin" run --bank "$tmp/$bin.filter" --keys "$sample/apat63_99.mini.txt" --input "$sample/cite75_99.mini.txt" --route column --sort --quiet --out "$tmp/$bin.csv"
+    done
+    compare bank "$kind" "bank over $col ${flags[*]}"
+  done
+fi
 exit $status
