@@ -151,7 +151,7 @@ func TestJSONLErrors(t *testing.T) {
 // end, and nothing is left behind.
 func TestJSONLStream(t *testing.T) {
 	dir := t.TempDir()
-	tb, err := OpenStream(context.Background(), strings.NewReader("\ufeff{\"k\": 7}\r\n{\"k\": 8}\r\n"), io.NopCloser(nil), "stdin", JSONL, dir)
+	tb, err := OpenStream(context.Background(), io.NopCloser(strings.NewReader("\ufeff{\"k\": 7}\r\n{\"k\": 8}\r\n")), "stdin", JSONL, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,16 +160,16 @@ func TestJSONLStream(t *testing.T) {
 	}
 	tb.Close()
 	zeros := &repeating{}
-	_, err = OpenStream(context.Background(), zeros, io.NopCloser(nil), "stdin", JSONL, dir)
+	_, err = OpenStream(context.Background(), io.NopCloser(zeros), "stdin", JSONL, dir)
 	if err == nil || !strings.HasPrefix(err.Error(), "stdin:1: not a valid file of its format: not a JSON object") || zeros.read > 2<<20 {
 		t.Errorf("zeros: %v after %d bytes", err, zeros.read)
 	}
 	endless := &repeating{head: []byte("{")} // an object that never ends
-	_, err = OpenStream(context.Background(), endless, io.NopCloser(nil), "stdin", JSONL, dir)
+	_, err = OpenStream(context.Background(), io.NopCloser(endless), "stdin", JSONL, dir)
 	if err == nil || !strings.HasPrefix(err.Error(), "stdin:1: not a valid file of its format: a line longer than") || endless.read > 2*MaxJSONLine {
 		t.Errorf("an endless line: %v after %d bytes", err, endless.read)
 	}
-	_, err = OpenStream(context.Background(), io.MultiReader(strings.NewReader("{\"k\": 1}\n"), &repeating{head: []byte("\x89PNG")}), io.NopCloser(nil), "stdin", JSONL, dir)
+	_, err = OpenStream(context.Background(), io.NopCloser(io.MultiReader(strings.NewReader("{\"k\": 1}\n"), &repeating{head: []byte("\x89PNG")})), "stdin", JSONL, dir)
 	if err == nil || !strings.HasPrefix(err.Error(), "stdin:2: not a valid file of its format: not a JSON object") {
 		t.Errorf("other bytes: %v", err)
 	}

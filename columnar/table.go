@@ -238,14 +238,14 @@ func open(ctx context.Context, path, name string, format Format, tempDir string)
 	return nil, fmt.Errorf("%s: format %q is not a table's (parquet, arrow or jsonl)", name, format)
 }
 
-// OpenStream opens the table of format that r holds from its first byte
+// OpenStream opens the table of format that rc holds from its first byte
 // (standard input whose first bytes told its format: csvscan.TableError);
-// c is closed with the table. A Parquet stream, or an Arrow IPC file
+// rc is closed with the table. A Parquet stream, or an Arrow IPC file
 // (ARROW1), is copied to a file in tempDir first (their footers are at
 // their ends), removed by Close; an Arrow IPC stream is read once, in
 // order. Errors name the table name.
-func OpenStream(ctx context.Context, r io.Reader, c io.Closer, name string, format Format, tempDir string, opts ...OpenOption) (*Table, error) {
-	t, err := openStream(ctx, r, c, name, format, tempDir)
+func OpenStream(ctx context.Context, rc io.ReadCloser, name string, format Format, tempDir string, opts ...OpenOption) (*Table, error) {
+	t, err := openStream(ctx, rc, rc, name, format, tempDir)
 	return allowed(t, err, opts)
 }
 

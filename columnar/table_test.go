@@ -446,7 +446,7 @@ func TestSpoolArrowFile(t *testing.T) {
 	dir := t.TempDir()
 	defer tmpspace.Fake(8<<20, 40<<20)() // 8 MiB free, 2 MiB of it the reserve
 	endless := &repeating{head: []byte("ARROW1")}
-	_, err := OpenStream(context.Background(), endless, io.NopCloser(nil), "stdin", Arrow, dir)
+	_, err := OpenStream(context.Background(), io.NopCloser(endless), "stdin", Arrow, dir)
 	var fe *tmpspace.FullError
 	if !errors.As(err, &fe) || endless.read > 8<<20 {
 		t.Errorf("an endless Arrow file: %v after %d bytes read, want a *tmpspace.FullError", err, endless.read)

@@ -70,7 +70,7 @@ func Open(ctx context.Context, o Options) (*Side, error) {
 		if te.Parquet() {
 			format = columnar.Parquet
 		}
-		t, err := columnar.OpenStream(ctx, te, te, cmp.Or(o.Name, te.Name), format, o.TempDir, columnar.AllowNested)
+		t, err := columnar.OpenStream(ctx, te, cmp.Or(o.Name, te.Name), format, o.TempDir, columnar.AllowNested)
 		return openTable(o, t, err)
 	}
 	if err != nil {
