@@ -220,7 +220,7 @@ func kindOf(v json.RawMessage) (int, error) {
 	}
 	if _, err := strconv.ParseInt(string(v), 10, 64); err == nil {
 		return jInt, nil
-	} else if errors.Is(err, strconv.ErrRange) && bytes.IndexAny(v, ".eE") < 0 {
+	} else if errors.Is(err, strconv.ErrRange) && !bytes.ContainsAny(v, ".eE") {
 		return jBig, nil // an integer beyond int64: as float64 it would lose digits
 	}
 	if x, err := strconv.ParseFloat(string(v), 64); err != nil || math.IsInf(x, 0) {

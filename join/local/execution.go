@@ -103,15 +103,6 @@ func (x *execution) close() {
 	}
 }
 
-// setKeyTypes makes the decided key types (x.typing) the options' and the
-// key specs'.
-func (x *execution) setKeyTypes() {
-	x.opt.KeyTypes = x.typing.Types
-	x.opt.KeyType = key.JoinTypes(x.typing.Types)
-	x.keySpec.Types, x.joinSpec.Types = x.typing.Types, x.typing.Types
-	x.keySpec.Wide, x.joinSpec.Wide = x.typing.KeysWide, x.typing.InputWide
-}
-
 // lap adds the time since the last lap to phase name's.
 func (x *execution) lap(name string) {
 	now := time.Now()

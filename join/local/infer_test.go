@@ -14,6 +14,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -46,7 +47,7 @@ func TestInferOnDataSets(t *testing.T) {
 		{"semijoin sparse", filepath.Join(gen(datasets.Options{Dataset: "semijoin", Keys: 100, Rows: 1000, Shape: "sparse"}, "sparse"), "keys.csv"), "K", key.Int},
 		{"semijoin string", filepath.Join(gen(datasets.Options{Dataset: "semijoin", Keys: 100, Rows: 1000, Shape: "string"}, "string"), "keys.csv"), "K", key.String},
 	} {
-		d, err := DecideKeyTypes(ctx, join.Options{Sides: join.Sides{Keys: c.keys, Input: c.keys}, Keying: join.Keying{KeyCol: c.col, JoinCol: c.col}})
+		d, err := source.DecideKeyTypes(ctx, join.Options{Sides: join.Sides{Keys: c.keys, Input: c.keys}, Keying: join.Keying{KeyCol: c.col, JoinCol: c.col}})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

@@ -1,40 +1,13 @@
 package local
 
 import (
-	"context"
-
-	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // keyTyping is how a join's keys compare, decided before either side is
-// read (decideKeyTypes: key.Decide's rules).
+// read (source.DecideTypes: key.Decide's rules).
 type keyTyping = key.Decision
-
-// decideKeyTypes settles the key types of a join of keys (key columns ks)
-// and input (columns js; nil for the commands that read only a key side)
-// by key.Decide's rules, given types (Options.KeyTypes): a type given is
-// kept, else a Parquet or Arrow column's type, else the key side's text
-// decides, read once here (inferText; a stream must have been saved to a
-// file: spoolToInfer).
-// DecideKeyTypes decides how the keys of the join opt compare, as Run
-// decides (Options.KeyType; auto: a Parquet or Arrow column's type, else
-// the key side's text, read for it), without running the join: for an
-// executor that reads the sides itself (beam). Cost: both sides' headers,
-// and the key side's key column when its type is inferred.
-func DecideKeyTypes(ctx context.Context, opt join.Options) (key.Decision, error) {
-	opt, err := opt.Resolve()
-	if err != nil {
-		return key.Decision{}, err
-	}
-	x, err := start(ctx, opt)
-	if err != nil {
-		return key.Decision{}, err
-	}
-	defer x.close()
-	return x.typing, nil
-}
 
 // keyVerdict is what a row's key is: a key, a NULL, or no value of the
 // key type (lenient typing).
