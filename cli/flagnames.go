@@ -35,7 +35,7 @@ var names = map[string]string{
 	"KeyTime": "key-time", "ProbeTime": "probe-time", "Capacity": "capacity", "CMSEps": "cms-eps",
 	"CMSDelta": "cms-delta", "TopK": "topk", "Workers": "workers",
 	// repro/multikey (join multikey seed)
-	"Bits": "bits", "K": "k", "Dims": "dims", "Queries": "queries", "Replicates": "replicates", "CompositeK": "composite-k", "Domain": "domain",
+	"Bits": "bits", "K": "k", "Dims": "dims", "MaxCombinations": "max-combinations", "Queries": "queries", "Replicates": "replicates", "CompositeK": "composite-k", "Domain": "domain",
 	// repro/evaluate (join filter eval, plot)
 	"N": "n", "Churn": "churn",
 	// datasets (join gen)

@@ -588,3 +588,53 @@ func splitLine(b []byte, fields [][]byte, unq []byte) ([][]byte, []byte, int, er
 	}
 	return fields, unq, i, nil
 }
+
+// CSVProducer is CSV text that Write writes (ConvertWritten): its fields
+// separated by Sep, Name naming it in messages.
+type CSVProducer struct {
+	Write func(w io.Writer) error
+	Name  string
+	Sep   byte
+}
+
+// ConvertWritten is ConvertCSV of the text src.Write writes, run in a
+// goroutine of its own through a pipe: a CSV producer's output (a key
+// sample, say) typed as Parquet on its way, never whole in memory. The
+// producer's error comes first. Cost: ConvertCSV's.
+func ConvertWritten(ctx context.Context, src CSVProducer, dst io.Writer, rowGroup int, tempDir string) (int64, error) {
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := src.Write(pw)
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	rows, err := ConvertCSV(ctx, CSVInput{Text: pr, Name: src.Name, Sep: src.Sep}, dst, rowGroup, tempDir)
+	pr.CloseWithError(io.ErrClosedPipe) // a producer still writing stops
+	if perr := <-done; perr != nil {
+		return rows, perr
+	}
+	return rows, err
+}
+
+// ConvertCSVFile writes the CSV file src (plain, .gz or .zip; its
+// separator by its name, csvscan.SepFor) as the Parquet file dst
+// (ConvertCSV), created under a temporary name beside it and renamed into
+// place only when whole (atomicfile): a failure leaves no dst. It returns
+// the rows written.
+func ConvertCSVFile(ctx context.Context, src, dst string, rowGroup int, tempDir string) (rows int64, err error) {
+	in, name, err := csvscan.OpenContext(ctx, src)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	f, err := atomicfile.Create(ctx, dst, atomicfile.Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer f.Abort() // a committed file stays
+	if rows, err = ConvertCSV(ctx, CSVInput{Text: bufio.NewReaderSize(in, 1<<20), Name: name, Sep: csvscan.SepFor(src)}, f, rowGroup, tempDir); err != nil {
+		return 0, err
+	}
+	return rows, f.Commit()
+}

@@ -1,13 +1,15 @@
 package multikey
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/join"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/acbfjoin/acbfjoin/join"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -284,4 +286,66 @@ func ReadKeys(ctx context.Context, path string, sep byte, names []string, types 
 		return nil, nil, 0, 0, err
 	}
 	return keys, spec.TupleTypes(), records, bad, nil
+}
+
+// AbsentFileOptions is Absent over the keys of a file (join multikey
+// absent): the file and how to read it, the key's columns and types, and
+// Absent's filter and bound.
+type AbsentFileOptions struct {
+	Keys        string   // CSV or TSV with a header, .gz or .zip, or "-"
+	Sep         byte     // 0: by the file's name (csvscan.SepFor)
+	KeyCol      string   // the key's columns, a CSV record: at least two
+	KeyType     key.Type // one a column, or one for all (default int)
+	SkipBadRows bool     // drop rows whose key does not parse, counted
+	Kind        filters.Kind
+	Sizing      filters.Sizing // default AbsentSizing's
+	// MaxCombinations bounds the product of the columns' distinct counts
+	// (0: DefaultMaxCombinations).
+	MaxCombinations int64
+}
+
+// Check refuses o before the file is read: option.Errors naming the
+// field (KeyCol, KeyType, Filter, MaxCombinations), wrapping
+// mdbf.ErrKeys. It returns the key's columns and types.
+func (o AbsentFileOptions) Check() ([]string, []key.Type, error) {
+	refuse := func(name string, value any, reason string) ([]string, []key.Type, error) {
+		return nil, nil, &option.Error{Pkg: "multikey", Name: name, Value: value, Reason: reason, Err: mdbf.ErrKeys}
+	}
+	names, types, err := key.Parse(o.KeyCol, cmp.Or(o.KeyType, key.Int)) // one type a column
+	switch {
+	case o.Keys == "":
+		return refuse("Keys", `""`, "required (the key file)")
+	case err != nil:
+		return nil, nil, option.Within(err, "multikey", mdbf.ErrKeys)
+	case len(names) < 2:
+		return refuse("KeyCol", o.KeyCol, "the per-column layout needs a key of several columns")
+	case o.MaxCombinations < 0:
+		return refuse("MaxCombinations", o.MaxCombinations, "want at least 1")
+	}
+	if _, err := filters.Lookup(string(o.Kind)); err != nil {
+		return refuse("Filter", fmt.Sprintf("%q", o.Kind), err.Error())
+	}
+	return names, types, nil
+}
+
+// AbsentFile reads the keys of o.Keys (ReadKeys) and runs Absent on them;
+// it returns the report (AbsentText, Markdown tables with md). Cost:
+// ReadKeys' and Absent's.
+func AbsentFile(ctx context.Context, o AbsentFileOptions, md bool) (string, error) {
+	names, types, err := o.Check()
+	if err != nil {
+		return "", err
+	}
+	sz := AbsentSizing(o.Sizing)
+	start := time.Now()
+	ks, tts, rec, bad, err := ReadKeys(ctx, o.Keys, o.Sep, names, types, o.SkipBadRows)
+	if err != nil {
+		return "", err
+	}
+	read := time.Since(start)
+	res, err := Absent(ctx, AbsentOptions{Types: tts, Keys: ks, Kind: o.Kind, Sizing: sz, MaxCombinations: o.MaxCombinations})
+	if err != nil {
+		return "", err
+	}
+	return AbsentText(res, AbsentInfo{Keys: o.Keys, Columns: names, Records: rec, Bad: bad, Kind: o.Kind, Sizing: sz, Read: read}, md), nil
 }

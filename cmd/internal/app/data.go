@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -126,20 +125,9 @@ func genParquet(ctx context.Context, out string, opt datasets.Options, rowGroup 
 			name = strings.TrimSuffix(name, ext)
 		}
 		dst := filepath.Join(out, name+".parquet")
-		in, err := os.Open(src)
+		rows, err := local.ConvertCSVFile(ctx, src, dst, rowGroup, tmp)
 		if err != nil {
-			return err
-		}
-		var rows int64
-		err = writeAndCommit(ctx, []output{{namedPath{"--out", dst}, atomicfile.Options{}}}, func(files []*atomicfile.File) (err error) {
-			if rows, err = local.ConvertCSV(ctx, local.CSVInput{Text: bufio.NewReaderSize(in, 1<<20), Name: e.Name(), Sep: csvscan.SepFor(src)}, files[0], rowGroup, tmp); err != nil {
-				return outError("gen", dst, err)
-			}
-			return nil
-		})
-		in.Close()
-		if err != nil {
-			return err
+			return outError("gen", dst, err)
 		}
 		os.Remove(src) // the folder's space back before the next file
 		fmt.Fprintf(stdout, "wrote %s (%d rows)\n", dst, rows)
@@ -211,22 +199,11 @@ Examples:
 	var res nber.KeysResult
 	err := writeAndCommit(ctx, outs, func(files []*atomicfile.File) (err error) {
 		f := files[0]
-		if asParquet {
-			// The sample's CSV, typed by its values on its way through.
-			pr, pw := io.Pipe()
-			done := make(chan error, 1)
-			go func() {
-				r, err := nber.ExtractKeysContext(ctx, *patents, pw, opt)
-				res = r
-				pw.CloseWithError(err)
-				done <- err
-			}()
-			_, cerr := local.ConvertCSV(ctx, local.CSVInput{Text: pr, Name: *out, Sep: inSep}, f, 0, "")
-			pr.CloseWithError(io.ErrClosedPipe)
-			err = <-done
-			if err == nil {
-				err = cerr
-			}
+		if asParquet { // the sample's CSV, typed by its values on its way through
+			_, err = local.ConvertWritten(ctx, local.CSVProducer{Name: *out, Sep: inSep, Write: func(w io.Writer) (err error) {
+				res, err = nber.ExtractKeysContext(ctx, *patents, w, opt)
+				return err
+			}}, f, 0, "")
 		} else {
 			res, err = nber.ExtractKeysContext(ctx, *patents, f, opt)
 		}

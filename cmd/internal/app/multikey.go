@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -115,42 +114,25 @@ func cmdMultikeyAbsent(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	names, types, err := key.Parse(*keyCol, key.Type(*keyType)) // one type a column
-	if err != nil {
-		return usageError{flagError("multikey absent", fs, err)} // names --key-col or --key-type
-	}
-	if len(names) < 2 {
-		return usageError{fmt.Errorf("multikey absent: --key-col %s: the per-column layout needs a key of several columns", *keyCol)}
-	}
-	if _, err := filters.Lookup(*kind); err != nil {
-		return usageError{fmt.Errorf("multikey absent: --filter %q: %v", *kind, err)}
-	}
-	sz, err := sf.sizing("multikey absent")
+	sz, err := sf.resolve("multikey absent", filters.Kind(*kind))
 	if err != nil {
 		return err
 	}
-	sz = multikey.AbsentSizing(sz)
-	if err := sf.checkKinds("multikey absent", filters.Kind(*kind)); err != nil {
-		return err
-	}
+	opt := multikey.AbsentFileOptions{Keys: *keys, Sep: sep, KeyCol: *keyCol, KeyType: key.Type(*keyType), SkipBadRows: skip,
+		Kind: filters.Kind(*kind), Sizing: sz, MaxCombinations: int64(maxComb.N)}
 	if maxComb.N < 1 {
 		return usageError{fmt.Errorf("multikey absent: --max-combinations %d: want at least 1", maxComb.N)}
 	}
-
-	start := time.Now()
-	ks, tts, rec, bad, err := multikey.ReadKeys(ctx, *keys, sep, names, types, skip)
+	if _, _, err := opt.Check(); err != nil {
+		return usageError{flagError("multikey absent", fs, err)}
+	}
+	text, err := multikey.AbsentFile(ctx, opt, *md)
+	if errors.Is(err, multikey.ErrTooMany) {
+		return usageError{fmt.Errorf("multikey absent: %w (raise --max-combinations, or take fewer columns)", err)}
+	}
 	if err != nil {
 		return flagError("multikey absent", fs, err)
 	}
-	read := time.Since(start)
-	res, err := multikey.Absent(ctx, multikey.AbsentOptions{Types: tts, Keys: ks, Kind: filters.Kind(*kind), Sizing: sz, MaxCombinations: int64(maxComb.N)})
-	if err != nil {
-		if errors.Is(err, multikey.ErrTooMany) {
-			return usageError{fmt.Errorf("multikey absent: %w (raise --max-combinations, or take fewer columns)", err)}
-		}
-		return flagError("multikey absent", fs, err)
-	}
-	text := multikey.AbsentText(res, multikey.AbsentInfo{Keys: *keys, Columns: names, Records: rec, Bad: bad, Kind: filters.Kind(*kind), Sizing: sz, Read: read}, *md)
 	if _, err := io.WriteString(stdout, text); err != nil {
 		return stdoutError{err}
 	}
