@@ -56,7 +56,7 @@ const streamRows = 10_000_000
 // kind over all of them cost 40-90 ms). What it misses: a filter over all the keys may not sit in
 // the cache the subset's does, so at millions of keys the probe times are
 // low for every kind (docs/auto.md).
-func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.AutoReport, *filters.Built, error) {
+func (x *execution) chooseFilter(ctx context.Context, keys [][]byte, index *keySet) (*join.AutoReport, *filters.Built, error) {
 	cons := choose.DefaultConstants
 	rep := &join.AutoReport{Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes,
 		ShuffleNsPerRecord: cons.ShuffleNsPerRecord, MapNsPerRecord: cons.MapNsPerRecord}
@@ -88,7 +88,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 		if smpErr != nil {
 			return smpErr
 		}
-		probes = x.autoProbes(rep, &w, smp, keys, sub)
+		probes = x.autoProbes(rep, &w, smp, keys, sub, index)
 		return nil
 	}
 	var once sync.Once
@@ -168,8 +168,8 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte) (*join.Auto
 // sampled rows' keys in a shuffled order, each sampled key that is a key
 // replaced by one of sub (the keys the kinds were built over) so that the
 // probes hit as often as the rows will. O(sample) (O(n) more without the
-// build's key set).
-func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *skewSample, keys, sub [][]byte) [][]byte {
+// build's key set, index).
+func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *skewSample, keys, sub [][]byte, index *keySet) [][]byte {
 	if smp == nil || smp.rows == 0 {
 		rep.Note = fmt.Sprintf("no sample of the large side (a stream, or no rows): its rows taken as %d, none of them a key, and a row as 64 bytes", streamRows)
 		w.Rows, w.RowBytes = streamRows, 64
@@ -181,7 +181,7 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 		return probes
 	}
 	rep.SampledRows, rep.EstimatedRows = smp.rows, smp.estRows
-	index := x.keyIndex // the build's set: a lookup a sampled key
+	// index: the build's set, a lookup a sampled key
 	if index == nil {
 		index = &keySet{}
 		for _, k := range keys {

@@ -28,6 +28,10 @@ type buildStats struct {
 	// (key.Of's bytes, whose order is the integers'), for skipping a
 	// table's chunks by their statistics; hi is nil without them.
 	lo, hi []byte
+	// index is the key set itself, kept for Filter auto's and the hot
+	// exclusions' membership tests (nil otherwise); the broadcast phase
+	// lets it go before the map phase.
+	index *keySet
 }
 
 // build reads the key side with one goroutine per mapper: each keeps the
@@ -321,7 +325,7 @@ func (bd *builder) finish(sketches []*joinSketch) ([][]byte, buildStats, error) 
 	keys := bd.global.list()
 	st.distinct = len(keys)
 	if x.opt.Filter == join.FilterAuto || x.opt.HotExclusions > 0 {
-		x.keyIndex = &bd.global
+		st.index = &bd.global
 	}
 	var err error
 	if st.sketch, err = mergeSketches(sketches); err != nil {

@@ -40,17 +40,17 @@ type exclusions struct {
 
 // findExclusions is the pass: it reads the large side again with the
 // mappers, keys each row (x.joinSpec), and adds to a top-k sketch every key
-// that f lets through and that is not a key (x.keyIndex: the build's set,
+// that f lets through and that is not a key (index: the build's set,
 // an exact test). The n most frequent become the exclusions: keys that are
 // not keys, by construction, so that no row that joins is ever dropped. The
 // large side must be a regular file (it is read twice). Cost: a read and
 // parse of the large side, one filter probe a row and a set lookup and
 // sketch update a passing row.
-func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int) (*exclusions, error) {
+func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int, index *keySet) (*exclusions, error) {
 	if err := x.checkExclusions(); err != nil {
 		return nil, err
 	}
-	if x.keyIndex == nil {
+	if index == nil {
 		return nil, fmt.Errorf("hot exclusions: the key set was not kept (a bug)")
 	}
 	pass, err := x.openExclusionPass(ctx)
@@ -62,6 +62,7 @@ func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int)
 	if err != nil {
 		return nil, err
 	}
+	p.index = index
 	if pass.Tab != nil {
 		err = source.ScanTable(ctx, pass, x.opt.Mappers, p.newWorker, func(w *exclusionWorker, c *source.Chunk) error {
 			return p.chunk(ctx, pass, w, c)
@@ -109,6 +110,7 @@ func (x *execution) openExclusionPass(ctx context.Context) (*source.Side, error)
 type exclusionPass struct {
 	x       *execution
 	f       filters.Filter
+	index   *keySet // the key set: a key is never an exclusion
 	workers []*exclusionWorker
 	next    atomic.Int32
 
@@ -149,7 +151,7 @@ func (p *exclusionPass) newWorker() *exclusionWorker { return p.workers[p.next.A
 func (p *exclusionPass) add(w *exclusionWorker, key []byte) {
 	// The sketch keeps at most topk.MaxKeyLen bytes of a key: a
 	// longer one would come back cut, possibly equal to a key.
-	if len(key) < topk.MaxKeyLen && p.f.Contains(key) && !p.x.keyIndex.has(string(key)) {
+	if len(key) < topk.MaxKeyLen && p.f.Contains(key) && !p.index.has(string(key)) {
 		w.t.Add(key, 1)
 	}
 }
@@ -229,7 +231,7 @@ func (p *exclusionPass) top() [][]byte {
 	var keys [][]byte
 	if p.merged != nil {
 		for _, it := range p.merged.Top() {
-			if !p.x.keyIndex.has(string(it.Key)) {
+			if !p.index.has(string(it.Key)) {
 				keys = append(keys, it.Key)
 			}
 		}

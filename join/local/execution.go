@@ -9,49 +9,31 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
-	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
 
-// execution is one run of a plan: the opened inputs, their join columns, the
-// shuffle between the phases, what each phase hands the next, and the
-// clock. Each phase's work is a method in its own file that returns its
-// typed stats; phases.go makes them the plan's phases.
+// execution is one run of a plan: what every phase reads (the resolved
+// options, the opened sides and their key columns, the shuffle between
+// the phases, the partitioning, the sink) and the clock. What a phase
+// makes for the next is not here but in the phase (phases.go: a phase
+// holds the phases it reads from); each phase's work is a method in its
+// own file that takes its inputs and returns its outputs and typed stats.
 type execution struct {
 	opt               join.Options // resolved
 	keys, input       *source.Side
 	keySpec, joinSpec key.Spec // the key columns of each side
 	typing            keyTyping
-	// keyLo and keyHi are the key side's least and greatest key (a
-	// one-column integer key, key.Of's bytes; nil otherwise), set by the
-	// build for skipping a table's chunks by their statistics.
-	keyLo, keyHi []byte
-	pair         *source.Pair // the sides, opened; closed at close
-	sh           *shuffle.Shuffle
-	bad          *source.BadRows        // with SkipBadRows
-	bank         *bankPlan              // a bank join (Options.Bank)
-	filterFile   *join.FilterFileReport // the filter file read (Options.FilterFile)
-	skew         *skewPlan              // the hot keys (Options.Skew); nil: plain partitioning
-	// keyIndex is the build's key set, kept for the membership tests of
-	// Filter auto (and hot exclusions) and dropped after them; nil otherwise.
-	keyIndex *keySet
-	// keyParts are the build's key-side records and bytes of each
-	// partition: the reduce's key tables are sized from them.
-	keyParts partCounts
-
-	// What one phase makes for the next (phases.go): the sample of the
-	// large side (Skew auto), the distinct keys, the filter, the hot
-	// exclusions, the mappers' copies of the filter, and the sink.
-	smp     *skewSample
-	keyList [][]byte
-	built   *filters.Built
-	ex      *exclusions
-	copies  []filters.Filter
-	sink    Sink
-	begun   bool // sink.Begin called (beginSink)
+	pair              *source.Pair // the sides, opened; closed at close
+	sh                *shuffle.Shuffle
+	bad               *source.BadRows        // with SkipBadRows
+	bank              *bankPlan              // a bank join (Options.Bank)
+	filterFile        *join.FilterFileReport // the filter file read (Options.FilterFile)
+	skew              *skewPlan              // the hot keys (Options.Skew); nil: plain partitioning
+	sink              Sink
+	begun             bool // sink.Begin called (beginSink)
 	// keyKeep, with Options.Columns, are the key side's columns the output
 	// asks for (in the key side's order): the only ones its rows carry
 	// through the shuffle. nil: every column but the key.

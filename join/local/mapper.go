@@ -66,12 +66,22 @@ type mapWorker struct {
 	keyPad              []byte
 	passedBy, passedBy8 int64 // rows written here, and their bytes
 	guard               filterGuard
-	keep                []int // the large side's columns the output asks for (nil: all)
+	keep                []int  // the large side's columns the output asks for (nil: all)
+	keyLo, keyHi        []byte // mapInputs'
+}
+
+// mapInputs are what the map phase reads besides the large side: the
+// filter's copies (one a mapper, or shared) and the key side's least and
+// greatest key (buildStats.lo, hi: a table's chunks skipped by their
+// statistics; nil without them).
+type mapInputs struct {
+	copies       []filters.Filter
+	keyLo, keyHi []byte
 }
 
 // newMapWorker is mapper i's, its filter one of copies.
-func (x *execution) newMapWorker(i int, copies []filters.Filter, sketches []*joinSketch) mapWorker {
-	m := mapWorker{f: copies[i%len(copies)], w: x.sh.NewWriter(), pc: newPartCounts(x.opt.Reducers), sk: sketches[i],
+func (x *execution) newMapWorker(i int, in mapInputs, sketches []*joinSketch) mapWorker {
+	m := mapWorker{f: in.copies[i%len(in.copies)], keyLo: in.keyLo, keyHi: in.keyHi, w: x.sh.NewWriter(), pc: newPartCounts(x.opt.Reducers), sk: sketches[i],
 		sep: x.input.Sep, nfields: len(x.input.Header), reducers: x.opt.Reducers,
 		bypass: x.opt.JoinType.KeepsUnmatchedLarge(), newOut: x.sink.Writer, keyPad: x.shape().keyPad, guard: newFilterGuard(x), keep: x.largeKeep}
 	if x.skew != nil {
@@ -301,13 +311,13 @@ func (m *mapWorker) probe(keys [][]byte, pass []bool) {
 // go to their partition of the shuffle. Rows are read in batches of the join
 // column only (csvscan.NextBatch): no field slice is built for a row the
 // filter drops, and a filters.BatchFilter tests a whole batch at once.
-func (x *execution) mapInput(ctx context.Context, copies []filters.Filter) (mapStats, error) {
+func (x *execution) mapInput(ctx context.Context, in mapInputs) (mapStats, error) {
 	if x.joinSpec.Composite() {
-		return x.mapTuples(ctx, copies)
+		return x.mapTuples(ctx, in)
 	}
 	kt, col := x.joinSpec.Types[0], x.joinSpec.Cols[0]
 	return mapRows(ctx, x, func(i int, sketches []*joinSketch) *batchWorker {
-		m := &batchWorker{mapWorker: x.newMapWorker(i, copies, sketches), pass: make([]bool, mapBatch)}
+		m := &batchWorker{mapWorker: x.newMapWorker(i, in, sketches), pass: make([]bool, mapBatch)}
 		m.bf, _ = m.f.(filters.BatchFilter)
 		for i := range m.intKeys {
 			m.intKeys[i] = m.kb[i][:]
@@ -390,10 +400,10 @@ func (m *tupleWorker) base() *mapWorker { return &m.mapWorker }
 // rows are: join.MapKeyRow), tested and the survivors shuffled. Slower per
 // row than mapInput's batches of one column; single-column joins never
 // come here.
-func (x *execution) mapTuples(ctx context.Context, copies []filters.Filter) (mapStats, error) {
+func (x *execution) mapTuples(ctx context.Context, in mapInputs) (mapStats, error) {
 	ks := x.joinSpec
 	return mapRows(ctx, x, func(i int, sketches []*joinSketch) *tupleWorker {
-		return &tupleWorker{mapWorker: x.newMapWorker(i, copies, sketches)}
+		return &tupleWorker{mapWorker: x.newMapWorker(i, in, sketches)}
 	}, func(m *tupleWorker, r *csvscan.Reader) error {
 		for n := 1; r.Next(); n++ {
 			if n%checkEvery == 0 && ctx.Err() != nil {

@@ -107,11 +107,11 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 // written, all of them.)
 func (x *execution) skipChunk(m *mapWorker, c *source.Chunk, chunkBytes int64, rowBytes int) bool {
 	ks, t := x.joinSpec, m.tm
-	if c.Index < 0 || x.keyHi == nil || ks.Composite() || ks.Types[0] != key.Int || m.bypass {
+	if c.Index < 0 || m.keyHi == nil || ks.Composite() || ks.Types[0] != key.Int || m.bypass {
 		return false
 	}
 	lo, hi, nulls, ok := x.input.Tab.KeyRange(c.Index, ks.Cols[0])
-	if !ok || (hi >= keyInt(x.keyLo) && lo <= keyInt(x.keyHi)) {
+	if !ok || (hi >= keyInt(m.keyLo) && lo <= keyInt(m.keyHi)) {
 		return false
 	}
 	t.counts.ChunksSkipped++

@@ -3,16 +3,20 @@ package local
 import (
 	"context"
 
+	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
 
-// A phase is one step of a run: it runs on the execution, keeps its own
-// typed metrics, and hands them to the report. What one phase makes for
-// the next (the key set, the filter, its copies) is the execution's;
-// what it measured is its own. plan lists the phases the options ask for:
-// a new optional phase is one type here or in its own file and one line in
-// plan.
+// A phase is one step of a run: it runs on the execution (the options,
+// the sides, the shuffle: what every phase reads and none changes), keeps
+// what it makes and its typed metrics, and hands them to the report. What
+// one phase makes for the next (the key set, the filter, its copies) is
+// the maker's: a phase holds the phases it reads from (a filterPhase its
+// keysPhase), so that each phase's inputs and outputs are typed and
+// named, and a phase reads only what plan gave it. plan lists the phases
+// the options ask for: a new optional phase is one type here or in its
+// own file and one line in plan.
 type phase interface {
 	// name is its line in Report.TimingsMs (the laps of one name add up:
 	// the key set and the filter are both "build").
@@ -38,17 +42,22 @@ func (x *execution) plan() []phase {
 		ps = append(ps, smp)
 	}
 	b := &keysPhase{}
+	f := &filterPhase{keys: b}
 	ps = append(ps, b)
 	if x.opt.Filter == join.FilterAuto {
-		ps = append(ps, &autoPhase{})
+		f.auto = &autoPhase{keys: b}
+		ps = append(ps, f.auto)
 	}
-	ps = append(ps, &filterPhase{})
+	ps = append(ps, f)
+	var ex *exclusionsPhase
 	if x.opt.HotExclusions > 0 {
-		ps = append(ps, &exclusionsPhase{})
+		ex = &exclusionsPhase{keys: b, filter: f}
+		ps = append(ps, ex)
 	}
-	m := &mapPhase{}
+	bc := &broadcastPhase{keys: b, filter: f, ex: ex}
+	m := &mapPhase{keys: b, broadcast: bc}
 	r := &reducePhase{sample: smp, keys: b, mapped: m}
-	return append(ps, &broadcastPhase{}, m, &estimatePhase{keys: b, mapped: m}, &sealPhase{}, r, &finishPhase{})
+	return append(ps, bc, m, &estimatePhase{keys: b, mapped: m}, &sealPhase{}, r, &finishPhase{})
 }
 
 // assemble makes the report of a run whose phases ran: the run's own
@@ -74,20 +83,23 @@ type samplePhase struct{ smp *skewSample }
 func (*samplePhase) name() string { return "sample" }
 func (p *samplePhase) run(ctx context.Context, x *execution) (err error) {
 	if p.smp, err = x.sample(ctx); err == nil {
-		x.smp, x.skew = p.smp, planSkew(p.smp, x.opt.Reducers)
+		x.skew = planSkew(p.smp, x.opt.Reducers) // the partitioning every later phase follows
 	}
 	return err
 }
 func (*samplePhase) report(*execution, *join.Report) {} // the reduce phase's balance report says it
 
-// keysPhase reads the key side into merged local tables: the distinct keys.
-type keysPhase struct{ stats buildStats }
+// keysPhase reads the key side into merged local tables: the distinct keys
+// (list), and what the build measured and kept (stats: the key side's
+// range, its rows a partition, the key set for auto and exclusions).
+type keysPhase struct {
+	list  [][]byte
+	stats buildStats
+}
 
 func (*keysPhase) name() string { return "build" }
 func (p *keysPhase) run(ctx context.Context, x *execution) (err error) {
-	x.keyList, p.stats, err = x.build(ctx)
-	x.keyLo, x.keyHi = p.stats.lo, p.stats.hi
-	x.keyParts = p.stats.parts
+	p.list, p.stats, err = x.build(ctx)
 	if err == nil {
 		err = checkKeyMemory(p.stats.parts, memAvailable(x.opt))
 	}
@@ -100,52 +112,73 @@ func (p *keysPhase) report(x *execution, rep *join.Report) {
 }
 
 // autoPhase chooses the filter (Filter auto) and builds it.
-type autoPhase struct{ rep *join.AutoReport }
+type autoPhase struct {
+	keys  *keysPhase
+	rep   *join.AutoReport
+	built *filters.Built
+}
 
 func (*autoPhase) name() string { return "auto" }
 func (p *autoPhase) run(ctx context.Context, x *execution) (err error) {
-	p.rep, x.built, err = x.chooseFilter(ctx, x.keyList)
+	p.rep, p.built, err = x.chooseFilter(ctx, p.keys.list, p.keys.stats.index)
 	return err
 }
 func (p *autoPhase) report(_ *execution, rep *join.Report) { rep.Auto = p.rep }
 
-// filterPhase builds the filter of the keys, unless auto built it.
-type filterPhase struct{}
+// filterPhase builds the filter of the keys (built), unless auto built it.
+type filterPhase struct {
+	keys  *keysPhase
+	auto  *autoPhase // nil without Filter auto
+	built *filters.Built
+}
 
 func (*filterPhase) name() string { return "build" }
-func (*filterPhase) run(ctx context.Context, x *execution) (err error) {
-	if x.built == nil {
-		x.built, err = x.filter(ctx, x.keyList)
+func (p *filterPhase) run(ctx context.Context, x *execution) (err error) {
+	if p.auto != nil && p.auto.built != nil {
+		p.built = p.auto.built
+		return nil
 	}
+	p.built, err = x.filter(ctx, p.keys.list)
 	return err
 }
-func (*filterPhase) report(x *execution, rep *join.Report) {
-	rep.Filter = join.NewFilterReport(x.built)
+func (p *filterPhase) report(x *execution, rep *join.Report) {
+	rep.Filter = join.NewFilterReport(p.built)
 	rep.Filter.File = x.filterFile
 }
 
 // exclusionsPhase finds the frequent large-side keys that pass the filter
 // and are not keys (HotExclusions).
-type exclusionsPhase struct{}
+type exclusionsPhase struct {
+	keys   *keysPhase
+	filter *filterPhase
+	ex     *exclusions
+}
 
 func (*exclusionsPhase) name() string { return "exclusions" }
-func (*exclusionsPhase) run(ctx context.Context, x *execution) (err error) {
-	x.ex, err = x.findExclusions(ctx, x.built.Filter, x.opt.HotExclusions)
+func (p *exclusionsPhase) run(ctx context.Context, x *execution) (err error) {
+	p.ex, err = x.findExclusions(ctx, p.filter.built.Filter, x.opt.HotExclusions, p.keys.stats.index)
 	return err
 }
 func (*exclusionsPhase) report(*execution, *join.Report) {}
-func (*exclusionsPhase) lateReport(x *execution, rep *join.Report) {
-	rep.HotExclusions = x.ex.report(x.opt.HotExclusions, rep)
+func (p *exclusionsPhase) lateReport(x *execution, rep *join.Report) {
+	rep.HotExclusions = p.ex.report(x.opt.HotExclusions, rep)
 }
 
-// broadcastPhase ships the filter to the mappers: its copies.
-type broadcastPhase struct{ stats broadcastStats }
+// broadcastPhase ships the filter to the mappers: its copies, each
+// wrapped by the hot exclusions if any were found.
+type broadcastPhase struct {
+	keys   *keysPhase
+	filter *filterPhase
+	ex     *exclusionsPhase // nil without HotExclusions
+	copies []filters.Filter
+	stats  broadcastStats
+}
 
 func (*broadcastPhase) name() string { return "broadcast" }
 func (p *broadcastPhase) run(ctx context.Context, x *execution) (err error) {
-	x.keyIndex = nil // its memory goes back before the map phase
-	if x.copies, p.stats, err = x.broadcast(ctx, x.built); err == nil && x.ex != nil && x.ex.found > 0 {
-		x.copies = x.ex.wrap(x.copies)
+	p.keys.stats.index = nil // its memory goes back before the map phase
+	if p.copies, p.stats, err = x.broadcast(ctx, p.filter.built); err == nil && p.ex != nil && p.ex.ex.found > 0 {
+		p.copies = p.ex.ex.wrap(p.copies)
 	}
 	return err
 }
@@ -153,12 +186,17 @@ func (p *broadcastPhase) report(_ *execution, rep *join.Report) {
 	rep.BroadcastBytes, rep.BroadcastCopies = p.stats.bytes, p.stats.copies
 }
 
-// mapPhase reads the large side through the filter into the shuffle.
-type mapPhase struct{ stats mapStats }
+// mapPhase reads the large side through the filter's copies into the
+// shuffle.
+type mapPhase struct {
+	keys      *keysPhase
+	broadcast *broadcastPhase
+	stats     mapStats
+}
 
 func (*mapPhase) name() string { return "map" }
 func (p *mapPhase) run(ctx context.Context, x *execution) (err error) {
-	p.stats, err = x.mapInput(ctx, x.copies)
+	p.stats, err = x.mapInput(ctx, mapInputs{copies: p.broadcast.copies, keyLo: p.keys.stats.lo, keyHi: p.keys.stats.hi})
 	return err
 }
 func (p *mapPhase) report(_ *execution, rep *join.Report) {
@@ -223,7 +261,7 @@ type reducePhase struct {
 
 func (*reducePhase) name() string { return "reduce" }
 func (p *reducePhase) run(ctx context.Context, x *execution) (err error) {
-	p.stats, err = x.reduce(ctx, x.sink)
+	p.stats, err = x.reduce(ctx, x.sink, p.keys.stats.parts)
 	return err
 }
 func (p *reducePhase) report(x *execution, rep *join.Report) {
@@ -235,7 +273,11 @@ func (p *reducePhase) report(x *execution, rep *join.Report) {
 	if x.opt.JoinType.KeepsUnmatchedKeys() {
 		rep.JoinRows += p.keys.stats.cannot.null + p.keys.stats.cannot.unmatchable
 	}
-	rep.Skew = x.skewReport(x.smp, p.keys.stats, p.mapped.stats, p.stats)
+	var smp *skewSample
+	if p.sample != nil {
+		smp = p.sample.smp
+	}
+	rep.Skew = x.skewReport(smp, p.keys.stats, p.mapped.stats, p.stats)
 }
 
 // finishPhase finishes the sink: the sort's merge, the files' commit.

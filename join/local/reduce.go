@@ -26,7 +26,7 @@ type reduceStats struct {
 
 // reduce joins the partitions with one goroutine per reducer, each with its
 // own writer of the sink; the first failing reducer stops the others.
-func (x *execution) reduce(ctx context.Context, sink Sink) (reduceStats, error) {
+func (x *execution) reduce(ctx context.Context, sink Sink, keyParts partCounts) (reduceStats, error) {
 	if err := x.beginSink(); err != nil {
 		return reduceStats{}, err
 	}
@@ -57,7 +57,7 @@ func (x *execution) reduce(ctx context.Context, sink Sink) (reduceStats, error) 
 			var rows int64
 			for p := range parts {
 				var hint keyHint
-				if c := x.keyParts; len(c.actual) > p {
+				if c := keyParts; len(c.actual) > p {
 					hint = keyHint{records: c.actual[p], bytes: c.bytes[p]}
 				}
 				rd := reducer{sh: x.sh, shape: x.shape(), fps: &fps}
