@@ -678,7 +678,7 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 		jt = join.JoinInner
 	}
 	keyPad := ""
-	if jt == join.JoinLeft || jt == join.JoinFull {
+	if jt.ForLarge(0)&join.WritePadded != 0 { // left, full (the one definition)
 		keyPad = string(join.KeyPadding(len(kh.Names) - len(ks.Cols)))
 	}
 	keyRows, keyOut := beam.ParDo2(s.Scope("key rows"), &keyFileFn{NFields: len(kh.Names), Format: opt.KeysFormat, Sep: keysSep, Key: kc, JoinType: string(jt), LargeCols: len(ih.Names), Join: jc},

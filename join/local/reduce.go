@@ -98,7 +98,7 @@ type joinShape struct {
 // shape is x's joinShape.
 func (x *execution) shape() joinShape {
 	sh := joinShape{jt: x.opt.JoinType}
-	if sh.jt == join.JoinLeft || sh.jt == join.JoinFull {
+	if sh.jt.ForLarge(0)&join.WritePadded != 0 { // left, full: the key side's padding
 		n := len(x.keys.Header) - len(x.keySpec.Cols)
 		if x.keyKeep != nil {
 			n = len(x.keyKeep)
