@@ -116,11 +116,11 @@ func BenchmarkReadCite(b *testing.B) {
 	}
 	run("batch", batch(false))
 	run("batch+key", batch(true))
-	if hasMasks64 { // the word loop alone, as on a CPU without AVX2
-		hasMasks64 = false
+	if blockAsm { // the word loop alone, as on a CPU without AVX2 or with ACBFJOIN_CPU=portable
+		blockAsm = false
 		run("batch-words", batch(false))
 		run("batch+key-words", batch(true))
-		hasMasks64 = true
+		blockAsm = true
 	}
 	run("split", ours(0))
 	run("key", ours(1))
