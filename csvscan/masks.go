@@ -52,7 +52,3 @@ func scanMasks(b []byte, sep byte, seps, nls []uint64) int {
 	}
 	return n
 }
-
-// blockAsm says whether scanMasks and NextBatch use the AVX2 block scanner
-// (the CPU has it). Tests may flip it to compare the two paths.
-var blockAsm = hasBlockAsm

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -186,4 +188,88 @@ func viaBatchMax(data []byte, col, chunk int, rng *rand.Rand) ([]testRec, error)
 		}
 	}
 	return out, r.Err()
+}
+
+// TestChooseCPU: ACBFJOIN_CPU's values: native (or unset) takes the
+// assembly where the CPU has it, portable never; anything else is portable
+// with a warning.
+func TestChooseCPU(t *testing.T) {
+	for _, c := range []struct {
+		v        string
+		has, asm bool
+		warn     bool
+	}{
+		{"", true, true, false}, {"", false, false, false},
+		{"native", true, true, false}, {"native", false, false, false},
+		{"portable", true, false, false}, {"portable", false, false, false},
+		{"Portable", true, false, true}, {"avx2", true, false, true}, {"portabel", true, false, true}, {" ", true, false, true},
+	} {
+		asm, note := chooseCPU(c.v, c.has)
+		if asm != c.asm || (note != "") != c.warn {
+			t.Errorf("chooseCPU(%q, %v) = %v, %q; want asm %v, warning %v", c.v, c.has, asm, note, c.asm, c.warn)
+		}
+	}
+}
+
+// TestCPUSwitch runs this test binary again with ACBFJOIN_CPU set, so that
+// the package's init reads it: with "portable" (or a typo) no Reader
+// computes a block of masks (the assembly's only caller) and CPUPath says
+// "portable"; with "native" both follow the CPU. It checks which code ran,
+// not how fast.
+func TestCPUSwitch(t *testing.T) {
+	if os.Getenv("CSVSCAN_CPU_CHILD") == "1" {
+		t.Skip("the child's own run")
+	}
+	native := "portable"
+	if hasBlockAsm {
+		native = "avx2"
+	}
+	for _, c := range []struct{ env, path, warn string }{
+		{"portable", "portable", ""},
+		{"native", native, ""},
+		{"", native, ""},
+		{"portabel", "portable", `ACBFJOIN_CPU="portabel" is neither`},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCPUSwitchChild$", "-test.v")
+		cmd.Env = append(os.Environ(), "CSVSCAN_CPU_CHILD=1", cpuEnv+"="+c.env)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s=%q: child: %v\n%s%s", cpuEnv, c.env, err, stdout.String(), stderr.String())
+		}
+		blocks := c.path == "avx2"
+		want := fmt.Sprintf("path=%s blocks=%v", c.path, blocks)
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("%s=%q: the child says %q, want %q", cpuEnv, c.env, stdout.String(), want)
+		}
+		all := stdout.String() + stderr.String()
+		if c.warn != "" && !strings.Contains(all, c.warn) {
+			t.Errorf("%s=%q: no warning %q in %q", cpuEnv, c.env, c.warn, all)
+		}
+		if c.warn == "" && strings.Contains(all, "is neither") {
+			t.Errorf("%s=%q: a warning: %q", cpuEnv, c.env, all)
+		}
+	}
+}
+
+// TestCPUSwitchChild is TestCPUSwitch's child: it reads a 20 KiB file with
+// NextBatch and prints the path CPUPath names and whether the Reader
+// computed a block of masks.
+func TestCPUSwitchChild(t *testing.T) {
+	if os.Getenv("CSVSCAN_CPU_CHILD") != "1" {
+		t.Skip("run by TestCPUSwitch")
+	}
+	r := NewReader(bytes.NewReader(citeLike(20<<10)), "cite")
+	if _, err := r.ReadHeader(); err != nil {
+		t.Fatal(err)
+	}
+	var b Batch
+	n := 0
+	for r.NextBatch(1, 256, &b) {
+		n += b.Len()
+	}
+	if r.Err() != nil || n == 0 {
+		t.Fatal(r.Err(), n)
+	}
+	fmt.Printf("path=%s blocks=%v\n", CPUPath(), r.mseps != nil)
 }
