@@ -39,6 +39,7 @@ if [ ! -f "$data/cite75_99.txt" ] || [ ! -f "$data/keys.txt" ]; then
   "$tmp/join" keys --patents "$data/apat63_99.txt" --sample "$sample" --seed 1 --out "$data/keys.txt"
 fi
 rows=$(($(wc -l < "$data/cite75_99.txt") - 1))
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 mb=$(du -m "$data/cite75_99.txt" | cut -f1)
 
 one() { # path round: one join with ACBFJOIN_CPU=path
@@ -56,6 +57,7 @@ if ! cmp -s <(sort "$tmp/native.csv") <(sort "$tmp/portable.csv"); then
   exit 1
 fi
 joinrows=$(($(wc -l < "$tmp/native.csv") - 1))
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 median() { sort -g | awk '{a[NR]=$1} END{if (NR==0) print "n/a"; else print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 col() { awk -v p="$2" -v c="$3" '$1==p{print $c}' "$1"; }
@@ -103,7 +105,7 @@ avx2=no; case " $flags " in *" avx2 "*) avx2=yes;; esac
   echo
   echo "Machine: $cpu (AVX2: $avx2), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo
-  echo "Data: \`join gen --scale $scale --seed 1\` ($rows citations, $mb MB) and \`join keys --seed 1\` ($(($(wc -l < "$data/keys.txt") - 1)) keys); \`join run --filter acbf --mappers $mappers --reducers 1\`, CSV output ($joinrows rows, the same for both paths). $rounds rounds, native and portable alternated ABBA; wall time and peak RSS from /usr/bin/time, the map phase from \`--report-json\` (timings_ms.map)."
+  echo "Data: \`join gen --scale $scale --seed 1\` ($rows citations, $mb MB) and \`join keys --seed 1\` ($(($(wc -l < "$data/keys.txt") - 1)) keys); \`join run --filter acbf --mappers $mappers --reducers 1\`, CSV output ($joinrows rows, the same for both paths). $rounds rounds, native and portable alternated ABBA; wall time and peak RSS from /usr/bin/time, the map phase from \`--report-json\` (timings_ms.map). Load average (1, 5, 15 min) before the joins $load0, after $load1: above the $(nproc) cores, other work shared the machine and the figures are noisier."
   echo
   echo "| ACBFJOIN_CPU | scanner | median wall s | median map ms | median peak RSS MB | all walls s | all maps ms |"
   echo "|---|---|---|---|---|---|---|"
