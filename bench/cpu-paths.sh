@@ -73,6 +73,7 @@ wall_r=$(pairs "$tmp/times" 3); map_r=$(pairs "$tmp/maps" 3)
 # The scanner's microbenchmarks, and the switch's effect on the block
 # scanner itself.
 (cd csvscan && go test -c -o "$tmp/csvscan.test" .)
+load2=$(cut -d' ' -f1-3 /proc/loadavg)
 (cd csvscan && "$tmp/csvscan.test" -test.run '^$' -test.bench 'ScanMasks|ReadCite/batch(-words)?$' -test.count "$benchcount") > "$tmp/bench.txt"
 (cd csvscan && ACBFJOIN_CPU=portable "$tmp/csvscan.test" -test.run '^$' -test.bench 'ScanMasks/block' -test.count "$benchcount") > "$tmp/bench-portable.txt"
 benchmed() { # file name field-unit: the median of the value before unit on the rows of name
@@ -105,7 +106,7 @@ avx2=no; case " $flags " in *" avx2 "*) avx2=yes;; esac
   echo
   echo "Machine: $cpu (AVX2: $avx2), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo
-  echo "Data: \`join gen --scale $scale --seed 1\` ($rows citations, $mb MB) and \`join keys --seed 1\` ($(($(wc -l < "$data/keys.txt") - 1)) keys); \`join run --filter acbf --mappers $mappers --reducers 1\`, CSV output ($joinrows rows, the same for both paths). $rounds rounds, native and portable alternated ABBA; wall time and peak RSS from /usr/bin/time, the map phase from \`--report-json\` (timings_ms.map). Load average (1, 5, 15 min) before the joins $load0, after $load1: above the $(nproc) cores, other work shared the machine and the figures are noisier."
+  echo "Data: \`join gen --scale $scale --seed 1\` ($rows citations, $mb MB) and \`join keys --seed 1\` ($(($(wc -l < "$data/keys.txt") - 1)) keys); \`join run --filter acbf --mappers $mappers --reducers 1\`, CSV output ($joinrows rows, the same for both paths). $rounds rounds, native and portable alternated ABBA; wall time and peak RSS from /usr/bin/time, the map phase from \`--report-json\` (timings_ms.map). Load average (1, 5, 15 min) before the joins $load0, after $load1$(awk -v a="${load0%% *}" -v b="${load1%% *}" -v n="$(nproc)" 'BEGIN{if (a > n || b > n) print ": above the " n " cores, other work shared the machine: noisier figures"}')."
   echo
   echo "| ACBFJOIN_CPU | scanner | median wall s | median map ms | median peak RSS MB | all walls s | all maps ms |"
   echo "|---|---|---|---|---|---|---|"
@@ -128,6 +129,8 @@ avx2=no; case " $flags " in *" avx2 "*) avx2=yes;; esac
   for n in batch batch-words; do
     echo "| ReadCite/$n (the whole reader, 32 MiB) | | $(benchmed "$tmp/bench.txt" "BenchmarkReadCite/$n" MB/s) |"
   done
+  echo
+  echo "Load average before these: $load2; after: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
   echo "block: scanMasks as NextBatch calls it; words: the portable word loop's masks (zeroBytes); bytes: the byte-at-a-time reference. ReadCite/batch-words is the reader with the block scanner turned off, as on a CPU without AVX2 or with ACBFJOIN_CPU=portable."
   echo
