@@ -60,10 +60,11 @@ func (b *Batch) Line(i int) int64 { return b.recs[i].line }
 // input or at an error it returns false and Err says which. It reads what
 // Next reads, record for record, skipped bad rows and errors included
 // (TestBatchMatchesNext, FuzzBatch), but faster: a run of unquoted records of
-// the header's field count is scanned 8 bytes at a time for line breaks and
-// separators only, without splitting every field; any other record (quoted, of
-// another field count, too long, the last one without a line break) goes
-// through Next's path, alone in its batch. Fields is not set by it.
+// the header's field count is scanned for line breaks and separators only
+// (64 bytes a step from the AVX2 block scanner, else 8 bytes at a time),
+// without splitting every field; any other record (quoted, of another field
+// count, too long, the last one without a line break) goes through Next's
+// path, alone in its batch. Fields is not set by it.
 func (r *Reader) NextBatch(col, max int, b *Batch) bool {
 	b.recs, b.general, b.field = b.recs[:0], false, nil
 	if r.err != nil || col < 0 || (r.want != 0 && col >= r.want) {
@@ -124,17 +125,18 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 		// the separators of each line (countMarks) and taking the last
 		// one's place, without visiting every separator.
 		lastSep := -1
-		// A step's masks: 64 bytes a bit each with AVX2 (masks64), else 8
-		// bytes the high bit each (zeroBytes); shift turns a mask's bit
-		// index into its byte's, and a line's separators are counted by
-		// the popcount of the mask's kind (countMarks for the words, which
-		// on GOAMD64=v1 is cheaper than a call).
+		// A step's masks: 64 bytes a bit each from the AVX2 block scanner
+		// (masksAt), else 8 bytes the high bit each (zeroBytes); shift
+		// turns a mask's bit index into its byte's, and a line's
+		// separators are counted by the popcount of the mask's kind
+		// (countMarks for the words, which on GOAMD64=v1 is cheaper than a
+		// call).
 		for {
 			var mc, mn uint64
 			step, shift := 8, 3
 			switch {
-			case hasMasks64 && p+64 <= len(buf):
-				mc, mn = masks64(&buf[p], r.sep)
+			case blockAsm && p+64 <= len(buf):
+				mc, mn = r.masksAt(p)
 				step, shift = 64, 0
 			case p+8 <= len(buf):
 				w := binary.LittleEndian.Uint64(buf[p:])
@@ -208,13 +210,13 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 	}
 	for p < len(buf) {
 		var mc, mn uint64
-		// A step's masks: 64 bytes a bit each (masks64, AVX2), or 8 bytes
+		// A step's masks: 64 bytes a bit each (masksAt, AVX2), or 8 bytes
 		// the high bit each (zeroBytes), or the last bytes one at a time;
 		// shift turns a mask's bit index into its byte's.
 		step, shift := 8, 3
 		switch {
-		case hasMasks64 && p+64 <= len(buf):
-			mc, mn = masks64(&buf[p], r.sep)
+		case blockAsm && p+64 <= len(buf):
+			mc, mn = r.masksAt(p)
 			step, shift = 64, 0
 		case p+8 <= len(buf):
 			w := binary.LittleEndian.Uint64(buf[p:])
@@ -285,6 +287,35 @@ stop:
 	// Blank lines after the last record were consumed too; what starts at
 	// ls is for the next call.
 	r.start, r.line = ls, line
+}
+
+// masksAt returns the separator and line-break masks (masks64Go's) of the
+// 64 bytes at r.buf[p:p+64], which must be data (p+64 <= r.end), from the
+// block of masks computed ahead; when the block does not cover them it
+// computes the next one from p (fillMasks). A word not on the block's grid
+// (a batch starts where the last one stopped) is two words' masks shifted
+// together. Cost: O(1) plus, once every maskBlockWords words, one call of
+// the block scanner; the masks of a block are used across NextBatch calls
+// until fill moves the data.
+func (r *Reader) masksAt(p int) (seps, nls uint64) {
+	off := p - r.mk0
+	if off < 0 || off+64 > r.mn<<6 {
+		r.fillMasks(p)
+		off = 0
+	}
+	i, j, sh := off>>6, (off+63)>>6, uint(off&63)
+	// sh == 0: i == j and x<<64 is 0 in Go.
+	return r.mseps[i]>>sh | r.mseps[j]<<(64-sh), r.mnls[i]>>sh | r.mnls[j]<<(64-sh)
+}
+
+// fillMasks computes the masks of up to maskBlockWords 64-byte words of
+// data from r.buf[p] (p+64 <= r.end) in one scanMasks call, never reading
+// past r.end: a tail of under 64 bytes is left to the word loop. O(block).
+func (r *Reader) fillMasks(p int) {
+	if r.mseps == nil {
+		r.mseps, r.mnls = make([]uint64, maskBlockWords), make([]uint64, maskBlockWords)
+	}
+	r.mk0, r.mn = p, scanMasks(r.buf[p:r.end], r.sep, r.mseps, r.mnls)
 }
 
 // countMarks returns how many bytes a zeroBytes mask marks (its bits are

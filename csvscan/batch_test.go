@@ -169,8 +169,11 @@ func TestBatchMatchesNext(t *testing.T) {
 				}
 				inputs = append(inputs, b)
 			}
-			for _, in := range inputs {
-				sameBatch(t, in, sep, rng)
+			for _, asm := range []bool{true, false} {
+				withBlockAsm(t, asm) // the AVX2 block scanner where the CPU has it, then the word loop
+				for _, in := range inputs {
+					sameBatch(t, in, sep, rng)
+				}
 			}
 		})
 	}
@@ -184,7 +187,7 @@ func FuzzBatch(f *testing.F) {
 	f.Add([]byte("A\n\n1\n,\n"), uint64(3), byte(','))
 	f.Add([]byte("A\tB\n1,5\t2\n\"x\ty\"\t\"\"\r\n\n3\t4"), uint64(4), byte('\t'))
 	f.Add([]byte("A;B\n1;2\n\"3;\";4\n"), uint64(5), byte(';'))
-	// Longer than 64 bytes: the AVX2 steps (masks64) scan them.
+	// Longer than 64 bytes: the AVX2 block scanner's steps scan them.
 	f.Add([]byte("CITING,CITED\n3858241,956203\n3858241,1324234\n3858241,3398406\n3858241,3557384\n3858241,3634889\n3858242,3668705\r\n\n3858242,3707004\n"), uint64(6), byte(','))
 	f.Add([]byte("A,B,C\n1,22,333\n4444,55555,666666\n7,\"8,8\",9\n10,11,12\n13,14,15\n16,17,18\n19,20,21\n22,23,24\n25,26,27\n"), uint64(7), byte(','))
 	f.Fuzz(func(t *testing.T, data []byte, seed uint64, sep byte) {
@@ -197,10 +200,10 @@ func FuzzBatch(f *testing.F) {
 		// The fast path against Next, with the AVX2 steps (where the CPU
 		// has them) and with the word loop alone: both agree with the
 		// general parser on every input.
+		withBlockAsm(t, true)
 		sameBatch(t, data, sep, testutil.Rand(seed))
-		if hasMasks64 {
-			hasMasks64 = false
-			defer func() { hasMasks64 = true }()
+		if blockAsm {
+			blockAsm = false
 			sameBatch(t, data, sep, testutil.Rand(seed))
 		}
 	})

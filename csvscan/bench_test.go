@@ -3,6 +3,7 @@ package csvscan
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/csv"
 	"fmt"
 	"runtime"
@@ -116,11 +117,11 @@ func BenchmarkReadCite(b *testing.B) {
 	}
 	run("batch", batch(false))
 	run("batch+key", batch(true))
-	if hasMasks64 { // the word loop alone, as on a CPU without AVX2
-		hasMasks64 = false
+	if blockAsm { // the word loop alone, as on a CPU without AVX2 or with ACBFJOIN_CPU=portable
+		blockAsm = false
 		run("batch-words", batch(false))
 		run("batch+key-words", batch(true))
-		hasMasks64 = true
+		blockAsm = true
 	}
 	run("split", ours(0))
 	run("key", ours(1))
@@ -198,3 +199,60 @@ func BenchmarkReadCiteTSV(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkScanMasks measures the mask computation alone over blocks of 8
+// and 64 KiB of cite75_99-shaped bytes (in the L1 and L2 caches), in ns
+// per 64 bytes:
+//   - block: scanMasks as NextBatch calls it (one AVX2 call a block where
+//     the CPU has it and ACBFJOIN_CPU allows it, else masksBlockGo);
+//   - words: the portable word loop's masks (zeroBytes of each 8 bytes
+//     against the separator and '\n'), as fastBatch computes them;
+//   - bytes: masksBlockGo, the byte-at-a-time reference.
+//
+// The loops are b.N loops, not b.Loop: inside b.Loop calls are not inlined,
+// which made the word loop (zeroBytes, binary.LittleEndian) look 3x slower
+// than it is in fastBatch.
+func BenchmarkScanMasks(b *testing.B) {
+	data := citeData()
+	for _, size := range []int{8 << 10, 64 << 10} {
+		buf := data[:size]
+		words := size / 64
+		ms, mn := make([]uint64, words), make([]uint64, words)
+		per64 := func(b *testing.B) {
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(words), "ns/64B")
+		}
+		b.Run(fmt.Sprintf("block/%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for range b.N {
+				for p := 0; p < words; p += maskBlockWords {
+					n := min(maskBlockWords, words-p)
+					scanMasks(buf[64*p:], ',', ms[p:p+n], mn[p:p+n])
+				}
+			}
+			per64(b)
+		})
+		b.Run(fmt.Sprintf("words/%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			sepw := uint64(',') * 0x0101010101010101
+			var sink uint64
+			for range b.N {
+				for p := 0; p+8 <= len(buf); p += 8 {
+					w := binary.LittleEndian.Uint64(buf[p:])
+					sink ^= zeroBytes(w^sepw) + zeroBytes(w^nls)
+				}
+			}
+			wordSink = sink
+			per64(b)
+		})
+		b.Run(fmt.Sprintf("bytes/%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for range b.N {
+				masksBlockGo(buf, ',', ms, mn)
+			}
+			per64(b)
+		})
+	}
+}
+
+// wordSink keeps the word loop's result alive.
+var wordSink uint64

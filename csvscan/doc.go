@@ -37,6 +37,17 @@
 // every input, errors included (FirstError). A regular file that changes
 // while it is read is reported (Unchanged, ErrChanged).
 //
+// # CPU-specific code
+//
+// On amd64 with AVX2, NextBatch takes the separator and line-break masks of
+// 8 KiB at a time from one assembly call (VEX encodings only, so that Intel
+// CPUs charge no SSE/AVX transition); elsewhere the portable Go code scans
+// 8 bytes at a time. The results are the same. ACBFJOIN_CPU, read once when
+// the program starts, chooses without a rebuild: unset, "" or "native" for
+// the CPU's fastest code, "portable" for the Go code on every CPU; any other
+// value is taken as "portable" and said so once on standard error. CPUPath
+// tells which is in use.
+//
 // # Concurrency
 //
 // A Reader or Part is for one goroutine; Input.Next is safe for concurrent

@@ -2,13 +2,14 @@ package csvscan
 
 import "golang.org/x/sys/cpu"
 
-// hasMasks64 says masks64 runs as AVX2 instructions: two 32-byte compares
-// against sep and '\n' a mask, where the 8-byte word loop (zeroBytes) takes
-// eight steps for the same 64 bytes.
-var hasMasks64 = cpu.X86.HasAVX2
+// hasBlockAsm says the CPU runs masksBlockAVX2 (it has AVX2). Whether it
+// is used is blockAsm's decision, which ACBFJOIN_CPU can turn off (cpu.go).
+var hasBlockAsm = cpu.X86.HasAVX2
 
-// masks64 is masks64Go of the 64 bytes at p (which must be readable), in
-// AVX2 (masks_amd64.s). Call it only when hasMasks64.
+// masksBlockAVX2 is masksBlockGo of the n 64-byte words at p, all 64n
+// bytes of which must be readable, into seps[0:n] and nls[0:n], in AVX2
+// with VEX encodings only (masks_amd64.s). Cost: one call, two 32-byte
+// loads and four compares a word. Call it through scanMasks only.
 //
 //go:noescape
-func masks64(p *byte, sep byte) (seps, nls uint64)
+func masksBlockAVX2(p *byte, n int, sep byte, seps, nls *uint64)

@@ -4,10 +4,11 @@ package csvscan
 
 import "unsafe"
 
-// hasMasks64 is false off amd64: the 8-byte word loop scans.
-var hasMasks64 = false
+// hasBlockAsm is false off amd64: the portable code scans.
+var hasBlockAsm = false
 
-// masks64 is masks64Go (never called where hasMasks64 is false).
-func masks64(p *byte, sep byte) (seps, nls uint64) {
-	return masks64Go(unsafe.Slice(p, 64), sep)
+// masksBlockAVX2 is masksBlockGo (never called where hasBlockAsm is
+// false). O(64n).
+func masksBlockAVX2(p *byte, n int, sep byte, seps, nls *uint64) {
+	masksBlockGo(unsafe.Slice(p, 64*n), sep, unsafe.Slice(seps, n), unsafe.Slice(nls, n))
 }

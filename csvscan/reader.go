@@ -105,6 +105,12 @@ type Reader struct {
 	// in every byte of a word, for the 8-byte scans (fastLine, fastBatch).
 	sep  byte
 	sepw uint64
+	// The masks of the block scanner (scanMasks), computed a block ahead
+	// for NextBatch (masksAt): mseps[i] and mnls[i] cover the 64 bytes at
+	// buf[mk0+64i:]; mn words are valid, none after fill (which moves the
+	// data) or setSep. Allocated on first use, only with blockAsm.
+	mk0, mn     int
+	mseps, mnls []uint64
 }
 
 // validSep reports why sep cannot separate fields, or nil if it can: any
@@ -126,6 +132,7 @@ func validSep(sep byte) error {
 // setSep sets the separator, validated by the caller.
 func (r *Reader) setSep(sep byte) {
 	r.sep, r.sepw = sep, uint64(sep)*0x0101010101010101
+	r.mn = 0
 }
 
 // SetSep makes the Reader split fields at sep instead of ',': '\t' for a
@@ -220,6 +227,7 @@ func (r *Reader) fill() bool {
 		return false
 	}
 	r.qf = -1
+	r.mn = 0 // the data moves: the block's masks are stale
 	if r.start > 0 {
 		n := copy(r.buf, r.buf[r.start:r.end])
 		r.base += int64(r.start)
