@@ -15,8 +15,9 @@ import (
 //     without rebuilding: to compare the two, or to step around a CPU on
 //     which the assembly is slow;
 //   - anything else: a typo must not pass unnoticed, nor pick the native
-//     code by default: it is taken as "portable", and a line on standard
-//     error says so once, when the program starts.
+//     code by default: it is taken as "portable", and CPUWarning says so
+//     (the command line prints it once, when it starts; the library
+//     prints nothing).
 //
 // Both paths give the same records, bytes and errors (TestBatchMatchesNext,
 // FuzzBatch, TestMasksBlock); only the speed differs. The switch covers
@@ -29,11 +30,9 @@ const cpuEnv = "ACBFJOIN_CPU"
 // once at init; tests may flip it to compare the two paths.
 var blockAsm, cpuNote = chooseCPU(os.Getenv(cpuEnv), hasBlockAsm)
 
-func init() {
-	if cpuNote != "" {
-		fmt.Fprintln(os.Stderr, "csvscan: "+cpuNote)
-	}
-}
+// CPUWarning is why ACBFJOIN_CPU's value was not understood (it is then
+// taken as "portable"), or "" when it was. O(1).
+func CPUWarning() string { return cpuNote }
 
 // chooseCPU returns whether to use the assembly for the value v of
 // ACBFJOIN_CPU on a CPU that has it (has), and a warning for a value it

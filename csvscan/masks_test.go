@@ -271,5 +271,5 @@ func TestCPUSwitchChild(t *testing.T) {
 	if r.Err() != nil || n == 0 {
 		t.Fatal(r.Err(), n)
 	}
-	fmt.Printf("path=%s blocks=%v\n", CPUPath(), r.mseps != nil)
+	fmt.Printf("path=%s blocks=%v warning=%s\n", CPUPath(), r.mseps != nil, CPUWarning())
 }

@@ -3,6 +3,7 @@ package join
 import (
 	"runtime/debug"
 
+	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/key"
 )
@@ -330,13 +331,16 @@ type Settings struct {
 	// that chose the sink.
 	Format  string `json:"format,omitempty"`
 	Version string `json:"version"`
+	// Scanner is the code that scanned CSV (csvscan.CPUPath: "avx2" or
+	// "portable", ACBFJOIN_CPU's choice).
+	Scanner string `json:"scanner"`
 }
 
 // NewSettings records resolved options (Options.Resolve).
 func NewSettings(opt Options) Settings {
 	s := Settings{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType, JoinType: opt.JoinType,
 		Filter: opt.Filter, FilterFile: opt.FilterFile, BitsPerKey: opt.Sizing.BitsPerKey, FPP: opt.Sizing.FPP, Budget: opt.Sizing.Budget, Options: opt.Sizing.Options,
-		Mappers: opt.Mappers, Reducers: opt.Reducers, MemBytes: opt.MemBudget, Sort: opt.Sort, SkipBadRows: opt.SkipBadRows, Skew: opt.Skew, Version: Version()}
+		Mappers: opt.Mappers, Reducers: opt.Reducers, MemBytes: opt.MemBudget, Sort: opt.Sort, SkipBadRows: opt.SkipBadRows, Skew: opt.Skew, Version: Version(), Scanner: csvscan.CPUPath()}
 	if len(opt.KeyCols) > 1 {
 		s.Layout = opt.Layout
 	}

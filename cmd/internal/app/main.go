@@ -41,6 +41,10 @@ Files: CSV or TSV (.gz and .zip too), Parquet and Arrow, - for standard
 input; the output CSV (.gz) or Parquet. 'join help COMMAND' (or
 join COMMAND -h) shows a command's flags and examples; docs/cli.md has them
 all, README.md a tour.
+
+Environment: ACBFJOIN_CPU=portable scans CSV with the portable Go code
+instead of the CPU's own (AVX2 on amd64); the report's "scanner" says which
+ran (docs/design.md).
 `
 
 // usageText is the top-level usage: the commands by task, a line each.
@@ -95,6 +99,9 @@ func namedCommands(text string) string {
 func Main() {
 	if n := filepath.Base(os.Args[0]); n != "" && n != "." && n != "/" {
 		prog = n
+	}
+	if w := csvscan.CPUWarning(); w != "" {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", prog, w)
 	}
 	ctx := cli.Signals(prog)
 	stdout := &cli.FirstError{W: os.Stdout}
