@@ -53,7 +53,7 @@ type Options struct {
 	// EstimateJoinSize sketches the key side's keys and the survivors' with
 	// count-min sketches and reports the join's size estimated before the
 	// shuffle (Report.JoinRowsEstimate): about 10% of a filtered join's
-	// time (bench: farm-bench, 15 pairs), so it is asked for; Skew auto
+	// time (15 alternated pairs of whole runs), so it is asked for; Skew auto
 	// always estimates.
 	EstimateJoinSize bool
 }
