@@ -45,6 +45,11 @@ type Report struct {
 	// ShufflePeakBytes is the most Arrow memory the shuffle held at once, map
 	// and reduce phases included; it stays within MemBudget.
 	ShufflePeakBytes int64 `json:"shuffle_peak_bytes"`
+	// Partitions are the shuffle's partitions: one a reducer, or more
+	// when the key side is too large for the reducers to hold at once (a
+	// grace hash join: each reducer joins its partitions one after
+	// another, holding one partition's key rows at a time).
+	Partitions int `json:"partitions"`
 	// SortPeakBytes is the most memory the Sort buffers held at once: at
 	// most an eighth of MemBudget (plus one row bigger than a buffer).
 	SortPeakBytes  int64 `json:"sort_peak_bytes,omitempty"`

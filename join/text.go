@@ -63,6 +63,10 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "shuffle: %d records, %d bytes (Arrow IPC), %.1f%% less than the %d without a filter, %d bytes spilled, %.1f MiB held at most\n",
 		r.ShuffleRecords, r.ShuffleBytes, 100*r.ShuffleReduction, r.ShuffleBytesNoFilter, r.SpilledBytes, float64(r.ShufflePeakBytes)/(1<<20))
+	if r.Partitions > r.Settings.Reducers {
+		fmt.Fprintf(w, "reduce: %d partitions for %d reducers, one partition's key rows held at a time: the key side would not fit in half of the memory budget at once (a grace hash join)\n",
+			r.Partitions, r.Settings.Reducers)
+	}
 	r.writeSkew(w)
 	if r.BadRows > 0 {
 		fmt.Fprintf(w, "bad rows: %d skipped; the first: %s\n", r.BadRows, strings.Join(r.BadRowExamples, "; "))

@@ -41,7 +41,7 @@ type buildStats struct {
 func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 	sketches, err := x.newJoinSketches()
 	if err != nil {
-		return nil, buildStats{parts: newPartCounts(x.opt.Reducers)}, err
+		return nil, buildStats{parts: newPartCounts(x.parts)}, err
 	}
 	bd := x.newBuilder(sketches)
 	stop := x.progress("build", x.keys.Progress, x.keys.Size)
@@ -85,7 +85,7 @@ func (x *execution) newBuilder(sketches []*joinSketch) *builder {
 		intKeys:  !x.keySpec.Composite() && x.keySpec.Types[0] == key.Int,
 		bp:       x.bank,
 		sketches: sketches,
-		st:       buildStats{parts: newPartCounts(x.opt.Reducers)},
+		st:       buildStats{parts: newPartCounts(x.parts)},
 	}
 	if bd.bp != nil {
 		bd.merged = newClassKeySets(len(bd.bp.classes))
@@ -133,7 +133,7 @@ type buildWorker struct {
 // sketch.
 func (bd *builder) newWorker() *buildWorker {
 	x := bd.x
-	w := &buildWorker{w: x.sh.NewWriter(), pc: newPartCounts(x.opt.Reducers), sk: bd.sketches[bd.next.Add(1)-1]}
+	w := &buildWorker{w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: bd.sketches[bd.next.Add(1)-1]}
 	if bd.bp != nil {
 		w.cl.c = bd.bp.b.Classing
 		w.sets = newClassKeySets(len(bd.bp.classes))
@@ -273,7 +273,7 @@ func (bd *builder) ship(b *buildWorker, rec shuffle.Record) error {
 	b.keys.add(rec.Key)
 	h1, h2 := hashing.Sum(rec.Key)
 	b.sk.add(h1, h2)
-	p := join.PartitionOf(h1, x.opt.Reducers)
+	p := join.PartitionOf(h1, x.parts)
 	b.pc.plain[p]++
 	b.parts = x.skew.keyPartitions(rec.Key, p, b.parts)
 	for _, q := range b.parts {

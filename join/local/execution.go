@@ -28,12 +28,17 @@ type execution struct {
 	typing            keyTyping
 	pair              *source.Pair // the sides, opened; closed at close
 	sh                *shuffle.Shuffle
-	bad               *source.BadRows        // with SkipBadRows
-	bank              *bankPlan              // a bank join (Options.Bank)
-	filterFile        *join.FilterFileReport // the filter file read (Options.FilterFile)
-	skew              *skewPlan              // the hot keys (Options.Skew); nil: plain partitioning
-	sink              Sink
-	begun             bool // sink.Begin called (beginSink)
+	// parts are the shuffle's partitions (partitionsFor): the reducers',
+	// or more for a key side too large for them to hold at once, each
+	// reducer then joining its partitions one after another (a grace
+	// hash join).
+	parts      int
+	bad        *source.BadRows        // with SkipBadRows
+	bank       *bankPlan              // a bank join (Options.Bank)
+	filterFile *join.FilterFileReport // the filter file read (Options.FilterFile)
+	skew       *skewPlan              // the hot keys (Options.Skew); nil: plain partitioning
+	sink       Sink
+	begun      bool // sink.Begin called (beginSink)
 	// keyKeep, with Options.Columns, are the key side's columns the output
 	// asks for (in the key side's order): the only ones its rows carry
 	// through the shuffle. nil: every column but the key.
@@ -70,7 +75,8 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 		x.bad = &source.BadRows{}
 		x.keys.Bad, x.input.Bad = x.bad, x.bad
 	}
-	x.sh, err = shuffle.New(shuffle.Options{Partitions: opt.Reducers, Writers: opt.Mappers, MemBudget: opt.MemBudget, TempDir: opt.TempDir})
+	x.parts = partitionsFor(opt, x.keys.Size)
+	x.sh, err = shuffle.New(shuffle.Options{Partitions: x.parts, Writers: opt.Mappers, MemBudget: opt.MemBudget, TempDir: opt.TempDir})
 	return x, err
 }
 

@@ -55,7 +55,7 @@ type mapWorker struct {
 	spread                         *spreader // with hot keys
 	sk                             *joinSketch
 	sep                            byte
-	nfields, reducers              int
+	nfields, parts                 int
 	cannot                         keyCounts
 	tm                             *tableMapper // a table side's scratch (maptable.go)
 	// Anti, left and full joins: a row the filter rejects, or whose key is
@@ -81,8 +81,8 @@ type mapInputs struct {
 
 // newMapWorker is mapper i's, its filter one of copies.
 func (x *execution) newMapWorker(i int, in mapInputs, sketches []*joinSketch) mapWorker {
-	m := mapWorker{f: in.copies[i%len(in.copies)], keyLo: in.keyLo, keyHi: in.keyHi, w: x.sh.NewWriter(), pc: newPartCounts(x.opt.Reducers), sk: sketches[i],
-		sep: x.input.Sep, nfields: len(x.input.Header), reducers: x.opt.Reducers,
+	m := mapWorker{f: in.copies[i%len(in.copies)], keyLo: in.keyLo, keyHi: in.keyHi, w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: sketches[i],
+		sep: x.input.Sep, nfields: len(x.input.Header), parts: x.parts,
 		bypass: x.opt.JoinType.KeepsUnmatchedLarge(), newOut: x.sink.Writer, keyPad: x.shape().keyPad, guard: newFilterGuard(x), keep: x.largeKeep}
 	if x.skew != nil {
 		m.spread = newSpreader(x.skew, i)
@@ -188,7 +188,7 @@ func (m *mapWorker) emit(key []byte, offset int64, raw []byte) error {
 	m.out++
 	h1, h2 := hashing.Sum(key)
 	m.sk.add(h1, h2)
-	p := join.PartitionOf(h1, m.reducers)
+	p := join.PartitionOf(h1, m.parts)
 	m.pc.plain[p]++
 	if m.spread != nil {
 		p = m.spread.partition(key, p)
@@ -235,7 +235,7 @@ func (m *mapWorker) done(mu *sync.Mutex, st *mapStats) error {
 func mapRows[W interface{ base() *mapWorker }](ctx context.Context, x *execution, newWorker func(i int, sketches []*joinSketch) W,
 	read func(m W, r *csvscan.Reader) error) (mapStats, error) {
 	var mu sync.Mutex
-	st := mapStats{parts: newPartCounts(x.opt.Reducers)}
+	st := mapStats{parts: newPartCounts(x.parts)}
 	sketches, err := x.newJoinSketches()
 	if err != nil {
 		return st, err

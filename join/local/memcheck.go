@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/shuffle"
 )
 
 // keyTableEntryBytes is what the reduce's key table holds a row beside its
@@ -16,24 +19,32 @@ import (
 const keyTableEntryBytes = 32 + 2*16
 
 // checkKeyMemory refuses a key side whose rows the reduce could not hold:
-// the build's counts (c: records and bytes a partition), all partitions at
-// once (the reducers run together), against avail bytes (x.opt.MemAvailable,
-// else the system's). O(partitions).
-func checkKeyMemory(c partCounts, avail int64) error {
+// the build's counts (c: records and bytes a partition), the reducers'
+// largest partitions at once (each reducer holds one partition's table
+// at a time), against avail bytes (x.opt.MemAvailable, else the
+// system's). O(partitions log partitions).
+func checkKeyMemory(c partCounts, reducers int, avail int64) error {
 	if avail <= 0 {
 		return nil
 	}
-	var recs, bytes int64
+	needs := make([]int64, len(c.actual))
+	for p := range c.actual {
+		needs[p] = c.bytes[p] + c.actual[p]*keyTableEntryBytes
+	}
+	slices.Sort(needs)
+	var recs, bytes, need int64
+	for i := len(needs) - 1; i >= 0 && i >= len(needs)-reducers; i-- {
+		need += needs[i]
+	}
 	for p := range c.actual {
 		recs += c.actual[p]
 		bytes += c.bytes[p]
 	}
-	need := bytes + recs*keyTableEntryBytes
 	if need <= avail {
 		return nil
 	}
-	return fmt.Errorf("%w: the key side's %d rows take %s in the reduce's tables (%s of keys and rows, and their index), more than the %s of memory available: the reduce holds the key side in memory (MemBudget bounds the shuffle and the sort, not it); join a smaller key side, or the same keys in parts",
-		join.ErrKeySideTooLarge, recs, join.SizeText(need), join.SizeText(bytes), join.SizeText(avail))
+	return fmt.Errorf("%w: the key side's %d rows (%s of keys and rows) in %d partitions: the %d reducers' largest take %s in the reduce's tables at once, more than the %s of memory available (a key side read from a stream is not partitioned further: its size is unknown before it is read); save it to a file, or join the same keys in parts",
+		join.ErrKeySideTooLarge, recs, join.SizeText(bytes), len(needs), min(reducers, len(needs)), join.SizeText(need), join.SizeText(avail))
 }
 
 // memAvailable returns opt's MemAvailable, else MemAvailable from
@@ -59,4 +70,36 @@ func memAvailable(opt join.Options) int64 {
 		}
 	}
 	return 0
+}
+
+// Grace partitioning (partitionsFor): the reduce's key tables may take
+// keyTableShare of MemBudget at once; a key side's file bytes become about
+// keyTableGrowth times as many in the tables (its rows' keys, their
+// entries and index, for rows of about 100 bytes: keyTableEntryBytes);
+// at most maxPartitions partitions.
+const (
+	keyTableShare  = 2 // 1/2 of MemBudget
+	keyTableGrowth = 1.6
+	maxPartitions  = 4096
+)
+
+// partitionsFor returns the shuffle's partitions for the resolved opt
+// and a key side of keyBytes bytes (-1: a stream, unknown): the reducers',
+// unless the reducers' key tables, one partition each at a time, would
+// take more than MemBudget/keyTableShare; then enough partitions that
+// they do not (a grace hash join: every partition's key rows and its
+// large-side rows meet in the same reducer, partition after partition,
+// the shuffle spilling what does not fit), as many as the shuffle's
+// minimum budget allows (shuffle.MinBudget), at most maxPartitions. A
+// stream's size is unknown: the reducers'. O(1).
+func partitionsFor(opt join.Options, keyBytes int64) int {
+	r := opt.Reducers
+	budget := opt.MemBudget / keyTableShare
+	need := float64(keyBytes) * keyTableGrowth
+	if keyBytes <= 0 || budget <= 0 || need <= float64(budget) {
+		return r
+	}
+	p := int(math.Ceil(need * float64(r) / float64(budget)))
+	most := int(opt.MemBudget / shuffle.MinBudget(opt.Mappers, 1))
+	return max(r, min(p, most, maxPartitions))
 }

@@ -83,7 +83,7 @@ type samplePhase struct{ smp *skewSample }
 func (*samplePhase) name() string { return "sample" }
 func (p *samplePhase) run(ctx context.Context, x *execution) (err error) {
 	if p.smp, err = x.sample(ctx); err == nil {
-		x.skew = planSkew(p.smp, x.opt.Reducers) // the partitioning every later phase follows
+		x.skew = planSkew(p.smp, x.parts) // the partitioning every later phase follows
 	}
 	return err
 }
@@ -101,7 +101,7 @@ func (*keysPhase) name() string { return "build" }
 func (p *keysPhase) run(ctx context.Context, x *execution) (err error) {
 	p.list, p.stats, err = x.build(ctx)
 	if err == nil {
-		err = checkKeyMemory(p.stats.parts, memAvailable(x.opt))
+		err = checkKeyMemory(p.stats.parts, x.opt.Reducers, memAvailable(x.opt))
 	}
 	return err
 }

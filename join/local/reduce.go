@@ -30,14 +30,14 @@ func (x *execution) reduce(ctx context.Context, sink Sink, keyParts partCounts) 
 	if err := x.beginSink(); err != nil {
 		return reduceStats{}, err
 	}
-	parts := make(chan int, x.opt.Reducers)
-	for p := range x.opt.Reducers {
+	parts := make(chan int, x.parts)
+	for p := range x.parts {
 		parts <- p
 	}
 	close(parts)
 	var joinRows, fps, reduced atomic.Int64
-	partRows := make([]int64, x.opt.Reducers) // each written by the one reducer of its partition
-	stop := x.progress("reduce", reduced.Load, int64(x.opt.Reducers))
+	partRows := make([]int64, x.parts) // each written by the one reducer of its partition
+	stop := x.progress("reduce", reduced.Load, int64(x.parts))
 	defer stop()
 	// The first failing reducer stops the others (the error it sent is the
 	// first in errs; theirs, the cancellation, come after).

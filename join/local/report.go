@@ -21,6 +21,7 @@ func (x *execution) newReport() *join.Report {
 		TimingsMs:     x.timings,
 		PeakHeapBytes: x.peakHeap,
 		PeakRSSBytes:  peakRSS(),
+		Partitions:    x.parts,
 	}
 	if x.bad != nil {
 		rep.BadRows = x.bad.N
@@ -69,8 +70,8 @@ func testedNonMembers(rep *join.Report) int64 {
 // skewReport describes what Options.Skew did and how the shuffle's records
 // and the join rows fell on the partitions.
 func (x *execution) skewReport(smp *skewSample, bs buildStats, ms mapStats, rs reduceStats) join.SkewReport {
-	rep := x.skew.report(x.opt.Skew, smp, x.opt.Reducers, x.joinSpec)
-	all := newPartCounts(x.opt.Reducers)
+	rep := x.skew.report(x.opt.Skew, smp, x.parts, x.joinSpec)
+	all := newPartCounts(x.parts)
 	all.add(bs.parts)
 	all.add(ms.parts)
 	rep.Before = join.NewPartitionBalance(all.plain)

@@ -1,0 +1,59 @@
+package local
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// TestPartitionsFor: the reducers' partitions while the key side fits in
+// half the budget, more when it does not, never more than the shuffle's
+// minimum budget allows; a stream's size is unknown.
+func TestPartitionsFor(t *testing.T) {
+	opt := join.Options{Resources: join.Resources{Mappers: 2, Reducers: 2, MemBudget: 256 << 20}}
+	for _, c := range []struct {
+		keyBytes, mem int64
+		want          int
+	}{
+		{1 << 20, 256 << 20, 2},           // fits
+		{-1, 256 << 20, 2},                // a stream
+		{200 << 20, 256 << 20, 5},         // 320 MiB of tables, 128 MiB at once: ceil(2*320/128)
+		{1 << 30, 2 << 20, 16},            // the shuffle's minimum budget bounds it: 2 MiB / (64 KiB x 2)
+		{1 << 40, 1 << 30, maxPartitions}, // 6,554 asked
+	} {
+		opt.MemBudget = c.mem
+		if got := partitionsFor(opt, c.keyBytes); got != c.want {
+			t.Errorf("key side %d bytes, budget %d: %d partitions, want %d", c.keyBytes, c.mem, got, c.want)
+		}
+	}
+}
+
+// TestGracePartitions joins the NBER sample's whole patent file (1.5 MB)
+// as the key side under a 2 MiB budget: more partitions than reducers,
+// each reducer holding one partition's key rows at a time, and every
+// join type's rows as the join with room for them all (sorted, byte for
+// byte).
+func TestGracePartitions(t *testing.T) {
+	pat, cite := miniFiles(t)
+	for _, jt := range join.JoinTypes {
+		base := join.Options{Sides: join.Sides{Keys: pat, Input: cite}, FilterChoice: join.FilterChoice{Filter: filters.Bloom},
+			Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 2, Reducers: 2}, JoinType: jt}
+		wantRep, want := runJoin(t, base)
+		small := base
+		small.MemBudget = 2 << 20
+		rep, got := runJoin(t, small)
+		if rep.Partitions <= 2 || wantRep.Partitions != 2 {
+			t.Fatalf("%s: %d partitions under 2 MiB (want more than the 2 reducers), %d with the default budget", jt, rep.Partitions, wantRep.Partitions)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: %d partitions give other rows: %s", jt, rep.Partitions, testutil.FirstDiff(parseOutput(t, got), parseOutput(t, want)))
+		}
+		if rep.JoinRows != wantRep.JoinRows || rep.FalsePositiveRecords != wantRep.FalsePositiveRecords {
+			t.Fatalf("%s: %d rows, %d false positives; with room %d, %d", jt, rep.JoinRows, rep.FalsePositiveRecords, wantRep.JoinRows, wantRep.FalsePositiveRecords)
+		}
+		t.Logf("%s: %d partitions, %d rows, %d bytes spilled", jt, rep.Partitions, rep.JoinRows, rep.SpilledBytes)
+	}
+}
