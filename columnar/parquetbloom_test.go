@@ -1,0 +1,197 @@
+package columnar
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/apache/thrift/lib/go/thrift"
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+)
+
+// bloomHeader is a BloomFilterHeader in Thrift's compact protocol, as
+// writers make it: numBytes, then the algorithm, hash and compression
+// unions, each with member alg, hash, comp (1: BLOCK, XXHASH,
+// UNCOMPRESSED); extra, if set, adds an unknown field 9 (a string) first.
+func bloomHeader(t testing.TB, numBytes int32, alg, hash, comp int16, extra bool) []byte {
+	t.Helper()
+	buf := thrift.NewTMemoryBuffer()
+	p := thrift.NewTCompactProtocolConf(buf, nil)
+	ctx := context.Background()
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(p.WriteStructBegin(ctx, "BloomFilterHeader"))
+	if extra {
+		must(p.WriteFieldBegin(ctx, "future", thrift.STRING, 9))
+		must(p.WriteString(ctx, "a field of a later version"))
+		must(p.WriteFieldEnd(ctx))
+	}
+	must(p.WriteFieldBegin(ctx, "numBytes", thrift.I32, 1))
+	must(p.WriteI32(ctx, numBytes))
+	must(p.WriteFieldEnd(ctx))
+	for i, member := range []int16{alg, hash, comp} {
+		must(p.WriteFieldBegin(ctx, "union", thrift.STRUCT, int16(i+2)))
+		must(p.WriteStructBegin(ctx, "union"))
+		must(p.WriteFieldBegin(ctx, "member", thrift.STRUCT, member))
+		must(p.WriteStructBegin(ctx, "empty"))
+		must(p.WriteFieldStop(ctx))
+		must(p.WriteStructEnd(ctx))
+		must(p.WriteFieldEnd(ctx))
+		must(p.WriteFieldStop(ctx))
+		must(p.WriteStructEnd(ctx))
+		must(p.WriteFieldEnd(ctx))
+	}
+	must(p.WriteFieldStop(ctx))
+	must(p.WriteStructEnd(ctx))
+	must(p.Flush(ctx))
+	return buf.Bytes()
+}
+
+// testBloom is the test's own split-block filter of nblocks blocks, its
+// inserts written from BloomFilter.md, independent of the reader's probe.
+type testBloom struct{ words []uint32 }
+
+func (b *testBloom) insert(v []byte) {
+	h := xxhash.Sum64(v)
+	block := int((h >> 32) * uint64(len(b.words)/8) >> 32)
+	salts := []uint32{0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31}
+	for i, s := range salts {
+		b.words[8*block+i] |= 1 << ((uint32(h) * s) >> 27)
+	}
+}
+
+// bytes is the filter as a file stores it: header, then the bitset.
+func (b *testBloom) bytes(t testing.TB) []byte {
+	out := bloomHeader(t, int32(4*len(b.words)), 1, 1, 1, false)
+	for _, w := range b.words {
+		out = binary.LittleEndian.AppendUint32(out, w)
+	}
+	return out
+}
+
+func int64Plain(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
+
+// TestBloomNoFalseNegatives: every value inserted might be contained, and
+// the rate of fresh values passing is the split-block filter's at its
+// size and load: the Poisson mixture over block loads (Putze, Sanders and
+// Singler 2007) of (1 - (31/32)^j)^8, within 4 standard deviations (a
+// fresh value's binomial spread and that of the filter's own blocks).
+func TestBloomNoFalseNegatives(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	const n, fresh = 20000, 400000
+	nblocks := 700 + rng.IntN(600) // about 11.5 bits a value; any count of blocks, not only powers of two
+	tb := &testBloom{words: make([]uint32, 8*nblocks)}
+	in := map[uint64]bool{}
+	for len(in) < n {
+		v := rng.Uint64()
+		in[v] = true
+		tb.insert(int64Plain(v))
+	}
+	data := tb.bytes(t)
+	f, err := readBloom(bytes.NewReader(data), 0, int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Bytes() != 32*nblocks {
+		t.Fatalf("%d bytes, want %d", f.Bytes(), 32*nblocks)
+	}
+	for v := range in {
+		if !f.MightContain(int64Plain(v)) {
+			t.Fatalf("value %d inserted, MightContain false", v)
+		}
+	}
+	pos := 0
+	for range fresh {
+		v := rng.Uint64()
+		if in[v] {
+			continue
+		}
+		if f.MightContain(int64Plain(v)) {
+			pos++
+		}
+	}
+	lambda := float64(n) / float64(nblocks)
+	var p, p2 float64
+	pois := math.Exp(-lambda)
+	for j := 0; j < 200; j++ {
+		if j > 0 {
+			pois *= lambda / float64(j)
+		}
+		fj := math.Pow(1-math.Pow(31.0/32, float64(j)), 8)
+		p += pois * fj
+		p2 += pois * fj * fj
+	}
+	sd := math.Sqrt(p*(1-p)/fresh + (p2-p*p)/float64(nblocks))
+	got := float64(pos) / fresh
+	t.Logf("%d blocks, %d values: FP %.5f, formula %.5f, sd %.5f (z %.2f); the filter's own bits say %.5f",
+		nblocks, n, got, p, sd, (got-p)/sd, f.FPP())
+	if math.Abs(got-p) > 4*sd {
+		t.Errorf("false positive rate %.5f, formula %.5f: beyond 4 sd (%.5f)", got, p, sd)
+	}
+	if math.Abs(f.FPP()-got) > 4*math.Sqrt(p*(1-p)/fresh) {
+		t.Errorf("FPP() %.5f, measured %.5f", f.FPP(), got)
+	}
+}
+
+// TestBloomHeader: the kinds a header may name, unknown fields, sizes.
+func TestBloomHeader(t *testing.T) {
+	bitset := make([]byte, 64)
+	for _, c := range []struct {
+		name string
+		data []byte
+		ok   bool
+	}{
+		{"plain", append(bloomHeader(t, 64, 1, 1, 1, false), bitset...), true},
+		{"an unknown field", append(bloomHeader(t, 64, 1, 1, 1, true), bitset...), true},
+		{"another algorithm", append(bloomHeader(t, 64, 2, 1, 1, false), bitset...), false},
+		{"another hash", append(bloomHeader(t, 64, 1, 2, 1, false), bitset...), false},
+		{"compressed", append(bloomHeader(t, 64, 1, 1, 2, false), bitset...), false},
+		{"beyond the file", append(bloomHeader(t, 96, 1, 1, 1, false), bitset...), false},
+		{"not whole blocks", append(bloomHeader(t, 48, 1, 1, 1, false), bitset...), false},
+		{"negative", append(bloomHeader(t, -32, 1, 1, 1, false), bitset...), false},
+		{"over the bound", append(bloomHeader(t, MaxBloomBytes+32, 1, 1, 1, false), bitset...), false},
+		{"truncated header", bloomHeader(t, 64, 1, 1, 1, false)[:5], false},
+		{"empty", nil, false},
+	} {
+		f, err := readBloom(bytes.NewReader(c.data), 0, int64(len(c.data)))
+		if (err == nil) != c.ok || (f != nil) != c.ok {
+			t.Errorf("%s: filter %v, error %v; want ok %v", c.name, f != nil, err, c.ok)
+		}
+	}
+}
+
+// FuzzBloom: the header and bitset decoder never panics, and allocates no
+// more than its input holds.
+func FuzzBloom(f *testing.F) {
+	tb := &testBloom{words: make([]uint32, 16)}
+	tb.insert([]byte("x"))
+	f.Add(tb.bytes(f))
+	f.Add(append(bloomHeader(f, 64, 1, 1, 1, true), make([]byte, 64)...))
+	f.Add(append(bloomHeader(f, 64, 3, 1, 1, false), make([]byte, 64)...))
+	f.Add(bloomHeader(f, 1<<30, 1, 1, 1, false))
+	f.Add([]byte{0x15, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		bf, err := readBloom(bytes.NewReader(data), 0, int64(len(data)))
+		if err != nil {
+			if bf != nil {
+				t.Fatal("a filter and an error")
+			}
+			return
+		}
+		if bf.Bytes() > len(data) || bf.Bytes()%32 != 0 || bf.Bytes() == 0 {
+			t.Fatalf("a filter of %d bytes from %d", bf.Bytes(), len(data))
+		}
+		bf.MightContain(data)
+		bf.MightContainHash(math.MaxUint64)
+		if p := bf.FPP(); p < 0 || p > 1 {
+			t.Fatalf("FPP %v", p)
+		}
+	})
+}
