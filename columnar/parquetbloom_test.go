@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/thrift/lib/go/thrift"
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // bloomHeader is a BloomFilterHeader in Thrift's compact protocol, as
@@ -194,4 +199,75 @@ func FuzzBloom(f *testing.F) {
 			t.Fatalf("FPP %v", p)
 		}
 	})
+}
+
+// TestBloomDuckDB reads the Bloom filters DuckDB wrote
+// (testdata/parquet-bloom, bench/parquet-bloom-fixture.sh): every value
+// of every row group might be in its filter (no false negatives: the
+// hashing of INT64, INT32 and BYTE_ARRAY values is the writer's), and
+// for each value of probes.csv the filter says what DuckDB's
+// parquet_bloom_probe said, false positives included.
+func TestBloomDuckDB(t *testing.T) {
+	dir := filepath.Join(testutil.RepoRoot(t), "testdata", "parquet-bloom")
+	tab, err := Open(context.Background(), filepath.Join(dir, "bloom.parquet"), "", Parquet, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Close()
+	probe := func(col int, value string, rg int) bool {
+		kt := key.Int
+		if tab.Types[col].Kind == String {
+			kt = key.String
+		}
+		k, err := key.Of(kt, make([]byte, 8), []byte(value))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs, ok := tab.BloomHashes(col, kt, [][]byte{k})
+		if !ok || len(hs) != 1 {
+			t.Fatalf("column %s: BloomHashes %v, %v", tab.Names[col], hs, ok)
+		}
+		f := tab.BloomFilter(rg, col)
+		if f == nil {
+			t.Fatalf("row group %d, column %s: no filter", rg, tab.Names[col])
+		}
+		return f.MightContainHash(hs[0])
+	}
+	for _, name := range []string{"id", "s", "v"} {
+		col := tab.Column(name)
+		for rg := range tab.Chunks() {
+			cols, err := tab.Read(rg, []int{col})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range cols[0].Len() {
+				if !cols[0].Null(i) && !probe(col, string(cols[0].AppendText(nil, i)), rg) {
+					t.Fatalf("row group %d, column %s: value %s is there, the filter says no", rg, name, cols[0].AppendText(nil, i))
+				}
+			}
+		}
+		if tab.BloomFilter(0, tab.Column("row")) != nil {
+			t.Error("column row has no Bloom filter; read one")
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "probes.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")[1:]
+	fps := 0
+	for _, l := range lines {
+		f := strings.Split(l, ",")
+		var rg int
+		fmt.Sscan(f[2], &rg)
+		value := f[1]
+		want := f[3] == "false"
+		if got := probe(tab.Column(f[0]), value, rg); got != want {
+			t.Errorf("column %s, value %s, row group %d: MightContain %v, DuckDB's probe %v", f[0], value, rg, got, want)
+		}
+		if want {
+			fps++
+		}
+	}
+	t.Logf("%d probes agree with DuckDB's (%d might contain)", len(lines), fps)
 }
