@@ -222,6 +222,11 @@ func (f *BloomFilter) FPP() float64 {
 // bloom is the Bloom filter of column col in row group i, or nil (none, or
 // not readable: bloomFilter).
 func (p *parquetTable) bloom(i, col int) (f *BloomFilter) {
+	defer func() { // damaged metadata that arrow/go panics on: no filter
+		if recover() != nil {
+			f = nil
+		}
+	}()
 	if p.col[col] == nil {
 		return nil
 	}
@@ -242,7 +247,12 @@ func (p *parquetTable) bloom(i, col int) (f *BloomFilter) {
 
 // nullCount is column col's NULLs in row group i from its statistics; ok
 // false without them.
-func (p *parquetTable) nullCount(i, col int) (int64, bool) {
+func (p *parquetTable) nullCount(i, col int) (n int64, ok bool) {
+	defer func() { // damaged statistics that arrow/go panics on: none
+		if recover() != nil {
+			n, ok = 0, false
+		}
+	}()
 	if p.col[col] == nil {
 		return 0, false
 	}
@@ -266,7 +276,8 @@ func (p *parquetTable) nullCount(i, col int) (int64, bool) {
 // INT32 column's, a negative one in an unsigned column, a string of
 // another length than a fixed-length column's) is left out: it cannot
 // match. ok false when the column's filters cannot decide for such keys
-// (keys compared as text of another type; a decimal, a date, a UUID).
+// (keys compared as text of another type; a decimal, a date, a UUID; a
+// UINT64).
 func (p *parquetTable) bloomHashes(col int, t Type, kt key.Type, keys [][]byte) (hashes []uint64, ok bool) {
 	c := p.col[col]
 	if c == nil {
@@ -275,7 +286,9 @@ func (p *parquetTable) bloomHashes(col int, t Type, kt key.Type, keys [][]byte) 
 	var buf [8]byte
 	phys := c.PhysicalType()
 	switch {
-	case kt == key.Int && (t.Kind == Int || t.Kind == Uint) && (phys == parquet.Types.Int32 || phys == parquet.Types.Int64):
+	case kt == key.Int && (t.Kind == Int && (phys == parquet.Types.Int32 || phys == parquet.Types.Int64) || t.Kind == Uint && phys == parquet.Types.Int32):
+		// Not a UINT64: its values beyond int64 are errors when read (a
+		// key cannot hold them), which a skipped row group would hide.
 		for _, k := range keys {
 			if len(k) != 8 {
 				continue
@@ -285,11 +298,6 @@ func (p *parquetTable) bloomHashes(col int, t Type, kt key.Type, keys [][]byte) 
 			case phys == parquet.Types.Int64 && t.Kind == Int:
 				binary.LittleEndian.PutUint64(buf[:], uint64(v))
 				hashes = append(hashes, xxhash.Sum64(buf[:8]))
-			case phys == parquet.Types.Int64: // a UINT64: an int64 key equals its values up to MaxInt64
-				if v >= 0 {
-					binary.LittleEndian.PutUint64(buf[:], uint64(v))
-					hashes = append(hashes, xxhash.Sum64(buf[:8]))
-				}
 			case t.Kind == Int:
 				if v >= math.MinInt32 && v <= math.MaxInt32 {
 					binary.LittleEndian.PutUint32(buf[:], uint32(int32(v)))

@@ -8,12 +8,15 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/thrift/lib/go/thrift"
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/key"
 )
@@ -270,4 +273,64 @@ func TestBloomDuckDB(t *testing.T) {
 		}
 	}
 	t.Logf("%d probes agree with DuckDB's (%d might contain)", len(lines), fps)
+}
+
+// TestBloomHashes: a key is hashed as the column's physical type stores
+// the value it equals, and left out where no value can equal it; the
+// columns whose filters cannot decide say so.
+func TestBloomHashes(t *testing.T) {
+	open := func(path string) *Table {
+		tab, err := Open(context.Background(), path, "", Parquet, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tab.Close() })
+		return tab
+	}
+	rec, _, _ := sample(t) // i8, i64, u32, f64, s, bin, d, dec, ...
+	defer rec.Release()
+	pq, _, _ := write(t, rec, 3, false)
+	one := "1"
+	rec2 := columnartest.Record(t, []string{"i32", "u64"}, []arrow.DataType{arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Uint64}, [][]*string{{&one, &one}})
+	defer rec2.Release()
+	tabs := []*Table{open(pq), open(columnartest.Write(t, t.TempDir(), "h", rec2, 10, false).Parquet)}
+	ik := func(vs ...int64) [][]byte {
+		var ks [][]byte
+		for _, v := range vs {
+			ks = append(ks, binary.BigEndian.AppendUint64(nil, uint64(v)^1<<63))
+		}
+		return ks
+	}
+	le4 := func(v uint32) uint64 { return xxhash.Sum64(binary.LittleEndian.AppendUint32(nil, v)) }
+	le8 := func(v uint64) uint64 { return xxhash.Sum64(binary.LittleEndian.AppendUint64(nil, v)) }
+	big := int64(math.MaxUint32) + 1
+	for _, c := range []struct {
+		col  string
+		kt   key.Type
+		keys [][]byte
+		want []uint64
+		ok   bool
+	}{
+		{"i64", key.Int, ik(-1, 7, big), []uint64{le8(math.MaxUint64), le8(7), le8(uint64(big))}, true},
+		{"i32", key.Int, ik(-1, 7, big, math.MinInt32-1), []uint64{le4(math.MaxUint32), le4(7)}, true},
+		{"i8", key.Int, ik(-1, 300), []uint64{le4(math.MaxUint32), le4(300)}, true}, // INT32 storage: 300 is just absent
+		{"bin", key.String, [][]byte{[]byte("ab")}, []uint64{xxhash.Sum64([]byte("ab"))}, true},
+		{"d", key.Int, ik(7), nil, false},
+		{"dec", key.String, [][]byte{[]byte("1.00")}, nil, false},
+		{"u32", key.Int, ik(-1, 7, math.MaxUint32, big), []uint64{le4(7), le4(math.MaxUint32)}, true},
+		{"u64", key.Int, ik(7), nil, false},
+		{"s", key.String, [][]byte{[]byte("ab"), {}}, []uint64{xxhash.Sum64([]byte("ab")), xxhash.Sum64(nil)}, true},
+		{"s", key.Int, ik(7), nil, false}, // keys made from the text
+		{"i64", key.String, [][]byte{[]byte("7")}, nil, false},
+		{"f64", key.String, [][]byte{[]byte("1")}, nil, false},
+	} {
+		tab := tabs[0]
+		if tab.Column(c.col) < 0 {
+			tab = tabs[1]
+		}
+		got, ok := tab.BloomHashes(tab.Column(c.col), c.kt, c.keys)
+		if ok != c.ok || !slices.Equal(got, c.want) {
+			t.Errorf("column %s, key type %s: %x, %v; want %x, %v", c.col, c.kt, got, ok, c.want, c.ok)
+		}
+	}
 }
