@@ -40,10 +40,10 @@ const bloomHeaderBytes = 1024
 var bloomSalts = [8]uint32{0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31}
 
 // BloomFilter is the split-block Bloom filter of one Parquet column chunk,
-// read whole into memory (its bitset's bytes). Its methods only read it:
+// read whole into memory (its bitset's bytes, one allocation). Its methods only read it:
 // safe for concurrent use.
 type BloomFilter struct {
-	blocks [][8]uint32
+	bits []byte // blocks of 32 bytes: eight little-endian words
 }
 
 // errNoBloom marks a filter that is absent or not one this reader uses
@@ -81,13 +81,7 @@ func readBloom(r io.ReaderAt, off, size int64) (*BloomFilter, error) {
 	if n, err := r.ReadAt(bitset, off+int64(used)); n < len(bitset) {
 		return nil, fmt.Errorf("reading a Bloom filter's bitset: %v", err)
 	}
-	f := &BloomFilter{blocks: make([][8]uint32, numBytes/32)}
-	for b := range f.blocks {
-		for w := range 8 {
-			f.blocks[b][w] = binary.LittleEndian.Uint32(bitset[32*b+4*w:])
-		}
-	}
-	return f, nil
+	return &BloomFilter{bits: bitset}, nil
 }
 
 // parseBloomHeader decodes a BloomFilterHeader from the start of head: its
@@ -185,10 +179,11 @@ func (f *BloomFilter) MightContain(v []byte) bool { return f.MightContainHash(xx
 // MightContainHash is MightContain of a value whose XXH64 (seed 0) is h
 // (BloomHash): the hash of a value probed into many filters is made once.
 func (f *BloomFilter) MightContainHash(h uint64) bool {
-	b := &f.blocks[(h>>32)*uint64(len(f.blocks))>>32]
+	blk := (h >> 32) * uint64(len(f.bits)/32) >> 32
+	b := f.bits[32*blk : 32*blk+32]
 	x := uint32(h)
 	for i, s := range bloomSalts {
-		if b[i]&(1<<((x*s)>>27)) == 0 {
+		if binary.LittleEndian.Uint32(b[4*i:])&(1<<((x*s)>>27)) == 0 {
 			return false
 		}
 	}
@@ -200,7 +195,7 @@ func (f *BloomFilter) MightContainHash(h uint64) bool {
 func BloomHash(v []byte) uint64 { return xxhash.Sum64(v) }
 
 // Bytes is the size of the filter's bitset.
-func (f *BloomFilter) Bytes() int { return 32 * len(f.blocks) }
+func (f *BloomFilter) Bytes() int { return len(f.bits) }
 
 // FPP is the probability that a value not in the column chunk passes the
 // filter, from its bits: a value's hash picks a block uniformly and in
@@ -209,14 +204,14 @@ func (f *BloomFilter) Bytes() int { return 32 * len(f.blocks) }
 // bytes).
 func (f *BloomFilter) FPP() float64 {
 	var sum float64
-	for b := range f.blocks {
+	for b := 0; b+32 <= len(f.bits); b += 32 {
 		p := 1.0
-		for _, w := range f.blocks[b] {
-			p *= float64(bits.OnesCount32(w)) / 32
+		for w := b; w < b+32; w += 4 {
+			p *= float64(bits.OnesCount32(binary.LittleEndian.Uint32(f.bits[w:]))) / 32
 		}
 		sum += p
 	}
-	return sum / float64(max(len(f.blocks), 1))
+	return sum / float64(max(len(f.bits)/32, 1))
 }
 
 // bloom is the Bloom filter of column col in row group i, or nil (none, or
