@@ -22,6 +22,7 @@ import (
 // parquetTable is an opened Parquet file.
 type parquetTable struct {
 	f      *os.File
+	size   int64 // the file's bytes
 	r      *file.Reader
 	col    []*schema.Column // a table column's leaf (nil: nested)
 	leaves [][]int          // a table column's leaf columns' indexes: one, or a nested column's
@@ -74,6 +75,9 @@ func openParquet(path, name string) (_ *parquetTable, _ []string, _ []Type, err 
 	// a join does not decode (Kind Nested), but counts (columnBytes).
 	sc := r.MetaData().Schema
 	p := &parquetTable{f: f, r: r}
+	if st, err := f.Stat(); err == nil {
+		p.size = st.Size()
+	}
 	var names []string
 	var types []Type
 	var last schema.Node

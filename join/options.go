@@ -82,6 +82,12 @@ type Sides struct {
 	// SkipBadRows drops malformed rows (wrong field count, bad quoting, a join
 	// key that does not parse) and counts them instead of failing.
 	SkipBadRows bool
+	// IgnoreFileBloom reads every row group of a Parquet large side that
+	// its statistics do not skip, never the file's own Bloom filters of
+	// the join column (by default a row group whose filter holds none of
+	// the keys is skipped: Report.InputTable.ChunksSkippedBloom); for
+	// comparing the two.
+	IgnoreFileBloom bool
 }
 
 // Keying is a join's key (Options.Keying; the stream engine's and Beam's

@@ -117,9 +117,10 @@ type KeysReport struct {
 // TableReport is what the map phase did with a large side that is a table
 // (Parquet, Arrow). It reads a chunk's (row group's, record batch's) key
 // columns first; a chunk whose statistics say no key of it falls within
-// the key side's least and greatest (an integer key) is skipped unread,
-// and a chunk's other columns are decoded only when some row passed the
-// filter.
+// the key side's least and greatest (an integer key) is skipped unread, so
+// is a Parquet row group whose own Bloom filter of the join column holds
+// none of the keys, and a chunk's other columns are decoded only when some
+// row passed the filter.
 type TableReport struct {
 	Format        string `json:"format"`
 	Chunks        int64  `json:"chunks"`
@@ -130,6 +131,21 @@ type TableReport struct {
 	SkippedNulls int64 `json:"skipped_nulls"`
 	// BytesSkipped is the skipped chunks' uncompressed bytes.
 	BytesSkipped int64 `json:"bytes_skipped"`
+	// ChunksSkippedBloom, RowsSkippedBloom, SkippedNullsBloom and
+	// BytesSkippedBloom are the same of the row groups the statistics did
+	// not skip and whose Bloom filter of the join column (the Parquet
+	// file's own) holds none of the keys; BloomChecked counts the row
+	// groups whose filter was read and probed. BloomSurvival is the share
+	// of row groups holding no key that the first filter read would pass
+	// (1-(1-p)^K, p its false positive rate, K the keys probed): above 0.9
+	// no more filters are read (BloomOff). Omitted without filters.
+	ChunksSkippedBloom int64   `json:"chunks_skipped_bloom,omitempty"`
+	RowsSkippedBloom   int64   `json:"rows_skipped_bloom,omitempty"`
+	SkippedNullsBloom  int64   `json:"skipped_nulls_bloom,omitempty"`
+	BytesSkippedBloom  int64   `json:"bytes_skipped_bloom,omitempty"`
+	BloomChecked       int64   `json:"bloom_checked,omitempty"`
+	BloomSurvival      float64 `json:"bloom_survival,omitempty"`
+	BloomOff           bool    `json:"bloom_off,omitempty"`
 	// ChunksMaterialized counts the chunks whose other columns were
 	// decoded (some row passed).
 	ChunksMaterialized int64 `json:"chunks_materialized"`

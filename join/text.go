@@ -44,6 +44,14 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "input %s: %d %s, %d skipped by their statistics (%d rows); the other columns decoded in %d (where a row passed): %s of %s decoded (%.0f%%)\n",
 			t.Format, t.Chunks, chunks, t.ChunksSkipped, t.RowsSkipped, t.ChunksMaterialized,
 			mib(t.DecodedBytes), mib(t.Bytes), 100*float64(t.DecodedBytes)/float64(max(t.Bytes, 1)))
+		if t.BloomChecked > 0 {
+			fmt.Fprintf(w, "input %s: %d %s skipped by the file's Bloom filters of the join column (%d rows, %s), of %d whose filter was read",
+				t.Format, t.ChunksSkippedBloom, chunks, t.RowsSkippedBloom, mib(t.BytesSkippedBloom), t.BloomChecked)
+			if t.BloomOff {
+				fmt.Fprintf(w, "; the first would pass %.0f%% of the row groups holding no key (its false positive rate, the keys probed), so no more were read", 100*t.BloomSurvival)
+			}
+			fmt.Fprintln(w)
+		}
 	}
 	if f := r.FilterOff; f != nil {
 		fmt.Fprintf(w, "filter off: %d of %d mappers stopped probing, the first after %d rows: %.1f%% passed, and a probe took %.1f ns (the fastest batch) where it saved %.1f ns of shuffle on average (%.1f ns a dropped row); %d rows shuffled unprobed and joined exactly\n",

@@ -68,20 +68,23 @@ type mapWorker struct {
 	guard               filterGuard
 	keep                []int  // the large side's columns the output asks for (nil: all)
 	keyLo, keyHi        []byte // mapInputs'
+	bloom               *fileBloom
 }
 
 // mapInputs are what the map phase reads besides the large side: the
 // filter's copies (one a mapper, or shared) and the key side's least and
 // greatest key (buildStats.lo, hi: a table's chunks skipped by their
-// statistics; nil without them).
+// statistics; nil without them), and the skipping of a Parquet side's row
+// groups by the file's own Bloom filters (nil: none).
 type mapInputs struct {
 	copies       []filters.Filter
 	keyLo, keyHi []byte
+	bloom        *fileBloom
 }
 
 // newMapWorker is mapper i's, its filter one of copies.
 func (x *execution) newMapWorker(i int, in mapInputs, sketches []*joinSketch) mapWorker {
-	m := mapWorker{f: in.copies[i%len(in.copies)], keyLo: in.keyLo, keyHi: in.keyHi, w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: sketches[i],
+	m := mapWorker{f: in.copies[i%len(in.copies)], keyLo: in.keyLo, keyHi: in.keyHi, bloom: in.bloom, w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: sketches[i],
 		sep: x.input.Sep, nfields: len(x.input.Header), parts: x.parts,
 		bypass: x.opt.JoinType.KeepsUnmatchedLarge(), newOut: x.sink.Writer, keyPad: x.shape().keyPad, guard: newFilterGuard(x), keep: x.largeKeep}
 	if x.skew != nil {

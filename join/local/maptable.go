@@ -48,6 +48,11 @@ func (t *tableMapper) addTo(r *join.TableReport) {
 	r.RowsSkipped += c.RowsSkipped
 	r.SkippedNulls += c.SkippedNulls
 	r.BytesSkipped += c.BytesSkipped
+	r.ChunksSkippedBloom += c.ChunksSkippedBloom
+	r.RowsSkippedBloom += c.RowsSkippedBloom
+	r.SkippedNullsBloom += c.SkippedNullsBloom
+	r.BytesSkippedBloom += c.BytesSkippedBloom
+	r.BloomChecked += c.BloomChecked
 	r.ChunksMaterialized += c.ChunksMaterialized
 	r.DecodedBytes += c.DecodedBytes
 	r.Bytes += c.Bytes
@@ -102,27 +107,48 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 
 // skipChunk is step 1 of mapChunk: a chunk whose statistics put its keys
 // outside the key side's least and greatest (a one-column integer key,
-// Parquet) is counted as read and dropped, and skipChunk reports true.
-// (Not with anti, left and full joins: the rows of such a chunk are
-// written, all of them.)
+// Parquet), or else whose Bloom filter of the join column holds none of
+// the keys (a one-column key, Parquet: fileBloom), is counted as read and
+// dropped, and skipChunk reports true. (Not with anti, left and full
+// joins: the rows of such a chunk are written, all of them.)
 func (x *execution) skipChunk(m *mapWorker, c *source.Chunk, chunkBytes int64, rowBytes int) bool {
 	ks, t := x.joinSpec, m.tm
-	if c.Index < 0 || m.keyHi == nil || ks.Composite() || ks.Types[0] != key.Int || m.bypass {
+	if c.Index < 0 || ks.Composite() || m.bypass {
 		return false
 	}
-	lo, hi, nulls, ok := x.input.Tab.KeyRange(c.Index, ks.Cols[0])
-	if !ok || (hi >= keyInt(m.keyLo) && lo <= keyInt(m.keyHi)) {
+	if m.keyHi != nil && ks.Types[0] == key.Int {
+		lo, hi, nulls, ok := x.input.Tab.KeyRange(c.Index, ks.Cols[0])
+		if ok && (hi < keyInt(m.keyLo) || lo > keyInt(m.keyHi)) {
+			t.counts.ChunksSkipped++
+			t.counts.RowsSkipped += int64(c.Rows)
+			t.counts.SkippedNulls += nulls
+			t.counts.BytesSkipped += chunkBytes
+			m.skipped(c, nulls, rowBytes)
+			return true
+		}
+	}
+	nulls, skip, checked := m.bloom.skips(c)
+	if checked {
+		t.counts.BloomChecked++
+	}
+	if !skip {
 		return false
 	}
-	t.counts.ChunksSkipped++
-	t.counts.RowsSkipped += int64(c.Rows)
-	t.counts.SkippedNulls += nulls
-	t.counts.BytesSkipped += chunkBytes
+	t.counts.ChunksSkippedBloom++
+	t.counts.RowsSkippedBloom += int64(c.Rows)
+	t.counts.SkippedNullsBloom += nulls
+	t.counts.BytesSkippedBloom += chunkBytes
+	m.skipped(c, nulls, rowBytes)
+	return true
+}
+
+// skipped counts the rows of a skipped chunk c, nulls of them of a NULL
+// key, as the rows read would count them: the others dropped.
+func (m *mapWorker) skipped(c *source.Chunk, nulls int64, rowBytes int) {
 	m.rows += int64(c.Rows)
-	m.cannot.null += nulls // as the rows read would count them
+	m.cannot.null += nulls
 	m.dropRows += int64(c.Rows) - nulls
 	m.dropBytes += (int64(c.Rows) - nulls) * int64(rowBytes+8)
-	return true
 }
 
 // filterChunk is steps 2 and 3 of mapChunk: the keys of the chunk's key

@@ -191,22 +191,27 @@ func (p *broadcastPhase) report(_ *execution, rep *join.Report) {
 type mapPhase struct {
 	keys      *keysPhase
 	broadcast *broadcastPhase
+	bloom     *fileBloom // a Parquet side's row groups skipped by its Bloom filters (nil: none)
 	stats     mapStats
 }
 
 func (*mapPhase) name() string { return "map" }
 func (p *mapPhase) run(ctx context.Context, x *execution) (err error) {
-	p.stats, err = x.mapInput(ctx, mapInputs{copies: p.broadcast.copies, keyLo: p.keys.stats.lo, keyHi: p.keys.stats.hi})
+	p.bloom = x.newFileBloom(p.keys.list)
+	p.stats, err = x.mapInput(ctx, mapInputs{copies: p.broadcast.copies, keyLo: p.keys.stats.lo, keyHi: p.keys.stats.hi, bloom: p.bloom})
 	return err
 }
 func (p *mapPhase) report(_ *execution, rep *join.Report) {
 	rep.InputRecords, rep.MapOutputRecords = p.stats.records, p.stats.output
 	rep.Keys.InputNull, rep.Keys.InputUnmatchable = p.stats.cannot.null, p.stats.cannot.unmatchable
 	rep.FilteredOutRecords = p.stats.records - p.stats.output - p.stats.cannot.null - p.stats.cannot.unmatchable
-	if t := p.stats.table; t != nil { // rows a chunk's statistics skipped are not the filter's
-		rep.FilteredOutRecords -= t.RowsSkipped - t.SkippedNulls
+	if t := p.stats.table; t != nil { // rows a chunk's statistics or Bloom filter skipped are not the filter's
+		rep.FilteredOutRecords -= t.RowsSkipped - t.SkippedNulls + t.RowsSkippedBloom - t.SkippedNullsBloom
 	}
 	rep.InputTable = p.stats.table
+	if survival, off := p.bloom.report(); survival >= 0 && rep.InputTable != nil {
+		rep.InputTable.BloomSurvival, rep.InputTable.BloomOff = survival, off
+	}
 	rep.BypassedRecords, rep.BypassedBytes = p.stats.bypassed, p.stats.bypassedBytes
 	if g := p.stats.guard; g.mappersOff > 0 {
 		rep.FilterOff = &join.FilterOffReport{Mappers: g.mappersOff, Unprobed: g.unprobed, AfterRows: g.firstOffAfter,

@@ -57,12 +57,12 @@ func (x *execution) derive(rep *join.Report) {
 // the filter tested, the measured false positive rate's denominator: the
 // rows but the members (the survivors that matched) and the rows the
 // filter never saw (a NULL or unmatchable key; a chunk skipped by its
-// statistics).
+// statistics or its Bloom filter).
 func testedNonMembers(rep *join.Report) int64 {
 	members := rep.MapOutputRecords - rep.FalsePositiveRecords
 	untested := rep.Keys.InputNull + rep.Keys.InputUnmatchable
 	if rep.InputTable != nil { // its skipped NULLs are in InputNull already
-		untested += rep.InputTable.RowsSkipped - rep.InputTable.SkippedNulls
+		untested += rep.InputTable.RowsSkipped - rep.InputTable.SkippedNulls + rep.InputTable.RowsSkippedBloom - rep.InputTable.SkippedNullsBloom
 	}
 	return rep.InputRecords - members - untested
 }

@@ -27,6 +27,7 @@ type joinFlags struct {
 	mem                                   string
 	tempDir                               string
 	quiet, estimate, keepFilter           bool
+	ignoreFileBloom                       bool
 	badRows                               string
 	filter                                filters.Kind // set by the command
 	filterFile                            string       // set by run
@@ -68,6 +69,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.delim, "delim", "", `field separator of both sides: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma (the output is CSV)`)
 	fs.StringVar(&j.keysDelim, "keys-delim", "", "field separator of --keys alone, instead of --delim (as --delim takes it)")
 	fs.StringVar(&j.inputDelim, "input-delim", "", "field separator of --input alone, instead of --delim: a TSV on standard input with a CSV key file takes --input-delim tab")
+	fs.BoolVar(&j.ignoreFileBloom, "ignore-file-bloom", false, "read every row group of a Parquet --input that its statistics do not skip, never its own Bloom filters of the join column (by default a row group whose filter holds none of the keys is skipped unread; for comparing the two)")
 	fs.StringVar(&j.badRows, "bad-rows", "fail", "fail: stop at the first malformed row; skip: drop malformed rows, count them and report the first few")
 }
 
@@ -76,7 +78,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 // defaults stand for the others. cmd is the command's name for messages.
 func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) {
 	opt := join.Options{
-		Sides:            join.Sides{Keys: j.keys, Input: j.input, KeysFormat: j.keysFormat, InputFormat: j.inputFormat},
+		Sides:            join.Sides{Keys: j.keys, Input: j.input, KeysFormat: j.keysFormat, InputFormat: j.inputFormat, IgnoreFileBloom: j.ignoreFileBloom},
 		Keying:           join.Keying{KeyCol: j.keyCol, JoinCol: j.joinCol, KeyType: key.Type(j.keyType), Layout: join.Layout(j.layout)},
 		FilterChoice:     join.FilterChoice{Filter: j.filter, FilterFile: j.filterFile, KeepFilter: j.keepFilter},
 		Resources:        join.Resources{Mappers: j.mappers, Reducers: j.reducers, TempDir: j.tempDir},

@@ -303,7 +303,7 @@ func usageGrouped(fs *flag.FlagSet, synopsis, description string, groups []cli.F
 // joinFlagGroups are the headings of the join commands' help (run,
 // compare, build-filter): each lists the flags a command has.
 var joinFlagGroups = []cli.FlagGroup{
-	{Title: "inputs", Flags: []string{"keys", "input", "key-col", "join-col", "key-type", "delim", "keys-delim", "input-delim", "keys-format", "input-format", "bad-rows"}},
+	{Title: "inputs", Flags: []string{"keys", "input", "key-col", "join-col", "key-type", "delim", "keys-delim", "input-delim", "keys-format", "input-format", "ignore-file-bloom", "bad-rows"}},
 	{Title: "the join and its output", Flags: []string{"join", "columns", "out", "format", "sort", "report-json", "quiet", "filters", "repeat"}},
 	{Title: "the filter", Flags: []string{"filter", "bits-per-key", "fpp", "filter-budget", "k", "keep-filter", "filter-file", "filter-layout",
 		"broadcast-budget", "need-deletes", "hot-exclusions", "acbf-capacity", "bucket-size", "fingerprint-bits", "growth", "initial-capacity", "tightening"}},

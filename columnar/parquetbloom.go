@@ -1,0 +1,361 @@
+package columnar
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/thrift/lib/go/thrift"
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/acbfjoin/acbfjoin/key"
+)
+
+// A Parquet column chunk may carry a split-block Bloom filter
+// (parquet-format's BloomFilter.md; written by DuckDB, Spark, DataFusion,
+// arrow-rs): at the chunk's bloom_filter_offset a BloomFilterHeader in
+// Thrift's compact protocol (numBytes, and the algorithm, hash and
+// compression, unions of one empty struct each: BLOCK, XXHASH,
+// UNCOMPRESSED are the only ones defined), then numBytes of bitset, in
+// blocks of 256 bits: eight little-endian 32-bit words. A value's hash is
+// XXH64 (seed 0) of its PLAIN encoding; its upper 32 bits choose the block,
+// its lower 32 bits times each of eight salts, shifted right by 27, the bit
+// set in each word. arrow/go v15 reads the offset but not the filter.
+
+// MaxBloomBytes bounds a Bloom filter's bitset: a header that claims more
+// (or more than the file holds past it) is treated as no filter, so that
+// no allocation follows an untrusted size.
+const MaxBloomBytes = 128 << 20
+
+// bloomHeaderBytes is what is read for a filter's header: its four fields
+// take about 15 bytes; unknown fields a writer may add, up to this.
+const bloomHeaderBytes = 1024
+
+// bloomSalts are the split-block filter's eight salts (BloomFilter.md).
+var bloomSalts = [8]uint32{0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31}
+
+// BloomFilter is the split-block Bloom filter of one Parquet column chunk,
+// read whole into memory (its bitset's bytes, one allocation). Its methods only read it:
+// safe for concurrent use.
+type BloomFilter struct {
+	bits []byte // blocks of 32 bytes: eight little-endian words
+}
+
+// errNoBloom marks a filter that is absent or not one this reader uses
+// (another algorithm, hash or compression); other errors are damage.
+var errNoBloom = errors.New("no split-block xxhash Bloom filter")
+
+// readBloom reads the Bloom filter at off of a file of size bytes through
+// r: its header (bounded by bloomHeaderBytes), then its bitset, checked
+// against MaxBloomBytes and the file's end before anything is allocated
+// for it. An error for a filter that is absent, of another kind (wraps
+// errNoBloom), or damaged. Cost: one read of up to 1 KiB, one of the
+// bitset, and an allocation of its size.
+func readBloom(r io.ReaderAt, off, size int64) (*BloomFilter, error) {
+	if off < 0 || off >= size {
+		return nil, fmt.Errorf("%w: offset %d of a file of %d bytes", errNoBloom, off, size)
+	}
+	head := make([]byte, min(bloomHeaderBytes, size-off))
+	n, err := r.ReadAt(head, off)
+	if n < len(head) {
+		return nil, fmt.Errorf("reading a Bloom filter's header: %v", err)
+	}
+	numBytes, used, err := parseBloomHeader(head)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case numBytes <= 0 || numBytes%32 != 0:
+		return nil, fmt.Errorf("a Bloom filter of %d bytes (a positive multiple of 32 wanted)", numBytes)
+	case numBytes > MaxBloomBytes:
+		return nil, fmt.Errorf("a Bloom filter of %d bytes, over the %d this reader takes", numBytes, MaxBloomBytes)
+	case int64(numBytes) > size-off-int64(used):
+		return nil, fmt.Errorf("a Bloom filter of %d bytes at %d, beyond the file's %d", numBytes, off+int64(used), size)
+	}
+	bitset := make([]byte, numBytes)
+	if n, err := r.ReadAt(bitset, off+int64(used)); n < len(bitset) {
+		return nil, fmt.Errorf("reading a Bloom filter's bitset: %v", err)
+	}
+	return &BloomFilter{bits: bitset}, nil
+}
+
+// parseBloomHeader decodes a BloomFilterHeader from the start of head: its
+// numBytes and the bytes the header took. Unknown fields are skipped; an
+// algorithm, hash or compression other than BLOCK, XXHASH and UNCOMPRESSED
+// (or none given) is errNoBloom.
+func parseBloomHeader(head []byte) (numBytes int32, used int, err error) {
+	cfg := &thrift.TConfiguration{MaxMessageSize: bloomHeaderBytes, MaxFrameSize: bloomHeaderBytes}
+	buf := thrift.NewTMemoryBufferLen(len(head))
+	buf.Write(head)
+	p := thrift.NewTCompactProtocolConf(buf, cfg)
+	ctx := context.Background()
+	if _, err := p.ReadStructBegin(ctx); err != nil {
+		return 0, 0, err
+	}
+	var seen [5]bool
+	for {
+		_, typ, id, err := p.ReadFieldBegin(ctx)
+		if err != nil {
+			return 0, 0, err
+		}
+		if typ == thrift.STOP {
+			break
+		}
+		switch {
+		case id == 1 && typ == thrift.I32:
+			if numBytes, err = p.ReadI32(ctx); err != nil {
+				return 0, 0, err
+			}
+			seen[1] = true
+		case id >= 2 && id <= 4 && typ == thrift.STRUCT:
+			// A union whose one member must be field 1 (an empty struct).
+			ok, err := readUnionOne(ctx, p)
+			if err != nil {
+				return 0, 0, err
+			}
+			if !ok {
+				return 0, 0, fmt.Errorf("%w: field %d is not BLOCK, XXHASH or UNCOMPRESSED", errNoBloom, id)
+			}
+			seen[id] = true
+		default:
+			if err := p.Skip(ctx, typ); err != nil {
+				return 0, 0, err
+			}
+		}
+		if err := p.ReadFieldEnd(ctx); err != nil {
+			return 0, 0, err
+		}
+	}
+	if err := p.ReadStructEnd(ctx); err != nil {
+		return 0, 0, err
+	}
+	if !seen[1] || !seen[2] || !seen[3] || !seen[4] {
+		return 0, 0, fmt.Errorf("%w: a header without all of numBytes, algorithm, hash and compression", errNoBloom)
+	}
+	return numBytes, len(head) - buf.Len(), nil
+}
+
+// readUnionOne reads a union of empty structs and reports whether its
+// member was field 1 and only it (BLOCK, XXHASH, UNCOMPRESSED in their
+// unions).
+func readUnionOne(ctx context.Context, p thrift.TProtocol) (bool, error) {
+	if _, err := p.ReadStructBegin(ctx); err != nil {
+		return false, err
+	}
+	one, other := false, false
+	for {
+		_, typ, id, err := p.ReadFieldBegin(ctx)
+		if err != nil {
+			return false, err
+		}
+		if typ == thrift.STOP {
+			break
+		}
+		if id == 1 && typ == thrift.STRUCT {
+			one = true
+		} else {
+			other = true
+		}
+		if err := p.Skip(ctx, typ); err != nil {
+			return false, err
+		}
+		if err := p.ReadFieldEnd(ctx); err != nil {
+			return false, err
+		}
+	}
+	return one && !other, p.ReadStructEnd(ctx)
+}
+
+// MightContain reports whether the value whose PLAIN encoding is v may be
+// in the column chunk (false: it is not). O(len(v)) for the hash, then
+// eight word tests in one block.
+func (f *BloomFilter) MightContain(v []byte) bool { return f.MightContainHash(xxhash.Sum64(v)) }
+
+// MightContainHash is MightContain of a value whose XXH64 (seed 0) is h
+// (BloomHash): the hash of a value probed into many filters is made once.
+func (f *BloomFilter) MightContainHash(h uint64) bool {
+	blk := (h >> 32) * uint64(len(f.bits)/32) >> 32
+	b := f.bits[32*blk : 32*blk+32]
+	x := uint32(h)
+	for i, s := range bloomSalts {
+		if binary.LittleEndian.Uint32(b[4*i:])&(1<<((x*s)>>27)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// BloomHash is the hash a Bloom filter's probes take of a value's PLAIN
+// encoding v: XXH64 with seed 0.
+func BloomHash(v []byte) uint64 { return xxhash.Sum64(v) }
+
+// Bytes is the size of the filter's bitset.
+func (f *BloomFilter) Bytes() int { return len(f.bits) }
+
+// FPP is the probability that a value not in the column chunk passes the
+// filter, from its bits: a value's hash picks a block uniformly and in
+// each of its eight words a bit uniformly (the salts are odd), so the rate
+// is the blocks' mean of the product of their words' shares of ones. O(its
+// bytes).
+func (f *BloomFilter) FPP() float64 {
+	var sum float64
+	for b := 0; b+32 <= len(f.bits); b += 32 {
+		p := 1.0
+		for w := b; w < b+32; w += 4 {
+			p *= float64(bits.OnesCount32(binary.LittleEndian.Uint32(f.bits[w:]))) / 32
+		}
+		sum += p
+	}
+	return sum / float64(max(len(f.bits)/32, 1))
+}
+
+// bloom is the Bloom filter of column col in row group i, or nil (none, or
+// not readable: bloomFilter).
+func (p *parquetTable) bloom(i, col int) (f *BloomFilter) {
+	defer func() { // damaged metadata that arrow/go panics on: no filter
+		if recover() != nil {
+			f = nil
+		}
+	}()
+	if p.col[col] == nil {
+		return nil
+	}
+	cc, err := p.r.MetaData().RowGroup(i).ColumnChunk(p.leaves[col][0])
+	if err != nil {
+		return nil
+	}
+	off := cc.BloomFilterOffset()
+	if off <= 0 {
+		return nil
+	}
+	f, err = readBloom(p.f, off, p.size)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// nullCount is column col's NULLs in row group i from its statistics; ok
+// false without them.
+func (p *parquetTable) nullCount(i, col int) (n int64, ok bool) {
+	defer func() { // damaged statistics that arrow/go panics on: none
+		if recover() != nil {
+			n, ok = 0, false
+		}
+	}()
+	if p.col[col] == nil {
+		return 0, false
+	}
+	cc, err := p.r.MetaData().RowGroup(i).ColumnChunk(p.leaves[col][0])
+	if err != nil {
+		return 0, false
+	}
+	if set, err := cc.StatsSet(); err != nil || !set {
+		return 0, false
+	}
+	st, err := cc.Statistics()
+	if err != nil || st == nil || !st.HasNullCount() {
+		return 0, false
+	}
+	return st.NullCount(), true
+}
+
+// bloomHashes are the hashes of keys (key.Of's bytes of type kt) as column
+// col's values are hashed: the PLAIN encoding of the value each key
+// equals. A key no value of the column can equal (an integer beyond an
+// INT32 column's, a negative one in an unsigned column, a string of
+// another length than a fixed-length column's) is left out: it cannot
+// match. ok false when the column's filters cannot decide for such keys
+// (keys compared as text of another type; a decimal, a date, a UUID; a
+// UINT64).
+func (p *parquetTable) bloomHashes(col int, t Type, kt key.Type, keys [][]byte) (hashes []uint64, ok bool) {
+	c := p.col[col]
+	if c == nil {
+		return nil, false
+	}
+	var buf [8]byte
+	phys := c.PhysicalType()
+	switch {
+	case kt == key.Int && (t.Kind == Int && (phys == parquet.Types.Int32 || phys == parquet.Types.Int64) || t.Kind == Uint && phys == parquet.Types.Int32):
+		// Not a UINT64: its values beyond int64 are errors when read (a
+		// key cannot hold them), which a skipped row group would hide.
+		for _, k := range keys {
+			if len(k) != 8 {
+				continue
+			}
+			v := int64(binary.BigEndian.Uint64(k) ^ 1<<63)
+			switch {
+			case phys == parquet.Types.Int64 && t.Kind == Int:
+				binary.LittleEndian.PutUint64(buf[:], uint64(v))
+				hashes = append(hashes, xxhash.Sum64(buf[:8]))
+			case t.Kind == Int:
+				if v >= math.MinInt32 && v <= math.MaxInt32 {
+					binary.LittleEndian.PutUint32(buf[:], uint32(int32(v)))
+					hashes = append(hashes, xxhash.Sum64(buf[:4]))
+				}
+			default: // an unsigned INT32: stored as its 32 bits
+				if v >= 0 && v <= math.MaxUint32 {
+					binary.LittleEndian.PutUint32(buf[:], uint32(v))
+					hashes = append(hashes, xxhash.Sum64(buf[:4]))
+				}
+			}
+		}
+		return hashes, true
+	case kt == key.String && (t.Kind == String || t.Kind == Binary) && phys == parquet.Types.ByteArray:
+		for _, k := range keys {
+			hashes = append(hashes, xxhash.Sum64(k))
+		}
+		return hashes, true
+	case kt == key.String && t.Kind == Binary && phys == parquet.Types.FixedLenByteArray:
+		for _, k := range keys {
+			if len(k) == c.TypeLength() {
+				hashes = append(hashes, xxhash.Sum64(k))
+			}
+		}
+		return hashes, true
+	}
+	return nil, false
+}
+
+// BloomFilter returns the split-block Bloom filter of column col in chunk
+// i (a Parquet column chunk's), or nil: none, another algorithm, hash or
+// compression, a size over MaxBloomBytes or beyond the file, a damaged
+// header; never an error (a filter is an aid: without it the chunk is
+// read). Cost: two reads of the file and an allocation of the filter's
+// size (DuckDB's: about 1.2 bytes a distinct value). Safe for concurrent
+// use.
+func (t *Table) BloomFilter(i, col int) *BloomFilter {
+	if b, ok := t.b.(*parquetBackend); ok && t.Types[col].Kind != Nested {
+		return b.pq.bloom(i, col)
+	}
+	return nil
+}
+
+// BloomHashes returns the hashes to probe column col's Bloom filters
+// (BloomFilter) with for keys, key.Of's bytes of type kt: one for each
+// key that a value of the column can equal (as the column's values make
+// their keys: Column.AppendKey), the others left out (they cannot match).
+// ok false when the filters cannot decide for keys of type kt (a column
+// whose keys are made from its text, not its values: an integer key in a
+// string column; not a Parquet table). O(len(keys)); safe for concurrent
+// use.
+func (t *Table) BloomHashes(col int, kt key.Type, keys [][]byte) (hashes []uint64, ok bool) {
+	if b, ok := t.b.(*parquetBackend); ok && t.Types[col].Kind != Nested {
+		return b.pq.bloomHashes(col, t.Types[col], kt, keys)
+	}
+	return nil, false
+}
+
+// NullCount returns the NULLs of column col in chunk i from the file's
+// statistics (Parquet); ok false where they are not there. O(1).
+func (t *Table) NullCount(i, col int) (int64, bool) {
+	if b, ok := t.b.(*parquetBackend); ok && t.Types[col].Kind != Nested {
+		return b.pq.nullCount(i, col)
+	}
+	return 0, false
+}

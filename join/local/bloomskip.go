@@ -1,0 +1,118 @@
+package local
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/join/source"
+)
+
+// fileBloom is the map phase's skipping of a Parquet large side's row
+// groups by the file's own split-block Bloom filters of the join column
+// (columnar.Table.BloomFilter; DuckDB, Spark, DataFusion and arrow-rs
+// write them): a row group whose filter says that none of the key side's
+// distinct keys can be in it holds no row that joins, and is counted as
+// read and dropped unread, as one its statistics skip (skipChunk). A
+// Bloom filter has no false negatives, so no row that joins is ever
+// skipped; a filter's false positive only leaves a row group to be read.
+//
+// When it pays: K keys probed into a filter of false positive rate p pass
+// a row group holding none of them with probability 1 - (1-p)^K. The
+// first filter read gives p (its bits: columnar.BloomFilter.FPP); when
+// that survival is over maxBloomSurvival, almost no row group could be
+// skipped, and no more filters are read or probed (a filter read costs a
+// read of the file and K probes; K, a few microseconds a thousand keys,
+// against a row group's key column decoded). With few keys, as a lookup
+// of 20 keys in 100 row groups, the survival is about 20p, and every row
+// group holding none of them but about 20p of them is skipped.
+//
+// Safe for concurrent use by the mappers: the keys' hashes are made once,
+// by the first mapper that finds a filter.
+type fileBloom struct {
+	x    *execution
+	col  int
+	keys [][]byte // the key side's distinct keys (the keys phase's list)
+	once sync.Once
+	// hashes are the keys' hashes as the column's filters take them, the
+	// keys that no value of the column can equal left out; usable false
+	// when the filters cannot decide for the join's key type.
+	hashes []uint64
+	usable bool
+	off    atomic.Bool // the rule: no more filters read
+	mu     sync.Mutex  // guards the rest
+	// decided says the first filter was weighed; survival is its
+	// estimated survival of a row group holding no key.
+	decided  bool
+	survival float64
+}
+
+// maxBloomSurvival: above this estimated share of row groups without a
+// key passing their filter anyway, the filters are not read.
+const maxBloomSurvival = 0.9
+
+// newFileBloom is the Bloom skipping of the large side for keys, the key
+// side's distinct keys, or nil where it cannot apply: not a Parquet table,
+// a composite key, or asked not to (Options.IgnoreFileBloom).
+func (x *execution) newFileBloom(keys [][]byte) *fileBloom {
+	if x.input.Tab == nil || x.input.Tab.Format != columnar.Parquet || x.joinSpec.Composite() || x.opt.IgnoreFileBloom {
+		return nil
+	}
+	return &fileBloom{x: x, col: x.joinSpec.Cols[0], keys: keys}
+}
+
+// skips reports whether chunk c (a row group) holds none of the keys by
+// its Bloom filter, and its NULL keys (from its statistics: a row group
+// whose NULLs are not known is not skipped, so that the report's NULL
+// count stays exact). O(K) probes and a read of its filter.
+func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool) {
+	if b == nil || b.off.Load() {
+		return 0, false, false
+	}
+	tab := b.x.input.Tab
+	nulls, ok := tab.NullCount(c.Index, b.col)
+	if !ok {
+		return 0, false, false
+	}
+	f := tab.BloomFilter(c.Index, b.col)
+	if f == nil {
+		return 0, false, false
+	}
+	b.once.Do(func() {
+		b.hashes, b.usable = tab.BloomHashes(b.col, b.x.joinSpec.Types[0], b.keys)
+	})
+	if !b.usable {
+		b.off.Store(true)
+		return 0, false, false
+	}
+	b.mu.Lock()
+	if !b.decided {
+		b.decided = true
+		b.survival = 1 - math.Pow(1-f.FPP(), float64(len(b.hashes)))
+		if b.survival > maxBloomSurvival {
+			b.off.Store(true)
+		}
+	}
+	b.mu.Unlock()
+	for _, h := range b.hashes {
+		if f.MightContainHash(h) {
+			return nulls, false, true
+		}
+	}
+	return nulls, true, true
+}
+
+// report is what the rule decided: the estimated survival of the first
+// filter read (-1: none read) and whether it turned the filters off.
+func (b *fileBloom) report() (survival float64, off bool) {
+	if b == nil {
+		return -1, false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.decided {
+		return -1, false
+	}
+	return b.survival, b.survival > maxBloomSurvival
+}

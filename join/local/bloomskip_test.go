@@ -1,0 +1,193 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// bloomFixture is testdata/parquet-bloom/bloom.parquet (DuckDB's, with
+// Bloom filters on id, s and v: bench/parquet-bloom-fixture.sh) as a
+// model, read row group by row group: its rows, and the row groups' first
+// rows (the last entry the row count).
+func bloomFixture(t *testing.T) (path string, d tableData, starts []int) {
+	t.Helper()
+	path = filepath.Join(testutil.RepoRoot(t), "testdata", "parquet-bloom", "bloom.parquet")
+	tab, err := columnar.Open(context.Background(), path, "", columnar.Parquet, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Close()
+	d = tableData{names: tab.Names, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}}
+	if want := []string{"id", "s", "v", "row", "pay"}; !slices.Equal(tab.Names, want) {
+		t.Fatalf("columns %v, want %v", tab.Names, want)
+	}
+	for rg := range tab.Chunks() {
+		starts = append(starts, len(d.rows))
+		cols, err := tab.Read(rg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range cols[0].Len() {
+			row := make([]*string, len(cols))
+			for j, c := range cols {
+				if !c.Null(i) {
+					row[j] = sp(string(c.AppendText(nil, i)))
+				}
+			}
+			d.rows = append(d.rows, row)
+		}
+	}
+	return path, d, append(starts, len(d.rows))
+}
+
+// TestParquetBloomSkip joins a few keys against DuckDB's Bloom-filtered
+// fixture, on its INT64, BYTE_ARRAY and INT32 columns, with every join
+// type: the output is the model's (typedJoin) and the same with the Bloom
+// skip off (Options.IgnoreFileBloom); inner, semi and right joins skip by
+// the filters exactly the row groups that hold none of the keys (computed
+// from the rows; the fixture's filters have no false positive for these
+// keys, as probes.csv says of DuckDB's own probes), with their rows, NULLs
+// and the report's other counts as without; anti, left and full joins
+// skip none (they write those rows). Integer keys beyond an INT32 column
+// are not probed: they cannot match.
+func TestParquetBloomSkip(t *testing.T) {
+	path, model, starts := bloomFixture(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, col string
+		keys      []string
+	}{
+		{"int64", "id", []string{"356", "5015", "51", "9977", "100000"}},
+		{"string", "s", []string{"k356", "k5015", "k51", "kx"}},
+		{"int32", "v", []string{"1006", "9950", "51"}},
+		{"int32, keys beyond it", "v", []string{"-5000000000", "1015", "5000000000"}},
+		{"int32, every key beyond it", "v", []string{"-5000000000", "5000000000"}},
+	} {
+		col := slices.Index(model.names, c.col)
+		keyData := tableData{names: []string{c.col}, types: []arrow.DataType{model.types[col]}}
+		if c.col == "v" {
+			keyData.types[0] = arrow.PrimitiveTypes.Int64 // the keys beyond an int32
+		}
+		for _, k := range c.keys {
+			keyData.rows = append(keyData.rows, []*string{sp(k)})
+		}
+		kf := filepath.Join(dir, fmt.Sprintf("keys-%s.csv", strings.ReplaceAll(c.name, " ", "-")))
+		keyData.csv(t, kf)
+		// The expected skips: the row groups holding none of the keys.
+		var skipGroups, skipRows, skipNulls int64
+		for rg := range len(starts) - 1 {
+			hold, nulls := false, int64(0)
+			for _, row := range model.rows[starts[rg]:starts[rg+1]] {
+				if row[col] == nil {
+					nulls++
+				} else if slices.Contains(c.keys, *row[col]) {
+					hold = true
+				}
+			}
+			if !hold {
+				skipGroups++
+				skipRows += int64(starts[rg+1] - starts[rg])
+				skipNulls += nulls
+			}
+		}
+		for _, jt := range []join.JoinType{join.JoinInner, join.JoinSemi, join.JoinAnti, join.JoinLeft, join.JoinRight, join.JoinFull} {
+			name := fmt.Sprintf("%s, %s join", c.name, jt)
+			opt := join.Options{Sides: join.Sides{Keys: kf, Input: path}, Keying: join.Keying{KeyCol: c.col, JoinCol: c.col}, JoinType: jt,
+				Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 3, Reducers: 2, TempDir: t.TempDir()}}
+			rep, out := runJoin(t, opt)
+			opt.IgnoreFileBloom = true
+			off, offOut := runJoin(t, opt)
+			if want := typedJoin(keyData, model, []int{0}, []int{col}, jt); !slices.Equal(parseOutput(t, out), want) {
+				t.Fatalf("%s: %s", name, testutil.FirstDiff(parseOutput(t, out), want))
+			}
+			if string(out) != string(offOut) {
+				t.Fatalf("%s: the output differs from the join without the Bloom skip", name)
+			}
+			tr, ot := rep.InputTable, off.InputTable
+			if ot.ChunksSkippedBloom != 0 || ot.BloomChecked != 0 {
+				t.Errorf("%s, IgnoreFileBloom: %d row groups skipped by Bloom filters, %d read", name, ot.ChunksSkippedBloom, ot.BloomChecked)
+			}
+			if tr.ChunksSkipped != 0 {
+				t.Errorf("%s: %d row groups skipped by statistics (the fixture spreads every row group's keys)", name, tr.ChunksSkipped)
+			}
+			wantGroups, wantRows, wantNulls := skipGroups, skipRows, skipNulls
+			if jt.KeepsUnmatchedLarge() {
+				wantGroups, wantRows, wantNulls = 0, 0, 0
+			}
+			if tr.ChunksSkippedBloom != wantGroups || tr.RowsSkippedBloom != wantRows || tr.SkippedNullsBloom != wantNulls {
+				t.Errorf("%s: skipped by Bloom filters %d row groups, %d rows, %d NULLs; want %d, %d, %d",
+					name, tr.ChunksSkippedBloom, tr.RowsSkippedBloom, tr.SkippedNullsBloom, wantGroups, wantRows, wantNulls)
+			}
+			if !jt.KeepsUnmatchedLarge() && (tr.BloomChecked != int64(len(starts)-1) || tr.BloomOff) {
+				t.Errorf("%s: %d filters read of %d row groups, off %v (survival %.3f)", name, tr.BloomChecked, len(starts)-1, tr.BloomOff, tr.BloomSurvival)
+			}
+			if wantGroups > 0 && tr.BytesSkippedBloom <= 0 {
+				t.Errorf("%s: %d bytes skipped", name, tr.BytesSkippedBloom)
+			}
+			// The rows skipped are counted as the rows read would be.
+			if rep.InputRecords != off.InputRecords || rep.Keys.InputNull != off.Keys.InputNull || rep.JoinRows != off.JoinRows ||
+				rep.FilteredOutRecords+tr.RowsSkippedBloom-tr.SkippedNullsBloom < off.FilteredOutRecords-off.FalsePositiveRecords {
+				t.Errorf("%s: input %d, NULL %d, join rows %d, filtered out %d; without the skip %d, %d, %d, %d",
+					name, rep.InputRecords, rep.Keys.InputNull, rep.JoinRows, rep.FilteredOutRecords, off.InputRecords, off.Keys.InputNull, off.JoinRows, off.FilteredOutRecords)
+			}
+		}
+	}
+}
+
+// TestParquetBloomRule: with as many keys as the fixture's column holds
+// (10,000), a row group without a key would pass its filter almost surely,
+// so the first filter read turns the filters off (at most one read a
+// mapper), and the join is the same.
+func TestParquetBloomRule(t *testing.T) {
+	path, model, _ := bloomFixture(t)
+	keyData := tableData{names: []string{"id"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64}}
+	for k := range 10000 {
+		keyData.rows = append(keyData.rows, []*string{sp(fmt.Sprint(k))})
+	}
+	kf := filepath.Join(t.TempDir(), "keys.csv")
+	keyData.csv(t, kf)
+	const mappers = 2
+	rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf, Input: path}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"},
+		Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: mappers, Reducers: 2, TempDir: t.TempDir()}})
+	if want := typedJoin(keyData, model, []int{0}, []int{0}, join.JoinInner); !slices.Equal(parseOutput(t, out), want) {
+		t.Fatal(testutil.FirstDiff(parseOutput(t, out), want))
+	}
+	tr := rep.InputTable
+	if !tr.BloomOff || tr.BloomSurvival <= maxBloomSurvival || tr.BloomChecked < 1 || tr.BloomChecked > mappers || tr.ChunksSkippedBloom != 0 {
+		t.Errorf("off %v, survival %.3f, %d filters read, %d row groups skipped; want off after the first (one a mapper at most)",
+			tr.BloomOff, tr.BloomSurvival, tr.BloomChecked, tr.ChunksSkippedBloom)
+	}
+}
+
+// TestParquetNoBloom: a Parquet file without Bloom filters (arrow/go's
+// writer, the one our Parquet outputs go through, writes none) joins as
+// before: no filter read, none skipped, the model's rows.
+func TestParquetNoBloom(t *testing.T) {
+	_, model, _ := bloomFixture(t)
+	dir := t.TempDir()
+	rec := columnartest.Record(t, model.names, model.types, model.rows)
+	defer rec.Release()
+	files := columnartest.Write(t, dir, "nobloom", rec, 2048, true)
+	keyData := tableData{names: []string{"id"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64}, rows: [][]*string{{sp("356")}, {sp("51")}}}
+	kf := filepath.Join(dir, "keys.csv")
+	keyData.csv(t, kf)
+	rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf, Input: files.Parquet}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"},
+		Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 2, Reducers: 2, TempDir: t.TempDir()}})
+	if want := typedJoin(keyData, model, []int{0}, []int{0}, join.JoinInner); !slices.Equal(parseOutput(t, out), want) {
+		t.Fatal(testutil.FirstDiff(parseOutput(t, out), want))
+	}
+	if tr := rep.InputTable; tr.BloomChecked != 0 || tr.ChunksSkippedBloom != 0 || tr.BloomOff {
+		t.Errorf("%d filters read, %d row groups skipped, off %v; the file has no filter", tr.BloomChecked, tr.ChunksSkippedBloom, tr.BloomOff)
+	}
+}
