@@ -46,7 +46,11 @@ type lineWriter interface {
 }
 
 // csvSink writes CSV with a header to w: each writer buffers 256 KiB of
-// lines, then copies them into the shared 1 MiB buffer under a lock.
+// lines, then hands them to the shared writer under a lock. Its buffer
+// (64 KiB) is smaller than a writer's batch, so that a full batch goes to
+// w as it is, not copied once more (bufio.Writer writes a large write
+// straight through when it holds nothing): each output byte is copied
+// once, from the two halves of its row into a reducer's batch.
 type csvSink struct {
 	mu  sync.Mutex
 	out *bufio.Writer
@@ -54,7 +58,7 @@ type csvSink struct {
 
 // NewCSV returns a Sink that writes CSV with a header to w. The row order is
 // the reducers' (use Options.Sort for a defined order).
-func NewCSV(w io.Writer) Sink { return &csvSink{out: bufio.NewWriterSize(w, 1<<20)} }
+func NewCSV(w io.Writer) Sink { return &csvSink{out: bufio.NewWriterSize(w, 64<<10)} }
 
 func (s *csvSink) Begin(h join.Header) error {
 	_, err := s.out.Write(h.Line)
@@ -67,7 +71,8 @@ func (s *csvSink) Finish(context.Context) error { return s.out.Flush() }
 
 func (s *csvSink) Close() error { return nil }
 
-// write copies a writer's lines into the shared buffer.
+// write hands a writer's lines to the shared writer: straight through
+// when they are a full batch and nothing is buffered.
 func (s *csvSink) write(lines []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
