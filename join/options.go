@@ -196,7 +196,7 @@ type Resources struct {
 	// Progress, if set, is called at the start of each phase and then every
 	// 100 ms from another goroutine: "build" and "map" count the bytes of
 	// their input read after the header (total -1 for a stream, whose size
-	// is unknown), "reduce" the partitions reduced, "sort" (with Sort) the
+	// is unknown), "reduce" the shuffle's records read, "sort" (with Sort) the
 	// output bytes written.
 	Progress func(phase string, done, total int64)
 }

@@ -2,6 +2,7 @@ package local
 
 import (
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -55,5 +56,31 @@ func TestGracePartitions(t *testing.T) {
 			t.Fatalf("%s: %d rows, %d false positives; with room %d, %d", jt, rep.JoinRows, rep.FalsePositiveRecords, wantRep.JoinRows, wantRep.FalsePositiveRecords)
 		}
 		t.Logf("%s: %d partitions, %d rows, %d bytes spilled", jt, rep.Partitions, rep.JoinRows, rep.SpilledBytes)
+	}
+}
+
+// TestReduceProgress: the reduce's progress counts the shuffle's records,
+// and its last call says all of them were read (it counted two partitions
+// before, and sat at 0 of 2 for most of a large reduce).
+func TestReduceProgress(t *testing.T) {
+	pat, cite := miniFiles(t)
+	var mu sync.Mutex
+	var last, total int64 = -1, -1
+	opt := join.Options{Sides: join.Sides{Keys: pat, Input: cite}, FilterChoice: join.FilterChoice{Filter: filters.Bloom},
+		Resources: join.Resources{Mappers: 2, Reducers: 2, Progress: func(phase string, done, tot int64) {
+			if phase == "reduce" {
+				mu.Lock()
+				last, total = max(last, done), tot
+				mu.Unlock()
+			}
+		}}}
+	rep, _ := runJoin(t, opt)
+	mu.Lock()
+	defer mu.Unlock()
+	if total != rep.ShuffleRecords || total <= 2 {
+		t.Fatalf("reduce progress total %d, want the shuffle's %d records", total, rep.ShuffleRecords)
+	}
+	if last > total {
+		t.Fatalf("reduce progress %d of %d", last, total)
 	}
 }

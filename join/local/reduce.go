@@ -35,9 +35,11 @@ func (x *execution) reduce(ctx context.Context, sink Sink, keyParts partCounts) 
 		parts <- p
 	}
 	close(parts)
-	var joinRows, fps, reduced atomic.Int64
+	var joinRows, fps, read atomic.Int64
 	partRows := make([]int64, x.parts) // each written by the one reducer of its partition
-	stop := x.progress("reduce", reduced.Load, int64(x.parts))
+	// The progress counts the shuffle's records read: a partition is
+	// most of the reduce when there are as few as the reducers.
+	stop := x.progress("reduce", read.Load, x.sh.Stats().Records)
 	defer stop()
 	// The first failing reducer stops the others (the error it sent is the
 	// first in errs; theirs, the cancellation, come after).
@@ -60,7 +62,7 @@ func (x *execution) reduce(ctx context.Context, sink Sink, keyParts partCounts) 
 				if c := keyParts; len(c.actual) > p {
 					hint = keyHint{records: c.actual[p], bytes: c.bytes[p]}
 				}
-				rd := reducer{sh: x.sh, shape: x.shape(), fps: &fps}
+				rd := reducer{sh: x.sh, shape: x.shape(), fps: &fps, read: &read}
 				err := rd.reducePartition(rctx, p, hint, func(large, small shuffle.Record) error {
 					rows++
 					return w.Write(large.Key, large.Seq, small.Seq, large.Row, small.Row)
@@ -69,7 +71,6 @@ func (x *execution) reduce(ctx context.Context, sink Sink, keyParts partCounts) 
 				partRows[p] = rows
 				rows = 0
 				x.sh.Release(p)
-				reduced.Add(1)
 				if err != nil {
 					fail(err)
 					return
@@ -115,6 +116,7 @@ type reducer struct {
 	sh    *shuffle.Shuffle
 	shape joinShape
 	fps   *atomic.Int64
+	read  *atomic.Int64 // the records read, for the progress
 }
 
 // reducePartition joins partition p (the local executor's form of "group by
@@ -186,6 +188,9 @@ func (rd reducer) reducePartition(ctx context.Context, p int, hint keyHint, emit
 			if err != nil {
 				return err
 			}
+		}
+		if rd.read != nil {
+			rd.read.Add(rec.NumRows())
 		}
 		return nil
 	})

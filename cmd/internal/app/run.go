@@ -192,7 +192,7 @@ func (b *bars) update(phase string, done, total int64) {
 	bar := b.m[phase]
 	if bar == nil {
 		bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(b.w), progressbar.OptionSetDescription(phase),
-			progressbar.OptionShowBytes(phase != "reduce" && phase != "Figures 5-7"), progressbar.OptionShowCount(), // reduce counts partitions, the figures trials
+			progressbar.OptionShowBytes(phase != "reduce" && phase != "Figures 5-7"), progressbar.OptionShowCount(), // reduce counts records, the figures trials
 			progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
 		b.m[phase] = bar
 	}
