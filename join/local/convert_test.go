@@ -95,4 +95,19 @@ func TestConvertWritten(t *testing.T) {
 	if !errors.Is(err, broken) {
 		t.Fatalf("a producer's error: %v", err)
 	}
+	// A conversion that fails while the producer still writes (a row of
+	// the wrong field count) says why, not that the producer then found
+	// its pipe closed.
+	_, err = ConvertWritten(context.Background(), CSVProducer{Name: "gen", Sep: ',', Write: func(w io.Writer) error {
+		fmt.Fprint(w, "K,V\n1,a,extra\n")
+		for i := range 200000 {
+			if _, err := fmt.Fprintf(w, "%d,v%d\n", i, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}, io.Discard, 1000, dir)
+	if err == nil || errors.Is(err, io.ErrClosedPipe) || !strings.Contains(err.Error(), "3 fields") {
+		t.Fatalf("a bad row while the producer writes: %v, want the row's error", err)
+	}
 }

@@ -611,7 +611,11 @@ func ConvertWritten(ctx context.Context, src CSVProducer, dst io.Writer, rowGrou
 	}()
 	rows, err := ConvertCSV(ctx, CSVInput{Text: pr, Name: src.Name, Sep: src.Sep}, dst, rowGroup, tempDir)
 	pr.CloseWithError(io.ErrClosedPipe) // a producer still writing stops
-	if perr := <-done; perr != nil {
+	perr := <-done
+	if err != nil && errors.Is(perr, io.ErrClosedPipe) {
+		return rows, err // the producer stopped because the conversion failed: its cause
+	}
+	if perr != nil {
 		return rows, perr
 	}
 	return rows, err
