@@ -1,7 +1,6 @@
 package local
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -119,16 +118,19 @@ func WriteFilterFile(ctx context.Context, opt join.Options, w io.Writer) (*Built
 	if err := CheckFilterFile(opt); err != nil {
 		return nil, err
 	}
+	opt, err := opt.Resolve() // the defaults of Filter and KeyCol
+	if err != nil {
+		return nil, err
+	}
 	ks, err := ReadKeySet(ctx, opt)
 	if err != nil {
 		return nil, err
 	}
-	opt.Filter = cmp.Or(opt.Filter, join.DefaultFilter)
 	b, err := filters.Build(opt.Filter, ks.Keys, opt.Sizing)
 	if err != nil {
 		return nil, err
 	}
-	kc, kt, err := key.Canonical(cmp.Or(opt.KeyCol, join.DefaultKeyCol), ks.KeyType) // as the join that reads it resolves them
+	kc, kt, err := key.Canonical(opt.KeyCol, ks.KeyType) // as the join that reads it resolves them
 	if err != nil {
 		return nil, err
 	}

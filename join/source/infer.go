@@ -34,12 +34,17 @@ func DecideTypes(ctx context.Context, given []key.Type, keys, input Keyed, mappe
 }
 
 // Sources are the key columns ks of the side as key.Decide takes them.
-func (s *Side) Sources(ks key.Spec) []key.Source {
+func (s *Side) Sources(ks key.Spec) []key.Source { return KeySources(s.Name, s.Types, ks) }
+
+// KeySources are the key columns ks of a side named name, whose columns
+// have types (nil: CSV, untyped), as key.Decide takes them: for an engine
+// that opens its sides itself (join/stream). O(key columns).
+func KeySources(name string, types []columnar.Type, ks key.Spec) []key.Source {
 	out := make([]key.Source, len(ks.Cols))
 	for j, c := range ks.Cols {
-		out[j] = key.Source{File: s.Name, Column: ks.Names[j]}
-		if s.Typed(c) {
-			t := s.Types[c]
+		out[j] = key.Source{File: name, Column: ks.Names[j]}
+		if types != nil && types[c].Typed() {
+			t := types[c]
 			out[j].DataType = t.String()
 			out[j].KeyType, _ = t.KeyType()
 			out[j].Wide = t.Wide()

@@ -405,7 +405,7 @@ func (b *BadRows) Add(pe *csvscan.ParseError) {
 		if x.File != y.File {
 			return strings.Compare(x.File, y.File)
 		}
-		return cmpInt(x.Offset, y.Offset)
+		return cmp.Compare(x.Offset, y.Offset)
 	})
 	if len(b.examples) > badExamples {
 		b.examples = b.examples[:badExamples]
@@ -423,14 +423,4 @@ func (b *BadRows) Report(paths map[string]string) []string {
 		out = append(out, err.Error())
 	}
 	return out
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

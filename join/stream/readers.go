@@ -117,7 +117,7 @@ func (s *side) null(ks key.Spec, fields [][]byte) bool {
 // sources are the key columns ks as key.Decide takes them (the input
 // layer's rule: source.Side.Sources).
 func (s *side) sources(ks key.Spec) []key.Source {
-	return (&source.Side{Name: s.name, Types: s.types}).Sources(ks)
+	return source.KeySources(s.name, s.types, ks)
 }
 
 func (s *side) Close() error { return s.rc.Close() }
