@@ -49,6 +49,36 @@ func (b *Batch) Field(i int) []byte {
 	return b.buf[r.fs:r.fe]
 }
 
+// Ints writes to dst[i] the value of record i's field while that field is 1
+// to 8 plain decimal digits (ParseDigits8's fast path), and returns how many
+// leading records it wrote: Len() when every field is such a number, else
+// the index of the first that is not (empty, signed, longer, not a number)
+// or that ends in the last 8 bytes of the buffer; that field and the rest
+// are left to the caller. It parses the fields in place in one loop, without
+// a call or a slice a field: the map phase's integer join keys. len(dst) >=
+// Len(). O(Len()).
+func (b *Batch) Ints(dst []int64) int {
+	if b.general {
+		return 0
+	}
+	buf, recs := b.buf, b.recs
+	dst = dst[:len(recs)]
+	for i := range recs {
+		fs, n := int(recs[i].fs), uint(recs[i].fe-recs[i].fs)
+		// n-1 wraps for n = 0; the 8 bytes loaded must be in the buffer
+		// (those after the field are shifted out).
+		if n-1 > 7 || fs+8 > len(buf) {
+			return i
+		}
+		w := binary.LittleEndian.Uint64(buf[fs:])<<(64-8*n) | 0x3030303030303030>>(8*n)
+		if w&0xF0F0F0F0F0F0F0F0|(w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0>>4 != 0x3333333333333333 {
+			return i
+		}
+		dst[i] = int64(parse8(w))
+	}
+	return len(recs)
+}
+
 // Offset returns the byte offset of record i in the file.
 func (b *Batch) Offset(i int) int64 { return b.base + int64(b.recs[i].rs) }
 

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
@@ -60,11 +61,39 @@ func viaBatch(data []byte, col int, skip, asRange bool, nfields, chunk int, sep 
 		for i := range b.Len() {
 			out = append(out, testRec{raw: string(b.Raw(i)), field: string(b.Field(i)), off: b.Offset(i), line: b.Line(i)})
 		}
+		if err := checkInts(&b); err != nil {
+			return nil, err
+		}
 		if last := b.Len() - 1; r.Offset() != b.Offset(last) || r.Line() != b.Line(last) || string(r.Raw()) != string(b.Raw(last)) {
 			return nil, fmt.Errorf("after a batch the reader's current record is at %d line %d, the batch's last at %d line %d", r.Offset(), r.Line(), b.Offset(last), b.Line(last))
 		}
 	}
 	return out, r.Err()
+}
+
+// checkInts checks b.Ints against the fields: the leading values it
+// reports are those of the fields, each 1 to 8 digits, and it stops only at a
+// field that is not such a number or one at the buffer's end.
+func checkInts(b *Batch) error {
+	vals := make([]int64, b.Len())
+	n := b.Ints(vals)
+	if n < 0 || n > b.Len() {
+		return fmt.Errorf("Ints = %d of %d records", n, b.Len())
+	}
+	digits8 := func(f []byte) bool {
+		return len(f) >= 1 && len(f) <= 8 && !slices.ContainsFunc(f, func(c byte) bool { return c < '0' || c > '9' })
+	}
+	for i := range n {
+		f := b.Field(i)
+		v, err := strconv.ParseInt(string(f), 10, 64)
+		if !digits8(f) || err != nil || v != vals[i] {
+			return fmt.Errorf("Ints: record %d's field %q gave %d", i, f, vals[i])
+		}
+	}
+	if n < b.Len() && digits8(b.Field(n)) && !b.general && int(b.recs[n].fs)+8 <= len(b.buf) {
+		return fmt.Errorf("Ints stopped at record %d, whose field %q is a number", n, b.Field(n))
+	}
+	return nil
 }
 
 func newTestReader(data []byte, asRange bool, nfields, chunk int, sep byte) *Reader {
@@ -151,6 +180,7 @@ func TestBatchMatchesNext(t *testing.T) {
 				[]byte("A,B\n1,2\n3\n4,5,6\n\"7\",8\n9,10"),
 				[]byte("A\n\n\r\n1\n\r\n2"),
 				[]byte("A,B,C\n,,\n1,,3\r\n,2,\n"),
+				[]byte("A,B\n12345678,87654321\n1,123456789\n00000000,-1\n7,7\n"),
 			}
 			if sep != ',' {
 				for i, in := range inputs {

@@ -378,6 +378,13 @@ func intKey(dst []byte, field []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	binary.BigEndian.PutUint64(dst[:8], uint64(v)^1<<63)
+	PutInt(dst, v)
 	return dst[:8], nil
+}
+
+// PutInt writes v to dst[:8] as the 8 bytes of an integer join key (Of's
+// encoding: big-endian with the sign bit flipped, so that byte order is
+// numeric order). O(1), inlined.
+func PutInt(dst []byte, v int64) {
+	binary.BigEndian.PutUint64(dst[:8], uint64(v)^1<<63)
 }

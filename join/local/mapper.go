@@ -269,6 +269,7 @@ type batchWorker struct {
 	bf      filters.BatchFilter // f, if it tests keys in batches
 	batch   csvscan.Batch
 	kb      [mapBatch][8]byte // the batch's integer keys
+	ints    [mapBatch]int64   // their values (csvscan.Batch.Ints)
 	intKeys [mapBatch][]byte  // kb[i][:], set once
 	keys    [][]byte
 	gather  [][]byte // the keys of a batch gathered one by one (never intKeys: it must stay kb[i][:])
@@ -338,10 +339,17 @@ func (x *execution) mapInput(ctx context.Context, in mapInputs) (mapStats, error
 			// to its record; nil when they are one to one.
 			n := b.Len()
 			m.keys, m.recs = m.keys[:0], nil
+			first := 0 // the first key for key.Of
 			if kt == key.Int {
 				m.keys = m.intKeys[:n]
+				// Plain integers of up to 8 digits, parsed in one loop
+				// (the NBER keys); key.Of takes the rest.
+				first = b.Ints(m.ints[:n])
+				for i, v := range m.ints[:first] {
+					key.PutInt(m.kb[i][:], v)
+				}
 			}
-			for i := range n {
+			for i := first; i < n; i++ {
 				f := b.Field(i)
 				k, err := key.Of(kt, m.kb[i][:], f)
 				if err == nil && len(f) > 0 { // an empty field is NULL (key.Spec.IsNull)

@@ -322,7 +322,7 @@ func (x *execution) chunkKeys(m *mapWorker, ks key.Spec, b chunkRows, report boo
 		// The common case in a tight loop: key.Of's bytes of each value.
 		for i := lo; i < hi; i++ {
 			kb := t.kb[i-lo][:]
-			binary.BigEndian.PutUint64(kb, uint64(one.Int64(i))^1<<63)
+			key.PutInt(kb, one.Int64(i))
 			t.keys = append(t.keys, kb)
 			t.rows = append(t.rows, i)
 		}
