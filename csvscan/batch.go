@@ -19,6 +19,12 @@ type Batch struct {
 	// record): a quoted field is unquoted outside buf.
 	field   []byte
 	general bool
+	// ScanInts asks NextBatch to parse each record's field as Ints does
+	// while it scans the record (the last column on the fast path), saving
+	// Ints a pass over the fields.
+	ScanInts bool
+	ints     []int64 // Ints' values
+	scanned  bool    // ints was made by the scan
 }
 
 // batchRec locates a record in Batch.buf: four int32 offsets and its line
@@ -49,34 +55,53 @@ func (b *Batch) Field(i int) []byte {
 	return b.buf[r.fs:r.fe]
 }
 
-// Ints writes to dst[i] the value of record i's field while that field is 1
-// to 8 plain decimal digits (ParseDigits8's fast path), and returns how many
-// leading records it wrote: Len() when every field is such a number, else
-// the index of the first that is not (empty, signed, longer, not a number)
-// or that ends in the last 8 bytes of the buffer; that field and the rest
-// are left to the caller. It parses the fields in place in one loop, without
-// a call or a slice a field: the map phase's integer join keys. len(dst) >=
-// Len(). O(Len()).
-func (b *Batch) Ints(dst []int64) int {
-	if b.general {
-		return 0
+// Ints returns the values of the batch's leading records whose field is 1
+// to 8 plain decimal digits (ParseDigits8's fast path): all Len() of them
+// when every field is such a number, else those before the first that is
+// not (empty, signed, longer, not a number) or that ends in the last 8 bytes
+// of the buffer; that field and the rest are left to the caller. The values
+// come from the scan when ScanInts is set and the fast path read the batch,
+// else from one loop over the fields in place, without a call or a slice a
+// field: the map phase's integer join keys. Valid until the next NextBatch.
+// O(Len()).
+func (b *Batch) Ints() []int64 {
+	if b.scanned || b.general {
+		return b.ints
 	}
-	buf, recs := b.buf, b.recs
-	dst = dst[:len(recs)]
-	for i := range recs {
-		fs, n := int(recs[i].fs), uint(recs[i].fe-recs[i].fs)
-		// n-1 wraps for n = 0; the 8 bytes loaded must be in the buffer
-		// (those after the field are shifted out).
-		if n-1 > 7 || fs+8 > len(buf) {
-			return i
+	b.ints = b.ints[:0]
+	for i := range b.recs {
+		v, ok := parseField8(b.buf, int(b.recs[i].fs), int(b.recs[i].fe))
+		if !ok {
+			break
 		}
-		w := binary.LittleEndian.Uint64(buf[fs:])<<(64-8*n) | 0x3030303030303030>>(8*n)
-		if w&0xF0F0F0F0F0F0F0F0|(w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0>>4 != 0x3333333333333333 {
-			return i
-		}
-		dst[i] = int64(parse8(w))
+		b.ints = append(b.ints, v)
 	}
-	return len(recs)
+	b.scanned = true
+	return b.ints
+}
+
+// parseField8 is ParseDigits8 of buf[fs:fe], loading the 8 bytes at fs (those
+// after the field shifted out): false unless the field is 1 to 8 plain
+// digits and fs+8 <= len(buf).
+func parseField8(buf []byte, fs, fe int) (int64, bool) {
+	n := uint(fe - fs)
+	if n-1 > 7 || fs+8 > len(buf) { // n-1 wraps for n = 0
+		return 0, false
+	}
+	return digits8(binary.LittleEndian.Uint64(buf[fs:]), n)
+}
+
+// digits8 is the value of the n (1 to 8) bytes of w from its lowest, and
+// whether they are all decimal digits. Small enough to inline into
+// fastBatch.
+func digits8(w uint64, n uint) (int64, bool) {
+	// Keep the n digits and put them in the high bytes, with '0's below: the
+	// number as 8 digits with leading zeros (the first digit is the lowest
+	// byte, little-endian). Every byte is a digit iff its high nibble is 3
+	// and adding 6 to it keeps the high nibble at 3 (Lemire's
+	// is_made_of_eight_digits_fast).
+	w = w<<(64-8*n) | 0x3030303030303030>>(8*n)
+	return int64(parse8(w)), w&0xF0F0F0F0F0F0F0F0|(w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0>>4 == 0x3333333333333333
 }
 
 // Offset returns the byte offset of record i in the file.
@@ -97,6 +122,7 @@ func (b *Batch) Line(i int) int64 { return b.recs[i].line }
 // path, alone in its batch. Fields is not set by it.
 func (r *Reader) NextBatch(col, max int, b *Batch) bool {
 	b.recs, b.general, b.field = b.recs[:0], false, nil
+	b.ints, b.scanned = b.ints[:0], false
 	if r.err != nil || col < 0 || (r.want != 0 && col >= r.want) {
 		return false
 	}
@@ -153,8 +179,12 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 	if col == want-1 {
 		// The last column (the NBER join columns): line by line, counting
 		// the separators of each line (countMarks) and taking the last
-		// one's place, without visiting every separator.
+		// one's place, without visiting every separator; with ScanInts,
+		// the field parsed as an integer while it is in the cache, until
+		// the first that is not one (Ints).
 		lastSep := -1
+		ints, parse := b.ints, b.ScanInts
+		b.scanned = parse
 		// A step's masks: 64 bytes a bit each from the AVX2 block scanner
 		// (masksAt), else 8 bytes the high bit each (zeroBytes); shift
 		// turns a mask's bit index into its byte's, and a line's
@@ -197,6 +227,7 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 					continue
 				}
 				if nf+1 != want || j-ls > maxRecord {
+					b.ints = ints
 					goto stop // Next reports or skips it
 				}
 				ks := ls
@@ -214,8 +245,18 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 				if !known {
 					e.line = 0
 				}
+				if parse { // parseField8, written out: it does not inline
+					n := uint(end - ks)
+					if parse = n-1 <= 7 && ks+8 <= len(r.buf); parse {
+						var v int64
+						if v, parse = digits8(binary.LittleEndian.Uint64(r.buf[ks:]), n); parse {
+							ints = append(ints, v)
+						}
+					}
+				}
 				ls, nf, lastSep = j+1, 0, -1
 				if len(recs) == max {
+					b.ints = ints
 					goto stop
 				}
 			}
@@ -232,7 +273,8 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 	tail:
 		// The last bytes of the buffer: the general loop below finishes the
 		// line under way (its separators counted, the last one's field
-		// start).
+		// start), and Ints parses the batch's fields after it.
+		b.ints, b.scanned = ints[:0], false
 		fs = ls
 		if lastSep >= 0 {
 			fs = lastSep + 1

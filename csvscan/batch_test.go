@@ -53,7 +53,7 @@ func viaBatch(data []byte, col int, skip, asRange bool, nfields, chunk int, sep 
 	if skip {
 		r.SkipBad(func(pe *ParseError) { out = append(out, testRec{off: pe.Offset, line: pe.Line, bad: pe.Msg}) })
 	}
-	var b Batch
+	b := Batch{ScanInts: rng.IntN(2) == 0}
 	for r.NextBatch(col, 1+rng.IntN(7), &b) {
 		if b.Len() == 0 {
 			return nil, errors.New("NextBatch reported an empty batch")
@@ -75,8 +75,8 @@ func viaBatch(data []byte, col int, skip, asRange bool, nfields, chunk int, sep 
 // reports are those of the fields, each 1 to 8 digits, and it stops only at a
 // field that is not such a number or one at the buffer's end.
 func checkInts(b *Batch) error {
-	vals := make([]int64, b.Len())
-	n := b.Ints(vals)
+	vals := b.Ints()
+	n := len(vals)
 	if n < 0 || n > b.Len() {
 		return fmt.Errorf("Ints = %d of %d records", n, b.Len())
 	}

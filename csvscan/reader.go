@@ -794,16 +794,7 @@ func ParseDigits8(b []byte) (int64, bool) {
 	if n-1 > 7 || cap(b) < 8 { // n-1 wraps for n = 0
 		return 0, false
 	}
-	// Keep the n digits and put them in the high bytes, with '0's below: the
-	// number as 8 digits with leading zeros (the first digit is the lowest
-	// byte, little-endian).
-	w := binary.LittleEndian.Uint64(b[:8])<<(64-8*n) | 0x3030303030303030>>(8*n)
-	// Every byte is a digit iff its high nibble is 3 and adding 6 to it keeps
-	// the high nibble at 3 (Lemire's is_made_of_eight_digits_fast).
-	if w&0xF0F0F0F0F0F0F0F0|(w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0>>4 != 0x3333333333333333 {
-		return 0, false
-	}
-	return int64(parse8(w)), true
+	return digits8(binary.LittleEndian.Uint64(b[:8]), n)
 }
 
 // parse8 converts 8 ASCII digits, the first in the lowest byte, to their value

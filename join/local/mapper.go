@@ -269,7 +269,6 @@ type batchWorker struct {
 	bf      filters.BatchFilter // f, if it tests keys in batches
 	batch   csvscan.Batch
 	kb      [mapBatch][8]byte // the batch's integer keys
-	ints    [mapBatch]int64   // their values (csvscan.Batch.Ints)
 	intKeys [mapBatch][]byte  // kb[i][:], set once
 	keys    [][]byte
 	gather  [][]byte // the keys of a batch gathered one by one (never intKeys: it must stay kb[i][:])
@@ -322,6 +321,7 @@ func (x *execution) mapInput(ctx context.Context, in mapInputs) (mapStats, error
 	kt, col := x.joinSpec.Types[0], x.joinSpec.Cols[0]
 	return mapRows(ctx, x, func(i int, sketches []*joinSketch) *batchWorker {
 		m := &batchWorker{mapWorker: x.newMapWorker(i, in, sketches), pass: make([]bool, mapBatch)}
+		m.batch.ScanInts = kt == key.Int
 		m.bf, _ = m.f.(filters.BatchFilter)
 		for i := range m.intKeys {
 			m.intKeys[i] = m.kb[i][:]
@@ -344,10 +344,11 @@ func (x *execution) mapInput(ctx context.Context, in mapInputs) (mapStats, error
 				m.keys = m.intKeys[:n]
 				// Plain integers of up to 8 digits, parsed in one loop
 				// (the NBER keys); key.Of takes the rest.
-				first = b.Ints(m.ints[:n])
-				for i, v := range m.ints[:first] {
+				ints := b.Ints()
+				for i, v := range ints {
 					key.PutInt(m.kb[i][:], v)
 				}
+				first = len(ints)
 			}
 			for i := first; i < n; i++ {
 				f := b.Field(i)
