@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/big"
 	"strconv"
-	"time"
 
 	"github.com/acbfjoin/acbfjoin/key"
 )
@@ -118,17 +117,17 @@ func (c *Column) AppendText(dst []byte, i int) []byte {
 	case String, Binary, Text:
 		return append(dst, c.Bytes(i)...)
 	case Date:
-		return time.Unix(c.ints[i]*86400, 0).UTC().AppendFormat(dst, "2006-01-02")
+		return appendDay(dst, c.ints[i])
 	case Timestamp:
 		s, ns := split(c.ints[i], t.Unit)
-		dst = time.Unix(s, ns).UTC().AppendFormat(dst, "2006-01-02T15:04:05.999999999")
+		dst = appendStamp(dst, s, ns)
 		if t.UTC {
 			dst = append(dst, 'Z')
 		}
 		return dst
 	case Time:
 		s, ns := split(c.ints[i], t.Unit)
-		return time.Unix(s, ns).UTC().AppendFormat(dst, "15:04:05.999999999")
+		return appendTimeOfDay(dst, s, ns)
 	case Decimal:
 		if c.bigDecimal() {
 			return appendDecimal(dst, bigFromTwos(c.Bytes(i)), t.Scale)
