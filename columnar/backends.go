@@ -72,6 +72,15 @@ func (b *parquetBackend) read(i int, cols, rows []int) ([]*Column, error) {
 	return out, nil
 }
 
+// readDict is ReadDict's: the file's errors name it, as read's do.
+func (b *parquetBackend) readDict(i, col int, t Type) (*Dict, error) {
+	d, err := b.pq.readDict(i, col, t)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", b.t.Name, ErrFormat, err)
+	}
+	return d, nil
+}
+
 func (b *parquetBackend) next([]int) ([]*Column, int, error) {
 	return nil, 0, fmt.Errorf("%s: not a stream", b.t.Name)
 }

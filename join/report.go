@@ -146,6 +146,12 @@ type TableReport struct {
 	BloomChecked       int64   `json:"bloom_checked,omitempty"`
 	BloomSurvival      float64 `json:"bloom_survival,omitempty"`
 	BloomOff           bool    `json:"bloom_off,omitempty"`
+	// ChunksDict counts the chunks whose one string key column the file
+	// keeps dictionary-encoded, and DictEntries their dictionaries'
+	// entries: the filter tested each entry once, not each row. Omitted
+	// without them.
+	ChunksDict  int64 `json:"chunks_dict,omitempty"`
+	DictEntries int64 `json:"dict_entries,omitempty"`
 	// ChunksMaterialized counts the chunks whose other columns were
 	// decoded (some row passed).
 	ChunksMaterialized int64 `json:"chunks_materialized"`

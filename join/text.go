@@ -44,6 +44,9 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "input %s: %d %s, %d skipped by their statistics (%d rows); the other columns decoded in %d (where a row passed): %s of %s decoded (%.0f%%)\n",
 			t.Format, t.Chunks, chunks, t.ChunksSkipped, t.RowsSkipped, t.ChunksMaterialized,
 			mib(t.DecodedBytes), mib(t.Bytes), 100*float64(t.DecodedBytes)/float64(max(t.Bytes, 1)))
+		if t.ChunksDict > 0 {
+			fmt.Fprintf(w, "input %s: the join column's dictionary probed in %d %s (%d entries, each tested once for its rows)\n", t.Format, t.ChunksDict, chunks, t.DictEntries)
+		}
 		if t.BloomChecked > 0 {
 			fmt.Fprintf(w, "input %s: %d %s skipped by the file's Bloom filters of the join column (%d rows, %s), of %d whose filter was read",
 				t.Format, t.ChunksSkippedBloom, chunks, t.RowsSkippedBloom, mib(t.BytesSkippedBloom), t.BloomChecked)

@@ -308,6 +308,19 @@ func (m *mapWorker) probe(keys [][]byte, pass []bool) {
 	}
 }
 
+// probeAll sets pass[j] to the filter's verdict on keys[j], as probe does,
+// but always probes: for keys that stand for many rows each (a column's
+// dictionary: filterDict), whose cost the guard does not weigh.
+func (m *mapWorker) probeAll(keys [][]byte, pass []bool) {
+	if bf, ok := m.f.(filters.BatchFilter); ok {
+		bf.ContainsBatch(keys, pass)
+		return
+	}
+	for j, key := range keys {
+		pass[j] = m.f.Contains(key)
+	}
+}
+
 // mapInput reads the large side with one goroutine per mapper, each with its
 // filter copy: every row's join key (key.Of) is tested against the
 // filter, as join.MapInputRow does, and the survivors (join.InputRecord)

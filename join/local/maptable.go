@@ -20,6 +20,7 @@ type tableMapper struct {
 	keys   [][]byte
 	rows   []int // the chunk row of each key of keys
 	pass   []bool
+	dpass  []bool // a dictionary's entries' verdicts (filterDict)
 	arena  []byte // a batch's keys that are neither in kb nor a column's own bytes
 	fields [][]byte
 	text   []byte
@@ -53,6 +54,8 @@ func (t *tableMapper) addTo(r *join.TableReport) {
 	r.SkippedNullsBloom += c.SkippedNullsBloom
 	r.BytesSkippedBloom += c.BytesSkippedBloom
 	r.BloomChecked += c.BloomChecked
+	r.ChunksDict += c.ChunksDict
+	r.DictEntries += c.DictEntries
 	r.ChunksMaterialized += c.ChunksMaterialized
 	r.DecodedBytes += c.DecodedBytes
 	r.Bytes += c.Bytes
@@ -87,22 +90,129 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 	if x.skipChunk(m, c, chunkBytes, rowBytes) {
 		return nil
 	}
-	keyCols, err := c.Read(ks.Cols)
+	dict, err := x.chunkDict(c)
 	if err != nil {
 		return err
 	}
-	t.counts.DecodedBytes += c.ColumnBytes(ks.Cols)
-	if err := x.filterChunk(ctx, m, c, keyCols, rowBytes); err != nil {
-		return err
+	var keyCols []*columnar.Column
+	if dict != nil {
+		t.counts.DecodedBytes += c.ColumnBytes(ks.Cols)
+		if err := x.filterDict(ctx, m, dict, rowBytes); err != nil {
+			return err
+		}
+	} else {
+		if keyCols, err = c.Read(ks.Cols); err != nil {
+			return err
+		}
+		t.counts.DecodedBytes += c.ColumnBytes(ks.Cols)
+		if err := x.filterChunk(ctx, m, c, keyCols, rowBytes); err != nil {
+			return err
+		}
 	}
 	if len(t.surv) == 0 && len(t.rej) == 0 {
 		return nil
 	}
-	sel, err := x.materializeChunk(m, c, keyCols)
+	sel, err := x.materializeChunk(m, c, chunkKeyCols{cols: keyCols, dict: dict})
 	if err != nil {
 		return err
 	}
 	return m.writeChunk(c, sel)
+}
+
+// chunkDict is the key column of a table side's chunk c read as its
+// dictionary (columnar.Table.ReadDict) when filterDict can take it: a
+// one-column string key of a Parquet row group whose column chunk is
+// dictionary-encoded; nil otherwise, and nothing read.
+func (x *execution) chunkDict(c *source.Chunk) (*columnar.Dict, error) {
+	ks := x.joinSpec
+	if c.Index < 0 || ks.Composite() || ks.Types[0] != key.String {
+		return nil, nil
+	}
+	return c.Side.Tab.ReadDict(c.Index, ks.Cols[0])
+}
+
+// filterDict is filterChunk of a chunk whose key column is the dictionary
+// d (chunkDict): each entry is tested once, a batch at a time, and each
+// row takes its entry's verdict; a row's key is copied only when it passes
+// (or, with anti, left and full joins, is written without a shuffle). A
+// dictionary of a few thousand entries for a row group of 100,000 rows
+// makes the filter's cost a row nearly nothing, so the filter guard, which
+// weighs that cost, neither watches nor skips it.
+func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Dict, rowBytes int) error {
+	t := m.tm
+	t.surv, t.skeys, t.sends = t.surv[:0], t.skeys[:0], t.sends[:0]
+	t.rej, t.rkeys, t.rends = t.rej[:0], t.rkeys[:0], t.rends[:0]
+	ne := d.Values.Len()
+	t.counts.ChunksDict++
+	t.counts.DictEntries += int64(ne)
+	if cap(t.dpass) < ne {
+		t.dpass = make([]bool, ne)
+	}
+	pass := t.dpass[:ne]
+	for lo := 0; lo < ne; lo += mapBatch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		t.keys = t.keys[:0]
+		for e := lo; e < min(lo+mapBatch, ne); e++ {
+			t.keys = append(t.keys, d.Values.Bytes(e))
+		}
+		m.probeAll(t.keys, pass[lo:lo+len(t.keys)])
+	}
+	m.guard.skipped = false
+	for r, e := range d.Rows {
+		if e < 0 { // NULL
+			m.rows++
+			m.cannot.add(keyNull)
+			if m.bypass {
+				t.rej = append(t.rej, r)
+				t.rends = append(t.rends, len(t.rkeys))
+			}
+			continue
+		}
+		m.rows++
+		k := d.Values.Bytes(int(e))
+		if !pass[e] {
+			if m.bypass { // reject counts the drop
+				t.rej = append(t.rej, r)
+				t.rkeys = append(t.rkeys, k...)
+				t.rends = append(t.rends, len(t.rkeys))
+			} else {
+				m.drop(rowBytes, len(k))
+			}
+			continue
+		}
+		t.surv = append(t.surv, r)
+		t.skeys = append(t.skeys, k...)
+		t.sends = append(t.sends, len(t.skeys))
+	}
+	return nil
+}
+
+// chunkKeyCols are a chunk's key columns as filterChunk read them, or its
+// one key column's dictionary (filterDict).
+type chunkKeyCols struct {
+	cols []*columnar.Column
+	dict *columnar.Dict
+}
+
+// rows is the chunk's number of rows.
+func (k chunkKeyCols) rows() int {
+	if k.dict != nil {
+		return k.dict.Len()
+	}
+	return k.cols[0].Len()
+}
+
+// column is key column j's values at rows sel (nil: every row).
+func (k chunkKeyCols) column(j int, sel []int) *columnar.Column {
+	if k.dict != nil {
+		return k.dict.Column(sel)
+	}
+	if sel != nil {
+		return k.cols[j].Select(sel)
+	}
+	return k.cols[j]
 }
 
 // skipChunk is step 1 of mapChunk: a chunk whose statistics put its keys
@@ -198,9 +308,9 @@ func (x *execution) filterChunk(ctx context.Context, m *mapWorker, c *source.Chu
 // (whole pages where none falls, for fixed-width columns), and sel, the
 // survivors' rows, is returned: t.all's columns then hold the survivors
 // only. Else every value is decoded and sel is nil.
-func (x *execution) materializeChunk(m *mapWorker, c *source.Chunk, keyCols []*columnar.Column) (sel []int, err error) {
+func (x *execution) materializeChunk(m *mapWorker, c *source.Chunk, keyCols chunkKeyCols) (sel []int, err error) {
 	t, ks := m.tm, x.joinSpec
-	n := keyCols[0].Len()
+	n := keyCols.rows()
 	t.counts.ChunksMaterialized++
 	var others []int // the columns to decode: the output's (Options.Columns) but the key's
 	for i := range x.input.Header {
@@ -230,11 +340,7 @@ func (x *execution) materializeChunk(m *mapWorker, c *source.Chunk, keyCols []*c
 		t.all = append(t.all, nil)
 	}
 	for j, col := range ks.Cols {
-		if sel != nil {
-			t.all[col] = keyCols[j].Select(sel)
-		} else {
-			t.all[col] = keyCols[j]
-		}
+		t.all[col] = keyCols.column(j, sel)
 	}
 	for j, col := range others {
 		t.all[col] = rest[j]

@@ -1,0 +1,153 @@
+package columnar
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/file"
+)
+
+// Dict is a column chunk read as its dictionary: its distinct values and
+// each row's entry among them. A filter tests each entry once instead of
+// each row (issue 44), and the rows' values are copied only for the rows a
+// caller keeps (Column).
+type Dict struct {
+	// Values are the entries, a column of the chunk's column type.
+	Values *Column
+	// Rows holds each row's entry in Values, -1 for a NULL.
+	Rows []int32
+}
+
+// Len is the number of rows.
+func (d *Dict) Len() int { return len(d.Rows) }
+
+// Column returns the values of rows (ascending or not; nil: every row) as a
+// column: value j is row rows[j]'s. O(rows and their bytes).
+func (d *Dict) Column(rows []int) *Column {
+	n := len(rows)
+	if rows == nil {
+		n = len(d.Rows)
+	}
+	out := &Column{Type: d.Values.Type, n: n, offs: make([]int, n+1)}
+	for j := range n {
+		r := j
+		if rows != nil {
+			r = rows[j]
+		}
+		e := d.Rows[r]
+		if e < 0 {
+			if out.valid == nil {
+				out.valid = make([]bool, n)
+				for k := range j {
+					out.valid[k] = true
+				}
+			}
+		} else {
+			if out.valid != nil {
+				out.valid[j] = true
+			}
+			out.data = append(out.data, d.Values.Bytes(int(e))...)
+		}
+		out.offs[j+1] = len(out.data)
+	}
+	return out
+}
+
+// dictReader is a backend that can read a column chunk as a dictionary.
+type dictReader interface {
+	readDict(i, col int, t Type) (*Dict, error)
+}
+
+// ReadDict reads column col of chunk i as a Dict when the file keeps that
+// column chunk dictionary-encoded: a Parquet String or Binary column whose
+// chunk has a dictionary page (pages that fell back to plain encoding are
+// read too, their values added to the dictionary). It returns nil, and
+// reads nothing, for any other column, chunk or format: the caller then
+// reads the column with Read. Safe for concurrent use, as Read is.
+func (t *Table) ReadDict(i, col int) (*Dict, error) {
+	d, ok := t.b.(dictReader)
+	if !ok || t.Stream() || (t.Types[col].Kind != String && t.Types[col].Kind != Binary) {
+		return nil, nil
+	}
+	return d.readDict(i, col, t.Types[col])
+}
+
+// readDict is ReadDict of a Parquet file: the column chunk's pages through
+// arrow/go's dictionary record reader (file.NewRecordReader with a
+// dictionary type), which keeps the indices as they are decoded and the
+// dictionary page once, and one column of the entries.
+func (p *parquetTable) readDict(i, col int, t Type) (_ *Dict, err error) {
+	if p.col[col] == nil || len(p.leaves[col]) != 1 || p.col[col].PhysicalType() != parquet.Types.ByteArray {
+		return nil, nil
+	}
+	rg := p.r.RowGroup(i)
+	leaf := p.leaves[col][0]
+	cc, err := rg.MetaData().ColumnChunk(leaf)
+	if err != nil || !cc.HasDictionaryPage() {
+		return nil, nil
+	}
+	defer func() { // as read: a damaged page is an error, not a panic
+		if r := recover(); r != nil {
+			err = fmt.Errorf("row group %d, column %q: a damaged page: %v", i, p.col[col].Name(), r)
+		}
+	}()
+	pr, err := rg.GetColumnPageReader(leaf)
+	if err != nil {
+		return nil, fmt.Errorf("row group %d, column %q: %w", i, p.col[col].Name(), err)
+	}
+	descr := p.col[col]
+	info := file.LevelInfo{NullSlotUsage: 1, DefLevel: descr.MaxDefinitionLevel(), RepLevel: descr.MaxRepetitionLevel()}
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.Binary}
+	rr := file.NewRecordReader(descr, info, dt, memory.DefaultAllocator, p.r.BufferPool()).(file.BinaryRecordReader)
+	defer rr.Release()
+	rr.SetPageReader(pr)
+	n := rg.NumRows()
+	for read := int64(0); read < n; {
+		k, err := rr.ReadRecords(n - read)
+		if err != nil {
+			return nil, fmt.Errorf("row group %d, column %q: %w", i, p.col[col].Name(), err)
+		}
+		if k == 0 {
+			return nil, fmt.Errorf("row group %d, column %q: %d rows of %d", i, p.col[col].Name(), read, n)
+		}
+		read += k
+	}
+	chunks := rr.GetBuilderChunks()
+	defer func() {
+		for _, c := range chunks {
+			c.Release()
+		}
+	}()
+	d := &Dict{Values: &Column{Type: t, offs: []int{0}}, Rows: make([]int32, 0, n)}
+	for _, c := range chunks {
+		da, ok := c.(*array.Dictionary)
+		if !ok {
+			return nil, fmt.Errorf("row group %d, column %q: internal error: a %T from the dictionary reader", i, p.col[col].Name(), c)
+		}
+		vals, ok := da.Dictionary().(*array.Binary)
+		if !ok {
+			return nil, fmt.Errorf("row group %d, column %q: internal error: a dictionary of %T", i, p.col[col].Name(), da.Dictionary())
+		}
+		base := int32(d.Values.n) // the entries of a later dictionary follow the earlier ones'
+		for e := range vals.Len() {
+			d.Values.data = append(d.Values.data, vals.Value(e)...)
+			d.Values.offs = append(d.Values.offs, len(d.Values.data))
+		}
+		d.Values.n += vals.Len()
+		idx := da.Indices().(*array.Int32)
+		for r := range da.Len() {
+			if da.IsNull(r) {
+				d.Rows = append(d.Rows, -1)
+				continue
+			}
+			d.Rows = append(d.Rows, base+idx.Value(r))
+		}
+	}
+	if int64(len(d.Rows)) != n {
+		return nil, fmt.Errorf("row group %d, column %q: %d rows of %d", i, p.col[col].Name(), len(d.Rows), n)
+	}
+	return d, nil
+}

@@ -1,0 +1,162 @@
+package columnar
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+)
+
+// writeDictParquet writes n rows of a string column s, a binary column b
+// (both of distinct values, NULL where nullEvery divides the row, if it is
+// set) and an int64 column i to a Parquet file through pqarrow, in row
+// groups of 300 rows and small pages, dictionary-encoded with a dictionary
+// page of at most dictLimit bytes (beyond it the writer falls back to plain
+// pages), or not at all.
+func writeDictParquet(t *testing.T, rng *rand.Rand, n, distinct, nullEvery int, dict bool, dictLimit int64) string {
+	t.Helper()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "b", Type: arrow.BinaryTypes.Binary, Nullable: true},
+		{Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	}, nil)
+	rb := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer rb.Release()
+	for r := range n {
+		v := rng.IntN(distinct)
+		if nullEvery > 0 && r%nullEvery == 0 {
+			rb.Field(0).AppendNull()
+			rb.Field(1).AppendNull()
+		} else {
+			rb.Field(0).(*array.StringBuilder).Append(fmt.Sprintf("key-%d", v))
+			rb.Field(1).(*array.BinaryBuilder).Append([]byte{byte(v), 0, byte(v >> 8)})
+		}
+		rb.Field(2).(*array.Int64Builder).Append(int64(v))
+	}
+	rec := rb.NewRecord()
+	defer rec.Release()
+	tbl := array.NewTableFromRecords(schema, []arrow.Record{rec})
+	defer tbl.Release()
+	path := filepath.Join(t.TempDir(), "dict.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(300), parquet.WithDictionaryDefault(dict),
+		parquet.WithDictionaryPageSizeLimit(dictLimit), parquet.WithDataPageSize(512), parquet.WithBatchSize(50))
+	if err := pqarrow.WriteTable(tbl, f, 300, props, pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestReadDict: a dictionary-encoded column chunk read as a Dict (with
+// NULLs, with pages that fell back to plain encoding, in many row groups)
+// holds, row by row, the values and NULLs Read gives, and Column of any
+// rows equals Read's Select of them. A column that is not a byte array, or
+// a file written without dictionaries, reads as no Dict.
+func TestReadDict(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	for _, tc := range []struct {
+		name                string
+		distinct, nullEvery int
+		dict                bool
+		limit               int64
+		fallback            bool // some data page must be plain
+	}{
+		{"dictionary, NULLs", 40, 7, true, 1 << 20, false},
+		{"dictionary, no NULLs", 3, 0, true, 1 << 20, false},
+		{"plain fallback", 5000, 11, true, 200, true},
+		{"no dictionary", 40, 5, false, 1 << 20, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeDictParquet(t, rng, 2000, tc.distinct, tc.nullEvery, tc.dict, tc.limit)
+			tab, err := Open(context.Background(), path, "", Parquet, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tab.Close()
+			sawPlain := false
+			for i := range tab.Chunks() {
+				if d, err := tab.ReadDict(i, 2); d != nil || err != nil {
+					t.Fatalf("row group %d: the int64 column read as a dictionary: %v %v", i, d, err)
+				}
+				for col := range 2 {
+					d, err := tab.ReadDict(i, col)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !tc.dict {
+						if d != nil {
+							t.Fatalf("row group %d column %d: a Dict of a file without dictionaries", i, col)
+						}
+						continue
+					}
+					if d == nil {
+						t.Fatalf("row group %d column %d: no Dict", i, col)
+					}
+					want, err := tab.Read(i, []int{col})
+					if err != nil {
+						t.Fatal(err)
+					}
+					w := want[0]
+					if d.Len() != w.Len() {
+						t.Fatalf("row group %d column %d: %d rows, want %d", i, col, d.Len(), w.Len())
+					}
+					sameColumn(t, d.Column(nil), w, fmt.Sprintf("row group %d column %d", i, col))
+					var sel []int
+					for r := range w.Len() {
+						if rng.IntN(4) == 0 {
+							sel = append(sel, r)
+						}
+					}
+					sameColumn(t, d.Column(sel), w.Select(sel), fmt.Sprintf("row group %d column %d, %d rows", i, col, len(sel)))
+					if len(d.Values.offs) > 0 && d.Values.Len() > tc.distinct {
+						t.Fatalf("row group %d column %d: %d entries for %d distinct values", i, col, d.Values.Len(), tc.distinct)
+					}
+				}
+				// The data pages' encodings, from the pages themselves.
+				pr, err := tab.b.(*parquetBackend).pq.r.RowGroup(i).GetColumnPageReader(0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for pr.Next() {
+					if dp, ok := pr.Page().(file.DataPage); ok && parquet.Encoding(dp.Encoding()) == parquet.Encodings.Plain {
+						sawPlain = true
+					}
+				}
+			}
+			if tc.fallback && !sawPlain {
+				t.Fatal("no data page fell back to plain encoding: the case is not tested")
+			}
+		})
+	}
+}
+
+// sameColumn fails t unless got and want hold the same NULLs and bytes.
+func sameColumn(t *testing.T, got, want *Column, what string) {
+	t.Helper()
+	if got.Len() != want.Len() || got.Type != want.Type {
+		t.Fatalf("%s: %d rows of %v, want %d of %v", what, got.Len(), got.Type, want.Len(), want.Type)
+	}
+	for r := range want.Len() {
+		if got.Null(r) != want.Null(r) || !slices.Equal(got.Bytes(r), want.Bytes(r)) && !want.Null(r) {
+			t.Fatalf("%s: row %d is %q (NULL %v), want %q (NULL %v)", what, r, got.Bytes(r), got.Null(r), want.Bytes(r), want.Null(r))
+		}
+	}
+	if got.HasNulls() != want.HasNulls() {
+		t.Fatalf("%s: HasNulls %v, want %v", what, got.HasNulls(), want.HasNulls())
+	}
+}

@@ -1,0 +1,83 @@
+package local
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow"
+
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// TestDictKeys: a string join column that a Parquet file keeps
+// dictionary-encoded is filtered by its dictionary (each entry tested once:
+// the report's ChunksDict), and every join type gives the model's rows,
+// NULLs, duplicates, commas, quotes and line breaks included, for several
+// filter kinds, as the same data read as CSV and as plain Parquet do; with
+// few survivors (their rows alone decoded) too.
+func TestDictKeys(t *testing.T) {
+	seed := testutil.Seed(t)
+	keys, input := genTables(seed)
+	dir := t.TempDir()
+	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
+	for _, jt := range join.JoinTypes {
+		want := typedJoin(keys, input, []int{2}, []int{3}, jt)
+		for _, kind := range []filters.Kind{filters.None, filters.Exact, filters.Bloom, filters.ACBF} {
+			var sorted []byte
+			for _, format := range []string{"csv", "parquet-rg7-dict", "parquet-plain"} {
+				opt := join.Options{Sides: join.Sides{Keys: kf["csv"], Input: inf[format]}, Keying: join.Keying{KeyCol: "P", JoinCol: "S"}, FilterChoice: join.FilterChoice{Filter: kind},
+					Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 2, Reducers: 3, TempDir: t.TempDir()}, JoinType: jt}
+				rep, out := runJoin(t, opt)
+				if got := parseOutput(t, out); !slices.Equal(got, want) {
+					t.Fatalf("%s, %s, %s: %d rows, the model's %d; %s", jt, kind, format, len(got), len(want), testutil.FirstDiff(got, want))
+				}
+				if sorted == nil {
+					sorted = out
+				} else if !bytes.Equal(out, sorted) {
+					t.Errorf("%s, %s, %s: sorted output differs from the CSV side's", jt, kind, format)
+				}
+				dict := int64(0)
+				if rep.InputTable != nil {
+					dict = rep.InputTable.ChunksDict
+				}
+				if wantDict := format == "parquet-rg7-dict"; (dict > 0) != wantDict {
+					t.Errorf("%s, %s, %s: %d chunks filtered by their dictionary", jt, kind, format, dict)
+				}
+			}
+		}
+	}
+
+	// Few survivors in one large row group: their rows alone are read.
+	r := testutil.Rand(seed)
+	big := tableData{names: []string{"ID", "S", "V"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64}}
+	for i := range 30000 {
+		row := []*string{sp(fmt.Sprint(i)), sp(fmt.Sprintf("t%d", r.IntN(10000))), sp(fmt.Sprint(r.IntN(7)))}
+		if i%13 == 0 {
+			row[1] = nil
+		}
+		big.rows = append(big.rows, row)
+	}
+	few := tableData{names: []string{"K", "P"}, types: []arrow.DataType{arrow.BinaryTypes.String, arrow.BinaryTypes.String}}
+	for k := range 25 {
+		few.rows = append(few.rows, []*string{sp(fmt.Sprintf("t%d", k*397)), sp(fmt.Sprintf("p,%d", k))})
+	}
+	rec := columnartest.Record(t, big.names, big.types, big.rows)
+	defer rec.Release()
+	f := columnartest.Write(t, dir, "big", rec, 1<<20, true)
+	fk := sideFiles(t, dir, "few", few)
+	for _, jt := range []join.JoinType{join.JoinInner, join.JoinSemi, join.JoinLeft} {
+		want := typedJoin(few, big, []int{0}, []int{1}, jt)
+		rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: fk["csv"], Input: f.Parquet}, Keying: join.Keying{KeyCol: "K", JoinCol: "S"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}, JoinType: jt})
+		if got := parseOutput(t, out); !slices.Equal(got, want) {
+			t.Fatalf("few survivors, %s: %s", jt, testutil.FirstDiff(got, want))
+		}
+		if tr := rep.InputTable; tr == nil || tr.ChunksDict != 1 || tr.DictEntries > 10000 {
+			t.Fatalf("few survivors, %s: %+v", jt, tr)
+		}
+	}
+}
