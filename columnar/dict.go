@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/metadata"
 )
 
 // Dict is a column chunk read as its dictionary: its distinct values and
@@ -56,6 +57,22 @@ func (d *Dict) Column(rows []int) *Column {
 	return out
 }
 
+// dictEncoded says whether a column chunk's pages are dictionary-encoded:
+// its metadata gives a dictionary page's offset, or names a dictionary
+// encoding among its encodings (some writers leave the offset out: the
+// vega-datasets flights-3m.parquet).
+func dictEncoded(cc *metadata.ColumnChunkMetaData) bool {
+	if cc.HasDictionaryPage() {
+		return true
+	}
+	for _, e := range cc.Encodings() {
+		if e == parquet.Encodings.RLEDict || e == parquet.Encodings.PlainDict {
+			return true
+		}
+	}
+	return false
+}
+
 // dictReader is a backend that can read a column chunk as a dictionary.
 type dictReader interface {
 	readDict(i, col int, t Type) (*Dict, error)
@@ -86,7 +103,7 @@ func (p *parquetTable) readDict(i, col int, t Type) (_ *Dict, err error) {
 	rg := p.r.RowGroup(i)
 	leaf := p.leaves[col][0]
 	cc, err := rg.MetaData().ColumnChunk(leaf)
-	if err != nil || !cc.HasDictionaryPage() {
+	if err != nil || !dictEncoded(cc) {
 		return nil, nil
 	}
 	defer func() { // as read: a damaged page is an error, not a panic
