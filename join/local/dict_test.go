@@ -52,6 +52,18 @@ func TestDictKeys(t *testing.T) {
 		}
 	}
 
+	// ACBFJOIN_DICT=off: the same rows, every row probed.
+	noDict = true
+	want := typedJoin(keys, input, []int{2}, []int{3}, join.JoinLeft)
+	rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf["csv"], Input: inf["parquet-rg7-dict"]}, Keying: join.Keying{KeyCol: "P", JoinCol: "S"}, JoinType: join.JoinLeft})
+	noDict = false
+	if got := parseOutput(t, out); !slices.Equal(got, want) {
+		t.Fatalf("ACBFJOIN_DICT=off: %s", testutil.FirstDiff(got, want))
+	}
+	if rep.InputTable.ChunksDict != 0 {
+		t.Fatalf("ACBFJOIN_DICT=off: %d chunks filtered by their dictionary", rep.InputTable.ChunksDict)
+	}
+
 	// Few survivors in one large row group: their rows alone are read.
 	r := testutil.Rand(seed)
 	big := tableData{names: []string{"ID", "S", "V"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64}}

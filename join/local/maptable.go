@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -119,13 +120,18 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 	return m.writeChunk(c, sel)
 }
 
+// noDict turns filterDict off (ACBFJOIN_DICT=off, read once at start):
+// every row's key is then probed, as before it, for comparing the two
+// (bench/parquet-real.sh); the rows are the same (TestDictKeys).
+var noDict = os.Getenv("ACBFJOIN_DICT") == "off"
+
 // chunkDict is the key column of a table side's chunk c read as its
 // dictionary (columnar.Table.ReadDict) when filterDict can take it: a
 // one-column string key of a Parquet row group whose column chunk is
 // dictionary-encoded; nil otherwise, and nothing read.
 func (x *execution) chunkDict(c *source.Chunk) (*columnar.Dict, error) {
 	ks := x.joinSpec
-	if c.Index < 0 || ks.Composite() || ks.Types[0] != key.String {
+	if noDict || c.Index < 0 || ks.Composite() || ks.Types[0] != key.String {
 		return nil, nil
 	}
 	return c.Side.Tab.ReadDict(c.Index, ks.Cols[0])
