@@ -24,6 +24,11 @@ type Column struct {
 	data   []byte
 	nulls  int      // HasNulls' answer: 0 not yet known, 1 none, 2 some
 	strs   [][]byte // a JSON lines column's strings while it is built (jsonl.go)
+	// dict and idx hold a String or Binary column as a dictionary's entries
+	// (Dict.Column): value i is dict's value idx[i], a NULL where idx[i]
+	// < 0 (valid says so too); offs and data are then nil.
+	dict *Column
+	idx  []int32
 }
 
 // Select returns a column of c's values at rows (indexes into c): value j
@@ -48,6 +53,12 @@ func (c *Column) Select(rows []int) *Column {
 			out.floats[j] = c.floats[r]
 		}
 	}
+	if c.idx != nil {
+		out.dict, out.idx = c.dict, make([]int32, len(rows))
+		for j, r := range rows {
+			out.idx[j] = c.idx[r]
+		}
+	}
 	if c.offs != nil {
 		out.offs = make([]int, len(rows)+1)
 		for j, r := range rows {
@@ -64,7 +75,11 @@ func (c *Column) Len() int { return c.n }
 // Size is the bytes the decoded values take (a stream chunk's size, where
 // no file says one).
 func (c *Column) Size() int64 {
-	return int64(8*len(c.ints) + 8*len(c.floats) + 8*len(c.offs) + len(c.data) + len(c.valid))
+	n := int64(8*len(c.ints) + 8*len(c.floats) + 8*len(c.offs) + len(c.data) + len(c.valid) + 4*len(c.idx))
+	if c.dict != nil {
+		n += c.dict.Size()
+	}
+	return n
 }
 
 // Null reports whether value i is NULL.
@@ -89,7 +104,20 @@ func (c *Column) HasNulls() bool {
 func (c *Column) Int64(i int) int64 { return c.ints[i] }
 
 // Bytes is value i of a String or Binary column.
-func (c *Column) Bytes(i int) []byte { return c.data[c.offs[i]:c.offs[i+1]] }
+func (c *Column) Bytes(i int) []byte {
+	if c.idx != nil {
+		return c.dictBytes(i)
+	}
+	return c.data[c.offs[i]:c.offs[i+1]]
+}
+
+// dictBytes is Bytes of a column of dictionary entries: nil for a NULL.
+func (c *Column) dictBytes(i int) []byte {
+	if e := c.idx[i]; e >= 0 {
+		return c.dict.Bytes(int(e))
+	}
+	return nil
+}
 
 func (c *Column) bigDecimal() bool { return c.Type.Kind == Decimal && c.offs != nil }
 

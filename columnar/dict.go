@@ -26,33 +26,30 @@ type Dict struct {
 func (d *Dict) Len() int { return len(d.Rows) }
 
 // Column returns the values of rows (ascending or not; nil: every row) as a
-// column: value j is row rows[j]'s. O(rows and their bytes).
+// column that refers to the entries: value j is row rows[j]'s, and no
+// value's bytes are copied. O(rows).
 func (d *Dict) Column(rows []int) *Column {
-	n := len(rows)
-	if rows == nil {
-		n = len(d.Rows)
-	}
-	out := &Column{Type: d.Values.Type, n: n, offs: make([]int, n+1)}
-	for j := range n {
-		r := j
-		if rows != nil {
-			r = rows[j]
+	idx := d.Rows
+	if rows != nil {
+		idx = make([]int32, len(rows))
+		for j, r := range rows {
+			idx[j] = d.Rows[r]
 		}
-		e := d.Rows[r]
+	}
+	out := &Column{Type: d.Values.Type, n: len(idx), dict: d.Values, idx: idx}
+	for j, e := range idx {
 		if e < 0 {
 			if out.valid == nil {
-				out.valid = make([]bool, n)
+				out.valid = make([]bool, len(idx))
 				for k := range j {
 					out.valid[k] = true
 				}
 			}
-		} else {
-			if out.valid != nil {
-				out.valid[j] = true
-			}
-			out.data = append(out.data, d.Values.Bytes(int(e))...)
+			continue
 		}
-		out.offs[j+1] = len(out.data)
+		if out.valid != nil {
+			out.valid[j] = true
+		}
 	}
 	return out
 }

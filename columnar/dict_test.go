@@ -65,7 +65,7 @@ func writeDictParquet(t *testing.T, rng *rand.Rand, n, distinct, nullEvery int, 
 // TestReadDict: a dictionary-encoded column chunk read as a Dict (with
 // NULLs, with pages that fell back to plain encoding, in many row groups)
 // holds, row by row, the values and NULLs Read gives, and Column of any
-// rows equals Read's Select of them. A column that is not a byte array, or
+// rows (and Select of Column) equals Read's Select of them. A column that is not a byte array, or
 // a file written without dictionaries, reads as no Dict.
 func TestReadDict(t *testing.T) {
 	rng := testutil.Rand(testutil.Seed(t))
@@ -123,6 +123,7 @@ func TestReadDict(t *testing.T) {
 						}
 					}
 					sameColumn(t, d.Column(sel), w.Select(sel), fmt.Sprintf("row group %d column %d, %d rows", i, col, len(sel)))
+					sameColumn(t, d.Column(nil).Select(sel), w.Select(sel), fmt.Sprintf("row group %d column %d, %d rows selected", i, col, len(sel)))
 					if len(d.Values.offs) > 0 && d.Values.Len() > tc.distinct {
 						t.Fatalf("row group %d column %d: %d entries for %d distinct values", i, col, d.Values.Len(), tc.distinct)
 					}
