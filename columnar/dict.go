@@ -54,20 +54,37 @@ func (d *Dict) Column(rows []int) *Column {
 	return out
 }
 
-// dictEncoded says whether a column chunk's pages are dictionary-encoded:
-// its metadata gives a dictionary page's offset, or names a dictionary
-// encoding among its encodings (some writers leave the offset out: the
-// vega-datasets flights-3m.parquet).
-func dictEncoded(cc *metadata.ColumnChunkMetaData) bool {
-	if cc.HasDictionaryPage() {
-		return true
-	}
+// dictPages says whether a column chunk's data pages are all
+// dictionary-encoded, by its metadata: a dictionary page (its offset, or a
+// dictionary encoding named: some writers leave the offset out, as
+// vega-datasets' flights-3m.parquet), and no sign of a data page that fell
+// back to plain encoding (a writer falls back when the dictionary outgrows
+// its limit: many distinct values, where the dictionary would not pay, and
+// arrow/go's dictionary reader would hash every plain value into its memo
+// table: 4x slower than reading the values, bench/join-tried.md). The
+// signs: the page encoding statistics naming a data page that is not
+// dictionary-encoded (parquet-cpp, parquet-mr), or PLAIN named twice among
+// the encodings (arrow/go: the dictionary page's and the fallback's).
+func dictPages(cc *metadata.ColumnChunkMetaData) bool {
+	dict, plain := cc.HasDictionaryPage(), 0
 	for _, e := range cc.Encodings() {
-		if e == parquet.Encodings.RLEDict || e == parquet.Encodings.PlainDict {
-			return true
+		switch e {
+		case parquet.Encodings.RLEDict, parquet.Encodings.PlainDict:
+			dict = true
+		case parquet.Encodings.Plain:
+			plain++
 		}
 	}
-	return false
+	if !dict || plain > 1 {
+		return false
+	}
+	for _, st := range cc.EncodingStats() {
+		const dictionaryPage = 2 // parquet-format's PageType DICTIONARY_PAGE
+		if st.PageType != dictionaryPage && st.Encoding != parquet.Encodings.RLEDict && st.Encoding != parquet.Encodings.PlainDict {
+			return false
+		}
+	}
+	return true
 }
 
 // dictReader is a backend that can read a column chunk as a dictionary.
@@ -77,10 +94,10 @@ type dictReader interface {
 
 // ReadDict reads column col of chunk i as a Dict when the file keeps that
 // column chunk dictionary-encoded: a Parquet String or Binary column whose
-// chunk has a dictionary page (pages that fell back to plain encoding are
-// read too, their values added to the dictionary). It returns nil, and
-// reads nothing, for any other column, chunk or format: the caller then
-// reads the column with Read. Safe for concurrent use, as Read is.
+// chunk's data pages are all dictionary-encoded (dictPages). It returns
+// nil, and reads nothing, for any other column, chunk or format: the
+// caller then reads the column with Read. Safe for concurrent use, as
+// Read is.
 func (t *Table) ReadDict(i, col int) (*Dict, error) {
 	d, ok := t.b.(dictReader)
 	if !ok || t.Stream() || (t.Types[col].Kind != String && t.Types[col].Kind != Binary) {
@@ -97,12 +114,19 @@ func (p *parquetTable) readDict(i, col int, t Type) (_ *Dict, err error) {
 	if p.col[col] == nil || len(p.leaves[col]) != 1 || p.col[col].PhysicalType() != parquet.Types.ByteArray {
 		return nil, nil
 	}
-	rg := p.r.RowGroup(i)
-	leaf := p.leaves[col][0]
-	cc, err := rg.MetaData().ColumnChunk(leaf)
-	if err != nil || !dictEncoded(cc) {
+	cc, err := p.r.RowGroup(i).MetaData().ColumnChunk(p.leaves[col][0])
+	if err != nil || !dictPages(cc) {
 		return nil, nil
 	}
+	return p.readDictChunk(i, col, t)
+}
+
+// readDictChunk is readDict once the column chunk is known to be
+// dictionary-encoded (pages that fell back to plain encoding are read too,
+// their values added to the dictionary).
+func (p *parquetTable) readDictChunk(i, col int, t Type) (_ *Dict, err error) {
+	rg := p.r.RowGroup(i)
+	leaf := p.leaves[col][0]
 	defer func() { // as read: a damaged page is an error, not a panic
 		if r := recover(); r != nil {
 			err = fmt.Errorf("row group %d, column %q: a damaged page: %v", i, p.col[col].Name(), r)
