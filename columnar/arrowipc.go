@@ -166,6 +166,13 @@ func fromArrow(a arrow.Array, t Type) (*Column, error) {
 			bytesOf(func(i int) []byte { return twos(v.Value(i).BigInt(), 16) })
 		}
 	case *array.Dictionary:
+		if t.Kind == String || t.Kind == Binary { // the entries, not a copy a row
+			d, err := arrowDict(v, t)
+			if err != nil {
+				return nil, err
+			}
+			return d.Column(nil), nil
+		}
 		dict, err := fromArrow(v.Dictionary(), t)
 		if err != nil {
 			return nil, err
@@ -175,6 +182,26 @@ func fromArrow(a arrow.Array, t Type) (*Column, error) {
 		return nil, fmt.Errorf("an array of %s, which a join does not read", a.DataType())
 	}
 	return c, nil
+}
+
+// arrowDict is a dictionary array of text or bytes (t) as a Dict: its
+// dictionary's values once, and each row's index (-1 where the row, or
+// the entry it points to, is NULL).
+func arrowDict(a *array.Dictionary, t Type) (*Dict, error) {
+	vals, err := fromArrow(a.Dictionary(), t)
+	if err != nil {
+		return nil, err
+	}
+	d := &Dict{Values: vals, Rows: make([]int32, a.Len())}
+	for i := range d.Rows {
+		d.Rows[i] = -1
+		if a.IsValid(i) {
+			if e := a.GetValueIndex(i); !vals.Null(e) {
+				d.Rows[i] = int32(e)
+			}
+		}
+	}
+	return d, nil
 }
 
 // gather makes the column of a dictionary array's values.

@@ -179,6 +179,28 @@ func (b *arrowFile) read(i int, cols, rows []int) ([]*Column, error) {
 	return out, nil
 }
 
+// readDict is ReadDict of a record batch's column that is a dictionary
+// array of text or bytes.
+func (b *arrowFile) readDict(i, col int, t Type) (*Dict, error) {
+	if t.Kind != String && t.Kind != Binary {
+		return nil, nil
+	}
+	rec, err := b.record(i)
+	if err != nil {
+		return nil, err
+	}
+	defer rec.Release()
+	da, ok := rec.Column(col).(*array.Dictionary)
+	if !ok {
+		return nil, nil
+	}
+	d, err := arrowDict(da, t)
+	if err != nil {
+		return nil, fmt.Errorf("%s: column %q: %w", b.t.Name, b.t.Names[col], err)
+	}
+	return d, nil
+}
+
 func (b *arrowFile) next([]int) ([]*Column, int, error) {
 	return nil, 0, fmt.Errorf("%s: not a stream", b.t.Name)
 }

@@ -94,7 +94,8 @@ type dictReader interface {
 
 // ReadDict reads column col of chunk i as a Dict when the file keeps that
 // column chunk dictionary-encoded: a Parquet String or Binary column whose
-// chunk's data pages are all dictionary-encoded (dictPages). It returns
+// chunk's data pages are all dictionary-encoded (dictPages), or an Arrow
+// file's record batch whose column is a dictionary array of text. It returns
 // nil, and reads nothing, for any other column, chunk or format: the
 // caller then reads the column with Read. Safe for concurrent use, as
 // Read is.

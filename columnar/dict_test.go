@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/file"
@@ -177,3 +178,82 @@ func sameColumn(t *testing.T, got, want *Column, what string) {
 		t.Fatalf("%s: HasNulls %v, want %v", what, got.HasNulls(), want.HasNulls())
 	}
 }
+
+// TestArrowDict: an Arrow column that is a dictionary array of text (rows
+// NULL, rows pointing at a NULL entry, entries no row uses) reads, from an
+// IPC file and an IPC stream, as the values its rows point to; ReadDict of
+// the file's batches gives each row's entry, and of the stream nothing.
+func TestArrowDict(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	vb := array.NewStringBuilder(mem)
+	vb.AppendValues([]string{"a,b", "", "two\nlines", "unused"}, nil)
+	vb.AppendNull() // entry 4: NULL
+	vals := vb.NewArray()
+	ib := array.NewInt32Builder(mem)
+	idx := []int32{0, 2, 1, 4, 0, 2, 2, 1}
+	valid := []bool{true, true, true, true, false, true, true, true}
+	ib.AppendValues(idx, valid)
+	indices := ib.NewArray()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	da := array.NewDictionaryArray(dt, indices, vals)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: dt, Nullable: true}}, nil)
+	rec := array.NewRecord(schema, []arrow.Array{da}, int64(da.Len()))
+	defer rec.Release()
+	want := []*string{sp("a,b"), sp("two\nlines"), sp(""), nil, nil, sp("two\nlines"), sp("two\nlines"), sp("")}
+	dir := t.TempDir()
+	for _, path := range []string{filepath.Join(dir, "d.arrow"), filepath.Join(dir, "d.arrows")} {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w interface {
+			Write(arrow.Record) error
+			Close() error
+		}
+		if filepath.Ext(path) == ".arrow" {
+			if w, err = ipc.NewFileWriter(f, ipc.WithSchema(schema)); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			w = ipc.NewWriter(f, ipc.WithSchema(schema))
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		tab, err := Open(context.Background(), path, "", Arrow, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var col *Column
+		if tab.Stream() {
+			cols, err := tab.Next(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			col = cols[0]
+		} else {
+			cols, err := tab.Read(0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			col = cols[0]
+			d, err := tab.ReadDict(0, 0)
+			if err != nil || d == nil {
+				t.Fatalf("%s: ReadDict: %v, %v", path, d, err)
+			}
+			sameColumn(t, d.Column(nil), col, path+": the Dict")
+		}
+		for i, v := range want {
+			if col.Null(i) != (v == nil) || v != nil && string(col.Bytes(i)) != *v {
+				t.Fatalf("%s: row %d is %q (NULL %v), want %v", path, i, col.Bytes(i), col.Null(i), v)
+			}
+		}
+		tab.Close()
+	}
+}
+
+func sp(s string) *string { return &s }

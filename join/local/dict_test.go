@@ -3,10 +3,15 @@ package local
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/apache/arrow/go/v15/arrow/memory"
 
 	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -18,8 +23,9 @@ import (
 // dictionary-encoded is filtered by its dictionary (each entry tested once:
 // the report's ChunksDict), and every join type gives the model's rows,
 // NULLs, duplicates, commas, quotes and line breaks included, for several
-// filter kinds, as the same data read as CSV and as plain Parquet do; with
-// few survivors (their rows alone decoded) too.
+// filter kinds, as the same data read as CSV and as plain Parquet do; an
+// Arrow file whose join column is a dictionary array too, and with few
+// survivors (their rows alone decoded).
 func TestDictKeys(t *testing.T) {
 	seed := testutil.Seed(t)
 	keys, input := genTables(seed)
@@ -49,6 +55,19 @@ func TestDictKeys(t *testing.T) {
 					t.Errorf("%s, %s, %s: %d chunks filtered by their dictionary", jt, kind, format, dict)
 				}
 			}
+		}
+	}
+
+	// An Arrow file whose join column is a dictionary array.
+	af := arrowDictFile(t, dir, input, 3)
+	for _, jt := range join.JoinTypes {
+		want := typedJoin(keys, input, []int{2}, []int{3}, jt)
+		rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf["csv"], Input: af}, Keying: join.Keying{KeyCol: "P", JoinCol: "S"}, FilterChoice: join.FilterChoice{Filter: filters.Bloom}, JoinType: jt})
+		if got := parseOutput(t, out); !slices.Equal(got, want) {
+			t.Fatalf("Arrow dictionary, %s: %s", jt, testutil.FirstDiff(got, want))
+		}
+		if rep.InputTable == nil || rep.InputTable.ChunksDict == 0 {
+			t.Fatalf("Arrow dictionary, %s: no chunk filtered by its dictionary: %+v", jt, rep.InputTable)
 		}
 	}
 
@@ -92,4 +111,53 @@ func TestDictKeys(t *testing.T) {
 			t.Fatalf("few survivors, %s: %+v", jt, tr)
 		}
 	}
+}
+
+// arrowDictFile writes d as an Arrow IPC file of two record batches whose
+// column col is a dictionary array of its text (the others as
+// columnartest.Record makes them), and returns its path.
+func arrowDictFile(t *testing.T, dir string, d tableData, col int) string {
+	t.Helper()
+	plain := columnartest.Record(t, d.names, d.types, d.rows)
+	defer plain.Release()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}
+	b := array.NewDictionaryBuilder(memory.NewGoAllocator(), dt).(*array.BinaryDictionaryBuilder)
+	defer b.Release()
+	for _, row := range d.rows {
+		if row[col] == nil {
+			b.AppendNull()
+		} else if err := b.AppendString(*row[col]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cols := plain.Columns()
+	cols[col] = b.NewArray()
+	defer cols[col].Release()
+	fields := slices.Clone(plain.Schema().Fields())
+	fields[col].Type = dt
+	schema := arrow.NewSchema(fields, nil)
+	rec := array.NewRecord(schema, cols, plain.NumRows())
+	defer rec.Release()
+	path := filepath.Join(dir, "dict.arrow")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := ipc.NewFileWriter(f, ipc.WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := rec.NumRows() / 2
+	for _, part := range []arrow.Record{rec.NewSlice(0, half), rec.NewSlice(half, rec.NumRows())} {
+		err := w.Write(part)
+		part.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
