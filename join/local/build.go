@@ -31,13 +31,14 @@ type buildStats struct {
 	// index is the key set itself, kept for Filter auto's and the hot
 	// exclusions' membership tests (nil otherwise); the broadcast phase
 	// lets it go before the map phase.
-	index *keySet
+	index keyIndex
 }
 
-// build reads the key side with one goroutine per mapper: each keeps the
-// distinct keys of its parts in a local table and ships its key-side rows,
-// tagged TagKeys, to the shuffle (a hot key's to each of its partitions:
-// Options.Skew); the tables merge by union into the key set.
+// build reads the key side with one goroutine per mapper: each collects
+// the keys of its parts, in parts by hash (keyCollector), and ships its
+// key-side rows, tagged TagKeys, to the shuffle (a hot key's to each of
+// its partitions: Options.Skew); then the keys are made distinct a part at
+// a time, in parallel (mergeKeys).
 func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 	sketches, err := x.newJoinSketches()
 	if err != nil {
@@ -52,7 +53,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 	if err != nil {
 		return nil, bd.st, err
 	}
-	return bd.finish(sketches)
+	return bd.finish(ctx, sketches)
 }
 
 // builder is the build phase's state shared by its workers: what every row
@@ -68,9 +69,9 @@ type builder struct {
 	sketches []*joinSketch
 	next     atomic.Int32 // the next worker's sketch
 
-	mu     sync.Mutex // guards the rest
-	global keySet
-	merged []*classKeys // a bank join's: each chosen class's keys
+	mu     sync.Mutex      // guards the rest
+	cols   []*keyCollector // the finished workers' keys
+	merged []*classKeys    // a bank join's: each chosen class's keys
 	st     buildStats
 }
 
@@ -105,7 +106,7 @@ func newClassKeySets(n int) []*classKeys {
 // buildWorker is one build goroutine's: its keys, its shuffle writer, what
 // it counted, and the buffers its rows are assembled in.
 type buildWorker struct {
-	keys keySet
+	keys *keyCollector
 	w    *shuffle.Writer
 	rows int64
 	buf  []byte
@@ -133,7 +134,7 @@ type buildWorker struct {
 // sketch.
 func (bd *builder) newWorker() *buildWorker {
 	x := bd.x
-	w := &buildWorker{w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: bd.sketches[bd.next.Add(1)-1]}
+	w := &buildWorker{keys: &keyCollector{}, w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: bd.sketches[bd.next.Add(1)-1]}
 	if bd.bp != nil {
 		w.cl.c = bd.bp.b.Classing
 		w.sets = newClassKeySets(len(bd.bp.classes))
@@ -270,8 +271,8 @@ func (b *buildWorker) bound(k []byte) {
 func (bd *builder) ship(b *buildWorker, rec shuffle.Record) error {
 	x := bd.x
 	b.rows++
-	b.keys.add(rec.Key)
 	h1, h2 := hashing.Sum(rec.Key)
+	b.keys.add(rec.Key, h1)
 	b.sk.add(h1, h2)
 	p := join.PartitionOf(h1, x.parts)
 	b.pc.plain[p]++
@@ -286,11 +287,11 @@ func (bd *builder) ship(b *buildWorker, rec shuffle.Record) error {
 	return nil
 }
 
-// finishWorker merges a worker's keys and counts into the builder's and
-// closes its writers.
+// finishWorker hands a worker's keys to the builder (finish merges them),
+// adds its counts to the builder's and closes its writers.
 func (bd *builder) finishWorker(b *buildWorker) error {
 	bd.mu.Lock()
-	bd.global.merge(&b.keys)
+	bd.cols = append(bd.cols, b.keys)
 	for i, set := range b.sets {
 		bd.merged[i].merge(set)
 	}
@@ -320,14 +321,17 @@ func (bd *builder) finishWorker(b *buildWorker) error {
 // finish is the build's result once every worker is done: the distinct
 // keys, the merged sketch, and what later phases keep (the key index for
 // auto and exclusions, a bank's class key sets, sealed).
-func (bd *builder) finish(sketches []*joinSketch) ([][]byte, buildStats, error) {
+func (bd *builder) finish(ctx context.Context, sketches []*joinSketch) ([][]byte, buildStats, error) {
 	x, st := bd.x, bd.st
-	keys := bd.global.list()
-	st.distinct = len(keys)
-	if x.opt.Filter == join.FilterAuto || x.opt.HotExclusions > 0 {
-		st.index = &bd.global
+	keys, index, err := mergeKeys(ctx, bd.cols, x.opt.Mappers, x.opt.Filter == join.FilterAuto || x.opt.HotExclusions > 0)
+	bd.cols = nil
+	if err != nil {
+		return nil, st, err
 	}
-	var err error
+	st.distinct = len(keys)
+	if index != nil {
+		st.index = index
+	}
 	if st.sketch, err = mergeSketches(sketches); err != nil {
 		return nil, st, err
 	}
