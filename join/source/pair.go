@@ -35,7 +35,10 @@ func OpenPair(ctx context.Context, opt join.Options) (_ *Pair, err error) {
 	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
 		return nil, err
 	}
-	ko := Options{Option: "Keys", Path: opt.Keys, Name: opt.KeysName, Parts: opt.Mappers, SkipBad: opt.SkipBadRows,
+	// Four parts a mapper, as the large side's: a mapper slowed by other
+	// work on a shared machine leaves its last part to the others, where
+	// with one part a mapper the build waited for it.
+	ko := Options{Option: "Keys", Path: opt.Keys, Name: opt.KeysName, Parts: 4 * opt.Mappers, SkipBad: opt.SkipBadRows,
 		Sep: join.SideSep(opt.KeysSep, opt.Sep), Format: opt.KeysFormat, TempDir: opt.TempDir}
 	if p.spooled, err = SpoolToInfer(ctx, &ko, opt.KeyTypes); err != nil {
 		return nil, err
