@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -39,21 +40,60 @@ type buildStats struct {
 // key-side rows, tagged TagKeys, to the shuffle (a hot key's to each of
 // its partitions: Options.Skew); then the keys are made distinct a part at
 // a time, in parallel (mergeKeys).
+//
+// A key type inferred from the key side's text is decided by this read
+// (x.pair.Deferred, deferring): it checks every key as inference would
+// have in a pass of its own, and when one is no canonical integer it
+// stops, the types are inferred by that pass, and the side is read again.
 func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
+	keys, st, ev, err := x.buildOnce(ctx)
+	if len(x.pair.Deferred) == 0 {
+		return keys, st, err
+	}
+	if err == nil { // every key a canonical integer: Int stands
+		return keys, st, x.settleTypes(ctx, ev)
+	}
+	if !errors.Is(err, errNotCanonical) {
+		return keys, st, err
+	}
+	if err := x.retype(ctx); err != nil {
+		return nil, st, err
+	}
+	keys, st, _, err = x.buildOnce(ctx)
+	return keys, st, err
+}
+
+// buildOnce is one read of the key side (build), and with deferred key
+// types what it found of their columns.
+func (x *execution) buildOnce(ctx context.Context) ([][]byte, buildStats, []key.Evidence, error) {
 	sketches, err := x.newJoinSketches()
 	if err != nil {
-		return nil, buildStats{parts: newPartCounts(x.parts)}, err
+		return nil, buildStats{parts: newPartCounts(x.parts)}, nil, err
 	}
 	bd := x.newBuilder(sketches)
+	sctx := ctx
+	if len(x.pair.Deferred) > 0 {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		bd.inf = newInferring(x.keySpec, x.pair.Deferred, cancel)
+	}
 	stop := x.progress("build", x.keys.Progress, x.keys.Size)
-	err = source.Scan(ctx, x.keys, x.opt.Mappers, bd.newWorker, func(b *buildWorker, r source.RowReader) error {
-		return bd.readPart(ctx, b, r)
+	err = source.Scan(sctx, x.keys, x.opt.Mappers, bd.newWorker, func(b *buildWorker, r source.RowReader) error {
+		return bd.readPart(sctx, b, r)
 	}, bd.finishWorker)
 	stop()
-	if err != nil {
-		return nil, bd.st, err
+	if bd.inf != nil && bd.inf.failed.Load() && ctx.Err() == nil {
+		return nil, bd.st, nil, errNotCanonical
 	}
-	return bd.finish(ctx, sketches)
+	if err != nil {
+		return nil, bd.st, nil, err
+	}
+	keys, st, err := bd.finish(ctx, sketches)
+	if bd.inf != nil {
+		return keys, st, bd.inf.evidence(), err
+	}
+	return keys, st, nil, err
 }
 
 // builder is the build phase's state shared by its workers: what every row
@@ -64,8 +104,9 @@ type builder struct {
 	keepKeys bool // right and full joins: a key-side row carries the large side's padding
 	nLarge   int
 	padSpec  key.Spec
-	intKeys  bool      // a one-column integer key: the workers track its bounds
-	bp       *bankPlan // a bank join's, else nil
+	intKeys  bool       // a one-column integer key: the workers track its bounds
+	bp       *bankPlan  // a bank join's, else nil
+	inf      *inferring // the deferred key types' checks, else nil
 	sketches []*joinSketch
 	next     atomic.Int32 // the next worker's sketch
 
@@ -122,6 +163,8 @@ type buildWorker struct {
 	cannot keyCounts
 	lo, hi [8]byte
 	any    bool // lo, hi are set
+	// The non-empty values of each deferred key column (inferring).
+	inferN []int64
 	// Right and full joins: the output's writer for the rows whose key
 	// cannot match (written here, padded), and a record's row with its
 	// large-side padding.
@@ -151,6 +194,9 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 	for n := 1; r.Next(); n++ {
 		if n%checkEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if bd.inf != nil && !bd.inf.see(b, r.Fields()) {
+			return errNotCanonical
 		}
 		ci := -1
 		var label string
@@ -292,6 +338,9 @@ func (bd *builder) ship(b *buildWorker, rec shuffle.Record) error {
 func (bd *builder) finishWorker(b *buildWorker) error {
 	bd.mu.Lock()
 	bd.cols = append(bd.cols, b.keys)
+	if bd.inf != nil {
+		bd.inf.add(b.inferN)
+	}
 	for i, set := range b.sets {
 		bd.merged[i].merge(set)
 	}

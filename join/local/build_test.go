@@ -150,7 +150,7 @@ func runBuild(t *testing.T, opt join.Options) buildResult {
 // referenceKeys reads the key side of opt on one goroutine, row by row, as
 // the build did before its keys were collected in parts: a key set
 // (keySet) of the keys MapKeyRow makes, and the counts of rows, NULL keys
-// and unmatchable ones.
+// and unmatchable ones. The key's types are the ones the build decided.
 func referenceKeys(t *testing.T, opt join.Options) buildResult {
 	t.Helper()
 	ctx := context.Background()
@@ -161,6 +161,9 @@ func referenceKeys(t *testing.T, opt join.Options) buildResult {
 	}
 	defer sink.Close()
 	defer x.close()
+	if _, _, err := x.build(ctx); err != nil {
+		t.Fatal(err)
+	}
 	rc, name, err := csvscan.Open(opt.Keys)
 	if err != nil {
 		t.Fatal(err)

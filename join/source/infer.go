@@ -23,13 +23,18 @@ type Keyed struct {
 // given, the key side's columns and the large side's (input.side nil: none),
 // inferring a text column's type from its values with mappers workers.
 func DecideTypes(ctx context.Context, given []key.Type, keys, input Keyed, mappers int) (key.Decision, error) {
+	return decideTypes(given, keys, input, func(cols []int) ([]key.Evidence, error) {
+		return inferText(ctx, keys.Side, keys.Spec, cols, mappers)
+	})
+}
+
+// decideTypes is DecideTypes with the evidence of text columns from infer.
+func decideTypes(given []key.Type, keys, input Keyed, infer func(cols []int) ([]key.Evidence, error)) (key.Decision, error) {
 	var in []key.Source
 	if input.Side != nil {
 		in = input.Side.Sources(input.Spec)
 	}
-	d, err := key.Decide(given, keys.Side.Sources(keys.Spec), in, func(cols []int) ([]key.Evidence, error) {
-		return inferText(ctx, keys.Side, keys.Spec, cols, mappers)
-	})
+	d, err := key.Decide(given, keys.Side.Sources(keys.Spec), in, infer)
 	return d, option.Within(err, "join", join.ErrOptions)
 }
 
