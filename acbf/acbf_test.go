@@ -1,6 +1,7 @@
 package acbf
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -366,6 +367,54 @@ func TestBuildEqualsAdds(t *testing.T) {
 	}
 	if _, err := Build(Config{}, nil); !errors.Is(err, ErrConfig) {
 		t.Errorf("Build(Config{}) = %v, want ErrConfig", err)
+	}
+}
+
+// TestBuildWorkers: Build sets the first level on 2 to 7 goroutines, each
+// owning a range of its words, and makes the filter one goroutine makes,
+// byte for byte: every ACBF shape of TestBuildEqualsAdds, duplicates
+// included, and 50,000 keys.
+func TestBuildWorkers(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	defer func(f func(int) int) { buildWorkers = f }(buildWorkers)
+	for _, cfg := range []Config{
+		ConfigOptimal(8*5000, 5000, 3),
+		ConfigOptimal(8*5000, 5000, 6),
+		ConfigJ(1, 8*5000, 5000, 3),
+		ConfigJ(2, 20*3000, 3000, 14),
+		ConfigJ(3, 1000, 300, 2),
+		ConfigOptimal(10, 3, 2),
+		ConfigOptimal(8*50000, 50000, 6),
+	} {
+		n := int(cfg.Capacity)
+		keys := make([][]byte, n)
+		base := testutil.Keys(rng.Uint64(), uint64(n))
+		for i := range keys {
+			keys[i] = base[rng.IntN(1+n*2/3)]
+		}
+		buildWorkers = func(int) int { return 1 }
+		one, err := Build(cfg, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := one.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []int{2, 3, 4, 7} {
+			buildWorkers = func(int) int { return w }
+			f, err := Build(cfg, keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := f.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !f.Equal(one) || !bytes.Equal(got, want) {
+				t.Fatalf("m=%d n=%d k=%d, %d goroutines: a filter other than one goroutine's", cfg.Counters, n, cfg.K, w)
+			}
+		}
 	}
 }
 

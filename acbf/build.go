@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 )
@@ -15,7 +17,9 @@ import (
 // counts the probes per bucket and collects the repeats (probes that land on an
 // already-set first-level bit, about a tenth of n*k at the optimum); a counting
 // sort groups the repeats by bucket; each bucket's levels are then written in
-// one sweep, instead of n*k shifting inserts. If the keys need more than the idle
+// one sweep, instead of n*k shifting inserts. The first pass runs on up to
+// four goroutines, each owning a range of the first level (firstLevel);
+// the result does not depend on how many. If the keys need more than the idle
 // space it returns an error wrapping ErrFull.
 //
 // Build reads keys only; it does not retain them. Transient memory: 10 bytes per
@@ -37,24 +41,15 @@ func Build(cfg Config, keys [][]byte) (*Filter, error) {
 	// probes minus the m1*(1 - e^(-nk/m1)) distinct bits they set.
 	nk := float64(n) * float64(k)
 	estimate := nk - float64(f.m1)*(-math.Expm1(-nk/float64(f.m1)))
-	rep := make([]uint64, 0, int(estimate*1.1)+64)
-	for _, key := range keys {
-		h1, h2 := hashing.Sum(key)
-		for j := 0; j < k; j++ {
-			p := hashing.Probe(h1, h2, j, f.m1)
-			w, bit := &f.b1[p>>6], uint64(1)<<(p&63)
-			if *w&bit != 0 {
-				rep = append(rep, p)
-			}
-			*w |= bit
-		}
-	}
+	reps := f.firstLevel(keys, int(estimate*1.1)+64)
 	f.rebuildRanks()
 	// Group the repeats by bucket (counting sort; order within a bucket does not
 	// matter to the tally).
 	off := make([]int, f.nb+1)
-	for _, p := range rep {
-		off[p>>f.shift+1]++
+	for _, rep := range reps {
+		for _, p := range rep {
+			off[p>>f.shift+1]++
+		}
 	}
 	// A bucket holds one counter bit per probe that landed in it: one per set
 	// B1 bit plus one per repeat.
@@ -66,13 +61,16 @@ func Build(cfg Config, keys [][]byte) (*Filter, error) {
 		off[b] += off[b-1]
 	}
 	mask := uint64(1)<<f.shift - 1
-	grouped := make([]uint16, len(rep))
+	grouped := make([]uint16, off[f.nb])
 	next := slices.Clone(off[:f.nb])
-	for _, p := range rep {
-		b := p >> f.shift
-		grouped[next[b]] = uint16(p & mask)
-		next[b]++
+	for _, rep := range reps {
+		for _, p := range rep {
+			b := p >> f.shift
+			grouped[next[b]] = uint16(p & mask)
+			next[b]++
+		}
 	}
+	reps = nil
 	f.layout(nbits, cfg.Capacity*uint64(k))
 	t := newTally(f.shift)
 	for b := uint64(0); b < f.nb; b++ {
@@ -93,6 +91,65 @@ func Build(cfg Config, keys [][]byte) (*Filter, error) {
 	}
 	f.n = n
 	return f, nil
+}
+
+// buildWorkers is how many goroutines set the first level of a build of
+// probes probes: one below 2^18 probes; else one a CPU, at most 4.
+var buildWorkers = func(probes int) int {
+	if probes < 1<<18 {
+		return 1
+	}
+	return min(runtime.GOMAXPROCS(0), 4)
+}
+
+// firstLevel sets the first level from every probe of keys and returns the
+// repeats (the probes that landed on a bit already set), in lists whose
+// order does not matter to the tally; capacity is about how many. With
+// several goroutines (buildWorkers) each owns a range of B1's words: it
+// reads every key and takes only the probes in its range, in key order, so
+// that its words and repeats are the ones a single pass would make there
+// (no word is written by two, no lock a probe, and the filter is the same
+// whatever the count: TestBuildWorkers). O(n*k) probes, the keys hashed
+// once a goroutine.
+func (f *Filter) firstLevel(keys [][]byte, capacity int) [][]uint64 {
+	workers := buildWorkers(len(keys) * f.k)
+	words := uint64(len(f.b1))
+	if workers <= 1 || words < uint64(workers) {
+		return [][]uint64{f.firstLevelRange(keys, 0, f.m1, make([]uint64, 0, capacity))}
+	}
+	reps := make([][]uint64, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := words*uint64(w)/uint64(workers)<<6, words*uint64(w+1)/uint64(workers)<<6
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reps[w] = f.firstLevelRange(keys, lo, min(hi, f.m1), make([]uint64, 0, capacity/workers+64))
+		}()
+	}
+	wg.Wait()
+	return reps
+}
+
+// firstLevelRange sets the bits of B1 at the probes of keys in [lo, hi)
+// and appends to rep the probes there that found their bit set.
+func (f *Filter) firstLevelRange(keys [][]byte, lo, hi uint64, rep []uint64) []uint64 {
+	k := f.k
+	for _, key := range keys {
+		h1, h2 := hashing.Sum(key)
+		for j := 0; j < k; j++ {
+			p := hashing.Probe(h1, h2, j, f.m1)
+			if p < lo || p >= hi {
+				continue
+			}
+			w, bit := &f.b1[p>>6], uint64(1)<<(p&63)
+			if *w&bit != 0 {
+				rep = append(rep, p)
+			}
+			*w |= bit
+		}
+	}
+	return rep
 }
 
 // tally holds the counters of one bucket while it is being written.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 )
@@ -180,6 +182,63 @@ func (f *Filter) Add(key []byte) {
 		f.inc(hashing.Probe(h1, h2, i, f.m))
 	}
 	f.n++
+}
+
+// Build returns a filter of m counters and k probes holding keys, as New
+// then Add of each key would: the same counters, Len and saturations. Above
+// 2^18 probes it adds them on up to four goroutines (one a CPU), each
+// owning a range of the counters' bytes: each reads every key and takes
+// only the probes in its range, so no byte is written by two and the
+// filter is the same whatever the count (TestBuildWorkers). O(m + n*k),
+// the keys hashed once a goroutine.
+func Build(m uint64, k int, keys [][]byte) (*Filter, error) {
+	f, err := New(m, k)
+	if err != nil {
+		return nil, err
+	}
+	workers := buildWorkers(len(keys) * k)
+	nb := uint64(len(f.counters))
+	if workers <= 1 || nb < uint64(workers) {
+		for _, key := range keys {
+			f.Add(key)
+		}
+		return f, nil
+	}
+	sat := make([]uint64, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		// Counters 2*lo .. 2*hi-1: whole bytes.
+		lo, hi := nb*uint64(w)/uint64(workers), nb*uint64(w+1)/uint64(workers)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			part := &Filter{m: f.m, k: f.k, counters: f.counters}
+			for _, key := range keys {
+				h1, h2 := hashing.Sum(key)
+				for i := 0; i < k; i++ {
+					if p := hashing.Probe(h1, h2, i, f.m); p>>1 >= lo && p>>1 < hi {
+						part.inc(p)
+					}
+				}
+			}
+			sat[w] = part.saturations
+		}()
+	}
+	wg.Wait()
+	for _, s := range sat {
+		f.saturations += s
+	}
+	f.n = uint64(len(keys))
+	return f, nil
+}
+
+// buildWorkers is how many goroutines Build adds probes probes with: one
+// below 2^18 probes; else one a CPU, at most 4.
+var buildWorkers = func(probes int) int {
+	if probes < 1<<18 {
+		return 1
+	}
+	return min(runtime.GOMAXPROCS(0), 4)
 }
 
 // Contains reports whether key may be in the filter: true for every key added

@@ -318,3 +318,41 @@ func TestFillMean(t *testing.T) {
 		t.Errorf("mean FillFPP %.6f, formula %.6f: %.1f se apart", mean, want, (mean-want)/se)
 	}
 }
+
+// TestBuildWorkers: Build on 1, 2, 3 and 7 goroutines makes the filter New
+// and an Add a key make: the same counters, Len and saturations, an odd
+// count of counters and keys repeated until counters saturate included.
+func TestBuildWorkers(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	defer func(f func(int) int) { buildWorkers = f }(buildWorkers)
+	for _, c := range []struct {
+		m        uint64
+		k, n, of int
+	}{{1, 1, 10, 10}, {7, 3, 40, 40}, {1001, 4, 2000, 300}, {80_001, 6, 20_000, 20_000}} {
+		base := testutil.Keys(rng.Uint64(), uint64(c.of))
+		keys := make([][]byte, c.n)
+		for i := range keys {
+			keys[i] = base[rng.IntN(c.of)]
+		}
+		want := mustNew(t, c.m, c.k)
+		for _, key := range keys {
+			want.Add(key)
+		}
+		for _, w := range []int{1, 2, 3, 7} {
+			buildWorkers = func(int) int { return w }
+			f, err := Build(c.m, c.k, keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !f.Equal(want) || f.Saturations() != want.Saturations() {
+				t.Fatalf("m=%d k=%d n=%d, %d goroutines: a filter other than the Adds' (saturations %d, want %d)", c.m, c.k, c.n, w, f.Saturations(), want.Saturations())
+			}
+		}
+		if c.m == 1001 && want.Saturations() == 0 {
+			t.Fatal("no counter saturated: the case tests less than it says")
+		}
+	}
+	if _, err := Build(0, 1, nil); !errors.Is(err, ErrConfig) {
+		t.Errorf("Build(0, 1) = %v, want ErrConfig", err)
+	}
+}

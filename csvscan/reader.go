@@ -388,13 +388,16 @@ func (r *Reader) next() bool {
 		return false
 	}
 	for {
-		if r.fastLine() {
+		switch r.fastLine() {
+		case lineSplit:
 			if len(r.fields) == 1 && len(r.fields[0]) == 0 {
 				continue // blank line
 			}
 			if len(r.fields) == r.want {
 				return true
 			}
+			return r.check()
+		case lineQuoted: // never blank: it holds a quote
 			return r.check()
 		}
 		// The general path: a quote ahead, a line past the buffered data, or
@@ -426,6 +429,11 @@ func (r *Reader) next() bool {
 		}
 		line := r.buf[r.start:lineEnd]
 		if bytes.IndexByte(line, '"') >= 0 {
+			if simpleQuotes && r.splitQuoted(line, r.fields[:0], 0) {
+				r.line++
+				r.start = next
+				return r.check()
+			}
 			ok, again := r.parseQuoted()
 			if again {
 				continue
@@ -504,10 +512,18 @@ func zeroBytes(x uint64) uint64 {
 	return ^((x&lo7 + lo7) | x | lo7)
 }
 
+// What fastLine did with the line at r.start.
+const (
+	lineLeft   = iota // nothing: the general path reads it
+	lineSplit         // split: a line without quotes, maybe blank
+	lineQuoted        // split by splitQuoted: a line with quotes
+)
+
 // fastLine splits the line at r.start if it ends with '\n' before the next
-// quote in the buffer, and reports whether it did. It looks at 8 bytes per step
-// and jumps from one separator or newline to the next.
-func (r *Reader) fastLine() bool {
+// quote in the buffer (lineSplit), or, when a quote comes first, if its
+// quotes are simple ones (splitQuoted: lineQuoted). It looks at 8 bytes per
+// step and jumps from one separator or newline to the next.
+func (r *Reader) fastLine() int {
 	if r.qf < r.start {
 		r.qf = r.end
 		if q := bytes.IndexByte(r.buf[r.start:r.end], '"'); q >= 0 {
@@ -550,9 +566,20 @@ func (r *Reader) fastLine() bool {
 			}
 		}
 	}
+	if nl < 0 && r.qf < r.end && simpleQuotes {
+		// A quote ended the scan, in this line: the fields before it are
+		// split; splitQuoted goes on from the field it is in.
+		if q := bytes.IndexByte(r.buf[r.qf:r.end], '\n'); q >= 0 && r.qf+q-r.start <= maxRecord &&
+			r.splitQuoted(r.buf[r.start:r.qf+q], fields, fs-r.start) {
+			r.recOff, r.recLn = r.base+int64(r.start), r.line+1
+			r.line++
+			r.start = r.qf + q + 1
+			return lineQuoted
+		}
+	}
 	if nl < 0 || nl-r.start > maxRecord {
 		r.fields = fields
-		return false // the general path handles it
+		return lineLeft // the general path handles it
 	}
 	last := buf[fs:nl]
 	r.raw = buf[r.start:nl]
@@ -564,6 +591,108 @@ func (r *Reader) fastLine() bool {
 	r.recOff, r.recLn = r.base+int64(r.start), r.line+1
 	r.line++
 	r.start = nl + 1
+	return lineSplit
+}
+
+// simpleQuotes enables splitQuoted; tests turn it off to compare it with
+// parseQuoted.
+var simpleQuotes = true
+
+// splitQuoted splits line, a record of one line that holds a quote (its
+// bytes up to its line break, or to the end of the input), when every quote
+// in it opens a field or closes one: a quoted field is a quote, bytes
+// without a quote or line break (separators are data), and a quote right
+// before a separator or the line's end ("BE",, as the NBER patents quote
+// their text fields). Its fields are then slices of the line, unquoted in
+// place, as fastLine's are, 8 bytes a step, and Raw is the line. fields
+// are the fields of line[:fs], which holds no quote, already split (fs is
+// a field's start). Any other record (a doubled quote, a quote inside an
+// unquoted field or after a closing quote, a line break inside quotes) is
+// left to parseQuoted, which reads it or says what is wrong: splitQuoted
+// reports false and sets nothing. Fields and Raw are parseQuoted's, byte
+// for byte (TestSplitQuotedMatchesParse).
+func (r *Reader) splitQuoted(line []byte, fields [][]byte, fs int) bool {
+	raw := line
+	for n := len(raw); n > 0 && raw[n-1] == '\r'; n = len(raw) {
+		raw = raw[:n-1] // parseQuoted's Raw drops every CR before the break
+	}
+	body := line // a CR before the break (or at the input's end) ends the record
+	if n := len(body); n > 0 && body[n-1] == '\r' {
+		body = body[:n-1]
+	}
+	const quotes = 0x2222222222222222 // '"' in every byte
+	sepw := r.sepw
+	closed := -1 // the current field's closing quote, -1 before it
+	inq := false // between a field's opening quote and its closing one
+	var tail [8]byte
+	for i := fs; i < len(body); i += 8 {
+		var w uint64
+		if i+8 <= len(body) {
+			w = binary.LittleEndian.Uint64(body[i:])
+		} else {
+			// The last bytes, zero-padded: a zero byte is neither the
+			// separator (validSep) nor a quote.
+			tail = [8]byte{}
+			copy(tail[:], body[i:])
+			w = binary.LittleEndian.Uint64(tail[:])
+		}
+		ms, mq := zeroBytes(w^sepw), zeroBytes(w^quotes)
+		if mq == 0 && !inq { // separators only, as fastLine splits them
+			for ; ms != 0; ms &= ms - 1 {
+				j := i + bits.TrailingZeros64(ms)>>3
+				if closed >= 0 {
+					if closed != j-1 {
+						return false
+					}
+					fields = append(fields, body[fs+1:closed])
+					closed = -1
+				} else {
+					fields = append(fields, body[fs:j])
+				}
+				fs = j + 1
+			}
+			continue
+		}
+		for m := ms | mq; m != 0; m &= m - 1 {
+			j := i + bits.TrailingZeros64(m)>>3
+			if mq&(m&-m) != 0 {
+				switch {
+				case inq:
+					inq, closed = false, j
+				case j == fs && closed < 0:
+					inq = true
+				default: // inside an unquoted field, or after a closing quote
+					return false
+				}
+				continue
+			}
+			if inq {
+				continue // a separator inside quotes is data
+			}
+			if closed >= 0 {
+				if closed != j-1 {
+					return false // bytes between the closing quote and the separator
+				}
+				fields = append(fields, body[fs+1:closed])
+				closed = -1
+			} else {
+				fields = append(fields, body[fs:j])
+			}
+			fs = j + 1
+		}
+	}
+	switch {
+	case inq:
+		return false // a quoted field goes on past the line break
+	case closed >= 0:
+		if closed != len(body)-1 {
+			return false
+		}
+		fields = append(fields, body[fs+1:closed])
+	default:
+		fields = append(fields, body[fs:])
+	}
+	r.fields, r.raw = fields, raw
 	return true
 }
 

@@ -45,6 +45,10 @@ func AppendField(buf, f []byte) []byte {
 // csvSpecial marks the bytes that make a field need quotes.
 var csvSpecial = [256]bool{',': true, '"': true, '\r': true, '\n': true}
 
+// NeedsQuotes reports whether AppendField quotes f: whether f holds a
+// comma, quote or line break.
+func NeedsQuotes(f []byte) bool { return needsQuotes(f) }
+
 // needsQuotes reports whether f holds a comma, quote or line break: a table
 // lookup a byte (bytes.IndexAny with four bytes took a quarter of the build
 // phase, called for every field of the key side).

@@ -2,7 +2,9 @@ package filters
 
 import (
 	"bytes"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/spaolacci/murmur3"
 )
@@ -96,8 +98,37 @@ const fingerprintSeed = 0x6b657973 // "keys"
 // independent of their order: the sums mod 2^64 of the two halves of each
 // key's murmur3 x64 128-bit hash (seed fingerprintSeed). Two different sets
 // of random keys collide with probability about 2^-128 (not a defence
-// against keys chosen to collide). O(total key bytes), no allocation.
+// against keys chosen to collide). O(total key bytes), no allocation
+// beyond a goroutine each quarter of the keys when there are 2^16 or more
+// (the sums do not depend on how they are cut).
 func KeysFingerprint(keys [][]byte) [2]uint64 {
+	workers := 1
+	if len(keys) >= 1<<16 {
+		workers = min(runtime.GOMAXPROCS(0), 4)
+	}
+	if workers == 1 {
+		return keysFingerprint(keys)
+	}
+	fps := make([][2]uint64, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fps[w] = keysFingerprint(keys[len(keys)*w/workers : len(keys)*(w+1)/workers])
+		}()
+	}
+	wg.Wait()
+	var fp [2]uint64
+	for _, p := range fps {
+		fp[0] += p[0]
+		fp[1] += p[1]
+	}
+	return fp
+}
+
+// keysFingerprint is KeysFingerprint on one goroutine.
+func keysFingerprint(keys [][]byte) [2]uint64 {
 	var fp [2]uint64
 	for _, k := range keys {
 		h1, h2 := murmur3.Sum128WithSeed(k, fingerprintSeed)

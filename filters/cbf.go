@@ -43,12 +43,9 @@ func (k cbfKind) size(n uint64, s Sizing) (Params, error) { return k.counterBudg
 
 func (cbfKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) {
 	cp := p.(cbfParams)
-	f, err := cbf.New(cp.M, cp.K)
+	f, err := cbf.Build(cp.M, cp.K, keys) // on several goroutines for many keys
 	if err != nil {
 		return nil, nil, 0, err
-	}
-	for _, key := range keys {
-		f.Add(key)
 	}
 	return f, p, f.SerializedSize(), nil
 }

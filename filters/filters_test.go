@@ -501,3 +501,22 @@ func TestSizeAll(t *testing.T) {
 		t.Fatalf("%s", out)
 	}
 }
+
+// TestKeysFingerprintParts: the fingerprint of 2^17 keys, summed in parts
+// on several goroutines, is the one-goroutine sum's, and any order of the
+// keys gives it.
+func TestKeysFingerprintParts(t *testing.T) {
+	keys := testutil.Keys(7, 1<<17)
+	want := keysFingerprint(keys)
+	if got := KeysFingerprint(keys); got != want {
+		t.Fatalf("%x, want %x", got, want)
+	}
+	rev := slices.Clone(keys)
+	slices.Reverse(rev)
+	if got := KeysFingerprint(rev[:len(rev)-1]); got == want {
+		t.Fatal("one key fewer, the same fingerprint")
+	}
+	if got := KeysFingerprint(rev); got != want {
+		t.Fatalf("reversed: %x, want %x", got, want)
+	}
+}

@@ -62,15 +62,34 @@ func MapKeyRow(ks key.Spec, fields [][]byte, seq int64, buf []byte) (shuffle.Rec
 // a key side with no other field (AppendOutputRow).
 func AppendKeyFields(buf []byte, ks key.Spec, fields [][]byte) []byte {
 	start := len(buf)
+	one := -1 // a one-column key's column, found without a search a field
+	if len(ks.Cols) == 1 {
+		one = ks.Cols[0]
+	}
+	size := len(fields) + 8
+	for _, f := range fields {
+		size += len(f)
+	}
+	// The row unquoted, and 8 bytes: one growth at most, and room for a
+	// short field's word.
+	buf = slices.Grow(buf, size)
 	n := 0
 	for i, f := range fields {
-		if ks.IsKeyCol(i) {
+		if i == one || one < 0 && ks.IsKeyCol(i) {
 			continue
 		}
 		if n > 0 {
 			buf = append(buf, ',')
 		}
 		n++
+		if w := len(buf); len(f) <= 8 && cap(f) >= 8 && cap(buf)-w >= 8 && !csvscan.NeedsQuotes(f) {
+			// A short field (most are), as one 8-byte word: its slice
+			// has room for 8 bytes (a reader's buffer), buf too; the
+			// bytes past it are written over or cut off.
+			binary.LittleEndian.PutUint64(buf[w:w+8], binary.LittleEndian.Uint64(f[:8]))
+			buf = buf[:w+len(f)]
+			continue
+		}
 		buf = csvscan.AppendField(buf, f)
 	}
 	if n == 1 && len(buf) == start {

@@ -3,9 +3,12 @@ package join
 import (
 	"bytes"
 	"encoding/csv"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -65,6 +68,93 @@ func TestOutputRowOtherFields(t *testing.T) {
 		got, err := csv.NewReader(bytes.NewReader(line)).Read()
 		if err != nil || len(got) != len(h.Names) {
 			t.Errorf("%v: row %q has %d fields, header %v: %v", c.header, line, len(got), h.Names, err)
+		}
+	}
+}
+
+// patentFields is an NBER patents row's 23 fields as the reader gives
+// them: slices of its buffer (here a line), the quoted ones unquoted.
+func patentFields() [][]byte {
+	line := []byte(`3070801,1963,1096,,BE,,,1,,269,6,69,,1,,0,,,,,,,` + "\n" + strings.Repeat("x", 100))
+	var fields [][]byte
+	start := 0
+	for i, c := range line {
+		if c == ',' || c == '\n' {
+			fields = append(fields, line[start:i])
+			start = i + 1
+		}
+		if c == '\n' {
+			break
+		}
+	}
+	return fields
+}
+
+// BenchmarkMapKeyRow is the build's work a key-side row: its key and its
+// other fields, CSV-encoded, for the shuffle.
+func BenchmarkMapKeyRow(b *testing.B) {
+	fields := patentFields()
+	ks := key.Spec{Cols: []int{0}, Names: []string{"PATENT"}, Types: []key.Type{key.Int}}
+	var buf []byte
+	for b.Loop() {
+		rec, out, err := MapKeyRow(ks, fields, 0, buf[:0])
+		if err != nil || len(rec.Row) == 0 {
+			b.Fatal(err)
+		}
+		buf = out
+	}
+}
+
+// TestAppendKeyFieldsModel: AppendKeyFields writes what AppendField writes
+// for each field but the key columns, comma separated (one empty field as
+// ""), into buffers that are empty, full or hold bytes already: random
+// fields of 0 to 12 bytes (commas, quotes, line breaks among them) as
+// slices of one line (room for a word past them) or of their own (none),
+// one-column and composite keys.
+func TestAppendKeyFieldsModel(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	alphabet := []byte("ab19,\"\r\n ")
+	for trial := range 20000 {
+		n := 1 + rng.IntN(8)
+		shared := make([]byte, 0, 200)
+		fields := make([][]byte, n)
+		for i := range fields {
+			f := make([]byte, rng.IntN(13))
+			for j := range f {
+				f[j] = alphabet[rng.IntN(len(alphabet))]
+			}
+			if trial%2 == 0 {
+				start := len(shared)
+				shared = append(append(shared, f...), 'X')
+				f = shared[start : start+len(f)]
+			}
+			fields[i] = f
+		}
+		cols := []int{rng.IntN(n)}
+		if n > 2 && rng.IntN(3) == 0 {
+			cols = append(cols, (cols[0]+1+rng.IntN(n-1))%n)
+		}
+		ks := key.Spec{Cols: cols}
+		prefix := []byte("pre")[:rng.IntN(4)]
+		var want []byte
+		want = append(want, prefix...)
+		m := 0
+		for i, f := range fields {
+			if slices.Contains(cols, i) {
+				continue
+			}
+			if m > 0 {
+				want = append(want, ',')
+			}
+			m++
+			want = csvscan.AppendField(want, f)
+		}
+		if m == 1 && len(want) == len(prefix) {
+			want = append(want, '"', '"')
+		}
+		buf := append(make([]byte, 0, rng.IntN(40)), prefix...)
+		if got := AppendKeyFields(buf, ks, fields); !bytes.Equal(got, want) {
+			t.Fatalf("fields %q, key columns %v, prefix %q: %q, want %q", fields, cols, prefix, got, want)
 		}
 	}
 }

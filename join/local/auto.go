@@ -56,7 +56,7 @@ const streamRows = 10_000_000
 // kind over all of them cost 40-90 ms). What it misses: a filter over all the keys may not sit in
 // the cache the subset's does, so at millions of keys the probe times are
 // low for every kind (docs/auto.md).
-func (x *execution) chooseFilter(ctx context.Context, keys [][]byte, index *keySet) (*join.AutoReport, *filters.Built, error) {
+func (x *execution) chooseFilter(ctx context.Context, keys [][]byte, index keyIndex) (*join.AutoReport, *filters.Built, error) {
 	cons := choose.DefaultConstants
 	rep := &join.AutoReport{Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes,
 		ShuffleNsPerRecord: cons.ShuffleNsPerRecord, MapNsPerRecord: cons.MapNsPerRecord}
@@ -169,7 +169,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte, index *keyS
 // replaced by one of sub (the keys the kinds were built over) so that the
 // probes hit as often as the rows will. O(sample) (O(n) more without the
 // build's key set, index).
-func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *skewSample, keys, sub [][]byte, index *keySet) [][]byte {
+func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *skewSample, keys, sub [][]byte, index keyIndex) [][]byte {
 	if smp == nil || smp.rows == 0 {
 		rep.Note = fmt.Sprintf("no sample of the large side (a stream, or no rows): its rows taken as %d, none of them a key, and a row as 64 bytes", streamRows)
 		w.Rows, w.RowBytes = streamRows, 64
@@ -183,10 +183,11 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 	rep.SampledRows, rep.EstimatedRows = smp.rows, smp.estRows
 	// index: the build's set, a lookup a sampled key
 	if index == nil {
-		index = &keySet{}
+		set := &keySet{}
 		for _, k := range keys {
-			index.add(k)
+			set.add(k)
 		}
+		index = set
 	}
 	var hit, keyBytes, distinctBytes int64
 	for k, c := range smp.counts {

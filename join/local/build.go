@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -31,28 +32,68 @@ type buildStats struct {
 	// index is the key set itself, kept for Filter auto's and the hot
 	// exclusions' membership tests (nil otherwise); the broadcast phase
 	// lets it go before the map phase.
-	index *keySet
+	index keyIndex
 }
 
-// build reads the key side with one goroutine per mapper: each keeps the
-// distinct keys of its parts in a local table and ships its key-side rows,
-// tagged TagKeys, to the shuffle (a hot key's to each of its partitions:
-// Options.Skew); the tables merge by union into the key set.
+// build reads the key side with one goroutine per mapper: each collects
+// the keys of its parts, in parts by hash (keyCollector), and ships its
+// key-side rows, tagged TagKeys, to the shuffle (a hot key's to each of
+// its partitions: Options.Skew); then the keys are made distinct a part at
+// a time, in parallel (mergeKeys).
+//
+// A key type inferred from the key side's text is decided by this read
+// (x.pair.Deferred, deferring): it checks every key as inference would
+// have in a pass of its own, and when one is no canonical integer it
+// stops, the types are inferred by that pass, and the side is read again.
 func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
+	keys, st, ev, err := x.buildOnce(ctx)
+	if len(x.pair.Deferred) == 0 {
+		return keys, st, err
+	}
+	if err == nil { // every key a canonical integer: Int stands
+		return keys, st, x.settleTypes(ctx, ev)
+	}
+	if !errors.Is(err, errNotCanonical) {
+		return keys, st, err
+	}
+	if err := x.retype(ctx); err != nil {
+		return nil, st, err
+	}
+	keys, st, _, err = x.buildOnce(ctx)
+	return keys, st, err
+}
+
+// buildOnce is one read of the key side (build), and with deferred key
+// types what it found of their columns.
+func (x *execution) buildOnce(ctx context.Context) ([][]byte, buildStats, []key.Evidence, error) {
 	sketches, err := x.newJoinSketches()
 	if err != nil {
-		return nil, buildStats{parts: newPartCounts(x.parts)}, err
+		return nil, buildStats{parts: newPartCounts(x.parts)}, nil, err
 	}
 	bd := x.newBuilder(sketches)
+	sctx := ctx
+	if len(x.pair.Deferred) > 0 {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		bd.inf = newInferring(x.keySpec, x.pair.Deferred, cancel)
+	}
 	stop := x.progress("build", x.keys.Progress, x.keys.Size)
-	err = source.Scan(ctx, x.keys, x.opt.Mappers, bd.newWorker, func(b *buildWorker, r source.RowReader) error {
-		return bd.readPart(ctx, b, r)
+	err = source.Scan(sctx, x.keys, x.opt.Mappers, bd.newWorker, func(b *buildWorker, r source.RowReader) error {
+		return bd.readPart(sctx, b, r)
 	}, bd.finishWorker)
 	stop()
-	if err != nil {
-		return nil, bd.st, err
+	if bd.inf != nil && bd.inf.failed.Load() && ctx.Err() == nil {
+		return nil, bd.st, nil, errNotCanonical
 	}
-	return bd.finish(sketches)
+	if err != nil {
+		return nil, bd.st, nil, err
+	}
+	keys, st, err := bd.finish(ctx, sketches)
+	if bd.inf != nil {
+		return keys, st, bd.inf.evidence(), err
+	}
+	return keys, st, nil, err
 }
 
 // builder is the build phase's state shared by its workers: what every row
@@ -63,14 +104,15 @@ type builder struct {
 	keepKeys bool // right and full joins: a key-side row carries the large side's padding
 	nLarge   int
 	padSpec  key.Spec
-	intKeys  bool      // a one-column integer key: the workers track its bounds
-	bp       *bankPlan // a bank join's, else nil
+	intKeys  bool       // a one-column integer key: the workers track its bounds
+	bp       *bankPlan  // a bank join's, else nil
+	inf      *inferring // the deferred key types' checks, else nil
 	sketches []*joinSketch
 	next     atomic.Int32 // the next worker's sketch
 
-	mu     sync.Mutex // guards the rest
-	global keySet
-	merged []*classKeys // a bank join's: each chosen class's keys
+	mu     sync.Mutex      // guards the rest
+	cols   []*keyCollector // the finished workers' keys
+	merged []*classKeys    // a bank join's: each chosen class's keys
 	st     buildStats
 }
 
@@ -105,7 +147,7 @@ func newClassKeySets(n int) []*classKeys {
 // buildWorker is one build goroutine's: its keys, its shuffle writer, what
 // it counted, and the buffers its rows are assembled in.
 type buildWorker struct {
-	keys keySet
+	keys *keyCollector
 	w    *shuffle.Writer
 	rows int64
 	buf  []byte
@@ -121,6 +163,8 @@ type buildWorker struct {
 	cannot keyCounts
 	lo, hi [8]byte
 	any    bool // lo, hi are set
+	// The non-empty values of each deferred key column (inferring).
+	inferN []int64
 	// Right and full joins: the output's writer for the rows whose key
 	// cannot match (written here, padded), and a record's row with its
 	// large-side padding.
@@ -133,7 +177,7 @@ type buildWorker struct {
 // sketch.
 func (bd *builder) newWorker() *buildWorker {
 	x := bd.x
-	w := &buildWorker{w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: bd.sketches[bd.next.Add(1)-1]}
+	w := &buildWorker{keys: &keyCollector{}, w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: bd.sketches[bd.next.Add(1)-1]}
 	if bd.bp != nil {
 		w.cl.c = bd.bp.b.Classing
 		w.sets = newClassKeySets(len(bd.bp.classes))
@@ -150,6 +194,9 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 	for n := 1; r.Next(); n++ {
 		if n%checkEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if bd.inf != nil && !bd.inf.see(b, r.Fields()) {
+			return errNotCanonical
 		}
 		ci := -1
 		var label string
@@ -270,8 +317,8 @@ func (b *buildWorker) bound(k []byte) {
 func (bd *builder) ship(b *buildWorker, rec shuffle.Record) error {
 	x := bd.x
 	b.rows++
-	b.keys.add(rec.Key)
 	h1, h2 := hashing.Sum(rec.Key)
+	b.keys.add(rec.Key, h1)
 	b.sk.add(h1, h2)
 	p := join.PartitionOf(h1, x.parts)
 	b.pc.plain[p]++
@@ -286,11 +333,14 @@ func (bd *builder) ship(b *buildWorker, rec shuffle.Record) error {
 	return nil
 }
 
-// finishWorker merges a worker's keys and counts into the builder's and
-// closes its writers.
+// finishWorker hands a worker's keys to the builder (finish merges them),
+// adds its counts to the builder's and closes its writers.
 func (bd *builder) finishWorker(b *buildWorker) error {
 	bd.mu.Lock()
-	bd.global.merge(&b.keys)
+	bd.cols = append(bd.cols, b.keys)
+	if bd.inf != nil {
+		bd.inf.add(b.inferN)
+	}
 	for i, set := range b.sets {
 		bd.merged[i].merge(set)
 	}
@@ -320,14 +370,17 @@ func (bd *builder) finishWorker(b *buildWorker) error {
 // finish is the build's result once every worker is done: the distinct
 // keys, the merged sketch, and what later phases keep (the key index for
 // auto and exclusions, a bank's class key sets, sealed).
-func (bd *builder) finish(sketches []*joinSketch) ([][]byte, buildStats, error) {
+func (bd *builder) finish(ctx context.Context, sketches []*joinSketch) ([][]byte, buildStats, error) {
 	x, st := bd.x, bd.st
-	keys := bd.global.list()
-	st.distinct = len(keys)
-	if x.opt.Filter == join.FilterAuto || x.opt.HotExclusions > 0 {
-		st.index = &bd.global
+	keys, index, err := mergeKeys(ctx, bd.cols, x.opt.Mappers, x.opt.Filter == join.FilterAuto || x.opt.HotExclusions > 0)
+	bd.cols = nil
+	if err != nil {
+		return nil, st, err
 	}
-	var err error
+	st.distinct = len(keys)
+	if index != nil {
+		st.index = index
+	}
 	if st.sketch, err = mergeSketches(sketches); err != nil {
 		return nil, st, err
 	}

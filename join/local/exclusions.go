@@ -46,7 +46,7 @@ type exclusions struct {
 // large side must be a regular file (it is read twice). Cost: a read and
 // parse of the large side, one filter probe a row and a set lookup and
 // sketch update a passing row.
-func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int, index *keySet) (*exclusions, error) {
+func (x *execution) findExclusions(ctx context.Context, f filters.Filter, n int, index keyIndex) (*exclusions, error) {
 	if err := x.checkExclusions(); err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (x *execution) openExclusionPass(ctx context.Context) (*source.Side, error)
 type exclusionPass struct {
 	x       *execution
 	f       filters.Filter
-	index   *keySet // the key set: a key is never an exclusion
+	index   keyIndex // the key set: a key is never an exclusion
 	workers []*exclusionWorker
 	next    atomic.Int32
 

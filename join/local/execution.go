@@ -63,11 +63,15 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 			x.close()
 		}
 	}()
-	if x.pair, err = source.OpenPair(ctx, opt); err != nil {
+	open := source.OpenPair
+	if deferring(opt) { // the build decides an inferred key type (buildtype.go)
+		open = source.OpenPairDeferred
+	}
+	if x.pair, err = open(ctx, opt); err != nil {
 		return nil, err
 	}
-	x.keys, x.input, x.keySpec, x.joinSpec, x.typing = x.pair.Keys, x.pair.Input, x.pair.KeySpec, x.pair.JoinSpec, x.pair.Typing
-	x.opt.KeyTypes, x.opt.KeyType = x.typing.Types, key.JoinTypes(x.typing.Types)
+	x.keys, x.input = x.pair.Keys, x.pair.Input
+	x.takeTypes()
 	if opt.Route == join.RouteColumn && (slices.Contains(x.input.Header, "class") || slices.Contains(x.keys.Header, "class")) {
 		return nil, fmt.Errorf("%w: Route column: the output has a column \"class\" already (route to one file a class instead)", join.ErrOptions)
 	}
@@ -76,8 +80,19 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 		x.keys.Bad, x.input.Bad = x.bad, x.bad
 	}
 	x.parts = partitionsFor(opt, x.keys.Size)
-	x.sh, err = shuffle.New(shuffle.Options{Partitions: x.parts, Writers: opt.Mappers, MemBudget: opt.MemBudget, TempDir: opt.TempDir})
+	x.sh, err = x.newShuffle()
 	return x, err
+}
+
+// newShuffle is the shuffle of x's partitions and options.
+func (x *execution) newShuffle() (*shuffle.Shuffle, error) {
+	return shuffle.New(shuffle.Options{Partitions: x.parts, Writers: x.opt.Mappers, MemBudget: x.opt.MemBudget, TempDir: x.opt.TempDir})
+}
+
+// takeTypes takes the key's columns and types as the pair decided them.
+func (x *execution) takeTypes() {
+	x.keySpec, x.joinSpec, x.typing = x.pair.KeySpec, x.pair.JoinSpec, x.pair.Typing
+	x.opt.KeyTypes, x.opt.KeyType = x.typing.Types, key.JoinTypes(x.typing.Types)
 }
 
 // close releases the inputs and the shuffle's memory and spill files.

@@ -53,6 +53,34 @@ func (s *u64Set) add(k uint64) {
 	}
 }
 
+// addNew inserts k and reports whether it was not in the set. Amortised
+// O(1).
+func (s *u64Set) addNew(k uint64) bool {
+	n := s.n
+	s.add(k)
+	return s.n > n
+}
+
+// reset empties the set and sizes it for n keys without a grow, reusing
+// its table's memory when it is large enough. O(the table's new size).
+func (s *u64Set) reset(n int) {
+	size := 16
+	for 4*(n+1) > 3*size {
+		size *= 2
+	}
+	if s.slots == nil || cap(s.slots) < size {
+		if s.slots == nil {
+			s.seed = rand.Uint64()
+		}
+		s.slots = make([]uint64, size)
+	} else {
+		s.slots = s.slots[:size]
+		clear(s.slots)
+	}
+	s.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	s.n, s.zero = 0, false
+}
+
 // has reports whether k is in the set. O(1) expected.
 func (s *u64Set) has(k uint64) bool {
 	if k == 0 {

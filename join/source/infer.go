@@ -23,13 +23,18 @@ type Keyed struct {
 // given, the key side's columns and the large side's (input.side nil: none),
 // inferring a text column's type from its values with mappers workers.
 func DecideTypes(ctx context.Context, given []key.Type, keys, input Keyed, mappers int) (key.Decision, error) {
+	return decideTypes(given, keys, input, func(cols []int) ([]key.Evidence, error) {
+		return inferText(ctx, keys.Side, keys.Spec, cols, mappers)
+	})
+}
+
+// decideTypes is DecideTypes with the evidence of text columns from infer.
+func decideTypes(given []key.Type, keys, input Keyed, infer func(cols []int) ([]key.Evidence, error)) (key.Decision, error) {
 	var in []key.Source
 	if input.Side != nil {
 		in = input.Side.Sources(input.Spec)
 	}
-	d, err := key.Decide(given, keys.Side.Sources(keys.Spec), in, func(cols []int) ([]key.Evidence, error) {
-		return inferText(ctx, keys.Side, keys.Spec, cols, mappers)
-	})
+	d, err := key.Decide(given, keys.Side.Sources(keys.Spec), in, infer)
 	return d, option.Within(err, "join", join.ErrOptions)
 }
 
@@ -56,17 +61,28 @@ func KeySources(name string, types []columnar.Type, ks key.Spec) []key.Source {
 // inferText reads the key columns infer (indexes into ks) of the key side
 // s, opened anew (a regular file), and returns their key.Evidence: the
 // first non-empty field (by position in the file) that is no canonical
-// integer. Rows that do not parse are left to the build, which reports
-// them. O(the side's bytes), one scan with mappers goroutines.
+// integer. Rows that do not parse are skipped, left to the build, which
+// reports them. O(the side's bytes), one scan with mappers goroutines, in
+// four parts each (a goroutine slowed by other work leaves its last part
+// to the others).
+//
+// The pass is cut into parts as s was (Options.SkipBad): where the join
+// stops at the first malformed row, also by the parity of quotes, so that
+// a file whose lines all hold quotes (the NBER patents quote their text
+// fields) is read in parallel, not as one part. A malformed row can then
+// put the cuts after it off the records, and the evidence read past it
+// wrong, but the build meets that row first (its parts are cut the same
+// way) and fails there whatever the type decided.
 func inferText(ctx context.Context, s *Side, ks key.Spec, infer []int, mappers int) ([]key.Evidence, error) {
 	if !s.Reopenable() {
 		return nil, fmt.Errorf("%s: inferring the key type reads the key side before the join does, and it is a stream (a bug: it should have been saved to a file)", s.Name)
 	}
-	pass, err := Open(ctx, Options{Option: "Keys", Path: s.Path, Name: s.Name, Parts: mappers, SkipBad: true, Sep: s.Sep, Format: string(columnar.CSV)})
+	pass, err := Open(ctx, Options{Option: "Keys", Path: s.Path, Name: s.Name, Parts: 4 * mappers, SkipBad: s.skipBad, Sep: s.Sep, Format: string(columnar.CSV)})
 	if err != nil {
 		return nil, err
 	}
 	defer pass.Close()
+	inferParts(len(pass.In.Ranges()))
 	pass.Bad = &BadRows{} // the build reports them
 	type first struct {
 		at    int64 // the offset of the first non-canonical field, -1 none
@@ -153,6 +169,10 @@ func inferText(ctx context.Context, s *Side, ks key.Spec, infer []int, mappers i
 	}
 	return out, nil
 }
+
+// inferParts is told how many parts inferText's pass was cut into (a
+// test's hook).
+var inferParts = func(int) {}
 
 // KeySide is a key side opened alone (ReadKeySet, ScanClasses: the
 // commands that build from keys without a join), with its key columns and

@@ -2,7 +2,9 @@ package source
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"slices"
 
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
@@ -16,7 +18,13 @@ type Pair struct {
 	Keys, Input       *Side
 	KeySpec, JoinSpec key.Spec     // the key's columns, typed by Typing
 	Typing            key.Decision // how the keys compare
-	spooled           string       // the key side saved from a stream to infer its type, removed by Close
+	// Deferred, after OpenPairDeferred, are the key columns (indexes into
+	// KeySpec.Cols) whose type the key side's text decides, taken as Int
+	// until Settle; nil otherwise.
+	Deferred []int
+	spooled  string       // the key side saved from a stream to infer its type, removed by Close
+	opt      join.Options // as opened, for Settle
+	keyOpts  Options      // the key side's, for ReopenKeys
 }
 
 // OpenPair opens the sides of the resolved join opt (join.Options.Resolve)
@@ -25,8 +33,22 @@ type Pair struct {
 // text (a key side on a stream saved to a file in TempDir first: SpoolToInfer),
 // with opt.Mappers goroutines. Close releases it; its sides are read by
 // one engine at a time.
-func OpenPair(ctx context.Context, opt join.Options) (_ *Pair, err error) {
-	p := &Pair{}
+func OpenPair(ctx context.Context, opt join.Options) (*Pair, error) {
+	return openPair(ctx, opt, false)
+}
+
+// OpenPairDeferred is OpenPair without the read of a CSV key side that
+// infers its key columns' types from their text: those columns are taken
+// as Int and listed in Deferred, for the caller's own read of the key side
+// to check (key.CanonicalInt on every non-empty value: inferText's rule)
+// and end with Settle, before anything depends on the types but that
+// read. A join that reads the key side once anyway saves a pass over it.
+func OpenPairDeferred(ctx context.Context, opt join.Options) (*Pair, error) {
+	return openPair(ctx, opt, true)
+}
+
+func openPair(ctx context.Context, opt join.Options, deferring bool) (_ *Pair, err error) {
+	p := &Pair{opt: opt}
 	defer func() {
 		if err != nil {
 			p.Close()
@@ -35,11 +57,15 @@ func OpenPair(ctx context.Context, opt join.Options) (_ *Pair, err error) {
 	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
 		return nil, err
 	}
-	ko := Options{Option: "Keys", Path: opt.Keys, Name: opt.KeysName, Parts: opt.Mappers, SkipBad: opt.SkipBadRows,
+	// Four parts a mapper, as the large side's: a mapper slowed by other
+	// work on a shared machine leaves its last part to the others, where
+	// with one part a mapper the build waited for it.
+	ko := Options{Option: "Keys", Path: opt.Keys, Name: opt.KeysName, Parts: 4 * opt.Mappers, SkipBad: opt.SkipBadRows,
 		Sep: join.SideSep(opt.KeysSep, opt.Sep), Format: opt.KeysFormat, TempDir: opt.TempDir}
 	if p.spooled, err = SpoolToInfer(ctx, &ko, opt.KeyTypes); err != nil {
 		return nil, err
 	}
+	p.keyOpts = ko
 	if p.Keys, err = Open(ctx, ko); err != nil {
 		return nil, err
 	}
@@ -56,12 +82,75 @@ func OpenPair(ctx context.Context, opt join.Options) (_ *Pair, err error) {
 	if err := p.checkNested(opt); err != nil {
 		return nil, err
 	}
-	if p.Typing, err = DecideTypes(ctx, opt.KeyTypes, Keyed{Side: p.Keys, Spec: p.KeySpec}, Keyed{Side: p.Input, Spec: p.JoinSpec}, opt.Mappers); err != nil {
+	if err := p.decide(ctx, deferring && p.Keys.Tab == nil && p.Keys.Reopenable(), nil); err != nil {
 		return nil, err
 	}
+	return p, nil
+}
+
+// decide decides the key types (DecideTypes) and types the specs by them.
+// A text column's type comes from ev, the evidence of the Deferred
+// columns, when given; else, deferring, it is taken as Int and its column
+// listed in Deferred; else from a pass over the key side (inferText).
+func (p *Pair) decide(ctx context.Context, deferring bool, ev []key.Evidence) error {
+	infer := func(cols []int) ([]key.Evidence, error) {
+		switch {
+		case ev != nil:
+			if !slices.Equal(cols, p.Deferred) {
+				return nil, fmt.Errorf("join: internal error: evidence of key columns %v, asked for %v", p.Deferred, cols)
+			}
+			return ev, nil
+		case deferring:
+			p.Deferred = slices.Clone(cols)
+			return make([]key.Evidence, len(cols)), nil // none Found: Int
+		}
+		return inferText(ctx, p.Keys, p.KeySpec, cols, p.opt.Mappers)
+	}
+	d, err := decideTypes(p.opt.KeyTypes, Keyed{Side: p.Keys, Spec: p.KeySpec}, Keyed{Side: p.Input, Spec: p.JoinSpec}, infer)
+	if err != nil {
+		return err
+	}
+	p.Typing = d
 	p.KeySpec.Types, p.JoinSpec.Types = p.Typing.Types, p.Typing.Types
 	p.KeySpec.Wide, p.JoinSpec.Wide = p.Typing.KeysWide, p.Typing.InputWide
-	return p, nil
+	return nil
+}
+
+// Settle ends a deferral (OpenPairDeferred). ev is what the caller's read
+// of the whole key side found of each Deferred column: its non-empty
+// values counted (Keys), every one a canonical integer (none Found); the
+// types are then decided from it as inference would have from its own
+// read, and Typing's reasons say so. ev nil says the read met a value that
+// is no canonical integer (and stopped): the types are inferred by the
+// pass OpenPair makes, and the key side is opened anew (ReopenKeys) for
+// the caller to read it again with them. Either way Typing, KeySpec and
+// JoinSpec are set anew and Deferred is nil.
+func (p *Pair) Settle(ctx context.Context, ev []key.Evidence) error {
+	if p.Deferred == nil {
+		return nil
+	}
+	if ev != nil && len(ev) != len(p.Deferred) {
+		return fmt.Errorf("join: internal error: evidence of %d key columns, %d deferred", len(ev), len(p.Deferred))
+	}
+	err := p.decide(ctx, false, ev)
+	p.Deferred = nil
+	if err != nil || ev != nil {
+		return err
+	}
+	return p.ReopenKeys(ctx)
+}
+
+// ReopenKeys opens the key side anew (its file, or the copy of a stream),
+// its parts to be handed out again, and closes the one read.
+func (p *Pair) ReopenKeys(ctx context.Context) error {
+	s, err := Open(ctx, p.keyOpts)
+	if err != nil {
+		return err
+	}
+	s.SkipNested()
+	p.Keys.Close()
+	p.Keys = s
+	return nil
 }
 
 // Close releases the sides and removes the key side's copy, if any.

@@ -33,6 +33,7 @@ type Side struct {
 	HeaderRaw  []byte
 	Size       int64        // bytes after the header; -1 for a stream
 	Sep        byte         // field separator
+	skipBad    bool         // opened with Options.SkipBad: a CSV side's parts cut by the window rule alone
 	read       atomic.Int64 // a table's bytes read so far (Progress)
 	next       atomic.Int32 // a table's next chunk (scan)
 	starts     []int64      // a table's chunks' first rows
@@ -80,7 +81,7 @@ func Open(ctx context.Context, o Options) (*Side, error) {
 		in.Close()
 		return nil, err
 	}
-	return &Side{In: in, Path: o.Path, Name: in.Name, Header: in.Header, HeaderRaw: in.HeaderRaw, Size: in.Size, Sep: sep}, nil
+	return &Side{In: in, Path: o.Path, Name: in.Name, Header: in.Header, HeaderRaw: in.HeaderRaw, Size: in.Size, Sep: sep, skipBad: o.SkipBad}, nil
 }
 
 // openTable makes the side of the table t opened for o (err: how the open

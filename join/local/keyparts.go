@@ -1,0 +1,280 @@
+package local
+
+import (
+	"context"
+	"encoding/binary"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/acbfjoin/acbfjoin/internal/hashing"
+)
+
+// The build's distinct keys are found in 1<<keyPartBits parts, a key's
+// part by the top bits of its hash (hashing.Sum's h1, which the build
+// computes for the shuffle anyway): each worker appends the keys it reads
+// to its own buffer of their part, and when the workers are done each
+// part's buffers are made distinct by one goroutine, the parts in
+// parallel, with no lock a key (keyMerge). A part of 10^7 keys is about
+// 40,000 keys, whose table stays in the L2 cache, where one table a
+// worker took a cache miss a row, grew by rehashing, and was merged into
+// the others' on one core.
+const (
+	keyPartBits = 8
+	keyParts    = 1 << keyPartBits
+)
+
+// keyPartOf is the part of a key whose hashing.Sum is h1.
+func keyPartOf(h1 uint64) int { return int(h1 >> (64 - keyPartBits)) }
+
+// minCompact is the fewest keys a worker's buffer holds before it drops
+// its repeats.
+const minCompact = 1 << 12
+
+// keyBuf is one part of a worker's keys: 8-byte keys (every integer key)
+// as uint64s (their bytes little-endian), others' bytes one after another
+// in arena, ends[i] the end of the i-th. A buffer drops its repeats when
+// it has doubled since it last did (compact), so that a key side of few
+// distinct keys in many rows holds about twice its distinct keys, not a
+// key a row.
+type keyBuf struct {
+	ints           []uint64
+	arena          []byte
+	ends           []int
+	intsAt, strsAt int // compact when ints (ends) reach this length
+}
+
+// keyCollector is a build worker's keys, in parts, and the scratch table
+// its buffers drop repeats with.
+type keyCollector struct {
+	parts   [keyParts]keyBuf
+	scratch u64Set
+	strs    map[string]struct{}
+}
+
+// add appends key, whose hashing.Sum is h1, to its part. Amortised O(1)
+// and O(len(key)).
+func (c *keyCollector) add(key []byte, h1 uint64) {
+	b := &c.parts[keyPartOf(h1)]
+	if len(key) == 8 {
+		b.ints = append(b.ints, binary.LittleEndian.Uint64(key))
+		if len(b.ints) >= max(b.intsAt, minCompact) {
+			b.ints = distinctInts(b.ints, &c.scratch)
+			b.intsAt = 2 * len(b.ints)
+		}
+		return
+	}
+	b.arena = append(b.arena, key...)
+	b.ends = append(b.ends, len(b.arena))
+	if len(b.ends) >= max(b.strsAt, minCompact) {
+		if c.strs == nil {
+			c.strs = map[string]struct{}{}
+		}
+		b.arena, b.ends = distinctStrs(b.arena, b.ends, c.strs)
+		b.strsAt = 2 * len(b.ends)
+	}
+}
+
+// distinctInts drops the repeats of ks in place, keeping each key's first
+// place, with set as scratch (emptied and sized for ks). O(len(ks)).
+func distinctInts(ks []uint64, set *u64Set) []uint64 {
+	set.reset(len(ks))
+	out := ks[:0]
+	for _, k := range ks {
+		if set.addNew(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// distinctStrs drops the repeats of the keys in arena (ends[i] the end of
+// the i-th), keeping each key's first place, into a new arena; seen is
+// scratch (emptied). O(the keys' bytes).
+func distinctStrs(arena []byte, ends []int, seen map[string]struct{}) ([]byte, []int) {
+	clear(seen)
+	out := make([]byte, 0, len(arena))
+	outEnds := ends[:0]
+	start := 0
+	for _, end := range ends {
+		k := arena[start:end]
+		start = end
+		if _, ok := seen[unsafe.String(unsafe.SliceData(k), len(k))]; ok {
+			continue
+		}
+		// The map's key points into the old arena, which stays until
+		// seen is cleared.
+		seen[unsafe.String(unsafe.SliceData(k), len(k))] = struct{}{}
+		out = append(out, k...)
+		outEnds = append(outEnds, len(out))
+	}
+	clear(seen)
+	return out, outEnds
+}
+
+// builtKeys is the build's distinct keys, in parts: what the later phases
+// ask whether a key is one (has: Filter auto, the hot exclusions) when the
+// build kept them.
+type builtKeys struct {
+	ints [keyParts]u64Set
+	strs [keyParts]map[string]struct{} // keys point into their part's arena, which never changes
+	n    int
+}
+
+// has reports whether key is one of the keys. No allocation.
+func (k *builtKeys) has(key string) bool {
+	h1, _ := hashing.Sum(unsafe.Slice(unsafe.StringData(key), len(key)))
+	p := keyPartOf(h1)
+	if len(key) == 8 {
+		var v uint64
+		for i := 7; i >= 0; i-- { // little-endian, as keyCollector.add reads a key
+			v = v<<8 | uint64(key[i])
+		}
+		return k.ints[p].has(v)
+	}
+	_, ok := k.strs[p][key]
+	return ok
+}
+
+// len returns the number of keys.
+func (k *builtKeys) len() int { return k.n }
+
+// keyIndex is a set of keys that a phase asks about: builtKeys, or a
+// keySet made for it.
+type keyIndex interface {
+	has(key string) bool
+	len() int
+}
+
+// mergeKeys makes the workers' keys distinct, a part at a time on up to
+// workers goroutines, and returns them as a list (in no order: by part,
+// in each the first worker's first, as the workers appended them; the
+// 8-byte keys in one allocation) and, with index, as a builtKeys to ask
+// (nil without). The collectors are spent. O(keys read), parallel.
+func mergeKeys(ctx context.Context, cols []*keyCollector, workers int, index bool) ([][]byte, *builtKeys, error) {
+	// Where each part's keys go in one arena of 8-byte keys, at most its
+	// workers' buffers' keys; a part's strings go in an arena of its own.
+	var candOff [keyParts + 1]int
+	for p := range keyParts {
+		n := 0
+		for _, c := range cols {
+			n += len(c.parts[p].ints)
+		}
+		candOff[p+1] = candOff[p] + n
+	}
+	arena := make([]byte, 8*candOff[keyParts])
+	var nInts, nStrs [keyParts]int
+	strArenas := make([][]byte, keyParts)
+	strEnds := make([][]int, keyParts)
+	var bk *builtKeys
+	if index {
+		bk = &builtKeys{}
+	}
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var set u64Set
+			var seen map[string]struct{}
+			for {
+				p := int(next.Add(1) - 1)
+				if p >= keyParts || ctx.Err() != nil {
+					return
+				}
+				s := &set
+				if bk != nil {
+					s = &bk.ints[p]
+				}
+				s.reset(candOff[p+1] - candOff[p])
+				out := arena[8*candOff[p] : 8*candOff[p]]
+				for _, c := range cols {
+					b := &c.parts[p]
+					for _, k := range b.ints {
+						if s.addNew(k) {
+							out = binary.LittleEndian.AppendUint64(out, k)
+						}
+					}
+					b.ints = nil
+				}
+				nInts[p] = len(out) / 8
+				var bytes, keys int
+				for _, c := range cols {
+					bytes += len(c.parts[p].arena)
+					keys += len(c.parts[p].ends)
+				}
+				if keys == 0 {
+					continue
+				}
+				if bk != nil {
+					seen = make(map[string]struct{}, keys)
+					bk.strs[p] = seen
+				} else if seen == nil {
+					seen = map[string]struct{}{}
+				} else {
+					clear(seen)
+				}
+				// Sized for every key, the arena never moves: the map's
+				// keys and the list's point into it.
+				sa := make([]byte, 0, bytes)
+				var ends []int
+				for _, c := range cols {
+					b := &c.parts[p]
+					start := 0
+					for _, end := range b.ends {
+						k := b.arena[start:end]
+						start = end
+						if _, ok := seen[unsafe.String(unsafe.SliceData(k), len(k))]; ok {
+							continue
+						}
+						sa = append(sa, k...)
+						seen[unsafe.String(unsafe.SliceData(sa[len(sa)-len(k):]), len(k))] = struct{}{}
+						ends = append(ends, len(sa))
+					}
+					b.arena, b.ends = nil, nil
+				}
+				strArenas[p], strEnds[p], nStrs[p] = sa, ends, len(ends)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	// The list: each part's keys at the sum of the parts' before it.
+	var listOff [keyParts + 1]int
+	for p := range keyParts {
+		listOff[p+1] = listOff[p] + nInts[p] + nStrs[p]
+	}
+	keys := make([][]byte, listOff[keyParts])
+	next.Store(0)
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				p := int(next.Add(1) - 1)
+				if p >= keyParts {
+					return
+				}
+				out := keys[listOff[p]:listOff[p+1]]
+				for i := range nInts[p] {
+					at := 8 * (candOff[p] + i)
+					out[i] = arena[at : at+8 : at+8]
+				}
+				out = out[nInts[p]:]
+				start := 0
+				for i, end := range strEnds[p] {
+					out[i] = strArenas[p][start:end:end]
+					start = end
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if bk != nil {
+		bk.n = len(keys)
+	}
+	return keys, bk, nil
+}
