@@ -77,7 +77,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte, index *keyS
 	go func() {
 		defer close(sampled)
 		if x.input.Regular() {
-			smp, smpErr = x.sampleSideN(ctx, x.input, x.joinSpec, "input sample", autoSampleParts, autoSamplePartRows)
+			smp, smpErr = x.sampleSideN(ctx, x.input, x.joinSpec, "input sample", sampleShape{parts: autoSampleParts, partRows: autoSamplePartRows, inOrder: true})
 		}
 	}()
 	var probes [][]byte
@@ -188,35 +188,34 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 			index.add(k)
 		}
 	}
-	var hit, keyBytes, distinctBytes int64
-	for k, c := range smp.counts {
-		keyBytes += c * int64(len(k))
-		distinctBytes += int64(len(k))
-	}
-	probes := make([][]byte, 0, smp.rows)
-	arena := make([]byte, 0, distinctBytes) // the sampled keys, in one allocation
-	j := 0
-	for k, c := range smp.counts {
-		start := len(arena)
-		arena = append(arena, k...)
-		p := arena[start:len(arena):len(arena)]
-		member := index.has(k)
-		if member {
-			hit += c
-		}
-		for range c {
-			if member && len(sub) < len(keys) {
+	var hit int64
+	keyBytes := int64(len(smp.keys))
+	probes := make([][]byte, 0, len(smp.ends))
+	j, lo := 0, 0
+	for _, e := range smp.ends {
+		p := smp.keys[lo:e:e]
+		lo = e
+		if index.has(string(p)) {
+			hit++
+			if len(sub) < len(keys) {
 				p = sub[j%len(sub)]
 				j++
 			}
-			probes = append(probes, p)
 		}
+		probes = append(probes, p)
 	}
-	// The map's rows come in file order, not grouped by key: shuffle
-	// (a fixed seed: the order is a function of the sample).
+	// The sample's rows come in the pieces' order, each piece's in the
+	// file's (sorted, or grouped by key, in many files), and the map
+	// phase reads the pieces at once: a random autoProbeKeys of them, in
+	// random order (a fixed seed: the probes are a function of the
+	// sample), by the first steps of a Fisher-Yates shuffle.
 	rng := rand.New(rand.NewPCG(1, 2))
-	rng.Shuffle(len(probes), func(a, b int) { probes[a], probes[b] = probes[b], probes[a] })
-	probes = probes[:min(len(probes), autoProbeKeys)]
+	take := min(len(probes), autoProbeKeys)
+	for i := range take {
+		k := i + rng.IntN(len(probes)-i)
+		probes[i], probes[k] = probes[k], probes[i]
+	}
+	probes = probes[:take]
 	rep.Selectivity = float64(hit) / float64(smp.rows)
 	// shuffle.RecordBytes of a mean row: its raw bytes (the sample's bytes
 	// count each line's end) and key, plus a record's fixed cost.
