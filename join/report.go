@@ -216,6 +216,7 @@ type AutoCandidate struct {
 	FPPFormula            float64      `json:"fpp_formula"`
 	ProbeNs               float64      `json:"probe_ns"`
 	PredictedShuffleBytes float64      `json:"predicted_shuffle_bytes"`
+	PredictedBuildMs      float64      `json:"predicted_build_ms"` // building it over all the keys and encoding it, one core (0: built)
 	PredictedProbeMs      float64      `json:"predicted_probe_ms"` // the map phase's probes, wall
 	PredictedMapMs        float64      `json:"predicted_map_ms"`   // the whole map phase, wall
 	PredictedCostMs       float64      `json:"predicted_cost_ms"`

@@ -51,6 +51,8 @@ type execution struct {
 	timings      map[string]float64
 	stopHeap     func()
 	peakHeap     uint64
+	// stops end what a phase left running (Filter auto's sample), at close.
+	stops []func()
 }
 
 // start opens both sides, finds their join columns and makes the shuffle.
@@ -80,8 +82,12 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 	return x, err
 }
 
-// close releases the inputs and the shuffle's memory and spill files.
+// close ends what the phases left running (stops), and releases the
+// inputs and the shuffle's memory and spill files.
 func (x *execution) close() {
+	for _, stop := range x.stops {
+		stop()
+	}
 	x.stopHeap()
 	if x.pair != nil {
 		x.pair.Close()

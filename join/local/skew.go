@@ -86,7 +86,7 @@ type skewSample struct {
 	note    string  // why nothing was sampled
 	// parseNs is the time the sampled rows took to parse and key, each
 	// part's first row (which reads the part's first buffer) left out, over
-	// parsedRows rows.
+	// parsedRows rows: the reading thread's CPU time (lockCPUClock).
 	parseNs    int64
 	parsedRows int64
 }
@@ -137,6 +137,8 @@ func (x *execution) sampleSideN(ctx context.Context, s *source.Side, ks key.Spec
 		return nil, err
 	}
 	defer in.Close()
+	now, unlock := lockCPUClock()
+	defer unlock()
 	smp := newSample(origin, in.Size, shape)
 	// The keys of a part are kept in one buffer and counted after the part
 	// is read, so that the parse time leaves the counting out (inOrder:
@@ -159,7 +161,7 @@ func (x *execution) sampleSideN(ctx context.Context, s *source.Side, ks key.Spec
 			keys, ends = keys[:0], ends[:0]
 		}
 		before := len(ends)
-		var start time.Time
+		start := time.Duration(-1) // not timed yet
 		add := func(fields [][]byte) {
 			if k, err := ks.Append(keys, fields); err == nil {
 				keys = k
@@ -173,7 +175,7 @@ func (x *execution) sampleSideN(ctx context.Context, s *source.Side, ks key.Spec
 			one := make([][]byte, ks.Cols[0]+1)
 			for n, first := 0, true; n < partRows && p.NextBatch(ks.Cols[0], min(mapBatch, partRows-n), &batch); first = false {
 				if first {
-					start = time.Now()
+					start = now()
 				} else {
 					smp.parsedRows += int64(batch.Len()) // timed, whether its keys parse or not
 				}
@@ -187,7 +189,7 @@ func (x *execution) sampleSideN(ctx context.Context, s *source.Side, ks key.Spec
 		} else {
 			for n := 0; n < partRows && p.Next(); n++ {
 				if n == 1 {
-					start = time.Now()
+					start = now()
 				}
 				smp.bytes += int64(len(p.Raw())) + 1
 				if n >= 1 {
@@ -196,8 +198,8 @@ func (x *execution) sampleSideN(ctx context.Context, s *source.Side, ks key.Spec
 				add(p.Fields())
 			}
 		}
-		if !start.IsZero() {
-			smp.parseNs += time.Since(start).Nanoseconds()
+		if start >= 0 {
+			smp.parseNs += (now() - start).Nanoseconds()
 		}
 		err = p.Err()
 		p.Release()
@@ -255,6 +257,8 @@ func (x *execution) sampleTable(ctx context.Context, s *source.Side, ks key.Spec
 		totalBytes += t.ChunkBytes(i)
 	}
 	m := &mapWorker{tm: newTableMapper(s)}
+	now, unlock := lockCPUClock()
+	defer unlock()
 	seen := map[int]bool{}
 	for p := range min(parts, chunks) {
 		i := p * chunks / min(parts, chunks)
@@ -266,7 +270,7 @@ func (x *execution) sampleTable(ctx context.Context, s *source.Side, ks key.Spec
 			return nil, err
 		}
 		c := &source.Chunk{Side: s, Index: i, Rows: int(t.ChunkRows(i))}
-		start := time.Now()
+		start := now()
 		cols, err := c.Read(ks.Cols)
 		if err != nil {
 			return nil, err
@@ -288,7 +292,7 @@ func (x *execution) sampleTable(ctx context.Context, s *source.Side, ks key.Spec
 		}
 		// The column chunk is decoded whole: its time a row is over all
 		// its rows.
-		smp.parseNs += time.Since(start).Nanoseconds() * int64(n) / int64(max(cols[0].Len(), 1))
+		smp.parseNs += (now() - start).Nanoseconds() * int64(n) / int64(max(cols[0].Len(), 1))
 		smp.parsedRows += int64(n)
 		if c.Rows > 0 {
 			smp.bytes += t.ChunkBytes(i) * int64(n) / int64(c.Rows)
