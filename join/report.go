@@ -160,7 +160,8 @@ type TableReport struct {
 // the filter off, the rows they shuffled unprobed since (joined exactly;
 // none is counted a false positive), and the first to stop: after how many
 // rows, at what pass rate and probe cost, against the shuffle a dropped
-// row saves (the cost model's constant).
+// row saves, in one mapper's time (the cost model's constant, a wall time,
+// times the mappers).
 type FilterOffReport struct {
 	Mappers       int     `json:"mappers"`
 	Unprobed      int64   `json:"unprobed_records"`
