@@ -24,11 +24,13 @@ import (
 //
 // Each sized kind is built over at most autoCalibrationKeys of the keys at
 // the least and the most bits a key it is weighed at (choose.Sized), the
-// exact set over as many; their builds are timed, and their probes over
-// autoProbeKeys of the sampled rows' keys: passes over them, at least
-// autoProbeReps and autoProbeTime in all, the fastest pass counting (on a
-// loaded machine a pass the scheduler interrupts takes several times its
-// probes' cost; one pass of 2,048 probes takes 20-80 us). Sizes between
+// exact set over as many; their builds are timed, and their probes in
+// passes over autoProbeKeys of the sampled rows' keys, each pass over keys
+// of its own (a filter larger than a cache would have the lines an earlier
+// pass touched in it: the exact set of 100,000 sparse integer keys, 2 MB,
+// was timed at 12 ns a probe where it cost the map phase about 27), at
+// least autoProbeReps passes and autoProbeTime in all, the fastest pass
+// counting (one pass of 2,048 probes takes 20-80 us). Sizes between
 // the two are interpolated: a Bloom or blocked filter's probes and build
 // grow with its hash functions, which grow with its bits a key (a blocked
 // filter's probe took 18 ns at 4 bits and 34 at 32, where one timing at
@@ -38,7 +40,7 @@ const (
 	autoSamplePartRows   = 1024
 	autoCalibrationKeys  = 1 << 11
 	exactCalibrationKeys = autoCalibrationKeys
-	autoProbeKeys        = 1 << 11 // of the sampled rows' keys, a random sample of them
+	autoProbeKeys        = 1 << 11 // a pass's probes, of the sampled rows' keys in random order
 	autoProbeReps        = 2
 	autoProbeTime        = 40 * time.Microsecond
 )
@@ -118,7 +120,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte, index *keyS
 	}
 	rep.CalibrationKeys = len(sub)
 
-	var probes [][]byte
+	var probes probeKeys
 	w := choose.Workload{Mappers: x.opt.Mappers, Copies: x.opt.Mappers, Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes,
 		KeyBytes: float64(x.sh.AddedBytes())}
 	ready := func() error {
@@ -149,7 +151,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte, index *keyS
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i], cals[i], errs[i] = calibrate(ctx, kind, keys, sub, probeSample{wait: waitSample, keys: func() [][]byte { return probes }}, x.opt.AutoTimings)
+			results[i], cals[i], errs[i] = calibrate(ctx, kind, keys, sub, probeSample{wait: waitSample, keys: func() probeKeys { return probes }}, x.opt.AutoTimings)
 		})
 	}
 	wg.Wait()
@@ -202,13 +204,27 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte, index *keyS
 	return rep, nil, nil
 }
 
+// probeKeys are the keys the kinds' probes are timed on: sampled rows'
+// keys in random order, as they are (for a filter over all the keys) and
+// with each that is a key replaced by one of the keys a filter over a
+// subset was built over, so that its probes hit as often as the rows will.
+type probeKeys struct{ asSampled, forSubset [][]byte }
+
+// of returns the probes for a filter over all the keys or a subset.
+func (p probeKeys) of(all bool) [][]byte {
+	if all {
+		return p.asSampled
+	}
+	return p.forSubset
+}
+
 // autoProbes fills rep and w from the sample (nil or empty: the large side
-// is a stream or has no rows) and returns the keys to time probes on: the
-// sampled rows' keys in a shuffled order, each sampled key that is a key
-// replaced by one of sub (the keys the kinds were built over) so that the
-// probes hit as often as the rows will. O(sample) (O(n) more without the
-// build's key set, index).
-func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *skewSample, keys, sub [][]byte, index *keySet) [][]byte {
+// is a stream or has no rows) and returns the keys to time probes on: up
+// to autoProbeReps x autoProbeKeys of the sampled rows' keys in a shuffled
+// order, each sampled key that is a key replaced by one of sub (the keys
+// the kinds were built over) for the filters over sub. O(sample) (O(n)
+// more without the build's key set, index).
+func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *skewSample, keys, sub [][]byte, index *keySet) probeKeys {
 	if smp == nil || smp.rows == 0 {
 		rep.Note = fmt.Sprintf("no sample of the large side (a stream, or no rows): its rows taken as %d, none of them a key, and a row as 64 bytes", streamRows)
 		w.Rows, w.RowBytes = streamRows, 64
@@ -217,7 +233,7 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 		for i, k := range sub {
 			probes[i] = append(append(make([]byte, 0, len(k)+1), k...), 0xff)
 		}
-		return probes
+		return probeKeys{probes, probes}
 	}
 	rep.SampledRows, rep.EstimatedRows = smp.rows, smp.estRows
 	// index: the build's set, a lookup a sampled key
@@ -230,31 +246,39 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 	var hit int64
 	keyBytes := int64(len(smp.keys))
 	probes := make([][]byte, 0, len(smp.ends))
-	j, lo := 0, 0
+	member := make([]bool, 0, len(smp.ends))
+	lo := 0
 	for _, e := range smp.ends {
 		p := smp.keys[lo:e:e]
 		lo = e
-		if index.has(string(p)) {
+		m := index.has(string(p))
+		if m {
 			hit++
-			if len(sub) < len(keys) {
-				p = sub[j%len(sub)]
-				j++
-			}
 		}
-		probes = append(probes, p)
+		probes, member = append(probes, p), append(member, m)
 	}
 	// The sample's rows come in the pieces' order, each piece's in the
 	// file's (sorted, or grouped by key, in many files), and the map
-	// phase reads the pieces at once: a random autoProbeKeys of them, in
-	// random order (a fixed seed: the probes are a function of the
-	// sample), by the first steps of a Fisher-Yates shuffle.
+	// phase reads the pieces at once: a random take of them, in random
+	// order (a fixed seed: the probes are a function of the sample), by
+	// the first steps of a Fisher-Yates shuffle.
 	rng := rand.New(rand.NewPCG(1, 2))
-	take := min(len(probes), autoProbeKeys)
+	take := min(len(probes), autoProbeReps*autoProbeKeys)
 	for i := range take {
 		k := i + rng.IntN(len(probes)-i)
 		probes[i], probes[k] = probes[k], probes[i]
+		member[i], member[k] = member[k], member[i]
 	}
-	probes = probes[:take]
+	out := probeKeys{asSampled: probes[:take], forSubset: probes[:take]}
+	if len(sub) < len(keys) {
+		out.forSubset = make([][]byte, take)
+		for i, p := range out.asSampled {
+			if member[i] {
+				p = sub[i%len(sub)]
+			}
+			out.forSubset[i] = p
+		}
+	}
 	rep.Selectivity = float64(hit) / float64(smp.rows)
 	// shuffle.RecordBytes of a mean row: its raw bytes (the sample's bytes
 	// count each line's end) and key, plus a record's fixed cost.
@@ -265,7 +289,7 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 		w.ParseNs = float64(smp.parseNs) / float64(smp.parsedRows)
 		rep.ParseNs = w.ParseNs
 	}
-	return probes
+	return out
 }
 
 // probeSample is the large side's sample the kinds are timed on: wait
@@ -273,7 +297,7 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 // keys returns its keys.
 type probeSample struct {
 	wait func() error
-	keys func() [][]byte
+	keys func() probeKeys
 }
 
 // calibration is a filter calibrate built and timed: over keys of the
@@ -338,11 +362,11 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, probe
 	t, timed := timings[kind]
 	for i := range cals {
 		if !timed {
-			cals[i].probeNs = timeProbes(cals[i].f, probes.keys())
+			cals[i].probeNs = timeProbes(cals[i].f, probes.keys().of(cals[i].all))
 			continue
 		}
 		cals[i].buildNs = t.BuildNsPerKey
-		if len(probes.keys()) > 0 { // else nothing to probe: no probe cost
+		if len(probes.keys().asSampled) > 0 { // else nothing to probe: no probe cost
 			cals[i].probeNs = t.ProbeNs
 		}
 	}
@@ -399,7 +423,7 @@ func calibrateExact(sp *filters.Spec, keys, sub [][]byte, probes probeSample, ti
 	var probeNs, buildNs, coderNs, decodeNs float64
 	if t, ok := timings[filters.Exact]; ok {
 		buildNs, decodeNs = t.BuildNsPerKey, t.DecodeNsPerByte*float64(small.bytes)
-		if len(probes.keys()) > 0 { // else nothing to probe: no probe cost
+		if len(probes.keys().asSampled) > 0 { // else nothing to probe: no probe cost
 			probeNs = t.ProbeNs
 		}
 	} else {
@@ -407,7 +431,7 @@ func calibrateExact(sp *filters.Spec, keys, sub [][]byte, probes probeSample, ti
 		if coderNs, decodeNs, err = timeCoding(small); err != nil {
 			return nil, nil, err
 		}
-		probeNs, buildNs = timeProbes(probed.f, probes.keys()), small.buildNs
+		probeNs, buildNs = timeProbes(probed.f, probes.keys().of(probed.all)), small.buildNs
 	}
 	// The exact set's bytes are its keys' (each after its length) plus a
 	// header: the header from small, the keys counted.
@@ -456,7 +480,8 @@ func interpolate(cals []calibration, bits float64, get func(calibration) float64
 }
 
 // timeProbes returns the ns a probe of f over probes (batches as the
-// mappers test them): passes over them, at least autoProbeReps and
+// mappers test them): passes over autoProbeKeys of them, each over the
+// next ones (from the first again at the end), at least autoProbeReps and
 // autoProbeTime in all, the fastest counting (CPU time, lockCPUClock). 0
 // for no probes.
 func timeProbes(f filters.Filter, probes [][]byte) float64 {
@@ -466,13 +491,18 @@ func timeProbes(f filters.Filter, probes [][]byte) float64 {
 	bf, _ := f.(filters.BatchFilter)
 	out := make([]bool, mapBatch)
 	best := math.Inf(1)
+	pass := min(len(probes), autoProbeKeys)
 	now, unlock := lockCPUClock()
 	defer unlock()
 	start := now()
-	for rep := 0; rep < autoProbeReps || now()-start < autoProbeTime; rep++ {
+	for rep, at := 0, 0; rep < autoProbeReps || now()-start < autoProbeTime; rep++ {
+		keys := probes[at : at+pass]
+		if at += pass; at+pass > len(probes) {
+			at = 0
+		}
 		t0 := now()
-		for lo := 0; lo < len(probes); lo += mapBatch {
-			batch := probes[lo:min(len(probes), lo+mapBatch)]
+		for lo := 0; lo < len(keys); lo += mapBatch {
+			batch := keys[lo:min(len(keys), lo+mapBatch)]
 			if bf != nil {
 				bf.ContainsBatch(batch, out)
 			} else {
@@ -483,7 +513,7 @@ func timeProbes(f filters.Filter, probes [][]byte) float64 {
 		}
 		best = min(best, float64((now() - t0).Nanoseconds()))
 	}
-	return best / float64(len(probes))
+	return best / float64(pass)
 }
 
 // timeCoding returns the ns c's filter takes to encode (once, before the
