@@ -151,7 +151,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte, index *keyS
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i], cals[i], errs[i] = calibrate(ctx, kind, keys, sub, probeSample{wait: waitSample, keys: func() probeKeys { return probes }}, x.opt.AutoTimings)
+			results[i], cals[i], errs[i] = calibrate(ctx, kind, keys, sub, probeSample{wait: waitSample, keys: func() probeKeys { return probes }}, w, x.opt.AutoTimings)
 		})
 	}
 	wg.Wait()
@@ -316,7 +316,9 @@ type calibration struct {
 
 // calibrate returns the candidates of one kind and the filters it built
 // for them: none as it is; a sized kind built over sub at the least and
-// the most bits a key of its sizes (choose.Sized), timed on the probes once
+// the most bits a key of its sizes (choose.Sized) that w lets it choose
+// (within the budget; a kind that deletes if deletes are needed), timed
+// on the probes once
 // probes.wait returns, each size's probe and build times interpolated
 // between the two in bits a key, its bytes and decode time scaled by
 // memory; the exact set over sub (for its build and decode times) and,
@@ -324,8 +326,11 @@ type calibration struct {
 // that refuses the keys at a size is calibrated at the other; at both it
 // gives no candidate. A candidate whose filter was built over all the keys
 // (the exact set of integer keys; any filter of at most
-// autoCalibrationKeys keys at a calibrated size) costs no build.
-func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, probes probeSample, timings map[filters.Kind]join.AutoTiming) ([]choose.Candidate, []calibration, error) {
+// autoCalibrationKeys keys at a calibrated size) costs no build. What w
+// does not let it choose is not measured: its candidates have their bytes
+// (choose.Rank's reason to exclude them), no times. At a 64 KiB budget and
+// 100,000 keys that leaves out the exact set, fuse and cuckoo filters.
+func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, probes probeSample, w choose.Workload, timings map[filters.Kind]join.AutoTiming) ([]choose.Candidate, []calibration, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -337,8 +342,15 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, probe
 	if kind == filters.None {
 		return []choose.Candidate{{Kind: filters.None, FPP: 1, Deletes: true}}, nil, nil
 	}
+	mayChoose := func(bytes uint64) bool {
+		return (!w.NeedDeletes || sp.Deletes) && (w.Budget <= 0 || bytes <= uint64(w.Budget))
+	}
 	if kind == filters.Exact {
-		return calibrateExact(sp, keys, sub, probes, timings)
+		payload := exactPayload(keys)
+		if !mayChoose(uint64(payload)) { // at least its keys' bytes
+			return []choose.Candidate{{Kind: filters.Exact, Bytes: payload, Deletes: sp.Deletes}}, nil, nil
+		}
+		return calibrateExact(sp, keys, payload, probes, timings)
 	}
 	if n == 0 {
 		return nil, nil, nil // a sized kind cannot be sized for no keys
@@ -347,8 +359,21 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, probe
 	if err != nil || len(ps) == 0 {
 		return nil, nil, err
 	}
+	var fit []int // the sizes it may choose (by memory: bytes add a header)
+	for i, p := range ps {
+		if mayChoose(p.Summary().MemoryBits / 8) {
+			fit = append(fit, i)
+		}
+	}
+	if len(fit) == 0 {
+		var out []choose.Candidate
+		for i, p := range ps {
+			out = append(out, choose.Candidate{Kind: kind, BitsPerKey: bpks[i], FPP: fpps[i], Bytes: int64(p.Summary().MemoryBits / 8), Deletes: sp.Deletes})
+		}
+		return out, nil, nil
+	}
 	var cals []calibration
-	for _, i := range []int{0, len(ps) - 1}[:min(2, len(ps))] {
+	for _, i := range []int{fit[0], fit[len(fit)-1]}[:min(2, len(fit))] {
 		if c, ok := buildCalibration(sp, sub, bpks[i], len(sub) == n); ok {
 			cals = append(cals, c)
 		}
@@ -393,7 +418,8 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, probe
 	return out, cals, nil
 }
 
-// calibrateExact is calibrate of the exact set: built over sub for its
+// calibrateExact is calibrate of the exact set (payload: exactPayload of
+// the keys): built over sub for its
 // build and decode times, scaled to all the keys (linear in the keys), and
 // for integer keys over all of them for its probes (a table or bitmap of
 // all the keys: a table of 4,096 sits in a cache that one of 100,000 does
@@ -402,9 +428,9 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, probe
 // chosen. A set of strings is timed over sub: its probes are timed low
 // (a map of 100,000 strings sits in no cache), its build and encoding
 // (which sorts the keys) about right.
-func calibrateExact(sp *filters.Spec, keys, sub [][]byte, probes probeSample, timings map[filters.Kind]join.AutoTiming) ([]choose.Candidate, []calibration, error) {
+func calibrateExact(sp *filters.Spec, keys [][]byte, payload int64, probes probeSample, timings map[filters.Kind]join.AutoTiming) ([]choose.Candidate, []calibration, error) {
 	n := len(keys)
-	sub = keys[:min(n, exactCalibrationKeys)] // the keys come in no order, from the build's table: a random sample
+	sub := keys[:min(n, exactCalibrationKeys)] // the keys come in no order, from the build's table: a random sample
 	small, ok := buildCalibration(sp, sub, 0, len(sub) == n)
 	if !ok {
 		return nil, nil, nil
@@ -435,7 +461,7 @@ func calibrateExact(sp *filters.Spec, keys, sub [][]byte, probes probeSample, ti
 	}
 	// The exact set's bytes are its keys' (each after its length) plus a
 	// header: the header from small, the keys counted.
-	c := choose.Candidate{Kind: filters.Exact, Bytes: small.bytes - exactPayload(sub) + exactPayload(keys), ProbeNs: probeNs, Deletes: sp.Deletes}
+	c := choose.Candidate{Kind: filters.Exact, Bytes: small.bytes - exactPayload(sub) + payload, ProbeNs: probeNs, Deletes: sp.Deletes}
 	scale := float64(n) / float64(max(1, len(sub)))
 	c.DecodeNs = decodeNs * scale
 	c.BuildNs = (buildNs*float64(len(sub)) + coderNs) * scale
@@ -470,7 +496,7 @@ func buildCalibration(sp *filters.Spec, keys [][]byte, bits float64, all bool) (
 }
 
 // interpolate is get of the calibrations (one or two, at increasing bits a
-// key) at bits, linear between two.
+// key) at bits, linear through two (beyond them for sizes not measured).
 func interpolate(cals []calibration, bits float64, get func(calibration) float64) float64 {
 	lo, hi := cals[0], cals[len(cals)-1]
 	if hi.bits == lo.bits {

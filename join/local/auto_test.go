@@ -183,7 +183,7 @@ func TestCalibrate(t *testing.T) {
 				continue
 			}
 			timing := join.AutoTiming{ProbeNs: 7, DecodeNsPerByte: 2, BuildNsPerKey: 50}
-			cands, cals, err := calibrate(context.Background(), kind, keys, sub, ready, map[filters.Kind]join.AutoTiming{kind: timing})
+			cands, cals, err := calibrate(context.Background(), kind, keys, sub, ready, choose.Workload{}, map[filters.Kind]join.AutoTiming{kind: timing})
 			if err != nil || len(cands) == 0 || len(cals) == 0 {
 				t.Fatalf("%s, %d keys: %d candidates, %d calibrations, %v", kind, n, len(cands), len(cals), err)
 			}
@@ -220,13 +220,34 @@ func TestCalibrate(t *testing.T) {
 				}
 			}
 			// Timed for real.
-			cands, _, err = calibrate(context.Background(), kind, keys, sub, ready, nil)
+			cands, _, err = calibrate(context.Background(), kind, keys, sub, ready, choose.Workload{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, c := range cands {
 				if !(c.ProbeNs > 0) || !(c.BuildNs >= 0) || !(c.DecodeNs > 0) || math.IsInf(c.ProbeNs+c.BuildNs+c.DecodeNs, 0) {
 					t.Errorf("%s %v bits, %d keys, timed: probe %v, build %v, decode %v ns", kind, c.BitsPerKey, n, c.ProbeNs, c.BuildNs, c.DecodeNs)
+				}
+			}
+			// What it may not choose is not built: sizes over a budget of
+			// 6 bits a key, every size of a kind that cannot delete when
+			// deletes are needed. Every size is still a candidate, with its
+			// bytes, for the ranking to exclude.
+			for _, w := range []choose.Workload{{Budget: int64(6 * n / 8)}, {NeedDeletes: true}} {
+				limited, cals, err := calibrate(context.Background(), kind, keys, sub, ready, w, nil)
+				if err != nil || len(limited) != len(cands) {
+					t.Fatalf("%s, %d keys, %+v: %d candidates (%d without), %v", kind, n, w, len(limited), len(cands), err)
+				}
+				sp, _ := filters.Lookup(string(kind))
+				for _, cal := range cals {
+					if w.NeedDeletes && !sp.Deletes || w.Budget > 0 && int64(cal.memBits/8) > w.Budget {
+						t.Errorf("%s, %d keys, %+v: calibrated at %v bits (%d bytes)", kind, n, w, cal.bits, cal.memBits/8)
+					}
+				}
+				for _, ch := range choose.Rank(choose.Workload{Rows: 1e6, Mappers: 2, Budget: w.Budget, NeedDeletes: w.NeedDeletes}, choose.DefaultConstants, limited) {
+					if ch.Excluded == "" && ch.ProbeNs == 0 {
+						t.Errorf("%s %v bits, %d keys, %+v: not measured, not excluded (%d bytes)", kind, ch.BitsPerKey, n, w, ch.Bytes)
+					}
 				}
 			}
 		}
