@@ -114,10 +114,12 @@ func (p *keysPhase) report(x *execution, rep *join.Report) {
 
 // autoSamplePhase starts reading the large side's sample for Filter auto,
 // which the build's reading of the key side hides (the sample needs no
-// key); the autoPhase waits for it.
+// key); the autoPhase waits for it. Its lap is the build's: the first
+// phase's lap holds the run's setup (opening the sides), which was the
+// build's before this phase came first, and "auto" stays the decision's.
 type autoSamplePhase struct{ auto *autoPhase }
 
-func (*autoSamplePhase) name() string { return "auto" }
+func (*autoSamplePhase) name() string { return "build" }
 func (p *autoSamplePhase) run(ctx context.Context, x *execution) error {
 	p.auto.sample = x.startAutoSample(ctx)
 	x.stops = append(x.stops, p.auto.sample.stop) // a failed build: no reader left behind
