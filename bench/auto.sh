@@ -16,17 +16,19 @@
 #    on the 2-core machine shared with other work the best kind's own
 #    slowest run was 1.1-1.7x its fastest), and auto's median comes from
 #    runs up to a round (17-21 runs) apart from the best kind's.
-# 2. Paired (issue 43): per dataset, PAIRED rounds (default 9) of auto under
-#    each budget, none, and the TOP (default 3) fastest fixed kinds of phase
-#    1 that fit each budget, back to back in a shuffled order (a round is
-#    a few seconds, under the same load). For each budget, auto's ratio to
-#    each of those kinds is the median over the rounds of the round's ratio
-#    (auto's run over the kind's), and auto / best is the largest of them:
-#    auto against whichever of the top kinds beats it most, in runs that
-#    share the machine's state. auto / none likewise. The goals' verdicts
-#    are on these paired ratios, fresh runs that phase 1's selection did
-#    not pick for being fast; taking the worst of three kinds is no looser
-#    than phase 1's best alone.
+# 2. Paired (issue 43): per dataset, PAIRED rounds (default 9); in each,
+#    for every budget, auto under it is run right beside (just before or
+#    just after, alternately) each of the TOP (default 3) fastest fixed
+#    kinds of phase 1 that fit the budget, and beside none: pairs of runs
+#    a fraction of a second apart, under the same load (the machine's load
+#    came in bursts of seconds: the same configuration's runs spread
+#    1.5-2x between rounds). The pairs of a round run in a shuffled order.
+#    auto's ratio to a kind is the median over the rounds of its pair's
+#    ratio (auto's run over the kind's); auto / best is the largest of
+#    them: auto against whichever of the top kinds beats it most. auto /
+#    none likewise. The goals' verdicts are on these paired ratios, fresh
+#    runs that phase 1's selection did not pick for being fast; taking the
+#    worst of three kinds is no looser than phase 1's best alone.
 #
 # Writes bench/results/auto.md through bench/cmd/autotable, with the model's
 # constants as this run measures them, the processor's model name (lscpu)
@@ -101,17 +103,31 @@ for shape in dense sparse string; do
   done
 done
 
-# Phase 2, paired: auto under each budget, none and the top fixed kinds of
-# phase 1 at each budget, back to back in a shuffled order, PAIRED rounds.
-"$tmp/autotable" --reports "$out/reports" --plan "$top" > "$tmp/plan" # SHAPE SEL CONFIG... a line
-while read -r shape sel configs; do
+# Phase 2, paired: auto under each budget beside each of the top fixed
+# kinds of phase 1 at that budget and beside none, PAIRED rounds; reports
+# SHAPE~SEL~BUDGET~KIND~ROUND~auto.json and ...~fixed.json.
+"$tmp/autotable" --reports "$out/reports" --plan "$top" > "$tmp/plan" # SHAPE SEL BUDGET/KIND... a line
+while read -r shape sel pairs; do
   kt=int
   [ "$shape" = string ] && kt=string
   d="$out/data/$keys-$rows/$shape-$sel"
   for i in $(seq 1 "$paired"); do
     echo "$shape $sel paired round $i of $paired" >&2
-    for c in $(echo "$configs" | tr ' ' '\n' | shuffled "paired $shape $sel $i"); do
-      run "$d" "$kt" "$c" "$out/paired/$shape~$sel~$(name "$c" "$i").json"
+    j=0
+    for p in $(echo "$pairs" | tr ' ' '\n' | shuffled "paired $shape $sel $i"); do
+      b=${p%%/*} kind=${p#*/}
+      bits=${kind#*-}
+      cfg="fixed:${kind%%-*}"
+      [ "$bits" != "$kind" ] && cfg="$cfg:$bits"
+      base="$out/paired/$shape~$sel~$b~$kind~$i"
+      if [ $(( (i + j) % 2 )) = 0 ]; then
+        run "$d" "$kt" "auto:$b" "$base~auto.json"
+        run "$d" "$kt" "$cfg" "$base~fixed.json"
+      else
+        run "$d" "$kt" "$cfg" "$base~fixed.json"
+        run "$d" "$kt" "auto:$b" "$base~auto.json"
+      fi
+      j=$((j + 1))
     done
   done
 done < "$tmp/plan"

@@ -4,14 +4,17 @@
 // that fits the budget and beside none, with its predicted shuffle bytes
 // against the measured, its paired ratios to the top fixed kinds and to
 // none (the script's second phase), and the goals' verdicts. With --plan N
-// it prints instead, a line a dataset, the configurations the paired
-// phase runs: auto under each budget, none, and the N fastest fixed kinds
-// of the first phase that fit each budget.
+// it prints instead, a line a dataset, the pairs the paired phase runs:
+// BUDGET/KIND for the N fastest fixed kinds of the first phase that fit
+// each budget, and none.
 //
-// Reports are named SHAPE~SELECTIVITY~CONFIG~fixed~ROUND.json for a fixed
-// kind (CONFIG "bloom-8", "exact", "none") and
-// SHAPE~SELECTIVITY~auto~BUDGET~ROUND.json for auto, in --reports (the
-// first phase) and --paired (the second: a round's runs are paired).
+// The first phase's reports (--reports) are named
+// SHAPE~SELECTIVITY~CONFIG~fixed~ROUND.json for a fixed kind (CONFIG
+// "bloom-8", "exact", "none") and SHAPE~SELECTIVITY~auto~BUDGET~ROUND.json
+// for auto; the paired phase's (--paired)
+// SHAPE~SELECTIVITY~BUDGET~CONFIG~ROUND~auto.json and ...~fixed.json, a
+// pair of runs of auto under BUDGET and of CONFIG made one beside the
+// other.
 package main
 
 import (
@@ -67,7 +70,6 @@ type run struct {
 	choice     string
 	predErr    float64 // predicted / measured shuffle bytes - 1
 	autoSelect float64
-	round      int
 }
 
 type key struct{ shape, sel string }
@@ -98,11 +100,59 @@ func parseBudget(s string) int64 {
 	return n
 }
 
-// runs are a phase's reports: point -> config or budget -> runs (in round
-// order for the paired phase: runs[i] is round i+1's).
+// runs are the first phase's reports: point -> config or budget -> runs.
 type runs struct {
 	fixed map[key]map[string][]run
 	auto  map[key]map[string][]run // by budget
+}
+
+// pairs are the paired phase's: point -> budget -> config -> the ratios of
+// auto's run to the config's, one a round.
+type pairs map[key]map[string]map[string][]float64
+
+// readPairs reads the paired phase's reports in dir.
+func readPairs(dir string) (pairs, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*~auto.json"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no paired reports in %s", dir)
+	}
+	total := func(f string) (float64, error) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return 0, err
+		}
+		var r report
+		if err := json.Unmarshal(data, &r); err != nil {
+			return 0, fmt.Errorf("%s: %v", f, err)
+		}
+		return r.TimingsMs["total"], nil
+	}
+	out := pairs{}
+	for _, f := range files {
+		parts := strings.Split(strings.TrimSuffix(filepath.Base(f), ".json"), "~")
+		if len(parts) != 6 {
+			continue
+		}
+		a, err := total(f)
+		if err != nil {
+			return nil, err
+		}
+		b, err := total(strings.TrimSuffix(f, "~auto.json") + "~fixed.json")
+		if err != nil {
+			return nil, err
+		}
+		k := key{parts[0], parts[1]}
+		if out[k] == nil {
+			out[k] = map[string]map[string][]float64{}
+		}
+		if out[k][parts[2]] == nil {
+			out[k][parts[2]] = map[string][]float64{}
+		}
+		if b > 0 {
+			out[k][parts[2]][parts[3]] = append(out[k][parts[2]][parts[3]], a/b)
+		}
+	}
+	return out, nil
 }
 
 func main() {
@@ -126,9 +176,9 @@ func main() {
 		printPlan(first, *plan)
 		return
 	}
-	var paired runs
+	var paired pairs
 	if *pairedDir != "" {
-		if paired, err = readRuns(*pairedDir); err != nil {
+		if paired, err = readPairs(*pairedDir); err != nil {
 			fmt.Fprintln(os.Stderr, "autotable:", err)
 			os.Exit(1)
 		}
@@ -142,19 +192,12 @@ func main() {
 	}
 }
 
-// readRuns reads the reports in dir; each config's runs are in round order.
+// readRuns reads the first phase's reports in dir.
 func readRuns(dir string) (runs, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) == 0 {
 		return runs{}, fmt.Errorf("no reports in %s", dir)
 	}
-	// Round order: the files sorted by their round, numerically.
-	roundOf := func(f string) int {
-		parts := strings.Split(strings.TrimSuffix(filepath.Base(f), ".json"), "~")
-		n, _ := strconv.Atoi(parts[len(parts)-1])
-		return n
-	}
-	sort.SliceStable(files, func(i, j int) bool { return roundOf(files[i]) < roundOf(files[j]) })
 	// point -> config -> runs
 	fixed := map[key]map[string][]run{}
 	auto := map[key]map[string][]run{} // budget -> runs
@@ -173,7 +216,7 @@ func readRuns(dir string) (runs, error) {
 		}
 		k := key{parts[0], parts[1]}
 		ru := run{total: r.TimingsMs["total"], shuffle: r.ShuffleBytes, broadcast: r.BroadcastBytes, joinRows: r.JoinRows,
-			mapMs: r.TimingsMs["map"], autoMs: r.TimingsMs["auto"], mapOut: r.MapOutputRecords, round: roundOf(f)}
+			mapMs: r.TimingsMs["map"], autoMs: r.TimingsMs["auto"], mapOut: r.MapOutputRecords}
 		if parts[2] == "auto" {
 			if r.Auto == nil {
 				return runs{}, fmt.Errorf("%s: no auto report", f)
@@ -237,8 +280,8 @@ func topFixed(fixed map[string][]run, budget string, n int) []string {
 }
 
 // printPlan prints, a line a dataset, SHAPE SEL and the paired phase's
-// configurations: auto:BUDGET for each budget, fixed:none, and fixed:KIND
-// or fixed:KIND:BITS for the n fastest fixed kinds at each budget.
+// pairs: BUDGET/CONFIG for each budget and each of the n fastest fixed
+// configs that fit it, and none.
 func printPlan(first runs, n int) {
 	var points []key
 	for k := range first.auto {
@@ -248,45 +291,27 @@ func printPlan(first runs, n int) {
 		return points[i].shape < points[j].shape || points[i].shape == points[j].shape && points[i].sel < points[j].sel
 	})
 	for _, k := range points {
-		cfgs := []string{"fixed:none"}
-		seen := map[string]bool{"none": true}
-		var budgets []string
+		var budgets, out []string
 		for b := range first.auto[k] {
 			budgets = append(budgets, b)
 		}
 		sort.Slice(budgets, func(i, j int) bool { return parseBudget(budgets[i]) < parseBudget(budgets[j]) })
 		for _, b := range budgets {
-			cfgs = append(cfgs, "auto:"+b)
-			for _, c := range topFixed(first.fixed[k], b, n) {
-				if !seen[c] {
-					seen[c] = true
-					cfgs = append(cfgs, "fixed:"+strings.Replace(c, "-", ":", 1))
-				}
+			cfgs := topFixed(first.fixed[k], b, n)
+			if !slices.Contains(cfgs, "none") {
+				cfgs = append(cfgs, "none")
+			}
+			for _, c := range cfgs {
+				out = append(out, b+"/"+c)
 			}
 		}
-		fmt.Println(k.shape, k.sel, strings.Join(cfgs, " "))
+		fmt.Println(k.shape, k.sel, strings.Join(out, " "))
 	}
-}
-
-// pairedRatio is the median over the rounds both ran of a's run over b's
-// (NaN if none).
-func pairedRatio(a, b []run) float64 {
-	byRound := map[int]float64{}
-	for _, r := range b {
-		byRound[r.round] = r.total
-	}
-	var xs []float64
-	for _, r := range a {
-		if t, ok := byRound[r.round]; ok && t > 0 {
-			xs = append(xs, r.total/t)
-		}
-	}
-	return median(xs)
 }
 
 // table prints the results: the grid's table, the goals' verdicts and the
 // constants.
-func table(first, paired runs, top int, machine string, rounds, pairedRounds, keys, rows int) {
+func table(first runs, paired pairs, top int, machine string, rounds, pairedRounds, keys, rows int) {
 	fixed, auto := first.fixed, first.auto
 	fmt.Println("# `--filter auto` against the fixed kinds")
 	fmt.Println()
@@ -294,7 +319,7 @@ func table(first, paired runs, top int, machine string, rounds, pairedRounds, ke
 	fmt.Println()
 	fmt.Printf("Machine: %s\n\n", machine)
 	fmt.Printf("Data: `join gen --dataset semijoin --keys %d --rows %d --seed 1` for each key shape and selectivity. Times are the join's wall time from its report (`total_ms`: auto's includes its decision, the `decision` column). A fixed kind counts at a budget when its broadcast bytes fit it; none always does.\n\n", keys, rows)
-	fmt.Printf("Two phases (issue 43; the script's comments say why). **Selection**: %d rounds, in each the fixed kinds and auto under each budget one after another, in an order shuffled anew each round (seeded); medians. `best fixed` is the fixed kind of the least median that fits, `best spread` its slowest round over its fastest (the noise the 10%% goal is measured against), `auto / best, medians` the ratio of the medians (the whole method until issue 43: its best is the least of 18 noisy medians, biased low, and auto's runs are up to a round apart from its). **Paired**: %d rounds of auto under each budget, none and the %d fastest fixed kinds of the selection that fit each budget, back to back in a shuffled order; `auto / best, paired` is, of those kinds, the largest median over the rounds of auto's run over the kind's in the same round (the kind named), `auto / none, paired` likewise. The goals' verdicts are on the paired ratios. `map predicted` is auto's predicted map phase over the measured (median of the selection's runs).\n\n", rounds, pairedRounds, top)
+	fmt.Printf("Two phases (issue 43; the script's comments say why). **Selection**: %d rounds, in each the fixed kinds and auto under each budget one after another, in an order shuffled anew each round (seeded); medians. `best fixed` is the fixed kind of the least median that fits, `best spread` its slowest round over its fastest (the noise the 10%% goal is measured against), `auto / best, medians` the ratio of the medians (the whole method until issue 43: its best is the least of 18 noisy medians, biased low, and auto's runs are up to a round apart from its). **Paired**: %d rounds; in each, for every budget, auto under it run right beside (just before or after, alternately) each of the %d fastest fixed kinds of the selection that fit the budget, and beside none: pairs of runs under the same load, in a shuffled order. `auto / best, paired` is, of those kinds, the largest median over the rounds of auto's run over the kind's in its pair (the kind named), `auto / none, paired` likewise. The goals' verdicts are on the paired ratios. `map predicted` is auto's predicted map phase over the measured (median of the selection's runs).\n\n", rounds, pairedRounds, top)
 	fmt.Println("| shape | selectivity | budget | auto chose | auto ms | decision ms | best fixed that fits | its ms | best spread | auto / best, medians | auto / best, paired | none ms | auto / none, medians | auto / none, paired | shuffle predicted vs measured (worst round) | map predicted / measured |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var points, predOK int
@@ -358,13 +383,13 @@ func table(first, paired runs, top int, machine string, rounds, pairedRounds, ke
 				rb, rn := at/best, at/none
 				// Paired: the worst of auto's median ratios to the top kinds.
 				pb, pbName, pn := math.NaN(), "", math.NaN()
-				if pa := paired.auto[k][b]; len(pa) > 0 {
+				if pr := paired[k][b]; len(pr) > 0 {
 					for _, cfg := range topFixed(fixed[k], b, top) {
-						if r := pairedRatio(pa, paired.fixed[k][cfg]); !math.IsNaN(r) && (math.IsNaN(pb) || r > pb) {
+						if r := median(pr[cfg]); !math.IsNaN(r) && (math.IsNaN(pb) || r > pb) {
 							pb, pbName = r, cfg
 						}
 					}
-					pn = pairedRatio(pa, paired.fixed[k]["none"])
+					pn = median(pr["none"])
 				}
 				if rb <= 1.10 {
 					within10++
@@ -411,7 +436,7 @@ func table(first, paired runs, top int, machine string, rounds, pairedRounds, ke
 		}
 		return "**missed**"
 	}
-	if len(paired.auto) == 0 { // no paired phase: the verdicts on the medians
+	if len(paired) == 0 { // no paired phase: the verdicts on the medians
 		within10Paired, within5NonePaired, notAboveNonePaired = within10, within5None, notAboveNone
 		worstRatioPaired, worstNonePaired = worstRatio, worstNone
 		fmt.Println()
