@@ -199,11 +199,15 @@ func (sp *Spec) Size(n uint64, s Sizing) (Params, error) {
 		}
 		return nil, err
 	}
-	if f := sp.f.fpp(p, n); s.FPP != 0 && f > s.FPP*(1+1e-9) {
-		// An option fixed the memory (a fingerprint's bits): the target
-		// is out of reach with it, which the user should hear.
-		return nil, sizingError("FPP", s.FPP, nil, "the %s filter of these options (%s) has a formula FP of %.3g, above the target: leave out the option that fixes its size, or the target",
-			sp.Kind, p.Shape(), f)
+	// The formula only against a target: it can cost a millisecond (the
+	// blocked kind's), which `--filter auto` paid for each of its sizes.
+	if s.FPP != 0 {
+		if f := sp.f.fpp(p, n); f > s.FPP*(1+1e-9) {
+			// An option fixed the memory (a fingerprint's bits): the
+			// target is out of reach with it, which the user should hear.
+			return nil, sizingError("FPP", s.FPP, nil, "the %s filter of these options (%s) has a formula FP of %.3g, above the target: leave out the option that fixes its size, or the target",
+				sp.Kind, p.Shape(), f)
+		}
 	}
 	mem := p.Summary().MemoryBits / 8
 	if mem > MaxFilterBytes {

@@ -143,7 +143,7 @@ type FilterChoice struct {
 	// it to kinds that delete keys. Both are for FilterAuto only.
 	BroadcastBudget int64
 	NeedDeletes     bool
-	// AutoTimings, if set, are the probe and decode times FilterAuto uses
+	// AutoTimings, if set, are the probe, decode and build times FilterAuto uses
 	// for the kinds it names instead of timing them on this machine: its
 	// choice then depends on the data and these numbers alone (tests,
 	// whose verdict must not follow the machine's speed or load; replaying
@@ -592,10 +592,10 @@ func SizeText(n int64) string {
 }
 
 // AutoTiming is what a kind's filter costs on some machine, for
-// Options.AutoTimings: one probe, and decoding one broadcast copy per byte
-// of it.
+// Options.AutoTimings: one probe, decoding one broadcast copy per byte of
+// it, and building it per key (its encoding then counts for nothing).
 type AutoTiming struct {
-	ProbeNs, DecodeNsPerByte float64
+	ProbeNs, DecodeNsPerByte, BuildNsPerKey float64
 }
 
 // FileError returns err, from opening the file at path that the option

@@ -166,7 +166,8 @@ type TableReport struct {
 // the filter off, the rows they shuffled unprobed since (joined exactly;
 // none is counted a false positive), and the first to stop: after how many
 // rows, at what pass rate and probe cost, against the shuffle a dropped
-// row saves (the cost model's constant).
+// row saves, in one mapper's time (the cost model's constant, a wall time,
+// times the mappers).
 type FilterOffReport struct {
 	Mappers       int     `json:"mappers"`
 	Unprobed      int64   `json:"unprobed_records"`
@@ -222,6 +223,7 @@ type AutoCandidate struct {
 	FPPFormula            float64      `json:"fpp_formula"`
 	ProbeNs               float64      `json:"probe_ns"`
 	PredictedShuffleBytes float64      `json:"predicted_shuffle_bytes"`
+	PredictedBuildMs      float64      `json:"predicted_build_ms"` // building it over all the keys and encoding it, one core (0: built)
 	PredictedProbeMs      float64      `json:"predicted_probe_ms"` // the map phase's probes, wall
 	PredictedMapMs        float64      `json:"predicted_map_ms"`   // the whole map phase, wall
 	PredictedCostMs       float64      `json:"predicted_cost_ms"`

@@ -57,7 +57,7 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 	}
 	if f := r.FilterOff; f != nil {
-		fmt.Fprintf(w, "filter off: %d of %d mappers stopped probing, the first after %d rows: %.1f%% passed, and a probe took %.1f ns (the fastest batch) where it saved %.1f ns of shuffle on average (%.1f ns a dropped row); %d rows shuffled unprobed and joined exactly\n",
+		fmt.Fprintf(w, "filter off: %d of %d mappers stopped probing, the first after %d rows: %.1f%% passed, and a probe took %.1f ns (the fastest batch) where it saved %.1f ns of shuffle on average (%.1f ns of a mapper's time a dropped row); %d rows shuffled unprobed and joined exactly\n",
 			f.Mappers, r.Settings.Mappers, f.AfterRows, 100*f.PassRate, f.ProbeNs, (1-f.PassRate)*f.ShuffleNsEach, f.ShuffleNsEach, f.Unprobed)
 	}
 	if r.BypassedRecords > 0 {
@@ -192,7 +192,7 @@ func (r *Report) writeAuto(w io.Writer, a *AutoReport) {
 	}
 	fmt.Fprintf(w, "auto: %s; chose %s", seen, autoChoice(a.Chosen))
 	if a.RunnerUp != nil {
-		fmt.Fprintf(w, " (predicted cost %.1f ms: broadcast, probes, shuffle) over %s (%.1f ms)", a.Chosen.PredictedCostMs, autoChoice(*a.RunnerUp), a.RunnerUp.PredictedCostMs)
+		fmt.Fprintf(w, " (predicted cost %.1f ms: build, broadcast, probes, shuffle) over %s (%.1f ms)", a.Chosen.PredictedCostMs, autoChoice(*a.RunnerUp), a.RunnerUp.PredictedCostMs)
 	}
 	fmt.Fprintf(w, "\nauto: predicted shuffle %.0f bytes, measured %d (%+.1f%%); predicted map phase %.1f ms (probes %.1f), measured %.1f ms\n",
 		a.Chosen.PredictedShuffleBytes, r.ShuffleBytes, 100*(a.Chosen.PredictedShuffleBytes/float64(max(1, r.ShuffleBytes))-1), a.Chosen.PredictedMapMs, a.Chosen.PredictedProbeMs, r.TimingsMs["map"])

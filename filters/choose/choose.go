@@ -2,12 +2,13 @@
 // join's workload (the large side's rows and selectivity, the bytes a shipped
 // row costs, the mappers, a broadcast budget, whether deletes are needed) and
 // candidate filters measured on this machine (their broadcast bytes, formula
-// false positive rate, probe and decode times), it ranks the candidates,
-// "none" included, by the join time they are predicted to cost.
+// false positive rate, build, probe and decode times), it ranks the
+// candidates, "none" included, by the join time they are predicted to cost.
 //
 // The model, per candidate, in wall nanoseconds on the machine the constants
 // were measured on:
 //
+//	build     = building it over all the keys, one core (0 if built already)
 //	broadcast = decode ns of one copy * copies / mappers
 //	probe     = rows * probe ns / mappers
 //	shuffle   = passed rows * Constants.ShuffleNsPerRecord
@@ -77,7 +78,13 @@ type Candidate struct {
 	FPP        float64 // formula false positive rate (0 exact, 1 none)
 	ProbeNs    float64 // one probe, measured on the join's sampled keys
 	DecodeNs   float64 // decoding one copy
-	Deletes    bool
+	// BuildNs is building the filter over all the keys, on one core
+	// before the broadcast: 0 for a filter the measuring built already.
+	// From 3 ms (a Bloom filter of 100,000 keys) to 20 (a cuckoo
+	// filter), against joins of 100 ms and more, it decides between
+	// kinds whose probes differ by a few ns.
+	BuildNs float64
+	Deletes bool
 }
 
 // Choice is a candidate with its predicted costs; Excluded says why it cannot
@@ -89,7 +96,7 @@ type Choice struct {
 	BroadcastNs  float64
 	ProbeTotalNs float64 // the map phase's probes, wall
 	ShuffleNs    float64
-	CostNs       float64 // broadcast + probes + shuffle: what Rank orders by
+	CostNs       float64 // build + broadcast + probes + shuffle: what Rank orders by
 	MapNs        float64 // the map phase, wall: parse, probes and writing the rows passed
 	Excluded     string
 }
@@ -109,7 +116,7 @@ func Rank(w Workload, c Constants, cands []Candidate) []Choice {
 		ch.BroadcastNs = cd.DecodeNs * copies / mappers
 		ch.ProbeTotalNs = w.Rows * cd.ProbeNs / mappers
 		ch.ShuffleNs = ch.PassedRows * c.ShuffleNsPerRecord
-		ch.CostNs = ch.BroadcastNs + ch.ProbeTotalNs + ch.ShuffleNs
+		ch.CostNs = cd.BuildNs + ch.BroadcastNs + ch.ProbeTotalNs + ch.ShuffleNs
 		ch.MapNs = w.Rows*w.ParseNs/mappers + ch.ProbeTotalNs + ch.PassedRows*c.MapNsPerRecord
 		switch {
 		case w.Budget > 0 && cd.Bytes > w.Budget:

@@ -10,9 +10,9 @@ import (
 var cands = []Candidate{
 	{Kind: filters.None, FPP: 1, Deletes: true},
 	{Kind: filters.Exact, Bytes: 600_000, ProbeNs: 8, DecodeNs: 2e6},
-	{Kind: filters.Bloom, BitsPerKey: 8, Bytes: 65_000, FPP: 0.02, ProbeNs: 6, DecodeNs: 1e5},
-	{Kind: filters.Bloom, BitsPerKey: 32, Bytes: 263_000, FPP: 2e-7, ProbeNs: 9, DecodeNs: 4e5},
-	{Kind: filters.ACBF, BitsPerKey: 32, Bytes: 263_000, FPP: 8e-5, ProbeNs: 7, DecodeNs: 3e5, Deletes: true},
+	{Kind: filters.Bloom, BitsPerKey: 8, Bytes: 65_000, FPP: 0.02, ProbeNs: 6, DecodeNs: 1e5, BuildNs: 2e6},
+	{Kind: filters.Bloom, BitsPerKey: 32, Bytes: 263_000, FPP: 2e-7, ProbeNs: 9, DecodeNs: 4e5, BuildNs: 5e6},
+	{Kind: filters.ACBF, BitsPerKey: 32, Bytes: 263_000, FPP: 8e-5, ProbeNs: 7, DecodeNs: 3e5, BuildNs: 4e6, Deletes: true},
 }
 
 func work(s float64) Workload {
@@ -28,7 +28,7 @@ func TestRankFormula(t *testing.T) {
 	if math.Abs(ch.PassedRows-passed) > 1e-6*passed || math.Abs(ch.ShuffleBytes-(3e6+passed*40)) > 1 {
 		t.Errorf("passed %v shuffle %v, want %v and %v", ch.PassedRows, ch.ShuffleBytes, passed, 3e6+passed*40)
 	}
-	want := 1e5*2/2 + 16.5e6*6/2 + passed*DefaultConstants.ShuffleNsPerRecord
+	want := 2e6 + 1e5*2/2 + 16.5e6*6/2 + passed*DefaultConstants.ShuffleNsPerRecord
 	if math.Abs(ch.CostNs-want) > 1e-9*want {
 		t.Errorf("cost %v, want %v", ch.CostNs, want)
 	}
@@ -69,6 +69,26 @@ func TestRankChoices(t *testing.T) {
 	w.NeedDeletes = true
 	if got := Rank(w, DefaultConstants, cands)[0]; got.Kind != filters.ACBF {
 		t.Errorf("deletes needed: chose %s, want acbf (the only deleting filter here)", got.Kind)
+	}
+}
+
+// TestRankBuild: a filter's build counts. Of two filters that drop the
+// same rows, the one whose probes are faster wins while its build costs
+// less than its probes save, and loses once it costs more; a build the
+// measuring did already (BuildNs 0) costs nothing.
+func TestRankBuild(t *testing.T) {
+	w := work(0.02)
+	w.Rows = 2e6 // 1e6 rows a mapper: a ns a probe is a ms
+	slow := Candidate{Kind: filters.Blocked, BitsPerKey: 16, Bytes: 200_000, FPP: 1e-3, ProbeNs: 20, BuildNs: 2e6}
+	fast := Candidate{Kind: filters.Fuse, BitsPerKey: 16, Bytes: 200_000, FPP: 1e-3, ProbeNs: 12}
+	for _, c := range []struct {
+		buildNs float64
+		want    filters.Kind
+	}{{0, filters.Fuse}, {9e6, filters.Fuse}, {11e6, filters.Blocked}, {40e6, filters.Blocked}} {
+		fast.BuildNs = c.buildNs
+		if got := Rank(w, DefaultConstants, []Candidate{slow, fast})[0]; got.Kind != c.want {
+			t.Errorf("fuse built in %v ms (probes 8 ms faster, blocked built in 2): chose %s, want %s", c.buildNs/1e6, got.Kind, c.want)
+		}
 	}
 }
 

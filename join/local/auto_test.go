@@ -3,6 +3,7 @@ package local
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"math"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/filters/choose"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/join"
 )
@@ -120,16 +122,18 @@ func TestFilterAuto(t *testing.T) {
 	}
 }
 
-// measuredTimings are the probe times (16 bits a key) and decode times that
-// the filter auto measured on TestFilterAuto's data, 1,500 keys (AMD EPYC,
-// 2 cores, go1.26.8, 2026-11-27; medians of two runs, rounded).
+// measuredTimings are the probe times (16 bits a key), decode times and
+// build times that the filter auto measured on TestFilterAuto's data,
+// 1,500 keys, its threads' CPU time (lockCPUClock; AMD EPYC, 2 cores,
+// go1.26.8, 2026-11-28; medians of 9 timings, rounded).
 var measuredTimings = map[filters.Kind]join.AutoTiming{
-	filters.Exact:   {ProbeNs: 6.4, DecodeNsPerByte: 0.5},
-	filters.Bloom:   {ProbeNs: 70, DecodeNsPerByte: 1.0},
-	filters.Blocked: {ProbeNs: 20, DecodeNsPerByte: 1.0},
-	filters.CBF:     {ProbeNs: 15, DecodeNsPerByte: 1.2},
-	filters.ACBF:    {ProbeNs: 11, DecodeNsPerByte: 2.0},
-	filters.Cuckoo:  {ProbeNs: 23, DecodeNsPerByte: 1.3},
+	filters.Exact:   {ProbeNs: 4.4, DecodeNsPerByte: 1.1, BuildNsPerKey: 13},
+	filters.Bloom:   {ProbeNs: 25, DecodeNsPerByte: 1.0, BuildNsPerKey: 50},
+	filters.Blocked: {ProbeNs: 17, DecodeNsPerByte: 1.2, BuildNsPerKey: 23},
+	filters.CBF:     {ProbeNs: 10, DecodeNsPerByte: 1.2, BuildNsPerKey: 13},
+	filters.ACBF:    {ProbeNs: 8.6, DecodeNsPerByte: 2.8, BuildNsPerKey: 33},
+	filters.Cuckoo:  {ProbeNs: 17, DecodeNsPerByte: 1.4, BuildNsPerKey: 176},
+	filters.Fuse:    {ProbeNs: 7.2, DecodeNsPerByte: 1.6, BuildNsPerKey: 91},
 }
 
 // pipeOf returns a path that reads the file at path through a pipe (a
@@ -151,4 +155,109 @@ func pipeOf(t *testing.T, path string) string {
 	}()
 	t.Cleanup(func() { pr.Close() })
 	return "/dev/fd/" + strconv.Itoa(int(pr.Fd()))
+}
+
+// TestCalibrate: each sized kind is built at the ends of its sizes and
+// every size becomes a candidate: its bytes grow and its formula FP falls
+// with its bits, an injected timing stands for every size (probe, build a
+// key times the keys, decode a byte times the bytes), and a filter built
+// over all the keys (at most autoCalibrationKeys of them) at a size costs
+// no build and holds every key. Timed for real, every time is positive and
+// finite (how large depends on the machine, so it is not asserted).
+func TestCalibrate(t *testing.T) {
+	r := testutil.Rand(testutil.Seed(t))
+	mk := func(n int) [][]byte {
+		keys := make([][]byte, n)
+		for i := range keys {
+			keys[i] = binary.LittleEndian.AppendUint64(nil, r.Uint64())
+		}
+		return keys
+	}
+	for _, n := range []int{20_000, autoCalibrationKeys} {
+		keys := mk(n)
+		sub := keys[:min(n, autoCalibrationKeys)]
+		probes := append(mk(1800), sub[:200]...) // a tenth of them hit
+		ready := probeSample{wait: func() error { return nil }, keys: func() probeKeys { return probeKeys{probes, probes} }}
+		for _, kind := range choose.Kinds {
+			if kind == filters.None {
+				continue
+			}
+			timing := join.AutoTiming{ProbeNs: 7, DecodeNsPerByte: 2, BuildNsPerKey: 50}
+			cands, cals, err := calibrate(context.Background(), kind, keys, sub, ready, choose.Workload{}, map[filters.Kind]join.AutoTiming{kind: timing})
+			if err != nil || len(cands) == 0 || len(cals) == 0 {
+				t.Fatalf("%s, %d keys: %d candidates, %d calibrations, %v", kind, n, len(cands), len(cals), err)
+			}
+			if kind != filters.Exact {
+				_, bpks, _, _ := choose.Sized(kind, uint64(n))
+				if len(cands) != len(bpks) || cals[0].bits != bpks[0] || cals[len(cals)-1].bits != bpks[len(bpks)-1] {
+					t.Errorf("%s, %d keys: %d candidates, calibrated at %v..%v bits, sizes %v", kind, n, len(cands), cals[0].bits, cals[len(cals)-1].bits, bpks)
+				}
+			}
+			for i, c := range cands {
+				built := false
+				for _, cal := range cals {
+					built = built || cal.all && cal.bits == c.BitsPerKey
+				}
+				wantBuild := 50 * float64(n)
+				if built {
+					wantBuild = 0
+				}
+				if c.ProbeNs != 7 || math.Abs(c.BuildNs-wantBuild) > 1e-6*wantBuild || math.Abs(c.DecodeNs/float64(c.Bytes)-2) > 0.01 {
+					t.Errorf("%s %v bits, %d keys: probe %v, build %v (want %v), decode %v for %d bytes", kind, c.BitsPerKey, n, c.ProbeNs, c.BuildNs, wantBuild, c.DecodeNs, c.Bytes)
+				}
+				if i > 0 && (c.Bytes < cands[i-1].Bytes || c.FPP > cands[i-1].FPP) {
+					t.Errorf("%s %v bits: %d bytes at FP %v, after %d bytes at FP %v", kind, c.BitsPerKey, c.Bytes, c.FPP, cands[i-1].Bytes, cands[i-1].FPP)
+				}
+			}
+			for _, cal := range cals {
+				if !cal.all {
+					continue
+				}
+				for _, k := range keys {
+					if !cal.f.Contains(k) {
+						t.Fatalf("%s at %v bits, built over all %d keys: a key is missing", kind, cal.bits, n)
+					}
+				}
+			}
+			// Timed for real.
+			cands, _, err = calibrate(context.Background(), kind, keys, sub, ready, choose.Workload{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cands {
+				if !(c.ProbeNs > 0) || !(c.BuildNs >= 0) || !(c.DecodeNs > 0) || math.IsInf(c.ProbeNs+c.BuildNs+c.DecodeNs, 0) {
+					t.Errorf("%s %v bits, %d keys, timed: probe %v, build %v, decode %v ns", kind, c.BitsPerKey, n, c.ProbeNs, c.BuildNs, c.DecodeNs)
+				}
+			}
+			// What it may not choose is not built: sizes over a budget of
+			// 6 bits a key, every size of a kind that cannot delete when
+			// deletes are needed. Every size is still a candidate, with its
+			// bytes, for the ranking to exclude.
+			for _, w := range []choose.Workload{{Budget: int64(6 * n / 8)}, {NeedDeletes: true}} {
+				limited, cals, err := calibrate(context.Background(), kind, keys, sub, ready, w, nil)
+				if err != nil || len(limited) != len(cands) {
+					t.Fatalf("%s, %d keys, %+v: %d candidates (%d without), %v", kind, n, w, len(limited), len(cands), err)
+				}
+				sp, _ := filters.Lookup(string(kind))
+				for _, cal := range cals {
+					if w.NeedDeletes && !sp.Deletes || w.Budget > 0 && int64(cal.memBits/8) > w.Budget {
+						t.Errorf("%s, %d keys, %+v: calibrated at %v bits (%d bytes)", kind, n, w, cal.bits, cal.memBits/8)
+					}
+				}
+				for _, ch := range choose.Rank(choose.Workload{Rows: 1e6, Mappers: 2, Budget: w.Budget, NeedDeletes: w.NeedDeletes}, choose.DefaultConstants, limited) {
+					if ch.Excluded == "" && ch.ProbeNs == 0 {
+						t.Errorf("%s %v bits, %d keys, %+v: not measured, not excluded (%d bytes)", kind, ch.BitsPerKey, n, w, ch.Bytes)
+					}
+				}
+			}
+		}
+	}
+	// interpolate: linear between two sizes, the one size's value alone.
+	two := []calibration{{bits: 4, probeNs: 10}, {bits: 32, probeNs: 38}}
+	if got := interpolate(two, 18, func(c calibration) float64 { return c.probeNs }); got != 24 {
+		t.Errorf("interpolate at 18 bits between 10 at 4 and 38 at 32: %v, want 24", got)
+	}
+	if got := interpolate(two[:1], 18, func(c calibration) float64 { return c.probeNs }); got != 10 {
+		t.Errorf("interpolate of one calibration: %v, want 10", got)
+	}
 }

@@ -30,12 +30,13 @@ var errNotCanonical = errors.New("join: a key that is no canonical integer, its 
 // deferring reports whether the join opt decides an inferred key type in
 // its build: nothing before the build reads the type there. Not with
 // Skew auto (its sample encodes the large side's keys before the build),
-// nor a bank join (its bank is checked against the type), nor a join
+// nor Filter auto (its sample of the large side is read while the build
+// runs, its keys encoded by the type), nor a bank join (its bank is checked against the type), nor a join
 // that writes before its reduce (left, right, full, semi and anti begin
 // their output, typed by the key, before the build; right and full write
 // the key rows whose key cannot match in it).
 var deferring = func(opt join.Options) bool {
-	return opt.JoinType == join.JoinInner && opt.Skew != join.SkewAuto && opt.Bank == ""
+	return opt.JoinType == join.JoinInner && opt.Skew != join.SkewAuto && opt.Filter != join.FilterAuto && opt.Bank == ""
 }
 
 // inferring is a build's checks of the deferred key columns: each value

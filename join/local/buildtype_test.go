@@ -120,3 +120,24 @@ func deferredColumns(t *testing.T, opt join.Options) int {
 	defer x.close()
 	return len(x.pair.Deferred)
 }
+
+// TestDeferringWhen: the build decides an inferred key type only where
+// nothing reads the type before or during it: an inner join without Skew
+// auto, Filter auto (its sample of the large side is read during the
+// build, its keys encoded by the type) or a bank.
+func TestDeferringWhen(t *testing.T) {
+	for _, c := range []struct {
+		opt  join.Options
+		want bool
+	}{
+		{join.Options{JoinType: join.JoinInner}, true},
+		{join.Options{JoinType: join.JoinLeft}, false},
+		{join.Options{JoinType: join.JoinInner, Skew: join.SkewAuto}, false},
+		{join.Options{JoinType: join.JoinInner, FilterChoice: join.FilterChoice{Filter: join.FilterAuto}}, false},
+		{join.Options{JoinType: join.JoinInner, BankJoin: join.BankJoin{Bank: "b"}}, false},
+	} {
+		if got := deferring(c.opt); got != c.want {
+			t.Errorf("deferring(%+v) = %v, want %v", c.opt, got, c.want)
+		}
+	}
+}

@@ -51,6 +51,8 @@ type execution struct {
 	timings      map[string]float64
 	stopHeap     func()
 	peakHeap     uint64
+	// stops end what a phase left running (Filter auto's sample), at close.
+	stops []func()
 }
 
 // start opens both sides, finds their join columns and makes the shuffle.
@@ -95,8 +97,12 @@ func (x *execution) takeTypes() {
 	x.opt.KeyTypes, x.opt.KeyType = x.typing.Types, key.JoinTypes(x.typing.Types)
 }
 
-// close releases the inputs and the shuffle's memory and spill files.
+// close ends what the phases left running (stops), and releases the
+// inputs and the shuffle's memory and spill files.
 func (x *execution) close() {
+	for _, stop := range x.stops {
+		stop()
+	}
 	x.stopHeap()
 	if x.pair != nil {
 		x.pair.Close()

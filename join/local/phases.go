@@ -43,10 +43,11 @@ func (x *execution) plan() []phase {
 	}
 	b := &keysPhase{}
 	f := &filterPhase{keys: b}
-	ps = append(ps, b)
 	if x.opt.Filter == join.FilterAuto {
 		f.auto = &autoPhase{keys: b}
-		ps = append(ps, f.auto)
+		ps = append(ps, &autoSamplePhase{auto: f.auto}, b, f.auto)
+	} else {
+		ps = append(ps, b)
 	}
 	ps = append(ps, f)
 	var ex *exclusionsPhase
@@ -111,16 +112,32 @@ func (p *keysPhase) report(x *execution, rep *join.Report) {
 	rep.Keys.KeysNull, rep.Keys.KeysUnmatchable = p.stats.cannot.null, p.stats.cannot.unmatchable
 }
 
+// autoSamplePhase starts reading the large side's sample for Filter auto,
+// which the build's reading of the key side hides (the sample needs no
+// key); the autoPhase waits for it. Its lap is the build's: the first
+// phase's lap holds the run's setup (opening the sides), which was the
+// build's before this phase came first, and "auto" stays the decision's.
+type autoSamplePhase struct{ auto *autoPhase }
+
+func (*autoSamplePhase) name() string { return "build" }
+func (p *autoSamplePhase) run(ctx context.Context, x *execution) error {
+	p.auto.sample = x.startAutoSample(ctx)
+	x.stops = append(x.stops, p.auto.sample.stop) // a failed build: no reader left behind
+	return nil
+}
+func (*autoSamplePhase) report(*execution, *join.Report) {}
+
 // autoPhase chooses the filter (Filter auto) and builds it.
 type autoPhase struct {
-	keys  *keysPhase
-	rep   *join.AutoReport
-	built *filters.Built
+	keys   *keysPhase
+	sample *autoSample
+	rep    *join.AutoReport
+	built  *filters.Built
 }
 
 func (*autoPhase) name() string { return "auto" }
 func (p *autoPhase) run(ctx context.Context, x *execution) (err error) {
-	p.rep, p.built, err = x.chooseFilter(ctx, p.keys.list, p.keys.stats.index)
+	p.rep, p.built, err = x.chooseFilter(ctx, p.keys.list, p.keys.stats.index, p.sample)
 	return err
 }
 func (p *autoPhase) report(_ *execution, rep *join.Report) { rep.Auto = p.rep }

@@ -69,11 +69,16 @@ type hotKey struct {
 	share float64
 }
 
-// skewSample is what a sampling pass read: each distinct key's rows, and
-// how much of the side the sample covered.
+// skewSample is what a sampling pass read: each distinct key's rows (or,
+// with sampleShape.inOrder, the keys in the order read), and how much of
+// the side the sample covered.
 type skewSample struct {
-	source  string // which side: "input sample" or "key side sample"
-	counts  map[string]int64
+	source string // which side: "input sample" or "key side sample"
+	counts map[string]int64
+	// keys holds the sampled rows' keys one after another, key i ending
+	// at ends[i] (inOrder; counts is nil then).
+	keys    []byte
+	ends    []int
 	rows    int64   // rows sampled
 	bytes   int64   // their bytes, line ends included
 	size    int64   // the side's bytes after the header
@@ -81,7 +86,7 @@ type skewSample struct {
 	note    string  // why nothing was sampled
 	// parseNs is the time the sampled rows took to parse and key, each
 	// part's first row (which reads the part's first buffer) left out, over
-	// parsedRows rows.
+	// parsedRows rows: the reading thread's CPU time (lockCPUClock).
 	parseNs    int64
 	parsedRows int64
 }
@@ -103,29 +108,42 @@ func (x *execution) sample(ctx context.Context) (*skewSample, error) {
 	return &skewSample{note: "both sides are streams: nothing to sample, plain partitioning"}, nil
 }
 
+// sampleShape is what a sampling pass reads: the first partRows rows of
+// parts evenly spaced pieces. inOrder keeps the keys in the order read
+// (skewSample.keys) instead of counting them: Filter auto looks each one
+// up once, and a map of 16,384 keys built for nothing cost it half of its
+// sample's time (its growth and a string a key).
+type sampleShape struct {
+	parts, partRows int
+	inOrder         bool
+}
+
 // sampleSide reads up to samplePartRows rows at the start of each of
 // sampleParts evenly spaced pieces of s (a regular file), opened anew, and
 // counts their keys (ks). Malformed rows and keys that do not parse are
 // skipped: the map phase reports them.
 func (x *execution) sampleSide(ctx context.Context, s *source.Side, ks key.Spec, origin string) (*skewSample, error) {
-	return x.sampleSideN(ctx, s, ks, origin, sampleParts, samplePartRows)
+	return x.sampleSideN(ctx, s, ks, origin, sampleShape{parts: sampleParts, partRows: samplePartRows})
 }
 
-// sampleSideN is sampleSide with parts pieces of partRows rows.
-func (x *execution) sampleSideN(ctx context.Context, s *source.Side, ks key.Spec, origin string, parts, partRows int) (*skewSample, error) {
+// sampleSideN is sampleSide with the pieces of shape.
+func (x *execution) sampleSideN(ctx context.Context, s *source.Side, ks key.Spec, origin string, shape sampleShape) (*skewSample, error) {
+	parts, partRows := shape.parts, shape.partRows
 	if s.Tab != nil {
-		return x.sampleTable(ctx, s, ks, origin, parts, partRows)
+		return x.sampleTable(ctx, s, ks, origin, shape)
 	}
 	in, err := csvscan.OpenInput(ctx, s.Path, csvscan.InputOptions{Parts: parts, SkipBad: true, Sample: true, Name: s.Name, Sep: s.Sep})
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	smp := &skewSample{source: origin, counts: map[string]int64{}, size: in.Size}
+	now, unlock := lockCPUClock()
+	defer unlock()
+	smp := newSample(origin, in.Size, shape)
 	// The keys of a part are kept in one buffer and counted after the part
-	// is read, so that the parse time leaves the counting out.
-	var keys []byte
-	var ends []int
+	// is read, so that the parse time leaves the counting out (inOrder:
+	// the buffer is the sample's, never reset).
+	keys, ends := smp.keys, smp.ends
 	var batch csvscan.Batch
 	for {
 		if err := ctx.Err(); err != nil {
@@ -139,8 +157,11 @@ func (x *execution) sampleSideN(ctx context.Context, s *source.Side, ks key.Spec
 			break
 		}
 		p.SkipBad(func(*csvscan.ParseError) {})
-		keys, ends = keys[:0], ends[:0]
-		var start time.Time
+		if !shape.inOrder {
+			keys, ends = keys[:0], ends[:0]
+		}
+		before := len(ends)
+		start := time.Duration(-1) // not timed yet
 		add := func(fields [][]byte) {
 			if k, err := ks.Append(keys, fields); err == nil {
 				keys = k
@@ -154,7 +175,7 @@ func (x *execution) sampleSideN(ctx context.Context, s *source.Side, ks key.Spec
 			one := make([][]byte, ks.Cols[0]+1)
 			for n, first := 0, true; n < partRows && p.NextBatch(ks.Cols[0], min(mapBatch, partRows-n), &batch); first = false {
 				if first {
-					start = time.Now()
+					start = now()
 				} else {
 					smp.parsedRows += int64(batch.Len()) // timed, whether its keys parse or not
 				}
@@ -168,7 +189,7 @@ func (x *execution) sampleSideN(ctx context.Context, s *source.Side, ks key.Spec
 		} else {
 			for n := 0; n < partRows && p.Next(); n++ {
 				if n == 1 {
-					start = time.Now()
+					start = now()
 				}
 				smp.bytes += int64(len(p.Raw())) + 1
 				if n >= 1 {
@@ -177,20 +198,26 @@ func (x *execution) sampleSideN(ctx context.Context, s *source.Side, ks key.Spec
 				add(p.Fields())
 			}
 		}
-		if !start.IsZero() {
-			smp.parseNs += time.Since(start).Nanoseconds()
+		if start >= 0 {
+			smp.parseNs += (now() - start).Nanoseconds()
 		}
 		err = p.Err()
 		p.Release()
 		if err != nil {
 			return nil, err
 		}
+		smp.rows += int64(len(ends) - before)
+		if shape.inOrder {
+			continue
+		}
 		lo := 0
 		for _, e := range ends {
 			smp.counts[string(keys[lo:e])]++
 			lo = e
 		}
-		smp.rows += int64(len(ends))
+	}
+	if shape.inOrder {
+		smp.keys, smp.ends = keys, ends
 	}
 	if smp.bytes > 0 {
 		smp.estRows = max(float64(smp.size)*float64(smp.rows)/float64(smp.bytes), float64(smp.rows))
@@ -198,14 +225,28 @@ func (x *execution) sampleSideN(ctx context.Context, s *source.Side, ks key.Spec
 	return smp, nil
 }
 
+// newSample is an empty sample of a side of size bytes, its key buffers
+// sized for the rows of shape (inOrder) or its map.
+func newSample(origin string, size int64, shape sampleShape) *skewSample {
+	smp := &skewSample{source: origin, size: size}
+	if shape.inOrder {
+		rows := shape.parts * shape.partRows
+		smp.keys, smp.ends = make([]byte, 0, 16*rows), make([]int, 0, rows)
+	} else {
+		smp.counts = map[string]int64{}
+	}
+	return smp
+}
+
 // sampleTable is sampleSideN of a table (not a stream): the first
 // partRows rows of parts chunks evenly spaced, keyed as the map phase keys
 // them (chunkKeys); a row's bytes are its chunk's uncompressed bytes a
 // row, its parse time the decoding and keying of its chunk's key columns
 // a row.
-func (x *execution) sampleTable(ctx context.Context, s *source.Side, ks key.Spec, origin string, parts, partRows int) (*skewSample, error) {
+func (x *execution) sampleTable(ctx context.Context, s *source.Side, ks key.Spec, origin string, shape sampleShape) (*skewSample, error) {
+	parts, partRows := shape.parts, shape.partRows
 	t := s.Tab
-	smp := &skewSample{source: origin, counts: map[string]int64{}, size: s.Size}
+	smp := newSample(origin, s.Size, shape)
 	chunks := t.Chunks()
 	if chunks <= 0 {
 		return smp, nil
@@ -216,6 +257,8 @@ func (x *execution) sampleTable(ctx context.Context, s *source.Side, ks key.Spec
 		totalBytes += t.ChunkBytes(i)
 	}
 	m := &mapWorker{tm: newTableMapper(s)}
+	now, unlock := lockCPUClock()
+	defer unlock()
 	seen := map[int]bool{}
 	for p := range min(parts, chunks) {
 		i := p * chunks / min(parts, chunks)
@@ -227,7 +270,7 @@ func (x *execution) sampleTable(ctx context.Context, s *source.Side, ks key.Spec
 			return nil, err
 		}
 		c := &source.Chunk{Side: s, Index: i, Rows: int(t.ChunkRows(i))}
-		start := time.Now()
+		start := now()
 		cols, err := c.Read(ks.Cols)
 		if err != nil {
 			return nil, err
@@ -238,13 +281,18 @@ func (x *execution) sampleTable(ctx context.Context, s *source.Side, ks key.Spec
 				return nil, err
 			}
 			for _, k := range m.tm.keys {
-				smp.counts[string(k)]++
+				if shape.inOrder {
+					smp.keys = append(smp.keys, k...)
+					smp.ends = append(smp.ends, len(smp.keys))
+				} else {
+					smp.counts[string(k)]++
+				}
 			}
 			smp.rows += int64(len(m.tm.keys))
 		}
 		// The column chunk is decoded whole: its time a row is over all
 		// its rows.
-		smp.parseNs += time.Since(start).Nanoseconds() * int64(n) / int64(max(cols[0].Len(), 1))
+		smp.parseNs += (now() - start).Nanoseconds() * int64(n) / int64(max(cols[0].Len(), 1))
 		smp.parsedRows += int64(n)
 		if c.Rows > 0 {
 			smp.bytes += t.ChunkBytes(i) * int64(n) / int64(c.Rows)

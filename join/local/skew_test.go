@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -495,5 +496,52 @@ func TestSkewOption(t *testing.T) {
 	_, err = join.Options{Sides: join.Sides{Keys: "k", Input: "i"}, Skew: "sometimes"}.Resolve()
 	if !errors.Is(err, join.ErrOptions) || !strings.Contains(err.Error(), "Skew") {
 		t.Errorf("Skew sometimes: %v, want an error naming Skew", err)
+	}
+}
+
+// TestSampleInOrder: a sample that keeps its keys in order (Filter auto's)
+// reads the same rows as one that counts them (Skew's), on a CSV file and
+// a Parquet one: the same keys as often, rows, bytes and estimate.
+func TestSampleInOrder(t *testing.T) {
+	dir := t.TempDir()
+	keys, input := skewFiles(t, dir, 7, 30_000)
+	pq := filepath.Join(dir, "input.parquet")
+	if _, err := ConvertCSVFile(context.Background(), input, pq, 2000, dir); err != nil { // 15 row groups
+		t.Fatal(err)
+	}
+	for _, in := range []string{input, pq} {
+		opt, err := join.Options{Sides: join.Sides{Keys: keys, Input: in}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}}.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := start(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shape := sampleShape{parts: 8, partRows: 700}
+		counted, err := x.sampleSideN(context.Background(), x.input, x.joinSpec, "s", shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shape.inOrder = true
+		listed, err := x.sampleSideN(context.Background(), x.input, x.joinSpec, "s", shape)
+		x.close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int64{}
+		lo := 0
+		for _, e := range listed.ends {
+			got[string(listed.keys[lo:e])]++
+			lo = e
+		}
+		if listed.counts != nil || counted.keys != nil || !maps.Equal(got, counted.counts) || listed.rows != counted.rows || listed.rows != int64(len(listed.ends)) ||
+			listed.bytes != counted.bytes || listed.estRows != counted.estRows {
+			t.Errorf("%s: in order %d rows (%d keys, %d distinct), %d bytes, est %v; counted %d rows (%d distinct), %d bytes, est %v",
+				filepath.Base(in), listed.rows, len(listed.ends), len(got), listed.bytes, listed.estRows, counted.rows, len(counted.counts), counted.bytes, counted.estRows)
+		}
+		if listed.rows == 0 {
+			t.Errorf("%s: nothing sampled", filepath.Base(in))
+		}
 	}
 }
