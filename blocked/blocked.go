@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 	"unsafe"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
@@ -202,6 +204,57 @@ func (f *Filter) Add(key []byte) {
 	if f.n < math.MaxUint64 { // Len saturates, never wraps to 0 (a decoded header can start it at 2^64-1)
 		f.n++
 	}
+}
+
+// Build returns a filter of bits bits (as New rounds them) and k probes
+// holding keys, as New then Add of each key would. From 2^18 probes on it
+// adds them on up to four goroutines (one a CPU), each owning a range of
+// the blocks: each reads every key and adds only those of its blocks, so
+// no block is written by two and the filter is the same whatever the
+// count (TestBuildWorkers). O(m + n*k), the keys hashed once a goroutine.
+func Build(bits uint64, k int, keys [][]byte) (*Filter, error) {
+	f, err := New(bits, k)
+	if err != nil {
+		return nil, err
+	}
+	workers := buildWorkers(len(keys) * k)
+	if workers <= 1 || f.blocks < uint64(workers) {
+		for _, key := range keys {
+			f.Add(key)
+		}
+		return f, nil
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := f.blocks*uint64(w)/uint64(workers), f.blocks*uint64(w+1)/uint64(workers)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, key := range keys {
+				h1, h2 := hashing.Sum(key)
+				if b := hashing.Reduce(h1, f.blocks); b < lo || b >= hi {
+					continue
+				}
+				blk := f.block(h1)
+				setBits(blk, h2, min(f.k, probesPerWord))
+				for j := 1; j*probesPerWord < f.k; j++ {
+					setBits(blk, probeWord(h2, j), min(f.k-j*probesPerWord, probesPerWord))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	f.n = uint64(len(keys))
+	return f, nil
+}
+
+// buildWorkers is how many goroutines Build adds probes probes with: one
+// below 2^18 probes; else one a CPU, at most 4.
+var buildWorkers = func(probes int) int {
+	if probes < 1<<18 {
+		return 1
+	}
+	return min(runtime.GOMAXPROCS(0), 4)
 }
 
 // Contains reports whether key may be in the filter: true for every key added

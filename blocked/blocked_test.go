@@ -326,3 +326,46 @@ func TestEqual(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildWorkers: Build on 1, 2, 3 and 7 goroutines makes the filter New
+// and an Add a key make, byte for byte: one block, a few, many; k within a
+// probe word and beyond it; repeated keys.
+func TestBuildWorkers(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	defer func(f func(int) int) { buildWorkers = f }(buildWorkers)
+	for _, c := range []struct {
+		bits uint64
+		k, n int
+	}{{512, 3, 20}, {512 * 5, 9, 400}, {512 * 1001, 16, 30_000}, {1 << 22, 7, 60_000}} {
+		base := testutil.Keys(rng.Uint64(), uint64(c.n))
+		keys := make([][]byte, c.n)
+		for i := range keys {
+			keys[i] = base[rng.IntN(c.n)]
+		}
+		want := mustNew(t, c.bits, c.k)
+		for _, key := range keys {
+			want.Add(key)
+		}
+		wantBytes, err := want.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []int{1, 2, 3, 7} {
+			buildWorkers = func(int) int { return w }
+			f, err := Build(c.bits, c.k, keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := f.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !f.Equal(want) || string(got) != string(wantBytes) {
+				t.Fatalf("bits=%d k=%d n=%d, %d goroutines: a filter other than the Adds'", c.bits, c.k, c.n, w)
+			}
+		}
+	}
+	if _, err := Build(512, 0, nil); !errors.Is(err, ErrConfig) {
+		t.Errorf("Build(512, 0) = %v, want ErrConfig", err)
+	}
+}

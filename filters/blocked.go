@@ -57,12 +57,9 @@ func (blockedKind) size(n uint64, s Sizing) (Params, error) {
 
 func (blockedKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) {
 	bp := p.(blockedParams)
-	f, err := blocked.New(bp.Bits, bp.K)
+	f, err := blocked.Build(bp.Bits, bp.K, keys) // on several goroutines for many keys
 	if err != nil {
 		return nil, nil, 0, err
-	}
-	for _, key := range keys {
-		f.Add(key)
 	}
 	return f, blockedParamsOf(f), f.SerializedSize(), nil
 }

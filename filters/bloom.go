@@ -64,9 +64,7 @@ func (k bloomKind) size(n uint64, s Sizing) (Params, error) { return k.counterBu
 func (bloomKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) {
 	bp := p.(bloomParams)
 	bf := newBloomFilter(bloom.New(uint(bp.Bits), uint(bp.K)))
-	for _, key := range keys {
-		bf.p.add(key)
-	}
+	bf.p.addAll(keys) // on several goroutines for many keys
 	var sz countWriter
 	if _, err := bf.f.WriteTo(&sz); err != nil {
 		return nil, nil, 0, err

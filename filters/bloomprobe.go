@@ -2,6 +2,8 @@ package filters
 
 import (
 	"math/bits"
+	"runtime"
+	"sync"
 
 	"github.com/bits-and-blooms/bloom/v3"
 
@@ -54,6 +56,49 @@ func (p *bloomProbe) add(key []byte) {
 		b := fastMod(bloomLocation(&h, i), p.m, p.mh, p.ml)
 		p.words[b>>6] |= 1 << (b & 63)
 	}
+}
+
+// addAll adds keys, on up to four goroutines (one a CPU) from 2^18 probes
+// on, each owning a range of the words: each reads every key and sets only
+// its bits in its range, so no word is written by two, and the bits are
+// add's, key by key, whatever the count (setting bits commutes). O(n*k),
+// the keys hashed once a goroutine.
+func (p *bloomProbe) addAll(keys [][]byte) {
+	workers := buildWorkers(len(keys) * p.k)
+	nw := uint64(len(p.words))
+	if workers <= 1 || nw < uint64(workers) {
+		for _, key := range keys {
+			p.add(key)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := nw*uint64(w)/uint64(workers), nw*uint64(w+1)/uint64(workers)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, key := range keys {
+				h := bloomHashes(key)
+				for i := range uint64(p.k) {
+					b := fastMod(bloomLocation(&h, i), p.m, p.mh, p.ml)
+					if wi := b >> 6; wi >= lo && wi < hi {
+						p.words[wi] |= 1 << (b & 63)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// buildWorkers is how many goroutines a filter of probes probes is built
+// on: one below 2^18 probes; else one a CPU, at most 4.
+var buildWorkers = func(probes int) int {
+	if probes < 1<<18 {
+		return 1
+	}
+	return min(runtime.GOMAXPROCS(0), 4)
 }
 
 // contains is the library's Test(key). O(k).

@@ -162,3 +162,37 @@ func TestBatchesMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestBloomAddAll: addAll on 1 to 7 goroutines sets the bits the library's
+// Add sets key by key, byte for byte in the encoded filter: sizes of one
+// word, an odd count of words and many, k from 1 to 22.
+func TestBloomAddAll(t *testing.T) {
+	defer func(f func(int) int) { buildWorkers = f }(buildWorkers)
+	for _, c := range []struct {
+		m uint
+		k uint
+		n uint64
+	}{{64, 3, 10}, {1000, 7, 300}, {64 * 1001, 22, 5000}, {1 << 20, 4, 50_000}} {
+		keys := testutil.Keys(uint64(c.m), c.n)
+		want := bloom.New(c.m, c.k)
+		for _, key := range keys {
+			want.Add(key)
+		}
+		wantBytes, err := want.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []int{1, 2, 3, 7} {
+			buildWorkers = func(int) int { return w }
+			f := newBloomFilter(bloom.New(c.m, c.k))
+			f.p.addAll(keys)
+			got, err := f.f.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(wantBytes) {
+				t.Fatalf("m=%d k=%d n=%d, %d goroutines: bits other than Add's", c.m, c.k, c.n, w)
+			}
+		}
+	}
+}
