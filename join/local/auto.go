@@ -147,11 +147,15 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte, index keyIn
 	cals := make([][]calibration, len(choose.Kinds)) // each kind's filters as calibrated
 	errs := make([]error, len(choose.Kinds))
 	var wg sync.WaitGroup
+	// The kinds see the workload as it is before the sample fills it in
+	// (ready writes w while kinds run; calibrate reads only its budget and
+	// need for deletes, set already).
+	w0 := w
 	for i, kind := range choose.Kinds {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i], cals[i], errs[i] = calibrate(ctx, kind, keys, sub, probeSample{wait: waitSample, keys: func() probeKeys { return probes }}, w, x.opt.AutoTimings)
+			results[i], cals[i], errs[i] = calibrate(ctx, kind, keys, sub, probeSample{wait: waitSample, keys: func() probeKeys { return probes }}, w0, x.opt.AutoTimings)
 		})
 	}
 	wg.Wait()
