@@ -57,7 +57,7 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 	}
 	if f := r.FilterOff; f != nil {
-		fmt.Fprintf(w, "filter off: %d of %d mappers stopped probing, the first after %d rows: %.1f%% passed, and a probe took %.1f ns (the fastest batch) where it saved %.1f ns of shuffle on average (%.1f ns of a mapper's time a dropped row); %d rows shuffled unprobed and joined exactly\n",
+		fmt.Fprintf(w, "filter off: %d of %d mappers stopped probing, the first after %d rows: %.1f%% passed, and a probe took %.1f ns (the median batch) where it saved %.1f ns of shuffle on average (%.1f ns of a mapper's time a dropped row); %d rows shuffled unprobed and joined exactly\n",
 			f.Mappers, r.Settings.Mappers, f.AfterRows, 100*f.PassRate, f.ProbeNs, (1-f.PassRate)*f.ShuffleNsEach, f.ShuffleNsEach, f.Unprobed)
 	}
 	if r.BypassedRecords > 0 {

@@ -24,25 +24,24 @@ import (
 //
 // Each sized kind is built over at most autoCalibrationKeys of the keys at
 // the least and the most bits a key it is weighed at (choose.Sized), the
-// exact set over as many; their builds are timed, and their probes in
-// passes over autoProbeKeys of the sampled rows' keys, each pass over keys
-// of its own (a filter larger than a cache would have the lines an earlier
-// pass touched in it: the exact set of 100,000 sparse integer keys, 2 MB,
-// was timed at 12 ns a probe where it cost the map phase about 27), at
-// least autoProbeReps passes and autoProbeTime in all, the fastest pass
-// counting (one pass of 2,048 probes takes 20-80 us). Sizes between
-// the two are interpolated: a Bloom or blocked filter's probes and build
-// grow with its hash functions, which grow with its bits a key (a blocked
-// filter's probe took 18 ns at 4 bits and 34 at 32, where one timing at
-// 16 bits stood for every size).
+// exact set over as many; their builds are timed, and then the probes of
+// all of them in autoProbeRounds rounds (timeAllProbes), a pass over
+// autoProbeKeys of the sampled rows' keys each, each round over keys of its
+// own (a filter larger than a cache would have the lines an earlier pass
+// touched in it: the exact set of 100,000 sparse integer keys, 2 MB, was
+// timed at 12 ns a probe where it cost the map phase about 27), the
+// fastest pass counting (one pass of 2,048 probes takes 20-80 us). Sizes
+// between the two are interpolated: a Bloom or blocked filter's probes and
+// build grow with its hash functions, which grow with its bits a key (a
+// blocked filter's probe took 18 ns at 4 bits and 34 at 32, where one
+// timing at 16 bits stood for every size).
 const (
 	autoSampleParts      = 16
 	autoSamplePartRows   = 1024
 	autoCalibrationKeys  = 1 << 11
 	exactCalibrationKeys = autoCalibrationKeys
 	autoProbeKeys        = 1 << 11 // a pass's probes, of the sampled rows' keys in random order
-	autoProbeReps        = 2
-	autoProbeTime        = 40 * time.Microsecond
+	autoProbeRounds      = 3
 )
 
 // streamRows stands for the large side's rows when it is a stream and
@@ -88,18 +87,19 @@ func (s *autoSample) stop() {
 	<-s.done
 }
 
-// chooseFilter is Options.Filter auto, after the build. With the sample of
-// the large side (its selectivity, row bytes and parse time: sample, read
-// during the build), it builds each kind of choose.Kinds over at most
-// autoCalibrationKeys of the keys (a stride through them) at the ends of
-// its sizes, timing the builds; it then times each one's probes on the
-// sampled rows (their members standing in for the sample's), and the
-// encoding and decoding of one of them, ranks every kind and size with
-// choose.Rank, and sets x.opt.Filter and x.opt.Sizing to the cheapest that
-// fits the budget and the need for deletes. It returns the filter chosen
-// when the calibration built it already over all the keys (else nil: build
-// it). O(n + kinds x (autoCalibrationKeys + probes)); the kinds are built
-// and timed one a core.
+// chooseFilter is Options.Filter auto, after the build. It builds each
+// kind of choose.Kinds over at most autoCalibrationKeys of the keys (a
+// stride through them) at the ends of its sizes, timing the builds and the
+// encoding and decoding of one of them (prepareKind), while it takes the
+// selectivity, row bytes and parse time from the sample of the large side
+// (sample, read during the build); it then times every filter's probes on
+// the sampled rows (their members standing in for the sample's) in rounds
+// (timeAllProbes), ranks every kind and size with choose.Rank, and sets
+// x.opt.Filter and x.opt.Sizing to the cheapest that fits the budget and
+// the need for deletes. It returns the filter chosen when the calibration
+// built it already over all the keys (else nil: build it). O(n + kinds x
+// (autoCalibrationKeys + probes)); the kinds are built and timed one a
+// core.
 //
 // Calibrating on a subset keeps the decision's cost near constant (a few
 // ms on 2 cores at 100,000 keys, bench/results/auto.md, where building every
@@ -120,55 +120,47 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte, index keyIn
 	}
 	rep.CalibrationKeys = len(sub)
 
-	var probes probeKeys
 	w := choose.Workload{Mappers: x.opt.Mappers, Copies: x.opt.Mappers, Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes,
 		KeyBytes: float64(x.sh.AddedBytes())}
-	ready := func() error {
-		smp, err := sample.wait()
-		if err != nil {
-			return err
-		}
-		probes = x.autoProbes(rep, &w, smp, keys, sub, index)
-		return nil
-	}
-	var once sync.Once
-	var readyErr error
-	// Each kind is built and timed by its own goroutine, at most one a core
-	// (or a mapper) at a time, so that timings do not share a core; a kind
-	// waiting for the sample gives its turn up meanwhile.
-	sem := make(chan struct{}, max(1, min(x.opt.Mappers, runtime.NumCPU())))
-	waitSample := func() error {
-		<-sem
-		once.Do(func() { readyErr = ready() })
-		sem <- struct{}{}
-		return readyErr
-	}
-	results := make([][]choose.Candidate, len(choose.Kinds))
-	cals := make([][]calibration, len(choose.Kinds)) // each kind's filters as calibrated
+	// Each kind's filters are built by its own goroutine, at most one a
+	// core (or a mapper) at a time, so that timings do not share a core;
+	// meanwhile this one waits for the sample and makes the probes. Then
+	// every filter's probes are timed, in rounds.
+	par := max(1, min(x.opt.Mappers, runtime.NumCPU()))
+	sem := make(chan struct{}, par)
+	limits := w // what the kinds may choose; autoProbes fills w meanwhile
+	ks := make([]*kindCalibration, len(choose.Kinds))
 	errs := make([]error, len(choose.Kinds))
 	var wg sync.WaitGroup
-	// The kinds see the workload as it is before the sample fills it in
-	// (ready writes w while kinds run; calibrate reads only its budget and
-	// need for deletes, set already).
-	w0 := w
 	for i, kind := range choose.Kinds {
+		var timing *join.AutoTiming
+		if t, ok := x.opt.AutoTimings[kind]; ok {
+			timing = &t
+		}
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i], cals[i], errs[i] = calibrate(ctx, kind, keys, sub, probeSample{wait: waitSample, keys: func() probeKeys { return probes }}, w0, x.opt.AutoTimings)
+			ks[i], errs[i] = prepareKind(ctx, kind, keys, sub, limits, timing)
 		})
 	}
-	wg.Wait()
-	once.Do(func() { readyErr = ready() }) // if no kind waited for it
-	if readyErr != nil {
-		return nil, nil, readyErr
+	smp, smpErr := sample.wait()
+	var probes probeKeys
+	if smpErr == nil {
+		probes = x.autoProbes(rep, &w, smp, keys, sub, index)
 	}
-	var cands []choose.Candidate
-	for i := range results {
-		if errs[i] != nil {
-			return nil, nil, errs[i]
+	wg.Wait()
+	if smpErr != nil {
+		return nil, nil, smpErr
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
 		}
-		cands = append(cands, results[i]...)
+	}
+	timeAllProbes(ks, probes, par)
+	var cands []choose.Candidate
+	for _, k := range ks {
+		cands = append(cands, k.candidates(len(probes.asSampled) > 0)...)
 	}
 	for _, c := range cands {
 		if c.Kind == filters.Exact {
@@ -198,9 +190,9 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte, index keyIn
 	// exact set of integer keys, or any kind of at most
 	// autoCalibrationKeys keys at a size it was calibrated at): it is that
 	// filter, not built again.
-	for i := range cals {
-		for _, c := range cals[i] {
-			if c.all && choose.Kinds[i] == rep.Chosen.Kind && c.bits == rep.Chosen.BitsPerKey {
+	for _, k := range ks {
+		for _, c := range k.cals {
+			if c.all && k.kind == rep.Chosen.Kind && c.bits == rep.Chosen.BitsPerKey {
 				return rep, filters.NewBuilt(c.sp, c.f, c.p, n, filters.KeysFingerprint(keys), c.bytes), nil
 			}
 		}
@@ -224,7 +216,7 @@ func (p probeKeys) of(all bool) [][]byte {
 
 // autoProbes fills rep and w from the sample (nil or empty: the large side
 // is a stream or has no rows) and returns the keys to time probes on: up
-// to autoProbeReps x autoProbeKeys of the sampled rows' keys in a shuffled
+// to autoProbeRounds x autoProbeKeys of the sampled rows' keys in a shuffled
 // order, each sampled key that is a key replaced by one of sub (the keys
 // the kinds were built over) for the filters over sub. O(sample) (O(n)
 // more without the build's key set, index).
@@ -268,7 +260,7 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 	// order (a fixed seed: the probes are a function of the sample), by
 	// the first steps of a Fisher-Yates shuffle.
 	rng := rand.New(rand.NewPCG(1, 2))
-	take := min(len(probes), autoProbeReps*autoProbeKeys)
+	take := min(len(probes), autoProbeRounds*autoProbeKeys)
 	for i := range take {
 		k := i + rng.IntN(len(probes)-i)
 		probes[i], probes[k] = probes[k], probes[i]
@@ -297,15 +289,7 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 	return out
 }
 
-// probeSample is the large side's sample the kinds are timed on: wait
-// blocks until it is read (giving the caller's turn up meanwhile), then
-// keys returns its keys.
-type probeSample struct {
-	wait func() error
-	keys func() probeKeys
-}
-
-// calibration is a filter calibrate built and timed: over keys of the
+// calibration is a filter prepareKind built and timed: over keys of the
 // join's keys (all of them: all), at bits a key (0: the exact set).
 type calibration struct {
 	sp      *filters.Spec
@@ -314,166 +298,257 @@ type calibration struct {
 	bytes   int64   // serialized
 	memBits uint64  // its memory (filters.Summary)
 	bits    float64 // as sized
-	all     bool
+	keys    int     // it holds
+	all     bool    // all the join's keys
 	buildNs float64 // its build, a key
-	probeNs float64 // a probe (timeProbes)
+	probe   bool    // its probes are timed (timeAllProbes)
+	probeNs float64 // a probe
 }
 
-// calibrate returns the candidates of one kind and the filters it built
-// for them: none as it is; a sized kind built over sub at the least and
-// the most bits a key of its sizes (choose.Sized) that w lets it choose
-// (within the budget; a kind that deletes if deletes are needed), timed
-// on the probes once
-// probes.wait returns, each size's probe and build times interpolated
-// between the two in bits a key, its bytes and decode time scaled by
-// memory; the exact set over sub (for its build and decode times) and,
-// for 8-byte keys, over all the keys (for its probes: see below). A kind
-// that refuses the keys at a size is calibrated at the other; at both it
-// gives no candidate. A candidate whose filter was built over all the keys
-// (the exact set of integer keys; any filter of at most
-// autoCalibrationKeys keys at a calibrated size) costs no build. What w
-// does not let it choose is not measured: its candidates have their bytes
-// (choose.Rank's reason to exclude them), no times. At a 64 KiB budget and
-// 100,000 keys that leaves out the exact set, fuse and cuckoo filters.
-func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, probes probeSample, w choose.Workload, timings map[filters.Kind]join.AutoTiming) ([]choose.Candidate, []calibration, error) {
+// kindCalibration is one kind's measuring: the filters it built (cals),
+// whose probes timeAllProbes times, and what its candidates need besides;
+// or, for what cannot be chosen, the candidates as they are (fixed).
+type kindCalibration struct {
+	kind              filters.Kind
+	sp                *filters.Spec
+	n                 int
+	fixed             []choose.Candidate
+	cals              []calibration
+	ps                []filters.Params // a sized kind's sizes (choose.Sized)
+	bpks, fpps        []float64
+	payload, subBytes int64   // the exact set's: exactPayload of all the keys, of those of cals[0]
+	coderNs, decodeNs float64 // encoding and decoding cals' reference filter: the exact set's first, a sized kind's last (the largest)
+	timing            *join.AutoTiming
+}
+
+// prepareKind builds the filters that measure one kind and times their
+// builds, encoding and decoding: none is as it is; a sized kind is built
+// over sub at the least and the most bits a key of its sizes
+// (choose.Sized) that w lets it choose (within the budget; a kind that
+// deletes if deletes are needed); the exact set over sub (for its build
+// and decode times) and, for 8-byte keys, over all the keys (for its
+// probes: a table or bitmap of all the keys; a table of a few thousand
+// sits in a cache that one of 100,000 does not, and its probes were timed
+// 2-3 times too fast; 8 bytes a key and a few ms at 100,000 keys, and the
+// join's filter if chosen). A set of strings is timed over sub: its probes
+// are timed low (a map of 100,000 strings sits in no cache), its build and
+// encoding (which sorts the keys) about right. A kind that refuses the
+// keys at a size is calibrated at the other; at both it gives no
+// candidate. What w does not let a kind choose is not measured: its
+// candidates have their bytes (choose.Rank's reason to exclude them), no
+// times. At a 64 KiB budget and 100,000 keys that leaves out the exact
+// set, fuse and cuckoo filters. timing, if set, stands for the kind's
+// timings (Options.AutoTimings).
+func prepareKind(ctx context.Context, kind filters.Kind, keys, sub [][]byte, w choose.Workload, timing *join.AutoTiming) (*kindCalibration, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	n := len(keys)
 	sp, err := filters.Lookup(string(kind))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	k := &kindCalibration{kind: kind, sp: sp, n: n, timing: timing}
 	if kind == filters.None {
-		return []choose.Candidate{{Kind: filters.None, FPP: 1, Deletes: true}}, nil, nil
+		k.fixed = []choose.Candidate{{Kind: filters.None, FPP: 1, Deletes: true}}
+		return k, nil
 	}
 	mayChoose := func(bytes uint64) bool {
 		return (!w.NeedDeletes || sp.Deletes) && (w.Budget <= 0 || bytes <= uint64(w.Budget))
 	}
 	if kind == filters.Exact {
-		payload := exactPayload(keys)
-		if !mayChoose(uint64(payload)) { // at least its keys' bytes
-			return []choose.Candidate{{Kind: filters.Exact, Bytes: payload, Deletes: sp.Deletes}}, nil, nil
+		k.payload = exactPayload(keys)
+		if !mayChoose(uint64(k.payload)) { // at least its keys' bytes
+			k.fixed = []choose.Candidate{{Kind: filters.Exact, Bytes: k.payload, Deletes: sp.Deletes}}
+			return k, nil
 		}
-		return calibrateExact(sp, keys, payload, probes, timings)
+		sub := keys[:min(n, exactCalibrationKeys)] // the keys come in no order, from the build's table: a random sample
+		small, ok := buildCalibration(sp, sub, 0, len(sub) == n)
+		if !ok {
+			return k, nil
+		}
+		k.cals, k.subBytes = []calibration{small}, exactPayload(sub)
+		if len(sub) < n && all8(keys) {
+			full, ok := buildCalibration(sp, keys, 0, true)
+			if !ok {
+				k.cals = nil // no candidate
+				return k, nil
+			}
+			k.cals = append(k.cals, full)
+		}
+		k.cals[len(k.cals)-1].probe = true
+		return k, k.timeCoding(k.cals[0])
 	}
 	if n == 0 {
-		return nil, nil, nil // a sized kind cannot be sized for no keys
+		return k, nil // a sized kind cannot be sized for no keys
 	}
-	ps, bpks, fpps, err := choose.Sized(kind, uint64(n))
-	if err != nil || len(ps) == 0 {
-		return nil, nil, err
+	if k.ps, k.bpks, k.fpps, err = choose.Sized(kind, uint64(n)); err != nil || len(k.ps) == 0 {
+		return k, err
 	}
 	var fit []int // the sizes it may choose (by memory: bytes add a header)
-	for i, p := range ps {
+	for i, p := range k.ps {
 		if mayChoose(p.Summary().MemoryBits / 8) {
 			fit = append(fit, i)
 		}
 	}
 	if len(fit) == 0 {
-		var out []choose.Candidate
-		for i, p := range ps {
-			out = append(out, choose.Candidate{Kind: kind, BitsPerKey: bpks[i], FPP: fpps[i], Bytes: int64(p.Summary().MemoryBits / 8), Deletes: sp.Deletes})
+		for i, p := range k.ps {
+			k.fixed = append(k.fixed, choose.Candidate{Kind: kind, BitsPerKey: k.bpks[i], FPP: k.fpps[i], Bytes: int64(p.Summary().MemoryBits / 8), Deletes: sp.Deletes})
 		}
-		return out, nil, nil
+		return k, nil
 	}
-	var cals []calibration
 	for _, i := range []int{fit[0], fit[len(fit)-1]}[:min(2, len(fit))] {
-		if c, ok := buildCalibration(sp, sub, bpks[i], len(sub) == n); ok {
-			cals = append(cals, c)
+		if c, ok := buildCalibration(sp, sub, k.bpks[i], len(sub) == n); ok {
+			c.probe = true
+			k.cals = append(k.cals, c)
 		}
 	}
-	if len(cals) == 0 {
-		return nil, nil, nil // the kind refuses this key set: not a candidate
+	if len(k.cals) == 0 {
+		return k, nil // the kind refuses this key set: not a candidate
 	}
-	if err := probes.wait(); err != nil {
-		return nil, nil, err
+	return k, k.timeCoding(k.cals[len(k.cals)-1])
+}
+
+// timeCoding sets k's encoding and decoding times from c's filter (none
+// with a timing: its build a key stands for both).
+func (k *kindCalibration) timeCoding(c calibration) (err error) {
+	if k.timing != nil {
+		k.coderNs, k.decodeNs = 0, k.timing.DecodeNsPerByte*float64(c.bytes)
+		return nil
 	}
-	t, timed := timings[kind]
-	for i := range cals {
-		if !timed {
-			cals[i].probeNs = timeProbes(cals[i].f, probes.keys().of(cals[i].all))
-			continue
+	k.coderNs, k.decodeNs, err = timeCoding(c)
+	return err
+}
+
+// candidates returns k's candidates, its probes timed (timeAllProbes): a
+// sized kind's every size, its probe and build times interpolated between
+// the two calibrations in bits a key, its bytes and decode time scaled by
+// memory from the largest; the exact set's one, scaled to all the keys. A
+// candidate whose filter was built over all the keys (the exact set of
+// integer keys; any filter of at most autoCalibrationKeys keys at a
+// calibrated size) costs no build but its encoding. probed says there
+// were probes to time (else no probe costs anything).
+func (k *kindCalibration) candidates(probed bool) []choose.Candidate {
+	if k.fixed != nil || len(k.cals) == 0 {
+		return k.fixed
+	}
+	for i := range k.cals {
+		if t := k.timing; t != nil {
+			k.cals[i].buildNs, k.cals[i].probeNs = t.BuildNsPerKey, 0
+			if probed {
+				k.cals[i].probeNs = t.ProbeNs
+			}
 		}
-		cals[i].buildNs = t.BuildNsPerKey
-		if len(probes.keys().asSampled) > 0 { // else nothing to probe: no probe cost
-			cals[i].probeNs = t.ProbeNs
-		}
 	}
-	ref := cals[len(cals)-1] // the largest: its bytes, encoding and decoding scale to the others
-	coderNs, decodeNs := 0.0, t.DecodeNsPerByte*float64(ref.bytes)
-	if !timed {
-		if coderNs, decodeNs, err = timeCoding(ref); err != nil {
-			return nil, nil, err
+	n := float64(k.n)
+	if k.kind == filters.Exact {
+		small, last := k.cals[0], k.cals[len(k.cals)-1]
+		scale := n / float64(max(1, small.keys))
+		// The exact set's bytes are its keys' (each after its length) plus
+		// a header: the header from small, the keys counted.
+		c := choose.Candidate{Kind: filters.Exact, Bytes: small.bytes - k.subBytes + k.payload, ProbeNs: last.probeNs, Deletes: k.sp.Deletes,
+			DecodeNs: k.decodeNs * scale, BuildNs: (small.buildNs*float64(small.keys) + k.coderNs) * scale}
+		if last.all {
+			c.BuildNs = k.coderNs * scale
 		}
+		return []choose.Candidate{c}
 	}
+	ref := k.cals[len(k.cals)-1]
 	var out []choose.Candidate
-	for i, p := range ps {
+	for i, p := range k.ps {
 		scale := float64(p.Summary().MemoryBits) / float64(max(1, ref.memBits))
-		c := choose.Candidate{Kind: kind, BitsPerKey: bpks[i], FPP: fpps[i], Bytes: int64(float64(ref.bytes) * scale), Deletes: sp.Deletes,
-			ProbeNs: interpolate(cals, bpks[i], func(c calibration) float64 { return c.probeNs }), DecodeNs: decodeNs * scale}
-		c.BuildNs = interpolate(cals, bpks[i], func(c calibration) float64 { return c.buildNs })*float64(n) + coderNs*scale
-		for _, cal := range cals {
-			if cal.all && cal.bits == bpks[i] {
-				c.BuildNs = coderNs * scale // built: its encoding is left
+		c := choose.Candidate{Kind: k.kind, BitsPerKey: k.bpks[i], FPP: k.fpps[i], Bytes: int64(float64(ref.bytes) * scale), Deletes: k.sp.Deletes,
+			ProbeNs: interpolate(k.cals, k.bpks[i], func(c calibration) float64 { return c.probeNs }), DecodeNs: k.decodeNs * scale}
+		c.BuildNs = interpolate(k.cals, k.bpks[i], func(c calibration) float64 { return c.buildNs })*n + k.coderNs*scale
+		for _, cal := range k.cals {
+			if cal.all && cal.bits == k.bpks[i] {
+				c.BuildNs = k.coderNs * scale // built: its encoding is left
 			}
 		}
 		out = append(out, c)
 	}
-	return out, cals, nil
+	return out
 }
 
-// calibrateExact is calibrate of the exact set (payload: exactPayload of
-// the keys): built over sub for its
-// build and decode times, scaled to all the keys (linear in the keys), and
-// for integer keys over all of them for its probes (a table or bitmap of
-// all the keys: a table of 4,096 sits in a cache that one of 100,000 does
-// not, and its probes were timed 2-3 times too fast); that one takes 8
-// bytes a key and a few ms at 100,000 keys, and is the join's filter if
-// chosen. A set of strings is timed over sub: its probes are timed low
-// (a map of 100,000 strings sits in no cache), its build and encoding
-// (which sorts the keys) about right.
-func calibrateExact(sp *filters.Spec, keys [][]byte, payload int64, probes probeSample, timings map[filters.Kind]join.AutoTiming) ([]choose.Candidate, []calibration, error) {
-	n := len(keys)
-	sub := keys[:min(n, exactCalibrationKeys)] // the keys come in no order, from the build's table: a random sample
-	small, ok := buildCalibration(sp, sub, 0, len(sub) == n)
-	if !ok {
-		return nil, nil, nil
-	}
-	cals := []calibration{small}
-	probed := small
-	if len(sub) < n && all8(keys) {
-		if probed, ok = buildCalibration(sp, keys, 0, true); !ok {
-			return nil, nil, nil
+// timeAllProbes times the probes of every calibration of ks that asks for
+// it (and whose kind has no timing) over probes, in rounds: each round a
+// pass of autoProbeKeys probes over each filter in turn, autoProbeRounds
+// rounds, the fastest pass of each counting (CPU time, lockCPUClock). In
+// rounds, not filter after filter: on a machine shared with other work the
+// cost of the same pass varied 2-3 times from one moment to the next (the
+// other work's cache traffic), and the ranking compares the kinds, which
+// the rounds time under the same conditions. par goroutines share the
+// filters. 0 ns for no probes.
+func timeAllProbes(ks []*kindCalibration, probes probeKeys, par int) {
+	var cals []*calibration
+	for _, k := range ks {
+		if k == nil || k.timing != nil {
+			continue
 		}
-		cals = append(cals, probed)
+		for i := range k.cals {
+			if k.cals[i].probe {
+				cals = append(cals, &k.cals[i])
+			}
+		}
 	}
-	if err := probes.wait(); err != nil {
+	if len(probes.asSampled) == 0 {
+		return
+	}
+	var wg sync.WaitGroup
+	for g := range max(1, par) {
+		wg.Go(func() {
+			now, unlock := lockCPUClock()
+			defer unlock()
+			var mine []*calibration
+			for i := g; i < len(cals); i += max(1, par) {
+				mine = append(mine, cals[i])
+				mine[len(mine)-1].probeNs = math.Inf(1)
+			}
+			out := make([]bool, mapBatch)
+			for r := range autoProbeRounds {
+				for _, c := range mine {
+					keys := probes.of(c.all)
+					pass := min(len(keys), autoProbeKeys)
+					at := r % (len(keys) / pass) * pass // each round its own keys, as there are
+					c.probeNs = min(c.probeNs, probePass(c.f, keys[at:at+pass], out, now))
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// probePass returns the ns a probe of f over keys took, in the mappers'
+// batches.
+func probePass(f filters.Filter, keys [][]byte, out []bool, now func() time.Duration) float64 {
+	bf, _ := f.(filters.BatchFilter)
+	start := now()
+	for lo := 0; lo < len(keys); lo += mapBatch {
+		batch := keys[lo:min(len(keys), lo+mapBatch)]
+		if bf != nil {
+			bf.ContainsBatch(batch, out)
+		} else {
+			for i, k := range batch {
+				out[i] = f.Contains(k)
+			}
+		}
+	}
+	return float64((now() - start).Nanoseconds()) / float64(max(1, len(keys)))
+}
+
+// calibrate is one kind's whole measuring (prepareKind, timeAllProbes,
+// candidates): its candidates and the filters it built.
+func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, probes probeKeys, w choose.Workload, timings map[filters.Kind]join.AutoTiming) ([]choose.Candidate, []calibration, error) {
+	var timing *join.AutoTiming
+	if t, ok := timings[kind]; ok {
+		timing = &t
+	}
+	k, err := prepareKind(ctx, kind, keys, sub, w, timing)
+	if err != nil {
 		return nil, nil, err
 	}
-	var probeNs, buildNs, coderNs, decodeNs float64
-	if t, ok := timings[filters.Exact]; ok {
-		buildNs, decodeNs = t.BuildNsPerKey, t.DecodeNsPerByte*float64(small.bytes)
-		if len(probes.keys().asSampled) > 0 { // else nothing to probe: no probe cost
-			probeNs = t.ProbeNs
-		}
-	} else {
-		var err error
-		if coderNs, decodeNs, err = timeCoding(small); err != nil {
-			return nil, nil, err
-		}
-		probeNs, buildNs = timeProbes(probed.f, probes.keys().of(probed.all)), small.buildNs
-	}
-	// The exact set's bytes are its keys' (each after its length) plus a
-	// header: the header from small, the keys counted.
-	c := choose.Candidate{Kind: filters.Exact, Bytes: small.bytes - exactPayload(sub) + payload, ProbeNs: probeNs, Deletes: sp.Deletes}
-	scale := float64(n) / float64(max(1, len(sub)))
-	c.DecodeNs = decodeNs * scale
-	c.BuildNs = (buildNs*float64(len(sub)) + coderNs) * scale
-	if cals[len(cals)-1].all {
-		c.BuildNs = coderNs * scale
-	}
-	return []choose.Candidate{c}, cals, nil
+	timeAllProbes([]*kindCalibration{k}, probes, 1)
+	return k.candidates(len(probes.asSampled) > 0), k.cals, nil
 }
 
 // buildCalibration builds kind sp over keys at bits a key (0: unsized),
@@ -492,7 +567,7 @@ func buildCalibration(sp *filters.Spec, keys [][]byte, bits float64, all bool) (
 	if err != nil {
 		return calibration{}, false
 	}
-	c := calibration{sp: sp, f: f, p: p, bytes: size, bits: bits, all: all,
+	c := calibration{sp: sp, f: f, p: p, bytes: size, bits: bits, keys: len(keys), all: all,
 		buildNs: float64(took.Nanoseconds()) / float64(max(1, len(keys)))}
 	if p != nil {
 		c.memBits = p.Summary().MemoryBits
@@ -508,43 +583,6 @@ func interpolate(cals []calibration, bits float64, get func(calibration) float64
 		return get(lo)
 	}
 	return get(lo) + (get(hi)-get(lo))*(bits-lo.bits)/(hi.bits-lo.bits)
-}
-
-// timeProbes returns the ns a probe of f over probes (batches as the
-// mappers test them): passes over autoProbeKeys of them, each over the
-// next ones (from the first again at the end), at least autoProbeReps and
-// autoProbeTime in all, the fastest counting (CPU time, lockCPUClock). 0
-// for no probes.
-func timeProbes(f filters.Filter, probes [][]byte) float64 {
-	if len(probes) == 0 {
-		return 0
-	}
-	bf, _ := f.(filters.BatchFilter)
-	out := make([]bool, mapBatch)
-	best := math.Inf(1)
-	pass := min(len(probes), autoProbeKeys)
-	now, unlock := lockCPUClock()
-	defer unlock()
-	start := now()
-	for rep, at := 0, 0; rep < autoProbeReps || now()-start < autoProbeTime; rep++ {
-		keys := probes[at : at+pass]
-		if at += pass; at+pass > len(probes) {
-			at = 0
-		}
-		t0 := now()
-		for lo := 0; lo < len(keys); lo += mapBatch {
-			batch := keys[lo:min(len(keys), lo+mapBatch)]
-			if bf != nil {
-				bf.ContainsBatch(batch, out)
-			} else {
-				for i, k := range batch {
-					out[i] = f.Contains(k)
-				}
-			}
-		}
-		best = min(best, float64((now() - t0).Nanoseconds()))
-	}
-	return best / float64(pass)
 }
 
 // timeCoding returns the ns c's filter takes to encode (once, before the

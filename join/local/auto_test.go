@@ -177,7 +177,7 @@ func TestCalibrate(t *testing.T) {
 		keys := mk(n)
 		sub := keys[:min(n, autoCalibrationKeys)]
 		probes := append(mk(1800), sub[:200]...) // a tenth of them hit
-		ready := probeSample{wait: func() error { return nil }, keys: func() probeKeys { return probeKeys{probes, probes} }}
+		ready := probeKeys{probes, probes}
 		for _, kind := range choose.Kinds {
 			if kind == filters.None {
 				continue

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/filters/choose"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/join"
 )
@@ -82,4 +84,32 @@ func runJoinGuarded(t *testing.T, opt join.Options, shuffleNs float64) (*join.Re
 	testShuffleNs = shuffleNs
 	defer func() { testShuffleNs = old }()
 	return runJoin(t, opt)
+}
+
+// TestGuardMappers: a dropped row saves ShuffleNsPerRecord of wall time
+// while the mappers probe at once, so the guard weighs a probe (one
+// mapper's ns) against the saving times the mappers: with 2 mappers, 90%
+// of rows passing and 15 ns a probe, the filter stays on (15 < 0.1 x
+// 102.5 x 2), and with 1 mapper it turns off (15 > 10.25). The batches'
+// times are made up (their start set back), not measured.
+func TestGuardMappers(t *testing.T) {
+	old := testShuffleNs
+	testShuffleNs = -1 // the model's constant
+	defer func() { testShuffleNs = old }()
+	for _, c := range []struct {
+		mappers int
+		off     bool
+	}{{1, true}, {2, false}, {4, false}} {
+		x := &execution{opt: join.Options{Resources: join.Resources{Mappers: c.mappers}, FilterChoice: join.FilterChoice{Filter: filters.Bloom}}}
+		g := newFilterGuard(x)
+		if want := choose.DefaultConstants.ShuffleNsPerRecord * float64(c.mappers); g.shuffleNsEach != want {
+			t.Fatalf("%d mappers: a dropped row saves %v ns of a mapper's time, want %v", c.mappers, g.shuffleNsEach, want)
+		}
+		for g.probed < guardWarmup+mapBatch && !g.off {
+			g.observe(time.Now().Add(-mapBatch*15*time.Nanosecond), mapBatch, mapBatch*9/10)
+		}
+		if g.off != c.off {
+			t.Errorf("%d mappers, 15 ns a probe, 90%% passing: off %v, want %v", c.mappers, g.off, c.off)
+		}
+	}
 }
