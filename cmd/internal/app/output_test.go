@@ -13,8 +13,8 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 
-	"github.com/apache/arrow/go/v15/arrow"
-	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // TestParquetKeepsValues: the Parquet output's types come from the values
