@@ -213,7 +213,8 @@ type ParquetOptions struct {
 	// of its keys: 0 for DefaultParquetBloomFPP, negative for no filters,
 	// else within (0, 1). A filter is sized for the row group's distinct
 	// values at that rate (arrow-go's adaptive filter: the least of five
-	// candidate sizes that holds them), at most for its rows.
+	// candidate sizes that holds them), at most for its rows; for row
+	// groups of a few thousand rows, for its rows.
 	BloomFPP float64
 	// BloomColumns are columns given Bloom filters besides the join
 	// columns, by name; a name the output does not have is an error at
@@ -296,8 +297,18 @@ func (s *parquetSink) bloomProps() ([]parquet.WriterProperty, error) {
 	}
 	props := []parquet.WriterProperty{parquet.WithMaxBloomFilterBytes(maxBytes)}
 	for _, c := range cols {
-		props = append(props, parquet.WithBloomFilterEnabledFor(c, true), parquet.WithBloomFilterFPPFor(c, fpp),
-			parquet.WithAdaptiveBloomFilterEnabledFor(c, true))
+		props = append(props, parquet.WithBloomFilterEnabledFor(c, true), parquet.WithBloomFilterFPPFor(c, fpp))
+		// The adaptive filter's candidates hold multiples of 500 values
+		// less one step: a largest candidate of 4 KiB or less (at 1%, row
+		// groups of about 3,000 rows) gets none, and arrow-go then writes
+		// a filter of 32 bytes, full after a few dozen values (a test's
+		// row groups of 500 rows passed every key). There the filter is
+		// sized for the rows.
+		if maxBytes <= 4096 {
+			props = append(props, parquet.WithBloomFilterNDVFor(c, int64(rows)))
+		} else {
+			props = append(props, parquet.WithAdaptiveBloomFilterEnabledFor(c, true))
+		}
 	}
 	return props, nil
 }

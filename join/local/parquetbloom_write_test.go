@@ -18,7 +18,7 @@ import (
 
 // writeBloomJoin joins every id of a 10,000-row CSV (id 0..9999 in order,
 // a string column s of 5,000 values) to all of them, writing Parquet in
-// row groups of 1,000 rows with opt's Bloom filters (and, with cols, only
+// row groups of opt.RowGroup rows (0: 1,000) with opt's Bloom filters (and, with cols, only
 // those columns); it returns the output's path.
 func writeBloomJoin(t *testing.T, dir string, opt ParquetOptions, cols []string) string {
 	t.Helper()
@@ -36,13 +36,15 @@ func writeBloomJoin(t *testing.T, dir string, opt ParquetOptions, cols []string)
 	if err := os.WriteFile(kf, []byte(keys.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, fmt.Sprintf("out-%v-%d.parquet", opt.BloomFPP, len(cols)))
+	out := filepath.Join(dir, fmt.Sprintf("out-%v-%d-%d.parquet", opt.BloomFPP, opt.RowGroup, len(cols)))
 	f, err := os.Create(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	opt.RowGroup = 1000
+	if opt.RowGroup == 0 {
+		opt.RowGroup = 1000
+	}
 	jo := join.Options{Sides: join.Sides{Keys: kf, Input: lf}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"},
 		Output: join.Output{Sort: true, Columns: cols}, Resources: join.Resources{Mappers: 2, Reducers: 2, TempDir: t.TempDir()}}
 	if _, err := Run(context.Background(), jo, NewParquetWith(f, t.TempDir(), opt)); err != nil {
@@ -64,8 +66,14 @@ func writeBloomJoin(t *testing.T, dir string, opt ParquetOptions, cols []string)
 // to a false positive), with the rows of the join without the skip.
 func TestParquetBloomWritten(t *testing.T) {
 	dir := t.TempDir()
-	for _, fpp := range []float64{0, 0.001, 0.05} {
-		path := writeBloomJoin(t, dir, ParquetOptions{BloomFPP: fpp}, nil)
+	// Row groups of 1,000 rows get filters sized for their rows; of 5,000,
+	// arrow-go's adaptive filters.
+	for _, c := range []struct {
+		fpp float64
+		n   int
+	}{{0, 1000}, {0.001, 1000}, {0.05, 1000}, {0, 5000}, {0.05, 5000}} {
+		fpp, n := c.fpp, c.n
+		path := writeBloomJoin(t, dir, ParquetOptions{BloomFPP: fpp, RowGroup: n}, nil)
 		want := fpp
 		if want == 0 {
 			want = DefaultParquetBloomFPP
@@ -74,7 +82,7 @@ func TestParquetBloomWritten(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tab.Chunks() != 10 || tab.Names[0] != "id" || tab.Names[1] != "s" {
+		if tab.Chunks() != 10000/n || tab.Names[0] != "id" || tab.Names[1] != "s" {
 			t.Fatalf("fpp %v: %d row groups, columns %v", fpp, tab.Chunks(), tab.Names)
 		}
 		var probes, passed float64
@@ -88,7 +96,7 @@ func TestParquetBloomWritten(t *testing.T) {
 				t.Errorf("fpp %v: row group %d: a Bloom filter of s, which is no join column", fpp, rg)
 			}
 			var v [8]byte
-			for id := rg * 1000; id < rg*1000+1000; id++ { // the rows of the group, in order (sorted output)
+			for id := rg * n; id < rg*n+n; id++ { // the rows of the group, in order (sorted output)
 				binary.LittleEndian.PutUint64(v[:], uint64(id))
 				if !f.MightContain(v[:]) {
 					t.Fatalf("fpp %v: row group %d: id %d, which it holds, fails its filter", fpp, rg, id)
@@ -101,18 +109,18 @@ func TestParquetBloomWritten(t *testing.T) {
 					passed++
 				}
 			}
-			rate += f.FPP() / 10
+			rate += f.FPP() / float64(tab.Chunks())
 			if f.FPP() > 2*want {
 				t.Errorf("fpp %v: row group %d: the filter's rate %.4g from its bits, more than twice %v (%d bytes)", fpp, rg, f.FPP(), want, f.Bytes())
 			}
 		}
 		tab.Close()
 		sd := math.Sqrt(rate * (1 - rate) / probes)
-		t.Logf("fpp %v: measured %.5f, the filters' own %.5f (sd %.5f)", fpp, passed/probes, rate, sd)
+		t.Logf("fpp %v, row groups of %d: measured %.5f, the filters' own %.5f (sd %.5f)", fpp, n, passed/probes, rate, sd)
 		if math.Abs(passed/probes-rate) > 4*sd+1e-9 {
 			t.Errorf("fpp %v: %v of %v non-members passed (%.5f), the filters' bits say %.5f, 4 sd %.5f", fpp, passed, probes, passed/probes, rate, 4*sd)
 		}
-		if fpp != 0 {
+		if fpp != 0 || n != 1000 {
 			continue
 		}
 		// The output as the large side of a join to keys of row groups 2 and 7.
