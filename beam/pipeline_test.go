@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
-	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/acbfjoin/acbfjoin/key"
 

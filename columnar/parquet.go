@@ -6,12 +6,12 @@ import (
 	"os"
 	"strings"
 
-	"github.com/apache/arrow/go/v15/arrow/float16"
-	"github.com/apache/arrow/go/v15/parquet"
-	"github.com/apache/arrow/go/v15/parquet/compress"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/metadata"
-	"github.com/apache/arrow/go/v15/parquet/schema"
+	"github.com/apache/arrow-go/v18/arrow/float16"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
 // A Parquet table is read through Apache Arrow's parquet/file package,
@@ -107,11 +107,12 @@ func openParquet(path, name string) (_ *parquetTable, _ []string, _ []Type, err 
 	return p, names, types, nil
 }
 
-// checkCodecs refuses a file compressed with a codec arrow/go v15 does
-// not decode (LZ4_RAW, which DuckDB, Polars and pyarrow mean by "lz4";
-// the library registers its codecs in a map it does not export), naming
-// the codec and the way out, rather than failing at the first page as
-// "not a valid file". O(row groups x columns), from the footer.
+// checkCodecs refuses a file compressed with a codec arrow-go does not
+// decode (it was LZ4_RAW, which DuckDB, Polars and pyarrow mean by "lz4",
+// until the move from arrow/go v15; the library registers its codecs in a
+// map it does not export), naming the codec and the way out, rather than
+// failing at the first page as "not a valid file". O(row groups x
+// columns), from the footer.
 func checkCodecs(r *file.Reader, name string) error {
 	md := r.MetaData()
 	for i := range r.NumRowGroups() {
@@ -122,7 +123,7 @@ func checkCodecs(r *file.Reader, name string) error {
 				continue // the read reports it
 			}
 			if _, err := compress.GetCodec(cc.Compression()); err != nil {
-				return fmt.Errorf("%s: column %q is compressed with %s, which this build's Parquet reader (arrow/go v15) does not decode: write the file with snappy or zstd (DuckDB: COPY ... TO 'x.parquet' (FORMAT parquet, COMPRESSION zstd); Polars: write_parquet(..., compression='zstd'))",
+				return fmt.Errorf("%s: column %q is compressed with %s, which this build's Parquet reader (arrow-go v18) does not decode: write the file with snappy or zstd (DuckDB: COPY ... TO 'x.parquet' (FORMAT parquet, COMPRESSION zstd); Polars: write_parquet(..., compression='zstd'))",
 					name, cc.PathInSchema().String(), cc.Compression())
 			}
 		}
@@ -143,7 +144,7 @@ func parquetType(c *schema.Column) (Type, error) {
 		}
 		return Nano
 	}
-	if d, ok := lt.(*schema.DecimalLogicalType); ok {
+	if d, ok := lt.(schema.DecimalLogicalType); ok {
 		return Type{Kind: Decimal, Precision: int(d.Precision()), Scale: int(d.Scale())}, nil
 	}
 	switch c.PhysicalType() {
@@ -155,16 +156,16 @@ func parquetType(c *schema.Column) (Type, error) {
 			width = 64
 		}
 		switch l := lt.(type) {
-		case *schema.IntLogicalType:
+		case schema.IntLogicalType:
 			if l.IsSigned() {
 				return Type{Kind: Int, Width: int(l.BitWidth())}, nil
 			}
 			return Type{Kind: Uint, Width: int(l.BitWidth())}, nil
 		case schema.DateLogicalType:
 			return Type{Kind: Date}, nil
-		case *schema.TimestampLogicalType:
+		case schema.TimestampLogicalType:
 			return Type{Kind: Timestamp, Unit: unit(l.TimeUnit()), UTC: l.IsAdjustedToUTC()}, nil
-		case *schema.TimeLogicalType:
+		case schema.TimeLogicalType:
 			return Type{Kind: Time, Unit: unit(l.TimeUnit())}, nil
 		case schema.NoLogicalType, nil:
 			return Type{Kind: Int, Width: width}, nil

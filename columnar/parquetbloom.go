@@ -9,7 +9,7 @@ import (
 	"math"
 	"math/bits"
 
-	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/thrift/lib/go/thrift"
 	"github.com/cespare/xxhash/v2"
 

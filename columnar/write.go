@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/apache/arrow/go/v15/parquet"
-	"github.com/apache/arrow/go/v15/parquet/schema"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
 // Writing a typed column back: the inverse of reading one. A table side's

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // BenchmarkShuffle moves 200,000 NBER-shaped records (an 8-byte key, a

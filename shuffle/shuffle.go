@@ -1,6 +1,6 @@
 // Package shuffle is the partitioned, memory-budgeted exchange between the map
 // and reduce phases of the join. Records are buffered as Apache Arrow record
-// batches (github.com/apache/arrow/go/v15), one stream per partition; when the
+// batches (github.com/apache/arrow-go/v18), one stream per partition; when the
 // buffered batches exceed their share of the memory budget, the largest
 // partition spills to an Arrow IPC file in a temporary folder that Close
 // removes, and all of its later batches go straight to that file. Every Arrow
@@ -23,9 +23,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/apache/arrow/go/v15/arrow"
-	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )

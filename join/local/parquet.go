@@ -13,16 +13,17 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 
-	"github.com/apache/arrow/go/v15/parquet"
-	"github.com/apache/arrow/go/v15/parquet/compress"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/schema"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/internal/tmpspace"
@@ -70,6 +71,9 @@ type parquetSink struct {
 	out      firstError // the output, remembering its first write error
 	tempDir  string
 	rowGroup int // rows a row group; 0 for parquetRowGroup or 8 MiB of values
+	opt      ParquetOptions
+	joinCols []string // the header's join columns (join.Header.Join), by name
+	spooled  int      // rows spooled
 
 	mu     sync.Mutex
 	names  []string
@@ -190,17 +194,123 @@ func canonicalFloat(f []byte) bool {
 	return string(columnar.AppendFloat(buf[:0], v, 64)) == string(f)
 }
 
+// DefaultParquetBloomFPP is the false-positive rate of the split-block
+// Bloom filters a Parquet output carries for its join columns unless
+// ParquetOptions.BloomFPP says otherwise: DuckDB's default
+// (BLOOM_FILTER_FALSE_POSITIVE_RATIO) and arrow-go's.
+const DefaultParquetBloomFPP = 0.01
+
+// ParquetOptions are a Parquet output's settings.
+type ParquetOptions struct {
+	// RowGroup is the rows of a row group (the last one may hold fewer),
+	// whatever their bytes; 0 for 65,536 rows or 8 MiB of values.
+	RowGroup int
+	// BloomFPP is the false-positive rate of the split-block Bloom filter
+	// (parquet-format's BloomFilter.md) written in every row group for each
+	// join column of the output (join.Header.Join) and each of
+	// BloomColumns, so that a reader of the file (this tool's own filtered
+	// join, DuckDB, Spark, DataFusion) skips the row groups that hold none
+	// of its keys: 0 for DefaultParquetBloomFPP, negative for no filters,
+	// else within (0, 1). A filter is sized for the row group's distinct
+	// values at that rate (arrow-go's adaptive filter: the least of five
+	// candidate sizes that holds them), at most for its rows; for row
+	// groups of a few thousand rows, for its rows.
+	BloomFPP float64
+	// BloomColumns are columns given Bloom filters besides the join
+	// columns, by name; a name the output does not have is an error at
+	// Finish.
+	BloomColumns []string
+}
+
 // NewParquet returns a Sink that writes Parquet to w, typed by the values
-// written (parquetSink), with Snappy compression; its spool goes in tempDir
-// ("" for the system's temporary folder).
+// written (parquetSink), with Snappy compression and Bloom filters of the
+// join columns (ParquetOptions' defaults); its spool goes in tempDir ("" for
+// the system's temporary folder).
 func NewParquet(w io.Writer, tempDir string) Sink {
-	return &parquetSink{out: firstError{w: w}, tempDir: tempDir}
+	return NewParquetWith(w, tempDir, ParquetOptions{})
 }
 
 // NewParquetRowGroups is NewParquet with rowGroup rows a row group (the
 // last one may hold fewer), whatever their bytes; 0 for NewParquet's.
 func NewParquetRowGroups(w io.Writer, tempDir string, rowGroup int) Sink {
-	return &parquetSink{out: firstError{w: w}, tempDir: tempDir, rowGroup: rowGroup}
+	return NewParquetWith(w, tempDir, ParquetOptions{RowGroup: rowGroup})
+}
+
+// NewParquetWith is NewParquet with the settings of opt.
+func NewParquetWith(w io.Writer, tempDir string, opt ParquetOptions) Sink {
+	return &parquetSink{out: firstError{w: w}, tempDir: tempDir, rowGroup: opt.RowGroup, opt: opt}
+}
+
+// CheckParquetBloomFPP returns an error unless fpp is a BloomFPP
+// ParquetOptions takes: 0, negative, or within (0, 1).
+func CheckParquetBloomFPP(fpp float64) error {
+	if math.IsNaN(fpp) || fpp >= 1 {
+		return fmt.Errorf("a Bloom filter false-positive rate of %v: want one above 0 and below 1", fpp)
+	}
+	return nil
+}
+
+// bloomProps are the writer properties that give the columns of names
+// that take one (the join columns and opt.BloomColumns) a Bloom filter.
+// The largest a filter may be is what the spec's sizing takes for the
+// rows of a row group at the rate (m = -8 n / ln(1 - p^(1/8)) bits,
+// parquet-format's BloomFilter.md, "Sizing"), within the spec's 32 bytes
+// to 128 MiB; the adaptive filter keeps the least of its candidates that
+// holds the distinct values written at the rate.
+func (s *parquetSink) bloomProps() ([]parquet.WriterProperty, error) {
+	fpp := s.opt.BloomFPP
+	if fpp < 0 {
+		return nil, nil
+	}
+	if fpp == 0 {
+		fpp = DefaultParquetBloomFPP
+	}
+	if err := CheckParquetBloomFPP(fpp); err != nil {
+		return nil, fmt.Errorf("parquet: %w", err)
+	}
+	var cols []string
+	for _, c := range s.joinCols {
+		if slices.Contains(s.names, c) && !slices.Contains(cols, c) { // a join column not picked has none
+			cols = append(cols, c)
+		}
+	}
+	for _, c := range s.opt.BloomColumns {
+		if !slices.Contains(s.names, c) {
+			return nil, fmt.Errorf("parquet: a Bloom filter for column %q, which the output does not have (its columns: %s)", c, strings.Join(s.names, ", "))
+		}
+		if !slices.Contains(cols, c) {
+			cols = append(cols, c)
+		}
+	}
+	if len(cols) == 0 {
+		return nil, nil
+	}
+	rows := parquetRowGroup
+	if s.rowGroup > 0 {
+		rows = s.rowGroup
+	}
+	rows = max(1, min(rows, s.spooled))
+	bits := -8 * float64(rows) / math.Log(1-math.Pow(fpp, 1.0/8))
+	maxBytes := int64(32)
+	for maxBytes < 128<<20 && float64(maxBytes)*8 < bits {
+		maxBytes <<= 1
+	}
+	props := []parquet.WriterProperty{parquet.WithMaxBloomFilterBytes(maxBytes)}
+	for _, c := range cols {
+		props = append(props, parquet.WithBloomFilterEnabledFor(c, true), parquet.WithBloomFilterFPPFor(c, fpp))
+		// The adaptive filter's candidates hold multiples of 500 values
+		// less one step: a largest candidate of 4 KiB or less (at 1%, row
+		// groups of about 3,000 rows) gets none, and arrow-go then writes
+		// a filter of 32 bytes, full after a few dozen values (a test's
+		// row groups of 500 rows passed every key). There the filter is
+		// sized for the rows.
+		if maxBytes <= 4096 {
+			props = append(props, parquet.WithBloomFilterNDVFor(c, int64(rows)))
+		} else {
+			props = append(props, parquet.WithAdaptiveBloomFilterEnabledFor(c, true))
+		}
+	}
+	return props, nil
 }
 
 // CSVInput is a CSV text that ConvertCSV reads: its fields separated by
@@ -255,6 +365,16 @@ func ConvertCSV(ctx context.Context, src CSVInput, dst io.Writer, rowGroup int, 
 
 func (s *parquetSink) Begin(h join.Header) error {
 	s.names = h.Names
+	// By name: a header whose columns were picked (Options.Columns) keeps
+	// the large side's Join, whose positions are in the whole row.
+	s.joinCols = h.Join.Names
+	if len(s.joinCols) == 0 {
+		for _, c := range h.Join.Cols {
+			if c >= 0 && c < len(h.Names) {
+				s.joinCols = append(s.joinCols, h.Names[c])
+			}
+		}
+	}
 	s.given = h.Types
 	s.maybe = make([]columnTypes, len(h.Names))
 	f, err := os.CreateTemp(s.tempDir, atomicfile.TempPrefix()+"parquet-*.spool")
@@ -288,7 +408,11 @@ func (s *parquetSink) begin() (err error) {
 	if err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy))
+	bloom, err := s.bloomProps()
+	if err != nil {
+		return err
+	}
+	props := parquet.NewWriterProperties(append([]parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Snappy)}, bloom...)...)
 	// The file writer closes a sink that is an io.Closer; the caller owns w.
 	s.fw = file.NewParquetWriter(&s.out, root, file.WithWriterProps(props))
 	return nil
@@ -339,6 +463,7 @@ func (s *parquetSink) add(lines []byte) error {
 				s.maybe[i].observe(f)
 			}
 		}
+		s.spooled++
 		return nil
 	}); err != nil {
 		return err

@@ -34,7 +34,7 @@ func (p *projected) Begin(h join.Header) error {
 	if err := p.resolve(h); err != nil {
 		return err
 	}
-	out := join.Header{Names: slices.Clone(p.names)}
+	out := join.Header{Names: slices.Clone(p.names), Join: h.Join} // Join: a sink finds its columns by name
 	out.Line = append(csvscan.AppendNames(nil, p.names), '\n')
 	if h.Types != nil {
 		out.Types = make([]columnar.Type, len(p.idx))

@@ -34,7 +34,13 @@ type RoutedDir struct {
 // folder beside dir, format "csv" or "parquet" (Parquet spooling in
 // tempDir). Label names are escaped (EscapeLabel); two labels that name
 // the same folder on a case-insensitive file system are refused.
-func NewRoutedDir(dir, classCol string, labels []string, format, tempDir string) (_ *RoutedDir, err error) {
+func NewRoutedDir(dir, classCol string, labels []string, format, tempDir string) (*RoutedDir, error) {
+	return NewRoutedDirWith(dir, classCol, labels, format, tempDir, ParquetOptions{})
+}
+
+// NewRoutedDirWith is NewRoutedDir whose Parquet parts are written with
+// pq's settings.
+func NewRoutedDirWith(dir, classCol string, labels []string, format, tempDir string, pq ParquetOptions) (_ *RoutedDir, err error) {
 	if format != "csv" && format != "parquet" {
 		return nil, &option.Error{Pkg: "local", Name: "Format", Value: fmt.Sprintf("%q", format), Reason: "want csv or parquet", Err: join.ErrOptions}
 	}
@@ -83,7 +89,7 @@ func NewRoutedDir(dir, classCol string, labels []string, format, tempDir string)
 		d.files = append(d.files, f)
 		sinks[i] = NewCSV(f)
 		if format == "parquet" {
-			sinks[i] = NewParquet(f, tempDir)
+			sinks[i] = NewParquetWith(f, tempDir, pq)
 		}
 	}
 	d.Sink = NewRouted(labels, sinks)

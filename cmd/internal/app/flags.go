@@ -23,6 +23,8 @@ type joinFlags struct {
 	keys, input, keyCol, joinCol, keyType string
 	keysFormat, inputFormat               string
 	joinType, columns                     string
+	parquetBloom                          string               // --parquet-bloom, as given
+	pq                                    local.ParquetOptions // its ParquetOptions (run)
 	mappers, reducers                     int
 	mem                                   string
 	tempDir                               string

@@ -306,7 +306,7 @@ func usageGrouped(fs *flag.FlagSet, synopsis, description string, groups []cli.F
 // compare, build-filter): each lists the flags a command has.
 var joinFlagGroups = []cli.FlagGroup{
 	{Title: "inputs", Flags: []string{"keys", "input", "key-col", "join-col", "key-type", "delim", "keys-delim", "input-delim", "keys-format", "input-format", "ignore-file-bloom", "bad-rows"}},
-	{Title: "the join and its output", Flags: []string{"join", "columns", "out", "format", "sort", "report-json", "quiet", "filters", "repeat"}},
+	{Title: "the join and its output", Flags: []string{"join", "columns", "out", "format", "parquet-bloom", "row-group", "sort", "report-json", "quiet", "filters", "repeat"}},
 	{Title: "the filter", Flags: []string{"filter", "bits-per-key", "fpp", "filter-budget", "k", "keep-filter", "filter-file", "filter-layout",
 		"broadcast-budget", "need-deletes", "hot-exclusions", "acbf-capacity", "bucket-size", "fingerprint-bits", "growth", "initial-capacity", "tightening"}},
 	{Title: "a filter bank", Flags: []string{"bank", "classes", "route"}},

@@ -13,8 +13,8 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 
-	"github.com/apache/arrow/go/v15/arrow"
-	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // TestParquetKeepsValues: the Parquet output's types come from the values
@@ -355,6 +355,74 @@ func TestStreamNullKeepsBatches(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(o); string(b) != want {
 			t.Errorf("%s: %q, want %q", jt, b, want)
+		}
+	}
+}
+
+// TestRunParquetBloom: run's Parquet output carries Bloom filters of its
+// join column in row groups of --row-group rows (a join on it then skips
+// the row groups its statistics cannot by them, as its report says), none with
+// --parquet-bloom off; a rate out of (0, 1), a word, or the flags with a
+// CSV output are usage errors naming the flag, with no output left.
+func TestRunParquetBloom(t *testing.T) {
+	dir := t.TempDir()
+	var large, keys strings.Builder
+	large.WriteString("K,V\n")
+	keys.WriteString("K\n")
+	for i := range 4000 {
+		fmt.Fprintf(&large, "%d,v%d\n", i, i)
+		fmt.Fprintf(&keys, "%d\n", i)
+	}
+	lf, kf, few := filepath.Join(dir, "l.csv"), filepath.Join(dir, "k.csv"), filepath.Join(dir, "few.csv")
+	for p, s := range map[string]string{lf: large.String(), kf: keys.String(), few: "K\n1500\n"} {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		bloom   string
+		skipped string
+	}{{"", "3 row groups skipped by the file's Bloom filters"}, {"0.001", "3 row groups skipped by the file's Bloom filters"}, {"off", ""}} {
+		out := filepath.Join(dir, "o"+c.bloom+".parquet")
+		args := []string{"run", "--keys", kf, "--input", lf, "--key-col", "K", "--join-col", "K", "--sort", "--row-group", "500", "--out", out}
+		if c.bloom != "" {
+			args = append(args, "--parquet-bloom", c.bloom)
+		}
+		if _, _, err := runCmd(args...); err != nil {
+			t.Fatal(err)
+		}
+		// Keys 1500 and 3999: statistics skip the row groups below 1500
+		// (the rows are sorted: a row group holds a range), and the
+		// filters the three between those of the keys.
+		if err := os.WriteFile(few, []byte("K\n1500\n3999\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stdout, _, err := runCmd("run", "--keys", few, "--input", out, "--key-col", "K", "--join-col", "K", "--sort", "--out", filepath.Join(dir, "j.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.skipped != "" && !strings.Contains(stdout, c.skipped) || c.skipped == "" && strings.Contains(stdout, "by the file's Bloom filters") {
+			t.Errorf("--parquet-bloom %q: a join on the output:\n%s", c.bloom, stdout)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "j.csv")); string(b) != "K,V\n1500,v1500\n3999,v3999\n" {
+			t.Errorf("--parquet-bloom %q: joined %q", c.bloom, b)
+		}
+	}
+	for _, args := range [][]string{
+		{"--parquet-bloom", "1", "--out", filepath.Join(dir, "x.parquet")},
+		{"--parquet-bloom", "0", "--out", filepath.Join(dir, "x.parquet")},
+		{"--parquet-bloom", "NaN", "--out", filepath.Join(dir, "x.parquet")},
+		{"--parquet-bloom", "some", "--out", filepath.Join(dir, "x.parquet")},
+		{"--parquet-bloom", "0.01", "--out", filepath.Join(dir, "x.csv")},
+		{"--row-group", "0", "--out", filepath.Join(dir, "x.parquet")},
+		{"--row-group", "100", "--out", filepath.Join(dir, "x.csv")},
+	} {
+		_, stderr, err := runCmd(append([]string{"run", "--keys", kf, "--input", lf, "--key-col", "K", "--join-col", "K"}, args...)...)
+		if err == nil || !strings.Contains(stderr+err.Error(), args[0]) {
+			t.Errorf("%v: %v, %s", args, err, stderr)
+		}
+		if _, err := os.Stat(args[3]); err == nil {
+			t.Errorf("%v: left %s", args, args[3])
 		}
 	}
 }

@@ -50,7 +50,7 @@ func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format
 	}
 	// The folder is committed by its own rule (local.RoutedDir), the report after it.
 	return writeAndCommit(ctx, outs, func(files []*atomicfile.File) error {
-		d, err := local.NewRoutedDir(out, b.ClassCol, labels, format, opt.TempDir)
+		d, err := local.NewRoutedDirWith(out, b.ClassCol, labels, format, opt.TempDir, jf.pq)
 		var oe *option.Error
 		switch {
 		case errors.As(err, &oe):

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -43,6 +45,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	format := fs.String("format", "", "csv or parquet (default: the one --out's extension names, .csv, .parquet or .pq; else csv)")
 	sorted := fs.Bool("sort", false, "order the output by key, then by the large side's row order")
 	reportJSON := fs.String("report-json", "", "also write the report as JSON to this file")
+	fs.StringVar(&jf.parquetBloom, "parquet-bloom", "", fmt.Sprintf("with a Parquet output: the false-positive rate of the split-block Bloom filters written in every row group for the join column(s), which DuckDB, Spark, DataFusion and this tool's own joins skip row groups by (default %v), or off", local.DefaultParquetBloomFPP))
+	rowGroup := fs.Int("row-group", 0, "with a Parquet output: rows a row group (default 65,536, or fewer when they take 8 MiB)")
 	fs.StringVar(&jf.bank, "bank", "", "filter with the union of these classes' filters of a bank (join bank build) and join only their key rows")
 	fs.StringVar(&jf.classes, "classes", "", "with --bank: the class labels, comma-separated (default: all)")
 	fs.StringVar(&jf.route, "route", "", "with --bank: column (a last column \"class\": the class of the row's key) or dir (--out DIR: one DIR/CLASSCOL=class/part.csv a class)")
@@ -62,6 +66,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	if *format == "parquet" && *out == "-" {
 		return usageError{fmt.Errorf("run: --format parquet needs --out FILE")}
 	}
+	if jf.pq, err = parquetBloomFlag(jf.parquetBloom, *format); err != nil {
+		return usageError{fmt.Errorf("run: %w", err)}
+	}
+	if jf.set("row-group") && (*rowGroup < 1 || *format != "parquet") {
+		return usageError{fmt.Errorf("run: --row-group %d: want a number of rows >= 1, with a Parquet output", *rowGroup)}
+	}
+	jf.pq.RowGroup = *rowGroup
 	if jf.set("filter") { // else the library's default, or the filter file's or bank's kind
 		jf.filter = filters.Kind(*filter)
 	}
@@ -83,7 +94,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		outF, repF := files[0], reportFile(outs, files)
 		sink := local.NewCSV(outF)
 		if *format == "parquet" {
-			sink = local.NewParquet(outF, opt.TempDir)
+			sink = local.NewParquetWith(outF, opt.TempDir, jf.pq)
 		}
 		jf.tuneGC(opt)
 		rep, err := local.Run(ctx, opt, sink)
@@ -214,4 +225,29 @@ func (b *bars) clear() {
 		}
 	}
 	fmt.Fprint(b.w, "\r\033[K")
+}
+
+// parquetBloomFlag is the ParquetOptions of --parquet-bloom's value v
+// (empty: the default) for an output of format.
+func parquetBloomFlag(v, format string) (local.ParquetOptions, error) {
+	if v == "" {
+		return local.ParquetOptions{}, nil
+	}
+	if format != "parquet" {
+		return local.ParquetOptions{}, fmt.Errorf("--parquet-bloom %s: the output is %s, not Parquet", v, format)
+	}
+	if v == "off" {
+		return local.ParquetOptions{BloomFPP: -1}, nil
+	}
+	fpp, err := strconv.ParseFloat(v, 64)
+	if err == nil && fpp <= 0 {
+		err = errors.New("below or at 0")
+	}
+	if err == nil {
+		err = local.CheckParquetBloomFPP(fpp)
+	}
+	if err != nil {
+		return local.ParquetOptions{}, fmt.Errorf("--parquet-bloom %s: want off or a false-positive rate above 0 and below 1 (such as 0.01)", v)
+	}
+	return local.ParquetOptions{BloomFPP: fpp}, nil
 }

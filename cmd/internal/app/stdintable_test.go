@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
 )

@@ -22,7 +22,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
 )
