@@ -97,11 +97,15 @@ func (b BatchReport) FPOutlier() bool {
 	return fpOutlier(b.FalsePositiveKeys, b.NegativeKeys, b.FPP)
 }
 
-func fpOutlier(f, d int64, p float64) bool {
+func fpOutlier(f, d int64, p float64) bool { return fpTail(f, d, p) < tail4SD }
+
+// fpTail is the probability of a count of f false positives of d negatives
+// at rate p or one further from the mean on its side: the one-sided tail,
+// from the normal approximation when d*p >= 30, else Poisson(d*p)'s.
+func fpTail(f, d int64, p float64) float64 {
 	lambda := float64(d) * p
 	if lambda >= 30 {
-		z := zScore(f, d, p)
-		return z > 4 || z < -4
+		return math.Erfc(math.Abs(zScore(f, d, p))/math.Sqrt2) / 2
 	}
 	// Poisson(lambda): P(X >= f) and P(X <= f).
 	var below float64 // P(X < f)
@@ -111,7 +115,7 @@ func fpOutlier(f, d int64, p float64) bool {
 		term *= lambda / float64(i+1)
 	}
 	atMost := below + term // P(X <= f)
-	return 1-below < tail4SD || atMost < tail4SD
+	return min(1-below, atMost)
 }
 
 func zScore(fp, neg int64, p float64) float64 {

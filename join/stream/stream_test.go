@@ -401,7 +401,11 @@ func TestGrowth(t *testing.T) {
 
 // TestFPAgainstFormula: over many batches of absent keys, the measured
 // false positives of each batch are within 4 standard deviations of the
-// formula at the live keys, and overall too.
+// formula at the live keys, counted for the 60 batches tested (a batch
+// fails when its tail probability times 60 is below 4 standard deviations'
+// tail: 60 tests at 4 each failed about one run in a hundred, seed
+// 1795879441570335843, cuckoo's batch 4 at z 4.09 with the overall z
+// -0.68), and overall too.
 func TestFPAgainstFormula(t *testing.T) {
 	seed := testutil.Seed(t)
 	r := testutil.Rand(seed)
@@ -436,7 +440,7 @@ func TestFPAgainstFormula(t *testing.T) {
 		rep, err := Run(context.Background(), Options{KeyEvents: filepath.Join(dir, "e"), Probe: filepath.Join(dir, "p"), Batch: batch, KeyBatch: 1000,
 			Filter: kind, Capacity: 8192, Sizing: filters.Sizing{FPP: 0.02}, NoSketches: true,
 			OnBatch: func(b BatchReport) {
-				if z := b.FPZ(); b.FPOutlier() {
+				if z := b.FPZ(); fpTail(b.FalsePositiveKeys, b.NegativeKeys, b.FPP)*batches*3 < tail4SD {
 					t.Errorf("%s batch %d: %d false positive keys of %d at formula %.4g: z = %.2f", kind, b.Batch, b.FalsePositiveKeys, b.NegativeKeys, b.FPP, z)
 				}
 				worst = max(worst, b.FPZ(), -b.FPZ())
