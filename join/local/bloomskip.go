@@ -33,7 +33,7 @@ import (
 type fileBloom struct {
 	x    *execution
 	col  int
-	keys [][]byte // the key side's distinct keys (the keys phase's list)
+	keys [][]byte // the key side's distinct keys (the keys phase's list), until hashed
 	once sync.Once
 	// hashes are the keys' hashes as the column's filters take them, the
 	// keys that no value of the column can equal left out; usable false
@@ -81,6 +81,7 @@ func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool) {
 	}
 	b.once.Do(func() {
 		b.hashes, b.usable = tab.BloomHashes(b.col, b.x.joinSpec.Types[0], b.keys)
+		b.keys = nil // the hashes are all it needs: the list's memory goes back
 	})
 	if !b.usable {
 		b.off.Store(true)

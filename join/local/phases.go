@@ -215,6 +215,11 @@ type mapPhase struct {
 func (*mapPhase) name() string { return "map" }
 func (p *mapPhase) run(ctx context.Context, x *execution) (err error) {
 	p.bloom = x.newFileBloom(p.keys.list)
+	// The distinct keys' list goes back before the map phase (the filter is
+	// built; a Parquet side's Bloom skip holds it until it has their
+	// hashes): at 2.9 million keys its 89 MB were live through the map and
+	// the reduce, the largest part of the heap under --mem 64MiB.
+	p.keys.list = nil
 	p.stats, err = x.mapInput(ctx, mapInputs{copies: p.broadcast.copies, keyLo: p.keys.stats.lo, keyHi: p.keys.stats.hi, bloom: p.bloom})
 	return err
 }
