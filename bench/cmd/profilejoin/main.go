@@ -4,16 +4,24 @@
 //	go run ./bench/cmd/profilejoin -keys K -input I -cpuprofile cpu.out [-mappers N] [-filter KIND]
 //	go tool pprof -top cpu.out
 //
+// or, for where memory peaks, -heapprofile heap.out [-mem BYTES]: the heap
+// profile taken when the live heap was largest (sampled every 20 ms),
+// read with go tool pprof -sample_index=inuse_space -top heap.out.
+//
 // The output rows are discarded. It prints the report's phase timings.
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
+	"time"
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
@@ -28,6 +36,8 @@ func main() {
 	mappers := flag.Int("mappers", 0, "mappers (0: one a core)")
 	kind := flag.String("filter", "acbf", "filter kind")
 	prof := flag.String("cpuprofile", "", "write a CPU profile here")
+	heap := flag.String("heapprofile", "", "write the heap profile of the largest heap in use here")
+	mem := flag.Int64("mem", 0, "the memory budget in bytes (0: the default)")
 	flag.Parse()
 	if *keys == "" || *input == "" {
 		fmt.Fprintln(os.Stderr, "profilejoin: -keys and -input are required")
@@ -46,15 +56,56 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if *heap != "" {
+		stop := peakHeap(*heap)
+		defer stop()
+	}
 	rep, err := local.Run(context.Background(), join.Options{
 		Sides:        join.Sides{Keys: *keys, Input: *input},
 		Keying:       join.Keying{KeyCol: *keyCol, JoinCol: *joinCol},
 		FilterChoice: join.FilterChoice{Filter: filters.Kind(*kind)},
-		Resources:    join.Resources{Mappers: *mappers},
+		Resources:    join.Resources{Mappers: *mappers, MemBudget: *mem},
 	}, local.NewCSV(io.Discard))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	fmt.Printf("join rows %d; phases (ms) %v\n", rep.JoinRows, rep.TimingsMs)
+}
+
+// peakHeap samples the live heap (as of the last collection) every 20 ms
+// and keeps the heap profile of the largest seen; stop writes it to path.
+func peakHeap(path string) (stop func()) {
+	runtime.MemProfileRate = 64 << 10
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	var best bytes.Buffer
+	var peak uint64
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			metrics.Read(live)
+			if v := live[0].Value.Uint64(); v > peak+peak/50 { // 2% more: a new profile
+				peak = v // the profile's in-use figures are as of the last GC too
+				best.Reset()
+				pprof.Lookup("heap").WriteTo(&best, 0)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		if err := os.WriteFile(path, best.Bytes(), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		fmt.Printf("peak live heap %.1f MiB\n", float64(peak)/(1<<20))
+	}
 }
