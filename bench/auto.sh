@@ -51,6 +51,7 @@ mkdir -p "$out/reports" "$out/paired"
 rm -f "$out"/reports/*.json "$out"/paired/*.json
 
 go build -o "$tmp/join" ./cmd/join
+built=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- '*.go' 2>/dev/null || echo +changes) # the commit built, not the one checked out when the run ends
 go build -o "$tmp/autotable" ./bench/cmd/autotable
 # The fixed kinds keep probing (--keep-filter: they are measured as kinds, as compare measures them); auto runs as a user runs it, its mappers free to turn the filter off.
 # acbf at 4 and 8 and fuse (issue 43): sizes and a kind auto chooses, so
@@ -151,6 +152,6 @@ for s in $(seq 1 "${EXSEEDS:-5}"); do
 done
 cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
 [ -n "$cpu" ] || cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
-machine="$cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+machine="$cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $built"
 "$tmp/autotable" --reports "$out/reports" --paired "$out/paired" --top "$top" --exreports "$out/exreports" --machine "$machine" --rounds "$rounds" --paired-rounds "$paired" --keys "$keys" --rows "$rows" > bench/results/auto.md
 echo "wrote bench/results/auto.md" >&2
