@@ -61,7 +61,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	j.sizingFlags.register(fs)
 	fs.IntVar(&j.mappers, "mappers", 0, "map goroutines (0: one per core)")
 	fs.IntVar(&j.reducers, "reducers", 0, "reduce partitions (0: one per core)")
-	fs.StringVar(&j.mem, "mem", "", "memory for the shuffle and --sort, spilling to --tmp-dir beyond it (B, KiB, MiB, GiB; at least 64KiB x mappers x reducers; default "+
+	fs.StringVar(&j.mem, "mem", "", "memory for the shuffle, --sort and the reducers' key tables, spilling to --tmp-dir beyond it (a key side too large for half of it is joined in partitions, one at a time a reducer); the build's distinct keys (40 bytes an integer key, more a text one) and the filter come on top (B, KiB, MiB, GiB; at least 64KiB x mappers x reducers; default "+
 		join.SizeText(join.DefaultMemBudget)+", or that minimum if more)")
 	fs.StringVar(&j.tempDir, "tmp-dir", "", "folder for spill files (default: the system's)")
 	fs.StringVar(&j.tempDir, "temp-dir", "", "the same as --tmp-dir")
