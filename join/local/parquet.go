@@ -211,7 +211,7 @@ type ParquetOptions struct {
 	// BloomColumns, so that a reader of the file (this tool's own filtered
 	// join, DuckDB, Spark, DataFusion) skips the row groups that hold none
 	// of its keys: 0 for DefaultParquetBloomFPP, negative for no filters,
-	// else within (0, 1). A filter is sized for the row group's distinct
+	// else from MinParquetBloomFPP to below 1. A filter is sized for the row group's distinct
 	// values at that rate (arrow-go's adaptive filter: the least of five
 	// candidate sizes that holds them), at most for its rows; for row
 	// groups of a few thousand rows, for its rows.
@@ -241,11 +241,18 @@ func NewParquetWith(w io.Writer, tempDir string, opt ParquetOptions) Sink {
 	return &parquetSink{out: firstError{w: w}, tempDir: tempDir, rowGroup: opt.RowGroup, opt: opt}
 }
 
+// MinParquetBloomFPP is the least false-positive rate a Parquet output's
+// Bloom filters take: 41 bits a value, 512 KiB for a row group of 65,536
+// distinct values. Below it a filter costs more than it can save, and
+// arrow-go's adaptive filter finds no candidate size (it steps by 500
+// values) and writes 32 bytes.
+const MinParquetBloomFPP = 1e-6
+
 // CheckParquetBloomFPP returns an error unless fpp is a BloomFPP
-// ParquetOptions takes: 0, negative, or within (0, 1).
+// ParquetOptions takes: 0, negative, or from MinParquetBloomFPP to below 1.
 func CheckParquetBloomFPP(fpp float64) error {
-	if math.IsNaN(fpp) || fpp >= 1 {
-		return fmt.Errorf("a Bloom filter false-positive rate of %v: want one above 0 and below 1", fpp)
+	if math.IsNaN(fpp) || fpp >= 1 || fpp > 0 && fpp < MinParquetBloomFPP {
+		return fmt.Errorf("a Bloom filter false-positive rate of %v: want one from %v to below 1", fpp, MinParquetBloomFPP)
 	}
 	return nil
 }

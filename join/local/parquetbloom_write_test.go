@@ -164,11 +164,11 @@ func TestParquetBloomWritten(t *testing.T) {
 	}
 }
 
-// TestParquetBloomOptions: a rate of 1 or more, or NaN, is refused naming
-// it (arrow-go panics on one), as is a BloomColumns name the output does
+// TestParquetBloomOptions: a rate of 1 or more, NaN (arrow-go panics on
+// those) or below MinParquetBloomFPP is refused naming it, as is a BloomColumns name the output does
 // not have; a named column gets its filter.
 func TestParquetBloomOptions(t *testing.T) {
-	for _, fpp := range []float64{1, 2, math.NaN()} {
+	for _, fpp := range []float64{1, 2, math.NaN(), 1e-7, 1e-300} {
 		if err := CheckParquetBloomFPP(fpp); err == nil || !strings.Contains(err.Error(), "false-positive rate of") {
 			t.Errorf("fpp %v: %v", fpp, err)
 		}

@@ -362,7 +362,7 @@ func TestStreamNullKeepsBatches(t *testing.T) {
 // TestRunParquetBloom: run's Parquet output carries Bloom filters of its
 // join column in row groups of --row-group rows (a join on it then skips
 // the row groups its statistics cannot by them, as its report says), none with
-// --parquet-bloom off; a rate out of (0, 1), a word, or the flags with a
+// --parquet-bloom off; a rate out of [1e-6, 1), a word, or the flags with a
 // CSV output are usage errors naming the flag, with no output left.
 func TestRunParquetBloom(t *testing.T) {
 	dir := t.TempDir()
@@ -412,6 +412,7 @@ func TestRunParquetBloom(t *testing.T) {
 		{"--parquet-bloom", "1", "--out", filepath.Join(dir, "x.parquet")},
 		{"--parquet-bloom", "0", "--out", filepath.Join(dir, "x.parquet")},
 		{"--parquet-bloom", "NaN", "--out", filepath.Join(dir, "x.parquet")},
+		{"--parquet-bloom", "1e-300", "--out", filepath.Join(dir, "x.parquet")},
 		{"--parquet-bloom", "some", "--out", filepath.Join(dir, "x.parquet")},
 		{"--parquet-bloom", "0.01", "--out", filepath.Join(dir, "x.csv")},
 		{"--row-group", "0", "--out", filepath.Join(dir, "x.parquet")},

@@ -247,7 +247,7 @@ func parquetBloomFlag(v, format string) (local.ParquetOptions, error) {
 		err = local.CheckParquetBloomFPP(fpp)
 	}
 	if err != nil {
-		return local.ParquetOptions{}, fmt.Errorf("--parquet-bloom %s: want off or a false-positive rate above 0 and below 1 (such as 0.01)", v)
+		return local.ParquetOptions{}, fmt.Errorf("--parquet-bloom %s: want off or a false-positive rate from %v to below 1 (such as 0.01)", v, local.MinParquetBloomFPP)
 	}
 	return local.ParquetOptions{BloomFPP: fpp}, nil
 }
