@@ -211,10 +211,10 @@ type ParquetOptions struct {
 	// BloomColumns, so that a reader of the file (this tool's own filtered
 	// join, DuckDB, Spark, DataFusion) skips the row groups that hold none
 	// of its keys: 0 for DefaultParquetBloomFPP, negative for no filters,
-	// else from MinParquetBloomFPP to below 1. A filter is sized for the row group's distinct
-	// values at that rate (arrow-go's adaptive filter: the least of five
-	// candidate sizes that holds them), at most for its rows; for row
-	// groups of a few thousand rows, for its rows.
+	// else from MinParquetBloomFPP to below 1. A filter is sized for the
+	// row group's distinct values at that rate (arrow-go's adaptive
+	// filter: the least of five candidate sizes that holds them), at most
+	// for its rows; for row groups of a few thousand rows, for its rows.
 	BloomFPP float64
 	// BloomColumns are columns given Bloom filters besides the join
 	// columns, by name; a name the output does not have is an error at
@@ -257,9 +257,9 @@ func CheckParquetBloomFPP(fpp float64) error {
 	return nil
 }
 
-// bloomProps are the writer properties that give the columns of names
-// that take one (the join columns and opt.BloomColumns) a Bloom filter.
-// The largest a filter may be is what the spec's sizing takes for the
+// bloomProps returns the writer properties that give a Bloom filter to
+// each join column the output has and each of opt.BloomColumns (nil for
+// none); called once, in Finish. The largest a filter may be is what the spec's sizing takes for the
 // rows of a row group at the rate (m = -8 n / ln(1 - p^(1/8)) bits,
 // parquet-format's BloomFilter.md, "Sizing"), within the spec's 32 bytes
 // to 128 MiB; the adaptive filter keeps the least of its candidates that
