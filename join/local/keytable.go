@@ -133,6 +133,17 @@ func (t *keyTable) record(i int) shuffle.Record {
 	return shuffle.Record{Key: t.key(e), Tag: join.TagKeys, Seq: e.seq, Row: t.arena[e.off+int(e.klen) : e.off+int(e.klen)+int(e.rlen)]}
 }
 
+// touch reads entry i and the first byte of its row, so that a later
+// record(i) finds them in the cache; its result is of no use but to keep
+// the loads.
+func (t *keyTable) touch(i int) byte {
+	e := t.ents[i]
+	if int(e.klen) >= len(t.arena)-e.off {
+		return 0
+	}
+	return t.arena[e.off+int(e.klen)]
+}
+
 // lookup returns the key-side records of key, in row order. The slice and the
 // records' bytes are valid until the next lookup.
 func (t *keyTable) lookup(key []byte) []shuffle.Record {

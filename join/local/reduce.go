@@ -112,6 +112,14 @@ func (x *execution) shape() joinShape {
 // reducer is what the reduce of every partition shares: the shuffle it
 // reads, what the join type writes, and the count of false positives (the
 // large-side rows that met no key) it adds to.
+// probeChunk is the large-side records a reducer looks up before it joins
+// them (reducePartition).
+const probeChunk = 32
+
+// reduceTouched is what keyTable.touch read, summed: kept so that the
+// compiler keeps its loads.
+var reduceTouched atomic.Uint32
+
 type reducer struct {
 	sh    *shuffle.Shuffle
 	shape joinShape
@@ -137,6 +145,12 @@ func (rd reducer) reducePartition(ctx context.Context, p int, hint keyHint, emit
 	keepKeys := shape.jt.KeepsUnmatchedKeys()
 	probing := false
 	var fp int64
+	var spans [probeChunk]struct {
+		lo, hi int
+		ok     bool
+	}
+	var touched byte // what touch read, kept (reduceTouched) so that its loads stay
+	defer func() { reduceTouched.Add(uint32(touched)) }()
 	seal := func() {
 		probing = true
 		smalls.seal()
@@ -149,45 +163,62 @@ func (rd reducer) reducePartition(ctx context.Context, p int, hint keyHint, emit
 			return err
 		}
 		keys, tags, seqs, rows := columns(rec)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			if tags.Value(i) == join.TagKeys {
-				if probing {
-					return fmt.Errorf("join: internal error: partition %d has a key-side record after large-side ones", p)
-				}
-				smalls.add(keys.Value(i), seqs.Value(i), rows.Value(i))
-				continue
-			}
+		n := int(rec.NumRows())
+		for i := 0; i < n; {
 			if !probing {
+				if tags.Value(i) == join.TagKeys {
+					smalls.add(keys.Value(i), seqs.Value(i), rows.Value(i))
+					i++
+					continue
+				}
 				seal()
 			}
-			key := keys.Value(i)
-			large := shuffle.Record{Key: key, Tag: tags.Value(i), Seq: seqs.Value(i), Row: rows.Value(i)}
-			lo, hi, ok := smalls.span(key)
-			if !ok {
-				lo, hi = 0, 0
-				if tags.Value(i) == join.TagInput { // an unprobed row is no false positive
-					fp++
+			// The next chunk's spans are looked up first, in a loop whose
+			// iterations load independently (the index slot, the first
+			// entry and its row), so that their cache misses overlap
+			// instead of each waiting behind the previous row's join.
+			c := min(n-i, probeChunk)
+			for j := range c {
+				sp := &spans[j]
+				sp.lo, sp.hi, sp.ok = smalls.span(keys.Value(i + j))
+				if sp.ok {
+					touched ^= smalls.touch(sp.lo)
 				}
 			}
-			var err error
-			switch shape.jt.ForLarge(hi - lo) {
-			case join.WriteAlone:
-				err = emit(large, shuffle.Record{Key: key, Seq: -1})
-			case join.WritePadded:
-				err = emit(large, shuffle.Record{Key: key, Seq: -1, Row: shape.keyPad})
-			case join.WritePairs:
-				for j := lo; j < hi && err == nil; j++ {
-					small := smalls.record(j)
-					if keepKeys {
-						_, small.Row = join.SplitKeyRow(small.Row)
-						matched[j] = true
+			for j := range c {
+				if tags.Value(i+j) == join.TagKeys {
+					return fmt.Errorf("join: internal error: partition %d has a key-side record after large-side ones", p)
+				}
+				key := keys.Value(i + j)
+				large := shuffle.Record{Key: key, Tag: tags.Value(i + j), Seq: seqs.Value(i + j), Row: rows.Value(i + j)}
+				lo, hi := spans[j].lo, spans[j].hi
+				if !spans[j].ok {
+					lo, hi = 0, 0
+					if large.Tag == join.TagInput { // an unprobed row is no false positive
+						fp++
 					}
-					err = emit(large, small)
+				}
+				var err error
+				switch shape.jt.ForLarge(hi - lo) {
+				case join.WriteAlone:
+					err = emit(large, shuffle.Record{Key: key, Seq: -1})
+				case join.WritePadded:
+					err = emit(large, shuffle.Record{Key: key, Seq: -1, Row: shape.keyPad})
+				case join.WritePairs:
+					for k := lo; k < hi && err == nil; k++ {
+						small := smalls.record(k)
+						if keepKeys {
+							_, small.Row = join.SplitKeyRow(small.Row)
+							matched[k] = true
+						}
+						err = emit(large, small)
+					}
+				}
+				if err != nil {
+					return err
 				}
 			}
-			if err != nil {
-				return err
-			}
+			i += c
 		}
 		if rd.read != nil {
 			rd.read.Add(rec.NumRows())
