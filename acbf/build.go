@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
+	"github.com/acbfjoin/acbfjoin/internal/parbuild"
 )
 
 // Build returns a filter for cfg holding every key of keys (duplicates count as
@@ -94,13 +93,8 @@ func Build(cfg Config, keys [][]byte) (*Filter, error) {
 }
 
 // buildWorkers is how many goroutines set the first level of a build of
-// probes probes: one below 2^18 probes; else one a CPU, at most 4.
-var buildWorkers = func(probes int) int {
-	if probes < 1<<18 {
-		return 1
-	}
-	return min(runtime.GOMAXPROCS(0), 4)
-}
+// probes probes (parbuild.Workers; a variable so that tests set it).
+var buildWorkers = parbuild.Workers
 
 // firstLevel sets the first level from every probe of keys and returns the
 // repeats (the probes that landed on a bit already set), in lists whose
@@ -118,16 +112,9 @@ func (f *Filter) firstLevel(keys [][]byte, capacity int) [][]uint64 {
 		return [][]uint64{f.firstLevelRange(keys, 0, f.m1, make([]uint64, 0, capacity))}
 	}
 	reps := make([][]uint64, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := words*uint64(w)/uint64(workers)<<6, words*uint64(w+1)/uint64(workers)<<6
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			reps[w] = f.firstLevelRange(keys, lo, min(hi, f.m1), make([]uint64, 0, capacity/workers+64))
-		}()
-	}
-	wg.Wait()
+	parbuild.Ranges(words, workers, func(w int, lo, hi uint64) { // words lo..hi-1: bits lo<<6..
+		reps[w] = f.firstLevelRange(keys, lo<<6, min(hi<<6, f.m1), make([]uint64, 0, capacity/workers+64))
+	})
 	return reps
 }
 

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 	"unsafe"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
+	"github.com/acbfjoin/acbfjoin/internal/parbuild"
 )
 
 // BlockBits is the size of a block: one 64-byte cache line, 8 words of 64 bits.
@@ -224,38 +223,26 @@ func Build(bits uint64, k int, keys [][]byte) (*Filter, error) {
 		}
 		return f, nil
 	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := f.blocks*uint64(w)/uint64(workers), f.blocks*uint64(w+1)/uint64(workers)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, key := range keys {
-				h1, h2 := hashing.Sum(key)
-				if b := hashing.Reduce(h1, f.blocks); b < lo || b >= hi {
-					continue
-				}
-				blk := f.block(h1)
-				setBits(blk, h2, min(f.k, probesPerWord))
-				for j := 1; j*probesPerWord < f.k; j++ {
-					setBits(blk, probeWord(h2, j), min(f.k-j*probesPerWord, probesPerWord))
-				}
+	parbuild.Ranges(f.blocks, workers, func(_ int, lo, hi uint64) {
+		for _, key := range keys {
+			h1, h2 := hashing.Sum(key)
+			if b := hashing.Reduce(h1, f.blocks); b < lo || b >= hi {
+				continue
 			}
-		}()
-	}
-	wg.Wait()
+			blk := f.block(h1)
+			setBits(blk, h2, min(f.k, probesPerWord))
+			for j := 1; j*probesPerWord < f.k; j++ {
+				setBits(blk, probeWord(h2, j), min(f.k-j*probesPerWord, probesPerWord))
+			}
+		}
+	})
 	f.n = uint64(len(keys))
 	return f, nil
 }
 
-// buildWorkers is how many goroutines Build adds probes probes with: one
-// below 2^18 probes; else one a CPU, at most 4.
-var buildWorkers = func(probes int) int {
-	if probes < 1<<18 {
-		return 1
-	}
-	return min(runtime.GOMAXPROCS(0), 4)
-}
+// buildWorkers is how many goroutines Build adds probes probes with
+// (parbuild.Workers; a variable so that tests set it).
+var buildWorkers = parbuild.Workers
 
 // Contains reports whether key may be in the filter: true for every key added
 // (no false negatives), and true with probability about FPP() for other keys.

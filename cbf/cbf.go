@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
+	"github.com/acbfjoin/acbfjoin/internal/parbuild"
 )
 
 // MaxK is the largest number of hash functions a Filter accepts.
@@ -205,26 +204,18 @@ func Build(m uint64, k int, keys [][]byte) (*Filter, error) {
 		return f, nil
 	}
 	sat := make([]uint64, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		// Counters 2*lo .. 2*hi-1: whole bytes.
-		lo, hi := nb*uint64(w)/uint64(workers), nb*uint64(w+1)/uint64(workers)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			part := &Filter{m: f.m, k: f.k, counters: f.counters}
-			for _, key := range keys {
-				h1, h2 := hashing.Sum(key)
-				for i := 0; i < k; i++ {
-					if p := hashing.Probe(h1, h2, i, f.m); p>>1 >= lo && p>>1 < hi {
-						part.inc(p)
-					}
+	parbuild.Ranges(nb, workers, func(w int, lo, hi uint64) { // counters 2*lo .. 2*hi-1: whole bytes
+		part := &Filter{m: f.m, k: f.k, counters: f.counters}
+		for _, key := range keys {
+			h1, h2 := hashing.Sum(key)
+			for i := 0; i < k; i++ {
+				if p := hashing.Probe(h1, h2, i, f.m); p>>1 >= lo && p>>1 < hi {
+					part.inc(p)
 				}
 			}
-			sat[w] = part.saturations
-		}()
-	}
-	wg.Wait()
+		}
+		sat[w] = part.saturations
+	})
 	for _, s := range sat {
 		f.saturations += s
 	}
@@ -232,14 +223,9 @@ func Build(m uint64, k int, keys [][]byte) (*Filter, error) {
 	return f, nil
 }
 
-// buildWorkers is how many goroutines Build adds probes probes with: one
-// below 2^18 probes; else one a CPU, at most 4.
-var buildWorkers = func(probes int) int {
-	if probes < 1<<18 {
-		return 1
-	}
-	return min(runtime.GOMAXPROCS(0), 4)
-}
+// buildWorkers is how many goroutines Build adds probes probes with
+// (parbuild.Workers; a variable so that tests set it).
+var buildWorkers = parbuild.Workers
 
 // Contains reports whether key may be in the filter: true for every key added
 // and not removed (no false negatives, as long as no non-member was removed),

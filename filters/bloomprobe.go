@@ -2,12 +2,11 @@ package filters
 
 import (
 	"math/bits"
-	"runtime"
-	"sync"
 
 	"github.com/bits-and-blooms/bloom/v3"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
+	"github.com/acbfjoin/acbfjoin/internal/parbuild"
 )
 
 // bloomProbe tests keys against a bits-and-blooms Bloom filter's own bits
@@ -72,34 +71,22 @@ func (p *bloomProbe) addAll(keys [][]byte) {
 		}
 		return
 	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := nw*uint64(w)/uint64(workers), nw*uint64(w+1)/uint64(workers)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, key := range keys {
-				h := bloomHashes(key)
-				for i := range uint64(p.k) {
-					b := fastMod(bloomLocation(&h, i), p.m, p.mh, p.ml)
-					if wi := b >> 6; wi >= lo && wi < hi {
-						p.words[wi] |= 1 << (b & 63)
-					}
+	parbuild.Ranges(nw, workers, func(_ int, lo, hi uint64) {
+		for _, key := range keys {
+			h := bloomHashes(key)
+			for i := range uint64(p.k) {
+				b := fastMod(bloomLocation(&h, i), p.m, p.mh, p.ml)
+				if wi := b >> 6; wi >= lo && wi < hi {
+					p.words[wi] |= 1 << (b & 63)
 				}
 			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 }
 
 // buildWorkers is how many goroutines a filter of probes probes is built
-// on: one below 2^18 probes; else one a CPU, at most 4.
-var buildWorkers = func(probes int) int {
-	if probes < 1<<18 {
-		return 1
-	}
-	return min(runtime.GOMAXPROCS(0), 4)
-}
+// on (parbuild.Workers; a variable so that tests set it).
+var buildWorkers = parbuild.Workers
 
 // contains is the library's Test(key). O(k).
 func (p *bloomProbe) contains(key []byte) bool {

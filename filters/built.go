@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"runtime"
 	"slices"
-	"sync"
 
+	"github.com/acbfjoin/acbfjoin/internal/parbuild"
 	"github.com/spaolacci/murmur3"
 )
 
@@ -104,21 +104,15 @@ const fingerprintSeed = 0x6b657973 // "keys"
 func KeysFingerprint(keys [][]byte) [2]uint64 {
 	workers := 1
 	if len(keys) >= 1<<16 {
-		workers = min(runtime.GOMAXPROCS(0), 4)
+		workers = min(runtime.GOMAXPROCS(0), parbuild.MaxWorkers)
 	}
 	if workers == 1 {
 		return keysFingerprint(keys)
 	}
 	fps := make([][2]uint64, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fps[w] = keysFingerprint(keys[len(keys)*w/workers : len(keys)*(w+1)/workers])
-		}()
-	}
-	wg.Wait()
+	parbuild.Ranges(uint64(len(keys)), workers, func(w int, lo, hi uint64) {
+		fps[w] = keysFingerprint(keys[lo:hi])
+	})
 	var fp [2]uint64
 	for _, p := range fps {
 		fp[0] += p[0]
