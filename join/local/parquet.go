@@ -37,6 +37,12 @@ const (
 	parquetRowGroupBytes = 8 << 20
 )
 
+// maxRowGroupBytes ends a row group of a given row count
+// (ParquetOptions.RowGroup) too: the sink holds a row group in memory, and
+// --row-group 100000000 held a whole output beyond --mem. A variable so
+// that a test sets it small.
+var maxRowGroupBytes = 256 << 20
+
 // parquetSink writes the output rows as a Parquet file. A column of a
 // Parquet or Arrow side is written as its own type (join.Header.Types;
 // columnar.ParquetNode says how each type is stored), its canonical text
@@ -203,7 +209,8 @@ const DefaultParquetBloomFPP = 0.01
 // ParquetOptions are a Parquet output's settings.
 type ParquetOptions struct {
 	// RowGroup is the rows of a row group (the last one may hold fewer),
-	// whatever their bytes; 0 for 65,536 rows or 8 MiB of values.
+	// or fewer where they take 256 MiB of values (the sink holds a row
+	// group in memory); 0 for 65,536 rows or 8 MiB of values.
 	RowGroup int
 	// BloomFPP is the false-positive rate of the split-block Bloom filter
 	// (parquet-format's BloomFilter.md) written in every row group for each
@@ -231,7 +238,8 @@ func NewParquet(w io.Writer, tempDir string) Sink {
 }
 
 // NewParquetRowGroups is NewParquet with rowGroup rows a row group (the
-// last one may hold fewer), whatever their bytes; 0 for NewParquet's.
+// last one may hold fewer, and one of 256 MiB of values ends there); 0 for
+// NewParquet's.
 func NewParquetRowGroups(w io.Writer, tempDir string, rowGroup int) Sink {
 	return NewParquetWith(w, tempDir, ParquetOptions{RowGroup: rowGroup})
 }
@@ -542,7 +550,8 @@ func (s *parquetSink) append() error {
 		}
 	}
 	s.rows++
-	if s.rowGroup > 0 && s.rows == s.rowGroup || s.rowGroup == 0 && (s.rows == parquetRowGroup || len(s.arena)+24*len(s.names)*s.rows >= parquetRowGroupBytes) {
+	held := len(s.arena) + 24*len(s.names)*s.rows
+	if s.rowGroup > 0 && (s.rows == s.rowGroup || held >= maxRowGroupBytes) || s.rowGroup == 0 && (s.rows == parquetRowGroup || held >= parquetRowGroupBytes) {
 		return s.flushGroup()
 	}
 	return nil

@@ -222,3 +222,58 @@ func TestParquetBloomOptions(t *testing.T) {
 		t.Errorf("BloomColumns b: filters a %v, b %v", tab.BloomFilter(0, 0), tab.BloomFilter(0, 1))
 	}
 }
+
+// TestParquetRowGroupBytes: a row group of a given row count also ends
+// where its values reach maxRowGroupBytes (set small here), so that a huge
+// --row-group does not hold a whole output in memory; every row is
+// written, in order.
+func TestParquetRowGroupBytes(t *testing.T) {
+	defer func(b int) { maxRowGroupBytes = b }(maxRowGroupBytes)
+	maxRowGroupBytes = 16 << 10
+	path := filepath.Join(t.TempDir(), "rg.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewParquetRowGroups(f, t.TempDir(), 1_000_000)
+	if err := s.Begin(join.Header{Names: []string{"id", "s"}}); err != nil {
+		t.Fatal(err)
+	}
+	w := s.Writer().(*lineBuffer)
+	for i := range 5000 {
+		if err := w.WriteLine(fmt.Appendf(nil, "%d,a value of some forty bytes in row %d\n", i, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Finish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	f.Close()
+	tab, err := columnar.Open(context.Background(), path, "", columnar.Parquet, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Close()
+	if tab.Chunks() < 5 {
+		t.Fatalf("%d row groups of 5,000 rows of about 60 bytes held at 16 KiB each, want many", tab.Chunks())
+	}
+	next := 0
+	for rg := range tab.Chunks() {
+		cols, err := tab.Read(rg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := columnar.NewRows(tab.Name, cols, 0); r.Next(); next++ {
+			if want := fmt.Sprintf("%d,a value of some forty bytes in row %d", next, next); string(r.Raw()) != want {
+				t.Fatalf("row group %d: %q, want %q", rg, r.Raw(), want)
+			}
+		}
+	}
+	if next != 5000 {
+		t.Fatalf("%d rows, want 5000", next)
+	}
+}

@@ -57,7 +57,7 @@ Examples:
 	selectivity := fs.Float64("selectivity", semijoin.DefaultSelectivity, "semijoin only: the exact share of input.csv's rows whose key is in keys.csv, 0..1 (round(S*rows) rows)")
 	keyShape := fs.String("key-shape", semijoin.Dense.String(), "semijoin only: dense (integers 0..keys-1), sparse (random non-negative int64) or string (k and 16 hex digits)")
 	format := fs.String("format", "csv", "csv, or parquet: each file as NAME.parquet instead (a column INT64 or DOUBLE when every value is one, else UTF-8; an empty field NULL)")
-	rowGroup := fs.Int("row-group", 0, "with --format parquet: rows a row group (default 65,536, or fewer when they take 8 MiB)")
+	rowGroup := fs.Int("row-group", 0, "with --format parquet: rows a row group, at most 256 MiB of values each (default 65,536, or fewer when they take 8 MiB)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

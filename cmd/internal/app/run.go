@@ -46,7 +46,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	sorted := fs.Bool("sort", false, "order the output by key, then by the large side's row order")
 	reportJSON := fs.String("report-json", "", "also write the report as JSON to this file")
 	fs.StringVar(&jf.parquetBloom, "parquet-bloom", "", fmt.Sprintf("with a Parquet output: the false-positive rate of the split-block Bloom filters written in every row group for the join column(s), which DuckDB, Spark, DataFusion and this tool's own joins skip row groups by (default %v), or off", local.DefaultParquetBloomFPP))
-	rowGroup := fs.Int("row-group", 0, "with a Parquet output: rows a row group (default 65,536, or fewer when they take 8 MiB)")
+	rowGroup := fs.Int("row-group", 0, "with a Parquet output: rows a row group, at most 256 MiB of values each (default 65,536, or fewer when they take 8 MiB)")
 	fs.StringVar(&jf.bank, "bank", "", "filter with the union of these classes' filters of a bank (join bank build) and join only their key rows")
 	fs.StringVar(&jf.classes, "classes", "", "with --bank: the class labels, comma-separated (default: all)")
 	fs.StringVar(&jf.route, "route", "", "with --bank: column (a last column \"class\": the class of the row's key) or dir (--out DIR: one DIR/CLASSCOL=class/part.csv a class)")
