@@ -80,6 +80,7 @@ type parquetSink struct {
 	opt      ParquetOptions
 	joinCols []string // the header's join columns (join.Header.Join), by name
 	spooled  int      // rows spooled
+	spoolLen int64    // their bytes as lines
 
 	mu     sync.Mutex
 	names  []string
@@ -300,11 +301,7 @@ func (s *parquetSink) bloomProps() ([]parquet.WriterProperty, error) {
 	if len(cols) == 0 {
 		return nil, nil
 	}
-	rows := parquetRowGroup
-	if s.rowGroup > 0 {
-		rows = s.rowGroup
-	}
-	rows = max(1, min(rows, s.spooled))
+	rows := s.groupRows()
 	bits := -8 * float64(rows) / math.Log(1-math.Pow(fpp, 1.0/8))
 	maxBytes := int64(32)
 	for maxBytes < 128<<20 && float64(maxBytes)*8 < bits {
@@ -433,6 +430,22 @@ func (s *parquetSink) begin() (err error) {
 	return nil
 }
 
+// groupRows is about the rows a row group will hold, from the rows
+// spooled and their mean bytes held (what add counts against the byte
+// bounds): a wide output's row groups end at 8 MiB long before 65,536
+// rows (the generated NBER left join's at about 14,500). At least 1.
+func (s *parquetSink) groupRows() int {
+	rows, limit := parquetRowGroup, parquetRowGroupBytes
+	if s.rowGroup > 0 {
+		rows, limit = s.rowGroup, maxRowGroupBytes
+	}
+	if s.spooled > 0 {
+		perRow := int(s.spoolLen/int64(s.spooled)) + 24*len(s.names)
+		rows = min(rows, limit/perRow+1)
+	}
+	return max(1, min(rows, s.spooled))
+}
+
 // firstError is a writer that remembers its first error: the Parquet
 // writer reports a failed write as "failed to write magic number", without
 // the cause (a full disk), which the sink returns instead.
@@ -483,6 +496,7 @@ func (s *parquetSink) add(lines []byte) error {
 	}); err != nil {
 		return err
 	}
+	s.spoolLen += int64(len(lines))
 	var n [binary.MaxVarintLen64]byte
 	s.sw.Write(n[:binary.PutUvarint(n[:], uint64(len(lines)))])
 	if _, err := s.sw.Write(lines); err != nil {
