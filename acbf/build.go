@@ -2,6 +2,7 @@ package acbf
 
 import (
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 	"math/bits"
 	"slices"
@@ -24,12 +25,18 @@ import (
 // Build reads keys only; it does not retain them. Transient memory: 10 bytes per
 // repeated probe.
 func Build(cfg Config, keys [][]byte) (*Filter, error) {
+	return BuildList(cfg, keylist.Of(keys))
+}
+
+// BuildList is Build of a keylist.List (packed integer keys take 8 bytes
+// each, not 32).
+func BuildList(cfg Config, keys keylist.List) (*Filter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	cfg.FirstLevel = cfg.FirstLevelBits()
 	f := newShape(cfg, nil)
-	n := uint64(len(keys))
+	n := uint64(keys.Len())
 	if n > f.Cap() {
 		return nil, fmt.Errorf("%w: %d keys, capacity %d", ErrFull, n, f.Cap())
 	}
@@ -105,8 +112,8 @@ var buildWorkers = parbuild.Workers
 // (no word is written by two, no lock a probe, and the filter is the same
 // whatever the count: TestBuildWorkers). O(n*k) probes, the keys hashed
 // once a goroutine.
-func (f *Filter) firstLevel(keys [][]byte, capacity int) [][]uint64 {
-	workers := buildWorkers(len(keys) * f.k)
+func (f *Filter) firstLevel(keys keylist.List, capacity int) [][]uint64 {
+	workers := buildWorkers(keys.Len() * f.k)
 	words := uint64(len(f.b1))
 	if workers <= 1 || words < uint64(workers) {
 		return [][]uint64{f.firstLevelRange(keys, 0, f.m1, make([]uint64, 0, capacity))}
@@ -120,10 +127,10 @@ func (f *Filter) firstLevel(keys [][]byte, capacity int) [][]uint64 {
 
 // firstLevelRange sets the bits of B1 at the probes of keys in [lo, hi)
 // and appends to rep the probes there that found their bit set.
-func (f *Filter) firstLevelRange(keys [][]byte, lo, hi uint64, rep []uint64) []uint64 {
+func (f *Filter) firstLevelRange(keys keylist.List, lo, hi uint64, rep []uint64) []uint64 {
 	k := f.k
-	for _, key := range keys {
-		h1, h2 := hashing.Sum(key)
+	for i := range keys.Len() {
+		h1, h2 := hashing.Sum(keys.At(i))
 		for j := 0; j < k; j++ {
 			p := hashing.Probe(h1, h2, j, f.m1)
 			if p < lo || p >= hi {

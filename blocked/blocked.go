@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 	"unsafe"
 
@@ -212,20 +213,27 @@ func (f *Filter) Add(key []byte) {
 // no block is written by two and the filter is the same whatever the
 // count (TestBuildWorkers). O(m + n*k), the keys hashed once a goroutine.
 func Build(bits uint64, k int, keys [][]byte) (*Filter, error) {
+	return BuildList(bits, k, keylist.Of(keys))
+}
+
+// BuildList is Build of a keylist.List (packed integer keys take 8 bytes
+// each, not 32).
+func BuildList(bits uint64, k int, keys keylist.List) (*Filter, error) {
 	f, err := New(bits, k)
 	if err != nil {
 		return nil, err
 	}
-	workers := buildWorkers(len(keys) * k)
+	n := keys.Len()
+	workers := buildWorkers(n * k)
 	if workers <= 1 || f.blocks < uint64(workers) {
-		for _, key := range keys {
-			f.Add(key)
+		for i := range n {
+			f.Add(keys.At(i))
 		}
 		return f, nil
 	}
 	parbuild.Ranges(f.blocks, workers, func(_ int, lo, hi uint64) {
-		for _, key := range keys {
-			h1, h2 := hashing.Sum(key)
+		for i := range n {
+			h1, h2 := hashing.Sum(keys.At(i))
 			if b := hashing.Reduce(h1, f.blocks); b < lo || b >= hi {
 				continue
 			}
@@ -236,7 +244,7 @@ func Build(bits uint64, k int, keys [][]byte) (*Filter, error) {
 			}
 		}
 	})
-	f.n = uint64(len(keys))
+	f.n = uint64(n)
 	return f, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
@@ -191,23 +192,30 @@ func (f *Filter) Add(key []byte) {
 // filter is the same whatever the count (TestBuildWorkers). O(m + n*k),
 // the keys hashed once a goroutine.
 func Build(m uint64, k int, keys [][]byte) (*Filter, error) {
+	return BuildList(m, k, keylist.Of(keys))
+}
+
+// BuildList is Build of a keylist.List (packed integer keys take 8 bytes
+// each, not 32).
+func BuildList(m uint64, k int, keys keylist.List) (*Filter, error) {
 	f, err := New(m, k)
 	if err != nil {
 		return nil, err
 	}
-	workers := buildWorkers(len(keys) * k)
+	n := keys.Len()
+	workers := buildWorkers(n * k)
 	nb := uint64(len(f.counters))
 	if workers <= 1 || nb < uint64(workers) {
-		for _, key := range keys {
-			f.Add(key)
+		for i := range n {
+			f.Add(keys.At(i))
 		}
 		return f, nil
 	}
 	sat := make([]uint64, workers)
 	parbuild.Ranges(nb, workers, func(w int, lo, hi uint64) { // counters 2*lo .. 2*hi-1: whole bytes
 		part := &Filter{m: f.m, k: f.k, counters: f.counters}
-		for _, key := range keys {
-			h1, h2 := hashing.Sum(key)
+		for j := range n {
+			h1, h2 := hashing.Sum(keys.At(j))
 			for i := 0; i < k; i++ {
 				if p := hashing.Probe(h1, h2, i, f.m); p>>1 >= lo && p>>1 < hi {
 					part.inc(p)
@@ -219,7 +227,7 @@ func Build(m uint64, k int, keys [][]byte) (*Filter, error) {
 	for _, s := range sat {
 		f.saturations += s
 	}
-	f.n = uint64(len(keys))
+	f.n = uint64(n)
 	return f, nil
 }
 

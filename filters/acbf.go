@@ -2,6 +2,7 @@ package filters
 
 import (
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 
 	"github.com/acbfjoin/acbfjoin/acbf"
@@ -158,17 +159,17 @@ func (k *acbfKind) size(n uint64, s Sizing) (Params, error) {
 	return p, err
 }
 
-func (k *acbfKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) {
+func (k *acbfKind) build(p Params, keys keylist.List) (Filter, Params, int64, error) {
 	ap := p.(acbfParams)
 	// The optimal ACBF reserves its arena for the keys its first level
 	// left room for (the acbf-capacity option, or exactly the keys
 	// given); ACBF_j for the keys given, as before, its room being the
 	// layout's idle space rather than a capacity asked for.
-	reserve := uint64(len(keys))
+	reserve := uint64(keys.Len())
 	if k.j == 0 {
 		reserve = max(reserve, ap.Room)
 	}
-	f, err := acbf.Build(acbf.Config{Counters: ap.M, Capacity: max(1, reserve), K: ap.K, FirstLevel: ap.FirstLevel}, keys)
+	f, err := acbf.BuildList(acbf.Config{Counters: ap.M, Capacity: max(1, reserve), K: ap.K, FirstLevel: ap.FirstLevel}, keys)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("filter %s: %w", k.kind, err)
 	}

@@ -2,6 +2,7 @@ package filters
 
 import (
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 
 	"github.com/acbfjoin/acbfjoin/blocked"
@@ -55,9 +56,9 @@ func (blockedKind) size(n uint64, s Sizing) (Params, error) {
 	return blockedParams{K: k, Bits: bits, Memory: bits}, nil
 }
 
-func (blockedKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) {
+func (blockedKind) build(p Params, keys keylist.List) (Filter, Params, int64, error) {
 	bp := p.(blockedParams)
-	f, err := blocked.Build(bp.Bits, bp.K, keys) // on several goroutines for many keys
+	f, err := blocked.BuildList(bp.Bits, bp.K, keys) // on several goroutines for many keys
 	if err != nil {
 		return nil, nil, 0, err
 	}

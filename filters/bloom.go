@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"io"
 	"math"
 
@@ -61,7 +62,7 @@ func init() {
 
 func (k bloomKind) size(n uint64, s Sizing) (Params, error) { return k.counterBudget.size(n, s, n) }
 
-func (bloomKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) {
+func (bloomKind) build(p Params, keys keylist.List) (Filter, Params, int64, error) {
 	bp := p.(bloomParams)
 	bf := newBloomFilter(bloom.New(uint(bp.Bits), uint(bp.K)))
 	bf.p.addAll(keys) // on several goroutines for many keys

@@ -1,6 +1,7 @@
 package filters
 
 import (
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"math/bits"
 
 	"github.com/bits-and-blooms/bloom/v3"
@@ -62,18 +63,19 @@ func (p *bloomProbe) add(key []byte) {
 // its bits in its range, so no word is written by two, and the bits are
 // add's, key by key, whatever the count (setting bits commutes). O(n*k),
 // the keys hashed once a goroutine.
-func (p *bloomProbe) addAll(keys [][]byte) {
-	workers := buildWorkers(len(keys) * p.k)
+func (p *bloomProbe) addAll(keys keylist.List) {
+	n := keys.Len()
+	workers := buildWorkers(n * p.k)
 	nw := uint64(len(p.words))
 	if workers <= 1 || nw < uint64(workers) {
-		for _, key := range keys {
-			p.add(key)
+		for i := range n {
+			p.add(keys.At(i))
 		}
 		return
 	}
 	parbuild.Ranges(nw, workers, func(_ int, lo, hi uint64) {
-		for _, key := range keys {
-			h := bloomHashes(key)
+		for j := range n {
+			h := bloomHashes(keys.At(j))
 			for i := range uint64(p.k) {
 				b := fastMod(bloomLocation(&h, i), p.m, p.mh, p.ml)
 				if wi := b >> 6; wi >= lo && wi < hi {

@@ -2,6 +2,7 @@ package filters
 
 import (
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"testing"
 
 	"github.com/bits-and-blooms/bloom/v3"
@@ -185,7 +186,7 @@ func TestBloomAddAll(t *testing.T) {
 		for _, w := range []int{1, 2, 3, 7} {
 			buildWorkers = func(int) int { return w }
 			f := newBloomFilter(bloom.New(c.m, c.k))
-			f.p.addAll(keys)
+			f.p.addAll(keylist.Of(keys))
 			got, err := f.f.MarshalBinary()
 			if err != nil {
 				t.Fatal(err)

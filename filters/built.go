@@ -2,6 +2,7 @@ package filters
 
 import (
 	"bytes"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"runtime"
 	"slices"
 
@@ -29,6 +30,12 @@ func (b *Built) Kind() Kind { return b.Spec.Kind }
 // Build sizes kind for the distinct keys and builds it: O(n*k). The keys are
 // not retained.
 func Build(kind Kind, keys [][]byte, s Sizing) (*Built, error) {
+	return BuildList(kind, keylist.Of(keys), s)
+}
+
+// BuildList is Build of a keylist.List (packed integer keys: 8 bytes a key
+// where a [][]byte takes 32, but for cuckoo and scalable, Spec.BuildList).
+func BuildList(kind Kind, keys keylist.List, s Sizing) (*Built, error) {
 	sp, err := Lookup(string(kind))
 	if err != nil {
 		return nil, err
@@ -36,15 +43,15 @@ func Build(kind Kind, keys [][]byte, s Sizing) (*Built, error) {
 	// No keys: the filter of one key's size, holding none, which passes
 	// nothing (its formula FP at n = 0 is 0): the join of no keys is empty,
 	// as SQL's is.
-	p, err := sp.Size(max(uint64(len(keys)), 1), s)
+	p, err := sp.Size(max(uint64(keys.Len()), 1), s)
 	if err != nil {
 		return nil, err
 	}
-	f, p, size, err := sp.Build(p, keys)
+	f, p, size, err := sp.BuildList(p, keys)
 	if err != nil {
 		return nil, err
 	}
-	return NewBuilt(sp, f, p, len(keys), KeysFingerprint(keys), size), nil
+	return NewBuilt(sp, f, p, keys.Len(), ListFingerprint(keys), size), nil
 }
 
 // NewBuilt describes a filter of sp built or decoded with parameters p over
@@ -101,17 +108,20 @@ const fingerprintSeed = 0x6b657973 // "keys"
 // against keys chosen to collide). O(total key bytes), no allocation
 // beyond a goroutine each quarter of the keys when there are 2^16 or more
 // (the sums do not depend on how they are cut).
-func KeysFingerprint(keys [][]byte) [2]uint64 {
+func KeysFingerprint(keys [][]byte) [2]uint64 { return ListFingerprint(keylist.Of(keys)) }
+
+// ListFingerprint is KeysFingerprint of a keylist.List.
+func ListFingerprint(keys keylist.List) [2]uint64 {
 	workers := 1
-	if len(keys) >= 1<<16 {
+	if keys.Len() >= 1<<16 {
 		workers = min(runtime.GOMAXPROCS(0), parbuild.MaxWorkers)
 	}
 	if workers == 1 {
 		return keysFingerprint(keys)
 	}
 	fps := make([][2]uint64, workers)
-	parbuild.Ranges(uint64(len(keys)), workers, func(w int, lo, hi uint64) {
-		fps[w] = keysFingerprint(keys[lo:hi])
+	parbuild.Ranges(uint64(keys.Len()), workers, func(w int, lo, hi uint64) {
+		fps[w] = keysFingerprint(keys.Slice(int(lo), int(hi)))
 	})
 	var fp [2]uint64
 	for _, p := range fps {
@@ -122,10 +132,10 @@ func KeysFingerprint(keys [][]byte) [2]uint64 {
 }
 
 // keysFingerprint is KeysFingerprint on one goroutine.
-func keysFingerprint(keys [][]byte) [2]uint64 {
+func keysFingerprint(keys keylist.List) [2]uint64 {
 	var fp [2]uint64
-	for _, k := range keys {
-		h1, h2 := murmur3.Sum128WithSeed(k, fingerprintSeed)
+	for i := range keys.Len() {
+		h1, h2 := murmur3.Sum128WithSeed(keys.At(i), fingerprintSeed)
 		fp[0] += h1
 		fp[1] += h2
 	}

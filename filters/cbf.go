@@ -2,6 +2,7 @@ package filters
 
 import (
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 
 	"github.com/acbfjoin/acbfjoin/cbf"
 )
@@ -41,9 +42,9 @@ func init() {
 
 func (k cbfKind) size(n uint64, s Sizing) (Params, error) { return k.counterBudget.size(n, s, n) }
 
-func (cbfKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) {
+func (cbfKind) build(p Params, keys keylist.List) (Filter, Params, int64, error) {
 	cp := p.(cbfParams)
-	f, err := cbf.Build(cp.M, cp.K, keys) // on several goroutines for many keys
+	f, err := cbf.BuildList(cp.M, cp.K, keys) // on several goroutines for many keys
 	if err != nil {
 		return nil, nil, 0, err
 	}

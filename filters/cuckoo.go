@@ -3,6 +3,7 @@ package filters
 import (
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 
 	"github.com/acbfjoin/acbfjoin/cuckoo"
 )
@@ -58,7 +59,7 @@ func init() {
 		}})
 }
 
-func (cuckooKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) {
+func (cuckooKind) build(p Params, list keylist.List) (Filter, Params, int64, error) {
 	cp := p.(cuckooParams)
 	// Below cuckoo.MaxLoad a full table is rare for large tables (cuckoo's
 	// TestMaxLoad) but not for tables of a few buckets, whose load varies
@@ -66,7 +67,7 @@ func (cuckooKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) 
 	// quarter more capacity, a few times. The parameters and formula FP
 	// are those of the table built, so the report stays true; its FP is
 	// lower than the sizing's, its bytes more.
-	keys = inOrder(keys) // where a fingerprint lands depends on the order
+	keys := inOrder(list.Slices()) // where a fingerprint lands depends on the order
 	capacity := cp.Capacity
 	for try := 0; ; try++ {
 		f, err := cuckoo.New(capacity, cp.B, cp.F)

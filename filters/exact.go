@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"io"
 	"math/bits"
 	"slices"
@@ -28,19 +29,25 @@ import (
 const exactBitmapFactor = 4
 
 // newExact returns the exact filter of distinct keys.
-func newExact(keys [][]byte) Filter {
+func newExact(keys keylist.List) Filter {
+	n := keys.Len()
 	payload := 0
 	all8 := true
-	for _, k := range keys {
-		payload += uvarintLen(uint64(len(k))) + len(k)
-		all8 = all8 && len(k) == 8
+	if keys.Width() == 8 {
+		payload = 9 * n // a one-byte length and the key's 8 bytes
+	} else {
+		for i := range n {
+			k := keys.At(i)
+			payload += uvarintLen(uint64(len(k))) + len(k)
+			all8 = all8 && len(k) == 8
+		}
 	}
-	if !all8 || len(keys) == 0 {
-		return newKeySet(keys, payload)
+	if !all8 || n == 0 {
+		return newKeySet(keys.Slices(), payload)
 	}
-	vals := make([]uint64, len(keys))
-	for i, k := range keys {
-		vals[i] = binary.BigEndian.Uint64(k)
+	vals := make([]uint64, n)
+	for i := range vals {
+		vals[i] = binary.BigEndian.Uint64(keys.At(i))
 	}
 	return newExact64(vals, payload)
 }
@@ -269,7 +276,7 @@ func (exactKind) size(n uint64, _ Sizing) (Params, error) {
 	return exactParams{Form: "table", Memory: exactTableBits(int(n))}, nil
 }
 
-func (exactKind) build(_ Params, keys [][]byte) (Filter, Params, int64, error) {
+func (exactKind) build(_ Params, keys keylist.List) (Filter, Params, int64, error) {
 	f := newExact(keys)
 	return f, exactParamsOf(f), int64(exactPayload(f)), nil
 }
@@ -328,7 +335,7 @@ func (exactKind) decode(data []byte) (Filter, Params, error) {
 		slices.SortFunc(keys, bytes.Compare)
 		keys = slices.CompactFunc(keys, bytes.Equal)
 	}
-	f := newExact(keys)
+	f := newExact(keylist.Of(keys))
 	return f, exactParamsOf(f), nil
 }
 

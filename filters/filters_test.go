@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 	"slices"
 	"strings"
@@ -507,7 +508,7 @@ func TestSizeAll(t *testing.T) {
 // keys gives it.
 func TestKeysFingerprintParts(t *testing.T) {
 	keys := testutil.Keys(7, 1<<17)
-	want := keysFingerprint(keys)
+	want := keysFingerprint(keylist.Of(keys))
 	if got := KeysFingerprint(keys); got != want {
 		t.Fatalf("%x, want %x", got, want)
 	}

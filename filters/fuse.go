@@ -2,6 +2,7 @@ package filters
 
 import (
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 
 	"github.com/acbfjoin/acbfjoin/fuse"
@@ -93,8 +94,8 @@ func (fuseKind) size(n uint64, s Sizing) (Params, error) {
 	return fuseParams{F: f, Slots: slots, Memory: slots * uint64(f)}, nil
 }
 
-func (fuseKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) {
-	f, err := fuse.Build(keys, p.(fuseParams).F)
+func (fuseKind) build(p Params, keys keylist.List) (Filter, Params, int64, error) {
+	f, err := fuse.BuildList(keys, p.(fuseParams).F)
 	if err != nil {
 		return nil, nil, 0, err
 	}

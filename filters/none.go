@@ -2,6 +2,7 @@ package filters
 
 import (
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"io"
 )
 
@@ -28,7 +29,7 @@ func init() {
 
 func (noneKind) size(uint64, Sizing) (Params, error) { return noneParams{}, nil }
 
-func (noneKind) build(Params, [][]byte) (Filter, Params, int64, error) {
+func (noneKind) build(Params, keylist.List) (Filter, Params, int64, error) {
 	return passAll{}, noneParams{}, 0, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"io"
 	"math"
 	"slices"
@@ -90,7 +91,7 @@ type family interface {
 	// build builds the filter of p over distinct keys (not retained): the
 	// filter, its parameters as built (a cuckoo table that grew, a
 	// scalable filter's sub-filters), its serialized size.
-	build(p Params, keys [][]byte) (Filter, Params, int64, error)
+	build(p Params, keys keylist.List) (Filter, Params, int64, error)
 	encode(f Filter, w io.Writer) error
 	// decode reads the kind's format, validated before anything is
 	// allocated beyond the data: the filter and its parameters.
@@ -310,6 +311,13 @@ func because(err error) string {
 // Build builds the filter of p (Size's) over distinct keys (not retained):
 // the filter, its parameters as built, and its serialized size. O(n k).
 func (sp *Spec) Build(p Params, keys [][]byte) (Filter, Params, int64, error) {
+	return sp.f.build(p, keylist.Of(keys))
+}
+
+// BuildList is Build of a keylist.List: for packed integer keys the
+// build's list takes 8 bytes a key, not 32, but for the kinds whose filter
+// depends on the keys' order (cuckoo, scalable), which sort a [][]byte.
+func (sp *Spec) BuildList(p Params, keys keylist.List) (Filter, Params, int64, error) {
 	return sp.f.build(p, keys)
 }
 
@@ -511,7 +519,7 @@ func (wrapped) size(uint64, Sizing) (Params, error) {
 	return nil, errors.New("filters: a structure of filters is made of built filters, not sized")
 }
 
-func (wrapped) build(Params, [][]byte) (Filter, Params, int64, error) {
+func (wrapped) build(Params, keylist.List) (Filter, Params, int64, error) {
 	return nil, nil, 0, errors.New("filters: a structure of filters is made of built filters, not built")
 }
 

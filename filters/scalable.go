@@ -3,6 +3,7 @@ package filters
 import (
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 
 	"github.com/acbfjoin/acbfjoin/scalable"
@@ -101,7 +102,8 @@ func (scalableKind) size(n uint64, s Sizing) (Params, error) {
 	return p, nil
 }
 
-func (scalableKind) build(p Params, keys [][]byte) (Filter, Params, int64, error) {
+func (scalableKind) build(p Params, list keylist.List) (Filter, Params, int64, error) {
+	keys := list.Slices()
 	f, err := scalable.New(p.(scalableParams).config())
 	if err != nil {
 		return nil, nil, 0, err

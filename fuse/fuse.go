@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 	"slices"
 
@@ -75,19 +76,25 @@ func reduce(key []byte) uint64 {
 // fingerprints. O(n log n) for the sort, then the library's O(n)
 // construction.
 func Build(keys [][]byte, f int) (*Filter, error) {
+	return BuildList(keylist.Of(keys), f)
+}
+
+// BuildList is Build of a keylist.List.
+func BuildList(keys keylist.List, f int) (*Filter, error) {
 	if !ValidBits(f) {
 		return nil, fmt.Errorf("fuse: %d-bit fingerprints, want 8, 16 or 32", f)
 	}
-	if uint64(len(keys)) > MaxKeys {
-		return nil, fmt.Errorf("fuse: %d keys, at most %d", len(keys), uint64(MaxKeys))
+	n := keys.Len()
+	if uint64(n) > MaxKeys {
+		return nil, fmt.Errorf("fuse: %d keys, at most %d", n, uint64(MaxKeys))
 	}
-	flt := &Filter{bits: f, n: uint64(len(keys))}
-	if len(keys) == 0 {
+	flt := &Filter{bits: f, n: uint64(n)}
+	if n == 0 {
 		return flt, nil
 	}
-	vals := make([]uint64, len(keys))
-	for i, k := range keys {
-		vals[i] = reduce(k)
+	vals := make([]uint64, n)
+	for i := range vals {
+		vals[i] = reduce(keys.At(i))
 	}
 	slices.Sort(vals)
 	var err error
@@ -100,7 +107,7 @@ func Build(keys [][]byte, f int) (*Filter, error) {
 		flt.f32, err = xorfilter.NewBinaryFuse[uint32](vals)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("fuse: build of %d keys: %w", len(keys), err)
+		return nil, fmt.Errorf("fuse: build of %d keys: %w", n, err)
 	}
 	return flt, nil
 }
