@@ -3,6 +3,7 @@ package join
 import (
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"io"
 	"math"
 
@@ -121,8 +122,8 @@ func ReadFilter(f io.Reader, name string) (*FilterFile, error) {
 // Check refuses a filter file (named name) built for other join settings or
 // another key set: a filter of other keys would drop rows that match. opt is
 // resolved (Options.Resolve); keys are the key side's distinct keys.
-func (ff *FilterFile) Check(name string, opt Options, keys [][]byte) error {
-	distinct := len(keys)
+func (ff *FilterFile) Check(name string, opt Options, keys keylist.List) error {
+	distinct := keys.Len()
 	switch {
 	case opt.Filter != "" && opt.Filter != ff.Built.Kind():
 		return fmt.Errorf("%s: %w: it holds the %s filter, the join asks for %s", name, ErrFilterFile, ff.Built.Kind(), opt.Filter)
@@ -132,7 +133,7 @@ func (ff *FilterFile) Check(name string, opt Options, keys [][]byte) error {
 		return fmt.Errorf("%s: %w: built for %s keys, this join compares %s keys", name, ErrFilterFile, ff.KeyType, opt.KeyType)
 	case ff.Built.N != distinct:
 		return fmt.Errorf("%s: %w: built from %d distinct keys, the key file has %d: rebuild it with join build-filter", name, ErrFilterFile, ff.Built.N, distinct)
-	case ff.Built.KeysFingerprint != filters.KeysFingerprint(keys):
+	case ff.Built.KeysFingerprint != filters.ListFingerprint(keys):
 		return fmt.Errorf("%s: %w: built from other keys than the key file's %d (same count, different fingerprint): rebuild it with join build-filter", name, ErrFilterFile, distinct)
 	}
 	return nil

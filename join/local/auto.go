@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -106,17 +107,19 @@ func (s *autoSample) stop() {
 // kind over all of them cost 40-90 ms). What it misses: a filter over all
 // the keys may not sit in the cache the subset's does, so at millions of
 // keys the probe times are low for every kind (docs/auto.md).
-func (x *execution) chooseFilter(ctx context.Context, keys [][]byte, index keyIndex, sample *autoSample) (*join.AutoReport, *filters.Built, error) {
+func (x *execution) chooseFilter(ctx context.Context, keys keylist.List, index keyIndex, sample *autoSample) (*join.AutoReport, *filters.Built, error) {
 	cons := choose.DefaultConstants
 	rep := &join.AutoReport{Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes,
 		ShuffleNsPerRecord: cons.ShuffleNsPerRecord, MapNsPerRecord: cons.MapNsPerRecord}
-	n := len(keys)
-	sub := keys
+	n := keys.Len()
+	var sub [][]byte
 	if n > autoCalibrationKeys {
 		sub = make([][]byte, autoCalibrationKeys)
 		for i := range sub {
-			sub[i] = keys[i*n/autoCalibrationKeys]
+			sub[i] = keys.At(i * n / autoCalibrationKeys)
 		}
+	} else {
+		sub = keys.Slices()
 	}
 	rep.CalibrationKeys = len(sub)
 
@@ -193,7 +196,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys [][]byte, index keyIn
 	for _, k := range ks {
 		for _, c := range k.cals {
 			if c.all && k.kind == rep.Chosen.Kind && c.bits == rep.Chosen.BitsPerKey {
-				return rep, filters.NewBuilt(c.sp, c.f, c.p, n, filters.KeysFingerprint(keys), c.bytes), nil
+				return rep, filters.NewBuilt(c.sp, c.f, c.p, n, filters.ListFingerprint(keys), c.bytes), nil
 			}
 		}
 	}
@@ -220,7 +223,7 @@ func (p probeKeys) of(all bool) [][]byte {
 // order, each sampled key that is a key replaced by one of sub (the keys
 // the kinds were built over) for the filters over sub. O(sample) (O(n)
 // more without the build's key set, index).
-func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *skewSample, keys, sub [][]byte, index keyIndex) probeKeys {
+func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *skewSample, keys keylist.List, sub [][]byte, index keyIndex) probeKeys {
 	if smp == nil || smp.rows == 0 {
 		rep.Note = fmt.Sprintf("no sample of the large side (a stream, or no rows): its rows taken as %d, none of them a key, and a row as 64 bytes", streamRows)
 		w.Rows, w.RowBytes = streamRows, 64
@@ -235,8 +238,8 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 	// index: the build's set, a lookup a sampled key
 	if index == nil {
 		set := &keySet{}
-		for _, k := range keys {
-			set.add(k)
+		for i := range keys.Len() {
+			set.add(keys.At(i))
 		}
 		index = set
 	}
@@ -267,7 +270,7 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 		member[i], member[k] = member[k], member[i]
 	}
 	out := probeKeys{asSampled: probes[:take], forSubset: probes[:take]}
-	if len(sub) < len(keys) {
+	if len(sub) < keys.Len() {
 		out.forSubset = make([][]byte, take)
 		for i, p := range out.asSampled {
 			if member[i] {
@@ -339,11 +342,11 @@ type kindCalibration struct {
 // times. At a 64 KiB budget and 100,000 keys that leaves out the exact
 // set, fuse and cuckoo filters. timing, if set, stands for the kind's
 // timings (Options.AutoTimings).
-func prepareKind(ctx context.Context, kind filters.Kind, keys, sub [][]byte, w choose.Workload, timing *join.AutoTiming) (*kindCalibration, error) {
+func prepareKind(ctx context.Context, kind filters.Kind, keys keylist.List, sub [][]byte, w choose.Workload, timing *join.AutoTiming) (*kindCalibration, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	n := len(keys)
+	n := keys.Len()
 	sp, err := filters.Lookup(string(kind))
 	if err != nil {
 		return nil, err
@@ -357,18 +360,18 @@ func prepareKind(ctx context.Context, kind filters.Kind, keys, sub [][]byte, w c
 		return (!w.NeedDeletes || sp.Deletes) && (w.Budget <= 0 || bytes <= uint64(w.Budget))
 	}
 	if kind == filters.Exact {
-		k.payload = exactPayload(keys)
+		k.payload = exactListPayload(keys)
 		if !mayChoose(uint64(k.payload)) { // at least its keys' bytes
 			k.fixed = []choose.Candidate{{Kind: filters.Exact, Bytes: k.payload, Deletes: sp.Deletes}}
 			return k, nil
 		}
-		sub := keys[:min(n, exactCalibrationKeys)] // the keys come in no order, from the build's table: a random sample
-		small, ok := buildCalibration(sp, sub, 0, len(sub) == n)
+		sub := keys.Slice(0, min(n, exactCalibrationKeys)).Slices() // the keys come in no order, from the build's table: a random sample
+		small, ok := buildCalibration(sp, keylist.Of(sub), 0, len(sub) == n)
 		if !ok {
 			return k, nil
 		}
 		k.cals, k.subBytes = []calibration{small}, exactPayload(sub)
-		if len(sub) < n && all8(keys) {
+		if len(sub) < n && (keys.Width() == 8 || keys.Width() == 0 && all8(keys.Slices())) {
 			full, ok := buildCalibration(sp, keys, 0, true)
 			if !ok {
 				k.cals = nil // no candidate
@@ -398,7 +401,7 @@ func prepareKind(ctx context.Context, kind filters.Kind, keys, sub [][]byte, w c
 		return k, nil
 	}
 	for _, i := range []int{fit[0], fit[len(fit)-1]}[:min(2, len(fit))] {
-		if c, ok := buildCalibration(sp, sub, k.bpks[i], len(sub) == n); ok {
+		if c, ok := buildCalibration(sp, keylist.Of(sub), k.bpks[i], len(sub) == n); ok {
 			c.probe = true
 			k.cals = append(k.cals, c)
 		}
@@ -538,7 +541,7 @@ func probePass(f filters.Filter, keys [][]byte, out []bool, now func() time.Dura
 
 // calibrate is one kind's whole measuring (prepareKind, timeAllProbes,
 // candidates): its candidates and the filters it built.
-func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, probes probeKeys, w choose.Workload, timings map[filters.Kind]join.AutoTiming) ([]choose.Candidate, []calibration, error) {
+func calibrate(ctx context.Context, kind filters.Kind, keys keylist.List, sub [][]byte, probes probeKeys, w choose.Workload, timings map[filters.Kind]join.AutoTiming) ([]choose.Candidate, []calibration, error) {
 	var timing *join.AutoTiming
 	if t, ok := timings[kind]; ok {
 		timing = &t
@@ -554,21 +557,21 @@ func calibrate(ctx context.Context, kind filters.Kind, keys, sub [][]byte, probe
 // buildCalibration builds kind sp over keys at bits a key (0: unsized),
 // timing the build; false if the kind refuses them at that size. all says
 // the keys are all the join's.
-func buildCalibration(sp *filters.Spec, keys [][]byte, bits float64, all bool) (calibration, bool) {
-	p, err := sp.Size(max(uint64(len(keys)), 1), filters.Sizing{BitsPerKey: bits})
+func buildCalibration(sp *filters.Spec, keys keylist.List, bits float64, all bool) (calibration, bool) {
+	p, err := sp.Size(max(uint64(keys.Len()), 1), filters.Sizing{BitsPerKey: bits})
 	if err != nil {
 		return calibration{}, false
 	}
 	now, unlock := lockCPUClock()
 	start := now()
-	f, p, size, err := sp.Build(p, keys)
+	f, p, size, err := sp.BuildList(p, keys)
 	took := now() - start
 	unlock()
 	if err != nil {
 		return calibration{}, false
 	}
-	c := calibration{sp: sp, f: f, p: p, bytes: size, bits: bits, keys: len(keys), all: all,
-		buildNs: float64(took.Nanoseconds()) / float64(max(1, len(keys)))}
+	c := calibration{sp: sp, f: f, p: p, bytes: size, bits: bits, keys: keys.Len(), all: all,
+		buildNs: float64(took.Nanoseconds()) / float64(max(1, keys.Len()))}
 	if p != nil {
 		c.memBits = p.Summary().MemoryBits
 	}
@@ -615,6 +618,15 @@ func all8(keys [][]byte) bool {
 
 // exactPayload is the bytes the exact set's format gives keys: each key
 // after its uvarint length.
+// exactListPayload is exactPayload of a keylist.List: 9 bytes a key of a
+// packed list of 8-byte keys (a length byte and the key), O(1).
+func exactListPayload(keys keylist.List) int64 {
+	if keys.Width() == 8 {
+		return 9 * int64(keys.Len())
+	}
+	return exactPayload(keys.Slices())
+}
+
 func exactPayload(keys [][]byte) int64 {
 	var s int64
 	for _, k := range keys {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 	"os"
 	"path/filepath"
@@ -183,7 +184,7 @@ func TestCalibrate(t *testing.T) {
 				continue
 			}
 			timing := join.AutoTiming{ProbeNs: 7, DecodeNsPerByte: 2, BuildNsPerKey: 50}
-			cands, cals, err := calibrate(context.Background(), kind, keys, sub, ready, choose.Workload{}, map[filters.Kind]join.AutoTiming{kind: timing})
+			cands, cals, err := calibrate(context.Background(), kind, keylist.Of(keys), sub, ready, choose.Workload{}, map[filters.Kind]join.AutoTiming{kind: timing})
 			if err != nil || len(cands) == 0 || len(cals) == 0 {
 				t.Fatalf("%s, %d keys: %d candidates, %d calibrations, %v", kind, n, len(cands), len(cals), err)
 			}
@@ -220,7 +221,7 @@ func TestCalibrate(t *testing.T) {
 				}
 			}
 			// Timed for real.
-			cands, _, err = calibrate(context.Background(), kind, keys, sub, ready, choose.Workload{}, nil)
+			cands, _, err = calibrate(context.Background(), kind, keylist.Of(keys), sub, ready, choose.Workload{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,7 +235,7 @@ func TestCalibrate(t *testing.T) {
 			// deletes are needed. Every size is still a candidate, with its
 			// bytes, for the ranking to exclude.
 			for _, w := range []choose.Workload{{Budget: int64(6 * n / 8)}, {NeedDeletes: true}} {
-				limited, cals, err := calibrate(context.Background(), kind, keys, sub, ready, w, nil)
+				limited, cals, err := calibrate(context.Background(), kind, keylist.Of(keys), sub, ready, w, nil)
 				if err != nil || len(limited) != len(cands) {
 					t.Fatalf("%s, %d keys, %+v: %d candidates (%d without), %v", kind, n, w, len(limited), len(cands), err)
 				}

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -33,7 +34,7 @@ import (
 type fileBloom struct {
 	x    *execution
 	col  int
-	keys [][]byte // the key side's distinct keys (the keys phase's list), until hashed
+	keys keylist.List // the key side's distinct keys (the keys phase's list), until hashed
 	once sync.Once
 	// hashes are the keys' hashes as the column's filters take them, the
 	// keys that no value of the column can equal left out; usable false
@@ -55,7 +56,7 @@ const maxBloomSurvival = 0.9
 // newFileBloom is the Bloom skipping of the large side for keys, the key
 // side's distinct keys, or nil where it cannot apply: not a Parquet table,
 // a composite key, or asked not to (Options.IgnoreFileBloom).
-func (x *execution) newFileBloom(keys [][]byte) *fileBloom {
+func (x *execution) newFileBloom(keys keylist.List) *fileBloom {
 	if x.input.Tab == nil || x.input.Tab.Format != columnar.Parquet || x.joinSpec.Composite() || x.opt.IgnoreFileBloom {
 		return nil
 	}
@@ -80,8 +81,8 @@ func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool) {
 		return 0, false, false
 	}
 	b.once.Do(func() {
-		b.hashes, b.usable = tab.BloomHashes(b.col, b.x.joinSpec.Types[0], b.keys)
-		b.keys = nil // the hashes are all it needs: the list's memory goes back
+		b.hashes, b.usable = tab.BloomHashes(b.col, b.x.joinSpec.Types[0], b.keys.Slices())
+		b.keys = keylist.List{} // the hashes are all it needs: the list's memory goes back
 	})
 	if !b.usable {
 		b.off.Store(true)

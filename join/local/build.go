@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"sync"
 	"sync/atomic"
 
@@ -45,7 +46,7 @@ type buildStats struct {
 // (x.pair.Deferred, deferring): it checks every key as inference would
 // have in a pass of its own, and when one is no canonical integer it
 // stops, the types are inferred by that pass, and the side is read again.
-func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
+func (x *execution) build(ctx context.Context) (keylist.List, buildStats, error) {
 	keys, st, ev, err := x.buildOnce(ctx)
 	if len(x.pair.Deferred) == 0 {
 		return keys, st, err
@@ -57,7 +58,7 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 		return keys, st, err
 	}
 	if err := x.retype(ctx); err != nil {
-		return nil, st, err
+		return keylist.List{}, st, err
 	}
 	keys, st, _, err = x.buildOnce(ctx)
 	return keys, st, err
@@ -65,10 +66,10 @@ func (x *execution) build(ctx context.Context) ([][]byte, buildStats, error) {
 
 // buildOnce is one read of the key side (build), and with deferred key
 // types what it found of their columns.
-func (x *execution) buildOnce(ctx context.Context) ([][]byte, buildStats, []key.Evidence, error) {
+func (x *execution) buildOnce(ctx context.Context) (keylist.List, buildStats, []key.Evidence, error) {
 	sketches, err := x.newJoinSketches()
 	if err != nil {
-		return nil, buildStats{parts: newPartCounts(x.parts)}, nil, err
+		return keylist.List{}, buildStats{parts: newPartCounts(x.parts)}, nil, err
 	}
 	bd := x.newBuilder(sketches)
 	sctx := ctx
@@ -84,10 +85,10 @@ func (x *execution) buildOnce(ctx context.Context) ([][]byte, buildStats, []key.
 	}, bd.finishWorker)
 	stop()
 	if bd.inf != nil && bd.inf.failed.Load() && ctx.Err() == nil {
-		return nil, bd.st, nil, errNotCanonical
+		return keylist.List{}, bd.st, nil, errNotCanonical
 	}
 	if err != nil {
-		return nil, bd.st, nil, err
+		return keylist.List{}, bd.st, nil, err
 	}
 	keys, st, err := bd.finish(ctx, sketches)
 	if bd.inf != nil {
@@ -370,19 +371,19 @@ func (bd *builder) finishWorker(b *buildWorker) error {
 // finish is the build's result once every worker is done: the distinct
 // keys, the merged sketch, and what later phases keep (the key index for
 // auto and exclusions, a bank's class key sets, sealed).
-func (bd *builder) finish(ctx context.Context, sketches []*joinSketch) ([][]byte, buildStats, error) {
+func (bd *builder) finish(ctx context.Context, sketches []*joinSketch) (keylist.List, buildStats, error) {
 	x, st := bd.x, bd.st
 	keys, index, err := mergeKeys(ctx, bd.cols, x.opt.Mappers, x.opt.Filter == join.FilterAuto || x.opt.HotExclusions > 0)
 	bd.cols = nil
 	if err != nil {
-		return nil, st, err
+		return keylist.List{}, st, err
 	}
-	st.distinct = len(keys)
+	st.distinct = keys.Len()
 	if index != nil {
 		st.index = index
 	}
 	if st.sketch, err = mergeSketches(sketches); err != nil {
-		return nil, st, err
+		return keylist.List{}, st, err
 	}
 	if bp := bd.bp; bp != nil {
 		m := map[string]*classKeys{}
@@ -466,7 +467,7 @@ func (s *keySet) list() [][]byte {
 
 // filter builds the filter of the key set, or reads the filter file and
 // checks it was built for this join and these keys.
-func (x *execution) filter(ctx context.Context, keys [][]byte) (*filters.Built, error) {
+func (x *execution) filter(ctx context.Context, keys keylist.List) (*filters.Built, error) {
 	if x.bank != nil {
 		if err := x.bank.check(x.opt.Bank); err != nil {
 			return nil, err
@@ -488,7 +489,7 @@ func (x *execution) filter(ctx context.Context, keys [][]byte) (*filters.Built, 
 		return ff.Built, nil
 	}
 	if x.opt.Layout == join.LayoutPerColumn {
-		return mdbf.Build(x.opt.Filter, x.keySpec.TupleTypes(), keys, x.opt.Sizing)
+		return mdbf.Build(x.opt.Filter, x.keySpec.TupleTypes(), keys.Slices(), x.opt.Sizing)
 	}
-	return filters.Build(x.opt.Filter, keys, x.opt.Sizing)
+	return filters.BuildList(x.opt.Filter, keys, x.opt.Sizing)
 }

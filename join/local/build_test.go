@@ -130,15 +130,15 @@ func runBuild(t *testing.T, opt join.Options) buildResult {
 	}
 	res := buildResult{records: st.records, distinct: st.distinct, null: st.cannot.null, unmatching: st.cannot.unmatchable,
 		lo: string(st.lo), hi: string(st.hi), plain: st.parts.plain, actual: st.parts.actual, bytes: st.parts.bytes}
-	for _, k := range keys {
+	for _, k := range keys.Slices() {
 		res.keys = append(res.keys, string(k))
 	}
 	slices.Sort(res.keys)
 	if st.index != nil {
-		if st.index.len() != len(keys) {
-			t.Fatalf("index of %d keys, list of %d", st.index.len(), len(keys))
+		if st.index.len() != keys.Len() {
+			t.Fatalf("index of %d keys, list of %d", st.index.len(), keys.Len())
 		}
-		for _, k := range keys {
+		for _, k := range keys.Slices() {
 			if !st.index.has(string(k)) {
 				t.Fatalf("index lacks %x", k)
 			}

@@ -3,6 +3,8 @@ package local
 import (
 	"context"
 	"encoding/binary"
+	"github.com/acbfjoin/acbfjoin/keylist"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -151,7 +153,7 @@ type keyIndex interface {
 // in each the first worker's first, as the workers appended them; the
 // 8-byte keys in one allocation) and, with index, as a builtKeys to ask
 // (nil without). The collectors are spent. O(keys read), parallel.
-func mergeKeys(ctx context.Context, cols []*keyCollector, workers int, index bool) ([][]byte, *builtKeys, error) {
+func mergeKeys(ctx context.Context, cols []*keyCollector, workers int, index bool) (keylist.List, *builtKeys, error) {
 	// Where each part's keys go in one arena of 8-byte keys, at most its
 	// workers' buffers' keys; a part's strings go in an arena of its own.
 	var candOff [keyParts + 1]int
@@ -240,7 +242,31 @@ func mergeKeys(ctx context.Context, cols []*keyCollector, workers int, index boo
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return keylist.List{}, nil, err
+	}
+	total, strs := 0, 0
+	for p := range keyParts {
+		total += nInts[p] + nStrs[p]
+		strs += nStrs[p]
+	}
+	if bk != nil {
+		bk.n = total
+	}
+	if strs == 0 {
+		// Every key 8 bytes (an integer key): the parts' keys moved down
+		// to one run at the arena's start, in the order the list below
+		// would have them, packed: 8 bytes a key, not 32. An arena of
+		// many repeated keys (half or more of its room unused) is copied
+		// to one of the keys' size, so that its room goes back.
+		at := 0
+		for p := range keyParts {
+			at += copy(arena[8*at:], arena[8*candOff[p]:8*(candOff[p]+nInts[p])]) / 8
+		}
+		arena = arena[:8*at]
+		if 2*len(arena) <= cap(arena) {
+			arena = slices.Clone(arena)
+		}
+		return keylist.Packed(arena, 8), bk, nil
 	}
 	// The list: each part's keys at the sum of the parts' before it.
 	var listOff [keyParts + 1]int
@@ -273,8 +299,5 @@ func mergeKeys(ctx context.Context, cols []*keyCollector, workers int, index boo
 		}()
 	}
 	wg.Wait()
-	if bk != nil {
-		bk.n = len(keys)
-	}
-	return keys, bk, nil
+	return keylist.Of(keys), bk, nil
 }

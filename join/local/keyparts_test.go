@@ -64,7 +64,7 @@ func TestMergeKeys(t *testing.T) {
 						t.Fatal(name, err)
 					}
 					got := map[string]bool{}
-					for _, k := range keys {
+					for _, k := range keys.Slices() {
 						if got[string(k)] {
 							t.Fatalf("%s: key %x twice", name, k)
 						}
@@ -138,10 +138,10 @@ func TestKeyCollectorCompacts(t *testing.T) {
 		t.Fatalf("held %d and %d keys (%d bytes), want at most %d", len(b8.ints), len(b3.ends), len(b3.arena), minCompact)
 	}
 	keys, _, err := mergeKeys(context.Background(), []*keyCollector{&c}, 2, false)
-	if err != nil || len(keys) != 2 {
-		t.Fatalf("%d keys, %v", len(keys), err)
+	if err != nil || keys.Len() != 2 {
+		t.Fatalf("%d keys, %v", keys.Len(), err)
 	}
-	got := []string{string(keys[0]), string(keys[1])}
+	got := []string{string(keys.At(0)), string(keys.At(1))}
 	slices.Sort(got)
 	if strings.Join(got, " ") != "12345678 abc" {
 		t.Fatalf("keys %q", got)

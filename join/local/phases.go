@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"github.com/acbfjoin/acbfjoin/keylist"
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
@@ -94,7 +95,7 @@ func (*samplePhase) report(*execution, *join.Report) {} // the reduce phase's ba
 // (list), and what the build measured and kept (stats: the key side's
 // range, its rows a partition, the key set for auto and exclusions).
 type keysPhase struct {
-	list  [][]byte
+	list  keylist.List
 	stats buildStats
 }
 
@@ -188,12 +189,21 @@ type broadcastPhase struct {
 	filter *filterPhase
 	ex     *exclusionsPhase // nil without HotExclusions
 	copies []filters.Filter
+	bloom  *fileBloom // a Parquet side's Bloom skip, made here for the map phase (nil: none)
 	stats  broadcastStats
 }
 
 func (*broadcastPhase) name() string { return "broadcast" }
 func (p *broadcastPhase) run(ctx context.Context, x *execution) (err error) {
 	p.keys.stats.index = nil // its memory goes back before the map phase
+	// The distinct keys' list goes back before the broadcast (the filter
+	// is built; a Parquet side's Bloom skip holds it until it has their
+	// hashes): at 10^7 integer keys its 80 MB were live beside the
+	// filter's serialized bytes and its copies, the peak of the heap
+	// under --mem 64MiB (and at 2.9 million keys, as a [][]byte, 89 MB
+	// through the map and the reduce).
+	p.bloom = x.newFileBloom(p.keys.list)
+	p.keys.list = keylist.List{}
 	if p.copies, p.stats, err = x.broadcast(ctx, p.filter.built); err == nil && p.ex != nil && p.ex.ex.found > 0 {
 		p.copies = p.ex.ex.wrap(p.copies)
 	}
@@ -214,12 +224,7 @@ type mapPhase struct {
 
 func (*mapPhase) name() string { return "map" }
 func (p *mapPhase) run(ctx context.Context, x *execution) (err error) {
-	p.bloom = x.newFileBloom(p.keys.list)
-	// The distinct keys' list goes back before the map phase (the filter is
-	// built; a Parquet side's Bloom skip holds it until it has their
-	// hashes): at 2.9 million keys its 89 MB were live through the map and
-	// the reduce, the largest part of the heap under --mem 64MiB.
-	p.keys.list = nil
+	p.bloom = p.broadcast.bloom
 	p.stats, err = x.mapInput(ctx, mapInputs{copies: p.broadcast.copies, keyLo: p.keys.stats.lo, keyHi: p.keys.stats.hi, bloom: p.bloom})
 	return err
 }
