@@ -1,25 +1,76 @@
 package local
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
+// keyRowBytes is what GoMemLimit allows a key row beyond Options.MemBudget:
+// the build's collector (8 bytes an integer key), its packed list of
+// distinct keys (8 more), the filter (4-6 bytes a key at the default
+// sizing) and its copies for the mappers. Measured at 10^7 integer keys
+// under --mem 64MiB: a live heap of 203 MiB, of which 46 MiB the
+// shuffle's, so 16 bytes a key row (bench/cmd/profilejoin -heapprofile,
+// docs/design.md); 24 leaves room for the lengths of string keys. Under,
+// the collector works harder (at most half the CPU, by the runtime's
+// rule); over, the heap grows past what it holds.
+const keyRowBytes = 24
+
+// limitHeadroom is GoMemLimit's allowance for buffers, goroutine stacks
+// and the collector's own slack.
+const limitHeadroom = 32 << 20
+
 // GoMemLimit is the soft memory limit (debug.SetMemoryLimit) that keeps a
-// run with Options.MemBudget mem near it: the budget, plus the key side
-// (the file keys), which the build and the reduce hold in maps (about
-// three times its CSV bytes; a .gz or .zip file is taken as a quarter of
-// its content), plus 32 MiB for buffers and the collector's headroom.
-// docs/design.md has the measurements behind the numbers. A key side that
-// cannot be stat'ed (a stream) counts as none.
+// run with Options.MemBudget mem near it: the budget, plus the key side's
+// memory outside it, plus limitHeadroom. The key side is estimated from
+// the key file: its rows (its size over the mean length of the lines in
+// its first MiB) times keyRowBytes, at most three times its bytes (the
+// rule before the reducers' key tables came under the budget, which a
+// short file's few long rows can still reach); a compressed or columnar
+// file (.gz, .zip, .parquet, .arrow), whose rows its head does not tell,
+// is taken as three times four times its size.
+// A key side that cannot be stat'ed (a stream) counts as none. O(1 MiB)
+// read; errors count as no key side.
 func GoMemLimit(mem int64, keys string) int64 {
-	var keyBytes int64
-	if st, err := os.Stat(keys); err == nil && st.Mode().IsRegular() {
-		keyBytes = st.Size()
-		if ext := strings.ToLower(filepath.Ext(keys)); ext == ".gz" || ext == ".zip" {
-			keyBytes *= 4
-		}
+	st, err := os.Stat(keys)
+	if err != nil || !st.Mode().IsRegular() {
+		return mem + limitHeadroom
 	}
-	return mem + 3*keyBytes + 32<<20
+	size := st.Size()
+	switch strings.ToLower(filepath.Ext(keys)) {
+	case ".gz", ".zip", ".parquet", ".arrow", ".feather", ".ipc":
+		return mem + 3*4*size + limitHeadroom
+	}
+	keyMem := 3 * size
+	if rows, ok := estimateRows(keys, size); ok {
+		keyMem = min(keyMem, rows*keyRowBytes)
+	}
+	return mem + keyMem + limitHeadroom
+}
+
+// estimateRows estimates the lines of the file at path of size bytes from
+// those of its first MiB: exact for a file of at most a MiB. ok false when
+// it cannot be read or its head holds no line end.
+func estimateRows(path string, size int64) (int64, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	head := make([]byte, min(size, 1<<20))
+	n, err := io.ReadFull(f, head)
+	if err != nil && n == 0 {
+		return 0, false
+	}
+	lines := int64(bytes.Count(head[:n], []byte{'\n'}))
+	if int64(n) == size {
+		return lines + 1, true // the last line may have no end
+	}
+	if lines == 0 {
+		return 0, false
+	}
+	return size*lines/int64(n) + 1, true
 }

@@ -3,20 +3,42 @@ package local
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 func TestGoMemLimit(t *testing.T) {
 	dir := t.TempDir()
-	csv, gz := filepath.Join(dir, "k.csv"), filepath.Join(dir, "k.csv.gz")
-	os.WriteFile(csv, make([]byte, 1000), 0o644)
+	csv, gz, long := filepath.Join(dir, "k.csv"), filepath.Join(dir, "k.csv.gz"), filepath.Join(dir, "long.csv")
+	// 100 rows of 10 bytes: the lesser of 3 times the bytes and keyRowBytes a row.
+	os.WriteFile(csv, []byte(strings.Repeat("123456789\n", 100)), 0o644)
 	os.WriteFile(gz, make([]byte, 1000), 0o644)
+	// 2 MiB of rows of 1000 bytes: the rows from the first MiB's, each
+	// under 3 times its bytes.
+	os.WriteFile(long, []byte(strings.Repeat(strings.Repeat("x", 999)+"\n", 2<<10)), 0o644)
+	// A file with no line end in its first MiB: 3 times its bytes.
+	nolines := filepath.Join(dir, "nolines.csv")
+	os.WriteFile(nolines, make([]byte, 2<<20), 0o644)
+	const mem = 1 << 20
 	for _, c := range []struct {
 		keys string
 		want int64
-	}{{csv, 1<<20 + 3000 + 32<<20}, {gz, 1<<20 + 12000 + 32<<20}, {filepath.Join(dir, "none"), 1<<20 + 32<<20}, {"-", 1<<20 + 32<<20}, {dir, 1<<20 + 32<<20}} {
-		if got := GoMemLimit(1<<20, c.keys); got != c.want {
-			t.Errorf("%s: %d, want %d", c.keys, got, c.want)
+	}{
+		{csv, mem + min(3000, 101*keyRowBytes) + limitHeadroom},
+		{gz, mem + 12000 + limitHeadroom},
+		{nolines, mem + 3*2<<20 + limitHeadroom},
+		{filepath.Join(dir, "none"), mem + limitHeadroom},
+		{"-", mem + limitHeadroom},
+		{dir, mem + limitHeadroom},
+	} {
+		if got := GoMemLimit(mem, c.keys); got != c.want {
+			t.Errorf("%s: %d, want %d", filepath.Base(c.keys), got, c.want)
 		}
+	}
+	// The rows estimated from the head's: 2,048 rows, within 3% (the head
+	// ends inside a row).
+	got := GoMemLimit(mem, long) - mem - limitHeadroom
+	if want := int64(2<<10) * keyRowBytes; got < want*97/100 || got > want*103/100 {
+		t.Errorf("long.csv: %d, want about %d", got, want)
 	}
 }

@@ -210,12 +210,17 @@ func intKeyHow(fs *flag.FlagSet) string {
 	return "--key-type auto took the keys as integers: give --key-type string to compare them as text"
 }
 
-// tuneGC sets the collector for a run with --mem: half the default growth
-// before a collection, and a soft limit, so that the garbage of the heap
-// stays near the budget too (docs/design.md has the measurements). It is
-// process-wide: the command that runs sets it, once its options are valid.
+// tuneGC sets the collector for a run: a soft limit of the budget (the
+// default's without --mem) and the key side's estimate (local.GoMemLimit),
+// so that the garbage of the heap stays near the budget too; with --mem
+// also half the default growth before a collection (docs/design.md has
+// the measurements). It is process-wide: the command that runs sets it,
+// once its options are valid.
 func (j *joinFlags) tuneGC(opt join.Options) {
 	if opt.MemBudget == 0 {
+		// Without it a key side of 10^7 keys (an 855 MB file) peaked at
+		// 874 MB with the default budget (bench/results/keymem.md).
+		debug.SetMemoryLimit(local.GoMemLimit(join.DefaultMemBudget, opt.Keys))
 		return
 	}
 	debug.SetGCPercent(50)
