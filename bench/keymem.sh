@@ -4,8 +4,9 @@
 # them: from the 4x patents, every repeated number renumbered so that none
 # of the repeats matches) against the 1x citations (16.5M rows), with
 # --mem 64MiB and with the default budget, ours (ACBF, 2 mappers, 2
-# reducers) against DuckDB 1.4.5 (bench/peers, 2 threads) at its default,
-# and, given BASE=<commit>, that commit's binary beside ours, alternated.
+# reducers) against DuckDB 1.4.5 (bench/peers, 2 threads) at its default
+# and Polars (nodejs-polars 0.25.2, pinned in bench/peers/polars), and,
+# given BASE=<commit>, that commit's binary beside ours, alternated.
 # ROUNDS rounds (default 1: the 10^7 runs take a minute each); the table
 # quotes medians. Goal: peak RSS <= the budget + 200 MB at every size.
 # Writes bench/results/keymem.md. Data are generated once into OUT
@@ -28,6 +29,7 @@ t0=$(date +%s)
 
 go build -o "$tmp/ours" ./cmd/join
 (cd bench/peers && go build -tags duckdb -o "$tmp/duckdb_join" .)
+(cd bench/peers/polars && npm ci --no-audit --no-fund --loglevel=error > /dev/null)
 if [ -n "$base" ]; then
   git worktree add -q --detach "$tmp/base-src" "$base"
   (cd "$tmp/base-src" && go build -o "$tmp/base" ./cmd/join)
@@ -71,6 +73,7 @@ for r in $(seq 1 "$rounds"); do
       join "$n" "$b" default
     done
     timed "$n" duckdb "$tmp/duckdb_join" --cite "$out/x1/cite75_99.txt" --keys "$out/keys-$n.txt" --out "$tmp/o.csv" --threads 2 --temp-dir "$tmp/duck-tmp"
+    timed "$n" polars node bench/peers/polars/join.js "$out/keys-$n.txt" "$out/x1/cite75_99.txt" PATENT CITED "$tmp/o.csv"
   done
 done
 # Every configuration must give the same rows at a size.
@@ -86,7 +89,9 @@ machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $
   echo
   echo "Key sides sampled from the 4x patents (repeats renumbered, so a sample of N keys"
   echo "matches about N/11.7M of the citations) against the 1x citations (16.5M rows);"
-  echo "ACBF, 2 mappers, 2 reducers; DuckDB 1.4.5 with 2 threads at its default memory limit."
+  echo "ACBF, 2 mappers, 2 reducers; DuckDB 1.4.5 with 2 threads at its default memory limit;"
+  echo "Polars (nodejs-polars 0.25.2) at its defaults (both cores). A peer's time is the whole"
+  echo "process's, as ours is."
   echo "The goal: peak RSS <= the budget + 200 MB (64 MiB + 200 MB = 267 MB; 256 MiB + 200 MB = 468 MB)."
   echo
   echo "| keys | join rows | config | wall s | peak RSS MB | within budget + 200 MB |"
@@ -97,6 +102,15 @@ machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $
       budget = (p[2] ~ /mem64/) ? 64*1048576/1e6 + 200 : (p[2] ~ /default/) ? 256*1048576/1e6 + 200 : 0
       verdict = budget ? (rss <= budget ? "yes" : "**no**") : ""
       printf "| %s | %s | %s | %.2f | %.0f | %s |\n", p[1], rows[p[1]], p[2], med(w, k, c), rss, verdict } }' "$runs"
+  echo
+  echo "Time against the peers (medians; ours at the default budget):"
+  echo
+  echo "| keys | ours s | DuckDB s | Polars s | ours / DuckDB | ours / Polars |"
+  echo "|---:|---:|---:|---:|---:|---:|"
+  awk '{ k=$1" "$2; n[k]++; w[k,n[k]]=$3; if (!($1 in seen)) { seen[$1]=1; order[++o]=$1 } }
+    function med(k,   c, i, j, t, v) { c=n[k]; for (i=1;i<=c;i++) v[i]=w[k,i]; for (i=1;i<=c;i++) for (j=i+1;j<=c;j++) if (v[j]<v[i]) { t=v[i]; v[i]=v[j]; v[j]=t } return (c%2) ? v[(c+1)/2] : (v[c/2]+v[c/2+1])/2 }
+    END { for (i=1;i<=o;i++) { x=order[i]; a=med(x" ours-default"); d=med(x" duckdb"); p=med(x" polars")
+      printf "| %s | %.2f | %.2f | %.2f | %.2fx | %.2fx |\n", x, a, d, p, a/d, a/p } }' "$runs"
 } > "$tmp/keymem.md"
 mkdir -p "$results"
 mv "$tmp/keymem.md" "$results/keymem.md"
