@@ -8,7 +8,9 @@
 # and Polars (nodejs-polars 0.25.2, pinned in bench/peers/polars), and,
 # given BASE=<commit>, that commit's binary beside ours, alternated.
 # ROUNDS rounds (default 1: the 10^7 runs take a minute each); the table
-# quotes medians. Goal: peak RSS <= the budget + 200 MB at every size.
+# quotes medians. Then, once (WHOLE=0 to skip), the issue's own case: the
+# whole 2.9M-row patent file as the key side of a left join with --sort
+# under --mem 64MiB. Goal: peak RSS <= the budget + 200 MB at every size.
 # Writes bench/results/keymem.md. Data are generated once into OUT
 # (default bench/out/scale, shared with scale.sh) and kept.
 #
@@ -76,6 +78,14 @@ for r in $(seq 1 "$rounds"); do
     timed "$n" polars node bench/peers/polars/join.js "$out/keys-$n.txt" "$out/x1/cite75_99.txt" PATENT CITED "$tmp/o.csv"
   done
 done
+# The issue's own case, once: the whole patent file (2.9M rows) as the key
+# side of a left join with --sort under --mem 64MiB, as a new user tried it.
+if [ "${WHOLE:-1}" = 1 ]; then
+  for b in $bins; do
+    timed whole "$b-left-sort-mem64" "$tmp/$b" run --keys "$out/x1/apat63_99.txt" --input "$out/x1/cite75_99.txt" --join left --sort --mem 64MiB \
+      --mappers 2 --reducers 2 --quiet --out "$tmp/o.csv" --tmp-dir "$tmp"
+  done
+fi
 # Every configuration must give the same rows at a size.
 awk '{ if (($1) in rows && rows[$1] != $5) { print "keymem.sh: " $2 " at " $1 " keys gave " $5 " rows, another " rows[$1] > "/dev/stderr"; bad=1 } rows[$1]=$5 } END { exit bad }' "$runs"
 
@@ -100,6 +110,7 @@ machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $
     function med(a, k, c,   i, j, t, v) { for (i=1;i<=c;i++) v[i]=a[k,i]; for (i=1;i<=c;i++) for (j=i+1;j<=c;j++) if (v[j]<v[i]) { t=v[i]; v[i]=v[j]; v[j]=t } return (c%2) ? v[(c+1)/2] : (v[c/2]+v[c/2+1])/2 }
     END { for (i=1;i<=o;i++) { k=order[i]; split(k, p, " "); c=n[k]; rss=med(m, k, c)*1024/1e6
       budget = (p[2] ~ /mem64/) ? 64*1048576/1e6 + 200 : (p[2] ~ /default/) ? 256*1048576/1e6 + 200 : 0
+      if (p[1] == "whole") p[1] = "2.9M (whole patent file, left join, --sort)"
       verdict = budget ? (rss <= budget ? "yes" : "**no**") : ""
       printf "| %s | %s | %s | %.2f | %.0f | %s |\n", p[1], rows[p[1]], p[2], med(w, k, c), rss, verdict } }' "$runs"
   echo
@@ -107,7 +118,7 @@ machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $
   echo
   echo "| keys | ours s | DuckDB s | Polars s | ours / DuckDB | ours / Polars |"
   echo "|---:|---:|---:|---:|---:|---:|"
-  awk '{ k=$1" "$2; n[k]++; w[k,n[k]]=$3; if (!($1 in seen)) { seen[$1]=1; order[++o]=$1 } }
+  awk '$1 != "whole" { k=$1" "$2; n[k]++; w[k,n[k]]=$3; if (!($1 in seen)) { seen[$1]=1; order[++o]=$1 } }
     function med(k,   c, i, j, t, v) { c=n[k]; for (i=1;i<=c;i++) v[i]=w[k,i]; for (i=1;i<=c;i++) for (j=i+1;j<=c;j++) if (v[j]<v[i]) { t=v[i]; v[i]=v[j]; v[j]=t } return (c%2) ? v[(c+1)/2] : (v[c/2]+v[c/2+1])/2 }
     END { for (i=1;i<=o;i++) { x=order[i]; a=med(x" ours-default"); d=med(x" duckdb"); p=med(x" polars")
       printf "| %s | %.2f | %.2f | %.2f | %.2fx | %.2fx |\n", x, a, d, p, a/d, a/p } }' "$runs"
