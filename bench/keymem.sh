@@ -110,9 +110,9 @@ machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $
     function med(a, k, c,   i, j, t, v) { for (i=1;i<=c;i++) v[i]=a[k,i]; for (i=1;i<=c;i++) for (j=i+1;j<=c;j++) if (v[j]<v[i]) { t=v[i]; v[i]=v[j]; v[j]=t } return (c%2) ? v[(c+1)/2] : (v[c/2]+v[c/2+1])/2 }
     END { for (i=1;i<=o;i++) { k=order[i]; split(k, p, " "); c=n[k]; rss=med(m, k, c)*1024/1e6
       budget = (p[2] ~ /mem64/) ? 64*1048576/1e6 + 200 : (p[2] ~ /default/) ? 256*1048576/1e6 + 200 : 0
-      if (p[1] == "whole") p[1] = "2.9M (whole patent file, left join, --sort)"
+      r = rows[p[1]]; if (p[1] == "whole") p[1] = "2.9M (whole patent file, left join, --sort)"
       verdict = budget ? (rss <= budget ? "yes" : "**no**") : ""
-      printf "| %s | %s | %s | %.2f | %.0f | %s |\n", p[1], rows[p[1]], p[2], med(w, k, c), rss, verdict } }' "$runs"
+      printf "| %s | %s | %s | %.2f | %.0f | %s |\n", p[1], r, p[2], med(w, k, c), rss, verdict } }' "$runs"
   echo
   echo "Time against the peers (medians; ours at the default budget):"
   echo
