@@ -2,13 +2,13 @@ package acbf
 
 import (
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 	"math/bits"
 	"slices"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/internal/parbuild"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // Build returns a filter for cfg holding every key of keys (duplicates count as

@@ -4,12 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 	"unsafe"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/internal/parbuild"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // BlockBits is the size of a block: one 64-byte cache line, 8 words of 64 bits.

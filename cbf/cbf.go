@@ -4,11 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/internal/parbuild"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // MaxK is the largest number of hash functions a Filter accepts.

@@ -2,10 +2,10 @@ package filters
 
 import (
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 
 	"github.com/acbfjoin/acbfjoin/acbf"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // Sizing options of this file's kinds (Sizing.Options, Spec.Options).

@@ -2,10 +2,10 @@ package filters
 
 import (
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 
 	"github.com/acbfjoin/acbfjoin/blocked"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // Blocked is a blocked Bloom filter (package blocked; Putze, Sanders and

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"io"
 	"math"
 
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"github.com/bits-and-blooms/bloom/v3"
 
 	"github.com/acbfjoin/acbfjoin/cbf"

@@ -1,9 +1,9 @@
 package filters
 
 import (
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"math/bits"
 
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"github.com/bits-and-blooms/bloom/v3"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"

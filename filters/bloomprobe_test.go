@@ -2,9 +2,9 @@ package filters
 
 import (
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"testing"
 
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"github.com/bits-and-blooms/bloom/v3"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"

@@ -2,11 +2,11 @@ package filters
 
 import (
 	"bytes"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"runtime"
 	"slices"
 
 	"github.com/acbfjoin/acbfjoin/internal/parbuild"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"github.com/spaolacci/murmur3"
 )
 

@@ -2,9 +2,9 @@ package filters
 
 import (
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 
 	"github.com/acbfjoin/acbfjoin/cbf"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // CBF is a counting Bloom filter of m 4-bit counters (package cbf).

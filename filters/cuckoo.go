@@ -3,9 +3,9 @@ package filters
 import (
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 
 	"github.com/acbfjoin/acbfjoin/cuckoo"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // OptionBucketSize is the cuckoo kind's option of its fingerprints a

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"io"
 	"math/bits"
 	"slices"
+
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // The exact kind: the set of keys itself, a semi-join without false

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/blocked"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // TestRegistry: every kind is complete, found by its name, listed once in

@@ -2,10 +2,10 @@ package filters
 
 import (
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 
 	"github.com/acbfjoin/acbfjoin/fuse"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // Fuse is a binary fuse filter (package fuse; Graf and Lemire 2022):

@@ -2,8 +2,9 @@ package filters
 
 import (
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"io"
+
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // None is no filter: every key passes, every row is shuffled.

@@ -3,12 +3,13 @@ package filters
 import (
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/internal/option"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"io"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // Filter is what a map worker needs of a filter: a membership test that is

@@ -3,9 +3,9 @@ package filters
 import (
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"github.com/acbfjoin/acbfjoin/scalable"
 )
 

@@ -4,11 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 	"slices"
 
 	"github.com/FastFilter/xorfilter"
+	"github.com/acbfjoin/acbfjoin/keylist"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 )

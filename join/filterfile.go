@@ -3,13 +3,13 @@ package join
 import (
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"io"
 	"math"
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/wire"
 	"github.com/acbfjoin/acbfjoin/key"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // Filter files hold a broadcast filter with the settings it was built for, so

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/filters/choose"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
 

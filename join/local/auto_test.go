@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters/choose"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // TestFilterAuto: the filter auto gives the reference's rows whatever it

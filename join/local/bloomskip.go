@@ -1,13 +1,13 @@
 package local
 
 import (
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"math"
 	"sync"
 	"sync/atomic"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/join/source"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // fileBloom is the map phase's skipping of a Parquet large side's row

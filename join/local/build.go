@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"sync"
 	"sync/atomic"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"github.com/acbfjoin/acbfjoin/mdbf"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )

@@ -3,13 +3,13 @@ package local
 import (
 	"context"
 	"encoding/binary"
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // The build's distinct keys are found in 1<<keyPartBits parts, a key's

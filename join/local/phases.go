@@ -2,10 +2,10 @@ package local
 
 import (
 	"context"
-	"github.com/acbfjoin/acbfjoin/keylist"
 
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/keylist"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
 
