@@ -117,6 +117,9 @@ func TestEventsAgainstModel(t *testing.T) {
 	if testing.Short() {
 		rounds = 10
 	}
+	if testutil.Race { // a round a kind (they turn with the round)
+		rounds = min(rounds, len(kinds))
+	}
 	for round := range rounds {
 		dir := t.TempDir()
 		domain := 1 + r.IntN(300)
@@ -174,7 +177,8 @@ func TestEventsAgainstModel(t *testing.T) {
 func TestTimedAgainstModel(t *testing.T) {
 	seed := testutil.Seed(t)
 	r := testutil.Rand(seed)
-	for round := range 30 {
+	// Under -race, a round a deleting kind (the kinds turn with the round).
+	for round := range testutil.RaceSize(30, len(DeletingKinds())) {
 		dir := t.TempDir()
 		domain := 1 + r.IntN(100)
 		w := int64(1 + r.IntN(50))
@@ -385,7 +389,8 @@ func TestGrowth(t *testing.T) {
 	}
 	testutil.WriteFile(t, filepath.Join(dir, "e"), []byte(ev.String()), 0o644)
 	testutil.WriteFile(t, filepath.Join(dir, "p"), []byte(pr.String()), 0o644)
-	for _, kind := range DeletingKinds() {
+	// Under -race, one of the kinds, turning with the seed.
+	for _, kind := range testutil.RacePick(DeletingKinds(), 1, testutil.RaceSeed(t)) {
 		var out bytes.Buffer
 		rep, err := Run(context.Background(), Options{KeyEvents: filepath.Join(dir, "e"), Probe: filepath.Join(dir, "p"), Batch: n, Capacity: 16,
 			Filter: filters.Kind(kind), Verify: true}, &out)
@@ -413,7 +418,10 @@ func TestFPAgainstFormula(t *testing.T) {
 	var ev, pr strings.Builder
 	ev.WriteString("K\n")
 	pr.WriteString("K\n")
-	const batches, batch = 20, 20000
+	const batches = 20
+	// Under -race, 5,000 probes a batch (still probed on several workers),
+	// the live set grown as without it.
+	batch := testutil.RaceSize(20000, 5000)
 	live := []int64{}
 	next := int64(0)
 	for range batches {
@@ -435,7 +443,8 @@ func TestFPAgainstFormula(t *testing.T) {
 	}
 	testutil.WriteFile(t, filepath.Join(dir, "e"), []byte(ev.String()), 0o644)
 	testutil.WriteFile(t, filepath.Join(dir, "p"), []byte(pr.String()), 0o644)
-	for _, kind := range []filters.Kind{filters.ACBF, filters.CBF, filters.Cuckoo} {
+	// Under -race, one of the kinds, turning with the seed.
+	for _, kind := range testutil.RacePick([]filters.Kind{filters.ACBF, filters.CBF, filters.Cuckoo}, 1, seed) {
 		var worst float64
 		rep, err := Run(context.Background(), Options{KeyEvents: filepath.Join(dir, "e"), Probe: filepath.Join(dir, "p"), Batch: batch, KeyBatch: 1000,
 			Filter: kind, Capacity: 8192, Sizing: filters.Sizing{FPP: 0.02}, NoSketches: true,
