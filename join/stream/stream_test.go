@@ -117,14 +117,15 @@ func TestEventsAgainstModel(t *testing.T) {
 	if testing.Short() {
 		rounds = 10
 	}
-	if testutil.Race { // a round a kind (they turn with the round)
-		rounds = min(rounds, len(kinds))
-	}
 	for round := range rounds {
 		dir := t.TempDir()
 		domain := 1 + r.IntN(300)
 		batch, keyBatch := 1+r.IntN(200), 1+r.IntN(200)
-		ins, keys, raws := genEvents(t, r, dir, r.IntN(2000), r.IntN(3000), domain, keyBatch, true)
+		events, probes := r.IntN(2000), r.IntN(3000)
+		if testutil.Race { // a quarter of the rows: each of the many small batches hands its rows between goroutines
+			events, probes = events/4, probes/4
+		}
+		ins, keys, raws := genEvents(t, r, dir, events, probes, domain, keyBatch, true)
 		kind := kinds[round%len(kinds)]
 		// KeyType int: the events spell keys with leading zeros ("00115"
 		// deletes 115), which auto would take as strings.
@@ -177,8 +178,9 @@ func TestEventsAgainstModel(t *testing.T) {
 func TestTimedAgainstModel(t *testing.T) {
 	seed := testutil.Seed(t)
 	r := testutil.Rand(seed)
-	// Under -race, a round a deleting kind (the kinds turn with the round).
-	for round := range testutil.RaceSize(30, len(DeletingKinds())) {
+	// Under -race, 2 rounds a deleting kind (the kinds turn with the round),
+	// of a quarter of the rows.
+	for round := range testutil.RaceSize(30, 2*len(DeletingKinds())) {
 		dir := t.TempDir()
 		domain := 1 + r.IntN(100)
 		w := int64(1 + r.IntN(50))
@@ -190,7 +192,11 @@ func TestTimedAgainstModel(t *testing.T) {
 		var kb strings.Builder
 		kb.WriteString("K,T,V\n")
 		tm := int64(r.IntN(10)) - 5
-		for i := range r.IntN(1500) {
+		keyRows := r.IntN(1500)
+		if testutil.Race { // a quarter of the rows (the model is a nested loop)
+			keyRows /= 4
+		}
+		for i := range keyRows {
 			tm += int64(r.IntN(3))
 			k := int64(r.IntN(domain))
 			v := payload(r, i)
@@ -202,7 +208,11 @@ func TestTimedAgainstModel(t *testing.T) {
 		var want strings.Builder
 		want.WriteString("T,REF,T,V\n")
 		tm = int64(r.IntN(10)) - 5
-		for range r.IntN(2000) {
+		probeRows := r.IntN(2000)
+		if testutil.Race {
+			probeRows /= 4
+		}
+		for range probeRows {
 			tm += int64(r.IntN(3))
 			k := int64(r.IntN(domain + 10))
 			raw := fmt.Sprintf("%d,%d", tm, k)
