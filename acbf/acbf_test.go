@@ -106,6 +106,7 @@ func TestConfigValidate(t *testing.T) {
 // transcription of the paper's algorithms and compares every level bit for bit,
 // every Count, and the multiset model.
 func TestAgainstNaive(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	seed := testutil.Seed(t)
 	for _, tc := range []struct {
 		name string
@@ -462,6 +463,7 @@ func TestMerge(t *testing.T) {
 // (whose idle space allows it), with skewed keys, to drive the arena's word
 // borrowing in both directions and its expansion.
 func TestGrowBeyondReserve(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	cfg := ConfigJ(1, 20000, 100, 3) // reserve for 300 counter bits, idle space 60000
 	f := mustNew(t, cfg)
 	ref := newNaive(f.m1, f.k)

@@ -36,6 +36,7 @@ func TestFirstLevelBounds(t *testing.T) {
 // (m/n = 5, k = 3: 4.2e-3 against 3.1e-3): the bound is for the continuous
 // optimum, which a whole number of hashes only approaches.
 func TestOptimalFPPBounds(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for mn := 2; mn <= 20; mn++ {
 		lo, hi := OptimalFPPBounds(float64(mn))
 		kc := float64(mn) * math.Ln2

@@ -82,6 +82,7 @@ func TestFalsePositiveRate(t *testing.T) {
 // bit does, and one filter's measured false positive rate on 400,000
 // non-keys is within 4 binomial sd of it.
 func TestFillFPP(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	const n = 10000
 	keys := testutil.Keys(0, n)
 	for _, cfg := range []Config{ConfigOptimal(30000, n, 2), ConfigJ(1, 80000, n, 6), ConfigJ(3, 40000, n, 3)} {

@@ -110,7 +110,9 @@ func TestClassingCutAndValue(t *testing.T) {
 func TestValidateAgainstFormula(t *testing.T) {
 	seed := testutil.Seed(t)
 	sizes := []int{300, 1500, 4000, 9000, 20000, 45000, 60000, 30000, 8000, 900}
-	for _, kind := range []filters.Kind{filters.Bloom, filters.CBF, filters.Blocked} {
+	// Under the race detector, one of the kinds (the builds and the
+	// validation run on the same goroutines for each).
+	for _, kind := range testutil.RacePick([]filters.Kind{filters.Bloom, filters.CBF, filters.Blocked}, 1, seed) {
 		classes := randomClasses(t, seed, sizes)
 		c, _ := ParseClassing("round")
 		b, err := Build(Meta{Kind: kind, Sizing: filters.Sizing{FPP: 0.01}, KeyCol: "tconst", ClassCol: "averageRating", KeyType: "string", Classing: c}, classes)
@@ -637,6 +639,7 @@ func TestBuildRefusals(t *testing.T) {
 }
 
 func TestFillSpreadMatchesSimulation(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	// The closed-form spread of a Bloom filter's fill rate against 400
 	// filters of random keys: their rates' sample variance within 4
 	// standard errors of it. The standard error is the sample variance's

@@ -107,6 +107,7 @@ func naivePositions(key []byte, k int, blocks uint64) []uint64 {
 // bit, and Contains must answer as the reference does for members and
 // non-members.
 func TestAgainstNaive(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	for _, tc := range []struct {
 		bits uint64
@@ -199,6 +200,7 @@ func chi2(counts []float64, total float64) float64 {
 // independent scheme fails one with probability about 1.4%, and the key set
 // is fixed, so the test is deterministic.
 func TestProbeUniformity(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	const keys = 1 << 16
 	const z = 3.719
 	pos := make([][]uint64, keys) // probe positions in the block

@@ -53,6 +53,7 @@ func lgamma(x float64) float64 {
 // keys and 10^7 queries Putze's is expected 1.9 to 2.5 below the measurement
 // (the classic one 28 to 35), which is why FPP is not Putze's formula.
 func TestFalsePositiveRate(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	ns := []uint64{100_000, 1_000_000}
 	queries, keySets := 10_000_000, 2
 	if testing.Short() {
@@ -118,6 +119,7 @@ func TestFalsePositiveRate(t *testing.T) {
 // formula (the block load varies); FPP is above the classic formula where its
 // documentation says; and the numbers of the package documentation hold.
 func TestFPPAboveClassic(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, n := range []uint64{100_000, 1_000_000} {
 		for _, bpk := range []uint64{8, 10, 16} {
 			k := OptimalK(float64(bpk))
@@ -230,6 +232,7 @@ func refQ(t, k int) float64 {
 // TestOccupancyAgainstReference: the chain's q(t) equals refQ to 1e-12
 // relative, from an empty block to a nearly full one, and for every k.
 func TestOccupancyAgainstReference(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	ts := []int{0, 1, 2, 5, 17, 100, 358, 512, 1000, 3000, 6000}
 	for _, k := range []int{1, 2, 6, 7, 9, MaxK} {
 		o := newOccupancy(k)
@@ -246,6 +249,7 @@ func TestOccupancyAgainstReference(t *testing.T) {
 // binomial probabilities from log-gamma, for filters of 1, 2, 3 and 100 blocks
 // (where the binomial is far from Poisson) and one large one.
 func TestFPPAgainstBruteForce(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, tc := range []struct {
 		bits, n uint64
 		k       int
@@ -271,6 +275,7 @@ func TestFPPAgainstBruteForce(t *testing.T) {
 }
 
 func TestFPPEdges(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, tc := range []struct {
 		name string
 		got  float64
@@ -306,6 +311,7 @@ func TestFPPEdges(t *testing.T) {
 // TestOptimalK: OptimalK is the k in 1..MaxK of smallest FPP (the brute-force
 // argmin over all of them), and it falls behind the classic round(bpk ln 2).
 func TestOptimalK(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	const bits = 1 << 29
 	for _, bpk := range []float64{0.5, 1, 2, 4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64} {
 		n := uint64(math.Round(bits / bpk))
@@ -454,6 +460,7 @@ func TestFillFPPExact(t *testing.T) {
 // the fill varies, to 100 blocks, where the loads dominate; k up to MaxK.
 // 10,000 filters a setting (1000 under -short).
 func TestFillFPPMean(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	reps := 10_000
 	if testing.Short() {
 		reps = 1000
@@ -507,6 +514,7 @@ func TestFillFPPMean(t *testing.T) {
 // 1 between 0.026 and 0.031 bits per key) to 64. BitsFor relies on it. FPP
 // stays at most 1 there.
 func TestOptimalKMonotone(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	ratio := 1.01
 	if testing.Short() {
 		ratio = 1.05
@@ -532,6 +540,7 @@ func TestOptimalKMonotone(t *testing.T) {
 // TestOptimalKTable: OptimalK's table at whole bits per key is the search's
 // answer at each and at the ends of the slack around it.
 func TestOptimalKTable(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for b := 1; b <= len(optimalKWhole); b++ {
 		for _, d := range []float64{float64(b) - optimalKSlack, float64(b), float64(b) + optimalKSlack} {
 			if got, want := OptimalK(d), optimalKSearch(d); got != want {
@@ -548,6 +557,7 @@ func TestOptimalKTable(t *testing.T) {
 // FPPWhole is within 1% of FPP at whole densities from 65,536 to 16 million
 // keys; elsewhere it is FPP.
 func TestFPPWhole(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for b := 1; b <= len(fppWhole); b++ {
 		const blocks = 1 << 20
 		want := FPP(blocks*BlockBits, uint64(blocks*BlockBits/b), OptimalK(float64(b)))

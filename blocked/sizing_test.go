@@ -36,6 +36,7 @@ func bruteBitsFor(n uint64, p float64, k int, limit uint64) (bits uint64, kk int
 // at each size) and fixed k from 1 to MaxK. The scan stops at 120 blocks;
 // past it BitsFor must answer more than that, or 0.
 func TestBitsForBruteForce(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	ns := []uint64{1, 7, 60, 300, 1000, 3000}
 	ps := []float64{0.5, 0.1, 1e-2, 1e-3, 1e-4, 1e-6}
 	if testing.Short() {
@@ -72,6 +73,7 @@ func TestBitsForBruteForce(t *testing.T) {
 // at most 20 FPP evaluations and 10 OptimalK calls (seen: 12 and 5 over
 // 3000 cases).
 func TestBitsForRandom(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	cases := 300
 	if testing.Short() {
 		cases = 40
@@ -121,6 +123,7 @@ func TestBitsForRandom(t *testing.T) {
 }
 
 func TestBitsForEdges(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, tc := range []struct {
 		n     uint64
 		p     float64

@@ -252,6 +252,7 @@ func TestFPPFormula(t *testing.T) {
 // 400,000 non-keys is within 4 binomial sd of it (the sharper test: FPP's
 // own spread over random filters is not in the way).
 func TestFillFPP(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, tc := range []struct {
 		m uint64
 		n uint64
@@ -296,6 +297,7 @@ func TestFillFPP(t *testing.T) {
 // its sd (logged), which is what join filter eval's z against the formula
 // must count.
 func TestFillMean(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	const m, n, k, filters = 250000, 100000, 2, 60
 	seed := testutil.Seed(t) >> 8 // key ranges of the filters must not meet
 	var sum, sum2 float64

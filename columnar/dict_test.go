@@ -73,6 +73,7 @@ func writeDictParquet(t *testing.T, rng *rand.Rand, n, distinct, nullEvery int, 
 // rows (and Select of Column) equals Read's Select of them. A column that is not a byte array, or
 // a file written without dictionaries, reads as no Dict.
 func TestReadDict(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	for _, tc := range []struct {
 		name                string

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // readJSONL opens text as a JSON lines table and returns its names,
@@ -83,6 +85,7 @@ func TestJSONLTypes(t *testing.T) {
 // and lone surrogates are refused naming the line (as U+FFFD they met
 // each other), a line over MaxJSONLine in a file says so.
 func TestJSONLExact(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	tb, rows, err := readJSONL(t, "{\"k\": 9223372036854775808}\n{\"k\": 9223372036854775809}\n{\"k\": 7}\n")
 	if err != nil || tb.Types[0].Kind != String || fmt.Sprint(rows) != "[[9223372036854775808] [9223372036854775809] [7]]" {
 		t.Errorf("integers beyond int64: %v, types %v, rows %q", err, tb.Types, rows)
@@ -105,6 +108,7 @@ func TestJSONLExact(t *testing.T) {
 // TestJSONLChunks: a file of more than one chunk's lines reads back whole,
 // by chunk and by selected rows, each row numbered as its line.
 func TestJSONLChunks(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	var b strings.Builder
 	n := jsonlChunk + 100
 	for i := range n {
@@ -130,6 +134,7 @@ func TestJSONLChunks(t *testing.T) {
 // refused naming the file and the line (ErrFormat); a file of no object
 // has no column.
 func TestJSONLErrors(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, tc := range []struct{ text, want string }{
 		{"{\"a\": 1}\n[1, 2]\n", "t.jsonl:2: not a valid file of its format: not a JSON object"},
 		{"{\"a\": 1}\n{\"a\": 2} {\"a\": 3}\n", "t.jsonl:2: not a valid file of its format: more than one JSON value"},
@@ -150,6 +155,7 @@ func TestJSONLErrors(t *testing.T) {
 // without line breaks (/dev/zero) stops at MaxJSONLine, not the disk's
 // end, and nothing is left behind.
 func TestJSONLStream(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	dir := t.TempDir()
 	tb, err := OpenStream(context.Background(), io.NopCloser(strings.NewReader("\ufeff{\"k\": 7}\r\n{\"k\": 8}\r\n")), "stdin", JSONL, dir)
 	if err != nil {

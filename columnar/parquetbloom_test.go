@@ -92,6 +92,7 @@ func int64Plain(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, 
 // Singler 2007) of (1 - (31/32)^j)^8, within 4 standard deviations (a
 // fresh value's binomial spread and that of the filter's own blocks).
 func TestBloomNoFalseNegatives(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	const n, fresh = 20000, 400000
 	nblocks := 700 + rng.IntN(600) // about 11.5 bits a value; any count of blocks, not only powers of two
@@ -211,6 +212,7 @@ func FuzzBloom(f *testing.F) {
 // for each value of probes.csv the filter says what DuckDB's
 // parquet_bloom_probe said, false positives included.
 func TestBloomDuckDB(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	bloomAgrees(t, "bloom.parquet", "probes.csv", []string{"id", "s", "v"}, "row")
 }
 
@@ -221,6 +223,7 @@ func TestBloomDuckDB(t *testing.T) {
 // of a row group from it, and for every probe our reader says what
 // DuckDB said, false positives included.
 func TestBloomOurs(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	bloomAgrees(t, "ours.parquet", "probes-ours.csv", []string{"id"}, "s")
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/internal/tmpspace"
 	"github.com/acbfjoin/acbfjoin/key"
 )
@@ -235,6 +236,7 @@ func TestFormatOf(t *testing.T) {
 // naming the file (arrow/go panics on some of them: "snappy: corrupt
 // input"), never a panic, whatever bytes are hit.
 func TestDamagedPages(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	mem := memory.NewGoAllocator()
 	b := array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{{Name: "K", Type: arrow.PrimitiveTypes.Int64}, {Name: "S", Type: arrow.BinaryTypes.String}}, nil))
 	for i := range 20000 {

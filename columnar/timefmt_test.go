@@ -42,6 +42,7 @@ func checkTime(t *testing.T, day, s, ns int64) {
 // those beyond, negative seconds, every fraction length) and at random
 // instants over the whole int64 range of days and seconds a column holds.
 func TestTimeText(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	days := []int64{0, -1, 1, 59, 60, 365, 10957, 11016, 11017, -25508, -25509, 47540, 47541, -134774, -134715,
 		minDay, minDay - 1, minDay + 1, maxDay, maxDay - 1, maxDay + 1, 19000, -719528, 2932897 + 365}
 	fracs := []int64{0, 1, 10, 100, 999, 1000, 120000, 500000000, 999999999, 100000000, 123456789, 10000000}

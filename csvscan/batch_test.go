@@ -172,6 +172,7 @@ func sameBatch(t *testing.T, data []byte, sep byte, rng *rand.Rand) {
 // gives: the same records, fields, offsets, lines, skipped rows and error.
 // The same with tabs for commas (TSV), commas then being data.
 func TestBatchMatchesNext(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, sep := range []byte{',', '\t'} {
 		t.Run(fmt.Sprintf("sep=%q", sep), func(t *testing.T) {
 			rng := testutil.Rand(testutil.Seed(t))

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // endless is a stream that never ends: its bytes are b's, again and again.
@@ -67,6 +69,7 @@ func TestCopyExact(t *testing.T) {
 // after it, random bytes, too many fields, a wrong field count, a quote in
 // an unquoted field.
 func TestCopyRefuses(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	zeros := func() io.Reader { return &endless{b: []byte{0}} }
 	for _, tc := range []struct {
 		name string
@@ -99,6 +102,7 @@ func TestCopyRefuses(t *testing.T) {
 // to the 1 MiB and a byte (it is skipped all the same), and a line that
 // never ends is read without being written.
 func TestCopySkipBad(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	long := strings.Repeat("x", 3<<20)
 	in := "a,b\n1,2\n1,2,3\n" + long + "\n3,4\r\n" + "\"q\n" + long + "\",5\n6,7\n"
 	var out bytes.Buffer

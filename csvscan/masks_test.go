@@ -66,6 +66,7 @@ func validSeps() []byte {
 // 256 values, or all separators and line breaks; every valid separator.
 // The seed is logged (ACBFJOIN_SEED replays it).
 func TestMasksBlock(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	withBlockAsm(t, true)
 	if !blockAsm {
 		t.Log("no AVX2 on this CPU: the portable code is checked against itself")
@@ -136,6 +137,7 @@ func FuzzMasksBlock(f *testing.F) {
 // with the block scanner and with the portable code: the masks carried
 // over from one batch to the next, across blocks and across fills.
 func TestBatchBlocks(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	var b bytes.Buffer
 	b.WriteString("CITING,CITED\n")
@@ -224,12 +226,15 @@ func TestCPUSwitch(t *testing.T) {
 	if hasBlockAsm {
 		native = "avx2"
 	}
-	for _, c := range []struct{ env, path, warn string }{
+	cases := []struct{ env, path, warn string }{
 		{"portable", "portable", ""},
 		{"native", native, ""},
 		{"", native, ""},
 		{"portabel", "portable", `ACBFJOIN_CPU="portabel" is neither`},
-	} {
+	}
+	// Under the race detector, one of the children (each a start of the
+	// race-instrumented test binary).
+	for _, c := range testutil.RacePick(cases, 1, testutil.RaceSeed(t)) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCPUSwitchChild$", "-test.v")
 		cmd.Env = append(os.Environ(), "CSVSCAN_CPU_CHILD=1", cpuEnv+"="+c.env)
 		var stdout, stderr bytes.Buffer

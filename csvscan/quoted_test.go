@@ -77,6 +77,7 @@ func sameQuoted(t *testing.T, data []byte, sep byte, rng *rand.Rand) {
 // with and without skipping bad rows, the quoted fast path reads what the
 // general parser reads. With tabs too.
 func TestSplitQuotedMatchesParse(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, sep := range []byte{',', '\t'} {
 		t.Run(fmt.Sprintf("sep=%q", sep), func(t *testing.T) {
 			rng := testutil.Rand(testutil.Seed(t))

@@ -123,6 +123,7 @@ func checkRawSep(t *testing.T, in string, sep byte) {
 }
 
 func TestSkipBad(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	in := "A,B\n1,2\n3\n4,5\n\"x,6\n7,8,9\n10,11\n" + strings.Repeat("z", maxRecord+5) + "\n12,13"
 	for _, mode := range []string{"whole", "onebyte"} {
 		var src io.Reader = strings.NewReader(in)
@@ -185,6 +186,7 @@ func TestReaderLongRecords(t *testing.T) {
 // which refused real wide files), quoted or not; more is refused naming
 // the limit and what reads a wider table.
 func TestReaderWideRecords(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	line := func(n int, quoted bool) string {
 		f := make([]string, n)
 		for i := range f {
@@ -212,6 +214,7 @@ func TestReaderWideRecords(t *testing.T) {
 // TestReaderMatchesEncodingCSV: on random CSV without carriage returns, the
 // Reader and encoding/csv agree record for record.
 func TestReaderMatchesEncodingCSV(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	alphabet := []string{"a", "1", ",", "\"", "\n", " ", "é"}
 	seed := uint64(20261122)
 	rng := newPCG(seed)

@@ -244,7 +244,7 @@ func TestTSVMatchesEncodingCSV(t *testing.T) {
 		t.Run(fmt.Sprintf("maxRecord=%d", mr), func(t *testing.T) {
 			defer func(old int) { maxRecord = old }(maxRecord)
 			maxRecord = mr
-			for iter := range 60 {
+			for iter := range testutil.RaceSize(60, 12) { // under -race, 12 inputs: each read by 2 goroutines in 1 to 8 parts
 				cols := 1 + rng.IntN(4)
 				data := randomSV(rng, rng.IntN(200), cols, []float64{0, 0.05, 0.5}[iter%3], '\t')
 				cr := csv.NewReader(bytes.NewReader(data))
@@ -313,6 +313,7 @@ func TestTSVMatchesEncodingCSV(t *testing.T) {
 // random bytes over an alphabet with tabs, commas, quotes and line breaks,
 // valid or not, read as encoding/csv with Comma '\t' reads them.
 func TestReaderMatchesEncodingCSVTSV(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	alphabet := []string{"a", "1", "\t", "\t", ",", "\"", "\n", " ", "é"}
 	rng := testutil.Rand(testutil.Seed(t))
 	for range 3000 {
@@ -329,6 +330,7 @@ func TestReaderMatchesEncodingCSVTSV(t *testing.T) {
 // lines and errors), Next and NextBatch agree, and for an ASCII separator
 // encoding/csv agrees; on random input, valid or not, CR included.
 func TestEverySep(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	for c := 1; c < 256; c++ {
 		sep := byte(c)

@@ -152,6 +152,7 @@ func TestBucketsFor(t *testing.T) {
 // sets a (b, f) (default 3, 1 under -short); the table in cuckoo.go was
 // measured with 40 to 200.
 func TestMaxLoad(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for b := 1; b <= MaxBucketSize; b++ {
 		for fb := 1; fb <= MaxFingerprintBits; fb++ {
 			l := MaxLoad(b, fb)
@@ -254,6 +255,7 @@ func TestAlt(t *testing.T) {
 // alone); the 99.9% quantile of chi-square with 60 degrees of freedom is about
 // 99.6. Fixed inputs: the test is deterministic.
 func TestAltUniform(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	const buckets, perCell = 61, 1000
 	f := mustNew(t, buckets*4*95/100, 4, 16)
 	if f.Buckets() != buckets {
@@ -293,6 +295,7 @@ func TestAltUniform(t *testing.T) {
 // leaks into a neighbour, find and has agree with a linear scan, occupied
 // counts the non-zero slots, and the padding bits stay zero.
 func TestPacking(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	for b := 1; b <= MaxBucketSize; b++ {
 		for fb := 1; fb <= MaxFingerprintBits; fb++ {
@@ -352,6 +355,7 @@ func TestPacking(t *testing.T) {
 // negative for a key with count > 0, Len equals the model's total, Remove of a
 // key in the model never fails, a failed Add or Remove changes nothing.
 func TestAgainstModel(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	seed := testutil.Seed(t)
 	for _, tc := range []struct {
 		capacity uint64
@@ -448,6 +452,7 @@ func TestAgainstModel(t *testing.T) {
 // against the model: a failed Add (every round has at least one) must lose
 // nothing else.
 func TestDeleteReinsert(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	seed := testutil.Seed(t)
 	for _, fb := range []int{8, 16} {
 		t.Run(fmt.Sprintf("b=4/f=%d", fb), func(t *testing.T) {
@@ -517,6 +522,7 @@ func TestDeleteReinsert(t *testing.T) {
 // (kick generator included): a twin that received exactly the successful Adds
 // is that state, which also checks that the same Adds give the same table.
 func TestCapacity(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	base := rng.Uint64() >> 1
 	f, twin := mustNew(t, 100_000, 4, 16), mustNew(t, 100_000, 4, 16)
@@ -661,6 +667,7 @@ func TestAddSameKeyTooOften(t *testing.T) {
 // are fixed, so the test is deterministic. Under -short: capacity 10^5 and
 // 10^6 probes; else also capacity 10^6 and 10^7 probes.
 func TestFalsePositiveRate(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	probes := uint64(10_000_000)
 	type size struct {
 		name     string

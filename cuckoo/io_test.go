@@ -52,6 +52,7 @@ var format = formattest.Format[*Filter]{
 // answer as the original and evolve alike (the kick generator restarts
 // from the seed in both).
 func TestRoundTrip(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	formattest.RoundTrip(t, format)
 	for name, f := range sampleFilters(t) {
 		data, _ := f.MarshalBinary()

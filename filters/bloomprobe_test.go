@@ -39,6 +39,7 @@ func TestFastMod(t *testing.T) {
 // locations of keys of every length up to 80 bytes, and Test on members and
 // non-members of filters of several sizes (m not a power of two).
 func TestBloomProbeMatches(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	key := make([]byte, 80)
 	for n := range len(key) + 1 {

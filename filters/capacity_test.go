@@ -17,6 +17,7 @@ import (
 // (4 sd), takes keys up to its capacity, and bad capacities are refused by
 // name.
 func TestACBFCapacity(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	const n = 20_000
 	keys := testutil.Keys(0, n)
 	for _, tc := range []struct {

@@ -104,10 +104,12 @@ func TestBuild(t *testing.T) {
 					t.Errorf("cuckoo: %d bits, want the fingerprints that fit in 32 bits per key", b.MemoryBits)
 				}
 			}
-			const probes = 200000
+			// Under -race, a tenth of the probes: they run on this
+			// goroutine (the builds of 2^18 probes and more do not).
+			probes := testutil.RaceSize(200000.0, 20000)
 			var probe [8]byte
 			fp := 0
-			for i := 0; i < probes; i++ {
+			for i := 0; i < int(probes); i++ {
 				key := testutil.Key(probe[:], 1<<40+uint64(i))
 				got := b.Filter.Contains(key)
 				if got != dec.Contains(key) {
@@ -164,6 +166,7 @@ func TestBuild(t *testing.T) {
 // their Sizing field; an ACBF whose counters do not fit wraps acbf.ErrConfig;
 // a filter above MaxFilterBytes is refused before it is allocated.
 func TestSizing(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	keys := testutil.Keys(0, 10000)
 	for _, sp := range Kinds() {
 		if !sp.Sized {
@@ -288,6 +291,7 @@ func FuzzDecode(f *testing.F) {
 // map of the keys on members, near misses and the edges, and decodes from
 // an unsorted list with repeats.
 func TestExactForms(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	u64 := func(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
 	dense, sparse, mixed := [][]byte{u64(1<<63 + 3000000)}, [][]byte{u64(0), u64(1<<64 - 1)}, [][]byte{[]byte("a"), u64(7)}
@@ -373,6 +377,7 @@ func TestExactForms(t *testing.T) {
 // default and common sizings (a table of a few buckets once failed to take
 // 24 keys in 32 slots), with no false negative.
 func TestCuckooSmallSets(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, s := range []Sizing{{}, {FPP: 0.01}, {BitsPerKey: 16}} {
 		for n := 1; n <= 200; n++ {
 			keys := make([][]byte, n)
@@ -432,6 +437,7 @@ func TestOptionFixesMemory(t *testing.T) {
 // fit; a budget below a kind's least filter is refused naming
 // Sizing.Budget; Budget with another sizing is refused.
 func TestBudget(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	const n = 10_000
 	for _, sp := range Kinds() {
 		if !sp.Sized {

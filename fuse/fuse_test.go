@@ -22,6 +22,7 @@ func mustBuild(t testing.TB, keys [][]byte, f int) *Filter {
 // (a single key, a few, thousands, keys of other lengths than 8); 10^6
 // non-members pass within 4 binomial sd of 2^-f.
 func TestMembersAndFPP(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	seed := testutil.Seed(t)
 	var strs [][]byte
 	for i := range 3000 {
@@ -65,6 +66,7 @@ func TestMembersAndFPP(t *testing.T) {
 // TestSlots: Slots predicts the array the library builds, at every n to
 // 3000 and at larger sizes.
 func TestSlots(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	ns := []int{10_000, 65_536, 100_003, 1_000_000}
 	for n := 1; n <= 3000; n++ {
 		ns = append(ns, n)

@@ -71,6 +71,7 @@ func randTypes(rng *rand.Rand) []tuple.Type {
 // combinations of present values and on random tuples; no key is ever
 // rejected; the wrapper's parameters are the columns'.
 func TestContainsModel(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	for _, sp := range filters.Kinds() {
 		t.Run(string(sp.Kind), func(t *testing.T) {
@@ -227,6 +228,7 @@ func TestNoAlloc(t *testing.T) {
 // FillFPP is the product of the columns'; Decode refuses truncations and
 // trailing bytes.
 func TestEncodeDecode(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	types := []tuple.Type{tuple.String, tuple.Int, tuple.String}
 	keys := randTuples(rng, types, 500, 40)
@@ -384,6 +386,7 @@ func TestNewPanics(t *testing.T) {
 // TestBudgetIsTheLayouts: a Sizing.Budget is the whole layout's: the
 // columns' filters together stay within it (each took the whole budget).
 func TestBudgetIsTheLayouts(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(3)
 	types := []tuple.Type{tuple.Int, tuple.String, tuple.Int}
 	keys := randTuples(rng, types, 3000, 100000)

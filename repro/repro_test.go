@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 func readCSV(t *testing.T, path string) []map[string]string {
@@ -173,6 +174,7 @@ func TestOptionsRefused(t *testing.T) {
 // it was (files written into a temporary folder, moved in at the end), and a
 // capacity that does not fit the budget is refused before any work.
 func TestInterruptLeavesOut(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	out := t.TempDir()
 	old := filepath.Join(out, "table1.md")
 	if err := os.WriteFile(old, []byte("an earlier run"), 0o644); err != nil {

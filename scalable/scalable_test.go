@@ -146,6 +146,7 @@ func TestShapes(t *testing.T) {
 // the literal transcription, and compares them bit for bit after every Add,
 // and their answers on members and non-members.
 func TestAgainstNaive(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	seed := testutil.Seed(t)
 	for _, cfg := range []Config{
 		{InitialCapacity: 3, FPP: 0.1, Growth: 1.5, Tightening: 0.8},
@@ -193,6 +194,7 @@ func TestAgainstNaive(t *testing.T) {
 // present once stays present): 1000 +
 // 2000 + ... + 32000 = 63,000 < 100,000 <= 127,000 keys need 7 sub-filters.
 func TestNoFalseNegatives(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	f := mustNew(t, Config{})
 	keys := testutil.Keys(0, 100_000)
 	filters := f.Filters()
@@ -267,6 +269,7 @@ func fillSD(f *Filter) float64 {
 // divides that variance by R, and the sd is sqrt(Q p(1-p) + (Q fillSD)^2/R).
 // FPP() <= Bound() is checked after every Add of the first filter.
 func TestFalsePositiveRate(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	seed := testutil.Seed(t)
 	rng := testutil.Rand(seed)
 	filters, perFilter := 100, uint64(100_000) // 10^7 queries a size
@@ -404,6 +407,7 @@ func TestDoubleHashingExcess(t *testing.T) {
 // there is no other variance. At 10^7 queries in all the pooled check would
 // see the +3% the Kirsch-Mitzenmacher probes gave at this size.
 func TestFillFPP(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	seed := testutil.Seed(t)
 	seeds, queries := 4, uint64(2_500_000)
 	if testing.Short() {
@@ -449,6 +453,7 @@ func TestFillFPP(t *testing.T) {
 // within 4 sd (the sample's, over sqrt(R)) of FPP() at 1,000, 10,000 and
 // 100,000 keys. The sample sd is compared with fillSD's model in the log.
 func TestFPPIsMeanFillFPP(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	seed := testutil.Seed(t)
 	rng := testutil.Rand(seed)
 	filters := 200
@@ -492,6 +497,7 @@ func TestFPPIsMeanFillFPP(t *testing.T) {
 // filter after n Adds, exactly, for several Configs at every n up to a
 // limit (a few hundred per sub-filter boundary for the large ones).
 func TestPlan(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, tc := range []struct {
 		cfg   Config
 		limit uint64

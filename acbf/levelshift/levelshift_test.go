@@ -105,6 +105,7 @@ func positions(key []byte, k int, m1 uint64) []uint64 {
 // levels and by a one-pass decode), Contains, Count, Len and the level sizes,
 // and that both filters hold identical bitmaps after every step.
 func TestModel(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	for c := range 12 {
 		m1 := 64 + rng.Uint64N(1937)
@@ -204,6 +205,7 @@ func TestModel(t *testing.T) {
 // TestBuildEqualsAdds: Build gives the levels of one-by-one Adds, duplicates
 // included, in both granularities.
 func TestBuildEqualsAdds(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	for range 20 {
 		m1 := 1 + rng.Uint64N(3000)
@@ -287,6 +289,7 @@ func acbfLevels(t *testing.T, f *acbf.Filter) []level {
 // hold the same logical levels, answer Contains alike on members and
 // non-members, and give the same Count.
 func TestAgreesWithACBF(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, c := range []struct {
 		m, n uint64
 		k    int
@@ -517,6 +520,7 @@ func BenchmarkUpdate(b *testing.B) {
 // bits of an update (a Remove of the oldest member and an Add of a new key)
 // within 3% of ExpectedOps.
 func TestExpectedOps(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, tc := range []struct {
 		m1, n uint64
 		k     int

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 func writeRatings(t *testing.T, rows int, seed uint64) (RatingsResult, []byte) {
@@ -27,6 +29,7 @@ func writeRatings(t *testing.T, rows int, seed uint64) (RatingsResult, []byte) {
 // TestGenRatingsDeterministic: the same rows and seed give byte-identical output;
 // another seed gives another file.
 func TestGenRatingsDeterministic(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	const rows = 20000
 	for _, seed := range []uint64{0, 1, 42} {
 		t.Logf("seed %d", seed)
@@ -45,6 +48,7 @@ func TestGenRatingsDeterministic(t *testing.T) {
 // TestGenRatingsFormat parses the output as IMDb's TSV and checks every field,
 // and that the returned histogram is the file's.
 func TestGenRatingsFormat(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, tc := range []struct {
 		rows int
 		seed uint64
@@ -259,6 +263,7 @@ func (w *edgeWriter) Write(p []byte) (int, error) {
 }
 
 func TestGenerateRatings(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	dir := filepath.Join(t.TempDir(), "data")
 	res, path, err := GenerateRatings(context.Background(), dir, RatingsOptions{Rows: 5000, Seed: 9})
 	if err != nil {

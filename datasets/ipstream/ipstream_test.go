@@ -119,6 +119,7 @@ func TestDomain(t *testing.T) {
 // seeds: the tolerance is a 4-sd band, so a new seed fails about once in
 // 3,000 runs.
 func TestZipfShares(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	draws := 400000
 	if testing.Short() {
 		draws = 100000
@@ -161,6 +162,7 @@ func TestZipfShares(t *testing.T) {
 // Probe's order (a differential check of the writer), and the top ranks'
 // frequencies within 4 sd of their Zipf shares.
 func TestProbeFile(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	opt := Options{Rows: 100000, Zipf: 1.1, Distinct: 5000, Events: 1, Live: 1, Seed: 3}
 	data := probeBytes(t, opt)
 	if !bytes.HasSuffix(data, []byte("\n")) || bytes.Contains(data, []byte("\r")) {
@@ -261,6 +263,7 @@ func checkEvents(t *testing.T, opt Options, data []byte, st EventStats) []int64 
 // 6 stationary standard deviations (sqrt(L/2)) of L; also for a domain the
 // live set fills, and the smallest domain.
 func TestEvents(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, opt := range []Options{
 		{Rows: 0, Zipf: 1, Distinct: 100000, Events: 40000, Live: 500, Seed: 1},
 		{Rows: 0, Zipf: 1, Distinct: 1 << 30, Events: 30000, Live: 2000, Seed: 2}, // the sparse live set
@@ -398,6 +401,7 @@ func TestGenerate(t *testing.T) {
 // TestNoAllocPerRow: writing the probe file allocates a constant amount,
 // whatever the number of rows.
 func TestNoAllocPerRow(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	allocs := func(rows int64) float64 {
 		opt := Defaults(rows, 1)
 		opt.Distinct = 1000

@@ -261,6 +261,7 @@ func TestWriteStreamGenerated(t *testing.T) {
 // order, and most of its citations' citing patents are not in its patents
 // file).
 func TestWriteStreamMini(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	mini := testutil.NBERMini(t)
 	pat, cite := filepath.Join(mini, "apat63_99.mini.txt"), filepath.Join(mini, "cite75_99.mini.txt")
 	st := checkStream(t, pat, cite)

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // readCSV reads a whole file with encoding/csv and checks its header.
@@ -73,6 +74,7 @@ func checkKey(t *testing.T, shape Shape, key string) {
 // others draw from at most Distinct non-member keys, and the rows are
 // numbered 1..Rows with the fixed pad.
 func TestWrite(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, shape := range []Shape{Dense, Sparse, String} {
 		for _, sel := range []float64{0, 0.001, 0.2, 1} {
 			for _, size := range []struct {
@@ -165,6 +167,7 @@ func testWrite(t *testing.T, opt Options) {
 // TestSpread: the member rows are spread over the file, the keys are drawn
 // from all the keys, and the key file is not in index order.
 func TestSpread(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for _, shape := range []Shape{Dense, Sparse, String} {
 		opt := Options{Keys: 1000, Rows: 40000, Selectivity: 0.25, Shape: shape, Seed: 9}
 		res, _ := write(t, opt)
@@ -355,6 +358,7 @@ func BenchmarkWrite(b *testing.B) {
 // the rows of each group's most frequent keys is their Zipf probability
 // (1+r)^-s / H, H the sum over the group, within 4 binomial sd.
 func TestZipf(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	opt := Options{Keys: 50, Rows: 200_000, Selectivity: 0.3, Shape: Dense, Distinct: 1000, Zipf: 1.3, Seed: 5}
 	res, dir := write(t, opt)
 	rows := readCSV(t, filepath.Join(dir, InputFile), InputHeader)

@@ -74,6 +74,7 @@ func TestPositionsNoAlloc(t *testing.T) {
 // tried: the edges, a walk over every byte value in every position, and a
 // million pseudo-random keys (seeds logged).
 func TestSum8(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	check := func(key []byte) {
 		t.Helper()
 		w1, w2 := murmur3.Sum128(key)

@@ -19,6 +19,8 @@ import (
 
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // svgText is one <text> element of an SVG: its content, where it starts in
@@ -373,6 +375,7 @@ func TestLegendOutside(t *testing.T) {
 // TestNothingClipped: every text lies inside the image, measured in the
 // font the layout uses.
 func TestNothingClipped(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	for name, fig := range examplePanels() {
 		fig.Panels[0].Notes = []string{"a note long enough to need wrapping: " + strings.Repeat("words and more words ", 12)}
 		fig.Caption = strings.Repeat("A caption, long. ", 30)
@@ -585,6 +588,7 @@ func examplePanels() map[string]Figure {
 // TestFormats: the extension names the image's format (a PNG named .png
 // held SVG before); anything else is SVG.
 func TestFormats(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	dir := t.TempDir()
 	var fig Figure
 	for _, f := range examplePanels() {

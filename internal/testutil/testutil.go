@@ -212,3 +212,55 @@ func NBERMini(t testing.TB) string {
 	}
 	return dir
 }
+
+// SkipUnderRace skips t when the race detector is on (Race). It is for a
+// test that runs on the test's goroutine alone (a statistical test, a model
+// test, a decoder's), which the race detector has nothing to check in and
+// only slows down by an order of magnitude; the same test runs at full size
+// in CI's phase without -race.
+func SkipUnderRace(t testing.TB) {
+	t.Helper()
+	if Race {
+		t.Skip("single goroutine: nothing for the race detector; runs in the phase without -race")
+	}
+}
+
+// RaceSize returns full, or under the race detector (Race) small: the size
+// of a concurrent test under -race, large enough to exercise each of its
+// goroutine interactions, while the phase without -race runs it at full.
+func RaceSize[T int | int64 | uint64 | float64](full, small T) T {
+	if Race {
+		return small
+	}
+	return full
+}
+
+// RaceSeed returns, under the race detector (Race), Seed(t), and else 0
+// without logging a seed: the offset for RacePick in a test whose data are
+// fixed, so that the cases it runs under -race turn from run to run (and
+// ACBFJOIN_SEED replays a run's), while the test is unchanged without -race.
+func RaceSeed(t testing.TB) uint64 {
+	t.Helper()
+	if !Race {
+		return 0
+	}
+	return Seed(t)
+}
+
+// RacePick returns all, or under the race detector (Race) k of its elements
+// spread evenly over it: all[(off + j*len(all)/k) % len(all)] for j < k. A
+// test passes its seed (plus the index of the case it is in) as off, so
+// that the cases run under -race vary from run to run and from case to
+// case, while each run keeps some of every part of its matrix; the phase
+// without -race runs all of them.
+func RacePick[T any](all []T, k int, off uint64) []T {
+	n := len(all)
+	if !Race || k >= n {
+		return all
+	}
+	out := make([]T, 0, k)
+	for j := range k {
+		out = append(out, all[(off+uint64(j*n/k))%uint64(n)])
+	}
+	return out
+}

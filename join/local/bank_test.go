@@ -120,7 +120,15 @@ func TestRouteEqualsPerClassJoins(t *testing.T) {
 		perClass[r[len(r)-1]]++
 	}
 	total := 0
-	for i, l := range labels {
+	classes := make([]int, len(labels))
+	for i := range classes {
+		classes[i] = i
+	}
+	// Under the race detector, 2 of the classes joined alone (each such
+	// join has the same goroutines), and so no sum of them all.
+	classes = testutil.RacePick(classes, 2, testutil.RaceSeed(t))
+	for _, i := range classes {
+		l := labels[i]
 		alone, _ := runCSV(t, join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{JoinCol: "CITED"}, BankJoin: join.BankJoin{Bank: bp, Classes: []string{l}}, Output: join.Output{Sort: true}})
 		if outs[i].String() != alone {
 			t.Errorf("class %s: routed %d bytes, joined alone %d", l, outs[i].Len(), len(alone))
@@ -130,6 +138,9 @@ func TestRouteEqualsPerClassJoins(t *testing.T) {
 			t.Errorf("class %s: %d rows in the class column, %d joined alone", l, perClass[l], n)
 		}
 		total += n
+	}
+	if len(classes) < len(labels) {
+		return
 	}
 	all, _ := runCSV(t, join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}})
 	if want := strings.Count(all, "\n") - 1; total != want || total == 0 {

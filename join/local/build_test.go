@@ -214,14 +214,30 @@ func referenceKeys(t *testing.T, opt join.Options) buildResult {
 // message, on every number of workers. Integer, text, 8-byte text and
 // composite keys, with repeats, NULLs, quoted fields and bad rows; with
 // the index kept (Filter auto) and not.
+//
+// Under the race detector each case runs one of the four filters and join
+// types and one of the worker counts, a different one from case to case
+// and from seed to seed: the goroutines (the parallel build, its merge, the
+// join's mappers and reducers) are the same in each.
 func TestBuildParallelMatchesSerial(t *testing.T) {
-	rng := testutil.Rand(testutil.Seed(t))
+	seed := testutil.Seed(t)
+	rng := testutil.Rand(seed)
 	rows := 3000
 	if testing.Short() {
 		rows = 800
 	}
+	type kindJoin struct {
+		kind filters.Kind
+		jt   join.JoinType
+	}
+	var combos []kindJoin
+	for _, kind := range []filters.Kind{filters.ACBF, join.FilterAuto} {
+		for _, jt := range []join.JoinType{join.JoinInner, join.JoinFull} {
+			combos = append(combos, kindJoin{kind, jt})
+		}
+	}
 	dir := t.TempDir()
-	for _, c := range buildCases(rng, rows) {
+	for ci, c := range buildCases(rng, rows) {
 		t.Run(c.name, func(t *testing.T) {
 			keys, input := filepath.Join(dir, c.name+"-keys.csv"), filepath.Join(dir, c.name+"-input.csv")
 			if err := os.WriteFile(keys, []byte(c.keys), 0o644); err != nil {
@@ -230,51 +246,50 @@ func TestBuildParallelMatchesSerial(t *testing.T) {
 			if err := os.WriteFile(input, []byte(c.input), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, kind := range []filters.Kind{filters.ACBF, join.FilterAuto} {
-				for _, jt := range []join.JoinType{join.JoinInner, join.JoinFull} {
-					opts := func(mappers int) join.Options {
-						return join.Options{Sides: join.Sides{Keys: keys, Input: input, SkipBadRows: c.skipBad},
-							Keying:       join.Keying{KeyCol: c.keyCol, JoinCol: c.joinCol, KeyType: c.keyType},
-							FilterChoice: join.FilterChoice{Filter: kind},
-							Resources:    join.Resources{Mappers: mappers, Reducers: 2},
-							Output:       join.Output{Sort: true},
-							JoinType:     jt}
+			for _, kj := range testutil.RacePick(combos, 1, seed+uint64(ci)) {
+				kind, jt := kj.kind, kj.jt
+				opts := func(mappers int) join.Options {
+					return join.Options{Sides: join.Sides{Keys: keys, Input: input, SkipBadRows: c.skipBad},
+						Keying:       join.Keying{KeyCol: c.keyCol, JoinCol: c.joinCol, KeyType: c.keyType},
+						FilterChoice: join.FilterChoice{Filter: kind},
+						Resources:    join.Resources{Mappers: mappers, Reducers: 2},
+						Output:       join.Output{Sort: true},
+						JoinType:     jt}
+				}
+				serial := runBuild(t, opts(1))
+				if (serial.err != "") != c.wantError || !strings.Contains(serial.err, c.errHas) {
+					t.Fatalf("%s %s: error %q", kind, jt, serial.err)
+				}
+				if !c.wantError {
+					ref := referenceKeys(t, opts(1))
+					if !slices.Equal(serial.keys, ref.keys) || serial.records != ref.records || serial.null != ref.null || serial.unmatching != ref.unmatching || serial.distinct != ref.distinct {
+						t.Fatalf("%s %s: build %d keys (%d rows, %d NULL, %d unmatchable), reference %d keys (%d, %d, %d)",
+							kind, jt, serial.distinct, serial.records, serial.null, serial.unmatching, ref.distinct, ref.records, ref.null, ref.unmatching)
 					}
-					serial := runBuild(t, opts(1))
-					if (serial.err != "") != c.wantError || !strings.Contains(serial.err, c.errHas) {
-						t.Fatalf("%s %s: error %q", kind, jt, serial.err)
+					if serial.distinct == 0 || serial.null == 0 {
+						t.Fatalf("%s %s: %d keys, %d NULL: the case tests little", kind, jt, serial.distinct, serial.null)
 					}
-					if !c.wantError {
-						ref := referenceKeys(t, opts(1))
-						if !slices.Equal(serial.keys, ref.keys) || serial.records != ref.records || serial.null != ref.null || serial.unmatching != ref.unmatching || serial.distinct != ref.distinct {
-							t.Fatalf("%s %s: build %d keys (%d rows, %d NULL, %d unmatchable), reference %d keys (%d, %d, %d)",
-								kind, jt, serial.distinct, serial.records, serial.null, serial.unmatching, ref.distinct, ref.records, ref.null, ref.unmatching)
-						}
-						if serial.distinct == 0 || serial.null == 0 {
-							t.Fatalf("%s %s: %d keys, %d NULL: the case tests little", kind, jt, serial.distinct, serial.null)
-						}
+				}
+				rep1, out1, err1 := runJoinErr(opts(1))
+				for _, m := range testutil.RacePick([]int{2, 3, 4}, 1, seed+uint64(ci)) {
+					par := runBuild(t, opts(m))
+					if fmt.Sprint(par) != fmt.Sprint(serial) {
+						t.Fatalf("%s %s, %d workers: build\n%+v\none worker's\n%+v", kind, jt, m, par, serial)
 					}
-					rep1, out1, err1 := runJoinErr(opts(1))
-					for _, m := range []int{2, 3, 4} {
-						par := runBuild(t, opts(m))
-						if fmt.Sprint(par) != fmt.Sprint(serial) {
-							t.Fatalf("%s %s, %d workers: build\n%+v\none worker's\n%+v", kind, jt, m, par, serial)
-						}
-						rep, out, err := runJoinErr(opts(m))
-						if fmt.Sprint(err) != fmt.Sprint(err1) || !bytes.Equal(out, out1) {
-							t.Fatalf("%s %s, %d workers: %d bytes, error %v; one worker: %d bytes, error %v", kind, jt, m, len(out), err, len(out1), err1)
-						}
-						if err != nil {
-							continue
-						}
-						if kind == join.FilterAuto { // its choice weighs the mappers: the filter, and what it let through, may differ
-							rep.Filter, rep1.Filter = join.FilterReport{}, join.FilterReport{}
-							rep.ShuffleRecords, rep1.ShuffleRecords = 0, 0
-							rep.FalsePositiveRecords, rep1.FalsePositiveRecords = 0, 0
-						}
-						if got, want := joinCounts(rep), joinCounts(rep1); got != want {
-							t.Fatalf("%s %s, %d workers: report %s, one worker's %s", kind, jt, m, got, want)
-						}
+					rep, out, err := runJoinErr(opts(m))
+					if fmt.Sprint(err) != fmt.Sprint(err1) || !bytes.Equal(out, out1) {
+						t.Fatalf("%s %s, %d workers: %d bytes, error %v; one worker: %d bytes, error %v", kind, jt, m, len(out), err, len(out1), err1)
+					}
+					if err != nil {
+						continue
+					}
+					if kind == join.FilterAuto { // its choice weighs the mappers: the filter, and what it let through, may differ
+						rep.Filter, rep1.Filter = join.FilterReport{}, join.FilterReport{}
+						rep.ShuffleRecords, rep1.ShuffleRecords = 0, 0
+						rep.FalsePositiveRecords, rep1.FalsePositiveRecords = 0, 0
+					}
+					if got, want := joinCounts(rep), joinCounts(rep1); got != want {
+						t.Fatalf("%s %s, %d workers: report %s, one worker's %s", kind, jt, m, got, want)
 					}
 				}
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber/nbertest"
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -23,7 +24,7 @@ import (
 // Run that never returns fails by the test's timeout. The CLI turns SIGINT
 // and SIGTERM into this cancellation (cmd/internal/app/faults_test.go).
 func TestCancelEveryPhase(t *testing.T) {
-	gen := nbertest.Generate(t, 0.01, 1000, 3)
+	gen := nbertest.Generate(t, testutil.RaceSize(0.01, 0.004), 1000, 3) // under -race, 66,000 citations: every phase still reports progress
 	keys := gen.Keys
 	for _, tc := range []struct {
 		name  string

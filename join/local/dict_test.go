@@ -35,9 +35,10 @@ func TestDictKeys(t *testing.T) {
 	if testing.Short() { // the race run: one kind that filters, one that does not
 		kinds = []filters.Kind{filters.None, filters.ACBF}
 	}
-	for _, jt := range join.JoinTypes {
+	// Under the race detector, two join types and one kind each.
+	for ji, jt := range raceJoinTypes(seed, 2) {
 		want := typedJoin(keys, input, []int{2}, []int{3}, jt)
-		for _, kind := range kinds {
+		for _, kind := range testutil.RacePick(kinds, 1, seed+uint64(ji)) {
 			var sorted []byte
 			for _, format := range []string{"csv", "parquet-rg7-dict", "parquet-plain"} {
 				opt := join.Options{Sides: join.Sides{Keys: kf["csv"], Input: inf[format]}, Keying: join.Keying{KeyCol: "P", JoinCol: "S"}, FilterChoice: join.FilterChoice{Filter: kind},
@@ -64,7 +65,7 @@ func TestDictKeys(t *testing.T) {
 
 	// An Arrow file whose join column is a dictionary array.
 	af := arrowDictFile(t, dir, input, 3)
-	for _, jt := range join.JoinTypes {
+	for _, jt := range raceJoinTypes(seed+1, 2) {
 		want := typedJoin(keys, input, []int{2}, []int{3}, jt)
 		rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf["csv"], Input: af}, Keying: join.Keying{KeyCol: "P", JoinCol: "S"}, FilterChoice: join.FilterChoice{Filter: filters.Bloom}, JoinType: jt})
 		if got := parseOutput(t, out); !slices.Equal(got, want) {
@@ -105,7 +106,7 @@ func TestDictKeys(t *testing.T) {
 	defer rec.Release()
 	f := columnartest.Write(t, dir, "big", rec, 1<<20, true)
 	fk := sideFiles(t, dir, "few", few)
-	for _, jt := range []join.JoinType{join.JoinInner, join.JoinSemi, join.JoinLeft} {
+	for _, jt := range testutil.RacePick([]join.JoinType{join.JoinInner, join.JoinSemi, join.JoinLeft}, 1, seed) { // under -race, one of them
 		want := typedJoin(few, big, []int{0}, []int{1}, jt)
 		rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: fk["csv"], Input: f.Parquet}, Keying: join.Keying{KeyCol: "K", JoinCol: "S"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}, JoinType: jt})
 		if got := parseOutput(t, out); !slices.Equal(got, want) {

@@ -42,7 +42,7 @@ func TestHotExclusions(t *testing.T) {
 		}
 		return rep
 	}
-	for _, kind := range []filters.Kind{filters.Bloom, filters.None, join.FilterAuto} {
+	for _, kind := range testutil.RacePick([]filters.Kind{filters.Bloom, filters.None, join.FilterAuto}, 2, seed) { // under -race, two of them
 		opt := base
 		opt.Filter = kind
 		if kind != filters.Bloom {

@@ -90,21 +90,51 @@ func typedJoin(keys, input tableData, kc, jc []int, jt join.JoinType) []string {
 	return out
 }
 
+// raceJoinTypes returns join.JoinTypes, or under the race detector n of
+// them (RacePick, turning with off), of the two kinds in turn: those that
+// write a large-side row without a match (anti, left, full; a row the
+// filter rejects goes straight to the output) and those that do not
+// (inner, semi, right). Two are one of each. The goroutines of a join are
+// the same whatever its type; the two kinds route the rejected rows
+// differently.
+func raceJoinTypes(off uint64, n int) []join.JoinType {
+	if !testutil.Race {
+		return join.JoinTypes
+	}
+	var keeps, drops []join.JoinType
+	for _, jt := range join.JoinTypes {
+		if jt.KeepsUnmatchedLarge() {
+			keeps = append(keeps, jt)
+		} else {
+			drops = append(drops, jt)
+		}
+	}
+	var alternate []join.JoinType // inner, anti, semi, left, right, full
+	for i := range drops {
+		alternate = append(alternate, drops[i], keeps[i])
+	}
+	return testutil.RacePick(alternate, n, off)
+}
+
 // TestJoinTypes: every join type, on sides with duplicate keys and NULL keys
 // on both, from CSV and from Parquet, with every filter kind, a composite
 // key, and a memory budget small enough to spill: the model's rows; with
 // Sort, the same bytes whatever the kind and the format; anti, left and
-// full write the rows the filter rejects without the shuffle.
+// full write the rows the filter rejects without the shuffle. Under the
+// race detector, 2 filter kinds a join type (every kind in one type).
 func TestJoinTypes(t *testing.T) {
 	seed := testutil.Seed(t)
 	keys, input := genTables(seed)
 	dir := t.TempDir()
 	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
-	for _, jt := range join.JoinTypes {
+	for ji, jt := range join.JoinTypes {
 		t.Run(string(jt), func(t *testing.T) {
 			want := typedJoin(keys, input, []int{0}, []int{1}, jt)
 			var sorted []byte
-			for _, kind := range kinds() {
+			// Under -race, 2 of the 12 kinds a join type (the 6 types
+			// take each kind once): each kind's filter probed by two
+			// mappers at once.
+			for _, kind := range testutil.RacePick(kinds(), 2, seed+uint64(ji)) {
 				for _, format := range []string{"csv", "parquet-rg7-dict"} {
 					opt := join.Options{Sides: join.Sides{Keys: kf[format], Input: inf[format]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, FilterChoice: join.FilterChoice{Filter: kind}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 2, Reducers: 3, TempDir: t.TempDir()}, JoinType: jt}
 					if kind == filters.Fuse {
@@ -144,7 +174,7 @@ func TestJoinTypes(t *testing.T) {
 			}
 			// A composite key of two columns.
 			want2 := typedJoin(keys, input, []int{0, 1}, []int{1, 2}, jt)
-			for _, format := range []string{"csv", "parquet-plain"} {
+			for _, format := range testutil.RacePick([]string{"csv", "parquet-plain"}, 1, seed+uint64(ji)) { // under -race, one a type
 				_, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf[format], Input: inf[format]}, Keying: join.Keying{KeyCol: "K,G", JoinCol: "K,G"}, FilterChoice: join.FilterChoice{Filter: filters.Bloom}, JoinType: jt})
 				if got := parseOutput(t, out); !slices.Equal(got, want2) {
 					t.Fatalf("composite, %s: %s", format, testutil.FirstDiff(got, want2))
@@ -191,7 +221,7 @@ func TestColumns(t *testing.T) {
 		cols []string
 		pick []int
 	}
-	for _, jt := range join.JoinTypes {
+	for _, jt := range raceJoinTypes(testutil.RaceSeed(t), 2) {
 		sets := []asked{{[]string{"S", "P", "ID"}, []int{3, 5, 0}}, {[]string{"W", "K"}, []int{6, 1}},
 			{[]string{"W", "P"}, []int{6, 5}}, {[]string{"P"}, []int{5}}} // key-side columns only
 		if jt.LargeOnly() {

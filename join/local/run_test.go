@@ -136,7 +136,10 @@ func TestDifferentialGenerated(t *testing.T) {
 		t.Fatalf("reference join has only %d rows", len(want))
 	}
 	var sortedOut []byte
-	for _, kind := range kinds() {
+	// Under -race, 2 of the kinds, turning with RaceSeed (the data set's
+	// seed is fixed).
+	off := testutil.RaceSeed(t)
+	for _, kind := range testutil.RacePick(kinds(), 2, off) {
 		t.Run(string(kind), func(t *testing.T) {
 			// 8 bits a key: false positives happen; fuse takes at least 9.
 			bpk := 8.0
@@ -162,8 +165,9 @@ func TestDifferentialGenerated(t *testing.T) {
 	}
 	// The smallest memory budget each shape accepts: without a filter (the
 	// worst case) it spills, and the sorted output is still the same.
-	for _, mr := range [][2]int{{1, 1}, {2, 3}, {8, 4}, {3, 1}} {
-		for _, kind := range []filters.Kind{filters.None, filters.ACBF} {
+	// Under -race, 2 of the shapes and one kind each.
+	for i, mr := range testutil.RacePick([][2]int{{1, 1}, {2, 3}, {8, 4}, {3, 1}}, 2, off) {
+		for _, kind := range testutil.RacePick([]filters.Kind{filters.None, filters.ACBF}, 1, uint64(i)) {
 			tmp := t.TempDir()
 			budget := shuffle.MinBudget(mr[0], mr[1])
 			rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: keys, Input: gen.Cite}, FilterChoice: join.FilterChoice{Filter: kind}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: mr[0], Reducers: mr[1], MemBudget: budget, TempDir: tmp}})
@@ -191,9 +195,11 @@ func TestDifferentialGenerated(t *testing.T) {
 // TestDifferentialRealSample joins the real NBER sample both ways round.
 func TestDifferentialRealSample(t *testing.T) {
 	pat, cite := miniFiles(t)
-	for _, cols := range [][2]string{{"PATENT", "CITED"}, {"PATENT", "CITING"}} {
+	off := testutil.RaceSeed(t)
+	// Under -race, one of the two join columns and 3 of the 7 kinds.
+	for ci, cols := range testutil.RacePick([][2]string{{"PATENT", "CITED"}, {"PATENT", "CITING"}}, 1, off) {
 		want := naiveJoin(t, pat, cite, cols[0], cols[1])
-		for _, kind := range []filters.Kind{filters.None, filters.Exact, filters.CBF, filters.ACBF, filters.Cuckoo, filters.Scalable, filters.Blocked} {
+		for _, kind := range testutil.RacePick([]filters.Kind{filters.None, filters.Exact, filters.CBF, filters.ACBF, filters.Cuckoo, filters.Scalable, filters.Blocked}, 3, off+uint64(ci)) {
 			t.Run(string(kind)+"/"+cols[1], func(t *testing.T) {
 				rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: pat, Input: cite}, Keying: join.Keying{KeyCol: cols[0], JoinCol: cols[1]}, FilterChoice: join.FilterChoice{Filter: kind}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 2, Reducers: 3}})
 				if got := parseOutput(t, out); !slices.Equal(got, want) {
@@ -410,9 +416,10 @@ func kinds() []filters.Kind {
 func TestShuffleReductionMeasured(t *testing.T) {
 	gen := nbertest.Generate(t, 0.01, 600, 8)
 	keys := gen.Keys
-	for _, kt := range []key.Type{key.Int, key.String} {
+	off := testutil.RaceSeed(t)
+	for ki, kt := range []key.Type{key.Int, key.String} {
 		none, _ := runJoin(t, join.Options{Sides: join.Sides{Keys: keys, Input: gen.Cite}, Keying: join.Keying{KeyType: kt}, FilterChoice: join.FilterChoice{Filter: filters.None}, Resources: join.Resources{Mappers: 2, Reducers: 3}})
-		for _, kind := range []filters.Kind{filters.Exact, filters.CBF, filters.ACBF} {
+		for _, kind := range testutil.RacePick([]filters.Kind{filters.Exact, filters.CBF, filters.ACBF}, 1, off+uint64(ki)) { // under -race, one a key type
 			rep, _ := runJoin(t, join.Options{Sides: join.Sides{Keys: keys, Input: gen.Cite}, Keying: join.Keying{KeyType: kt}, FilterChoice: join.FilterChoice{Filter: kind}, Resources: join.Resources{Mappers: 2, Reducers: 3}})
 			rel := float64(rep.ShuffleBytesNoFilter-none.ShuffleBytes) / float64(none.ShuffleBytes)
 			t.Logf("%s keys, %s: no-filter bytes %d measured, %d in a real run (%+.3f%%); reduction %.2f%%",

@@ -132,39 +132,51 @@ func TestSkewDifferential(t *testing.T) {
 	if testing.Short() {
 		reducerCounts = []int{1, 2, 3, 5, 8} // the race detector's run (.ci/run)
 	}
-	for _, kind := range []filters.Kind{filters.Exact, filters.Bloom} {
-		for _, reducers := range reducerCounts {
-			for _, mappers := range []int{1, 3} {
-				for _, sorted := range []bool{false, true} {
-					name := fmt.Sprintf("%s/r=%d/m=%d/sort=%v", kind, reducers, mappers, sorted)
-					t.Run(name, func(t *testing.T) {
-						off, auto := runBoth(t, join.Options{
-							Sides:        join.Sides{Keys: keys, Input: input},
-							Keying:       join.Keying{KeyCol: "PATENT", JoinCol: "CITED"},
-							FilterChoice: join.FilterChoice{Filter: kind},
-							Output:       join.Output{Sort: sorted},
-							Resources:    join.Resources{Mappers: mappers, Reducers: reducers, MemBudget: 4 << 20},
-						})
-						checkSkewReport(t, auto, len(want))
-						if off.Skew.After != off.Skew.Before || len(off.Skew.HotKeys) > 0 {
-							t.Errorf("skew off: before %+v, after %+v, hot %v", off.Skew.Before, off.Skew.After, hotKeys(off))
-						}
-						if off.Skew.Before != auto.Skew.Before {
-							t.Errorf("plain partitioning counted %+v with skew off, %+v with auto", off.Skew.Before, auto.Skew.Before)
-						}
-						if got := hotKeys(auto); reducers >= 2 && !slices.Contains(got, "7") {
-							t.Errorf("hot keys %v, want 7 among them", got)
-						} else if reducers == 1 && len(got) > 0 {
-							t.Errorf("one reducer: hot keys %v, want none", got)
-						}
-						if reducers >= 2 && auto.Skew.After.LargestOverMean >= auto.Skew.Before.LargestOverMean {
-							t.Errorf("largest partition %.2fx the mean as run, %.2fx with plain hashing", auto.Skew.After.LargestOverMean, auto.Skew.Before.LargestOverMean)
-						}
-						if auto.JoinRowsEstimateBound < auto.JoinRows {
-							t.Errorf("count-min bound %d below the join's %d rows", auto.JoinRowsEstimateBound, auto.JoinRows)
-						}
+	reducerCounts = testutil.RacePick(reducerCounts, 3, seed) // under it, 3 of them
+	type mapSort struct {
+		mappers int
+		sorted  bool
+	}
+	var shapes []mapSort
+	for _, mappers := range []int{1, 3} {
+		for _, sorted := range []bool{false, true} {
+			shapes = append(shapes, mapSort{mappers, sorted})
+		}
+	}
+	for ki, kind := range []filters.Kind{filters.Exact, filters.Bloom} {
+		for ri, reducers := range reducerCounts {
+			// Under -race, one of the mapper counts and orders a
+			// reducer count, turning with the seed.
+			for _, sh := range testutil.RacePick(shapes, 1, seed+uint64(ki*len(reducerCounts)+ri)) {
+				mappers, sorted := sh.mappers, sh.sorted
+				name := fmt.Sprintf("%s/r=%d/m=%d/sort=%v", kind, reducers, mappers, sorted)
+				t.Run(name, func(t *testing.T) {
+					off, auto := runBoth(t, join.Options{
+						Sides:        join.Sides{Keys: keys, Input: input},
+						Keying:       join.Keying{KeyCol: "PATENT", JoinCol: "CITED"},
+						FilterChoice: join.FilterChoice{Filter: kind},
+						Output:       join.Output{Sort: sorted},
+						Resources:    join.Resources{Mappers: mappers, Reducers: reducers, MemBudget: 4 << 20},
 					})
-				}
+					checkSkewReport(t, auto, len(want))
+					if off.Skew.After != off.Skew.Before || len(off.Skew.HotKeys) > 0 {
+						t.Errorf("skew off: before %+v, after %+v, hot %v", off.Skew.Before, off.Skew.After, hotKeys(off))
+					}
+					if off.Skew.Before != auto.Skew.Before {
+						t.Errorf("plain partitioning counted %+v with skew off, %+v with auto", off.Skew.Before, auto.Skew.Before)
+					}
+					if got := hotKeys(auto); reducers >= 2 && !slices.Contains(got, "7") {
+						t.Errorf("hot keys %v, want 7 among them", got)
+					} else if reducers == 1 && len(got) > 0 {
+						t.Errorf("one reducer: hot keys %v, want none", got)
+					}
+					if reducers >= 2 && auto.Skew.After.LargestOverMean >= auto.Skew.Before.LargestOverMean {
+						t.Errorf("largest partition %.2fx the mean as run, %.2fx with plain hashing", auto.Skew.After.LargestOverMean, auto.Skew.Before.LargestOverMean)
+					}
+					if auto.JoinRowsEstimateBound < auto.JoinRows {
+						t.Errorf("count-min bound %d below the join's %d rows", auto.JoinRowsEstimateBound, auto.JoinRows)
+					}
+				})
 			}
 		}
 	}
@@ -282,8 +294,9 @@ func TestSkewStreamInput(t *testing.T) {
 	writeCSVFile(t, keys, []string{"PATENT", "CAT", "PAY"}, krows)
 	data, err := os.ReadFile(input)
 	testutil.Check(t, err)
-	for _, reducers := range []int{2, 8} {
-		for _, sorted := range []bool{false, true} {
+	off := testutil.RaceSeed(t)
+	for ri, reducers := range []int{2, 8} {
+		for _, sorted := range testutil.RacePick([]bool{false, true}, 1, off+uint64(ri)) { // under -race, one order a reducer count
 			opt := join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}, Output: join.Output{Sort: sorted}, Resources: join.Resources{Mappers: 2, Reducers: reducers}, Skew: join.SkewOff}
 			off, offOut := runJoin(t, opt)
 			fifo := filepath.Join(dir, fmt.Sprintf("fifo-%d-%v", reducers, sorted))

@@ -86,6 +86,7 @@ func TestKeySetStrings(t *testing.T) {
 // two sets of 5M keys took 350 s instead of a second). The verdict is the
 // probe count, not the time: stopped once past 8 probes an insert.
 func TestU64SetMerge(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	const n = 1_250_000 // 0.6 of 2^21 slots
 	var a, b u64Set
 	for i := range uint64(n) {

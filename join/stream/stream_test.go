@@ -121,7 +121,11 @@ func TestEventsAgainstModel(t *testing.T) {
 		dir := t.TempDir()
 		domain := 1 + r.IntN(300)
 		batch, keyBatch := 1+r.IntN(200), 1+r.IntN(200)
-		ins, keys, raws := genEvents(t, r, dir, r.IntN(2000), r.IntN(3000), domain, keyBatch, true)
+		events, probes := r.IntN(2000), r.IntN(3000)
+		if testutil.Race { // a quarter of the rows: each of the many small batches hands its rows between goroutines
+			events, probes = events/4, probes/4
+		}
+		ins, keys, raws := genEvents(t, r, dir, events, probes, domain, keyBatch, true)
 		kind := kinds[round%len(kinds)]
 		// KeyType int: the events spell keys with leading zeros ("00115"
 		// deletes 115), which auto would take as strings.
@@ -174,7 +178,9 @@ func TestEventsAgainstModel(t *testing.T) {
 func TestTimedAgainstModel(t *testing.T) {
 	seed := testutil.Seed(t)
 	r := testutil.Rand(seed)
-	for round := range 30 {
+	// Under -race, 2 rounds a deleting kind (the kinds turn with the round),
+	// of a quarter of the rows.
+	for round := range testutil.RaceSize(30, 2*len(DeletingKinds())) {
 		dir := t.TempDir()
 		domain := 1 + r.IntN(100)
 		w := int64(1 + r.IntN(50))
@@ -186,7 +192,11 @@ func TestTimedAgainstModel(t *testing.T) {
 		var kb strings.Builder
 		kb.WriteString("K,T,V\n")
 		tm := int64(r.IntN(10)) - 5
-		for i := range r.IntN(1500) {
+		keyRows := r.IntN(1500)
+		if testutil.Race { // a quarter of the rows (the model is a nested loop)
+			keyRows /= 4
+		}
+		for i := range keyRows {
 			tm += int64(r.IntN(3))
 			k := int64(r.IntN(domain))
 			v := payload(r, i)
@@ -198,7 +208,11 @@ func TestTimedAgainstModel(t *testing.T) {
 		var want strings.Builder
 		want.WriteString("T,REF,T,V\n")
 		tm = int64(r.IntN(10)) - 5
-		for range r.IntN(2000) {
+		probeRows := r.IntN(2000)
+		if testutil.Race {
+			probeRows /= 4
+		}
+		for range probeRows {
 			tm += int64(r.IntN(3))
 			k := int64(r.IntN(domain + 10))
 			raw := fmt.Sprintf("%d,%d", tm, k)
@@ -385,7 +399,8 @@ func TestGrowth(t *testing.T) {
 	}
 	testutil.WriteFile(t, filepath.Join(dir, "e"), []byte(ev.String()), 0o644)
 	testutil.WriteFile(t, filepath.Join(dir, "p"), []byte(pr.String()), 0o644)
-	for _, kind := range DeletingKinds() {
+	// Under -race, one of the kinds, turning with the seed.
+	for _, kind := range testutil.RacePick(DeletingKinds(), 1, testutil.RaceSeed(t)) {
 		var out bytes.Buffer
 		rep, err := Run(context.Background(), Options{KeyEvents: filepath.Join(dir, "e"), Probe: filepath.Join(dir, "p"), Batch: n, Capacity: 16,
 			Filter: filters.Kind(kind), Verify: true}, &out)
@@ -413,7 +428,10 @@ func TestFPAgainstFormula(t *testing.T) {
 	var ev, pr strings.Builder
 	ev.WriteString("K\n")
 	pr.WriteString("K\n")
-	const batches, batch = 20, 20000
+	const batches = 20
+	// Under -race, 5,000 probes a batch (still probed on several workers),
+	// the live set grown as without it.
+	batch := testutil.RaceSize(20000, 5000)
 	live := []int64{}
 	next := int64(0)
 	for range batches {
@@ -435,7 +453,8 @@ func TestFPAgainstFormula(t *testing.T) {
 	}
 	testutil.WriteFile(t, filepath.Join(dir, "e"), []byte(ev.String()), 0o644)
 	testutil.WriteFile(t, filepath.Join(dir, "p"), []byte(pr.String()), 0o644)
-	for _, kind := range []filters.Kind{filters.ACBF, filters.CBF, filters.Cuckoo} {
+	// Under -race, one of the kinds, turning with the seed.
+	for _, kind := range testutil.RacePick([]filters.Kind{filters.ACBF, filters.CBF, filters.Cuckoo}, 1, seed) {
 		var worst float64
 		rep, err := Run(context.Background(), Options{KeyEvents: filepath.Join(dir, "e"), Probe: filepath.Join(dir, "p"), Batch: batch, KeyBatch: 1000,
 			Filter: kind, Capacity: 8192, Sizing: filters.Sizing{FPP: 0.02}, NoSketches: true,

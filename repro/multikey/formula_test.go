@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/cbf"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 func relErr(got, want float64) float64 { return math.Abs(got-want) / math.Abs(want) }
@@ -14,6 +15,7 @@ func relErr(got, want float64) float64 { return math.Abs(got-want) / math.Abs(wa
 // expectation of its sequential experiment is about 0.6, of its printed
 // code's first-probe variant about 4,757.
 func TestSeedNumbers(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	p := SeedFPP(1e7, 3, 1e6, 3)
 	if math.Abs(p-5.2776e-6) > 1e-9 {
 		t.Errorf("SeedFPP(10^7) = %g, want 5.2776e-6", p)

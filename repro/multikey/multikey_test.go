@@ -58,7 +58,9 @@ func TestBloomColumn(t *testing.T) {
 // result does not depend on the goroutines.
 func TestFreshFP(t *testing.T) {
 	seed := testutil.Seed(t)
-	opt := FreshOptions{Rows: 20000, Bits: 96000, K: 3, Dims: 3, Queries: 1000000, Seed: seed}
+	// Under the race detector, a tenth of the queries (still on several
+	// goroutines, about 100 false positives a layout).
+	opt := FreshOptions{Rows: 20000, Bits: 96000, K: 3, Dims: 3, Queries: testutil.RaceSize[int64](1000000, 100000), Seed: seed}
 	r, err := FreshFP(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +90,7 @@ func TestFreshFP(t *testing.T) {
 		}
 	}
 	// The same on one goroutine, at fewer queries.
-	opt.Queries = 200000
+	opt.Queries = testutil.RaceSize[int64](200000, 50000)
 	a, err := FreshFP(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)

@@ -79,6 +79,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestDecodeErrors(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	data, _ := sampleSketches(t)["plain"].MarshalBinary()
 	check := func(what string, input []byte, want error) {
 		t.Helper()

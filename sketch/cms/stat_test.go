@@ -97,6 +97,7 @@ func pointErrors(s *Sketch, eps float64, counts []uint64) (over, under int) {
 // the same stream, fed row by row in random order, must estimate every key
 // between the true count and the plain estimate, and pass the same test.
 func TestErrorBound(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	seed := testutil.Seed(t)
 	distinct, extra := 200000, 2000000
 	if testing.Short() {

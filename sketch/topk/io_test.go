@@ -71,6 +71,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestDecodeErrors(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	data, _ := sampleSummaries(t)["small"].MarshalBinary()
 	keep := sampleSummaries(t)["decay"]
 	check := func(what string, input []byte, want error) {

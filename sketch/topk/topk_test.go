@@ -364,6 +364,7 @@ func TestWeightedAdd(t *testing.T) {
 // TestMergeHalves: two halves merged report the whole stream's top k about
 // as well as one summary of the whole stream.
 func TestMergeHalves(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	seed := testutil.Seed(t)
 	rows, distinct := streamSize()
 	st := zipfStream(seed, rows, distinct, 1.1)
@@ -446,6 +447,7 @@ func TestMergeShape(t *testing.T) {
 // TestHeapAgainstModel: the keyed heap, under random offers, holds the same
 // keys and counts as a naive model, and its index finds every key.
 func TestHeapAgainstModel(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	seed := testutil.Seed(t)
 	r := testutil.Rand(seed)
 	for _, k := range []int{1, 2, 7, 64} {

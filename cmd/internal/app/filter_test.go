@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // TestNewKindsEverywhere: the cuckoo, scalable and blocked kinds work in run
@@ -32,7 +33,8 @@ func TestNewKindsEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := os.ReadFile(ref)
-	for _, tc := range []struct {
+	// Under the race detector, 3 of the 8 filters.
+	for _, tc := range testutil.RacePick([]struct {
 		kind  string
 		flags []string
 		shape string
@@ -45,7 +47,7 @@ func TestNewKindsEverywhere(t *testing.T) {
 		{"blocked", nil, "k=15"},
 		{"blocked", []string{"--bits-per-key", "10", "--k", "4"}, "k=4"},
 		{"acbf", []string{"--bits-per-key", "40", "--k", "3", "--acbf-capacity", "2000"}, "k=3"},
-	} {
+	}, 3, testutil.RaceSeed(t)) {
 		name := tc.kind + strings.Join(tc.flags, "")
 		out := filepath.Join(dir, name+".csv")
 		rep := filepath.Join(dir, name+".json")
@@ -150,6 +152,7 @@ func TestNewKindsEverywhere(t *testing.T) {
 // FP at or below the target; sizes that cannot be met are a row naming
 // why, not an error; bad flags are one-line usage errors.
 func TestFilterSize(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	out, _, err := runCmd("filter", "size", "--n", "1e6", "--fpp", "0.01")
 	if err != nil {
 		t.Fatal(err)
@@ -204,6 +207,7 @@ func TestFilterSize(t *testing.T) {
 // TestFilterEval: every kind passes at a small n with churn; the JSON has
 // the same verdicts as the table; --report-json writes the same JSON.
 func TestFilterEval(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	dir := t.TempDir()
 	rep := filepath.Join(dir, "eval.json")
 	out, _, err := runCmd("filter", "eval", "--n", "3000", "--queries", "30000", "--churn", "2", "--seed", "5", "--report-json", rep)

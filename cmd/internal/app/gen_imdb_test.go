@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/datasets/imdb"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // TestGenIMDB: join gen --dataset imdb-ratings writes title.ratings.tsv, the
 // same as the library's, and prints one line with the path, the rows and
 // the class histogram.
 func TestGenIMDB(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	const rows, seed = 20000, 3
 	dir := filepath.Join(t.TempDir(), "data")
 	out, errOut, err := runCmd("gen", "--dataset", "imdb-ratings", "--rows", fmt.Sprint(rows), "--seed", fmt.Sprint(seed), "--out", dir)

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // TestTableOnStdin: a Parquet file, an Arrow IPC file and an Arrow IPC
@@ -28,9 +29,12 @@ func TestTableOnStdin(t *testing.T) {
 	keys := filepath.Join(dir, "keys.csv")
 	os.WriteFile(keys, []byte("PATENT,N\n7,a\n9,b\n"), 0o644)
 	const want = "ID,CITED,N\n1,7,a\n3,7,a\n"
-	for _, c := range []struct{ file, format string }{
+	// Under the race detector, 2 of the 6 runs and 1 of the 4 compares
+	// (each a child process of the instrumented binary).
+	off := testutil.RaceSeed(t)
+	for _, c := range testutil.RacePick([]struct{ file, format string }{
 		{fs.Parquet, ""}, {fs.ArrowFile, ""}, {fs.ArrowStream, ""}, {fs.ArrowFile, "arrow"}, {fs.ArrowStream, "arrow"}, {fs.Parquet, "parquet"},
-	} {
+	}, 2, off) {
 		data, err := os.ReadFile(c.file)
 		if err != nil {
 			t.Fatal(err)
@@ -46,7 +50,7 @@ func TestTableOnStdin(t *testing.T) {
 	}
 	// compare copies a stream side to read it once a filter: told by its
 	// first bytes as run tells it (it copied it as CSV and refused it).
-	for _, c := range []struct{ file, format string }{{fs.Parquet, ""}, {fs.ArrowStream, ""}, {fs.ArrowFile, ""}, {fs.ArrowStream, "arrow"}} {
+	for _, c := range testutil.RacePick([]struct{ file, format string }{{fs.Parquet, ""}, {fs.ArrowStream, ""}, {fs.ArrowFile, ""}, {fs.ArrowStream, "arrow"}}, 1, off) {
 		data, _ := os.ReadFile(c.file)
 		args := []string{"compare", "--keys", keys, "--input", "-", "--filters", "exact", "--tmp-dir", dir}
 		if c.format != "" {

@@ -99,7 +99,13 @@ func Refuses[T Serial](t *testing.T, f Format[T], keep, what string, input []byt
 // each byte flipped, with a byte after it, and a foreign file are refused
 // (Refuses, the receiver a copy of sample keep). Returns the encoding, for
 // the format's own edits.
+//
+// It skips t under the race detector (testutil.SkipUnderRace): the
+// decoders run on the test's goroutine, and so do the samples' builds
+// (too few keys for a parallel build, parbuild.MinProbes); the thousands
+// of decodes run without -race.
 func Corruptions[T Serial](t *testing.T, f Format[T], name, keep string) []byte {
+	testutil.SkipUnderRace(t)
 	data, err := f.Samples(t)[name].MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
