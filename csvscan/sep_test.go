@@ -244,7 +244,7 @@ func TestTSVMatchesEncodingCSV(t *testing.T) {
 		t.Run(fmt.Sprintf("maxRecord=%d", mr), func(t *testing.T) {
 			defer func(old int) { maxRecord = old }(maxRecord)
 			maxRecord = mr
-			for iter := range testutil.RaceSize(60, 12) { // under -race, 12 inputs: each read by 2 goroutines in 1 to 8 parts
+			for iter := range testutil.RaceSize(60, 6) { // under -race, 6 inputs (each density twice): each read by 2 goroutines in 1 to 8 parts
 				cols := 1 + rng.IntN(4)
 				data := randomSV(rng, rng.IntN(200), cols, []float64{0, 0.05, 0.5}[iter%3], '\t')
 				cr := csv.NewReader(bytes.NewReader(data))

@@ -326,7 +326,7 @@ func TestSharedBroadcast(t *testing.T) {
 	keys := gen.Keys
 	want := naiveJoin(t, keys, gen.Cite, "PATENT", "CITED")
 	defer func(old uint64) { broadcastLimit = old }(broadcastLimit)
-	for _, kind := range []filters.Kind{filters.Exact, filters.Bloom, filters.ACBF} {
+	for _, kind := range testutil.RacePick([]filters.Kind{filters.Exact, filters.Bloom, filters.ACBF}, 2, testutil.RaceSeed(t)) { // under -race, two of them
 		opt := join.Options{Sides: join.Sides{Keys: keys, Input: gen.Cite}, FilterChoice: join.FilterChoice{Filter: kind}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 5, Reducers: 2}}
 		broadcastLimit = MaxBroadcastBytes
 		rep, out := runJoin(t, opt)

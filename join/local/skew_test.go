@@ -200,7 +200,8 @@ func TestSkewKeyOnlySide(t *testing.T) {
 // TestSkewComposite: a composite key (int, string) with a hot tuple.
 func TestSkewComposite(t *testing.T) {
 	dir := t.TempDir()
-	r := testutil.Rand(testutil.Seed(t))
+	seed := testutil.Seed(t)
+	r := testutil.Rand(seed)
 	strs := []string{"a,b", "x", `q"y`, "é"}
 	var krows, irows [][]string
 	for a := range 5 {
@@ -226,7 +227,7 @@ func TestSkewComposite(t *testing.T) {
 	writeCSVFile(t, keys, []string{"A", "B", "PAY"}, krows)
 	writeCSVFile(t, input, []string{"ROW", "X", "Y"}, irows)
 	want := naiveTupleJoin(t, keys, input, []string{"A", "B"}, []string{"X", "Y"}, []key.Type{key.Int, key.String})
-	for _, reducers := range []int{2, 5, 8} {
+	for _, reducers := range testutil.RacePick([]int{2, 5, 8}, 1, seed) { // under -race, one of them
 		for _, sorted := range []bool{false, true} {
 			_, auto := runBoth(t, join.Options{
 				Sides:        join.Sides{Keys: keys, Input: input},
@@ -249,7 +250,8 @@ func TestSkewBank(t *testing.T) {
 	dir := t.TempDir()
 	keys, input := skewFiles(t, dir, 2, 5000)
 	bp := buildBank(t, dir, keys, filters.Bloom, "value")
-	for _, reducers := range []int{2, 8} {
+	off := testutil.RaceSeed(t)
+	for _, reducers := range testutil.RacePick([]int{2, 8}, 1, off) { // under -race, one of them
 		_, auto := runBoth(t, join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{JoinCol: "CITED"}, BankJoin: join.BankJoin{Bank: bp, Classes: []string{"1", "2"}, Route: join.RouteColumn}, Output: join.Output{Sort: true}, Resources: join.Resources{Reducers: reducers}})
 		if !slices.Contains(hotKeys(auto), "7") {
 			t.Errorf("r=%d: hot keys %v, want 7", reducers, hotKeys(auto))
@@ -295,8 +297,9 @@ func TestSkewStreamInput(t *testing.T) {
 	data, err := os.ReadFile(input)
 	testutil.Check(t, err)
 	off := testutil.RaceSeed(t)
-	for ri, reducers := range []int{2, 8} {
-		for _, sorted := range testutil.RacePick([]bool{false, true}, 1, off+uint64(ri)) { // under -race, one order a reducer count
+	// Under -race, one reducer count and one order.
+	for ri, reducers := range testutil.RacePick([]int{2, 8}, 1, off) {
+		for _, sorted := range testutil.RacePick([]bool{false, true}, 1, off+uint64(ri)) {
 			opt := join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}, Output: join.Output{Sort: sorted}, Resources: join.Resources{Mappers: 2, Reducers: reducers}, Skew: join.SkewOff}
 			off, offOut := runJoin(t, opt)
 			fifo := filepath.Join(dir, fmt.Sprintf("fifo-%d-%v", reducers, sorted))
@@ -393,7 +396,8 @@ func balanceNear(a, b join.PartitionBalance) bool {
 // partition as plain hashing.
 func TestSkewNoHotKeys(t *testing.T) {
 	dir := t.TempDir()
-	r := testutil.Rand(testutil.Seed(t))
+	seed := testutil.Seed(t)
+	r := testutil.Rand(seed)
 	var krows, irows [][]string
 	for k := range 500 {
 		krows = append(krows, []string{strconv.Itoa(k), "x"})
@@ -404,7 +408,7 @@ func TestSkewNoHotKeys(t *testing.T) {
 	keys, input := filepath.Join(dir, "keys.csv"), filepath.Join(dir, "input.csv")
 	writeCSVFile(t, keys, []string{"PATENT", "PAY"}, krows)
 	writeCSVFile(t, input, []string{"ROW", "CITED"}, irows)
-	for _, reducers := range []int{2, 4, 8} {
+	for _, reducers := range testutil.RacePick([]int{2, 4, 8}, 1, seed) { // under -race, one of them
 		off, auto := runBoth(t, join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, Resources: join.Resources{Reducers: reducers, Mappers: 2}})
 		if len(auto.Skew.HotKeys) > 0 || auto.Skew.After != auto.Skew.Before || auto.Skew.After != off.Skew.After || auto.Skew.JoinRows != off.Skew.JoinRows {
 			t.Errorf("r=%d: hot keys %v; after %+v, before %+v, skew off %+v", reducers, hotKeys(auto), auto.Skew.After, auto.Skew.Before, off.Skew.After)
