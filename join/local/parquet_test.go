@@ -149,6 +149,7 @@ func TestParquetTypesFromValues(t *testing.T) {
 // TestParquetRows: more rows than a row group, quoted fields with quotes
 // and commas, NULLs, and an output with no rows (every column UTF-8).
 func TestParquetRows(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	h := join.OutputHeader([]byte(`"CITING","CITED"`), []string{"CITING", "CITED"}, oneKey(1, key.Int),
 		[]string{"PATENT", "GYEAR", "RATIOCIT", "COUNTRY"}, oneKey(0, key.Int))
 	var lines []string
@@ -205,6 +206,7 @@ func TestParquetRows(t *testing.T) {
 // its 1024 columns, valid join output, are written (they failed when the
 // Parquet writer re-read the CSV output); a failure removes the spool.
 func TestParquetLimits(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	long := strings.Repeat("p", 1<<20)
 	h := join.OutputHeader([]byte("CITING,CITED,PAD"), []string{"CITING", "CITED", "PAD"}, oneKey(1, key.Int), []string{"PATENT", "V"}, oneKey(0, key.Int))
 	tbl := testutil.ReadParquet(t, writeParquet(t, h, []string{"10,1," + long + "," + long + "\n"}))
@@ -270,6 +272,7 @@ func FuzzCanonical(f *testing.F) {
 // stop at the temporary folder's reserve (a small disk faked) rather than
 // fill it, and Close removes the spool.
 func TestParquetSpoolReserve(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	defer tmpspace.Fake(8<<20, 40<<20)() // 8 MiB free, 2 MiB of it the reserve
 	h := join.OutputHeader([]byte("CITING,CITED"), []string{"CITING", "CITED"}, oneKey(1, key.Int), []string{"PATENT"}, oneKey(0, key.Int))
 	dir := t.TempDir()

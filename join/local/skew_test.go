@@ -461,6 +461,7 @@ func TestPlanSkew(t *testing.T) {
 // TestEstimateJoin: the corrected estimate is near f·g and the count-min
 // bound never below it, on streams with a hot key and many small ones.
 func TestEstimateJoin(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	r := testutil.Rand(testutil.Seed(t))
 	for _, width := range []int{1 << 10, 1 << 16} {
 		a, err := newJoinSketch(width)

@@ -10,6 +10,7 @@ import (
 // large ranges (collisions, clusters, 0), has for members and not, each
 // and len.
 func TestU64Set(t *testing.T) {
+	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	for _, n := range []int{0, 1, 13, 1000, 100_000} {
 		for _, span := range []uint64{4, 1 << 20, 0} { // 0: any uint64
