@@ -69,13 +69,3 @@ func (l List) Slices() [][]byte {
 // Width returns the width of every key of a packed List, 0 for a List of
 // slices (whose keys may be of any lengths).
 func (l List) Width() int { return l.width }
-
-// Bytes returns the memory the List's structure takes beyond its keys'
-// bytes for a list of slices (24 a key), or the arena's size for a packed
-// one: what it costs to hold. O(1).
-func (l List) Bytes() int {
-	if l.width == 0 {
-		return 24 * len(l.slices)
-	}
-	return len(l.packed)
-}

@@ -64,7 +64,4 @@ func TestEmpty(t *testing.T) {
 			t.Errorf("%+v: %d keys", l, l.Len())
 		}
 	}
-	if Packed(make([]byte, 80), 8).Bytes() != 80 || Of(make([][]byte, 10)).Bytes() != 240 {
-		t.Error("Bytes")
-	}
 }
