@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -371,14 +372,16 @@ func TestBuildEqualsAdds(t *testing.T) {
 	}
 }
 
-// TestBuildWorkers: Build sets the first level on 2 to 7 goroutines, each
-// owning a range of its words, and makes the filter one goroutine makes,
-// byte for byte: every ACBF shape of TestBuildEqualsAdds, duplicates
-// included, and 50,000 keys.
+// TestBuildWorkers: Build sets the first level through parbuild.Scatter
+// on 1 to 7 goroutines, each owning a range of its parts, and makes the
+// filter a single pass over the keys makes, byte for byte: every ACBF
+// shape of TestBuildEqualsAdds, duplicates included, 50,000 keys, and
+// 400,000 keys at 32 bits a key (a first level of several
+// parbuild.ScatterPart parts, several rounds).
 func TestBuildWorkers(t *testing.T) {
 	rng := testutil.Rand(testutil.Seed(t))
-	defer func(f func(int) int) { buildWorkers = f }(buildWorkers)
-	for _, cfg := range []Config{
+	defer func(f func(int) int, m int, mb uint64) { buildWorkers, scatterMin, scatterMinBits = f, m, mb }(buildWorkers, scatterMin, scatterMinBits)
+	cfgs := []Config{
 		ConfigOptimal(8*5000, 5000, 3),
 		ConfigOptimal(8*5000, 5000, 6),
 		ConfigJ(1, 8*5000, 5000, 3),
@@ -386,14 +389,18 @@ func TestBuildWorkers(t *testing.T) {
 		ConfigJ(3, 1000, 300, 2),
 		ConfigOptimal(10, 3, 2),
 		ConfigOptimal(8*50000, 50000, 6),
-	} {
+	}
+	if !testutil.Race {
+		cfgs = append(cfgs, ConfigOptimal(32*400000, 400000, 6))
+	}
+	for _, cfg := range cfgs {
 		n := int(cfg.Capacity)
 		keys := make([][]byte, n)
 		base := testutil.Keys(rng.Uint64(), uint64(n))
 		for i := range keys {
 			keys[i] = base[rng.IntN(1+n*2/3)]
 		}
-		buildWorkers = func(int) int { return 1 }
+		scatterMin, scatterMinBits = math.MaxInt, math.MaxUint64 // the single pass
 		one, err := Build(cfg, keys)
 		if err != nil {
 			t.Fatal(err)
@@ -402,7 +409,8 @@ func TestBuildWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, w := range []int{2, 3, 4, 7} {
+		scatterMin, scatterMinBits = 0, 0
+		for _, w := range []int{1, 2, 3, 4, 7} {
 			buildWorkers = func(int) int { return w }
 			f, err := Build(cfg, keys)
 			if err != nil {
@@ -413,7 +421,7 @@ func TestBuildWorkers(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !f.Equal(one) || !bytes.Equal(got, want) {
-				t.Fatalf("m=%d n=%d k=%d, %d goroutines: a filter other than one goroutine's", cfg.Counters, n, cfg.K, w)
+				t.Fatalf("m=%d n=%d k=%d, %d goroutines: a filter other than the single pass's", cfg.Counters, n, cfg.K, w)
 			}
 		}
 	}

@@ -41,3 +41,126 @@ func Ranges(n uint64, workers int, fn func(w int, lo, hi uint64)) {
 	}
 	wg.Wait()
 }
+
+// ScatterPart is the positions of one part of Scatter's space: 2^21 (a
+// first level of bits in 256 KiB, which an L2 cache holds while its
+// probes are applied).
+const ScatterPart = 1 << 21
+
+// ScatterMinParts is the parts of a space from which Scatter pays: below
+// it (a space of 4 MiB of bits, which a server's last-level cache holds)
+// the goroutines of Ranges, without Scatter's second hashing and its
+// grouping, are as fast (the ACBF of 10^6 keys, 12 parts: 0.13-0.15 s
+// either way; of 10^7, 124 parts: 1.05-1.23 s against 2.57,
+// BenchmarkBuildList on an AMD EPYC).
+const ScatterMinParts = 16
+
+// Scatter's round: its goroutines' probes together, 16 a cache line of
+// the space (a 32nd of its positions: 4 bytes each, as many bytes as a
+// bit array of the space), within [2^18, 2^24] (1 to 64 MiB of grouped
+// positions). Fewer a line and a round's probes miss the cache nearly as
+// often as without Scatter: setting 6*10^7 random bits of 32 MB took 18
+// ns a bit in key order, and grouped by part 17, 7, 3 and 2 ns at 1, 4, 8
+// and 16 probes a line (and all at once).
+const (
+	scatterRoundMin = 1 << 18
+	scatterRoundMax = 1 << 24
+)
+
+// Scatter is a parallel build that keeps a large space's writes in the
+// cache: keys 0..n-1 are taken in rounds, each round's keys split among
+// workers goroutines, which hash their keys (gen appends key i's probe
+// positions to dst and returns it; every position < space; it is called
+// twice a key a round, to count and to place, and must give the same
+// positions both times) and group the positions by part of space
+// (ScatterPart positions a part); then each goroutine applies the probes
+// of the parts it owns (contiguous ranges of parts, worker w the w-th),
+// calling apply(w, q, offs) with the offsets within part q (position
+// q*ScatterPart + off) of one goroutine's keys at a time. Within a part,
+// apply sees every probe in key order, as a single pass over the keys
+// would, so a build that records which probes found their position set
+// gets the same record whatever the count; and a round holds about 16
+// probes a cache line of the space, so that a part's lines, once loaded,
+// take several. apply must write only within the parts of its w
+// (ScatterPart-aligned: whole 64-bit words of a bit array). perKey is
+// about how many probes gen makes a key, for sizing the rounds.
+//
+// Cost: O(n*perKey) time, the keys hashed twice, split over the
+// goroutines, plus O(parts) a round; memory 4 bytes a probe of a round
+// (about a bit array of the space's size, at most 64 MiB) and 8 bytes a
+// part a goroutine. Safe for concurrent
+// use as long as gen and apply are.
+func Scatter(n int, space uint64, workers, perKey int, gen func(i int, dst []uint64) []uint64, apply func(w int, q int, offs []uint32)) {
+	parts := int((space + ScatterPart - 1) / ScatterPart)
+	if parts == 0 || n <= 0 {
+		return
+	}
+	workers = min(max(1, workers), parts)
+	round := min(max(int(space/32), scatterRoundMin), scatterRoundMax)
+	chunk := max(1, round/workers/max(1, perKey)) // keys a goroutine a round
+	type box struct {
+		out []uint32
+		end []int // end[q]: the end of part q's offsets in out
+	}
+	boxes := make([]box, workers)
+	for w := range boxes {
+		boxes[w].end = make([]int, parts)
+	}
+	var wg sync.WaitGroup
+	for base := 0; base < n; base += chunk * workers {
+		for w := range workers {
+			lo := min(n, base+w*chunk)
+			hi := min(n, lo+chunk)
+			b := &boxes[w]
+			wg.Go(func() {
+				// A counting sort by part, hashing each key twice (to count,
+				// then to place) rather than holding its positions: the
+				// order within a part is the keys'.
+				clear(b.end)
+				var tmp []uint64
+				for i := lo; i < hi; i++ {
+					tmp = gen(i, tmp[:0])
+					for _, p := range tmp {
+						b.end[p/ScatterPart]++
+					}
+				}
+				sum := 0
+				for q, c := range b.end {
+					b.end[q] = sum // the start, until the placing moves it to the end
+					sum += c
+				}
+				if cap(b.out) < sum {
+					b.out = make([]uint32, sum)
+				}
+				out := b.out[:sum]
+				for i := lo; i < hi; i++ {
+					tmp = gen(i, tmp[:0])
+					for _, p := range tmp {
+						q := p / ScatterPart
+						out[b.end[q]] = uint32(p % ScatterPart)
+						b.end[q]++
+					}
+				}
+				b.out = out
+			})
+		}
+		wg.Wait()
+		for w := range workers {
+			qlo, qhi := parts*w/workers, parts*(w+1)/workers
+			wg.Go(func() {
+				for q := qlo; q < qhi; q++ {
+					for s := range boxes {
+						start := 0
+						if q > 0 {
+							start = boxes[s].end[q-1]
+						}
+						if offs := boxes[s].out[start:boxes[s].end[q]]; len(offs) > 0 {
+							apply(w, q, offs)
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+}
