@@ -61,8 +61,9 @@ func (p *bloomProbe) add(key []byte) {
 // addAll adds keys, on up to four goroutines (one a CPU) from 2^18 probes
 // on, each owning a range of the words: each reads every key and sets only
 // its bits in its range, so no word is written by two, and the bits are
-// add's, key by key, whatever the count (setting bits commutes). O(n*k),
-// the keys hashed once a goroutine.
+// add's, key by key, whatever the count (setting bits commutes); or, for
+// bits beyond the cache, through parbuild.Scatter. O(n*k), the keys
+// hashed once a goroutine (twice in all through Scatter).
 func (p *bloomProbe) addAll(keys keylist.List) {
 	n := keys.Len()
 	workers := buildWorkers(n * p.k)
@@ -71,6 +72,24 @@ func (p *bloomProbe) addAll(keys keylist.List) {
 		for i := range n {
 			p.add(keys.At(i))
 		}
+		return
+	}
+	if n*p.k >= scatterMin && p.m >= scatterMinBits {
+		// Beyond the cache: each key hashed once, its bits set part by
+		// part (parbuild.Scatter).
+		k := uint64(p.k)
+		parbuild.Scatter(n, p.m, workers, p.k, func(j int, dst []uint64) []uint64 {
+			h := bloomHashes(keys.At(j))
+			for i := range k {
+				dst = append(dst, fastMod(bloomLocation(&h, i), p.m, p.mh, p.ml))
+			}
+			return dst
+		}, func(_, q int, offs []uint32) {
+			words := p.words[uint64(q)*parbuild.ScatterPart/64:]
+			for _, o := range offs {
+				words[o>>6] |= 1 << (o & 63)
+			}
+		})
 		return
 	}
 	parbuild.Ranges(nw, workers, func(_ int, lo, hi uint64) {
@@ -89,6 +108,14 @@ func (p *bloomProbe) addAll(keys keylist.List) {
 // buildWorkers is how many goroutines a filter of probes probes is built
 // on (parbuild.Workers; a variable so that tests set it).
 var buildWorkers = parbuild.Workers
+
+// addAll scatters from scatterMin probes and scatterMinBits bits
+// (parbuild.MinProbes, parbuild.ScatterMinParts parts; variables so that
+// tests set them).
+var (
+	scatterMin     = parbuild.MinProbes
+	scatterMinBits = uint64(parbuild.ScatterMinParts * parbuild.ScatterPart)
+)
 
 // contains is the library's Test(key). O(k).
 func (p *bloomProbe) contains(key []byte) bool {

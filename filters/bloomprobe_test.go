@@ -2,6 +2,7 @@ package filters
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/keylist"
@@ -167,14 +168,23 @@ func TestBatchesMatch(t *testing.T) {
 
 // TestBloomAddAll: addAll on 1 to 7 goroutines sets the bits the library's
 // Add sets key by key, byte for byte in the encoded filter: sizes of one
-// word, an odd count of words and many, k from 1 to 22.
+// word, an odd count of words and many, k from 1 to 22; and through
+// parbuild.Scatter (several parts, several rounds).
 func TestBloomAddAll(t *testing.T) {
-	defer func(f func(int) int) { buildWorkers = f }(buildWorkers)
-	for _, c := range []struct {
+	defer func(f func(int) int, m int, mb uint64) { buildWorkers, scatterMin, scatterMinBits = f, m, mb }(buildWorkers, scatterMin, scatterMinBits)
+	cases := []struct {
 		m uint
 		k uint
 		n uint64
-	}{{64, 3, 10}, {1000, 7, 300}, {64 * 1001, 22, 5000}, {1 << 20, 4, 50_000}} {
+	}{{64, 3, 10}, {1000, 7, 300}, {64 * 1001, 22, 5000}, {1 << 20, 4, 50_000}, {5<<21 + 320, 6, 400_000}}
+	if testutil.Race {
+		cases = cases[:len(cases)-1]
+	}
+	for _, c := range cases {
+		scatterMin, scatterMinBits = 0, 0
+		if c.m < 1<<21 {
+			scatterMin, scatterMinBits = math.MaxInt, math.MaxUint64
+		}
 		keys := testutil.Keys(uint64(c.m), c.n)
 		want := bloom.New(c.m, c.k)
 		for _, key := range keys {

@@ -8,10 +8,12 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // readFilterFile reads and checks the filter file at path (join.ReadFilter),
@@ -33,7 +35,9 @@ func readFilterFile(ctx context.Context, path string) (*join.FilterFile, string,
 // KeySet is a key side's distinct join keys (ReadKeySet) and how they
 // compare.
 type KeySet struct {
-	Keys [][]byte
+	// Keys are the distinct keys, in no order (integer keys packed 8 bytes
+	// each).
+	Keys keylist.List
 	// KeyType is the key's type, one a column ("int,string"): as given, or
 	// decided from the data (Options.KeyType auto); Why says how, a
 	// column each.
@@ -45,8 +49,11 @@ type KeySet struct {
 }
 
 // ReadKeySet returns the distinct join keys of the key side of opt (Keys,
-// KeyCol, KeyType; Mappers goroutines), as the build phase reads them, for
-// building a filter file.
+// KeyCol, KeyType; Mappers goroutines), as the build phase reads and
+// dedups them (keyCollector, mergeKeys: parts of the keys' hashes, no
+// lock a key), for building a filter file. Before, a map of strings shared
+// by the goroutines' merges took 30 s and 1.5 GB for 10^7 keys. O(rows),
+// parallel; memory about 8 bytes a key row of an integer key.
 func ReadKeySet(ctx context.Context, opt join.Options) (*KeySet, error) {
 	opt, err := opt.Resolve()
 	if err != nil {
@@ -59,13 +66,13 @@ func ReadKeySet(ctx context.Context, opt join.Options) (*KeySet, error) {
 	}
 	defer s.Close()
 	type state struct {
-		set    map[string]struct{}
+		keys   *keyCollector
 		cannot keyCounts
 	}
 	var mu sync.Mutex
-	set := map[string]struct{}{}
+	var cols []*keyCollector
 	var cannot keyCounts
-	err = source.Scan(ctx, s.Side, opt.Mappers, func() *state { return &state{set: map[string]struct{}{}} }, func(st *state, r source.RowReader) error {
+	err = source.Scan(ctx, s.Side, opt.Mappers, func() *state { return &state{keys: &keyCollector{}} }, func(st *state, r source.RowReader) error {
 		var kb []byte
 		for r.Next() {
 			k, v, err := rowKey(kb[:0], r, s.Spec, s.Typing.Lenient)
@@ -77,14 +84,13 @@ func ReadKeySet(ctx context.Context, opt join.Options) (*KeySet, error) {
 				continue
 			}
 			kb = k
-			st.set[string(k)] = struct{}{}
+			h1, _ := hashing.Sum(k)
+			st.keys.add(k, h1)
 		}
 		return r.Err()
 	}, func(st *state) error {
 		mu.Lock()
-		for k := range st.set {
-			set[k] = struct{}{}
-		}
+		cols = append(cols, st.keys)
 		cannot.null += st.cannot.null
 		cannot.unmatchable += st.cannot.unmatchable
 		mu.Unlock()
@@ -93,11 +99,11 @@ func ReadKeySet(ctx context.Context, opt join.Options) (*KeySet, error) {
 	if err != nil {
 		return nil, err
 	}
-	ksr := &KeySet{Keys: make([][]byte, 0, len(set)), KeyType: key.JoinTypes(s.Typing.Types), Why: s.Typing.Why, Null: cannot.null, Unmatchable: cannot.unmatchable}
-	for k := range set {
-		ksr.Keys = append(ksr.Keys, []byte(k))
+	keys, _, err := mergeKeys(ctx, cols, opt.Mappers, false)
+	if err != nil {
+		return nil, err
 	}
-	return ksr, nil
+	return &KeySet{Keys: keys, KeyType: key.JoinTypes(s.Typing.Types), Why: s.Typing.Why, Null: cannot.null, Unmatchable: cannot.unmatchable}, nil
 }
 
 // BuiltFilterFile is what WriteFilterFile wrote: the filter, the key
@@ -126,7 +132,7 @@ func WriteFilterFile(ctx context.Context, opt join.Options, w io.Writer) (*Built
 	if err != nil {
 		return nil, err
 	}
-	b, err := filters.Build(opt.Filter, ks.Keys, opt.Sizing)
+	b, err := filters.BuildList(opt.Filter, ks.Keys, opt.Sizing)
 	if err != nil {
 		return nil, err
 	}
