@@ -1,9 +1,11 @@
 package join
 
 import (
+	"bytes"
 	"encoding/binary"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 
@@ -53,6 +55,27 @@ func MapKeyRow(ks key.Spec, fields [][]byte, seq int64, buf []byte) (shuffle.Rec
 	}
 	keyEnd := len(buf)
 	buf = AppendKeyFields(buf, ks, fields)
+	return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq, Row: buf[keyEnd:]}, buf, nil
+}
+
+// MapKeyRowRaw is MapKeyRow of a record of a comma-separated CSV key side
+// whose raw line is raw: the row's part by AppendKeyFieldsRaw where the
+// record and a one-column key allow, else as MapKeyRow makes it; the same
+// bytes either way.
+func MapKeyRowRaw(ks key.Spec, fields [][]byte, raw []byte, seq int64, buf []byte) (shuffle.Record, []byte, error) {
+	start := len(buf)
+	buf, err := ks.Append(buf, fields)
+	if err != nil {
+		return shuffle.Record{}, buf[:start], err
+	}
+	keyEnd := len(buf)
+	ok := false
+	if len(ks.Cols) == 1 {
+		buf, ok = AppendKeyFieldsRaw(buf, raw, fields, ks.Cols[0])
+	}
+	if !ok {
+		buf = AppendKeyFields(buf, ks, fields)
+	}
 	return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq, Row: buf[keyEnd:]}, buf, nil
 }
 
@@ -261,4 +284,91 @@ func OutputHeader(largeRaw []byte, largeNames []string, join key.Spec, keyNames 
 		names = append(names, h)
 	}
 	return Header{Line: append(line, '\n'), Names: names, Join: join}
+}
+
+// AppendKeyFieldsRaw is AppendKeyFields of a one-column key (column col)
+// made from the record's raw line instead of a field at a time, when the
+// record allows: raw is a comma-separated line (no line break, no CR) and
+// every field of fields is a slice of it, quoted there or not, with no
+// doubled quote (csvscan's fast paths read such records). The line but
+// the key field is copied in runs between its quotes: a quoted field whose
+// value needs no quotes loses them, one that does keeps them (no quote
+// inside it, so they are what AppendField writes). It reports false, with
+// buf unchanged, for any other record (a record of 2 fields or fewer, a CR
+// or doubled quote, a field not in raw), which AppendKeyFields then
+// writes; the bytes are AppendKeyFields' whenever it reports true
+// (FuzzKeyFieldsRaw). O(len(raw)), a few copies a line where
+// AppendKeyFields tests and copies each field (at 23 fields a row it took
+// 250-320 ns a key-side row).
+func AppendKeyFieldsRaw(buf, raw []byte, fields [][]byte, col int) ([]byte, bool) {
+	if len(fields) <= 2 || col < 0 || col >= len(fields) {
+		return buf, false // AppendKeyFields writes a lone empty field ""
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
+	kf := fields[col]
+	off := int(uintptr(unsafe.Pointer(unsafe.SliceData(kf))) - base)
+	if len(raw) == 0 || off < 0 || off > len(raw) || off+len(kf) > len(raw) || bytes.IndexByte(raw, '\r') >= 0 || bytes.IndexByte(raw, '\n') >= 0 {
+		return buf, false
+	}
+	// The key field's extent in raw, with its quotes.
+	ks, ke := off, off+len(kf)
+	if ks > 0 && raw[ks-1] == '"' {
+		if ke >= len(raw) || raw[ke] != '"' {
+			return buf, false
+		}
+		ks, ke = ks-1, ke+1
+	}
+	if ks > 0 && raw[ks-1] != ',' || ke < len(raw) && raw[ke] != ',' {
+		return buf, false
+	}
+	start := len(buf)
+	var ok bool
+	switch {
+	case ks == 0:
+		buf, ok = appendCanonical(buf, raw[ke+1:])
+	case ke == len(raw):
+		buf, ok = appendCanonical(buf, raw[:ks-1])
+	default:
+		if buf, ok = appendCanonical(buf, raw[:ks-1]); ok {
+			buf = append(buf, ',')
+			buf, ok = appendCanonical(buf, raw[ke+1:])
+		}
+	}
+	if !ok {
+		return buf[:start], false
+	}
+	return buf, true
+}
+
+// appendCanonical appends seg, whole fields of a comma-separated line
+// without CR or line break, as AppendField writes each field, or reports
+// false (a doubled quote, a quote inside a field or after one's closing
+// quote, a field quoted to its end without a closing quote).
+func appendCanonical(buf, seg []byte) ([]byte, bool) {
+	p := 0
+	for {
+		q := bytes.IndexByte(seg[p:], '"')
+		if q < 0 {
+			return append(buf, seg[p:]...), true
+		}
+		q += p
+		if q > 0 && seg[q-1] != ',' {
+			return buf, false // a quote inside an unquoted field
+		}
+		e := bytes.IndexByte(seg[q+1:], '"')
+		if e < 0 {
+			return buf, false
+		}
+		e += q + 1
+		if e+1 < len(seg) && seg[e+1] != ',' {
+			return buf, false // a doubled quote, or bytes after the closing one
+		}
+		buf = append(buf, seg[p:q]...)
+		if v := seg[q+1 : e]; csvscan.NeedsQuotes(v) {
+			buf = append(buf, seg[q:e+1]...)
+		} else {
+			buf = append(buf, v...)
+		}
+		p = e + 1
+	}
 }

@@ -106,6 +106,7 @@ type builder struct {
 	nLarge   int
 	padSpec  key.Spec
 	intKeys  bool       // a one-column integer key: the workers track its bounds
+	rawRows  bool       // a comma-separated CSV key side whose rows travel whole: made from the raw line (join.MapKeyRowRaw)
 	bp       *bankPlan  // a bank join's, else nil
 	inf      *inferring // the deferred key types' checks, else nil
 	sketches []*joinSketch
@@ -126,6 +127,7 @@ func (x *execution) newBuilder(sketches []*joinSketch) *builder {
 		nLarge:   x.largeCols(),
 		padSpec:  x.paddingSpec(),
 		intKeys:  !x.keySpec.Composite() && x.keySpec.Types[0] == key.Int,
+		rawRows:  x.keys.Tab == nil && x.keys.Sep == ',' && !x.keySpec.Composite() && x.keyKeep == nil,
 		bp:       x.bank,
 		sketches: sketches,
 		st:       buildStats{parts: newPartCounts(x.parts)},
@@ -216,7 +218,14 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 			}
 			continue
 		}
-		rec, buf, err := join.MapKeyRow(x.keySpec, r.Fields(), r.Offset(), b.buf[:0])
+		var rec shuffle.Record
+		var buf []byte
+		var err error
+		if bd.rawRows {
+			rec, buf, err = join.MapKeyRowRaw(x.keySpec, r.Fields(), r.Raw(), r.Offset(), b.buf[:0])
+		} else {
+			rec, buf, err = join.MapKeyRow(x.keySpec, r.Fields(), r.Offset(), b.buf[:0])
+		}
 		if err != nil {
 			if key.Unmatchable(err, x.typing.Lenient) {
 				if err := bd.unmatched(b, r, keyUnmatchable); err != nil {
