@@ -161,12 +161,6 @@ type Writer struct {
 	bytes    []int64 // bytes appended to each builder
 }
 
-// batchSize is a batch's rows and its key and row bytes: Writer.flush
-// reserves the next batch of its partition at that size, so that its
-// builders do not grow by doubling, each step a copy (on the key side of
-// 10^7 rows the growing took a third of the shuffle's Add).
-type batchSize struct{ rows, keyBytes, rowBytes int }
-
 // NewWriter returns a Writer for one goroutine.
 func (s *Shuffle) NewWriter() *Writer {
 	return &Writer{s: s, builders: make([]*array.RecordBuilder, s.opt.Partitions), bytes: make([]int64, s.opt.Partitions)}
@@ -198,14 +192,7 @@ func (w *Writer) flush(p int) error {
 	}
 	w.s.added.Add(w.bytes[p])
 	w.bytes[p] = 0
-	keys, rows := b.Field(0).(*array.BinaryBuilder), b.Field(3).(*array.BinaryBuilder)
-	last := batchSize{rows: keys.Len(), keyBytes: keys.DataLen(), rowBytes: rows.DataLen()}
 	rec := b.NewRecord()
-	// The next batch reserved at this one's size (NewRecord left the
-	// builders empty, without buffers).
-	b.Reserve(last.rows)
-	keys.ReserveData(last.keyBytes)
-	rows.ReserveData(last.rowBytes)
 	return w.s.add(p, rec)
 }
 
