@@ -260,6 +260,22 @@ func FuzzDecode(f *testing.F) {
 			f.Add(exact, data[:len(data)-1])
 		}
 	}
+	// A bitmap's compact form, and near misses: cut, a byte more, a count
+	// too large, a gap past 2^64.
+	var dense [][]byte
+	for v := range uint64(300) {
+		dense = append(dense, binary.BigEndian.AppendUint64(nil, 1<<40+3*v))
+	}
+	if b, err := Build(Exact, dense, Sizing{}); err == nil {
+		if data, err := b.Marshal(); err == nil {
+			exact := uint8(slices.IndexFunc(kinds, func(sp *Spec) bool { return sp.Kind == Exact }))
+			f.Add(exact, data)
+			f.Add(exact, data[:len(data)-1])
+			f.Add(exact, append(slices.Clone(data), 0))
+			f.Add(exact, []byte{0x80, 0x00, 0x7f, 0x01})
+			f.Add(exact, []byte{0x80, 0x00, 0x02, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x01})
+		}
+	}
 	f.Fuzz(func(t *testing.T, k uint8, data []byte) {
 		sp := kinds[int(k)%len(kinds)]
 		flt, err := sp.Decode(data)
@@ -339,7 +355,25 @@ func TestExactForms(t *testing.T) {
 				general = binary.AppendUvarint(general, uint64(len(k)))
 				general = append(general, k...)
 			}
-			if !bytes.Equal(data, general) {
+			if tc.name == "dense" {
+				// A bitmap's compact form: the magic, the count, the first
+				// value, the gaps less one.
+				want := append(compactMagic[:0:0], compactMagic[:]...)
+				want = binary.AppendUvarint(want, uint64(len(keys)))
+				for i, k := range keys {
+					v := binary.BigEndian.Uint64(k)
+					if i > 0 {
+						v -= binary.BigEndian.Uint64(keys[i-1]) + 1
+					}
+					want = binary.AppendUvarint(want, v)
+				}
+				if !bytes.Equal(data, want) {
+					t.Fatalf("encoding is not the compact form (%d bytes, want %d)", len(data), len(want))
+				}
+				if len(data)*4 > len(general) {
+					t.Fatalf("compact form of %d bytes against the key list's %d", len(data), len(general))
+				}
+			} else if !bytes.Equal(data, general) {
 				t.Fatalf("encoding differs from the general encoder's (%d and %d bytes)", len(data), len(general))
 			}
 			var messy []byte
@@ -349,7 +383,7 @@ func TestExactForms(t *testing.T) {
 					messy = append(messy, keys[i]...)
 				}
 			}
-			for _, d := range [][]byte{data, messy} {
+			for _, d := range [][]byte{data, messy, general} { // general: the form files of earlier versions hold
 				f, err := Decode(Exact, d)
 				if err != nil {
 					t.Fatal(err)
@@ -365,8 +399,8 @@ func TestExactForms(t *testing.T) {
 					t.Fatalf("decoded form %s, want %s", got, tc.want)
 				}
 			}
-			if _, fast := decodeExact64(data); fast != (tc.name != "mixed") {
-				t.Errorf("decodeExact64 took the encoding: %v", fast)
+			if _, fast := decodeExact64(general); fast != (tc.name != "mixed") {
+				t.Errorf("decodeExact64 took the key list: %v", fast)
 			}
 			t.Logf("%d keys: %T, %d bits in memory, %d bytes encoded", len(keys), b.Filter, b.MemoryBits, b.SerializedBytes)
 		})
@@ -525,5 +559,44 @@ func TestKeysFingerprintParts(t *testing.T) {
 	}
 	if got := KeysFingerprint(rev); got != want {
 		t.Fatalf("reversed: %x, want %x", got, want)
+	}
+}
+
+// TestExactBytesBound: the bound auto tests the budget with is at least
+// what the exact filter then takes (its encoding and a bitmap's memory
+// beyond it), and for a table and a map the key list's bytes exactly:
+// dense, sparse, bunched and spread integer keys of 1 to 20,000, and text.
+func TestExactBytesBound(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	u64 := func(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+	for _, n := range []int{1, 2, 3, 100, 20_000} {
+		for name, gen := range map[string]func(i int) []byte{
+			"consecutive": func(i int) []byte { return u64(1<<63 + uint64(i)) },
+			"dense":       func(int) []byte { return u64(1<<63 + rng.Uint64N(uint64(4*n))) },
+			"spread":      func(int) []byte { return u64(1<<63 + rng.Uint64N(uint64(200*n))) },
+			"two runs":    func(i int) []byte { return u64(uint64(i%2)*uint64(60*n) + uint64(i)) },
+			"sparse":      func(int) []byte { return u64(rng.Uint64()) },
+			"text":        func(int) []byte { return []byte(fmt.Sprint(rng.IntN(1e9))) },
+		} {
+			keys := make([][]byte, n)
+			for i := range keys {
+				keys[i] = gen(i)
+			}
+			slices.SortFunc(keys, bytes.Compare)
+			keys = slices.CompactFunc(keys, bytes.Equal)
+			b, err := Build(Exact, keys, Sizing{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			payload := int64(exactPayload(b.Filter))
+			takes := payload + ExactCopyExtra(b.Filter)
+			bound := ExactBytesBound(keylist.Of(keys))
+			if bound < takes {
+				t.Fatalf("%s, %d keys (%T): bound %d below the %d bytes it takes", name, len(keys), b.Filter, bound, takes)
+			}
+			if _, bitmap := b.Filter.(*keyBitmap); !bitmap && bound != payload {
+				t.Fatalf("%s, %d keys (%T): bound %d, want the key list's %d", name, len(keys), b.Filter, bound, payload)
+			}
+		}
 	}
 }

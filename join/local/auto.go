@@ -361,7 +361,7 @@ func prepareKind(ctx context.Context, kind filters.Kind, keys keylist.List, sub 
 	}
 	if kind == filters.Exact {
 		k.payload = exactListPayload(keys)
-		if !mayChoose(uint64(k.payload)) { // at least its keys' bytes
+		if !mayChoose(uint64(filters.ExactBytesBound(keys))) { // at least its encoding and a bitmap's memory
 			k.fixed = []choose.Candidate{{Kind: filters.Exact, Bytes: k.payload, Deletes: sp.Deletes}}
 			return k, nil
 		}
@@ -453,6 +453,9 @@ func (k *kindCalibration) candidates(probed bool) []choose.Candidate {
 			DecodeNs: k.decodeNs * scale, BuildNs: (small.buildNs*float64(small.keys) + k.coderNs) * scale}
 		if last.all {
 			c.BuildNs = k.coderNs * scale
+			// Built over every key: its own bytes, and a bitmap's memory
+			// beyond its compact form (what a copy takes).
+			c.Bytes = last.bytes + filters.ExactCopyExtra(last.f)
 		}
 		return []choose.Candidate{c}
 	}
