@@ -14,8 +14,12 @@
 # Writes bench/results/keymem.md. Data are generated once into OUT
 # (default bench/out/scale, shared with scale.sh) and kept.
 #
+# FILTER (default acbf) is our filter kind (auto: as a user runs it);
+# RESULTS the folder keymem.md goes to (default bench/results).
+#
 #   bash bench/keymem.sh
 #   BASE=b2cdf74 KEYSIZES="1000000 10000000" bash bench/keymem.sh
+#   FILTER=auto KEYSIZES=1000000 WHOLE=0 ROUNDS=5 RESULTS=bench/results/keymem-auto bash bench/keymem.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-1}
@@ -23,6 +27,7 @@ out=${OUT:-bench/out/scale}
 keysizes=${KEYSIZES:-"1000 10000 100000 1000000 10000000"}
 base=${BASE:-}
 results=${RESULTS:-bench/results}
+filter=${FILTER:-acbf}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; git worktree prune' EXIT
 commit=$(git rev-parse --short HEAD)
@@ -63,7 +68,7 @@ timed() {
 }
 join() { # n bin mem-label flags...
   local n=$1 bin=$2 label=$3; shift 3
-  timed "$n" "$bin-$label" "$tmp/$bin" run --keys "$out/keys-$n.txt" --input "$out/x1/cite75_99.txt" --filter acbf \
+  timed "$n" "$bin-$label" "$tmp/$bin" run --keys "$out/keys-$n.txt" --input "$out/x1/cite75_99.txt" --filter "$filter" \
     --mappers 2 --reducers 2 --quiet --out "$tmp/o.csv" --tmp-dir "$tmp" "$@"
 }
 bins="ours"
@@ -99,7 +104,7 @@ machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $
   echo
   echo "Key sides sampled from the 4x patents (repeats renumbered, so a sample of N keys"
   echo "matches about N/11.7M of the citations) against the 1x citations (16.5M rows);"
-  echo "ACBF, 2 mappers, 2 reducers; DuckDB 1.4.5 with 2 threads at its default memory limit;"
+  echo "ours with --filter $filter, 2 mappers, 2 reducers; DuckDB 1.4.5 with 2 threads at its default memory limit;"
   echo "Polars (nodejs-polars 0.25.2) at its defaults (both cores). A peer's time is the whole"
   echo "process's, as ours is."
   echo "The goal: peak RSS <= the budget + 200 MB (64 MiB + 200 MB = 267 MB; 256 MiB + 200 MB = 468 MB)."
