@@ -36,8 +36,9 @@ type Bank struct {
 	FileVersion int
 }
 
-// FormatVersion is the version of the bank files WriteTo writes (3, with
-// the sizing's options by name); Read reads 1 to it.
+// FormatVersion is the version of the bank files WriteTo writes (4, with
+// the sizing's options by name, and the exact kind compact); Read reads 1
+// to it.
 const FormatVersion = version
 
 // Class is one class of a bank and its filter.

@@ -16,7 +16,7 @@ import (
 
 // A bank file, little-endian (internal/wire):
 //
-//	magic "ACJB", version u16 (3);
+//	magic "ACJB", version u16 (4);
 //	kind, key column, class column, key type, classing: u16 length + bytes each;
 //	sizing (version 3): bits per key f64, fpp f64, budget u64 (bytes),
 //	options u32, then for
@@ -34,13 +34,17 @@ import (
 //	ascending;
 //	CRC-32C of everything before.
 //
+// Version 4 is version 3 but for the exact kind's payload, whose bitmap is
+// written compact (filters, exact.go): a binary that reads up to version
+// 3 refuses it rather than read a compact payload as a key list.
+//
 // Version 1 files (without the shared keys) are read, with SharedKnown
 // false: they filter and validate, but cannot move keys. The m, k, first
 // level and memory bits of each class are the filter's Summary as written;
 // a reader takes them from the filter itself.
 const (
 	magic      = "ACJB"
-	version    = 3
+	version    = 4
 	maxOptions = 64
 	maxLabel   = 1024
 	maxText    = 1 << 12

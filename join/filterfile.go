@@ -15,15 +15,21 @@ import (
 // Filter files hold a broadcast filter with the settings it was built for, so
 // `join run --filter-file` can reuse it and refuse it for another join.
 //
-//	magic "ACJF", version u16 (2), kind, key column, key type (u16 length +
+//	magic "ACJF", version u16 (3), kind, key column, key type (u16 length +
 //	bytes each), distinct keys u64, key set fingerprint 2 x u64 (version 2),
 //	m u64, k u32, first level bits u64, memory bits u64, formula FP (float64
 //	bits) u64, payload length u64, payload (the kind's own format,
 //	filters.Built.Marshal), CRC-32C of everything before.
+//
+// Version 3 is version 2 but for the exact kind's payload, whose bitmap
+// is written compact (filters, exact.go): a binary that reads version 2
+// alone refuses it rather than read a compact payload as a key list.
+// Version 2 files are read.
 const (
-	filterFileMagic   = "ACJF"
-	filterFileVersion = 2
-	maxFilterPayload  = 1 << 36
+	filterFileMagic      = "ACJF"
+	filterFileVersion    = 3
+	filterFileMinVersion = 2
+	maxFilterPayload     = 1 << 36
 )
 
 // ErrFilterFile wraps every problem with a filter file.
@@ -71,12 +77,12 @@ func ReadFilter(f io.Reader, name string) (*FilterFile, error) {
 		return fmt.Errorf("%s: %w: %s", name, ErrFilterFile, fmt.Sprintf(format, a...))
 	}
 	r := wire.NewReader(f)
-	version, err := r.Header(filterFileMagic, filterFileVersion, filterFileVersion)
+	version, err := r.Header(filterFileMagic, filterFileMinVersion, filterFileVersion)
 	switch {
 	case errors.Is(err, wire.ErrMagic):
 		return nil, bad("not a filter file (%v); write one with join build-filter", err)
 	case errors.Is(err, wire.ErrVersion):
-		return nil, bad("format version %d, this join reads version %d: rebuild it with join build-filter", version, filterFileVersion)
+		return nil, bad("format version %d, this join reads versions %d to %d: rebuild it with join build-filter", version, filterFileMinVersion, filterFileVersion)
 	case err != nil:
 		return nil, bad("%v", err)
 	}

@@ -265,7 +265,7 @@ func TestFilterFile(t *testing.T) {
 	v1 := bytes.Clone(good)
 	v1[4] = 1
 	if _, _, err := runCmd("run", "--keys", keys, "--input", cite, "--filter-file", write("v1.bin", v1), "--out", filepath.Join(dir, "x.csv")); err == nil ||
-		!strings.Contains(err.Error(), "format version 1, this join reads version 2: rebuild it with join build-filter") {
+		!strings.Contains(err.Error(), "format version 1, this join reads versions 2 to 3: rebuild it with join build-filter") {
 		t.Errorf("version 1 filter file: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.csv")); !os.IsNotExist(err) {
