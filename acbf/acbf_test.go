@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"testing"
 
@@ -380,7 +379,7 @@ func TestBuildEqualsAdds(t *testing.T) {
 // parbuild.ScatterPart parts, several rounds).
 func TestBuildWorkers(t *testing.T) {
 	rng := testutil.Rand(testutil.Seed(t))
-	defer func(f func(int) int, m int, mb uint64) { buildWorkers, scatterMin, scatterMinBits = f, m, mb }(buildWorkers, scatterMin, scatterMinBits)
+	defer func(f func(int) int, sc func(int, uint64) bool) { buildWorkers, scatters = f, sc }(buildWorkers, scatters)
 	cfgs := []Config{
 		ConfigOptimal(8*5000, 5000, 3),
 		ConfigOptimal(8*5000, 5000, 6),
@@ -400,7 +399,7 @@ func TestBuildWorkers(t *testing.T) {
 		for i := range keys {
 			keys[i] = base[rng.IntN(1+n*2/3)]
 		}
-		scatterMin, scatterMinBits = math.MaxInt, math.MaxUint64 // the single pass
+		scatters = func(int, uint64) bool { return false } // the single pass
 		one, err := Build(cfg, keys)
 		if err != nil {
 			t.Fatal(err)
@@ -409,7 +408,7 @@ func TestBuildWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		scatterMin, scatterMinBits = 0, 0
+		scatters = func(int, uint64) bool { return true }
 		for _, w := range []int{1, 2, 3, 4, 7} {
 			buildWorkers = func(int) int { return w }
 			f, err := Build(cfg, keys)

@@ -103,18 +103,14 @@ func BuildList(cfg Config, keys keylist.List) (*Filter, error) {
 // probes probes (parbuild.Workers; a variable so that tests set it).
 var buildWorkers = parbuild.Workers
 
-// firstLevel scatters from scatterMin probes and a first level of
-// scatterMinBits (parbuild.MinProbes, parbuild.ScatterMinParts parts;
-// variables so that tests set them).
-var (
-	scatterMin     = parbuild.MinProbes
-	scatterMinBits = uint64(parbuild.ScatterMinParts * parbuild.ScatterPart)
-)
+// scatters is whether firstLevel goes through parbuild.Scatter
+// (parbuild.Scatters; a variable so that tests set it).
+var scatters = parbuild.Scatters
 
 // firstLevel sets the first level from every probe of keys and returns the
 // repeats (the probes that landed on a bit already set), in lists whose
 // order does not matter to the tally; capacity is about how many. A build
-// of at least parbuild.MinProbes probes goes through parbuild.Scatter:
+// that parbuild.Scatters says is large enough goes through parbuild.Scatter:
 // each key hashed once, its probes grouped by part of B1 and applied part
 // by part in key order, on buildWorkers goroutines that each own a range
 // of parts, so that the repeats and bits are the ones a single pass would
@@ -127,7 +123,7 @@ var (
 func (f *Filter) firstLevel(keys keylist.List, capacity int) [][]uint64 {
 	n := keys.Len()
 	workers := buildWorkers(n * f.k)
-	if n*f.k < scatterMin || f.m1 < scatterMinBits {
+	if !scatters(n*f.k, f.m1) {
 		words := uint64(len(f.b1))
 		if workers <= 1 || words < uint64(workers) {
 			return [][]uint64{f.firstLevelRange(keys, 0, f.m1, make([]uint64, 0, capacity))}

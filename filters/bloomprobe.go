@@ -3,11 +3,11 @@ package filters
 import (
 	"math/bits"
 
-	"github.com/acbfjoin/acbfjoin/keylist"
 	"github.com/bits-and-blooms/bloom/v3"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/internal/parbuild"
+	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
 // bloomProbe tests keys against a bits-and-blooms Bloom filter's own bits
@@ -74,7 +74,7 @@ func (p *bloomProbe) addAll(keys keylist.List) {
 		}
 		return
 	}
-	if n*p.k >= scatterMin && p.m >= scatterMinBits {
+	if scatters(n*p.k, p.m) {
 		// Beyond the cache: each key hashed once, its bits set part by
 		// part (parbuild.Scatter).
 		k := uint64(p.k)
@@ -109,13 +109,9 @@ func (p *bloomProbe) addAll(keys keylist.List) {
 // on (parbuild.Workers; a variable so that tests set it).
 var buildWorkers = parbuild.Workers
 
-// addAll scatters from scatterMin probes and scatterMinBits bits
-// (parbuild.MinProbes, parbuild.ScatterMinParts parts; variables so that
-// tests set them).
-var (
-	scatterMin     = parbuild.MinProbes
-	scatterMinBits = uint64(parbuild.ScatterMinParts * parbuild.ScatterPart)
-)
+// scatters is whether addAll goes through parbuild.Scatter
+// (parbuild.Scatters; a variable so that tests set it).
+var scatters = parbuild.Scatters
 
 // contains is the library's Test(key). O(k).
 func (p *bloomProbe) contains(key []byte) bool {

@@ -2,7 +2,6 @@ package filters
 
 import (
 	"fmt"
-	"math"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/keylist"
@@ -171,7 +170,7 @@ func TestBatchesMatch(t *testing.T) {
 // word, an odd count of words and many, k from 1 to 22; and through
 // parbuild.Scatter (several parts, several rounds).
 func TestBloomAddAll(t *testing.T) {
-	defer func(f func(int) int, m int, mb uint64) { buildWorkers, scatterMin, scatterMinBits = f, m, mb }(buildWorkers, scatterMin, scatterMinBits)
+	defer func(f func(int) int, sc func(int, uint64) bool) { buildWorkers, scatters = f, sc }(buildWorkers, scatters)
 	cases := []struct {
 		m uint
 		k uint
@@ -181,10 +180,8 @@ func TestBloomAddAll(t *testing.T) {
 		cases = cases[:len(cases)-1]
 	}
 	for _, c := range cases {
-		scatterMin, scatterMinBits = 0, 0
-		if c.m < 1<<21 {
-			scatterMin, scatterMinBits = math.MaxInt, math.MaxUint64
-		}
+		scatter := c.m >= 1<<21
+		scatters = func(int, uint64) bool { return scatter }
 		keys := testutil.Keys(uint64(c.m), c.n)
 		want := bloom.New(c.m, c.k)
 		for _, key := range keys {

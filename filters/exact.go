@@ -74,7 +74,7 @@ func newExact64(vals []uint64, payload int) Filter {
 			v -= lo
 			b.words[v>>6] |= 1 << (v & 63)
 		}
-		b.payload = len(b.appendCompact(nil, true))
+		b.payload = b.compactSize()
 		return b
 	}
 	t := &keyTable64{slots: make([]uint64, slots), shift: uint(64 - bits.TrailingZeros64(slots)), payload: payload}
@@ -123,39 +123,42 @@ func (b *keyBitmap) MemoryBits() uint64 { return 64 * uint64(len(b.words)) }
 // key list (each key after its shortest uvarint length) never starts with.
 var compactMagic = [2]byte{0x80, 0x00}
 
-// appendCompact appends the bitmap's compact form to dst: compactMagic,
-// the count, the first value, then each value's gap from the one before
-// less one, as uvarints; with count, only counts the bytes (dst stays
-// nil and the result's length is the size). O(span/64 + n).
-func (b *keyBitmap) appendCompact(dst []byte, count bool) []byte {
+// gaps calls fn with the count of the bitmap's keys, then with its
+// first value and each next value's gap from the one before less one: the
+// numbers of the compact form, after compactMagic. O(span/64 + n).
+func (b *keyBitmap) gaps(fn func(uint64)) {
 	n := 0
 	for _, x := range b.words {
 		n += bits.OnesCount64(x)
 	}
-	size := len(compactMagic) + uvarintLen(uint64(n))
-	if !count {
-		dst = append(dst, compactMagic[:]...)
-		dst = binary.AppendUvarint(dst, uint64(n))
-	}
+	fn(uint64(n))
 	first, prev := true, uint64(0)
 	for w, x := range b.words {
 		for ; x != 0; x &= x - 1 {
 			v := b.lo + uint64(w*64+bits.TrailingZeros64(x))
-			d := v
-			if !first {
-				d = v - prev - 1
+			if first {
+				fn(v)
+			} else {
+				fn(v - prev - 1)
 			}
 			first, prev = false, v
-			if count {
-				size += uvarintLen(d)
-			} else {
-				dst = binary.AppendUvarint(dst, d)
-			}
 		}
 	}
-	if count {
-		return make([]byte, size)
-	}
+}
+
+// compactSize is the bytes of the bitmap's compact form.
+func (b *keyBitmap) compactSize() int {
+	size := len(compactMagic)
+	b.gaps(func(d uint64) { size += uvarintLen(d) })
+	return size
+}
+
+// appendCompact appends the bitmap's compact form to dst: compactMagic,
+// the count, the first value, then each value's gap from the one before
+// less one, as uvarints.
+func (b *keyBitmap) appendCompact(dst []byte) []byte {
+	dst = append(dst, compactMagic[:]...)
+	b.gaps(func(d uint64) { dst = binary.AppendUvarint(dst, d) })
 	return dst
 }
 
@@ -303,7 +306,7 @@ func exactKeys(f Filter) [][]byte {
 func exactValues(f Filter) ([]uint64, bool) {
 	switch s := f.(type) {
 	case *keyBitmap:
-		vals := make([]uint64, 0, s.payload)
+		vals := make([]uint64, 0, s.payload) // the compact form takes at least a byte a key
 		for w, x := range s.words {
 			for ; x != 0; x &= x - 1 {
 				vals = append(vals, s.lo+uint64(w*64+bits.TrailingZeros64(x)))
@@ -375,7 +378,7 @@ func exactParamsOf(f Filter) exactParams {
 // order, each after its uvarint length.
 func (exactKind) encode(f Filter, w io.Writer) error {
 	if b, ok := f.(*keyBitmap); ok {
-		_, err := w.Write(b.appendCompact(make([]byte, 0, b.payload), false))
+		_, err := w.Write(b.appendCompact(make([]byte, 0, b.payload)))
 		return err
 	}
 	if vals, ok := exactValues(f); ok { // 9 bytes a key, no sort of byte strings

@@ -48,20 +48,13 @@ func PartitionOf(h1 uint64, r int) int { return int(hashing.Reduce(h1, uint64(r)
 // matching large-side rows. The record's bytes are appended to buf, which is
 // returned.
 func MapKeyRow(ks key.Spec, fields [][]byte, seq int64, buf []byte) (shuffle.Record, []byte, error) {
-	start := len(buf)
-	buf, err := ks.Append(buf, fields)
-	if err != nil {
-		return shuffle.Record{}, buf[:start], err
-	}
-	keyEnd := len(buf)
-	buf = AppendKeyFields(buf, ks, fields)
-	return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq, Row: buf[keyEnd:]}, buf, nil
+	return MapKeyRowRaw(ks, fields, nil, seq, buf)
 }
 
 // MapKeyRowRaw is MapKeyRow of a record of a comma-separated CSV key side
-// whose raw line is raw: the row's part by AppendKeyFieldsRaw where the
-// record and a one-column key allow, else as MapKeyRow makes it; the same
-// bytes either way.
+// whose raw line is raw (nil: none): the row's part by AppendKeyFieldsRaw
+// where the record and a one-column key allow, else by AppendKeyFields;
+// the same bytes either way.
 func MapKeyRowRaw(ks key.Spec, fields [][]byte, raw []byte, seq int64, buf []byte) (shuffle.Record, []byte, error) {
 	start := len(buf)
 	buf, err := ks.Append(buf, fields)
@@ -304,10 +297,13 @@ func AppendKeyFieldsRaw(buf, raw []byte, fields [][]byte, col int) ([]byte, bool
 	if len(fields) <= 2 || col < 0 || col >= len(fields) {
 		return buf, false // AppendKeyFields writes a lone empty field ""
 	}
+	if len(raw) == 0 {
+		return buf, false
+	}
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
 	kf := fields[col]
 	off := int(uintptr(unsafe.Pointer(unsafe.SliceData(kf))) - base)
-	if len(raw) == 0 || off < 0 || off > len(raw) || off+len(kf) > len(raw) || bytes.IndexByte(raw, '\r') >= 0 || bytes.IndexByte(raw, '\n') >= 0 {
+	if off < 0 || off > len(raw) || off+len(kf) > len(raw) || bytes.IndexByte(raw, '\r') >= 0 || bytes.IndexByte(raw, '\n') >= 0 {
 		return buf, false
 	}
 	// The key field's extent in raw, with its quotes.

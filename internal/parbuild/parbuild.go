@@ -55,6 +55,14 @@ const ScatterPart = 1 << 21
 // BenchmarkBuildList on an AMD EPYC).
 const ScatterMinParts = 16
 
+// Scatters reports whether a build of probes probes over a space of space
+// positions goes through Scatter rather than Ranges: at least MinProbes
+// probes, and ScatterMinParts parts. The one rule for every filter that
+// scatters (acbf's first level, filters' Bloom filter). O(1).
+func Scatters(probes int, space uint64) bool {
+	return probes >= MinProbes && space >= ScatterMinParts*ScatterPart
+}
+
 // Scatter's round: its goroutines' probes together, 16 a cache line of
 // the space (a 32nd of its positions: 4 bytes each, as many bytes as a
 // bit array of the space), within [2^18, 2^24] (1 to 64 MiB of grouped
@@ -88,8 +96,8 @@ const (
 // Cost: O(n*perKey) time, the keys hashed twice, split over the
 // goroutines, plus O(parts) a round; memory 4 bytes a probe of a round
 // (about a bit array of the space's size, at most 64 MiB) and 8 bytes a
-// part a goroutine. Safe for concurrent
-// use as long as gen and apply are.
+// part a goroutine. Safe for concurrent use as long as gen and apply
+// are.
 func Scatter(n int, space uint64, workers, perKey int, gen func(i int, dst []uint64) []uint64, apply func(w int, q int, offs []uint32)) {
 	parts := int((space + ScatterPart - 1) / ScatterPart)
 	if parts == 0 || n <= 0 {
@@ -100,7 +108,8 @@ func Scatter(n int, space uint64, workers, perKey int, gen func(i int, dst []uin
 	chunk := max(1, round/workers/max(1, perKey)) // keys a goroutine a round
 	type box struct {
 		out []uint32
-		end []int // end[q]: the end of part q's offsets in out
+		end []int    // end[q]: the end of part q's offsets in out
+		tmp []uint64 // one key's positions
 	}
 	boxes := make([]box, workers)
 	for w := range boxes {
@@ -117,7 +126,7 @@ func Scatter(n int, space uint64, workers, perKey int, gen func(i int, dst []uin
 				// then to place) rather than holding its positions: the
 				// order within a part is the keys'.
 				clear(b.end)
-				var tmp []uint64
+				tmp := b.tmp
 				for i := lo; i < hi; i++ {
 					tmp = gen(i, tmp[:0])
 					for _, p := range tmp {
@@ -141,7 +150,7 @@ func Scatter(n int, space uint64, workers, perKey int, gen func(i int, dst []uin
 						b.end[q]++
 					}
 				}
-				b.out = out
+				b.out, b.tmp = out, tmp
 			})
 		}
 		wg.Wait()
