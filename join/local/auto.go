@@ -319,7 +319,7 @@ type kindCalibration struct {
 	cals              []calibration
 	ps                []filters.Params // a sized kind's sizes (choose.Sized)
 	bpks, fpps        []float64
-	payload, subBytes int64   // the exact set's: exactPayload of all the keys, of those of cals[0]
+	payload, subBytes int64   // the exact set's: filters.ExactBytesBound of all the keys, of those of cals[0]
 	coderNs, decodeNs float64 // encoding and decoding cals' reference filter: the exact set's first, a sized kind's last (the largest)
 	timing            *join.AutoTiming
 }
@@ -360,8 +360,8 @@ func prepareKind(ctx context.Context, kind filters.Kind, keys keylist.List, sub 
 		return (!w.NeedDeletes || sp.Deletes) && (w.Budget <= 0 || bytes <= uint64(w.Budget))
 	}
 	if kind == filters.Exact {
-		k.payload = exactListPayload(keys)
-		if !mayChoose(uint64(filters.ExactBytesBound(keys))) { // at least its encoding and a bitmap's memory
+		k.payload = filters.ExactBytesBound(keys) // at least its encoding and a bitmap's memory
+		if !mayChoose(uint64(k.payload)) {
 			k.fixed = []choose.Candidate{{Kind: filters.Exact, Bytes: k.payload, Deletes: sp.Deletes}}
 			return k, nil
 		}
@@ -370,7 +370,7 @@ func prepareKind(ctx context.Context, kind filters.Kind, keys keylist.List, sub 
 		if !ok {
 			return k, nil
 		}
-		k.cals, k.subBytes = []calibration{small}, exactPayload(sub)
+		k.cals, k.subBytes = []calibration{small}, filters.ExactBytesBound(keylist.Of(sub))
 		if len(sub) < n && (keys.Width() == 8 || keys.Width() == 0 && all8(keys.Slices())) {
 			full, ok := buildCalibration(sp, keys, 0, true)
 			if !ok {
@@ -617,28 +617,4 @@ func all8(keys [][]byte) bool {
 		}
 	}
 	return true
-}
-
-// exactPayload is the bytes the exact set's format gives keys: each key
-// after its uvarint length.
-// exactListPayload is exactPayload of a keylist.List: 9 bytes a key of a
-// packed list of 8-byte keys (a length byte and the key), O(1).
-func exactListPayload(keys keylist.List) int64 {
-	if keys.Width() == 8 {
-		return 9 * int64(keys.Len())
-	}
-	return exactPayload(keys.Slices())
-}
-
-func exactPayload(keys [][]byte) int64 {
-	var s int64
-	for _, k := range keys {
-		l := uint64(len(k))
-		s += int64(len(k)) + 1
-		for l >= 0x80 {
-			s++
-			l >>= 7
-		}
-	}
-	return s
 }

@@ -279,3 +279,31 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("interpolate of one calibration: %v, want 10", got)
 	}
 }
+
+// TestExactBudgetCountsBitmap: integer keys spread so that the exact
+// set's bitmap (about 1 MB) outweighs both its compact form and the key
+// list (9 bytes a key, 180 KB): under a budget of 500 KB the exact set is
+// not measured and the ranking excludes it by the bytes a copy takes, not
+// chosen unmeasured for a key list that fits.
+func TestExactBudgetCountsBitmap(t *testing.T) {
+	const n = 20_000
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = binary.BigEndian.AppendUint64(nil, 1<<40+uint64(i)*400)
+	}
+	sub := keys[:autoCalibrationKeys]
+	ready := probeKeys{sub, sub}
+	w := choose.Workload{Budget: 500 << 10}
+	cands, cals, err := calibrate(context.Background(), filters.Exact, keylist.Of(keys), sub, ready, w, nil)
+	if err != nil || len(cands) != 1 || len(cals) != 0 {
+		t.Fatalf("%d candidates, %d calibrations, %v; want one candidate, none built", len(cands), len(cals), err)
+	}
+	if cands[0].Bytes <= w.Budget {
+		t.Fatalf("the exact set counted at %d bytes, within the budget of %d", cands[0].Bytes, w.Budget)
+	}
+	for _, ch := range choose.Rank(choose.Workload{Rows: 1e6, Mappers: 2, Budget: w.Budget}, choose.DefaultConstants, cands) {
+		if ch.Excluded == "" {
+			t.Errorf("exact at %d bytes not excluded under a budget of %d", ch.Bytes, w.Budget)
+		}
+	}
+}
