@@ -6,7 +6,9 @@
 //
 // or, for where memory peaks, -heapprofile heap.out [-mem BYTES]: the heap
 // profile taken when the live heap was largest (sampled every 20 ms),
-// read with go tool pprof -sample_index=inuse_space -top heap.out.
+// read with go tool pprof -sample_index=inuse_space -top heap.out; or
+// -heapsnap DIR: a heap profile every second after a collection
+// (DIR/h00.out, h01.out, ...), for what is live in each phase.
 //
 // The output rows are discarded. It prints the report's phase timings.
 package main
@@ -38,6 +40,7 @@ func main() {
 	prof := flag.String("cpuprofile", "", "write a CPU profile here")
 	heap := flag.String("heapprofile", "", "write the heap profile of the largest heap in use here")
 	mem := flag.Int64("mem", 0, "the memory budget in bytes (0: the default)")
+	snap := flag.String("heapsnap", "", "write a heap profile here every second, after a collection")
 	flag.Parse()
 	if *keys == "" || *input == "" {
 		fmt.Fprintln(os.Stderr, "profilejoin: -keys and -input are required")
@@ -59,6 +62,9 @@ func main() {
 	if *heap != "" {
 		stop := peakHeap(*heap)
 		defer stop()
+	}
+	if *snap != "" {
+		go snapHeap(*snap)
 	}
 	rep, err := local.Run(context.Background(), join.Options{
 		Sides:        join.Sides{Keys: *keys, Input: *input},
@@ -107,5 +113,22 @@ func peakHeap(path string) (stop func()) {
 			fmt.Fprintln(os.Stderr, err)
 		}
 		fmt.Printf("peak live heap %.1f MiB\n", float64(peak)/(1<<20))
+	}
+}
+
+// snapHeap writes a heap profile to dir every second, after a collection
+// (so that it holds what is live then), until the program ends.
+func snapHeap(dir string) {
+	runtime.MemProfileRate = 64 << 10
+	for i := 0; ; i++ {
+		time.Sleep(time.Second)
+		runtime.GC()
+		f, err := os.Create(fmt.Sprintf("%s/h%02d.out", dir, i))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return
+		}
+		pprof.Lookup("heap").WriteTo(f, 0)
+		f.Close()
 	}
 }
