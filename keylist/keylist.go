@@ -1,20 +1,29 @@
 // Package keylist holds the distinct keys a filter is built from in the
-// least memory: keys of one width packed end to end in one arena (8 bytes
-// an integer key, where a [][]byte of slices into an arena takes 32), or
-// any keys as a [][]byte. At 10^7 integer keys that is 80 MB against 320.
+// least memory: keys of one width packed end to end (8 bytes an integer
+// key, where a [][]byte of slices into an arena takes 32), in one arena or
+// in blocks of a power of two keys, or any keys as a [][]byte. At 10^7
+// integer keys that is 80 MB against 320.
 package keylist
 
-// List is a read-only list of keys: either Packed (every key the same
-// width, end to end in one arena) or Of a [][]byte. The zero List is
-// empty. A List is never changed once made, so any number of goroutines
-// may read it at once; it does not copy what it is made from, which the
-// caller must not change while the List is in use.
+// List is a read-only list of keys: packed (every key the same width, end
+// to end in one arena, Packed, or in blocks, Blocks) or Of a [][]byte. The
+// zero List is empty. A List is never changed once made, so any number of
+// goroutines may read it at once; it does not copy what it is made from,
+// which the caller must not change while the List is in use.
 type List struct {
-	packed []byte   // n keys of width bytes, end to end (width > 0)
+	// A packed List's keys: key j (j counted from the first key of
+	// blocks[0]) is at (j & mask) * width in blocks[j >> shift]; its key i
+	// is key start+i. One arena is one block of shift 62.
+	blocks [][]byte
+	shift  uint
+	start  int
 	width  int      // 0: the keys are slices
 	n      int      // keys
 	slices [][]byte // the keys, when width is 0
 }
+
+// arenaShift is the shift of a List of one arena: no index reaches 1<<62.
+const arenaShift = 62
 
 // Of returns the List of keys, the slice itself (not copied). O(1).
 func Of(keys [][]byte) List { return List{slices: keys, n: len(keys)} }
@@ -27,7 +36,28 @@ func Packed(arena []byte, width int) List {
 		return List{}
 	}
 	n := len(arena) / width
-	return List{packed: arena[: n*width : n*width], width: width, n: n}
+	return List{blocks: [][]byte{arena[: n*width : n*width]}, shift: arenaShift, width: width, n: n}
+}
+
+// Blocks returns the List of the keys of width bytes each that blocks
+// hold end to end, 1<<shift keys in each block but the last, which holds
+// at most as many: a packed list that can be made a block at a time, with
+// no arena of every key beside what it is made from. ok is false (and the
+// List empty) when width is below 1, shift is not below 62, or a block is
+// not of that shape. O(len(blocks)).
+func Blocks(blocks [][]byte, width int, shift uint) (l List, ok bool) {
+	if width < 1 || shift >= arenaShift {
+		return List{}, false
+	}
+	full := width << shift
+	n := 0
+	for i, b := range blocks {
+		if len(b) != full && (i < len(blocks)-1 || len(b) > full || len(b)%width != 0) {
+			return List{}, false
+		}
+		n += len(b) / width
+	}
+	return List{blocks: blocks, shift: shift, width: width, n: n}, true
 }
 
 // Len returns the number of keys. O(1).
@@ -39,8 +69,9 @@ func (l List) At(i int) []byte {
 	if l.width == 0 {
 		return l.slices[i]
 	}
-	o := i * l.width
-	return l.packed[o : o+l.width : o+l.width]
+	j := l.start + i
+	o := (j & (1<<l.shift - 1)) * l.width
+	return l.blocks[j>>l.shift][o : o+l.width : o+l.width]
 }
 
 // Slice returns the List of keys lo to hi-1 (0 <= lo <= hi <= Len),
@@ -49,11 +80,13 @@ func (l List) Slice(lo, hi int) List {
 	if l.width == 0 {
 		return Of(l.slices[lo:hi])
 	}
-	return List{packed: l.packed[lo*l.width : hi*l.width : hi*l.width], width: l.width, n: hi - lo}
+	l.start += lo
+	l.n = hi - lo
+	return l
 }
 
 // Slices returns the keys as a [][]byte: the slice a List of one was made
-// from, or, for a packed List, a new slice of Len slices into the arena
+// from, or, for a packed List, a new slice of Len slices into its memory
 // (24 bytes a key). O(1) or O(n).
 func (l List) Slices() [][]byte {
 	if l.width == 0 {

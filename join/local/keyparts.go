@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -148,23 +149,25 @@ type keyIndex interface {
 	len() int
 }
 
+// mergeBlockShift is the keys of a block of mergeKeys' 8-byte keys: 8192,
+// 64 KiB. The blocks are made as each part is merged, while the workers'
+// buffers it reads are let go, so that the merge needs about one copy of
+// the keys, not two (an arena of every key beside the buffers: 80 MB more
+// at 10^7 keys). A variable so that tests make blocks of a few keys.
+var mergeBlockShift uint = 13
+
 // mergeKeys makes the workers' keys distinct, a part at a time on up to
 // workers goroutines, and returns them as a list (in no order: by part,
 // in each the first worker's first, as the workers appended them; the
-// 8-byte keys in one allocation) and, with index, as a builtKeys to ask
-// (nil without). The collectors are spent. O(keys read), parallel.
+// 8-byte keys packed in blocks of 1<<mergeBlockShift) and, with index, as
+// a builtKeys to ask (nil without). The collectors are spent. O(keys
+// read), parallel.
 func mergeKeys(ctx context.Context, cols []*keyCollector, workers int, index bool) (keylist.List, *builtKeys, error) {
-	// Where each part's keys go in one arena of 8-byte keys, at most its
-	// workers' buffers' keys; a part's strings go in an arena of its own.
-	var candOff [keyParts + 1]int
-	for p := range keyParts {
-		n := 0
-		for _, c := range cols {
-			n += len(c.parts[p].ints)
-		}
-		candOff[p+1] = candOff[p] + n
-	}
-	arena := make([]byte, 8*candOff[keyParts])
+	blockShift := mergeBlockShift
+	blockKeys := 1 << blockShift
+	// A part's 8-byte keys go in blocks of their own, the last partly
+	// full; its strings in an arena of its own.
+	intBlocks := make([][][]byte, keyParts)
 	var nInts, nStrs [keyParts]int
 	strArenas := make([][]byte, keyParts)
 	strEnds := make([][]int, keyParts)
@@ -185,22 +188,42 @@ func mergeKeys(ctx context.Context, cols []*keyCollector, workers int, index boo
 				if p >= keyParts || ctx.Err() != nil {
 					return
 				}
+				cands := 0
+				for _, c := range cols {
+					cands += len(c.parts[p].ints)
+				}
 				s := &set
 				if bk != nil {
 					s = &bk.ints[p]
 				}
-				s.reset(candOff[p+1] - candOff[p])
-				out := arena[8*candOff[p] : 8*candOff[p]]
+				s.reset(cands)
+				var blocks [][]byte
+				var cur []byte
 				for _, c := range cols {
 					b := &c.parts[p]
-					for _, k := range b.ints {
-						if s.addNew(k) {
-							out = binary.LittleEndian.AppendUint64(out, k)
+					for i, k := range b.ints {
+						if !s.addNew(k) {
+							continue
 						}
+						if len(cur) == cap(cur) {
+							if cur != nil {
+								blocks = append(blocks, cur)
+							}
+							// No bigger than the candidates left can fill.
+							cur = make([]byte, 0, 8*min(blockKeys, cands-i))
+						}
+						cur = binary.LittleEndian.AppendUint64(cur, k)
 					}
+					cands -= len(b.ints)
 					b.ints = nil
 				}
-				nInts[p] = len(out) / 8
+				if cur != nil {
+					blocks = append(blocks, cur)
+				}
+				intBlocks[p] = blocks
+				for _, blk := range blocks {
+					nInts[p] += len(blk) / 8
+				}
 				var bytes, keys int
 				for _, c := range cols {
 					bytes += len(c.parts[p].arena)
@@ -253,20 +276,30 @@ func mergeKeys(ctx context.Context, cols []*keyCollector, workers int, index boo
 		bk.n = total
 	}
 	if strs == 0 {
-		// Every key 8 bytes (an integer key): the parts' keys moved down
-		// to one run at the arena's start, in the order the list below
-		// would have them, packed: 8 bytes a key, not 32. An arena of
-		// many repeated keys (half or more of its room unused) is copied
-		// to one of the keys' size, so that its room goes back.
-		at := 0
+		// Every key 8 bytes (an integer key): the parts' full blocks as
+		// they are, the keys of their last blocks packed into full ones
+		// after them, in the order the list below would have them.
+		var blocks [][]byte
+		var tail []byte
 		for p := range keyParts {
-			at += copy(arena[8*at:], arena[8*candOff[p]:8*(candOff[p]+nInts[p])]) / 8
+			for _, blk := range intBlocks[p] {
+				if len(blk) == 8*blockKeys {
+					blocks = append(blocks, blk)
+					continue
+				}
+				tail = append(tail, blk...)
+			}
 		}
-		arena = arena[:8*at]
-		if 2*len(arena) <= cap(arena) {
-			arena = slices.Clone(arena)
+		for len(tail) > 0 {
+			n := min(len(tail), 8*blockKeys)
+			blocks = append(blocks, slices.Clone(tail[:n]))
+			tail = tail[n:]
 		}
-		return keylist.Packed(arena, 8), bk, nil
+		list, ok := keylist.Blocks(blocks, 8, blockShift)
+		if !ok {
+			return keylist.List{}, nil, errors.New("internal: the merged keys' blocks are not of one shape")
+		}
+		return list, bk, nil
 	}
 	// The list: each part's keys at the sum of the parts' before it.
 	var listOff [keyParts + 1]int
@@ -285,11 +318,12 @@ func mergeKeys(ctx context.Context, cols []*keyCollector, workers int, index boo
 					return
 				}
 				out := keys[listOff[p]:listOff[p+1]]
-				for i := range nInts[p] {
-					at := 8 * (candOff[p] + i)
-					out[i] = arena[at : at+8 : at+8]
+				for _, blk := range intBlocks[p] {
+					for at := 0; at < len(blk); at += 8 {
+						out[0] = blk[at : at+8 : at+8]
+						out = out[1:]
+					}
 				}
-				out = out[nInts[p]:]
 				start := 0
 				for i, end := range strEnds[p] {
 					out[i] = strArenas[p][start:end:end]

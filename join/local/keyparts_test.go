@@ -16,10 +16,20 @@ import (
 // build's keys against a map of the keys added: 8-byte keys (0 among
 // them), shorter and longer ones, few distinct keys in many rows (the
 // buffers drop their repeats) and many distinct ones, spread over 1 to 5
-// workers, merged on 1 to 3 goroutines: the list holds every distinct key
-// once, the 8-byte ones 8 bytes of capacity, and the index has exactly
-// them.
+// workers, merged on 1 to 3 goroutines, in blocks of 8192 8-byte keys
+// and of 1 and 16: the list holds every distinct key once, the 8-byte
+// ones 8 bytes of capacity, and the index has exactly them.
 func TestMergeKeys(t *testing.T) {
+	for _, shift := range []uint{13, 4, 0} {
+		t.Run(fmt.Sprintf("shift=%d", shift), func(t *testing.T) {
+			defer func(s uint) { mergeBlockShift = s }(mergeBlockShift)
+			mergeBlockShift = shift
+			testMergeKeys(t)
+		})
+	}
+}
+
+func testMergeKeys(t *testing.T) {
 	rng := testutil.Rand(testutil.Seed(t))
 	for _, tc := range []struct {
 		rows, distinct int
