@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 )
 
@@ -105,6 +106,40 @@ func TestHeader(t *testing.T) {
 		v, err := NewReader(bytes.NewReader(c.data)).Header(c.magic, c.min, c.max)
 		if v != c.version || (c.is == nil) != (err == nil) || (err != nil && (!errors.Is(err, c.is) || err.Error() != c.want)) {
 			t.Errorf("Header(%q, %d, %d) of %q = %d, %v; want %d, %q", c.magic, c.min, c.max, c.data, v, err, c.version, c.want)
+		}
+	}
+}
+
+// TestWordsNoSlack: the words come back in a slice of about their size,
+// from a source that tells its length (exactly) and from one that does
+// not (within an eighth), for counts below, at and above a chunk.
+func TestWordsNoSlack(t *testing.T) {
+	for _, n := range []int{0, 1, 1000, chunkWords, chunkWords + 1, 3*chunkWords + 7} {
+		ws := make([]uint64, n)
+		for i := range ws {
+			ws[i] = uint64(i) * 0x9e3779b97f4a7c15
+		}
+		var buf bytes.Buffer
+		w := NewWriter(&buf)
+		w.Words(ws)
+		if _, err := w.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		for _, src := range []struct {
+			name  string
+			r     io.Reader
+			slack int
+		}{
+			{"bytes.Reader", bytes.NewReader(buf.Bytes()), 0},
+			{"plain reader", struct{ io.Reader }{bytes.NewReader(buf.Bytes())}, n / 8},
+		} {
+			got := NewReader(src.r).Words(uint64(n))
+			if !slices.Equal(got, ws) {
+				t.Fatalf("%s, %d words: read back wrong", src.name, n)
+			}
+			if cap(got)-len(got) > src.slack {
+				t.Errorf("%s, %d words: capacity %d, at most %d spare wanted", src.name, n, cap(got), src.slack)
+			}
 		}
 	}
 }
