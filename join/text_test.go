@@ -46,7 +46,7 @@ func TestWriteText(t *testing.T) {
 	r.WriteText(&b)
 	out = b.String()
 	for _, want := range []string{"auto: 50.0% of 10 sampled rows have a key (about 0 rows); chose bloom within 10 bits a key", "hot exclusions: 3 asked, 2 found",
-		"bad rows: 1 skipped; the first: i.csv:3: x", "skew auto: 1 hot key(s): 7 (25.0% of the rows, 2 partitions)", "broadcast: 4 mappers share 1 copies of the filter (one each would take more than 1GiB)"} {
+		"bad rows: 1 skipped; the first: i.csv:3: x", "skew auto: 1 hot key(s): 7 (25.0% of the rows, 2 partitions)", "broadcast: 4 mappers share one copy of the filter (one each would take more than 1GiB: half the memory budget, at most 1GiB)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}

@@ -309,17 +309,22 @@ func TestRunErrors(t *testing.T) {
 }
 
 // TestSharedBroadcast: when one copy per mapper would pass the limit on
-// filter copies, the mappers share as many copies as fit (a run with 256
-// mappers and a 1 GiB filter once asked for 257 GiB), and the join is the
-// same.
+// filter copies (or half the memory budget), the mappers share as many
+// copies as fit (a run with 256 mappers and a 1 GiB filter once asked for
+// 257 GiB), and the join is the same.
 func TestSharedBroadcast(t *testing.T) {
 	for _, tc := range []struct {
-		mappers int
-		size    uint64
-		want    int
-	}{{4, 0, 4}, {4, 100, 4}, {256, filters.MaxFilterBytes, 1}, {256, filters.MaxFilterBytes / 2, 2}, {256, 1 << 20, 256}, {8, MaxBroadcastBytes, 1}, {8, MaxBroadcastBytes + 1, 1}} {
-		if got := broadcastCopies(tc.mappers, tc.size); got != tc.want {
-			t.Errorf("broadcastCopies(%d, %d) = %d, want %d", tc.mappers, tc.size, got, tc.want)
+		mappers   int
+		size, mem uint64
+		want      int
+	}{
+		{4, 0, 0, 4}, {4, 100, 0, 4}, {256, filters.MaxFilterBytes, 0, 1}, {256, filters.MaxFilterBytes / 2, 0, 2}, {256, 1 << 20, 0, 256},
+		{8, MaxBroadcastBytes, 0, 1}, {8, MaxBroadcastBytes + 1, 0, 1},
+		{2, 45 << 20, 64 << 20, 1}, {2, 45 << 20, 256 << 20, 2}, {2, 4 << 20, 64 << 20, 2}, {8, 4 << 20, 64 << 20, 8}, {16, 4 << 20, 64 << 20, 8},
+		{2, 1 << 30, 4 << 30, 1}, // the 1 GiB limit still holds under a larger budget
+	} {
+		if got := broadcastCopies(tc.mappers, tc.size, tc.mem); got != tc.want {
+			t.Errorf("broadcastCopies(%d, %d, %d) = %d, want %d", tc.mappers, tc.size, tc.mem, got, tc.want)
 		}
 	}
 	gen := nbertest.Generate(t, 0.002, 1000, 9)
