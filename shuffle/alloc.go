@@ -119,6 +119,15 @@ func (a *poolAllocator) Free(b []byte) {
 	a.pooled += 1 << c
 }
 
+// drop lets the buffers kept for reuse go to the collector. O(size
+// classes).
+func (a *poolAllocator) drop() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	clear(a.free[:])
+	a.pooled = 0
+}
+
 // peakBytes is the most the allocator ever held: handed out plus kept for
 // reuse.
 func (a *poolAllocator) peakBytes() int64 {

@@ -346,6 +346,31 @@ func (s *Shuffle) spill(part *partition) error {
 	return nil
 }
 
+// Shrink gives back the memory the shuffle holds between its writers'
+// work, for a caller about to need it elsewhere (the join, before it builds
+// the filter of a large key side): with spill, every partition's buffered
+// batches go to disk (and the partition's later batches with them, as a
+// partition that spilled by the budget does); then the buffers kept for
+// reuse go to the collector. The records are unchanged. O(the buffered
+// bytes) of writes with spill; safe for concurrent use, but meant for a
+// moment when no Writer is adding.
+func (s *Shuffle) Shrink(spill bool) error {
+	if spill {
+		for _, part := range s.parts {
+			s.mu.Lock()
+			buffered := !part.spilled && part.memBytes > 0
+			s.mu.Unlock()
+			if buffered {
+				if err := s.spill(part); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	s.alloc.drop()
+	return nil
+}
+
 // Seal ends the map phase: no more Adds. It finishes the IPC streams. Call it
 // after every Writer is closed.
 func (s *Shuffle) Seal() error {

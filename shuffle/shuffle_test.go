@@ -167,3 +167,58 @@ func TestShuffleErrors(t *testing.T) {
 	s.Close()
 	s.Close()
 }
+
+// TestShuffleShrink: Shrink between two rounds of writers sends every
+// buffered partition to disk (with spill) and empties the reuse lists,
+// and every record still comes out of its partition once, in the order a
+// single writer added them; without spill nothing goes to disk.
+func TestShuffleShrink(t *testing.T) {
+	const parts, n = 4, 20000
+	for _, spill := range []bool{true, false} {
+		t.Run(fmt.Sprintf("spill=%v", spill), func(t *testing.T) {
+			s, err := New(Options{Partitions: parts, Writers: 1, MemBudget: 1 << 30, TempDir: t.TempDir(), BatchRows: 500})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			add := func(lo, hi int) {
+				wr := s.NewWriter()
+				for i := lo; i < hi; i++ {
+					if err := wr.Add(i%parts, Record{Key: []byte{byte(i)}, Seq: int64(i), Row: row(i)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := wr.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			add(0, n/2)
+			if s.alloc.pooled == 0 {
+				t.Fatal("nothing kept for reuse before Shrink: the test shows nothing")
+			}
+			if err := s.Shrink(spill); err != nil {
+				t.Fatal(err)
+			}
+			if s.alloc.pooled != 0 {
+				t.Fatalf("%d bytes kept for reuse after Shrink", s.alloc.pooled)
+			}
+			if st := s.Stats(); spill && st.Spills != parts || !spill && st.Spills != 0 {
+				t.Fatalf("spill %v: %d partitions spilled, of %d", spill, st.Spills, parts)
+			}
+			add(n/2, n)
+			if err := s.Seal(); err != nil {
+				t.Fatal(err)
+			}
+			for p, recs := range collect(t, s, parts) {
+				for j, r := range recs {
+					if want := p + j*parts; int(r.Seq) != want || !slices.Equal(r.Row, row(want)) {
+						t.Fatalf("partition %d, record %d: seq %d, want %d", p, j, r.Seq, want)
+					}
+				}
+				if len(recs) != n/parts {
+					t.Fatalf("partition %d: %d records, want %d", p, len(recs), n/parts)
+				}
+			}
+		})
+	}
+}
