@@ -65,14 +65,17 @@ func Scatters(probes int, space uint64) bool {
 
 // Scatter's round: its goroutines' probes together, 16 a cache line of
 // the space (a 32nd of its positions: 4 bytes each, as many bytes as a
-// bit array of the space), within [2^18, 2^24] (1 to 64 MiB of grouped
+// bit array of the space), within [2^18, 2^22] (1 to 16 MiB of grouped
 // positions). Fewer a line and a round's probes miss the cache nearly as
 // often as without Scatter: setting 6*10^7 random bits of 32 MB took 18
 // ns a bit in key order, and grouped by part 17, 7, 3 and 2 ns at 1, 4, 8
-// and 16 probes a line (and all at once).
+// and 16 probes a line (and all at once). The cap halves the probes a
+// line of a space of more than 2^27 positions (the ACBF of 10^7 keys: 8
+// a line, the first level's build 4% slower, go test ./acbf -bench
+// BuildList) for 16 MiB less at the join's peak of memory.
 const (
 	scatterRoundMin = 1 << 18
-	scatterRoundMax = 1 << 24
+	scatterRoundMax = 1 << 22
 )
 
 // Scatter is a parallel build that keeps a large space's writes in the
@@ -95,7 +98,7 @@ const (
 //
 // Cost: O(n*perKey) time, the keys hashed twice, split over the
 // goroutines, plus O(parts) a round; memory 4 bytes a probe of a round
-// (about a bit array of the space's size, at most 64 MiB) and 8 bytes a
+// (about a bit array of the space's size, at most 16 MiB) and 8 bytes a
 // part a goroutine. Safe for concurrent use as long as gen and apply
 // are.
 func Scatter(n int, space uint64, workers, perKey int, gen func(i int, dst []uint64) []uint64, apply func(w int, q int, offs []uint32)) {

@@ -51,6 +51,7 @@ type execution struct {
 	timings      map[string]float64
 	stopHeap     func()
 	peakHeap     uint64
+	largeKeys    bool // the key side's memory outside the budget is more than half of it (shrinkShuffle)
 	// stops end what a phase left running (Filter auto's sample), at close.
 	stops []func()
 }

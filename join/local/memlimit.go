@@ -10,14 +10,17 @@ import (
 
 // keyRowBytes is what GoMemLimit allows a key row beyond Options.MemBudget:
 // the build's collector (8 bytes an integer key), its packed list of
-// distinct keys (8 more), the filter (4-6 bytes a key at the default
-// sizing) and its copies for the mappers. Measured at 10^7 integer keys
-// under --mem 64MiB: a live heap of 203 MiB, of which 46 MiB the
-// shuffle's, so 16 bytes a key row (bench/cmd/profilejoin -heapprofile,
-// docs/design.md); 24 leaves room for the lengths of string keys. Under,
-// the collector works harder (at most half the CPU, by the runtime's
-// rule); over, the heap grows past what it holds.
-const keyRowBytes = 24
+// distinct keys (8 more, in blocks made as the collector's buffers go),
+// the filter (4-6 bytes a key at the default sizing) and its build's
+// transients (the ACBF's repeats, 3 bytes a key). Measured at 10^7
+// integer keys under --mem 64MiB (bench/cmd/profilejoin -heapsnap): at
+// the start of the filter's build, 77 MB of keys, 34 of first level, 27 of
+// repeats and 16 of Scatter's round, about 16 bytes a key once the shuffle
+// has given its memory back (execution.shrinkShuffle). String keys take
+// more (their list holds a slice a key, 24 bytes): the collector then
+// works harder, and the heap passes the limit (460 MiB at 10^7 under
+// --mem 64MiB).
+const keyRowBytes = 16
 
 // limitHeadroom is GoMemLimit's allowance for buffers, goroutine stacks
 // and the collector's own slack.
