@@ -26,7 +26,7 @@ func TestGoMemLimit(t *testing.T) {
 	}{
 		{csv, mem + min(3000, 101*keyRowBytes) + limitHeadroom},
 		{gz, mem + 12000 + limitHeadroom},
-		{nolines, mem + 3*2<<20 + limitHeadroom},
+		{nolines, max(mem+3*2<<20/2, 3*2<<20) + limitHeadroom}, // more than half the budget: not added
 		{filepath.Join(dir, "none"), mem + limitHeadroom},
 		{"-", mem + limitHeadroom},
 		{dir, mem + limitHeadroom},
@@ -40,5 +40,19 @@ func TestGoMemLimit(t *testing.T) {
 	got := GoMemLimit(mem, long) - mem - limitHeadroom
 	if want := int64(2<<10) * keyRowBytes; got < want*97/100 || got > want*103/100 {
 		t.Errorf("long.csv: %d, want about %d", got, want)
+	}
+	// A key side whose memory passes half the budget: the larger of the
+	// budget with half the key side's memory and the key side's memory,
+	// not their sum.
+	big := filepath.Join(dir, "big.csv")
+	os.WriteFile(big, []byte(strings.Repeat("123456789\n", 1<<20/10)), 0o644) // 104,857 rows, all in the head
+	keyMem := int64(1<<20/10+1) * keyRowBytes
+	for _, m := range []int64{keyMem / 4, keyMem / 3, keyMem, 2*keyMem - 1} {
+		if got, want := GoMemLimit(m, big), max(m+keyMem/2, keyMem)+limitHeadroom; got != want {
+			t.Errorf("big.csv, budget %d: %d, want %d", m, got, want)
+		}
+	}
+	if got, want := GoMemLimit(2*keyMem, big), 2*keyMem+keyMem+limitHeadroom; got != want {
+		t.Errorf("big.csv, budget %d: %d, want %d (a key side of half the budget adds up)", 2*keyMem, got, want)
 	}
 }
