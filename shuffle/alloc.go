@@ -40,8 +40,25 @@ func sizeClass(n int) int {
 }
 
 func (a *poolAllocator) Allocate(size int) []byte {
+	b, reused := a.allocate(size)
+	if reused {
+		clear(b) // Arrow expects zeroed memory, as make gives
+	}
+	return b
+}
+
+// allocateDirty is Allocate without zeroing a reused buffer: for a
+// batch's buffers, whose every byte in use is written before it is read.
+func (a *poolAllocator) allocateDirty(size int) []byte {
+	b, _ := a.allocate(size)
+	return b
+}
+
+// allocate is a buffer of size bytes (nil for 0), reused from the free
+// lists when one of its size class is there.
+func (a *poolAllocator) allocate(size int) (b []byte, reused bool) {
 	if size == 0 {
-		return nil
+		return nil, false
 	}
 	c := sizeClass(size)
 	if c >= len(a.free) {
@@ -61,11 +78,9 @@ func (a *poolAllocator) Allocate(size int) []byte {
 	if buf == nil {
 		raw := make([]byte, 1<<c+align)
 		shift := (align - int(uintptr(unsafe.Pointer(&raw[0]))%align)) % align
-		buf = raw[shift : shift+1<<c : shift+1<<c]
+		return raw[shift : shift+size : shift+1<<c], false
 	}
-	b := buf[:size]
-	clear(b) // Arrow expects zeroed memory, as make gives
-	return b
+	return buf[:size], true
 }
 
 func (a *poolAllocator) Reallocate(size int, b []byte) []byte {

@@ -24,7 +24,6 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
@@ -156,58 +155,47 @@ func New(opt Options) (*Shuffle, error) {
 // Writer buffers one map goroutine's records per partition and hands finished
 // batches to the Shuffle. Not safe for concurrent use.
 type Writer struct {
-	s        *Shuffle
-	builders []*array.RecordBuilder
-	bytes    []int64 // bytes appended to each builder
+	s       *Shuffle
+	batches []batch
+	bytes   []int64 // RecordBytes of each partition's batch
 }
 
 // NewWriter returns a Writer for one goroutine.
 func (s *Shuffle) NewWriter() *Writer {
-	return &Writer{s: s, builders: make([]*array.RecordBuilder, s.opt.Partitions), bytes: make([]int64, s.opt.Partitions)}
+	return &Writer{s: s, batches: make([]batch, s.opt.Partitions), bytes: make([]int64, s.opt.Partitions)}
 }
 
 // Add appends r to partition p. The record's bytes are copied. O(len(r)),
 // plus the cost of a batch when this one fills it.
 func (w *Writer) Add(p int, r Record) error {
-	b := w.builders[p]
-	if b == nil {
-		b = array.NewRecordBuilder(w.s.alloc, Schema)
-		w.builders[p] = b
-	}
-	b.Field(0).(*array.BinaryBuilder).Append(r.Key)
-	b.Field(1).(*array.Uint8Builder).Append(r.Tag)
-	b.Field(2).(*array.Int64Builder).Append(r.Seq)
-	b.Field(3).(*array.BinaryBuilder).Append(r.Row)
+	b := &w.batches[p]
+	b.add(w.s.alloc, r)
 	w.bytes[p] += RecordBytes(r)
-	if b.Field(1).Len() >= w.s.opt.BatchRows || w.bytes[p] >= w.s.batchBytes {
+	if b.n >= w.s.opt.BatchRows || w.bytes[p] >= w.s.batchBytes {
 		return w.flush(p)
 	}
 	return nil
 }
 
 func (w *Writer) flush(p int) error {
-	b := w.builders[p]
-	if b == nil || b.Field(1).Len() == 0 {
+	rec := w.batches[p].finish(w.s.alloc)
+	if rec == nil {
 		return nil
 	}
 	w.s.added.Add(w.bytes[p])
 	w.bytes[p] = 0
-	rec := b.NewRecord()
 	return w.s.add(p, rec)
 }
 
-// Close hands the remaining records to the Shuffle and releases the builders.
+// Close hands the remaining records to the Shuffle and releases the
+// batches' buffers.
 func (w *Writer) Close() error {
 	var err error
-	for p, b := range w.builders {
-		if b == nil {
-			continue
-		}
+	for p := range w.batches {
 		if err == nil {
 			err = w.flush(p)
 		}
-		b.Release()
-		w.builders[p] = nil
+		w.batches[p].free(w.s.alloc)
 	}
 	return err
 }
