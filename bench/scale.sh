@@ -4,7 +4,8 @@
 #  - rows: the NBER generator at SIZES times full scale (default 1/16, 1/4,
 #    1, 4 and 8; 8x is 132M citations, 2.1 GB), keys fixed at 65,771 (the
 #    paper's, sampled from the 1x patents): ours (ACBF, 2 mappers) against
-#    DuckDB (2 threads), wall time, peak RSS, shuffle and spill;
+#    DuckDB (2 threads) and Polars (nodejs-polars 0.25.2, bench/peers/polars),
+#    wall time, peak RSS, shuffle and spill;
 #  - keys: KEYSIZES keys (default 10^3 .. 10^7), sampled from the 4x patent
 #    file (11.7M rows) against the 1x citations. The generator repeats
 #    patent numbers past 1x (4x holds each of the 2.9M numbers about four
@@ -13,8 +14,8 @@
 #    2.9M real ones match: a sample of N keys matches about N/11.7M of the
 #    citations. Every kind of KINDS
 #    (the fixed ones with --keep-filter: the kind's own cost) and auto,
-#    against DuckDB: build time, broadcast bytes, map ns a row a core,
-#    total;
+#    against DuckDB and Polars: build time, broadcast bytes, map ns a row a
+#    core, total;
 #  - memory: the 8x join with --sort, and with --sort --mem 64MiB;
 #  - Beam (BEAM=1, default): beamjoin on prism at 1x and 4x.
 # Each point's runs alternate ours and the peer, ROUNDS rounds (default 3);
@@ -39,6 +40,7 @@ t0=$(date +%s)
 go build -o "$tmp/join" ./cmd/join
 go build -o "$tmp/scaletable" ./bench/cmd/scaletable
 (cd bench/peers && go build -tags duckdb -o "$tmp/duckdb_join" .)
+(cd bench/peers/polars && npm ci --no-audit --no-fund --loglevel=error > /dev/null)
 if [ "$beam" = 1 ]; then (cd beam && go build -o "$tmp/beamjoin" ./cmd/beamjoin); fi
 mkdir -p "$out"
 for s in $sizes 1 4; do
@@ -72,11 +74,15 @@ ours() { # sweep x config round keys input extra...
 duck() { # sweep x round keys input
   run "$1" "$2" duckdb "$3" - "$tmp/duckdb_join" --cite "$5" --keys "$4" --out "$tmp/duck.csv" --threads 2
 }
+polars() { # sweep x round keys input
+  run "$1" "$2" polars "$3" - node bench/peers/polars/join.js "$4" "$5" PATENT CITED "$tmp/o.csv"
+}
 
 for r in $(seq 1 "$rounds"); do
   for s in $sizes; do
     ours rows "$s" acbf "$r" "$out/keys-65771.txt" "$out/x$s/cite75_99.txt" --filter acbf
     duck rows "$s" "$r" "$out/keys-65771.txt" "$out/x$s/cite75_99.txt"
+    polars rows "$s" "$r" "$out/keys-65771.txt" "$out/x$s/cite75_99.txt"
   done
 done
 for r in $(seq 1 "$rounds"); do
@@ -89,6 +95,7 @@ for r in $(seq 1 "$rounds"); do
       fi
     done
     duck keys "$n" "$r" "$out/keys-$n.txt" "$out/x1/cite75_99.txt"
+    polars keys "$n" "$r" "$out/keys-$n.txt" "$out/x1/cite75_99.txt"
   done
 done
 big=$(echo "$sizes" | tr ' ' '\n' | sort -g | tail -1)
