@@ -6,7 +6,8 @@
 package keylist
 
 // List is a read-only list of keys: packed (every key the same width, end
-// to end in one arena, Packed, or in blocks, Blocks) or Of a [][]byte. The
+// to end in one arena, Packed, or in blocks, Blocks), spans of arenas
+// (Spans: 8 bytes a key of any length) or Of a [][]byte. The
 // zero List is empty. A List is never changed once made, so any number of
 // goroutines may read it at once; it does not copy what it is made from,
 // which the caller must not change while the List is in use.
@@ -17,9 +18,53 @@ type List struct {
 	blocks [][]byte
 	shift  uint
 	start  int
-	width  int      // 0: the keys are slices
+	width  int      // 0: the keys are spans or slices
 	n      int      // keys
-	slices [][]byte // the keys, when width is 0
+	slices [][]byte // the keys, when width is 0 and spans nil
+	// Spans' keys: key i is spans[start+i] of arenas.
+	arenas [][]byte
+	spans  []Span
+}
+
+// Span is where a key of a Spans list lies: its arena, its offset in it
+// and its length, in 64 bits (MakeSpan).
+type Span uint64
+
+// A Span's fields: the arena's index (9 bits), the offset (31), the
+// length (24).
+const (
+	spanLenBits = 24
+	spanOffBits = 31
+	spanArenas  = 1 << (64 - spanLenBits - spanOffBits)
+)
+
+// MakeSpan is the Span of the key of length n at offset off of arena a;
+// ok is false when one of them is beyond what a Span holds (a key of 16
+// MiB or more, an offset of 2 GiB or more, an arena index of 512 or
+// more), for the caller to keep such keys otherwise. O(1).
+func MakeSpan(a, off, n int) (sp Span, ok bool) {
+	if a < 0 || a >= spanArenas || off < 0 || off >= 1<<spanOffBits || n < 0 || n >= 1<<spanLenBits {
+		return 0, false
+	}
+	return Span(uint64(a)<<(spanOffBits+spanLenBits) | uint64(off)<<spanLenBits | uint64(n)), true
+}
+
+// Spans returns the List of the keys spans says, each within its arena:
+// a list of keys of any lengths in 8 bytes a key beside their bytes,
+// where a [][]byte takes 24. ok is false (and the List empty) when a
+// span lies outside its arena. O(len(spans)).
+func Spans(arenas [][]byte, spans []Span) (l List, ok bool) {
+	for _, sp := range spans {
+		a, off, n := sp.fields()
+		if a >= len(arenas) || off+n > len(arenas[a]) {
+			return List{}, false
+		}
+	}
+	return List{arenas: arenas, spans: spans, n: len(spans)}, true
+}
+
+func (sp Span) fields() (a, off, n int) {
+	return int(sp >> (spanOffBits + spanLenBits)), int(sp >> spanLenBits & (1<<spanOffBits - 1)), int(sp & (1<<spanLenBits - 1))
 }
 
 // arenaShift is the shift of a List of one arena: no index reaches 1<<62.
@@ -66,18 +111,22 @@ func (l List) Len() int { return l.n }
 // At returns key i (0 <= i < Len), a slice of the List's memory capped at
 // its length, so that appending to it copies. O(1), no allocation.
 func (l List) At(i int) []byte {
-	if l.width == 0 {
-		return l.slices[i]
+	if l.width != 0 {
+		j := l.start + i
+		o := (j & (1<<l.shift - 1)) * l.width
+		return l.blocks[j>>l.shift][o : o+l.width : o+l.width]
 	}
-	j := l.start + i
-	o := (j & (1<<l.shift - 1)) * l.width
-	return l.blocks[j>>l.shift][o : o+l.width : o+l.width]
+	if l.spans != nil {
+		a, off, n := l.spans[l.start+i].fields()
+		return l.arenas[a][off : off+n : off+n]
+	}
+	return l.slices[i]
 }
 
 // Slice returns the List of keys lo to hi-1 (0 <= lo <= hi <= Len),
 // sharing l's memory. O(1).
 func (l List) Slice(lo, hi int) List {
-	if l.width == 0 {
+	if l.width == 0 && l.spans == nil {
 		return Of(l.slices[lo:hi])
 	}
 	l.start += lo
@@ -89,7 +138,7 @@ func (l List) Slice(lo, hi int) List {
 // from, or, for a packed List, a new slice of Len slices into its memory
 // (24 bytes a key). O(1) or O(n).
 func (l List) Slices() [][]byte {
-	if l.width == 0 {
+	if l.width == 0 && l.spans == nil {
 		return l.slices
 	}
 	out := make([][]byte, l.n)
@@ -100,5 +149,5 @@ func (l List) Slices() [][]byte {
 }
 
 // Width returns the width of every key of a packed List, 0 for a List of
-// slices (whose keys may be of any lengths).
+// spans or slices (whose keys may be of any lengths).
 func (l List) Width() int { return l.width }

@@ -108,3 +108,69 @@ func TestEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestSpansEqualSlices: a Spans list of keys of any lengths, laid out in
+// several arenas with bytes between them, answers as the List of the
+// same keys as slices (Len, At, Slice, Slices), and Spans refuses a span
+// past its arena or of an arena it was not given.
+func TestSpansEqualSlices(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 200 {
+		arenas := make([][]byte, 1+rng.IntN(5))
+		var keys [][]byte
+		var spans []Span
+		for range rng.IntN(60) {
+			a := rng.IntN(len(arenas))
+			arenas[a] = append(arenas[a], make([]byte, rng.IntN(3))...) // a gap
+			k := make([]byte, rng.IntN(12))
+			for j := range k {
+				k[j] = byte(rng.Uint32())
+			}
+			sp, ok := MakeSpan(a, len(arenas[a]), len(k))
+			if !ok {
+				t.Fatal("MakeSpan refused a small span")
+			}
+			arenas[a] = append(arenas[a], k...)
+			keys, spans = append(keys, k), append(spans, sp)
+		}
+		l, ok := Spans(arenas, spans)
+		if !ok {
+			t.Fatalf("trial %d: Spans refused its own spans", trial)
+		}
+		s := Of(keys)
+		n := len(keys)
+		lo := rng.IntN(n + 1)
+		hi := lo + rng.IntN(n-lo+1)
+		for _, c := range []struct {
+			name string
+			a, b List
+		}{{"whole", l, s}, {"slice", l.Slice(lo, hi), s.Slice(lo, hi)}} {
+			if c.a.Len() != c.b.Len() || c.a.Width() != 0 {
+				t.Fatalf("trial %d %s: %d keys (width %d), want %d", trial, c.name, c.a.Len(), c.a.Width(), c.b.Len())
+			}
+			all := c.a.Slices()
+			for i := range c.a.Len() {
+				if !bytes.Equal(c.a.At(i), c.b.At(i)) || !bytes.Equal(all[i], c.b.At(i)) || cap(c.a.At(i)) != len(c.a.At(i)) {
+					t.Fatalf("trial %d %s: key %d %x, want %x", trial, c.name, i, c.a.At(i), c.b.At(i))
+				}
+			}
+		}
+	}
+	past, _ := MakeSpan(0, 2, 3)
+	other, _ := MakeSpan(1, 0, 1)
+	for _, sp := range []Span{past, other} {
+		if _, ok := Spans([][]byte{make([]byte, 4)}, []Span{sp}); ok {
+			t.Errorf("Spans took span %x of a 4-byte arena", uint64(sp))
+		}
+	}
+	for _, c := range [][3]int{{512, 0, 0}, {0, 1 << 31, 0}, {0, 0, 1 << 24}, {-1, 0, 0}} {
+		if _, ok := MakeSpan(c[0], c[1], c[2]); ok {
+			t.Errorf("MakeSpan(%d, %d, %d) made a span", c[0], c[1], c[2])
+		}
+	}
+	if sp, ok := MakeSpan(511, 1<<31-1, 1<<24-1); !ok {
+		t.Error("MakeSpan refused the largest span")
+	} else if a, off, n := sp.fields(); a != 511 || off != 1<<31-1 || n != 1<<24-1 {
+		t.Errorf("the largest span reads back as %d, %d, %d", a, off, n)
+	}
+}

@@ -17,15 +17,18 @@ import (
 // them), shorter and longer ones, few distinct keys in many rows (the
 // buffers drop their repeats) and many distinct ones, spread over 1 to 5
 // workers, merged on 1 to 3 goroutines, in blocks of 8192 8-byte keys
-// and of 1 and 16: the list holds every distinct key once, the 8-byte
+// and of 1 and 16, keys of several lengths as spans and as slices: the
+// list holds every distinct key once, the 8-byte
 // ones 8 bytes of capacity, and the index has exactly them.
 func TestMergeKeys(t *testing.T) {
 	for _, shift := range []uint{13, 4, 0} {
-		t.Run(fmt.Sprintf("shift=%d", shift), func(t *testing.T) {
-			defer func(s uint) { mergeBlockShift = s }(mergeBlockShift)
-			mergeBlockShift = shift
-			testMergeKeys(t)
-		})
+		for _, spans := range []bool{true, false} {
+			t.Run(fmt.Sprintf("shift=%d/spans=%v", shift, spans), func(t *testing.T) {
+				defer func(s uint, sp bool) { mergeBlockShift, mergeSpans = s, sp }(mergeBlockShift, mergeSpans)
+				mergeBlockShift, mergeSpans = shift, spans
+				testMergeKeys(t)
+			})
+		}
 	}
 }
 
