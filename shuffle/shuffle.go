@@ -165,9 +165,18 @@ func (s *Shuffle) NewWriter() *Writer {
 	return &Writer{s: s, batches: make([]batch, s.opt.Partitions), bytes: make([]int64, s.opt.Partitions)}
 }
 
+// MaxRecordBytes is the longest key plus row a record may carry (1 GiB):
+// a batch is cut once it passes at most 4 MiB, so its offsets, Arrow's
+// int32s, never overflow.
+const MaxRecordBytes = 1 << 30
+
 // Add appends r to partition p. The record's bytes are copied. O(len(r)),
-// plus the cost of a batch when this one fills it.
+// plus the cost of a batch when this one fills it. A record longer than
+// MaxRecordBytes is an error, and nothing is added.
 func (w *Writer) Add(p int, r Record) error {
+	if n := len(r.Key) + len(r.Row); n > MaxRecordBytes {
+		return fmt.Errorf("shuffle: a record of %d bytes (key and row), at most %d", n, MaxRecordBytes)
+	}
 	b := &w.batches[p]
 	b.add(w.s.alloc, r)
 	w.bytes[p] += RecordBytes(r)

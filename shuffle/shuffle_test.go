@@ -279,3 +279,30 @@ func TestBatchRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordTooLong: a record past MaxRecordBytes is refused with its
+// size, and the writer's other records still come back.
+func TestRecordTooLong(t *testing.T) {
+	s, err := New(Options{Partitions: 1, Writers: 1, MemBudget: 1 << 30, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	wr := s.NewWriter()
+	if err := wr.Add(0, Record{Key: []byte("k"), Seq: 1, Row: []byte("ok")}); err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, MaxRecordBytes) // with the key, one byte too many
+	if err := wr.Add(0, Record{Key: []byte("k"), Seq: 2, Row: big}); err == nil || !strings.Contains(err.Error(), "at most 1073741824") {
+		t.Fatalf("a record of %d bytes: %v", len(big)+1, err)
+	}
+	if err := wr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	if got := collect(t, s, 1)[0]; len(got) != 1 || got[0].Seq != 1 {
+		t.Fatalf("records back: %+v", got)
+	}
+}
