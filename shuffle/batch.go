@@ -22,6 +22,11 @@ type batch struct {
 	tags, seqs       []byte
 	rowOff, rowData  []byte
 	keyBytes, rowLen int // bytes in keyData, rowData
+	// The last finished batch's records and bytes: the next one's
+	// buffers start that large, since it is cut by the same rule, and
+	// grow no more (growing copied 0.35 s of the 27 s of CPU of a join
+	// of 10^7 keys).
+	lastN, lastKeyBytes, lastRowLen int
 }
 
 // batchStartRows and batchStartBytes are a new batch's first buffers:
@@ -35,9 +40,14 @@ const (
 // a's at least twice the capacity, the bytes copied and the old one
 // freed, when buf has less. Amortised O(1) a byte.
 func grow(a *poolAllocator, buf []byte, need, start int) []byte {
-	if need <= cap(buf) {
+	if need <= cap(buf) { // inlined: the common case, six times a record
 		return buf
 	}
+	return regrow(a, buf, need, start)
+}
+
+// regrow is grow's copy into a larger buffer.
+func regrow(a *poolAllocator, buf []byte, need, start int) []byte {
 	nb := a.allocateDirty(max(need, 2*cap(buf), start))
 	nb = nb[:copy(nb[:cap(nb)], buf)]
 	if cap(buf) > 0 {
@@ -49,18 +59,19 @@ func grow(a *poolAllocator, buf []byte, need, start int) []byte {
 // add appends r. O(len(r.Key) + len(r.Row)), amortised.
 func (b *batch) add(a *poolAllocator, r Record) {
 	n := b.n
+	rows := max(batchStartRows, b.lastN)
 	if n == 0 && len(b.keyOff) == 0 {
-		b.keyOff = grow(a, b.keyOff, 4*(batchStartRows+1), 0)[:4] // offsets start at 0
-		b.rowOff = grow(a, b.rowOff, 4*(batchStartRows+1), 0)[:4]
+		b.keyOff = grow(a, b.keyOff, 4*(rows+1), 0)[:4] // offsets start at 0
+		b.rowOff = grow(a, b.rowOff, 4*(rows+1), 0)[:4]
 		clear(b.keyOff)
 		clear(b.rowOff)
 	}
 	b.keyOff = grow(a, b.keyOff, 4*(n+2), 0)
 	b.rowOff = grow(a, b.rowOff, 4*(n+2), 0)
-	b.tags = grow(a, b.tags, n+1, batchStartRows)
-	b.seqs = grow(a, b.seqs, 8*(n+1), 8*batchStartRows)
-	b.keyData = grow(a, b.keyData, b.keyBytes+len(r.Key), batchStartBytes)
-	b.rowData = grow(a, b.rowData, b.rowLen+len(r.Row), batchStartBytes)
+	b.tags = grow(a, b.tags, n+1, rows)
+	b.seqs = grow(a, b.seqs, 8*(n+1), 8*rows)
+	b.keyData = grow(a, b.keyData, b.keyBytes+len(r.Key), max(batchStartBytes, b.lastKeyBytes))
+	b.rowData = grow(a, b.rowData, b.rowLen+len(r.Row), max(batchStartBytes, b.lastRowLen))
 
 	b.keyBytes += copy(b.keyData[b.keyBytes:b.keyBytes+len(r.Key)], r.Key)
 	b.keyData = b.keyData[:b.keyBytes]
@@ -108,7 +119,7 @@ func (b *batch) finish(a *poolAllocator) arrow.Record {
 	for _, c := range cols {
 		c.Release()
 	}
-	*b = batch{}
+	*b = batch{lastN: n, lastKeyBytes: b.keyBytes, lastRowLen: b.rowLen}
 	return rec
 }
 
