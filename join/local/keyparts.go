@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
+	"github.com/acbfjoin/acbfjoin/internal/parbuild"
 	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
@@ -313,40 +314,30 @@ func mergeKeys(ctx context.Context, cols []*keyCollector, workers int, index boo
 	if mergeSpans && spansHold(strArenas, strEnds, nInts[:]) {
 		arenas := make([][]byte, 2*keyParts)
 		spans := make([]keylist.Span, listOff[keyParts])
-		next.Store(0)
-		for range max(workers, 1) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					p := int(next.Add(1) - 1)
-					if p >= keyParts {
-						return
+		parbuild.Ranges(keyParts, max(workers, 1), func(_ int, lo, hi uint64) {
+			for p := int(lo); p < int(hi); p++ {
+				out := spans[listOff[p]:listOff[p+1]]
+				if nInts[p] > 0 {
+					ints := make([]byte, 0, 8*nInts[p])
+					for _, blk := range intBlocks[p] {
+						ints = append(ints, blk...)
 					}
-					out := spans[listOff[p]:listOff[p+1]]
-					if nInts[p] > 0 {
-						ints := make([]byte, 0, 8*nInts[p])
-						for _, blk := range intBlocks[p] {
-							ints = append(ints, blk...)
-						}
-						intBlocks[p] = nil
-						arenas[keyParts+p] = ints
-						for at := 0; at < len(ints); at += 8 {
-							out[0], _ = keylist.MakeSpan(keyParts+p, at, 8) // spansHold: they fit
-							out = out[1:]
-						}
+					intBlocks[p] = nil
+					arenas[keyParts+p] = ints
+					for at := 0; at < len(ints); at += 8 {
+						out[0], _ = keylist.MakeSpan(keyParts+p, at, 8) // spansHold: they fit
+						out = out[1:]
 					}
-					arenas[p] = strArenas[p]
-					start := 0
-					for i, end := range strEnds[p] {
-						out[i], _ = keylist.MakeSpan(p, start, end-start)
-						start = end
-					}
-					strEnds[p] = nil
 				}
-			}()
-		}
-		wg.Wait()
+				arenas[p] = strArenas[p]
+				start := 0
+				for i, end := range strEnds[p] {
+					out[i], _ = keylist.MakeSpan(p, start, end-start)
+					start = end
+				}
+				strEnds[p] = nil
+			}
+		})
 		list, ok := keylist.Spans(arenas, spans)
 		if !ok {
 			return keylist.List{}, nil, errors.New("internal: the merged keys' spans are out of their arenas")
@@ -354,32 +345,22 @@ func mergeKeys(ctx context.Context, cols []*keyCollector, workers int, index boo
 		return list, bk, nil
 	}
 	keys := make([][]byte, listOff[keyParts])
-	next.Store(0)
-	for range max(workers, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				p := int(next.Add(1) - 1)
-				if p >= keyParts {
-					return
-				}
-				out := keys[listOff[p]:listOff[p+1]]
-				for _, blk := range intBlocks[p] {
-					for at := 0; at < len(blk); at += 8 {
-						out[0] = blk[at : at+8 : at+8]
-						out = out[1:]
-					}
-				}
-				start := 0
-				for i, end := range strEnds[p] {
-					out[i] = strArenas[p][start:end:end]
-					start = end
+	parbuild.Ranges(keyParts, max(workers, 1), func(_ int, lo, hi uint64) {
+		for p := int(lo); p < int(hi); p++ {
+			out := keys[listOff[p]:listOff[p+1]]
+			for _, blk := range intBlocks[p] {
+				for at := 0; at < len(blk); at += 8 {
+					out[0] = blk[at : at+8 : at+8]
+					out = out[1:]
 				}
 			}
-		}()
-	}
-	wg.Wait()
+			start := 0
+			for i, end := range strEnds[p] {
+				out[i] = strArenas[p][start:end:end]
+				start = end
+			}
+		}
+	})
 	return keylist.Of(keys), bk, nil
 }
 
