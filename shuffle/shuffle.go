@@ -180,7 +180,7 @@ func (w *Writer) Add(p int, r Record) error {
 	b := &w.batches[p]
 	b.add(w.s.alloc, r)
 	w.bytes[p] += RecordBytes(r)
-	if b.n >= w.s.opt.BatchRows || w.bytes[p] >= w.s.batchBytes {
+	if b.rows() >= w.s.opt.BatchRows || w.bytes[p] >= w.s.batchBytes {
 		return w.flush(p)
 	}
 	return nil
