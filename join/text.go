@@ -29,16 +29,12 @@ func (r *Report) WriteText(w io.Writer) {
 			ff.Name, f.Kind, ff.Keys, ff.KeyCol, ff.KeyType)
 	}
 	if r.BroadcastCopies < r.Settings.Mappers {
-		limit := int64(MaxBroadcastBytes)
-		if m := r.Settings.MemBytes / 2; m > 0 && m < limit {
-			limit = m
-		}
 		copies := fmt.Sprintf("%d copies", r.BroadcastCopies)
 		if r.BroadcastCopies == 1 {
 			copies = "one copy"
 		}
 		fmt.Fprintf(w, "broadcast: %d mappers share %s of the filter (one each would take more than %s: half the memory budget, at most %s)\n",
-			r.Settings.Mappers, copies, SizeText(limit), SizeText(MaxBroadcastBytes))
+			r.Settings.Mappers, copies, SizeText(BroadcastLimit(r.Settings.MemBytes)), SizeText(MaxBroadcastBytes))
 	}
 	fmt.Fprintf(w, "keys: %d rows, %d distinct\n", r.KeysRecords, r.KeysDistinct)
 	r.Keys.WriteText(w, r.Settings.KeyType, "input")

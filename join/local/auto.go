@@ -167,7 +167,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys keylist.List, index k
 	}
 	for _, c := range cands {
 		if c.Kind == filters.Exact {
-			w.Copies = broadcastCopies(x.opt.Mappers, uint64(c.Bytes), uint64(max(0, x.opt.MemBudget)))
+			w.Copies = broadcastCopies(x.opt.Mappers, uint64(c.Bytes), x.opt.MemBudget)
 		}
 	}
 	ranked := choose.Rank(w, cons, cands)

@@ -17,17 +17,11 @@ const MaxBroadcastBytes = join.MaxBroadcastBytes
 var broadcastLimit uint64 = MaxBroadcastBytes
 
 // broadcastCopies is how many copies of a filter of size bytes the mappers
-// decode: one each while together they take at most MaxBroadcastBytes and
-// half the memory budget mem (none given: 0), else as many as fit, at
-// least one. The copies are outside the budget, but a second copy is the
-// one memory a tight budget can do without: the mappers share a copy at
-// the same speed (Contains only reads), and at 10^7 keys under --mem
-// 64MiB the ACBF's second copy was 45 MB of the map phase's heap.
-func broadcastCopies(mappers int, size, mem uint64) int {
-	limit := broadcastLimit
-	if mem > 0 {
-		limit = min(limit, mem/2)
-	}
+// decode: one each while together they fit join.BroadcastLimit of the
+// memory budget mem (and broadcastLimit, which tests lower), else as many
+// as fit, at least one.
+func broadcastCopies(mappers int, size uint64, mem int64) int {
+	limit := min(broadcastLimit, uint64(join.BroadcastLimit(mem)))
 	if size == 0 || uint64(mappers)*size <= limit {
 		return mappers
 	}
@@ -50,7 +44,7 @@ func (x *execution) broadcast(ctx context.Context, built *filters.Built) ([]filt
 	if err != nil {
 		return nil, broadcastStats{}, err
 	}
-	st := broadcastStats{bytes: int64(len(wire)), copies: broadcastCopies(x.opt.Mappers, built.ResidentBytes(), uint64(max(0, x.opt.MemBudget)))}
+	st := broadcastStats{bytes: int64(len(wire)), copies: broadcastCopies(x.opt.Mappers, built.ResidentBytes(), x.opt.MemBudget)}
 	built.Filter = nil // the mappers use the copies: let the original go
 	if err := ctx.Err(); err != nil {
 		return nil, st, err

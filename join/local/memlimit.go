@@ -22,6 +22,13 @@ import (
 // --mem 64MiB).
 const keyRowBytes = 16
 
+// largeKeySide reports whether a key side whose memory outside the budget
+// is keyMem bytes (keyRowBytes a distinct key) is large for the budget
+// mem: more than half of it. Its build gives the shuffle's memory back
+// before the filter is built (execution.shrinkShuffle), and GoMemLimit
+// does not add the two up. The one rule for both. O(1).
+func largeKeySide(keyMem, mem int64) bool { return keyMem > mem/2 }
+
 // limitHeadroom is GoMemLimit's allowance for buffers, goroutine stacks
 // and the collector's own slack.
 const limitHeadroom = 32 << 20
@@ -58,7 +65,7 @@ func GoMemLimit(mem int64, keys string) int64 {
 	if rows, ok := estimateRows(keys, size); ok {
 		keyMem = min(keyMem, rows*keyRowBytes)
 	}
-	if keyMem > mem/2 {
+	if largeKeySide(keyMem, mem) {
 		// A large key side (execution.shrinkShuffle): the shuffle gives its
 		// memory back before the filter's build, so the two do not add
 		// up: the build's reading holds the budget and the collector's

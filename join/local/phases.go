@@ -120,7 +120,7 @@ func (p *keysPhase) run(ctx context.Context, x *execution) (err error) {
 // is more than half the budget. At 10^7 keys under --mem 64MiB the
 // shuffle held 37 MB there, beside the filter's build.
 func (x *execution) shrinkShuffle(distinct int) error {
-	x.largeKeys = int64(distinct)*keyRowBytes > x.opt.MemBudget/2
+	x.largeKeys = largeKeySide(int64(distinct)*keyRowBytes, x.opt.MemBudget)
 	err := x.sh.Shrink(x.largeKeys)
 	x.returnMemory()
 	return err

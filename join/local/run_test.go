@@ -314,9 +314,10 @@ func TestRunErrors(t *testing.T) {
 // 257 GiB), and the join is the same.
 func TestSharedBroadcast(t *testing.T) {
 	for _, tc := range []struct {
-		mappers   int
-		size, mem uint64
-		want      int
+		mappers int
+		size    uint64
+		mem     int64
+		want    int
 	}{
 		{4, 0, 0, 4}, {4, 100, 0, 4}, {256, filters.MaxFilterBytes, 0, 1}, {256, filters.MaxFilterBytes / 2, 0, 2}, {256, 1 << 20, 0, 256},
 		{8, MaxBroadcastBytes, 0, 1}, {8, MaxBroadcastBytes + 1, 0, 1},
