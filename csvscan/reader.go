@@ -111,6 +111,12 @@ type Reader struct {
 	// data) or setSep. Allocated on first use, only with blockAsm.
 	mk0, mn     int
 	mseps, mnls []uint64
+	// NextField's: the record's line up to its line break while its
+	// Fields are not split yet (nil once they are, and after Next), the
+	// field it asked for, and that field's column (-1: none).
+	lazy     []byte
+	field    []byte
+	fieldCol int
 }
 
 // validSep reports why sep cannot separate fields, or nil if it can: any
@@ -384,6 +390,7 @@ func (r *Reader) skipLine() bool {
 }
 
 func (r *Reader) next() bool {
+	r.lazy = nil
 	if r.err != nil {
 		return false
 	}
@@ -837,8 +844,21 @@ func (r *Reader) needMore() (ok, again bool) {
 }
 
 // Fields returns the fields of the current record, unquoted. The slices are
-// valid until the next call to Next.
-func (r *Reader) Fields() [][]byte { return r.fields }
+// valid until the next call to Next. After NextField's fast path the first
+// call splits the record (splitQuoted, which accepts every line that path
+// does).
+func (r *Reader) Fields() [][]byte {
+	if r.lazy != nil {
+		line := r.lazy
+		r.lazy = nil
+		if !r.splitQuoted(line, r.fields[:0], 0) {
+			// Not reached: NextField's fast path takes only lines that
+			// splitQuoted splits (FuzzNextField).
+			r.fields, _ = ParseRecordSep(r.raw, r.want, r.sep)
+		}
+	}
+	return r.fields
+}
 
 // Raw returns the current record as it appears in the file (quotes included),
 // without its line end. Valid until the next call to Next.

@@ -27,7 +27,7 @@ func sameKeyFieldsRaw(t *testing.T, data []byte) (raw, all int) {
 		for col := range fields {
 			ks := key.Spec{Cols: []int{col}, Types: []key.Type{key.String}}
 			want := AppendKeyFields(append([]byte(nil), prefix...), ks, fields)
-			got, ok := AppendKeyFieldsRaw(append([]byte(nil), prefix...), r.Raw(), fields, col)
+			got, ok := AppendKeyFieldsRaw(append([]byte(nil), prefix...), r.Raw(), fields[col], len(fields))
 			all++
 			if !ok {
 				if !bytes.Equal(got, prefix) {

@@ -56,20 +56,38 @@ func MapKeyRow(ks key.Spec, fields [][]byte, seq int64, buf []byte) (shuffle.Rec
 // where the record and a one-column key allow, else by AppendKeyFields;
 // the same bytes either way.
 func MapKeyRowRaw(ks key.Spec, fields [][]byte, raw []byte, seq int64, buf []byte) (shuffle.Record, []byte, error) {
+	rec, buf, ok, err := MapKeyLine(ks, fields, len(fields), raw, seq, buf)
+	if ok || err != nil {
+		return rec, buf, err
+	}
 	start := len(buf)
-	buf, err := ks.Append(buf, fields)
+	buf, _ = ks.Append(buf, fields) // MapKeyLine appended it without an error
+	keyEnd := len(buf)
+	buf = AppendKeyFields(buf, ks, fields)
+	return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq, Row: buf[keyEnd:]}, buf, nil
+}
+
+// MapKeyLine is MapKeyRowRaw's raw path alone, for a reader that split
+// only the key's column (csvscan.Reader.NextField): keys holds the
+// record's key fields at their columns (what ks.Append reads; other
+// entries may be nil), nfields is the record's field count and raw its
+// line. It reports ok = false, with buf as it was, where a one-column key
+// and AppendKeyFieldsRaw do not apply: MapKeyRowRaw with every field then
+// writes the record.
+func MapKeyLine(ks key.Spec, keys [][]byte, nfields int, raw []byte, seq int64, buf []byte) (rec shuffle.Record, out []byte, ok bool, err error) {
+	start := len(buf)
+	buf, err = ks.Append(buf, keys)
 	if err != nil {
-		return shuffle.Record{}, buf[:start], err
+		return shuffle.Record{}, buf[:start], false, err
 	}
 	keyEnd := len(buf)
-	ok := false
 	if len(ks.Cols) == 1 {
-		buf, ok = AppendKeyFieldsRaw(buf, raw, fields, ks.Cols[0])
+		buf, ok = AppendKeyFieldsRaw(buf, raw, keys[ks.Cols[0]], nfields)
 	}
 	if !ok {
-		buf = AppendKeyFields(buf, ks, fields)
+		return shuffle.Record{}, buf[:start], false, nil
 	}
-	return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq, Row: buf[keyEnd:]}, buf, nil
+	return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq, Row: buf[keyEnd:]}, buf, true, nil
 }
 
 // AppendKeyFields appends a key-side row's fields but its key columns
@@ -279,11 +297,12 @@ func OutputHeader(largeRaw []byte, largeNames []string, join key.Spec, keyNames 
 	return Header{Line: append(line, '\n'), Names: names, Join: join}
 }
 
-// AppendKeyFieldsRaw is AppendKeyFields of a one-column key (column col)
-// made from the record's raw line instead of a field at a time, when the
-// record allows: raw is a comma-separated line (no line break, no CR) and
-// every field of fields is a slice of it, quoted there or not, with no
-// doubled quote (csvscan's fast paths read such records). The line but
+// AppendKeyFieldsRaw is AppendKeyFields of a one-column key, whose field
+// is kf, of a record of nfields fields, made from the record's raw line
+// instead of a field at a time, when the record allows: raw is a
+// comma-separated line (no line break, no CR) and kf is one of its fields,
+// a slice of it, quoted there or not, with no doubled quote (csvscan's
+// fast paths and NextField read such records). The line but
 // the key field is copied in runs between its quotes: a quoted field whose
 // value needs no quotes loses them, one that does keeps them (no quote
 // inside it, so they are what AppendField writes). It reports false, with
@@ -293,15 +312,14 @@ func OutputHeader(largeRaw []byte, largeNames []string, join key.Spec, keyNames 
 // (FuzzKeyFieldsRaw). O(len(raw)), a few copies a line where
 // AppendKeyFields tests and copies each field (at 23 fields a row it took
 // 250-320 ns a key-side row).
-func AppendKeyFieldsRaw(buf, raw []byte, fields [][]byte, col int) ([]byte, bool) {
-	if len(fields) <= 2 || col < 0 || col >= len(fields) {
+func AppendKeyFieldsRaw(buf, raw, kf []byte, nfields int) ([]byte, bool) {
+	if nfields <= 2 {
 		return buf, false // AppendKeyFields writes a lone empty field ""
 	}
 	if len(raw) == 0 {
 		return buf, false
 	}
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
-	kf := fields[col]
 	off := int(uintptr(unsafe.Pointer(unsafe.SliceData(kf))) - base)
 	if off < 0 || off > len(raw) || off+len(kf) > len(raw) || bytes.IndexByte(raw, '\r') >= 0 || bytes.IndexByte(raw, '\n') >= 0 {
 		return buf, false

@@ -174,6 +174,10 @@ type buildWorker struct {
 	out            RowWriter
 	pad, row, kept []byte
 	keyFields      [][]byte // a row's key fields (right, full)
+	// With a fieldReader: a row's key field at its column (the key's
+	// readers index no other), and the key side's field count.
+	view    [][]byte
+	nfields int
 }
 
 // newWorker is a build goroutine's state, with its own shuffle writer and
@@ -194,11 +198,30 @@ func (bd *builder) newWorker() *buildWorker {
 // class the bank join did not choose is skipped.
 func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowReader) error {
 	x := bd.x
-	for n := 1; r.Next(); n++ {
+	fr, col := bd.fieldReader(r)
+	if fr != nil && len(b.view) != col+1 {
+		b.view, b.nfields = make([][]byte, col+1), len(x.keys.Header)
+	}
+	for n := 1; ; n++ {
+		// keys: the row's key fields at their columns (all its fields,
+		// or with a fieldReader only its key's, split: b.keys)
+		var keys [][]byte
+		if fr != nil {
+			if !fr.NextField(col) {
+				break
+			}
+			b.view[col] = fr.Field()
+			keys = b.view
+		} else {
+			if !r.Next() {
+				break
+			}
+			keys = r.Fields()
+		}
 		if n%checkEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if bd.inf != nil && !bd.inf.see(b, r.Fields()) {
+		if bd.inf != nil && !bd.inf.see(b, keys) {
 			return errNotCanonical
 		}
 		ci := -1
@@ -212,8 +235,8 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 				continue
 			}
 		}
-		if nullKey(r, x.keySpec) {
-			if err := bd.unmatched(b, r, keyNull); err != nil {
+		if x.keySpec.IsNull(key.NullsOf(r), keys) {
+			if err := bd.unmatched(b, r, keys, keyNull); err != nil {
 				return err
 			}
 			continue
@@ -221,14 +244,20 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 		var rec shuffle.Record
 		var buf []byte
 		var err error
-		if bd.rawRows {
+		ok := false
+		if fr != nil {
+			rec, buf, ok, err = join.MapKeyLine(x.keySpec, keys, b.nfields, r.Raw(), r.Offset(), b.buf[:0])
+		}
+		switch {
+		case ok || err != nil:
+		case bd.rawRows:
 			rec, buf, err = join.MapKeyRowRaw(x.keySpec, r.Fields(), r.Raw(), r.Offset(), b.buf[:0])
-		} else {
+		default:
 			rec, buf, err = join.MapKeyRow(x.keySpec, r.Fields(), r.Offset(), b.buf[:0])
 		}
 		if err != nil {
 			if key.Unmatchable(err, x.typing.Lenient) {
-				if err := bd.unmatched(b, r, keyUnmatchable); err != nil {
+				if err := bd.unmatched(b, r, keys, keyUnmatchable); err != nil {
 					return err
 				}
 				continue
@@ -250,7 +279,7 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 			rec.Row = b.kept
 		}
 		if bd.keepKeys {
-			b.pad = bd.padding(b, r)
+			b.pad = bd.padding(b, keys)
 			b.row = join.WithLargePadding(b.row[:0], b.pad, rec.Row)
 			rec.Row = b.row
 		}
@@ -260,6 +289,27 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 		}
 	}
 	return r.Err()
+}
+
+// fieldReader is a RowReader that can read a record splitting only one
+// of its fields (csvscan.Reader.NextField).
+type fieldReader interface {
+	NextField(col int) bool
+	Field() []byte
+}
+
+// fieldReader returns r as a fieldReader, with the key's column, when the
+// build reads only the key of each row and its raw line (rawRows, no bank
+// classes, a key side of known width; a right or full join's padding
+// reads the key too): readPart then splits the row's other fields only
+// when it must (a row the raw path does not copy, an unmatched row). Else
+// nil.
+func (bd *builder) fieldReader(r source.RowReader) (fieldReader, int) {
+	fr, ok := r.(fieldReader)
+	if !ok || !bd.rawRows || bd.bp != nil || len(bd.x.keys.Header) == 0 {
+		return nil, -1
+	}
+	return fr, bd.x.keySpec.Cols[0]
 }
 
 // class is the bank class of a key-side row: its label and index among
@@ -282,7 +332,7 @@ func (bd *builder) class(b *buildWorker, r source.RowReader) (label string, ci i
 
 // unmatched counts a key-side row whose key cannot match (NULL; no value
 // of an inferred type): a right or full join writes its row now, padded.
-func (bd *builder) unmatched(b *buildWorker, r source.RowReader, v keyVerdict) error {
+func (bd *builder) unmatched(b *buildWorker, r source.RowReader, keys [][]byte, v keyVerdict) error {
 	b.cannot.add(v)
 	if !bd.keepKeys {
 		return nil
@@ -291,7 +341,7 @@ func (bd *builder) unmatched(b *buildWorker, r source.RowReader, v keyVerdict) e
 	if b.out == nil {
 		b.out = x.sink.Writer()
 	}
-	b.pad = bd.padding(b, r)
+	b.pad = bd.padding(b, keys)
 	if x.keyKeep != nil {
 		b.row = join.AppendPicked(b.row[:0], r.Fields(), x.keyKeep)
 	} else {
@@ -301,12 +351,12 @@ func (bd *builder) unmatched(b *buildWorker, r source.RowReader, v keyVerdict) e
 }
 
 // padding is the large side's padding of a right or full join's key-side
-// row (its key fields in the large side's key columns; a NULL's is empty),
-// in b.pad's storage.
-func (bd *builder) padding(b *buildWorker, r source.RowReader) []byte {
+// row whose key fields are at their columns of keys (its key fields in the
+// large side's key columns; a NULL's is empty), in b.pad's storage.
+func (bd *builder) padding(b *buildWorker, keys [][]byte) []byte {
 	b.keyFields = b.keyFields[:0]
 	for _, c := range bd.x.keySpec.Cols {
-		b.keyFields = append(b.keyFields, r.Fields()[c])
+		b.keyFields = append(b.keyFields, keys[c])
 	}
 	return join.AppendLargePadding(b.pad[:0], bd.nLarge, bd.padSpec, b.keyFields)
 }

@@ -1,0 +1,189 @@
+package csvscan
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// NextField reads the next record as Next does, record for record, with
+// the same errors and skipped rows (TestNextFieldMatchesNext,
+// FuzzNextField), but on its fast path it finds only field col (Field)
+// and counts the others: Fields splits them when it is first called for
+// the record. The fast path takes a record of one line, of the header's
+// field count, whose quotes are simple ones (each quoted field is a quote
+// at the field's start, bytes without a quote or line break, and a quote
+// right before the separator or the line's end: the NBER patents' "US");
+// any other record, or one at the end of the buffered data, is Next's.
+// It suits a reader that wants one field of each record and the record
+// whole (the join's key side: its key, and the raw line the key row is
+// copied from); at 23 fields a record it does not visit each separator,
+// counting them 8 bytes at a time. col must be below the header's field
+// count; with AnyFieldCount, or col out of range, it is Next.
+func (r *Reader) NextField(col int) bool {
+	r.lazy = nil
+	if r.err != nil || r.want == 0 || col < 0 || col >= r.want {
+		r.fieldCol = -1
+		return r.Next()
+	}
+	for {
+		switch r.lineField(col) {
+		case fieldRead:
+			return true
+		case fieldBlank:
+			continue
+		}
+		if !r.Next() {
+			return false
+		}
+		r.fieldCol = col
+		return true
+	}
+}
+
+// Field returns field col of the current record read by NextField,
+// unquoted, valid as Fields' are.
+func (r *Reader) Field() []byte {
+	if r.lazy == nil {
+		if r.fieldCol < 0 || r.fieldCol >= len(r.fields) {
+			return nil
+		}
+		return r.fields[r.fieldCol]
+	}
+	return r.field
+}
+
+// What lineField did with the line at r.start.
+const (
+	fieldLeft  = iota // nothing: Next reads it
+	fieldRead         // a record: Raw and Field set, Fields lazy
+	fieldBlank        // a blank line, skipped
+)
+
+// lineField is NextField's fast path for the line at r.start (see
+// NextField): 8 bytes a step, the separators, line breaks and quotes of
+// each word as zeroBytes masks; the bytes inside quotes are the prefix
+// parity of the quotes (a separator or line break there is data); each
+// quote is checked to open a field or to close one right before its
+// separator or line end; the separators outside quotes are counted by
+// countMarks, and only those around field col are located.
+func (r *Reader) lineField(col int) int {
+	const quotes = 0x2222222222222222 // '"' in every byte
+	const his = 0x8080808080808080    // the high bit of every byte
+	buf := r.buf[:r.end]
+	sepw, sep := r.sepw, r.sep
+	ls := r.start
+	nf := 0          // separators outside quotes before byte i
+	fs, fe := ls, -1 // field col's bounds in the line, with its quotes
+	var in uint64    // inside quotes at the end of the last word: his or 0
+	for i := ls; i+8 <= len(buf); i += 8 {
+		w := binary.LittleEndian.Uint64(buf[i:])
+		ms, mn, mq := zeroBytes(w^sepw), zeroBytes(w^nls), zeroBytes(w^quotes)
+		if mq == 0 && in == 0 && mn == 0 { // the common word: separators only
+			if c := countMarks(ms); nf+c >= col {
+				fs, fe = locate(ms, i, nf, col, fs, fe)
+				nf += c
+			} else {
+				nf += c
+			}
+			continue
+		}
+		// Inside quotes: the prefix parity of the quotes, bytes at or after
+		// an opening quote and before its closing one; a carry from the
+		// last word.
+		q := mq
+		q ^= q << 8
+		q ^= q << 16
+		q ^= q << 32
+		q ^= in
+		inq := mn & q // line breaks inside quotes
+		ms &^= q
+		mn &^= q
+		if mn != 0 {
+			mn &= -mn
+			ms &= mn - 1
+			mq &= mn - 1
+			inq &= mn - 1
+		}
+		if inq != 0 {
+			return fieldLeft // a quoted field runs on past the line: Next reads it
+		}
+		for m := mq; m != 0; m &= m - 1 {
+			j := i + bits.TrailingZeros64(m)>>3
+			if q&(m&-m) != 0 { // opening: at a field's start
+				if j != ls && buf[j-1] != sep {
+					return fieldLeft
+				}
+				continue
+			}
+			// Closing: right before a separator or the line's end.
+			if j+1 >= len(buf) {
+				return fieldLeft
+			}
+			switch buf[j+1] {
+			case sep, '\n':
+			case '\r':
+				if j+2 >= len(buf) || buf[j+2] != '\n' {
+					return fieldLeft
+				}
+			default:
+				return fieldLeft
+			}
+		}
+		if nf+countMarks(ms) >= col {
+			fs, fe = locate(ms, i, nf, col, fs, fe)
+		}
+		nf += countMarks(ms)
+		in = (q >> 63) * his
+		if mn == 0 {
+			continue
+		}
+		nl := i + bits.TrailingZeros64(mn)>>3
+		end := nl
+		if end > ls && buf[end-1] == '\r' {
+			end--
+		}
+		if end > ls && buf[end-1] == '\r' {
+			return fieldLeft // CRs before the break: Next's Raw drops them all, or one
+		}
+		if end == ls { // a blank line, skipped as Next skips it
+			r.line++
+			r.start = nl + 1
+			return fieldBlank
+		}
+		if nf+1 != r.want || nl-ls > maxRecord || nf+1 > MaxFields {
+			return fieldLeft // Next reports it, or skips it
+		}
+		if fe < 0 {
+			fe = end // the last field
+		}
+		f := buf[fs:fe]
+		if len(f) > 0 && f[0] == '"' {
+			f = f[1 : len(f)-1] // checked above: it closes right before fe
+		}
+		r.field, r.raw, r.lazy = f, buf[ls:end], buf[ls:nl]
+		r.fieldCol = col
+		r.recOff, r.recLn = r.base+int64(ls), r.line+1
+		r.line++
+		r.start = nl + 1
+		return fieldRead
+	}
+	return fieldLeft // no line break in the buffered data
+}
+
+// locate updates the bounds fs, fe of field col (the field after the
+// col'th separator outside quotes) with the separators ms of the word at
+// byte i, nf of them before it: field col starts after separator col-1
+// and ends at separator col. O(popcount(ms)) at most, for the one or two
+// words that hold them.
+func locate(ms uint64, i, nf, col, fs, fe int) (int, int) {
+	for ; ms != 0 && nf <= col; ms &= ms - 1 {
+		j := i + bits.TrailingZeros64(ms)>>3
+		if nf == col {
+			fe = j
+		} else if nf == col-1 {
+			fs = j + 1
+		}
+		nf++
+	}
+	return fs, fe
+}
