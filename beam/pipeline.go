@@ -473,6 +473,9 @@ type Options struct {
 	// Columns, if set, are the output's columns, by name, in their order,
 	// as join.Options.Columns (the header's and every row's).
 	Columns []string
+	// Suffix is join.Options.Suffix: appended to a key-side column's
+	// output name that the large side has too ("" is join.DefaultSuffix).
+	Suffix string
 }
 
 // Check checks opt's options that join.Options shares (the key columns and
@@ -497,7 +500,7 @@ func (opt Options) Check() (join.Options, error) {
 // joinOptions are the options of opt that join.Options shares, for the
 // library's checks (Resolve) and its key type decision.
 func (opt Options) joinOptions() join.Options {
-	return join.Options{Sides: opt.Sides, Keying: opt.Keying, JoinType: opt.JoinType, Output: join.Output{Columns: opt.Columns}}
+	return join.Options{Sides: opt.Sides, Keying: opt.Keying, JoinType: opt.JoinType, Output: join.Output{Columns: opt.Columns, Suffix: opt.Suffix}}
 }
 
 // sideSep is the field separator of a side's file: its own (KeysSep,
@@ -512,12 +515,11 @@ func sideSep(own, both byte, path string) byte {
 
 // Header is what the pipeline needs to know of a file before it runs.
 type Header struct {
-	Raw   string
 	Names []string
 }
 
-// ReadHeader reads the header line of a local file, or a Parquet or Arrow
-// file's column names (as a CSV line). A CSV file's separator is by its
+// ReadHeader reads the column names of a local file: a CSV file's header
+// line, a Parquet or Arrow file's schema. A CSV file's separator is by its
 // name (csvscan.SepFor).
 func ReadHeader(path string) (Header, error) { return readHeader(path, "", csvscan.SepFor(path)) }
 
@@ -532,7 +534,7 @@ func readHeader(path, format string, sep byte) (Header, error) {
 			return Header{}, err
 		}
 		defer t.Close()
-		return Header{Raw: string(csvscan.AppendNames(nil, t.Names)), Names: t.Names}, nil
+		return Header{Names: t.Names}, nil
 	}
 	rc, name, err := csvscan.Open(path)
 	if err != nil {
@@ -550,11 +552,7 @@ func readHeader(path, format string, sep byte) (Header, error) {
 	if err := key.CheckHeader(name, names); err != nil {
 		return Header{}, err
 	}
-	if sep == ',' {
-		return Header{Raw: string(r.Raw()), Names: names}, nil
-	}
-	// The output is CSV: a header of another separator is re-encoded.
-	return Header{Raw: string(csvscan.AppendNames(nil, names)), Names: names}, nil
+	return Header{Names: names}, nil
 }
 
 // KeySpecs finds the key columns of opt (KeyCol, JoinCol, KeyType as
@@ -595,7 +593,7 @@ func OutputHeader(opt Options, kh, ih Header) (join.Header, error) {
 // outputHeader is a whole output row's header and, with Columns, the
 // position of each column asked in it.
 func outputHeader(opt Options, kh, ih Header, ks, js key.Spec) (join.Header, []int, error) {
-	h := join.OutputHeader([]byte(ih.Raw), ih.Names, js, outputKeyNames(opt, kh), ks)
+	h := join.OutputHeader(ih.Names, js, outputKeyNames(opt, kh), ks, opt.Suffix)
 	if len(opt.Columns) == 0 {
 		return h, nil, nil
 	}

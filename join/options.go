@@ -172,9 +172,14 @@ type BankJoin struct {
 type Output struct {
 	// Columns, if set, are the output's columns, by name, in their order:
 	// from either side (the output's names: the large side's, then the key
-	// side's but its key columns); a name of two output columns is refused.
+	// side's but its key columns, each suffixed where the large side has
+	// its name: KeyOutputNames).
 	Columns []string
-	Sort    bool // order the output by key, then large-side row order
+	// Suffix is appended to the output name of a key-side column whose
+	// name the large side has too (KeyOutputNames); "" is DefaultSuffix,
+	// "_keys".
+	Suffix string
+	Sort   bool // order the output by key, then large-side row order
 }
 
 // Resources are what a join may use (Options.Resources).

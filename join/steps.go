@@ -3,6 +3,7 @@ package join
 import (
 	"bytes"
 	"encoding/binary"
+	"maps"
 	"slices"
 	"strings"
 	"unsafe"
@@ -281,20 +282,63 @@ func (h *Header) SetTypes(largeCols int, large, keySide []columnar.Type, keys ke
 	}
 }
 
-// OutputHeader returns the output's Header from the large side's header (its
-// raw line and names, and its key) and the key side's names and key.
-func OutputHeader(largeRaw []byte, largeNames []string, join key.Spec, keyNames []string, keys key.Spec) Header {
-	line := slices.Clone(largeRaw)
+// OutputHeader returns the output's Header from the large side's names
+// and key and the key side's names and key: the large side's names, then
+// the key side's but its key columns, a name the large side has too
+// suffixed (KeyOutputNames; suffix "" is DefaultSuffix), written as a CSV
+// line whose fields are quoted only where they must be (AppendNames),
+// whatever the inputs' quoting. Every engine's output header.
+func OutputHeader(largeNames []string, join key.Spec, keyNames []string, keys key.Spec, suffix string) Header {
 	names := slices.Clone(largeNames)
-	for i, h := range keyNames {
+	for i, n := range KeyOutputNames(largeNames, keyNames, keys, suffix) {
+		if !keys.IsKeyCol(i) {
+			names = append(names, n)
+		}
+	}
+	return Header{Line: append(csvscan.AppendNames(nil, names), '\n'), Names: names, Join: join}
+}
+
+// DefaultSuffix is what a key-side column's output name gets when the
+// large side has a column of its name (Output.Suffix unset): the side it
+// comes from, as Polars suffixes a join's right side with "_right".
+const DefaultSuffix = "_keys"
+
+// KeyOutputNames returns the output name of each key-side column
+// (keyNames[i]'s at i; "" for a key column, which the output does not
+// have): its own name, or where the large side has a column of that name,
+// the name with suffix ("" is DefaultSuffix) appended, again as many
+// times as it takes to be no other output column's name (a large side
+// with columns lat and lat_keys: the key side's lat is lat_keys_keys).
+// So the output's names are distinct when each side's are, and an output
+// is an input again; Options.Columns and every engine's header go by
+// them. O(names) with a map.
+func KeyOutputNames(largeNames, keyNames []string, keys key.Spec, suffix string) []string {
+	if suffix == "" {
+		suffix = DefaultSuffix
+	}
+	large := make(map[string]bool, len(largeNames))
+	for _, n := range largeNames {
+		large[n] = true
+	}
+	taken := maps.Clone(large)
+	for i, n := range keyNames {
+		if !keys.IsKeyCol(i) {
+			taken[n] = true
+		}
+	}
+	out := make([]string, len(keyNames))
+	for i, n := range keyNames {
 		if keys.IsKeyCol(i) {
 			continue
 		}
-		line = append(line, ',')
-		line = csvscan.AppendField(line, []byte(h))
-		names = append(names, h)
+		if large[n] {
+			for n += suffix; taken[n]; n += suffix {
+			}
+			taken[n] = true
+		}
+		out[i] = n
 	}
-	return Header{Line: append(line, '\n'), Names: names, Join: join}
+	return out
 }
 
 // AppendKeyFieldsRaw is AppendKeyFields of a one-column key, whose field

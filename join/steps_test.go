@@ -64,7 +64,7 @@ func TestOutputRowOtherFields(t *testing.T) {
 		if string(line) != c.want {
 			t.Errorf("%v %v: %q, want %q", c.header, c.keyRow, line, c.want)
 		}
-		h := OutputHeader([]byte("a,b"), []string{"a", "b"}, key.Spec{Cols: []int{0}, Types: []key.Type{key.Int}}, c.header, ks)
+		h := OutputHeader([]string{"a", "b"}, key.Spec{Cols: []int{0}, Types: []key.Type{key.Int}}, c.header, ks, "")
 		got, err := csv.NewReader(bytes.NewReader(line)).Read()
 		if err != nil || len(got) != len(h.Names) {
 			t.Errorf("%v: row %q has %d fields, header %v: %v", c.header, line, len(got), h.Names, err)

@@ -222,10 +222,13 @@ func TestColumns(t *testing.T) {
 		pick []int
 	}
 	for _, jt := range raceJoinTypes(testutil.RaceSeed(t), 2) {
+		// G is both sides' name: G the large side's, G_keys the key side's
+		// (join.KeyOutputNames).
 		sets := []asked{{[]string{"S", "P", "ID"}, []int{3, 5, 0}}, {[]string{"W", "K"}, []int{6, 1}},
-			{[]string{"W", "P"}, []int{6, 5}}, {[]string{"P"}, []int{5}}} // key-side columns only
+			{[]string{"W", "P"}, []int{6, 5}}, {[]string{"P"}, []int{5}}, // key-side columns only
+			{[]string{"G_keys", "G"}, []int{4, 2}}, {[]string{"G_keys"}, []int{4}}}
 		if jt.LargeOnly() {
-			sets = []asked{{[]string{"S", "ID"}, []int{3, 0}}, {[]string{"K"}, []int{1}}}
+			sets = []asked{{[]string{"S", "ID"}, []int{3, 0}}, {[]string{"K"}, []int{1}}, {[]string{"G"}, []int{2}}}
 		}
 		for _, set := range sets {
 			testColumns(t, kf, inf, keys, input, jt, set.cols, set.pick)
@@ -234,7 +237,7 @@ func TestColumns(t *testing.T) {
 	for _, c := range []struct {
 		cols []string
 		want string
-	}{{[]string{"Q"}, `no column "Q"`}, {[]string{"G"}, `two output columns are named "G"`}, {[]string{"ID", "ID"}, "asked twice"}} {
+	}{{[]string{"Q"}, `no column "Q"`}, {[]string{"ID", "ID"}, "asked twice"}, {[]string{"G_keys_keys"}, `no column "G_keys_keys"`}} {
 		_, err := Run(t.Context(), join.Options{Sides: join.Sides{Keys: kf["csv"], Input: inf["csv"]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Output: join.Output{Columns: c.cols}}, NewCSV(&bytes.Buffer{}))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.cols, err, c.want)

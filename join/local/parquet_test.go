@@ -113,7 +113,7 @@ func TestParquetTypesFromValues(t *testing.T) {
 		{"quoted", []string{`"7"`, `"a,b"`}, str},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := join.OutputHeader([]byte("K,V"), []string{"K", "V"}, oneKey(0, key.String), []string{"K"}, oneKey(0, key.String))
+			h := join.OutputHeader([]string{"K", "V"}, oneKey(0, key.String), []string{"K"}, oneKey(0, key.String), "")
 			var lines []string
 			for i, v := range c.values {
 				lines = append(lines, fmt.Sprintf("k%d,%s\n", i, v))
@@ -150,8 +150,8 @@ func TestParquetTypesFromValues(t *testing.T) {
 // and commas, NULLs, and an output with no rows (every column UTF-8).
 func TestParquetRows(t *testing.T) {
 	testutil.SkipUnderRace(t)
-	h := join.OutputHeader([]byte(`"CITING","CITED"`), []string{"CITING", "CITED"}, oneKey(1, key.Int),
-		[]string{"PATENT", "GYEAR", "RATIOCIT", "COUNTRY"}, oneKey(0, key.Int))
+	h := join.OutputHeader([]string{"CITING", "CITED"}, oneKey(1, key.Int),
+		[]string{"PATENT", "GYEAR", "RATIOCIT", "COUNTRY"}, oneKey(0, key.Int), "")
 	var lines []string
 	for i := 0; i < 70000; i++ { // more than one row group
 		country := ""
@@ -208,7 +208,7 @@ func TestParquetRows(t *testing.T) {
 func TestParquetLimits(t *testing.T) {
 	testutil.SkipUnderRace(t)
 	long := strings.Repeat("p", 1<<20)
-	h := join.OutputHeader([]byte("CITING,CITED,PAD"), []string{"CITING", "CITED", "PAD"}, oneKey(1, key.Int), []string{"PATENT", "V"}, oneKey(0, key.Int))
+	h := join.OutputHeader([]string{"CITING", "CITED", "PAD"}, oneKey(1, key.Int), []string{"PATENT", "V"}, oneKey(0, key.Int), "")
 	tbl := testutil.ReadParquet(t, writeParquet(t, h, []string{"10,1," + long + "," + long + "\n"}))
 	if got := tbl.Column(2).Data().Chunk(0).(*array.String).Value(0); got != long {
 		t.Fatalf("a 1 MiB field came back as %d bytes", len(got))
@@ -220,7 +220,7 @@ func TestParquetLimits(t *testing.T) {
 		keyNames = append(keyNames, fmt.Sprintf("K%d", i))
 		row = append(row, fmt.Sprint(i))
 	}
-	wide := join.OutputHeader([]byte(strings.Join(names, ",")), names, oneKey(0, key.String), keyNames, oneKey(0, key.String))
+	wide := join.OutputHeader(names, oneKey(0, key.String), keyNames, oneKey(0, key.String), "")
 	tbl = testutil.ReadParquet(t, writeParquet(t, wide, []string{strings.Join(row, ",") + "," + strings.Join(row[1:], ",") + "\n"}))
 	if tbl.NumCols() != 1199 {
 		t.Fatalf("%d columns, want 1199", tbl.NumCols())
@@ -274,7 +274,7 @@ func FuzzCanonical(f *testing.F) {
 func TestParquetSpoolReserve(t *testing.T) {
 	testutil.SkipUnderRace(t)
 	defer tmpspace.Fake(8<<20, 40<<20)() // 8 MiB free, 2 MiB of it the reserve
-	h := join.OutputHeader([]byte("CITING,CITED"), []string{"CITING", "CITED"}, oneKey(1, key.Int), []string{"PATENT"}, oneKey(0, key.Int))
+	h := join.OutputHeader([]string{"CITING", "CITED"}, oneKey(1, key.Int), []string{"PATENT"}, oneKey(0, key.Int), "")
 	dir := t.TempDir()
 	s := NewParquet(&bytes.Buffer{}, dir)
 	if err := s.Begin(h); err != nil {

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/acbfjoin/acbfjoin/key"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
-	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
@@ -89,22 +87,19 @@ func (w *projectWriter) Write(key []byte, seq, small int64, largeRow, smallRow [
 func (w *projectWriter) Flush() error { return w.inner.Flush() }
 
 // keepKeyColumns sets x.keyKeep from Options.Columns: the key side's
-// columns asked (not its key columns, which the output does not have: the
-// large side's join columns hold the key). A name both sides have is
-// refused: the output would not say which.
+// columns asked, by their output names (keyOutputNames; not its key
+// columns, which the output does not have: the large side's join columns
+// hold the key), and x.largeKeep the large side's.
 func (x *execution) keepKeyColumns() error {
 	x.keyKeep, x.largeKeep = []int{}, []int{}
+	out := x.keyOutputNames()
 	for _, n := range x.opt.Columns {
 		if li := slices.Index(x.input.Header, n); li >= 0 && !slices.Contains(x.largeKeep, li) {
 			x.largeKeep = append(x.largeKeep, li)
 		}
-		ki := slices.Index(x.keys.Header, n)
-		if ki < 0 || x.keySpec.IsKeyCol(ki) || x.opt.JoinType.LargeOnly() {
+		ki := slices.Index(out, n)
+		if n == "" || ki < 0 || x.keySpec.IsKeyCol(ki) || x.opt.JoinType.LargeOnly() {
 			continue
-		}
-		if slices.Contains(x.input.Header, n) {
-			return &option.Error{Pkg: "join", Name: "Columns", Value: strings.Join(x.opt.Columns, ","),
-				Reason: fmt.Sprintf("two output columns are named %q (one of each side): the output could not say which", n), Err: join.ErrOptions}
 		}
 		if !slices.Contains(x.keyKeep, ki) {
 			x.keyKeep = append(x.keyKeep, ki)
@@ -113,6 +108,13 @@ func (x *execution) keepKeyColumns() error {
 	slices.Sort(x.keyKeep)
 	slices.Sort(x.largeKeep)
 	return nil
+}
+
+// keyOutputNames is the output name of each key-side column
+// (join.KeyOutputNames: suffixed where the large side has its name; ""
+// for a key column).
+func (x *execution) keyOutputNames() []string {
+	return join.KeyOutputNames(x.input.Header, x.keys.Header, x.keySpec, x.opt.Suffix)
 }
 
 // largePos is the place of the large side's column c in the rows the

@@ -291,15 +291,11 @@ func (x *execution) widenJoinColumns(h *join.Header) {
 	}
 }
 
-// outputHeader is the output's header: the large side's header (re-encoded
-// as CSV when its separator is not a comma), the key side's columns, and
-// with Route column a last column "class".
+// outputHeader is the output's header: the large side's names, the key
+// side's columns (join.OutputHeader: a name the large side has too
+// suffixed), and with Route column a last column "class".
 func (x *execution) outputHeader() join.Header {
-	raw := x.input.HeaderRaw
-	if x.input.Sep != ',' {
-		raw = csvscan.AppendNames(nil, x.input.Header)
-	}
-	keyNames, keyTypes := x.keys.Header, x.keys.Types
+	keyNames, keyTypes := x.keyOutputNames(), x.keys.Types
 	if x.opt.JoinType.LargeOnly() {
 		keyNames, keyTypes = nil, nil // semi, anti: the large side's columns only
 	}
@@ -331,7 +327,7 @@ func (x *execution) outputHeader() join.Header {
 		x.widenJoinColumns(&h)
 		return h
 	}
-	h := join.OutputHeader(raw, x.input.Header, x.joinSpec, keyNames, x.keySpec)
+	h := join.OutputHeader(x.input.Header, x.joinSpec, keyNames, x.keySpec, x.opt.Suffix)
 	h.SetTypes(len(x.input.Header), x.input.Types, keyTypes, x.keySpec)
 	x.widenJoinColumns(&h)
 	if x.opt.Route == join.RouteColumn {

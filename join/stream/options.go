@@ -40,6 +40,10 @@ type Options struct {
 	// (a stream's filter holds whole keys); KeyCols, JoinCols and KeyTypes
 	// are not read.
 	join.Keying
+	// Suffix is appended to the output name of a key-side column whose
+	// name the probe side has too (join.KeyOutputNames; "" is
+	// join.DefaultSuffix).
+	Suffix string
 	// Batch is the probe rows a batch (default 100,000); KeyBatch the key
 	// events a batch in event mode (default Batch).
 	Batch, KeyBatch int

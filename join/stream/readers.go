@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"sync/atomic"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
@@ -37,7 +36,6 @@ type side struct {
 	header []string
 	types  []columnar.Type // a table's; nil for CSV
 	tab    *columnar.Table // a table's; nil for CSV
-	raw    []byte          // the header line as it is in the file (CSV), for the output's
 	sep    byte
 	ops    *opReader // key events only
 }
@@ -70,7 +68,7 @@ func openSide(ctx context.Context, sf sideFile, tempDir string, events bool) (*s
 			return nil, err
 		}
 		t := in.Tab
-		return &side{name: in.Name, path: path, rc: t, r: columnar.NewReader(t), header: in.Header, types: in.Types, tab: t, raw: in.HeaderRaw, sep: ','}, nil
+		return &side{name: in.Name, path: path, rc: t, r: columnar.NewReader(t), header: in.Header, types: in.Types, tab: t, sep: ','}, nil
 	}
 	rc, _, err := csvscan.OpenContext(ctx, path)
 	if err != nil {
@@ -91,16 +89,6 @@ func openSide(ctx context.Context, sf sideFile, tempDir string, events bool) (*s
 	if s.header, err = r.ReadHeader(); err != nil {
 		rc.Close()
 		return nil, err
-	}
-	if s.sep == ',' {
-		s.raw = slices.Clone(r.Raw())
-	} else {
-		for i, h := range s.header {
-			if i > 0 {
-				s.raw = append(s.raw, ',')
-			}
-			s.raw = csvscan.AppendField(s.raw, []byte(h))
-		}
 	}
 	if events {
 		r.AnyFieldCount()

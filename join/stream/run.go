@@ -137,7 +137,7 @@ func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error
 	if opt.JoinType.LargeOnly() {
 		keyNames = nil // semi, anti: the probe's columns only
 	}
-	if _, err := e.w.Write(join.OutputHeader(e.ps.raw, e.ps.header, probeSpec, keyNames, e.keySpec).Line); err != nil {
+	if _, err := e.w.Write(join.OutputHeader(e.ps.header, probeSpec, keyNames, e.keySpec, opt.Suffix).Line); err != nil {
 		return nil, err
 	}
 	e.startReaders(ctx, kr, pr)

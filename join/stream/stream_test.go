@@ -206,7 +206,7 @@ func TestTimedAgainstModel(t *testing.T) {
 		var pb strings.Builder
 		pb.WriteString("T,REF\n")
 		var want strings.Builder
-		want.WriteString("T,REF,T,V\n")
+		want.WriteString("T,REF,T_keys,V\n") // the key side's T, suffixed: the probe has a T
 		tm = int64(r.IntN(10)) - 5
 		probeRows := r.IntN(2000)
 		if testutil.Race {

@@ -43,6 +43,9 @@ var (
 	joinType = flag.String("join", string(join.JoinInner), "inner, semi, anti, left, right or full, as join run takes them (docs/join-types.md)")
 	filter   = flag.String("filter", "acbf", "the filter, one of "+strings.Join(filters.Names(), ", "))
 	out      = flag.String("out", "", "output CSV (required; .gz to compress, - for standard output); checked against the inputs as join run checks it")
+	on       = flag.String("on", "", cli.OnUsage)
+	suffix   = flag.String("suffix", join.DefaultSuffix, cli.SuffixUsage)
+	version  = flag.Bool("version", false, "print the version and exit")
 	columns  = flag.String("columns", "", "the output's columns, by name, in this order (A,B,C; quote a name holding a comma), as join run takes them: from either side; default all, the large side's then the key side's but its key")
 	delim    = flag.String("delim", "", `field separator of both CSV sides: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma (the output is CSV)`)
 	keysFmt  = flag.String("keys-format", "", "format of --keys: csv, parquet, arrow or jsonl (default: by its name), as join run takes it")
@@ -136,6 +139,10 @@ type usageError struct{ error }
 func (u usageError) Unwrap() error { return u.error }
 
 func run(ctx context.Context) (err error) {
+	if *version {
+		fmt.Println(cli.VersionLine("beamjoin"))
+		return nil
+	}
 	if *keys == "" || *input == "" || *out == "" {
 		return usageError{fmt.Errorf("--keys, --input and --out are required")}
 	}
@@ -144,14 +151,18 @@ func run(ctx context.Context) (err error) {
 	}
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for _, f := range []struct{ name, v string }{{"key-col", *keyCol}, {"join-col", *joinCol}, {"key-type", *keyType}, {"join", *joinType}, {"filter", *filter}} {
+	for _, f := range []struct{ name, v string }{{"key-col", *keyCol}, {"join-col", *joinCol}, {"key-type", *keyType}, {"join", *joinType}, {"filter", *filter}, {"on", *on}, {"suffix", *suffix}} {
 		if set[f.name] && f.v == "" {
 			return usageError{fmt.Errorf("--%s is empty (leave it out for its default)", f.name)}
 		}
 	}
+	kc, jc, err := cli.On(*on, set["on"], *keyCol, set["key-col"], *joinCol, set["join-col"])
+	if err != nil {
+		return usageError{err}
+	}
 	// The separators and columns as join run reads them (cli's parsers,
 	// then join.Options' checks in the pipeline's Build).
-	opt := beamjoin.Options{Sides: join.Sides{Keys: *keys, Input: *input, KeysFormat: *keysFmt, InputFormat: *inputFmt}, Keying: join.Keying{KeyCol: *keyCol, JoinCol: *joinCol, KeyType: key.Type(*keyType)}, JoinType: join.JoinType(*joinType)}
+	opt := beamjoin.Options{Sides: join.Sides{Keys: *keys, Input: *input, KeysFormat: *keysFmt, InputFormat: *inputFmt}, Keying: join.Keying{KeyCol: kc, JoinCol: jc, KeyType: key.Type(*keyType)}, JoinType: join.JoinType(*joinType), Suffix: *suffix}
 	for _, d := range []struct {
 		name, v string
 		sep     *byte

@@ -99,6 +99,8 @@ func TestOutputsRefused(t *testing.T) {
 		{"a quote as a side's separator", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--input-delim", `"`}, `--input-delim "\"": want one byte`},
 		{"an empty column name", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--columns", "CITED,,NAME"}, `beamjoin: --columns "CITED,,NAME": want column names, comma-separated`},
 		{"an unknown flag", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--bogus"}, "beamjoin: flag provided but not defined: -bogus (see beamjoin -h)"},
+		{"on with key-col", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--on", "CITED", "--key-col", "PATENT"}, `beamjoin: --on "CITED" names the join column of both sides: give --on, or --key-col and --join-col, not both`},
+		{"an empty suffix", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--suffix="}, "--suffix is empty"},
 		{"a size too small for the keys", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--filter", "acbf3", "--bits-per-key", "2"}, "--bits-per-key 2: k = 1 counter bits per key do not fit"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -242,6 +244,33 @@ func TestDelimsAndColumns(t *testing.T) {
 }
 
 func sortStrings(s []string) { slices.Sort(s) }
+
+// TestOnSuffixVersion: --on names the join column of both sides; a
+// key-side column whose name the large side has is written with --suffix
+// (default _keys), as join run writes it; --version names the build.
+func TestOnSuffixVersion(t *testing.T) {
+	dir, _, input := files(t)
+	keys := filepath.Join(dir, "k2.csv")
+	if err := os.WriteFile(keys, []byte("CITED,CITING,NAME\n1,100,a\n2,200,b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for suffix, want := range map[string]string{"": "CITING,CITED,CITING_keys,NAME", "_k": "CITING,CITED,CITING_k,NAME"} {
+		args := []string{"--keys", keys, "--input", input, "--on", "CITED", "--out", "-", "--quiet"}
+		if suffix != "" {
+			args = append(args, "--suffix", suffix)
+		}
+		code, stdout, stderr := runCmd(t, t.TempDir(), args...)
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		sortStrings(lines[1:])
+		if code != 0 || strings.Join(lines, "|") != want+"|10,1,100,a|11,2,200,b|13,1,100,a" {
+			t.Errorf("--suffix %q: exit %d, stdout %q, stderr %q", suffix, code, stdout, stderr)
+		}
+	}
+	code, stdout, stderr := runCmd(t, t.TempDir(), "--version")
+	if code != 0 || !strings.HasPrefix(stdout, "beamjoin ") || strings.Count(stdout, "\n") != 1 {
+		t.Errorf("--version: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
 
 // TestWorkerErrorOneLine: a row error inside the pipeline is one line
 // naming the file and line, with join's hint (it was the runner's plan and

@@ -236,7 +236,7 @@ func TestEmptyKeySide(t *testing.T) {
 	check("stream", []string{"stream", "--key-events", events, "--probe", input, "--join-col", "CITED", "--quiet"}, "CITING,CITED,PATENT\n")
 	timed := mk("t.csv", "PATENT,GDATE\n")
 	probe := mk("pt.csv", "CITING,CITED,GDATE\n10,1,3\n")
-	check("stream --window", []string{"stream", "--key-events", timed, "--key-col", "PATENT", "--key-time", "GDATE", "--window", "5", "--probe", probe, "--join-col", "CITED", "--quiet"}, "CITING,CITED,GDATE,GDATE\n")
+	check("stream --window", []string{"stream", "--key-events", timed, "--key-col", "PATENT", "--key-time", "GDATE", "--window", "5", "--probe", probe, "--join-col", "CITED", "--quiet"}, "CITING,CITED,GDATE,GDATE_keys\n")
 }
 
 // TestErrorsNameTheFlag: a missing or unreadable file is named by its flag

@@ -22,7 +22,7 @@ type joinFlags struct {
 	sizingFlags
 	keys, input, keyCol, joinCol, keyType string
 	keysFormat, inputFormat               string
-	joinType, columns                     string
+	joinType, columns, suffix, on         string
 	parquetBloom                          string               // --parquet-bloom, as given
 	pq                                    local.ParquetOptions // its ParquetOptions (run)
 	mappers, reducers                     int
@@ -56,6 +56,8 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.keyType, "key-type", string(key.Auto), keyTypeUsage)
 	fs.StringVar(&j.joinType, "join", string(join.JoinInner), "the join: inner; semi (each large row with a match, once, its own columns); anti (each without one; rows the filter rejects skip the shuffle); "+
 		"left (every large row, unmatched ones with empty key-side columns); right (every key row, unmatched ones with empty large-side columns but the join column); full (both). A NULL key (an empty CSV field; a Parquet or Arrow NULL) never matches")
+	fs.StringVar(&j.suffix, "suffix", join.DefaultSuffix, cli.SuffixUsage)
+	fs.StringVar(&j.on, "on", "", cli.OnUsage)
 	fs.StringVar(&j.columns, "columns", "", "the output's columns, by name, in this order (A,B,C; quote a name holding a comma): from either side; default all, the large side's then the key side's but its key")
 	fs.StringVar(&j.layout, "filter-layout", "", "composite key only: composite (one filter over the key tuples; the default) or per-column (one filter a column, the multi-dimension Bloom filter's design, for comparison)")
 	j.sizingFlags.register(fs)
@@ -88,11 +90,16 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		JoinType:         join.JoinType(j.joinType),
 		EstimateJoinSize: j.estimate,
 	}
-	for _, f := range []struct{ name, v string }{{"key-col", j.keyCol}, {"join-col", j.joinCol}, {"key-type", j.keyType}, {"join", j.joinType}} {
+	for _, f := range []struct{ name, v string }{{"key-col", j.keyCol}, {"join-col", j.joinCol}, {"key-type", j.keyType}, {"join", j.joinType}, {"suffix", j.suffix}, {"on", j.on}} {
 		if j.set(f.name) && f.v == "" { // "" is the library's default
 			return opt, usageError{fmt.Errorf("%s: --%s is empty (leave it out for its default)", cmd, f.name)}
 		}
 	}
+	var err error
+	if opt.KeyCol, opt.JoinCol, err = cli.On(j.on, j.set("on"), j.keyCol, j.set("key-col"), j.joinCol, j.set("join-col")); err != nil {
+		return opt, usageError{fmt.Errorf("%s: %w", cmd, err)}
+	}
+	opt.Suffix = j.suffix
 	if j.set("columns") {
 		cols, err := cli.ParseColumns(j.columns) // beamjoin's too
 		if err != nil {
@@ -100,7 +107,6 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		}
 		opt.Columns = cols
 	}
-	var err error
 	if opt.Sizing, err = j.sizing(cmd); err != nil {
 		return opt, err
 	}
@@ -116,7 +122,7 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	opt.Bank, opt.Route = j.bank, join.Route(j.route) // Classes and Route without a bank: the library refuses them
 	if j.bank != "" {
 		// The bank decides the key column and type unless they are given.
-		if !j.set("key-col") {
+		if !j.set("key-col") && !j.set("on") {
 			opt.KeyCol = ""
 		}
 		if !j.set("key-type") {

@@ -40,7 +40,7 @@ const usageTail = `
 Files: CSV or TSV (.gz and .zip too), Parquet and Arrow, - for standard
 input; the output CSV (.gz) or Parquet. 'join help COMMAND' (or
 join COMMAND -h) shows a command's flags and examples; docs/cli.md has them
-all, README.md a tour.
+all, README.md a tour. 'join --version' names the build.
 
 Environment: ACBFJOIN_CPU=portable scans CSV with the portable Go code
 instead of the CPU's own (AVX2 on amd64); the report's "scanner" says which
@@ -225,6 +225,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return run(ctx, []string{rest[0], "-h"}, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usageText())
+		return nil
+	case "-version", "--version", "version":
+		if len(rest) > 0 {
+			return usageError{fmt.Errorf("%s takes no arguments (got %q)", cmd, strings.Join(rest, " "))}
+		}
+		fmt.Fprintln(stdout, cli.VersionLine(prog))
 		return nil
 	}
 	for _, c := range commands {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/join"
 
 	"github.com/acbfjoin/acbfjoin/datasets/nber"
@@ -55,6 +56,8 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&opt.TempDir, "tmp-dir", "", "folder for a copy of a Parquet stream (default: the system's)")
 	fs.StringVar(&opt.KeyCol, "key-col", "", "key column(s) of the key side (default: its first column)")
 	fs.StringVar(&opt.JoinCol, "join-col", "", "key column(s) of the probe rows (default: the key columns' names)")
+	on := fs.String("on", "", cli.OnUsage)
+	fs.StringVar(&opt.Suffix, "suffix", join.DefaultSuffix, cli.SuffixUsage)
 	keyType := fs.String("key-type", string(key.Auto), keyTypeUsage+" (key events on a pipe: int)")
 	joinType := fs.String("join", string(join.JoinInner), "inner, semi (each probe row with a live match, once, its own columns) or anti (each without one; rows the filter rejects need no lookup); left, right and full are refused: a stream has no end")
 	fs.IntVar(&opt.Batch, "batch", 0, fmt.Sprintf("probe rows a batch (default %d)", stream.DefaultBatch))
@@ -79,10 +82,16 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if sf.set("suffix") && opt.Suffix == "" {
+		return usageError{errors.New("stream: --suffix is empty (leave it out for its default)")}
+	}
+	var err error
+	if opt.KeyCol, opt.JoinCol, err = cli.On(*on, sf.set("on"), opt.KeyCol, sf.set("key-col"), opt.JoinCol, sf.set("join-col")); err != nil {
+		return usageError{fmt.Errorf("stream: %w", err)}
+	}
 	opt.KeyType = key.Type(*keyType)
 	opt.JoinType = join.JoinType(*joinType)
 	opt.Filter = filters.Kind(*filter)
-	var err error
 	if opt.Sizing, err = sf.sizing("stream"); err != nil {
 		return err
 	}

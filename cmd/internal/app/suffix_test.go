@@ -1,0 +1,104 @@
+package app
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestSameNamedColumns (issue 46): zip codes joined to airports on (city,
+// state), both sides with latitude and longitude: the key side's are
+// written latitude_keys and longitude_keys (or with --suffix), in CSV
+// and in Parquet; --columns picks either side's; the output is an input
+// again (its names are distinct); --on names the column of both sides.
+// The header is written as a CSV line quoted only where it must be,
+// whatever the inputs' quoting.
+func TestSameNamedColumns(t *testing.T) {
+	dir := t.TempDir()
+	zips, air := filepath.Join(dir, "zip.csv"), filepath.Join(dir, "air.csv")
+	write := func(p, s string) {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(zips, "\"city\",\"state\",latitude,longitude,zip\nAustin,TX,30.2,-97.7,78701\nPortland,OR,45.5,-122.6,97201\nPortland,ME,43.6,-70.2,04101\n")
+	write(air, "city,state,latitude,longitude,code\nAustin,TX,30.19,-97.67,AUS\nPortland,OR,45.58,-122.59,PDX\n")
+	rows := func(path string) string {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		slices.Sort(lines[1:])
+		return strings.Join(lines, "|")
+	}
+	out := filepath.Join(dir, "z.csv")
+	if _, stderr, err := runCmd("run", "--keys", air, "--input", zips, "--on", "city,state", "--quiet", "--out", out); err != nil {
+		t.Fatal(err, stderr)
+	}
+	want := "city,state,latitude,longitude,zip,latitude_keys,longitude_keys,code|Austin,TX,30.2,-97.7,78701,30.19,-97.67,AUS|Portland,OR,45.5,-122.6,97201,45.58,-122.59,PDX"
+	if got := rows(out); got != want {
+		t.Fatalf("--on city,state:\n%s\nwant\n%s", got, want)
+	}
+	// The same through --key-col and --join-col; Parquet, with a suffix of
+	// one's own; then that output as an input: its names are distinct.
+	pq := filepath.Join(dir, "z.parquet")
+	if _, stderr, err := runCmd("run", "--keys", air, "--key-col", "city,state", "--input", zips, "--join-col", "city,state", "--suffix", "_air", "--quiet", "--out", pq); err != nil {
+		t.Fatal(err, stderr)
+	}
+	again := filepath.Join(dir, "again.csv")
+	if _, stderr, err := runCmd("run", "--keys", air, "--input", pq, "--on", "city,state", "--columns", "zip,latitude,latitude_air,latitude_keys", "--quiet", "--out", again); err != nil {
+		t.Fatal(err, stderr)
+	}
+	if got, want := rows(again), "zip,latitude,latitude_air,latitude_keys|78701,30.2,30.19,30.19|97201,45.5,45.58,45.58"; got != want {
+		t.Fatalf("the Parquet output as an input:\n%s\nwant\n%s", got, want)
+	}
+	// A suffixed name the large side has too: suffixed again.
+	if _, stderr, err := runCmd("run", "--keys", zips, "--input", out, "--on", "zip", "--columns", "latitude,latitude_keys,latitude_keys_keys", "--quiet", "--out", again); err != nil {
+		t.Fatal(err, stderr)
+	}
+	if got, want := rows(again), "latitude,latitude_keys,latitude_keys_keys|30.2,30.19,30.2|45.5,45.58,45.5"; got != want {
+		t.Fatalf("suffixed twice:\n%s\nwant\n%s", got, want)
+	}
+	// The stream writes the same names.
+	if _, stderr, err := runCmd("stream", "--key-events", keyEvents(t, dir), "--probe", zips, "--on", "city", "--suffix", "_k", "--quiet", "--out", again); err != nil {
+		t.Fatal(err, stderr)
+	}
+	if got, want := rows(again), "city,state,latitude,longitude,zip,state_k|Austin,TX,30.2,-97.7,78701,TX|Portland,ME,43.6,-70.2,04101,OR|Portland,OR,45.5,-122.6,97201,OR"; got != want {
+		t.Fatalf("stream:\n%s\nwant\n%s", got, want)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--keys", air, "--input", zips, "--on", "city", "--join-col", "city", "--out", again}, `run: --on "city" names the join column of both sides: give --on, or --key-col and --join-col, not both`},
+		{[]string{"run", "--keys", air, "--input", zips, "--on", "city", "--suffix", "", "--out", again}, "--suffix is empty"},
+		{[]string{"stream", "--key-events", air, "--probe", zips, "--on", "city", "--key-col", "city", "--out", again}, `stream: --on "city" names the join column of both sides`},
+		{[]string{"version", "now"}, `version takes no arguments (got "now")`},
+	} {
+		_, _, err := runCmd(c.args...)
+		var u usageError
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &u) {
+			t.Errorf("%q: %v, want a usage error with %q", c.args, err, c.want)
+		}
+	}
+	for _, arg := range []string{"--version", "version", "-version"} {
+		if stdout, _, err := runCmd(arg); err != nil || !strings.HasPrefix(stdout, prog+" ") || strings.Count(stdout, "\n") != 1 {
+			t.Errorf("%s: %v %q", arg, err, stdout)
+		}
+	}
+}
+
+// keyEvents writes key events inserting two rows keyed by city (city,
+// state) into dir and returns its path.
+func keyEvents(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(p, []byte("city,state\n+Austin,TX\n+Portland,OR\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
