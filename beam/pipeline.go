@@ -20,7 +20,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -577,31 +576,34 @@ func outputKeyNames(opt Options, kh Header) []string {
 }
 
 // OutputHeader is the output's header: with Columns, of the columns asked
-// (join.ProjectColumns: refused as join run refuses them).
+// under the names asked (join.PickColumns: refused as join run refuses
+// them).
 func OutputHeader(opt Options, kh, ih Header) (join.Header, error) {
 	ks, js, err := KeySpecs(opt, kh, ih)
 	if err != nil {
 		return join.Header{}, err
 	}
-	h, _, err := outputHeader(opt, kh, ih, ks, js)
+	h, picks, _, err := outputHeader(opt, kh, ih, ks, js)
 	if err != nil || len(opt.Columns) == 0 {
 		return h, err
 	}
-	return join.Header{Line: append(csvscan.AppendNames(nil, opt.Columns), '\n'), Names: slices.Clone(opt.Columns)}, nil
+	names := join.Names(picks)
+	return join.Header{Line: append(csvscan.AppendNames(nil, names), '\n'), Names: names}, nil
 }
 
 // outputHeader is a whole output row's header and, with Columns, the
-// position of each column asked in it.
-func outputHeader(opt Options, kh, ih Header, ks, js key.Spec) (join.Header, []int, error) {
+// columns asked and the position of each in it.
+func outputHeader(opt Options, kh, ih Header, ks, js key.Spec) (join.Header, []join.Pick, []int, error) {
 	h := join.OutputHeader(ih.Names, js, outputKeyNames(opt, kh), ks, opt.Suffix)
 	if len(opt.Columns) == 0 {
-		return h, nil, nil
+		return h, nil, nil, nil
 	}
-	idx, err := join.ProjectColumns(opt.Columns, h.Names)
+	picks, err := join.PickColumns(opt.Columns, ih.Names, kh.Names, ks, opt.Suffix, opt.JoinType.LargeOnly())
 	if err != nil {
-		return h, nil, option.Within(err, "beamjoin", join.ErrOptions)
+		return h, nil, nil, option.Within(err, "beamjoin", join.ErrOptions)
 	}
-	return h, idx, nil
+	idx, err := join.Index(picks, h.Names)
+	return h, picks, idx, err
 }
 
 // projectFn writes the output columns asked (Options.Columns) of each
@@ -692,7 +694,7 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	grouped := beam.CoGroupByKey(s.Scope("shuffle"), inputRows, keyRows)
 	rows := beam.Flatten(s.Scope("output"), beam.ParDo(s.Scope("reduce"), &crossFn{JoinType: string(jt), KeyPad: keyPad}, grouped), passedBy, keyOut)
 	if len(opt.Columns) > 0 {
-		whole, idx, err := outputHeader(opt, kh, ih, ks, js)
+		whole, _, idx, err := outputHeader(opt, kh, ih, ks, js)
 		if err != nil {
 			return beam.PCollection{}, kh, ih, err
 		}

@@ -13,17 +13,26 @@ import (
 )
 
 // projected is a Sink that writes only the output columns asked
-// (Options.Columns), in their order: each row, as every phase forms it, is
-// split and its fields taken (splitLine), before the sort and the sink
-// under it. Cost: a split of each output row. Safe as the sink under it is.
+// (Options.Columns), in their order, under the names asked: each row, as
+// every phase forms it, is split and its fields taken (splitLine), before
+// the sort and the sink under it. Cost: a split of each output row. Safe
+// as the sink under it is.
 type projected struct {
 	inner Sink
-	names []string
-	idx   []int // the output column of each asked, in order
+	asked []string    // Options.Columns
+	picks []join.Pick // resolved (pick), before Begin
+	idx   []int       // the output column of each asked, in order
 }
 
-func newProjected(inner Sink, names []string) *projected {
-	return &projected{inner: inner, names: names}
+func newProjected(inner Sink, asked []string) *projected {
+	return &projected{inner: inner, asked: asked}
+}
+
+// pick resolves the columns asked against x's sides
+// (join.PickColumns), before any work.
+func (p *projected) pick(x *execution) (err error) {
+	p.picks, err = join.PickColumns(p.asked, x.input.Header, x.keys.Header, x.keySpec, x.opt.Suffix, x.opt.JoinType.LargeOnly())
+	return err
 }
 
 // Begin finds the columns asked among the output's (resolve) and begins
@@ -32,8 +41,9 @@ func (p *projected) Begin(h join.Header) error {
 	if err := p.resolve(h); err != nil {
 		return err
 	}
-	out := join.Header{Names: slices.Clone(p.names), Join: h.Join} // Join: a sink finds its columns by name
-	out.Line = append(csvscan.AppendNames(nil, p.names), '\n')
+	names := join.Names(p.picks)
+	out := join.Header{Names: names, Join: h.Join} // Join: a sink finds its columns by name
+	out.Line = append(csvscan.AppendNames(nil, names), '\n')
 	if h.Types != nil {
 		out.Types = make([]columnar.Type, len(p.idx))
 		for j, i := range p.idx {
@@ -42,13 +52,23 @@ func (p *projected) Begin(h join.Header) error {
 			}
 		}
 	}
+	// The join columns by the names written (a Parquet sink writes their
+	// Bloom filters): one picked under another name (AS) goes by it.
+	out.Join.Names = make([]string, len(h.Join.Names))
+	for i, n := range h.Join.Names {
+		out.Join.Names[i] = n
+		for _, pk := range p.picks {
+			if !pk.Key && pk.Name == n {
+				out.Join.Names[i] = pk.As
+			}
+		}
+	}
 	return p.inner.Begin(out)
 }
 
-// resolve finds the columns asked among the output's h
-// (join.ProjectColumns).
+// resolve finds the columns picked among the output's h (join.Index).
 func (p *projected) resolve(h join.Header) (err error) {
-	p.idx, err = join.ProjectColumns(p.names, h.Names)
+	p.idx, err = join.Index(p.picks, h.Names)
 	return err
 }
 
@@ -86,28 +106,26 @@ func (w *projectWriter) Write(key []byte, seq, small int64, largeRow, smallRow [
 
 func (w *projectWriter) Flush() error { return w.inner.Flush() }
 
-// keepKeyColumns sets x.keyKeep from Options.Columns: the key side's
-// columns asked, by their output names (keyOutputNames; not its key
-// columns, which the output does not have: the large side's join columns
-// hold the key), and x.largeKeep the large side's.
-func (x *execution) keepKeyColumns() error {
+// keepKeyColumns sets x.keyKeep and x.largeKeep from the columns picked
+// (Options.Columns, join.PickColumns): the key side's columns asked (never
+// its key columns, which the output does not have: the large side's join
+// columns hold the key) and the large side's, each in its side's order.
+func (x *execution) keepKeyColumns(picks []join.Pick) {
 	x.keyKeep, x.largeKeep = []int{}, []int{}
-	out := x.keyOutputNames()
-	for _, n := range x.opt.Columns {
-		if li := slices.Index(x.input.Header, n); li >= 0 && !slices.Contains(x.largeKeep, li) {
-			x.largeKeep = append(x.largeKeep, li)
-		}
-		ki := slices.Index(out, n)
-		if n == "" || ki < 0 || x.keySpec.IsKeyCol(ki) || x.opt.JoinType.LargeOnly() {
-			continue
-		}
-		if !slices.Contains(x.keyKeep, ki) {
-			x.keyKeep = append(x.keyKeep, ki)
+	for _, p := range picks {
+		switch {
+		case !p.Key:
+			if !slices.Contains(x.largeKeep, p.Col) {
+				x.largeKeep = append(x.largeKeep, p.Col)
+			}
+		case !x.keySpec.IsKeyCol(p.Col) && !x.opt.JoinType.LargeOnly():
+			if !slices.Contains(x.keyKeep, p.Col) {
+				x.keyKeep = append(x.keyKeep, p.Col)
+			}
 		}
 	}
 	slices.Sort(x.keyKeep)
 	slices.Sort(x.largeKeep)
-	return nil
 }
 
 // keyOutputNames is the output name of each key-side column

@@ -94,16 +94,11 @@ func prepare(ctx context.Context, opt join.Options, sink Sink) (_ *execution, er
 		return nil, err
 	}
 	if p, ok := x.sink.(*projected); ok { // the columns asked, before any work
-		// Against every column the output could have (the message lists
-		// them), then against those the rows will carry.
-		if err := p.resolve(x.outputHeader()); err != nil {
+		if err := p.pick(x); err != nil {
 			x.close()
 			return nil, err
 		}
-		if err := x.keepKeyColumns(); err != nil {
-			x.close()
-			return nil, err
-		}
+		x.keepKeyColumns(p.picks)
 		if err := p.resolve(x.outputHeader()); err != nil {
 			x.close()
 			return nil, err

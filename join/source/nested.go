@@ -1,8 +1,6 @@
 package source
 
 import (
-	"slices"
-
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
 )
@@ -38,11 +36,13 @@ func (s *Side) SkipNested() {
 }
 
 // OutputColumns are the columns of the large side and of the key side that
-// the output of opt holds (nil: all but the key side's key columns).
-func OutputColumns(opt join.Options, large, keys []string, ks key.Spec) (largeOut, keyOut []int) {
+// the output of opt holds (nil: all but the key side's key columns): with
+// Options.Columns those it picks (join.PickColumns, whose error it
+// returns).
+func OutputColumns(opt join.Options, large, keys []string, ks key.Spec) (largeOut, keyOut []int, err error) {
 	if len(opt.Columns) == 0 {
 		if opt.JoinType.LargeOnly() {
-			return nil, []int{}
+			return nil, []int{}, nil
 		}
 		keyOut = []int{}
 		for i := range keys {
@@ -50,16 +50,19 @@ func OutputColumns(opt join.Options, large, keys []string, ks key.Spec) (largeOu
 				keyOut = append(keyOut, i)
 			}
 		}
-		return nil, keyOut
+		return nil, keyOut, nil
+	}
+	picks, err := join.PickColumns(opt.Columns, large, keys, ks, opt.Suffix, opt.JoinType.LargeOnly())
+	if err != nil {
+		return nil, nil, err
 	}
 	largeOut, keyOut = []int{}, []int{}
-	for _, n := range opt.Columns {
-		if i := slices.Index(large, n); i >= 0 {
-			largeOut = append(largeOut, i)
-		}
-		if i := slices.Index(keys, n); i >= 0 && !ks.IsKeyCol(i) && !opt.JoinType.LargeOnly() {
-			keyOut = append(keyOut, i)
+	for _, p := range picks {
+		if p.Key {
+			keyOut = append(keyOut, p.Col)
+		} else {
+			largeOut = append(largeOut, p.Col)
 		}
 	}
-	return largeOut, keyOut
+	return largeOut, keyOut, nil
 }

@@ -179,7 +179,10 @@ func (p *Pair) checkNested(opt join.Options) error {
 	if err := p.Input.RefuseNested(p.JoinSpec.Cols, true); err != nil {
 		return err
 	}
-	largeOut, keyOut := OutputColumns(opt, p.Input.Header, p.Keys.Header, p.KeySpec)
+	largeOut, keyOut, err := OutputColumns(opt, p.Input.Header, p.Keys.Header, p.KeySpec)
+	if err != nil {
+		return err
+	}
 	if err := p.Input.RefuseNested(largeOut, false); err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ var (
 	on       = flag.String("on", "", cli.OnUsage)
 	suffix   = flag.String("suffix", join.DefaultSuffix, cli.SuffixUsage)
 	version  = flag.Bool("version", false, "print the version and exit")
-	columns  = flag.String("columns", "", "the output's columns, by name, in this order (A,B,C; quote a name holding a comma), as join run takes them: from either side; default all, the large side's then the key side's but its key")
+	columns  = flag.String("columns", "", "the output's columns, by name, in this order (A,B,C; quote a name holding a comma): from either side, by the output's names (--suffix), or keys.NAME and input.NAME for a side's own NAME, each with \" AS NEWNAME\" to write it under another name; default all, the large side's then the key side's but its key")
 	delim    = flag.String("delim", "", `field separator of both CSV sides: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma (the output is CSV)`)
 	keysFmt  = flag.String("keys-format", "", "format of --keys: csv, parquet, arrow or jsonl (default: by its name), as join run takes it")
 	inputFmt = flag.String("input-format", "", "format of --input: csv, parquet, arrow or jsonl (default: by its name), as join run takes it")

@@ -266,7 +266,14 @@ func TestOnSuffixVersion(t *testing.T) {
 			t.Errorf("--suffix %q: exit %d, stdout %q, stderr %q", suffix, code, stdout, stderr)
 		}
 	}
-	code, stdout, stderr := runCmd(t, t.TempDir(), "--version")
+	// Qualified names pick a side's column, as join run takes them.
+	code, stdout, stderr := runCmd(t, t.TempDir(), "--keys", keys, "--input", input, "--on", "CITED", "--columns", "keys.CITING,input.CITING,NAME", "--out", "-", "--quiet")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	sortStrings(lines[1:])
+	if code != 0 || strings.Join(lines, "|") != "CITING_keys,CITING,NAME|100,10,a|100,13,a|200,11,b" {
+		t.Errorf("--columns keys.CITING,input.CITING,NAME: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCmd(t, t.TempDir(), "--version")
 	if code != 0 || !strings.HasPrefix(stdout, "beamjoin ") || strings.Count(stdout, "\n") != 1 {
 		t.Errorf("--version: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}

@@ -58,7 +58,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 		"left (every large row, unmatched ones with empty key-side columns); right (every key row, unmatched ones with empty large-side columns but the join column); full (both). A NULL key (an empty CSV field; a Parquet or Arrow NULL) never matches")
 	fs.StringVar(&j.suffix, "suffix", join.DefaultSuffix, cli.SuffixUsage)
 	fs.StringVar(&j.on, "on", "", cli.OnUsage)
-	fs.StringVar(&j.columns, "columns", "", "the output's columns, by name, in this order (A,B,C; quote a name holding a comma): from either side; default all, the large side's then the key side's but its key")
+	fs.StringVar(&j.columns, "columns", "", "the output's columns, by name, in this order (A,B,C; quote a name holding a comma): from either side, by the output's names (--suffix), or keys.NAME and input.NAME for a side's own NAME, each with \" AS NEWNAME\" to write it under another name; default all, the large side's then the key side's but its key")
 	fs.StringVar(&j.layout, "filter-layout", "", "composite key only: composite (one filter over the key tuples; the default) or per-column (one filter a column, the multi-dimension Bloom filter's design, for comparison)")
 	j.sizingFlags.register(fs)
 	fs.IntVar(&j.mappers, "mappers", 0, "map goroutines (0: one per core)")

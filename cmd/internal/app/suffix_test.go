@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acbfjoin/acbfjoin/join"
 )
 
 // TestSameNamedColumns (issue 46): zip codes joined to airports on (city,
@@ -56,6 +58,23 @@ func TestSameNamedColumns(t *testing.T) {
 	if got, want := rows(again), "zip,latitude,latitude_air,latitude_keys|78701,30.2,30.19,30.19|97201,45.5,45.58,45.58"; got != want {
 		t.Fatalf("the Parquet output as an input:\n%s\nwant\n%s", got, want)
 	}
+	// Qualified names and AS, in CSV and Parquet; the Parquet output read
+	// back by its names.
+	for _, o := range []string{again, pq} {
+		if _, stderr, err := runCmd("run", "--keys", air, "--input", zips, "--on", "city,state", "--columns", "zip,keys.latitude AS airport_lat,input.latitude as zip_lat,code", "--quiet", "--out", o); err != nil {
+			t.Fatal(err, stderr)
+		}
+	}
+	if got, want := rows(again), "zip,airport_lat,zip_lat,code|78701,30.19,30.2,AUS|97201,45.58,45.5,PDX"; got != want {
+		t.Fatalf("AS:\n%s\nwant\n%s", got, want)
+	}
+	back := filepath.Join(dir, "back.csv")
+	if _, stderr, err := runCmd("run", "--keys", air, "--key-col", "code", "--input", pq, "--join-col", "code", "--columns", "zip_lat,airport_lat,city", "--quiet", "--out", back); err != nil {
+		t.Fatal(err, stderr)
+	}
+	if got, want := rows(back), "zip_lat,airport_lat,city|30.2,30.19,Austin|45.5,45.58,Portland"; got != want {
+		t.Fatalf("AS in Parquet, read back:\n%s\nwant\n%s", got, want)
+	}
 	// A suffixed name the large side has too: suffixed again.
 	if _, stderr, err := runCmd("run", "--keys", zips, "--input", out, "--on", "zip", "--columns", "latitude,latitude_keys,latitude_keys_keys", "--quiet", "--out", again); err != nil {
 		t.Fatal(err, stderr)
@@ -78,11 +97,15 @@ func TestSameNamedColumns(t *testing.T) {
 		{[]string{"run", "--keys", air, "--input", zips, "--on", "city", "--suffix", "", "--out", again}, "--suffix is empty"},
 		{[]string{"stream", "--key-events", air, "--probe", zips, "--on", "city", "--key-col", "city", "--out", again}, `stream: --on "city" names the join column of both sides`},
 		{[]string{"version", "now"}, `version takes no arguments (got "now")`},
+		{[]string{"run", "--keys", air, "--input", zips, "--on", "city,state", "--columns", "keys.city", "--out", again}, `--columns keys.city: the key side's key column "city" is not in the output`},
+		{[]string{"run", "--keys", air, "--input", zips, "--on", "city,state", "--columns", "zip AS z,code AS z", "--out", again}, `two output columns would be named "z"`},
 	} {
 		_, _, err := runCmd(c.args...)
 		var u usageError
-		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &u) {
-			t.Errorf("%q: %v, want a usage error with %q", c.args, err, c.want)
+		// The flags' own checks are usage errors; --columns is checked
+		// against the sides' names, by the library.
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &u) && !errors.Is(err, join.ErrOptions) {
+			t.Errorf("%q: %v, want an error with %q", c.args, err, c.want)
 		}
 	}
 	for _, arg := range []string{"--version", "version", "-version"} {
