@@ -51,11 +51,14 @@ var maxRowGroupBytes = 256 << 20
 // INT64 when every value written to it is an integer that prints back as
 // the same text (canonicalInt: 7, -7, 0; not 007, +7, -0 or beyond int64),
 // else DOUBLE when every value is a finite number that prints back as the
-// same text (canonicalFloat: 0.5, -2, 3.25; not 7.0, 1e3, .5, NaN, or an
-// integer beyond 2^53), else UTF-8, or BYTE_ARRAY without the String
+// same text (canonicalFloat: 0.5, -2, 3.25; not NaN, or an integer beyond
+// 2^53) or a decimal with a point or exponent as DuckDB types it
+// (decimalFloat: .097, -.5, 1., 7.0, 1e3, whose doubles print back as
+// 0.097, -0.5, 1, 7, 1000; issue 46), else UTF-8, or BYTE_ARRAY without the String
 // annotation when a value is not valid UTF-8 (readers refuse a String
-// column holding one); so no value written changes, and two values the join
-// kept apart (007 and 7 as string keys) stay apart. An empty field is NULL;
+// column holding one); so no integer or text written changes, and two
+// values the join kept apart (007 and 7 as string keys) stay apart; two
+// decimals of one value (.5 and 0.5) become one double. An empty field is NULL;
 // a column of NULLs only, and every column of an output with no rows, is
 // UTF-8.
 //
@@ -135,10 +138,62 @@ func (c *columnTypes) observe(f []byte) {
 		}
 	default:
 		c.notInt = true
-		if !c.notFloat && !canonicalFloat(f) {
+		if !c.notFloat && !canonicalFloat(f) && !decimalFloat(f) {
 			c.notFloat = true
 		}
 	}
+}
+
+// decimalFloat reports whether f is a finite decimal with a point or an
+// exponent, in the form DuckDB's CSV reader types DOUBLE (issue 46):
+// -?(0|[1-9][0-9]*)?(.[0-9]*)?([eE][+-]?[0-9]+)? with a digit before the
+// exponent, and a point or exponent: .097, -.5, 1., 1.50, 2e3. Its double
+// prints back as another text (0.097, 1.5, 2000); an integer (7, 007, +7)
+// is never one, so zip codes and other digit strings stay text.
+func decimalFloat(f []byte) bool {
+	i := 0
+	if i < len(f) && f[i] == '-' {
+		i++
+	}
+	intStart := i
+	for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+		i++
+	}
+	digits := i - intStart
+	if digits > 1 && f[intStart] == '0' {
+		return false // a leading zero: 007.5
+	}
+	point := i < len(f) && f[i] == '.'
+	if point {
+		i++
+		fracStart := i
+		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+			i++
+		}
+		digits += i - fracStart
+	}
+	if digits == 0 {
+		return false
+	}
+	exp := i < len(f) && (f[i] == 'e' || f[i] == 'E')
+	if exp {
+		i++
+		if i < len(f) && (f[i] == '+' || f[i] == '-') {
+			i++
+		}
+		expStart := i
+		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+			i++
+		}
+		if i == expStart {
+			return false
+		}
+	}
+	if i != len(f) || !point && !exp {
+		return false
+	}
+	v, err := strconv.ParseFloat(string(f), 64)
+	return err == nil && !math.IsInf(v, 0)
 }
 
 // typ is the type a column of text takes from its values.

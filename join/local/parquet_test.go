@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -86,6 +87,8 @@ func column(t *testing.T, tbl arrow.Table, i int) ([]string, arrow.DataType) {
 // (007 and 7 stay apart), and an empty field is NULL.
 func TestParquetTypesFromValues(t *testing.T) {
 	str, i64, f64 := arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64
+	// How a DOUBLE written from a decimal of another form prints back.
+	printed := map[string]string{"7.0": "7", "1e3": "1000", ".5": "0.5", ".097": "0.097", "-.5": "-0.5", "1.": "1", "1.50": "1.5"}
 	for _, c := range []struct {
 		name   string
 		values []string
@@ -100,9 +103,14 @@ func TestParquetTypesFromValues(t *testing.T) {
 		{"an integer a double does not hold", []string{"100000000000000000000000000000", "0.5"}, str}, // it prints back, but the double is 99999999999999991433150857216
 		{"not UTF-8", []string{"a\xff\xfe", "b"}, arrow.BinaryTypes.Binary},
 		{"decimals", []string{"0.5", "2", "-3.25", "0.6667"}, f64},
-		{"seven point zero", []string{"7.0", "1"}, str},
-		{"exponent", []string{"1e3", "1"}, str},
-		{"no leading digit", []string{".5", "1"}, str},
+		// Decimals in other forms, typed DOUBLE as DuckDB types them (issue
+		// 46): written as the double, which prints back otherwise
+		// (printed).
+		{"seven point zero", []string{"7.0", "1"}, f64},
+		{"exponent", []string{"1e3", "1"}, f64},
+		{"no leading digit", []string{".5", "1"}, f64},
+		{"DuckDB's decimals", []string{".097", "-.5", "1.", "1.50"}, f64},
+		{"a decimal with a leading zero", []string{"007.5", "1"}, str},
 		{"not a number", []string{"NaN", "1"}, str},
 		{"infinity", []string{"Inf", "1"}, str},
 		{"too precise for a double", []string{"12345678901234567", "0.5"}, str},
@@ -137,6 +145,8 @@ func TestParquetTypesFromValues(t *testing.T) {
 					want = "7"
 				case v == `"a,b"`:
 					want = "a,b"
+				case printed[v] != "" && arrow.TypeEqual(c.want, f64):
+					want = printed[v]
 				}
 				if g := got[fmt.Sprintf("k%d", i)]; g != want {
 					t.Errorf("value %d: %q, want %q", i, g, want)
@@ -250,7 +260,7 @@ func oneKey(i int, kt key.Type) key.Spec {
 // FuzzCanonical checks canonicalInt and canonicalFloat against their
 // definitions: the value parses and strconv prints it back as the same text.
 func FuzzCanonical(f *testing.F) {
-	for _, s := range []string{"0", "-0", "007", "+7", "7", "-7", "9223372036854775807", "9223372036854775808", "0.5", "7.0", "1e3", ".5", "NaN", "-Inf", "1_000", "0x10", "12345678901234567"} {
+	for _, s := range []string{"0", "-0", "007", "+7", "7", "-7", "9223372036854775807", "9223372036854775808", "0.5", "7.0", "1e3", ".5", "NaN", "-Inf", "1_000", "0x10", "12345678901234567", ".097", "-.5", "1.", "1.50", "2.5E-3", "007.5", "1e999"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -265,7 +275,28 @@ func FuzzCanonical(f *testing.F) {
 		if got := canonicalFloat([]byte(s)); got != wantFloat {
 			t.Errorf("canonicalFloat(%q) = %v, want %v", s, got, wantFloat)
 		}
+		// decimalFloat: a finite float (ParseFloat) holding a point or an
+		// exponent, made of digits, one leading '-', '.', e/E and an
+		// exponent's sign, with a digit before the exponent, no leading zero
+		// before another digit, and no integer.
+		wantDec := err == nil && !math.IsInf(x, 0) && strings.ContainsAny(s, ".eE") && decimalShape.MatchString(s)
+		if got := decimalFloat([]byte(s)); got != wantDec {
+			t.Errorf("decimalFloat(%q) = %v, want %v", s, got, wantDec)
+		}
 	})
+}
+
+// decimalShape is decimalFloat's grammar, as a regular expression.
+var decimalShape = regexp.MustCompile(`^-?(0|[1-9][0-9]*)?(\.[0-9]*)?([eE][+-]?[0-9]+)?$`)
+
+// TestDecimalFloat: DuckDB's DOUBLE forms (issue 46) and what stays text.
+func TestDecimalFloat(t *testing.T) {
+	for s, want := range map[string]bool{".097": true, "-.5": true, "1.": true, "1.50": true, "7.0": true, "1e3": true, "2.5E-3": true, "0.5": true,
+		"7": false, "007": false, "+.5": false, ".": false, "-.": false, ".e5": false, "1e": false, "007.5": false, "1e999": false, "NaN": false, "0x1p3": false, "1_0.5": false, "": false} {
+		if got := decimalFloat([]byte(s)); got != want || want && !regexp.MustCompile(`^-?[0-9]*\.?[0-9]*([eE][+-]?[0-9]+)?$`).MatchString(s) {
+			t.Errorf("decimalFloat(%q) = %v, want %v", s, got, want)
+		}
+	}
 }
 
 // TestParquetSpoolReserve: rows without end (an input that never ends)
