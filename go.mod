@@ -8,6 +8,7 @@ require (
 	github.com/apache/thrift v0.24.0
 	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/expr-lang/expr v1.17.8
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spaolacci/murmur3 v1.1.0
 	golang.org/x/sys v0.47.0

@@ -491,6 +491,10 @@ func (opt Options) Check() (join.Options, error) {
 		return refuse("SkipBadRows", true, "not done by the pipeline: a malformed row fails it")
 	case opt.Layout != "" && opt.Layout != join.LayoutComposite:
 		return refuse("Layout", opt.Layout, "the pipeline builds one filter over the whole key")
+	case opt.Where != "":
+		return refuse("Where", opt.Where, "not done by the pipeline yet (join run takes it)")
+	case opt.KeysWhere != "":
+		return refuse("KeysWhere", opt.KeysWhere, "not done by the pipeline yet (join run takes it)")
 	}
 	jo, err := opt.joinOptions().Resolve()
 	return jo, option.Within(err, "beamjoin", join.ErrOptions)

@@ -20,7 +20,7 @@ import (
 
 var names = map[string]string{
 	// join.Options and the executors'
-	"Keys": "keys", "Input": "input", "KeyCol": "key-col", "JoinCol": "join-col", "KeyType": "key-type", "JoinType": "join", "Columns": "columns", "Suffix": "suffix", "EstimateJoinSize": "estimate-size", "KeepFilter": "keep-filter", "IgnoreFileBloom": "ignore-file-bloom",
+	"Keys": "keys", "Input": "input", "KeyCol": "key-col", "JoinCol": "join-col", "KeyType": "key-type", "JoinType": "join", "Columns": "columns", "Suffix": "suffix", "EstimateJoinSize": "estimate-size", "KeepFilter": "keep-filter", "IgnoreFileBloom": "ignore-file-bloom", "KeysWhere": "keys-where",
 	"KeysFormat": "keys-format", "InputFormat": "input-format", "KeyEventsFormat": "key-events-format", "ProbeFormat": "probe-format",
 	"Filter": "filter", "Mappers": "mappers", "Reducers": "reducers", "MemBudget": "mem", "TempDir": "tmp-dir",
 	"FilterFile": "filter-file", "Bank": "bank", "Classes": "classes", "ClassCol": "class-col", "Classing": "classes", "Route": "route", "Sep": "delim", "KeysSep": "keys-delim", "InputSep": "input-delim",

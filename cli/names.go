@@ -14,6 +14,12 @@ const SuffixUsage = "appended to a key-side column's name in the output where th
 // OnUsage is the help of --on, as SuffixUsage.
 const OnUsage = "the join column of both sides, when it has one name on both: the same as --key-col COL --join-col COL (several, comma-separated, for a composite key)"
 
+// WhereUsage is the help of a predicate flag (--where, --keys-where) that
+// selects side's rows (when says when it applies).
+func WhereUsage(side, when string) string {
+	return "keep only " + side + ` rows for which this expression holds, over the side's columns (expr-lang: state == "CA" and delay > 60; and, or, not, in [...], + - * / %, startsWith, endsWith, contains, lower(), upper(), x == nil for NULL; a name that is no identifier as $env["Mean Temp"]); ` + when + "; docs/where.md"
+}
+
 // On returns the key-side and large-side key columns from --on (on, set
 // when given) and --key-col and --join-col (keyCol, joinCol, each set
 // when given): --on's value for both, which neither of the others may

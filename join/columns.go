@@ -164,3 +164,36 @@ func quoteList(names []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// DefaultColumnsError is a join of the default key columns (KeyCol
+// DefaultKeyCol, JoinCol DefaultJoinCol: the NBER files') on sides that
+// lack them: the columns of each side and those both have, for a message
+// that says which to name. It is an ErrOptions.
+type DefaultColumnsError struct {
+	Keys, Input          string   // the sides' names
+	KeyNames, InputNames []string // their columns
+	Shared               []string // the columns both have, in the key side's order
+}
+
+func (e *DefaultColumnsError) Error() string {
+	msg := fmt.Sprintf("join: the key columns are the NBER files' by default (KeyCol %s, JoinCol %s), which these files lack: %s has %s; %s has %s; ",
+		DefaultKeyCol, DefaultJoinCol, e.Keys, quoteList(e.KeyNames), e.Input, quoteList(e.InputNames))
+	if len(e.Shared) == 0 {
+		return msg + "they have no column of one name: name the join column of each (KeyCol and JoinCol)"
+	}
+	return msg + fmt.Sprintf("both have %s: name the join column of each (KeyCol and JoinCol), or one both have", quoteList(e.Shared))
+}
+
+func (e *DefaultColumnsError) Is(target error) bool { return target == ErrOptions }
+
+// NewDefaultColumnsError is the DefaultColumnsError of sides named keys
+// and input with columns keyNames and inputNames.
+func NewDefaultColumnsError(keys string, keyNames []string, input string, inputNames []string) *DefaultColumnsError {
+	e := &DefaultColumnsError{Keys: keys, Input: input, KeyNames: keyNames, InputNames: inputNames}
+	for _, n := range keyNames {
+		if slices.Contains(inputNames, n) {
+			e.Shared = append(e.Shared, n)
+		}
+	}
+	return e
+}

@@ -88,6 +88,14 @@ type Sides struct {
 	// the keys is skipped: Report.InputTable.ChunksSkippedBloom); for
 	// comparing the two.
 	IgnoreFileBloom bool
+	// Where and KeysWhere, if set, select the large side's and the key
+	// side's rows by a predicate over the side's columns (package where:
+	// `state == "CA" and delay > 60`), before the join: a row of the large
+	// side it rejects is read in the map phase and dropped before the
+	// filter's probe, in every join type (a left join writes no row for
+	// it); a key-side row it rejects goes neither into the filter nor to
+	// the reducers. Report.WhereRows counts the rows each dropped.
+	Where, KeysWhere string
 }
 
 // Keying is a join's key (Options.Keying; the stream engine's and Beam's

@@ -69,6 +69,9 @@ type Report struct {
 	// VmHWM, which includes what came before the run; 0 where unknown).
 	PeakHeapBytes uint64 `json:"peak_heap_bytes"`
 	PeakRSSBytes  uint64 `json:"peak_rss_bytes"`
+	// Where is what Options.Where and KeysWhere dropped (nil without
+	// either): rows neither InputRecords nor KeysRecords count.
+	Where *WhereReport `json:"where,omitempty"`
 	// BadRows counts the rows skipped with SkipBadRows; BadRowExamples names
 	// the first few (file:line: what is wrong).
 	BadRows        int64    `json:"bad_rows"`
@@ -409,4 +412,39 @@ func Version() string {
 		v += "+" + rev
 	}
 	return v + dirty
+}
+
+// WhereReport is what the predicates on the sides (Options.Where,
+// KeysWhere) did: each expression and the rows it dropped before the join.
+type WhereReport struct {
+	Input        string `json:"input,omitempty"`
+	InputDropped int64  `json:"input_dropped"`
+	Keys         string `json:"keys,omitempty"`
+	KeysDropped  int64  `json:"keys_dropped"`
+}
+
+// where is rep.Where, made when first asked for.
+func (rep *Report) where() *WhereReport {
+	if rep.Where == nil {
+		rep.Where = &WhereReport{}
+	}
+	return rep.Where
+}
+
+// SetKeysWhere records Options.KeysWhere (src) and the key-side rows it
+// dropped.
+func (rep *Report) SetKeysWhere(src string, dropped int64) {
+	if src != "" {
+		w := rep.where()
+		w.Keys, w.KeysDropped = src, dropped
+	}
+}
+
+// SetWhere records Options.Where (src) and the large-side rows it
+// dropped.
+func (rep *Report) SetWhere(src string, dropped int64) {
+	if src != "" {
+		w := rep.where()
+		w.Input, w.InputDropped = src, dropped
+	}
 }

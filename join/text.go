@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -83,6 +84,14 @@ func (r *Report) WriteText(w io.Writer) {
 			r.Partitions, r.Settings.Reducers)
 	}
 	r.writeSkew(w)
+	if wr := r.Where; wr != nil {
+		if wr.Keys != "" {
+			fmt.Fprintf(w, "keys where %s: dropped %d of %d key rows\n", strconv.Quote(wr.Keys), wr.KeysDropped, wr.KeysDropped+r.KeysRecords)
+		}
+		if wr.Input != "" {
+			fmt.Fprintf(w, "where %s: dropped %d of %d large rows before the filter\n", strconv.Quote(wr.Input), wr.InputDropped, wr.InputDropped+r.InputRecords)
+		}
+	}
 	if r.BadRows > 0 {
 		fmt.Fprintf(w, "bad rows: %d skipped; the first: %s\n", r.BadRows, strings.Join(r.BadRowExamples, "; "))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/where"
 	"sync"
 	"sync/atomic"
 
@@ -34,6 +35,8 @@ type buildStats struct {
 	// exclusions' membership tests (nil otherwise); the broadcast phase
 	// lets it go before the map phase.
 	index keyIndex
+	// whereDropped are the rows Options.KeysWhere dropped (not in records).
+	whereDropped int64
 }
 
 // build reads the key side with one goroutine per mapper: each collects
@@ -178,13 +181,16 @@ type buildWorker struct {
 	// readers index no other), and the key side's field count.
 	view    [][]byte
 	nfields int
+	// Options.KeysWhere's copy, and the rows it dropped.
+	where        *where.Pred
+	whereDropped int64
 }
 
 // newWorker is a build goroutine's state, with its own shuffle writer and
 // sketch.
 func (bd *builder) newWorker() *buildWorker {
 	x := bd.x
-	w := &buildWorker{keys: &keyCollector{}, w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: bd.sketches[bd.next.Add(1)-1]}
+	w := &buildWorker{keys: &keyCollector{}, w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: bd.sketches[bd.next.Add(1)-1], where: clonePred(x.keysWhere)}
 	if bd.bp != nil {
 		w.cl.c = bd.bp.b.Classing
 		w.sets = newClassKeySets(len(bd.bp.classes))
@@ -220,6 +226,16 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 		}
 		if n%checkEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if b.where != nil { // Options.KeysWhere: before anything counts the row
+			ok, err := x.selected(b.where, r)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				b.whereDropped++
+				continue
+			}
 		}
 		if bd.inf != nil && !bd.inf.see(b, keys) {
 			return errNotCanonical
@@ -406,6 +422,7 @@ func (bd *builder) finishWorker(b *buildWorker) error {
 	}
 	st := &bd.st
 	st.records += b.rows
+	st.whereDropped += b.whereDropped
 	st.parts.add(b.pc)
 	st.cannot.null += b.cannot.null
 	st.cannot.unmatchable += b.cannot.unmatchable

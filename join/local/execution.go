@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/where"
 	"slices"
 	"time"
 
@@ -46,6 +47,9 @@ type execution struct {
 	// largeKeep, likewise, are the large side's columns asked: its rows are
 	// cut to them in the map phase. nil: every column.
 	largeKeep []int
+	// where and keysWhere select the large side's and the key side's rows
+	// (Options.Where, KeysWhere; nil: all); each goroutine clones its own.
+	where, keysWhere *where.Pred
 
 	start, phase time.Time
 	timings      map[string]float64
@@ -75,6 +79,9 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 	}
 	x.keys, x.input = x.pair.Keys, x.pair.Input
 	x.takeTypes()
+	if err := x.compileWhere(); err != nil {
+		return nil, err
+	}
 	if opt.Route == join.RouteColumn && (slices.Contains(x.input.Header, "class") || slices.Contains(x.keys.Header, "class")) {
 		return nil, fmt.Errorf("%w: Route column: the output has a column \"class\" already (route to one file a class instead)", join.ErrOptions)
 	}

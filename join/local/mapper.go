@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/where"
 	"sync"
 	"sync/atomic"
 
@@ -38,6 +39,8 @@ type mapStats struct {
 	bypassed, bypassedBytes int64
 	// guard is what the mappers' filter guards did.
 	guard guardStats
+	// whereDropped are the rows Options.Where dropped (not in records).
+	whereDropped int64
 }
 
 // mapBatch is how many records a mapper reads at once (csvscan.NextBatch).
@@ -66,8 +69,10 @@ type mapWorker struct {
 	keyPad              []byte
 	passedBy, passedBy8 int64 // rows written here, and their bytes
 	guard               filterGuard
-	keep                []int  // the large side's columns the output asks for (nil: all)
-	keyLo, keyHi        []byte // mapInputs'
+	keep                []int       // the large side's columns the output asks for (nil: all)
+	where               *where.Pred // Options.Where's copy (nil: none)
+	whereDropped        int64       // the rows it dropped (not in rows)
+	keyLo, keyHi        []byte      // mapInputs'
 	bloom               *fileBloom
 }
 
@@ -86,7 +91,11 @@ type mapInputs struct {
 func (x *execution) newMapWorker(i int, in mapInputs, sketches []*joinSketch) mapWorker {
 	m := mapWorker{f: in.copies[i%len(in.copies)], keyLo: in.keyLo, keyHi: in.keyHi, bloom: in.bloom, w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: sketches[i],
 		sep: x.input.Sep, nfields: len(x.input.Header), parts: x.parts,
-		bypass: x.opt.JoinType.KeepsUnmatchedLarge(), newOut: x.sink.Writer, keyPad: x.shape().keyPad, guard: newFilterGuard(x), keep: x.largeKeep}
+		bypass: x.opt.JoinType.KeepsUnmatchedLarge(), newOut: x.sink.Writer, keyPad: x.shape().keyPad, guard: newFilterGuard(x), keep: x.largeKeep,
+		where: clonePred(x.where)}
+	if x.input.Tab != nil {
+		m.sep = ',' // a table's rows come as CSV lines (columnar.Rows.Raw)
+	}
 	if x.skew != nil {
 		m.spread = newSpreader(x.skew, i)
 	}
@@ -118,7 +127,7 @@ func (m *mapWorker) reject(key []byte, offset int64, raw []byte) error {
 
 // rejectCSV is reject of a CSV side's row, re-encoded as CSV if its file
 // has another separator.
-func (m *mapWorker) rejectCSV(r *csvscan.Reader, key []byte, offset int64, raw []byte) error {
+func (m *mapWorker) rejectCSV(r source.RowReader, key []byte, offset int64, raw []byte) error {
 	if m.bypass {
 		var err error
 		if raw, err = m.csvLine(r, raw); err != nil {
@@ -131,7 +140,7 @@ func (m *mapWorker) rejectCSV(r *csvscan.Reader, key []byte, offset int64, raw [
 // emitCSV sends a survivor of a CSV side (raw, of record offset, a row of
 // r) to its partition, re-encoded as CSV if its file has another
 // separator (only the survivors are).
-func (m *mapWorker) emitCSV(r *csvscan.Reader, key []byte, offset int64, raw []byte) error {
+func (m *mapWorker) emitCSV(r source.RowReader, key []byte, offset int64, raw []byte) error {
 	raw, err := m.csvLine(r, raw)
 	if err != nil {
 		return err
@@ -142,7 +151,7 @@ func (m *mapWorker) emitCSV(r *csvscan.Reader, key []byte, offset int64, raw []b
 // csvLine is a CSV side's row as the shuffle and the output carry it: as it
 // is, re-encoded as CSV when its separator is not a comma, and cut to the
 // columns the output asks for (Options.Columns: keep).
-func (m *mapWorker) csvLine(r *csvscan.Reader, raw []byte) ([]byte, error) {
+func (m *mapWorker) csvLine(r source.RowReader, raw []byte) ([]byte, error) {
 	if m.keep == nil && m.sep == ',' {
 		return raw, nil
 	}
@@ -209,6 +218,7 @@ func (m *mapWorker) emit(key []byte, offset int64, raw []byte) error {
 func (m *mapWorker) done(mu *sync.Mutex, st *mapStats) error {
 	mu.Lock()
 	st.records += m.rows
+	st.whereDropped += m.whereDropped
 	st.output += m.out
 	// shuffle.RecordBytes of each dropped row, summed: its row and key
 	// bytes plus an empty record's cost.
@@ -233,10 +243,12 @@ func (m *mapWorker) done(mu *sync.Mutex, st *mapStats) error {
 }
 
 // mapRows runs the map phase with a mapper each (newWorker(i)) reading
-// a CSV side's rows with read, or a table side's chunks with mapChunk
-// (maptable.go): the counting, the sketches and the progress around it.
+// a CSV side's rows with read (a *csvscan.Reader), or a table side's
+// chunks with mapChunk (maptable.go), or with Options.Where its rows with
+// read (columnar.Rows): the counting, the sketches and the progress
+// around it.
 func mapRows[W interface{ base() *mapWorker }](ctx context.Context, x *execution, newWorker func(i int, sketches []*joinSketch) W,
-	read func(m W, r *csvscan.Reader) error) (mapStats, error) {
+	read func(m W, r source.RowReader) error) (mapStats, error) {
 	var mu sync.Mutex
 	st := mapStats{parts: newPartCounts(x.parts)}
 	sketches, err := x.newJoinSketches()
@@ -247,11 +259,11 @@ func mapRows[W interface{ base() *mapWorker }](ctx context.Context, x *execution
 	newW := func() W { return newWorker(int(next.Add(1)-1), sketches) }
 	done := func(m W) error { return m.base().done(&mu, &st) }
 	stop := x.progress("map", x.input.Progress, x.input.Size)
-	if x.input.Tab != nil {
+	if x.input.Tab != nil && x.where == nil {
 		st.table = &join.TableReport{Format: string(x.input.Tab.Format)}
 		err = source.ScanTable(ctx, x.input, x.opt.Mappers, newW, func(m W, c *source.Chunk) error { return x.mapChunk(ctx, m.base(), c) }, done)
-	} else {
-		err = source.Scan(ctx, x.input, x.opt.Mappers, newW, func(m W, r source.RowReader) error { return read(m, r.(*csvscan.Reader)) }, done)
+	} else { // a CSV side, or a table's rows one at a time (Where)
+		err = source.Scan(ctx, x.input, x.opt.Mappers, newW, read, done)
 	}
 	stop()
 	if err != nil {
@@ -328,7 +340,7 @@ func (m *mapWorker) probeAll(keys [][]byte, pass []bool) {
 // column only (csvscan.NextBatch): no field slice is built for a row the
 // filter drops, and a filters.BatchFilter tests a whole batch at once.
 func (x *execution) mapInput(ctx context.Context, in mapInputs) (mapStats, error) {
-	if x.joinSpec.Composite() {
+	if x.joinSpec.Composite() || x.where != nil {
 		return x.mapTuples(ctx, in)
 	}
 	kt, col := x.joinSpec.Types[0], x.joinSpec.Cols[0]
@@ -340,7 +352,8 @@ func (x *execution) mapInput(ctx context.Context, in mapInputs) (mapStats, error
 			m.intKeys[i] = m.kb[i][:]
 		}
 		return m
-	}, func(m *batchWorker, r *csvscan.Reader) error {
+	}, func(m *batchWorker, rr source.RowReader) error {
+		r := rr.(*csvscan.Reader) // mapRows gives a CSV side's reader here (no Where)
 		b := &m.batch
 		for r.NextBatch(col, mapBatch, b) {
 			if ctx.Err() != nil { // a batch is a few microseconds of work
@@ -420,19 +433,31 @@ type tupleWorker struct {
 
 func (m *tupleWorker) base() *mapWorker { return &m.mapWorker }
 
-// mapTuples is mapInput for a composite key: rows are read whole (every key
-// column is needed), their tuple made (key.Spec.Append, as the key side's
-// rows are: join.MapKeyRow), tested and the survivors shuffled. Slower per
-// row than mapInput's batches of one column; single-column joins never
-// come here.
+// mapTuples is mapInput for a composite key, or for any key with
+// Options.Where: rows are read whole (every key column is needed, or the
+// predicate's columns; a table side's rows one at a time, columnar.Rows),
+// the predicate's rejects dropped uncounted, their tuple made
+// (key.Spec.Append, as the key side's rows are: join.MapKeyRow), tested
+// and the survivors shuffled. Slower per row than mapInput's batches of
+// one column, which single-column joins without Where take.
 func (x *execution) mapTuples(ctx context.Context, in mapInputs) (mapStats, error) {
 	ks := x.joinSpec
 	return mapRows(ctx, x, func(i int, sketches []*joinSketch) *tupleWorker {
 		return &tupleWorker{mapWorker: x.newMapWorker(i, in, sketches)}
-	}, func(m *tupleWorker, r *csvscan.Reader) error {
+	}, func(m *tupleWorker, r source.RowReader) error {
 		for n := 1; r.Next(); n++ {
 			if n%checkEvery == 0 && ctx.Err() != nil {
 				return ctx.Err()
+			}
+			if m.where != nil { // Options.Where: before the row counts
+				ok, err := x.selected(m.where, r)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					m.whereDropped++
+					continue
+				}
 			}
 			key, v, err := rowKey(m.key[:0], r, ks, x.typing.Lenient)
 			if err != nil {

@@ -69,14 +69,25 @@ func openPair(ctx context.Context, opt join.Options, deferring bool) (_ *Pair, e
 	if p.Keys, err = Open(ctx, ko); err != nil {
 		return nil, err
 	}
-	if p.KeySpec, err = p.Keys.KeySpec("KeyCol", opt.KeyCols, opt.KeyTypes); err != nil {
-		return nil, err
+	var kerr error
+	p.KeySpec, kerr = p.Keys.KeySpec("KeyCol", opt.KeyCols, opt.KeyTypes)
+	nber := slices.Equal(opt.KeyCols, []string{join.DefaultKeyCol}) && slices.Equal(opt.JoinCols, []string{join.DefaultJoinCol})
+	if kerr != nil && !nber {
+		return nil, kerr
 	}
 	if p.Input, err = Open(ctx, Options{Option: "Input", Path: opt.Input, Name: opt.InputName, Parts: 4 * opt.Mappers, SkipBad: opt.SkipBadRows,
 		Sep: join.SideSep(opt.InputSep, opt.Sep), Format: opt.InputFormat, TempDir: opt.TempDir}); err != nil {
 		return nil, err
 	}
-	if p.JoinSpec, err = p.Input.KeySpec("JoinCol", opt.JoinCols, opt.KeyTypes); err != nil {
+	p.JoinSpec, err = p.Input.KeySpec("JoinCol", opt.JoinCols, opt.KeyTypes)
+	if nber && (kerr != nil || err != nil) && !slices.Contains(p.Keys.Header, join.DefaultKeyCol) && !slices.Contains(p.Input.Header, join.DefaultJoinCol) {
+		// Neither side is an NBER file: say what each has instead.
+		return nil, join.NewDefaultColumnsError(p.Keys.Name, p.Keys.Header, p.Input.Name, p.Input.Header)
+	}
+	if kerr != nil {
+		return nil, kerr
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := p.checkNested(opt); err != nil {

@@ -1,7 +1,7 @@
 // Command profilejoin runs one join through the library (join/local.Run)
 // under a CPU profile, for looking at where the map phase's time goes:
 //
-//	go run ./bench/cmd/profilejoin -keys K -input I -cpuprofile cpu.out [-mappers N] [-filter KIND]
+//	go run ./bench/cmd/profilejoin -keys K -input I -cpuprofile cpu.out [-mappers N] [-filter KIND] [-where EXPR] [-keys-where EXPR]
 //	go tool pprof -top cpu.out
 //
 // or, for where memory peaks, -heapprofile heap.out [-mem BYTES]: the heap
@@ -41,6 +41,8 @@ func main() {
 	heap := flag.String("heapprofile", "", "write the heap profile of the largest heap in use here")
 	mem := flag.Int64("mem", 0, "the memory budget in bytes (0: the default)")
 	snap := flag.String("heapsnap", "", "write a heap profile here every second, after a collection")
+	where := flag.String("where", "", "the large side's predicate (join.Options.Where)")
+	keysWhere := flag.String("keys-where", "", "the key side's predicate (join.Options.KeysWhere)")
 	flag.Parse()
 	if *keys == "" || *input == "" {
 		fmt.Fprintln(os.Stderr, "profilejoin: -keys and -input are required")
@@ -67,7 +69,7 @@ func main() {
 		go snapHeap(*snap)
 	}
 	rep, err := local.Run(context.Background(), join.Options{
-		Sides:        join.Sides{Keys: *keys, Input: *input},
+		Sides:        join.Sides{Keys: *keys, Input: *input, Where: *where, KeysWhere: *keysWhere},
 		Keying:       join.Keying{KeyCol: *keyCol, JoinCol: *joinCol},
 		FilterChoice: join.FilterChoice{Filter: filters.Kind(*kind)},
 		Resources:    join.Resources{Mappers: *mappers, MemBudget: *mem},

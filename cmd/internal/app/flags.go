@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/acbfjoin/acbfjoin/cli"
@@ -23,6 +24,7 @@ type joinFlags struct {
 	keys, input, keyCol, joinCol, keyType string
 	keysFormat, inputFormat               string
 	joinType, columns, suffix, on         string
+	where, keysWhere                      string
 	parquetBloom                          string               // --parquet-bloom, as given
 	pq                                    local.ParquetOptions // its ParquetOptions (run)
 	mappers, reducers                     int
@@ -56,6 +58,8 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.keyType, "key-type", string(key.Auto), keyTypeUsage)
 	fs.StringVar(&j.joinType, "join", string(join.JoinInner), "the join: inner; semi (each large row with a match, once, its own columns); anti (each without one; rows the filter rejects skip the shuffle); "+
 		"left (every large row, unmatched ones with empty key-side columns); right (every key row, unmatched ones with empty large-side columns but the join column); full (both). A NULL key (an empty CSV field; a Parquet or Arrow NULL) never matches")
+	fs.StringVar(&j.where, "where", "", cli.WhereUsage("the large side's", "in the map phase, before the filter's probe; a left or anti join writes no row for one it drops"))
+	fs.StringVar(&j.keysWhere, "keys-where", "", cli.WhereUsage("the key side's", "before the filter is built: only the keys of the rows kept go into it and to the reducers"))
 	fs.StringVar(&j.suffix, "suffix", join.DefaultSuffix, cli.SuffixUsage)
 	fs.StringVar(&j.on, "on", "", cli.OnUsage)
 	fs.StringVar(&j.columns, "columns", "", "the output's columns, by name, in this order (A,B,C; quote a name holding a comma): from either side, by the output's names (--suffix), or keys.NAME and input.NAME for a side's own NAME, each with \" AS NEWNAME\" to write it under another name; default all, the large side's then the key side's but its key")
@@ -90,7 +94,7 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		JoinType:         join.JoinType(j.joinType),
 		EstimateJoinSize: j.estimate,
 	}
-	for _, f := range []struct{ name, v string }{{"key-col", j.keyCol}, {"join-col", j.joinCol}, {"key-type", j.keyType}, {"join", j.joinType}, {"suffix", j.suffix}, {"on", j.on}} {
+	for _, f := range []struct{ name, v string }{{"key-col", j.keyCol}, {"join-col", j.joinCol}, {"key-type", j.keyType}, {"join", j.joinType}, {"suffix", j.suffix}, {"on", j.on}, {"where", j.where}, {"keys-where", j.keysWhere}} {
 		if j.set(f.name) && f.v == "" { // "" is the library's default
 			return opt, usageError{fmt.Errorf("%s: --%s is empty (leave it out for its default)", cmd, f.name)}
 		}
@@ -100,6 +104,7 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		return opt, usageError{fmt.Errorf("%s: %w", cmd, err)}
 	}
 	opt.Suffix = j.suffix
+	opt.Where, opt.KeysWhere = j.where, j.keysWhere
 	if j.set("columns") {
 		cols, err := cli.ParseColumns(j.columns) // beamjoin's too
 		if err != nil {
@@ -173,11 +178,48 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 // no integer (csvscan.ErrNotInteger) gets how its command's keys came to
 // compare as integers (intKeyError); other errors are returned as they are.
 func flagError(cmd string, fs *flag.FlagSet, err error) error {
+	var dce *join.DefaultColumnsError
+	if errors.As(err, &dce) && fs.Lookup("on") != nil {
+		return defaultColumnsError{cmd, dce}
+	}
 	err = cli.Rewrite(cmd, fs, err)
 	if how := intKeyHow(fs); how != "" && errors.Is(err, csvscan.ErrNotInteger) {
 		return intKeyError{err, how}
 	}
 	return err
+}
+
+// defaultColumnsError is join.DefaultColumnsError in the flags' words:
+// the NBER default columns, which the files lack, what each has, and the
+// --on that names the columns both have.
+type defaultColumnsError struct {
+	cmd string
+	e   *join.DefaultColumnsError
+}
+
+func (d defaultColumnsError) Unwrap() error { return d.e }
+
+func (d defaultColumnsError) Error() string {
+	e := d.e
+	msg := fmt.Sprintf("%s: --key-col and --join-col default to the NBER files' PATENT and CITED, which these files lack: %s has %s; %s has %s; ",
+		d.cmd, e.Keys, quoted(e.KeyNames), e.Input, quoted(e.InputNames))
+	if len(e.Shared) == 0 {
+		return msg + "give --key-col and --join-col"
+	}
+	on := e.Shared[0]
+	if len(e.Shared) > 1 {
+		on += " (or --on " + strings.Join(e.Shared[:min(2, len(e.Shared))], ",") + " for a composite key)"
+	}
+	return msg + fmt.Sprintf("both have %s: give --on %s, or --key-col and --join-col", quoted(e.Shared), on)
+}
+
+// quoted is names quoted and comma-separated, for messages.
+func quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }
 
 // intKeyError is a key that is no integer where keys compare as integers,

@@ -125,3 +125,52 @@ func keyEvents(t *testing.T, dir string) string {
 	}
 	return p
 }
+
+// TestWhereFlags (issue 46): --where and --keys-where select the sides'
+// rows in run and compare; a bad expression is one line naming the flag
+// and the column or position.
+func TestWhereFlags(t *testing.T) {
+	dir := t.TempDir()
+	zips, air := filepath.Join(dir, "zip.csv"), filepath.Join(dir, "air.csv")
+	for p, s := range map[string]string{
+		zips: "city,state,latitude,zip\nAustin,TX,30.2,78701\nPortland,OR,45.5,97201\nPortland,ME,43.6,04101\nSalem,OR,44.9,97301\n",
+		air:  "city,state,latitude,code,hubs\nAustin,TX,30.19,AUS,1\nPortland,OR,45.58,PDX,3\nPortland,ME,43.65,PWM,\nSalem,OR,44.9,SLE,0\n",
+	} {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "o.csv")
+	if stdout, stderr, err := runCmd("run", "--keys", air, "--input", zips, "--on", "city,state", "--keys-where", `state == "OR" and hubs > 0`, "--where", `zip startsWith "97"`, "--columns", "zip,code", "--out", out); err != nil {
+		t.Fatal(err, stderr)
+	} else if !strings.Contains(stdout, `keys where "state == \"OR\" and hubs > 0": dropped 3 of 4 key rows`) || !strings.Contains(stdout, `where "zip startsWith \"97\"": dropped 2 of 4 large rows`) {
+		t.Errorf("the report: %s", stdout)
+	}
+	data, _ := os.ReadFile(out)
+	if string(data) != "zip,code\n97201,PDX\n" {
+		t.Errorf("--keys-where, --where: %q", data)
+	}
+	if stdout, stderr, err := runCmd("compare", "--keys", air, "--input", zips, "--on", "city,state", "--keys-where", `hubs == nil`, "--filters", "exact,acbf"); err != nil || !strings.Contains(stdout+stderr, "exact") {
+		t.Errorf("compare: %v %s %s", err, stdout, stderr)
+	}
+	// No key columns given, on files that are not the NBER ones: what each
+	// has, and the --on of the columns both have.
+	_, _, err := runCmd("run", "--keys", air, "--input", zips, "--out", out)
+	var dce *join.DefaultColumnsError
+	if err == nil || !errors.As(err, &dce) || !errors.Is(err, join.ErrOptions) || !strings.Contains(err.Error(), `both have "city", "state", "latitude": give --on city (or --on city,state for a composite key), or --key-col and --join-col`) {
+		t.Errorf("no key columns: %v", err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--where", `lattitude > 3`}, `run: --where "lattitude > 3": ` + zips + ` has no column "lattitude" (at character 1)`},
+		{[]string{"--keys-where", `hubs >`}, `run: --keys-where "hubs >": unexpected token EOF (1:6)`},
+		{[]string{"--where", ``}, `--where is empty`},
+	} {
+		_, _, err := runCmd(append([]string{"run", "--keys", air, "--input", zips, "--on", "city,state", "--out", out}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want one line with %q", c.args, err, c.want)
+		}
+	}
+}

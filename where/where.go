@@ -1,0 +1,360 @@
+// Package where compiles a row predicate (--where, --keys-where) over a
+// side's columns and tests rows with it. The language is expr-lang's
+// (github.com/expr-lang/expr: `state == "CA" and delay > 60`, `not`,
+// `in [...]`, arithmetic, startsWith/endsWith/contains, lower/upper,
+// `x == nil`); a well-kept library, compiled once, rather than a parser of
+// our own.
+//
+// Values. A Parquet, Arrow or JSON lines column gives its type: integers
+// int64, floats float64, booleans bool, every other type (text, dates,
+// timestamps, decimals) its canonical text (docs/types.md), which for
+// dates and timestamps orders as time does. A CSV field is a number when
+// it prints back as itself: an integer (7, -3) is int64, a decimal (0.5,
+// -3.25) float64; other forms (007, +7, .097, 7.50, 1e3) are text, so
+// that a zip code stays one and text functions see what was written; an
+// empty field is NULL (nil). Text functions and operators (lower, upper,
+// trim, len, startsWith, endsWith, contains) take a number as its text.
+//
+// Comparisons. Numbers compare as numbers (7 == 7.0); text as text; a
+// number and text compare as numbers when the text reads as one (code ==
+// "7" holds for a CSV field 7, price > 7 for 7.50), else == is false and
+// an ordering (<, >) is an error naming both values. Two text values
+// compare as text even when both read as numbers (a CSV column of 7.50
+// and 10.5 orders as text; compare it with a number). A comparison with NULL is false, arithmetic on
+// NULL is NULL: `delay > 60` drops a row whose delay is empty, and
+// `delay == nil` selects it (not SQL's three-valued logic: `not (delay >
+// 60)` holds for NULL).
+package where
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/builtin"
+	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/key"
+)
+
+// ErrWhere marks an expression that does not compile or names a column the
+// side has not, and a row it cannot be evaluated on (every error is an
+// *Error, which Is it).
+var ErrWhere = errors.New("where")
+
+// Error is what is wrong with an expression (Src): Msg says what and,
+// where expr-lang knows it, at which line:column.
+type Error struct{ Src, Msg string }
+
+func (e *Error) Error() string        { return fmt.Sprintf("where %s: %s", quote(e.Src), e.Msg) }
+func (e *Error) Is(target error) bool { return target == ErrWhere }
+
+// fail is an *Error of src.
+func fail(src, format string, a ...any) error {
+	return &Error{Src: src, Msg: fmt.Sprintf(format, a...)}
+}
+
+// Pred is a compiled predicate over one side's columns. Compile it once;
+// each goroutine tests rows with its own Clone (Match reuses buffers).
+type Pred struct {
+	src   string
+	prog  *vm.Program
+	cols  []int           // the side's columns the expression reads
+	names []string        // their names
+	types []columnar.Type // their types (Kind Text: a CSV column)
+	env   map[string]any
+	vm    vm.VM
+}
+
+// Compile compiles src, an expression over the columns names (of types
+// types; nil for a CSV side, every column text), for the side called side
+// in messages. A syntax error, a name that is no column, or a result that
+// is not a boolean is an error wrapping ErrWhere that quotes the
+// expression and says where. O(len(src)).
+func Compile(src, side string, names []string, types []columnar.Type) (*Pred, error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, fail(src, "an empty expression")
+	}
+	tree, err := expr.Compile(src, options()...)
+	if err != nil {
+		return nil, fail(src, "%s", oneLine(err))
+	}
+	parsed, err := parser.Parse(src)
+	if err != nil {
+		return nil, fail(src, "%s", oneLine(err))
+	}
+	p := &Pred{src: src, prog: tree, env: map[string]any{}}
+	// The columns named: identifiers but functions' names, and
+	// $env["NAME"] for a name that is no identifier ("Mean Temp").
+	skip := map[ast.Node]bool{}
+	var badCall []string
+	ast.Walk(&parsed.Node, visitor(func(n *ast.Node) {
+		switch x := (*n).(type) {
+		case *ast.CallNode:
+			skip[x.Callee] = true
+			if id, ok := x.Callee.(*ast.IdentifierNode); ok && !slices.Contains(builtin.Names, id.Value) {
+				badCall = append(badCall, fmt.Sprintf("%s (at character %d)", id.Value, id.Location().From+1))
+			}
+		case *ast.MemberNode:
+			if id, ok := x.Node.(*ast.IdentifierNode); ok && id.Value == "$env" {
+				skip[x.Node] = true
+			}
+		}
+	}))
+	if len(badCall) > 0 {
+		return nil, fail(src, "no function %s (the functions: expr-lang's builtins, such as lower, upper, len, abs)", strings.Join(badCall, ", "))
+	}
+	var unknown []string
+	seen := map[string]bool{}
+	ast.Walk(&parsed.Node, visitor(func(n *ast.Node) {
+		var name string
+		var at int
+		switch x := (*n).(type) {
+		case *ast.IdentifierNode:
+			if skip[x] || x.Value == "$env" {
+				return
+			}
+			name, at = x.Value, x.Location().From
+		case *ast.MemberNode:
+			id, ok := x.Node.(*ast.IdentifierNode)
+			str, isStr := x.Property.(*ast.StringNode)
+			if !ok || id.Value != "$env" || !isStr {
+				return
+			}
+			name, at = str.Value, x.Location().From
+		default:
+			return
+		}
+		if seen[name] {
+			return
+		}
+		seen[name] = true
+		i := slices.Index(names, name)
+		if i < 0 {
+			unknown = append(unknown, fmt.Sprintf("%q (at character %d)", name, at+1))
+			return
+		}
+		p.cols = append(p.cols, i)
+		p.names = append(p.names, name)
+		t := columnar.Type{Kind: columnar.Text}
+		if types != nil {
+			t = types[i]
+		}
+		p.types = append(p.types, t)
+	}))
+	if len(unknown) > 0 {
+		return nil, fail(src, "%s has no column %s (its columns: %s)", side, strings.Join(unknown, ", "), quoteList(names))
+	}
+	return p, nil
+}
+
+// options are the compiler's: names checked by
+// Compile (a column absent from a row is NULL), and the operators of the
+// package's comparisons and arithmetic (ops.go).
+func options() []expr.Option {
+	opts := []expr.Option{expr.AllowUndefinedVariables()}
+	for _, o := range operators {
+		name := "__" + o.name
+		opts = append(opts, expr.Function(name, o.fn, new(func(any, any) any)), expr.Operator(o.op, name))
+	}
+	for _, f := range textFuncs {
+		opts = append(opts, expr.Function(f.name, textFunc(f.name, f.fn)))
+	}
+	return opts
+}
+
+// visitor is an ast.Visitor of a function.
+type visitor func(n *ast.Node)
+
+func (v visitor) Visit(n *ast.Node) { v(n) }
+
+// Clone returns a Pred of the same expression with its own buffers, for
+// another goroutine. O(columns).
+func (p *Pred) Clone() *Pred {
+	c := *p
+	c.env = map[string]any{}
+	c.vm = vm.VM{}
+	return &c
+}
+
+// String is the expression.
+func (p *Pred) String() string { return p.src }
+
+// Columns are the side's columns the expression reads, in the order it
+// names them first.
+func (p *Pred) Columns() []int { return slices.Clone(p.cols) }
+
+// Match reports whether the row whose fields are fields (text, as the
+// side's readers give them) and whose NULLs nulls says (nil: a CSV side,
+// where an empty field is NULL) satisfies the predicate. An error (an
+// ordering of text that is no number against a number, a division by zero)
+// wraps ErrWhere and names the values; the caller names the row.
+// O(expression) and no allocation but the values' boxes.
+func (p *Pred) Match(fields [][]byte, nulls key.Nulls) (bool, error) {
+	for j, c := range p.cols {
+		var v any
+		if c < len(fields) && (nulls == nil || !nulls.Null(c)) {
+			v = value(fields[c], p.types[j], nulls != nil)
+		}
+		p.env[p.names[j]] = v
+	}
+	out, err := p.vm.Run(p.prog, p.env)
+	if err != nil {
+		return false, fail(p.src, "%s", oneLine(err))
+	}
+	b, ok := out.(bool)
+	if !ok {
+		return false, fail(p.src, "gives %v (%T), not true or false", out, out)
+	}
+	return b, nil
+}
+
+// value is the value of field f of type t: a table's (typed: an empty
+// string is a value) or a CSV side's text (empty: NULL).
+func value(f []byte, t columnar.Type, typed bool) any {
+	switch t.Kind {
+	case columnar.Int, columnar.Uint:
+		if v, err := strconv.ParseInt(string(f), 10, 64); err == nil {
+			return v
+		}
+		if v, err := strconv.ParseFloat(string(f), 64); err == nil {
+			return v // a uint64 beyond int64
+		}
+	case columnar.Float:
+		if v, err := strconv.ParseFloat(string(f), 64); err == nil {
+			return v
+		}
+	case columnar.Bool:
+		return string(f) == "true"
+	case columnar.Text:
+		return textValue(f)
+	}
+	if !typed && len(f) == 0 {
+		return nil
+	}
+	return string(f)
+}
+
+// textValue is a CSV field's value: NULL when empty, int64 when an integer
+// that prints back as itself, float64 when a decimal that does, else text.
+// Without an allocation but the value's box (and the text's string).
+func textValue(f []byte) any {
+	if len(f) == 0 {
+		return nil
+	}
+	if c := f[0]; c == '-' || c == '.' || c >= '0' && c <= '9' {
+		if v, ok := canonicalInt(f); ok {
+			return v
+		}
+		if isDecimal(f) {
+			// A decimal that prints back as itself (0.5, not .5 or 7.50,
+			// which stay text and compare with numbers as numbers).
+			v, err := strconv.ParseFloat(unsafe.String(&f[0], len(f)), 64)
+			var buf [32]byte
+			if err == nil && !math.IsInf(v, 0) && string(columnar.AppendFloat(buf[:0], v, 64)) == string(f) {
+				return v
+			}
+		}
+	}
+	return string(f)
+}
+
+// canonicalInt is f as an int64 when it is one that prints back as
+// itself: digits, an optional '-', no leading zero, not "-0", within
+// int64.
+func canonicalInt(f []byte) (int64, bool) {
+	d := f
+	neg := len(d) > 0 && d[0] == '-'
+	if neg {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 19 || d[0] == '0' && (len(d) > 1 || neg) {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0') // 19 digits fit in a uint64
+	}
+	switch {
+	case !neg && v <= math.MaxInt64:
+		return int64(v), true
+	case neg && v <= 1<<63:
+		return int64(-v), true // -(1<<63) wraps to itself
+	}
+	return 0, false
+}
+
+// isDecimal reports whether f is -?(0|[1-9][0-9]*)?(.[0-9]*)?([eE][+-]?[0-9]+)?
+// with a digit before the exponent and a point or an exponent, or an
+// integer ParseInt took but that does not print back (beyond int64: a
+// float): how DuckDB's CSV reader writes a DOUBLE.
+func isDecimal(f []byte) bool {
+	i := 0
+	if i < len(f) && f[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+		i++
+	}
+	digits := i - start
+	if digits > 1 && f[start] == '0' {
+		return false
+	}
+	point := i < len(f) && f[i] == '.'
+	if point {
+		i++
+		s := i
+		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+			i++
+		}
+		digits += i - s
+	}
+	if digits == 0 {
+		return false
+	}
+	exp := i < len(f) && (f[i] == 'e' || f[i] == 'E')
+	if exp {
+		i++
+		if i < len(f) && (f[i] == '+' || f[i] == '-') {
+			i++
+		}
+		s := i
+		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+			i++
+		}
+		if i == s {
+			return false
+		}
+	}
+	return i == len(f) && (point || exp)
+}
+
+// oneLine is an expr error's message without its source excerpt (expr
+// prints the expression and a caret under the position on the lines
+// after the first).
+func oneLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}
+
+func quote(s string) string { return strconv.Quote(s) }
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,281 @@
+package where
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+)
+
+// row makes a CSV row's fields.
+func row(vals ...string) [][]byte {
+	f := make([][]byte, len(vals))
+	for i, v := range vals {
+		f[i] = []byte(v)
+	}
+	return f
+}
+
+// TestMatch: the language on CSV rows (numbers as written, text, NULL),
+// each case against its expected verdict.
+func TestMatch(t *testing.T) {
+	names := []string{"state", "delay", "code", "zip", "Mean Temp", "price"}
+	for _, c := range []struct {
+		src  string
+		vals []string
+		want bool
+	}{
+		{`state == "CA" and delay > 60`, []string{"CA", "75", "7", "04101", "3.5", "7.50"}, true},
+		{`state == "CA" and delay > 60`, []string{"CA", "60", "7", "04101", "3.5", "7.50"}, false},
+		{`delay > 60`, []string{"CA", "", "7", "", "", ""}, false}, // NULL compares false
+		{`delay == nil`, []string{"CA", "", "7", "", "", ""}, true},
+		{`delay != nil`, []string{"CA", "", "7", "", "", ""}, false},
+		{`not (delay > 60)`, []string{"CA", "", "7", "", "", ""}, true},
+		{`delay + 1 > 60`, []string{"CA", "", "7", "", "", ""}, false}, // NULL + 1 is NULL
+		{`code == "7"`, []string{"CA", "1", "7", "", "", ""}, true},    // a number and text that is one
+		{`code == 7`, []string{"CA", "1", "7", "", "", ""}, true},
+		{`code == 7.0`, []string{"CA", "1", "7", "", "", ""}, true},
+		{`zip == "04101"`, []string{"CA", "1", "7", "04101", "", ""}, true}, // 04101 is text
+		{`zip == 4101`, []string{"CA", "1", "7", "04101", "", ""}, true},    // text that reads as the number
+		{`zip == "4101"`, []string{"CA", "1", "7", "04101", "", ""}, false},
+		{`price > 7`, []string{"CA", "1", "7", "", "", "7.50"}, true},
+		{`price == 7.5`, []string{"CA", "1", "7", "", "", "7.50"}, true},
+		{`price < .1`, []string{"CA", "1", "7", "", "", ".097"}, true},
+		{`zip startsWith "04" and delay startsWith "7" and price endsWith "50" and len(zip) == 5`, []string{"CA", "75", "7", "04101", "", "7.50"}, true},
+		{`lower(code) == "7" and upper(state) contains "C" and trim(state) == "CA"`, []string{"CA", "75", "7", "", "", ""}, true},
+		{`state startsWith "C"`, []string{"", "75", "7", "", "", ""}, false}, // NULL
+		{`lower(state) == nil`, []string{"", "75", "7", "", "", ""}, true},
+		{`state in ["CA", "TX"]`, []string{"TX", "1", "7", "", "", ""}, true},
+		{`state not in ["CA", "TX"]`, []string{"OR", "1", "7", "", "", ""}, true},
+		{`lower(state) startsWith "c"`, []string{"CA", "1", "7", "", "", ""}, true},
+		{`upper(state) endsWith "A" or state contains "x"`, []string{"ca", "1", "7", "", "", ""}, true},
+		{`$env["Mean Temp"] >= 3.5`, []string{"CA", "1", "7", "", "3.5", ""}, true},
+		{`delay % 2 == 1 and delay * 2 - 1 == 149 and delay / 2 == 37.5`, []string{"CA", "75", "7", "", "", ""}, true},
+		{`state > "B" and state < "D"`, []string{"CA", "75", "7", "", "", ""}, true},
+		{`delay > 9223372036854775806`, []string{"CA", "9223372036854775807", "7", "", "", ""}, true}, // integers compare exactly
+	} {
+		p, err := Compile(c.src, "the key side", names, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.src, err)
+		}
+		got, err := p.Clone().Match(row(c.vals...), nil)
+		if err != nil || got != c.want {
+			t.Errorf("%s on %q: %v %v, want %v", c.src, c.vals, got, err, c.want)
+		}
+	}
+}
+
+// TestTyped: a table side's values come typed: an empty string is a
+// value, a NULL is nil.
+func TestTyped(t *testing.T) {
+	names := []string{"n", "f", "s", "b", "d"}
+	types := []columnar.Type{{Kind: columnar.Int, Width: 64}, {Kind: columnar.Float, Width: 64}, {Kind: columnar.String}, {Kind: columnar.Bool}, {Kind: columnar.Date}}
+	for _, c := range []struct {
+		src   string
+		vals  []string
+		nulls nullSet
+		want  bool
+	}{
+		{`n == 7 and f > 0.5 and s == "" and b and d >= "2020-01-01"`, []string{"7", "0.75", "", "true", "2021-03-04"}, nil, true},
+		{`s == nil`, []string{"7", "0.75", "", "true", "2021-03-04"}, nullSet{2: true}, true},
+		{`s == ""`, []string{"7", "0.75", "", "true", "2021-03-04"}, nil, true},
+		{`n > 1`, []string{"", "0.75", "", "true", "2021-03-04"}, nullSet{0: true}, false},
+		{`not b`, []string{"7", "0.75", "", "false", "2021-03-04"}, nil, true},
+	} {
+		p, err := Compile(c.src, "the input", names, types)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nulls := c.nulls
+		if nulls == nil {
+			nulls = nullSet{}
+		}
+		if got, err := p.Match(row(c.vals...), nulls); err != nil || got != c.want {
+			t.Errorf("%s on %q: %v %v, want %v", c.src, c.vals, got, err, c.want)
+		}
+	}
+}
+
+type nullSet map[int]bool
+
+func (n nullSet) Null(j int) bool { return n[j] }
+
+// TestErrors: every refusal names what is wrong and where.
+func TestErrors(t *testing.T) {
+	names := []string{"state", "delay"}
+	for src, want := range map[string]string{
+		`state == "CA" and dealy > 60`: `the input has no column "dealy" (at character 19) (its columns: "state", "delay")`,
+		`$env["x y"] > 1`:              `no column "x y"`,
+		`delay >`:                      `where "delay >": unexpected token EOF (1:7)`,
+		``:                             `an empty expression`,
+		`nope(delay)`:                  `no function nope (at character 1)`,
+	} {
+		_, err := Compile(src, "the input", names, nil)
+		if err == nil || !errors.Is(err, ErrWhere) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want one line with %q", src, err, want)
+		}
+	}
+	p, err := Compile(`delay > 60`, "the input", names, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Match(row("CA", "n/a"), nil); err == nil || !strings.Contains(err.Error(), `cannot order the text "n/a" and the number 60`) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("an ordering of text: %v", err)
+	}
+	p, _ = Compile(`delay + 1`, "the input", names, nil)
+	if _, err := p.Match(row("CA", "5"), nil); err == nil || !strings.Contains(err.Error(), `where "delay + 1": gives 6 (int64), not true or false`) {
+		t.Errorf("a result that is no boolean: %v", err)
+	}
+	p, _ = Compile(`delay / 0 > 1`, "the input", names, nil)
+	if _, err := p.Match(row("CA", "5"), nil); err == nil || !strings.Contains(err.Error(), "division by zero") {
+		t.Errorf("a division by zero: %v", err)
+	}
+}
+
+// TestCompareModel: `x OP literal` on random CSV values and literals of
+// every kind, against a model of the rules written from the package
+// comment with math/big: NULL compares false (and unequal); a field is a
+// number when it is an integer or a decimal that prints back; numbers
+// compare exactly; a number and text compare as numbers when the text
+// reads as one, else == is false and an ordering an error.
+func TestCompareModel(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	vals := []string{"", "7", "-7", "007", "+7", "7.0", "7.5", ".5", "-.5", "1e3", "1000", "abc", "ABC", "9223372036854775807", "9223372036854775808", "0", "-0", "0.1", " 7", "NaN", "x7"}
+	lits := []string{"7", "7.0", "7.5", "0.5", "1000", "0", "-1", `"7"`, `"abc"`, `"7.50"`, `"007"`, `""`, "9223372036854775807"}
+	ops := []string{"==", "!=", "<", "<=", ">", ">="}
+	for range 3000 {
+		v, lit, op := vals[rng.IntN(len(vals))], lits[rng.IntN(len(lits))], ops[rng.IntN(len(ops))]
+		src := "x " + op + " " + lit
+		p, err := Compile(src, "t", []string{"x"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gerr := p.Match(row(v), nil)
+		want, werr := model(v, op, lit)
+		if (gerr != nil) != werr || gerr == nil && got != want {
+			t.Fatalf("%s with x = %q: %v %v, model %v (error %v)", src, v, got, gerr, want, werr)
+		}
+	}
+}
+
+// model is TestCompareModel's verdict of field v OP literal lit.
+func model(v, op, lit string) (bool, bool) {
+	if v == "" {
+		return op == "!=", false
+	}
+	// The field: a number (exact, as a big.Float) or text.
+	var fv *big.Float
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && strconv.FormatInt(n, 10) == v {
+		fv = new(big.Float).SetInt64(n)
+	} else if f, err := strconv.ParseFloat(v, 64); err == nil && strings.Contains(v, ".") && strconv.FormatFloat(f, 'f', -1, 64) == v {
+		fv = big.NewFloat(f) // a decimal that prints back as itself
+	}
+	// The literal: a number or text.
+	var fl *big.Float
+	text, isText := strings.CutPrefix(lit, `"`)
+	if isText {
+		text = strings.TrimSuffix(text, `"`)
+	} else if n, err := strconv.ParseInt(lit, 10, 64); err == nil && !strings.Contains(lit, ".") {
+		fl = new(big.Float).SetInt64(n)
+	} else {
+		f, _ := strconv.ParseFloat(lit, 64)
+		fl = big.NewFloat(f)
+	}
+	// asNumber reads text as a number, as a comparison with a number does.
+	asNumber := func(s string) *big.Float {
+		if s == "" || strings.ContainsAny(s, "xXnN_") {
+			return nil
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return nil
+		}
+		return big.NewFloat(f)
+	}
+	var c int
+	switch {
+	case fv != nil && fl != nil:
+		c = fv.Cmp(fl)
+	case fv == nil && fl == nil: // text and text
+		c = strings.Compare(v, text)
+	case fv != nil: // a number and text
+		n := asNumber(text)
+		if n == nil {
+			if op == "==" || op == "!=" {
+				return op == "!=", false
+			}
+			return false, true
+		}
+		c = fv.Cmp(n)
+	default: // text and a number
+		n := asNumber(v)
+		if n == nil {
+			if op == "==" || op == "!=" {
+				return op == "!=", false
+			}
+			return false, true
+		}
+		c = n.Cmp(fl)
+	}
+	return map[string]bool{"==": c == 0, "!=": c != 0, "<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[op], false
+}
+
+// FuzzCompile: any expression over any names compiles or is refused with
+// ErrWhere; a compiled one tests any row without panicking, true, false or
+// an ErrWhere.
+func FuzzCompile(f *testing.F) {
+	for _, s := range []string{`a == "x" and b > 1`, `a in [1, 2]`, `lower(a) startsWith "q"`, `$env["a"] / 0 > 1`, `(`, `a[`, `a.b.c`, `len(a) > 2`, `a ?? 1`, `let x = a; x > 1`, `filter([1,2], # > a)`} {
+		f.Add(s, "1", "x")
+	}
+	f.Fuzz(func(t *testing.T, src, a, b string) {
+		p, err := Compile(src, "t", []string{"a", "b"}, nil)
+		if err != nil {
+			if !errors.Is(err, ErrWhere) {
+				t.Fatalf("%q: %v", src, err)
+			}
+			return
+		}
+		if _, err := p.Match(row(a, b), nil); err != nil && !errors.Is(err, ErrWhere) {
+			t.Fatalf("%q on %q %q: %v", src, a, b, err)
+		}
+		_ = fmt.Sprint(p)
+	})
+}
+
+// FuzzTextValue: a CSV field's value is an int64 exactly when strconv
+// prints the integer back as the field, a float64 when the field is a
+// decimal that prints back, else the text (NULL when empty).
+func FuzzTextValue(f *testing.F) {
+	for _, s := range []string{"", "7", "-7", "007", "-0", "+7", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "0.5", ".5", "7.50", "1e3", "abc", "99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := textValue([]byte(s))
+		n, err := strconv.ParseInt(s, 10, 64)
+		switch v := got.(type) {
+		case nil:
+			if s != "" {
+				t.Fatalf("%q: NULL", s)
+			}
+		case int64:
+			if err != nil || v != n || strconv.FormatInt(n, 10) != s {
+				t.Fatalf("%q: int64 %d", s, v)
+			}
+		case float64:
+			if x, ferr := strconv.ParseFloat(s, 64); ferr != nil || x != v || !strings.Contains(s, ".") && !strings.ContainsAny(s, "eE") {
+				t.Fatalf("%q: float64 %v", s, v)
+			}
+		case string:
+			if v != s || s == "" || err == nil && strconv.FormatInt(n, 10) == s {
+				t.Fatalf("%q: text %q", s, v)
+			}
+		default:
+			t.Fatalf("%q: %T", s, got)
+		}
+	})
+}
