@@ -14,10 +14,10 @@ import (
 // as the package comment says.
 var operators = []struct {
 	op, name string
-	fn       func(...any) (any, error)
+	fn       func(a, b any) (any, error)
 }{
-	{"==", "eq", func(p ...any) (any, error) { return equal(p[0], p[1]), nil }},
-	{"!=", "ne", func(p ...any) (any, error) { return !equal(p[0], p[1]), nil }},
+	{"==", "eq", func(a, b any) (any, error) { return equal(a, b), nil }},
+	{"!=", "ne", func(a, b any) (any, error) { return !equal(a, b), nil }},
 	{"<", "lt", ordered(func(c int) bool { return c < 0 })},
 	{"<=", "le", ordered(func(c int) bool { return c <= 0 })},
 	{">", "gt", ordered(func(c int) bool { return c > 0 })},
@@ -27,6 +27,18 @@ var operators = []struct {
 	{"*", "mul", arith('*')},
 	{"/", "div", arith('/')},
 	{"%", "mod", arith('%')},
+	{"in", "in", func(a, b any) (any, error) {
+		list, ok := b.([]any)
+		if !ok {
+			return nil, fmt.Errorf("in takes a list, not %v (%T)", b, b)
+		}
+		for _, e := range list {
+			if equal(a, e) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}},
 	{"startsWith", "startsWith", textOp(strings.HasPrefix)},
 	{"endsWith", "endsWith", textOp(strings.HasSuffix)},
 	{"contains", "contains", textOp(strings.Contains)},
@@ -63,17 +75,17 @@ func text(v any) (string, bool) {
 
 // textOp is a text operator (startsWith, endsWith, contains): false when
 // either side is NULL, numbers as their text.
-func textOp(f func(s, t string) bool) func(...any) (any, error) {
-	return func(p ...any) (any, error) {
-		if p[0] == nil || p[1] == nil {
+func textOp(f func(s, t string) bool) func(a, b any) (any, error) {
+	return func(a, b any) (any, error) {
+		if a == nil || b == nil {
 			return false, nil
 		}
-		a, aok := text(p[0])
-		b, bok := text(p[1])
+		as, aok := text(a)
+		bs, bok := text(b)
 		if !aok || !bok {
-			return nil, fmt.Errorf("cannot test %v and %v as text", p[0], p[1])
+			return nil, fmt.Errorf("cannot test %v and %v as text", a, b)
 		}
-		return f(a, b), nil
+		return f(as, bs), nil
 	}
 }
 
@@ -155,9 +167,8 @@ func equal(a, b any) bool {
 // ordered is an ordering comparison: false when either side is NULL;
 // numbers as numbers, text as text, a number and text as numbers when the
 // text is one, else an error naming both.
-func ordered(holds func(c int) bool) func(...any) (any, error) {
-	return func(p ...any) (any, error) {
-		a, b := p[0], p[1]
+func ordered(holds func(c int) bool) func(a, b any) (any, error) {
+	return func(a, b any) (any, error) {
 		if a == nil || b == nil {
 			return false, nil
 		}
@@ -242,9 +253,8 @@ func cmp3(lt, gt bool) int {
 // arith is an arithmetic operator: NULL when either side is NULL;
 // integers stay integers (but for /, a float, as expr's); text + text
 // joins them; anything else is an error naming both.
-func arith(op byte) func(...any) (any, error) {
-	return func(p ...any) (any, error) {
-		a, b := p[0], p[1]
+func arith(op byte) func(a, b any) (any, error) {
+	return func(a, b any) (any, error) {
 		if a == nil || b == nil {
 			return nil, nil
 		}

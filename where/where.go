@@ -72,6 +72,10 @@ type Pred struct {
 	types []columnar.Type // their types (Kind Text: a CSV column)
 	env   map[string]any
 	vm    vm.VM
+	// native evaluates the expression without the VM where it can
+	// (native.go); vals are the row's values of cols, for it.
+	native cond
+	vals   []any
 }
 
 // Compile compiles src, an expression over the columns names (of types
@@ -153,17 +157,27 @@ func Compile(src, side string, names []string, types []columnar.Type) (*Pred, er
 	if len(unknown) > 0 {
 		return nil, fail(src, "%s has no column %s (its columns: %s)", side, strings.Join(unknown, ", "), quoteList(names))
 	}
+	if !noNative {
+		p.native = p.nativeOf(tree.Node())
+	}
+	p.vals = make([]any, len(p.cols))
 	return p, nil
 }
+
+// noNative sends every expression to expr's VM (tests compare the two).
+var noNative = false
 
 // options are the compiler's: names checked by
 // Compile (a column absent from a row is NULL), and the operators of the
 // package's comparisons and arithmetic (ops.go).
 func options() []expr.Option {
-	opts := []expr.Option{expr.AllowUndefinedVariables()}
+	// Env of a map: the VM fetches the columns from one (1.8x faster than
+	// without it, 186 ns against 337 a run of x > 0).
+	opts := []expr.Option{expr.Env(map[string]any{}), expr.AllowUndefinedVariables()}
 	for _, o := range operators {
-		name := "__" + o.name
-		opts = append(opts, expr.Function(name, o.fn, new(func(any, any) any)), expr.Operator(o.op, name))
+		name, fn := "__"+o.name, o.fn
+		call := func(p ...any) (any, error) { return fn(p[0], p[1]) }
+		opts = append(opts, expr.Function(name, call, new(func(any, any) any)), expr.Operator(o.op, name))
 	}
 	for _, f := range textFuncs {
 		opts = append(opts, expr.Function(f.name, textFunc(f.name, f.fn)))
@@ -182,6 +196,7 @@ func (p *Pred) Clone() *Pred {
 	c := *p
 	c.env = map[string]any{}
 	c.vm = vm.VM{}
+	c.vals = make([]any, len(p.cols))
 	return &c
 }
 
@@ -204,6 +219,16 @@ func (p *Pred) Match(fields [][]byte, nulls key.Nulls) (bool, error) {
 		if c < len(fields) && (nulls == nil || !nulls.Null(c)) {
 			v = value(fields[c], p.types[j], nulls != nil)
 		}
+		p.vals[j] = v
+	}
+	if p.native != nil {
+		ok, err := p.native(p.vals)
+		if err != nil {
+			return false, fail(p.src, "%s", err)
+		}
+		return ok, nil
+	}
+	for j, v := range p.vals {
 		p.env[p.names[j]] = v
 	}
 	out, err := p.vm.Run(p.prog, p.env)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // row makes a CSV row's fields.
@@ -278,4 +279,82 @@ func FuzzTextValue(f *testing.F) {
 			t.Fatalf("%q: %T", s, got)
 		}
 	})
+}
+
+// TestNativeMatchesVM: on random expressions of and, or, not,
+// comparisons, in, startsWith, endsWith, contains over three columns and
+// literals of every kind, and random CSV and typed rows, the native
+// evaluation (native.go) gives the VM's verdict, and an error where the
+// VM gives one; most of the expressions go native.
+func TestNativeMatchesVM(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	lits := []string{"7", "-7", "0", "7.5", "-0.5", `"7"`, `"abc"`, `"a"`, `""`, "nil", "true", "9223372036854775807", `"7.50"`}
+	cols := []string{"a", "b", `$env["c"]`}
+	vals := []string{"", "7", "-7", "7.5", "7.50", "abc", "a", "007", "1e3", "true", "0", "9223372036854775807"}
+	var opd func() string
+	opd = func() string {
+		if rng.IntN(2) == 0 {
+			return cols[rng.IntN(len(cols))]
+		}
+		return lits[rng.IntN(len(lits))]
+	}
+	var cond func(depth int) string
+	cond = func(depth int) string {
+		switch k := rng.IntN(10); {
+		case depth > 2 || k < 4:
+			ops := []string{"==", "!=", "<", "<=", ">", ">=", "startsWith", "endsWith", "contains"}
+			return opd() + " " + ops[rng.IntN(len(ops))] + " " + opd()
+		case k == 4:
+			return opd() + " in [" + opd() + ", " + opd() + "]"
+		case k == 5:
+			return "not (" + cond(depth+1) + ")"
+		case k == 6:
+			return []string{"true", "false"}[rng.IntN(2)]
+		case k < 8:
+			return "(" + cond(depth+1) + ") and (" + cond(depth+1) + ")"
+		}
+		return "(" + cond(depth+1) + ") or (" + cond(depth+1) + ")"
+	}
+	native := 0
+	for i := range 4000 {
+		src := cond(0)
+		names := []string{"a", "b", "c"}
+		var types []columnar.Type
+		if i%3 == 0 {
+			types = []columnar.Type{{Kind: columnar.Int, Width: 64}, {Kind: columnar.String}, {Kind: columnar.Float, Width: 64}}
+		}
+		fast, err := Compile(src, "t", names, types)
+		if err != nil {
+			continue // the VM refuses it too (an unknown column cannot occur)
+		}
+		noNative = true
+		slow, err := Compile(src, "t", names, types)
+		noNative = false
+		if err != nil {
+			t.Fatalf("%q: the VM's compile failed: %v", src, err)
+		}
+		if fast.native != nil {
+			native++
+		}
+		for range 4 {
+			r := row(vals[rng.IntN(len(vals))], vals[rng.IntN(len(vals))], vals[rng.IntN(len(vals))])
+			var nulls key.Nulls
+			if types != nil {
+				r = row(fmt.Sprint(rng.IntN(20)-10), vals[rng.IntN(len(vals))], fmt.Sprint(float64(rng.IntN(40))/4))
+				ns := nullSet{}
+				for j := range 3 {
+					ns[j] = rng.IntN(5) == 0
+				}
+				nulls = ns
+			}
+			got, gerr := fast.Match(r, nulls)
+			want, werr := slow.Match(r, nulls)
+			if (gerr != nil) != (werr != nil) || gerr == nil && got != want {
+				t.Fatalf("%q on %q (types %v): native %v %v, VM %v %v", src, r, types != nil, got, gerr, want, werr)
+			}
+		}
+	}
+	if native < 3000 {
+		t.Errorf("%d of 4000 expressions went native", native)
+	}
 }
