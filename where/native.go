@@ -16,8 +16,9 @@ import (
 // value of column p.cols[j]).
 type cond func(vals []any) (bool, error)
 
-// operand is a value node: a column's value or a literal.
-type operand func(vals []any) any
+// operand is a value node: a column's value, a literal, or arithmetic
+// of operands (an error: a division by zero, text that is no number).
+type operand func(vals []any) (any, error)
 
 // nativeOf compiles tree (the compiled program's: optimised, the
 // operators patched in as calls of ops.go's functions) over the columns of p
@@ -86,12 +87,20 @@ func (p *Pred) condOf(n ast.Node) (cond, bool) {
 			return nil, false
 		}
 		return func(vals []any) (bool, error) {
-			out, err := fn(l(vals), r(vals))
+			a, err := l(vals)
 			if err != nil {
 				return false, err
 			}
-			b, _ := out.(bool)
-			return b, nil
+			b, err := r(vals)
+			if err != nil {
+				return false, err
+			}
+			out, err := fn(a, b)
+			if err != nil {
+				return false, err
+			}
+			v, _ := out.(bool)
+			return v, nil
 		}, true
 	}
 	return nil, false
@@ -111,8 +120,47 @@ func opFunc(name string) func(a, b any) (any, error) {
 	return nil
 }
 
+// arithFunc is ops.go's function of an arithmetic operator by the name
+// the compiler calls it ("__add"), nil for another.
+func arithFunc(name string) func(a, b any) (any, error) {
+	for _, o := range operators {
+		if "__"+o.name == name {
+			switch o.op {
+			case "+", "-", "*", "/", "%":
+				return o.fn
+			}
+		}
+	}
+	return nil
+}
+
 func (p *Pred) operandOf(n ast.Node) (operand, bool) {
 	switch x := n.(type) {
+	case *ast.CallNode: // arithmetic of ops.go
+		id, ok := x.Callee.(*ast.IdentifierNode)
+		if !ok || len(x.Arguments) != 2 {
+			return nil, false
+		}
+		fn := arithFunc(id.Value)
+		if fn == nil {
+			return nil, false
+		}
+		l, lok := p.operandOf(x.Arguments[0])
+		r, rok := p.operandOf(x.Arguments[1])
+		if !lok || !rok {
+			return nil, false
+		}
+		return func(vals []any) (any, error) {
+			a, err := l(vals)
+			if err != nil {
+				return nil, err
+			}
+			b, err := r(vals)
+			if err != nil {
+				return nil, err
+			}
+			return fn(a, b)
+		}, true
 	case *ast.IdentifierNode:
 		return p.column(x.Value)
 	case *ast.MemberNode:
@@ -138,23 +186,27 @@ func (p *Pred) operandOf(n ast.Node) (operand, bool) {
 			}
 		}
 		if consts != nil {
-			return func([]any) any { return consts }, true
+			return func([]any) (any, error) { return consts, nil }, true
 		}
-		return func(vals []any) any {
+		return func(vals []any) (any, error) {
 			out := make([]any, len(items))
 			for i, o := range items {
-				out[i] = o(vals)
+				v, err := o(vals)
+				if err != nil {
+					return nil, err
+				}
+				out[i] = v
 			}
-			return out
+			return out, nil
 		}, true
 	case *ast.ConstantNode: // a list of literals, folded
 		if list, ok := x.Value.([]any); ok {
-			return func([]any) any { return list }, true
+			return func([]any) (any, error) { return list, nil }, true
 		}
 		return nil, false
 	}
 	if v, ok := literal(n); ok {
-		return func([]any) any { return v }, true
+		return func([]any) (any, error) { return v, nil }, true
 	}
 	return nil, false
 }
@@ -163,7 +215,7 @@ func (p *Pred) operandOf(n ast.Node) (operand, bool) {
 func (p *Pred) column(name string) (operand, bool) {
 	for j, n := range p.names {
 		if n == name {
-			return func(vals []any) any { return vals[j] }, true
+			return func(vals []any) (any, error) { return vals[j], nil }, true
 		}
 	}
 	return nil, false

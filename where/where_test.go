@@ -293,8 +293,11 @@ func TestNativeMatchesVM(t *testing.T) {
 	vals := []string{"", "7", "-7", "7.5", "7.50", "abc", "a", "007", "1e3", "true", "0", "9223372036854775807"}
 	var opd func() string
 	opd = func() string {
-		if rng.IntN(2) == 0 {
+		switch rng.IntN(5) {
+		case 0, 1:
 			return cols[rng.IntN(len(cols))]
+		case 2: // arithmetic
+			return "(" + opd() + " " + []string{"+", "-", "*", "/", "%"}[rng.IntN(5)] + " " + opd() + ")"
 		}
 		return lits[rng.IntN(len(lits))]
 	}
