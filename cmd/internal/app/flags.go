@@ -24,7 +24,7 @@ type joinFlags struct {
 	keys, input, keyCol, joinCol, keyType string
 	keysFormat, inputFormat               string
 	joinType, columns, suffix, on         string
-	where, keysWhere                      string
+	where, keysWhere, progress            string
 	parquetBloom                          string               // --parquet-bloom, as given
 	pq                                    local.ParquetOptions // its ParquetOptions (run)
 	mappers, reducers                     int
@@ -72,6 +72,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.tempDir, "tmp-dir", "", "folder for spill files (default: the system's)")
 	fs.StringVar(&j.tempDir, "temp-dir", "", "the same as --tmp-dir")
 	fs.BoolVar(&j.quiet, "quiet", false, "no progress bars and no text report (--report-json is still written)")
+	fs.StringVar(&j.progress, "progress", "", "how the run shows its progress on standard error: bar (a bar a phase, the default on a terminal), plain (a line every 10 s once the run has taken 5 s: phase, progress, rate, time left; the default otherwise) or none")
 	fs.BoolVar(&j.keepFilter, "keep-filter", false, "keep probing the filter in every mapper whatever it passes (by default a mapper whose filter passes so much that probing costs more than the shuffle it saves stops probing, and the report says when; compare always keeps it)")
 	fs.BoolVar(&j.estimate, "estimate-size", false, "estimate the join's size before the shuffle with count-min sketches of both sides' keys, and report it beside the true size (costs about 10% of a filtered join; --skew auto always does)")
 	fs.StringVar(&j.delim, "delim", "", `field separator of both sides: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma (the output is CSV)`)
@@ -98,6 +99,11 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 		if j.set(f.name) && f.v == "" { // "" is the library's default
 			return opt, usageError{fmt.Errorf("%s: --%s is empty (leave it out for its default)", cmd, f.name)}
 		}
+	}
+	switch j.progress {
+	case "", "bar", "plain", "none":
+	default:
+		return opt, usageError{fmt.Errorf("%s: --progress %q: want bar, plain or none", cmd, j.progress)}
 	}
 	var err error
 	if opt.KeyCol, opt.JoinCol, err = cli.On(j.on, j.set("on"), j.keyCol, j.set("key-col"), j.joinCol, j.set("join-col")); err != nil {
@@ -166,12 +172,21 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	if err := j.checkKinds(cmd, resolved.Filter); err != nil {
 		return opt, err
 	}
-	if !j.quiet && isTerminal(os.Stderr) {
+	switch mode := j.progressMode(); {
+	case j.quiet || mode == "none":
+	case mode == "bar" || mode == "" && isTerminal(os.Stderr):
 		j.bars = newBars(stderr)
+		opt.Progress = j.bars.update
+	default: // plain, or standard error no terminal
+		j.bars = newPlain(stderr)
 		opt.Progress = j.bars.update
 	}
 	return opt, nil
 }
+
+// progressMode is --progress's value: bar, plain, none, or "" (by the
+// terminal). options refuses others.
+func (j *joinFlags) progressMode() string { return j.progress }
 
 // flagError rewrites an option.Error in err as the user's flag and value
 // ("run: --mem 4KiB: below the minimum ...", cli.Rewrite); a key that is
