@@ -31,7 +31,7 @@ type RoutedDir struct {
 }
 
 // NewRoutedDir makes the folders of labels (Labels) under a temporary
-// folder beside dir, format "csv" or "parquet" (Parquet spooling in
+// folder beside dir, format "csv", "tsv" or "parquet" (Parquet spooling in
 // tempDir). Label names are escaped (EscapeLabel); two labels that name
 // the same folder on a case-insensitive file system are refused.
 func NewRoutedDir(dir, classCol string, labels []string, format, tempDir string) (*RoutedDir, error) {
@@ -41,8 +41,8 @@ func NewRoutedDir(dir, classCol string, labels []string, format, tempDir string)
 // NewRoutedDirWith is NewRoutedDir whose Parquet parts are written with
 // pq's settings.
 func NewRoutedDirWith(dir, classCol string, labels []string, format, tempDir string, pq ParquetOptions) (_ *RoutedDir, err error) {
-	if format != "csv" && format != "parquet" {
-		return nil, &option.Error{Pkg: "local", Name: "Format", Value: fmt.Sprintf("%q", format), Reason: "want csv or parquet", Err: join.ErrOptions}
+	if format != FormatCSV && format != FormatTSV && format != FormatParquet {
+		return nil, &option.Error{Pkg: "local", Name: "Format", Value: fmt.Sprintf("%q", format), Reason: "want csv, tsv or parquet", Err: join.ErrOptions}
 	}
 	if _, err := os.Lstat(dir); err == nil {
 		return nil, &option.Error{Pkg: "local", Name: "Output", Value: dir, Reason: "exists: a routed join writes a new folder (remove it or name another)", Err: join.ErrOptions}
@@ -87,9 +87,13 @@ func NewRoutedDirWith(dir, classCol string, labels []string, format, tempDir str
 			return nil, err
 		}
 		d.files = append(d.files, f)
-		sinks[i] = NewCSV(f)
-		if format == "parquet" {
+		switch format {
+		case FormatTSV:
+			sinks[i] = NewTSV(f)
+		case FormatParquet:
 			sinks[i] = NewParquetWith(f, tempDir, pq)
+		default:
+			sinks[i] = NewCSV(f)
 		}
 	}
 	d.Sink = NewRouted(labels, sinks)

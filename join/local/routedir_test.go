@@ -56,10 +56,10 @@ func TestRoutedDir(t *testing.T) {
 	for _, c := range []struct {
 		dir, format string
 		labels      []string
-	}{{out, "csv", []string{"a"}}, {filepath.Join(dir, "no", "x"), "csv", []string{"a"}}, {filepath.Join(dir, "o3"), "csv", []string{"A", "a"}}, {filepath.Join(dir, "o4"), "tsv", nil}} {
+	}{{out, "csv", []string{"a"}}, {filepath.Join(dir, "no", "x"), "csv", []string{"a"}}, {filepath.Join(dir, "o3"), "csv", []string{"A", "a"}}, {filepath.Join(dir, "o4"), "xlsx", nil}} {
 		if _, err := NewRoutedDir(c.dir, "C", c.labels, c.format, dir); err == nil {
 			t.Errorf("%+v: no error", c)
-		} else if c.format == "tsv" && !errors.Is(err, join.ErrOptions) {
+		} else if c.format == "xlsx" && !errors.Is(err, join.ErrOptions) {
 			t.Errorf("a format: %v", err)
 		}
 	}

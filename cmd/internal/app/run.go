@@ -43,7 +43,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	filter := fs.String("filter", string(join.DefaultFilter), "the filter: "+kindList())
 	filterFile := fs.String("filter-file", "", "use the filter in this file (join build-filter) instead of building one")
 	out := fs.String("out", "-", "output file (.gz: compressed), or - for standard output")
-	format := fs.String("format", "", "csv or parquet (default: the one --out's extension names, .csv, .parquet or .pq; else csv)")
+	format := fs.String("format", "", "csv, tsv or parquet (default: the one --out's extension names, .csv, .tsv or .tab, .parquet or .pq; else csv)")
 	sorted := fs.Bool("sort", false, "order the output by key, then by the large side's row order")
 	reportJSON := fs.String("report-json", "", "also write the report as JSON to this file")
 	fs.StringVar(&jf.parquetBloom, "parquet-bloom", "", fmt.Sprintf("with a Parquet output: the false-positive rate of the split-block Bloom filters written in every row group for the join column(s), which DuckDB, Spark, DataFusion and this tool's own joins skip row groups by (default %v), or off", local.DefaultParquetBloomFPP))
@@ -87,14 +87,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	}
 	defer jf.bars.clear()
 	opt.Sort = *sorted
-	outs := reportOutput([]output{{namedPath{"--out", *out}, atomicfile.Options{Gzip: *format == "csv"}}}, jf.set("report-json"), *reportJSON)
+	outs := reportOutput([]output{{namedPath{"--out", *out}, atomicfile.Options{Gzip: *format != "parquet"}}}, jf.set("report-json"), *reportJSON)
 	if err := checkPaths(paths(outs), []namedPath{{"--keys", jf.keys}, {"--input", jf.input}, {"--filter-file", *filterFile}, {"--bank", jf.bank}}); err != nil {
 		return usageError{fmt.Errorf("run: %w", err)}
 	}
 	return writeAndCommit(ctx, outs, func(files []*atomicfile.File) error {
 		outF, repF := files[0], reportFile(outs, files)
 		sink := local.NewCSV(outF)
-		if *format == "parquet" {
+		switch *format {
+		case local.FormatTSV:
+			sink = local.NewTSV(outF)
+		case local.FormatParquet:
 			sink = local.NewParquetWith(outF, opt.TempDir, jf.pq)
 		}
 		jf.tuneGC(opt)

@@ -75,6 +75,19 @@ func TestSameNamedColumns(t *testing.T) {
 	if got, want := rows(back), "zip_lat,airport_lat,city|30.2,30.19,Austin|45.5,45.58,Portland"; got != want {
 		t.Fatalf("AS in Parquet, read back:\n%s\nwant\n%s", got, want)
 	}
+	// TSV by its extension (.tsv.gz too), read back as an input by its name.
+	for _, name := range []string{"z.tsv", "z.tsv.gz"} {
+		tsv := filepath.Join(dir, name)
+		if _, stderr, err := runCmd("run", "--keys", air, "--input", zips, "--on", "city,state", "--columns", "zip,city,keys.latitude AS lat", "--quiet", "--out", tsv); err != nil {
+			t.Fatal(err, stderr)
+		}
+		if _, stderr, err := runCmd("run", "--keys", air, "--input", tsv, "--on", "city", "--columns", "zip,lat,code", "--sort", "--quiet", "--out", back); err != nil {
+			t.Fatal(err, stderr)
+		}
+		if got, want := rows(back), "zip,lat,code|78701,30.19,AUS|97201,45.58,PDX"; got != want {
+			t.Fatalf("%s read back:\n%s\nwant\n%s", name, got, want)
+		}
+	}
 	// A suffixed name the large side has too: suffixed again.
 	if _, stderr, err := runCmd("run", "--keys", zips, "--input", out, "--on", "zip", "--columns", "latitude,latitude_keys,latitude_keys_keys", "--quiet", "--out", again); err != nil {
 		t.Fatal(err, stderr)
