@@ -40,6 +40,11 @@ type Options struct {
 	// (a stream's filter holds whole keys); KeyCols, JoinCols and KeyTypes
 	// are not read.
 	join.Keying
+	// Where, if set, selects the probe rows by a predicate over the probe
+	// side's columns (package where, as join.Options.Where): a row it
+	// rejects is dropped as it is read, as if it were not in the stream
+	// (Report.WhereDropped counts them).
+	Where string
 	// Suffix is appended to the output name of a key-side column whose
 	// name the probe side has too (join.KeyOutputNames; "" is
 	// join.DefaultSuffix).

@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/where"
 	"io"
 	"sync/atomic"
 
@@ -315,6 +316,10 @@ type probeReader struct {
 	lenient  bool // as keyReader's
 	cannot   cannotCounts
 	keepNull bool // a row whose key cannot match stays in its batch (marked null)
+	// where selects the rows (Options.Where; nil: all), dropped the rows
+	// it rejected.
+	where   *where.Pred
+	dropped atomic.Int64
 }
 
 func (pr *probeReader) read(b *probeBatch, n int) bool {
@@ -328,6 +333,17 @@ func (pr *probeReader) read(b *probeBatch, n int) bool {
 			return false
 		}
 		fields := r.Fields()
+		if pr.where != nil {
+			ok, err := pr.where.Match(fields, key.NullsOf(r))
+			if err != nil {
+				b.err = r.Errorf("%w", err)
+				return false
+			}
+			if !ok {
+				pr.dropped.Add(1)
+				continue
+			}
+		}
 		rec := probeRec{line: r.Line(), start: len(b.arena)}
 		if pr.s.null(pr.ks, fields) {
 			pr.cannot.null.Add(1)

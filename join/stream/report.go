@@ -139,9 +139,12 @@ type Report struct {
 	Batches  int    `json:"batches"`
 	Window   int64  `json:"window,omitempty"`
 
-	Inserts        int64 `json:"inserts"`
-	Deletes        int64 `json:"deletes"` // deletes, or expired rows with a window
-	ProbeRows      int64 `json:"probe_rows"`
+	Inserts   int64 `json:"inserts"`
+	Deletes   int64 `json:"deletes"` // deletes, or expired rows with a window
+	ProbeRows int64 `json:"probe_rows"`
+	// WhereDropped are the probe rows Options.Where dropped (not in
+	// ProbeRows).
+	WhereDropped   int64 `json:"where_dropped,omitempty"`
 	Passed         int64 `json:"passed"`
 	Negatives      int64 `json:"negatives"`
 	FalsePositives int64 `json:"false_positives"`

@@ -3,7 +3,9 @@ package stream
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/where"
 	"io"
 	"sync"
 	"time"
@@ -113,6 +115,17 @@ func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error
 	// that is no integer an error; a probe key that is none can then meet
 	// no key and is left out, as a decided type's.
 	pr := &probeReader{s: e.ps, ks: probeSpec, tcol: -1, lenient: e.typing.Lenient || e.streamedInt, keepNull: true}
+	if opt.Where != "" {
+		p, err := where.Compile(opt.Where, e.ps.name, e.ps.header, e.ps.types)
+		var we *where.Error
+		if errors.As(err, &we) {
+			return nil, &option.Error{Pkg: "stream", Name: "Where", Value: opt.Where, Reason: we.Msg, Err: ErrOptions}
+		}
+		if err != nil {
+			return nil, err
+		}
+		pr.where = p
+	}
 	e.kr, e.pr = kr, pr
 	if e.timed {
 		e.rep.Mode = "window"
@@ -265,6 +278,7 @@ func (e *engine) report(start time.Time) *Report {
 	r.WallNanos = time.Since(start).Nanoseconds()
 	r.Keys.KeysNull, r.Keys.KeysUnmatchable = e.kr.cannot.null.Load(), e.kr.cannot.unmatchable.Load()
 	r.Keys.InputNull, r.Keys.InputUnmatchable = e.pr.cannot.null.Load(), e.pr.cannot.unmatchable.Load()
+	r.WhereDropped = e.pr.dropped.Load()
 	return r
 }
 

@@ -59,6 +59,9 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "key side: %d inserts, %d %s; live keys at most %d (%d rows), %d at the end\n",
 		r.Inserts, r.Deletes, map[bool]string{true: "expired", false: "deletes"}[r.Mode == "window"], r.MaxLiveKeys, r.MaxLiveRows, r.FinalLiveKeys)
 	r.Keys.WriteText(w, r.KeyType, "probe")
+	if r.WhereDropped > 0 {
+		fmt.Fprintf(w, "where: dropped %d probe rows before the filter\n", r.WhereDropped)
+	}
 	fmt.Fprintf(w, "filter %s, sized for %d live keys, %s, rebuilt %d times\n",
 		r.Params, r.Capacity, join.SizeText(r.FilterBytes), r.Rebuilds)
 	fn := "not counted (a verified run counts them)"

@@ -58,6 +58,7 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&opt.JoinCol, "join-col", "", "key column(s) of the probe rows (default: the key columns' names)")
 	on := fs.String("on", "", cli.OnUsage)
 	fs.StringVar(&opt.Suffix, "suffix", join.DefaultSuffix, cli.SuffixUsage)
+	fs.StringVar(&opt.Where, "where", "", cli.WhereUsage("the probe side's", "as they are read, as if the others were not in the stream"))
 	keyType := fs.String("key-type", string(key.Auto), keyTypeUsage+" (key events on a pipe: int)")
 	joinType := fs.String("join", string(join.JoinInner), "inner, semi (each probe row with a live match, once, its own columns) or anti (each without one; rows the filter rejects need no lookup); left, right and full are refused: a stream has no end")
 	fs.IntVar(&opt.Batch, "batch", 0, fmt.Sprintf("probe rows a batch (default %d)", stream.DefaultBatch))
@@ -81,6 +82,9 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	usageWith(fs, "join stream --key-events F|- --probe F|- [flags] --out OUT\n       join stream prep --patents F --citations F --out DIR", streamExamples)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if sf.set("where") && opt.Where == "" {
+		return usageError{errors.New("stream: --where is empty (leave it out for every row)")}
 	}
 	if sf.set("suffix") && opt.Suffix == "" {
 		return usageError{errors.New("stream: --suffix is empty (leave it out for its default)")}

@@ -102,6 +102,18 @@ func TestSameNamedColumns(t *testing.T) {
 	if got, want := rows(again), "city,state,latitude,longitude,zip,state_k|Austin,TX,30.2,-97.7,78701,TX|Portland,ME,43.6,-70.2,04101,OR|Portland,OR,45.5,-122.6,97201,OR"; got != want {
 		t.Fatalf("stream:\n%s\nwant\n%s", got, want)
 	}
+	// The stream's probe side takes --where (issue 46).
+	if stdout, stderr, err := runCmd("stream", "--key-events", keyEvents(t, dir), "--probe", zips, "--on", "city", "--where", `state == "ME" or latitude < 40`, "--out", again); err != nil {
+		t.Fatal(err, stderr)
+	} else if !strings.Contains(stdout+stderr, "where: dropped 1 probe rows") {
+		t.Errorf("stream --where report: %s %s", stdout, stderr)
+	}
+	if got, want := rows(again), "city,state,latitude,longitude,zip,state_keys|Austin,TX,30.2,-97.7,78701,TX|Portland,ME,43.6,-70.2,04101,OR"; got != want {
+		t.Fatalf("stream --where:\n%s\nwant\n%s", got, want)
+	}
+	if _, _, err := runCmd("stream", "--key-events", keyEvents(t, dir), "--probe", zips, "--on", "city", "--where", `stat == "ME"`, "--out", again); err == nil || !strings.Contains(err.Error(), `--where "stat == \"ME\"": zip.csv has no column "stat"`) && !strings.Contains(err.Error(), `has no column "stat" (at character 1)`) {
+		t.Errorf("stream --where with a bad column: %v", err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
