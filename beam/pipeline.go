@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acbfjoin/acbfjoin/where"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -131,6 +132,10 @@ type keyFileFn struct {
 	JoinType  string
 	LargeCols int
 	Join      keyCols
+	// Where, if set, is Options.KeysWhere, over the columns Names of types
+	// Types (nil for CSV): a row it rejects is dropped before its key
+	// counts, as join run drops it.
+	Where rowWhere
 }
 
 func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(string, string), out func(string)) error {
@@ -145,7 +150,16 @@ func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(s
 	keepKeys := join.JoinType(f.JoinType).KeepsUnmatchedKeys()
 	js := f.Join.spec()
 	var pad, row []byte
+	pred, err := f.Where.compile()
+	if err != nil {
+		return err
+	}
 	for r.Next() {
+		if ok, err := keepRow(pred, r); err != nil {
+			return fmt.Errorf("key file: %s:%d: %w", path, lineOf(path, r), err)
+		} else if !ok {
+			continue
+		}
 		null := nullKey(ks, r)
 		var rec shuffle.Record
 		var b []byte
@@ -283,7 +297,11 @@ type rangeMapFn struct {
 	// a NULL key, to out at once (KeyPad after it), without the shuffle.
 	JoinType string
 	KeyPad   string
+	// Where, if set, is Options.Where over the large side's columns: a row
+	// it rejects is dropped before the probe, in every join type.
+	Where rowWhere
 
+	pred   *where.Pred    // Where's, compiled once per DoFn instance
 	filter filters.Filter // decoded once per DoFn instance from the side input
 	ks     *key.Spec
 	kb     []byte
@@ -315,6 +333,9 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp source.Span, side fu
 		ks := f.Key.spec()
 		f.ks = &ks
 		f.sep = f.Sep
+		if f.pred, err = f.Where.compile(); err != nil {
+			return err
+		}
 	}
 	r, c, err := source.OpenSpan(ctx, f.Path, f.Format, sp, f.NFields, f.Sep)
 	if err != nil {
@@ -324,6 +345,11 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp source.Span, side fu
 	var in, out, lastIn, lastOut int64
 	defer func() { Progress.InputRows.Add(in - lastIn); Progress.Passed.Add(out - lastOut) }()
 	for r.Next() {
+		if ok, err := keepRow(f.pred, r); err != nil {
+			return fmt.Errorf("input: %s:%d: %w", f.Path, lineOf(f.Path, r), err)
+		} else if !ok {
+			continue
+		}
 		in++
 		if in-lastIn == progressStep {
 			Progress.InputRows.Add(in - lastIn)
@@ -491,10 +517,6 @@ func (opt Options) Check() (join.Options, error) {
 		return refuse("SkipBadRows", true, "not done by the pipeline: a malformed row fails it")
 	case opt.Layout != "" && opt.Layout != join.LayoutComposite:
 		return refuse("Layout", opt.Layout, "the pipeline builds one filter over the whole key")
-	case opt.Where != "":
-		return refuse("Where", opt.Where, "not done by the pipeline yet (join run takes it)")
-	case opt.KeysWhere != "":
-		return refuse("KeysWhere", opt.KeysWhere, "not done by the pipeline yet (join run takes it)")
 	}
 	jo, err := opt.joinOptions().Resolve()
 	return jo, option.Within(err, "beamjoin", join.ErrOptions)
@@ -519,6 +541,7 @@ func sideSep(own, both byte, path string) byte {
 // Header is what the pipeline needs to know of a file before it runs.
 type Header struct {
 	Names []string
+	Types []columnar.Type // a table's column types; nil for CSV
 }
 
 // ReadHeader reads the column names of a local file: a CSV file's header
@@ -537,7 +560,7 @@ func readHeader(path, format string, sep byte) (Header, error) {
 			return Header{}, err
 		}
 		defer t.Close()
-		return Header{Names: t.Names}, nil
+		return Header{Names: t.Names, Types: t.Types}, nil
 	}
 	rc, name, err := csvscan.Open(path)
 	if err != nil {
@@ -656,6 +679,9 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
+	if err := checkWhere(opt, kh, ih, keysPath, inputPath); err != nil {
+		return beam.PCollection{}, kh, ih, err
+	}
 	// The key types, decided as join run decides them (one implementation:
 	// a Parquet or Arrow column's type, else the key side's text); it also
 	// checks the separators against the sides' formats and Columns against
@@ -685,7 +711,8 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	if jt.ForLarge(0)&join.WritePadded != 0 { // left, full (the one definition)
 		keyPad = string(join.KeyPadding(len(kh.Names) - len(ks.Cols)))
 	}
-	keyRows, keyOut := beam.ParDo2(s.Scope("key rows"), &keyFileFn{NFields: len(kh.Names), Format: opt.KeysFormat, Sep: keysSep, Key: kc, JoinType: string(jt), LargeCols: len(ih.Names), Join: jc},
+	keyRows, keyOut := beam.ParDo2(s.Scope("key rows"), &keyFileFn{NFields: len(kh.Names), Format: opt.KeysFormat, Sep: keysSep, Key: kc, JoinType: string(jt), LargeCols: len(ih.Names), Join: jc,
+		Where: rowWhere{Src: opt.KeysWhere, Side: keysPath, Names: kh.Names, Types: kh.Types}},
 		beam.Create(s.Scope("key file"), keysPath))
 	keys := filter.Distinct(s.Scope("distinct keys"), beam.ParDo(s.Scope("keys"), keyOnly, keyRows))
 	broadcast := beam.Combine(s.Scope("build filter"), &filterCombineFn{Kind: string(opt.Filter), Sizing: opt.Sizing}, keys)
@@ -693,7 +720,8 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
-	inputRows, passedBy := beam.ParDo2(s.Scope("filtered map"), &rangeMapFn{Path: inputPath, Format: opt.InputFormat, NFields: len(ih.Names), Sep: inputSep, Key: jc, JoinType: string(jt), KeyPad: keyPad},
+	inputRows, passedBy := beam.ParDo2(s.Scope("filtered map"), &rangeMapFn{Path: inputPath, Format: opt.InputFormat, NFields: len(ih.Names), Sep: inputSep, Key: jc, JoinType: string(jt), KeyPad: keyPad,
+		Where: rowWhere{Src: opt.Where, Side: inputPath, Names: ih.Names, Types: ih.Types}},
 		beam.CreateList(s.Scope("input ranges"), sp), beam.SideInput{Input: broadcast})
 	grouped := beam.CoGroupByKey(s.Scope("shuffle"), inputRows, keyRows)
 	rows := beam.Flatten(s.Scope("output"), beam.ParDo(s.Scope("reduce"), &crossFn{JoinType: string(jt), KeyPad: keyPad}, grouped), passedBy, keyOut)
@@ -739,4 +767,48 @@ func checkLocal(name, path string) (string, error) {
 		return "", refuse("not a regular file (a pipe, a FIFO, a device or a folder): the workers open it again, so it must be a file; save it to one")
 	}
 	return abs, nil
+}
+
+// rowWhere is a side's predicate (Options.Where, KeysWhere) as a DoFn
+// carries it to the workers: its source and the side's names and types,
+// compiled there (package where, as join run compiles it).
+type rowWhere struct {
+	Src, Side string
+	Names     []string
+	Types     []columnar.Type
+}
+
+// compile is the predicate, nil without one.
+func (w rowWhere) compile() (*where.Pred, error) {
+	if w.Src == "" {
+		return nil, nil
+	}
+	return where.Compile(w.Src, w.Side, w.Names, w.Types)
+}
+
+// checkWhere compiles opt's predicates over the sides' headers, so that a
+// bad one is refused before the pipeline runs, as join run refuses it.
+func checkWhere(opt Options, kh, ih Header, keysPath, inputPath string) error {
+	for _, w := range []struct {
+		name string
+		rw   rowWhere
+	}{{"KeysWhere", rowWhere{opt.KeysWhere, keysPath, kh.Names, kh.Types}}, {"Where", rowWhere{opt.Where, inputPath, ih.Names, ih.Types}}} {
+		_, err := w.rw.compile()
+		var we *where.Error
+		if errors.As(err, &we) {
+			return &option.Error{Pkg: "beamjoin", Name: w.name, Value: w.rw.Src, Reason: we.Msg, Err: join.ErrOptions}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepRow reports whether r's current row passes p (nil: every row).
+func keepRow(p *where.Pred, r source.SpanRows) (bool, error) {
+	if p == nil {
+		return true, nil
+	}
+	return p.Match(r.Fields(), key.NullsOf(r))
 }

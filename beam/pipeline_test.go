@@ -448,28 +448,33 @@ func TestSeparatorsAndColumns(t *testing.T) {
 		keys, input            string
 		sep, keysSep, inputSep byte
 		columns                []string
+		where, keysWhere       string // Options.Where, KeysWhere (issue 46)
+		jt                     join.JoinType
 	}{
-		{"keys ; input tab, columns", semiKeys, tabCite, 0, ';', '\t', []string{"CITING", "GYEAR", "CITED"}},
-		{"both ;", semiKeys, semiCite, ';', 0, 0, nil},
-		{"both ;, one column", semiKeys, semiCite, ';', 0, 0, []string{"GYEAR"}},
+		{"keys ; input tab, columns", semiKeys, tabCite, 0, ';', '\t', []string{"CITING", "GYEAR", "CITED"}, "", "", ""},
+		{"both ;", semiKeys, semiCite, ';', 0, 0, nil, "", "", ""},
+		{"both ;, one column", semiKeys, semiCite, ';', 0, 0, []string{"GYEAR"}, "", "", ""},
+		{"predicates, left join", gen.Keys, gen.Cite, 0, 0, 0, nil, "CITING % 3 != 0", `GYEAR > 1965 and COUNTRY == "US"`, join.JoinLeft},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var localOut bytes.Buffer
 			if _, err := local.Run(context.Background(), join.Options{
-				Sides:        join.Sides{Keys: c.keys, Input: c.input, Sep: c.sep, KeysSep: c.keysSep, InputSep: c.inputSep},
+				Sides:        join.Sides{Keys: c.keys, Input: c.input, Sep: c.sep, KeysSep: c.keysSep, InputSep: c.inputSep, Where: c.where, KeysWhere: c.keysWhere},
 				Keying:       join.Keying{KeyCol: "PATENT", JoinCol: "CITED"},
 				FilterChoice: join.FilterChoice{Filter: filters.Bloom},
 				Output:       join.Output{Columns: c.columns},
+				JoinType:     c.jt,
 			}, local.NewCSV(&localOut)); err != nil {
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "rows.txt")
 			opt := Options{
-				Sides:   join.Sides{Keys: c.keys, Input: c.input, Sep: c.sep, KeysSep: c.keysSep, InputSep: c.inputSep},
-				Keying:  join.Keying{KeyCol: "PATENT", JoinCol: "CITED"},
-				Filter:  filters.Bloom,
-				Output:  out,
-				Columns: c.columns,
+				Sides:    join.Sides{Keys: c.keys, Input: c.input, Sep: c.sep, KeysSep: c.keysSep, InputSep: c.inputSep, Where: c.where, KeysWhere: c.keysWhere},
+				Keying:   join.Keying{KeyCol: "PATENT", JoinCol: "CITED"},
+				Filter:   filters.Bloom,
+				Output:   out,
+				Columns:  c.columns,
+				JoinType: c.jt,
 			}
 			_, kh, ih, err := Execute(context.Background(), opt, prism.Execute)
 			if err != nil {

@@ -44,6 +44,8 @@ var (
 	filter   = flag.String("filter", "acbf", "the filter, one of "+strings.Join(filters.Names(), ", "))
 	out      = flag.String("out", "", "output CSV (required; .gz to compress, - for standard output); checked against the inputs as join run checks it")
 	on       = flag.String("on", "", cli.OnUsage)
+	whereF   = flag.String("where", "", cli.WhereUsage("the large side's", "in the map stage, before the filter's probe; a left or anti join writes no row for one it drops"))
+	keysWh   = flag.String("keys-where", "", cli.WhereUsage("the key side's", "before the filter is built: only the keys of the rows kept go into it and to the reduce"))
 	suffix   = flag.String("suffix", join.DefaultSuffix, cli.SuffixUsage)
 	version  = flag.Bool("version", false, "print the version and exit")
 	columns  = flag.String("columns", "", "the output's columns, by name, in this order (A,B,C; quote a name holding a comma): from either side, by the output's names (--suffix), or keys.NAME and input.NAME for a side's own NAME, each with \" AS NEWNAME\" to write it under another name; default all, the large side's then the key side's but its key")
@@ -151,7 +153,7 @@ func run(ctx context.Context) (err error) {
 	}
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for _, f := range []struct{ name, v string }{{"key-col", *keyCol}, {"join-col", *joinCol}, {"key-type", *keyType}, {"join", *joinType}, {"filter", *filter}, {"on", *on}, {"suffix", *suffix}} {
+	for _, f := range []struct{ name, v string }{{"key-col", *keyCol}, {"join-col", *joinCol}, {"key-type", *keyType}, {"join", *joinType}, {"filter", *filter}, {"on", *on}, {"suffix", *suffix}, {"where", *whereF}, {"keys-where", *keysWh}} {
 		if set[f.name] && f.v == "" {
 			return usageError{fmt.Errorf("--%s is empty (leave it out for its default)", f.name)}
 		}
@@ -162,7 +164,7 @@ func run(ctx context.Context) (err error) {
 	}
 	// The separators and columns as join run reads them (cli's parsers,
 	// then join.Options' checks in the pipeline's Build).
-	opt := beamjoin.Options{Sides: join.Sides{Keys: *keys, Input: *input, KeysFormat: *keysFmt, InputFormat: *inputFmt}, Keying: join.Keying{KeyCol: kc, JoinCol: jc, KeyType: key.Type(*keyType)}, JoinType: join.JoinType(*joinType), Suffix: *suffix}
+	opt := beamjoin.Options{Sides: join.Sides{Keys: *keys, Input: *input, KeysFormat: *keysFmt, InputFormat: *inputFmt, Where: *whereF, KeysWhere: *keysWh}, Keying: join.Keying{KeyCol: kc, JoinCol: jc, KeyType: key.Type(*keyType)}, JoinType: join.JoinType(*joinType), Suffix: *suffix}
 	for _, d := range []struct {
 		name, v string
 		sep     *byte

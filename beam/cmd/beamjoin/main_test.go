@@ -273,6 +273,17 @@ func TestOnSuffixVersion(t *testing.T) {
 	if code != 0 || strings.Join(lines, "|") != "CITING_keys,CITING,NAME|100,10,a|100,13,a|200,11,b" {
 		t.Errorf("--columns keys.CITING,input.CITING,NAME: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+	// Predicates, as join run takes them (spaces are not passed here).
+	code, stdout, stderr = runCmd(t, t.TempDir(), "--keys", keys, "--input", input, "--on", "CITED", "--where", "CITING>10", "--keys-where", `NAME=="a"`, "--out", "-", "--quiet")
+	lines = strings.Split(strings.TrimSpace(stdout), "\n")
+	sortStrings(lines[1:])
+	if code != 0 || strings.Join(lines, "|") != "CITING,CITED,CITING_keys,NAME|13,1,100,a" {
+		t.Errorf("--where, --keys-where: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, _, stderr = runCmd(t, t.TempDir(), "--keys", keys, "--input", input, "--on", "CITED", "--where", "CITNG>10", "--out", "-", "--quiet")
+	if code == 0 || !strings.Contains(stderr, `--where CITNG>10: `) || !strings.Contains(stderr, `has no column "CITNG" (at character 1)`) {
+		t.Errorf("--where with a bad column: exit %d, %q", code, stderr)
+	}
 	code, stdout, stderr = runCmd(t, t.TempDir(), "--version")
 	if code != 0 || !strings.HasPrefix(stdout, "beamjoin ") || strings.Count(stdout, "\n") != 1 {
 		t.Errorf("--version: exit %d, stdout %q, stderr %q", code, stdout, stderr)
