@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/key"
+	"github.com/acbfjoin/acbfjoin/where"
 	"io"
 	"math"
 	"os"
@@ -67,6 +69,21 @@ type KeysOptions struct {
 	Sample int    // records to keep; the paper's 65,771 by default (0)
 	Seed   uint64 // sampling seed
 	Where  []Predicate
+	// Expr, if set, keeps only the records for which this expression over
+	// the file's columns holds (package where, the language of the join's
+	// Options.Where), besides Where.
+	Expr string
+}
+
+// IsPredicate reports whether s is a COLUMN=VALUE predicate (ParsePredicate's
+// form: one '=', not part of ==, !=, <= or >=, after a name without an
+// operator or a space) rather than an expression of package where.
+func IsPredicate(s string) bool {
+	i := strings.IndexByte(s, '=')
+	if i <= 0 || i+1 < len(s) && s[i+1] == '=' {
+		return false
+	}
+	return !strings.ContainsAny(s[:i], "!<>= \t()\"'")
 }
 
 // KeysResult describes an extraction.
@@ -96,29 +113,29 @@ type rowReader interface {
 // openRows opens path as a side is opened (columnar.FormatOf: a Parquet or
 // Arrow file by its extension, else CSV through csvscan) and reads its
 // header: names, and the header as a CSV line.
-func openRows(ctx context.Context, path string) (r rowReader, name string, header []string, headerRaw []byte, closeRows func() error, err error) {
+func openRows(ctx context.Context, path string) (r rowReader, name string, header []string, types []columnar.Type, headerRaw []byte, closeRows func() error, err error) {
 	format, err := columnar.FormatOf(path, "")
 	if err != nil {
-		return nil, "", nil, nil, nil, err
+		return nil, "", nil, nil, nil, nil, err
 	}
 	if format != columnar.CSV {
 		t, err := columnar.Open(ctx, path, "", format, "")
 		if err != nil {
-			return nil, "", nil, nil, nil, err
+			return nil, "", nil, nil, nil, nil, err
 		}
-		return columnar.NewReader(t), t.Name, t.Names, csvscan.AppendNames(nil, t.Names), t.Close, nil
+		return columnar.NewReader(t), t.Name, t.Names, t.Types, csvscan.AppendNames(nil, t.Names), t.Close, nil
 	}
 	rc, name, err := csvscan.OpenContext(ctx, path)
 	if err != nil {
-		return nil, "", nil, nil, nil, err
+		return nil, "", nil, nil, nil, nil, err
 	}
 	cr := csvscan.NewReader(rc, name)
 	header, err = cr.ReadHeader()
 	if err != nil {
 		rc.Close()
-		return nil, "", nil, nil, nil, err
+		return nil, "", nil, nil, nil, nil, err
 	}
-	return cr, name, header, slices.Clone(cr.Raw()), rc.Close, nil
+	return cr, name, header, nil, slices.Clone(cr.Raw()), rc.Close, nil
 }
 
 // ExtractKeysContext is ExtractKeys that gives up waiting for a FIFO's writer,
@@ -130,11 +147,22 @@ func ExtractKeysContext(ctx context.Context, path string, w io.Writer, opt KeysO
 	if opt.Sample < 0 {
 		return KeysResult{}, fmt.Errorf("keys: sample %d, want > 0", opt.Sample)
 	}
-	r, name, header, headerRaw, closeRows, err := openRows(ctx, path)
+	r, name, header, types, headerRaw, closeRows, err := openRows(ctx, path)
 	if err != nil {
 		return KeysResult{}, err
 	}
 	defer closeRows()
+	var pred *where.Pred
+	if opt.Expr != "" {
+		pred, err = where.Compile(opt.Expr, name, header, types)
+		var we *where.Error
+		if errors.As(err, &we) {
+			return KeysResult{}, &option.Error{Pkg: "nber", Name: "Where", Value: opt.Expr, Reason: we.Msg, Err: err}
+		}
+		if err != nil {
+			return KeysResult{}, err
+		}
+	}
 	cols := make([]int, len(opt.Where))
 	for i, p := range opt.Where {
 		cols[i] = slices.Index(header, p.Column)
@@ -156,6 +184,15 @@ records:
 		f := r.Fields()
 		for i, c := range cols {
 			if string(f[c]) != opt.Where[i].Value {
+				continue records
+			}
+		}
+		if pred != nil {
+			ok, err := pred.Match(f, key.NullsOf(r))
+			if err != nil {
+				return KeysResult{}, fmt.Errorf("%s: record %d: %w", name, res.Scanned, err)
+			}
+			if !ok {
 				continue records
 			}
 		}

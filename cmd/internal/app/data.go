@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -141,6 +142,7 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 Examples:
   join keys --patents data/apat63_99.txt --out data/keys.txt                  # the paper's 65,771 keys
   join keys --patents data/apat63_99.txt --where GYEAR=1999 --where COUNTRY=JP --out data/jp99.txt
+  join keys --patents data/apat63_99.txt --where 'GYEAR >= 1990 and CLAIMS > 20' --sample 1000 --out data/big90s.txt
   join keys --patents nber/apat63_99.zip --sample 1000 --seed 7 --out - | head
   join keys --from data/cite75_99.txt --sample 100000 --out data/pairs.csv    # a two-column key: CITING,CITED
   join keys --patents pq/apat63_99.parquet --out pq/keys.parquet             # Parquet in and out
@@ -151,7 +153,7 @@ Examples:
 	seed := fs.Uint64("seed", 1, "sampling seed")
 	out := fs.String("out", "", "output file (.gz: compressed; .parquet: Parquet, typed by its values; - for standard output) (required)")
 	var where cli.Repeated
-	fs.Var(&where, "where", "keep only records with COL=VALUE (repeatable; all must hold)")
+	fs.Var(&where, "where", `keep only records for which this holds: an expression over the file's columns, as join run's --where takes it (GYEAR >= 1990 and COUNTRY in ["JP", "DE"]), or COL=VALUE (the field's text exactly); repeatable, all must hold`)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -172,12 +174,22 @@ Examples:
 		return usageError{fmt.Errorf("keys: --sample %d: want at least 1", *sample)}
 	}
 	opt := nber.KeysOptions{Sample: *sample, Seed: *seed}
+	var exprs []string
 	for _, w := range where {
+		if !nber.IsPredicate(w) {
+			exprs = append(exprs, "("+w+")")
+			continue
+		}
 		p, err := nber.ParsePredicate(w)
 		if err != nil {
 			return usageError{fmt.Errorf("keys: --where: %w", err)}
 		}
 		opt.Where = append(opt.Where, p)
+	}
+	if len(exprs) == 1 {
+		opt.Expr = where[slices.IndexFunc(where, func(w string) bool { return !nber.IsPredicate(w) })] // as given: its positions are the user's
+	} else {
+		opt.Expr = strings.Join(exprs, " and ")
 	}
 	asParquet := false
 	if of, err := local.FormatFor(*out, ""); err == nil && of == local.FormatParquet {
