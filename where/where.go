@@ -167,6 +167,18 @@ func Compile(src, side string, names []string, types []columnar.Type) (*Pred, er
 // noNative sends every expression to expr's VM (tests compare the two).
 var noNative = false
 
+// Syntax checks src as Compile does but for the names of its columns,
+// before the side is open (a command line's flags): a syntax error or an
+// unknown function, as Compile says it. O(len(src)).
+func Syntax(src string) error {
+	_, err := Compile(src, "", nil, nil)
+	var we *Error
+	if errors.As(err, &we) && strings.Contains(we.Msg, " has no column ") {
+		return nil // every name is a column's here
+	}
+	return err
+}
+
 // options are the compiler's: names checked by
 // Compile (a column absent from a row is NULL), and the operators of the
 // package's comparisons and arithmetic (ops.go).

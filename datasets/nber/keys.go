@@ -5,9 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/columnar"
-	"github.com/acbfjoin/acbfjoin/key"
-	"github.com/acbfjoin/acbfjoin/where"
 	"io"
 	"math"
 	"os"
@@ -15,8 +12,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/key"
+	"github.com/acbfjoin/acbfjoin/where"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 )

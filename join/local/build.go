@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/where"
 	"sync"
 	"sync/atomic"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/keylist"
 	"github.com/acbfjoin/acbfjoin/mdbf"
 	"github.com/acbfjoin/acbfjoin/shuffle"
+	"github.com/acbfjoin/acbfjoin/where"
 )
 
 // buildStats are what the build phase counted.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/where"
 	"slices"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
+	"github.com/acbfjoin/acbfjoin/where"
 )
 
 // execution is one run of a plan: what every phase reads (the resolved

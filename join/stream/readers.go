@@ -3,7 +3,6 @@ package stream
 import (
 	"context"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/where"
 	"io"
 	"sync/atomic"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 	"github.com/acbfjoin/acbfjoin/sketch/cms"
+	"github.com/acbfjoin/acbfjoin/where"
 )
 
 // rows is how a side's rows are read: a *csvscan.Reader, or a table's

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/acbfjoin/acbfjoin/where"
 	"io"
 	"sync"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/key"
+	"github.com/acbfjoin/acbfjoin/where"
 )
 
 // timedChunk is how many timed key rows the key reader hands over at once.

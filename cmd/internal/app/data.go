@@ -23,6 +23,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/datasets/triples"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/internal/option"
+	wherelang "github.com/acbfjoin/acbfjoin/where"
 )
 
 func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -177,6 +178,9 @@ Examples:
 	var exprs []string
 	for _, w := range where {
 		if !nber.IsPredicate(w) {
+			if err := wherelang.Syntax(w); err != nil {
+				return usageError{fmt.Errorf("keys: --where: %w (or COLUMN=VALUE)", err)}
+			}
 			exprs = append(exprs, "("+w+")")
 			continue
 		}

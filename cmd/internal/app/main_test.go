@@ -299,7 +299,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"gen", "--scale", "-1", "--out", dir}, "--scale -1: want 0 < scale <= 10", true},
 		{[]string{"gen", "--out", dir, "extra"}, `unexpected argument "extra"`, true},
 		{[]string{"keys", "--patents", filepath.Join(dir, "missing.txt"), "--out", filepath.Join(dir, "k")}, "missing.txt", false},
-		{[]string{"keys", "--patents", "p", "--out", "k", "--where", "GYEAR"}, "want COLUMN=VALUE", true},
+		{[]string{"keys", "--patents", "p", "--out", "k", "--where", "GYEAR >"}, `keys: --where: where "GYEAR >": unexpected token EOF (1:7) (or COLUMN=VALUE)`, true},
 		{[]string{"keys", "--patents", "p", "--out", "k", "--sample", "0"}, "--sample 0", true},
 		{[]string{"fetch", "--dir", dir, "--url", "http://127.0.0.1:1/"}, "join gen", false},
 		{[]string{"run", "--keys", "k"}, "run: --input is required (the large file)", true},
