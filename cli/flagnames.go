@@ -29,7 +29,7 @@ var names = map[string]string{
 	// filters.Sizing (its options, "Sizing.k", are flags of their own name)
 	"Sizing.BitsPerKey": "bits-per-key", "Sizing.FPP": "fpp", "Sizing.Budget": "filter-budget",
 	// repro
-	"Table1Sizing": "table1-sizing", "ACBFCapacity": "acbf-capacity", "Data": "data", "Out": "out",
+	"Table1Sizing": "table1-sizing", "Table1Keys": "table1-keys", "ACBFCapacity": "acbf-capacity", "Data": "data", "Out": "out",
 	// join/stream
 	"KeyEvents": "key-events", "Probe": "probe", "Batch": "batch", "KeyBatch": "key-batch", "Window": "window",
 	"KeyTime": "key-time", "ProbeTime": "probe-time", "Capacity": "capacity", "CMSEps": "cms-eps",

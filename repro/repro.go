@@ -40,6 +40,10 @@ type Options struct {
 	// ACBFCapacity, if set, is the ACBF's capacity in Table 1's default
 	// sizing (filters.Sizing.ACBFCapacity).
 	ACBFCapacity uint64
+	// Table1Keys, if set, is the keys Table 1 samples from the patents
+	// (all of them when the file holds fewer); 0: the paper's 65,771,
+	// scaled with generated data in quick mode.
+	Table1Keys int
 	// Prog is the program's name as the written documents name it (run.md,
 	// table1.md: "Written by `acbfjoin repro`"): the name it was invoked
 	// by; "" is acbfjoin.

@@ -99,7 +99,7 @@ func table1(ctx context.Context, opt Options) error {
 		source = fmt.Sprintf("NBER-shaped data from `%s gen --scale %v --seed %d`", opt.prog(), scale, opt.Seed)
 	}
 	keys := filepath.Join(dir, "keys.txt")
-	sample := table1Keys(opt)
+	sample := cmp.Or(opt.Table1Keys, table1Keys(opt))
 	if _, err := nber.ExtractKeysFile(pat, keys, nber.KeysOptions{Sample: sample, Seed: opt.Seed}); err != nil {
 		return err
 	}
@@ -143,16 +143,27 @@ func table1(ctx context.Context, opt Options) error {
 	}
 	var paperChanges []Change
 	var best *Table1Sizing
+	var exact *join.Report
+	var matched, unmatched int64
+	var fits []Table1Sizing
 	if mode != Table1Default {
-		exact := reps[slices.IndexFunc(reps, func(r *join.Report) bool { return r.Filter.Kind == filters.Exact })]
-		matched := exact.MapOutputRecords
-		unmatched := exact.InputRecords - matched
-		fits := SearchTable1Sizing(matched, unmatched, 0.05)
-		if len(fits) == 0 {
+		exact = reps[slices.IndexFunc(reps, func(r *join.Report) bool { return r.Filter.Kind == filters.Exact })]
+		matched = exact.MapOutputRecords
+		unmatched = exact.InputRecords - matched
+		fits = SearchTable1Sizing(matched, unmatched, 0.05)
+		why := fmt.Sprintf("no sizing of the grid gives the paper's FP -72.3%% and map outputs -33.9%% within 5%% on this data (%d matched rows, %d unmatched)", matched, unmatched)
+		switch {
+		case len(fits) == 0 && mode == Table1Paper:
 			return &option.Error{Pkg: "repro", Name: "Table1Sizing", Value: Table1Paper,
-				Reason: fmt.Sprintf("the paper's sizing (which both, the default, runs too) cannot be inferred: no sizing of the grid gives the paper's FP -72.3%% and map outputs -33.9%% within 5%% on this data (%d matched rows, %d unmatched); give more rows, or ask for the default sizing alone", matched, unmatched)}
+				Reason: "the paper's sizing cannot be inferred: " + why + "; give more rows, or the default sizing"}
+		case len(fits) == 0: // both: the default sizing alone, said
+			opt.Log("Table 1: the paper's sizing cannot be inferred (%s): the default sizing alone", why)
+			fmt.Fprintf(&md, "## At the paper's sizing\n\nNot inferred: %s. Table 1 is at the default sizing alone (more rows, such as the full files, give the search room).\n\n", why)
+		default:
+			best = &fits[0]
 		}
-		best = &fits[0]
+	}
+	if best != nil {
 		n := exact.KeysDistinct
 		o := base
 		capacity := uint64(math.Round(best.Capacity * float64(n)))
