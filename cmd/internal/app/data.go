@@ -139,8 +139,9 @@ func genParquet(ctx context.Context, out string, opt datasets.Options, rowGroup 
 
 func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("keys", stderr)
-	usageWith(fs, "join keys --patents FILE --out FILE [flags]", `
+	usageWith(fs, "join keys --from FILE --out FILE [flags]   (--patents FILE: the same)", `
 Examples:
+  join keys --from airports.csv --where 'state == "CA"' --sample 100 --out ca.csv  # any table
   join keys --patents data/apat63_99.txt --out data/keys.txt                  # the paper's 65,771 keys
   join keys --patents data/apat63_99.txt --where GYEAR=1999 --where COUNTRY=JP --out data/jp99.txt
   join keys --patents data/apat63_99.txt --where 'GYEAR >= 1990 and CLAIMS > 20' --sample 1000 --out data/big90s.txt
@@ -148,8 +149,8 @@ Examples:
   join keys --from data/cite75_99.txt --sample 100000 --out data/pairs.csv    # a two-column key: CITING,CITED
   join keys --patents pq/apat63_99.parquet --out pq/keys.parquet             # Parquet in and out
 `)
-	patents := fs.String("patents", "", "patent file: apat63_99.txt, .gz, .zip, or .parquet or .arrow (required, or --from)")
-	fs.StringVar(patents, "from", "", "any CSV file with a header, sampled the same way (cite75_99.txt: a (CITING, CITED) pair file)")
+	patents := fs.String("from", "", "the table to sample records from: CSV or TSV with a header (.gz, .zip), Parquet or Arrow (required, or --patents)")
+	fs.StringVar(patents, "patents", "", "the same as --from, for the NBER patent file (apat63_99.txt)")
 	sample := fs.Int("sample", nber.PaperKeySample, "records to sample")
 	seed := fs.Uint64("seed", 1, "sampling seed")
 	out := fs.String("out", "", "output file (.gz: compressed; .parquet: Parquet, typed by its values; - for standard output) (required)")
@@ -159,7 +160,7 @@ Examples:
 		return err
 	}
 	if *patents == "" || *out == "" {
-		return usageError{fmt.Errorf("keys: --patents (or --from) and --out are required")}
+		return usageError{fmt.Errorf("keys: --from (or --patents) and --out are required")}
 	}
 	both, inFlag := 0, "patents"
 	fs.Visit(func(f *flag.Flag) {
