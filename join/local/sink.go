@@ -109,27 +109,28 @@ func (w *lineBuffer) Flush() error {
 	return err
 }
 
-// Output formats (NewCSV, NewTSV, NewParquet).
+// Output formats (NewCSV, NewTSV, NewJSONL, NewParquet).
 const (
 	FormatCSV     = "csv"
 	FormatTSV     = "tsv"
+	FormatJSONL   = "jsonl"
 	FormatParquet = "parquet"
 )
 
 // FormatFor returns the format of an output at path: the one its extension
-// names (.csv and .csv.gz CSV, .tsv and .tab TSV, .gz too, .parquet and .pq
-// Parquet), else asked, else CSV. It refuses (an option.Error naming
+// names (.csv CSV, .tsv and .tab TSV, .jsonl and .ndjson JSON lines, each
+// with .gz too; .parquet and .pq Parquet), else asked, else CSV. It refuses (an option.Error naming
 // Format or Output, wrapping join.ErrOptions) an asked format that the
 // extension contradicts, an unknown asked format, and an extension naming
-// a format no sink writes (.json, .jsonl, .arrow, .feather, .xlsx), so that
+// a format no sink writes (.json, .arrow, .feather, .xlsx), so that
 // a file's name never lies about its bytes.
 func FormatFor(path, asked string) (string, error) {
-	if asked != "" && asked != FormatCSV && asked != FormatTSV && asked != FormatParquet {
-		return "", &option.Error{Pkg: "local", Name: "Format", Value: asked, Reason: "want csv, tsv or parquet", Err: join.ErrOptions}
+	if asked != "" && asked != FormatCSV && asked != FormatTSV && asked != FormatJSONL && asked != FormatParquet {
+		return "", &option.Error{Pkg: "local", Name: "Format", Value: asked, Reason: "want csv, tsv, jsonl or parquet", Err: join.ErrOptions}
 	}
 	lower := strings.ToLower(filepath.Base(path))
 	if strings.HasSuffix(lower, ".zip") {
-		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "the join does not write zip archives: name it .csv, .csv.gz, .tsv or .parquet", Err: join.ErrOptions}
+		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "the join does not write zip archives: name it .csv, .csv.gz, .tsv, .jsonl or .parquet", Err: join.ErrOptions}
 	}
 	if asked == FormatParquet && strings.HasSuffix(lower, ".gz") {
 		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "a Parquet file is compressed inside: leave out .gz", Err: join.ErrOptions}
@@ -141,13 +142,15 @@ func FormatFor(path, asked string) (string, error) {
 		named = FormatCSV
 	case ".tsv", ".tab":
 		named = FormatTSV
+	case ".jsonl", ".ndjson":
+		named = FormatJSONL
 	case ".parquet", ".pq":
 		named = FormatParquet
 		if name != lower {
 			return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "a Parquet file is compressed inside: leave out .gz", Err: join.ErrOptions}
 		}
-	case ".json", ".jsonl", ".ndjson", ".arrow", ".arrows", ".feather", ".ipc", ".xlsx", ".orc", ".avro":
-		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "its extension names a format the join does not write: name it .csv, .tsv or .parquet", Err: join.ErrOptions}
+	case ".json", ".arrow", ".arrows", ".feather", ".ipc", ".xlsx", ".orc", ".avro":
+		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "its extension names a format the join does not write: name it .csv, .tsv, .jsonl or .parquet", Err: join.ErrOptions}
 	}
 	switch {
 	case named != "" && asked != "" && named != asked:

@@ -88,6 +88,14 @@ func TestSameNamedColumns(t *testing.T) {
 			t.Fatalf("%s read back:\n%s\nwant\n%s", name, got, want)
 		}
 	}
+	// JSON lines by the extension, and by --format on standard output.
+	jl := filepath.Join(dir, "z.jsonl")
+	if _, stderr, err := runCmd("run", "--keys", air, "--input", zips, "--on", "city,state", "--columns", "zip,city,keys.latitude AS lat", "--sort", "--quiet", "--out", jl); err != nil {
+		t.Fatal(err, stderr)
+	}
+	if data, _ := os.ReadFile(jl); string(data) != "{\"zip\":78701,\"city\":\"Austin\",\"lat\":30.19}\n{\"zip\":97201,\"city\":\"Portland\",\"lat\":45.58}\n" {
+		t.Errorf("--out z.jsonl: %q", data)
+	}
 	// A suffixed name the large side has too: suffixed again.
 	if _, stderr, err := runCmd("run", "--keys", zips, "--input", out, "--on", "zip", "--columns", "latitude,latitude_keys,latitude_keys_keys", "--quiet", "--out", again); err != nil {
 		t.Fatal(err, stderr)
