@@ -317,6 +317,9 @@ func (opt Options) Resolve() (Options, error) {
 	if err := opt.BankJoin.check(); err != nil {
 		return opt, err
 	}
+	if err := CheckSuffix(opt.Suffix); err != nil {
+		return opt, err
+	}
 	switch {
 	case opt.Skew != "" && opt.Skew != SkewOff && opt.Skew != SkewAuto:
 		return opt, optionError("Skew", opt.Skew, "want off or auto")
@@ -636,4 +639,16 @@ func FileError(name, path string, err error) error {
 		return &option.Error{Pkg: "join", Name: name, Value: path, Reason: pe.Err.Error(), Err: ErrOptions, Cause: err}
 	}
 	return err
+}
+
+// CheckSuffix refuses an Output.Suffix (the stream's too) that would put
+// a line break or another control character in a column's name: a header
+// of such names reads back, but no one wants one. O(len(s)).
+func CheckSuffix(s string) error {
+	for _, c := range s {
+		if c < ' ' || c == 0x7f {
+			return optionError("Suffix", s, "holds a control character (%q): a column's name would", c)
+		}
+	}
+	return nil
 }

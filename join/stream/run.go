@@ -114,6 +114,9 @@ func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error
 	// Key events on a pipe, typed int unread (decideKeyTypes), make a key
 	// that is no integer an error; a probe key that is none can then meet
 	// no key and is left out, as a decided type's.
+	if err := join.CheckSuffix(opt.Suffix); err != nil {
+		return nil, option.Within(err, "stream", ErrOptions)
+	}
 	pr := &probeReader{s: e.ps, ks: probeSpec, tcol: -1, lenient: e.typing.Lenient || e.streamedInt, keepNull: true}
 	if opt.Where != "" {
 		p, err := where.Compile(opt.Where, e.ps.name, e.ps.header, e.ps.types)

@@ -130,6 +130,8 @@ func TestSameNamedColumns(t *testing.T) {
 		{[]string{"run", "--keys", air, "--input", zips, "--on", "city", "--suffix", "", "--out", again}, "--suffix is empty"},
 		{[]string{"stream", "--key-events", air, "--probe", zips, "--on", "city", "--key-col", "city", "--out", again}, `stream: --on "city" names the join column of both sides`},
 		{[]string{"version", "now"}, `version takes no arguments (got "now")`},
+		{[]string{"run", "--keys", air, "--input", zips, "--on", "city,state", "--suffix", "\n", "--out", again}, `--suffix "\n": holds a control character`},
+		{[]string{"run", "--keys", air, "--input", zips, "--on", "town", "--out", again}, `run: --on town: ` + air + ` has no column "town"`},
 		{[]string{"run", "--keys", air, "--input", zips, "--on", "city,state", "--columns", "keys.city", "--out", again}, `--columns keys.city: the key side's key column "city" is not in the output`},
 		{[]string{"run", "--keys", air, "--input", zips, "--on", "city,state", "--columns", "zip AS z,code AS z", "--out", again}, `two output columns would be named "z"`},
 	} {
