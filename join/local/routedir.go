@@ -41,8 +41,8 @@ func NewRoutedDir(dir, classCol string, labels []string, format, tempDir string)
 // NewRoutedDirWith is NewRoutedDir whose Parquet parts are written with
 // pq's settings.
 func NewRoutedDirWith(dir, classCol string, labels []string, format, tempDir string, pq ParquetOptions) (_ *RoutedDir, err error) {
-	if format != FormatCSV && format != FormatTSV && format != FormatJSONL && format != FormatParquet {
-		return nil, &option.Error{Pkg: "local", Name: "Format", Value: fmt.Sprintf("%q", format), Reason: "want csv, tsv, jsonl or parquet", Err: join.ErrOptions}
+	if format != FormatCSV && format != FormatTSV && format != FormatJSONL && format != FormatParquet && format != FormatArrow {
+		return nil, &option.Error{Pkg: "local", Name: "Format", Value: fmt.Sprintf("%q", format), Reason: "want csv, tsv, jsonl, parquet or arrow", Err: join.ErrOptions}
 	}
 	if _, err := os.Lstat(dir); err == nil {
 		return nil, &option.Error{Pkg: "local", Name: "Output", Value: dir, Reason: "exists: a routed join writes a new folder (remove it or name another)", Err: join.ErrOptions}
@@ -92,6 +92,10 @@ func NewRoutedDirWith(dir, classCol string, labels []string, format, tempDir str
 			sinks[i] = NewTSV(f)
 		case FormatJSONL:
 			if sinks[i], err = NewJSONL(f, tempDir); err != nil {
+				return nil, err
+			}
+		case FormatArrow:
+			if sinks[i], err = NewArrow(f, tempDir, false); err != nil {
 				return nil, err
 			}
 		case FormatParquet:

@@ -115,22 +115,27 @@ const (
 	FormatTSV     = "tsv"
 	FormatJSONL   = "jsonl"
 	FormatParquet = "parquet"
+	// FormatArrow is the Arrow IPC file format, FormatArrowStream the IPC
+	// stream format (NewArrow).
+	FormatArrow       = "arrow"
+	FormatArrowStream = "arrow-stream"
 )
 
 // FormatFor returns the format of an output at path: the one its extension
 // names (.csv CSV, .tsv and .tab TSV, .jsonl and .ndjson JSON lines, each
-// with .gz too; .parquet and .pq Parquet), else asked, else CSV. It refuses (an option.Error naming
+// with .gz too; .parquet and .pq Parquet; .arrow, .feather and .ipc the
+// Arrow IPC file, .arrows its stream), else asked, else CSV. It refuses (an option.Error naming
 // Format or Output, wrapping join.ErrOptions) an asked format that the
 // extension contradicts, an unknown asked format, and an extension naming
-// a format no sink writes (.json, .arrow, .feather, .xlsx), so that
+// a format no sink writes (.json, .xlsx, .orc, .avro), so that
 // a file's name never lies about its bytes.
 func FormatFor(path, asked string) (string, error) {
-	if asked != "" && asked != FormatCSV && asked != FormatTSV && asked != FormatJSONL && asked != FormatParquet {
-		return "", &option.Error{Pkg: "local", Name: "Format", Value: asked, Reason: "want csv, tsv, jsonl or parquet", Err: join.ErrOptions}
+	if asked != "" && asked != FormatCSV && asked != FormatTSV && asked != FormatJSONL && asked != FormatParquet && asked != FormatArrow && asked != FormatArrowStream {
+		return "", &option.Error{Pkg: "local", Name: "Format", Value: asked, Reason: "want csv, tsv, jsonl, parquet, arrow or arrow-stream", Err: join.ErrOptions}
 	}
 	lower := strings.ToLower(filepath.Base(path))
 	if strings.HasSuffix(lower, ".zip") {
-		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "the join does not write zip archives: name it .csv, .csv.gz, .tsv, .jsonl or .parquet", Err: join.ErrOptions}
+		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "the join does not write zip archives: name it .csv, .csv.gz, .tsv, .jsonl, .parquet or .arrow", Err: join.ErrOptions}
 	}
 	if asked == FormatParquet && strings.HasSuffix(lower, ".gz") {
 		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "a Parquet file is compressed inside: leave out .gz", Err: join.ErrOptions}
@@ -149,8 +154,16 @@ func FormatFor(path, asked string) (string, error) {
 		if name != lower {
 			return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "a Parquet file is compressed inside: leave out .gz", Err: join.ErrOptions}
 		}
-	case ".json", ".arrow", ".arrows", ".feather", ".ipc", ".xlsx", ".orc", ".avro":
-		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "its extension names a format the join does not write: name it .csv, .tsv, .jsonl or .parquet", Err: join.ErrOptions}
+	case ".arrow", ".feather", ".ipc", ".arrows":
+		named = FormatArrow
+		if filepath.Ext(name) == ".arrows" {
+			named = FormatArrowStream
+		}
+		if name != lower {
+			return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "the join writes Arrow uncompressed: leave out .gz", Err: join.ErrOptions}
+		}
+	case ".json", ".xlsx", ".orc", ".avro":
+		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "its extension names a format the join does not write: name it .csv, .tsv, .jsonl, .parquet or .arrow", Err: join.ErrOptions}
 	}
 	switch {
 	case named != "" && asked != "" && named != asked:

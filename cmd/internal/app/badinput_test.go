@@ -114,7 +114,7 @@ func TestBadInputs(t *testing.T) {
 		{[]string{"--mem", "1MiB", "--mappers", "2", "--reducers", "64"}, "--mem 1MiB: below the minimum of 8MiB for 2 mappers and 64 reducers"},
 		{[]string{"--out", filepath.Join(dir, "no", "such", "out.csv")}, "does not exist"},
 		{[]string{"--out", input}, "is the input"},
-		{[]string{"--format", "xml"}, `--format xml: want csv, tsv, jsonl or parquet`},
+		{[]string{"--format", "xml"}, `--format xml: want csv, tsv, jsonl, parquet, arrow or arrow-stream`},
 		{[]string{"--filter", "quotient"}, `--filter quotient: unknown filter (want auto or one of none, exact`},
 		{[]string{"--bits-per-key", "-2"}, "--bits-per-key -2: want a positive number of bits per key"},
 		{[]string{"--bits-per-key", "0"}, "--bits-per-key 0: want a positive number of bits per key (leave it out for 32)"},

@@ -38,7 +38,7 @@ usage: join <command> [flags]
 
 const usageTail = `
 Files: CSV or TSV (.gz and .zip too), Parquet and Arrow, - for standard
-input; the output CSV, TSV, JSON lines (.gz too) or Parquet. 'join help COMMAND' (or
+input; the output CSV, TSV, JSON lines (.gz too), Parquet or Arrow. 'join help COMMAND' (or
 join COMMAND -h) shows a command's flags and examples; docs/cli.md has them
 all, README.md a tour. 'join --version' names the build.
 

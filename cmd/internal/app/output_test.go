@@ -78,9 +78,9 @@ func TestFormatFromExtension(t *testing.T) {
 	for _, c := range []struct{ out, format, want string }{
 		{"y.parquet", "csv", "--format csv: the output"},
 		{"y.csv", "parquet", "y.csv is named as csv: name it .parquet"},
-		{"y.arrow", "", "names a format the join does not write"},
+		{"y.xlsx", "", "names a format the join does not write"},
 		{"y.parquet.gz", "", "refuse"},
-		{"y.csv", "xml", "--format xml: want csv, tsv, jsonl or parquet"},
+		{"y.csv", "xml", "--format xml: want csv, tsv, jsonl, parquet, arrow or arrow-stream"},
 	} {
 		args := []string{"run", "--keys", keys, "--input", input, "--out", filepath.Join(dir, c.out), "--quiet"}
 		if c.format != "" {

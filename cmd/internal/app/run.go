@@ -43,7 +43,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	filter := fs.String("filter", string(join.DefaultFilter), "the filter: "+kindList())
 	filterFile := fs.String("filter-file", "", "use the filter in this file (join build-filter) instead of building one")
 	out := fs.String("out", "-", "output file (.gz: compressed), or - for standard output")
-	format := fs.String("format", "", "csv, tsv, jsonl (one JSON object a row, typed as Parquet's columns) or parquet (default: the one --out's extension names, .csv, .tsv or .tab, .jsonl or .ndjson, .parquet or .pq; else csv)")
+	format := fs.String("format", "", "csv, tsv, jsonl (one JSON object a row, typed as Parquet's columns), parquet, arrow (the Arrow IPC file) or arrow-stream (default: the one --out's extension names, .csv, .tsv or .tab, .jsonl or .ndjson, .parquet or .pq, .arrow, .feather or .ipc, .arrows; else csv)")
 	sorted := fs.Bool("sort", false, "order the output by key, then by the large side's row order")
 	reportJSON := fs.String("report-json", "", "also write the report as JSON to this file")
 	fs.StringVar(&jf.parquetBloom, "parquet-bloom", "", fmt.Sprintf("with a Parquet output: the false-positive rate of the split-block Bloom filters written in every row group for the join column(s), which DuckDB, Spark, DataFusion and this tool's own joins skip row groups by (default %v), or off", local.DefaultParquetBloomFPP))
@@ -87,7 +87,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	}
 	defer jf.bars.clear()
 	opt.Sort = *sorted
-	outs := reportOutput([]output{{namedPath{"--out", *out}, atomicfile.Options{Gzip: *format != "parquet"}}}, jf.set("report-json"), *reportJSON)
+	outs := reportOutput([]output{{namedPath{"--out", *out}, atomicfile.Options{Gzip: *format != local.FormatParquet && *format != local.FormatArrow && *format != local.FormatArrowStream}}}, jf.set("report-json"), *reportJSON)
 	if err := checkPaths(paths(outs), []namedPath{{"--keys", jf.keys}, {"--input", jf.input}, {"--filter-file", *filterFile}, {"--bank", jf.bank}}); err != nil {
 		return usageError{fmt.Errorf("run: %w", err)}
 	}
@@ -100,6 +100,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		case local.FormatJSONL:
 			var err error
 			if sink, err = local.NewJSONL(outF, opt.TempDir); err != nil {
+				return err
+			}
+		case local.FormatArrow, local.FormatArrowStream:
+			var err error
+			if sink, err = local.NewArrow(outF, opt.TempDir, *format == local.FormatArrowStream); err != nil {
 				return err
 			}
 		case local.FormatParquet:

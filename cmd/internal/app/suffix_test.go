@@ -96,6 +96,19 @@ func TestSameNamedColumns(t *testing.T) {
 	if data, _ := os.ReadFile(jl); string(data) != "{\"zip\":78701,\"city\":\"Austin\",\"lat\":30.19}\n{\"zip\":97201,\"city\":\"Portland\",\"lat\":45.58}\n" {
 		t.Errorf("--out z.jsonl: %q", data)
 	}
+	// Arrow IPC, file and stream, read back as an input.
+	for _, name := range []string{"z.arrow", "z.arrows"} {
+		ar := filepath.Join(dir, name)
+		if _, stderr, err := runCmd("run", "--keys", air, "--input", zips, "--on", "city,state", "--columns", "zip,city,keys.latitude AS lat", "--quiet", "--out", ar); err != nil {
+			t.Fatal(err, stderr)
+		}
+		if _, stderr, err := runCmd("run", "--keys", air, "--input", ar, "--on", "city", "--columns", "zip,lat,code", "--sort", "--quiet", "--out", back); err != nil {
+			t.Fatal(err, stderr)
+		}
+		if got, want := rows(back), "zip,lat,code|78701,30.19,AUS|97201,45.58,PDX"; got != want {
+			t.Fatalf("%s read back:\n%s\nwant\n%s", name, got, want)
+		}
+	}
 	// A suffixed name the large side has too: suffixed again.
 	if _, stderr, err := runCmd("run", "--keys", zips, "--input", out, "--on", "zip", "--columns", "latitude,latitude_keys,latitude_keys_keys", "--quiet", "--out", again); err != nil {
 		t.Fatal(err, stderr)
