@@ -29,11 +29,9 @@ package where
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -281,101 +279,25 @@ func value(f []byte, t columnar.Type, typed bool) any {
 }
 
 // textValue is a CSV field's value: NULL when empty, int64 when an integer
-// that prints back as itself, float64 when a decimal that does, else text.
-// Without an allocation but the value's box (and the text's string).
+// that prints back as itself (columnar.CanonicalInt), float64 when a
+// decimal that does (columnar.ParseDecimal, then printed back), else
+// text. Without an allocation but the value's box (and the text's string).
 func textValue(f []byte) any {
 	if len(f) == 0 {
 		return nil
 	}
 	if c := f[0]; c == '-' || c == '.' || c >= '0' && c <= '9' {
-		if v, ok := canonicalInt(f); ok {
+		if v, ok := columnar.CanonicalInt(f); ok {
 			return v
 		}
-		if isDecimal(f) {
-			// A decimal that prints back as itself (0.5, not .5 or 7.50,
-			// which stay text and compare with numbers as numbers).
-			v, err := strconv.ParseFloat(unsafe.String(&f[0], len(f)), 64)
-			var buf [32]byte
-			if err == nil && !math.IsInf(v, 0) && string(columnar.AppendFloat(buf[:0], v, 64)) == string(f) {
-				return v
-			}
+		// A decimal that prints back as itself (0.5, not .5 or 7.50,
+		// which stay text and compare with numbers as numbers).
+		var buf [32]byte
+		if v, ok := columnar.ParseDecimal(f); ok && string(columnar.AppendFloat(buf[:0], v, 64)) == string(f) {
+			return v
 		}
 	}
 	return string(f)
-}
-
-// canonicalInt is f as an int64 when it is one that prints back as
-// itself: digits, an optional '-', no leading zero, not "-0", within
-// int64.
-func canonicalInt(f []byte) (int64, bool) {
-	d := f
-	neg := len(d) > 0 && d[0] == '-'
-	if neg {
-		d = d[1:]
-	}
-	if len(d) == 0 || len(d) > 19 || d[0] == '0' && (len(d) > 1 || neg) {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range d {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0') // 19 digits fit in a uint64
-	}
-	switch {
-	case !neg && v <= math.MaxInt64:
-		return int64(v), true
-	case neg && v <= 1<<63:
-		return int64(-v), true // -(1<<63) wraps to itself
-	}
-	return 0, false
-}
-
-// isDecimal reports whether f is -?(0|[1-9][0-9]*)?(.[0-9]*)?([eE][+-]?[0-9]+)?
-// with a digit before the exponent and a point or an exponent, or an
-// integer ParseInt took but that does not print back (beyond int64: a
-// float): how DuckDB's CSV reader writes a DOUBLE.
-func isDecimal(f []byte) bool {
-	i := 0
-	if i < len(f) && f[i] == '-' {
-		i++
-	}
-	start := i
-	for i < len(f) && f[i] >= '0' && f[i] <= '9' {
-		i++
-	}
-	digits := i - start
-	if digits > 1 && f[start] == '0' {
-		return false
-	}
-	point := i < len(f) && f[i] == '.'
-	if point {
-		i++
-		s := i
-		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
-			i++
-		}
-		digits += i - s
-	}
-	if digits == 0 {
-		return false
-	}
-	exp := i < len(f) && (f[i] == 'e' || f[i] == 'E')
-	if exp {
-		i++
-		if i < len(f) && (f[i] == '+' || f[i] == '-') {
-			i++
-		}
-		s := i
-		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
-			i++
-		}
-		if i == s {
-			return false
-		}
-	}
-	return i == len(f) && (point || exp)
 }
 
 // oneLine is an expr error's message without its source excerpt (expr

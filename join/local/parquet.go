@@ -144,57 +144,9 @@ func (c *columnTypes) observe(f []byte) {
 	}
 }
 
-// decimalFloat reports whether f is a finite decimal with a point or an
-// exponent, in the form DuckDB's CSV reader types DOUBLE (issue 46):
-// -?(0|[1-9][0-9]*)?(.[0-9]*)?([eE][+-]?[0-9]+)? with a digit before the
-// exponent, and a point or exponent: .097, -.5, 1., 1.50, 2e3. Its double
-// prints back as another text (0.097, 1.5, 2000); an integer (7, 007, +7)
-// is never one, so zip codes and other digit strings stay text.
-func decimalFloat(f []byte) bool {
-	i := 0
-	if i < len(f) && f[i] == '-' {
-		i++
-	}
-	intStart := i
-	for i < len(f) && f[i] >= '0' && f[i] <= '9' {
-		i++
-	}
-	digits := i - intStart
-	if digits > 1 && f[intStart] == '0' {
-		return false // a leading zero: 007.5
-	}
-	point := i < len(f) && f[i] == '.'
-	if point {
-		i++
-		fracStart := i
-		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
-			i++
-		}
-		digits += i - fracStart
-	}
-	if digits == 0 {
-		return false
-	}
-	exp := i < len(f) && (f[i] == 'e' || f[i] == 'E')
-	if exp {
-		i++
-		if i < len(f) && (f[i] == '+' || f[i] == '-') {
-			i++
-		}
-		expStart := i
-		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
-			i++
-		}
-		if i == expStart {
-			return false
-		}
-	}
-	if i != len(f) || !point && !exp {
-		return false
-	}
-	v, err := strconv.ParseFloat(string(f), 64)
-	return err == nil && !math.IsInf(v, 0)
-}
+// decimalFloat reports whether f is a decimal DuckDB types DOUBLE
+// (columnar.ParseDecimal: .097, -.5, 1., 1.50, 2e3; issue 46).
+func decimalFloat(f []byte) bool { _, ok := columnar.ParseDecimal(f); return ok }
 
 // typ is the type a column of text takes from its values.
 func (c columnTypes) typ() columnar.Type {
@@ -212,26 +164,8 @@ func (c columnTypes) typ() columnar.Type {
 }
 
 // canonicalInt reports whether f is an int64 written as strconv.FormatInt
-// writes it: an optional '-', no '+', no leading zero, not "-0".
-func canonicalInt(f []byte) bool {
-	d := f
-	if len(d) > 0 && d[0] == '-' {
-		d = d[1:]
-	}
-	if len(d) == 0 || len(d) > 19 || (d[0] == '0' && (len(d) > 1 || len(f) > len(d))) {
-		return false
-	}
-	for _, c := range d {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	if len(d) < 19 {
-		return true
-	}
-	_, err := strconv.ParseInt(string(f), 10, 64) // 19 digits: within int64?
-	return err == nil
-}
+// writes it (columnar.CanonicalInt).
+func canonicalInt(f []byte) bool { _, ok := columnar.CanonicalInt(f); return ok }
 
 // canonicalFloat reports whether f is a finite float64 written as
 // columnar.AppendFloat writes it (the form a Parquet or Arrow side's double

@@ -1,0 +1,89 @@
+package columnar
+
+import (
+	"math"
+	"strconv"
+	"unsafe"
+)
+
+// CanonicalInt is f as an int64 when f is one written as strconv.FormatInt
+// writes it: digits, an optional '-', no '+', no leading zero, not "-0",
+// within int64 (7, -7, 0; not 007, +7, -0). The one rule of a CSV field
+// that is an integer, for the Parquet output's typing and the predicates'
+// values (package where). O(len(f)), no allocation.
+func CanonicalInt(f []byte) (int64, bool) {
+	d := f
+	neg := len(d) > 0 && d[0] == '-'
+	if neg {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 19 || d[0] == '0' && (len(d) > 1 || neg) {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0') // 19 digits fit in a uint64
+	}
+	switch {
+	case !neg && v <= math.MaxInt64:
+		return int64(v), true
+	case neg && v <= 1<<63:
+		return int64(-v), true // -(1<<63) wraps to itself
+	}
+	return 0, false
+}
+
+// ParseDecimal is f as a float64 when f is a finite decimal with a point
+// or an exponent, in the form DuckDB's CSV reader types DOUBLE:
+// -?(0|[1-9][0-9]*)?(.[0-9]*)?([eE][+-]?[0-9]+)? with a digit before the
+// exponent (.097, -.5, 1., 1.50, 2e3). An integer (7, 007, +7) is never
+// one, so zip codes and other digit strings stay text. Its double may
+// print back as another text (0.097, 1.5, 2000). O(len(f)).
+func ParseDecimal(f []byte) (float64, bool) {
+	i := 0
+	if i < len(f) && f[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+		i++
+	}
+	digits := i - start
+	if digits > 1 && f[start] == '0' {
+		return 0, false // a leading zero: 007.5
+	}
+	point := i < len(f) && f[i] == '.'
+	if point {
+		i++
+		s := i
+		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+			i++
+		}
+		digits += i - s
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	exp := i < len(f) && (f[i] == 'e' || f[i] == 'E')
+	if exp {
+		i++
+		if i < len(f) && (f[i] == '+' || f[i] == '-') {
+			i++
+		}
+		s := i
+		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+			i++
+		}
+		if i == s {
+			return 0, false
+		}
+	}
+	if i != len(f) || !point && !exp {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(unsafe.String(&f[0], len(f)), 64)
+	return v, err == nil && !math.IsInf(v, 0)
+}
