@@ -1,6 +1,8 @@
 package where
 
 import (
+	"strings"
+
 	"github.com/expr-lang/expr/ast"
 )
 
@@ -72,95 +74,59 @@ func (p *Pred) condOf(n ast.Node) (cond, bool) {
 				return r(vals)
 			}, true
 		}
-	case *ast.CallNode: // an operator of ops.go, as expr.Operator patched it in
-		id, ok := x.Callee.(*ast.IdentifierNode)
-		if !ok || len(x.Arguments) != 2 {
-			return nil, false
-		}
-		fn := opFunc(id.Value)
-		if fn == nil {
-			return nil, false
-		}
-		l, lok := p.operandOf(x.Arguments[0])
-		r, rok := p.operandOf(x.Arguments[1])
-		if !lok || !rok {
+	case *ast.CallNode: // a comparison of ops.go, as expr.Operator patched it in
+		o, ok := p.call(x, true)
+		if !ok {
 			return nil, false
 		}
 		return func(vals []any) (bool, error) {
-			a, err := l(vals)
-			if err != nil {
-				return false, err
-			}
-			b, err := r(vals)
-			if err != nil {
-				return false, err
-			}
-			out, err := fn(a, b)
-			if err != nil {
-				return false, err
-			}
-			v, _ := out.(bool)
-			return v, nil
+			out, err := o(vals)
+			v, _ := out.(bool) // a comparison's result is a bool
+			return v, err
 		}, true
 	}
 	return nil, false
 }
 
-// opFunc is the package's function of a comparison operator (ops.go) by
-// the name the compiler calls it ("__gt"), nil for another.
-func opFunc(name string) func(a, b any) (any, error) {
+// call is the operand of x, a call of one of ops.go's operators by the
+// name the compiler gives it ("__gt"): a comparison (compare) or
+// arithmetic (!compare); false for any other call.
+func (p *Pred) call(x *ast.CallNode, compare bool) (operand, bool) {
+	id, ok := x.Callee.(*ast.IdentifierNode)
+	if !ok || len(x.Arguments) != 2 {
+		return nil, false
+	}
+	var fn func(a, b any) (any, error)
 	for _, o := range operators {
-		if "__"+o.name == name {
-			switch o.op {
-			case "==", "!=", "<", "<=", ">", ">=", "in", "startsWith", "endsWith", "contains":
-				return o.fn
-			}
+		if "__"+o.name == id.Value && strings.Contains("+-*/%", o.op) != compare {
+			fn = o.fn
 		}
 	}
-	return nil
-}
-
-// arithFunc is ops.go's function of an arithmetic operator by the name
-// the compiler calls it ("__add"), nil for another.
-func arithFunc(name string) func(a, b any) (any, error) {
-	for _, o := range operators {
-		if "__"+o.name == name {
-			switch o.op {
-			case "+", "-", "*", "/", "%":
-				return o.fn
-			}
-		}
+	if fn == nil {
+		return nil, false
 	}
-	return nil
+	l, lok := p.operandOf(x.Arguments[0])
+	r, rok := p.operandOf(x.Arguments[1])
+	if !lok || !rok {
+		return nil, false
+	}
+	return func(vals []any) (any, error) {
+		a, err := l(vals)
+		if err != nil {
+			return nil, err
+		}
+		b, err := r(vals)
+		if err != nil {
+			return nil, err
+		}
+		return fn(a, b)
+	}, true
 }
 
 func (p *Pred) operandOf(n ast.Node) (operand, bool) {
 	switch x := n.(type) {
 	case *ast.CallNode: // arithmetic of ops.go
-		id, ok := x.Callee.(*ast.IdentifierNode)
-		if !ok || len(x.Arguments) != 2 {
-			return nil, false
-		}
-		fn := arithFunc(id.Value)
-		if fn == nil {
-			return nil, false
-		}
-		l, lok := p.operandOf(x.Arguments[0])
-		r, rok := p.operandOf(x.Arguments[1])
-		if !lok || !rok {
-			return nil, false
-		}
-		return func(vals []any) (any, error) {
-			a, err := l(vals)
-			if err != nil {
-				return nil, err
-			}
-			b, err := r(vals)
-			if err != nil {
-				return nil, err
-			}
-			return fn(a, b)
-		}, true
+		return p.call(x, false)
 	case *ast.IdentifierNode:
 		return p.column(x.Value)
 	case *ast.MemberNode:
