@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,21 +12,17 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
-	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 )
 
 // arrowSink writes the output as an Arrow IPC file (or, stream, the IPC
 // stream format): the columns typed as the Parquet sink types them (a
 // Parquet or Arrow side's column by its type, a CSV side's by its
-// values), in record batches of arrowBatch rows. As jsonlSink it is the
-// Parquet sink writing a temporary file in tempDir, read back at Finish:
-// one typing for every typed format, the output written twice.
+// values), the rows of a typedSpool read back at Finish, in record
+// batches of arrowBatch rows.
 type arrowSink struct {
-	Sink    // the Parquet sink, writing to tmp
-	w       io.Writer
-	tmp     *os.File
-	tempDir string
-	stream  bool
+	typedSpool
+	w      io.Writer
+	stream bool
 }
 
 // arrowBatch is the rows of a record batch the Arrow sink writes.
@@ -37,11 +31,11 @@ const arrowBatch = 64 << 10
 // NewArrow returns a Sink that writes an Arrow IPC file to w (stream:
 // the IPC stream format), its temporary Parquet file in tempDir.
 func NewArrow(w io.Writer, tempDir string, stream bool) (Sink, error) {
-	f, err := os.CreateTemp(tempDir, atomicfile.TempPrefix()+"arrow-*.parquet")
+	sp, err := newTypedSpool(tempDir, "arrow")
 	if err != nil {
-		return nil, fmt.Errorf("arrow: %w", err)
+		return nil, err
 	}
-	return &arrowSink{Sink: NewParquetWith(f, tempDir, ParquetOptions{BloomFPP: -1}), w: w, tmp: f, tempDir: tempDir, stream: stream}, nil
+	return &arrowSink{typedSpool: sp, w: w, stream: stream}, nil
 }
 
 // arrowOf is the Arrow type of a column of type t.
@@ -96,10 +90,7 @@ func arrowUnitOf(u columnar.TimeUnit) arrow.TimeUnit {
 // Finish completes the Parquet file, then writes its rows as Arrow
 // record batches.
 func (s *arrowSink) Finish(ctx context.Context) error {
-	if err := s.Sink.Finish(ctx); err != nil {
-		return err
-	}
-	t, err := columnar.Open(ctx, s.tmp.Name(), filepath.Base(s.tmp.Name()), columnar.Parquet, s.tempDir)
+	t, err := s.table(ctx)
 	if err != nil {
 		return fmt.Errorf("arrow: %w", err)
 	}
@@ -222,15 +213,4 @@ func appendArrow(b array.Builder, f []byte, t columnar.Type, null bool) error {
 		return fmt.Errorf("no Arrow builder for %s", t)
 	}
 	return nil
-}
-
-// Close removes the temporary file, on every path.
-func (s *arrowSink) Close() error {
-	err := s.Sink.Close()
-	if s.tmp != nil {
-		s.tmp.Close()
-		os.Remove(s.tmp.Name())
-		s.tmp = nil
-	}
-	return err
 }
