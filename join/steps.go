@@ -61,20 +61,29 @@ func MapKeyRowRaw(ks key.Spec, fields [][]byte, raw []byte, seq int64, buf []byt
 	if ok || err != nil {
 		return rec, buf, err
 	}
-	start := len(buf)
-	buf, _ = ks.Append(buf, fields) // MapKeyLine appended it without an error
+	rec, buf = AppendKeyRow(rec, buf, ks, fields)
+	return rec, buf, nil
+}
+
+// AppendKeyRow completes a record MapKeyLine made without its row (ok
+// false): the row's fields but the key's (AppendKeyFields), appended to
+// buf after rec.Key, from every field of the record.
+func AppendKeyRow(rec shuffle.Record, buf []byte, ks key.Spec, fields [][]byte) (shuffle.Record, []byte) {
 	keyEnd := len(buf)
+	start := keyEnd - len(rec.Key)
 	buf = AppendKeyFields(buf, ks, fields)
-	return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq, Row: buf[keyEnd:]}, buf, nil
+	rec.Key, rec.Row = buf[start:keyEnd], buf[keyEnd:]
+	return rec, buf
 }
 
 // MapKeyLine is MapKeyRowRaw's raw path alone, for a reader that split
 // only the key's column (csvscan.Reader.NextField): keys holds the
 // record's key fields at their columns (what ks.Append reads; other
 // entries may be nil), nfields is the record's field count and raw its
-// line. It reports ok = false, with buf as it was, where a one-column key
-// and AppendKeyFieldsRaw do not apply: MapKeyRowRaw with every field then
-// writes the record.
+// line. Where a one-column key and AppendKeyFieldsRaw do not apply it
+// reports ok = false with the record's key alone appended to buf
+// (rec.Key, no Row): AppendKeyRow then writes the row from every field,
+// without parsing the key again.
 func MapKeyLine(ks key.Spec, keys [][]byte, nfields int, raw []byte, seq int64, buf []byte) (rec shuffle.Record, out []byte, ok bool, err error) {
 	start := len(buf)
 	buf, err = ks.Append(buf, keys)
@@ -86,7 +95,7 @@ func MapKeyLine(ks key.Spec, keys [][]byte, nfields int, raw []byte, seq int64, 
 		buf, ok = AppendKeyFieldsRaw(buf, raw, keys[ks.Cols[0]], nfields)
 	}
 	if !ok {
-		return shuffle.Record{}, buf[:start], false, nil
+		return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq}, buf, false, nil
 	}
 	return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq, Row: buf[keyEnd:]}, buf, true, nil
 }

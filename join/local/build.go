@@ -260,12 +260,12 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 		var rec shuffle.Record
 		var buf []byte
 		var err error
-		ok := false
-		if fr != nil {
-			rec, buf, ok, err = join.MapKeyLine(x.keySpec, keys, b.nfields, r.Raw(), r.Offset(), b.buf[:0])
-		}
 		switch {
-		case ok || err != nil:
+		case fr != nil:
+			var ok bool
+			if rec, buf, ok, err = join.MapKeyLine(x.keySpec, keys, b.nfields, r.Raw(), r.Offset(), b.buf[:0]); !ok && err == nil {
+				rec, buf = join.AppendKeyRow(rec, buf, x.keySpec, r.Fields()) // the row's other fields split now
+			}
 		case bd.rawRows:
 			rec, buf, err = join.MapKeyRowRaw(x.keySpec, r.Fields(), r.Raw(), r.Offset(), b.buf[:0])
 		default:
