@@ -793,12 +793,7 @@ func checkWhere(opt Options, kh, ih Header, keysPath, inputPath string) error {
 		name string
 		rw   rowWhere
 	}{{"KeysWhere", rowWhere{opt.KeysWhere, keysPath, kh.Names, kh.Types}}, {"Where", rowWhere{opt.Where, inputPath, ih.Names, ih.Types}}} {
-		_, err := w.rw.compile()
-		var we *where.Error
-		if errors.As(err, &we) {
-			return &option.Error{Pkg: "beamjoin", Name: w.name, Value: w.rw.Src, Reason: we.Msg, Err: join.ErrOptions}
-		}
-		if err != nil {
+		if _, err := where.CompileOption("beamjoin", w.name, w.rw.Src, w.rw.Side, w.rw.Names, w.rw.Types, join.ErrOptions); err != nil {
 			return err
 		}
 	}

@@ -40,6 +40,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -82,6 +83,11 @@ type Pred struct {
 // is not a boolean is an error wrapping ErrWhere that quotes the
 // expression and says where. O(len(src)).
 func Compile(src, side string, names []string, types []columnar.Type) (*Pred, error) {
+	return compile(src, side, names, types, true)
+}
+
+// compile is Compile; without columns (Syntax) a name is no error.
+func compile(src, side string, names []string, types []columnar.Type, columns bool) (*Pred, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, fail(src, "an empty expression")
 	}
@@ -152,7 +158,7 @@ func Compile(src, side string, names []string, types []columnar.Type) (*Pred, er
 		}
 		p.types = append(p.types, t)
 	}))
-	if len(unknown) > 0 {
+	if len(unknown) > 0 && columns {
 		return nil, fail(src, "%s has no column %s (its columns: %s)", side, strings.Join(unknown, ", "), quoteList(names))
 	}
 	if !noNative {
@@ -169,12 +175,28 @@ var noNative = false
 // before the side is open (a command line's flags): a syntax error or an
 // unknown function, as Compile says it. O(len(src)).
 func Syntax(src string) error {
-	_, err := Compile(src, "", nil, nil)
-	var we *Error
-	if errors.As(err, &we) && strings.Contains(we.Msg, " has no column ") {
-		return nil // every name is a column's here
-	}
+	_, err := compile(src, "", nil, nil, false)
 	return err
+}
+
+// CompileOption is Compile of the option name of package pkg (src "":
+// none, nil), its refusal said as that option's (an *option.Error whose
+// reason is the Error's message, wrapping sentinel, or the Error itself
+// when sentinel is nil): every command's --where and --keys-where, as
+// the join, the stream, beamjoin and keys refuse them.
+func CompileOption(pkg, name, src, side string, names []string, types []columnar.Type, sentinel error) (*Pred, error) {
+	if src == "" {
+		return nil, nil
+	}
+	p, err := Compile(src, side, names, types)
+	var we *Error
+	if errors.As(err, &we) {
+		if sentinel == nil {
+			sentinel = err
+		}
+		return nil, &option.Error{Pkg: pkg, Name: name, Value: src, Reason: we.Msg, Err: sentinel}
+	}
+	return p, err
 }
 
 // options are the compiler's: names checked by

@@ -153,15 +153,8 @@ func ExtractKeysContext(ctx context.Context, path string, w io.Writer, opt KeysO
 	}
 	defer closeRows()
 	var pred *where.Pred
-	if opt.Expr != "" {
-		pred, err = where.Compile(opt.Expr, name, header, types)
-		var we *where.Error
-		if errors.As(err, &we) {
-			return KeysResult{}, &option.Error{Pkg: "nber", Name: "Where", Value: opt.Expr, Reason: we.Msg, Err: err}
-		}
-		if err != nil {
-			return KeysResult{}, err
-		}
+	if pred, err = where.CompileOption("nber", "Where", opt.Expr, name, header, types, nil); err != nil {
+		return KeysResult{}, err
 	}
 	cols := make([]int, len(opt.Where))
 	for i, p := range opt.Where {

@@ -1,9 +1,6 @@
 package local
 
 import (
-	"errors"
-
-	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
@@ -11,28 +8,14 @@ import (
 )
 
 // compileWhere compiles Options.Where and KeysWhere over the large and the
-// key side's columns (package where); an expression that does not compile
-// is an option error naming the option (the command line's --where,
-// --keys-where). Before any row is read.
+// key side's columns (where.CompileOption: an expression that does not
+// compile is an option error naming the option). Before any row is read.
 func (x *execution) compileWhere() (err error) {
-	if x.where, err = compileSide("Where", x.opt.Where, x.input); err != nil {
+	if x.where, err = where.CompileOption("join", "Where", x.opt.Where, x.input.Name, x.input.Header, x.input.Types, join.ErrOptions); err != nil {
 		return err
 	}
-	x.keysWhere, err = compileSide("KeysWhere", x.opt.KeysWhere, x.keys)
+	x.keysWhere, err = where.CompileOption("join", "KeysWhere", x.opt.KeysWhere, x.keys.Name, x.keys.Header, x.keys.Types, join.ErrOptions)
 	return err
-}
-
-// compileSide compiles src ("": none) over side s, for the option name.
-func compileSide(name, src string, s *source.Side) (*where.Pred, error) {
-	if src == "" {
-		return nil, nil
-	}
-	p, err := where.Compile(src, s.Name, s.Header, s.Types)
-	var we *where.Error
-	if errors.As(err, &we) {
-		return nil, &option.Error{Pkg: "join", Name: name, Value: src, Reason: we.Msg, Err: join.ErrOptions}
-	}
-	return p, err
 }
 
 // selected reports whether r's current row passes p (nil: every row). A

@@ -3,7 +3,6 @@ package stream
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -118,16 +117,8 @@ func open(ctx context.Context, opt Options, out io.Writer) (_ *engine, err error
 		return nil, option.Within(err, "stream", ErrOptions)
 	}
 	pr := &probeReader{s: e.ps, ks: probeSpec, tcol: -1, lenient: e.typing.Lenient || e.streamedInt, keepNull: true}
-	if opt.Where != "" {
-		p, err := where.Compile(opt.Where, e.ps.name, e.ps.header, e.ps.types)
-		var we *where.Error
-		if errors.As(err, &we) {
-			return nil, &option.Error{Pkg: "stream", Name: "Where", Value: opt.Where, Reason: we.Msg, Err: ErrOptions}
-		}
-		if err != nil {
-			return nil, err
-		}
-		pr.where = p
+	if pr.where, err = where.CompileOption("stream", "Where", opt.Where, e.ps.name, e.ps.header, e.ps.types, ErrOptions); err != nil {
+		return nil, err
 	}
 	e.kr, e.pr = kr, pr
 	if e.timed {
