@@ -79,12 +79,11 @@ func (r *Reader) lineField(col int) int {
 		w := binary.LittleEndian.Uint64(buf[i:])
 		ms, mn, mq := zeroBytes(w^sepw), zeroBytes(w^nls), zeroBytes(w^quotes)
 		if mq == 0 && in == 0 && mn == 0 { // the common word: separators only
-			if c := countMarks(ms); nf+c >= col {
+			c := countMarks(ms)
+			if nf+c >= col {
 				fs, fe = locate(ms, i, nf, col, fs, fe)
-				nf += c
-			} else {
-				nf += c
 			}
+			nf += c
 			continue
 		}
 		// Inside quotes: the prefix parity of the quotes, bytes at or after
@@ -129,10 +128,11 @@ func (r *Reader) lineField(col int) int {
 				return fieldLeft
 			}
 		}
-		if nf+countMarks(ms) >= col {
+		c := countMarks(ms)
+		if nf+c >= col {
 			fs, fe = locate(ms, i, nf, col, fs, fe)
 		}
-		nf += countMarks(ms)
+		nf += c
 		in = (q >> 63) * his
 		if mn == 0 {
 			continue

@@ -80,23 +80,8 @@ func TestArrowOutput(t *testing.T) {
 						t.Fatalf("%s: column %s typed %s", jt, n, tab.Types[j])
 					}
 				}
-				var got []string
-				r := columnar.NewReader(tab)
-				for r.Next() {
-					var row []string
-					for j, f := range r.Fields() {
-						if r.Null(j) {
-							f = nil
-						}
-						row = append(row, string(f))
-					}
-					got = append(got, strings.Join(row, "\x1f"))
-				}
-				if r.Err() != nil {
-					t.Fatal(r.Err())
-				}
+				got := tableRows(t, tab)
 				tab.Close()
-				slices.Sort(got)
 				if want := parseOutput(t, c.Bytes()); len(want) < 10 || !slices.Equal(got, want) {
 					t.Fatalf("%s, %s, stream %v: %s", format, jt, stream, testutil.FirstDiff(got, want))
 				}
@@ -176,7 +161,17 @@ func TestArrowOutputTypes(t *testing.T) {
 	if got, want := strings.Join(types, " "), "int64 int8 uint32 float32 bool binary date timestamp[us, UTC] timestamp[ms] decimal(10,2) string"; got != want {
 		t.Errorf("types %s, want %s", got, want)
 	}
-	var got []string
+	got := tableRows(t, tab)
+	if want := parseOutput(t, c.Bytes()); len(want) != 3 || !slices.Equal(got, want) {
+		t.Fatalf("%s", testutil.FirstDiff(got, want))
+	}
+}
+
+// tableRows is tab's rows as parseOutput gives a CSV output's: each row's
+// fields joined by \x1f (a NULL empty), sorted.
+func tableRows(t *testing.T, tab *columnar.Table) []string {
+	t.Helper()
+	var rows []string
 	r := columnar.NewReader(tab)
 	for r.Next() {
 		var row []string
@@ -186,10 +181,11 @@ func TestArrowOutputTypes(t *testing.T) {
 			}
 			row = append(row, string(f))
 		}
-		got = append(got, strings.Join(row, "\x1f"))
+		rows = append(rows, strings.Join(row, "\x1f"))
 	}
-	slices.Sort(got)
-	if want := parseOutput(t, c.Bytes()); len(want) != 3 || !slices.Equal(got, want) {
-		t.Fatalf("%s", testutil.FirstDiff(got, want))
+	if r.Err() != nil {
+		t.Fatal(r.Err())
 	}
+	slices.Sort(rows)
+	return rows
 }

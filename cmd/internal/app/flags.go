@@ -173,7 +173,7 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	if err := j.checkKinds(cmd, resolved.Filter); err != nil {
 		return opt, err
 	}
-	switch mode := j.progressMode(); {
+	switch mode := j.progress; {
 	case j.quiet || mode == "none":
 	case mode == "bar" || mode == "" && isTerminal(os.Stderr):
 		j.bars = newBars(stderr)
@@ -184,10 +184,6 @@ func (j *joinFlags) options(cmd string, stderr io.Writer) (join.Options, error) 
 	}
 	return opt, nil
 }
-
-// progressMode is --progress's value: bar, plain, none, or "" (by the
-// terminal). options refuses others.
-func (j *joinFlags) progressMode() string { return j.progress }
 
 // flagError rewrites an option.Error in err as the user's flag and value
 // ("run: --mem 4KiB: below the minimum ...", cli.Rewrite); a key that is
