@@ -337,7 +337,11 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp source.Span, side fu
 			return err
 		}
 	}
-	r, c, err := source.OpenSpan(ctx, f.Path, f.Format, sp, f.NFields, f.Sep)
+	var refutes func(func(int) (columnar.Stats, bool)) bool
+	if f.pred != nil { // a row group whose statistics rule Where out is not read (join run's rule)
+		refutes = f.pred.Refutes
+	}
+	r, c, err := source.OpenSpanWhere(ctx, f.Path, f.Format, sp, f.NFields, f.Sep, refutes)
 	if err != nil {
 		return fmt.Errorf("input: %w", err)
 	}

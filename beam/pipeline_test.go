@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -351,6 +352,14 @@ func TestTables(t *testing.T) {
 	}
 	compareTyped(t, kf.Parquet, inf.Parquet, "K", "K", key.Auto, []filters.Kind{filters.ACBF, filters.Exact})
 	compareTyped(t, kf.ArrowFile, inf.ArrowFile, "K", "K", key.Auto, []filters.Kind{filters.Bloom})
+	// Where on the Parquet side: row groups 2 to 5 (ID 128 to 383) are ruled
+	// out by their statistics and not read (source.OpenSpanWhere), as join
+	// run skips them.
+	pruned := join.Sides{Keys: kf.Parquet, Input: inf.Parquet, Where: "ID < 100 or ID >= 400"}
+	compareSides(t, pruned, "K", "K", key.Auto, []filters.Kind{filters.Exact})
+	if rep, err := local.Run(context.Background(), join.Options{Sides: pruned, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}}, local.NewCSV(io.Discard)); err != nil || rep.Where.InputChunksSkipped != 4 {
+		t.Fatalf("join run skipped %+v row groups (%v), want 4", rep.Where, err)
+	}
 	// Formats given, not by the names (join.Sides' KeysFormat, InputFormat).
 	keysData, inputData := filepath.Join(dir, "keys.data"), filepath.Join(dir, "input.bin")
 	for src, dst := range map[string]string{kf.Parquet: keysData, inf.ArrowFile: inputData} {

@@ -26,10 +26,9 @@ type backend interface {
 	chunkRows(i int) int64
 	chunkBytes(i int) int64
 	columnBytes(i, col int) int64
-	// keyRange is the least and greatest value and the NULLs of an
-	// integer column in chunk i from the file's statistics; ok false
-	// where the format keeps none.
-	keyRange(i, col int) (lo, hi, nulls int64, ok bool)
+	// stats is what the file's statistics say of column col in chunk
+	// i (Table.Stats); ok false where the format keeps none.
+	stats(i, col int) (Stats, bool)
 	// read decodes columns cols of chunk i (with rows, ascending indexes,
 	// only those rows); safe for concurrent use.
 	read(i int, cols, rows []int) ([]*Column, error)
@@ -51,12 +50,7 @@ func (b *parquetBackend) chunkBytes(i int) int64       { return b.pq.chunkBytes(
 func (b *parquetBackend) columnBytes(i, col int) int64 { return b.pq.columnBytes(i, col) }
 func (b *parquetBackend) close() error                 { return b.pq.close() }
 
-func (b *parquetBackend) keyRange(i, col int) (lo, hi, nulls int64, ok bool) {
-	if b.t.Types[col].Kind != Int {
-		return 0, 0, 0, false
-	}
-	return b.pq.keyRange(i, col)
-}
+func (b *parquetBackend) stats(i, col int) (Stats, bool) { return b.pq.stats(i, col, b.t.Types[col]) }
 
 // read decodes a column chunk at a time; with rows, a column skips the
 // values between them (pages without a row are not decoded).
@@ -148,11 +142,11 @@ func (b *arrowFile) record(i int) (arrow.Record, error) {
 	return rec, nil
 }
 
-func (b *arrowFile) chunks() int                               { return b.af.NumRecords() }
-func (b *arrowFile) chunkRows(i int) int64                     { return b.rows[i] }
-func (b *arrowFile) columnBytes(i, col int) int64              { return b.sizes[i][col] }
-func (b *arrowFile) keyRange(int, int) (_, _, _ int64, _ bool) { return 0, 0, 0, false }
-func (b *arrowFile) close() error                              { return b.af.Close() }
+func (b *arrowFile) chunks() int                  { return b.af.NumRecords() }
+func (b *arrowFile) chunkRows(i int) int64        { return b.rows[i] }
+func (b *arrowFile) columnBytes(i, col int) int64 { return b.sizes[i][col] }
+func (b *arrowFile) stats(int, int) (Stats, bool) { return Stats{}, false }
+func (b *arrowFile) close() error                 { return b.af.Close() }
 
 func (b *arrowFile) chunkBytes(i int) int64 {
 	var n int64
@@ -212,12 +206,12 @@ type arrowStream struct {
 	mu sync.Mutex
 }
 
-func (b *arrowStream) chunks() int                               { return -1 }
-func (b *arrowStream) chunkRows(int) int64                       { return 0 }
-func (b *arrowStream) chunkBytes(int) int64                      { return 0 }
-func (b *arrowStream) columnBytes(int, int) int64                { return 0 }
-func (b *arrowStream) keyRange(int, int) (_, _, _ int64, _ bool) { return 0, 0, 0, false }
-func (b *arrowStream) close() error                              { b.as.Release(); return nil }
+func (b *arrowStream) chunks() int                  { return -1 }
+func (b *arrowStream) chunkRows(int) int64          { return 0 }
+func (b *arrowStream) chunkBytes(int) int64         { return 0 }
+func (b *arrowStream) columnBytes(int, int) int64   { return 0 }
+func (b *arrowStream) stats(int, int) (Stats, bool) { return Stats{}, false }
+func (b *arrowStream) close() error                 { b.as.Release(); return nil }
 
 func (b *arrowStream) read(int, []int, []int) ([]*Column, error) {
 	return nil, fmt.Errorf("%s: an Arrow stream is read in order (Next)", b.t.Name)

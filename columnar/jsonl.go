@@ -267,12 +267,12 @@ func typeOfKinds(k int) Type {
 	return Type{Kind: String}
 }
 
-func (b *jsonlFile) chunks() int                               { return len(b.starts) }
-func (b *jsonlFile) chunkRows(i int) int64                     { return b.rows[i] }
-func (b *jsonlFile) chunkBytes(i int) int64                    { return b.sizes[i] }
-func (b *jsonlFile) columnBytes(int, int) int64                { return 0 }
-func (b *jsonlFile) keyRange(int, int) (_, _, _ int64, _ bool) { return 0, 0, 0, false }
-func (b *jsonlFile) close() error                              { return nil } // the Table closes f
+func (b *jsonlFile) chunks() int                  { return len(b.starts) }
+func (b *jsonlFile) chunkRows(i int) int64        { return b.rows[i] }
+func (b *jsonlFile) chunkBytes(i int) int64       { return b.sizes[i] }
+func (b *jsonlFile) columnBytes(int, int) int64   { return 0 }
+func (b *jsonlFile) stats(int, int) (Stats, bool) { return Stats{}, false }
+func (b *jsonlFile) close() error                 { return nil } // the Table closes f
 
 func (b *jsonlFile) next([]int) ([]*Column, int, error) {
 	return nil, 0, fmt.Errorf("%s: not a stream", b.t.Name)

@@ -3,6 +3,7 @@ package columnar
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 
@@ -223,27 +224,79 @@ func (p *parquetTable) columnBytes(i, col int) int64 {
 	return n
 }
 
-// keyRange returns the min and max of a signed integer column in row group
-// i and its NULLs, from its statistics; ok false when it has none of them.
-func (p *parquetTable) keyRange(i, col int) (lo, hi, nulls int64, ok bool) {
+// stats is what row group i's statistics say of column col (Stats);
+// ok false where they are not there, not trusted (arrow-go's StatsSet: a
+// sort order the writer got wrong, as old writers did for text), or
+// without a NULL count. The range is kept only for the types whose
+// statistics order as the values do: signed integers, floats (not a NaN
+// bound), dates, times, timestamps but Int96's, booleans, UTF-8 text.
+func (p *parquetTable) stats(i, col int, t Type) (Stats, bool) {
+	if p.col[col] == nil {
+		return Stats{}, false
+	}
 	cc, err := p.r.MetaData().RowGroup(i).ColumnChunk(p.leaves[col][0])
 	if err != nil {
-		return 0, 0, 0, false
+		return Stats{}, false
 	}
 	if set, err := cc.StatsSet(); err != nil || !set {
-		return 0, 0, 0, false
+		return Stats{}, false
 	}
 	st, err := cc.Statistics()
-	if err != nil || st == nil || !st.HasMinMax() || !st.HasNullCount() {
-		return 0, 0, 0, false
+	if err != nil || st == nil || !st.HasNullCount() {
+		return Stats{}, false
 	}
-	switch s := st.(type) {
+	s := Stats{Rows: p.chunkRows(i), Nulls: st.NullCount()}
+	if !st.HasMinMax() || s.Nulls < 0 || s.Nulls > s.Rows {
+		return s, s.Nulls >= 0 && s.Nulls <= s.Rows
+	}
+	r := &Column{Type: t, n: 2}
+	switch x := st.(type) {
 	case *metadata.Int64Statistics:
-		return s.Min(), s.Max(), s.NullCount(), true
+		r.ints = []int64{x.Min(), x.Max()}
 	case *metadata.Int32Statistics:
-		return int64(s.Min()), int64(s.Max()), s.NullCount(), true
+		r.ints = []int64{int64(x.Min()), int64(x.Max())}
+	case *metadata.BooleanStatistics:
+		r.ints = []int64{b2i(x.Min()), b2i(x.Max())}
+	case *metadata.Float64Statistics:
+		r.floats = []float64{x.Min(), x.Max()}
+	case *metadata.Float32Statistics:
+		r.floats = []float64{float64(x.Min()), float64(x.Max())}
+	case *metadata.ByteArrayStatistics:
+		lo, hi := x.Min(), x.Max()
+		r.data = append(append(make([]byte, 0, len(lo)+len(hi)), lo...), hi...)
+		r.offs = []int{0, len(lo), len(lo) + len(hi)}
+	default:
+		return s, true
 	}
-	return 0, 0, 0, false
+	switch t.Kind {
+	case Int, Date, Time, Bool:
+	case Timestamp:
+		if p.col[col].PhysicalType() == parquet.Types.Int96 {
+			return s, true
+		}
+	case Float:
+		if math.IsNaN(r.floats[0]) || math.IsNaN(r.floats[1]) {
+			return s, true
+		}
+	case String:
+		if p.col[col].PhysicalType() != parquet.Types.ByteArray {
+			return s, true
+		}
+	default: // unsigned integers, decimals, bytes: not by the values' order
+		return s, true
+	}
+	if r.ints == nil && r.floats == nil && r.offs == nil {
+		return s, true
+	}
+	s.Range = r
+	return s, true
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // read decodes column col of row group i; with sel (ascending row

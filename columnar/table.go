@@ -496,11 +496,37 @@ func (t *Table) Rows() int64 {
 	return n
 }
 
+// Stats are what a file's statistics say of a column in a chunk (a
+// Parquet row group): its rows, its NULLs, and in Range (a column of the
+// column's type holding two values: the least, then the greatest) the
+// bounds of its other values: no value of the chunk orders outside them,
+// in the order of the type's values. Range is nil where the file gives no
+// bounds a reader can trust, or every value is NULL (Nulls == Rows).
+type Stats struct {
+	Rows, Nulls int64
+	Range       *Column
+}
+
+// Stats returns what the file's statistics say of column col in chunk i;
+// ok false where it keeps none (an Arrow or JSON lines file, a Parquet
+// column chunk written without them, or with a sort order its writer got
+// wrong). O(1) but for a text column's bounds. Safe for concurrent use.
+func (t *Table) Stats(i, col int) (Stats, bool) {
+	if t.Stream() || i < 0 || i >= t.Chunks() || col < 0 || col >= len(t.Types) {
+		return Stats{}, false
+	}
+	return t.b.stats(i, col)
+}
+
 // KeyRange returns the least and the greatest value of the signed integer
 // column col in chunk i, and its NULLs, from the file's statistics
 // (Parquet); ok false where they are not all there.
 func (t *Table) KeyRange(i, col int) (lo, hi, nulls int64, ok bool) {
-	return t.b.keyRange(i, col)
+	s, ok := t.Stats(i, col)
+	if !ok || s.Range == nil || t.Types[col].Kind != Int {
+		return 0, 0, 0, false
+	}
+	return s.Range.Int64(0), s.Range.Int64(1), s.Nulls, true
 }
 
 // Read decodes the columns cols (nil: all) of chunk i, in the order asked.

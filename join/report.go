@@ -416,11 +416,18 @@ func Version() string {
 
 // WhereReport is what the predicates on the sides (Options.Where,
 // KeysWhere) did: each expression and the rows it dropped before the join.
+// Of those, ChunksSkipped and RowsSkipped are the chunks (Parquet row
+// groups) skipped unread, their statistics showing that no row of them
+// satisfies the predicate (where.Pred.Refutes), and their rows.
 type WhereReport struct {
-	Input        string `json:"input,omitempty"`
-	InputDropped int64  `json:"input_dropped"`
-	Keys         string `json:"keys,omitempty"`
-	KeysDropped  int64  `json:"keys_dropped"`
+	Input              string `json:"input,omitempty"`
+	InputDropped       int64  `json:"input_dropped"`
+	InputChunksSkipped int64  `json:"input_chunks_skipped,omitempty"`
+	InputRowsSkipped   int64  `json:"input_rows_skipped,omitempty"`
+	Keys               string `json:"keys,omitempty"`
+	KeysDropped        int64  `json:"keys_dropped"`
+	KeysChunksSkipped  int64  `json:"keys_chunks_skipped,omitempty"`
+	KeysRowsSkipped    int64  `json:"keys_rows_skipped,omitempty"`
 }
 
 // where is rep.Where, made when first asked for.
@@ -431,20 +438,20 @@ func (rep *Report) where() *WhereReport {
 	return rep.Where
 }
 
-// SetKeysWhere records Options.KeysWhere (src) and the key-side rows it
-// dropped.
-func (rep *Report) SetKeysWhere(src string, dropped int64) {
+// SetKeysWhere records Options.KeysWhere (src), the key-side rows it
+// dropped, and of them the chunks skipped unread and their rows.
+func (rep *Report) SetKeysWhere(src string, dropped, chunksSkipped, rowsSkipped int64) {
 	if src != "" {
 		w := rep.where()
-		w.Keys, w.KeysDropped = src, dropped
+		w.Keys, w.KeysDropped, w.KeysChunksSkipped, w.KeysRowsSkipped = src, dropped, chunksSkipped, rowsSkipped
 	}
 }
 
-// SetWhere records Options.Where (src) and the large-side rows it
-// dropped.
-func (rep *Report) SetWhere(src string, dropped int64) {
+// SetWhere records Options.Where (src), the large-side rows it dropped,
+// and of them the chunks skipped unread and their rows.
+func (rep *Report) SetWhere(src string, dropped, chunksSkipped, rowsSkipped int64) {
 	if src != "" {
 		w := rep.where()
-		w.Input, w.InputDropped = src, dropped
+		w.Input, w.InputDropped, w.InputChunksSkipped, w.InputRowsSkipped = src, dropped, chunksSkipped, rowsSkipped
 	}
 }

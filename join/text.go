@@ -86,10 +86,10 @@ func (r *Report) WriteText(w io.Writer) {
 	r.writeSkew(w)
 	if wr := r.Where; wr != nil {
 		if wr.Keys != "" {
-			fmt.Fprintf(w, "keys where %s: dropped %d of %d key rows\n", strconv.Quote(wr.Keys), wr.KeysDropped, wr.KeysDropped+r.KeysRecords)
+			fmt.Fprintf(w, "keys where %s: dropped %d of %d key rows%s\n", strconv.Quote(wr.Keys), wr.KeysDropped, wr.KeysDropped+r.KeysRecords, skippedUnread(wr.KeysChunksSkipped, wr.KeysRowsSkipped))
 		}
 		if wr.Input != "" {
-			fmt.Fprintf(w, "where %s: dropped %d of %d large rows before the filter\n", strconv.Quote(wr.Input), wr.InputDropped, wr.InputDropped+r.InputRecords)
+			fmt.Fprintf(w, "where %s: dropped %d of %d large rows before the filter%s\n", strconv.Quote(wr.Input), wr.InputDropped, wr.InputDropped+r.InputRecords, skippedUnread(wr.InputChunksSkipped, wr.InputRowsSkipped))
 		}
 	}
 	if r.BadRows > 0 {
@@ -277,4 +277,17 @@ func FormatOptionError(pkg, opt, path string, err, sentinel error) error {
 		return &option.Error{Pkg: pkg, Name: opt, Value: path, Reason: fe.Reason, Err: sentinel}
 	}
 	return &option.Error{Pkg: pkg, Name: opt + "Format", Value: fe.Given, Reason: fe.Reason, Err: sentinel}
+}
+
+// skippedUnread says how many of the rows a predicate dropped were in
+// chunks skipped unread by their statistics ("" for none).
+func skippedUnread(chunks, rows int64) string {
+	if chunks == 0 {
+		return ""
+	}
+	unit := "row groups"
+	if chunks == 1 {
+		unit = "row group"
+	}
+	return fmt.Sprintf(" (%d of them in %d %s skipped unread: their statistics rule the predicate out)", rows, chunks, unit)
 }

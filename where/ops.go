@@ -211,8 +211,13 @@ func compare(a, b any) (int, error) {
 
 // numCmp orders two numbers exactly: integers as integers, an integer
 // and a float without rounding the integer to a float (2^63-1 is below
-// the float 2^63).
+// the float 2^63). NaN is above every other number and equal to itself,
+// as DuckDB and Polars order floats (not IEEE 754's comparisons, under
+// which a NaN would be "equal" to anything by cmp3).
 func numCmp(ai int64, af float64, aInt bool, bi int64, bf float64, bInt bool) int {
+	if aNaN, bNaN := !aInt && af != af, !bInt && bf != bf; aNaN || bNaN {
+		return cmp3(bNaN && !aNaN, aNaN && !bNaN)
+	}
 	switch {
 	case aInt && bInt:
 		return cmp3(ai < bi, ai > bi)

@@ -87,6 +87,13 @@ func TestTyped(t *testing.T) {
 		{`s == ""`, []string{"7", "0.75", "", "true", "2021-03-04"}, nil, true},
 		{`n > 1`, []string{"", "0.75", "", "true", "2021-03-04"}, nullSet{0: true}, false},
 		{`not b`, []string{"7", "0.75", "", "false", "2021-03-04"}, nil, true},
+		// NaN is above every number and equal to itself (DuckDB's,
+		// Polars' order), never "equal" to a number.
+		{`f == 5`, []string{"7", "NaN", "", "true", "2021-03-04"}, nil, false},
+		{`f >= 5 and f > 1e308 and f != 5`, []string{"7", "NaN", "", "true", "2021-03-04"}, nil, true},
+		{`f < 5 or f <= -1`, []string{"7", "NaN", "", "true", "2021-03-04"}, nil, false},
+		{`f == f and f > n`, []string{"7", "NaN", "", "true", "2021-03-04"}, nil, true},
+		{`f > n`, []string{"7", "+Inf", "", "true", "2021-03-04"}, nil, true},
 	} {
 		p, err := Compile(c.src, "the input", names, types)
 		if err != nil {

@@ -34,6 +34,7 @@ func main() {
 	joinCol := flag.String("join-col", "CITED", "the large side's join column")
 	keyCol := flag.String("key-col", "PATENT", "the key side's join column")
 	stmt := flag.String("sql", "", "run this statement instead of the join")
+	where := flag.String("where", "", "an SQL condition on the large side's columns: only its rows that satisfy it are joined (acbfjoin's --where)")
 	jt := flag.String("join", "inner", "inner, semi, anti, left, right or full: the columns as acbfjoin writes them (the key side's join column left out)")
 	varchar := flag.Bool("all-varchar", false, "read every CSV column as text (a differential check: values printed as they are in the file)")
 	flag.Parse()
@@ -92,8 +93,12 @@ func main() {
 	if *jt == "right" || *jt == "full" { // the key in the join columns, as USING
 		sel = fmt.Sprintf("c.* REPLACE (%s), k.* EXCLUDE (%s)", strings.Join(repl, ", "), strings.Join(excl, ", "))
 	}
+	large := src(*cite)
+	if *where != "" {
+		large = fmt.Sprintf("(SELECT * FROM %s WHERE %s)", large, *where)
+	}
 	q := fmt.Sprintf("COPY (SELECT %s FROM %s c %s %s k ON %s) TO '%s' (HEADER, DELIMITER ',')",
-		sel, src(*cite), how, src(*keys), strings.Join(on, " AND "), esc(*out))
+		sel, large, how, src(*keys), strings.Join(on, " AND "), esc(*out))
 	if *stmt != "" {
 		q = *stmt
 	}

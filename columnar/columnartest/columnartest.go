@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -96,7 +97,7 @@ func WriteFiles(dir, name string, rec arrow.Record, rowGroup int64, dict bool) (
 }
 
 // Record builds a record of columns named names, of types (Int32, Int64,
-// Uint64, Float64, String, Boolean), from rows of text; a nil field is NULL. Every
+// Uint64, Float32, Float64, String, Boolean, Date32 of 2006-01-02), from rows of text; a nil field is NULL. Every
 // column is nullable. It fails t on an error (NewRecord).
 func Record(t testing.TB, names []string, types []arrow.DataType, rows [][]*string) arrow.Record {
 	t.Helper()
@@ -140,6 +141,14 @@ func NewRecord(names []string, types []arrow.DataType, rows [][]*string) (arrow.
 				var x float64
 				x, err = strconv.ParseFloat(*v, 64)
 				fb.Append(x)
+			case *array.Float32Builder:
+				var x float64
+				x, err = strconv.ParseFloat(*v, 32)
+				fb.Append(float32(x))
+			case *array.Date32Builder:
+				var d time.Time
+				d, err = time.Parse(time.DateOnly, *v)
+				fb.Append(arrow.Date32FromTime(d))
 			case *array.BooleanBuilder:
 				var x bool
 				x, err = strconv.ParseBool(*v)

@@ -35,8 +35,10 @@ type buildStats struct {
 	// exclusions' membership tests (nil otherwise); the broadcast phase
 	// lets it go before the map phase.
 	index keyIndex
-	// whereDropped are the rows Options.KeysWhere dropped (not in records).
+	// whereDropped are the rows Options.KeysWhere dropped (not in
+	// records); wherePruned those of them in chunks skipped unread.
 	whereDropped int64
+	wherePruned  pruned
 }
 
 // build reads the key side with one goroutine per mapper: each collects
@@ -83,10 +85,12 @@ func (x *execution) buildOnce(ctx context.Context) (keylist.List, buildStats, []
 		bd.inf = newInferring(x.keySpec, x.pair.Deferred, cancel)
 	}
 	stop := x.progress("build", x.keys.Progress, x.keys.Size)
+	before := prunedNow(x.keys)
 	err = source.Scan(sctx, x.keys, x.opt.Mappers, bd.newWorker, func(b *buildWorker, r source.RowReader) error {
 		return bd.readPart(sctx, b, r)
 	}, bd.finishWorker)
 	stop()
+	skipped := prunedSince(x.keys, before)
 	if bd.inf != nil && bd.inf.failed.Load() && ctx.Err() == nil {
 		return keylist.List{}, bd.st, nil, errNotCanonical
 	}
@@ -94,6 +98,8 @@ func (x *execution) buildOnce(ctx context.Context) (keylist.List, buildStats, []
 		return keylist.List{}, bd.st, nil, err
 	}
 	keys, st, err := bd.finish(ctx, sketches)
+	st.wherePruned = skipped
+	st.whereDropped += skipped.rows
 	if bd.inf != nil {
 		return keys, st, bd.inf.evidence(), err
 	}

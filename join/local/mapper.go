@@ -39,8 +39,10 @@ type mapStats struct {
 	bypassed, bypassedBytes int64
 	// guard is what the mappers' filter guards did.
 	guard guardStats
-	// whereDropped are the rows Options.Where dropped (not in records).
+	// whereDropped are the rows Options.Where dropped (not in records);
+	// wherePruned those of them in chunks skipped unread (pruneWhere).
 	whereDropped int64
+	wherePruned  pruned
 }
 
 // mapBatch is how many records a mapper reads at once (csvscan.NextBatch).
@@ -262,8 +264,11 @@ func mapRows[W interface{ base() *mapWorker }](ctx context.Context, x *execution
 	if x.input.Tab != nil && x.where == nil {
 		st.table = &join.TableReport{Format: string(x.input.Tab.Format)}
 		err = source.ScanTable(ctx, x.input, x.opt.Mappers, newW, func(m W, c *source.Chunk) error { return x.mapChunk(ctx, m.base(), c) }, done)
-	} else { // a CSV side, or a table's rows one at a time (Where)
+	} else { // a CSV side, or a table's rows one at a time (Where; chunks its statistics refute skipped)
+		before := prunedNow(x.input)
 		err = source.Scan(ctx, x.input, x.opt.Mappers, newW, read, done)
+		st.wherePruned = prunedSince(x.input, before)
+		st.whereDropped += st.wherePruned.rows
 	}
 	stop()
 	if err != nil {

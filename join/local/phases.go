@@ -141,7 +141,7 @@ func (x *execution) returnMemory() {
 }
 func (p *keysPhase) report(x *execution, rep *join.Report) {
 	rep.KeysRecords, rep.KeysDistinct = p.stats.records, p.stats.distinct
-	rep.SetKeysWhere(x.opt.KeysWhere, p.stats.whereDropped)
+	rep.SetKeysWhere(x.opt.KeysWhere, p.stats.whereDropped, p.stats.wherePruned.chunks, p.stats.wherePruned.rows)
 	rep.Keys.Why = x.typing.Why
 	rep.Keys.KeysNull, rep.Keys.KeysUnmatchable = p.stats.cannot.null, p.stats.cannot.unmatchable
 }
@@ -268,7 +268,7 @@ func (p *mapPhase) run(ctx context.Context, x *execution) (err error) {
 }
 func (p *mapPhase) report(x *execution, rep *join.Report) {
 	rep.InputRecords, rep.MapOutputRecords = p.stats.records, p.stats.output
-	rep.SetWhere(x.opt.Where, p.stats.whereDropped)
+	rep.SetWhere(x.opt.Where, p.stats.whereDropped, p.stats.wherePruned.chunks, p.stats.wherePruned.rows)
 	rep.Keys.InputNull, rep.Keys.InputUnmatchable = p.stats.cannot.null, p.stats.cannot.unmatchable
 	rep.FilteredOutRecords = p.stats.records - p.stats.output - p.stats.cannot.null - p.stats.cannot.unmatchable
 	if t := p.stats.table; t != nil { // rows a chunk's statistics or Bloom filter skipped are not the filter's

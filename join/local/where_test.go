@@ -9,6 +9,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/where"
 )
 
@@ -115,5 +116,73 @@ func TestWhereRefused(t *testing.T) {
 	rep, _, err := runJoinErr(opt)
 	if err != nil || rep.BadRows == 0 {
 		t.Errorf("S > 3, skipping bad rows: %v, %d bad rows", err, rep.BadRows)
+	}
+}
+
+// TestWherePrunesRowGroups (issue 46): with a Parquet side, the row groups
+// whose statistics rule the predicate out are skipped unread (the input's
+// ID is 0 to 599 in row groups of 7: `ID < 100 or ID >= 500` rules out
+// groups 15 to 70, 392 rows; the key side's by chance), in every join
+// type, and the join is the model's, the same as with every group read
+// (source.NoPrune); the report counts the groups and their rows among the drops.
+func TestWherePrunesRowGroups(t *testing.T) {
+	keys, input := genTables(testutil.Seed(t))
+	dir := t.TempDir()
+	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
+	const inputWhere, keysWhere = `ID < 100 or ID >= 500`, `K < 15 or K == nil and G > 5`
+	var fk, fi tableData
+	fk.names, fk.types, fi.names, fi.types = keys.names, keys.types, input.names, input.types
+	for _, r := range keys.rows {
+		if k, err := strconv.Atoi(deref(r[0])); err == nil && k < 15 {
+			fk.rows = append(fk.rows, r)
+		}
+	}
+	for i, r := range input.rows {
+		if i < 100 || i >= 500 {
+			fi.rows = append(fi.rows, r)
+		}
+	}
+	// The key side's row groups of 7 that the statistics rule out: those
+	// whose least K is 15 or more (a NULL K, G <= 2: false either way).
+	var keysGroups, keysRows int64
+	for g := 0; g*7 < len(keys.rows); g++ {
+		least := int64(1 << 62)
+		rows := keys.rows[g*7 : min(g*7+7, len(keys.rows))]
+		for _, r := range rows {
+			if r[0] != nil {
+				k, _ := strconv.ParseInt(*r[0], 10, 64)
+				least = min(least, k)
+			}
+		}
+		if least >= 15 {
+			keysGroups++
+			keysRows += int64(len(rows))
+		}
+	}
+	if keysGroups == 0 || len(fk.rows) == 0 {
+		t.Fatalf("the key side: %d row groups to skip, %d keys kept", keysGroups, len(fk.rows))
+	}
+	for _, jt := range raceJoinTypes(testutil.RaceSeed(t), 3) {
+		want := typedJoin(fk, fi, []int{0}, []int{1}, jt)
+		slices.Sort(want)
+		for _, off := range []bool{false, true} {
+			source.NoPrune = off
+			opt := join.Options{Sides: join.Sides{Keys: kf["parquet-rg7-dict"], Input: inf["parquet-rg7-dict"], Where: inputWhere, KeysWhere: keysWhere},
+				Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, JoinType: jt}
+			rep, out := runJoin(t, opt)
+			source.NoPrune = false
+			if got := parseOutput(t, out); !slices.Equal(got, want) {
+				t.Fatalf("%s, pruning off %v: %s", jt, off, testutil.FirstDiff(got, want))
+			}
+			w := *rep.Where
+			wantW := join.WhereReport{Input: inputWhere, InputDropped: 400, InputChunksSkipped: 56, InputRowsSkipped: 392,
+				Keys: keysWhere, KeysDropped: int64(len(keys.rows) - len(fk.rows)), KeysChunksSkipped: keysGroups, KeysRowsSkipped: keysRows}
+			if off {
+				wantW.InputChunksSkipped, wantW.InputRowsSkipped, wantW.KeysChunksSkipped, wantW.KeysRowsSkipped = 0, 0, 0, 0
+			}
+			if w != wantW {
+				t.Fatalf("%s, pruning off %v: report %+v, want %+v", jt, off, w, wantW)
+			}
+		}
 	}
 }

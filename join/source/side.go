@@ -37,7 +37,32 @@ type Side struct {
 	read       atomic.Int64 // a table's bytes read so far (Progress)
 	next       atomic.Int32 // a table's next chunk (scan)
 	starts     []int64      // a table's chunks' first rows
+	// prune is the test Scan puts a table's chunks to before it reads
+	// them (Prune); pruned and prunedRows count the chunks it passed
+	// over and their rows.
+	prune              func(c *Chunk) bool
+	pruned, prunedRows atomic.Int64
 }
+
+// Prune makes Scan pass over, unread, the chunks of a table side for which
+// skip is true (a predicate that the chunk's statistics refute:
+// where.Pred.Refutes); skip is called by Scan's workers concurrently. A
+// CSV side's rows are all read. ScanTable, which leaves the rows to its
+// caller, does not prune.
+func (s *Side) Prune(skip func(c *Chunk) bool) {
+	if !NoPrune {
+		s.prune = skip
+	}
+}
+
+// NoPrune turns Prune and OpenSpanWhere's skipping off (ACBFJOIN_PRUNE=off,
+// read once at start): every chunk is read and its rows tested, for
+// comparing the two (bench/where.sh); the rows are the same
+// (TestWherePrunesRowGroups). Set it before a side is opened.
+var NoPrune = os.Getenv("ACBFJOIN_PRUNE") == "off"
+
+// Pruned is the chunks Scan passed over (Prune) and their rows, so far.
+func (s *Side) Pruned() (chunks, rows int64) { return s.pruned.Load(), s.prunedRows.Load() }
 
 // Options say how to open a side.
 type Options struct {
@@ -195,6 +220,11 @@ func (s *Side) KeySpec(name string, cols []string, types []key.Type) (key.Spec, 
 func Scan[S any](ctx context.Context, s *Side, workers int, newState func() S, fn func(st S, r RowReader) error, done func(st S) error) error {
 	if s.Tab != nil {
 		return ScanTable(ctx, s, workers, newState, func(st S, c *Chunk) error {
+			if s.prune != nil && c.Index >= 0 && s.prune(c) {
+				s.pruned.Add(1)
+				s.prunedRows.Add(int64(c.Rows))
+				return nil
+			}
 			cols, err := c.Read(nil)
 			if err != nil {
 				return err
@@ -269,6 +299,15 @@ func (c *Chunk) Bytes() int64 {
 		n += col.Size()
 	}
 	return n
+}
+
+// Stats is what the file's statistics say of the chunk's column col
+// (columnar.Table.Stats); ok false for a stream's chunk.
+func (c *Chunk) Stats(col int) (columnar.Stats, bool) {
+	if c.Index < 0 {
+		return columnar.Stats{}, false
+	}
+	return c.Side.Tab.Stats(c.Index, col)
 }
 
 // ColumnBytes is the uncompressed bytes of the chunk's columns cols.

@@ -45,6 +45,14 @@ var WholeFile = Span{0, -1, 0, 0, false}
 // every chunk (columnar.Reader). format is columnar.FormatOf's ("": by
 // the path's extension); sep is a CSV file's field separator.
 func OpenSpan(ctx context.Context, path, format string, sp Span, nfields int, sep byte) (SpanRows, io.Closer, error) {
+	return OpenSpanWhere(ctx, path, format, sp, nfields, sep, nil)
+}
+
+// OpenSpanWhere is OpenSpan that reads nothing of a table chunk's span
+// whose statistics refute the side's predicate (refutes: where.Pred's
+// Refutes, nil for none; Side.Prune's rule, and NoPrune turns it off too):
+// its rows are then none.
+func OpenSpanWhere(ctx context.Context, path, format string, sp Span, nfields int, sep byte, refutes func(stats func(col int) (columnar.Stats, bool)) bool) (SpanRows, io.Closer, error) {
 	f, err := columnar.FormatOf(path, format)
 	if err != nil {
 		return nil, nil, err
@@ -62,14 +70,17 @@ func OpenSpan(ctx context.Context, path, format string, sp Span, nfields int, se
 			if err != nil {
 				return nil, nil, err
 			}
+			var first int64
+			for i := range int(sp.Start) {
+				first += t.ChunkRows(i)
+			}
+			if refutes != nil && !NoPrune && refutes(func(col int) (columnar.Stats, bool) { return t.Stats(int(sp.Start), col) }) {
+				return columnar.NewRows(t.Name, nil, first), t, nil
+			}
 			cols, err := t.Read(int(sp.Start), nil)
 			if err != nil {
 				t.Close()
 				return nil, nil, err
-			}
-			var first int64
-			for i := range int(sp.Start) {
-				first += t.ChunkRows(i)
 			}
 			return columnar.NewRows(t.Name, cols, first), t, nil
 		}
