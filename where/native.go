@@ -4,6 +4,9 @@ import (
 	"strings"
 
 	"github.com/expr-lang/expr/ast"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // A native predicate evaluates the common expressions (and, or, not;
@@ -14,13 +17,54 @@ import (
 // VM (ops.go), so the verdicts are the VM's (TestNativeMatchesVM,
 // FuzzCompile); an expression with anything else is left to the VM.
 
-// cond is a boolean node: its verdict on the row's values (vals[j] is the
-// value of column p.cols[j]).
-type cond func(vals []any) (bool, error)
+// cond is a boolean node: its verdict on the row r.
+type cond func(r *evalRow) (bool, error)
 
 // operand is a value node: a column's value, a literal, or arithmetic
 // of operands (an error: a division by zero, text that is no number).
-type operand func(vals []any) (any, error)
+type operand func(r *evalRow) (any, error)
+
+// row is the row Match tests: its fields and NULLs, and the values of the
+// predicate's columns (p.cols[j]'s in vals[j]), each made (value: parsed,
+// boxed) on first use, so that a comparison of a column with a number
+// literal that reads the field's bytes itself (fastCompare), or an and
+// that ends early, makes none.
+type evalRow struct {
+	p      *Pred
+	fields [][]byte
+	nulls  key.Nulls
+	vals   []any
+	made   []bool
+}
+
+// reset makes r the row of fields and nulls.
+func (r *evalRow) reset(fields [][]byte, nulls key.Nulls) {
+	r.fields, r.nulls = fields, nulls
+	clear(r.made)
+}
+
+// field is column p.cols[j]'s field and whether it is NULL (absent from
+// the row; NULL where the side knows its NULLs; empty in a CSV row).
+func (r *evalRow) field(j int) ([]byte, bool) {
+	c := r.p.cols[j]
+	if c >= len(r.fields) || r.nulls != nil && r.nulls.Null(c) {
+		return nil, true
+	}
+	f := r.fields[c]
+	return f, r.nulls == nil && len(f) == 0
+}
+
+// val is column p.cols[j]'s value (value's; nil for NULL).
+func (r *evalRow) val(j int) any {
+	if !r.made[j] {
+		var v any
+		if f, null := r.field(j); !null {
+			v = value(f, r.p.types[j], r.nulls != nil)
+		}
+		r.vals[j], r.made[j] = v, true
+	}
+	return r.vals[j]
+}
 
 // nativeOf compiles tree (the compiled program's: optimised, the
 // operators patched in as calls of ops.go's functions) over the columns of p
@@ -38,7 +82,7 @@ func (p *Pred) condOf(n ast.Node) (cond, bool) {
 	switch x := n.(type) {
 	case *ast.BoolNode:
 		v := x.Value
-		return func([]any) (bool, error) { return v, nil }, true
+		return func(*evalRow) (bool, error) { return v, nil }, true
 	case *ast.UnaryNode:
 		if x.Operator != "not" && x.Operator != "!" {
 			return nil, false
@@ -47,8 +91,8 @@ func (p *Pred) condOf(n ast.Node) (cond, bool) {
 		if !ok {
 			return nil, false
 		}
-		return func(vals []any) (bool, error) {
-			v, err := c(vals)
+		return func(r *evalRow) (bool, error) {
+			v, err := c(r)
 			return !v, err
 		}, true
 	case *ast.BinaryNode:
@@ -60,27 +104,30 @@ func (p *Pred) condOf(n ast.Node) (cond, bool) {
 				return nil, false
 			}
 			if x.Operator == "and" || x.Operator == "&&" {
-				return func(vals []any) (bool, error) {
-					if v, err := l(vals); err != nil || !v {
+				return func(rw *evalRow) (bool, error) {
+					if v, err := l(rw); err != nil || !v {
 						return false, err
 					}
-					return r(vals)
+					return r(rw)
 				}, true
 			}
-			return func(vals []any) (bool, error) {
-				if v, err := l(vals); err != nil || v {
+			return func(rw *evalRow) (bool, error) {
+				if v, err := l(rw); err != nil || v {
 					return v, err
 				}
-				return r(vals)
+				return r(rw)
 			}, true
 		}
 	case *ast.CallNode: // a comparison of ops.go, as expr.Operator patched it in
+		if c, ok := p.fastCompare(x); ok {
+			return c, true
+		}
 		o, ok := p.call(x, true)
 		if !ok {
 			return nil, false
 		}
-		return func(vals []any) (bool, error) {
-			out, err := o(vals)
+		return func(r *evalRow) (bool, error) {
+			out, err := o(r)
 			v, _ := out.(bool) // a comparison's result is a bool
 			return v, err
 		}, true
@@ -110,12 +157,12 @@ func (p *Pred) call(x *ast.CallNode, compare bool) (operand, bool) {
 	if !lok || !rok {
 		return nil, false
 	}
-	return func(vals []any) (any, error) {
-		a, err := l(vals)
+	return func(rw *evalRow) (any, error) {
+		a, err := l(rw)
 		if err != nil {
 			return nil, err
 		}
-		b, err := r(vals)
+		b, err := r(rw)
 		if err != nil {
 			return nil, err
 		}
@@ -152,12 +199,12 @@ func (p *Pred) operandOf(n ast.Node) (operand, bool) {
 			}
 		}
 		if consts != nil {
-			return func([]any) (any, error) { return consts, nil }, true
+			return func(*evalRow) (any, error) { return consts, nil }, true
 		}
-		return func(vals []any) (any, error) {
+		return func(r *evalRow) (any, error) {
 			out := make([]any, len(items))
 			for i, o := range items {
-				v, err := o(vals)
+				v, err := o(r)
 				if err != nil {
 					return nil, err
 				}
@@ -167,12 +214,12 @@ func (p *Pred) operandOf(n ast.Node) (operand, bool) {
 		}, true
 	case *ast.ConstantNode: // a list of literals, folded
 		if list, ok := x.Value.([]any); ok {
-			return func([]any) (any, error) { return list, nil }, true
+			return func(*evalRow) (any, error) { return list, nil }, true
 		}
 		return nil, false
 	}
 	if v, ok := literal(n); ok {
-		return func([]any) (any, error) { return v, nil }, true
+		return func(*evalRow) (any, error) { return v, nil }, true
 	}
 	return nil, false
 }
@@ -181,7 +228,7 @@ func (p *Pred) operandOf(n ast.Node) (operand, bool) {
 func (p *Pred) column(name string) (operand, bool) {
 	for j, n := range p.names {
 		if n == name {
-			return func(vals []any) (any, error) { return vals[j], nil }, true
+			return func(r *evalRow) (any, error) { return r.val(j), nil }, true
 		}
 	}
 	return nil, false
@@ -200,6 +247,93 @@ func literal(n ast.Node) (any, bool) {
 		return nil, true
 	case *ast.BoolNode:
 		return x.Value, true
+	}
+	return nil, false
+}
+
+// fastCompare is a comparison (== != < <= > >=) of a column with a literal
+// that reads the column's field itself where it can, without making its
+// value (value parses and boxes it: an allocation a row): a field that is
+// a canonical integer (columnar.CanonicalInt: what value makes an int64
+// of, in a CSV and an integer column alike) against a number, and a text
+// field against a text literal under == and != (equal bytes are equal
+// values; unequal bytes are unequal values unless the field and the
+// literal read as the same number, left to the operator). Any other row
+// goes to the operator with the value, so the verdicts are the
+// operator's (TestNativeMatchesVM). False for any other call.
+func (p *Pred) fastCompare(x *ast.CallNode) (cond, bool) {
+	id, ok := x.Callee.(*ast.IdentifierNode)
+	if !ok || len(x.Arguments) != 2 || !strings.HasPrefix(id.Value, "__") {
+		return nil, false
+	}
+	name := id.Value[2:]
+	if _, ok := flipped[name]; !ok {
+		return nil, false
+	}
+	j, lit, left := p.columnAndLiteral(x.Arguments[0], x.Arguments[1])
+	if j < 0 {
+		return nil, false
+	}
+	var fn func(a, b any) (any, error)
+	for _, o := range operators {
+		if o.name == name {
+			fn = o.fn
+		}
+	}
+	generic := func(r *evalRow) (bool, error) {
+		a, b := r.val(j), lit
+		if !left {
+			a, b = b, a
+		}
+		out, err := fn(a, b)
+		v, _ := out.(bool)
+		return v, err
+	}
+	op := name
+	if !left {
+		op = flipped[name]
+	}
+	kind := p.types[j].Kind
+	if li, lf, lInt, isNum := number(lit); isNum && (kind == columnar.Text || kind == columnar.Int) {
+		var holds func(c int) bool
+		switch op {
+		case "eq":
+			holds = func(c int) bool { return c == 0 }
+		case "ne":
+			holds = func(c int) bool { return c != 0 }
+		case "lt":
+			holds = func(c int) bool { return c < 0 }
+		case "le":
+			holds = func(c int) bool { return c <= 0 }
+		case "gt":
+			holds = func(c int) bool { return c > 0 }
+		default:
+			holds = func(c int) bool { return c >= 0 }
+		}
+		return func(r *evalRow) (bool, error) {
+			if f, null := r.field(j); !null && !r.made[j] {
+				if v, ok := columnar.CanonicalInt(f); ok {
+					return holds(numCmp(v, 0, true, li, lf, lInt)), nil
+				}
+			}
+			return generic(r)
+		}, true
+	}
+	if s, isText := lit.(string); isText && (op == "eq" || op == "ne") && (kind == columnar.Text || kind == columnar.String) {
+		want := op == "eq"
+		_, litNum := textNumber(s)
+		return func(r *evalRow) (bool, error) {
+			f, null := r.field(j)
+			switch {
+			case null:
+				return !want, nil // NULL equals no text
+			case string(f) == s:
+				return want, nil
+			case !litNum || kind == columnar.String: // text unequal: no number can make them equal
+				return !want, nil
+			}
+			return generic(r)
+		}, true
 	}
 	return nil, false
 }

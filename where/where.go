@@ -72,9 +72,9 @@ type Pred struct {
 	env   map[string]any
 	vm    vm.VM
 	// native evaluates the expression without the VM where it can
-	// (native.go); vals are the row's values of cols, for it.
+	// (native.go) on row, the row Match tests.
 	native cond
-	vals   []any
+	row    evalRow
 }
 
 // Compile compiles src, an expression over the columns names (of types
@@ -164,7 +164,7 @@ func compile(src, side string, names []string, types []columnar.Type, columns bo
 	if !noNative {
 		p.native = p.nativeOf(tree.Node())
 	}
-	p.vals = make([]any, len(p.cols))
+	p.row = evalRow{p: p, vals: make([]any, len(p.cols)), made: make([]bool, len(p.cols))}
 	return p, nil
 }
 
@@ -228,7 +228,7 @@ func (p *Pred) Clone() *Pred {
 	c := *p
 	c.env = map[string]any{}
 	c.vm = vm.VM{}
-	c.vals = make([]any, len(p.cols))
+	c.row = evalRow{p: &c, vals: make([]any, len(p.cols)), made: make([]bool, len(p.cols))}
 	return &c
 }
 
@@ -246,22 +246,17 @@ func (p *Pred) Columns() []int { return slices.Clone(p.cols) }
 // wraps ErrWhere and names the values; the caller names the row.
 // O(expression) and no allocation but the values' boxes.
 func (p *Pred) Match(fields [][]byte, nulls key.Nulls) (bool, error) {
-	for j, c := range p.cols {
-		var v any
-		if c < len(fields) && (nulls == nil || !nulls.Null(c)) {
-			v = value(fields[c], p.types[j], nulls != nil)
-		}
-		p.vals[j] = v
-	}
+	r := &p.row
+	r.reset(fields, nulls)
 	if p.native != nil {
-		ok, err := p.native(p.vals)
+		ok, err := p.native(r)
 		if err != nil {
 			return false, fail(p.src, "%s", err)
 		}
 		return ok, nil
 	}
-	for j, v := range p.vals {
-		p.env[p.names[j]] = v
+	for j, name := range p.names {
+		p.env[name] = r.val(j)
 	}
 	out, err := p.vm.Run(p.prog, p.env)
 	if err != nil {

@@ -295,9 +295,9 @@ func FuzzTextValue(f *testing.F) {
 // VM gives one; most of the expressions go native.
 func TestNativeMatchesVM(t *testing.T) {
 	rng := testutil.Rand(testutil.Seed(t))
-	lits := []string{"7", "-7", "0", "7.5", "-0.5", `"7"`, `"abc"`, `"a"`, `""`, "nil", "true", "9223372036854775807", `"7.50"`}
+	lits := []string{"7", "-7", "0", "7.5", "-0.5", `"7"`, `"abc"`, `"a"`, `""`, "nil", "true", "9223372036854775807", `"7.50"`, `"7.0"`, `"07"`, `" 7"`, "0.5", `"0.5"`}
 	cols := []string{"a", "b", `$env["c"]`}
-	vals := []string{"", "7", "-7", "7.5", "7.50", "abc", "a", "007", "1e3", "true", "0", "9223372036854775807"}
+	vals := []string{"", "7", "-7", "7.5", "7.50", "abc", "a", "007", "1e3", "true", "0", "9223372036854775807", "0.5", ".5", "-0", "7.0", " 7", "07"}
 	var opd func() string
 	opd = func() string {
 		switch rng.IntN(5) {
