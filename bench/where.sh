@@ -60,7 +60,7 @@ model=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
   echo
   echo "Machine: $model, $(nproc) cores; $(go version | cut -d' ' -f3-); $(date -u +%F); commit $(git rev-parse --short HEAD)"
   echo
-  echo "The full generated scale (16,522,438 citations, 65,771 keys, ACBF), $rounds rounds alternated, medians. A predicate sends the map phase to its row path (every field split, the predicate's columns made values, expr-lang's VM run), where without one it reads the join column alone in batches."
+  echo "The full generated scale (16,522,438 citations, 65,771 keys, ACBF), $rounds rounds alternated, medians. On a CSV side a predicate sends the map phase to its row path (every field split, the predicate tested on the row), where without one it reads the join column alone in batches."
   echo
   echo "Map ns a row a core: the map phase's wall time times its 2 mappers over the 16,522,438 rows read (the report's own figure counts the rows kept)."
   echo
@@ -91,7 +91,7 @@ PY
   echo
   echo "## Parquet: row groups skipped by their statistics"
   echo
-  echo "The same citations as Parquet (DuckDB's writer: $(stat -c %s "$pq/cite75_99.parquet") bytes, row groups of 122,880 rows, CITING ascending), \\`--where '$pqwhere'\\`: ours skipping the row groups whose statistics rule the predicate out, ours reading every row group (\\`ACBFJOIN_PRUNE=off\\`), and DuckDB 1.4.5 (2 threads) running the same join with the same WHERE on the large side, in the same rounds. Output lines include the header; equal counts are checked."
+  echo "The same citations as Parquet (DuckDB's writer: $(stat -c %s "$pq/cite75_99.parquet") bytes, row groups of 122,880 rows, CITING ascending), --where '$pqwhere': ours skipping the row groups whose statistics rule the predicate out, ours reading every row group (ACBFJOIN_PRUNE=off), and DuckDB 1.4.5 (2 threads) running the same join with the same WHERE on the large side, in the same rounds. Output lines include the header; equal counts are checked. The row groups ours reads are tested a chunk at a time: the predicate's column decoded and each row tested, then the join column of the rows kept probed in batches."
   echo
   echo "| run | output lines | wall s | row groups skipped | rows skipped unread | peak RSS MB | wall / DuckDB |"
   echo "|---|---:|---:|---:|---:|---:|---:|"

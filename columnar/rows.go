@@ -22,28 +22,38 @@ type Rows struct {
 	fields [][]byte
 	buf    []byte
 	raw    []byte
+	// rawMade: raw is the current row's (Raw makes it on demand).
+	rawMade bool
 }
 
 // NewRows returns the rows of cols (a chunk's columns, all of the same
-// length), the first being row first of the table named name.
+// length), the first being row first of the table named name. A nil
+// column is one not read (a predicate's reader asks for its columns only):
+// its field is empty and NULL.
 func NewRows(name string, cols []*Column, first int64) *Rows {
 	n := 0
-	if len(cols) > 0 {
-		n = cols[0].Len()
+	for _, c := range cols {
+		if c != nil {
+			n = c.Len()
+			break
+		}
 	}
 	return &Rows{name: name, cols: cols, first: first, i: -1, n: n, fields: make([][]byte, len(cols))}
 }
 
 // Next advances to the next row and reports whether there is one.
+// O(the row's text), its CSV line made only if Raw asks for it.
 func (r *Rows) Next() bool {
 	r.i++
 	if r.i >= r.n {
 		return false
 	}
-	r.buf, r.raw = r.buf[:0], r.raw[:0]
+	r.buf, r.raw, r.rawMade = r.buf[:0], r.raw[:0], false
 	for j, c := range r.cols {
 		start := len(r.buf)
-		r.buf = c.AppendText(r.buf, r.i)
+		if c != nil {
+			r.buf = c.AppendText(r.buf, r.i)
+		}
 		r.fields[j] = r.buf[start:len(r.buf):len(r.buf)]
 	}
 	// The fields point into buf, which AppendText may have moved: set them
@@ -54,26 +64,33 @@ func (r *Rows) Next() bool {
 		r.fields[j] = r.buf[at : at+l : at+l]
 		at += l
 	}
-	for j, f := range r.fields {
-		if j > 0 {
-			r.raw = append(r.raw, ',')
-		}
-		r.raw = csvscan.AppendField(r.raw, f)
-	}
-	if len(r.fields) == 1 && len(r.raw) == 0 {
-		r.raw = append(r.raw, '"', '"') // not a blank line
-	}
 	return true
 }
 
 // Fields are the row's values as text, valid until the next Next.
 func (r *Rows) Fields() [][]byte { return r.fields }
 
-// Raw is the row as a CSV line (without its line break).
-func (r *Rows) Raw() []byte { return r.raw }
+// Raw is the row as a CSV line (without its line break), made on the
+// first call for the row.
+func (r *Rows) Raw() []byte {
+	if !r.rawMade {
+		r.rawMade = true
+		for j, f := range r.fields {
+			if j > 0 {
+				r.raw = append(r.raw, ',')
+			}
+			r.raw = csvscan.AppendField(r.raw, f)
+		}
+		if len(r.fields) == 1 && len(r.raw) == 0 {
+			r.raw = append(r.raw, '"', '"') // not a blank line
+		}
+	}
+	return r.raw
+}
 
-// Null reports whether the row's value of column j is NULL.
-func (r *Rows) Null(j int) bool { return r.cols[j].Null(r.i) }
+// Null reports whether the row's value of column j is NULL (a column not
+// read is).
+func (r *Rows) Null(j int) bool { return r.cols[j] == nil || r.cols[j].Null(r.i) }
 
 // Offset is the row's index in the table.
 func (r *Rows) Offset() int64 { return r.first + int64(r.i) }

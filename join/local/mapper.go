@@ -246,9 +246,8 @@ func (m *mapWorker) done(mu *sync.Mutex, st *mapStats) error {
 
 // mapRows runs the map phase with a mapper each (newWorker(i)) reading
 // a CSV side's rows with read (a *csvscan.Reader), or a table side's
-// chunks with mapChunk (maptable.go), or with Options.Where its rows with
-// read (columnar.Rows): the counting, the sketches and the progress
-// around it.
+// chunks with mapChunk (maptable.go, Options.Where too): the counting, the
+// sketches and the progress around it.
 func mapRows[W interface{ base() *mapWorker }](ctx context.Context, x *execution, newWorker func(i int, sketches []*joinSketch) W,
 	read func(m W, r source.RowReader) error) (mapStats, error) {
 	var mu sync.Mutex
@@ -261,15 +260,15 @@ func mapRows[W interface{ base() *mapWorker }](ctx context.Context, x *execution
 	newW := func() W { return newWorker(int(next.Add(1)-1), sketches) }
 	done := func(m W) error { return m.base().done(&mu, &st) }
 	stop := x.progress("map", x.input.Progress, x.input.Size)
-	if x.input.Tab != nil && x.where == nil {
+	before := prunedNow(x.input) // chunks Where's statistics rule out (pruneWhere)
+	if x.input.Tab != nil {
 		st.table = &join.TableReport{Format: string(x.input.Tab.Format)}
 		err = source.ScanTable(ctx, x.input, x.opt.Mappers, newW, func(m W, c *source.Chunk) error { return x.mapChunk(ctx, m.base(), c) }, done)
-	} else { // a CSV side, or a table's rows one at a time (Where; chunks its statistics refute skipped)
-		before := prunedNow(x.input)
+	} else {
 		err = source.Scan(ctx, x.input, x.opt.Mappers, newW, read, done)
-		st.wherePruned = prunedSince(x.input, before)
-		st.whereDropped += st.wherePruned.rows
 	}
+	st.wherePruned = prunedSince(x.input, before)
+	st.whereDropped += st.wherePruned.rows
 	stop()
 	if err != nil {
 		return st, err
@@ -345,7 +344,7 @@ func (m *mapWorker) probeAll(keys [][]byte, pass []bool) {
 // column only (csvscan.NextBatch): no field slice is built for a row the
 // filter drops, and a filters.BatchFilter tests a whole batch at once.
 func (x *execution) mapInput(ctx context.Context, in mapInputs) (mapStats, error) {
-	if x.joinSpec.Composite() || x.where != nil {
+	if x.joinSpec.Composite() || x.where != nil && x.input.Tab == nil {
 		return x.mapTuples(ctx, in)
 	}
 	kt, col := x.joinSpec.Types[0], x.joinSpec.Cols[0]
@@ -438,10 +437,10 @@ type tupleWorker struct {
 
 func (m *tupleWorker) base() *mapWorker { return &m.mapWorker }
 
-// mapTuples is mapInput for a composite key, or for any key with
-// Options.Where: rows are read whole (every key column is needed, or the
-// predicate's columns; a table side's rows one at a time, columnar.Rows),
-// the predicate's rejects dropped uncounted, their tuple made
+// mapTuples is mapInput for a composite key, or for a CSV side's key with
+// Options.Where (a table side's chunks go to mapChunk either way): rows
+// are read whole (every key column is needed, or the predicate's
+// columns), the predicate's rejects dropped uncounted, their tuple made
 // (key.Spec.Append, as the key side's rows are: join.MapKeyRow), tested
 // and the survivors shuffled. Slower per row than mapInput's batches of
 // one column, which single-column joins without Where take.

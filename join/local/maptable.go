@@ -35,6 +35,8 @@ type tableMapper struct {
 	rends  []int
 	raw    []byte // a survivor's row as a CSV line
 	all    []*columnar.Column
+	wcols  []*columnar.Column // Where's columns of a chunk, the others nil (whereChunk)
+	keep   []int              // the rows Where keeps
 	counts join.TableReport
 }
 
@@ -63,8 +65,12 @@ func (t *tableMapper) addTo(r *join.TableReport) {
 }
 
 // mapChunk is the map phase of a table side's chunk, column by column:
-//  1. a chunk whose statistics put its keys outside the key side's least
-//     and greatest (a one-column integer key, Parquet) is skipped unread;
+//  0. with Options.Where, a chunk whose statistics rule it out is skipped
+//     unread (pruneWhere); else the predicate's columns are decoded and its
+//     rows tested (whereChunk), and the steps after take the rows it keeps;
+//  1. without it, a chunk whose statistics put its keys outside the key
+//     side's least and greatest (a one-column integer key, Parquet) is
+//     skipped unread (or whose Bloom filters hold none of the keys);
 //  2. its key columns are decoded and its keys made (columnar.Column's
 //     AppendKey: the bytes key.Of makes of the same value as text, so
 //     they meet the key side's), NULLs and unmatchable keys counted;
@@ -88,7 +94,16 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 	if c.Rows > 0 {
 		rowBytes = int(chunkBytes / int64(c.Rows))
 	}
-	if x.skipChunk(m, c, chunkBytes, rowBytes) {
+	var keep []int // with Where, the rows it selects
+	if m.where != nil {
+		if x.input.PruneChunk(c) { // counted by mapRows
+			return nil
+		}
+		var err error
+		if keep, err = x.whereChunk(m, c); err != nil || len(keep) == 0 {
+			return err
+		}
+	} else if x.skipChunk(m, c, chunkBytes, rowBytes) {
 		return nil
 	}
 	dict, err := x.chunkDict(c)
@@ -98,7 +113,7 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 	var keyCols []*columnar.Column
 	if dict != nil {
 		t.counts.DecodedBytes += c.ColumnBytes(ks.Cols)
-		if err := x.filterDict(ctx, m, dict, rowBytes); err != nil {
+		if err := x.filterDict(ctx, m, dict, rowBytes, keep); err != nil {
 			return err
 		}
 	} else {
@@ -106,7 +121,7 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 			return err
 		}
 		t.counts.DecodedBytes += c.ColumnBytes(ks.Cols)
-		if err := x.filterChunk(ctx, m, c, keyCols, rowBytes); err != nil {
+		if err := x.filterChunk(ctx, m, c, keyCols, rowBytes, keep); err != nil {
 			return err
 		}
 	}
@@ -139,12 +154,12 @@ func (x *execution) chunkDict(c *source.Chunk) (*columnar.Dict, error) {
 
 // filterDict is filterChunk of a chunk whose key column is the dictionary
 // d (chunkDict): each entry is tested once, a batch at a time, and each
-// row takes its entry's verdict; a row's key is copied only when it passes
+// row (of keep, if not nil) takes its entry's verdict; a row's key is copied only when it passes
 // (or, with anti, left and full joins, is written without a shuffle). A
 // dictionary of a few thousand entries for a row group of 100,000 rows
 // makes the filter's cost a row nearly nothing, so the filter guard, which
 // weighs that cost, neither watches nor skips it.
-func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Dict, rowBytes int) error {
+func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Dict, rowBytes int, keep []int) error {
 	t := m.tm
 	t.surv, t.skeys, t.sends = t.surv[:0], t.skeys[:0], t.sends[:0]
 	t.rej, t.rkeys, t.rends = t.rej[:0], t.rkeys[:0], t.rends[:0]
@@ -166,7 +181,16 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 		m.probeAll(t.keys, pass[lo:lo+len(t.keys)])
 	}
 	m.guard.skipped = false
-	for r, e := range d.Rows {
+	n := len(d.Rows)
+	if keep != nil {
+		n = len(keep)
+	}
+	for at := range n {
+		r := at
+		if keep != nil {
+			r = keep[at]
+		}
+		e := d.Rows[r]
 		if e < 0 { // NULL
 			m.rows++
 			m.cannot.add(keyNull)
@@ -268,20 +292,24 @@ func (m *mapWorker) skipped(c *source.Chunk, nulls int64, rowBytes int) {
 }
 
 // filterChunk is steps 2 and 3 of mapChunk: the keys of the chunk's key
-// columns, a batch at a time, tested by the filter; the survivors' rows
+// columns (at the rows keep, if not nil), a batch at a time, tested by the
+// filter; the survivors' rows
 // and keys go to t.surv, t.skeys and t.sends, and with anti, left and full
 // joins the rejected rows' to t.rej, t.rkeys and t.rends (others are
 // counted as dropped).
-func (x *execution) filterChunk(ctx context.Context, m *mapWorker, c *source.Chunk, keyCols []*columnar.Column, rowBytes int) error {
+func (x *execution) filterChunk(ctx context.Context, m *mapWorker, c *source.Chunk, keyCols []*columnar.Column, rowBytes int, keep []int) error {
 	t := m.tm
 	n := keyCols[0].Len()
+	if keep != nil {
+		n = len(keep)
+	}
 	t.surv, t.skeys, t.sends = t.surv[:0], t.skeys[:0], t.sends[:0]
 	t.rej, t.rkeys, t.rends = t.rej[:0], t.rkeys[:0], t.rends[:0]
 	for lo := 0; lo < n; lo += mapBatch {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := x.chunkKeys(m, x.joinSpec, chunkRows{c: c, cols: keyCols, lo: lo, hi: min(lo+mapBatch, n)}, true); err != nil {
+		if err := x.chunkKeys(m, x.joinSpec, chunkRows{c: c, cols: keyCols, sel: keep, lo: lo, hi: min(lo+mapBatch, n)}, true); err != nil {
 			return err
 		}
 		pass := t.pass[:len(t.keys)]
@@ -407,10 +435,11 @@ const sparseRows = 256
 func keyInt(k []byte) int64 { return int64(binary.BigEndian.Uint64(k) ^ 1<<63) }
 
 // chunkRows is rows lo to hi of a table's chunk c, whose key columns
-// (decoded whole) are cols.
+// (decoded whole) are cols; with sel, rows sel[lo] to sel[hi-1].
 type chunkRows struct {
 	c      *source.Chunk
 	cols   []*columnar.Column
+	sel    []int
 	lo, hi int
 }
 
@@ -432,6 +461,15 @@ func (x *execution) chunkKeys(m *mapWorker, ks key.Spec, b chunkRows, report boo
 	ints := !ks.Composite() && kt == key.Int && (one.Type.Kind == columnar.Int || one.Type.Kind == columnar.Uint)
 	if ints && one.Type.Kind == columnar.Int && !one.HasNulls() {
 		// The common case in a tight loop: key.Of's bytes of each value.
+		if b.sel != nil {
+			for at, i := range b.sel[lo:hi] {
+				kb := t.kb[at][:]
+				key.PutInt(kb, one.Int64(i))
+				t.keys = append(t.keys, kb)
+				t.rows = append(t.rows, i)
+			}
+			return nil
+		}
 		for i := lo; i < hi; i++ {
 			kb := t.kb[i-lo][:]
 			key.PutInt(kb, one.Int64(i))
@@ -441,7 +479,11 @@ func (x *execution) chunkKeys(m *mapWorker, ks key.Spec, b chunkRows, report boo
 		return nil
 	}
 rows:
-	for i := lo; i < hi; i++ {
+	for at := lo; at < hi; at++ {
+		i := at
+		if b.sel != nil {
+			i = b.sel[at]
+		}
 		for _, col := range cols {
 			if col.Null(i) {
 				m.rows++
@@ -459,7 +501,7 @@ rows:
 		case direct:
 			k = one.Bytes(i)
 		case ints:
-			k, err = one.AppendKey(t.kb[i-lo][:0], i, kt)
+			k, err = one.AppendKey(t.kb[at-lo][:0], i, kt)
 		case !ks.Composite():
 			at := len(t.arena)
 			if t.arena, err = one.AppendKey(t.arena, i, kt); err == nil {
@@ -510,4 +552,38 @@ rows:
 		t.rows = append(t.rows, i)
 	}
 	return nil
+}
+
+// whereChunk is step 0 of mapChunk with Options.Where: the predicate's
+// columns of chunk c are decoded (those alone: columnar.Rows of the others
+// nil) and each row tested; it returns the rows the predicate keeps, in
+// order, and counts the others in m.whereDropped. A row the predicate
+// cannot be evaluated on fails the run naming it, or is a bad row
+// (x.selected). O(rows x the predicate's columns' text).
+func (x *execution) whereChunk(m *mapWorker, c *source.Chunk) ([]int, error) {
+	t := m.tm
+	pc := m.where.Columns()
+	cols, err := c.Read(pc)
+	if err != nil {
+		return nil, err
+	}
+	t.counts.DecodedBytes += c.ColumnBytes(pc)
+	t.wcols = append(t.wcols[:0], make([]*columnar.Column, len(x.input.Header))...)
+	for j, col := range pc {
+		t.wcols[col] = cols[j]
+	}
+	rows := columnar.NewRows(c.Side.Name, t.wcols, c.First)
+	t.keep = t.keep[:0]
+	for i := 0; rows.Next(); i++ {
+		ok, err := x.selected(m.where, rows)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			t.keep = append(t.keep, i)
+		} else {
+			m.whereDropped++
+		}
+	}
+	return t.keep, nil
 }

@@ -117,6 +117,18 @@ func TestWhereRefused(t *testing.T) {
 	if err != nil || rep.BadRows == 0 {
 		t.Errorf("S > 3, skipping bad rows: %v, %d bad rows", err, rep.BadRows)
 	}
+	// The same from a Parquet side, whose rows the map phase tests a chunk
+	// at a time (whereChunk): the row is named by its number.
+	opt = base
+	opt.Input, opt.Where = inf["parquet-rg7-dict"], `S > 3`
+	_, _, err = runJoinErr(opt)
+	if err == nil || !errors.Is(err, where.ErrWhere) || !strings.Contains(err.Error(), inf["parquet-rg7-dict"]+": row ") || !strings.Contains(err.Error(), "cannot order the text") {
+		t.Errorf("S > 3 on Parquet: %v", err)
+	}
+	opt.SkipBadRows = true
+	if rep, _, err := runJoinErr(opt); err != nil || rep.BadRows == 0 || rep.Where.InputDropped != int64(len(input.rows)) { // every S is text or NULL: a bad row, or false
+		t.Errorf("S > 3 on Parquet, skipping bad rows: %v, %d bad rows, %+v", err, rep.BadRows, rep.Where)
+	}
 }
 
 // TestWherePrunesRowGroups (issue 46): with a Parquet side, the row groups

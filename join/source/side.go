@@ -61,6 +61,18 @@ func (s *Side) Prune(skip func(c *Chunk) bool) {
 // (TestWherePrunesRowGroups). Set it before a side is opened.
 var NoPrune = os.Getenv("ACBFJOIN_PRUNE") == "off"
 
+// PruneChunk reports whether chunk c is to be passed over unread by
+// Prune's test, counting it in Pruned if so: Scan's rule, for the callers
+// of ScanTable, which read the chunks themselves. Safe for concurrent use.
+func (s *Side) PruneChunk(c *Chunk) bool {
+	if s.prune == nil || c.Index < 0 || !s.prune(c) {
+		return false
+	}
+	s.pruned.Add(1)
+	s.prunedRows.Add(int64(c.Rows))
+	return true
+}
+
 // Pruned is the chunks Scan passed over (Prune) and their rows, so far.
 func (s *Side) Pruned() (chunks, rows int64) { return s.pruned.Load(), s.prunedRows.Load() }
 
@@ -220,9 +232,7 @@ func (s *Side) KeySpec(name string, cols []string, types []key.Type) (key.Spec, 
 func Scan[S any](ctx context.Context, s *Side, workers int, newState func() S, fn func(st S, r RowReader) error, done func(st S) error) error {
 	if s.Tab != nil {
 		return ScanTable(ctx, s, workers, newState, func(st S, c *Chunk) error {
-			if s.prune != nil && c.Index >= 0 && s.prune(c) {
-				s.pruned.Add(1)
-				s.prunedRows.Add(int64(c.Rows))
+			if s.PruneChunk(c) {
 				return nil
 			}
 			cols, err := c.Read(nil)
