@@ -353,24 +353,13 @@ type chunkRead struct {
 	skip  func(int64) (int64, error) // nil: the reader cannot skip
 }
 
-// columnSkipper is how cr skips rows: the reader's own Skip for
-// fixed-width values; for byte arrays it casts a byte buffer to
-// []ByteArray (pointers the garbage collector does not see: arrow/go v15
-// corrupts the heap), so those are read into a scratch slice of their own
-// type and dropped. Nil if cr cannot skip.
+// columnSkipper is how cr skips rows: the reader's own Skip, which
+// discards the values in the decoder (arrow-go v18's skipRows: a byte
+// array is neither copied nor allocated; arrow/go v15 read byte arrays
+// through a cast byte buffer that corrupted the heap, so this read them
+// into a scratch slice and dropped them until the move to v18). Nil if
+// cr cannot skip.
 func columnSkipper(cr file.ColumnChunkReader) func(int64) (int64, error) {
-	switch r := cr.(type) {
-	case *file.ByteArrayColumnChunkReader:
-		scratch, sdefs := make([]parquet.ByteArray, 1024), make([]int16, 1024)
-		return func(k int64) (int64, error) {
-			return skipInto(k, func(b int64) (int64, int, error) { return r.ReadBatch(b, scratch, sdefs, nil) })
-		}
-	case *file.FixedLenByteArrayColumnChunkReader:
-		scratch, sdefs := make([]parquet.FixedLenByteArray, 1024), make([]int16, 1024)
-		return func(k int64) (int64, error) {
-			return skipInto(k, func(b int64) (int64, int, error) { return r.ReadBatch(b, scratch, sdefs, nil) })
-		}
-	}
 	if sk, ok := cr.(interface{ Skip(int64) (int64, error) }); ok {
 		return sk.Skip
 	}
@@ -527,23 +516,6 @@ func (cl *chunkRead) readSelected(read func(rows int, at int, defs []int16) (int
 		pos = r + 1
 	}
 	return values, nil
-}
-
-// skipInto skips k rows by reading them in batches of up to 1,024 (read
-// reads b rows into a scratch buffer and returns the rows read).
-func skipInto(k int64, read func(b int64) (int64, int, error)) (int64, error) {
-	var done int64
-	for done < k {
-		l, _, err := read(min(k-done, 1024))
-		if err != nil {
-			return done, err
-		}
-		if l == 0 {
-			break
-		}
-		done += l
-	}
-	return done, nil
 }
 
 // setArena sets the column's byte values from c.data, value j (of values)
