@@ -3,7 +3,6 @@ package columnar
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"strings"
 
@@ -228,8 +227,8 @@ func (p *parquetTable) columnBytes(i, col int) int64 {
 // ok false where they are not there, not trusted (arrow-go's StatsSet: a
 // sort order the writer got wrong, as old writers did for text), or
 // without a NULL count. The range is kept only for the types whose
-// statistics order as the values do: signed integers, floats (not a NaN
-// bound), dates, times, timestamps but Int96's, booleans, UTF-8 text.
+// statistics order as the values do: signed integers, floats (a NaN bound
+// as written), dates, times, timestamps but Int96's, booleans, UTF-8 text.
 func (p *parquetTable) stats(i, col int, t Type) (Stats, bool) {
 	if p.col[col] == nil {
 		return Stats{}, false
@@ -274,10 +273,7 @@ func (p *parquetTable) stats(i, col int, t Type) (Stats, bool) {
 		if p.col[col].PhysicalType() == parquet.Types.Int96 {
 			return s, true
 		}
-	case Float:
-		if math.IsNaN(r.floats[0]) || math.IsNaN(r.floats[1]) {
-			return s, true
-		}
+	case Float: // a NaN bound is the writer's (DuckDB orders NaN above every number; an old parquet-mr wrote NaN for the whole chunk): kept, the reader decides
 	case String:
 		if p.col[col].PhysicalType() != parquet.Types.ByteArray {
 			return s, true

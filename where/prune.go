@@ -265,6 +265,12 @@ func (p *Pred) boundsOf(j int, stats func(int) (columnar.Stats, bool)) bounds {
 		return b
 	}
 	b.lo, b.hi = value(lo, t, true), value(hi, t, true)
+	if f, ok := b.lo.(float64); ok && f != f {
+		// A NaN least value: an old writer's (PARQUET-1246: a chunk whose
+		// first value was NaN kept NaN for both), not a bound. A NaN
+		// greatest is one (NaN is above every number: DuckDB writes it so).
+		return b
+	}
 	if c, err := compare(b.lo, b.hi); err != nil || c > 0 {
 		return b // bounds the wrong way round: not trusted
 	}
