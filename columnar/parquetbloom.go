@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/thrift/lib/go/thrift"
@@ -330,8 +331,8 @@ func (p *parquetTable) bloomHashes(col int, t Type, kt key.Type, keys [][]byte) 
 // size (DuckDB's: about 1.2 bytes a distinct value). Safe for concurrent
 // use.
 func (t *Table) BloomFilter(i, col int) *BloomFilter {
-	if b, ok := t.b.(*parquetBackend); ok && t.Types[col].Kind != Nested {
-		return b.pq.bloom(i, col)
+	if b, j, ok := t.parquetChunk(i); ok && t.Types[col].Kind != Nested {
+		return b.pq.bloom(j, col)
 	}
 	return nil
 }
@@ -345,8 +346,21 @@ func (t *Table) BloomFilter(i, col int) *BloomFilter {
 // string column; not a Parquet table). O(len(keys)); safe for concurrent
 // use.
 func (t *Table) BloomHashes(col int, kt key.Type, keys [][]byte) (hashes []uint64, ok bool) {
-	if b, ok := t.b.(*parquetBackend); ok && t.Types[col].Kind != Nested {
+	if t.Types[col].Kind == Nested {
+		return nil, false
+	}
+	switch b := t.b.(type) {
+	case *parquetBackend:
 		return b.pq.bloomHashes(col, t.Types[col], kt, keys)
+	case *multiBackend: // the files' hashes, if they agree (one physical type)
+		for k, p := range b.parts {
+			h, ok := p.BloomHashes(col, kt, keys)
+			if !ok || k > 0 && !slices.Equal(h, hashes) {
+				return nil, false
+			}
+			hashes = h
+		}
+		return hashes, true
 	}
 	return nil, false
 }
@@ -354,8 +368,8 @@ func (t *Table) BloomHashes(col int, kt key.Type, keys [][]byte) (hashes []uint6
 // NullCount returns the NULLs of column col in chunk i from the file's
 // statistics (Parquet); ok false where they are not there. O(1).
 func (t *Table) NullCount(i, col int) (int64, bool) {
-	if b, ok := t.b.(*parquetBackend); ok && t.Types[col].Kind != Nested {
-		return b.pq.nullCount(i, col)
+	if b, j, ok := t.parquetChunk(i); ok && t.Types[col].Kind != Nested {
+		return b.pq.nullCount(j, col)
 	}
 	return 0, false
 }

@@ -83,6 +83,14 @@ type Input struct {
 	free      [][]byte
 
 	progress atomic.Int64
+
+	// files are the inputs of a side of many files (OpenInputs), read one
+	// after the other from files[cur]; each's seqBase is the bytes of the
+	// files before it, fileSize its own.
+	files    []*Input
+	cur      int
+	seqBase  int64
+	fileSize int64
 }
 
 // InputOptions configures OpenInput.
@@ -189,7 +197,7 @@ func openInput(ctx context.Context, path string, s *stream, opt InputOptions) (*
 	if s.regular != nil {
 		in.Regular, in.file = true, s.regular
 		start := r.Pos()
-		in.Size = s.size - start
+		in.Size, in.fileSize = s.size-start, s.size
 		if in.ranges, err = splitRanges(s.regular, start, s.size, opt.Parts, !opt.SkipBad, opt.Sample); err != nil {
 			in.Close()
 			return nil, fmt.Errorf("read %s: %w", s.name, err)
@@ -206,7 +214,16 @@ func openInput(ctx context.Context, path string, s *stream, opt InputOptions) (*
 
 // Progress returns how many bytes after the header have been read, as they
 // are read: from the ranges of a regular file, or taken from a stream.
-func (in *Input) Progress() int64 { return in.progress.Load() }
+func (in *Input) Progress() int64 {
+	if in.files != nil {
+		var n int64
+		for _, f := range in.files {
+			n += f.Progress()
+		}
+		return n
+	}
+	return in.progress.Load()
+}
 
 // ErrChanged is returned by Unchanged for a file written while it was read.
 var ErrChanged = errors.New("changed while it was read")
@@ -217,6 +234,11 @@ var ErrChanged = errors.New("changed while it was read")
 // one version of it. Call it after the last Part was read. Streams (pipes,
 // standard input) cannot be checked and always pass.
 func (in *Input) Unchanged() error {
+	for _, f := range in.files {
+		if err := f.Unchanged(); err != nil {
+			return err
+		}
+	}
 	if in.osFile == nil {
 		return nil
 	}
@@ -233,10 +255,14 @@ func (in *Input) Unchanged() error {
 
 // Close releases the file. It is safe to call more than once.
 func (in *Input) Close() error {
+	var errs []error
+	for _, f := range in.files {
+		errs = append(errs, f.Close())
+	}
 	if in.stop != nil {
 		in.stop()
 	}
-	return in.closeAll()
+	return errors.Join(append(errs, in.closeAll())...)
 }
 
 func (in *Input) closeAll() error {
@@ -257,6 +283,19 @@ func (in *Input) closeAll() error {
 func (in *Input) Next() (*Part, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	if in.files != nil {
+		for ; in.cur < len(in.files); in.cur++ {
+			f := in.files[in.cur]
+			p, err := f.Next()
+			if err != nil || p != nil {
+				if p != nil {
+					p.Reader.seqBase = f.seqBase
+				}
+				return p, err
+			}
+		}
+		return nil, nil
+	}
 	if in.Regular {
 		if in.next >= len(in.ranges) {
 			return nil, nil
@@ -455,7 +494,16 @@ func splitRanges(f io.ReaderAt, start, size int64, n int, parity, sample bool) (
 // order, each starting at a proven record boundary (nil for a stream). A
 // caller that reads them elsewhere (another process, a pipeline's worker)
 // opens each with OpenRange.
-func (in *Input) Ranges() []Range { return slices.Clone(in.ranges) }
+func (in *Input) Ranges() []Range {
+	if in.files != nil {
+		var all []Range
+		for _, f := range in.files {
+			all = append(all, f.ranges...)
+		}
+		return all
+	}
+	return slices.Clone(in.ranges)
+}
 
 // OpenRange opens the regular file at path and returns a Reader of the
 // records in rg, one of the Ranges of an Input of the same file and options
@@ -755,9 +803,81 @@ func FirstError(errs []error) error {
 			first = err
 		}
 		var pe *ParseError
-		if errors.As(err, &pe) && (best == nil || pe.Offset < best.Offset) {
+		// Of a side of many files, read in the order of their names, the
+		// first file's first.
+		if errors.As(err, &pe) && (best == nil || pe.File < best.File || pe.File == best.File && pe.Offset < best.Offset) {
 			best, first = pe, err
 		}
 	}
 	return first
+}
+
+// ErrHeaderDiffers marks a file of a side of many files whose header is
+// not the first file's (OpenInputs).
+var ErrHeaderDiffers = errors.New("the files of a side must have the same header")
+
+// OpenInputs opens paths, regular files (a side given as a folder or a
+// glob), as one Input named opt.Name: the Parts of the first file, then of
+// the second, and so on, each file cut into up to opt.Parts ranges and
+// read as OpenInput reads one (its own header skipped, its messages
+// naming it); a record's place in the side is its reader's SeqBase plus
+// its Offset. Every file's header must be the first's (the same names in
+// the same order; ErrHeaderDiffers names the file and the column). A
+// path that is not a regular file (standard input, a FIFO) is refused:
+// the files of a side are cut and read by ranges. One path is OpenInput.
+func OpenInputs(ctx context.Context, paths []string, opt InputOptions) (*Input, error) {
+	if len(paths) == 1 {
+		return OpenInput(ctx, paths[0], opt)
+	}
+	if _, err := opt.sep(); err != nil {
+		return nil, err
+	}
+	all := &Input{Path: opt.Name, Name: opt.Name, opt: opt, ctx: ctx, Regular: true}
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+			all.Close()
+			return nil, fmt.Errorf("%s: not a regular file: the files of a side are read by ranges", p)
+		}
+		fopt := opt
+		fopt.Name = ""
+		f, err := OpenInput(ctx, p, fopt)
+		if err != nil {
+			all.Close()
+			return nil, err
+		}
+		if !f.Regular {
+			f.Close()
+			all.Close()
+			return nil, fmt.Errorf("%s: not a regular file (compressed?): the files of a side are read by ranges", p)
+		}
+		if len(all.files) == 0 {
+			all.Header, all.HeaderRaw, all.nfields = f.Header, f.HeaderRaw, f.nfields
+		} else if err := sameHeader(all.files[0], f); err != nil {
+			f.Close()
+			all.Close()
+			return nil, err
+		}
+		f.seqBase = all.seqBase
+		all.seqBase += f.fileSize
+		all.Size += f.Size
+		all.files = append(all.files, f)
+	}
+	all.seqBase = 0
+	return all, nil
+}
+
+// sameHeader refuses b, a file of the side whose first file is a, unless
+// its header names a's columns in a's order.
+func sameHeader(a, b *Input) error {
+	for c := range max(len(a.Header), len(b.Header)) {
+		switch {
+		case c >= len(a.Header):
+			return fmt.Errorf("%s: has a column %q that %s has not: %w", b.Name, b.Header[c], a.Name, ErrHeaderDiffers)
+		case c >= len(b.Header):
+			return fmt.Errorf("%s: has no column %q, which %s has: %w", b.Name, a.Header[c], a.Name, ErrHeaderDiffers)
+		case a.Header[c] != b.Header[c]:
+			return fmt.Errorf("%s: its column %d is %q where %s's is %q: %w", b.Name, c+1, b.Header[c], a.Name, a.Header[c], ErrHeaderDiffers)
+		}
+	}
+	return nil
 }

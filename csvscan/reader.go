@@ -91,11 +91,14 @@ type Reader struct {
 	known  bool  // whether line numbers are known
 	recOff int64 // file offset of the current record
 	recLn  int64 // line of the current record
-	fields [][]byte
-	raw    []byte // the current record as it is in the file, without its line end
-	unq    []byte // unquoted copies of quoted fields
-	want   int    // fields per record; 0 until the header is read
-	err    error
+	// seqBase orders the records of a side of many files (OpenInputs):
+	// the bytes of the files before this reader's (SeqBase).
+	seqBase int64
+	fields  [][]byte
+	raw     []byte // the current record as it is in the file, without its line end
+	unq     []byte // unquoted copies of quoted fields
+	want    int    // fields per record; 0 until the header is read
+	err     error
 	// qf bounds the quote-free data: buf[start:qf] holds no '"'; qf < start
 	// means unknown. The fast path of Next splits lines below qf.
 	qf int
@@ -888,6 +891,13 @@ func (r *Reader) Name() string { return r.name }
 
 // Offset returns the byte offset of the current record in the file.
 func (r *Reader) Offset() int64 { return r.recOff }
+
+// SeqBase is what orders the records of a side of many files
+// (OpenInputs) one file after the other: the bytes of the files before
+// this reader's (0 for a side of one file). A record's place in the side
+// is SeqBase + Offset; Offset stays its place in its file, which messages
+// and ParseError give.
+func (r *Reader) SeqBase() int64 { return r.seqBase }
 
 // Err returns the first error met, or nil at a clean end of input.
 func (r *Reader) Err() error { return r.err }

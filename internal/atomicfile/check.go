@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Named is a file that a caller names by a label of its own (a flag such as
@@ -50,12 +51,22 @@ func Check(outs, ins []Named) error {
 		output bool
 	}
 	var all []seen
+	var many []manyInput
 	for _, in := range ins {
 		if in.Path == "" {
 			continue
 		}
-		if st, err := statNamed(in.Path, false); err == nil {
+		st, err := statNamed(in.Path, false)
+		if err == nil {
 			all = append(all, seen{Named: in, st: st})
+		}
+		if in.Path != "-" && (err == nil && st.IsDir() || errors.Is(err, os.ErrNotExist) && strings.ContainsAny(in.Path, "*?[")) {
+			if abs, aerr := filepath.Abs(in.Path); aerr == nil {
+				if real, rerr := filepath.EvalSymlinks(abs); rerr == nil {
+					abs = real
+				}
+				many = append(many, manyInput{in, abs})
+			}
 		}
 	}
 	// Standard output and error redirected into an input: every error
@@ -111,6 +122,9 @@ func Check(outs, ins []Named) error {
 		default:
 			return refuse("%s %s: %v", o.Label, o.Path, err)
 		}
+		if err := inManyInput(o, cur.st, cur.target, many); err != "" {
+			return refuse("%s", err)
+		}
 		for _, s := range all {
 			same := (cur.st != nil && s.st != nil && SameFile(cur.st, s.st)) ||
 				(cur.target != "" && cur.target == s.target) ||
@@ -129,6 +143,43 @@ func Check(outs, ins []Named) error {
 		return refuse("%s", stdMsg)
 	}
 	return nil
+}
+
+// manyInput is an input of many files: a folder, with its absolute name,
+// or a glob, with its absolute pattern.
+type manyInput struct {
+	Named
+	abs string
+}
+
+// inManyInput says why the output o (st: its file's, if it exists; target:
+// the absolute name of a new one) must not be written where an input of
+// many files (many: a folder, a glob) would read it on the next run ("" if
+// it may): a file in the input's folder, or one its glob matches, would be
+// read as one of the input's files, joined to itself.
+func inManyInput(o Named, st os.FileInfo, target string, many []manyInput) string {
+	if len(many) == 0 || isStdout(o.Path) || st != nil && st.Mode()&os.ModeCharDevice != 0 {
+		return ""
+	}
+	abs := target
+	if abs == "" {
+		var err error
+		if abs, err = filepath.Abs(o.Path); err != nil {
+			return ""
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+	}
+	for _, in := range many {
+		if ok, _ := filepath.Match(in.abs, abs); ok {
+			return fmt.Sprintf("%s %s: matches the input %s %s, which would read it as one of its files on the next run: write it elsewhere", o.Label, o.Path, in.Label, in.Path)
+		}
+		if strings.HasPrefix(abs, in.abs+string(filepath.Separator)) {
+			return fmt.Sprintf("%s %s: is in the folder of the input %s %s, which would read it as one of its files on the next run: write it elsewhere", o.Label, o.Path, in.Label, in.Path)
+		}
+	}
+	return ""
 }
 
 // ErrStdoutIsInput and ErrStderrIsInput are matched by Check's error when

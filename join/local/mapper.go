@@ -136,7 +136,19 @@ func (m *mapWorker) rejectCSV(r source.RowReader, key []byte, offset int64, raw 
 			return err
 		}
 	}
-	return m.reject(key, offset, raw)
+	return m.reject(key, seqOf(r, offset), raw)
+}
+
+// seqOf is the place in its side of the record at offset off of r (a row
+// of a CSV side: its offset in its file after the bytes of the files
+// before it, csvscan.Reader.SeqBase, for a side of many files), which
+// orders the output with --sort; a table's rows are numbered across its
+// files already.
+func seqOf(r source.RowReader, off int64) int64 {
+	if b, ok := r.(interface{ SeqBase() int64 }); ok {
+		return b.SeqBase() + off
+	}
+	return off
 }
 
 // emitCSV sends a survivor of a CSV side (raw, of record offset, a row of
@@ -147,7 +159,7 @@ func (m *mapWorker) emitCSV(r source.RowReader, key []byte, offset int64, raw []
 	if err != nil {
 		return err
 	}
-	return m.emit(key, offset, raw)
+	return m.emit(key, seqOf(r, offset), raw)
 }
 
 // csvLine is a CSV side's row as the shuffle and the output carry it: as it

@@ -88,6 +88,13 @@ type Options struct {
 
 // Open opens a side and reads its header (or its schema).
 func Open(ctx context.Context, o Options) (*Side, error) {
+	files, many, err := Files(o.Path, o.Format)
+	if err != nil {
+		return nil, join.FileError(o.Option, o.Path, err)
+	}
+	if many {
+		return openFiles(ctx, o, files)
+	}
 	format, err := columnar.FormatOf(o.Path, o.Format)
 	if err != nil {
 		return nil, join.FormatOptionError("join", o.Option, o.Path, err, join.ErrOptions)
@@ -111,6 +118,34 @@ func Open(ctx context.Context, o Options) (*Side, error) {
 		t, err := columnar.OpenStream(ctx, te, cmp.Or(o.Name, te.Name), format, o.TempDir, columnar.AllowNested)
 		return openTable(o, t, err)
 	}
+	if err != nil {
+		return nil, join.FileError(o.Option, o.Path, err)
+	}
+	if err := key.CheckHeader(in.Name, in.Header); err != nil {
+		in.Close()
+		return nil, err
+	}
+	return &Side{In: in, Path: o.Path, Name: in.Name, Header: in.Header, HeaderRaw: in.HeaderRaw, Size: in.Size, Sep: sep, skipBad: o.SkipBad}, nil
+}
+
+// openFiles opens the files of a side given as a folder or a glob (Files)
+// as one side: a table of many files (columnar.OpenFiles) or a CSV input
+// of many files (csvscan.OpenInputs), named by o's path.
+func openFiles(ctx context.Context, o Options, files []string) (*Side, error) {
+	format, err := columnar.FormatOf(files[0], o.Format)
+	if err != nil {
+		return nil, join.FormatOptionError("join", o.Option, files[0], err, join.ErrOptions)
+	}
+	name := cmp.Or(o.Name, o.Path)
+	if format != columnar.CSV {
+		t, err := columnar.OpenFiles(ctx, files, name, format, o.TempDir, columnar.AllowNested) // checkNested
+		return openTable(o, t, err)
+	}
+	sep := o.Sep
+	if sep == 0 {
+		sep = csvscan.SepFor(files[0])
+	}
+	in, err := csvscan.OpenInputs(ctx, files, csvscan.InputOptions{Parts: o.Parts, SkipBad: o.SkipBad, Name: name, Sep: sep})
 	if err != nil {
 		return nil, join.FileError(o.Option, o.Path, err)
 	}

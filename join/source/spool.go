@@ -21,8 +21,8 @@ import (
 
 // Spool copies a stream side o (standard input "-", a pipe, a FIFO, a
 // device) to a new temporary file in o.tempDir and returns its path and the
-// stream's name; a regular file (or a missing one, for Run to report) is
-// returned as it is. The caller removes the copy. A blocked read ends when
+// stream's name; a regular file, a folder or a glob of them (Files), or a
+// missing one (for Run to report) is returned as it is. The caller removes the copy. A blocked read ends when
 // ctx does. why says what the copy is for, in the error of a full folder.
 //
 // A copy is bounded: a CSV stream is copied through csvscan.Copy, which
@@ -32,6 +32,9 @@ import (
 // system falls below its reserve (tmpspace: 5% of its size, at most 1
 // GiB), an error naming the option. A failed copy is removed.
 func Spool(ctx context.Context, o Options, why string) (_, _ string, err error) {
+	if _, many, _ := Files(o.Path, o.Format); many { // a folder or a glob of regular files (Open reports a bad one)
+		return o.Path, o.Path, nil
+	}
 	if o.Path != "-" {
 		if st, err := os.Stat(o.Path); err != nil || st.Mode().IsRegular() {
 			return o.Path, o.Path, nil

@@ -1,9 +1,11 @@
 package stream
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync/atomic"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
@@ -54,9 +56,20 @@ type sideFile struct {
 // (operations before records), which is text.
 func openSide(ctx context.Context, sf sideFile, tempDir string, events bool) (*side, error) {
 	option, path, name, format := sf.option, sf.path, sf.name, sf.format
-	f, err := columnar.FormatOf(path, format)
+	files, many, err := source.Files(path, format)
+	if err != nil {
+		return nil, join.FileError(option, path, err)
+	}
+	f, err := columnar.FormatOf(files[0], format)
 	if err != nil {
 		return nil, join.FormatOptionError("stream", option, path, err, ErrOptions)
+	}
+	if many && events {
+		return nil, &opt.Error{Pkg: "stream", Name: option, Value: path, Err: ErrOptions,
+			Reason: "key events are one stream, in order: give one file"}
+	}
+	if many && f == columnar.CSV {
+		return openChain(ctx, option, path, name, files)
 	}
 	if f != columnar.CSV {
 		if events {
@@ -389,3 +402,89 @@ func (pr *probeReader) read(b *probeBatch, n int) bool {
 	}
 	return true
 }
+
+// chain reads the rows of a probe side of many CSV files (a folder or a
+// glob: source.Files) one file after the other, in the order of their
+// names; each file's header is read and must be the first's. Its rows
+// are named by their file and line.
+type chain struct {
+	ctx    context.Context
+	option string
+	files  []string
+	header []string
+	next   int
+	cur    *csvscan.Reader
+	rc     io.Closer
+	err    error
+}
+
+// openChain opens the first of files and reads its header: the side's.
+func openChain(ctx context.Context, option, path, name string, files []string) (*side, error) {
+	c := &chain{ctx: ctx, option: option, files: files}
+	if !c.open() {
+		return nil, c.err
+	}
+	return &side{name: cmp.Or(name, path), path: path, rc: c, r: c, header: c.header, sep: ','}, nil
+}
+
+// open opens the next file and reads its header; false with c.err set
+// when it fails or differs from the first's.
+func (c *chain) open() bool {
+	path := c.files[c.next]
+	c.next++
+	rc, name, err := csvscan.OpenContext(c.ctx, path)
+	if err != nil {
+		c.err = join.FileError(c.option, path, err)
+		return false
+	}
+	r := csvscan.NewReader(rc, name)
+	if err := r.SetSep(csvscan.SepFor(name)); err != nil {
+		rc.Close()
+		c.err = err
+		return false
+	}
+	header, err := r.ReadHeader()
+	if err != nil {
+		rc.Close()
+		c.err = err
+		return false
+	}
+	if c.header == nil {
+		c.header = header
+	} else if !slices.Equal(header, c.header) {
+		rc.Close()
+		c.err = fmt.Errorf("%s: its header %q is not %s's %q: %w", name, header, c.files[0], c.header, csvscan.ErrHeaderDiffers)
+		return false
+	}
+	c.cur, c.rc = r, rc
+	return true
+}
+
+func (c *chain) Next() bool {
+	for c.err == nil {
+		if c.cur.Next() {
+			return true
+		}
+		if err := c.cur.Err(); err != nil {
+			c.err = err
+			return false
+		}
+		if c.next >= len(c.files) {
+			return false
+		}
+		c.rc.Close()
+		if !c.open() {
+			return false
+		}
+	}
+	return false
+}
+
+func (c *chain) Fields() [][]byte { return c.cur.Fields() }
+func (c *chain) Raw() []byte      { return c.cur.Raw() }
+func (c *chain) Line() int64      { return c.cur.Line() }
+func (c *chain) Err() error       { return c.err }
+func (c *chain) Errorf(format string, a ...any) error {
+	return c.cur.Errorf(format, a...)
+}
+func (c *chain) Close() error { return c.rc.Close() }

@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -572,5 +573,45 @@ func TestPipedEventsProbeText(t *testing.T) {
 		if err != nil || out.String() != tc.want || rep.Keys.InputUnmatchable != 1 {
 			t.Errorf("events %q: %v, output %q, %d unmatchable probe keys", tc.events, err, out.String(), rep.Keys.InputUnmatchable)
 		}
+	}
+}
+
+// TestProbeManyFiles (issue 47): a probe side given as a folder (or a
+// glob) of CSV files is read file after file, in the order of their
+// names, as one file of the same rows: the same output; a file whose
+// header differs is refused naming it; key events of many files are
+// refused.
+func TestProbeManyFiles(t *testing.T) {
+	dir := t.TempDir()
+	events := filepath.Join(dir, "ev.csv")
+	os.WriteFile(events, []byte("K,PAY\n+1,a\n+2,b\n+5,c\n-2\n"), 0o644)
+	one := filepath.Join(dir, "one.csv")
+	os.WriteFile(one, []byte("ID,K\n1,1\n2,2\n3,5\n4,7\n5,1\n6,\n"), 0o644)
+	parts := filepath.Join(dir, "parts")
+	os.MkdirAll(parts, 0o755)
+	os.WriteFile(filepath.Join(parts, "a.csv"), []byte("ID,K\n1,1\n2,2\n"), 0o644)
+	os.WriteFile(filepath.Join(parts, "b.csv"), []byte("ID,K\n"), 0o644)
+	os.WriteFile(filepath.Join(parts, "c.csv"), []byte("ID,K\n3,5\n4,7\n5,1\n6,\n"), 0o644)
+	os.WriteFile(filepath.Join(parts, "_SUCCESS"), nil, 0o644)
+	run := func(probe, events string) (string, error) {
+		var out bytes.Buffer
+		_, err := Run(context.Background(), Options{Keying: join.Keying{KeyCol: "K"}, KeyEvents: events, Probe: probe, KeyBatch: 100, NoSketches: true}, &out)
+		return out.String(), err
+	}
+	want, err := run(one, events)
+	if err != nil || strings.Count(want, "\n") < 3 {
+		t.Fatalf("one file: %q, %v", want, err)
+	}
+	for _, probe := range []string{parts, filepath.Join(parts, "*.csv")} {
+		if got, err := run(probe, events); err != nil || got != want {
+			t.Errorf("%s: %q, %v; one file's %q", probe, got, err, want)
+		}
+	}
+	os.WriteFile(filepath.Join(parts, "d.csv"), []byte("ID,Q\n9,9\n"), 0o644)
+	if _, err := run(parts, events); err == nil || !strings.Contains(err.Error(), "d.csv") || !errors.Is(err, csvscan.ErrHeaderDiffers) {
+		t.Errorf("a file of another header: %v", err)
+	}
+	if _, err := run(one, parts); err == nil || !strings.Contains(err.Error(), "key events are one stream") {
+		t.Errorf("key events of many files: %v", err)
 	}
 }

@@ -47,7 +47,9 @@ func TestBadInputs(t *testing.T) {
 		ok                bool
 	}{
 		{"missing", filepath.Join(dir, "nope.csv"), "nope.csv: no such file", false, false},
-		{"directory", dir, "is a folder, want a file", false, false},
+		// A folder is a side of many files (issue 47): never one the
+		// output is written into (this one's files do not agree either).
+		{"directory", dir, "is in the folder of the input --input " + dir, true, false},
 		{"empty", w("empty.csv", ""), "empty.csv:1: empty file: no header", false, false},
 		{"header only", w("hdr.csv", "CITING,CITED\n"), "", false, true},
 		{"no such column", w("nocol.csv", "A,B\n1,2\n"), `--join-col CITED (the default): ` + filepath.Join(dir, "nocol.csv") + ` has no column "CITED" (columns: "A", "B")`, false, false},
@@ -250,20 +252,23 @@ func TestErrorsNameTheFlag(t *testing.T) {
 	ips := mk("ip.csv", "IP,C\n49.69.121.227,a\n")
 	nope := filepath.Join(dir, "nope")
 	out := filepath.Join(dir, "o.csv")
+	empty := t.TempDir()
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"run", "--keys", nope, "--input", input, "--out", out}, "run: --keys " + nope + ": no such file or directory"},
 		{[]string{"run", "--keys", keys, "--input", nope, "--out", out}, "run: --input " + nope + ": no such file or directory"},
-		// A folder, by either flag (--keys said "open DIR: is a folder").
-		{[]string{"run", "--keys", dir, "--input", input, "--out", out}, "run: --keys " + dir + ": is a folder, want a file"},
-		{[]string{"run", "--keys", dir, "--input", input, "--key-type", "int", "--out", out}, "run: --keys " + dir + ": is a folder, want a file"},
-		{[]string{"run", "--keys", keys, "--input", dir, "--out", out}, "run: --input " + dir + ": is a folder, want a file"},
-		{[]string{"compare", "--keys", dir, "--input", input}, "compare: --keys " + dir + ": is a folder, want a file"},
-		{[]string{"compare", "--keys", keys, "--input", dir}, "compare: --input " + dir + ": is a folder, want a file"},
-		{[]string{"build-filter", "--keys", dir, "--out", out}, "build-filter: --keys " + dir + ": is a folder, want a file"},
-		{[]string{"run", "--keys", keys, "--input", dir, "--out", out}, "run: --input " + dir + ": is a folder"},
+		// A folder, by either flag, is a side of many files (issue 47):
+		// never one the output goes into; its files must agree.
+		{[]string{"run", "--keys", dir, "--input", input, "--out", out}, "run: --out " + out + ": is in the folder of the input --keys " + dir},
+		{[]string{"run", "--keys", dir, "--input", input, "--key-type", "int", "--out", out}, "run: --out " + out + ": is in the folder of the input --keys " + dir},
+		{[]string{"run", "--keys", keys, "--input", dir, "--out", out}, "run: --out " + out + ": is in the folder of the input --input " + dir},
+		{[]string{"compare", "--keys", dir, "--input", input}, "the files of a side must have the same header"},
+		{[]string{"compare", "--keys", keys, "--input", dir}, "the files of a side must have the same header"},
+		{[]string{"build-filter", "--keys", dir, "--out", out}, "build-filter: --out " + out + ": is in the folder of the input --keys " + dir},
+		{[]string{"run", "--keys", keys, "--input", empty, "--out", out}, "run: --input " + empty + ": an empty folder"},
+		{[]string{"run", "--keys", keys, "--input", filepath.Join(dir, "none-*.csv"), "--out", out}, "run: --input " + filepath.Join(dir, "none-*.csv") + ": no file matches it"},
 		{[]string{"run", "--keys", keys, "--input", input, "--filter-file", nope, "--out", out}, "run: --filter-file " + nope + ": no such file"},
 		{[]string{"run", "--bank", nope, "--keys", keys, "--input", input, "--out", out}, "run: --bank " + nope + ": no such file"},
 		{[]string{"compare", "--keys", keys, "--input", nope}, "compare: --input " + nope + ": no such file"},

@@ -50,8 +50,8 @@ type joinFlags struct {
 const keyTypeUsage = cli.KeyTypeUsage
 
 func (j *joinFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&j.keys, "keys", "", "small side: CSV with header (.csv, .tsv, .txt, .gz, .zip), Parquet or Arrow IPC, or - (required)")
-	fs.StringVar(&j.input, "input", "", "large side: CSV with header (.csv, .tsv, .txt, .gz, .zip), Parquet or Arrow IPC, or - (required)")
+	fs.StringVar(&j.keys, "keys", "", "small side: CSV with header (.csv, .tsv, .txt, .gz, .zip), Parquet, Arrow IPC or JSON lines, a folder of part files or a quoted glob of them ('parts/*.parquet'), or - (required)")
+	fs.StringVar(&j.input, "input", "", "large side: CSV with header (.csv, .tsv, .txt, .gz, .zip), Parquet, Arrow IPC or JSON lines, a folder of part files or a quoted glob of them ('parts/*.parquet'), or - (required)")
 	fs.StringVar(&j.keyCol, "key-col", join.DefaultKeyCol, "join column of the small side; several, comma-separated, for a composite key (A,B,C; quote a name holding a comma)")
 	fs.StringVar(&j.joinCol, "join-col", join.DefaultJoinCol, "join column of the large side; several for a composite key, as many as --key-col, matched in order")
 	fs.StringVar(&j.keysFormat, "keys-format", "", "format of --keys: csv, parquet, arrow or jsonl (default: by its name: .parquet/.pq, .arrow/.feather/.ipc, .jsonl/.ndjson, else CSV)")

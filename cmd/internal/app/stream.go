@@ -50,7 +50,7 @@ func cmdStream(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var sf sizingFlags
 	var opt stream.Options
 	fs.StringVar(&opt.KeyEvents, "key-events", "", "key events (+row / -key lines after a header), or with --window timed key rows (CSV, Parquet or Arrow); - for standard input (required)")
-	fs.StringVar(&opt.Probe, "probe", "", "probe rows: CSV with a header, Parquet or Arrow, or - (required)")
+	fs.StringVar(&opt.Probe, "probe", "", "probe rows: CSV with a header, Parquet or Arrow, a folder of part files or a quoted glob of them (read in name order), or - (required)")
 	fs.StringVar(&opt.KeyEventsFormat, "key-events-format", "", "format of --key-events: csv, parquet, arrow or jsonl (default: by its name; key events are CSV)")
 	fs.StringVar(&opt.ProbeFormat, "probe-format", "", "format of --probe: csv, parquet, arrow or jsonl (default: by its name)")
 	fs.StringVar(&opt.TempDir, "tmp-dir", "", "folder for a copy of a Parquet stream (default: the system's)")

@@ -1,0 +1,130 @@
+package local
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// TestManyFiles (issue 47): a side given as a folder of part files or a
+// glob of them, CSV, Parquet (row groups of 7, dictionary pages) and Arrow
+// files, the key side too, joins as the same rows in one file: every join
+// type's sorted output is byte for byte the one file's (a row's place in
+// the side orders --sort: file after file), a predicate's row groups are
+// skipped by their statistics across the files, and the folder's hidden
+// and _-prefixed files are left out.
+func TestManyFiles(t *testing.T) {
+	keys, input := genTables(testutil.Seed(t))
+	dir := t.TempDir()
+	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
+	// The input in 3 parts (the last empty) and the keys in 2, each part
+	// written in every format into a folder of its own.
+	parts := func(d tableData, cuts ...int) []tableData {
+		var out []tableData
+		lo := 0
+		for _, hi := range append(cuts, len(d.rows)) {
+			out = append(out, tableData{names: d.names, types: d.types, rows: d.rows[lo:hi]})
+			lo = hi
+		}
+		return out
+	}
+	for side, ps := range map[string][]tableData{"input": parts(input, 200, 600), "keys": parts(keys, 70)} {
+		for i, p := range ps {
+			files := sideFiles(t, dir, side+string(rune('0'+i)), p)
+			for _, format := range []string{"csv", "parquet-rg7-dict", "arrow-file"} {
+				folder := filepath.Join(dir, side+"-"+format)
+				if err := os.MkdirAll(folder, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				ext := map[string]string{"csv": ".csv", "parquet-rg7-dict": ".parquet", "arrow-file": ".arrow"}[format]
+				if err := os.Rename(files[format], filepath.Join(folder, "part-"+string(rune('0'+i))+ext)); err != nil {
+					t.Fatal(err)
+				}
+				testutil.WriteFile(t, filepath.Join(folder, "_SUCCESS"), nil, 0o644)
+				testutil.WriteFile(t, filepath.Join(folder, ".part-0"+ext+".crc"), []byte("not data"), 0o644)
+			}
+		}
+	}
+	for _, jt := range raceJoinTypes(testutil.RaceSeed(t), 3) {
+		for _, format := range []string{"csv", "parquet-rg7-dict", "arrow-file"} {
+			one := join.Options{Sides: join.Sides{Keys: kf[format], Input: inf[format]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, JoinType: jt, Output: join.Output{Sort: true}}
+			oneRep, want := runJoin(t, one)
+			ext := map[string]string{"csv": "*.csv", "parquet-rg7-dict": "*.parquet", "arrow-file": "*.arrow"}[format]
+			for _, sides := range []join.Sides{
+				{Keys: filepath.Join(dir, "keys-"+format), Input: filepath.Join(dir, "input-"+format)},
+				{Keys: kf[format], Input: filepath.Join(dir, "input-"+format, "part-"+ext)},
+			} {
+				many := one
+				many.Sides = sides
+				rep, got := runJoin(t, many)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s, %s, %+v: the output differs from one file's: %s", jt, format, sides, testutil.FirstDiff(parseOutput(t, got), parseOutput(t, want)))
+				}
+				if rep.InputRecords != oneRep.InputRecords || rep.KeysRecords != oneRep.KeysRecords || rep.JoinRows != oneRep.JoinRows {
+					t.Fatalf("%s, %s: input %d, keys %d, join %d rows; one file's %d, %d, %d", jt, format, rep.InputRecords, rep.KeysRecords, rep.JoinRows, oneRep.InputRecords, oneRep.KeysRecords, oneRep.JoinRows)
+				}
+			}
+		}
+	}
+	// A predicate on the Parquet parts: the row groups of every file that
+	// its statistics rule out are skipped (ID is ascending: 0 to 599).
+	rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf["csv"], Input: filepath.Join(dir, "input-parquet-rg7-dict"), Where: "ID >= 300 and ID < 400"}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Output: join.Output{Sort: true}})
+	_, want := runJoin(t, join.Options{Sides: join.Sides{Keys: kf["csv"], Input: inf["parquet-rg7-dict"], Where: "ID >= 300 and ID < 400"}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Output: join.Output{Sort: true}})
+	if !slices.Equal(out, want) || rep.Where.InputChunksSkipped < 60 {
+		t.Fatalf("a predicate on the parts: %d row groups skipped; the output the one file's: %v", rep.Where.InputChunksSkipped, slices.Equal(out, want))
+	}
+}
+
+// TestManyFilesRefused: files that do not agree on their columns, a
+// folder of two formats, of a folder, of nothing, and a glob of nothing
+// are refused, naming the file or the path.
+func TestManyFilesRefused(t *testing.T) {
+	keys, input := genTables(testutil.Seed(t))
+	dir := t.TempDir()
+	kf := sideFiles(t, dir, "keys", keys)
+	other := tableData{names: []string{"ID", "K", "G"}, types: input.types[:3], rows: [][]*string{{sp("1"), sp("2"), sp("3")}}}
+	mk := func(name string, files map[string]tableData) string {
+		folder := filepath.Join(dir, name)
+		if err := os.MkdirAll(folder, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for fname, d := range files {
+			fs := sideFiles(t, dir, "tmp", d)
+			src := fs["csv"]
+			if filepath.Ext(fname) == ".parquet" {
+				src = fs["parquet-plain"]
+			}
+			if err := os.Rename(src, filepath.Join(folder, fname)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return folder
+	}
+	for _, c := range []struct {
+		input string
+		is    error
+		want  string
+	}{
+		{mk("csvdiffer", map[string]tableData{"a.csv": input, "b.csv": other}), csvscan.ErrHeaderDiffers, `b.csv: has no column "S"`},
+		{mk("pqdiffer", map[string]tableData{"a.parquet": input, "b.parquet": other}), columnar.ErrColumnsDiffer, `b.parquet: has no column "S"`},
+		{mk("mixed", map[string]tableData{"a.csv": input, "b.parquet": input}), join.ErrOptions, "holds files of two formats"},
+		{mk("empty", nil), join.ErrOptions, "an empty folder"},
+		{filepath.Join(dir, "none-*.csv"), join.ErrOptions, "no file matches it"},
+		{dir, join.ErrOptions, "holds the folder"},
+	} {
+		_, _, err := runJoinErr(join.Options{Sides: join.Sides{Keys: kf["csv"], Input: c.input}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}})
+		if !errors.Is(err, c.is) || !contains(err, c.want) {
+			t.Errorf("%s: %v, want %q", c.input, err, c.want)
+		}
+	}
+}
+
+func contains(err error, s string) bool { return err != nil && strings.Contains(err.Error(), s) }

@@ -1,0 +1,117 @@
+package source
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
+)
+
+// A side may be many files (issue 47): a folder, whose files of one
+// format are read in name order (hidden and _-prefixed names left out, as
+// Spark and Hive write _SUCCESS and .crc files beside the parts), or a glob
+// (`parts/part-*.parquet`, quoted from the shell), whose matches are read in
+// name order. Files is the one expansion of every command and engine.
+
+// ErrNoFiles marks a folder or a glob with no file to read.
+var ErrNoFiles = errors.New("no file to read")
+
+// IsPattern reports whether path is a glob rather than a file's name: it
+// holds one of Go's pattern characters (*, ?, [) and no file of that name
+// exists.
+func IsPattern(path string) bool {
+	if !strings.ContainsAny(path, "*?[") {
+		return false
+	}
+	_, err := os.Lstat(path)
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// Files returns the files a side's path names: a folder's (its regular
+// files, hidden and _-prefixed names left out, of one format by their
+// names: columnar.FormatOf, given overriding it), a glob's matches
+// (filepath.Glob; every match must be a file), each in name order, with
+// many true; or the path itself ("-", a file, a FIFO, or a path that does
+// not exist, left to its reader) with many false. A folder holding a
+// folder, files of two formats, or no file, and a glob that matches a
+// folder or nothing are errors naming the path. O(the folder's entries).
+func Files(path, given string) (files []string, many bool, err error) {
+	if path == "-" || path == "" {
+		return []string{path}, false, nil
+	}
+	if IsPattern(path) {
+		matches, err := filepath.Glob(path)
+		if err != nil {
+			return nil, true, pathErr(path, err)
+		}
+		if len(matches) == 0 {
+			return nil, true, pathErr(path, fmt.Errorf("no file matches it: %w", ErrNoFiles))
+		}
+		for _, m := range matches {
+			if st, err := os.Stat(m); err == nil && st.IsDir() {
+				return nil, true, pathErr(path, fmt.Errorf("matches the folder %s: give a pattern of files", m))
+			}
+		}
+		return matches, true, sameFormat(path, matches, given)
+	}
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		return []string{path}, false, nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, true, err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+			continue
+		}
+		full := filepath.Join(path, name)
+		st, err := os.Stat(full) // through a symbolic link
+		if err != nil {
+			return nil, true, err
+		}
+		if st.IsDir() {
+			return nil, true, pathErr(path, fmt.Errorf("holds the folder %s, and a side's folder is read one level deep: give its files (a glob such as '%s/*/*')", name, path))
+		}
+		files = append(files, full)
+	}
+	slices.Sort(files)
+	if len(files) == 0 {
+		return nil, true, pathErr(path, fmt.Errorf("an empty folder (hidden and _-prefixed files are left out): %w", ErrNoFiles))
+	}
+	return files, true, sameFormat(path, files, given)
+}
+
+// sameFormat refuses files of two formats (by their names) as one side.
+func sameFormat(path string, files []string, given string) error {
+	if given != "" {
+		return nil
+	}
+	first, err := columnar.FormatOf(files[0], "")
+	if err != nil {
+		return err
+	}
+	for _, f := range files[1:] {
+		ff, err := columnar.FormatOf(f, "")
+		if err != nil {
+			return err
+		}
+		if ff != first {
+			return pathErr(path, fmt.Errorf("holds files of two formats, %s (%s) and %s (%s): a side's files are of one format", filepath.Base(files[0]), first, filepath.Base(f), ff))
+		}
+	}
+	return nil
+}
+
+// pathErr is err about the side's path (a *fs.PathError: join.FileError
+// makes it the option's error).
+func pathErr(path string, err error) error {
+	return &fs.PathError{Op: "read", Path: path, Err: err}
+}
