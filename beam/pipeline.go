@@ -14,6 +14,7 @@ package beamjoin
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -341,7 +342,8 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp source.Span, side fu
 	if f.pred != nil { // a row group whose statistics rule Where out is not read (join run's rule)
 		refutes = f.pred.Refutes
 	}
-	r, c, err := source.OpenSpanWhere(ctx, f.Path, f.Format, sp, f.NFields, f.Sep, refutes)
+	path := cmp.Or(sp.Path, f.Path) // a side of many files: the span's file
+	r, c, err := source.OpenSpanWhere(ctx, path, f.Format, sp, f.NFields, f.Sep, refutes)
 	if err != nil {
 		return fmt.Errorf("input: %w", err)
 	}
@@ -350,7 +352,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp source.Span, side fu
 	defer func() { Progress.InputRows.Add(in - lastIn); Progress.Passed.Add(out - lastOut) }()
 	for r.Next() {
 		if ok, err := keepRow(f.pred, r); err != nil {
-			return fmt.Errorf("input: %s:%d: %w", f.Path, lineOf(f.Path, r), err)
+			return fmt.Errorf("input: %s:%d: %w", path, lineOf(path, r), err)
 		} else if !ok {
 			continue
 		}
@@ -378,7 +380,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp source.Span, side fu
 			write(f.csvRow(r, sp)) // certainly no match: no shuffle
 		}
 		if err != nil {
-			return fmt.Errorf("input: %s:%d: %w", f.Path, lineOf(f.Path, r), err)
+			return fmt.Errorf("input: %s:%d: %w", path, lineOf(path, r), err)
 		}
 		f.kb = key[:0]
 		if ok {
@@ -392,7 +394,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp source.Span, side fu
 		}
 	}
 	if err := r.Err(); err != nil {
-		return fmt.Errorf("input: %w", csvscan.WithLine(err, f.Path))
+		return fmt.Errorf("input: %w", csvscan.WithLine(err, path))
 	}
 	cInput.Inc(ctx, in)
 	cMapOut.Inc(ctx, out)
@@ -556,6 +558,16 @@ func ReadHeader(path string) (Header, error) { return readHeader(path, "", csvsc
 // readHeader is ReadHeader with a side's format (columnar.FormatOf's) and
 // a CSV file's separator.
 func readHeader(path, format string, sep byte) (Header, error) {
+	if _, many, err := source.Files(path, format); err != nil {
+		return Header{}, err
+	} else if many { // the files' agreement checked as join run checks it
+		s, err := source.Open(context.Background(), source.Options{Option: "Input", Path: path, Format: format, Sep: sep})
+		if err != nil {
+			return Header{}, err
+		}
+		defer s.Close()
+		return Header{Names: s.Header, Types: s.Types}, nil
+	}
 	if format, err := columnar.FormatOf(path, format); err != nil {
 		return Header{}, err
 	} else if format != columnar.CSV {
@@ -659,18 +671,20 @@ func (f *projectFn) ProcessElement(line string, emit func(string)) error {
 func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) {
 	// Checked before anything reads them: a FIFO read for its header would
 	// leave nothing for the workers.
-	keysPath, err := checkLocal("Keys", opt.Keys)
+	keysPath, keyFiles, err := checkLocal("Keys", opt.Keys, opt.KeysFormat)
 	if err != nil {
 		return beam.PCollection{}, Header{}, Header{}, err
 	}
-	inputPath, err := checkLocal("Input", opt.Input)
+	inputPath, inputFiles, err := checkLocal("Input", opt.Input, opt.InputFormat)
 	if err != nil {
 		return beam.PCollection{}, Header{}, Header{}, err
 	}
 	if _, err := opt.Check(); err != nil {
 		return beam.PCollection{}, Header{}, Header{}, err
 	}
-	keysSep, inputSep := sideSep(opt.KeysSep, opt.Sep, keysPath), sideSep(opt.InputSep, opt.Sep, inputPath)
+	// A side of many files (a folder, a glob: source.Files) is known by its
+	// first file's name (its separator, its format) and read file by file.
+	keysSep, inputSep := sideSep(opt.KeysSep, opt.Sep, keyFiles[0]), sideSep(opt.InputSep, opt.Sep, inputFiles[0])
 	kh, err := readHeader(keysPath, opt.KeysFormat, keysSep)
 	if err != nil {
 		return beam.PCollection{}, kh, Header{}, err
@@ -703,7 +717,7 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	for _, c := range []struct {
 		k            *keyCols
 		path, format string
-	}{{&kc, keysPath, opt.KeysFormat}, {&jc, inputPath, opt.InputFormat}} {
+	}{{&kc, keyFiles[0], opt.KeysFormat}, {&jc, inputFiles[0], opt.InputFormat}} {
 		f, _ := columnar.FormatOf(c.path, c.format)
 		c.k.EmptyOK = f != columnar.CSV
 	}
@@ -717,7 +731,7 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	}
 	keyRows, keyOut := beam.ParDo2(s.Scope("key rows"), &keyFileFn{NFields: len(kh.Names), Format: opt.KeysFormat, Sep: keysSep, Key: kc, JoinType: string(jt), LargeCols: len(ih.Names), Join: jc,
 		Where: rowWhere{Src: opt.KeysWhere, Side: keysPath, Names: kh.Names, Types: kh.Types}},
-		beam.Create(s.Scope("key file"), keysPath))
+		beam.CreateList(s.Scope("key files"), keyFiles))
 	keys := filter.Distinct(s.Scope("distinct keys"), beam.ParDo(s.Scope("keys"), keyOnly, keyRows))
 	broadcast := beam.Combine(s.Scope("build filter"), &filterCombineFn{Kind: string(opt.Filter), Sizing: opt.Sizing}, keys)
 	sp, err := source.Spans(inputPath, opt.InputFormat, inputSep)
@@ -749,28 +763,38 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 // worker), not a stream or a FIFO, which can be read only once. Object
 // stores (gs://, s3://) are not read: the launcher cuts the large side into
 // ranges with the local file system.
-func checkLocal(name, path string) (string, error) {
+func checkLocal(name, path, format string) (string, []string, error) {
 	refuse := func(format string, a ...any) error {
 		return &option.Error{Pkg: "beamjoin", Name: name, Value: path, Reason: fmt.Sprintf(format, a...), Err: join.ErrOptions}
 	}
 	if path == "-" {
-		return "", refuse("the pipeline reads files, not standard input (every worker opens its input again by its path): save it to a file and name that")
+		return "", nil, refuse("the pipeline reads files, not standard input (every worker opens its input again by its path): save it to a file and name that")
 	}
 	if strings.Contains(path, "://") {
-		return "", refuse("only files of the local file system (or mounted at the same path on every worker) are read, not other file systems")
+		return "", nil, refuse("only files of the local file system (or mounted at the same path on every worker) are read, not other file systems")
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", refuse("%v", err)
+		return "", nil, refuse("%v", err)
 	}
-	st, err := os.Stat(abs)
+	files, _, err := source.Files(abs, format)
 	if err != nil {
-		return "", refuse("%v", errors.Unwrap(err))
+		return "", nil, refuse("%v", errors.Unwrap(err))
 	}
-	if !st.Mode().IsRegular() {
-		return "", refuse("not a regular file (a pipe, a FIFO, a device or a folder): the workers open it again, so it must be a file; save it to one")
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return "", nil, refuse("%v", errors.Unwrap(err))
+		}
+		if !st.Mode().IsRegular() {
+			what := "not a regular file"
+			if f != abs {
+				what = f + ": not a regular file"
+			}
+			return "", nil, refuse("%s (a pipe, a FIFO, a device): the workers open it again, so it must be a file; save it to one", what)
+		}
 	}
-	return abs, nil
+	return abs, files, nil
 }
 
 // rowWhere is a side's predicate (Options.Where, KeysWhere) as a DoFn

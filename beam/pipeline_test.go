@@ -355,6 +355,36 @@ func TestTables(t *testing.T) {
 	// Where on the Parquet side: row groups 2 to 5 (ID 128 to 383) are ruled
 	// out by their statistics and not read (source.OpenSpanWhere), as join
 	// run skips them.
+	// A side of many files (issue 47): the input in three parts, as a
+	// folder of Parquet files and as a glob of Arrow files, the keys as a
+	// folder; beam's rows are join run's.
+	partsDir := filepath.Join(dir, "parts")
+	os.MkdirAll(partsDir, 0o755)
+	for i, rows := range [][][]*string{irows[:150], irows[150:151], irows[151:]} {
+		rec := columnartest.Record(t, []string{"ID", "K"}, []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int32}, rows)
+		fs := columnartest.Write(t, partsDir, fmt.Sprint("part-", i), rec, 64, false)
+		rec.Release()
+		os.Remove(fs.ArrowStream)
+	}
+	os.WriteFile(filepath.Join(partsDir, "_SUCCESS"), nil, 0o644)
+	keysDir := filepath.Join(dir, "keyparts")
+	os.MkdirAll(keysDir, 0o755)
+	for i, rows := range [][][]*string{krows[:10], krows[10:]} {
+		rec := columnartest.Record(t, []string{"K", "P"}, []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}, rows)
+		fs := columnartest.Write(t, t.TempDir(), "k", rec, 16, true)
+		rec.Release()
+		if err := os.Rename(fs.Parquet, filepath.Join(keysDir, fmt.Sprint("k-", i, ".parquet"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sp, err := source.Spans(filepath.Join(partsDir, "*.arrow"), "", ','); err != nil || len(sp) < 3 || sp[0].Path == "" {
+		t.Fatalf("spans of the Arrow parts: %v, %v", sp, err)
+	}
+	compareSides(t, join.Sides{Keys: keysDir, Input: filepath.Join(partsDir, "*.arrow")}, "K", "K", key.Auto, []filters.Kind{filters.Exact})
+	os.Rename(filepath.Join(partsDir, "part-0.arrow"), filepath.Join(dir, "part-0.arrow"))
+	os.Rename(filepath.Join(partsDir, "part-1.arrow"), filepath.Join(dir, "part-1.arrow"))
+	os.Rename(filepath.Join(partsDir, "part-2.arrow"), filepath.Join(dir, "part-2.arrow"))
+	compareSides(t, join.Sides{Keys: kf.Parquet, Input: partsDir}, "K", "K", key.Auto, []filters.Kind{filters.Bloom})
 	pruned := join.Sides{Keys: kf.Parquet, Input: inf.Parquet, Where: "ID < 100 or ID >= 400"}
 	compareSides(t, pruned, "K", "K", key.Auto, []filters.Kind{filters.Exact})
 	if rep, err := local.Run(context.Background(), join.Options{Sides: pruned, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}}, local.NewCSV(io.Discard)); err != nil || rep.Where.InputChunksSkipped != 4 {

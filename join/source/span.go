@@ -21,6 +21,9 @@ import (
 type Span struct {
 	Start, End, Size, MTime int64
 	Table                   bool
+	// Path is the span's file of a side of many files (a folder, a glob:
+	// Files); "" for a side of one.
+	Path string
 }
 
 // SpanRows is a CSV reader's rows or a table's (columnar.Reader, whose
@@ -36,7 +39,7 @@ type SpanRows interface {
 
 // WholeFile is the span of a whole local file that cannot be cut (a
 // compressed file): its records after the header, read in one piece.
-var WholeFile = Span{0, -1, 0, 0, false}
+var WholeFile = Span{Start: 0, End: -1}
 
 // OpenSpan opens the records of a span of a local file: a byte range
 // (csvscan.OpenRange), or with wholeFile the whole stream, decompressed
@@ -126,8 +129,43 @@ func OpenSkipNested(ctx context.Context, path string, format columnar.Format) (*
 // them by themselves (beam's rangeMapFn): at
 // least two a core, and one each 32 MiB, so that a runner can spread them
 // over its workers; a compressed file or an Arrow stream is one span, WholeFile; a table's, one a chunk. sep is a CSV
-// file's field separator.
+// file's field separator. A side of many files (a folder, a glob: Files)
+// gives the spans of each file in turn, each with its Path, once the files
+// are found to agree on their columns (Open's check); a file of them that
+// cannot be cut (compressed, an Arrow stream) is refused.
 func Spans(path, format string, sep byte) ([]Span, error) {
+	files, many, err := Files(path, format)
+	if err != nil {
+		return nil, err
+	}
+	if !many {
+		return fileSpans(path, format, sep)
+	}
+	// The files must agree on their columns, as join run's Open checks.
+	s, err := Open(context.Background(), Options{Option: "Input", Path: path, Format: format, Sep: sep})
+	if err != nil {
+		return nil, err
+	}
+	s.Close()
+	var out []Span
+	for _, f := range files {
+		sp, err := fileSpans(f, format, sep)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range sp {
+			if x == WholeFile {
+				return nil, fmt.Errorf("%s: a file of %s that cannot be cut into ranges (compressed, or an Arrow IPC stream): give such files one at a time", f, path)
+			}
+			x.Path = f
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// fileSpans is Spans of one file.
+func fileSpans(path, format string, sep byte) ([]Span, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -145,7 +183,7 @@ func Spans(path, format string, sep byte) ([]Span, error) {
 		}
 		var out []Span
 		for i := range t.Chunks() {
-			out = append(out, Span{int64(i), int64(i + 1), st.Size(), st.ModTime().UnixNano(), true})
+			out = append(out, Span{Start: int64(i), End: int64(i + 1), Size: st.Size(), MTime: st.ModTime().UnixNano(), Table: true})
 		}
 		return out, nil
 	}
@@ -160,7 +198,7 @@ func Spans(path, format string, sep byte) ([]Span, error) {
 	}
 	var out []Span
 	for _, rg := range in.Ranges() {
-		out = append(out, Span{rg.Start, rg.End, st.Size(), st.ModTime().UnixNano(), false})
+		out = append(out, Span{Start: rg.Start, End: rg.End, Size: st.Size(), MTime: st.ModTime().UnixNano()})
 	}
 	return out, nil
 }
