@@ -55,6 +55,8 @@ func Files(path, given string) (files []string, many bool, err error) {
 		for _, m := range matches {
 			if st, err := os.Stat(m); err == nil && st.IsDir() {
 				return nil, true, pathErr(path, fmt.Errorf("matches the folder %s: give a pattern of files", m))
+			} else if err == nil && !st.Mode().IsRegular() {
+				return nil, true, pathErr(path, fmt.Errorf("matches %s, which is not a regular file (a FIFO, a device): a side's files are read by ranges, more than once", m))
 			}
 		}
 		return matches, true, sameFormat(path, matches, given)
@@ -79,6 +81,9 @@ func Files(path, given string) (files []string, many bool, err error) {
 		}
 		if st.IsDir() {
 			return nil, true, pathErr(path, fmt.Errorf("holds the folder %s, and a side's folder is read one level deep: give its files (a glob such as '%s/*/*')", name, path))
+		}
+		if !st.Mode().IsRegular() {
+			return nil, true, pathErr(path, fmt.Errorf("holds %s, which is not a regular file (a FIFO, a device): a side's files are read by ranges, more than once", name))
 		}
 		files = append(files, full)
 	}

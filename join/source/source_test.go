@@ -3,9 +3,12 @@ package source_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
@@ -105,5 +108,59 @@ func TestCheckSides(t *testing.T) {
 	os.WriteFile(f, []byte("A\n1\n"), 0o644)
 	if err := source.CheckSides(f, f, ""); err != nil {
 		t.Errorf("one regular file twice: %v", err)
+	}
+}
+
+// TestFiles: a folder's files in name order, hidden and _-prefixed names
+// left out; a glob's matches; one path as it is; and the refusals, each
+// naming the path: a folder inside, two formats, a FIFO, an empty
+// folder, a glob of nothing.
+func TestFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"b.csv", "a.csv", "_SUCCESS", ".a.csv.crc"} {
+		os.WriteFile(filepath.Join(dir, n), []byte("x\n"), 0o644)
+	}
+	files, many, err := source.Files(dir, "")
+	if err != nil || !many || !slices.Equal(files, []string{filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")}) {
+		t.Fatalf("folder: %v %v %v", files, many, err)
+	}
+	if files, many, err := source.Files(filepath.Join(dir, "*.csv"), ""); err != nil || !many || len(files) != 2 {
+		t.Fatalf("glob: %v %v %v", files, many, err)
+	}
+	if files, many, err := source.Files(filepath.Join(dir, "a.csv"), ""); err != nil || many || len(files) != 1 {
+		t.Fatalf("one file: %v %v %v", files, many, err)
+	}
+	if files, many, err := source.Files(filepath.Join(dir, "nope.csv"), ""); err != nil || many || len(files) != 1 {
+		t.Fatalf("a missing file (its reader's to report): %v %v %v", files, many, err)
+	}
+	empty := t.TempDir()
+	os.WriteFile(filepath.Join(empty, "_SUCCESS"), nil, 0o644)
+	mixed := t.TempDir()
+	os.WriteFile(filepath.Join(mixed, "a.csv"), nil, 0o644)
+	os.WriteFile(filepath.Join(mixed, "b.parquet"), nil, 0o644)
+	nested := t.TempDir()
+	os.MkdirAll(filepath.Join(nested, "year=2020"), 0o755)
+	fifo := t.TempDir()
+	fifoErr := syscall.Mkfifo(filepath.Join(fifo, "p.csv"), 0o600)
+	for _, c := range []struct{ path, want string }{
+		{empty, "an empty folder"},
+		{mixed, "holds files of two formats"},
+		{nested, "holds the folder year=2020"},
+		{filepath.Join(dir, "*.tsv"), "no file matches it"},
+		{filepath.Join(t.TempDir(), "*"), "no file matches it"},
+		{fifo, "not a regular file"},
+	} {
+		if c.path == fifo && fifoErr != nil {
+			continue
+		}
+		_, _, err := source.Files(c.path, "")
+		var pe *fs.PathError
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &pe) || pe.Path != c.path {
+			t.Errorf("%s: %v, want %q", c.path, err, c.want)
+		}
+	}
+	// Given a format, files of two extensions are one side.
+	if _, _, err := source.Files(mixed, "csv"); err != nil {
+		t.Errorf("mixed, format given: %v", err)
 	}
 }
