@@ -818,8 +818,8 @@ var ErrHeaderDiffers = errors.New("the files of a side must have the same header
 
 // OpenInputs opens paths, regular files (a side given as a folder or a
 // glob), as one Input named opt.Name: the Parts of the first file, then of
-// the second, and so on, each file cut into up to opt.Parts ranges and
-// read as OpenInput reads one (its own header skipped, its messages
+// the second, and so on, the opt.Parts ranges shared by the files' sizes
+// (one at least a file), each file read as OpenInput reads one (its own header skipped, its messages
 // naming it); a record's place in the side is its reader's SeqBase plus
 // its Offset. Every file's header must be the first's (the same names in
 // the same order; ErrHeaderDiffers names the file and the column). A
@@ -833,13 +833,28 @@ func OpenInputs(ctx context.Context, paths []string, opt InputOptions) (*Input, 
 		return nil, err
 	}
 	all := &Input{Path: opt.Name, Name: opt.Name, opt: opt, ctx: ctx, Regular: true}
-	for _, p := range paths {
-		if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
-			all.Close()
+	// opt.Parts ranges in all, shared by the files' sizes (at least one a
+	// file): a side of many small files is not cut into many more parts
+	// than one file of the same bytes.
+	sizes := make([]int64, len(paths))
+	var total int64
+	for i, p := range paths {
+		st, err := os.Stat(p)
+		if err == nil && !st.Mode().IsRegular() {
 			return nil, fmt.Errorf("%s: not a regular file: the files of a side are read by ranges", p)
 		}
+		if err == nil {
+			sizes[i] = st.Size()
+			total += st.Size()
+		}
+	}
+	for i, p := range paths {
 		fopt := opt
 		fopt.Name = ""
+		fopt.Parts = 1
+		if total > 0 {
+			fopt.Parts = max(1, int((int64(max(opt.Parts, 1))*sizes[i]+total-1)/total))
+		}
 		f, err := OpenInput(ctx, p, fopt)
 		if err != nil {
 			all.Close()
