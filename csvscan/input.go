@@ -823,8 +823,10 @@ var ErrHeaderDiffers = errors.New("the files of a side must have the same header
 // naming it); a record's place in the side is its reader's SeqBase plus
 // its Offset. Every file's header must be the first's (the same names in
 // the same order; ErrHeaderDiffers names the file and the column). A
-// path that is not a regular file (standard input, a FIFO) is refused:
-// the files of a side are cut and read by ranges. One path is OpenInput.
+// compressed file (.gz, .zip) is read as OpenInput reads one, in chunks
+// (the whole Input is then not Regular); a path that is not a regular
+// file (standard input, a FIFO) is refused: the files of a side are read
+// more than once. One path is OpenInput.
 func OpenInputs(ctx context.Context, paths []string, opt InputOptions) (*Input, error) {
 	if len(paths) == 1 {
 		return OpenInput(ctx, paths[0], opt)
@@ -841,7 +843,7 @@ func OpenInputs(ctx context.Context, paths []string, opt InputOptions) (*Input, 
 	for i, p := range paths {
 		st, err := os.Stat(p)
 		if err == nil && !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s: not a regular file: the files of a side are read by ranges", p)
+			return nil, fmt.Errorf("%s: not a regular file (a FIFO, a device): the files of a side are read more than once", p)
 		}
 		if err == nil {
 			sizes[i] = st.Size()
@@ -860,11 +862,6 @@ func OpenInputs(ctx context.Context, paths []string, opt InputOptions) (*Input, 
 			all.Close()
 			return nil, err
 		}
-		if !f.Regular {
-			f.Close()
-			all.Close()
-			return nil, fmt.Errorf("%s: not a regular file (compressed?): the files of a side are read by ranges", p)
-		}
 		if len(all.files) == 0 {
 			all.Header, all.HeaderRaw, all.nfields = f.Header, f.HeaderRaw, f.nfields
 		} else if err := sameHeader(all.files[0], f); err != nil {
@@ -872,10 +869,22 @@ func OpenInputs(ctx context.Context, paths []string, opt InputOptions) (*Input, 
 			all.Close()
 			return nil, err
 		}
+		// A record's place: after every byte of the files before it; a
+		// compressed file (read as a stream, in chunks: Regular false) is
+		// given 2^40 places, its records' offsets being in the
+		// decompressed bytes.
 		f.seqBase = all.seqBase
-		all.seqBase += f.fileSize
-		all.Size += f.Size
+		if f.Regular {
+			all.seqBase += f.fileSize
+			all.Size += f.Size
+		} else {
+			all.seqBase += 1 << 40
+			all.Regular, all.Size = false, -1
+		}
 		all.files = append(all.files, f)
+	}
+	if !all.Regular {
+		all.Size = -1
 	}
 	all.seqBase = 0
 	return all, nil

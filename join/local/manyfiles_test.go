@@ -1,7 +1,10 @@
 package local
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -128,3 +131,50 @@ func TestManyFilesRefused(t *testing.T) {
 }
 
 func contains(err error, s string) bool { return err != nil && strings.Contains(err.Error(), s) }
+
+// TestManyFilesCompressed: a folder of CSV parts some of which are gzip
+// compressed (as Spark writes part-00000.csv.gz) joins as the one file:
+// byte for byte with --sort, every join type, the key side too.
+func TestManyFilesCompressed(t *testing.T) {
+	keys, input := genTables(testutil.Seed(t))
+	dir := t.TempDir()
+	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
+	write := func(folder string, d tableData, cuts []int, gz map[int]bool) string {
+		path := filepath.Join(dir, folder)
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		lo := 0
+		for i, hi := range append(cuts, len(d.rows)) {
+			name := filepath.Join(path, fmt.Sprintf("part-%d.csv", i))
+			(tableData{names: d.names, types: d.types, rows: d.rows[lo:hi]}).csv(t, name)
+			if gz[i] {
+				raw, err := os.ReadFile(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b bytes.Buffer
+				zw := gzip.NewWriter(&b)
+				zw.Write(raw)
+				zw.Close()
+				testutil.WriteFile(t, name+".gz", b.Bytes(), 0o644)
+				os.Remove(name)
+			}
+			lo = hi
+		}
+		return path
+	}
+	inParts := write("in", input, []int{250, 251, 400}, map[int]bool{0: true, 2: true})
+	keyParts := write("k", keys, []int{60}, map[int]bool{1: true})
+	for _, jt := range raceJoinTypes(testutil.RaceSeed(t), 3) {
+		one := join.Options{Sides: join.Sides{Keys: kf["csv"], Input: inf["csv"]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, JoinType: jt, Output: join.Output{Sort: true}}
+		oneRep, want := runJoin(t, one)
+		many := one
+		many.Sides = join.Sides{Keys: keyParts, Input: inParts}
+		rep, got := runJoin(t, many)
+		if !slices.Equal(got, want) || rep.InputRecords != oneRep.InputRecords || rep.KeysRecords != oneRep.KeysRecords {
+			t.Fatalf("%s: the output of compressed parts differs from one file's (input %d of %d, keys %d of %d): %s", jt, rep.InputRecords, oneRep.InputRecords,
+				rep.KeysRecords, oneRep.KeysRecords, testutil.FirstDiff(parseOutput(t, got), parseOutput(t, want)))
+		}
+	}
+}

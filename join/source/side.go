@@ -42,6 +42,7 @@ type Side struct {
 	// over and their rows.
 	prune              func(c *Chunk) bool
 	pruned, prunedRows atomic.Int64
+	many               bool // a folder or a glob of files (Files)
 }
 
 // Prune makes Scan pass over, unread, the chunks of a table side for which
@@ -153,7 +154,7 @@ func openFiles(ctx context.Context, o Options, files []string) (*Side, error) {
 		in.Close()
 		return nil, err
 	}
-	return &Side{In: in, Path: o.Path, Name: in.Name, Header: in.Header, HeaderRaw: in.HeaderRaw, Size: in.Size, Sep: sep, skipBad: o.SkipBad}, nil
+	return &Side{In: in, Path: o.Path, Name: in.Name, Header: in.Header, HeaderRaw: in.HeaderRaw, Size: in.Size, Sep: sep, skipBad: o.SkipBad, many: true}, nil
 }
 
 // openTable makes the side of the table t opened for o (err: how the open
@@ -210,8 +211,8 @@ func (s *Side) Regular() bool {
 // its start: a regular file on disk, compressed (.gz, .zip: read whole,
 // not in parts) or not; not standard input, a pipe, a FIFO or a device.
 func (s *Side) Reopenable() bool {
-	if s.Regular() {
-		return true
+	if s.Regular() || s.many {
+		return true // a side of many files: regular files, some compressed (Files)
 	}
 	if s.Tab != nil || s.Path == "-" {
 		return false

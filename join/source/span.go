@@ -41,6 +41,10 @@ type SpanRows interface {
 // compressed file): its records after the header, read in one piece.
 var WholeFile = Span{Start: 0, End: -1}
 
+// Whole reports whether sp is a whole file read in one piece (WholeFile,
+// or its Path's of a side of many files).
+func (sp Span) Whole() bool { return sp.Start == 0 && sp.End == -1 && !sp.Table }
+
 // OpenSpan opens the records of a span of a local file: a byte range
 // (csvscan.OpenRange), or with wholeFile the whole stream, decompressed
 // (csvscan.Open, which knows gzip and zip by their bytes), its header read;
@@ -60,7 +64,7 @@ func OpenSpanWhere(ctx context.Context, path, format string, sp Span, nfields in
 	if err != nil {
 		return nil, nil, err
 	}
-	if sp != WholeFile {
+	if !sp.Whole() {
 		st, err := os.Stat(path)
 		if err != nil {
 			return nil, nil, err
@@ -131,8 +135,8 @@ func OpenSkipNested(ctx context.Context, path string, format columnar.Format) (*
 // over its workers; a compressed file or an Arrow stream is one span, WholeFile; a table's, one a chunk. sep is a CSV
 // file's field separator. A side of many files (a folder, a glob: Files)
 // gives the spans of each file in turn, each with its Path, once the files
-// are found to agree on their columns (Open's check); a file of them that
-// cannot be cut (compressed, an Arrow stream) is refused.
+// are found to agree on their columns (Open's check); a compressed file of
+// them is one span, read whole.
 func Spans(path, format string, sep byte) ([]Span, error) {
 	files, many, err := Files(path, format)
 	if err != nil {
@@ -153,10 +157,7 @@ func Spans(path, format string, sep byte) ([]Span, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, x := range sp {
-			if x == WholeFile {
-				return nil, fmt.Errorf("%s: a file of %s that cannot be cut into ranges (compressed, or an Arrow IPC stream): give such files one at a time", f, path)
-			}
+		for _, x := range sp { // a compressed file is one span: read whole, decompressed
 			x.Path = f
 			out = append(out, x)
 		}
