@@ -178,3 +178,25 @@ func TestManyFilesCompressed(t *testing.T) {
 		}
 	}
 }
+
+// TestManyFilesBadRow: a malformed row in a part file is named by that
+// file and its line, as a failure and as a skipped bad row.
+func TestManyFilesBadRow(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys.csv")
+	testutil.WriteFile(t, keys, []byte("K\n1\n2\n"), 0o644)
+	parts := filepath.Join(dir, "parts")
+	os.MkdirAll(parts, 0o755)
+	testutil.WriteFile(t, filepath.Join(parts, "a.csv"), []byte("ID,K\n1,1\n2,2\n"), 0o644)
+	testutil.WriteFile(t, filepath.Join(parts, "b.csv"), []byte("ID,K\n3,1\n4,2,9\n5,2\n"), 0o644)
+	opt := join.Options{Sides: join.Sides{Keys: keys, Input: parts}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}}
+	want := filepath.Join(parts, "b.csv") + ":3:"
+	if _, _, err := runJoinErr(opt); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a bad row: %v, want %q", err, want)
+	}
+	opt.SkipBadRows = true
+	rep, _, err := runJoinErr(opt)
+	if err != nil || rep.BadRows != 1 || len(rep.BadRowExamples) != 1 || !strings.Contains(rep.BadRowExamples[0], want) || rep.JoinRows != 4 {
+		t.Errorf("skipped: %v, %d bad rows %q, %d join rows", err, rep.BadRows, rep.BadRowExamples, rep.JoinRows)
+	}
+}

@@ -319,7 +319,7 @@ func Scan[S any](ctx context.Context, s *Side, workers int, newState func() S, f
 		if cerr := s.In.Unchanged(); cerr != nil {
 			return cerr // the cause: a file that changed reads as garbage
 		}
-		return csvscan.WithLine(err, s.Path)
+		return csvscan.WithLine(err, s.linePath(err))
 	}
 	return s.In.Unchanged()
 }
@@ -498,13 +498,27 @@ func (b *BadRows) Add(pe *csvscan.ParseError) {
 	}
 }
 
-// Report fills in line numbers (range readers know only offsets) and formats.
+// linePath is the file whose lines a ParseError err of the side counts:
+// the side's path, or the file err names of a side of many files.
+func (s *Side) linePath(err error) string {
+	var pe *csvscan.ParseError
+	if s.many && errors.As(err, &pe) {
+		return pe.File
+	}
+	return s.Path
+}
+
+// Report fills in line numbers (range readers know only offsets) and
+// formats; paths maps a file's name in messages to its path (a file of a
+// side of many files is named by its path, and is not in paths).
 func (b *BadRows) Report(paths map[string]string) []string {
 	var out []string
 	for _, pe := range b.examples {
 		err := error(pe)
 		if path, ok := paths[pe.File]; ok {
 			err = csvscan.WithLine(pe, path)
+		} else if st, serr := os.Stat(pe.File); serr == nil && st.Mode().IsRegular() {
+			err = csvscan.WithLine(pe, pe.File)
 		}
 		out = append(out, err.Error())
 	}
