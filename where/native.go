@@ -270,55 +270,49 @@ func (p *Pred) fastCompare(x *ast.CallNode) (cond, bool) {
 	if _, ok := flipped[name]; !ok {
 		return nil, false
 	}
+	gen, ok := p.call(x, true)
+	if !ok {
+		return nil, false
+	}
+	generic := func(r *evalRow) (bool, error) {
+		out, err := gen(r)
+		v, _ := out.(bool)
+		return v, err
+	}
+	// A number literal against a column, or integer arithmetic of columns
+	// and integer literals (`ID % 2 == 0`): integers where the fields are
+	// canonical ones (intOf).
+	for side := range 2 {
+		lit, ok := literal(x.Arguments[1-side])
+		li, lf, lInt, isNum := number(lit)
+		if !ok || !isNum {
+			continue
+		}
+		iv := p.intOf(x.Arguments[side])
+		if iv == nil {
+			continue
+		}
+		op := name
+		if side == 1 { // lit op x is x op' lit
+			op = flipped[name]
+		}
+		holds := holdsOf(op)
+		return func(r *evalRow) (bool, error) {
+			if v, ok := iv(r); ok {
+				return holds(numCmp(v, 0, true, li, lf, lInt)), nil
+			}
+			return generic(r)
+		}, true
+	}
 	j, lit, left := p.columnAndLiteral(x.Arguments[0], x.Arguments[1])
 	if j < 0 {
 		return nil, false
-	}
-	var fn func(a, b any) (any, error)
-	for _, o := range operators {
-		if o.name == name {
-			fn = o.fn
-		}
-	}
-	generic := func(r *evalRow) (bool, error) {
-		a, b := r.val(j), lit
-		if !left {
-			a, b = b, a
-		}
-		out, err := fn(a, b)
-		v, _ := out.(bool)
-		return v, err
 	}
 	op := name
 	if !left {
 		op = flipped[name]
 	}
 	kind := p.types[j].Kind
-	if li, lf, lInt, isNum := number(lit); isNum && (kind == columnar.Text || kind == columnar.Int) {
-		var holds func(c int) bool
-		switch op {
-		case "eq":
-			holds = func(c int) bool { return c == 0 }
-		case "ne":
-			holds = func(c int) bool { return c != 0 }
-		case "lt":
-			holds = func(c int) bool { return c < 0 }
-		case "le":
-			holds = func(c int) bool { return c <= 0 }
-		case "gt":
-			holds = func(c int) bool { return c > 0 }
-		default:
-			holds = func(c int) bool { return c >= 0 }
-		}
-		return func(r *evalRow) (bool, error) {
-			if f, null := r.field(j); !null && !r.made[j] {
-				if v, ok := columnar.CanonicalInt(f); ok {
-					return holds(numCmp(v, 0, true, li, lf, lInt)), nil
-				}
-			}
-			return generic(r)
-		}, true
-	}
 	if s, isText := lit.(string); isText && (op == "eq" || op == "ne") && (kind == columnar.Text || kind == columnar.String) {
 		want := op == "eq"
 		_, litNum := textNumber(s)
@@ -336,4 +330,95 @@ func (p *Pred) fastCompare(x *ast.CallNode) (cond, bool) {
 		}, true
 	}
 	return nil, false
+}
+
+// holdsOf is whether a comparison op (eq, ne, lt, le, gt, ge) holds of
+// compare's result.
+func holdsOf(op string) func(c int) bool {
+	switch op {
+	case "eq":
+		return func(c int) bool { return c == 0 }
+	case "ne":
+		return func(c int) bool { return c != 0 }
+	case "lt":
+		return func(c int) bool { return c < 0 }
+	case "le":
+		return func(c int) bool { return c <= 0 }
+	case "gt":
+		return func(c int) bool { return c > 0 }
+	}
+	return func(c int) bool { return c >= 0 }
+}
+
+// intOf is n's value as an int64 where it can be had without making a
+// value: a column (CSV text, or an integer column) whose field is a
+// canonical integer (what value makes an int64 of), an integer literal,
+// or +, -, * and % of those (% by 0 left to the operator, which fails),
+// computed as ops.go's arith computes integers; ok false sends the row to
+// the operator. nil for any other node.
+func (p *Pred) intOf(n ast.Node) func(r *evalRow) (int64, bool) {
+	if j := p.columnNode(n); j >= 0 {
+		if k := p.types[j].Kind; k != columnar.Text && k != columnar.Int {
+			return nil
+		}
+		return func(r *evalRow) (int64, bool) {
+			if r.made[j] {
+				return 0, false
+			}
+			f, null := r.field(j)
+			if null {
+				return 0, false
+			}
+			return columnar.CanonicalInt(f)
+		}
+	}
+	if v, ok := literal(n); ok {
+		if i, isInt := v.(int); isInt {
+			c := int64(i)
+			return func(*evalRow) (int64, bool) { return c, true }
+		}
+		return nil
+	}
+	x, ok := n.(*ast.CallNode)
+	if !ok || len(x.Arguments) != 2 {
+		return nil
+	}
+	id, ok := x.Callee.(*ast.IdentifierNode)
+	if !ok {
+		return nil
+	}
+	l, rr := p.intOf(x.Arguments[0]), p.intOf(x.Arguments[1])
+	if l == nil || rr == nil {
+		return nil
+	}
+	switch id.Value {
+	case "__add":
+		return func(r *evalRow) (int64, bool) {
+			a, ok := l(r)
+			b, ok2 := rr(r)
+			return a + b, ok && ok2
+		}
+	case "__sub":
+		return func(r *evalRow) (int64, bool) {
+			a, ok := l(r)
+			b, ok2 := rr(r)
+			return a - b, ok && ok2
+		}
+	case "__mul":
+		return func(r *evalRow) (int64, bool) {
+			a, ok := l(r)
+			b, ok2 := rr(r)
+			return a * b, ok && ok2
+		}
+	case "__mod":
+		return func(r *evalRow) (int64, bool) {
+			a, ok := l(r)
+			b, ok2 := rr(r)
+			if !ok || !ok2 || b == 0 {
+				return 0, false
+			}
+			return a % b, true
+		}
+	}
+	return nil
 }
