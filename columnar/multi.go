@@ -168,3 +168,19 @@ func (t *Table) Files() int {
 	}
 	return 1
 }
+
+// ChunkOrigin is the file of chunk i of a table of many files and the
+// index in that file of the chunk's first row, for messages about a row
+// (the file's name and its own row number); ok false for a table of one
+// file. O(the file's chunks before i).
+func (t *Table) ChunkOrigin(i int) (name string, first int64, ok bool) {
+	m, isMulti := t.b.(*multiBackend)
+	if !isMulti || i < 0 || i >= m.chunks() {
+		return "", 0, false
+	}
+	p, j := m.locate(i)
+	for k := range j {
+		first += p.ChunkRows(k)
+	}
+	return p.Name, first, true
+}

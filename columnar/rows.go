@@ -24,6 +24,19 @@ type Rows struct {
 	raw    []byte
 	// rawMade: raw is the current row's (Raw makes it on demand).
 	rawMade bool
+	// seqBase orders the rows of a table of many files (SeqBase).
+	seqBase int64
+}
+
+// SeqBase is what orders the rows of a table of many files, whose Rows
+// number a row in its own file: the rows of the files before it (0 for a
+// table of one file). A row's place in the table is SeqBase + Offset.
+func (r *Rows) SeqBase() int64 { return r.seqBase }
+
+// WithSeqBase sets SeqBase and returns r.
+func (r *Rows) WithSeqBase(b int64) *Rows {
+	r.seqBase = b
+	return r
 }
 
 // NewRows returns the rows of cols (a chunk's columns, all of the same
@@ -39,6 +52,14 @@ func NewRows(name string, cols []*Column, first int64) *Rows {
 		}
 	}
 	return &Rows{name: name, cols: cols, first: first, i: -1, n: n, fields: make([][]byte, len(cols))}
+}
+
+// NewRowsOf is NewRows of n rows: for columns that may all be nil (a
+// predicate that reads no column, `true`), whose length cannot tell them.
+func NewRowsOf(name string, cols []*Column, first int64, n int) *Rows {
+	r := NewRows(name, cols, first)
+	r.n = n
+	return r
 }
 
 // Next advances to the next row and reports whether there is one.

@@ -826,10 +826,10 @@ var ErrHeaderDiffers = errors.New("the files of a side must have the same header
 // compressed file (.gz, .zip) is read as OpenInput reads one, in chunks
 // (the whole Input is then not Regular); a path that is not a regular
 // file (standard input, a FIFO) is refused: the files of a side are read
-// more than once. One path is OpenInput.
+// more than once. One path is an Input of one file, its readers naming it.
 func OpenInputs(ctx context.Context, paths []string, opt InputOptions) (*Input, error) {
-	if len(paths) == 1 {
-		return OpenInput(ctx, paths[0], opt)
+	if len(paths) == 0 {
+		return nil, errors.New("csvscan: OpenInputs of no file")
 	}
 	if _, err := opt.sep(); err != nil {
 		return nil, err

@@ -77,6 +77,25 @@ func TestManyFiles(t *testing.T) {
 			}
 		}
 	}
+	// A row a predicate fails on is named by its part file and its row
+	// there (S is text: ordering it against a number fails).
+	for _, format := range []string{"parquet-rg7-dict", "arrow-file"} {
+		_, _, err := runJoinErr(join.Options{Sides: join.Sides{Keys: kf["csv"], Input: filepath.Join(dir, "input-"+format), Where: "S > 3"}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}})
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "input-"+format, "part-")) || !strings.Contains(err.Error(), ": row ") {
+			t.Errorf("%s: a failing predicate: %v, want its part file and row", format, err)
+		}
+	}
+	// A predicate that reads no column keeps (or drops) every row.
+	_, all := runJoin(t, join.Options{Sides: join.Sides{Keys: kf["csv"], Input: filepath.Join(dir, "input-parquet-rg7-dict")}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Output: join.Output{Sort: true}})
+	for _, c := range []struct {
+		where string
+		rows  int
+	}{{"true", len(parseOutput(t, all))}, {"1 == 1", len(parseOutput(t, all))}, {"nil == nil", len(parseOutput(t, all))}, {"false", 0}} {
+		rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf["csv"], Input: filepath.Join(dir, "input-parquet-rg7-dict"), Where: c.where}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Output: join.Output{Sort: true}})
+		if got := parseOutput(t, out); len(got) != c.rows || c.rows > 0 && !slices.Equal(out, all) || rep.Where.InputDropped+rep.InputRecords != int64(len(input.rows)) {
+			t.Errorf("--where %s: %d rows, want %d; %+v, %d input records", c.where, len(got), c.rows, rep.Where, rep.InputRecords)
+		}
+	}
 	// A predicate on the Parquet parts: the row groups of every file that
 	// its statistics rule out are skipped (ID is ascending: 0 to 599).
 	rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf["csv"], Input: filepath.Join(dir, "input-parquet-rg7-dict"), Where: "ID >= 300 and ID < 400"}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Output: join.Output{Sort: true}})

@@ -139,11 +139,10 @@ func (m *mapWorker) rejectCSV(r source.RowReader, key []byte, offset int64, raw 
 	return m.reject(key, seqOf(r, offset), raw)
 }
 
-// seqOf is the place in its side of the record at offset off of r (a row
-// of a CSV side: its offset in its file after the bytes of the files
-// before it, csvscan.Reader.SeqBase, for a side of many files), which
-// orders the output with --sort; a table's rows are numbered across its
-// files already.
+// seqOf is the place in its side of the record at offset off of r, which
+// orders the output with --sort: of a side of many files, its offset (a
+// CSV row's byte, a table row's number) in its file after the files
+// before it (csvscan.Reader's and columnar.Rows' SeqBase).
 func seqOf(r source.RowReader, off int64) int64 {
 	if b, ok := r.(interface{ SeqBase() int64 }); ok {
 		return b.SeqBase() + off

@@ -541,7 +541,8 @@ rows:
 			if !ks.Composite() && !errors.Is(err, key.ErrBeyond) { // a tuple's error, and ErrBeyond's, name the column already (key.Spec.Append)
 				err = fmt.Errorf("%s: %w", ks.Names[0], err)
 			}
-			pe := &csvscan.ParseError{File: c.Side.Name, Line: c.First + int64(i) + 1, Offset: c.First + int64(i), Msg: err.Error(), Err: err, Row: true}
+			name, first := c.Origin() // the row named in its file
+			pe := &csvscan.ParseError{File: name, Line: first + int64(i) + 1, Offset: first + int64(i), Msg: err.Error(), Err: err, Row: true}
 			if x.bad == nil || errors.Is(err, key.ErrBeyond) {
 				return pe
 			}
@@ -572,7 +573,8 @@ func (x *execution) whereChunk(m *mapWorker, c *source.Chunk) ([]int, error) {
 	for j, col := range pc {
 		t.wcols[col] = cols[j]
 	}
-	rows := columnar.NewRows(c.Side.Name, t.wcols, c.First)
+	name, first := c.Origin()
+	rows := columnar.NewRowsOf(name, t.wcols, first, c.Rows)
 	t.keep = t.keep[:0]
 	for i := 0; rows.Next(); i++ {
 		ok, err := x.selected(m.where, rows)

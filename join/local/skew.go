@@ -132,7 +132,7 @@ func (x *execution) sampleSideN(ctx context.Context, s *source.Side, ks key.Spec
 	if s.Tab != nil {
 		return x.sampleTable(ctx, s, ks, origin, shape)
 	}
-	in, err := csvscan.OpenInput(ctx, s.Path, csvscan.InputOptions{Parts: parts, SkipBad: true, Sample: true, Name: s.Name, Sep: s.Sep})
+	in, err := s.OpenCSV(ctx, csvscan.InputOptions{Parts: parts, SkipBad: true, Sample: true, Name: s.Name, Sep: s.Sep})
 	if err != nil {
 		return nil, err
 	}

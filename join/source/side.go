@@ -42,7 +42,18 @@ type Side struct {
 	// over and their rows.
 	prune              func(c *Chunk) bool
 	pruned, prunedRows atomic.Int64
-	many               bool // a folder or a glob of files (Files)
+	many               bool     // a folder or a glob of files (Files)
+	files              []string // then, its files
+}
+
+// OpenCSV opens the CSV side s anew with opt (a sample's reading of it): its
+// file, or its files of a side of many (csvscan.OpenInputs), opt.Name
+// naming the side.
+func (s *Side) OpenCSV(ctx context.Context, opt csvscan.InputOptions) (*csvscan.Input, error) {
+	if s.many {
+		return csvscan.OpenInputs(ctx, s.files, opt)
+	}
+	return csvscan.OpenInput(ctx, s.Path, opt)
 }
 
 // Prune makes Scan pass over, unread, the chunks of a table side for which
@@ -154,7 +165,7 @@ func openFiles(ctx context.Context, o Options, files []string) (*Side, error) {
 		in.Close()
 		return nil, err
 	}
-	return &Side{In: in, Path: o.Path, Name: in.Name, Header: in.Header, HeaderRaw: in.HeaderRaw, Size: in.Size, Sep: sep, skipBad: o.SkipBad, many: true}, nil
+	return &Side{In: in, Path: o.Path, Name: in.Name, Header: in.Header, HeaderRaw: in.HeaderRaw, Size: in.Size, Sep: sep, skipBad: o.SkipBad, many: true, files: files}, nil
 }
 
 // openTable makes the side of the table t opened for o (err: how the open
@@ -275,7 +286,8 @@ func Scan[S any](ctx context.Context, s *Side, workers int, newState func() S, f
 			if err != nil {
 				return err
 			}
-			return fn(st, columnar.NewRows(s.Name, cols, c.First))
+			name, first := c.Origin() // the rows named in their file, ordered in the side
+			return fn(st, columnar.NewRows(name, cols, first).WithSeqBase(c.First-first))
 		}, done)
 	}
 	errs := make([]error, workers)
@@ -345,6 +357,18 @@ func (c *Chunk) Bytes() int64 {
 		n += col.Size()
 	}
 	return n
+}
+
+// Origin names the chunk's rows in messages: the side's name and the
+// chunk's first row, or of a side of many files the chunk's file and the
+// row's number in it (columnar.Table.ChunkOrigin).
+func (c *Chunk) Origin() (name string, first int64) {
+	if c.Index >= 0 {
+		if n, f, ok := c.Side.Tab.ChunkOrigin(c.Index); ok {
+			return n, f
+		}
+	}
+	return c.Side.Name, c.First
 }
 
 // Stats is what the file's statistics say of the chunk's column col
