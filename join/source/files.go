@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/csvscan"
 )
 
 // A side may be many files (issue 47): a folder, whose files of one
@@ -35,7 +36,8 @@ func IsPattern(path string) bool {
 // Files returns the files a side's path names: a folder's (its regular
 // files, hidden and _-prefixed names left out, of one format by their
 // names: columnar.FormatOf, given overriding it), a glob's matches
-// (filepath.Glob; every match must be a file), each in name order, with
+// (filepath.Glob, hidden and _-prefixed names left out too; every match
+// must be a file), each in name order, with
 // many true; or the path itself ("-", a file, a FIFO, or a path that does
 // not exist, left to its reader) with many false. A folder holding a
 // folder, files of two formats, or no file, and a glob that matches a
@@ -45,9 +47,15 @@ func Files(path, given string) (files []string, many bool, err error) {
 		return []string{path}, false, nil
 	}
 	if IsPattern(path) {
-		matches, err := filepath.Glob(path)
+		all, err := filepath.Glob(path)
 		if err != nil {
 			return nil, true, pathErr(path, err)
+		}
+		var matches []string
+		for _, m := range all { // as a folder's: _SUCCESS and .crc files left out
+			if b := filepath.Base(m); !strings.HasPrefix(b, ".") && !strings.HasPrefix(b, "_") {
+				matches = append(matches, m)
+			}
 		}
 		if len(matches) == 0 {
 			return nil, true, pathErr(path, fmt.Errorf("no file matches it: %w", ErrNoFiles))
@@ -94,7 +102,8 @@ func Files(path, given string) (files []string, many bool, err error) {
 	return files, true, sameFormat(path, files, given)
 }
 
-// sameFormat refuses files of two formats (by their names) as one side.
+// sameFormat refuses files of two formats, or CSV files of two separators
+// (.csv and .tsv: csvscan.SepFor), by their names, as one side.
 func sameFormat(path string, files []string, given string) error {
 	if given != "" {
 		return nil
@@ -110,6 +119,9 @@ func sameFormat(path string, files []string, given string) error {
 		}
 		if ff != first {
 			return pathErr(path, fmt.Errorf("holds files of two formats, %s (%s) and %s (%s): a side's files are of one format", filepath.Base(files[0]), first, filepath.Base(f), ff))
+		}
+		if ff == columnar.CSV && csvscan.SepFor(f) != csvscan.SepFor(files[0]) {
+			return pathErr(path, fmt.Errorf("holds files of two separators, %s and %s (by their names): a side's files are read with one", filepath.Base(files[0]), filepath.Base(f)))
 		}
 	}
 	return nil

@@ -159,6 +159,16 @@ func TestFiles(t *testing.T) {
 			t.Errorf("%s: %v, want %q", c.path, err, c.want)
 		}
 	}
+	// A glob leaves _SUCCESS and hidden files out, as a folder does.
+	if files, _, err := source.Files(filepath.Join(dir, "*"), ""); err != nil || len(files) != 2 {
+		t.Errorf("a glob of everything: %v, %v", files, err)
+	}
+	seps := t.TempDir()
+	os.WriteFile(filepath.Join(seps, "a.csv"), nil, 0o644)
+	os.WriteFile(filepath.Join(seps, "b.tsv"), nil, 0o644)
+	if _, _, err := source.Files(seps, ""); err == nil || !strings.Contains(err.Error(), "two separators") {
+		t.Errorf("a .csv and a .tsv: %v", err)
+	}
 	// Given a format, files of two extensions are one side.
 	if _, _, err := source.Files(mixed, "csv"); err != nil {
 		t.Errorf("mixed, format given: %v", err)

@@ -412,6 +412,7 @@ type chain struct {
 	option string
 	files  []string
 	header []string
+	sep    byte // every file's: the first's name's (source.Files refuses two)
 	next   int
 	cur    *csvscan.Reader
 	rc     io.Closer
@@ -420,11 +421,11 @@ type chain struct {
 
 // openChain opens the first of files and reads its header: the side's.
 func openChain(ctx context.Context, option, path, name string, files []string) (*side, error) {
-	c := &chain{ctx: ctx, option: option, files: files}
+	c := &chain{ctx: ctx, option: option, files: files, sep: csvscan.SepFor(files[0])}
 	if !c.open() {
 		return nil, c.err
 	}
-	return &side{name: cmp.Or(name, path), path: path, rc: c, r: c, header: c.header, sep: ','}, nil
+	return &side{name: cmp.Or(name, path), path: path, rc: c, r: c, header: c.header, sep: c.sep}, nil
 }
 
 // open opens the next file and reads its header; false with c.err set
@@ -438,7 +439,7 @@ func (c *chain) open() bool {
 		return false
 	}
 	r := csvscan.NewReader(rc, name)
-	if err := r.SetSep(csvscan.SepFor(name)); err != nil {
+	if err := r.SetSep(c.sep); err != nil {
 		rc.Close()
 		c.err = err
 		return false

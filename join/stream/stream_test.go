@@ -607,6 +607,21 @@ func TestProbeManyFiles(t *testing.T) {
 			t.Errorf("%s: %q, %v; one file's %q", probe, got, err, want)
 		}
 	}
+	// Tab-separated parts are read with their separator, and the output
+	// is CSV, as one .tsv file's (a field with a comma is quoted).
+	oneTSV := filepath.Join(dir, "one.tsv")
+	os.WriteFile(oneTSV, []byte("ID\tK\np,q\t1\n2\t5\n"), 0o644)
+	tsvParts := filepath.Join(dir, "tsv")
+	os.MkdirAll(tsvParts, 0o755)
+	os.WriteFile(filepath.Join(tsvParts, "a.tsv"), []byte("ID\tK\np,q\t1\n"), 0o644)
+	os.WriteFile(filepath.Join(tsvParts, "b.tsv"), []byte("ID\tK\n2\t5\n"), 0o644)
+	wantTSV, err := run(oneTSV, events)
+	if err != nil || !strings.Contains(wantTSV, `"p,q",1`) {
+		t.Fatalf("one .tsv file: %q, %v", wantTSV, err)
+	}
+	if got, err := run(tsvParts, events); err != nil || got != wantTSV {
+		t.Errorf("a folder of .tsv parts: %q, %v; one file's %q", got, err, wantTSV)
+	}
 	os.WriteFile(filepath.Join(parts, "d.csv"), []byte("ID,Q\n9,9\n"), 0o644)
 	if _, err := run(parts, events); err == nil || !strings.Contains(err.Error(), "d.csv") || !errors.Is(err, csvscan.ErrHeaderDiffers) {
 		t.Errorf("a file of another header: %v", err)
