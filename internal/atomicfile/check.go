@@ -62,10 +62,7 @@ func Check(outs, ins []Named) error {
 		}
 		if in.Path != "-" && (err == nil && st.IsDir() || errors.Is(err, os.ErrNotExist) && strings.ContainsAny(in.Path, "*?[")) {
 			if abs, aerr := filepath.Abs(in.Path); aerr == nil {
-				if real, rerr := filepath.EvalSymlinks(abs); rerr == nil {
-					abs = real
-				}
-				many = append(many, manyInput{in, abs})
+				many = append(many, manyInput{in, resolvePattern(abs)})
 			}
 		}
 	}
@@ -150,6 +147,22 @@ func Check(outs, ins []Named) error {
 type manyInput struct {
 	Named
 	abs string
+}
+
+// resolvePattern is the absolute folder or glob abs with the symbolic
+// links of its folders resolved (of a glob, of the folders before its
+// first pattern character), as an output's name is resolved, so that the
+// two compare.
+func resolvePattern(abs string) string {
+	dir, rest := abs, ""
+	for strings.ContainsAny(dir, "*?[") && dir != filepath.Dir(dir) {
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = filepath.Dir(dir)
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return filepath.Join(dir, rest)
 }
 
 // inManyInput says why the output o (st: its file's, if it exists; target:

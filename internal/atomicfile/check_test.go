@@ -22,9 +22,16 @@ func TestCheckManyInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	glob := filepath.Join(parts, "part-*.csv")
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(parts, link); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		in, out, want string
 	}{
+		{filepath.Join(link, "part-*.csv"), filepath.Join(parts, "part-7.csv"), "matches the input"},
+		{link, filepath.Join(parts, "joined.csv"), "is in the folder of the input"},
+		{parts, filepath.Join(link, "joined.csv"), "is in the folder of the input"},
 		{parts, filepath.Join(parts, "joined.csv"), "is in the folder of the input"},
 		{parts, filepath.Join(parts, "part-0.csv"), "is in the folder of the input"},
 		{parts + "/", filepath.Join(parts, "joined.parquet"), "is in the folder of the input"},
