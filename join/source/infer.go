@@ -85,8 +85,10 @@ func inferText(ctx context.Context, s *Side, ks key.Spec, infer []int, mappers i
 	inferParts(len(pass.In.Ranges()))
 	pass.Bad = &BadRows{} // the build reports them
 	type first struct {
-		at    int64 // the offset of the first non-canonical field, -1 none
+		at    int64 // the place in the side of the first non-canonical field, -1 none (csvscan.Reader.SeqBase + its offset)
 		value string
+		file  string // the file it is in, and its offset there
+		off   int64
 	}
 	type state struct {
 		firsts []first
@@ -105,16 +107,16 @@ func inferText(ctx context.Context, s *Side, ks key.Spec, infer []int, mappers i
 		}
 		return st
 	}, func(st *state, rr RowReader) error {
-		see := func(i int, f []byte, at int64) {
+		r := rr.(*csvscan.Reader)
+		see := func(i int, f []byte, off int64) {
 			if len(f) == 0 {
 				return // NULL
 			}
 			st.n[i]++
 			if st.firsts[i].at < 0 && !key.CanonicalInt(f) { // else one was found already in this worker's parts (read in order)
-				st.firsts[i] = first{at, string(f)}
+				st.firsts[i] = first{r.SeqBase() + off, string(f), r.Name(), off}
 			}
 		}
-		r := rr.(*csvscan.Reader)
 		if len(infer) == 1 {
 			// One column: its field alone, in batches, as the map phase
 			// reads a join column (the others are not split).
@@ -161,10 +163,14 @@ func inferText(ctx context.Context, s *Side, ks key.Spec, infer []int, mappers i
 			continue
 		}
 		out[i].Found, out[i].Value = true, f.value
-		if line := csvscan.LineAt(s.Path, f.at); line > 0 {
-			out[i].At = fmt.Sprintf("line %d", line)
+		path, where := s.Path, ""
+		if s.many { // a side of many files: the line of the file the field is in
+			path, where = f.file, " of "+f.file
+		}
+		if line := csvscan.LineAt(path, f.off); line > 0 {
+			out[i].At = fmt.Sprintf("line %d%s", line, where)
 		} else {
-			out[i].At = fmt.Sprintf("the record at byte %d", f.at)
+			out[i].At = fmt.Sprintf("the record at byte %d%s", f.off, where)
 		}
 	}
 	return out, nil
