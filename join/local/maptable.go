@@ -346,9 +346,14 @@ func (x *execution) materializeChunk(m *mapWorker, c *source.Chunk, keyCols chun
 	t, ks := m.tm, x.joinSpec
 	n := keyCols.rows()
 	t.counts.ChunksMaterialized++
-	var others []int // the columns to decode: the output's (Options.Columns) but the key's
+	var others []int // the columns to decode: the output's (Options.Columns) but the key's and those Where's test decoded
+	var decoded []int
 	for i := range x.input.Header {
-		if !ks.IsKeyCol(i) && x.largePos(i) >= 0 {
+		switch {
+		case ks.IsKeyCol(i) || x.largePos(i) < 0:
+		case m.where != nil && t.wcols[i] != nil:
+			decoded = append(decoded, i)
+		default:
 			others = append(others, i)
 		}
 	}
@@ -378,6 +383,12 @@ func (x *execution) materializeChunk(m *mapWorker, c *source.Chunk, keyCols chun
 	}
 	for j, col := range others {
 		t.all[col] = rest[j]
+	}
+	for _, col := range decoded { // whereChunk's, of every row
+		t.all[col] = t.wcols[col]
+		if sel != nil {
+			t.all[col] = t.wcols[col].Select(sel)
+		}
 	}
 	if x.largeKeep != nil { // the rows carry the columns asked only, in the side's order
 		kept := t.all[len(t.all):]

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/acbfjoin/acbfjoin/join/source"
 )
 
 // keyRowBytes is what GoMemLimit allows a key row beyond Options.MemBudget:
@@ -49,21 +51,34 @@ const limitHeadroom = 32 << 20
 // short file's few long rows can still reach); a compressed or columnar
 // file (.gz, .zip, .parquet, .arrow), whose rows its head does not tell,
 // is taken as three times four times its size.
-// A key side that cannot be stat'ed (a stream) counts as none. O(1 MiB)
-// read; errors count as no key side.
+// A key side that cannot be stat'ed (a stream) counts as none; a side of
+// many files (a folder, a glob: source.Files) as the sum of its files'.
+// O(1 MiB) read a file; errors count as no key side.
 func GoMemLimit(mem int64, keys string) int64 {
-	st, err := os.Stat(keys)
-	if err != nil || !st.Mode().IsRegular() {
+	files, _, err := source.Files(keys, "")
+	if err != nil {
 		return mem + limitHeadroom
 	}
-	size := st.Size()
-	switch strings.ToLower(filepath.Ext(keys)) {
-	case ".gz", ".zip", ".parquet", ".arrow", ".feather", ".ipc":
-		return mem + 3*4*size + limitHeadroom
+	var keyMem, packed int64 // packed: the compressed and columnar files'
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		size := st.Size()
+		switch strings.ToLower(filepath.Ext(f)) {
+		case ".gz", ".zip", ".parquet", ".arrow", ".feather", ".ipc":
+			packed += 3 * 4 * size
+			continue
+		}
+		m := 3 * size
+		if rows, ok := estimateRows(f, size); ok {
+			m = min(m, rows*keyRowBytes)
+		}
+		keyMem += m
 	}
-	keyMem := 3 * size
-	if rows, ok := estimateRows(keys, size); ok {
-		keyMem = min(keyMem, rows*keyRowBytes)
+	if packed > 0 {
+		return mem + packed + keyMem + limitHeadroom
 	}
 	if largeKeySide(keyMem, mem) {
 		// A large key side (execution.shrinkShuffle): the shuffle gives its

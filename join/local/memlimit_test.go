@@ -19,6 +19,11 @@ func TestGoMemLimit(t *testing.T) {
 	// A file with no line end in its first MiB: 3 times its bytes.
 	nolines := filepath.Join(dir, "nolines.csv")
 	os.WriteFile(nolines, make([]byte, 2<<20), 0o644)
+	parts := filepath.Join(dir, "parts")
+	os.MkdirAll(parts, 0o755)
+	for _, n := range []string{"a.csv", "b.csv"} {
+		os.WriteFile(filepath.Join(parts, n), []byte(strings.Repeat("123456789\n", 100)), 0o644)
+	}
 	const mem = 1 << 20
 	for _, c := range []struct {
 		keys string
@@ -29,7 +34,7 @@ func TestGoMemLimit(t *testing.T) {
 		{nolines, max(mem+3*2<<20/2, 3*2<<20) + limitHeadroom}, // more than half the budget: not added
 		{filepath.Join(dir, "none"), mem + limitHeadroom},
 		{"-", mem + limitHeadroom},
-		{dir, mem + limitHeadroom},
+		{parts, mem + 2*min(3000, 101*keyRowBytes) + limitHeadroom}, // a side of many files: their sum
 	} {
 		if got := GoMemLimit(mem, c.keys); got != c.want {
 			t.Errorf("%s: %d, want %d", filepath.Base(c.keys), got, c.want)
