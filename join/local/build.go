@@ -211,6 +211,7 @@ func (bd *builder) newWorker() *buildWorker {
 func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowReader) error {
 	x := bd.x
 	fr, col := bd.fieldReader(r)
+	base := seqBase(r) // a record's place in the side: base + its offset
 	if fr != nil && len(b.view) != col+1 {
 		b.view, b.nfields = make([][]byte, col+1), len(x.keys.Header)
 	}
@@ -269,13 +270,13 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 		switch {
 		case fr != nil:
 			var ok bool
-			if rec, buf, ok, err = join.MapKeyLine(x.keySpec, keys, b.nfields, r.Raw(), seqOf(r, r.Offset()), b.buf[:0]); !ok && err == nil {
+			if rec, buf, ok, err = join.MapKeyLine(x.keySpec, keys, b.nfields, r.Raw(), base+r.Offset(), b.buf[:0]); !ok && err == nil {
 				rec, buf = join.AppendKeyRow(rec, buf, x.keySpec, r.Fields()) // the row's other fields split now
 			}
 		case bd.rawRows:
-			rec, buf, err = join.MapKeyRowRaw(x.keySpec, r.Fields(), r.Raw(), seqOf(r, r.Offset()), b.buf[:0])
+			rec, buf, err = join.MapKeyRowRaw(x.keySpec, r.Fields(), r.Raw(), base+r.Offset(), b.buf[:0])
 		default:
-			rec, buf, err = join.MapKeyRow(x.keySpec, r.Fields(), seqOf(r, r.Offset()), b.buf[:0])
+			rec, buf, err = join.MapKeyRow(x.keySpec, r.Fields(), base+r.Offset(), b.buf[:0])
 		}
 		if err != nil {
 			if key.Unmatchable(err, x.typing.Lenient) {
@@ -369,7 +370,7 @@ func (bd *builder) unmatched(b *buildWorker, r source.RowReader, keys [][]byte, 
 	} else {
 		b.row = join.AppendKeyFields(b.row[:0], x.keySpec, r.Fields())
 	}
-	return b.out.Write(nil, -1, seqOf(r, r.Offset()), b.pad, b.row)
+	return b.out.Write(nil, -1, seqBase(r)+r.Offset(), b.pad, b.row)
 }
 
 // padding is the large side's padding of a right or full join's key-side

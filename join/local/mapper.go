@@ -74,6 +74,7 @@ type mapWorker struct {
 	keep                []int       // the large side's columns the output asks for (nil: all)
 	where               *where.Pred // Options.Where's copy (nil: none)
 	whereDropped        int64       // the rows it dropped (not in rows)
+	seqBase             int64       // the part being read's (seqBase): emitCSV and rejectCSV add it
 	keyLo, keyHi        []byte      // mapInputs'
 	bloom               *fileBloom
 }
@@ -136,18 +137,20 @@ func (m *mapWorker) rejectCSV(r source.RowReader, key []byte, offset int64, raw 
 			return err
 		}
 	}
-	return m.reject(key, seqOf(r, offset), raw)
+	return m.reject(key, m.seqBase+offset, raw)
 }
 
-// seqOf is the place in its side of the record at offset off of r, which
-// orders the output with --sort: of a side of many files, its offset (a
-// CSV row's byte, a table row's number) in its file after the files
-// before it (csvscan.Reader's and columnar.Rows' SeqBase).
-func seqOf(r source.RowReader, off int64) int64 {
+// seqBase is what orders the records of r, a part of its side, among the
+// side's: its offset (a CSV row's byte, a table row's number) counts in
+// its file, and of a side of many files the files before it come first
+// (csvscan.Reader's and columnar.Rows' SeqBase; 0 for a side of one).
+// Once a part: a record's place is seqBase + its offset; --sort orders by
+// it.
+func seqBase(r source.RowReader) int64 {
 	if b, ok := r.(interface{ SeqBase() int64 }); ok {
-		return b.SeqBase() + off
+		return b.SeqBase()
 	}
-	return off
+	return 0
 }
 
 // emitCSV sends a survivor of a CSV side (raw, of record offset, a row of
@@ -158,7 +161,7 @@ func (m *mapWorker) emitCSV(r source.RowReader, key []byte, offset int64, raw []
 	if err != nil {
 		return err
 	}
-	return m.emit(key, seqOf(r, offset), raw)
+	return m.emit(key, m.seqBase+offset, raw)
 }
 
 // csvLine is a CSV side's row as the shuffle and the output carry it: as it
@@ -368,6 +371,7 @@ func (x *execution) mapInput(ctx context.Context, in mapInputs) (mapStats, error
 		}
 		return m
 	}, func(m *batchWorker, rr source.RowReader) error {
+		m.seqBase = seqBase(rr)
 		r := rr.(*csvscan.Reader) // mapRows gives a CSV side's reader here (no Where)
 		b := &m.batch
 		for r.NextBatch(col, mapBatch, b) {
@@ -460,6 +464,7 @@ func (x *execution) mapTuples(ctx context.Context, in mapInputs) (mapStats, erro
 	return mapRows(ctx, x, func(i int, sketches []*joinSketch) *tupleWorker {
 		return &tupleWorker{mapWorker: x.newMapWorker(i, in, sketches)}
 	}, func(m *tupleWorker, r source.RowReader) error {
+		m.seqBase = seqBase(r)
 		for n := 1; r.Next(); n++ {
 			if n%checkEvery == 0 && ctx.Err() != nil {
 				return ctx.Err()
