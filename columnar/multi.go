@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+
+	"github.com/acbfjoin/acbfjoin/csvscan"
 )
 
 // A table of many files (a side given as a folder or a glob: the part
@@ -64,17 +66,14 @@ func OpenFiles(ctx context.Context, paths []string, name string, format Format, 
 var ErrColumnsDiffer = errors.New("the files of a side must have the same columns")
 
 // sameColumns refuses b, a file of the side whose first file is a, unless
-// its columns are a's: the same names and types, in the same order.
+// its columns are a's: the same names (csvscan.DiffNames) and types, in the
+// same order.
 func sameColumns(a, b *Table) error {
-	for c := range max(len(a.Names), len(b.Names)) {
-		switch {
-		case c >= len(a.Names):
-			return fmt.Errorf("%s: has a column %q that %s has not: %w", b.Name, b.Names[c], a.Name, ErrColumnsDiffer)
-		case c >= len(b.Names):
-			return fmt.Errorf("%s: has no column %q, which %s has: %w", b.Name, a.Names[c], a.Name, ErrColumnsDiffer)
-		case a.Names[c] != b.Names[c]:
-			return fmt.Errorf("%s: its column %d is %q where %s's is %q: %w", b.Name, c+1, b.Names[c], a.Name, a.Names[c], ErrColumnsDiffer)
-		case a.Types[c] != b.Types[c]:
+	if d := csvscan.DiffNames(a.Name, a.Names, b.Name, b.Names); d != "" {
+		return fmt.Errorf("%s: %w", d, ErrColumnsDiffer)
+	}
+	for c := range a.Types {
+		if a.Types[c] != b.Types[c] {
 			return fmt.Errorf("%s: its column %q is %s where %s's is %s: %w", b.Name, b.Names[c], b.Types[c], a.Name, a.Types[c], ErrColumnsDiffer)
 		}
 	}

@@ -891,17 +891,29 @@ func OpenInputs(ctx context.Context, paths []string, opt InputOptions) (*Input, 
 }
 
 // sameHeader refuses b, a file of the side whose first file is a, unless
-// its header names a's columns in a's order.
+// its header names a's columns in a's order (DiffNames).
 func sameHeader(a, b *Input) error {
-	for c := range max(len(a.Header), len(b.Header)) {
-		switch {
-		case c >= len(a.Header):
-			return fmt.Errorf("%s: has a column %q that %s has not: %w", b.Name, b.Header[c], a.Name, ErrHeaderDiffers)
-		case c >= len(b.Header):
-			return fmt.Errorf("%s: has no column %q, which %s has: %w", b.Name, a.Header[c], a.Name, ErrHeaderDiffers)
-		case a.Header[c] != b.Header[c]:
-			return fmt.Errorf("%s: its column %d is %q where %s's is %q: %w", b.Name, c+1, b.Header[c], a.Name, a.Header[c], ErrHeaderDiffers)
-		}
+	if d := DiffNames(a.Name, a.Header, b.Name, b.Header); d != "" {
+		return fmt.Errorf("%s: %w", d, ErrHeaderDiffers)
 	}
 	return nil
+}
+
+// DiffNames says how the columns b of the file bName differ from a, its
+// side's first file aName's: the first name added, missing or out of
+// place, "" when they are the same. The one rule by which the files of a
+// side agree (csvscan's OpenInputs, columnar's OpenFiles, join stream's
+// probe files). O(columns).
+func DiffNames(aName string, a []string, bName string, b []string) string {
+	for c := range max(len(a), len(b)) {
+		switch {
+		case c >= len(a):
+			return fmt.Sprintf("%s: has a column %q that %s has not", bName, b[c], aName)
+		case c >= len(b):
+			return fmt.Sprintf("%s: has no column %q, which %s has", bName, a[c], aName)
+		case a[c] != b[c]:
+			return fmt.Sprintf("%s: its column %d is %q where %s's is %q", bName, c+1, b[c], aName, a[c])
+		}
+	}
+	return ""
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"sync/atomic"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
@@ -452,9 +451,9 @@ func (c *chain) open() bool {
 	}
 	if c.header == nil {
 		c.header = header
-	} else if !slices.Equal(header, c.header) {
+	} else if d := csvscan.DiffNames(c.files[0], c.header, name, header); d != "" {
 		rc.Close()
-		c.err = fmt.Errorf("%s: its header %q is not %s's %q: %w", name, header, c.files[0], c.header, csvscan.ErrHeaderDiffers)
+		c.err = fmt.Errorf("%s: %w", d, csvscan.ErrHeaderDiffers)
 		return false
 	}
 	c.cur, c.rc = r, rc
