@@ -1,8 +1,10 @@
 package columnar
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -12,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/acbfjoin/acbfjoin/internal/remote"
 )
 
 // A Parquet table is read through Apache Arrow's parquet/file package,
@@ -21,7 +25,7 @@ import (
 
 // parquetTable is an opened Parquet file.
 type parquetTable struct {
-	f      *os.File
+	f      parquetSource
 	size   int64 // the file's bytes
 	r      *file.Reader
 	col    []*schema.Column // a table column's leaf (nil: nested)
@@ -49,6 +53,13 @@ func parquetNested(n schema.Node) string {
 	return "nested"
 }
 
+// parquetSource is a Parquet file as its reader reads it: a local file or
+// a remote one (remote.File).
+type parquetSource interface {
+	parquet.ReaderAtSeeker
+	io.Closer
+}
+
 // openParquet opens the Parquet file path (a regular file: Parquet's
 // footer is at its end) and reads its schema; name names it in messages.
 func openParquet(path, name string) (_ *parquetTable, _ []string, _ []Type, err error) {
@@ -57,9 +68,23 @@ func openParquet(path, name string) (_ *parquetTable, _ []string, _ []Type, err 
 			err = fmt.Errorf("%s: %w: a damaged footer: %v", name, ErrFormat, r)
 		}
 	}()
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, nil, err
+	var f parquetSource
+	size := int64(-1)
+	if remote.Is(path) {
+		rf, err := remote.Open(context.Background(), path)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		f, size = rf, rf.Size()
+	} else {
+		lf, err := os.Open(path)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		f = lf
+		if st, err := lf.Stat(); err == nil {
+			size = st.Size()
+		}
 	}
 	r, err := file.NewParquetReader(f)
 	if err != nil {
@@ -74,10 +99,7 @@ func openParquet(path, name string) (_ *parquetTable, _ []string, _ []Type, err 
 	// (leaf), a nested one (list, struct, map) the leaves under it, which
 	// a join does not decode (Kind Nested), but counts (columnBytes).
 	sc := r.MetaData().Schema
-	p := &parquetTable{f: f, r: r}
-	if st, err := f.Stat(); err == nil {
-		p.size = st.Size()
-	}
+	p := &parquetTable{f: f, r: r, size: size}
 	var names []string
 	var types []Type
 	var last schema.Node

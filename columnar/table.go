@@ -28,6 +28,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/remote"
 	"github.com/acbfjoin/acbfjoin/internal/tmpspace"
 )
 
@@ -159,6 +160,9 @@ func open(ctx context.Context, path, name string, format Format, tempDir string)
 		}
 	}
 	t := &Table{Name: name, Format: format, size: -1}
+	if remote.Is(path) {
+		return openRemote(ctx, t, path, tempDir)
+	}
 	var src *os.File
 	var err error
 	if path == "-" {
@@ -661,4 +665,42 @@ func (t *Table) readable(cols []int) error {
 // nullColumn is n NULLs of type ty (a nested column's, skipped).
 func nullColumn(ty Type, n int) *Column {
 	return &Column{Type: ty, n: n, valid: make([]bool, n)}
+}
+
+// openRemote opens a remote file (remote.Is) as the table t: Parquet and an
+// Arrow IPC file are read by ranges (their footers first, then a chunk's
+// bytes); an Arrow IPC stream is read once, in order; JSON lines, which are
+// typed by a pass over every line before they are read by chunk, are
+// copied to tempDir first.
+func openRemote(ctx context.Context, t *Table, path, tempDir string) (*Table, error) {
+	switch t.Format {
+	case Parquet:
+		pq, names, types, err := openParquet(path, t.Name)
+		if err != nil {
+			return nil, err
+		}
+		t.b, t.Names, t.Types, t.size = &parquetBackend{t: t, pq: pq}, names, types, pq.size
+		return t, nil
+	case Arrow, JSONL:
+	default:
+		return nil, fmt.Errorf("%s: format %q is not a table's (parquet, arrow or jsonl)", t.Name, t.Format)
+	}
+	src, err := remote.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if t.Format == JSONL {
+		return openStream(ctx, src, src, t.Name, JSONL, tempDir)
+	}
+	var magic [6]byte
+	if _, err := src.ReadAt(magic[:], 0); err == nil && string(magic[:]) == "ARROW1" {
+		b, err := openArrowFile(ctx, t, src)
+		if err != nil {
+			src.Close()
+			return nil, err
+		}
+		t.b, t.closer, t.size = b, src, src.Size()
+		return t, nil
+	}
+	return openArrowStream(ctx, src, src, t.Name, tempDir)
 }

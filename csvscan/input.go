@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"unicode"
+
+	"github.com/acbfjoin/acbfjoin/internal/remote"
 )
 
 // Input is a CSV file opened for one pass, its header read, that hands out
@@ -521,11 +523,25 @@ func OpenRange(path string, rg Range, nfields int, sep byte) (*Reader, io.Closer
 	if rg.Start < 0 || rg.End < rg.Start {
 		return nil, nil, fmt.Errorf("%s: invalid range [%d, %d)", path, rg.Start, rg.End)
 	}
-	f, err := os.Open(path)
+	f, err := openReaderAt(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	return newRangeReader(io.NewSectionReader(f, rg.Start, rg.End-rg.Start), path, rg.Start, nfields, sep), f, nil
+}
+
+// readerAtCloser is a file read by ReadAt: local, or remote (remote.File).
+type readerAtCloser interface {
+	io.ReaderAt
+	io.ReadCloser
+}
+
+// openReaderAt opens the local or remote (remote.Is) file path.
+func openReaderAt(path string) (readerAtCloser, error) {
+	if remote.Is(path) {
+		return remote.Open(context.Background(), path)
+	}
+	return os.Open(path)
 }
 
 // indexQuote returns the offset of the first '"' in [lo, hi) of f, or -1.
@@ -615,6 +631,12 @@ func openStream(ctx context.Context, path string) (*stream, error) {
 		} else {
 			f = os.NewFile(uintptr(syscall.Stdin), stdinName)
 		}
+	} else if remote.Is(path) {
+		rf, err := remote.Open(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		return sniffStream(ctx, &stream{r: rf, name: name, closers: []io.Closer{rf}}, rf, rf, rf.Size(), path)
 	} else {
 		st, err := os.Stat(path)
 		if err != nil {
@@ -634,9 +656,24 @@ func openStream(ctx context.Context, path string) (*stream, error) {
 	}
 	s := &stream{r: f, name: name, closers: []io.Closer{f}}
 	regular := st.Mode().IsRegular() && path != "-"
-	if regular {
-		s.file, s.info = f, st
+	if !regular {
+		// When ctx ends, close the file: a read blocked on a pipe or a
+		// terminal then returns (os.File reads of those go through the
+		// runtime's poller, which Close wakes).
+		s.stop = context.AfterFunc(ctx, func() { f.Close() })
+		return sniffStream(ctx, s, f, nil, 0, path)
 	}
+	s.file, s.info = f, st
+	return sniffStream(ctx, s, f, f, st.Size(), path)
+}
+
+// sniffStream reads the first bytes of s's file f (ra: f as a ReaderAt of
+// size bytes, a regular or remote file; nil for a stream) and puts a gzip
+// or zip reader over it, or leaves a plain regular file to be read by
+// ranges. path is the path given ("-" for standard input).
+func sniffStream(ctx context.Context, s *stream, f io.ReadCloser, ra io.ReaderAt, size int64, path string) (*stream, error) {
+	name := s.name
+	regular := ra != nil
 	fail := func(err error) (*stream, error) {
 		if s.stop != nil {
 			s.stop()
@@ -647,18 +684,12 @@ func openStream(ctx context.Context, path string) (*stream, error) {
 		}
 		return nil, err
 	}
-	if !regular {
-		// When ctx ends, close the file: a read blocked on a pipe or a
-		// terminal then returns (os.File reads of those go through the
-		// runtime's poller, which Close wakes).
-		s.stop = context.AfterFunc(ctx, func() { f.Close() })
-	}
 	// Sniff the first bytes: a regular file with ReadAt, a stream through
 	// a buffer that keeps them.
 	var magic []byte
 	if regular {
 		var b [4]byte
-		n, _ := f.ReadAt(b[:], 0)
+		n, _ := ra.ReadAt(b[:], 0)
 		magic = b[:n]
 	} else {
 		br := bufio.NewReaderSize(f, 64<<10)
@@ -680,7 +711,7 @@ func openStream(ctx context.Context, path string) (*stream, error) {
 		if !regular {
 			return fail(fmt.Errorf("%s: a zip archive can only be read from a file, not a pipe or device (unzip -p it)", name))
 		}
-		zr, err := zip.NewReader(f, st.Size())
+		zr, err := zip.NewReader(ra, size)
 		if err != nil {
 			return fail(fmt.Errorf("%s: not a zip file: %w", name, err))
 		}
@@ -695,7 +726,7 @@ func openStream(ctx context.Context, path string) (*stream, error) {
 		s.r, s.name, s.closers = rc, name+":"+printable(entry.Name), []io.Closer{rc, f}
 	default:
 		if regular {
-			s.regular, s.size = f, st.Size()
+			s.regular, s.size = ra, size
 		}
 	}
 	return s, nil

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/acbfjoin/acbfjoin/internal/remote"
 )
 
 // Open opens an NBER file for one sequential read: plain text, gzip or a zip
@@ -141,7 +143,7 @@ func WithLine(err error, path string) error {
 		return err
 	}
 	// Only a regular file can be read again (not a pipe, nor standard input).
-	if st, serr := os.Stat(path); path == "-" || serr != nil || !st.Mode().IsRegular() {
+	if st, serr := os.Stat(path); !remote.Is(path) && (path == "-" || serr != nil || !st.Mode().IsRegular()) {
 		return err
 	}
 	line := LineAt(path, pe.Offset)
@@ -158,7 +160,7 @@ func WithLine(err error, path string) error {
 // before off: O(off), for error paths. It returns 0 if the file cannot be
 // opened.
 func LineAt(path string, off int64) int64 {
-	f, err := os.Open(path)
+	f, err := openReaderAt(path)
 	if err != nil {
 		return 0
 	}

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/internal/remote"
 )
 
 // A side may be many files (issue 47): a folder, whose files of one
@@ -29,6 +31,10 @@ func IsPattern(path string) bool {
 	if !strings.ContainsAny(path, "*?[") {
 		return false
 	}
+	if remote.Is(path) {
+		_, err := remote.Stat(context.Background(), path)
+		return errors.Is(err, fs.ErrNotExist)
+	}
 	_, err := os.Lstat(path)
 	return errors.Is(err, os.ErrNotExist)
 }
@@ -45,6 +51,9 @@ func IsPattern(path string) bool {
 func Files(path, given string) (files []string, many bool, err error) {
 	if path == "-" || path == "" {
 		return []string{path}, false, nil
+	}
+	if remote.Is(path) {
+		return remoteFiles(path, given)
 	}
 	if IsPattern(path) {
 		all, err := filepath.Glob(path)
@@ -131,4 +140,61 @@ func sameFormat(path string, files []string, given string) error {
 // makes it the option's error).
 func pathErr(path string, err error) error {
 	return &fs.PathError{Op: "read", Path: path, Err: err}
+}
+
+// remoteFiles is Files of a URL (remote.Is): a glob's matches, a file, or
+// the files under a folder-like prefix (path + "/"), by the rules of a
+// local folder's. An object store has no folders: a URL that names no
+// file but is a prefix of some is taken for one.
+func remoteFiles(path, given string) ([]string, bool, error) {
+	ctx := context.Background()
+	keep := func(names []string) []string {
+		var out []string
+		for _, m := range names {
+			if b := remote.Base(m); !strings.HasPrefix(b, ".") && !strings.HasPrefix(b, "_") {
+				out = append(out, m)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if IsPattern(path) {
+		all, err := remote.List(ctx, path)
+		if err != nil {
+			return nil, true, pathErr(path, err)
+		}
+		matches := keep(all)
+		if len(matches) == 0 {
+			return nil, true, pathErr(path, fmt.Errorf("no file matches it: %w", ErrNoFiles))
+		}
+		return matches, true, sameFormat(path, matches, given)
+	}
+	if _, err := remote.Stat(ctx, path); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return []string{path}, false, nil // a file; or an error its reader reports
+	}
+	prefix := strings.TrimSuffix(path, "/") + "/"
+	all, err := remote.List(ctx, prefix)
+	if err != nil {
+		return nil, true, pathErr(path, err)
+	}
+	if len(all) == 0 {
+		return []string{path}, false, nil // no such file: its reader says so
+	}
+	var files []string
+	for _, f := range all { // by the first name under the prefix: _temporary/... is left out
+		rest := strings.TrimPrefix(f, prefix)
+		first, _, sub := strings.Cut(rest, "/")
+		if strings.HasPrefix(first, ".") || strings.HasPrefix(first, "_") {
+			continue
+		}
+		if sub {
+			return nil, true, pathErr(path, fmt.Errorf("holds the folder %s, and a side's folder is read one level deep: give its files (a glob such as '%s/*/*')", first, strings.TrimSuffix(path, "/")))
+		}
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	if len(files) == 0 {
+		return nil, true, pathErr(path, fmt.Errorf("an empty folder (hidden and _-prefixed files are left out): %w", ErrNoFiles))
+	}
+	return files, true, sameFormat(path, files, given)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/internal/remote"
 )
 
 // Span is a part of a side that a worker in another process reads by
@@ -65,12 +66,12 @@ func OpenSpanWhere(ctx context.Context, path, format string, sp Span, nfields in
 		return nil, nil, err
 	}
 	if !sp.Whole() {
-		st, err := os.Stat(path)
+		size, mtime, err := fileState(ctx, path)
 		if err != nil {
 			return nil, nil, err
 		}
-		if st.Size() != sp.Size || st.ModTime().UnixNano() != sp.MTime {
-			return nil, nil, fmt.Errorf("%s changed after the pipeline cut it into ranges (%d bytes then, %d now): run again on a copy that nothing writes", path, sp.Size, st.Size())
+		if size != sp.Size || mtime != sp.MTime {
+			return nil, nil, fmt.Errorf("%s changed after the pipeline cut it into ranges (%d bytes then, %d now): run again on a copy that nothing writes", path, sp.Size, size)
 		}
 		if sp.Table {
 			t, err := OpenSkipNested(ctx, path, f)
@@ -167,7 +168,7 @@ func Spans(path, format string, sep byte) ([]Span, error) {
 
 // fileSpans is Spans of one file.
 func fileSpans(path, format string, sep byte) ([]Span, error) {
-	st, err := os.Stat(path)
+	size, mtime, err := fileState(context.Background(), path)
 	if err != nil {
 		return nil, err
 	}
@@ -184,11 +185,11 @@ func fileSpans(path, format string, sep byte) ([]Span, error) {
 		}
 		var out []Span
 		for i := range t.Chunks() {
-			out = append(out, Span{Start: int64(i), End: int64(i + 1), Size: st.Size(), MTime: st.ModTime().UnixNano(), Table: true})
+			out = append(out, Span{Start: int64(i), End: int64(i + 1), Size: size, MTime: mtime, Table: true})
 		}
 		return out, nil
 	}
-	parts := int(max(int64(2*runtime.NumCPU()), min(st.Size()>>25, 1<<12)))
+	parts := int(max(int64(2*runtime.NumCPU()), min(size>>25, 1<<12)))
 	in, err := csvscan.OpenInput(context.Background(), path, csvscan.InputOptions{Parts: parts, Sep: sep})
 	if err != nil {
 		return nil, err
@@ -199,7 +200,22 @@ func fileSpans(path, format string, sep byte) ([]Span, error) {
 	}
 	var out []Span
 	for _, rg := range in.Ranges() {
-		out = append(out, Span{Start: rg.Start, End: rg.End, Size: st.Size(), MTime: st.ModTime().UnixNano()})
+		out = append(out, Span{Start: rg.Start, End: rg.End, Size: size, MTime: mtime})
 	}
 	return out, nil
+}
+
+// fileState returns the size and modification time (Unix ns) of the local
+// or remote (remote.Is: its version) file path, for Span's check that a
+// file was not written after it was cut.
+func fileState(ctx context.Context, path string) (size, mtime int64, err error) {
+	if remote.Is(path) {
+		info, err := remote.Stat(ctx, path)
+		return info.Size, info.MTime, err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	return st.Size(), st.ModTime().UnixNano(), nil
 }
