@@ -34,6 +34,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/filter"
 
+	"github.com/acbfjoin/acbfjoin/beam/fsys"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/option"
@@ -79,6 +80,9 @@ func init() {
 	register.DoFn5x0[context.Context, string, func(*string) bool, func(*string) bool, func(string)](&crossFn{})
 	register.Combiner3[[]string, string, []byte](&filterCombineFn{})
 	register.DoFn2x1[string, func(string), error](&projectFn{})
+	register.DoFn2x0[string, func(int, string)](&shardOfFn{})
+	register.DoFn3x1[context.Context, int, func(*string) bool, error](&writeShardFn{})
+	register.Emitter2[int, string]()
 	register.Function2x1[string, string, string](keyOnly)
 	register.Emitter2[string, string]()
 	register.Emitter1[string]()
@@ -501,6 +505,9 @@ type Options struct {
 	Filter   filters.Kind
 	Sizing   filters.Sizing
 	Output   string // rows, without the header
+	// Shards, if set, writes the output as shards (fsys.Sharding, each
+	// with the header) in place of Output.
+	Shards *fsys.Sharding
 	// Columns, if set, are the output's columns, by name, in their order,
 	// as join.Options.Columns (the header's and every row's).
 	Columns []string
@@ -738,6 +745,9 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 	if err != nil {
 		return beam.PCollection{}, kh, ih, err
 	}
+	if opt.Shards != nil && opt.Shards.N == 0 { // one shard a range of the large side
+		opt.Shards.N = min(max(len(sp), 1), 1000)
+	}
 	inputRows, passedBy := beam.ParDo2(s.Scope("filtered map"), &rangeMapFn{Path: inputPath, Format: opt.InputFormat, NFields: len(ih.Names), Sep: inputSep, Key: jc, JoinType: string(jt), KeyPad: keyPad,
 		Where: rowWhere{Src: opt.Where, Side: inputPath, Names: ih.Names, Types: ih.Types}},
 		beam.CreateList(s.Scope("input ranges"), sp), beam.SideInput{Input: broadcast})
@@ -750,19 +760,49 @@ func Build(s beam.Scope, opt Options) (beam.PCollection, Header, Header, error) 
 		}
 		rows = beam.ParDo(s.Scope("columns"), &projectFn{NFields: len(whole.Names), Idx: idx}, rows)
 	}
-	if opt.Output != "" {
+	if opt.Shards != nil {
+		h, err := OutputHeader(opt, kh, ih)
+		if err != nil {
+			return beam.PCollection{}, kh, ih, err
+		}
+		keyed := beam.ParDo(s.Scope("shard"), &shardOfFn{N: opt.Shards.N}, rows)
+		beam.ParDo0(s.Scope("write shards"), &writeShardFn{Sharding: *opt.Shards, Header: h.Line}, beam.GroupByKey(s.Scope("shards"), keyed))
+	} else if opt.Output != "" {
 		textio.Write(s.Scope("write"), opt.Output, rows)
 	}
 	return rows, kh, ih, nil
+}
+
+// shardOfFn keys an output row by its shard: a hash of the row (FNV-1a)
+// modulo N, so that every shard gets about as many rows.
+type shardOfFn struct{ N int }
+
+func (f *shardOfFn) ProcessElement(row string, emit func(int, string)) {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(row); i++ {
+		h = (h ^ uint64(row[i])) * 1099511628211
+	}
+	emit(int(h%uint64(f.N)), row)
+}
+
+// writeShardFn writes a shard's rows whole (fsys.Sharding.WriteShard),
+// under the output's temporary folder; the launcher commits them.
+type writeShardFn struct {
+	Sharding fsys.Sharding
+	Header   []byte
+}
+
+func (f *writeShardFn) ProcessElement(ctx context.Context, shard int, rows func(*string) bool) error {
+	return f.Sharding.WriteShard(ctx, shard, f.Header, rows)
 }
 
 // checkLocal returns the absolute path of a local input, or why the
 // pipeline cannot read it: every worker opens it again, by its path (so a
 // relative path would be read in the worker's own folder), so it must be a
 // file of the local file system (or one mounted at the same path on every
-// worker), not a stream or a FIFO, which can be read only once. Object
-// stores (gs://, s3://) are not read: the launcher cuts the large side into
-// ranges with the local file system.
+// worker), not a stream or a FIFO, which can be read only once; or a URL
+// of one of Beam's file systems (fsys.Schemes), returned as it is, its
+// files listed (source.Files).
 func checkLocal(name, path, format string) (string, []string, error) {
 	refuse := func(format string, a ...any) error {
 		return &option.Error{Pkg: "beamjoin", Name: name, Value: path, Reason: fmt.Sprintf(format, a...), Err: join.ErrOptions}
@@ -770,8 +810,15 @@ func checkLocal(name, path, format string) (string, []string, error) {
 	if path == "-" {
 		return "", nil, refuse("the pipeline reads files, not standard input (every worker opens its input again by its path): save it to a file and name that")
 	}
+	if fsys.IsURL(path) { // read through Beam's file systems (package fsys)
+		files, _, err := source.Files(path, format)
+		if err != nil {
+			return "", nil, refuse("%v", errors.Unwrap(err))
+		}
+		return path, files, nil
+	}
 	if strings.Contains(path, "://") {
-		return "", nil, refuse("only files of the local file system (or mounted at the same path on every worker) are read, not other file systems")
+		return "", nil, refuse("%s:// is no file system of beamjoin's: it reads %s:// and local files (or files mounted at the same path on every worker)", path[:strings.Index(path, "://")], strings.Join(fsys.Schemes, "://, "))
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

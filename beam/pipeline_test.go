@@ -202,7 +202,7 @@ func TestInputsRefused(t *testing.T) {
 	for _, tc := range []struct{ keys, input, want string }{
 		{gen.Keys, fifo, "not a regular file"},
 		{fifo, gen.Cite, "not a regular file"},
-		{gen.Keys, "gs://bucket/cite.txt", "local file system"},
+		{gen.Keys, "hdfs://bucket/cite.txt", "hdfs:// is no file system of beamjoin's: it reads s3://, gs://, memfs:// and local files"},
 		{gen.Keys, dir, "not a regular file"},
 		{gen.Keys, filepath.Join(dir, "none.txt"), "no such file"},
 	} {

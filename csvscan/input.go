@@ -202,7 +202,7 @@ func openInput(ctx context.Context, path string, s *stream, opt InputOptions) (*
 		in.Size, in.fileSize = s.size-start, s.size
 		if in.ranges, err = splitRanges(s.regular, start, s.size, opt.Parts, !opt.SkipBad, opt.Sample); err != nil {
 			in.Close()
-			return nil, fmt.Errorf("read %s: %w", s.name, err)
+			return nil, remote.Named("read", s.name, err)
 		}
 		return in, nil
 	}
@@ -357,7 +357,7 @@ func (in *Input) fill() error {
 		if in.ctx.Err() != nil {
 			return in.ctx.Err() // the stream was closed to end a blocked read
 		}
-		return fmt.Errorf("read %s: %w", in.Name, err)
+		return remote.Named("read", in.Name, err)
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/acbfjoin/acbfjoin/internal/remote"
 )
 
 // ErrSyntax is wrapped by every error about malformed CSV.
@@ -255,7 +257,7 @@ func (r *Reader) fill() bool {
 		r.end += n
 		if err != nil {
 			if err != io.EOF {
-				r.err = fmt.Errorf("read %s: %w", r.name, err)
+				r.err = remote.Named("read", r.name, err)
 			}
 			r.eof = true
 			return n > 0

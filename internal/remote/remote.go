@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -108,15 +109,27 @@ func List(ctx context.Context, pattern string) ([]string, error) {
 	return fs.List(ctx, pattern)
 }
 
+// Named returns err about the file name: "OP NAME: err", or err itself
+// when its text names the file already (a remote file's errors do, and
+// an *fs.PathError of the local file system), so that a message names a
+// file once.
+func Named(op, name string, err error) error {
+	if strings.Contains(err.Error(), name) {
+		return err
+	}
+	return fmt.Errorf("%s %s: %w", op, name, err)
+}
+
 // Base returns the last element of a URL's path (path.Base).
 func Base(name string) string { return path.Base(name) }
 
 // File is an open remote file: io.ReaderAt (by ranges), io.Reader and
 // io.Seeker from its start, as Parquet's and Arrow's readers take a local
-// file. It reads ahead in windows (Window), so that a
-// sequential reader's small reads cost one request a window; a read
-// elsewhere opens a new range (see Window). Safe for concurrent use (one reader at a
-// time: calls are serialised).
+// file. It reads ahead in windows (Window), so that a sequential reader's
+// small reads cost one request a window, and keeps up to Streams ranges
+// open, so that readers that take turns at their own offsets (a CSV
+// file's parts) each go on with their own. Safe for concurrent use; the
+// calls are serialised.
 type File struct {
 	ctx  context.Context
 	fs   FS
@@ -124,19 +137,24 @@ type File struct {
 	info Info
 
 	mu      sync.Mutex
-	body    io.ReadCloser // the open range, nil for none
-	bodyOff int64         // the offset body reads next
-	bodyEnd int64         // where body ends
-	pos     int64         // Read and Seek's offset
-	win     int64         // the last range's length asked for
+	streams []*stream // open ranges, the last used last
+	pos     int64     // Read and Seek's offset
+}
+
+// stream is an open range of a File.
+type stream struct {
+	body     io.ReadCloser
+	off, end int64 // the offset body reads next; where it ends
+	win      int64 // the length asked for
 }
 
 // Window is the most a File asks of its file system at once beyond what
 // a read wants; minWindow the least. A sequential reader's ranges double
-// from minWindow to Window.
+// from minWindow to Window. Streams is how many ranges a File keeps open.
 const (
 	Window    = 8 << 20
 	minWindow = 256 << 10
+	Streams   = 4
 )
 
 // Open opens the remote file name for reading; its size is read now.
@@ -168,6 +186,38 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	return f.readAt(p, off)
 }
 
+// streamAt returns the open stream at off, moved to the end of the list
+// (the last used), or a new one for want bytes from off: twice as long as
+// a stream that ended at off (up to Window), else minWindow.
+func (f *File) streamAt(off, want int64) (*stream, error) {
+	win := int64(minWindow)
+	for i, s := range f.streams {
+		if s.off != off {
+			continue
+		}
+		f.streams = append(f.streams[:i], f.streams[i+1:]...)
+		if s.off < s.end {
+			f.streams = append(f.streams, s)
+			return s, nil
+		}
+		s.body.Close() // ended where the reader goes on: a longer one
+		win = min(2*s.win, Window)
+		break
+	}
+	if len(f.streams) >= Streams {
+		f.streams[0].body.Close()
+		f.streams = f.streams[1:]
+	}
+	end := min(f.info.Size, off+max(want, win))
+	body, err := f.fs.OpenRange(f.ctx, f.name, off, end-off)
+	if err != nil {
+		return nil, nameErr(f.name, err)
+	}
+	s := &stream{body: body, off: off, end: end, win: win}
+	f.streams = append(f.streams, s)
+	return s, nil
+}
+
 func (f *File) readAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("%s: read at %d", f.name, off)
@@ -178,46 +228,40 @@ func (f *File) readAt(p []byte, off int64) (int, error) {
 		if at >= f.info.Size {
 			return n, io.EOF
 		}
-		if f.body == nil || f.bodyOff != at || f.bodyOff >= f.bodyEnd {
-			// A read that goes on where the last range ended asks for
-			// twice as much as that range (up to Window); a read elsewhere
-			// starts small again (a CSV range's line end, a footer).
-			if f.body != nil && f.bodyOff == at {
-				f.win = min(2*f.win, Window)
-			} else {
-				f.win = minWindow
-			}
-			f.closeBody()
-			end := min(f.info.Size, at+max(int64(len(p)-n), f.win))
-			body, err := f.fs.OpenRange(f.ctx, f.name, at, end-at)
-			if err != nil {
-				return n, err
-			}
-			f.body, f.bodyOff, f.bodyEnd = body, at, end
-		}
-		want := min(int64(len(p)-n), f.bodyEnd-f.bodyOff)
-		m, err := io.ReadFull(f.body, p[n:n+int(want)])
-		n += m
-		f.bodyOff += int64(m)
+		s, err := f.streamAt(at, int64(len(p)-n))
 		if err != nil {
-			f.closeBody()
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return n, err
+		}
+		want := min(int64(len(p)-n), s.end-s.off)
+		m, err := io.ReadFull(s.body, p[n:n+int(want)])
+		n += m
+		s.off += int64(m)
+		if err != nil {
+			f.drop(s)
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				// The range ended before its length: the file shrank,
 				// or the connection was cut. Never a short read taken
 				// for the file's end.
 				return n, fmt.Errorf("%s: the file ended at byte %d of %d (changed, or the connection was cut)", f.name, at+int64(m), f.info.Size)
 			}
-			return n, fmt.Errorf("%s: %w", f.name, err)
+			return n, nameErr(f.name, err)
 		}
 	}
 	return n, nil
 }
 
-func (f *File) closeBody() {
-	if f.body != nil {
-		f.body.Close()
-		f.body = nil
+// drop closes s and forgets it.
+func (f *File) drop(s *stream) {
+	s.body.Close()
+	f.streams = slices.DeleteFunc(f.streams, func(x *stream) bool { return x == s })
+}
+
+// nameErr is "NAME: err", or err when it names the file already.
+func nameErr(name string, err error) error {
+	if strings.Contains(err.Error(), name) {
+		return err
 	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // Read reads from the offset Seek set (io.Reader).
@@ -253,10 +297,13 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 	return offset, nil
 }
 
-// Close closes the open range, if any.
+// Close closes the open ranges.
 func (f *File) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.closeBody()
+	for _, s := range f.streams {
+		s.body.Close()
+	}
+	f.streams = nil
 	return nil
 }

@@ -65,6 +65,22 @@ func TestFileReadAt(t *testing.T) {
 	if m.Requests > 10 {
 		t.Errorf("%d requests for %d bytes read in order", m.Requests, len(data))
 	}
+	// Three readers that take turns, each in order from its own offset
+	// (a CSV file's parts): each goes on with its own range.
+	m.Requests = 0
+	cur := []int64{0, int64(len(data)) / 3, 2 * int64(len(data)) / 3}
+	for range 1000 {
+		for i := range cur {
+			n, err := f.ReadAt(buf, cur[i])
+			if err != nil || !bytes.Equal(buf[:n], data[cur[i]:cur[i]+int64(n)]) {
+				t.Fatalf("reader %d at %d: %v", i, cur[i], err)
+			}
+			cur[i] += int64(n)
+		}
+	}
+	if m.Requests > 3*6 { // windows of 256 KiB, 512 KiB, ... 4 MiB: 5 each
+		t.Errorf("%d requests for three readers of 4 MB each, in turns", m.Requests)
+	}
 }
 
 // TestFileShrank: a range shorter than asked (the file written again, a

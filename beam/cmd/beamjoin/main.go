@@ -26,11 +26,13 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	beamjoin "github.com/acbfjoin/acbfjoin/beam"
+	"github.com/acbfjoin/acbfjoin/beam/fsys"
 	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -42,7 +44,8 @@ var (
 	keyType  = flag.String("key-type", string(key.Auto), cli.KeyTypeUsage)
 	joinType = flag.String("join", string(join.JoinInner), "inner, semi, anti, left, right or full, as join run takes them (docs/join-types.md)")
 	filter   = flag.String("filter", "acbf", "the filter, one of "+strings.Join(filters.Names(), ", "))
-	out      = flag.String("out", "", "output CSV (required; .gz to compress, - for standard output); checked against the inputs as join run checks it")
+	out      = flag.String("out", "", "output CSV (required; .gz to compress, - for standard output); checked against the inputs as join run checks it; a URL (s3://, gs://, memfs://) is written as shards, see --shards")
+	shards   = flag.Int("shards", 0, "write the output as this many shards, PREFIX-00000-of-0000N.EXT from --out PREFIX.EXT, each a CSV file with the header, committed when the pipeline has succeeded (docs/scale-out.md); default: one file for a local --out, and for a URL one shard a range of the large side (at most 1000)")
 	on       = flag.String("on", "", cli.OnUsage)
 	whereF   = flag.String("where", "", cli.WhereUsage("the large side's", "in the map stage, before the filter's probe; a left or anti join writes no row for one it drops"))
 	keysWh   = flag.String("keys-where", "", cli.WhereUsage("the key side's", "before the filter is built: only the keys of the rows kept go into it and to the reduce"))
@@ -141,6 +144,8 @@ type usageError struct{ error }
 func (u usageError) Unwrap() error { return u.error }
 
 func run(ctx context.Context) (err error) {
+	var kh, ih beamjoin.Header
+	var commit func() error // a sharded output's (fsys.Sharding.Commit)
 	if *version {
 		fmt.Println(cli.VersionLine("beamjoin"))
 		return nil
@@ -199,13 +204,38 @@ func run(ctx context.Context) (err error) {
 	if err := sizingFlags.CheckKinds("beamjoin", kind); err != nil {
 		return usageError{err}
 	}
-	remote := strings.Contains(*out, "://") // an object store: the runner's file system writes it
+	if set["shards"] && (*shards < 1 || *shards > 99999) {
+		return usageError{fmt.Errorf("--shards %d: want 1 to 99999", *shards)}
+	}
+	remote := fsys.IsURL(*out) // an object store: the runner's file system writes it
+	if !remote && strings.Contains(*out, "://") {
+		return usageError{fmt.Errorf("--out %s: %s:// is no file system of beamjoin's: it writes %s:// and local files", *out, (*out)[:strings.Index(*out, "://")], strings.Join(fsys.Schemes, "://, "))}
+	}
+	var sharding *fsys.Sharding
+	if remote || set["shards"] {
+		name := *out
+		if !remote {
+			if *out == "-" {
+				return usageError{fmt.Errorf("--shards: --out - is standard output, one stream: give a file's name")}
+			}
+			if name, err = filepath.Abs(*out); err != nil { // the workers write it, from their own folders
+				return usageError{fmt.Errorf("--out %s: %w", *out, err)}
+			}
+		}
+		sh, err := fsys.NewSharding(name, *shards)
+		if err != nil {
+			return usageError{fmt.Errorf("--out %s: %w", *out, err)}
+		}
+		sharding = &sh
+	}
 	outs := []atomicfile.Named{{Label: "--cpuprofile", Path: *cpuProf}}
 	if *cpuProf == "" {
 		outs = nil
 	}
-	if !remote {
+	if sharding == nil {
 		outs = append(outs, atomicfile.Named{Label: "--out", Path: *out})
+	} else if err := checkShards(*sharding); err != nil {
+		return usageError{err}
 	}
 	// The output rules of join run, by the same code: never an input, never
 	// a folder, standard output and error not redirected into an input.
@@ -249,8 +279,27 @@ func run(ctx context.Context) (err error) {
 	}
 	rows := filepath.Join(tmp, "rows.csv")
 	var outF *atomicfile.File
-	if remote {
-		rows = *out
+	if sharding != nil {
+		// A place that cannot be written fails now, with nothing made;
+		// the shards are moved to their names only when the run succeeds.
+		if err := sharding.Begin(ctx); err != nil {
+			return fmt.Errorf("--out %s: %w", *out, err)
+		}
+		committed := false
+		defer func() {
+			if !committed {
+				sharding.Abort(context.WithoutCancel(ctx))
+			}
+		}()
+		commit = func() error {
+			committed = true
+			h, err := beamjoin.OutputHeader(opt, kh, ih)
+			if err != nil {
+				return err
+			}
+			_, err = sharding.Commit(ctx, h.Line)
+			return err
+		}
 	} else {
 		// Created now, so that an output that cannot be written fails
 		// before the pipeline runs; committed only when everything is in.
@@ -259,10 +308,11 @@ func run(ctx context.Context) (err error) {
 		}
 		defer outF.Abort()
 	}
-	opt.Filter, opt.Sizing, opt.Output = kind, sizing, rows
+	opt.Filter, opt.Sizing, opt.Output, opt.Shards = kind, sizing, rows, sharding
 	start := time.Now()
 	stop := progress(start)
-	counters, kh, ih, err := beamjoin.Execute(ctx, opt, beamx.RunWithMetrics)
+	var counters map[string]int64
+	counters, kh, ih, err = beamjoin.Execute(ctx, opt, beamx.RunWithMetrics)
 	stop()
 	if err != nil {
 		return err
@@ -321,6 +371,35 @@ func run(ctx context.Context) (err error) {
 		if err := outF.Commit(); err != nil {
 			return fmt.Errorf("--out %s: %w", *out, err)
 		}
+	}
+	if commit != nil {
+		if err := commit(); err != nil {
+			return fmt.Errorf("--out %s: %w", *out, err)
+		}
+	}
+	return nil
+}
+
+// checkShards refuses shards whose names an input's files take, or that
+// would be written where an input is: an earlier run's shards read as an
+// input, then replaced.
+func checkShards(sh fsys.Sharding) error {
+	for _, side := range []struct{ label, path string }{{"--keys", *keys}, {"--input", *input}} {
+		files, _, err := source.Files(side.path, "")
+		if err != nil {
+			continue // the pipeline's checks word it
+		}
+		for _, f := range files {
+			if abs, err := filepath.Abs(f); err == nil && !fsys.IsURL(f) {
+				f = abs
+			}
+			if sh.Owns(f) || f == sh.Out {
+				return fmt.Errorf("--out %s: %s %s holds %s, a shard of this output: write the output elsewhere", *out, side.label, side.path, f)
+			}
+		}
+	}
+	if !fsys.IsURL(sh.Out) {
+		return atomicfile.Check([]atomicfile.Named{{Label: "--out", Path: sh.Name(0)}}, []atomicfile.Named{{Label: "--keys", Path: *keys}, {Label: "--input", Path: *input}})
 	}
 	return nil
 }

@@ -1,0 +1,288 @@
+package fsys
+
+import (
+	"compress/gzip"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	"github.com/acbfjoin/acbfjoin/internal/remote"
+)
+
+// Sharding is an output written as Beam's sinks write one: N shards named
+// PREFIX-00000-of-0000N.EXT from the output's name PREFIX.EXT (.csv.gz
+// gzips every shard), each with the header line, so that each is a CSV
+// file of its own and a glob reads them all. The shards are written under
+// Temp (a folder beside them whose _-prefixed name the readers of a folder
+// skip) and moved to their names by Commit, when the pipeline has
+// succeeded: a failed or stopped run leaves no shard under the output's
+// names. A shard is written whole by one worker, and written again whole
+// if that worker is retried: the move takes the last.
+type Sharding struct {
+	Out, Prefix, Ext, Temp string
+	N                      int
+}
+
+// NewSharding names the n shards of out (0: N is set later, before the
+// pipeline is built), with a temporary folder of a random name beside them.
+func NewSharding(out string, n int) (Sharding, error) {
+	if n < 0 || n > 99999 {
+		return Sharding{}, fmt.Errorf("%d shards: want 1 to 99999", n)
+	}
+	dir, base := splitName(out)
+	if base == "" {
+		return Sharding{}, fmt.Errorf("%s: names a folder; name the output's prefix (such as %sjoined.csv)", out, out)
+	}
+	ext := filepath.Ext(strings.TrimSuffix(base, ".gz"))
+	if strings.HasSuffix(base, ".gz") {
+		ext += ".gz"
+	}
+	var id [6]byte
+	rand.Read(id[:])
+	stem := strings.TrimSuffix(base, ext)
+	return Sharding{Out: out, Prefix: dir + stem, Ext: ext, N: n, Temp: dir + "_beamjoin-" + stem + "-" + hex.EncodeToString(id[:])}, nil
+}
+
+// splitName splits a URL or path after its last "/".
+func splitName(name string) (dir, base string) {
+	i := strings.LastIndex(name, "/")
+	return name[:i+1], name[i+1:]
+}
+
+// Name is shard i's name.
+func (s Sharding) Name(i int) string {
+	return fmt.Sprintf("%s-%05d-of-%05d%s", s.Prefix, i, s.N, s.Ext)
+}
+
+// Names are every shard's name.
+func (s Sharding) Names() []string {
+	var out []string
+	for i := range s.N {
+		out = append(out, s.Name(i))
+	}
+	return out
+}
+
+func (s Sharding) tempName(i int) string { return fmt.Sprintf("%s/shard-%05d", s.Temp, i) }
+
+// Begin checks, before the pipeline runs, that the output's place can be
+// written: it writes an empty marker in Temp (a denied bucket, a missing
+// folder fail now, with nothing made).
+func (s Sharding) Begin(ctx context.Context) error {
+	return s.put(ctx, s.Temp+"/_started", nil, false)
+}
+
+// put writes name whole: the header (if any) then rows' lines.
+func (s Sharding) put(ctx context.Context, name string, header []byte, gz bool, rows ...func(*string) bool) (err error) {
+	f, err := New(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w, err := f.OpenWrite(ctx, name)
+	if err != nil {
+		return notExist(name, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			abort(w)
+		}
+	}()
+	var out io.Writer = w
+	var zw *gzip.Writer
+	if gz {
+		zw = gzip.NewWriter(w)
+		out = zw
+	}
+	bw := newLineWriter(out)
+	bw.write(header)
+	for _, next := range rows {
+		var row string
+		for next(&row) {
+			bw.writeLine(row)
+		}
+	}
+	if err := bw.flush(); err != nil {
+		return remote.Named("write", name, err)
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			return remote.Named("write", name, err)
+		}
+	}
+	committed = true
+	if err := w.Close(); err != nil {
+		return remote.Named("write", name, err)
+	}
+	return nil
+}
+
+// WriteShard writes shard i of the output: the header, then rows (lines
+// without their line breaks), to its temporary name; a local file is
+// written under a name of its own and renamed, so that a retried worker
+// never leaves a half-written shard where the first left a whole one.
+func (s Sharding) WriteShard(ctx context.Context, i int, header []byte, rows func(*string) bool) error {
+	name := s.tempName(i)
+	if !IsURL(name) {
+		var id [6]byte
+		rand.Read(id[:])
+		tmp := name + ".part-" + hex.EncodeToString(id[:])
+		if err := s.put(ctx, tmp, header, strings.HasSuffix(s.Ext, ".gz"), rows); err != nil {
+			return err
+		}
+		f, err := New(ctx, name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.(filesystem.Renamer).Rename(ctx, tmp, name)
+	}
+	return s.put(ctx, name, header, strings.HasSuffix(s.Ext, ".gz"), rows)
+}
+
+// Commit moves every shard to its name (a shard that got no rows is the
+// header alone), removes the shards of an earlier run of the same output
+// (PREFIX-*-of-*EXT of another count) and then Temp. It returns the
+// shards' names.
+func (s Sharding) Commit(ctx context.Context, header []byte) ([]string, error) {
+	f, err := New(ctx, s.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	old, err := f.List(ctx, s.Prefix+"-*-of-*"+s.Ext)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Out, err)
+	}
+	names := s.Names()
+	for i, name := range names {
+		tmp := s.tempName(i)
+		if _, err := f.Size(ctx, tmp); err != nil {
+			// No rows reached shard i: the header alone.
+			if err := s.put(ctx, name, header, strings.HasSuffix(s.Ext, ".gz")); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := move(ctx, f, tmp, name); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range old {
+		if !slices.Contains(names, o) && isShardName(s, o) {
+			if rm, ok := f.(filesystem.Remover); ok {
+				if err := rm.Remove(ctx, o); err != nil {
+					return names, fmt.Errorf("remove %s, a shard of an earlier run: %w", o, err)
+				}
+			}
+		}
+	}
+	s.Abort(ctx)
+	return names, nil
+}
+
+// isShardName reports whether name is PREFIX-ddddd-of-ddddd.EXT.
+func isShardName(s Sharding, name string) bool {
+	rest, ok := strings.CutPrefix(name, s.Prefix+"-")
+	if !ok {
+		return false
+	}
+	rest, ok = strings.CutSuffix(rest, s.Ext)
+	if !ok || len(rest) != 14 || rest[5:9] != "-of-" {
+		return false
+	}
+	for _, c := range rest[:5] + rest[9:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// move renames from to to: a rename where the file system has one (local,
+// memfs), else a copy in the store and a removal (S3, GCS).
+func move(ctx context.Context, f filesystem.Interface, from, to string) error {
+	if IsURL(from) && !strings.HasPrefix(from, "memfs://") {
+		if c, ok := f.(filesystem.Copier); ok {
+			if err := c.Copy(ctx, from, to); err != nil {
+				return err
+			}
+			if rm, ok := f.(filesystem.Remover); ok {
+				return rm.Remove(ctx, from)
+			}
+			return nil
+		}
+	}
+	if r, ok := f.(filesystem.Renamer); ok {
+		return r.Rename(ctx, from, to)
+	}
+	return fmt.Errorf("%s: this file system can neither rename nor copy", to)
+}
+
+// Abort removes Temp and what is in it (best effort: a failed or stopped
+// run's shards).
+func (s Sharding) Abort(ctx context.Context) {
+	f, err := New(ctx, s.Temp)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	pattern := s.Temp + "/*"
+	names, _ := f.List(ctx, pattern)
+	if rm, ok := f.(filesystem.Remover); ok {
+		for _, n := range names {
+			rm.Remove(ctx, n)
+		}
+		if !IsURL(s.Temp) {
+			rm.Remove(ctx, s.Temp) // the local folder, now empty
+		}
+	}
+}
+
+// lineWriter buffers lines, keeping the first write error.
+type lineWriter struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+func newLineWriter(w io.Writer) *lineWriter { return &lineWriter{w: w, buf: make([]byte, 0, 1<<20)} }
+
+func (l *lineWriter) write(b []byte) {
+	l.buf = append(l.buf, b...)
+	if len(l.buf) >= 1<<20 {
+		l.flush()
+	}
+}
+
+func (l *lineWriter) writeLine(s string) {
+	l.buf = append(l.buf, s...)
+	l.buf = append(l.buf, '\n')
+	if len(l.buf) >= 1<<20 {
+		l.flush()
+	}
+}
+
+func (l *lineWriter) flush() error {
+	if l.err == nil && len(l.buf) > 0 {
+		_, l.err = l.w.Write(l.buf)
+	}
+	l.buf = l.buf[:0]
+	return l.err
+}
+
+// Owns reports whether name is one of this output's shards, of any count
+// (PREFIX-ddddd-of-ddddd.EXT), or in its temporary folders: a file that
+// the run writes or replaces.
+func (s Sharding) Owns(name string) bool {
+	dir, base := splitName(s.Prefix)
+	return isShardName(s, name) || strings.HasPrefix(name, dir+"_beamjoin-"+base+"-")
+}
