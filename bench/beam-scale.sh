@@ -32,7 +32,8 @@ fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 setsid "$tmp/prism" --job_port "$port" --serve_http=false --log_level warn > "$tmp/prism.log" 2>&1 &
 pids+=($!)
-setsid "$tmp/boot" --worker_pool > "$tmp/pool.log" 2>&1 &
+# In the temporary folder: the pool writes pipeline_options.json where it runs.
+(cd "$tmp" && exec setsid "$tmp/boot" --worker_pool > "$tmp/pool.log" 2>&1) &
 pids+=($!)
 for p in "$port" 50000; do
   for _ in $(seq 1 100); do

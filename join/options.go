@@ -13,6 +13,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/option"
+	"github.com/acbfjoin/acbfjoin/internal/remote"
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -636,7 +637,13 @@ type AutoTiming struct {
 func FileError(name, path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Path == path {
-		return &option.Error{Pkg: "join", Name: name, Value: path, Reason: pe.Err.Error(), Err: ErrOptions, Cause: err}
+		reason := pe.Err.Error()
+		if s := remote.Scheme(path); s != "" && errors.Is(err, fs.ErrNotExist) && !remote.Is(path) {
+			// A URL this program has no file system for (join reads
+			// local files; beamjoin registers Beam's).
+			reason = fmt.Sprintf("no such file: %s:// is read by beamjoin (docs/scale-out.md), not by this command: copy the file here first", s)
+		}
+		return &option.Error{Pkg: "join", Name: name, Value: path, Reason: reason, Err: ErrOptions, Cause: err}
 	}
 	return err
 }

@@ -2,6 +2,9 @@ package join_test
 
 import (
 	"errors"
+	"io/fs"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -73,5 +76,19 @@ func TestCheckBank(t *testing.T) {
 	r2, err2 := plain.Resolve()
 	if err1 != nil || err2 != nil || r1.KeyCol != r2.KeyCol || r1.Filter != r2.Filter {
 		t.Errorf("without a bank: Check (%v, %v) and Resolve (%v, %v) differ", r1.KeyCol, err1, r2.KeyCol, err2)
+	}
+}
+
+// TestFileErrorURL: a URL that no file system of the program reads (join
+// registers none) is named as such, not only as a missing file.
+func TestFileErrorURL(t *testing.T) {
+	_, err := os.Open("s3://bucket/cite.csv")
+	got := join.FileError("Input", "s3://bucket/cite.csv", err)
+	if got == nil || !strings.Contains(got.Error(), "s3:// is read by beamjoin") || !errors.Is(got, fs.ErrNotExist) {
+		t.Errorf("a URL: %v", got)
+	}
+	_, err = os.Open("no/such/file.csv")
+	if got := join.FileError("Input", "no/such/file.csv", err); got == nil || strings.Contains(got.Error(), "beamjoin") {
+		t.Errorf("a missing local file: %v", got)
 	}
 }

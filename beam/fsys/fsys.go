@@ -74,6 +74,15 @@ func (beamFS) Stat(ctx context.Context, name string) (remote.Info, error) {
 		return remote.Info{}, err
 	}
 	defer f.Close()
+	if v, ok := f.(interface {
+		version(context.Context, string) (int64, int64, error)
+	}); ok { // s3FS: the size and the ETag in one request
+		size, version, err := v.version(ctx, name)
+		if err != nil {
+			return remote.Info{}, notExist(name, err)
+		}
+		return remote.Info{Size: size, MTime: version}, nil
+	}
 	size, err := f.Size(ctx, name)
 	if err != nil {
 		return remote.Info{}, notExist(name, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"net/url"
@@ -287,6 +288,19 @@ func (f *s3FS) LastModified(ctx context.Context, name string) (time.Time, error)
 		return time.Time{}, err
 	}
 	return aws.ToTime(out.LastModified), nil
+}
+
+// version is a number that changes when the object is written again:
+// its ETag (a hash of its bytes, or of a multipart upload's parts) mixed
+// with its modification time, which S3 keeps to the second only.
+func (f *s3FS) version(ctx context.Context, name string) (size, version int64, err error) {
+	out, err := f.head(ctx, name)
+	if err != nil {
+		return -1, 0, err
+	}
+	h := fnv.New64a()
+	h.Write([]byte(aws.ToString(out.ETag)))
+	return aws.ToInt64(out.ContentLength), aws.ToTime(out.LastModified).UnixNano() ^ int64(h.Sum64()), nil
 }
 
 func (f *s3FS) Remove(ctx context.Context, name string) error {

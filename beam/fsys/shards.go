@@ -36,6 +36,9 @@ func NewSharding(out string, n int) (Sharding, error) {
 	if n < 0 || n > 99999 {
 		return Sharding{}, fmt.Errorf("%d shards: want 1 to 99999", n)
 	}
+	if i := strings.Index(out, "://"); i >= 0 && !strings.Contains(out[i+3:], "/") {
+		return Sharding{}, fmt.Errorf("%s: names a bucket, not an object: name the output's prefix (such as %s/joined.csv)", out, out)
+	}
 	dir, base := splitName(out)
 	if base == "" {
 		return Sharding{}, fmt.Errorf("%s: names a folder; name the output's prefix (such as %sjoined.csv)", out, out)
