@@ -69,6 +69,9 @@ type rangeOpener interface {
 type beamFS struct{}
 
 func (beamFS) Stat(ctx context.Context, name string) (remote.Info, error) {
+	if strings.HasPrefix(name, "gs://") {
+		return gcsStat(ctx, name)
+	}
 	f, err := New(ctx, name)
 	if err != nil {
 		return remote.Info{}, err
@@ -116,8 +119,12 @@ func notExist(name string, err error) error {
 }
 
 // OpenRange reads a range with one request where the file system can
-// (s3FS), else the file from its start, skipping to off.
+// (s3FS, gs:// by gcsOpenRange), else the file from its start, skipping
+// to off (memfs).
 func (beamFS) OpenRange(ctx context.Context, name string, off, n int64) (io.ReadCloser, error) {
+	if strings.HasPrefix(name, "gs://") {
+		return gcsOpenRange(ctx, name, off, n)
+	}
 	f, err := New(ctx, name)
 	if err != nil {
 		return nil, err
