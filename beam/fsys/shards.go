@@ -154,28 +154,38 @@ func (s Sharding) WriteShard(ctx context.Context, i int, header []byte, rows fun
 // Commit moves every shard to its name (a shard that got no rows is the
 // header alone), removes the shards of an earlier run of the same output
 // (PREFIX-*-of-*EXT of another count) and then Temp. It returns the
-// shards' names.
+// shards' names. If a shard cannot be moved, those moved before it are
+// removed again and Temp too: never a part of the shards under their names
+// (an earlier run's shards of the same count that were replaced are gone).
 func (s Sharding) Commit(ctx context.Context, header []byte) ([]string, error) {
 	f, err := New(ctx, s.Out)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	old, err := f.List(ctx, s.Prefix+"-*-of-*"+s.Ext)
+	old, err := f.List(ctx, globEscape(s.Prefix)+"-*-of-*"+globEscape(s.Ext))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Out, err)
 	}
 	names := s.Names()
 	for i, name := range names {
 		tmp := s.tempName(i)
-		if _, err := f.Size(ctx, tmp); err != nil {
+		var err error
+		if _, serr := f.Size(ctx, tmp); serr != nil {
 			// No rows reached shard i: the header alone.
-			if err := s.put(ctx, name, header, strings.HasSuffix(s.Ext, ".gz")); err != nil {
-				return nil, err
-			}
-			continue
+			err = s.put(ctx, name, header, strings.HasSuffix(s.Ext, ".gz"))
+		} else {
+			err = move(ctx, f, tmp, name)
 		}
-		if err := move(ctx, f, tmp, name); err != nil {
+		if err != nil {
+			// Not a part of this run's shards under their names: the
+			// ones moved are removed again, with the temporary folder.
+			if rm, ok := f.(filesystem.Remover); ok {
+				for _, done := range names[:i] {
+					rm.Remove(ctx, done)
+				}
+			}
+			s.Abort(ctx)
 			return nil, err
 		}
 	}
@@ -190,6 +200,19 @@ func (s Sharding) Commit(ctx context.Context, header []byte) ([]string, error) {
 	}
 	s.Abort(ctx)
 	return names, nil
+}
+
+// globEscape escapes the pattern characters of s (path.Match's and
+// filepath.Match's backslash), so that a name holding them lists itself.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`*?[\`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // isShardName reports whether name is PREFIX-ddddd-of-ddddd.EXT.
@@ -238,8 +261,7 @@ func (s Sharding) Abort(ctx context.Context) {
 		return
 	}
 	defer f.Close()
-	pattern := s.Temp + "/*"
-	names, _ := f.List(ctx, pattern)
+	names, _ := f.List(ctx, globEscape(s.Temp)+"/*")
 	if rm, ok := f.(filesystem.Remover); ok {
 		for _, n := range names {
 			rm.Remove(ctx, n)

@@ -1,6 +1,7 @@
 package fsys
 
 import (
+	"path"
 	"strings"
 	"testing"
 )
@@ -37,5 +38,16 @@ func TestSharding(t *testing.T) {
 	}
 	if _, err := NewSharding("s3://b/k.csv", 100000); err == nil {
 		t.Error("100000 shards")
+	}
+}
+
+func TestGlobEscape(t *testing.T) {
+	for _, name := range []string{"s3://b/out[1]/j*?.csv", `a\b`, "plain"} {
+		if ok, err := path.Match(globEscape(name)+"-*", name+"-00001"); !ok || err != nil {
+			t.Errorf("%q: %v %v", name, ok, err)
+		}
+		if ok, _ := path.Match(globEscape(name), name+"x"); ok {
+			t.Errorf("%q matches more than itself", name)
+		}
 	}
 }

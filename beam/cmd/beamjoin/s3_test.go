@@ -244,6 +244,7 @@ func TestS3(t *testing.T) {
 		{"denied read (worker)", "s3://data/keys/apat.csv", "s3://data/cite", fault{"deny", "GET", "/data/cite/part-00002.csv", partGets - 1}, []string{"s3://data/cite/part-00002.csv", "Access Denied", "403"}},
 		{"denied write (launcher)", "s3://data/keys/apat.csv", "s3://data/cite", fault{"deny", "PUT", "/data/fail/", 0}, []string{"--out s3://data/fail/joined.csv", "Access Denied", "403"}},
 		{"denied write (worker)", "s3://data/keys/apat.csv", "s3://data/cite", fault{"deny", "PUT", "/shard-00001", 0}, []string{"s3://data/fail/_beamjoin-joined-", "/shard-00001", "Access Denied", "403"}},
+		{"denied commit (launcher)", "s3://data/keys/apat.csv", "s3://data/cite", fault{"deny", "PUT", "/data/fail/joined-00001-of-00002.csv", 0}, []string{"s3://data/fail/joined-00001-of-00002.csv", "Access Denied", "403"}},
 		{"connection cut mid-read (worker)", "s3://data/keys/apat.csv", "s3://data/cite", fault{"cut", "GET", "/data/cite/part-00002.csv", partGets - 1}, []string{"s3://data/cite/part-00002.csv", "the connection was cut"}},
 		{"server dies mid-read (worker)", "s3://data/keys/apat.csv", "s3://data/cite", fault{"die", "GET", "/data/cite/part-00002.csv", partGets - 1}, []string{"s3://data/cite/part-00002.csv"}},
 	} {
