@@ -811,6 +811,9 @@ func checkLocal(name, path, format string) (string, []string, error) {
 		return "", nil, refuse("the pipeline reads files, not standard input (every worker opens its input again by its path): save it to a file and name that")
 	}
 	if fsys.IsURL(path) { // read through Beam's file systems (package fsys)
+		if err := fsys.CheckName(path); err != nil {
+			return "", nil, refuse("%v", err)
+		}
 		files, _, err := source.Files(path, format)
 		if err != nil {
 			return "", nil, refuse("%v", errors.Unwrap(err))

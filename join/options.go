@@ -638,10 +638,10 @@ func FileError(name, path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Path == path {
 		reason := pe.Err.Error()
-		if s := remote.Scheme(path); s != "" && errors.Is(err, fs.ErrNotExist) && !remote.Is(path) {
+		if uerr := remote.Unregistered(path); uerr != nil && errors.Is(err, fs.ErrNotExist) {
 			// A URL this program has no file system for (join reads
 			// local files; beamjoin registers Beam's).
-			reason = fmt.Sprintf("no such file: %s:// is read by beamjoin (docs/scale-out.md), not by this command: copy the file here first", s)
+			reason = "no such file: " + uerr.Error()
 		}
 		return &option.Error{Pkg: "join", Name: name, Value: path, Reason: reason, Err: ErrOptions, Cause: err}
 	}

@@ -48,6 +48,17 @@ func IsURL(name string) bool {
 	return false
 }
 
+// CheckName refuses (without naming it) a URL that a file system would read as another name:
+// Beam's GCS file system parses gs:// names as URLs, so ?, # and % in one
+// (a query, a fragment, an escape) would name another object, silently.
+// (s3:// names are taken as they are: parseS3.)
+func CheckName(name string) error {
+	if strings.HasPrefix(name, "gs://") && strings.ContainsAny(name, "?#%") {
+		return errors.New("Beam's GCS file system reads ?, # and % in a name as URL syntax (another object): rename it, or give a pattern with * or [ ]")
+	}
+	return nil
+}
+
 // New returns Beam's file system of name (a URL or a local path). A file
 // system whose construction panics (Beam's gcs, without a client) is an
 // error.

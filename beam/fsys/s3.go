@@ -65,16 +65,23 @@ func newS3(ctx context.Context) filesystem.Interface {
 	return &s3FS{client: c}
 }
 
-// parseS3 splits s3://bucket/key.
+// parseS3 splits s3://bucket/key. The key is the text after the bucket's
+// slash as it is: no URL decoding, no query or fragment (a key may hold
+// ?, # and %). An empty bucket or an empty element of the key (//) is
+// refused.
 func parseS3(name string) (bucket, key string, err error) {
-	u, err := url.Parse(name)
-	if err != nil {
-		return "", "", err
-	}
-	if u.Scheme != "s3" || u.Host == "" {
+	rest, ok := strings.CutPrefix(name, "s3://")
+	if !ok {
 		return "", "", fmt.Errorf("%s: not an S3 URL (s3://bucket/key)", name)
 	}
-	return u.Host, strings.TrimPrefix(u.Path, "/"), nil
+	bucket, key, _ = strings.Cut(rest, "/")
+	if bucket == "" {
+		return "", "", fmt.Errorf("%s: no bucket (s3://bucket/key)", name)
+	}
+	if strings.Contains(key, "//") || strings.HasPrefix(key, "/") {
+		return "", "", fmt.Errorf("%s: an empty folder name (//) in the key", name)
+	}
+	return bucket, key, nil
 }
 
 // s3Err words err of op on name in one line: the service's code and
@@ -135,7 +142,7 @@ func (f *s3FS) List(ctx context.Context, glob string) ([]string, error) {
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, s3Err(glob, err)
+			return nil, s3Err("s3://"+bucket, err)
 		}
 		for _, o := range page.Contents {
 			k := aws.ToString(o.Key)

@@ -5,11 +5,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
@@ -151,55 +154,112 @@ func (s Sharding) WriteShard(ctx context.Context, i int, header []byte, rows fun
 	return s.put(ctx, name, header, strings.HasSuffix(s.Ext, ".gz"), rows)
 }
 
-// Commit moves every shard to its name (a shard that got no rows is the
-// header alone), removes the shards of an earlier run of the same output
-// (PREFIX-*-of-*EXT of another count) and then Temp. It returns the
-// shards' names. If a shard cannot be moved, those moved before it are
-// removed again and Temp too: never a part of the shards under their names
-// (an earlier run's shards of the same count that were replaced are gone).
-func (s Sharding) Commit(ctx context.Context, header []byte) ([]string, error) {
+// Commit puts the shards under their names: it removes every shard of an
+// earlier run of the same output first (PREFIX-ddddd-of-ddddd.EXT, of any
+// count: so that two runs' shards never mix), then moves each shard to its
+// name (a shard no row reached is written as the header alone), commitWidth
+// at a time, then removes Temp. It returns the shards' names. If a move
+// fails or ctx ends, the shards moved are removed again, and Temp: none of
+// this run's shards is left under its name, and RemovedEarlier reports
+// whether an earlier run's were removed. The removals after a failure do not stop
+// for ctx.
+func (s Sharding) Commit(ctx context.Context, header []byte) (_ []string, err error) {
 	f, err := New(ctx, s.Out)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	cleanup := context.WithoutCancel(ctx)
+	names := s.Names()
+	moved := make([]bool, len(names))
+	rm, _ := f.(filesystem.Remover)
+	defer func() {
+		if err == nil {
+			return
+		}
+		if rm != nil {
+			for i, done := range moved {
+				if done {
+					rm.Remove(cleanup, names[i])
+				}
+			}
+		}
+		s.Abort(cleanup)
+	}()
 	old, err := f.List(ctx, globEscape(s.Prefix)+"-*-of-*"+globEscape(s.Ext))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Out, err)
-	}
-	names := s.Names()
-	for i, name := range names {
-		tmp := s.tempName(i)
-		var err error
-		if _, serr := f.Size(ctx, tmp); serr != nil {
-			// No rows reached shard i: the header alone.
-			err = s.put(ctx, name, header, strings.HasSuffix(s.Ext, ".gz"))
-		} else {
-			err = move(ctx, f, tmp, name)
-		}
-		if err != nil {
-			// Not a part of this run's shards under their names: the
-			// ones moved are removed again, with the temporary folder.
-			if rm, ok := f.(filesystem.Remover); ok {
-				for _, done := range names[:i] {
-					rm.Remove(ctx, done)
-				}
-			}
-			s.Abort(ctx)
-			return nil, err
-		}
+		return nil, fmt.Errorf("%s: list the earlier shards: %w", s.Out, err)
 	}
 	for _, o := range old {
-		if !slices.Contains(names, o) && isShardName(s, o) {
-			if rm, ok := f.(filesystem.Remover); ok {
-				if err := rm.Remove(ctx, o); err != nil {
-					return names, fmt.Errorf("remove %s, a shard of an earlier run: %w", o, err)
-				}
+		if !isShardName(s, o) {
+			continue
+		}
+		if rm == nil {
+			return nil, fmt.Errorf("%s: this file system cannot remove the earlier shard %s", s.Out, o)
+		}
+		if err := rm.Remove(ctx, o); err != nil {
+			return nil, fmt.Errorf("remove %s, a shard of an earlier run: %w", o, err)
+		}
+		removedOld.Store(true)
+	}
+	// The moves, commitWidth at a time (a store's copy is a request each:
+	// one after another, thousands of shards take minutes).
+	errs := make([]error, len(names))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(commitWidth, len(names)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = s.commitOne(ctx, f, i, header)
+				moved[i] = errs[i] == nil
 			}
+		}()
+	}
+	for i := range names {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	for _, e := range errs {
+		if e != nil {
+			return nil, e
 		}
 	}
 	s.Abort(ctx)
 	return names, nil
+}
+
+// commitWidth is how many shards Commit moves at once.
+const commitWidth = 16
+
+// removedOld records that a Commit removed an earlier run's shards (for
+// the message of a run stopped in its commit).
+var removedOld atomic.Bool
+
+// RemovedEarlier reports whether a Commit of this process removed shards
+// of an earlier run of its output.
+func RemovedEarlier() bool { return removedOld.Load() }
+
+// commitOne moves shard i to its name, or writes the header alone there
+// when no row reached it (its temporary file is missing: the pipeline
+// succeeded, so every shard that got rows was written).
+func (s Sharding) commitOne(ctx context.Context, f filesystem.Interface, i int, header []byte) error {
+	tmp, name := s.tempName(i), s.Name(i)
+	if _, err := f.Size(ctx, tmp); err != nil {
+		if !errors.Is(notExist(tmp, err), fs.ErrNotExist) {
+			return err // not "no such file": the shard may hold rows
+		}
+		return s.put(ctx, name, header, strings.HasSuffix(s.Ext, ".gz"))
+	}
+	return move(ctx, f, tmp, name)
 }
 
 // globEscape escapes the pattern characters of s (path.Match's and

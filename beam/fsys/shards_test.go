@@ -1,7 +1,10 @@
 package fsys
 
 import (
+	"context"
+	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,5 +52,73 @@ func TestGlobEscape(t *testing.T) {
 		if ok, _ := path.Match(globEscape(name), name+"x"); ok {
 			t.Errorf("%q matches more than itself", name)
 		}
+	}
+}
+
+// TestCommitStopped: a commit whose context ends (a stop signal) keeps
+// none of this run's shards under their names and removes the temporary
+// folder; an earlier run's shards were removed first (RemovedEarlier), so
+// the output is never a mix of two runs. A commit that runs through
+// replaces them.
+func TestCommitStopped(t *testing.T) {
+	ctx := context.Background()
+	fs, err := New(ctx, "memfs://stop/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func() []string {
+		var all []string
+		for _, p := range []string{"memfs://stop/*", "memfs://stop/*/*"} {
+			l, err := fs.List(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, l...)
+		}
+		slices.Sort(all)
+		return all
+	}
+	run := func(n int, stop bool) ([]string, error) {
+		sh, err := NewSharding("memfs://stop/j.csv", n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sh.Begin(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			rows := []string{fmt.Sprint("row", i)}
+			next := func(s *string) bool {
+				if len(rows) == 0 {
+					return false
+				}
+				*s, rows = rows[0], rows[1:]
+				return true
+			}
+			if err := sh.WriteShard(ctx, i, []byte("h\n"), next); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cctx := ctx
+		if stop {
+			c, cancel := context.WithCancel(ctx)
+			cancel()
+			cctx = c
+		}
+		return sh.Commit(cctx, []byte("h\n"))
+	}
+	names, err := run(3, false)
+	if err != nil || !slices.Equal(list(), names) {
+		t.Fatalf("a first run: %v, %v; the folder holds %q", names, err, list())
+	}
+	if _, err := run(3, true); err == nil {
+		t.Fatal("a stopped commit succeeded")
+	}
+	if got := list(); len(got) != 0 || !RemovedEarlier() {
+		t.Errorf("after a stopped commit: %q (want nothing: the earlier run's removed first, this run's taken back); RemovedEarlier %v", got, RemovedEarlier())
+	}
+	names, err = run(2, false)
+	if err != nil || !slices.Equal(list(), names) || len(names) != 2 {
+		t.Errorf("a run after it: %v, %v; the folder holds %q", names, err, list())
 	}
 }

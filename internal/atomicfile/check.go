@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/acbfjoin/acbfjoin/internal/remote"
 )
 
 // Named is a file that a caller names by a label of its own (a flag such as
@@ -96,6 +98,12 @@ func Check(outs, ins []Named) error {
 	for _, o := range outs {
 		if o.Path == "" {
 			return refuse("%s: empty file name", o.Label)
+		}
+		if sc := remote.Scheme(o.Path); sc != "" {
+			// A URL: the files written here are local (a path such as
+			// s3://b/x.csv would be the folder s3: and b); beamjoin
+			// writes object stores, by its own sharded output.
+			return refuse("%s %s: %s:// is written by beamjoin (docs/scale-out.md), not by this command: give a local file", o.Label, o.Path, sc)
 		}
 		cur := seen{Named: o, output: true}
 		st, err := statNamed(o.Path, true)

@@ -49,3 +49,16 @@ func TestCheckManyInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckURLOutput: an output named by a URL is refused (it would be
+// written as the local folders s3: and b), even when such a folder exists.
+func TestCheckURLOutput(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.MkdirAll("s3:/data", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := Check([]Named{{Label: "--out", Path: "s3://data/x.csv"}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "--out s3://data/x.csv: s3:// is written by beamjoin") {
+		t.Errorf("a URL output: %v", err)
+	}
+}

@@ -91,6 +91,25 @@ func fsOf(name string) (FS, error) {
 	return fs, nil
 }
 
+// Unregistered returns an error for a URL of a scheme that no file system
+// of this program reads ("s3:// is read by beamjoin ..."), nil for a local
+// path or a URL that one reads.
+func Unregistered(name string) error {
+	if s := Scheme(name); s != "" && !Is(name) {
+		return schemeError(s)
+	}
+	return nil
+}
+
+// schemeError is Unregistered's error, ErrScheme by errors.Is.
+type schemeError string
+
+func (e schemeError) Error() string {
+	return string(e) + ":// is read by beamjoin (docs/scale-out.md), not by this command: copy the file here first"
+}
+
+func (e schemeError) Is(target error) bool { return target == ErrScheme }
+
 // Stat returns the Info of the remote file name.
 func Stat(ctx context.Context, name string) (Info, error) {
 	fs, err := fsOf(name)

@@ -55,6 +55,9 @@ func Files(path, given string) (files []string, many bool, err error) {
 	if remote.Is(path) {
 		return remoteFiles(path, given)
 	}
+	if err := remote.Unregistered(path); err != nil {
+		return nil, false, pathErr(path, err)
+	}
 	if IsPattern(path) {
 		all, err := filepath.Glob(path)
 		if err != nil {

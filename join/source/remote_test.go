@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -117,5 +118,16 @@ func TestRemoteSpans(t *testing.T) {
 	}
 	if _, _, err := source.OpenSpan(context.Background(), "memspans://b/nope.csv", "", source.WholeFile, 2, ','); err == nil || !strings.Contains(err.Error(), "memspans://b/nope.csv") {
 		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// TestUnregisteredURL: a URL of a scheme no file system of the program
+// reads is refused by name, not read as a local path (s3:/b/...).
+func TestUnregisteredURL(t *testing.T) {
+	for _, p := range []string{"nosuch://b/x.csv", "nosuch://b/parts/*.csv"} {
+		_, _, err := source.Files(p, "")
+		if err == nil || !strings.Contains(err.Error(), "nosuch:// is read by beamjoin") || !errors.Is(err, remote.ErrScheme) {
+			t.Errorf("%s: %v", p, err)
+		}
 	}
 }

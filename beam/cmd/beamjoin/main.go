@@ -15,6 +15,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
@@ -106,7 +107,14 @@ func main() {
 		if sig.Sig == syscall.SIGPIPE {
 			os.Exit(128 + int(sig.Sig))
 		}
-		fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v; nothing written\n", sig)
+		switch {
+		case commitStarted && fsys.RemovedEarlier():
+			fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v while committing the shards of --out: none of this run's kept, and the earlier run's shards of it were removed first\n", sig)
+		case commitStarted:
+			fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v while committing the shards of --out: none of them kept\n", sig)
+		default:
+			fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v; nothing written\n", sig)
+		}
 		os.Exit(128 + int(sig.Sig))
 	case errors.Is(err, atomicfile.ErrStderrIsInput):
 		// Standard error is an input: the message goes to standard
@@ -137,6 +145,10 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// commitStarted records that the sharded output's commit began (the
+// message of a stop signal then says what it left).
+var commitStarted bool
 
 // usageError marks a bad command line (exit status 2, as join's).
 type usageError struct{ error }
@@ -210,6 +222,9 @@ func run(ctx context.Context) (err error) {
 	remote := fsys.IsURL(*out) // an object store: the runner's file system writes it
 	if !remote && strings.Contains(*out, "://") {
 		return usageError{fmt.Errorf("--out %s: %s:// is no file system of beamjoin's: it writes %s:// and local files", *out, (*out)[:strings.Index(*out, "://")], strings.Join(fsys.Schemes, "://, "))}
+	}
+	if err := fsys.CheckName(*out); err != nil {
+		return usageError{fmt.Errorf("--out %s: %w", *out, err)}
 	}
 	var sharding *fsys.Sharding
 	if remote || set["shards"] {
@@ -292,7 +307,7 @@ func run(ctx context.Context) (err error) {
 			}
 		}()
 		commit = func() error {
-			committed = true
+			committed, commitStarted = true, true // Commit takes back what it did on failure
 			h, err := beamjoin.OutputHeader(opt, kh, ih)
 			if err != nil {
 				return err
@@ -374,7 +389,10 @@ func run(ctx context.Context) (err error) {
 	}
 	if commit != nil {
 		if err := commit(); err != nil {
-			return fmt.Errorf("--out %s: %w", *out, err)
+			if fsys.RemovedEarlier() {
+				return fmt.Errorf("--out %s: %w (none of this run's shards kept; the earlier run's were removed first)", *out, err)
+			}
+			return fmt.Errorf("--out %s: %w (none of its shards kept)", *out, err)
 		}
 	}
 	return nil
@@ -382,10 +400,12 @@ func run(ctx context.Context) (err error) {
 
 // checkShards refuses shards whose names an input's files take, or that
 // would be written where an input is: an earlier run's shards read as an
-// input, then replaced.
+// input, then replaced; or this run's read by the next run of the same
+// command (an output in an input's folder, or matching its glob, as
+// atomicfile.Check refuses a local one).
 func checkShards(sh fsys.Sharding) error {
 	for _, side := range []struct{ label, path string }{{"--keys", *keys}, {"--input", *input}} {
-		files, _, err := source.Files(side.path, "")
+		files, many, err := source.Files(side.path, "")
 		if err != nil {
 			continue // the pipeline's checks word it
 		}
@@ -393,9 +413,22 @@ func checkShards(sh fsys.Sharding) error {
 			if abs, err := filepath.Abs(f); err == nil && !fsys.IsURL(f) {
 				f = abs
 			}
-			if sh.Owns(f) || f == sh.Out {
+			if f == sh.Out {
+				return fmt.Errorf("--out %s: it is %s: write the output elsewhere", *out, side.label)
+			}
+			if sh.Owns(f) {
 				return fmt.Errorf("--out %s: %s %s holds %s, a shard of this output: write the output elsewhere", *out, side.label, side.path, f)
 			}
+		}
+		if !many || !fsys.IsURL(side.path) {
+			continue // a local side: atomicfile.Check below
+		}
+		if source.IsPattern(side.path) {
+			if ok, _ := path.Match(side.path, sh.Prefix+"-00000-of-00001"+sh.Ext); ok {
+				return fmt.Errorf("--out %s: its shards would match %s %s, and be read by the next run: write the output elsewhere", *out, side.label, side.path)
+			}
+		} else if strings.HasPrefix(sh.Out, strings.TrimSuffix(side.path, "/")+"/") {
+			return fmt.Errorf("--out %s: it is in the folder of %s %s, whose files the next run would read: write the output elsewhere", *out, side.label, side.path)
 		}
 	}
 	if !fsys.IsURL(sh.Out) {

@@ -230,6 +230,35 @@ func TestS3(t *testing.T) {
 		t.Errorf("after a run of 2 shards: %q", keys)
 	}
 
+	// Keys are names as they are: ?, # and % are not URL syntax. An input
+	// object "odd/x?y #1%41.csv" beside "odd/x" (which must not be read),
+	// and an output named with them.
+	f.put(t, "data", "odd/x?y #1%41.csv", []byte(header+strings.Join(body[:third], "")))
+	f.put(t, "data", "odd/x", []byte(header))
+	code, _, stderr = runCmd(t, t.TempDir(), append(slices.Clone(base), "--keys", "s3://data/keys/apat.csv", "--input", "s3://data/odd/x?y_#1%41.csv", "--out", "s3://data/odd-out/a?b#c%41.csv", "--shards", "1")...)
+	if code == 0 {
+		t.Fatalf("a missing object (x?y_#1%%41.csv): exit 0")
+	}
+	// (no spaces on runCmd's command line: the glob ? stands for the space)
+	code, stdout, stderr := runCmd(t, t.TempDir(), append(slices.Clone(base), "--keys", "s3://data/keys/apat.csv", "--input", "s3://data/odd/x[?]y?#1%41.csv", "--out", "s3://data/odd-out/a?b#c%41.csv", "--shards", "1")...)
+	if code != 0 {
+		t.Fatalf("odd names: exit %d: %s", code, stderr)
+	}
+	if keys := f.keys(t, "data", "odd-out/"); !slices.Equal(keys, []string{"odd-out/a?b#c%41-00000-of-00001.csv"}) {
+		t.Errorf("odd names: the bucket's odd-out/ holds %q", keys)
+	}
+	if !strings.Contains(stdout, fmt.Sprintf("input: %d rows", third)) {
+		t.Errorf("odd names: want %d input rows (the object x?y #1%%41.csv, not x): %s", third, stdout)
+	}
+	// An output in the folder of an input (or matching its glob) is
+	// refused, as a local one: the next run would read it.
+	for _, c := range []struct{ input, out string }{{"s3://data/cite", "s3://data/cite/joined.csv"}, {"s3://data/cite/*.csv", "s3://data/cite/joined.csv"}} {
+		code, _, stderr := runCmd(t, t.TempDir(), append(slices.Clone(base), "--keys", "s3://data/keys/apat.csv", "--input", c.input, "--out", c.out)...)
+		if code != 2 || !strings.Contains(stderr, "--out "+c.out) || !strings.Contains(stderr, "next run") {
+			t.Errorf("--input %s --out %s: exit %d: %s", c.input, c.out, code, stderr)
+		}
+	}
+
 	// Failures: one line naming the object, exit status not 0, nothing
 	// under the output's prefix.
 	for _, c := range []struct {
@@ -245,6 +274,7 @@ func TestS3(t *testing.T) {
 		{"denied write (launcher)", "s3://data/keys/apat.csv", "s3://data/cite", fault{"deny", "PUT", "/data/fail/", 0}, []string{"--out s3://data/fail/joined.csv", "Access Denied", "403"}},
 		{"denied write (worker)", "s3://data/keys/apat.csv", "s3://data/cite", fault{"deny", "PUT", "/shard-00001", 0}, []string{"s3://data/fail/_beamjoin-joined-", "/shard-00001", "Access Denied", "403"}},
 		{"denied commit (launcher)", "s3://data/keys/apat.csv", "s3://data/cite", fault{"deny", "PUT", "/data/fail/joined-00001-of-00002.csv", 0}, []string{"s3://data/fail/joined-00001-of-00002.csv", "Access Denied", "403"}},
+		{"failed look at a shard (launcher)", "s3://data/keys/apat.csv", "s3://data/cite", fault{"deny", "HEAD", "/shard-00001", 0}, []string{"shard-00001", "403"}},
 		{"connection cut mid-read (worker)", "s3://data/keys/apat.csv", "s3://data/cite", fault{"cut", "GET", "/data/cite/part-00002.csv", partGets - 1}, []string{"s3://data/cite/part-00002.csv", "the connection was cut"}},
 		{"server dies mid-read (worker)", "s3://data/keys/apat.csv", "s3://data/cite", fault{"die", "GET", "/data/cite/part-00002.csv", partGets - 1}, []string{"s3://data/cite/part-00002.csv"}},
 	} {
