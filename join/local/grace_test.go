@@ -1,7 +1,10 @@
 package local
 
 import (
+	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -82,5 +85,64 @@ func TestReduceProgress(t *testing.T) {
 	}
 	if last > total {
 		t.Fatalf("reduce progress %d of %d", last, total)
+	}
+}
+
+// graceSides writes a key side of about 2 MB and a large side, both
+// with duplicate keys and NULL (empty) ones, for the grace join's tests.
+func graceSides(t *testing.T, seed uint64) (keys, input string) {
+	t.Helper()
+	rng := testutil.Rand(seed)
+	dir := t.TempDir()
+	var kb, ib strings.Builder
+	kb.WriteString("K,PAD\n")
+	for i := range testutil.RaceSize(60000, 60000) {
+		k := fmt.Sprint(rng.IntN(37000)) // about 1.6 rows a key
+		if rng.IntN(30) == 0 {
+			k = "" // NULL
+		}
+		fmt.Fprintf(&kb, "%s,p%d-%x\n", k, i, rng.Uint64()|1<<63)
+	}
+	ib.WriteString("ID,K\n")
+	for i := range testutil.RaceSize(80000, 30000) {
+		k := fmt.Sprint(rng.IntN(60000))
+		if rng.IntN(30) == 0 {
+			k = ""
+		}
+		fmt.Fprintf(&ib, "%d,%s\n", i, k)
+	}
+	keys, input = filepath.Join(dir, "keys.csv"), filepath.Join(dir, "input.csv")
+	testutil.WriteFile(t, keys, []byte(kb.String()), 0o644)
+	testutil.WriteFile(t, input, []byte(ib.String()), 0o644)
+	return keys, input
+}
+
+// TestGraceModel (issue 45): a key side with duplicate and NULL keys on
+// both sides, under a budget small enough that the reducers take its
+// partitions in several passes each, gives every join type's rows byte for
+// byte as the join with room for the whole key side, and the same counts.
+func TestGraceModel(t *testing.T) {
+	seed := testutil.Seed(t)
+	keys, input := graceSides(t, seed)
+	for _, jt := range raceJoinTypes(seed, 2) {
+		base := join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"},
+			Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 2, Reducers: 2}, JoinType: jt}
+		wantRep, want := runJoin(t, base)
+		small := base
+		small.MemBudget = 2 << 20 // at most 16 partitions: 2 MiB / (64 KiB x 2)
+		rep, got := runJoin(t, small)
+		if rep.Partitions < 3*2 || wantRep.Partitions != 2 {
+			t.Fatalf("%s: %d partitions under 2 MiB (want three passes of the 2 reducers at least), %d with the default budget", jt, rep.Partitions, wantRep.Partitions)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: %d partitions give other rows: %s", jt, rep.Partitions, testutil.FirstDiff(parseOutput(t, got), parseOutput(t, want)))
+		}
+		if joinCounts(rep) != joinCounts(wantRep) {
+			t.Fatalf("%s: counts %s; with room %s", jt, joinCounts(rep), joinCounts(wantRep))
+		}
+		if wantRep.Keys.KeysNull == 0 || wantRep.Keys.InputNull == 0 || wantRep.JoinRows <= wantRep.KeysRecords/4 {
+			t.Fatalf("%s: the sides hold %d and %d NULL keys, %d join rows: not the case meant", jt, wantRep.Keys.KeysNull, wantRep.Keys.InputNull, wantRep.JoinRows)
+		}
+		t.Logf("%s: %d partitions, %d rows, %d bytes spilled", jt, rep.Partitions, rep.JoinRows, rep.SpilledBytes)
 	}
 }
