@@ -208,23 +208,7 @@ func open(ctx context.Context, path, name string, format Format, tempDir string)
 		if !regular {
 			return openArrowStream(ctx, src, src, name, tempDir)
 		}
-		var magic [6]byte
-		if _, err := src.ReadAt(magic[:], 0); err == nil && string(magic[:]) == "ARROW1" {
-			b, err := openArrowFile(ctx, t, src)
-			if err != nil {
-				src.Close()
-				return nil, err
-			}
-			t.b, t.closer, t.size = b, src, st.Size()
-			return t, nil
-		}
-		as, err := ipc.NewReader(bufio.NewReaderSize(src, 1<<20))
-		if err != nil {
-			src.Close()
-			return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
-		}
-		t.b, t.closer = &arrowStream{t: t, as: as}, src
-		return t, t.schema(as.Schema())
+		return openArrowAt(ctx, t, src, st.Size(), tempDir)
 	case JSONL:
 		if !regular {
 			src.Close() // never: a stream of JSON lines is spooled first (openStream)
@@ -692,6 +676,21 @@ func openRemote(ctx context.Context, t *Table, path, tempDir string) (*Table, er
 	if t.Format == JSONL {
 		return openStream(ctx, src, src, t.Name, JSONL, tempDir)
 	}
+	return openArrowAt(ctx, t, src, src.Size(), tempDir)
+}
+
+// arrowSource is an Arrow side read at offsets: a regular file, or a
+// remote one (remote.File).
+type arrowSource interface {
+	ipc.ReadAtSeeker
+	io.Closer
+}
+
+// openArrowAt opens the Arrow side src of size bytes as the table t: an
+// IPC file (ARROW1) by its footer, chunk by chunk; else the IPC stream
+// format, once, in order (openArrowStream). src is closed with the table,
+// or on failure.
+func openArrowAt(ctx context.Context, t *Table, src arrowSource, size int64, tempDir string) (*Table, error) {
 	var magic [6]byte
 	if _, err := src.ReadAt(magic[:], 0); err == nil && string(magic[:]) == "ARROW1" {
 		b, err := openArrowFile(ctx, t, src)
@@ -699,7 +698,7 @@ func openRemote(ctx context.Context, t *Table, path, tempDir string) (*Table, er
 			src.Close()
 			return nil, err
 		}
-		t.b, t.closer, t.size = b, src, src.Size()
+		t.b, t.closer, t.size = b, src, size
 		return t, nil
 	}
 	return openArrowStream(ctx, src, src, t.Name, tempDir)

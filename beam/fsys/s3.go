@@ -43,6 +43,9 @@ type s3FS struct {
 // pipeline load the configuration once.
 var s3Clients sync.Map // string -> *s3.Client
 
+// newS3 is the s3 file system's constructor for filesystem.Register: a
+// client for the environment's configuration, loaded once (s3Clients);
+// a configuration that cannot load makes every call its error.
 func newS3(ctx context.Context) filesystem.Interface {
 	id := strings.Join([]string{os.Getenv("AWS_ENDPOINT_URL"), os.Getenv("AWS_ENDPOINT_URL_S3"), os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), os.Getenv("AWS_PROFILE"), os.Getenv("AWS_ACCESS_KEY_ID")}, "\x00")
 	if c, ok := s3Clients.Load(id); ok {
@@ -121,6 +124,7 @@ func s3Err(name string, err error) error {
 	return fmt.Errorf("%s: %w", name, err)
 }
 
+// Close is filesystem.Interface's: the client is shared (s3Clients).
 func (f *s3FS) Close() error { return nil }
 
 // List is filesystem.Interface's: the keys that match a glob (path.Match,
@@ -161,6 +165,7 @@ func (f *s3FS) List(ctx context.Context, glob string) ([]string, error) {
 	return out, nil
 }
 
+// OpenRead reads the whole object: one GET.
 func (f *s3FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
 	return f.OpenRange(ctx, name, 0, -1)
 }
@@ -235,6 +240,7 @@ type s3Writer struct {
 	tmp               *os.File
 }
 
+// Write adds p to the temporary file.
 func (w *s3Writer) Write(p []byte) (int, error) { return w.tmp.Write(p) }
 
 // Close puts the object; Abort drops it.
@@ -266,6 +272,7 @@ func (w *s3Writer) Abort() {
 	}
 }
 
+// head is one HEAD of the object.
 func (f *s3FS) head(ctx context.Context, name string) (*s3.HeadObjectOutput, error) {
 	if f.err != nil {
 		return nil, f.err
@@ -281,6 +288,7 @@ func (f *s3FS) head(ctx context.Context, name string) (*s3.HeadObjectOutput, err
 	return out, nil
 }
 
+// Size is the object's length: one HEAD.
 func (f *s3FS) Size(ctx context.Context, name string) (int64, error) {
 	out, err := f.head(ctx, name)
 	if err != nil {
@@ -289,6 +297,7 @@ func (f *s3FS) Size(ctx context.Context, name string) (int64, error) {
 	return aws.ToInt64(out.ContentLength), nil
 }
 
+// LastModified is the object's modification time (to the second): one HEAD.
 func (f *s3FS) LastModified(ctx context.Context, name string) (time.Time, error) {
 	out, err := f.head(ctx, name)
 	if err != nil {
@@ -310,6 +319,7 @@ func (f *s3FS) version(ctx context.Context, name string) (size, version int64, e
 	return aws.ToInt64(out.ContentLength), aws.ToTime(out.LastModified).UnixNano() ^ int64(h.Sum64()), nil
 }
 
+// Remove deletes the object: one DELETE (S3 answers a missing one alike).
 func (f *s3FS) Remove(ctx context.Context, name string) error {
 	if f.err != nil {
 		return f.err
