@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/acbfjoin/acbfjoin/internal/remote"
 )
@@ -61,6 +62,10 @@ func newS3(ctx context.Context) filesystem.Interface {
 		}
 		// A checksum on every request and response only where S3
 		// requires one: S3-compatible servers do not all compute them.
+		// The SDK's own log lines (a WARN when a stopped request's body
+		// cannot be drained) would break the one-line error: its errors
+		// are returned, and worded by s3Err.
+		o.Logger = logging.Nop{}
 		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 	})

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -171,18 +172,20 @@ func (s Sharding) Commit(ctx context.Context, header []byte) (_ []string, err er
 	defer f.Close()
 	cleanup := context.WithoutCancel(ctx)
 	names := s.Names()
-	moved := make([]bool, len(names))
+	// begun[i]: shard i's name may exist (a copy that succeeded before
+	// its source's removal failed, or a stop, still made it).
+	begun := make([]bool, len(names))
 	rm, _ := f.(filesystem.Remover)
 	defer func() {
 		if err == nil {
 			return
 		}
 		if rm != nil {
-			for i, done := range moved {
-				if done {
+			parallel(len(names), func(i int) {
+				if begun[i] {
 					rm.Remove(cleanup, names[i])
 				}
-			}
+			})
 		}
 		s.Abort(cleanup)
 	}()
@@ -190,41 +193,33 @@ func (s Sharding) Commit(ctx context.Context, header []byte) (_ []string, err er
 	if err != nil {
 		return nil, fmt.Errorf("%s: list the earlier shards: %w", s.Out, err)
 	}
-	for _, o := range old {
-		if !isShardName(s, o) {
-			continue
+	old = slices.DeleteFunc(old, func(o string) bool { return !isShardName(s, o) })
+	if len(old) > 0 && rm == nil {
+		return nil, fmt.Errorf("%s: this file system cannot remove the earlier shard %s", s.Out, old[0])
+	}
+	// Once begun, the earlier run's shards are removed all, a stop or not:
+	// never a part of them left to be read as the whole.
+	rmErrs := make([]error, len(old))
+	parallel(len(old), func(i int) {
+		if rmErrs[i] = rm.Remove(cleanup, old[i]); rmErrs[i] == nil {
+			removedOld.Store(true)
 		}
-		if rm == nil {
-			return nil, fmt.Errorf("%s: this file system cannot remove the earlier shard %s", s.Out, o)
+	})
+	for i, e := range rmErrs {
+		if e != nil {
+			return nil, fmt.Errorf("remove %s, a shard of an earlier run: %w", old[i], e)
 		}
-		if err := rm.Remove(ctx, o); err != nil {
-			return nil, fmt.Errorf("remove %s, a shard of an earlier run: %w", o, err)
-		}
-		removedOld.Store(true)
 	}
 	// The moves, commitWidth at a time (a store's copy is a request each:
 	// one after another, thousands of shards take minutes).
 	errs := make([]error, len(names))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(commitWidth, len(names)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				errs[i] = s.commitOne(ctx, f, i, header)
-				moved[i] = errs[i] == nil
-			}
-		}()
-	}
-	for i := range names {
+	parallel(len(names), func(i int) {
 		if ctx.Err() != nil {
-			break
+			return
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+		begun[i] = true
+		errs[i] = s.commitOne(ctx, f, i, header)
+	})
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
@@ -237,8 +232,29 @@ func (s Sharding) Commit(ctx context.Context, header []byte) (_ []string, err er
 	return names, nil
 }
 
-// commitWidth is how many shards Commit moves at once.
+// commitWidth is how many shards Commit moves (or removes) at once.
 const commitWidth = 16
+
+// parallel calls do(i) for i in [0, n), commitWidth at a time, and returns
+// when every call has.
+func parallel(n int, do func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(commitWidth, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				do(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
 
 // removedOld records that a Commit removed an earlier run's shards (for
 // the message of a run stopped in its commit).
@@ -323,9 +339,7 @@ func (s Sharding) Abort(ctx context.Context) {
 	defer f.Close()
 	names, _ := f.List(ctx, globEscape(s.Temp)+"/*")
 	if rm, ok := f.(filesystem.Remover); ok {
-		for _, n := range names {
-			rm.Remove(ctx, n)
-		}
+		parallel(len(names), func(i int) { rm.Remove(ctx, names[i]) })
 		if !IsURL(s.Temp) {
 			rm.Remove(ctx, s.Temp) // the local folder, now empty
 		}

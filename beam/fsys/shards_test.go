@@ -1,7 +1,17 @@
 package fsys
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
+	iofs "io/fs"
+	"sync"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+
 	"fmt"
 	"path"
 	"slices"
@@ -120,5 +130,113 @@ func TestCommitStopped(t *testing.T) {
 	names, err = run(2, false)
 	if err != nil || !slices.Equal(list(), names) || len(names) != 2 {
 		t.Errorf("a run after it: %v, %v; the folder holds %q", names, err, list())
+	}
+}
+
+// flakyFS is a file system in memory (scheme flaky://) whose Rename of
+// a name holding failOn renames and then fails: a store's copy that
+// succeeded before the removal of its source did not.
+type flakyFS struct {
+	mu     sync.Mutex
+	files  map[string][]byte
+	failOn string
+}
+
+var flaky = &flakyFS{files: map[string][]byte{}}
+
+func init() {
+	filesystem.Register("flaky", func(context.Context) filesystem.Interface { return flaky })
+}
+
+func (f *flakyFS) Close() error { return nil }
+func (f *flakyFS) List(_ context.Context, glob string) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for n := range f.files {
+		if ok, _ := path.Match(glob, n); ok {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+func (f *flakyFS) OpenRead(_ context.Context, name string) (io.ReadCloser, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b, ok := f.files[name]
+	if !ok {
+		return nil, iofs.ErrNotExist
+	}
+	return io.NopCloser(bytes.NewReader(b)), nil
+}
+
+type flakyWriter struct {
+	bytes.Buffer
+	name string
+}
+
+func (w *flakyWriter) Close() error {
+	flaky.mu.Lock()
+	defer flaky.mu.Unlock()
+	flaky.files[w.name] = w.Bytes()
+	return nil
+}
+func (f *flakyFS) OpenWrite(_ context.Context, name string) (io.WriteCloser, error) {
+	return &flakyWriter{name: name}, nil
+}
+func (f *flakyFS) Size(_ context.Context, name string) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b, ok := f.files[name]
+	if !ok {
+		return -1, iofs.ErrNotExist
+	}
+	return int64(len(b)), nil
+}
+func (f *flakyFS) Remove(_ context.Context, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.files, name)
+	return nil
+}
+func (f *flakyFS) Rename(_ context.Context, from, to string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.files[to] = f.files[from]
+	delete(f.files, from)
+	if f.failOn != "" && strings.Contains(to, f.failOn) {
+		return errors.New("renamed, then failed")
+	}
+	return nil
+}
+
+// TestCommitTakesBack: a move that did its work and then failed still
+// leaves its shard under its name; the failed commit removes that one too,
+// with the others it moved: nothing of the run is left.
+func TestCommitTakesBack(t *testing.T) {
+	ctx := context.Background()
+	sh, err := NewSharding("flaky://b/j.csv", 4)
+	testutil.Check(t, err)
+	testutil.Check(t, sh.Begin(ctx))
+	for i := range 4 {
+		done := false
+		testutil.Check(t, sh.WriteShard(ctx, i, []byte("h\n"), func(s *string) bool {
+			if done {
+				return false
+			}
+			*s, done = fmt.Sprint("row", i), true
+			return true
+		}))
+	}
+	flaky.failOn = "-00002-of-"
+	if _, err := sh.Commit(ctx, []byte("h\n")); err == nil || !strings.Contains(err.Error(), "renamed, then failed") {
+		t.Fatalf("commit: %v", err)
+	}
+	if all, _ := flaky.List(ctx, "flaky://b/*"); len(all) != 0 {
+		t.Errorf("left after a failed commit: %q", all)
+	}
+	if all, _ := flaky.List(ctx, "flaky://b/*/*"); len(all) != 0 {
+		t.Errorf("left in the temporary folder: %q", all)
 	}
 }

@@ -111,7 +111,7 @@ func main() {
 		case commitStarted && fsys.RemovedEarlier():
 			fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v while committing the shards of --out: none of this run's kept, and the earlier run's shards of it were removed first\n", sig)
 		case commitStarted:
-			fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v while committing the shards of --out: none of them kept\n", sig)
+			fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v while committing the shards of --out: none of this run's kept, an earlier run's (if any) as they were\n", sig)
 		default:
 			fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v; nothing written\n", sig)
 		}
