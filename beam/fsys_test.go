@@ -30,18 +30,7 @@ import (
 // rows join run writes from the same files on the local disk, each shard
 // with the header, and nothing else is left beside them.
 func TestMemfs(t *testing.T) {
-	s := func(v string) *string { return &v }
-	var krows, irows [][]*string
-	for k := range 40 {
-		var kv *string
-		if k%9 != 4 {
-			kv = s(fmt.Sprint(k % 30))
-		}
-		krows = append(krows, []*string{kv, s(fmt.Sprintf("p,%d \"q\"", k))})
-	}
-	for i := range 500 {
-		irows = append(irows, []*string{s(fmt.Sprint(i)), s(fmt.Sprint(i % 70))})
-	}
+	krows, irows := tableRows()
 	dir := t.TempDir()
 	kr := columnartest.Record(t, []string{"K", "P"}, []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}, krows)
 	defer kr.Release()

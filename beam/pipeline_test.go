@@ -325,21 +325,7 @@ func TestChangedInput(t *testing.T) {
 // counters; a string key joined to an integer column is refused by name.
 func TestTables(t *testing.T) {
 	s := func(v string) *string { return &v }
-	var krows, irows [][]*string
-	for k := range 40 {
-		var kv *string
-		if k%9 != 4 {
-			kv = s(fmt.Sprint(k % 30))
-		}
-		krows = append(krows, []*string{kv, s(fmt.Sprintf("p,%d \"q\"", k))})
-	}
-	for i := range 500 {
-		var kv *string
-		if i%13 != 2 {
-			kv = s(fmt.Sprint(i % 70))
-		}
-		irows = append(irows, []*string{s(fmt.Sprint(i)), kv})
-	}
+	krows, irows := tableRows()
 	dir := t.TempDir()
 	keys := columnartest.Record(t, []string{"K", "P"}, []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}, krows)
 	defer keys.Release()
@@ -409,6 +395,28 @@ func TestTables(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "int64") || !strings.Contains(err.Error(), "string") {
 		t.Fatalf("an integer key against a string column: %v", err)
 	}
+}
+
+// tableRows are a key side (K int64 with NULLs and repeats, P text with a
+// comma and quotes) and a large side (ID, K int32 with NULLs) for the
+// tests of Parquet and Arrow sides.
+func tableRows() (krows, irows [][]*string) {
+	s := func(v string) *string { return &v }
+	for k := range 40 {
+		var kv *string
+		if k%9 != 4 {
+			kv = s(fmt.Sprint(k % 30))
+		}
+		krows = append(krows, []*string{kv, s(fmt.Sprintf("p,%d \"q\"", k))})
+	}
+	for i := range 500 {
+		var kv *string
+		if i%13 != 2 {
+			kv = s(fmt.Sprint(i % 70))
+		}
+		irows = append(irows, []*string{s(fmt.Sprint(i)), kv})
+	}
+	return krows, irows
 }
 
 // TestJoinTypes: every join type on sides with NULL keys (empty fields,

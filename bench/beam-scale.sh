@@ -11,6 +11,7 @@
 # Writes bench/results/beam-scale.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/cluster.sh
 data=${DATA:-bench/out/data}
 x4=${X4:-bench/out/scale/x4}
 tmp=$(mktemp -d)
@@ -29,18 +30,7 @@ if [ ! -f "$data/cite75_99.txt" ] || [ ! -f "$data/keys.txt" ]; then
   "$tmp/join" keys --patents "$data/apat63_99.txt" --sample 65771 --seed 1 --out "$data/keys.txt"
 fi
 [ -f "$x4/cite75_99.txt" ] || "$tmp/join" gen --scale 4 --seed 1 --out "$x4"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-setsid "$tmp/prism" --job_port "$port" --serve_http=false --log_level warn > "$tmp/prism.log" 2>&1 &
-pids+=($!)
-# In the temporary folder: the pool writes pipeline_options.json where it runs.
-(cd "$tmp" && exec setsid "$tmp/boot" --worker_pool > "$tmp/pool.log" 2>&1) &
-pids+=($!)
-for p in "$port" 50000; do
-  for _ in $(seq 1 100); do
-    (echo > /dev/tcp/127.0.0.1/"$p") 2>/dev/null && break
-    sleep 0.1
-  done
-done
+start_cluster
 sample() { # the peak of the summed RSS (KB) of the job's processes while $tmp/sampling exists, into $1
   local peak=0 sum
   while [ -f "$tmp/sampling" ]; do

@@ -18,6 +18,7 @@
 # local files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/cluster.sh
 rounds=${ROUNDS:-3}
 scale=${SCALE:-1}
 out=bench/out/beam
@@ -44,18 +45,7 @@ rows=$(($(wc -l < "$input") - 1))
 
 # The out-of-process cluster: a prism job server and a worker pool, each in
 # its own process group.
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-setsid "$tmp/prism" --job_port "$port" --serve_http=false --log_level warn > "$tmp/prism.log" 2>&1 &
-pids+=($!)
-# In the temporary folder: the pool writes pipeline_options.json where it runs.
-(cd "$tmp" && exec setsid "$tmp/boot" --worker_pool > "$tmp/pool.log" 2>&1) &
-pids+=($!)
-for p in "$port" 50000; do
-  for _ in $(seq 1 100); do
-    (echo > /dev/tcp/127.0.0.1/"$p") 2>/dev/null && break
-    sleep 0.1
-  done
-done
+start_cluster
 
 # The S3 server, in its own process: the sides put in bucket data (a
 # copy in its store, made before it serves).

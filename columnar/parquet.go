@@ -60,9 +60,10 @@ type parquetSource interface {
 	io.Closer
 }
 
-// openParquet opens the Parquet file path (a regular file: Parquet's
-// footer is at its end) and reads its schema; name names it in messages.
-func openParquet(path, name string) (_ *parquetTable, _ []string, _ []Type, err error) {
+// openParquet opens the Parquet file path (a regular file or a remote one,
+// whose reads ctx bounds: Parquet's footer is at its end) and reads its
+// schema; name names it in messages.
+func openParquet(ctx context.Context, path, name string) (_ *parquetTable, _ []string, _ []Type, err error) {
 	defer func() { // a damaged footer that arrow/go panics on, rather than reports
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%s: %w: a damaged footer: %v", name, ErrFormat, r)
@@ -71,7 +72,7 @@ func openParquet(path, name string) (_ *parquetTable, _ []string, _ []Type, err 
 	var f parquetSource
 	size := int64(-1)
 	if remote.Is(path) {
-		rf, err := remote.Open(context.Background(), path)
+		rf, err := remote.Open(ctx, path)
 		if err != nil {
 			return nil, nil, nil, err
 		}

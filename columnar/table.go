@@ -194,7 +194,7 @@ func open(ctx context.Context, path, name string, format Format, tempDir string)
 			t.spool = file
 		}
 		src.Close()
-		pq, names, types, err := openParquet(file, name)
+		pq, names, types, err := openParquet(ctx, file, name)
 		if err != nil {
 			t.Close()
 			return nil, err
@@ -659,7 +659,7 @@ func nullColumn(ty Type, n int) *Column {
 func openRemote(ctx context.Context, t *Table, path, tempDir string) (*Table, error) {
 	switch t.Format {
 	case Parquet:
-		pq, names, types, err := openParquet(path, t.Name)
+		pq, names, types, err := openParquet(ctx, path, t.Name)
 		if err != nil {
 			return nil, err
 		}

@@ -143,8 +143,10 @@ func WithLine(err error, path string) error {
 		return err
 	}
 	// Only a regular file can be read again (not a pipe, nor standard input).
-	if st, serr := os.Stat(path); !remote.Is(path) && (path == "-" || serr != nil || !st.Mode().IsRegular()) {
-		return err
+	if !remote.Is(path) {
+		if st, serr := os.Stat(path); path == "-" || serr != nil || !st.Mode().IsRegular() {
+			return err
+		}
 	}
 	line := LineAt(path, pe.Offset)
 	if line == 0 {

@@ -115,21 +115,12 @@ func (beamFS) Stat(ctx context.Context, name string) (remote.Info, error) {
 
 // notExist marks Beam's "no such object" errors (memfs's os.ErrNotExist,
 // gcs's storage.ErrObjectNotExist, worded "object doesn't exist") as
-// fs.ErrNotExist, naming the file.
+// fs.ErrNotExist, naming the file once (remote.Named).
 func notExist(name string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		if strings.Contains(err.Error(), name) {
-			return err
-		}
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if strings.Contains(err.Error(), "object doesn't exist") {
+	if !errors.Is(err, fs.ErrNotExist) && strings.Contains(err.Error(), "object doesn't exist") {
 		return fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 	}
-	if strings.Contains(err.Error(), name) {
-		return err
-	}
-	return fmt.Errorf("%s: %w", name, err)
+	return remote.Named("", name, err)
 }
 
 // OpenRange reads a range with one request where the file system can

@@ -1,6 +1,7 @@
 package fsys
 
 import (
+	"bufio"
 	"compress/gzip"
 	"context"
 	"crypto/rand"
@@ -109,15 +110,16 @@ func (s Sharding) put(ctx context.Context, name string, header []byte, gz bool, 
 		zw = gzip.NewWriter(w)
 		out = zw
 	}
-	bw := newLineWriter(out)
-	bw.write(header)
+	bw := bufio.NewWriterSize(out, 1<<20) // its first write error sticks
+	bw.Write(header)
 	for _, next := range rows {
 		var row string
 		for next(&row) {
-			bw.writeLine(row)
+			bw.WriteString(row)
+			bw.WriteByte('\n')
 		}
 	}
-	if err := bw.flush(); err != nil {
+	if err := bw.Flush(); err != nil {
 		return remote.Named("write", name, err)
 	}
 	if zw != nil {
@@ -309,24 +311,21 @@ func isShardName(s Sharding, name string) bool {
 	return true
 }
 
-// move renames from to to: a rename where the file system has one (local,
-// memfs), else a copy in the store and a removal (S3, GCS).
+// move renames from to to where the file system can (local, memfs, Beam's
+// gcs: a copy in the store and a removal), else copies and removes (s3FS).
 func move(ctx context.Context, f filesystem.Interface, from, to string) error {
-	if IsURL(from) && !strings.HasPrefix(from, "memfs://") {
-		if c, ok := f.(filesystem.Copier); ok {
-			if err := c.Copy(ctx, from, to); err != nil {
-				return err
-			}
-			if rm, ok := f.(filesystem.Remover); ok {
-				return rm.Remove(ctx, from)
-			}
-			return nil
-		}
-	}
 	if r, ok := f.(filesystem.Renamer); ok {
 		return r.Rename(ctx, from, to)
 	}
-	return fmt.Errorf("%s: this file system can neither rename nor copy", to)
+	c, ok := f.(filesystem.Copier)
+	rm, ok2 := f.(filesystem.Remover)
+	if !ok || !ok2 {
+		return fmt.Errorf("%s: this file system can neither rename nor copy and remove", to)
+	}
+	if err := c.Copy(ctx, from, to); err != nil {
+		return err
+	}
+	return rm.Remove(ctx, from)
 }
 
 // Abort removes Temp and what is in it (best effort: a failed or stopped
@@ -344,38 +343,6 @@ func (s Sharding) Abort(ctx context.Context) {
 			rm.Remove(ctx, s.Temp) // the local folder, now empty
 		}
 	}
-}
-
-// lineWriter buffers lines, keeping the first write error.
-type lineWriter struct {
-	w   io.Writer
-	buf []byte
-	err error
-}
-
-func newLineWriter(w io.Writer) *lineWriter { return &lineWriter{w: w, buf: make([]byte, 0, 1<<20)} }
-
-func (l *lineWriter) write(b []byte) {
-	l.buf = append(l.buf, b...)
-	if len(l.buf) >= 1<<20 {
-		l.flush()
-	}
-}
-
-func (l *lineWriter) writeLine(s string) {
-	l.buf = append(l.buf, s...)
-	l.buf = append(l.buf, '\n')
-	if len(l.buf) >= 1<<20 {
-		l.flush()
-	}
-}
-
-func (l *lineWriter) flush() error {
-	if l.err == nil && len(l.buf) > 0 {
-		_, l.err = l.w.Write(l.buf)
-	}
-	l.buf = l.buf[:0]
-	return l.err
 }
 
 // Owns reports whether name is one of this output's shards, of any count

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -128,19 +127,19 @@ func List(ctx context.Context, pattern string) ([]string, error) {
 	return fs.List(ctx, pattern)
 }
 
-// Named returns err about the file name: "OP NAME: err", or err itself
-// when its text names the file already (a remote file's errors do, and
-// an *fs.PathError of the local file system), so that a message names a
-// file once.
+// Named returns err about the file name: "OP NAME: err" ("NAME: err"
+// without an op), or err itself when its text names the file already (a
+// remote file's errors do, and an *fs.PathError of the local file system),
+// so that a message names a file once.
 func Named(op, name string, err error) error {
-	if strings.Contains(err.Error(), name) {
+	switch {
+	case strings.Contains(err.Error(), name):
 		return err
+	case op == "":
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return fmt.Errorf("%s %s: %w", op, name, err)
 }
-
-// Base returns the last element of a URL's path (path.Base).
-func Base(name string) string { return path.Base(name) }
 
 // File is an open remote file: io.ReaderAt (by ranges), io.Reader and
 // io.Seeker from its start, as Parquet's and Arrow's readers take a local
@@ -230,7 +229,7 @@ func (f *File) streamAt(off, want int64) (*stream, error) {
 	end := min(f.info.Size, off+max(want, win))
 	body, err := f.fs.OpenRange(f.ctx, f.name, off, end-off)
 	if err != nil {
-		return nil, nameErr(f.name, err)
+		return nil, Named("", f.name, err)
 	}
 	s := &stream{body: body, off: off, end: end, win: win}
 	f.streams = append(f.streams, s)
@@ -263,7 +262,7 @@ func (f *File) readAt(p []byte, off int64) (int, error) {
 				// for the file's end.
 				return n, fmt.Errorf("%s: the file ended at byte %d of %d (changed, or the connection was cut)", f.name, at+int64(m), f.info.Size)
 			}
-			return n, nameErr(f.name, err)
+			return n, Named("", f.name, err)
 		}
 	}
 	return n, nil
@@ -273,14 +272,6 @@ func (f *File) readAt(p []byte, off int64) (int, error) {
 func (f *File) drop(s *stream) {
 	s.body.Close()
 	f.streams = slices.DeleteFunc(f.streams, func(x *stream) bool { return x == s })
-}
-
-// nameErr is "NAME: err", or err when it names the file already.
-func nameErr(name string, err error) error {
-	if strings.Contains(err.Error(), name) {
-		return err
-	}
-	return fmt.Errorf("%s: %w", name, err)
 }
 
 // Read reads from the offset Seek set (io.Reader).

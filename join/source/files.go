@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -65,12 +66,12 @@ func Files(path, given string) (files []string, many bool, err error) {
 		}
 		var matches []string
 		for _, m := range all { // as a folder's: _SUCCESS and .crc files left out
-			if b := filepath.Base(m); !strings.HasPrefix(b, ".") && !strings.HasPrefix(b, "_") {
+			if !skipped(filepath.Base(m)) {
 				matches = append(matches, m)
 			}
 		}
 		if len(matches) == 0 {
-			return nil, true, pathErr(path, fmt.Errorf("no file matches it: %w", ErrNoFiles))
+			return nil, true, errNoMatch(path)
 		}
 		for _, m := range matches {
 			if st, err := os.Stat(m); err == nil && st.IsDir() {
@@ -91,7 +92,7 @@ func Files(path, given string) (files []string, many bool, err error) {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+		if skipped(name) {
 			continue
 		}
 		full := filepath.Join(path, name)
@@ -100,7 +101,7 @@ func Files(path, given string) (files []string, many bool, err error) {
 			return nil, true, err
 		}
 		if st.IsDir() {
-			return nil, true, pathErr(path, fmt.Errorf("holds the folder %s, and a side's folder is read one level deep: give its files (a glob such as '%s/*/*')", name, path))
+			return nil, true, errSubfolder(path, name)
 		}
 		if !st.Mode().IsRegular() {
 			return nil, true, pathErr(path, fmt.Errorf("holds %s, which is not a regular file (a FIFO, a device): a side's files are read by ranges, more than once", name))
@@ -109,9 +110,28 @@ func Files(path, given string) (files []string, many bool, err error) {
 	}
 	slices.Sort(files)
 	if len(files) == 0 {
-		return nil, true, pathErr(path, fmt.Errorf("an empty folder (hidden and _-prefixed files are left out): %w", ErrNoFiles))
+		return nil, true, errEmptyFolder(path)
 	}
 	return files, true, sameFormat(path, files, given)
+}
+
+// skipped reports whether a folder's or a glob's file of this name is left
+// out: a hidden one, or one that Spark and Hive write beside the parts
+// (_SUCCESS, _temporary/).
+func skipped(name string) bool { return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") }
+
+// errNoMatch, errSubfolder and errEmptyFolder are Files' refusals, of a
+// local path and of a URL alike.
+func errNoMatch(path string) error {
+	return pathErr(path, fmt.Errorf("no file matches it: %w", ErrNoFiles))
+}
+
+func errSubfolder(path, name string) error {
+	return pathErr(path, fmt.Errorf("holds the folder %s, and a side's folder is read one level deep: give its files (a glob such as '%s/*/*')", name, strings.TrimSuffix(path, "/")))
+}
+
+func errEmptyFolder(path string) error {
+	return pathErr(path, fmt.Errorf("an empty folder (hidden and _-prefixed files are left out): %w", ErrNoFiles))
 }
 
 // sameFormat refuses files of two formats, or CSV files of two separators
@@ -151,24 +171,15 @@ func pathErr(path string, err error) error {
 // file but is a prefix of some is taken for one.
 func remoteFiles(path, given string) ([]string, bool, error) {
 	ctx := context.Background()
-	keep := func(names []string) []string {
-		var out []string
-		for _, m := range names {
-			if b := remote.Base(m); !strings.HasPrefix(b, ".") && !strings.HasPrefix(b, "_") {
-				out = append(out, m)
-			}
-		}
-		slices.Sort(out)
-		return out
-	}
 	if IsPattern(path) {
 		all, err := remote.List(ctx, path)
 		if err != nil {
 			return nil, true, pathErr(path, err)
 		}
-		matches := keep(all)
+		matches := slices.DeleteFunc(all, func(m string) bool { return skipped(pathpkg.Base(m)) })
+		slices.Sort(matches)
 		if len(matches) == 0 {
-			return nil, true, pathErr(path, fmt.Errorf("no file matches it: %w", ErrNoFiles))
+			return nil, true, errNoMatch(path)
 		}
 		return matches, true, sameFormat(path, matches, given)
 	}
@@ -187,17 +198,17 @@ func remoteFiles(path, given string) ([]string, bool, error) {
 	for _, f := range all { // by the first name under the prefix: _temporary/... is left out
 		rest := strings.TrimPrefix(f, prefix)
 		first, _, sub := strings.Cut(rest, "/")
-		if strings.HasPrefix(first, ".") || strings.HasPrefix(first, "_") {
+		if skipped(first) {
 			continue
 		}
 		if sub {
-			return nil, true, pathErr(path, fmt.Errorf("holds the folder %s, and a side's folder is read one level deep: give its files (a glob such as '%s/*/*')", first, strings.TrimSuffix(path, "/")))
+			return nil, true, errSubfolder(path, first)
 		}
 		files = append(files, f)
 	}
 	slices.Sort(files)
 	if len(files) == 0 {
-		return nil, true, pathErr(path, fmt.Errorf("an empty folder (hidden and _-prefixed files are left out): %w", ErrNoFiles))
+		return nil, true, errEmptyFolder(path)
 	}
 	return files, true, sameFormat(path, files, given)
 }

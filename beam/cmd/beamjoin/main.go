@@ -410,8 +410,10 @@ func checkShards(sh fsys.Sharding) error {
 			continue // the pipeline's checks word it
 		}
 		for _, f := range files {
-			if abs, err := filepath.Abs(f); err == nil && !fsys.IsURL(f) {
-				f = abs
+			if !fsys.IsURL(f) {
+				if abs, err := filepath.Abs(f); err == nil {
+					f = abs
+				}
 			}
 			if f == sh.Out {
 				return fmt.Errorf("--out %s: it is %s: write the output elsewhere", *out, side.label)
