@@ -140,7 +140,7 @@ func TestGraceModel(t *testing.T) {
 		if joinCounts(rep) != joinCounts(wantRep) {
 			t.Fatalf("%s: counts %s; with room %s", jt, joinCounts(rep), joinCounts(wantRep))
 		}
-		if wantRep.Keys.KeysNull == 0 || wantRep.Keys.InputNull == 0 || wantRep.JoinRows <= wantRep.KeysRecords/4 {
+		if wantRep.Keys.KeysNull == 0 || wantRep.Keys.InputNull == 0 || wantRep.JoinRows < 1000 {
 			t.Fatalf("%s: the sides hold %d and %d NULL keys, %d join rows: not the case meant", jt, wantRep.Keys.KeysNull, wantRep.Keys.InputNull, wantRep.JoinRows)
 		}
 		t.Logf("%s: %d partitions, %d rows, %d bytes spilled", jt, rep.Partitions, rep.JoinRows, rep.SpilledBytes)
