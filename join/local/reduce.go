@@ -116,7 +116,7 @@ func (x *execution) shape() joinShape {
 // them (reducePartition).
 const probeChunk = 32
 
-// reduceTouched is what keyTable.touch read, summed: kept so that the
+// reduceTouched is what keyTable.touchRow read, summed: kept so that the
 // compiler keeps its loads.
 var reduceTouched atomic.Uint32
 
@@ -150,7 +150,7 @@ func (rd reducer) reducePartition(ctx context.Context, p int, hint keyHint, emit
 		ok     bool
 	}
 	var rowAt [probeChunk]int // the row offset of each span's first entry
-	var touched byte // what touch read, kept (reduceTouched) so that its loads stay
+	var touched byte          // what touchRow read, kept (reduceTouched) so that its loads stay
 	defer func() { reduceTouched.Add(uint32(touched)) }()
 	seal := func() {
 		probing = true
