@@ -507,27 +507,31 @@ func (f *Filter) ContainsSum(h1, h2 uint64) bool {
 func (f *Filter) ContainsBatch(keys [][]byte, out []bool) {
 	const block = 64
 	var h1s, h2s [block]uint64
+	// The filter's fields in locals: stores to out could alias f as far as
+	// the compiler knows, which reloaded them from f at every key.
+	b1, m1, k := f.b1, f.m1, f.k
 	for lo := 0; lo < len(keys); lo += block {
 		n := min(block, len(keys)-lo)
-		for i := range n {
+		ks, o := keys[lo:lo+n], out[lo:lo+n]
+		for i, key := range ks {
 			var h1, h2 uint64
-			if k := keys[lo+i]; len(k) == 8 { // Sum's own fast path, inlined here
-				h1, h2 = hashing.Sum8(binary.LittleEndian.Uint64(k))
+			if len(key) == 8 { // Sum's own fast path, inlined here
+				h1, h2 = hashing.Sum8(binary.LittleEndian.Uint64(key))
 			} else {
-				h1, h2 = hashing.Sum(k)
+				h1, h2 = hashing.Sum(key)
 			}
 			h1s[i], h2s[i] = h1, h2
-			p := hashing.Probe(h1, h2, 0, f.m1)
-			out[lo+i] = f.b1[p>>6]&(1<<(p&63)) != 0
+			p := hashing.Probe(h1, h2, 0, m1)
+			o[i] = b1[p>>6]&(1<<(p&63)) != 0
 		}
-		for i := range n {
-			if !out[lo+i] {
+		for i := range o {
+			if !o[i] {
 				continue
 			}
-			for j := 1; j < f.k; j++ {
-				p := hashing.Probe(h1s[i], h2s[i], j, f.m1)
-				if f.b1[p>>6]&(1<<(p&63)) == 0 {
-					out[lo+i] = false
+			for j := 1; j < k; j++ {
+				p := hashing.Probe(h1s[i], h2s[i], j, m1)
+				if b1[p>>6]&(1<<(p&63)) == 0 {
+					o[i] = false
 					break
 				}
 			}
