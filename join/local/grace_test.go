@@ -24,7 +24,8 @@ func TestPartitionsFor(t *testing.T) {
 	}{
 		{1 << 20, 256 << 20, 2},           // fits
 		{-1, 256 << 20, 2},                // a stream
-		{200 << 20, 256 << 20, 5},         // 320 MiB of tables, 128 MiB at once: ceil(2*320/128)
+		{200 << 20, 256 << 20, 6},         // 320 MiB of tables, 128 MiB at once: ceil(2*320/128) = 5, rounded up to a multiple of the 2 reducers
+		{100 << 20, 256 << 20, 4},         // 160 MiB: 3, rounded up to 4 (each reducer two)
 		{1 << 30, 2 << 20, 16},            // the shuffle's minimum budget bounds it: 2 MiB / (64 KiB x 2)
 		{1 << 40, 1 << 30, maxPartitions}, // 6,554 asked
 	} {
@@ -32,6 +33,12 @@ func TestPartitionsFor(t *testing.T) {
 		if got := partitionsFor(opt, c.keyBytes); got != c.want {
 			t.Errorf("key side %d bytes, budget %d: %d partitions, want %d", c.keyBytes, c.mem, got, c.want)
 		}
+	}
+	// Three reducers: 160 MiB of tables at 128 MiB a time asks ceil(3*160/128)
+	// = 4, rounded up to 6 (each reducer two).
+	opt.Reducers, opt.MemBudget = 3, 256<<20
+	if got := partitionsFor(opt, 100<<20); got != 6 {
+		t.Errorf("3 reducers: %d partitions, want 6", got)
 	}
 }
 

