@@ -18,8 +18,8 @@ import (
 // key to its entries in row order. Compared with a map of per-record slices it
 // makes no allocation per record and holds about 120 bytes less per record
 // (the reduce holds every key-side record of the partitions being reduced).
-// add is amortised O(len(key)+len(row)), seal O(n log n), lookup O(1) plus
-// the matches. Not safe for concurrent use.
+// add is amortised O(len(key)+len(row)), seal O(n log n) (O(n) for 8-byte
+// keys but for duplicates), lookup O(1) plus the matches. Not safe for concurrent use.
 type keyTable struct {
 	arena   []byte
 	ents    []keyEnt
@@ -73,9 +73,15 @@ func (t *keyTable) add(key []byte, seq int64, row []byte) {
 	t.not8 = t.not8 || len(key) != 8
 }
 
-// seal sorts the entries by key, then row order, and builds the index. No
-// add after seal.
+// seal groups the entries by key, each key's in row order, and builds the
+// index. No add after seal. Keys of 8 bytes (integer keys) are grouped by
+// seal8 without a comparison sort; others are sorted by key, then row
+// order.
 func (t *keyTable) seal() {
+	if !t.not8 && len(t.ents) < 1<<29 { // seal8's places and slots are int32
+		t.seal8()
+		return
+	}
 	slices.SortFunc(t.ents, func(a, b keyEnt) int {
 		if a.prefix != b.prefix {
 			return cmp.Compare(a.prefix, b.prefix)
@@ -112,6 +118,61 @@ func (t *keyTable) seal() {
 			t.index8.put(t.ents[lo].prefix, lo, hi)
 		}
 		lo = hi
+	}
+}
+
+// seal8 is seal for 8-byte keys: a counting sort over the index's slots
+// instead of a comparison sort. Each entry's key is found or placed in the
+// index, whose slot counts the key's entries; the slots in index order
+// then give each key its span of places, in arrival order within it; the
+// entries move to their places in place, cycle by cycle (a 4-byte place an
+// entry beside them, not a second copy); last, a span of more than one
+// entry is sorted by row order (seq). O(n) but for duplicates, against
+// the comparison sort's O(n log n) through a closure: a partition of
+// 450,000 keys took 33 ms against 55 (arriving in key order, as a sorted
+// key file's do) and 40 against 94 (in random order); the 10^7-key join
+// sorted 22 such partitions (Intel Xeon, one core). Spans come out in
+// index order, not key order: nothing reads them in order (the unmatched
+// keys of a right or full join are written in table order, which a
+// --sort output sorts).
+func (t *keyTable) seal8() {
+	x := &t.index8
+	x.init(len(t.ents))
+	mask := uint64(len(x.slots) - 1)
+	place := make([]int32, len(t.ents)) // each entry's slot, then its place
+	for i := range t.ents {
+		k := t.ents[i].prefix
+		s := (k * fib) >> x.shift
+		for x.slots[s].hi != 0 && x.slots[s].k != k {
+			s = (s + 1) & mask
+		}
+		x.slots[s].k = k
+		x.slots[s].hi++ // the key's entries, for now
+		place[i] = int32(s)
+	}
+	// Each key's span: lo its first place, hi the next place to give
+	// (after the loop below, the span's end: hi >= 1 marks a used slot).
+	var next int32
+	for s := range x.slots {
+		if c := x.slots[s].hi; c != 0 {
+			x.slots[s].lo, x.slots[s].hi = next, next
+			next += c
+		}
+	}
+	for i, s := range place {
+		place[i] = x.slots[s].hi
+		x.slots[s].hi++
+	}
+	for i := range t.ents {
+		for p := place[i]; p != int32(i); p = place[i] {
+			t.ents[i], t.ents[p] = t.ents[p], t.ents[i]
+			place[i], place[p] = place[p], p
+		}
+	}
+	for s := range x.slots {
+		if sp := x.slots[s]; sp.hi-sp.lo > 1 {
+			slices.SortFunc(t.ents[sp.lo:sp.hi], func(a, b keyEnt) int { return cmp.Compare(a.seq, b.seq) })
+		}
 	}
 }
 

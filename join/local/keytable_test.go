@@ -16,7 +16,13 @@ import (
 func TestKeyTable(t *testing.T) {
 	rng := testutil.Rand(testutil.Seed(t))
 	for _, mixed := range []bool{false, true} {
-		for _, n := range []int{0, 1, 7, 5000} {
+		// n entries over about n/2 keys; the last case, 3 keys (spans of
+		// thousands, sorted by seq in seal8).
+		for _, n := range []int{0, 1, 7, 5000, -5000} {
+			distinct := n/2 + 1
+			if n < 0 {
+				n, distinct = -n, 3
+			}
 			var tb keyTable
 			model := map[string][]int64{}
 			for i := range n {
@@ -27,7 +33,7 @@ func TestKeyTable(t *testing.T) {
 				case mixed && i%3 == 1:
 					key = []byte(fmt.Sprintf("abcdefgh%d", rng.IntN(n/4+1))) // one 8-byte prefix
 				default:
-					key = binary.BigEndian.AppendUint64(nil, uint64(rng.IntN(n/2+1))*0x100000001)
+					key = binary.BigEndian.AppendUint64(nil, uint64(rng.IntN(distinct))*0x100000001)
 				}
 				seq := int64(rng.IntN(1 << 40))
 				tb.add(key, seq, []byte(fmt.Sprint("row", seq)))
@@ -47,6 +53,13 @@ func TestKeyTable(t *testing.T) {
 						t.Fatalf("mixed %v n %d: key %x: record %+v", mixed, n, k, r)
 					}
 				}
+			}
+			total := 0
+			for k := range model {
+				total += len(tb.lookup([]byte(k)))
+			}
+			if total != n || len(tb.ents) != n {
+				t.Fatalf("mixed %v n %d: lookups give %d entries, the table holds %d", mixed, n, total, len(tb.ents))
 			}
 			for range 200 {
 				k := binary.BigEndian.AppendUint64(nil, rng.Uint64())

@@ -14,9 +14,10 @@ import (
 )
 
 // keyTableEntryBytes is what the reduce's key table holds a row beside its
-// key and row bytes: its entry (keyEnt, 32 bytes) and its share of the
-// index (spanIndex: 16 bytes a slot at most half full, a slot a distinct key).
-const keyTableEntryBytes = 32 + 2*16
+// key and row bytes: its entry (keyEnt, 32 bytes), its share of the
+// index (spanIndex: 16 bytes a slot at most half full, a slot a distinct
+// key) and, while seal8 groups the entries, its 4-byte place.
+const keyTableEntryBytes = 32 + 2*16 + 4
 
 // checkKeyMemory refuses a key side whose rows the reduce could not hold:
 // the build's counts (c: records and bytes a partition), the reducers'
