@@ -26,6 +26,7 @@
 #   SIZES="0.0625 0.25" KEYSIZES="1000 10000" BEAM=0 ROUNDS=1 bash bench/scale.sh   # a quick look
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/permodel.sh
 rounds=${ROUNDS:-3}
 out=${OUT:-bench/out/scale}
 sizes=${SIZES:-"0.0625 0.25 1 4 8"}
@@ -113,7 +114,7 @@ rm -rf "$out/runs" && mkdir -p "$out/runs" && cp "$tmp"/rep-*.json "$out/runs/" 
 sed "s|$tmp/|$out/runs/|" "$tsv" > "$out/runs/runs.tsv"
 mkdir -p "$results"
 "$tmp/scaletable" -runs "$out/runs/runs.tsv" -plots "$results" -seconds $(( $(date +%s) - t0 )) \
-  -machine "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+  -machine "$(cpu_model), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
   > "$tmp/scale.md"
 mv "$tmp/scale.md" "$results/scale.md"
 echo "wrote $results/scale.md" >&2
