@@ -30,7 +30,8 @@
 #    runs that phase 1's selection did not pick for being fast; taking the
 #    worst of three kinds is no looser than phase 1's best alone.
 #
-# Writes bench/results/auto.md through bench/cmd/autotable, with the model's
+# Writes RESULTS/auto.md (RESULTS: default bench/results, the AMD EPYC's;
+# bench/results/intel-xeon holds the Intel Xeon's) through bench/cmd/autotable, with the model's
 # constants as this run measures them, the processor's model name (lscpu)
 # and the Go version.
 # Goals: issue 43: auto within 10% of the best fixed kind that fits at 30 or
@@ -39,6 +40,9 @@
 # bytes within 5% of the measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/permodel.sh
+results=${RESULTS:-bench/results}
+mkdir -p "$results"
 rounds=${ROUNDS:-5}
 paired=${PAIRED:-9}
 top=${TOP:-3}
@@ -150,8 +154,7 @@ for s in $(seq 1 "${EXSEEDS:-5}"); do
       --hot-exclusions "$ex" --quiet --out "$tmp/o.csv" --report-json "$out/exreports/$s~$ex.json"
   done
 done
-cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
-[ -n "$cpu" ] || cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(cpu_model)
 machine="$cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $built"
-"$tmp/autotable" --reports "$out/reports" --paired "$out/paired" --top "$top" --exreports "$out/exreports" --machine "$machine" --rounds "$rounds" --paired-rounds "$paired" --keys "$keys" --rows "$rows" > bench/results/auto.md
-echo "wrote bench/results/auto.md" >&2
+"$tmp/autotable" --reports "$out/reports" --paired "$out/paired" --top "$top" --exreports "$out/exreports" --machine "$machine" --rounds "$rounds" --paired-rounds "$paired" --keys "$keys" --rows "$rows" > "$results/auto.md"
+echo "wrote $results/auto.md" >&2
