@@ -9,6 +9,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/acbfjoin/acbfjoin/internal/freshmem"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/shuffle"
 )
@@ -247,14 +248,10 @@ func (x *spanIndex) init(n int) {
 	for size < 2*n {
 		size *= 2
 	}
-	x.slots = make([]spanSlot, size)
-	// Touch the fresh pages in order before the puts do at random: a
-	// put's first access to a page is a read (of the slot's hi), which maps
-	// the zero page, and its write then faults again to copy it. On a KVM
-	// guest (Intel Xeon, 2 cores) the paper-size join's seal of 33,000 keys
-	// (an index of 1 MiB) took 11-17 ms, mostly in page faults (perf), and
-	// 3.3-8 ms with this clear (one fault a page, in order).
-	clear(x.slots)
+	// Written in order first (freshmem): a put reads its slot, then writes
+	// it; the paper-size join's seal of 33,000 keys (an index of 1 MiB)
+	// took 11-17 ms, mostly in page faults, and 3.3-8 ms so (Intel Xeon).
+	x.slots = freshmem.Table[spanSlot](size)
 	x.shift = uint(64 - bits.TrailingZeros(uint(size)))
 }
 

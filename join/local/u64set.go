@@ -3,6 +3,8 @@ package local
 import (
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/acbfjoin/acbfjoin/internal/freshmem"
 )
 
 // u64Set is a set of uint64s: open addressing with linear probing in a
@@ -72,7 +74,7 @@ func (s *u64Set) reset(n int) {
 		if s.slots == nil {
 			s.seed = rand.Uint64()
 		}
-		s.slots = make([]uint64, size)
+		s.slots = freshmem.Table[uint64](size) // probed at random (freshmem)
 	} else {
 		s.slots = s.slots[:size]
 		clear(s.slots)
@@ -110,7 +112,7 @@ func (s *u64Set) grow() {
 	}
 	old := s.slots
 	size := max(16, 2*len(old))
-	s.slots = make([]uint64, size)
+	s.slots = freshmem.Table[uint64](size) // probed at random (freshmem)
 	s.shift = uint(64 - bits.TrailingZeros(uint(size)))
 	mask := uint64(size - 1)
 	for _, k := range old {
