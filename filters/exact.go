@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"math/bits"
 	"slices"
@@ -53,42 +54,50 @@ func newExact(keys keylist.List) Filter {
 	if !all8 || n == 0 {
 		return newKeySet(keys.Slices(), payload)
 	}
-	// The values read from the list where they are: a copy of them was 8
-	// bytes a key beside the list's own (80 MB at 10^7 keys, half of the
-	// build's peak heap under --mem 64MiB).
-	return newExact64(n, func(i int) uint64 { return binary.BigEndian.Uint64(keys.At(i)) }, payload)
+	// The values read from the list where they are, run by run: a copy of
+	// them was 8 bytes a key beside the list's own (80 MB at 10^7 keys,
+	// half of the build's peak heap under --mem 64MiB).
+	return newExact64(n, values8(keys), payload)
+}
+
+// values8 is the big-endian values of a list of 8-byte keys.
+func values8(keys keylist.List) iter.Seq[uint64] {
+	return func(yield func(uint64) bool) {
+		keys.Runs(func(run []byte) bool {
+			for o := 0; o+8 <= len(run); o += 8 {
+				if !yield(binary.BigEndian.Uint64(run[o:])) {
+					return false
+				}
+			}
+			return true
+		})
+	}
 }
 
 // newExact64 is newExact of n distinct 8-byte keys given as their values
-// (value(i), 0 <= i < n; payload: their encoding's size): a bitmap over a
-// dense range, else a table. O(n) (two calls of value a key), one
-// allocation besides the set's.
-func newExact64(n int, value func(i int) uint64, payload int) Filter {
+// (vals, n of them; payload: their encoding's size): a bitmap over a dense
+// range, else a table. O(n) (two passes over vals), one allocation besides
+// the set's.
+func newExact64(n int, vals iter.Seq[uint64], payload int) Filter {
 	lo, hi := uint64(1<<64-1), uint64(0)
-	for i := range n {
-		v := value(i)
+	for v := range vals {
 		lo, hi = min(lo, v), max(hi, v)
 	}
 	slots := tableSlots(n)
 	if span := hi - lo; span < 1<<40 && (span/8+8) <= exactBitmapFactor*8*slots {
 		b := &keyBitmap{lo: lo, span: span + 1, words: freshmem.Table[uint64](int((span + 64) / 64))} // set at random (freshmem)
-		for i := range n {
-			v := value(i) - lo
+		for v := range vals {
+			v -= lo
 			b.words[v>>6] |= 1 << (v & 63)
 		}
 		b.payload = b.compactSize()
 		return b
 	}
 	t := &keyTable64{slots: freshmem.Table[uint64](int(slots)), shift: uint(64 - bits.TrailingZeros64(slots)), payload: payload}
-	for i := range n {
-		t.add(value(i))
+	for v := range vals {
+		t.add(v)
 	}
 	return t
-}
-
-// valuesOf is newExact64's value for a slice of values.
-func valuesOf(vals []uint64) (int, func(i int) uint64) {
-	return len(vals), func(i int) uint64 { return vals[i] }
 }
 
 // exactTableBits is the memory of the exact kind over n sparse 8-byte keys
@@ -412,8 +421,7 @@ func (exactKind) decode(data []byte) (Filter, Params, error) {
 		if !ok {
 			return nil, nil, fmt.Errorf("exact filter: corrupt compact key list")
 		}
-		n, value := valuesOf(vals)
-		f := newExact64(n, value, 9*len(vals)) // a bitmap counts its compact form; a table (keys too sparse for one) writes 9 bytes a key
+		f := newExact64(len(vals), slices.Values(vals), 9*len(vals)) // a bitmap counts its compact form; a table (keys too sparse for one) writes 9 bytes a key
 		return f, exactParamsOf(f), nil
 	}
 	if f, ok := decodeExact64(data); ok {
@@ -461,8 +469,7 @@ func decodeExact64(data []byte) (Filter, bool) {
 		}
 		vals = append(vals, v)
 	}
-	n, value := valuesOf(vals)
-	return newExact64(n, value, len(data)), true
+	return newExact64(len(vals), slices.Values(vals), len(data)), true
 }
 
 // ExactCopyExtra is what one copy of the exact filter f takes in memory

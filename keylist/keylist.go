@@ -148,6 +148,31 @@ func (l List) Slices() [][]byte {
 	return out
 }
 
+// Runs calls f with the List's keys in order and stops when f returns
+// false: for a packed List (Width > 0) as runs of its memory, each holding
+// whole keys end to end (one run a block it spans); for a List of spans or
+// slices a key a call. A loop over a packed List's keys without At's
+// arithmetic a key. O(Len) bytes, O(blocks) calls for a packed List.
+func (l List) Runs(f func(run []byte) bool) {
+	if l.width == 0 {
+		for i := range l.n {
+			if !f(l.At(i)) {
+				return
+			}
+		}
+		return
+	}
+	per := 1 << l.shift
+	for j, end := l.start, l.start+l.n; j < end; {
+		o := j & (per - 1)
+		m := min(per-o, end-j)
+		if !f(l.blocks[j>>l.shift][o*l.width : (o+m)*l.width]) {
+			return
+		}
+		j += m
+	}
+}
+
 // Width returns the width of every key of a packed List, 0 for a List of
 // spans or slices (whose keys may be of any lengths).
 func (l List) Width() int { return l.width }

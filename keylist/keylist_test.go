@@ -52,6 +52,32 @@ func TestPackedEqualsSlices(t *testing.T) {
 			if l.a.Len() != l.b.Len() {
 				t.Fatalf("trial %d %s: %d keys against %d", trial, l.name, l.a.Len(), l.b.Len())
 			}
+			// Runs gives every key once, in order, in whole keys; a
+			// false from f stops it.
+			for _, x := range []List{l.a, l.b} {
+				var all []byte
+				calls := 0
+				x.Runs(func(run []byte) bool {
+					calls++
+					if w := x.Width(); w > 0 && len(run)%w != 0 {
+						t.Fatalf("trial %d %s: a run of %d bytes, keys of %d", trial, l.name, len(run), w)
+					}
+					all = append(all, run...)
+					return true
+				})
+				var want []byte
+				for i := range x.Len() {
+					want = append(want, x.At(i)...)
+				}
+				if !bytes.Equal(all, want) {
+					t.Fatalf("trial %d %s: runs give %x, want %x", trial, l.name, all, want)
+				}
+				stopped := 0
+				x.Runs(func([]byte) bool { stopped++; return false })
+				if calls > 0 && stopped != 1 {
+					t.Fatalf("trial %d %s: %d calls after a false", trial, l.name, stopped)
+				}
+			}
 			ps := l.a.Slices()
 			for i := range l.a.Len() {
 				if !bytes.Equal(l.a.At(i), l.b.At(i)) || !bytes.Equal(ps[i], l.b.At(i)) {
