@@ -152,7 +152,8 @@ func (l List) Slices() [][]byte {
 // false: for a packed List (Width > 0) as runs of its memory, each holding
 // whole keys end to end (one run a block it spans); for a List of spans or
 // slices a key a call. A loop over a packed List's keys without At's
-// arithmetic a key. O(Len) bytes, O(blocks) calls for a packed List.
+// arithmetic a key. A run is capped at its length (appending to it
+// copies). O(Len) bytes, O(blocks) calls for a packed List.
 func (l List) Runs(f func(run []byte) bool) {
 	if l.width == 0 {
 		for i := range l.n {
@@ -166,7 +167,7 @@ func (l List) Runs(f func(run []byte) bool) {
 	for j, end := l.start, l.start+l.n; j < end; {
 		o := j & (per - 1)
 		m := min(per-o, end-j)
-		if !f(l.blocks[j>>l.shift][o*l.width : (o+m)*l.width]) {
+		if !f(l.blocks[j>>l.shift][o*l.width : (o+m)*l.width : (o+m)*l.width]) { // capped, as At's keys
 			return
 		}
 		j += m

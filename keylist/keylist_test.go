@@ -59,6 +59,9 @@ func TestPackedEqualsSlices(t *testing.T) {
 				calls := 0
 				x.Runs(func(run []byte) bool {
 					calls++
+					if x.Width() > 0 && cap(run) != len(run) { // a packed list's runs are capped; Of's keys are the caller's slices
+						t.Fatalf("trial %d %s: a run of %d bytes has capacity %d", trial, l.name, len(run), cap(run))
+					}
 					if w := x.Width(); w > 0 && len(run)%w != 0 {
 						t.Fatalf("trial %d %s: a run of %d bytes, keys of %d", trial, l.name, len(run), w)
 					}

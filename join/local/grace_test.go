@@ -40,6 +40,13 @@ func TestPartitionsFor(t *testing.T) {
 	if got := partitionsFor(opt, 100<<20); got != 6 {
 		t.Errorf("3 reducers: %d partitions, want 6", got)
 	}
+	// The bounds come after the rounding: 3 reducers asking for more
+	// than maxPartitions get maxPartitions (4,096, no multiple of 3), not
+	// the next multiple of 3 past it.
+	opt.MemBudget = 1 << 30
+	if got := partitionsFor(opt, 1<<40); got != maxPartitions {
+		t.Errorf("3 reducers at the bound: %d partitions, want %d", got, maxPartitions)
+	}
 }
 
 // TestGracePartitions joins the NBER sample's whole patent file (1.5 MB)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"unsafe"
 
@@ -143,7 +144,7 @@ func (t *keyTable) seal8() {
 	place := make([]int32, len(t.ents)) // each entry's slot, then its place
 	for i := range t.ents {
 		k := t.ents[i].prefix
-		s := (k * fib) >> x.shift
+		s := x.slot(k)
 		for x.slots[s].hi != 0 && x.slots[s].k != k {
 			s = (s + 1) & mask
 		}
@@ -235,6 +236,7 @@ func (t *keyTable) lookup(key []byte) []shuffle.Record {
 type spanIndex struct {
 	slots []spanSlot
 	shift uint
+	seed  uint64 // XORed into a key before its hash, as u64Set's: keys made to collide under Fibonacci hashing alone do not collide under an unknown seed
 }
 
 type spanSlot struct {
@@ -253,12 +255,16 @@ func (x *spanIndex) init(n int) {
 	// took 11-17 ms, mostly in page faults, and 3.3-8 ms so (Intel Xeon).
 	x.slots = freshmem.Table[spanSlot](size)
 	x.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	x.seed = rand.Uint64()
 }
+
+// slot is k's first slot.
+func (x *spanIndex) slot(k uint64) uint64 { return ((k ^ x.seed) * fib) >> x.shift }
 
 // put records k's span; each k once.
 func (x *spanIndex) put(k uint64, lo, hi int) {
 	mask := uint64(len(x.slots) - 1)
-	i := (k * fib) >> x.shift
+	i := x.slot(k)
 	for x.slots[i].hi != 0 {
 		i = (i + 1) & mask
 	}
@@ -271,7 +277,7 @@ func (x *spanIndex) get(k uint64) (lo, hi int, ok bool) {
 		return 0, 0, false
 	}
 	mask := uint64(len(x.slots) - 1)
-	for i := (k * fib) >> x.shift; ; i = (i + 1) & mask {
+	for i := x.slot(k); ; i = (i + 1) & mask {
 		s := &x.slots[i]
 		if s.hi == 0 {
 			return 0, 0, false

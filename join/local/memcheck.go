@@ -15,8 +15,10 @@ import (
 
 // keyTableEntryBytes is what the reduce's key table holds a row beside its
 // key and row bytes: its entry (keyEnt, 32 bytes), its share of the
-// index (spanIndex: 16 bytes a slot at most half full, a slot a distinct
-// key) and, while seal8 groups the entries, its 4-byte place.
+// index (spanIndex: 16-byte slots, a power of two at least twice the
+// entries: 2 to 4 slots an entry; 2 counted here, the rest in
+// keyTableGrowth's slack) and, while seal8 groups the entries, its 4-byte
+// place.
 const keyTableEntryBytes = 32 + 2*16 + 4
 
 // checkKeyMemory refuses a key side whose rows the reduce could not hold:
@@ -94,10 +96,12 @@ const (
 // minimum budget allows (shuffle.MinBudget), at most maxPartitions. A
 // stream's size is unknown: the reducers'. O(1).
 //
-// The count is rounded up to a multiple of the reducers, so that each
-// reduces as many partitions: 3 partitions on 2 reducers left one with
-// two thirds of the reduce (10^6 keys against the full-scale citations,
-// default budget: reduce 1,219 ms with 3, and smaller key tables with 4).
+// The count is rounded up to a multiple of the reducers (then bounded as
+// above, which can leave it none), so that the reducers, which take the
+// partitions from a queue, can each get as many: 3 partitions on 2
+// reducers left one with two thirds of the reduce (10^6 keys against the
+// full-scale citations, default budget: reduce 1,219 ms with 3, and
+// smaller key tables with 4).
 func partitionsFor(opt join.Options, keyBytes int64) int {
 	r := opt.Reducers
 	budget := opt.MemBudget / keyTableShare
