@@ -200,11 +200,13 @@ type Resources struct {
 	// it: shuffle.MinBudget; at least that).
 	MemBudget int64
 	// MemAvailable is the memory the reduce's key tables may take: each
-	// reducer holds its partition's key-side rows (keys, rows and about 40
-	// bytes a row of index) in memory, whatever MemBudget. A key side that
-	// needs more is refused after the build, with the numbers, instead of
-	// running the machine out of memory in the reduce. 0: MemAvailable of
-	// /proc/meminfo where there is one (Linux), else no check.
+	// reducer holds one partition's key-side rows at a time (keys, rows,
+	// a 32-byte entry and 32-64 bytes of index a row), the partitions
+	// made small enough for MemBudget (a grace hash join). A key side
+	// whose largest partitions still need more is refused after the
+	// build, with the numbers, instead of running the machine out of
+	// memory in the reduce. 0: MemAvailable of /proc/meminfo where there
+	// is one (Linux), else no check.
 	MemAvailable int64
 	TempDir      string // for spill and sort files (default: the system's)
 	// Progress, if set, is called at the start of each phase and then every
