@@ -9,7 +9,6 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/acbfjoin/acbfjoin/internal/freshmem"
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 )
 
@@ -141,7 +140,7 @@ func New(cfg Config) (*Filter, error) {
 func newShape(cfg Config, b1 []uint64) *Filter {
 	m1 := cfg.FirstLevel
 	if b1 == nil {
-		b1 = freshmem.Table[uint64](int(words(m1))) // its bits set at random (freshmem)
+		b1 = make([]uint64, words(m1))
 	}
 	f := &Filter{
 		cfg:     cfg,

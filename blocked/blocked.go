@@ -7,7 +7,6 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/acbfjoin/acbfjoin/internal/freshmem"
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/internal/parbuild"
 	"github.com/acbfjoin/acbfjoin/keylist"
@@ -126,12 +125,10 @@ func validate(bits uint64, k int) error {
 // that are multiples of 64, or whole pages), so the first allocation is kept
 // in practice; the second, 7 words longer, is the guarantee.
 func newWords(n uint64) (words []uint64, pad uint64) {
-	// Written in order first: the filter's blocks are set at random
-	// (freshmem).
-	if w := freshmem.Table[uint64](int(n)); aligned(w) {
+	if w := make([]uint64, n); aligned(w) {
 		return w, 0
 	}
-	return alignedIn(freshmem.Table[uint64](int(n+wordsPerBlock-1)), n)
+	return alignedIn(make([]uint64, n+wordsPerBlock-1), n)
 }
 
 // alignedIn returns the n words of w (len(w) >= n+7) that start at its first

@@ -7,7 +7,6 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/acbfjoin/acbfjoin/internal/freshmem"
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 )
 
@@ -182,7 +181,7 @@ func New(capacity uint64, bucketSize, fingerprintBits int) (*Filter, error) {
 	buckets := BucketsFor(capacity, bucketSize, fingerprintBits)
 	f := &Filter{}
 	f.setShape(buckets, bucketSize, uint(fingerprintBits))
-	f.words = freshmem.Table[uint64](int(wordCount(buckets, bucketSize, uint(fingerprintBits)))) // buckets filled at random (freshmem)
+	f.words = make([]uint64, wordCount(buckets, bucketSize, uint(fingerprintBits)))
 	return f, nil
 }
 

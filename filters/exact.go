@@ -10,7 +10,6 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/acbfjoin/acbfjoin/internal/freshmem"
 	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
@@ -85,7 +84,7 @@ func newExact64(n int, vals iter.Seq[uint64], payload int) Filter {
 	}
 	slots := tableSlots(n)
 	if span := hi - lo; span < 1<<40 && (span/8+8) <= exactBitmapFactor*8*slots {
-		b := &keyBitmap{lo: lo, span: span + 1, words: freshmem.Table[uint64](int((span + 64) / 64))} // set at random (freshmem)
+		b := &keyBitmap{lo: lo, span: span + 1, words: make([]uint64, (span+64)/64)}
 		for v := range vals {
 			v -= lo
 			b.words[v>>6] |= 1 << (v & 63)
@@ -93,7 +92,7 @@ func newExact64(n int, vals iter.Seq[uint64], payload int) Filter {
 		b.payload = b.compactSize()
 		return b
 	}
-	t := &keyTable64{slots: freshmem.Table[uint64](int(slots)), shift: uint(64 - bits.TrailingZeros64(slots)), payload: payload}
+	t := &keyTable64{slots: make([]uint64, slots), shift: uint(64 - bits.TrailingZeros64(slots)), payload: payload}
 	for v := range vals {
 		t.add(v)
 	}

@@ -1,5 +1,4 @@
-// Package freshmem makes the memory of tables written at random: hash
-// tables, bit arrays, index slots.
+// Package freshmem makes the memory of hash tables written at random.
 //
 // Fresh memory from the operating system is mapped page by page on first
 // touch. A table written at random touches its pages in random order, and a
@@ -13,6 +12,13 @@
 // perf, do_wp_page -> flush_tlb_mm_range). Writing the zeros in order takes
 // one fault a page, no flush, and costs a pass over memory that the
 // allocator may have zeroed already (about 0.1 ms a MiB).
+//
+// Used where perf found those faults: the reduce's span index and the
+// build's key set. A filter's bit array is the same pattern, but writing
+// the ACBF's first level in order measured within the noise
+// (bench/join-tried.md), and a bitmap written in order is resident whole
+// where one with gaps between its keys would not be: filters stay on
+// plain make until a measurement says otherwise.
 package freshmem
 
 // Table returns make([]T, n) with its memory written in order, once: see
