@@ -307,7 +307,11 @@ func (in *Input) Next() (*Part, error) {
 		n := rg.End - rg.Start
 		// Progress counts the bytes as they are read, so that it advances
 		// smoothly rather than a range at a time.
-		r := newRangeReader(&countReader{io.NewSectionReader(in.file, rg.Start, n), &in.progress}, in.Name, rg.Start, in.nfields, in.opt.Sep)
+		chunk := readSize
+		if in.opt.Sample {
+			chunk = sampleReadSize
+		}
+		r := newRangeReaderSize(&countReader{io.NewSectionReader(in.file, rg.Start, n), &in.progress}, in.Name, rg.Start, in.nfields, in.opt.Sep, chunk)
 		return &Part{Reader: r, Len: n}, nil
 	}
 	if in.done || in.err != nil {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -633,4 +634,72 @@ func TestSampleRanges(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSampleLongRecords: a sample's parts read sampleReadSize bytes at a
+// time, and records longer than that (and than readSize) grow the buffer:
+// every record read whole, by Next and by NextBatch, as a part of an
+// ordinary Input reads it.
+func TestSampleLongRecords(t *testing.T) {
+	var data bytes.Buffer
+	data.WriteString("ID,K,TEXT\n")
+	const rows = 60
+	for i := range rows {
+		fmt.Fprintf(&data, "%d,%d,%s\n", i, i*7, strings.Repeat(string(rune('a'+i%26)), 1000*(i%5)+sampleReadSize*(i%3)+readSize*(i%7/6)))
+	}
+	path := filepath.Join(t.TempDir(), "f.csv")
+	if err := os.WriteFile(path, data.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, batch := range []bool{false, true} {
+		got := map[string]int{}
+		in, err := OpenInput(context.Background(), path, InputOptions{Parts: 4, SkipBad: true, Sample: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			p, err := in.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p == nil {
+				break
+			}
+			if batch {
+				var b Batch
+				for p.NextBatch(1, 7, &b) {
+					for i := range b.Len() {
+						got[string(b.Field(i))]++
+					}
+				}
+			} else {
+				for p.Next() {
+					f := p.Fields()
+					if want := 1000*(atoi(t, f[0])%5) + sampleReadSize*(atoi(t, f[0])%3) + readSize*(atoi(t, f[0])%7/6); len(f[2]) != want {
+						t.Fatalf("row %s: TEXT of %d bytes, want %d", f[0], len(f[2]), want)
+					}
+					got[string(f[1])]++
+				}
+			}
+			if p.Err() != nil {
+				t.Fatal(p.Err())
+			}
+			p.Release()
+		}
+		in.Close()
+		for i := range rows {
+			if k := strconv.Itoa(i * 7); got[k] != 1 {
+				t.Fatalf("batch %v: key %s read %d times, want once (%d keys read)", batch, k, got[k], len(got))
+			}
+		}
+	}
+}
+
+func atoi(t *testing.T, b []byte) int {
+	t.Helper()
+	n, err := strconv.Atoi(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

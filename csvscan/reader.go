@@ -49,6 +49,11 @@ func (e *ParseError) Unwrap() []error {
 
 const readSize = 128 << 10 // bytes read per fill: a buffer that stays in the L2 cache while it is scanned (1 MiB: 8% slower map phase)
 
+// sampleReadSize is a sample part's fill (InputOptions.Sample): a sample
+// reads a thousand rows or so of a part, and 128 KiB reads of 16 parts
+// cost Filter auto's sample 2-4 ms of CPU beside the build (issue 43).
+const sampleReadSize = 16 << 10
+
 // MaxFields is the most fields a record (the header included) may have. It
 // only stops a file that is no table from making records of millions of
 // fields (a record of 1 MiB may hold a million commas): nothing else in
@@ -122,6 +127,9 @@ type Reader struct {
 	lazy     []byte
 	field    []byte
 	fieldCol int
+	// chunk is the bytes a fill reads at least room for (readSize; a
+	// sample's parts sampleReadSize).
+	chunk int
 }
 
 // validSep reports why sep cannot separate fields, or nil if it can: any
@@ -198,7 +206,13 @@ func NewReader(r io.Reader, name string) *Reader {
 // have nfields fields, separated by sep (valid). Errors name the record's byte
 // offset instead of its line.
 func newRangeReader(r io.Reader, name string, off int64, nfields int, sep byte) *Reader {
-	r0 := &Reader{name: name, src: r, buf: make([]byte, readSize+1024), base: off, want: nfields}
+	return newRangeReaderSize(r, name, off, nfields, sep, readSize)
+}
+
+// newRangeReaderSize is newRangeReader reading chunk bytes at a time (at
+// least: a record longer than its buffer grows it).
+func newRangeReaderSize(r io.Reader, name string, off int64, nfields int, sep byte, chunk int) *Reader {
+	r0 := &Reader{name: name, src: r, buf: make([]byte, chunk+1024), base: off, want: nfields, chunk: chunk}
 	r0.setSep(sep)
 	return r0
 }
@@ -244,7 +258,11 @@ func (r *Reader) fill() bool {
 		r.base += int64(r.start)
 		r.start, r.end = 0, n
 	}
-	if len(r.buf)-r.end < readSize/2 {
+	chunk := r.chunk
+	if chunk == 0 {
+		chunk = readSize
+	}
+	if len(r.buf)-r.end < chunk/2 {
 		if r.end > maxRecord {
 			return false // the caller reports the over-long record
 		}
