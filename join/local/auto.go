@@ -246,16 +246,17 @@ func (x *execution) autoProbes(rep *join.AutoReport, w *choose.Workload, smp *sk
 	var hit int64
 	keyBytes := int64(len(smp.keys))
 	probes := make([][]byte, 0, len(smp.ends))
-	member := make([]bool, 0, len(smp.ends))
 	lo := 0
 	for _, e := range smp.ends {
-		p := smp.keys[lo:e:e]
+		probes = append(probes, smp.keys[lo:e:e])
 		lo = e
-		m := index.has(string(p))
+	}
+	member := make([]bool, len(probes))
+	index.hasBatch(probes, member)
+	for _, m := range member {
 		if m {
 			hit++
 		}
-		probes, member = append(probes, p), append(member, m)
 	}
 	// The sample's rows come in the pieces' order, each piece's in the
 	// file's (sorted, or grouped by key, in many files), and the map

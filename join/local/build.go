@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/acbfjoin/acbfjoin/bank"
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -518,6 +519,13 @@ func (s *keySet) has(key string) bool {
 
 // len returns the number of keys.
 func (s *keySet) len() int { return s.ints.len() + len(s.strs) }
+
+// hasBatch sets out[i] to has(keys[i]), one by one.
+func (s *keySet) hasBatch(keys [][]byte, out []bool) {
+	for i, k := range keys {
+		out[i] = s.has(unsafe.String(unsafe.SliceData(k), len(k)))
+	}
+}
 
 // merge adds the keys of o.
 func (s *keySet) merge(o *keySet) {

@@ -143,10 +143,54 @@ func (k *builtKeys) has(key string) bool {
 // len returns the number of keys.
 func (k *builtKeys) len() int { return k.n }
 
+// hasBatch sets out[i] to has(keys[i]) for each key (out at least as long).
+// The integer keys of each chunk of hasChunk are hashed and their first
+// slots loaded in a pass of their own, so that the loads' cache misses
+// overlap: Filter auto's 16,384 lookups of its sample in the set of
+// 100,000 keys took 80 ns each one by one, each a miss that waited for the
+// last. No allocation.
+func (k *builtKeys) hasBatch(keys [][]byte, out []bool) {
+	var part [hasChunk]uint8
+	var val [hasChunk]uint64
+	var touched uint64
+	for lo := 0; lo < len(keys); lo += hasChunk {
+		chunk := keys[lo:min(len(keys), lo+hasChunk)]
+		for i, key := range chunk {
+			if len(key) != 8 {
+				continue
+			}
+			h1, _ := hashing.Sum(key)
+			p := keyPartOf(h1)
+			v := binary.LittleEndian.Uint64(key) // as keyCollector.add reads a key
+			part[i], val[i] = uint8(p), v
+			if s := &k.ints[p]; len(s.slots) > 0 {
+				touched += s.slots[s.slot(v)]
+			}
+		}
+		for i, key := range chunk {
+			if len(key) != 8 {
+				out[lo+i] = k.has(unsafe.String(unsafe.SliceData(key), len(key)))
+				continue
+			}
+			out[lo+i] = k.ints[part[i]].has(val[i])
+		}
+	}
+	hasTouched.Add(touched)
+}
+
+// hasChunk is the keys of hasBatch whose first slots are loaded together.
+const hasChunk = 64
+
+// hasTouched is what hasBatch's first pass read, summed: kept so that the
+// compiler keeps its loads.
+var hasTouched atomic.Uint64
+
 // keyIndex is a set of keys that a phase asks about: builtKeys, or a
 // keySet made for it.
 type keyIndex interface {
 	has(key string) bool
+	// hasBatch sets out[i] to has(keys[i]).
+	hasBatch(keys [][]byte, out []bool)
 	len() int
 }
 

@@ -120,6 +120,32 @@ func testMergeKeys(t *testing.T) {
 							t.Fatalf("%s: has(%x) %v", name, other, !want[string(other)])
 						}
 					}
+					// hasBatch over the universe and misses, mixed, in
+					// batches of every length up to past hasChunk, as a
+					// keySet of the same keys answers.
+					var asked [][]byte
+					for _, k := range universe {
+						asked = append(asked, k, append(slices.Clone(k), 2))
+						if len(k) == 8 {
+							asked = append(asked, binary.LittleEndian.AppendUint64(nil, binary.LittleEndian.Uint64(k)+3))
+						}
+					}
+					rng.Shuffle(len(asked), func(i, j int) { asked[i], asked[j] = asked[j], asked[i] })
+					set := &keySet{}
+					for k := range want {
+						set.add([]byte(k))
+					}
+					for lo, n := 0, 1; lo < len(asked); lo, n = lo+n, n%(2*hasChunk+3)+1 {
+						batch := asked[lo:min(len(asked), lo+n)]
+						got, model := make([]bool, len(batch)), make([]bool, len(batch))
+						bk.hasBatch(batch, got)
+						set.hasBatch(batch, model)
+						for i, k := range batch {
+							if got[i] != want[string(k)] || model[i] != want[string(k)] {
+								t.Fatalf("%s: hasBatch(%x) %v, keySet %v, want %v", name, k, got[i], model[i], want[string(k)])
+							}
+						}
+					}
 				}
 			}
 		}
