@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"time"
 
 	"github.com/acbfjoin/acbfjoin/keylist"
 )
@@ -483,6 +484,62 @@ func ExactCopyExtra(f Filter) int64 {
 	return 0
 }
 
+// ExactStandIn returns, for --filter auto's timing of the exact set's
+// probes without building it over every key, the table the exact filter
+// takes for n distinct sparse 8-byte keys (integer keys too spread for a
+// bitmap), holding only keys (distinct 8-byte keys, at most n of them):
+// its memory, and so its probes' cache misses, are those of the whole
+// table, its chains a little shorter. It also returns the time its
+// memory took to make and its keys to add, each read from now (the
+// calibration's clock). ok is false when keys are not all 8 bytes or more
+// than n. O(n) memory, O(tableSlots(n) + len(keys)) time.
+func ExactStandIn(keys keylist.List, n int, now func() time.Duration) (f Filter, alloc, adds time.Duration, ok bool) {
+	m := keys.Len()
+	if m > n || (keys.Width() != 8 && !(keys.Width() == 0 && allWidth8(keys))) {
+		return nil, 0, 0, false
+	}
+	start := now()
+	slots := tableSlots(n)
+	t := &keyTable64{slots: make([]uint64, slots), shift: uint(64 - bits.TrailingZeros64(slots)), payload: 9 * n}
+	made := now()
+	for v := range values8(keys) {
+		t.add(v)
+	}
+	return t, made - start, now() - made, true
+}
+
+// allWidth8 reports whether every key is 8 bytes.
+func allWidth8(keys keylist.List) bool {
+	for i := range keys.Len() {
+		if len(keys.At(i)) != 8 {
+			return false
+		}
+	}
+	return true
+}
+
+// ExactTableBound reports whether the exact filter of the distinct keys
+// would be a table (8-byte keys too spread for a bitmap: ExactStandIn's
+// case). O(n), as ExactBytesBound.
+func ExactTableBound(keys keylist.List) bool {
+	n := keys.Len()
+	if n == 0 || (keys.Width() != 8 && !(keys.Width() == 0 && allWidth8(keys))) {
+		return false
+	}
+	lo, hi := exactRange(keys)
+	span := hi - lo
+	return !(span < 1<<40 && (span/8+8) <= exactBitmapFactor*8*tableSlots(n))
+}
+
+// exactRange is the least and the greatest of 8-byte keys' values.
+func exactRange(keys keylist.List) (lo, hi uint64) {
+	lo, hi = uint64(1<<64-1), uint64(0)
+	for v := range values8(keys) {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi
+}
+
 // ExactBytesBound is at least the bytes the exact filter of the distinct
 // keys encodes to, plus ExactCopyExtra, without building it (--filter
 // auto's test of the budget before it builds): for 8-byte keys the form
@@ -493,25 +550,14 @@ func ExactCopyExtra(f Filter) int64 {
 // O(n).
 func ExactBytesBound(keys keylist.List) int64 {
 	n := keys.Len()
-	all8 := keys.Width() == 8
-	if keys.Width() == 0 {
-		all8 = n > 0
-		for i := range n {
-			all8 = all8 && len(keys.At(i)) == 8
-		}
-	}
-	if !all8 || n == 0 {
+	if n == 0 || (keys.Width() != 8 && !(keys.Width() == 0 && allWidth8(keys))) {
 		var s int64
 		for i := range n {
 			s += int64(uvarintLen(uint64(len(keys.At(i))))) + int64(len(keys.At(i)))
 		}
 		return s
 	}
-	lo, hi := uint64(1<<64-1), uint64(0)
-	for i := range n {
-		v := binary.BigEndian.Uint64(keys.At(i))
-		lo, hi = min(lo, v), max(hi, v)
-	}
+	lo, hi := exactRange(keys)
 	span := hi - lo
 	if !(span < 1<<40 && (span/8+8) <= exactBitmapFactor*8*tableSlots(n)) {
 		return 9 * int64(n) // a table: the key list

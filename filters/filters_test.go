@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acbfjoin/acbfjoin/acbf"
 	"github.com/acbfjoin/acbfjoin/blocked"
@@ -596,6 +597,35 @@ func TestExactBytesBound(t *testing.T) {
 			}
 			if _, bitmap := b.Filter.(*keyBitmap); !bitmap && bound != payload {
 				t.Fatalf("%s, %d keys (%T): bound %d, want the key list's %d", name, len(keys), b.Filter, bound, payload)
+			}
+			table, isTable := b.Filter.(*keyTable64)
+			if got := ExactTableBound(keylist.Of(keys)); got != isTable {
+				t.Fatalf("%s, %d keys (%T): ExactTableBound %v", name, len(keys), b.Filter, got)
+			}
+			// The stand-in of a subset: the whole table's memory, the
+			// subset's keys and no other of the keys.
+			sub := keys[:(len(keys)+2)/3]
+			var clock time.Duration
+			f, alloc, adds, ok := ExactStandIn(keylist.Of(sub), len(keys), func() time.Duration { clock += time.Millisecond; return clock })
+			if ok != !slices.ContainsFunc(sub, func(k []byte) bool { return len(k) != 8 }) {
+				t.Fatalf("%s, %d keys: ExactStandIn ok %v", name, len(keys), ok)
+			}
+			if !ok {
+				continue
+			}
+			if alloc != time.Millisecond || adds != time.Millisecond {
+				t.Fatalf("%s: stand-in timed %v and %v by a clock that moves 1 ms a read", name, alloc, adds)
+			}
+			if isTable && f.(*keyTable64).MemoryBits() != table.MemoryBits() {
+				t.Fatalf("%s, %d keys: stand-in of %d bits, the table %d", name, len(keys), f.(*keyTable64).MemoryBits(), table.MemoryBits())
+			}
+			for i, k := range keys {
+				if got := f.Contains(k); got != (i < len(sub)) {
+					t.Fatalf("%s, %d keys: stand-in Contains(key %d) %v, %d keys held", name, len(keys), i, got, len(sub))
+				}
+			}
+			if _, _, _, ok := ExactStandIn(keylist.Of(keys), len(keys)-1, func() time.Duration { return 0 }); ok {
+				t.Fatalf("%s: a stand-in of %d keys for %d", name, len(keys), len(keys)-1)
 			}
 		}
 	}

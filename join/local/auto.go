@@ -307,6 +307,11 @@ type calibration struct {
 	buildNs float64 // its build, a key
 	probe   bool    // its probes are timed (timeAllProbes)
 	probeNs float64 // a probe
+	// standIn: the exact set's table for all the keys holding only keys of
+	// them (filters.ExactStandIn); allocNs its memory's making, buildNs
+	// an add.
+	standIn bool
+	allocNs float64
 }
 
 // kindCalibration is one kind's measuring: the filters it built (cals),
@@ -330,11 +335,12 @@ type kindCalibration struct {
 // over sub at the least and the most bits a key of its sizes
 // (choose.Sized) that w lets it choose (within the budget; a kind that
 // deletes if deletes are needed); the exact set over sub (for its build
-// and decode times) and, for 8-byte keys, over all the keys (for its
-// probes: a table or bitmap of all the keys; a table of a few thousand
-// sits in a cache that one of 100,000 does not, and its probes were timed
-// 2-3 times too fast; 8 bytes a key and a few ms at 100,000 keys, and the
-// join's filter if chosen). A set of strings is timed over sub: its probes
+// and decode times) and, for 8-byte keys, for its probes at the size of
+// all the keys (a table of a few thousand sits in a cache that one of
+// 100,000 does not, and its probes were timed 2-3 times too fast): a
+// bitmap over all the keys (cheap, and the join's filter if chosen), a
+// table as filters.ExactStandIn's stand-in holding sub, whose memory's
+// making and adds a key give the build's time. A set of strings is timed over sub: its probes
 // are timed low (a map of 100,000 strings sits in no cache), its build and
 // encoding (which sorts the keys) about right. A kind that refuses the
 // keys at a size is calibrated at the other; at both it gives no
@@ -372,7 +378,22 @@ func prepareKind(ctx context.Context, kind filters.Kind, keys keylist.List, sub 
 			return k, nil
 		}
 		k.cals, k.subBytes = []calibration{small}, filters.ExactBytesBound(keylist.Of(sub))
-		if len(sub) < n && (keys.Width() == 8 || keys.Width() == 0 && all8(keys.Slices())) {
+		if len(sub) < n && filters.ExactTableBound(keys) {
+			// A table of sparse integer keys: its probes timed on a
+			// stand-in of its size holding sub, and its build taken as
+			// the stand-in's memory and its adds a key for every key
+			// (building the table of 100,000 sparse keys was 2-9 ms of
+			// the decision's CPU, a waste where another kind wins).
+			now, unlock := lockCPUClock()
+			f, alloc, adds, ok := filters.ExactStandIn(keylist.Of(sub), n, now)
+			unlock()
+			if !ok {
+				k.cals = nil
+				return k, nil
+			}
+			k.cals = append(k.cals, calibration{sp: sp, f: f, p: small.p, bytes: small.bytes, memBits: f.(interface{ MemoryBits() uint64 }).MemoryBits(),
+				keys: len(sub), allocNs: float64(alloc.Nanoseconds()), buildNs: float64(adds.Nanoseconds()) / float64(max(1, len(sub))), standIn: true})
+		} else if len(sub) < n && (keys.Width() == 8 || keys.Width() == 0 && all8(keys.Slices())) {
 			full, ok := buildCalibration(sp, keys, 0, true)
 			if !ok {
 				k.cals = nil // no candidate
@@ -438,7 +459,7 @@ func (k *kindCalibration) candidates(probed bool) []choose.Candidate {
 	}
 	for i := range k.cals {
 		if t := k.timing; t != nil {
-			k.cals[i].buildNs, k.cals[i].probeNs = t.BuildNsPerKey, 0
+			k.cals[i].buildNs, k.cals[i].probeNs, k.cals[i].allocNs = t.BuildNsPerKey, 0, 0
 			if probed {
 				k.cals[i].probeNs = t.ProbeNs
 			}
@@ -452,6 +473,9 @@ func (k *kindCalibration) candidates(probed bool) []choose.Candidate {
 		// a header: the header from small, the keys counted.
 		c := choose.Candidate{Kind: filters.Exact, Bytes: small.bytes - k.subBytes + k.payload, ProbeNs: last.probeNs, Deletes: k.sp.Deletes,
 			DecodeNs: k.decodeNs * scale, BuildNs: (small.buildNs*float64(small.keys) + k.coderNs) * scale}
+		if last.standIn {
+			c.BuildNs = last.allocNs + last.buildNs*n + k.coderNs*scale
+		}
 		if last.all {
 			c.BuildNs = k.coderNs * scale
 			// Built over every key: its own bytes, and a bitmap's memory
