@@ -703,3 +703,46 @@ func atoi(t *testing.T, b []byte) int {
 	}
 	return n
 }
+
+// TestClearWindowsSameCuts: the cuts of files whose quotes, quoted line
+// breaks and record lengths vary, at small maxRecord windows, are the same
+// with the windows read beforehand in parallel (clearWindows) and without
+// (each read by splitRanges in turn), with and without parity.
+func TestClearWindowsSameCuts(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	defer func(old int) { maxRecord = old }(maxRecord)
+	defer func(old bool) { parallelWindows = old }(parallelWindows)
+	for trial := range 300 {
+		maxRecord = 8 + rng.IntN(200)
+		var b bytes.Buffer
+		b.WriteString("A,B\n")
+		quoteEvery := []int{0, 3, 50, 400}[rng.IntN(4)]
+		for i := range 50 + rng.IntN(400) {
+			switch {
+			case quoteEvery > 0 && i%quoteEvery == quoteEvery-1 && rng.IntN(2) == 0:
+				fmt.Fprintf(&b, "%d,\"x\ny\"\n", i)
+			case quoteEvery > 0 && i%quoteEvery == quoteEvery-1:
+				fmt.Fprintf(&b, "%d,\"q\"\n", i)
+			default:
+				fmt.Fprintf(&b, "%d,%s\n", i, strings.Repeat("v", rng.IntN(maxRecord/2)))
+			}
+		}
+		data := b.Bytes()
+		for _, parity := range []bool{false, true} {
+			n := 1 + rng.IntN(40)
+			parallelWindows = false
+			want, err := splitRanges(bytes.NewReader(data), 4, int64(len(data)), n, parity, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parallelWindows = true
+			got, err := splitRanges(bytes.NewReader(data), 4, int64(len(data)), n, parity, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("trial %d (maxRecord %d, quotes every %d, %d parts, parity %v): cuts %v, want %v", trial, maxRecord, quoteEvery, n, parity, got, want)
+			}
+		}
+	}
+}
