@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/join"
@@ -172,5 +173,48 @@ func TestFiles(t *testing.T) {
 	// Given a format, files of two extensions are one side.
 	if _, _, err := source.Files(mixed, "csv"); err != nil {
 		t.Errorf("mixed, format given: %v", err)
+	}
+}
+
+// TestOpenPairKeyErrorStopsInputOpen: the large side is opened beside the
+// key side; a key side that fails ends the large side's open even when it
+// waits for a FIFO's writer, and its error is the one said (the key
+// side's, as when the sides were opened one after the other). The bound
+// is on a hang, not on speed.
+func TestOpenPairKeyErrorStopsInputOpen(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "input.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	keys := filepath.Join(dir, "missing.csv")
+	options := func(input string) join.Options {
+		opt, err := join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}}.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return opt
+	}
+	opt := options(fifo)
+	done := make(chan error, 1)
+	go func() {
+		p, err := source.OpenPair(context.Background(), opt)
+		if p != nil {
+			p.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "missing.csv") {
+			t.Fatalf("error %v, want the key side's", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("OpenPair still waits for the large side's FIFO after the key side failed")
+	}
+	// Both missing: the key side's error, as before.
+	_, err := source.OpenPair(context.Background(), options(filepath.Join(dir, "nor.csv")))
+	if err == nil || !strings.Contains(err.Error(), "missing.csv") {
+		t.Fatalf("both missing: %v, want the key side's error", err)
 	}
 }
