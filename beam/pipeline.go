@@ -170,7 +170,7 @@ func (f *keyFileFn) ProcessElement(ctx context.Context, path string, emit func(s
 		var b []byte
 		var err error
 		if !null {
-			rec, b, err = join.MapKeyRow(ks, r.Fields(), 0, buf[:0])
+			rec, b, err = join.MapKeyRow(&ks, r.Fields(), 0, buf[:0])
 		}
 		if null || (err != nil && unmatchable(err, f.Key.Lenient)) {
 			// A NULL or unmatchable key: no row can meet it; a right or

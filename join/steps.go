@@ -48,7 +48,7 @@ func PartitionOf(h1 uint64, r int) int { return int(hashing.Reduce(h1, uint64(r)
 // (ks.AppendKey), and the row's other fields (CSV-encoded) to append to
 // matching large-side rows. The record's bytes are appended to buf, which is
 // returned.
-func MapKeyRow(ks key.Spec, fields [][]byte, seq int64, buf []byte) (shuffle.Record, []byte, error) {
+func MapKeyRow(ks *key.Spec, fields [][]byte, seq int64, buf []byte) (shuffle.Record, []byte, error) {
 	return MapKeyRowRaw(ks, fields, nil, seq, buf)
 }
 
@@ -56,7 +56,7 @@ func MapKeyRow(ks key.Spec, fields [][]byte, seq int64, buf []byte) (shuffle.Rec
 // whose raw line is raw (nil: none): the row's part by AppendKeyFieldsRaw
 // where the record and a one-column key allow, else by AppendKeyFields;
 // the same bytes either way.
-func MapKeyRowRaw(ks key.Spec, fields [][]byte, raw []byte, seq int64, buf []byte) (shuffle.Record, []byte, error) {
+func MapKeyRowRaw(ks *key.Spec, fields [][]byte, raw []byte, seq int64, buf []byte) (shuffle.Record, []byte, error) {
 	rec, buf, ok, err := MapKeyLine(ks, fields, len(fields), raw, seq, buf)
 	if ok || err != nil {
 		return rec, buf, err
@@ -68,10 +68,10 @@ func MapKeyRowRaw(ks key.Spec, fields [][]byte, raw []byte, seq int64, buf []byt
 // AppendKeyRow completes a record MapKeyLine made without its row (ok
 // false): the row's fields but the key's (AppendKeyFields), appended to
 // buf after rec.Key, from every field of the record.
-func AppendKeyRow(rec shuffle.Record, buf []byte, ks key.Spec, fields [][]byte) (shuffle.Record, []byte) {
+func AppendKeyRow(rec shuffle.Record, buf []byte, ks *key.Spec, fields [][]byte) (shuffle.Record, []byte) {
 	keyEnd := len(buf)
 	start := keyEnd - len(rec.Key)
-	buf = AppendKeyFields(buf, ks, fields)
+	buf = AppendKeyFields(buf, *ks, fields)
 	rec.Key, rec.Row = buf[start:keyEnd], buf[keyEnd:]
 	return rec, buf
 }
@@ -84,7 +84,7 @@ func AppendKeyRow(rec shuffle.Record, buf []byte, ks key.Spec, fields [][]byte) 
 // reports ok = false with the record's key alone appended to buf
 // (rec.Key, no Row): AppendKeyRow then writes the row from every field,
 // without parsing the key again.
-func MapKeyLine(ks key.Spec, keys [][]byte, nfields int, raw []byte, seq int64, buf []byte) (rec shuffle.Record, out []byte, ok bool, err error) {
+func MapKeyLine(ks *key.Spec, keys [][]byte, nfields int, raw []byte, seq int64, buf []byte) (rec shuffle.Record, out []byte, ok bool, err error) {
 	start := len(buf)
 	buf, err = ks.Append(buf, keys)
 	if err != nil {

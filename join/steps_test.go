@@ -56,7 +56,7 @@ func TestOutputRowOtherFields(t *testing.T) {
 		for _, f := range c.keyRow {
 			fields = append(fields, []byte(f))
 		}
-		rec, _, err := MapKeyRow(ks, fields, 0, nil)
+		rec, _, err := MapKeyRow(&ks, fields, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func BenchmarkMapKeyRow(b *testing.B) {
 	ks := key.Spec{Cols: []int{0}, Names: []string{"PATENT"}, Types: []key.Type{key.Int}}
 	var buf []byte
 	for b.Loop() {
-		rec, out, err := MapKeyRow(ks, fields, 0, buf[:0])
+		rec, out, err := MapKeyRow(&ks, fields, 0, buf[:0])
 		if err != nil || len(rec.Row) == 0 {
 			b.Fatal(err)
 		}

@@ -271,7 +271,7 @@ var ErrEmptyComponent = errors.New("empty (a component of a composite key must h
 // composite key. Its errors start with the column's name ("CITED: ...").
 // A composite key's components must not be empty. O(key bytes); no
 // allocation when dst has room.
-func (k Spec) Append(dst []byte, fields [][]byte) ([]byte, error) {
+func (k *Spec) Append(dst []byte, fields [][]byte) ([]byte, error) {
 	var buf [8]byte
 	for i, c := range k.Cols {
 		f := fields[c]
@@ -313,7 +313,7 @@ func NullsOf(row any) Nulls {
 // and an empty string there is a value; else (CSV, TSV) an empty key
 // field, quoted or not, under every key type, as DuckDB and Polars read
 // CSV. A NULL never matches. O(key columns).
-func (k Spec) IsNull(nulls Nulls, fields [][]byte) bool {
+func (k *Spec) IsNull(nulls Nulls, fields [][]byte) bool {
 	if nulls != nil {
 		for _, c := range k.Cols {
 			if nulls.Null(c) {

@@ -276,7 +276,8 @@ func TestScanClassesShared(t *testing.T) {
 				continue
 			}
 			want++
-			key, _ := key.Spec{Cols: []int{0}, Names: []string{"K"}, Types: []key.Type{kt}}.Append(nil, [][]byte{[]byte(k)})
+			ks := key.Spec{Cols: []int{0}, Names: []string{"K"}, Types: []key.Type{kt}}
+			key, _ := ks.Append(nil, [][]byte{[]byte(k)})
 			labels := slices.Sorted(maps.Keys(cs))
 			if got := shared[string(key)]; !slices.Equal(got, labels) {
 				t.Fatalf("%s: key %s in %v, the scan says %v", kt, k, labels, got)

@@ -271,13 +271,13 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 		switch {
 		case fr != nil:
 			var ok bool
-			if rec, buf, ok, err = join.MapKeyLine(x.keySpec, keys, b.nfields, r.Raw(), base+r.Offset(), b.buf[:0]); !ok && err == nil {
-				rec, buf = join.AppendKeyRow(rec, buf, x.keySpec, r.Fields()) // the row's other fields split now
+			if rec, buf, ok, err = join.MapKeyLine(&x.keySpec, keys, b.nfields, r.Raw(), base+r.Offset(), b.buf[:0]); !ok && err == nil {
+				rec, buf = join.AppendKeyRow(rec, buf, &x.keySpec, r.Fields()) // the row's other fields split now
 			}
 		case bd.rawRows:
-			rec, buf, err = join.MapKeyRowRaw(x.keySpec, r.Fields(), r.Raw(), base+r.Offset(), b.buf[:0])
+			rec, buf, err = join.MapKeyRowRaw(&x.keySpec, r.Fields(), r.Raw(), base+r.Offset(), b.buf[:0])
 		default:
-			rec, buf, err = join.MapKeyRow(x.keySpec, r.Fields(), base+r.Offset(), b.buf[:0])
+			rec, buf, err = join.MapKeyRow(&x.keySpec, r.Fields(), base+r.Offset(), b.buf[:0])
 		}
 		if err != nil {
 			if key.Unmatchable(err, x.typing.Lenient) {

@@ -183,7 +183,7 @@ func referenceKeys(t *testing.T, opt join.Options) buildResult {
 			res.null++
 			continue
 		}
-		rec, _, err := join.MapKeyRow(x.keySpec, r.Fields(), r.Offset(), nil)
+		rec, _, err := join.MapKeyRow(&x.keySpec, r.Fields(), r.Offset(), nil)
 		if err != nil {
 			if key.Unmatchable(err, x.typing.Lenient) {
 				res.unmatching++

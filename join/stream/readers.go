@@ -238,7 +238,7 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 				continue
 			}
 			var sr shuffle.Record
-			sr, b.arena, err = join.MapKeyRow(kr.ks, fields, kr.seq, b.arena)
+			sr, b.arena, err = join.MapKeyRow(&kr.ks, fields, kr.seq, b.arena)
 			if err != nil && key.Unmatchable(err, kr.lenient) {
 				kr.cannot.unmatchable.Add(1)
 				continue
