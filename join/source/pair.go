@@ -59,38 +59,44 @@ func openPair(ctx context.Context, opt join.Options, deferring bool) (_ *Pair, e
 	if err := CheckSides(opt.Keys, opt.Input, opt.FilterFile); err != nil {
 		return nil, err
 	}
-	// The large side is opened while the key side is: each open cuts its
-	// file into parts, proving each cut a record boundary by reading the
-	// MiB before it (csvscan.OpenInput), and the key side's quoted text
-	// has its quotes counted up to each cut: 8-10 ms and 13-16 ms one
-	// after the other before the NBER join's first row was read (Intel
-	// Xeon). Nothing of one open depends on the other; the key side's
-	// errors are still said first, and a failed key side cancels the
-	// large side's open (a FIFO waiting for its writer) and closes what
-	// it opened.
-	// ictx lives as long as the pair: the large side, a stream, is closed
-	// when its context ends (csvscan.OpenInput), so it ends with Close.
-	ictx, cancelInput := context.WithCancel(ctx)
-	p.stopInput = cancelInput
+	// A large side that is a regular file is opened while the key side
+	// is: each open cuts its file into parts, proving each cut a record
+	// boundary by reading the MiB before it (csvscan.OpenInput), and the
+	// key side's quoted text has its quotes counted up to each cut: 8-10
+	// ms and 13-16 ms one after the other before the NBER join's first row
+	// was read (Intel Xeon). Nothing of one open depends on the other; the
+	// key side's errors are still said first, and a failed key side
+	// cancels the large side's open, waits for it (a regular file's open
+	// does not block) and closes what it opened. Any other large side (a
+	// FIFO, standard input, a device, a URL, a folder) is opened after the
+	// key side, as it always was: a table format's open of a FIFO waits
+	// for its writer whatever its context says, and a key side that
+	// failed would have waited with it.
+	inputOpts := Options{Option: "Input", Path: opt.Input, Name: opt.InputName, Parts: 4 * opt.Mappers, SkipBad: opt.SkipBadRows,
+		Sep: join.SideSep(opt.InputSep, opt.Sep), Format: opt.InputFormat, TempDir: opt.TempDir}
 	type opened struct {
 		s   *Side
 		err error
 	}
-	inputDone := make(chan opened, 1)
-	go func() {
-		s, err := Open(ictx, Options{Option: "Input", Path: opt.Input, Name: opt.InputName, Parts: 4 * opt.Mappers, SkipBad: opt.SkipBadRows,
-			Sep: join.SideSep(opt.InputSep, opt.Sep), Format: opt.InputFormat, TempDir: opt.TempDir})
-		inputDone <- opened{s, err}
-	}()
-	inputTaken := false
-	defer func() {
-		if !inputTaken { // a key-side error: the large side's open, cancelled, is waited for and closed
-			cancelInput()
-			if o := <-inputDone; o.s != nil {
-				o.s.Close()
+	var inputDone chan opened
+	if st, serr := os.Stat(opt.Input); opt.Input != "-" && serr == nil && st.Mode().IsRegular() {
+		// ictx lives as long as the pair (Close ends it).
+		ictx, cancelInput := context.WithCancel(ctx)
+		p.stopInput = cancelInput
+		inputDone = make(chan opened, 1)
+		go func() {
+			s, err := Open(ictx, inputOpts)
+			inputDone <- opened{s, err}
+		}()
+		defer func() {
+			if inputDone != nil { // not taken: a key-side error
+				cancelInput()
+				if o := <-inputDone; o.s != nil {
+					o.s.Close()
+				}
 			}
-		}
-	}()
+		}()
+	}
 	// Four parts a mapper, as the large side's: a mapper slowed by other
 	// work on a shared machine leaves its last part to the others, where
 	// with one part a mapper the build waited for it.
@@ -109,9 +115,14 @@ func openPair(ctx context.Context, opt join.Options, deferring bool) (_ *Pair, e
 	if kerr != nil && !nber {
 		return nil, kerr
 	}
-	o := <-inputDone
-	inputTaken = true
-	if p.Input, err = o.s, o.err; err != nil {
+	if inputDone != nil {
+		o := <-inputDone
+		inputDone = nil // taken
+		p.Input, err = o.s, o.err
+	} else {
+		p.Input, err = Open(ctx, inputOpts)
+	}
+	if err != nil {
 		return nil, err
 	}
 	p.JoinSpec, err = p.Input.KeySpec("JoinCol", opt.JoinCols, opt.KeyTypes)

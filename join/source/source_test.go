@@ -187,6 +187,12 @@ func TestOpenPairKeyErrorStopsInputOpen(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
+	// A table format's open of a FIFO waits for its writer whatever its
+	// context says: the large side is then opened after the key side.
+	pqFifo := filepath.Join(dir, "input.parquet")
+	if err := syscall.Mkfifo(pqFifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
 	keys := filepath.Join(dir, "missing.csv")
 	options := func(input string) join.Options {
 		opt, err := join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}}.Resolve()
@@ -195,22 +201,28 @@ func TestOpenPairKeyErrorStopsInputOpen(t *testing.T) {
 		}
 		return opt
 	}
-	opt := options(fifo)
-	done := make(chan error, 1)
-	go func() {
-		p, err := source.OpenPair(context.Background(), opt)
-		if p != nil {
-			p.Close()
+	regular := filepath.Join(dir, "input.csv") // opened beside the key side, then closed
+	if err := os.WriteFile(regular, []byte("K,V\n1,a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, input := range []string{fifo, pqFifo, regular} {
+		opt := options(input)
+		done := make(chan error, 1)
+		go func() {
+			p, err := source.OpenPair(context.Background(), opt)
+			if p != nil {
+				p.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "missing.csv") {
+				t.Fatalf("%s: error %v, want the key side's", input, err)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("OpenPair still waits for the large side's FIFO %s after the key side failed", input)
 		}
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "missing.csv") {
-			t.Fatalf("error %v, want the key side's", err)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("OpenPair still waits for the large side's FIFO after the key side failed")
 	}
 	// Both missing: the key side's error, as before.
 	_, err := source.OpenPair(context.Background(), options(filepath.Join(dir, "nor.csv")))
