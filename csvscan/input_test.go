@@ -712,6 +712,14 @@ func TestClearWindowsSameCuts(t *testing.T) {
 	rng := testutil.Rand(testutil.Seed(t))
 	defer func(old int) { maxRecord = old }(maxRecord)
 	defer func(old bool) { parallelWindows = old }(parallelWindows)
+	defer func(old func()) { onClearWindows = old }(onClearWindows)
+	used := 0
+	onClearWindows = func() { used++ }
+	defer func() {
+		if used < 50 {
+			t.Errorf("clearWindows read the windows in %d of 600 splits, want 50 at the least", used)
+		}
+	}()
 	for trial := range 300 {
 		maxRecord = 8 + rng.IntN(200)
 		var b bytes.Buffer
@@ -728,15 +736,26 @@ func TestClearWindowsSameCuts(t *testing.T) {
 			}
 		}
 		data := b.Bytes()
+		path := filepath.Join(t.TempDir(), "f.csv")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path) // a local file: clearWindows reads only those
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, parity := range []bool{false, true} {
 			n := 1 + rng.IntN(40)
+			if rng.IntN(2) == 0 { // parts longer than a window: clearWindows reads them
+				n = 2 + rng.IntN(max(1, len(data)/(maxRecord+2)))
+			}
 			parallelWindows = false
-			want, err := splitRanges(bytes.NewReader(data), 4, int64(len(data)), n, parity, false)
+			want, err := splitRanges(f, 4, int64(len(data)), n, parity, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			parallelWindows = true
-			got, err := splitRanges(bytes.NewReader(data), 4, int64(len(data)), n, parity, false)
+			got, err := splitRanges(f, 4, int64(len(data)), n, parity, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -744,5 +763,6 @@ func TestClearWindowsSameCuts(t *testing.T) {
 				t.Fatalf("trial %d (maxRecord %d, quotes every %d, %d parts, parity %v): cuts %v, want %v", trial, maxRecord, quoteEvery, n, parity, got, want)
 			}
 		}
+		f.Close()
 	}
 }
