@@ -383,7 +383,12 @@ func prepareKind(ctx context.Context, kind filters.Kind, keys keylist.List, sub 
 			// stand-in of its size holding sub, and its build taken as
 			// the stand-in's memory and its adds a key for every key
 			// (building the table of 100,000 sparse keys was 2-9 ms of
-			// the decision's CPU, a waste where another kind wins).
+			// the decision's CPU, a waste where another kind wins). Its
+			// probes are the sampled keys with each key among them
+			// replaced by one of the calibration's strided keys
+			// (probeKeys.forSubset), few of which are among these first
+			// keys: nearly every probe misses, and each goes to a slot
+			// of a table of all the keys' size, as the join's would.
 			now, unlock := lockCPUClock()
 			f, alloc, adds, ok := filters.ExactStandIn(keylist.Of(sub), n, now)
 			unlock()
