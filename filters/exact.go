@@ -85,7 +85,7 @@ func newExact64(n int, vals iter.Seq[uint64], payload int) Filter {
 		lo, hi = min(lo, v), max(hi, v)
 	}
 	slots := tableSlots(n)
-	if span := hi - lo; span < 1<<40 && (span/8+8) <= exactBitmapFactor*8*slots {
+	if span := hi - lo; exactBitmapFits(span, n) {
 		b := &keyBitmap{lo: lo, span: span + 1, words: make([]uint64, (span+64)/64)}
 		for v := range vals {
 			v -= lo
@@ -99,6 +99,13 @@ func newExact64(n int, vals iter.Seq[uint64], payload int) Filter {
 		t.add(v)
 	}
 	return t
+}
+
+// exactBitmapFits reports whether n distinct 8-byte keys whose values
+// span span (the greatest less the least) take a bitmap rather than a
+// table: the rule of newExact64, ExactTableBound and ExactBytesBound.
+func exactBitmapFits(span uint64, n int) bool {
+	return span < 1<<40 && (span/8+8) <= exactBitmapFactor*8*tableSlots(n)
 }
 
 // exactTableBits is the memory of the exact kind over n sparse 8-byte keys
@@ -497,7 +504,7 @@ func ExactCopyExtra(f Filter) int64 {
 // than n. O(n) memory, O(tableSlots(n) + len(keys)) time.
 func ExactStandIn(keys keylist.List, n int, now func() time.Duration) (f Filter, alloc, adds time.Duration, ok bool) {
 	m := keys.Len()
-	if m > n || (keys.Width() != 8 && !(keys.Width() == 0 && allWidth8(keys))) {
+	if m > n || !keys.AllWidth(8) {
 		return nil, 0, 0, false
 	}
 	start := now()
@@ -560,27 +567,16 @@ func (t *keyTable64) slotOf(v uint64) (uint64, bool) {
 	}
 }
 
-// allWidth8 reports whether every key is 8 bytes.
-func allWidth8(keys keylist.List) bool {
-	for i := range keys.Len() {
-		if len(keys.At(i)) != 8 {
-			return false
-		}
-	}
-	return true
-}
-
 // ExactTableBound reports whether the exact filter of the distinct keys
 // would be a table (8-byte keys too spread for a bitmap: ExactStandIn's
 // case). O(n), as ExactBytesBound.
 func ExactTableBound(keys keylist.List) bool {
 	n := keys.Len()
-	if n == 0 || (keys.Width() != 8 && !(keys.Width() == 0 && allWidth8(keys))) {
+	if n == 0 || !keys.AllWidth(8) {
 		return false
 	}
 	lo, hi := exactRange(keys)
-	span := hi - lo
-	return !(span < 1<<40 && (span/8+8) <= exactBitmapFactor*8*tableSlots(n))
+	return !exactBitmapFits(hi-lo, n)
 }
 
 // exactRange is the least and the greatest of 8-byte keys' values.
@@ -602,7 +598,7 @@ func exactRange(keys keylist.List) (lo, hi uint64) {
 // O(n).
 func ExactBytesBound(keys keylist.List) int64 {
 	n := keys.Len()
-	if n == 0 || (keys.Width() != 8 && !(keys.Width() == 0 && allWidth8(keys))) {
+	if n == 0 || !keys.AllWidth(8) {
 		var s int64
 		for i := range n {
 			s += int64(uvarintLen(uint64(len(keys.At(i))))) + int64(len(keys.At(i)))
@@ -611,7 +607,7 @@ func ExactBytesBound(keys keylist.List) int64 {
 	}
 	lo, hi := exactRange(keys)
 	span := hi - lo
-	if !(span < 1<<40 && (span/8+8) <= exactBitmapFactor*8*tableSlots(n)) {
+	if !exactBitmapFits(span, n) {
 		return 9 * int64(n) // a table: the key list
 	}
 	gaps := float64(n - 1)

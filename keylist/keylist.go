@@ -174,6 +174,21 @@ func (l List) Runs(f func(run []byte) bool) {
 	}
 }
 
+// AllWidth reports whether every key is w bytes long: at once for a
+// packed List (Width), by a look at each key for a List of spans or
+// slices. True for an empty List. O(1) or O(Len).
+func (l List) AllWidth(w int) bool {
+	if l.width != 0 {
+		return l.width == w
+	}
+	for i := range l.n {
+		if len(l.At(i)) != w {
+			return false
+		}
+	}
+	return true
+}
+
 // Width returns the width of every key of a packed List, 0 for a List of
 // spans or slices (whose keys may be of any lengths).
 func (l List) Width() int { return l.width }

@@ -203,3 +203,26 @@ func TestSpansEqualSlices(t *testing.T) {
 		t.Errorf("the largest span reads back as %d, %d, %d", a, off, n)
 	}
 }
+
+// TestAllWidth: a packed List answers by its width, a List of slices by
+// its keys, an empty one yes.
+func TestAllWidth(t *testing.T) {
+	arena := make([]byte, 24)
+	for _, tc := range []struct {
+		l    List
+		w    int
+		want bool
+	}{
+		{Packed(arena, 8), 8, true},
+		{Packed(arena, 8), 4, false},
+		{Packed(arena, 4), 8, false},
+		{Of([][]byte{make([]byte, 8), make([]byte, 8)}), 8, true},
+		{Of([][]byte{make([]byte, 8), make([]byte, 7)}), 8, false},
+		{Of([][]byte{make([]byte, 3)}), 3, true},
+		{Of(nil), 8, true},
+	} {
+		if got := tc.l.AllWidth(tc.w); got != tc.want {
+			t.Errorf("%d keys (width %d): AllWidth(%d) %v, want %v", tc.l.Len(), tc.l.Width(), tc.w, got, tc.want)
+		}
+	}
+}

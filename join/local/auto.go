@@ -398,7 +398,7 @@ func prepareKind(ctx context.Context, kind filters.Kind, keys keylist.List, sub 
 			}
 			k.cals = append(k.cals, calibration{sp: sp, f: f, p: small.p, bytes: small.bytes, memBits: f.(interface{ MemoryBits() uint64 }).MemoryBits(),
 				keys: len(sub), allocNs: float64(alloc.Nanoseconds()), buildNs: float64(adds.Nanoseconds()) / float64(max(1, len(sub))), standIn: true})
-		} else if len(sub) < n && (keys.Width() == 8 || keys.Width() == 0 && all8(keys)) {
+		} else if len(sub) < n && keys.AllWidth(8) {
 			full, ok := buildCalibration(sp, keys, 0, true)
 			if !ok {
 				k.cals = nil // no candidate
@@ -637,15 +637,4 @@ func timeCoding(c calibration) (encodeNs, decodeNs float64, err error) {
 		return 0, 0, err
 	}
 	return float64((encoded - start).Nanoseconds()), float64((now() - encoded).Nanoseconds()), nil
-}
-
-// all8 reports whether every key is 8 bytes (integer keys). O(n), no
-// allocation (a List's Slices of 100,000 string keys took 2.4 MB).
-func all8(keys keylist.List) bool {
-	for i := range keys.Len() {
-		if len(keys.At(i)) != 8 {
-			return false
-		}
-	}
-	return true
 }

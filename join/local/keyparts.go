@@ -175,15 +175,11 @@ func (k *builtKeys) hasBatch(keys [][]byte, out []bool) {
 			out[lo+i] = k.ints[part[i]].has(val[i])
 		}
 	}
-	hasTouched.Add(touched)
+	warmed.Add(touched)
 }
 
 // hasChunk is the keys of hasBatch whose first slots are loaded together.
 const hasChunk = 64
-
-// hasTouched is what hasBatch's first pass read, summed: kept so that the
-// compiler keeps its loads.
-var hasTouched atomic.Uint64
 
 // keyIndex is a set of keys that a phase asks about: builtKeys, or a
 // keySet made for it.

@@ -116,9 +116,10 @@ func (x *execution) shape() joinShape {
 // them (reducePartition).
 const probeChunk = 32
 
-// reduceTouched is what keyTable.touchRow read, summed: kept so that the
-// compiler keeps its loads.
-var reduceTouched atomic.Uint32
+// warmed is what loads made only to bring memory into the cache read
+// (keyTable.touchRow, builtKeys.hasBatch), summed: kept so that the
+// compiler keeps the loads.
+var warmed atomic.Uint64
 
 type reducer struct {
 	sh    *shuffle.Shuffle
@@ -150,8 +151,8 @@ func (rd reducer) reducePartition(ctx context.Context, p int, hint keyHint, emit
 		ok     bool
 	}
 	var rowAt [probeChunk]int // the row offset of each span's first entry
-	var touched byte          // what touchRow read, kept (reduceTouched) so that its loads stay
-	defer func() { reduceTouched.Add(uint32(touched)) }()
+	var touched byte          // what touchRow read, kept (warmed) so that its loads stay
+	defer func() { warmed.Add(uint64(touched)) }()
 	seal := func() {
 		probing = true
 		smalls.seal()
