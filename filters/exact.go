@@ -103,7 +103,7 @@ func newExact64(n int, vals iter.Seq[uint64], payload int) Filter {
 
 // exactBitmapFits reports whether n distinct 8-byte keys whose values
 // span span (the greatest less the least) take a bitmap rather than a
-// table: the rule of newExact64, ExactTableBound and ExactBytesBound.
+// table: the rule of newExact64 and ExactBound.
 func exactBitmapFits(span uint64, n int) bool {
 	return span < 1<<40 && (span/8+8) <= exactBitmapFactor*8*tableSlots(n)
 }
@@ -567,18 +567,6 @@ func (t *keyTable64) slotOf(v uint64) (uint64, bool) {
 	}
 }
 
-// ExactTableBound reports whether the exact filter of the distinct keys
-// would be a table (8-byte keys too spread for a bitmap: ExactStandIn's
-// case). O(n), as ExactBytesBound.
-func ExactTableBound(keys keylist.List) bool {
-	n := keys.Len()
-	if n == 0 || !keys.AllWidth(8) {
-		return false
-	}
-	lo, hi := exactRange(keys)
-	return !exactBitmapFits(hi-lo, n)
-}
-
 // exactRange is the least and the greatest of 8-byte keys' values.
 func exactRange(keys keylist.List) (lo, hi uint64) {
 	lo, hi = uint64(1<<64-1), uint64(0)
@@ -597,18 +585,26 @@ func exactRange(keys keylist.List) (lo, hi uint64) {
 // take at most (n-1)(1 + log2(S/(n-1))/7)); else the key list's bytes.
 // O(n).
 func ExactBytesBound(keys keylist.List) int64 {
+	b, _ := ExactBound(keys)
+	return b
+}
+
+// ExactBound is ExactBytesBound, and whether the exact filter of the
+// distinct keys would be a table (8-byte keys too spread for a bitmap:
+// ExactStandIn's case), from one pass over the keys. O(n).
+func ExactBound(keys keylist.List) (bytes int64, table bool) {
 	n := keys.Len()
 	if n == 0 || !keys.AllWidth(8) {
 		var s int64
 		for i := range n {
 			s += int64(uvarintLen(uint64(len(keys.At(i))))) + int64(len(keys.At(i)))
 		}
-		return s
+		return s, false
 	}
 	lo, hi := exactRange(keys)
 	span := hi - lo
 	if !exactBitmapFits(span, n) {
-		return 9 * int64(n) // a table: the key list
+		return 9 * int64(n), true // a table: the key list
 	}
 	gaps := float64(n - 1)
 	bound := float64(len(compactMagic)+2*binary.MaxVarintLen64) + gaps
@@ -616,7 +612,7 @@ func ExactBytesBound(keys keylist.List) int64 {
 		bound += gaps * math.Log2(max(1, float64(span)/gaps)) / 7
 	}
 	mem := float64((span+64)/64) * 8
-	return int64(math.Ceil(max(bound, mem))) + 1
+	return int64(math.Ceil(max(bound, mem))) + 1, false
 }
 
 // uvarintLen is the length of x as a uvarint.

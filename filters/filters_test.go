@@ -599,8 +599,8 @@ func TestExactBytesBound(t *testing.T) {
 				t.Fatalf("%s, %d keys (%T): bound %d, want the key list's %d", name, len(keys), b.Filter, bound, payload)
 			}
 			table, isTable := b.Filter.(*keyTable64)
-			if got := ExactTableBound(keylist.Of(keys)); got != isTable {
-				t.Fatalf("%s, %d keys (%T): ExactTableBound %v", name, len(keys), b.Filter, got)
+			if got, table := ExactBound(keylist.Of(keys)); got != bound || table != isTable {
+				t.Fatalf("%s, %d keys (%T): ExactBound %d, table %v; ExactBytesBound %d", name, len(keys), b.Filter, got, table, bound)
 			}
 			// The stand-in of a subset: the whole table's memory, the
 			// subset's keys and no other of the keys.

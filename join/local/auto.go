@@ -367,7 +367,8 @@ func prepareKind(ctx context.Context, kind filters.Kind, keys keylist.List, sub 
 		return (!w.NeedDeletes || sp.Deletes) && (w.Budget <= 0 || bytes <= uint64(w.Budget))
 	}
 	if kind == filters.Exact {
-		k.payload = filters.ExactBytesBound(keys) // at least its encoding and a bitmap's memory
+		var table bool                              // the keys make a table, not a bitmap
+		k.payload, table = filters.ExactBound(keys) // at least its encoding and a bitmap's memory
 		if !mayChoose(uint64(k.payload)) {
 			k.fixed = []choose.Candidate{{Kind: filters.Exact, Bytes: k.payload, Deletes: sp.Deletes}}
 			return k, nil
@@ -378,7 +379,7 @@ func prepareKind(ctx context.Context, kind filters.Kind, keys keylist.List, sub 
 			return k, nil
 		}
 		k.cals, k.subBytes = []calibration{small}, filters.ExactBytesBound(keylist.Of(sub))
-		if len(sub) < n && filters.ExactTableBound(keys) {
+		if len(sub) < n && table {
 			// A table of sparse integer keys: its probes timed on a
 			// stand-in of its size holding sub, and its build taken as
 			// the stand-in's memory and its adds a key for every key
