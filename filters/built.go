@@ -2,9 +2,11 @@ package filters
 
 import (
 	"bytes"
+	"encoding/binary"
 	"runtime"
 	"slices"
 
+	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/internal/parbuild"
 	"github.com/acbfjoin/acbfjoin/keylist"
 	"github.com/spaolacci/murmur3"
@@ -135,7 +137,13 @@ func ListFingerprint(keys keylist.List) [2]uint64 {
 func keysFingerprint(keys keylist.List) [2]uint64 {
 	var fp [2]uint64
 	for i := range keys.Len() {
-		h1, h2 := murmur3.Sum128WithSeed(keys.At(i), fingerprintSeed)
+		k := keys.At(i)
+		var h1, h2 uint64
+		if len(k) == 8 { // every integer key: the library's hash, inlined
+			h1, h2 = hashing.Sum8Seed(binary.LittleEndian.Uint64(k), fingerprintSeed)
+		} else {
+			h1, h2 = murmur3.Sum128WithSeed(k, fingerprintSeed)
+		}
 		fp[0] += h1
 		fp[1] += h2
 	}

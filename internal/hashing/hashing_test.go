@@ -102,6 +102,29 @@ func TestSum8(t *testing.T) {
 	}
 }
 
+// TestSum8Seed checks Sum8Seed against the library on edge and random
+// keys and seeds (the seed is logged).
+func TestSum8Seed(t *testing.T) {
+	testutil.SkipUnderRace(t)
+	rng := testutil.Rand(testutil.Seed(t))
+	var k [8]byte
+	seeds := []uint64{0, 1, 0x6b657973, math.MaxUint32, rng.Uint64() >> 32}
+	for range 100_000 {
+		v := rng.Uint64()
+		if rng.IntN(8) == 0 {
+			v = uint64(rng.IntN(300))
+		}
+		binary.LittleEndian.PutUint64(k[:], v)
+		for _, s := range seeds {
+			w1, w2 := murmur3.Sum128WithSeed(k[:], uint32(s))
+			g1, g2 := Sum8Seed(v, uint32(s))
+			if g1 != w1 || g2 != w2 {
+				t.Fatalf("Sum8Seed(%x, %#x) = %x %x, murmur3 %x %x", v, s, g1, g2, w1, w2)
+			}
+		}
+	}
+}
+
 // BenchmarkSum: the 8-byte path against the library on the same keys.
 func BenchmarkSum(b *testing.B) {
 	var k [8]byte
