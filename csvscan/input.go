@@ -448,6 +448,7 @@ func splitRanges(f io.ReaderAt, start, size int64, n int, parity, sample bool) (
 	// With parity: quotes counted from start up to counted (its parity odd).
 	counted, odd := start, false
 	quoteless := make([]bool, max(n, 1))
+	var parities []bool // with parity: the quotes' parity before each target, counted on every core
 	if _, local := f.(*os.File); !sample && parallelWindows && local && n > 1 && (size-start)/int64(n) >= int64(maxRecord+2) {
 		// Parts longer than a window: the windows do not overlap. Parts
 		// shorter would read a window of each (1 MiB: 32 MiB for a file of
@@ -456,6 +457,9 @@ func splitRanges(f io.ReaderAt, start, size int64, n int, parity, sample bool) (
 		// order (remote.File): both are left to splitRanges.
 		quoteless = clearWindows(f, start, size, n)
 		onClearWindows()
+		if parity && slices.Contains(quoteless[1:n], false) {
+			parities = quoteParities(f, start, size, n)
+		}
 	}
 	// 64 KiB a read: the windows are read through a buffer that stays in
 	// the L2 cache. A fresh MiB, faulted in page by page and copied into at
@@ -493,6 +497,9 @@ func splitRanges(f io.ReaderAt, start, size int64, n int, parity, sample bool) (
 			}
 			// Count quotes up to target, then find the first line break at
 			// or after it with an even count.
+			if parities != nil && counted <= target {
+				counted, odd = target, parities[i]
+			}
 			for counted < target {
 				m := min(int64(len(buf)), target-counted)
 				if _, err := f.ReadAt(buf[:m], counted); err != nil && err != io.EOF {
@@ -554,6 +561,71 @@ func clearWindows(f io.ReaderAt, start, size int64, n int) []bool {
 	}
 	wg.Wait()
 	return quoteless
+}
+
+// parityChunk is the most quoteParities counts in one piece (tests make
+// it small), and onParities counts its uses.
+var (
+	parityChunk int64 = 4 << 20
+	onParities        = func() {}
+)
+
+// quoteParities returns, for each i in [1, n), whether an odd number of
+// quotes lies in [start, target i) (splitRanges' targets), counted in
+// pieces of at most parityChunk on every core; nil on a read error, which
+// splitRanges then meets itself. A quoted file's cuts need the parity of
+// every quote before them: splitRanges counted them in one pass, 855 MB
+// of a quoted 10^7-row key side read in 64 KiB reads on one core, 0.19 s
+// before the build's first row (Intel Xeon, perf). O(size - start) reads.
+func quoteParities(f io.ReaderAt, start, size int64, n int) []bool {
+	onParities()
+	// Piece bounds: every target, and a cut every parityChunk between.
+	bounds := []int64{start}
+	for i := 1; i < n; i++ {
+		target := start + (size-start)*int64(i)/int64(n)
+		for last := bounds[len(bounds)-1]; target-last > parityChunk; last = bounds[len(bounds)-1] {
+			bounds = append(bounds, last+parityChunk)
+		}
+		if target > bounds[len(bounds)-1] {
+			bounds = append(bounds, target)
+		}
+	}
+	odd := make([]bool, len(bounds)-1) // piece j: [bounds[j], bounds[j+1])
+	var failed atomic.Bool
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range min(len(odd), runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			buf := make([]byte, 64<<10)
+			for j := int(next.Add(1) - 1); j < len(odd) && !failed.Load(); j = int(next.Add(1) - 1) {
+				c := 0
+				for off := bounds[j]; off < bounds[j+1]; {
+					m, err := f.ReadAt(buf[:min(int64(len(buf)), bounds[j+1]-off)], off)
+					c += bytes.Count(buf[:m], []byte{'"'})
+					if m == 0 || err != nil && err != io.EOF {
+						failed.Store(true)
+						return
+					}
+					off += int64(m)
+				}
+				odd[j] = c%2 == 1
+			}
+		})
+	}
+	wg.Wait()
+	if failed.Load() {
+		return nil
+	}
+	parities := make([]bool, n)
+	p, j := false, 0
+	for i := 1; i < n; i++ {
+		target := start + (size-start)*int64(i)/int64(n)
+		for ; j < len(odd) && bounds[j+1] <= target; j++ {
+			p = p != odd[j]
+		}
+		parities[i] = p
+	}
+	return parities
 }
 
 // Ranges returns the byte ranges the Parts of a regular file cover, in

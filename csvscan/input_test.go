@@ -713,15 +713,19 @@ func TestClearWindowsSameCuts(t *testing.T) {
 	defer func(old int) { maxRecord = old }(maxRecord)
 	defer func(old bool) { parallelWindows = old }(parallelWindows)
 	defer func(old func()) { onClearWindows = old }(onClearWindows)
-	used := 0
+	defer func(old int64) { parityChunk = old }(parityChunk)
+	defer func(old func()) { onParities = old }(onParities)
+	used, counted := 0, 0
 	onClearWindows = func() { used++ }
+	onParities = func() { counted++ }
 	defer func() {
-		if used < 50 {
-			t.Errorf("clearWindows read the windows in %d of 600 splits, want 50 at the least", used)
+		if used < 50 || counted < 20 {
+			t.Errorf("clearWindows read the windows in %d of 600 splits, quoteParities counted in %d; want 50 and 20 at the least", used, counted)
 		}
 	}()
 	for trial := range 300 {
 		maxRecord = 8 + rng.IntN(200)
+		parityChunk = int64(1 + rng.IntN(3000)) // several pieces a part, or one
 		var b bytes.Buffer
 		b.WriteString("A,B\n")
 		quoteEvery := []int{0, 3, 50, 400}[rng.IntN(4)]
@@ -760,7 +764,7 @@ func TestClearWindowsSameCuts(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got, want) {
-				t.Fatalf("trial %d (maxRecord %d, quotes every %d, %d parts, parity %v): cuts %v, want %v", trial, maxRecord, quoteEvery, n, parity, got, want)
+				t.Fatalf("trial %d (maxRecord %d, quotes every %d, %d parts, parity %v, pieces of %d): cuts %v, want %v", trial, maxRecord, quoteEvery, n, parity, parityChunk, got, want)
 			}
 		}
 		f.Close()
