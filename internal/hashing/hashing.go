@@ -58,11 +58,11 @@ func Sum8(k uint64) (h1, h2 uint64) {
 // allocation.
 func Sum8Seed(k uint64, seed uint32) (h1, h2 uint64) {
 	const c1, c2 = 0x87c37b91114253d5, 0x4cf5ad432745937f
-	h1 = uint64(seed) ^ bits.RotateLeft64(k*c1, 31)*c2 ^ 8
-	h2 = uint64(seed) ^ 8
-	h1 += h2
-	h2 += h1
-	h1, h2 = fmix64(h1), fmix64(h2)
+	// Sum8's steps with h1 = h2 = seed before the tail: with s = seed ^ 8,
+	// h1 = (s ^ k1) + s and h2 = s + h1 before the finalizers.
+	s := uint64(seed) ^ 8
+	h1 = s ^ bits.RotateLeft64(k*c1, 31)*c2 + s
+	h1, h2 = fmix64(h1), fmix64(h1+s)
 	h1 += h2
 	return h1, h2 + h1
 }
