@@ -388,7 +388,30 @@ func (r *Reader) fillMasks(p int) {
 	if r.mseps == nil {
 		r.mseps, r.mnls = make([]uint64, maskBlockWords), make([]uint64, maskBlockWords)
 	}
-	r.mk0, r.mn = p, scanMasks(r.buf[p:r.end], r.sep, r.mseps, r.mnls)
+	r.mk0, r.mn, r.mq = p, scanMasks(r.buf[p:r.end], r.sep, r.mseps, r.mnls), false
+}
+
+// masksQAt is masksAt with the quotes' mask too, from a block that has
+// them (fillMasksQ). The same rules and cost.
+func (r *Reader) masksQAt(p int) (seps, nls, qs uint64) {
+	off := p - r.mk0
+	if off < 0 || off+64 > r.mn<<6 || !r.mq {
+		r.fillMasksQ(p)
+		off = 0
+	}
+	i, j, sh := off>>6, (off+63)>>6, uint(off&63)
+	return r.mseps[i]>>sh | r.mseps[j]<<(64-sh), r.mnls[i]>>sh | r.mnls[j]<<(64-sh), r.mqs[i]>>sh | r.mqs[j]<<(64-sh)
+}
+
+// fillMasksQ is fillMasks with the quotes' masks (scanMasksQ).
+func (r *Reader) fillMasksQ(p int) {
+	if r.mseps == nil {
+		r.mseps, r.mnls = make([]uint64, maskBlockWords), make([]uint64, maskBlockWords)
+	}
+	if r.mqs == nil {
+		r.mqs = make([]uint64, maskBlockWords)
+	}
+	r.mk0, r.mn, r.mq = p, scanMasksQ(r.buf[p:r.end], r.sep, r.mseps, r.mnls, r.mqs), true
 }
 
 // countMarks returns how many bytes a zeroBytes mask marks (its bits are

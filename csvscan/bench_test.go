@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/csv"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"testing"
@@ -256,3 +257,39 @@ func BenchmarkScanMasks(b *testing.B) {
 
 // wordSink keeps the word loop's result alive.
 var wordSink uint64
+
+// BenchmarkNextFieldPatents reads 16 MiB of NBER-patent-shaped rows (23
+// fields, two quoted; nberPatents) with NextField(0), the join's key-side
+// build path: on the block scanner's masks (lineFieldMasks, path=masks)
+// and on the word loop (lineField, path=words).
+func BenchmarkNextFieldPatents(b *testing.B) {
+	var data bytes.Buffer
+	data.Write(nberPatents(rand.New(rand.NewPCG(1, 2)), 1))
+	for data.Len() < 16<<20 {
+		p := nberPatents(rand.New(rand.NewPCG(uint64(data.Len()), 2)), 1000)
+		data.Write(p[bytes.IndexByte(p, '\n')+1:])
+	}
+	defer func(old bool) { blockAsm = old }(blockAsm)
+	for _, path := range []string{"masks", "words"} {
+		b.Run("path="+path, func(b *testing.B) {
+			blockAsm = path == "masks" && hasBlockAsm
+			if path == "masks" && !blockAsm {
+				b.Skip("no AVX2")
+			}
+			b.SetBytes(int64(data.Len()))
+			for b.Loop() {
+				r := NewReader(bytes.NewReader(data.Bytes()), "patents")
+				if _, err := r.ReadHeader(); err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for r.NextField(0) {
+					n += len(r.Field())
+				}
+				if r.Err() != nil || n == 0 {
+					b.Fatal(r.Err(), n)
+				}
+			}
+		})
+	}
+}

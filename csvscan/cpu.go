@@ -10,7 +10,8 @@ import (
 //
 //   - unset, "" or "native": the fastest code the CPU runs (on amd64 with
 //     AVX2, NextBatch's separator and line-break masks come from the AVX2
-//     block scanner, masksBlockAVX2);
+//     block scanner, masksBlockAVX2, and NextField's from masksQBlockAVX2,
+//     with the quotes' too);
 //   - "portable": the portable Go code on every CPU (the 8-byte word loop),
 //     without rebuilding: to compare the two, or to step around a CPU on
 //     which the assembly is slow;
@@ -20,7 +21,8 @@ import (
 //     prints nothing).
 //
 // Both paths give the same records, bytes and errors (TestBatchMatchesNext,
-// FuzzBatch, TestMasksBlock); only the speed differs. The switch covers
+// FuzzBatch, TestMasksBlock, TestNextFieldMatchesNext, FuzzNextField);
+// only the speed differs. The switch covers
 // csvscan's own assembly, not the CPU dispatch inside the Go runtime and
 // standard library (bytes.IndexByte).
 const cpuEnv = "ACBFJOIN_CPU"

@@ -26,7 +26,13 @@ func (r *Reader) NextField(col int) bool {
 		return r.Next()
 	}
 	for {
-		switch r.lineField(col) {
+		var v int
+		if blockAsm {
+			v = r.lineFieldMasks(col)
+		} else {
+			v = r.lineField(col)
+		}
+		switch v {
 		case fieldRead:
 			return true
 		case fieldBlank:
@@ -178,6 +184,125 @@ func (r *Reader) lineField(col int) int {
 func locate(ms uint64, i, nf, col, fs, fe int) (int, int) {
 	for ; ms != 0 && nf <= col; ms &= ms - 1 {
 		j := i + bits.TrailingZeros64(ms)>>3
+		if nf == col {
+			fe = j
+		} else if nf == col-1 {
+			fs = j + 1
+		}
+		nf++
+	}
+	return fs, fe
+}
+
+// lineFieldMasks is lineField on the block scanner's masks (blockAsm): 64
+// bytes a step, the separators, line breaks and quotes of each as bits
+// (masksQAt); the bytes inside quotes are the quotes' prefix parity, six
+// shifts a step; an opening quote must follow a separator or the line's
+// start, a closing one precede a separator or the line's end, both tested
+// on the masks (a closing quote before a CR or past the step, by its
+// bytes). The same verdicts and record as lineField
+// (TestNextFieldMatchesNext and FuzzNextField run both); a line that
+// runs past the last whole step of the buffered data is lineField's.
+// lineField took 80 ns a row of the NBER patents, 10^7 of them a third
+// of the 10^7-key build's scan on the Intel Xeon (perf): 8 bytes a step
+// and a loop over each quote.
+func (r *Reader) lineFieldMasks(col int) int {
+	buf := r.buf[:r.end]
+	sep := r.sep
+	ls := r.start
+	nf := 0          // separators outside quotes before byte p
+	fs, fe := ls, -1 // field col's bounds in the line, with its quotes
+	var carry uint64 // every bit set when byte p is inside quotes
+	prev := uint64(1) // bit 0: byte p follows a separator or starts the line
+	for p := ls; p+64 <= len(buf); p += 64 {
+		s, n, q := r.masksQAt(p)
+		in := q // bit i: byte i is inside quotes (an opening quote is, a closing one not)
+		in ^= in << 1
+		in ^= in << 2
+		in ^= in << 4
+		in ^= in << 8
+		in ^= in << 16
+		in ^= in << 32
+		in ^= carry
+		below := ^uint64(0) // the bytes before the line's end
+		out := n &^ in
+		if out != 0 {
+			below = out&-out - 1
+		}
+		if n&in&below != 0 {
+			return fieldLeft // a quoted field runs on past the line: Next reads it
+		}
+		if q &= below; q != 0 {
+			if q&in&^(s<<1|prev) != 0 {
+				return fieldLeft // an opening quote inside a field
+			}
+			for bad := q &^ in &^ ((s | n) >> 1); bad != 0; bad &= bad - 1 {
+				// A closing quote before neither a separator nor a line
+				// break in this step: before CR LF, or past the step.
+				j := p + bits.TrailingZeros64(bad)
+				if j+1 >= len(buf) {
+					return fieldLeft
+				}
+				switch buf[j+1] {
+				case sep, '\n':
+				case '\r':
+					if j+2 >= len(buf) || buf[j+2] != '\n' {
+						return fieldLeft
+					}
+				default:
+					return fieldLeft
+				}
+			}
+		}
+		ms := s &^ in & below
+		c := bits.OnesCount64(ms)
+		if nf+c >= col {
+			fs, fe = locateBits(ms, p, nf, col, fs, fe)
+		}
+		nf += c
+		if out == 0 {
+			carry = -(in >> 63)
+			prev = s >> 63
+			continue
+		}
+		nl := p + bits.TrailingZeros64(out)
+		end := nl
+		if end > ls && buf[end-1] == '\r' {
+			end--
+		}
+		if end > ls && buf[end-1] == '\r' {
+			return fieldLeft // CRs before the break: Next's Raw drops them all, or one
+		}
+		if end == ls { // a blank line, skipped as Next skips it
+			r.line++
+			r.start = nl + 1
+			return fieldBlank
+		}
+		if nf+1 != r.want || nl-ls > maxRecord || nf+1 > MaxFields {
+			return fieldLeft // Next reports it, or skips it
+		}
+		if fe < 0 {
+			fe = end // the last field
+		}
+		f := buf[fs:fe]
+		if len(f) > 0 && f[0] == '"' {
+			f = f[1 : len(f)-1] // checked above: it closes right before fe
+		}
+		r.field, r.raw, r.lazy = f, buf[ls:end], buf[ls:nl]
+		r.fieldCol = col
+		r.recOff, r.recLn = r.base+int64(ls), r.line+1
+		r.line++
+		r.start = nl + 1
+		return fieldRead
+	}
+	return r.lineField(col) // the line's end is in the last 63 bytes, or beyond
+}
+
+// locateBits is locate on a mask of a bit a byte: ms's bits are the
+// separators of the 64 bytes at i.
+func locateBits(ms uint64, i, nf, col, fs, fe int) (int, int) {
+	for ; ms != 0 && nf <= col; ms &= ms - 1 {
+		j := i + bits.TrailingZeros64(ms)
 		if nf == col {
 			fe = j
 		} else if nf == col-1 {

@@ -68,8 +68,20 @@ func readFields(data []byte, col int, skip, asRange bool, nfields, chunk int, se
 	return out, r.Err()
 }
 
-// sameField checks that NextField reads what Next reads.
+// sameField checks that NextField reads what Next reads, on the block
+// scanner's masks (lineFieldMasks, where the CPU has AVX2) and on the
+// word loop (lineField).
 func sameField(t *testing.T, data []byte, sep byte, rng *rand.Rand) {
+	t.Helper()
+	defer func(old bool) { blockAsm = old }(blockAsm)
+	for _, asm := range []bool{false, true} {
+		blockAsm = asm && hasBlockAsm
+		sameFieldOnce(t, data, sep, rng)
+	}
+}
+
+// sameFieldOnce is sameField on the path blockAsm chooses.
+func sameFieldOnce(t *testing.T, data []byte, sep byte, rng *rand.Rand) {
 	t.Helper()
 	defer func(old int) { maxRecord = old }(maxRecord)
 	if rng.IntN(3) == 0 {
@@ -88,8 +100,8 @@ func sameField(t *testing.T, data []byte, sep byte, rng *rand.Rand) {
 			want, werr := readFields(data, col, skip, asRange, nfields, chunk, sep, false, rng)
 			got, gerr := readFields(data, col, skip, asRange, nfields, chunk, sep, true, rng)
 			if fmt.Sprint(werr) != fmt.Sprint(gerr) || !slices.Equal(got, want) {
-				t.Fatalf("sep %q, range %v, skip %v, col %d, chunk %d, maxRecord %d:\nNextField: %v %+v\nNext:      %v %+v\ninput %q",
-					sep, asRange, skip, col, chunk, maxRecord, gerr, got, werr, want, data)
+				t.Fatalf("sep %q, range %v, skip %v, col %d, chunk %d, maxRecord %d, block scanner %v:\nNextField: %v %+v\nNext:      %v %+v\ninput %q",
+					sep, asRange, skip, col, chunk, maxRecord, blockAsm, gerr, got, werr, want, data)
 			}
 		}
 	}
@@ -150,10 +162,16 @@ func TestNextFieldMatchesNext(t *testing.T) {
 			for i := range 300 {
 				inputs = append(inputs, randomSV(rng, rng.IntN(60), 1+rng.IntN(4), []float64{0, 0.05, 0.5}[i%3], sep))
 			}
-			for range 300 { // malformed: random bytes over a CSV alphabet
+			for range 100 { // rows of many fields, most longer than a step of the block scanner (64 bytes)
+				inputs = append(inputs, randomSV(rng, rng.IntN(30), 10+rng.IntN(30), []float64{0, 0.05, 0.5}[rng.IntN(3)], sep))
+			}
+			for i := range 400 { // malformed: random bytes over a CSV alphabet
 				alphabet := []byte("a1,\n\r\"\"\"x " + string(sep))
+				if i%2 == 0 { // long lines: few line breaks
+					alphabet = []byte("a1,,,\"\"\"xxxxxxxxx \n" + string(sep))
+				}
 				b := []byte("A" + string(sep) + "B\n")
-				for range rng.IntN(160) {
+				for range rng.IntN([]int{160, 1500}[i%2]) {
 					b = append(b, alphabet[rng.IntN(len(alphabet))])
 				}
 				inputs = append(inputs, b)
@@ -179,4 +197,78 @@ func FuzzNextField(f *testing.F) {
 		}
 		sameField(t, data, sep, testutil.Rand(seed))
 	})
+}
+
+// TestLineFieldMasks: the block path itself (lineFieldMasks, not its
+// fallbacks) reads every simple record whose line ends a step before the
+// buffered data's end, with the field and raw line Next would give: quoted
+// fields of 0-150 bytes that hold separators and cross the 64-byte steps,
+// CRLFs; and it leaves to Next a quote that opens inside a field or does
+// not close at one's end, at every offset around the steps' edges. On the
+// AVX2 masks and on the portable ones.
+func TestLineFieldMasks(t *testing.T) {
+	defer func(old bool) { blockAsm = old }(blockAsm)
+	rng := testutil.Rand(testutil.Seed(t))
+	for _, asm := range []bool{false, true} {
+		blockAsm = asm && hasBlockAsm
+		for range 200 {
+			var b bytes.Buffer
+			b.WriteString("A,B,C,D\n")
+			col := rng.IntN(4)
+			type row struct{ field, raw string }
+			var rows []row
+			for i := range 40 {
+				long := make([]byte, rng.IntN(151))
+				for j := range long {
+					long[j] = "ab ,;\r"[rng.IntN(6)]
+				}
+				f := []string{fmt.Sprint(i), string(long), "", "US"}
+				if rng.IntN(2) == 0 {
+					f[2] = "x"
+				}
+				raw := fmt.Sprintf(`%s,"%s",%s,"%s"`, f[0], f[1], f[2], f[3])
+				if rng.IntN(2) == 0 {
+					raw = fmt.Sprintf(`%s,"%s","%s",%s`, f[0], f[1], f[2], f[3])
+				}
+				b.WriteString(raw + []string{"\n", "\r\n"}[rng.IntN(2)])
+				rows = append(rows, row{f[col], raw})
+			}
+			data := b.Bytes()
+			r := newTestReader(data, false, 0, 0, ',')
+			if _, err := r.ReadHeader(); err != nil {
+				t.Fatal(err)
+			}
+			for i, w := range rows {
+				if r.start+len(w.raw)+2+64 > r.end {
+					break // its line ends in the last step: lineField's
+				}
+				if v := r.lineFieldMasks(col); v != fieldRead {
+					t.Fatalf("row %d %q: lineFieldMasks %d, want fieldRead", i, w.raw, v)
+				}
+				if string(r.Field()) != w.field || string(r.Raw()) != w.raw {
+					t.Fatalf("row %d %q: field %q raw %q, want %q", i, w.raw, r.Field(), r.Raw(), w.field)
+				}
+			}
+		}
+		pad := strings.Repeat("1,2\n", 40)
+		for k := 1; k < 140; k++ {
+			x := strings.Repeat("x", k)
+			for _, bad := range []string{x + `"q",z`, x + `,"q"z`, x + `,"q`, `"` + x + `"q,z`} {
+				r := newTestReader([]byte("A,B\n"+bad+"\n"+pad), false, 0, 0, ',')
+				if _, err := r.ReadHeader(); err != nil {
+					t.Fatal(err)
+				}
+				if v := r.lineFieldMasks(1); v == fieldRead {
+					t.Fatalf("%q: lineFieldMasks read it as field %q, want it left to Next", bad, r.Field())
+				}
+			}
+			r := newTestReader([]byte("A,B\n"+x+`,"q"`+"\n"+pad), false, 0, 0, ',')
+			if _, err := r.ReadHeader(); err != nil {
+				t.Fatal(err)
+			}
+			if v := r.lineFieldMasks(1); v != fieldRead || string(r.Field()) != "q" {
+				t.Fatalf("%q: lineFieldMasks %d, field %q, want q", x+`,"q"`, v, r.Field())
+			}
+		}
+	}
 }

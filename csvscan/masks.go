@@ -52,3 +52,48 @@ func scanMasks(b []byte, sep byte, seps, nls []uint64) int {
 	}
 	return n
 }
+
+// masks64QGo is masks64Go with a third mask, a bit for each '"' (qs): the
+// reference of the quoted block scanner (TestMasksQBlock). O(64).
+func masks64QGo(b []byte, sep byte) (seps, nls, qs uint64) {
+	_ = b[63]
+	for i := 63; i >= 0; i-- {
+		seps <<= 1
+		nls <<= 1
+		qs <<= 1
+		switch b[i] {
+		case sep:
+			seps |= 1
+		case '\n':
+			nls |= 1
+		case '"':
+			qs |= 1
+		}
+	}
+	return seps, nls, qs
+}
+
+// masksQBlockGo writes masks64QGo of each 64-byte word of b (len(b) >=
+// 64*len(seps); nls and qs as long as seps). O(len(seps)*64).
+func masksQBlockGo(b []byte, sep byte, seps, nls, qs []uint64) {
+	for i := range seps {
+		seps[i], nls[i], qs[i] = masks64QGo(b[64*i:64*i+64], sep)
+	}
+}
+
+// scanMasksQ is scanMasks with the quotes' masks in qs too (as long as
+// seps and nls): NextField's block path, which runs only with blockAsm
+// (its portable path is lineField's word loop); masksQBlockGo where the
+// assembly is off, for the tests.
+func scanMasksQ(b []byte, sep byte, seps, nls, qs []uint64) int {
+	n := min(len(b)/64, len(seps), len(nls), len(qs))
+	if n == 0 {
+		return 0
+	}
+	if blockAsm {
+		masksQBlockAVX2(&b[0], n, sep, &seps[0], &nls[0], &qs[0])
+	} else {
+		masksQBlockGo(b[:64*n], sep, seps[:n], nls[:n], qs[:n])
+	}
+	return n
+}

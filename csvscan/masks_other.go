@@ -12,3 +12,9 @@ var hasBlockAsm = false
 func masksBlockAVX2(p *byte, n int, sep byte, seps, nls *uint64) {
 	masksBlockGo(unsafe.Slice(p, 64*n), sep, unsafe.Slice(seps, n), unsafe.Slice(nls, n))
 }
+
+// masksQBlockAVX2 is masksQBlockGo (never called where hasBlockAsm is
+// false). O(64n).
+func masksQBlockAVX2(p *byte, n int, sep byte, seps, nls, qs *uint64) {
+	masksQBlockGo(unsafe.Slice(p, 64*n), sep, unsafe.Slice(seps, n), unsafe.Slice(nls, n), unsafe.Slice(qs, n))
+}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,6 +50,43 @@ func checkBlock(t *testing.T, b []byte, sep byte) {
 	}
 }
 
+// checkBlockQ is checkBlock for scanMasksQ against masksQBlockGo: the
+// three masks of each word, and none written after them.
+func checkBlockQ(t *testing.T, b []byte, sep byte) {
+	t.Helper()
+	n := len(b) / 64
+	const canary = 0x5a5a5a5a5a5a5a5a
+	g := [3][]uint64{make([]uint64, n+2), make([]uint64, n+2), make([]uint64, n+2)}
+	for _, m := range g {
+		for i := range m {
+			m[i] = canary
+		}
+	}
+	w := [3][]uint64{make([]uint64, n), make([]uint64, n), make([]uint64, n)}
+	masksQBlockGo(b[:64*n], sep, w[0], w[1], w[2])
+	if got := scanMasksQ(b, sep, g[0], g[1], g[2]); got != n {
+		t.Fatalf("len %d sep %q: scanMasksQ did %d words, want %d", len(b), sep, got, n)
+	}
+	for k := range g {
+		for i := range n {
+			if g[k][i] != w[k][i] {
+				t.Fatalf("len %d sep %q word %d %q, mask %d (seps, nls, quotes): %064b, want %064b", len(b), sep, i, b[64*i:64*i+64], k, g[k][i], w[k][i])
+			}
+		}
+		if g[k][n] != canary || g[k][n+1] != canary {
+			t.Fatalf("len %d sep %q: scanMasksQ wrote past word %d of mask %d", len(b), sep, n, k)
+		}
+	}
+	// The first two masks are scanMasks'.
+	if n > 0 {
+		s, l := make([]uint64, n), make([]uint64, n)
+		masksBlockGo(b[:64*n], sep, s, l)
+		if !slices.Equal(s, w[0]) || !slices.Equal(l, w[1]) {
+			t.Fatalf("len %d sep %q: masksQBlockGo's separators or line breaks differ from masksBlockGo's", len(b), sep)
+		}
+	}
+}
+
 // validSeps is every separator a Reader takes.
 func validSeps() []byte {
 	var seps []byte
@@ -60,8 +98,8 @@ func validSeps() []byte {
 	return seps
 }
 
-// TestMasksBlock: the block scanner (AVX2 where the CPU has it) gives
-// masksBlockGo's masks, word for word, on random blocks: lengths from 0 to
+// TestMasksBlock: the block scanners (AVX2 where the CPU has it) give
+// masksBlockGo's and masksQBlockGo's masks, word for word, on random blocks: lengths from 0 to
 // 70 words, multiples of 64 or not; bytes from the CSV alphabet, from all
 // 256 values, or all separators and line breaks; every valid separator.
 // The seed is logged (ACBFJOIN_SEED replays it).
@@ -98,6 +136,7 @@ func TestMasksBlock(t *testing.T) {
 			}
 		}
 		checkBlock(t, b, sep)
+		checkBlockQ(t, b, sep)
 	}
 	// Each byte value alone in a word, at every place, for every separator.
 	b := make([]byte, 64)
@@ -108,6 +147,7 @@ func TestMasksBlock(t *testing.T) {
 			}
 			b[c%64] = byte(c)
 			checkBlock(t, b, sep)
+			checkBlockQ(t, b, sep)
 		}
 	}
 }
@@ -127,6 +167,7 @@ func FuzzMasksBlock(f *testing.F) {
 		withBlockAsm(t, true)
 		for off := range min(len(data), 64) + 1 {
 			checkBlock(t, data[off:], sep)
+			checkBlockQ(t, data[off:], sep)
 		}
 	})
 }

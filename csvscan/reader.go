@@ -121,6 +121,11 @@ type Reader struct {
 	// data) or setSep. Allocated on first use, only with blockAsm.
 	mk0, mn     int
 	mseps, mnls []uint64
+	// mqs are the quotes' masks of the same words when mq is set:
+	// NextField's block path fills all three (fillMasksQ), NextBatch's
+	// only the first two (fillMasks).
+	mqs []uint64
+	mq  bool
 	// NextField's: the record's line up to its line break while its
 	// Fields are not split yet (nil once they are, and after Next), the
 	// field it asked for, and that field's column (-1: none).
