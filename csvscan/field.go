@@ -210,9 +210,9 @@ func (r *Reader) lineFieldMasks(col int) int {
 	buf := r.buf[:r.end]
 	sep := r.sep
 	ls := r.start
-	nf := 0          // separators outside quotes before byte p
-	fs, fe := ls, -1 // field col's bounds in the line, with its quotes
-	var carry uint64 // every bit set when byte p is inside quotes
+	nf := 0           // separators outside quotes before byte p
+	fs, fe := ls, -1  // field col's bounds in the line, with its quotes
+	var carry uint64  // every bit set when byte p is inside quotes
 	prev := uint64(1) // bit 0: byte p follows a separator or starts the line
 	for p := ls; p+64 <= len(buf); p += 64 {
 		s, n, q := r.masksQAt(p)
