@@ -197,7 +197,8 @@ type buildWorker struct {
 // sketch.
 func (bd *builder) newWorker() *buildWorker {
 	x := bd.x
-	w := &buildWorker{keys: &keyCollector{}, w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: bd.sketches[bd.next.Add(1)-1], where: clonePred(x.keysWhere)}
+	w := &buildWorker{keys: &keyCollector{}, w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: bd.sketches[bd.next.Add(1)-1], where: clonePred(x.keysWhere),
+		parts: ownLines[int](1)[:0]} // written at every row (ship)
 	if bd.bp != nil {
 		w.cl.c = bd.bp.b.Classing
 		w.sets = newClassKeySets(len(bd.bp.classes))

@@ -64,7 +64,7 @@ func newInferring(ks key.Spec, deferred []int, cancel context.CancelFunc) *infer
 // canonical integer.
 func (inf *inferring) see(b *buildWorker, fields [][]byte) bool {
 	if b.inferN == nil {
-		b.inferN = make([]int64, len(inf.cols))
+		b.inferN = ownLines[int64](len(inf.cols)) // counted at every row
 	}
 	for i, c := range inf.cols {
 		f := fields[c]
