@@ -3,6 +3,7 @@ package join
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -74,4 +75,48 @@ func FuzzKeyFieldsRaw(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameKeyFieldsRaw(t, data)
 	})
+}
+
+// TestKeyFieldsRawLines: raw lines given directly, not as csvscan reads
+// them, with the key the first field: a CR or line break outside quotes in
+// any byte of a long field, quotes inside unquoted fields, and quoted
+// fields that keep or lose their quotes. Where csvscan.ParseRecordSep
+// refuses the line the raw path must report false; where it reads it,
+// the raw path reports false or writes AppendKeyFields' bytes; and the
+// lines that are plain CSV take the raw path.
+func TestKeyFieldsRawLines(t *testing.T) {
+	long := "abcdefghijklmnopqrstuvwxyz0123456789"
+	var lines []string
+	for i := range len(long) + 1 {
+		for _, c := range []string{"\r", "\n", `"`} {
+			bad := long[:i] + c + long[i:]
+			lines = append(lines, "7,"+bad+",x", "7,x,"+bad, `7,"`+bad+`",x`)
+		}
+	}
+	plain := []string{"7," + long + ",x", `7,"` + long + `",x`, `7,"a,b` + long + `",""`, `"7",` + long + `,"q"`}
+	lines = append(lines, plain...)
+	lines = append(lines, `7,"a`+"\r\n"+`b",`+long, `7,"a`+"\n"+`b",`+long)
+	for _, line := range lines {
+		raw := []byte(line)
+		kf := raw[:1]
+		if raw[0] == '"' {
+			kf = raw[1:2]
+		}
+		got, ok := AppendKeyFieldsRaw([]byte("p|"), raw, kf, 3)
+		fields, err := csvscan.ParseRecordSep(raw, 3, ',')
+		switch {
+		case err != nil && ok:
+			t.Fatalf("%q: csvscan refuses it (%v), the raw path wrote %q", line, err, got)
+		case !ok && string(got) != "p|":
+			t.Fatalf("%q: reported false and wrote %q", line, got)
+		case ok:
+			want := AppendKeyFields([]byte("p|"), key.Spec{Cols: []int{0}, Types: []key.Type{key.String}}, fields)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%q:\nraw path %q\nfields   %q", line, got, want)
+			}
+		}
+		if !ok && slices.Contains(plain, line) {
+			t.Fatalf("%q: a plain line left the raw path", line)
+		}
+	}
 }
