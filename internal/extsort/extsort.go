@@ -111,10 +111,23 @@ func (s *Sorter) NewBuffer() *Buffer {
 // Add adds a row: its key, its tie-breakers and its line. It writes a run
 // first when the row does not fit. The bytes are copied.
 func (b *Buffer) Add(key []byte, seq, small int64, line []byte) error {
-	if len(key) > MaxField || len(line) > MaxField {
-		return fmt.Errorf("sort: a row of %d key and %d line bytes, beyond the %d a row may have", len(key), len(line), MaxField)
+	return b.AddJoined(key, seq, small, line, nil, appendFirst)
+}
+
+// appendFirst is AddJoined's join of Add: the first part alone.
+func appendFirst(dst, a, _ []byte) []byte { return append(dst, a...) }
+
+// AddJoined is Add of the line join(dst, a, b) appends, which must be at
+// most len(a)+len(b)+2 bytes: the line is written once, into the buffer,
+// from its two parts (a joined row's large and key-side halves), not
+// assembled first and copied. join should be a function value that
+// captures nothing (a closure over the parts would allocate a row).
+func (b *Buffer) AddJoined(key []byte, seq, small int64, a, c []byte, join func(dst, a, b []byte) []byte) error {
+	most := len(a) + len(c) + 2
+	if len(key) > MaxField || most > MaxField {
+		return fmt.Errorf("sort: a row of %d key and %d line bytes, beyond the %d a row may have", len(key), most, MaxField)
 	}
-	need := len(key) + len(line)
+	need := len(key) + most
 	if !b.fit(need) {
 		if err := b.spill(); err != nil {
 			return err
@@ -126,9 +139,10 @@ func (b *Buffer) Add(key []byte, seq, small int64, line []byte) error {
 		}
 	}
 	off := len(b.arena)
-	b.arena = append(append(b.arena, key...), line...)
-	b.ents = append(b.ents, sortEnt{seq: seq, small: small, off: off, klen: uint32(len(key)), llen: uint32(need - len(key))})
-	b.out += int64(need - len(key))
+	b.arena = join(append(b.arena, key...), a, c)
+	n := len(b.arena) - off // the row's bytes, at most need
+	b.ents = append(b.ents, sortEnt{seq: seq, small: small, off: off, klen: uint32(len(key)), llen: uint32(n - len(key))})
+	b.out += int64(n - len(key))
 	b.account()
 	return nil
 }

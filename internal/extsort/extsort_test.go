@@ -15,7 +15,8 @@ import (
 )
 
 // TestSorter: whatever the budget (everything in memory, a few runs, many
-// runs merged in passes) and however the rows are spread over the buffers,
+// runs merged in passes), however the rows are spread over the buffers and
+// whether each line comes whole (Add) or in two parts (AddJoined),
 // the output is the rows in (key, seq, small) order, the buffers stay within
 // their share, and no run file is left.
 func TestSorter(t *testing.T) {
@@ -66,7 +67,13 @@ func TestSorter(t *testing.T) {
 				b := s.NewBuffer()
 				for i := w; i < n; i += tc.workers {
 					r := rows[i]
-					if err := b.Add(r.key, r.seq, r.small, []byte(line(r))); err != nil {
+					var err error
+					if i%2 == 0 {
+						err = b.Add(r.key, r.seq, r.small, []byte(line(r)))
+					} else { // the same line, written from its two parts
+						err = b.AddJoined(r.key, r.seq, r.small, r.large, r.sm, joinLine)
+					}
+					if err != nil {
 						errs <- err
 						return
 					}
@@ -102,6 +109,11 @@ func TestSorter(t *testing.T) {
 		}
 		t.Logf("budget %d, %d workers: %d runs before the merge, fan-in %d, buffers peak %d bytes", tc.budget, tc.workers, runs, s.FanIn(), s.PeakBytes())
 	}
+}
+
+// joinLine is TestSorter's line of two parts, as AddJoined takes it.
+func joinLine(dst, a, b []byte) []byte {
+	return append(append(append(append(dst, a...), ','), b...), '\n')
 }
 
 // TestSorterCancel: a cancelled merge stops with the context's error.

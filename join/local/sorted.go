@@ -30,13 +30,13 @@ func (s *sorted) Begin(h join.Header) error { return s.inner.Begin(h) }
 func (s *sorted) Writer() RowWriter { return &sortWriter{b: s.sorter.NewBuffer()} }
 
 type sortWriter struct {
-	b    *extsort.Buffer
-	line []byte
+	b *extsort.Buffer
 }
 
+// Write writes the output row into the sort's buffer from its two halves
+// (AddJoined): each byte copied once.
 func (w *sortWriter) Write(key []byte, seq, small int64, largeRow, smallRow []byte) error {
-	w.line = join.AppendOutputRow(w.line[:0], largeRow, smallRow)
-	return w.b.Add(key, seq, small, w.line)
+	return w.b.AddJoined(key, seq, small, largeRow, smallRow, join.AppendOutputRow)
 }
 
 func (w *sortWriter) Flush() error { return nil } // the buffer stays for the merge
