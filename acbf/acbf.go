@@ -392,11 +392,15 @@ func (f *Filter) levelAdd(i int) {
 }
 
 // levelAddN records c more bits in level i+2 (levels are filled in order).
-func (f *Filter) levelAddN(i int, c uint64) {
-	if i == len(f.lvl) {
-		f.lvl = append(f.lvl, 0)
+func (f *Filter) levelAddN(i int, c uint64) { levelAdd(&f.lvl, i, c) }
+
+// levelAdd is levelAddN on the level counts lvl (a filter's, or a build
+// goroutine's own, added to the filter's after).
+func levelAdd(lvl *[]uint64, i int, c uint64) {
+	if i == len(*lvl) {
+		*lvl = append(*lvl, 0)
 	}
-	f.lvl[i] += c
+	(*lvl)[i] += c
 }
 
 // levelSub records one bit fewer in level i+2.

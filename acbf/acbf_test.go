@@ -372,8 +372,9 @@ func TestBuildEqualsAdds(t *testing.T) {
 }
 
 // TestBuildWorkers: Build sets the first level through parbuild.Scatter
-// on 1 to 7 goroutines, each owning a range of its parts, and makes the
-// filter a single pass over the keys makes, byte for byte: every ACBF
+// on 1 to 7 goroutines, each owning a range of its parts, and the counters
+// on as many, each owning a range of buckets, and makes the filter a
+// single pass over the keys on one goroutine makes, byte for byte: every ACBF
 // shape of TestBuildEqualsAdds, duplicates included, 50,000 keys, and
 // 400,000 keys at 32 bits a key (a first level of several
 // parbuild.ScatterPart parts, several rounds).
@@ -400,6 +401,7 @@ func TestBuildWorkers(t *testing.T) {
 			keys[i] = base[rng.IntN(1+n*2/3)]
 		}
 		scatters = func(int, uint64) bool { return false } // the single pass
+		buildWorkers = func(int) int { return 1 }          // and one goroutine for the counters
 		one, err := Build(cfg, keys)
 		if err != nil {
 			t.Fatal(err)

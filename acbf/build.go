@@ -65,22 +65,38 @@ func BuildList(cfg Config, keys keylist.List) (*Filter, error) {
 		nbits[b] = f.meta[b].rank>>48 + uint64(off[b+1]-off[b])
 	}
 	f.layout(nbits, cfg.Capacity*uint64(k))
-	t := newTally(f.shift)
-	for b := uint64(0); b < f.nb; b++ {
-		// t.cnt[q] counts the repeats at q: its counter is t.cnt[q] + 1. The
-		// positions with a counter >= 2 are marked, then listed in order.
-		for _, q := range grouped[off[b]:off[b+1]] {
-			t.cnt[q]++
-			t.mark[q>>6] |= 1 << (q & 63)
-		}
-		twice := t.active[:0]
-		for i, x := range t.mark {
-			for ; x != 0; x &= x - 1 {
-				twice = append(twice, uint16(i<<6+bits.TrailingZeros64(x)))
+	// The buckets' counters, on goroutines that each own a range of
+	// buckets (a bucket's words are its own: layout) and count their
+	// levels' bits apart, added up after. The 10^7-key filter's 0.1 s
+	// of this loop ran on one core (perf).
+	workers := max(1, min(buildWorkers(int(n)*k), int(f.nb)))
+	lvls := make([][]uint64, workers)
+	parbuild.Ranges(f.nb, workers, func(w int, lo, hi uint64) {
+		var lvl []uint64
+		defer func() { lvls[w] = lvl }()
+		t := newTally(f.shift)
+		for b := lo; b < hi; b++ {
+			// t.cnt[q] counts the repeats at q: its counter is t.cnt[q] + 1.
+			// The positions with a counter >= 2 are marked, then listed in
+			// order.
+			for _, q := range grouped[off[b]:off[b+1]] {
+				t.cnt[q]++
+				t.mark[q>>6] |= 1 << (q & 63)
 			}
-			t.mark[i] = 0
+			twice := t.active[:0]
+			for i, x := range t.mark {
+				for ; x != 0; x &= x - 1 {
+					twice = append(twice, uint16(i<<6+bits.TrailingZeros64(x)))
+				}
+				t.mark[i] = 0
+			}
+			f.emitBucket(b, t, twice, 1, &lvl)
 		}
-		f.emitBucket(b, t, twice, 1)
+	})
+	for _, lvl := range lvls {
+		for i, c := range lvl {
+			f.levelAddN(i, c)
+		}
 	}
 	f.n = n
 	return f, nil
@@ -238,12 +254,12 @@ func (f *Filter) b1Ones(b uint64, dst []uint16) []uint16 {
 // is all zeros (as laid out) but for a one at the rank of each of them. t.cnt is
 // left zero for them; twice is overwritten. O(W/256 * len(twice) + counter bits
 // above level 2).
-func (f *Filter) emitBucket(b uint64, t *tally, twice []uint16, base uint64) {
+func (f *Filter) emitBucket(b uint64, t *tally, twice []uint16, base uint64, lvl *[]uint64) {
 	w := f.bucket(b)
 	lo := b << f.shift
 	_, seg := f.b1Rank(b, lo) // level-2 segment length: the ones of B1 in the bucket
 	if seg > 0 {
-		f.levelAddN(0, seg)
+		levelAdd(lvl, 0, seg)
 	}
 	for _, q := range twice {
 		idx, _ := f.b1Rank(b, lo+uint64(q))
@@ -252,7 +268,7 @@ func (f *Filter) emitBucket(b uint64, t *tally, twice []uint16, base uint64) {
 	pos := seg
 	active := twice
 	for level := uint64(3); len(active) > 0; level++ {
-		f.levelAddN(int(level-2), uint64(len(active)))
+		levelAdd(lvl, int(level-2), uint64(len(active)))
 		next := active[:0] // compact in place: next[i] is written after active[i] is read
 		for _, q := range active {
 			if t.cnt[q]+base >= level {
@@ -327,7 +343,7 @@ func (f *Filter) Merge(other *Filter) error {
 				t.cnt[q] = 0
 			}
 		}
-		g.emitBucket(b, t, twice, 0)
+		g.emitBucket(b, t, twice, 0, &g.lvl)
 	}
 	g.n = f.n + other.n
 	*f = *g
