@@ -15,8 +15,10 @@
 # script stops otherwise). Then the Go microbenchmarks of the scanner
 # (BenchmarkScanMasks: ns per 64 bytes of the block scanner, the word loop
 # and the byte reference; ReadCite/batch and batch-words: the reader over
-# 32 MiB), BENCHCOUNT runs each (default 5), medians; and a check that
-# every vector instruction of masksBlockAVX2 is VEX-encoded (objdump).
+# 32 MiB; NextFieldPatents: the key side's reader on NBER patent rows,
+# block masks with quotes against the word loop), BENCHCOUNT runs each
+# (default 5), medians; and a check that every vector instruction of
+# masksBlockAVX2 and masksQBlockAVX2 is VEX-encoded (objdump).
 #
 # Data as bench/join.sh makes it: `join gen --scale SCALE --seed 1` and
 # `join keys --sample 65771*SCALE --seed 1`, in DATA (default bench/out/data
@@ -75,26 +77,30 @@ wall_r=$(pairs "$tmp/times" 3); map_r=$(pairs "$tmp/maps" 3)
 # scanner itself.
 (cd csvscan && go test -c -o "$tmp/csvscan.test" .)
 load2=$(cut -d' ' -f1-3 /proc/loadavg)
-(cd csvscan && "$tmp/csvscan.test" -test.run '^$' -test.bench 'ScanMasks|ReadCite/batch(-words)?$' -test.count "$benchcount") > "$tmp/bench.txt"
+(cd csvscan && "$tmp/csvscan.test" -test.run '^$' -test.bench 'ScanMasks|ReadCite/batch(-words)?$|NextFieldPatents' -test.count "$benchcount") > "$tmp/bench.txt"
 (cd csvscan && ACBFJOIN_CPU=portable "$tmp/csvscan.test" -test.run '^$' -test.bench 'ScanMasks/block' -test.count "$benchcount") > "$tmp/bench-portable.txt"
 benchmed() { # file name field-unit: the median of the value before unit on the rows of name
   awk -v n="$2" -v u="$3" '$1 ~ "^"n"(-[0-9]+)?$" {for (i=2;i<=NF;i++) if ($i==u) print $(i-1)}' "$1" | median
 }
-# Every instruction of masksBlockAVX2 that names an xmm or ymm register is
+# Every instruction of the assembly (masksBlockAVX2, NextBatch's;
+# masksQBlockAVX2, NextField's) that names an xmm or ymm register is
 # VEX-encoded (its mnemonic starts with v in objdump's AT&T syntax).
+vexcheck() { # symbol: its verdict
+  local sym start nvec legacy nvz
+  sym=$(awk -v s="$1" '$3 ~ "[.]"s"([.]abi0)?$" {print $1; exit}' "$tmp/nm.txt")
+  [ -n "$sym" ] || { echo "$1 not found: not checked"; return; }
+  start=$((16#$sym))
+  objdump -d --no-show-raw-insn --start-address=$start --stop-address=$((start + 320)) "$tmp/csvscan.test" |
+    awk -v s="$1" '$0 ~ s {on=1; next} on && /^$/{exit} on' | sed -n '/:/p' | awk '/ret/{print; exit} {print}' > "$tmp/asm.txt"
+  nvec=$(grep -c '%[xy]mm' "$tmp/asm.txt" || true)
+  legacy=$(grep '%[xy]mm' "$tmp/asm.txt" | awk '{m=$2} m !~ /^v/' | wc -l)
+  nvz=$(grep -c vzeroupper "$tmp/asm.txt" || true)
+  if [ "$legacy" = 0 ] && [ "$nvec" -gt 0 ]; then echo "$1: all $nvec instructions naming an XMM or YMM register are VEX (v...); $nvz vzeroupper, before ret"; else echo "$1: **$legacy legacy SSE instruction(s)** among $nvec"; fi
+}
 vex="objdump not installed: not checked"
 if command -v objdump > /dev/null; then
   go tool nm "$tmp/csvscan.test" > "$tmp/nm.txt"
-  sym=$(awk '/masksBlockAVX2/{print $1; exit}' "$tmp/nm.txt")
-  if [ -n "$sym" ]; then
-    start=$((16#$sym))
-    objdump -d --no-show-raw-insn --start-address=$start --stop-address=$((start + 256)) "$tmp/csvscan.test" |
-      awk '/masksBlockAVX2/{on=1; next} on && /^$/{exit} on' | sed -n '/:/p' | awk '/ret/{print; exit} {print}' > "$tmp/asm.txt"
-    nvec=$(grep -c '%[xy]mm' "$tmp/asm.txt" || true)
-    legacy=$(grep '%[xy]mm' "$tmp/asm.txt" | awk '{m=$2} m !~ /^v/' | wc -l)
-    nvz=$(grep -c vzeroupper "$tmp/asm.txt" || true)
-    if [ "$legacy" = 0 ]; then vex="all $nvec instructions naming an XMM or YMM register are VEX (v...); $nvz vzeroupper, before ret"; else vex="**$legacy legacy SSE instruction(s)** among $nvec"; fi
-  fi
+  vex="$(vexcheck masksBlockAVX2); $(vexcheck masksQBlockAVX2)"
 fi
 
 cpu=$(cpu_model)
@@ -131,12 +137,15 @@ avx2=no; case " $flags " in *" avx2 "*) avx2=yes;; esac
   for n in batch batch-words; do
     echo "| ReadCite/$n (the whole reader, 32 MiB) | | $(benchmed "$tmp/bench.txt" "BenchmarkReadCite/$n" MB/s) |"
   done
+  for n in masks words; do
+    echo "| NextFieldPatents/path=$n (the key side's reader, 16 MiB of NBER patent rows) | | $(benchmed "$tmp/bench.txt" "BenchmarkNextFieldPatents/path=$n" MB/s) |"
+  done
   echo
   echo "Load average before these: $load2; after: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
-  echo "block: scanMasks as NextBatch calls it; words: the portable word loop's masks (zeroBytes); bytes: the byte-at-a-time reference. ReadCite/batch-words is the reader with the block scanner turned off, as on a CPU without AVX2 or with ACBFJOIN_CPU=portable."
+  echo "block: scanMasks as NextBatch calls it; words: the portable word loop's masks (zeroBytes); bytes: the byte-at-a-time reference. ReadCite/batch-words is the reader with the block scanner turned off, as on a CPU without AVX2 or with ACBFJOIN_CPU=portable. NextFieldPatents is the key side's build path (NextField of the key column on quoted 23-field rows): path=masks on the block scanner's separator, line-break and quote masks (masksQBlockAVX2, lineFieldMasks), path=words on the word loop (lineField), which ACBFJOIN_CPU=portable takes."
   echo
-  echo "Encodings of masksBlockAVX2 (objdump of the test binary): $vex."
+  echo "Encodings (objdump of the test binary): $vex."
 } > "$tmp/body.md"
 permodel_write bench/results/cpu-paths.md "$tmp/head.md" "$tmp/body.md"
 cat bench/results/cpu-paths.md
