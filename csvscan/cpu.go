@@ -27,7 +27,8 @@ import (
 // standard library (bytes.IndexByte).
 const cpuEnv = "ACBFJOIN_CPU"
 
-// blockAsm says whether scanMasks and NextBatch use the AVX2 block scanner:
+// blockAsm says whether scanMasks, NextBatch and NextField (scanMasksQ)
+// use the AVX2 block scanner:
 // the CPU has it and ACBFJOIN_CPU does not ask for the portable code. Set
 // once at init; tests may flip it to compare the two paths.
 var blockAsm, cpuNote = chooseCPU(os.Getenv(cpuEnv), hasBlockAsm)

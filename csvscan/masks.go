@@ -54,7 +54,8 @@ func scanMasks(b []byte, sep byte, seps, nls []uint64) int {
 }
 
 // masks64QGo is masks64Go with a third mask, a bit for each '"' (qs): the
-// reference of the quoted block scanner (TestMasksQBlock). O(64).
+// reference of the quoted block scanner (checkBlockQ in TestMasksBlock and
+// FuzzMasksBlock). O(64).
 func masks64QGo(b []byte, sep byte) (seps, nls, qs uint64) {
 	_ = b[63]
 	for i := 63; i >= 0; i-- {

@@ -116,7 +116,8 @@ type Reader struct {
 	sep  byte
 	sepw uint64
 	// The masks of the block scanner (scanMasks), computed a block ahead
-	// for NextBatch (masksAt): mseps[i] and mnls[i] cover the 64 bytes at
+	// for NextBatch (masksAt) and NextField (masksQAt, with the quotes'
+	// in mqs): mseps[i] and mnls[i] cover the 64 bytes at
 	// buf[mk0+64i:]; mn words are valid, none after fill (which moves the
 	// data) or setSep. Allocated on first use, only with blockAsm.
 	mk0, mn     int

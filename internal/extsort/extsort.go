@@ -111,10 +111,13 @@ func (s *Sorter) NewBuffer() *Buffer {
 // Add adds a row: its key, its tie-breakers and its line. It writes a run
 // first when the row does not fit. The bytes are copied.
 func (b *Buffer) Add(key []byte, seq, small int64, line []byte) error {
-	return b.AddJoined(key, seq, small, line, nil, appendFirst)
+	if len(key) > MaxField || len(line) > MaxField {
+		return fmt.Errorf("sort: a row of %d key and %d line bytes, beyond the %d a row may have", len(key), len(line), MaxField)
+	}
+	return b.add(key, seq, small, len(line), line, nil, appendFirst)
 }
 
-// appendFirst is AddJoined's join of Add: the first part alone.
+// appendFirst is add's join of Add: the first part alone.
 func appendFirst(dst, a, _ []byte) []byte { return append(dst, a...) }
 
 // AddJoined is Add of the line join(dst, a, b) appends, which must be at
@@ -125,8 +128,14 @@ func appendFirst(dst, a, _ []byte) []byte { return append(dst, a...) }
 func (b *Buffer) AddJoined(key []byte, seq, small int64, a, c []byte, join func(dst, a, b []byte) []byte) error {
 	most := len(a) + len(c) + 2
 	if len(key) > MaxField || most > MaxField {
-		return fmt.Errorf("sort: a row of %d key and %d line bytes, beyond the %d a row may have", len(key), most, MaxField)
+		return fmt.Errorf("sort: a row of %d key and up to %d line bytes, beyond the %d a row may have", len(key), most, MaxField)
 	}
+	return b.add(key, seq, small, most, a, c, join)
+}
+
+// add adds the row of key and the line join appends, of at most most
+// bytes.
+func (b *Buffer) add(key []byte, seq, small int64, most int, a, c []byte, join func(dst, a, b []byte) []byte) error {
 	need := len(key) + most
 	if !b.fit(need) {
 		if err := b.spill(); err != nil {

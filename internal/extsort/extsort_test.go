@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -176,4 +177,22 @@ func FuzzSortRun(f *testing.F) {
 			t.Fatalf("extra row after the written ones: %+v, %v", got, err)
 		}
 	})
+}
+
+// TestAddMaxField: Add takes a line of MaxField bytes and refuses one more,
+// naming its length; AddJoined refuses parts that could make more.
+func TestAddMaxField(t *testing.T) {
+	s := New(t.TempDir(), 64<<20, 1)
+	defer s.Close()
+	b := s.NewBuffer()
+	if err := b.Add([]byte("k"), 0, 0, make([]byte, MaxField)); err != nil {
+		t.Fatalf("a line of MaxField bytes: %v", err)
+	}
+	err := b.Add([]byte("k"), 0, 0, make([]byte, MaxField+1))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprint(MaxField+1)+" line bytes") {
+		t.Fatalf("a line of MaxField+1 bytes: %v", err)
+	}
+	if err := b.AddJoined([]byte("k"), 0, 0, make([]byte, MaxField-1), nil, joinLine); err == nil {
+		t.Fatal("AddJoined of parts that make MaxField+1 bytes: no error")
+	}
 }
