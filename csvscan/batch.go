@@ -121,7 +121,7 @@ func (b *Batch) Line(i int) int64 { return b.recs[i].line }
 // count, too long, the last one without a line break) goes through Next's
 // path, alone in its batch. Fields is not set by it.
 func (r *Reader) NextBatch(col, max int, b *Batch) bool {
-	r.lazy = nil
+	r.lazy, r.lqOK = nil, false
 	b.recs, b.general, b.field = b.recs[:0], false, nil
 	b.ints, b.scanned = b.ints[:0], false
 	if r.err != nil || col < 0 || (r.want != 0 && col >= r.want) {

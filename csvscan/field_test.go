@@ -272,3 +272,89 @@ func TestLineFieldMasks(t *testing.T) {
 		}
 	}
 }
+
+// sameOthers reads data with NextField(col) (mixed with Next) and checks
+// AppendOthers on every record: where it reports true, the bytes after
+// what dst held are AppendFields of the record's fields but col; where
+// false, dst is as it was. It returns how many records it took.
+func sameOthers(t *testing.T, data []byte, col int, rng *rand.Rand) (took, all int) {
+	t.Helper()
+	r := newTestReader(data, false, 0, []int{0, 0, 7, 4096}[rng.IntN(4)], ',')
+	if _, err := r.ReadHeader(); err != nil {
+		return 0, 0
+	}
+	prefix := []byte("p|")
+	for {
+		var ok bool
+		if rng.IntN(8) == 0 {
+			ok = r.Next()
+		} else {
+			ok = r.NextField(col)
+		}
+		if !ok {
+			return took, all
+		}
+		all++
+		got, ok := r.AppendOthers(append([]byte(nil), prefix...))
+		if !ok {
+			if string(got) != string(prefix) {
+				t.Fatalf("line %d: reported false and wrote %q", r.Line(), got[len(prefix):])
+			}
+			continue
+		}
+		took++
+		fields := r.Fields()
+		var others [][]byte
+		for i, f := range fields {
+			if i != col {
+				others = append(others, f)
+			}
+		}
+		if want := AppendFields(append([]byte(nil), prefix...), others); string(got) != string(want) {
+			t.Fatalf("line %d %q, col %d:\nAppendOthers %q\nAppendFields %q", r.Line(), r.Raw(), col, got, want)
+		}
+	}
+}
+
+// TestAppendOthers: on NBER-shaped rows (quoted text, a quoted comma,
+// quoted empty fields, CRLF) and random valid and malformed CSV, with
+// every column asked for, AppendOthers writes AppendFields' bytes of the
+// other fields or reports false; on the NBER rows, with the block
+// scanner, it takes most records.
+func TestAppendOthers(t *testing.T) {
+	testutil.SkipUnderRace(t)
+	defer func(old bool) { blockAsm = old }(blockAsm)
+	rng := testutil.Rand(testutil.Seed(t))
+	for _, asm := range []bool{true, false} {
+		blockAsm = asm && hasBlockAsm
+		took, all := 0, 0
+		for range 20 {
+			a, b := sameOthers(t, nberPatents(rng, 50+rng.IntN(100)), rng.IntN(23), rng)
+			took, all = took+a, all+b
+		}
+		if blockAsm && took < all/2 {
+			t.Fatalf("the block path took %d of %d NBER records", took, all)
+		}
+		for range 300 {
+			sameOthers(t, randomSV(rng, rng.IntN(60), 1+rng.IntN(12), []float64{0, 0.05, 0.5}[rng.IntN(3)], ','), rng.IntN(12), rng)
+		}
+		for range 200 {
+			alphabet := []byte("a1,,\"\"xxxxxxxx \r\n")
+			b := []byte("A,B,C,D\n")
+			for range rng.IntN(1500) {
+				b = append(b, alphabet[rng.IntN(len(alphabet))])
+			}
+			sameOthers(t, b, rng.IntN(4), rng)
+		}
+	}
+}
+
+// FuzzAppendOthers: on any bytes, AppendOthers writes AppendFields' bytes
+// of the other fields or reports false.
+func FuzzAppendOthers(f *testing.F) {
+	f.Add(nberPatents(testutil.Rand(1), 8), uint8(0), uint64(1))
+	f.Add([]byte("A,B,C\n\"a,b\",\"\",c\r\n1,\"x\",\"y\"\n"), uint8(1), uint64(2))
+	f.Fuzz(func(t *testing.T, data []byte, col uint8, seed uint64) {
+		sameOthers(t, data, int(col%8), testutil.Rand(seed))
+	})
+}

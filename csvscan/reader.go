@@ -133,6 +133,12 @@ type Reader struct {
 	lazy     []byte
 	field    []byte
 	fieldCol int
+	// The record lineFieldMasks read last (lqOK): its quotes' places and
+	// field fieldCol's bounds with its quotes, from the line's start
+	// (AppendOthers).
+	lq       []int32
+	lfs, lfe int
+	lqOK     bool
 	// chunk is the bytes a fill reads at least room for (readSize; a
 	// sample's parts sampleReadSize).
 	chunk int
@@ -381,6 +387,7 @@ func (r *Reader) AnyFieldCount() { r.want = 0 }
 // Next advances to the next record and reports whether there is one. At the end
 // of the input or on an error it returns false; Err tells which.
 func (r *Reader) Next() bool {
+	r.lqOK = false // AppendOthers: not this record
 	for {
 		if r.next() {
 			return true

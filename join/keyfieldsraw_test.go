@@ -120,3 +120,45 @@ func TestKeyFieldsRawLines(t *testing.T) {
 		}
 	}
 }
+
+// TestMapKeyLineOthers: MapKeyLine with the reader's own AppendOthers
+// (csvscan.Reader, NextField) makes the record it makes without it, on
+// patent-like rows (quoted text, quoted commas and empties, CRLF) keyed
+// on every column, and the reader's path takes most of them where the
+// block scanner runs.
+func TestMapKeyLineOthers(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	var b bytes.Buffer
+	b.WriteString(`"PATENT","GYEAR","COUNTRY","POSTATE","ASSIGNEE","CLAIMS"` + "\n")
+	texts := []string{`"US"`, `""`, ``, `"a,b"`, `"x y"`, `7`, `"0.5"`, `"a""b"`, `" "`}
+	for p := range 3000 {
+		fmt.Fprintf(&b, "%d,1963,%s,%s,%s,%s", 3070801+p, texts[rng.IntN(len(texts))], texts[rng.IntN(len(texts))], texts[rng.IntN(len(texts))], texts[rng.IntN(len(texts))])
+		b.WriteString([]string{"\n", "\r\n"}[rng.IntN(2)])
+	}
+	for col := range 6 {
+		r := csvscan.NewReader(bytes.NewReader(b.Bytes()), "keys")
+		if _, err := r.ReadHeader(); err != nil {
+			t.Fatal(err)
+		}
+		ks := &key.Spec{Cols: []int{col}, Types: []key.Type{key.String}}
+		keys := make([][]byte, 6)
+		took, all := 0, 0
+		for r.NextField(col) {
+			all++
+			keys[col] = r.Field()
+			want, wbuf, wok, werr := MapKeyLine(ks, keys, 6, r.Raw(), 7, nil, nil)
+			probe, _ := r.AppendOthers(nil)
+			got, gbuf, gok, gerr := MapKeyLine(ks, keys, 6, r.Raw(), 7, nil, r)
+			if probe != nil {
+				took++
+			}
+			if fmt.Sprint(werr) != fmt.Sprint(gerr) || wok != gok || !bytes.Equal(wbuf, gbuf) ||
+				!bytes.Equal(want.Key, got.Key) || !bytes.Equal(want.Row, got.Row) || want.Seq != got.Seq || want.Tag != got.Tag {
+				t.Fatalf("col %d, line %d %q:\nwith AppendOthers    %q %q %v %v\nwithout             %q %q %v %v", col, r.Line(), r.Raw(), got.Key, got.Row, gok, gerr, want.Key, want.Row, wok, werr)
+			}
+		}
+		if csvscan.CPUPath() == "avx2" && took < all/2 { // the block scanner's path only
+			t.Errorf("col %d: the reader's path took %d of %d rows", col, took, all)
+		}
+	}
+}

@@ -57,12 +57,19 @@ func MapKeyRow(ks *key.Spec, fields [][]byte, seq int64, buf []byte) (shuffle.Re
 // where the record and a one-column key allow, else by AppendKeyFields;
 // the same bytes either way.
 func MapKeyRowRaw(ks *key.Spec, fields [][]byte, raw []byte, seq int64, buf []byte) (shuffle.Record, []byte, error) {
-	rec, buf, ok, err := MapKeyLine(ks, fields, len(fields), raw, seq, buf)
+	rec, buf, ok, err := MapKeyLine(ks, fields, len(fields), raw, seq, buf, nil)
 	if ok || err != nil {
 		return rec, buf, err
 	}
 	rec, buf = AppendKeyRow(rec, buf, ks, fields)
 	return rec, buf, nil
+}
+
+// OthersAppender appends the fields of its current record but the one
+// column it was asked for (the key's), as AppendKeyFields writes them, or
+// reports false with dst as it was (csvscan.Reader.AppendOthers).
+type OthersAppender interface {
+	AppendOthers(dst []byte) ([]byte, bool)
 }
 
 // AppendKeyRow completes a record MapKeyLine made without its row (ok
@@ -83,8 +90,11 @@ func AppendKeyRow(rec shuffle.Record, buf []byte, ks *key.Spec, fields [][]byte)
 // line. Where a one-column key and AppendKeyFieldsRaw do not apply it
 // reports ok = false with the record's key alone appended to buf
 // (rec.Key, no Row): AppendKeyRow then writes the row from every field,
-// without parsing the key again.
-func MapKeyLine(ks *key.Spec, keys [][]byte, nfields int, raw []byte, seq int64, buf []byte) (rec shuffle.Record, out []byte, ok bool, err error) {
+// without parsing the key again. others, if not nil, is the reader of
+// the record, which may append its fields but the key's itself
+// (csvscan.Reader.AppendOthers, from the quotes it found in the line),
+// tried before AppendKeyFieldsRaw.
+func MapKeyLine(ks *key.Spec, keys [][]byte, nfields int, raw []byte, seq int64, buf []byte, others OthersAppender) (rec shuffle.Record, out []byte, ok bool, err error) {
 	start := len(buf)
 	buf, err = ks.Append(buf, keys)
 	if err != nil {
@@ -92,7 +102,12 @@ func MapKeyLine(ks *key.Spec, keys [][]byte, nfields int, raw []byte, seq int64,
 	}
 	keyEnd := len(buf)
 	if len(ks.Cols) == 1 {
-		buf, ok = AppendKeyFieldsRaw(buf, raw, keys[ks.Cols[0]], nfields)
+		if others != nil {
+			buf, ok = others.AppendOthers(buf)
+		}
+		if !ok {
+			buf, ok = AppendKeyFieldsRaw(buf, raw, keys[ks.Cols[0]], nfields)
+		}
 	}
 	if !ok {
 		return shuffle.Record{Key: buf[start:keyEnd], Tag: TagKeys, Seq: seq}, buf, false, nil

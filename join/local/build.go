@@ -272,7 +272,7 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 		switch {
 		case fr != nil:
 			var ok bool
-			if rec, buf, ok, err = join.MapKeyLine(&x.keySpec, keys, b.nfields, r.Raw(), base+r.Offset(), b.buf[:0]); !ok && err == nil {
+			if rec, buf, ok, err = join.MapKeyLine(&x.keySpec, keys, b.nfields, r.Raw(), base+r.Offset(), b.buf[:0], fr); !ok && err == nil {
 				rec, buf = join.AppendKeyRow(rec, buf, &x.keySpec, r.Fields()) // the row's other fields split now
 			}
 		case bd.rawRows:
@@ -321,6 +321,7 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 type fieldReader interface {
 	NextField(col int) bool
 	Field() []byte
+	join.OthersAppender
 }
 
 // fieldReader returns r as a fieldReader, with the key's column, when the
