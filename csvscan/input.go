@@ -590,8 +590,8 @@ func quoteParities(f io.ReaderAt, start, size int64, n, last int) []bool {
 	bounds := []int64{start}
 	for i := 1; i <= last; i++ {
 		target := start + (size-start)*int64(i)/int64(n)
-		for last := bounds[len(bounds)-1]; target-last > parityChunk; last = bounds[len(bounds)-1] {
-			bounds = append(bounds, last+parityChunk)
+		for b := bounds[len(bounds)-1]; target-b > parityChunk; b = bounds[len(bounds)-1] {
+			bounds = append(bounds, b+parityChunk)
 		}
 		if target > bounds[len(bounds)-1] {
 			bounds = append(bounds, target)

@@ -213,7 +213,8 @@ func (bd *builder) newWorker() *buildWorker {
 func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowReader) error {
 	x := bd.x
 	fr, col := bd.fieldReader(r)
-	base := seqBase(r) // a record's place in the side: base + its offset
+	others, _ := fr.(join.OthersAppender) // the reader's own copy of a row's other fields, if it makes one
+	base := seqBase(r)                    // a record's place in the side: base + its offset
 	if fr != nil && len(b.view) != col+1 {
 		b.view, b.nfields = make([][]byte, col+1), len(x.keys.Header)
 	}
@@ -272,7 +273,7 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 		switch {
 		case fr != nil:
 			var ok bool
-			if rec, buf, ok, err = join.MapKeyLine(&x.keySpec, keys, b.nfields, r.Raw(), base+r.Offset(), b.buf[:0], fr); !ok && err == nil {
+			if rec, buf, ok, err = join.MapKeyLine(&x.keySpec, keys, b.nfields, r.Raw(), base+r.Offset(), b.buf[:0], others); !ok && err == nil {
 				rec, buf = join.AppendKeyRow(rec, buf, &x.keySpec, r.Fields()) // the row's other fields split now
 			}
 		case bd.rawRows:
@@ -321,7 +322,6 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 type fieldReader interface {
 	NextField(col int) bool
 	Field() []byte
-	join.OthersAppender
 }
 
 // fieldReader returns r as a fieldReader, with the key's column, when the
