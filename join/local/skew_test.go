@@ -563,3 +563,19 @@ func TestSampleInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnLines: ownLines gives n zeros with no room past them (an append
+// moves them), for each element type it takes.
+func TestOwnLines(t *testing.T) {
+	for _, n := range []int{0, 1, 3, 24} {
+		a, b := ownLines[int](n), ownLines[int64](n)
+		if len(a) != n || cap(a) != n || len(b) != n || cap(b) != n {
+			t.Fatalf("n %d: lengths %d %d, capacities %d %d", n, len(a), len(b), cap(a), cap(b))
+		}
+		for i := range n {
+			if a[i] != 0 || b[i] != 0 {
+				t.Fatalf("n %d: element %d not zero", n, i)
+			}
+		}
+	}
+}
