@@ -146,37 +146,48 @@ func (r *Reader) lineField(col int) int {
 		if mn == 0 {
 			continue
 		}
-		nl := i + bits.TrailingZeros64(mn)>>3
-		end := nl
-		if end > ls && buf[end-1] == '\r' {
-			end--
-		}
-		if end > ls && buf[end-1] == '\r' {
-			return fieldLeft // CRs before the break: Next's Raw drops them all, or one
-		}
-		if end == ls { // a blank line, skipped as Next skips it
-			r.line++
-			r.start = nl + 1
-			return fieldBlank
-		}
-		if nf+1 != r.want || nl-ls > maxRecord || nf+1 > MaxFields {
-			return fieldLeft // Next reports it, or skips it
-		}
-		if fe < 0 {
-			fe = end // the last field
-		}
-		f := buf[fs:fe]
-		if len(f) > 0 && f[0] == '"' {
-			f = f[1 : len(f)-1] // checked above: it closes right before fe
-		}
-		r.field, r.raw, r.lazy = f, buf[ls:end], buf[ls:nl]
-		r.fieldCol = col
-		r.recOff, r.recLn = r.base+int64(ls), r.line+1
-		r.line++
-		r.start = nl + 1
-		return fieldRead
+		return r.endLine(ls, i+bits.TrailingZeros64(mn)>>3, nf, col, fs, fe)
 	}
 	return fieldLeft // no line break in the buffered data
+}
+
+// endLine ends lineField's and lineFieldMasks' scan of the line at ls,
+// whose line break is at nl, with nf separators outside quotes and field
+// col's bounds fs, fe (with its quotes; fe < 0: the last field): a
+// blank line skipped, a record left to Next (CRs before the break, the
+// wrong field count, too long), or the record read (Field, Raw, the lazy
+// line; r.lfs and r.lfe field col's bounds in the line). O(1).
+func (r *Reader) endLine(ls, nl, nf, col, fs, fe int) int {
+	buf := r.buf
+	end := nl
+	if end > ls && buf[end-1] == '\r' {
+		end--
+	}
+	if end > ls && buf[end-1] == '\r' {
+		return fieldLeft // CRs before the break: Next's Raw drops them all, or one
+	}
+	if end == ls { // a blank line, skipped as Next skips it
+		r.line++
+		r.start = nl + 1
+		return fieldBlank
+	}
+	if nf+1 != r.want || nl-ls > maxRecord || nf+1 > MaxFields {
+		return fieldLeft // Next reports it, or skips it
+	}
+	if fe < 0 {
+		fe = end // the last field
+	}
+	f := buf[fs:fe]
+	if len(f) > 0 && f[0] == '"' {
+		f = f[1 : len(f)-1] // checked by the scan: it closes right before fe
+	}
+	r.field, r.raw, r.lazy = f, buf[ls:end], buf[ls:nl]
+	r.fieldCol = col
+	r.lfs, r.lfe = fs-ls, fe-ls
+	r.recOff, r.recLn = r.base+int64(ls), r.line+1
+	r.line++
+	r.start = nl + 1
+	return fieldRead
 }
 
 // locate updates the bounds fs, fe of field col (the field after the
@@ -272,36 +283,9 @@ func (r *Reader) lineFieldMasks(col int) int {
 			prev = s >> 63
 			continue
 		}
-		nl := p + bits.TrailingZeros64(out)
-		end := nl
-		if end > ls && buf[end-1] == '\r' {
-			end--
-		}
-		if end > ls && buf[end-1] == '\r' {
-			return fieldLeft // CRs before the break: Next's Raw drops them all, or one
-		}
-		if end == ls { // a blank line, skipped as Next skips it
-			r.line++
-			r.start = nl + 1
-			return fieldBlank
-		}
-		if nf+1 != r.want || nl-ls > maxRecord || nf+1 > MaxFields {
-			return fieldLeft // Next reports it, or skips it
-		}
-		if fe < 0 {
-			fe = end // the last field
-		}
-		f := buf[fs:fe]
-		if len(f) > 0 && f[0] == '"' {
-			f = f[1 : len(f)-1] // checked above: it closes right before fe
-		}
-		r.field, r.raw, r.lazy = f, buf[ls:end], buf[ls:nl]
-		r.fieldCol = col
-		r.lfs, r.lfe, r.lqOK = fs-ls, fe-ls, true
-		r.recOff, r.recLn = r.base+int64(ls), r.line+1
-		r.line++
-		r.start = nl + 1
-		return fieldRead
+		v := r.endLine(ls, p+bits.TrailingZeros64(out), nf, col, fs, fe)
+		r.lqOK = v == fieldRead // r.lq holds this record's quotes (AppendOthers)
+		return v
 	}
 	return r.lineField(col) // the line's end is in the last 63 bytes, or beyond
 }

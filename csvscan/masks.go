@@ -10,17 +10,7 @@ const maskBlockWords = 128
 // to sep (seps) and one for each '\n' (nls): bit i is byte i. The reference
 // of the block scanner (TestMasksBlock, FuzzMasksBlock). O(64).
 func masks64Go(b []byte, sep byte) (seps, nls uint64) {
-	_ = b[63]
-	for i := 63; i >= 0; i-- {
-		seps <<= 1
-		nls <<= 1
-		switch b[i] {
-		case sep:
-			seps |= 1
-		case '\n':
-			nls |= 1
-		}
-	}
+	seps, nls, _ = masks64QGo(b, sep)
 	return seps, nls
 }
 
