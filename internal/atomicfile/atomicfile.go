@@ -283,8 +283,9 @@ func (out *File) InPlace() bool { return out.inPlace }
 // Stdout reports standard output.
 func (out *File) Stdout() bool { return out.stdout }
 
-// Commit finishes the file: flushes the compression, closes it, and renames
-// the temporary file into place. After an error nothing was replaced.
+// Commit finishes the file: flushes the compression, closes it, and puts
+// the temporary file in place (replace). After an error nothing was
+// replaced, but for the one that says the old file could not be removed.
 func (out *File) Commit() error {
 	if out.done {
 		return errors.New("atomicfile: commit after commit or abort")
@@ -312,13 +313,21 @@ func (out *File) Commit() error {
 		out.Abort()
 		return out.pathError("close", err)
 	}
-	if err := os.Rename(out.f.Name(), out.target); err != nil {
-		os.Remove(out.f.Name())
+	if err := replace(out.f.Name(), out.target); err != nil {
 		out.done = true
 		return err
 	}
 	out.done = true
 	return nil
+}
+
+// rename renames tmp over target, and removes tmp if it cannot.
+func rename(tmp, target string) error {
+	err := os.Rename(tmp, target)
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // Abort removes the temporary file; an in-place output is closed as it is.
