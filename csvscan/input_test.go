@@ -770,3 +770,53 @@ func TestClearWindowsSameCuts(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestCutTargets: the bounds start at start and end at size, never fall
+// back, shrink part by part when tapered (only where the last part still
+// holds a window) and are equal otherwise, and a span near 2^62 does not
+// overflow.
+func TestCutTargets(t *testing.T) {
+	w := int64(maxRecord + 2)
+	for _, c := range []struct {
+		start, size int64
+		n           int
+		taper       bool
+		tapered     bool
+	}{
+		{0, 64 * w, 8, true, true},
+		{10, 10 + 64*w - 1, 8, true, false}, // the last part would be under a window
+		{0, 64 * w, 8, false, false},
+		{0, 1 << 62, 16, true, true},
+		{0, 1 << 62, 16, false, false},
+		{5, 5, 3, true, false},
+		{0, 100, 1, true, false},
+	} {
+		tg := cutTargets(c.start, c.size, c.n, c.taper)
+		if len(tg) != c.n+1 || tg[0] != c.start || tg[c.n] != c.size {
+			t.Fatalf("%+v: bounds %v", c, tg)
+		}
+		for i := 1; i <= c.n; i++ {
+			part, prev := tg[i]-tg[i-1], int64(0)
+			if i > 1 {
+				prev = tg[i-1] - tg[i-2]
+			}
+			switch {
+			case part < 0:
+				t.Fatalf("%+v: part %d is %d bytes", c, i-1, part)
+			case c.tapered && i > 1 && part >= prev:
+				t.Fatalf("%+v: part %d (%d bytes) not shorter than the one before (%d)", c, i-1, part, prev)
+			case c.tapered && part < w:
+				t.Fatalf("%+v: part %d (%d bytes) shorter than a window", c, i-1, part)
+			case !c.tapered && i > 1 && (part-prev > 1 || prev-part > 1):
+				t.Fatalf("%+v: parts %d and %d of %d and %d bytes, want equal", c, i-2, i-1, prev, part)
+			}
+		}
+	}
+	// n = 8 tapered: the shares are (2(n-j)-1)/n^2, 15/64 down to 1/64.
+	tg := cutTargets(0, 128<<20, 8, true)
+	for j := range 8 {
+		if got, want := tg[j+1]-tg[j], int64(2*(8-j)-1)<<21; got != want {
+			t.Errorf("part %d: %d bytes, want %d", j, got, want)
+		}
+	}
+}
