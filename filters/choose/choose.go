@@ -60,15 +60,20 @@ type Constants struct {
 	MapNsPerRecord float64
 }
 
-// DefaultConstants are measured on the 2-core machine of this repository.
-// ShuffleNsPerRecord from docs/results/table1.md, the same join with no
-// filter and with the exact set: 2001 and 340 ms for 16,522,438 and 312,491
-// rows through the map, (2001 - 340) ms / 16,209,947 rows = 102.5 ns a row.
-// MapNsPerRecord from bench/results/auto.md's constants (no filter against
-// the exact set, map phases only, the median over its shapes and
-// selectivities): 81 to 116 ns over six runs of the script on this
-// machine, 95 taken.
-var DefaultConstants = Constants{ShuffleNsPerRecord: 102.5, MapNsPerRecord: 95}
+// DefaultConstants are measured on the 2-core machine of this repository,
+// from bench/results/intel-xeon/auto.md's constants (no filter against the
+// exact set, the difference of their times over the rows only the first
+// passes, the median over the grid's shapes and selectivities up to 0.2;
+// commit df00f04, Intel Xeon): 51.9 ns a row of the whole join, 32.9 of
+// the map phase. The NBER join agrees: with no filter and the exact set,
+// 3 alternated runs each (`join run --filter none` and `exact`, 65,771
+// keys, issue 43's session), (total none - total exact) / 16,209,947 rows
+// = 48, 55 and 60 ns, and 28, 33 and 38 on the map phase. Until issue 43
+// they were 102.5 (docs/results/table1.md's runs, before issues 43-45 made
+// the shuffle and the map twice as fast) and 95: auto chose a filter at
+// selectivity 0.9 where no filter was 2-5% faster, and predicted the map
+// phase 1.3-2.3 times too long.
+var DefaultConstants = Constants{ShuffleNsPerRecord: 52, MapNsPerRecord: 33}
 
 // Candidate is one filter, sized and measured.
 type Candidate struct {

@@ -92,9 +92,10 @@ func runJoinGuarded(t *testing.T, opt join.Options, shuffleNs float64) (*join.Re
 // TestGuardMappers: a dropped row saves ShuffleNsPerRecord of wall time
 // while the mappers probe at once, so the guard weighs a probe (one
 // mapper's ns) against the saving times the mappers: with 2 mappers, 90%
-// of rows passing and 15 ns a probe, the filter stays on (15 < 0.1 x
-// 102.5 x 2), and with 1 mapper it turns off (15 > 10.25). The batches'
-// times are made up (their start set back), not measured.
+// of rows passing and a probe of 0.15 times the constant (7.8 ns of 52),
+// the filter stays on (0.15 < 0.1 x 2), and with 1 mapper it turns off
+// (0.15 > 0.1). The batches' times are made up (their start set back),
+// not measured.
 func TestGuardMappers(t *testing.T) {
 	old := testShuffleNs
 	testShuffleNs = -1 // the model's constant
@@ -108,11 +109,12 @@ func TestGuardMappers(t *testing.T) {
 		if want := choose.DefaultConstants.ShuffleNsPerRecord * float64(c.mappers); g.shuffleNsEach != want {
 			t.Fatalf("%d mappers: a dropped row saves %v ns of a mapper's time, want %v", c.mappers, g.shuffleNsEach, want)
 		}
+		probe := 0.15 * choose.DefaultConstants.ShuffleNsPerRecord
 		for g.probed < guardWarmup+mapBatch && !g.off {
-			g.observe(time.Now().Add(-mapBatch*15*time.Nanosecond), mapBatch, mapBatch*9/10)
+			g.observe(time.Now().Add(-time.Duration(mapBatch*probe)), mapBatch, mapBatch*9/10)
 		}
 		if g.off != c.off {
-			t.Errorf("%d mappers, 15 ns a probe, 90%% passing: off %v, want %v", c.mappers, g.off, c.off)
+			t.Errorf("%d mappers, %.1f ns a probe, 90%% passing: off %v, want %v", c.mappers, probe, g.off, c.off)
 		}
 	}
 }
