@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/thrift/lib/go/thrift"
 	"github.com/cespare/xxhash/v2"
 
@@ -372,4 +373,141 @@ func (t *Table) NullCount(i, col int) (int64, bool) {
 		return b.pq.nullCount(j, col)
 	}
 	return 0, false
+}
+
+// DictionaryMisses reports that column col of chunk i (a Parquet row
+// group) holds none of the values whose PLAIN encodings hash to one of
+// hashes (BloomHashes' XXH64): every data page of its column chunk is
+// dictionary-encoded, so every value of it is an entry of its dictionary
+// page, and no entry hashes to one of them. A row group whose Bloom
+// filter passed a key that it does not hold (a false positive: about 20p
+// of those holding no key, for 20 keys at the file's rate p) is proven
+// keyless so. false is no verdict: no dictionary, a page of another
+// encoding (a writer's fallback to PLAIN when the dictionary grew too
+// big), a damaged page, an entry hashing to one of hashes (a 64-bit hash
+// collision only leaves the row group to be read). Cost: a read and
+// decompression of the dictionary page, a hash an entry (a few ns), and
+// the data pages' reads where the chunk's metadata cannot say their
+// encodings. Safe for concurrent use.
+func (t *Table) DictionaryMisses(i, col int, hashes []uint64) bool {
+	if b, j, ok := t.parquetChunk(i); ok && t.Types[col].Kind != Nested {
+		return b.pq.dictionaryMisses(j, col, hashes)
+	}
+	return false
+}
+
+func (p *parquetTable) dictionaryMisses(i, col int, hashes []uint64) (miss bool) {
+	defer func() { // damaged metadata or pages that arrow/go panics on: no verdict
+		if recover() != nil {
+			miss = false
+		}
+	}()
+	c := p.col[col]
+	if c == nil || len(hashes) == 0 {
+		return false
+	}
+	width := 0 // a value's PLAIN bytes; -1: a length and the bytes (BYTE_ARRAY)
+	switch c.PhysicalType() {
+	case parquet.Types.Int32:
+		width = 4
+	case parquet.Types.Int64:
+		width = 8
+	case parquet.Types.FixedLenByteArray:
+		width = c.TypeLength()
+	case parquet.Types.ByteArray:
+		width = -1
+	}
+	if width == 0 {
+		return false
+	}
+	leaf := p.leaves[col][0]
+	rg := p.r.RowGroup(i)
+	cc, err := rg.MetaData().ColumnChunk(leaf)
+	if err != nil || !cc.HasDictionaryPage() {
+		return false
+	}
+	// Every data page dictionary-encoded: said by the encoding statistics
+	// (one entry a page type and encoding) where the writer gave them;
+	// else by the chunk's encodings where they are PLAIN_DICTIONARY and
+	// the levels' RLE and BIT_PACKED only (a dictionary page is PLAIN
+	// under format 2.0, which makes a page fallen back to PLAIN look the
+	// same: parquet-mr's DictionaryFilter reads the list so, and DuckDB
+	// writes no statistics); else by the data pages' own headers, read.
+	stats := cc.EncodingStats()
+	for _, s := range stats {
+		if s.PageType != file.PageTypeDictionaryPage && !dictEncoded(s.Encoding) {
+			return false
+		}
+	}
+	proven := len(stats) > 0
+	if !proven {
+		v1 := false
+		proven = true
+		for _, e := range cc.Encodings() {
+			switch e {
+			case parquet.Encodings.PlainDict:
+				v1 = true
+			case parquet.Encodings.RLE, parquet.Encodings.BitPacked:
+			default:
+				proven = false
+			}
+		}
+		proven = proven && v1
+	}
+	pr, err := rg.GetColumnPageReader(leaf)
+	if err != nil {
+		return false
+	}
+	defer pr.Close()
+	dict, err := pr.GetDictionaryPage()
+	if err != nil || dict == nil || dictHolds(dict.Data(), int(dict.NumValues()), width, hashes) {
+		return false
+	}
+	if proven {
+		return true
+	}
+	pages := 0
+	for pr.Next() {
+		switch pg := pr.Page(); pg.Type() {
+		case file.PageTypeDataPage, file.PageTypeDataPageV2:
+			if !dictEncoded(parquet.Encoding(pg.Encoding())) {
+				return false
+			}
+			pages++
+		}
+	}
+	return pr.Err() == nil && pages > 0
+}
+
+// dictEncoded says a data page of encoding e holds dictionary indexes.
+func dictEncoded(e parquet.Encoding) bool {
+	return e == parquet.Encodings.RLEDict || e == parquet.Encodings.PlainDict
+}
+
+// dictHolds reports whether a dictionary page's data (n PLAIN values of
+// width bytes, or of a 4-byte length and its bytes for width -1) holds a
+// value whose XXH64 is one of hashes, or cannot be read whole (true: no
+// proof). O(n) hashes.
+func dictHolds(data []byte, n, width int, hashes []uint64) bool {
+	for range n {
+		w := width
+		if w < 0 {
+			if len(data) < 4 {
+				return true
+			}
+			l := binary.LittleEndian.Uint32(data)
+			if uint64(l) > uint64(len(data)-4) {
+				return true
+			}
+			data, w = data[4:], int(l)
+		}
+		if len(data) < w {
+			return true
+		}
+		if slices.Contains(hashes, xxhash.Sum64(data[:w])) {
+			return true
+		}
+		data = data[w:]
+	}
+	return false
 }

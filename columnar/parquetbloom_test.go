@@ -365,3 +365,127 @@ func TestBloomHashes(t *testing.T) {
 		}
 	}
 }
+
+// TestDictionaryMisses: a row group's dictionary never proves absent a
+// value it holds, and proves absent the values it does not hold when
+// every data page is dictionary-encoded: DuckDB's fixture (no encoding
+// statistics, PLAIN_DICTIONARY), our own output (arrow/go's, with
+// statistics), on INT64, BYTE_ARRAY and INT32 columns; a file whose pages
+// fell back to PLAIN, or without dictionaries, proves nothing.
+func TestDictionaryMisses(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	dir := filepath.Join(testutil.RepoRoot(t), "testdata", "parquet-bloom")
+	hashOf := func(tab *Table, col int, value string) uint64 {
+		kt := key.Int
+		if tab.Types[col].Kind == String || tab.Types[col].Kind == Binary {
+			kt = key.String
+		}
+		k, err := key.Of(kt, make([]byte, 8), []byte(value))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs, ok := tab.BloomHashes(col, kt, [][]byte{k})
+		if !ok || len(hs) != 1 {
+			t.Fatalf("column %s: BloomHashes %v, %v", tab.Names[col], hs, ok)
+		}
+		return hs[0]
+	}
+	// values returns each row group's values of col.
+	values := func(tab *Table, col int) []map[string]bool {
+		var out []map[string]bool
+		for rg := range tab.Chunks() {
+			cols, err := tab.Read(rg, []int{col})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := map[string]bool{}
+			for i := range cols[0].Len() {
+				if !cols[0].Null(i) {
+					m[string(cols[0].AppendText(nil, i))] = true
+				}
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		file  string
+		cols  []string
+		proof bool // every chunk dictionary-encoded: absent values proven absent
+	}{
+		{filepath.Join(dir, "bloom.parquet"), []string{"id", "s", "v"}, true},
+		{filepath.Join(dir, "ours.parquet"), []string{"id"}, true},
+		{writeDictParquet(t, rng, 2000, 5000, 11, true, 200), []string{"s", "i"}, false}, // fallen back to PLAIN
+		{writeDictParquet(t, rng, 2000, 40, 5, false, 1<<20), []string{"s", "i"}, false}, // no dictionary
+	} {
+		tab, err := Open(context.Background(), c.file, "", Parquet, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range c.cols {
+			col := tab.Column(name)
+			vals := values(tab, col)
+			var all []string
+			for _, m := range vals {
+				for v := range m {
+					all = append(all, v)
+				}
+			}
+			slices.Sort(all)
+			all = slices.Compact(all)
+			proven := 0
+			for rg, m := range vals {
+				for range 20 {
+					v := all[rng.IntN(len(all))]
+					h := hashOf(tab, col, v)
+					miss := tab.DictionaryMisses(rg, col, []uint64{h})
+					if m[v] && miss {
+						t.Fatalf("%s, row group %d, column %s: value %s is there, its dictionary says it is not", filepath.Base(c.file), rg, name, v)
+					}
+					if !m[v] && miss {
+						proven++
+					}
+					if !m[v] && c.proof && !miss {
+						t.Errorf("%s, row group %d, column %s: value %s is not there, the dictionary did not prove it", filepath.Base(c.file), rg, name, v)
+					}
+					// With a value it holds among the hashes: never a proof.
+					for p := range m {
+						if tab.DictionaryMisses(rg, col, []uint64{h, hashOf(tab, col, p)}) {
+							t.Fatalf("%s, row group %d, column %s: %s and %s, the second there: proven absent", filepath.Base(c.file), rg, name, v, p)
+						}
+						break
+					}
+				}
+			}
+			if !c.proof && proven > 0 {
+				t.Errorf("%s, column %s: %d values proven absent by chunks that are not all dictionary-encoded", filepath.Base(c.file), name, proven)
+			}
+		}
+		tab.Close()
+	}
+}
+
+// TestDictHolds: a dictionary page cut short, or with a length beyond its
+// bytes, holds "everything" (no proof); a whole one is searched.
+func TestDictHolds(t *testing.T) {
+	h := xxhash.Sum64String("b")
+	page := []byte{1, 0, 0, 0, 'a', 1, 0, 0, 0, 'b'}
+	for _, c := range []struct {
+		data  []byte
+		n, w  int
+		holds bool
+	}{
+		{page, 2, -1, true},
+		{page[:5], 1, -1, false},
+		{page[:5], 2, -1, true},                // cut short
+		{[]byte{9, 0, 0, 0, 'a'}, 1, -1, true}, // a length beyond the page
+		{[]byte{1, 0}, 1, -1, true},
+		{[]byte("ab"), 2, 1, true},
+		{[]byte("a"), 2, 1, true}, // cut short
+		{[]byte("ac"), 2, 1, false},
+	} {
+		if got := dictHolds(c.data, c.n, c.w, []uint64{h}); got != c.holds {
+			t.Errorf("dictHolds(%q, %d, %d) = %v, want %v", c.data, c.n, c.w, got, c.holds)
+		}
+	}
+}

@@ -149,6 +149,10 @@ type TableReport struct {
 	BloomChecked       int64   `json:"bloom_checked,omitempty"`
 	BloomSurvival      float64 `json:"bloom_survival,omitempty"`
 	BloomOff           bool    `json:"bloom_off,omitempty"`
+	// ChunksSkippedDictProof counts the row groups of ChunksSkippedBloom
+	// whose filter passed a key and whose dictionary proved that they
+	// hold none (every data page dictionary-encoded, no entry a key).
+	ChunksSkippedDictProof int64 `json:"chunks_skipped_dict_proof,omitempty"`
 	// ChunksDict counts the chunks whose one string key column the file
 	// keeps dictionary-encoded, and DictEntries their dictionaries'
 	// entries: the filter tested each entry once, not each row. Omitted

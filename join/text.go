@@ -55,6 +55,9 @@ func (r *Report) WriteText(w io.Writer) {
 		if t.BloomChecked > 0 {
 			fmt.Fprintf(w, "input %s: %d %s skipped by the file's Bloom filters of the join column (%d rows, %s), of %d whose filter was read",
 				t.Format, t.ChunksSkippedBloom, chunks, t.RowsSkippedBloom, mib(t.BytesSkippedBloom), t.BloomChecked)
+			if t.ChunksSkippedDictProof > 0 {
+				fmt.Fprintf(w, "; %d of them passed a key that their dictionary then proved absent", t.ChunksSkippedDictProof)
+			}
 			if t.BloomOff {
 				fmt.Fprintf(w, "; the first would pass %.0f%% of the row groups holding no key (its false positive rate, the keys probed), so no more were read", 100*t.BloomSurvival)
 			}

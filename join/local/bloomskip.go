@@ -29,6 +29,13 @@ import (
 // of 20 keys in 100 row groups, the survival is about 20p, and every row
 // group holding none of them but about 20p of them is skipped.
 //
+// A row group whose filter passes a key or two (a false positive, or a
+// key it holds) is skipped all the same when its dictionary proves that it
+// holds none of them (columnar.Table.DictionaryMisses: every data page
+// dictionary-encoded, no entry equal to one): with 20 keys and DuckDB's
+// filters (p = 0.01) about 15 of 80 row groups holding none passed their
+// filter and were read (issue 44); every such row group is skipped now.
+//
 // Safe for concurrent use by the mappers: the keys' hashes are made once,
 // by the first mapper that finds a filter.
 type fileBloom struct {
@@ -41,8 +48,9 @@ type fileBloom struct {
 	// when the filters cannot decide for the join's key type.
 	hashes []uint64
 	usable bool
-	off    atomic.Bool // the rule: no more filters read
-	mu     sync.Mutex  // guards the rest
+	off    atomic.Bool  // the rule: no more filters read
+	byDict atomic.Int64 // the row groups a filter passed that their dictionaries proved keyless
+	mu     sync.Mutex   // guards the rest
 	// decided says the first filter was weighed; survival is its
 	// estimated survival of a row group holding no key.
 	decided  bool
@@ -52,6 +60,14 @@ type fileBloom struct {
 // maxBloomSurvival: above this estimated share of row groups without a
 // key passing their filter anyway, the filters are not read.
 const maxBloomSurvival = 0.9
+
+// maxDictProof is the most keys a row group's Bloom filter may pass for
+// its dictionary to be read to prove that it holds none of them
+// (columnar.Table.DictionaryMisses): a row group holding no key passes
+// one key now and then (its filter's false positive), where many passed
+// keys say the row group holds some, and the dictionary's read would be
+// spent for nothing.
+const maxDictProof = 2
 
 // newFileBloom is the Bloom skipping of the large side for keys, the key
 // side's distinct keys, or nil where it cannot apply: not a Parquet table,
@@ -97,24 +113,36 @@ func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool) {
 		}
 	}
 	b.mu.Unlock()
+	var maybe []uint64 // the keys the filter passes
 	for _, h := range b.hashes {
 		if f.MightContainHash(h) {
-			return nulls, false, true
+			if maybe = append(maybe, h); len(maybe) > maxDictProof {
+				return nulls, false, true
+			}
 		}
 	}
-	return nulls, true, true
+	if len(maybe) == 0 {
+		return nulls, true, true
+	}
+	if tab.DictionaryMisses(c.Index, b.col, maybe) {
+		b.byDict.Add(1)
+		return nulls, true, true
+	}
+	return nulls, false, true
 }
 
 // report is what the rule decided: the estimated survival of the first
-// filter read (-1: none read) and whether it turned the filters off.
-func (b *fileBloom) report() (survival float64, off bool) {
+// filter read (-1: none read) and whether it turned the filters off, and
+// the row groups skipped by their dictionaries after their filter passed
+// a key.
+func (b *fileBloom) report() (survival float64, off bool, byDict int64) {
 	if b == nil {
-		return -1, false
+		return -1, false, 0
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.decided {
-		return -1, false
+		return -1, false, 0
 	}
-	return b.survival, b.survival > maxBloomSurvival
+	return b.survival, b.survival > maxBloomSurvival, b.byDict.Load()
 }

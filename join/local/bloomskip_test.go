@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // bloomFixture is testdata/parquet-bloom/bloom.parquet (DuckDB's, with
@@ -77,6 +79,7 @@ func TestParquetBloomSkip(t *testing.T) {
 		{"int32", "v", []string{"1006", "9950", "51"}},
 		{"int32, keys beyond it", "v", []string{"-5000000000", "1015", "5000000000"}},
 		{"int32, every key beyond it", "v", []string{"-5000000000", "5000000000"}},
+		{"int64, false positives of the filters", "id", append([]string{"356", "9977"}, bloomFalsePositives(t, path, "id", 2)...)},
 	}, 3, off) {
 		col := slices.Index(model.names, c.col)
 		keyData := tableData{names: []string{c.col}, types: []arrow.DataType{model.types[col]}}
@@ -136,6 +139,9 @@ func TestParquetBloomSkip(t *testing.T) {
 			if !jt.KeepsUnmatchedLarge() && (tr.BloomChecked != int64(len(starts)-1) || tr.BloomOff) {
 				t.Errorf("%s: %d filters read of %d row groups, off %v (survival %.3f)", name, tr.BloomChecked, len(starts)-1, tr.BloomOff, tr.BloomSurvival)
 			}
+			if strings.Contains(c.name, "false positives") && !jt.KeepsUnmatchedLarge() && tr.ChunksSkippedDictProof == 0 {
+				t.Errorf("%s: no row group skipped by its dictionary after its filter passed a key", name)
+			}
 			if wantGroups > 0 && tr.BytesSkippedBloom <= 0 {
 				t.Errorf("%s: %d bytes skipped", name, tr.BytesSkippedBloom)
 			}
@@ -147,6 +153,40 @@ func TestParquetBloomSkip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// bloomFalsePositives returns n integers that column name of the Parquet
+// file at path does not hold and that some row group's Bloom filter of it
+// passes (its false positives), the least from 10^6 up.
+func bloomFalsePositives(t *testing.T, path, name string, n int) []string {
+	t.Helper()
+	tab, err := columnar.Open(context.Background(), path, "", columnar.Parquet, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Close()
+	col := tab.Column(name)
+	var out []string
+	for v := int64(1_000_000); len(out) < n && v < 2_000_000; v++ {
+		k, err := key.Of(key.Int, make([]byte, 8), []byte(strconv.FormatInt(v, 10)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs, ok := tab.BloomHashes(col, key.Int, [][]byte{k})
+		if !ok || len(hs) != 1 {
+			t.Fatalf("BloomHashes: %v, %v", hs, ok)
+		}
+		for rg := range tab.Chunks() {
+			if f := tab.BloomFilter(rg, col); f != nil && f.MightContainHash(hs[0]) {
+				out = append(out, strconv.FormatInt(v, 10))
+				break
+			}
+		}
+	}
+	if len(out) < n {
+		t.Fatalf("%d false positives of column %s's filters found, want %d", len(out), name, n)
+	}
+	return out
 }
 
 // TestParquetBloomRule: with as many keys as the fixture's column holds

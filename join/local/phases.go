@@ -282,8 +282,9 @@ func (p *mapPhase) report(x *execution, rep *join.Report) {
 		rep.FilteredOutRecords -= t.RowsSkipped - t.SkippedNulls + t.RowsSkippedBloom - t.SkippedNullsBloom
 	}
 	rep.InputTable = p.stats.table
-	if survival, off := p.bloom.report(); survival >= 0 && rep.InputTable != nil {
+	if survival, off, byDict := p.bloom.report(); survival >= 0 && rep.InputTable != nil {
 		rep.InputTable.BloomSurvival, rep.InputTable.BloomOff = survival, off
+		rep.InputTable.ChunksSkippedDictProof = byDict
 	}
 	rep.BypassedRecords, rep.BypassedBytes = p.stats.bypassed, p.stats.bypassedBytes
 	if g := p.stats.guard; g.mappersOff > 0 {
