@@ -17,7 +17,8 @@
 # that hold a key (DuckDB counts them).
 # Goals (issue 44): every row group holding none of the keys skipped; our
 # join <= 0.3x DuckDB's time. Writes bench/results/parquet-bloom.md
-# (parquet-bloom-fppX.md with BLOOM_FPP=X).
+# (parquet-bloom-fppX.md with BLOOM_FPP=X), or into RESULTS (a folder:
+# bench/results/intel-xeon for the Intel Xeon's figures).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
@@ -30,7 +31,7 @@ go build -o "$tmp/join" ./cmd/join
 (cd bench/peers && go build -tags duckdb -o "$tmp/duckdb_join" .)
 mkdir -p "$data"
 large=$data/large-$rows${fpp:+-fpp$fpp}.parquet
-res=bench/results/parquet-bloom${fpp:+-fpp$fpp}.md
+res=${RESULTS:-bench/results}/parquet-bloom${fpp:+-fpp$fpp}.md
 keys=$data/keys-$rows.parquet
 rg=$((rows / 100))
 opts="FORMAT parquet, ROW_GROUP_SIZE $rg, DICTIONARY_SIZE_LIMIT $((rg * 40))${fpp:+, BLOOM_FILTER_FALSE_POSITIVE_RATIO $fpp}"

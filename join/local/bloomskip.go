@@ -55,19 +55,22 @@ type fileBloom struct {
 	// estimated survival of a row group holding no key.
 	decided  bool
 	survival float64
+	maxProof int // dictProofs of the first filter's rate
 }
 
 // maxBloomSurvival: above this estimated share of row groups without a
 // key passing their filter anyway, the filters are not read.
 const maxBloomSurvival = 0.9
 
-// maxDictProof is the most keys a row group's Bloom filter may pass for
+// dictProofs is the most keys a row group's Bloom filter may pass for
 // its dictionary to be read to prove that it holds none of them
-// (columnar.Table.DictionaryMisses): a row group holding no key passes
-// one key now and then (its filter's false positive), where many passed
-// keys say the row group holds some, and the dictionary's read would be
-// spent for nothing.
-const maxDictProof = 2
+// (columnar.Table.DictionaryMisses), for K keys probed into filters of
+// false positive rate p: 8 + 2Kp. A row group holding no key passes Kp
+// keys on average (its filter's false positives; DuckDB's p = 0.01 and 20
+// keys passed up to 3 at a row group, bench/parquet-bloom.sh), where many
+// more say that it holds some, and its dictionary would be read for
+// nothing: at most one read a row group, a fraction of decoding it.
+func dictProofs(k int, p float64) int { return 8 + int(2*float64(k)*p) }
 
 // newFileBloom is the Bloom skipping of the large side for keys, the key
 // side's distinct keys, or nil where it cannot apply: not a Parquet table,
@@ -107,16 +110,19 @@ func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool) {
 	b.mu.Lock()
 	if !b.decided {
 		b.decided = true
-		b.survival = 1 - math.Pow(1-f.FPP(), float64(len(b.hashes)))
+		p := f.FPP()
+		b.survival = 1 - math.Pow(1-p, float64(len(b.hashes)))
+		b.maxProof = dictProofs(len(b.hashes), p)
 		if b.survival > maxBloomSurvival {
 			b.off.Store(true)
 		}
 	}
+	limit := b.maxProof
 	b.mu.Unlock()
 	var maybe []uint64 // the keys the filter passes
 	for _, h := range b.hashes {
 		if f.MightContainHash(h) {
-			if maybe = append(maybe, h); len(maybe) > maxDictProof {
+			if maybe = append(maybe, h); len(maybe) > limit {
 				return nulls, false, true
 			}
 		}
