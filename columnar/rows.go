@@ -54,6 +54,14 @@ func NewRows(name string, cols []*Column, first int64) *Rows {
 	return &Rows{name: name, cols: cols, first: first, i: -1, n: n, fields: make([][]byte, len(cols))}
 }
 
+// Range makes r the rows lo to hi-1 of its columns (a share of a chunk
+// that readers split), numbered as r numbers them, and returns r. Call it
+// before the first Next.
+func (r *Rows) Range(lo, hi int) *Rows {
+	r.i, r.n = lo-1, min(hi, r.n)
+	return r
+}
+
 // NewRowsOf is NewRows of n rows: for columns that may all be nil (a
 // predicate that reads no column, `true`), whose length cannot tell them.
 func NewRowsOf(name string, cols []*Column, first int64, n int) *Rows {

@@ -277,6 +277,9 @@ func (s *Side) KeySpec(name string, cols []string, types []key.Type) (key.Spec, 
 // (csvscan.FirstError), or ctx's; a regular file that changed while it was
 // read is an error too (csvscan.ErrChanged).
 func Scan[S any](ctx context.Context, s *Side, workers int, newState func() S, fn func(st S, r RowReader) error, done func(st S) error) error {
+	if s.Tab != nil && !s.Tab.Stream() && workers > 1 && s.Tab.Chunks() < workers {
+		return scanShared(ctx, s, workers, newState, fn, done)
+	}
 	if s.Tab != nil {
 		return ScanTable(ctx, s, workers, newState, func(st S, c *Chunk) error {
 			if s.PruneChunk(c) {
@@ -407,6 +410,68 @@ func (c *Chunk) Read(cols []int) ([]*columnar.Column, error) {
 		return out, nil
 	}
 	return c.Side.Tab.Read(c.Index, cols)
+}
+
+// scanShared is Scan of a table of fewer chunks than workers (a key side
+// of one row group): each chunk in turn, its columns decoded by every
+// worker (a share of the columns each: Table.Read is safe for concurrent
+// use), then its rows read by every worker, a range each, in its own
+// state. With a chunk a worker, the NBER twins' key side (one row group of
+// 65,771 rows and 23 columns, rendered as text for the reducers) was read
+// on one core in 90 ms of the join's 450 (issue 44, Intel Xeon). The rows
+// keep their places (Offset, SeqBase), so the order of the side is the
+// same. O(chunk) memory beyond the workers' states.
+func scanShared[S any](ctx context.Context, s *Side, workers int, newState func() S, fn func(st S, r RowReader) error, done func(st S) error) error {
+	states := make([]S, workers)
+	for w := range states {
+		states[w] = newState()
+	}
+	errs := make([]error, workers)
+	each := func(f func(w int) error) error {
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() { errs[w] = f(w) })
+		}
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return csvscan.FirstError(errs)
+	}
+	for i := range s.Tab.Chunks() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c := &Chunk{Side: s, Index: i, First: s.starts[i], Rows: int(s.Tab.ChunkRows(i))}
+		if !s.PruneChunk(c) {
+			all := make([]int, len(s.Tab.Names))
+			for j := range all {
+				all[j] = j
+			}
+			cols := make([]*columnar.Column, len(all))
+			if err := each(func(w int) error {
+				lo, hi := len(all)*w/workers, len(all)*(w+1)/workers
+				if lo == hi {
+					return nil
+				}
+				part, err := c.Read(all[lo:hi])
+				copy(cols[lo:hi], part)
+				return err
+			}); err != nil {
+				return err
+			}
+			name, first := c.Origin() // the rows named in their file, ordered in the side
+			if err := each(func(w int) error {
+				lo, hi := c.Rows*w/workers, c.Rows*(w+1)/workers
+				return fn(states[w], columnar.NewRowsOf(name, cols, first, c.Rows).Range(lo, hi).WithSeqBase(c.First-first))
+			}); err != nil {
+				return err
+			}
+		}
+		s.read.Add(max(s.Tab.ChunkBytes(i), 1))
+	}
+	s.next.Store(0)
+	return each(func(w int) error { return done(states[w]) })
 }
 
 // ScanTable reads a table side with up to workers goroutines, a chunk at a

@@ -3,15 +3,20 @@ package source_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/source"
@@ -228,5 +233,85 @@ func TestOpenPairKeyErrorStopsInputOpen(t *testing.T) {
 	_, err := source.OpenPair(context.Background(), options(filepath.Join(dir, "nor.csv")))
 	if err == nil || !strings.Contains(err.Error(), "missing.csv") {
 		t.Fatalf("both missing: %v, want the key side's error", err)
+	}
+}
+
+// TestScanTableShared: a table side of fewer chunks than workers (one to
+// three row groups, and a file of two Arrow record batches) is read by
+// every worker (scanShared): each row once, with the Offset, SeqBase and
+// fields a sequential read gives, whatever the workers; and the error
+// returned is the one of the lowest row, as a sequential read meets it.
+func TestScanTableShared(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	dir := t.TempDir()
+	const n = 57
+	var rows [][]*string
+	for i := range n {
+		s := fmt.Sprint("s", rng.IntN(1000))
+		var sp *string
+		if i%7 != 3 {
+			sp = &s
+		}
+		v := fmt.Sprint(i)
+		rows = append(rows, []*string{&v, sp})
+	}
+	rec := columnartest.Record(t, []string{"id", "s"}, []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}, rows)
+	defer rec.Release()
+	for _, rg := range []int64{n, 30, 20} { // 1, 2 and 3 row groups
+		fs := columnartest.Write(t, dir, fmt.Sprint("t", rg), rec, rg, rg == 30)
+		for _, path := range []string{fs.Parquet, fs.ArrowFile} {
+			for workers := 1; workers <= 5; workers++ {
+				s, err := source.Open(context.Background(), source.Options{Option: "Keys", Path: path, Parts: workers})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var mu sync.Mutex
+				seen := map[int64]string{}
+				next := 0
+				err = source.Scan(context.Background(), s, workers, func() int { mu.Lock(); defer mu.Unlock(); next++; return next }, func(st int, r source.RowReader) error {
+					for r.Next() {
+						f := r.Fields()
+						line := string(f[0]) + "," + string(f[1])
+						mu.Lock()
+						if _, dup := seen[r.Offset()]; dup {
+							mu.Unlock()
+							return fmt.Errorf("row %d read twice", r.Offset())
+						}
+						seen[r.Offset()] = line
+						mu.Unlock()
+					}
+					return r.Err()
+				}, func(int) error { return nil })
+				if err != nil {
+					t.Fatalf("%s, %d workers: %v", filepath.Base(path), workers, err)
+				}
+				if len(seen) != n {
+					t.Fatalf("%s, %d workers: %d rows read, want %d", filepath.Base(path), workers, len(seen), n)
+				}
+				for i, r := range rows {
+					want := *r[0] + ","
+					if r[1] != nil {
+						want += *r[1]
+					}
+					if seen[int64(i)] != want {
+						t.Fatalf("%s, %d workers: row %d is %q, want %q", filepath.Base(path), workers, i, seen[int64(i)], want)
+					}
+				}
+				// An error at every row from 40 (and at 45, 50): the first,
+				// row 40's, is returned.
+				err = source.Scan(context.Background(), s, workers, func() int { return 0 }, func(_ int, r source.RowReader) error {
+					for r.Next() {
+						if r.Offset() >= 40 && r.Offset()%5 == 0 {
+							return r.Errorf("bad row %d", r.Offset())
+						}
+					}
+					return r.Err()
+				}, func(int) error { return nil })
+				if err == nil || !strings.Contains(err.Error(), "bad row 40") {
+					t.Fatalf("%s, %d workers: error %v, want row 40's", filepath.Base(path), workers, err)
+				}
+				s.Close()
+			}
+		}
 	}
 }
