@@ -10,11 +10,13 @@
 # ROUNDS rounds (default 5); medians of wall time and peak RSS
 # (/usr/bin/time). The three outputs are checked equal as sorted rows.
 # Goal (issue 44): ours <= 0.5x DuckDB's time.
-# Writes bench/results/parquet-real.md.
+# Writes bench/results/parquet-real.md, or into RESULTS (a folder:
+# bench/results/intel-xeon for the Intel Xeon's figures).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
 dir=bench/out/vega
+res=${RESULTS:-bench/results}/parquet-real.md
 version=3.2.1
 sum=6f72fda460a9863fae5fcb32f85bcd49e1761fdea6dc6cf9f4962472881cc5a3
 tmp=$(mktemp -d)
@@ -91,7 +93,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo '```'
   cat "$tmp/report.txt"
   echo '```'
-} > bench/results/parquet-real.md.tmp
-mv bench/results/parquet-real.md.tmp bench/results/parquet-real.md
-cat bench/results/parquet-real.md
+} > "$res.tmp"
+mv "$res.tmp" "$res"
+cat "$res"
 [ "$same" = yes ] || { echo "parquet-real.sh: the outputs differ" >&2; exit 1; }
