@@ -12,12 +12,14 @@
 # Goals (issue 33): ours on Parquet <= 0.5x the faster peer's time and <= 0.6x
 # ours on the CSV; peak RSS <= 150 MB; the wide join's decoding saved,
 # measured from the report (decoded bytes of the table's uncompressed bytes).
-# Writes bench/results/parquet.md.
+# Writes bench/results/parquet.md, or into RESULTS (a folder:
+# bench/results/intel-xeon for the Intel Xeon's figures).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
 data=${DATA:-bench/out/data}
 pq=$data/parquet
+res=${RESULTS:-bench/results}/parquet.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -110,6 +112,6 @@ label() {
   cat "$tmp/wide-report.txt"
   echo '```'
   if [ -f bench/parquet-why.md ]; then echo; cat bench/parquet-why.md; fi
-} > bench/results/parquet.md.tmp
-mv bench/results/parquet.md.tmp bench/results/parquet.md
-cat bench/results/parquet.md
+} > "$res.tmp"
+mv "$res.tmp" "$res"
+cat "$res"
