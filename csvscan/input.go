@@ -105,6 +105,11 @@ type InputOptions struct {
 	// SkipBad says the Parts' readers will skip malformed rows: only the
 	// window rule proves a boundary then.
 	SkipBad bool
+	// Taper says the Parts are handed out as readers finish them, several
+	// a reader: a large file's parts then shrink toward its end
+	// (cutTargets). Without it they are equal, as they must be where each
+	// reader gets one (a pass of as many parts as mappers, beam's Spans).
+	Taper bool
 	// Sample cuts a regular file at the first line break after each
 	// target without proving it a record boundary (which reads up to
 	// maxRecord+2 bytes before each cut: 15 MiB for a sample of 16 parts
@@ -202,7 +207,7 @@ func openInput(ctx context.Context, path string, s *stream, opt InputOptions) (*
 		in.Regular, in.file = true, s.regular
 		start := r.Pos()
 		in.Size, in.fileSize = s.size-start, s.size
-		if in.ranges, err = splitRanges(s.regular, start, s.size, opt.Parts, !opt.SkipBad, opt.Sample); err != nil {
+		if in.ranges, err = splitRanges(s.regular, start, s.size, opt.Parts, !opt.SkipBad, opt.Sample, opt.Taper); err != nil {
 			in.Close()
 			return nil, remote.Named("read", s.name, err)
 		}
@@ -444,8 +449,10 @@ func proveCut(b []byte, parity bool) int {
 // short parts: the time one reader waits for the others at the end is
 // at most a short part's, where with equal parts it was up to an eighth
 // of the file (the NBER join's two mappers ended 3-17 ms apart, Intel
-// Xeon). Sampling (InputOptions.Sample) keeps equal parts: its rows are
-// spread evenly over the file. O(n).
+// Xeon). Only where the caller hands the parts out so
+// (InputOptions.Taper): with a part a reader, the first reader would read
+// three quarters of a file in two parts. Sampling (InputOptions.Sample)
+// keeps equal parts: its rows are spread evenly over the file. O(n).
 func cutTargets(start, size int64, n int, taper bool) []int64 {
 	n = max(n, 1)
 	t := make([]int64, n+1)
@@ -472,7 +479,7 @@ func cutTargets(start, size int64, n int, taper bool) []int64 {
 //
 // With sample (InputOptions.Sample) each cut is the first line break after
 // its target, unproven: O(n) reads of a line.
-func splitRanges(f io.ReaderAt, start, size int64, n int, parity, sample bool) ([]Range, error) {
+func splitRanges(f io.ReaderAt, start, size int64, n int, parity, sample, taper bool) ([]Range, error) {
 	if start >= size {
 		return nil, nil
 	}
@@ -482,7 +489,7 @@ func splitRanges(f io.ReaderAt, start, size int64, n int, parity, sample bool) (
 	counted, odd := start, false
 	quoteless := make([]bool, max(n, 1))
 	var parities []bool // with parity: the quotes' parity before each target, counted on every core
-	targets := cutTargets(start, size, n, !sample)
+	targets := cutTargets(start, size, n, taper && !sample)
 	if _, local := f.(*os.File); !sample && parallelWindows && local && n > 1 && (size-start)/int64(n) >= int64(maxRecord+2) {
 		// Parts longer than a window: the windows do not overlap. Parts
 		// shorter would read a window of each (1 MiB: 32 MiB for a file of

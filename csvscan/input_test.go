@@ -211,7 +211,7 @@ func TestInputMatchesEncodingCSV(t *testing.T) {
 				for _, skip := range []bool{false, true} {
 					for n := 1; n <= 8; n++ {
 						for _, stream := range []bool{false, true} {
-							opt := InputOptions{Parts: n, SkipBad: skip, ChunkSize: 1 + rng.IntN(200)}
+							opt := InputOptions{Parts: n, SkipBad: skip, ChunkSize: 1 + rng.IntN(200), Taper: rng.IntN(2) == 0}
 							got, err := viaInput(t, data, opt, stream)
 							if err != nil {
 								t.Fatalf("parts %d, skip %v, stream %v: %v\n%q", n, skip, stream, err, data)
@@ -749,17 +749,18 @@ func TestClearWindowsSameCuts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, parity := range []bool{false, true} {
+			taper := rng.IntN(2) == 0
 			n := 1 + rng.IntN(40)
 			if rng.IntN(2) == 0 { // parts longer than a window: clearWindows reads them
 				n = 2 + rng.IntN(max(1, len(data)/(maxRecord+2)))
 			}
 			parallelWindows = false
-			want, err := splitRanges(f, 4, int64(len(data)), n, parity, false)
+			want, err := splitRanges(f, 4, int64(len(data)), n, parity, false, taper)
 			if err != nil {
 				t.Fatal(err)
 			}
 			parallelWindows = true
-			got, err := splitRanges(f, 4, int64(len(data)), n, parity, false)
+			got, err := splitRanges(f, 4, int64(len(data)), n, parity, false, taper)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -817,6 +818,37 @@ func TestCutTargets(t *testing.T) {
 	for j := range 8 {
 		if got, want := tg[j+1]-tg[j], int64(2*(8-j)-1)<<21; got != want {
 			t.Errorf("part %d: %d bytes, want %d", j, got, want)
+		}
+	}
+}
+
+// TestInputTaper: a file's parts taper only when asked (InputOptions.Taper:
+// parts handed out as readers finish them); without it, as where each
+// reader gets one part, they are equal (a part a reader of a 2-part file
+// was 3/4 and 1/4 of it).
+func TestInputTaper(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("a,b\n")
+	for i := 0; b.Len() < 9<<20; i++ {
+		fmt.Fprintf(&b, "%d,%s\n", i, strings.Repeat("x", 50))
+	}
+	path := filepath.Join(t.TempDir(), "f.csv")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, taper := range []bool{false, true} {
+		in, err := OpenInput(context.Background(), path, InputOptions{Parts: 2, Taper: taper})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := in.Ranges()
+		in.Close()
+		if len(rs) != 2 {
+			t.Fatalf("taper %v: %d ranges", taper, len(rs))
+		}
+		a, z := rs[0].End-rs[0].Start, rs[1].End-rs[1].Start
+		if equal := a-z < 100 && z-a < 100; equal == taper {
+			t.Errorf("taper %v: parts of %d and %d bytes", taper, a, z)
 		}
 	}
 }

@@ -77,7 +77,7 @@ func inferText(ctx context.Context, s *Side, ks key.Spec, infer []int, mappers i
 	if !s.Reopenable() {
 		return nil, fmt.Errorf("%s: inferring the key type reads the key side before the join does, and it is a stream (a bug: it should have been saved to a file)", s.Name)
 	}
-	pass, err := Open(ctx, Options{Option: "Keys", Path: s.Path, Name: s.Name, Parts: 4 * mappers, SkipBad: s.skipBad, Sep: s.Sep, Format: string(columnar.CSV)})
+	pass, err := Open(ctx, Options{Option: "Keys", Path: s.Path, Name: s.Name, Parts: 4 * mappers, Taper: true, SkipBad: s.skipBad, Sep: s.Sep, Format: string(columnar.CSV)})
 	if err != nil {
 		return nil, err
 	}

@@ -72,7 +72,7 @@ func openPair(ctx context.Context, opt join.Options, deferring bool) (_ *Pair, e
 	// key side, as it always was: a table format's open of a FIFO waits
 	// for its writer whatever its context says, and a key side that
 	// failed would have waited with it.
-	inputOpts := Options{Option: "Input", Path: opt.Input, Name: opt.InputName, Parts: 4 * opt.Mappers, SkipBad: opt.SkipBadRows,
+	inputOpts := Options{Option: "Input", Path: opt.Input, Name: opt.InputName, Parts: 4 * opt.Mappers, Taper: true, SkipBad: opt.SkipBadRows,
 		Sep: join.SideSep(opt.InputSep, opt.Sep), Format: opt.InputFormat, TempDir: opt.TempDir}
 	type opened struct {
 		s   *Side
@@ -100,7 +100,7 @@ func openPair(ctx context.Context, opt join.Options, deferring bool) (_ *Pair, e
 	// Four parts a mapper, as the large side's: a mapper slowed by other
 	// work on a shared machine leaves its last part to the others, where
 	// with one part a mapper the build waited for it.
-	ko := Options{Option: "Keys", Path: opt.Keys, Name: opt.KeysName, Parts: 4 * opt.Mappers, SkipBad: opt.SkipBadRows,
+	ko := Options{Option: "Keys", Path: opt.Keys, Name: opt.KeysName, Parts: 4 * opt.Mappers, Taper: true, SkipBad: opt.SkipBadRows,
 		Sep: join.SideSep(opt.KeysSep, opt.Sep), Format: opt.KeysFormat, TempDir: opt.TempDir}
 	if p.spooled, err = SpoolToInfer(ctx, &ko, opt.KeyTypes); err != nil {
 		return nil, err
