@@ -20,7 +20,8 @@ type Leftover struct {
 }
 
 // Leftovers lists the entries of dir made by this program's processes
-// (TempPrefix), running or not. Removing those whose process is gone is
+// (TempPrefix), running or not; an output's temporary name (a leading
+// dot) only where it is a regular file. Removing those whose process is gone is
 // safe: no run reads them again. O(entries).
 func Leftovers(dir string) ([]Leftover, error) {
 	ents, err := os.ReadDir(dir)
@@ -31,6 +32,13 @@ func Leftovers(dir string) ([]Leftover, error) {
 	for _, e := range ents {
 		pid, ok := leftoverPID(e.Name())
 		if !ok {
+			continue
+		}
+		if strings.HasPrefix(e.Name(), ".") && !e.Type().IsRegular() {
+			// An output's temporary name is only ever a regular file of
+			// ours; anything else there is what a run killed inside its
+			// Commit swapped out of the output's place (a folder put
+			// there meanwhile: replace), the user's, not to remove.
 			continue
 		}
 		out = append(out, Leftover{Path: filepath.Join(dir, e.Name()), PID: pid, Running: processRuns(pid)})

@@ -18,6 +18,16 @@ func TestLeftovers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A folder and a link under an output's temporary name of a process
+	// that is gone: what a run killed inside its Commit swap left there,
+	// the user's, never listed (so `join clean` leaves them).
+	swapped := filepath.Join(dir, ".acbfjoin-"+strconv.Itoa(gone)+"-out.csv-7.tmp")
+	if err := os.MkdirAll(filepath.Join(swapped, "inside"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(swapped, filepath.Join(dir, ".acbfjoin-"+strconv.Itoa(gone)+"-b.csv-8.tmp")); err != nil {
+		t.Fatal(err)
+	}
 	ls, err := Leftovers(dir)
 	if err != nil || len(ls) != 3 {
 		t.Fatalf("%v, %v", ls, err)

@@ -1,7 +1,9 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -17,16 +19,26 @@ import (
 // 5% of the whole run (issue 43, Intel Xeon), and more the larger the
 // output. Neither way syncs; the output is as durable as any write(2).
 //
-// A target that is gone, a file system without the exchange (EINVAL), or
-// another kind of file put at target since Create (a folder: swapped back,
-// then the rename refuses it as it always did) take the plain rename. It
-// costs one system call more than the rename. On every error but the
+// A target that is gone or not a regular file (looked at first), a file
+// system without the exchange (EINVAL), or another kind of file put at
+// target in the instant between the look and the swap (a folder: swapped
+// back, then the rename refuses it as it always did; killed in between,
+// it stays under the temporary name, which Leftovers and so `join clean`
+// leave alone) take the plain rename. It costs two system calls more than
+// the rename. On every error but the
 // last (the old file left at tmp) nothing was replaced and tmp is gone.
 func replace(tmp, target string) error {
+	if st, err := os.Lstat(target); err != nil || !st.Mode().IsRegular() {
+		return rename(tmp, target) // nothing there, or not a regular file: no swap
+	}
 	if err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, target, unix.RENAME_EXCHANGE); err != nil {
 		return rename(tmp, target)
 	}
-	if st, err := os.Lstat(tmp); err != nil || !st.Mode().IsRegular() {
+	st, err := os.Lstat(tmp)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // what was swapped out is gone already (removed by another)
+	}
+	if err != nil || !st.Mode().IsRegular() {
 		// Not a regular file that was replaced: put it back.
 		if err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, target, unix.RENAME_EXCHANGE); err != nil {
 			// Nothing is removed: tmp holds what was at target.
