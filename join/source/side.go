@@ -92,6 +92,7 @@ func (s *Side) Pruned() (chunks, rows int64) { return s.pruned.Load(), s.prunedR
 type Options struct {
 	Option, Path, Name string // the option that names it (Keys, Input), its path, its name in messages
 	Parts              int    // the ranges a regular CSV file is cut into
+	Taper              bool   // they are handed out as readers finish them, several a reader (csvscan.InputOptions.Taper)
 	SkipBad            bool
 	Sep                byte   // CSV's field separator (0: csvscan.SepFor the path)
 	Format             string // csv, parquet, arrow; "" by the path's extension (columnar.FormatOf)
@@ -119,7 +120,7 @@ func Open(ctx context.Context, o Options) (*Side, error) {
 	if sep == 0 {
 		sep = csvscan.SepFor(o.Path)
 	}
-	in, err := csvscan.OpenInput(ctx, o.Path, csvscan.InputOptions{Parts: o.Parts, SkipBad: o.SkipBad, Name: o.Name, Sep: sep})
+	in, err := csvscan.OpenInput(ctx, o.Path, csvscan.InputOptions{Parts: o.Parts, Taper: o.Taper, SkipBad: o.SkipBad, Name: o.Name, Sep: sep})
 	if te := (*csvscan.TableError)(nil); errors.As(err, &te) && o.Format == "" {
 		// Standard input, no format given, whose first bytes are a
 		// table's: read as that table.
@@ -157,7 +158,7 @@ func openFiles(ctx context.Context, o Options, files []string) (*Side, error) {
 	if sep == 0 {
 		sep = csvscan.SepFor(files[0])
 	}
-	in, err := csvscan.OpenInputs(ctx, files, csvscan.InputOptions{Parts: o.Parts, SkipBad: o.SkipBad, Name: name, Sep: sep})
+	in, err := csvscan.OpenInputs(ctx, files, csvscan.InputOptions{Parts: o.Parts, Taper: o.Taper, SkipBad: o.SkipBad, Name: name, Sep: sep})
 	if err != nil {
 		return nil, join.FileError(o.Option, o.Path, err)
 	}
@@ -415,8 +416,8 @@ func (c *Chunk) Read(cols []int) ([]*columnar.Column, error) {
 // scanShared is Scan of a table of fewer chunks than workers (a key side
 // of one row group): each chunk in turn, its columns decoded by every
 // worker (a share of the columns each: Table.Read is safe for concurrent
-// use), then its rows read by every worker, a range each, in its own
-// state. With a chunk a worker, the NBER twins' key side (one row group of
+// use; Parquet only, whose columns are decoded apart), then its rows read
+// by every worker, a range each, in its own state. With a chunk a worker, the NBER twins' key side (one row group of
 // 65,771 rows and 23 columns, rendered as text for the reducers) was read
 // on one core in 90 ms of the join's 450 (issue 44, Intel Xeon). The rows
 // keep their places (Offset, SeqBase), so the order of the side is the
@@ -449,9 +450,15 @@ func scanShared[S any](ctx context.Context, s *Side, workers int, newState func(
 				all[j] = j
 			}
 			cols := make([]*columnar.Column, len(all))
+			shares := workers
+			if s.Tab.Format != columnar.Parquet {
+				// An Arrow batch is read whole and a JSON lines chunk
+				// parsed whole for any share of its columns: once.
+				shares = 1
+			}
 			if err := each(func(w int) error {
-				lo, hi := len(all)*w/workers, len(all)*(w+1)/workers
-				if lo == hi {
+				lo, hi := len(all)*w/shares, len(all)*(w+1)/shares
+				if w >= shares || lo == hi {
 					return nil
 				}
 				part, err := c.Read(all[lo:hi])
