@@ -51,7 +51,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usageError{fmt.Errorf("compare: %w", err)}
 	}
 	return writeAndCommit(ctx, outs, func(files []*atomicfile.File) error {
-		jf.tuneGC(opt)
+		jf.tuneGC(&opt)
 		reps, err := local.Compare(ctx, opt, kinds, *repeat)
 		if err != nil {
 			return flagError("compare", fs, err)

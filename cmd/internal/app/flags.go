@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -295,17 +296,36 @@ func intKeyHow(fs *flag.FlagSet) string {
 // default's without --mem) and the key side's estimate (local.GoMemLimit),
 // so that the garbage of the heap stays near the budget too; with --mem
 // also half the default growth before a collection (docs/design.md has
-// the measurements). It is process-wide: the command that runs sets it,
-// once its options are valid.
-func (j *joinFlags) tuneGC(opt join.Options) {
-	if opt.MemBudget == 0 {
+// the measurements). A small key side (local.SmallKeySide) is built with
+// the collector off, the soft limit still in force: opt.Progress is
+// wrapped to turn it back on when the first phase after the build (and
+// auto's decision) starts. It is process-wide: the command that runs sets
+// it, once its options are valid.
+func (j *joinFlags) tuneGC(opt *join.Options) {
+	pct := debug.SetGCPercent(-1) // GOGC's, or the default's 100
+	mem := opt.MemBudget
+	if mem == 0 {
 		// Without it a key side of 10^7 keys (an 855 MB file) peaked at
 		// 874 MB with the default budget (bench/results/keymem.md).
-		debug.SetMemoryLimit(local.GoMemLimit(join.DefaultMemBudget, opt.Keys))
+		mem = join.DefaultMemBudget
+	} else {
+		pct = 50
+	}
+	debug.SetMemoryLimit(local.GoMemLimit(mem, opt.Keys))
+	if !local.SmallKeySide(mem, opt.Keys) {
+		debug.SetGCPercent(pct)
 		return
 	}
-	debug.SetGCPercent(50)
-	debug.SetMemoryLimit(local.GoMemLimit(opt.MemBudget, opt.Keys))
+	prev := opt.Progress
+	var once sync.Once
+	opt.Progress = func(phase string, done, total int64) {
+		if phase != "build" && phase != "auto" {
+			once.Do(func() { debug.SetGCPercent(pct) })
+		}
+		if prev != nil {
+			prev(phase, done, total)
+		}
+	}
 }
 
 // parseSize parses "256MiB", "64KiB", "1GiB", "1000" (bytes), at most

@@ -59,7 +59,7 @@ func runRouted(ctx context.Context, fs *flag.FlagSet, jf *joinFlags, out, format
 			return fmt.Errorf("run: --out %w", err) // the bank's labels against the file system
 		}
 		defer d.Abort()
-		jf.tuneGC(opt)
+		jf.tuneGC(&opt)
 		rep, err := local.Run(ctx, opt, d)
 		if err != nil {
 			return flagError("run", fs, err)

@@ -110,7 +110,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		case local.FormatParquet:
 			sink = local.NewParquetWith(outF, opt.TempDir, jf.pq)
 		}
-		jf.tuneGC(opt)
+		jf.tuneGC(&opt)
 		rep, err := local.Run(ctx, opt, sink)
 		if err != nil {
 			return outError("run", *out, flagError("run", fs, err)) // a write to --out names it

@@ -1,0 +1,65 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// TestTuneGC: a small key side is built with the collector off, turned
+// back on (GOGC's setting, or 50 under --mem) when the first phase after
+// the build and auto's decision starts, the progress of the bars still
+// reported; a large key side, or one read from a stream, keeps the
+// collector on throughout. The process's settings are put back after.
+func TestTuneGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small.csv")
+	large := filepath.Join(dir, "large.csv")
+	if err := os.WriteFile(small, []byte("k\n1\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(large, []byte("k\n"+strings.Repeat("123456789\n", 1<<20)), 0o644); err != nil { // 10 MiB
+		t.Fatal(err)
+	}
+	pct := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	for _, c := range []struct {
+		keys      string
+		mem       int64
+		off       bool // during the build
+		afterward int
+	}{
+		{small, 0, true, 100},
+		{small, 64 << 20, true, 50},
+		{large, 64 << 20, false, 50},  // 10 MiB > 64 MiB / 8
+		{large, 0, true, 100},         // 10 MiB <= 256 MiB / 8
+		{"/dev/stdin", 0, false, 100}, // a stream: its size is unknown
+	} {
+		debug.SetGCPercent(100)
+		var phases []string
+		opt := join.Options{Sides: join.Sides{Keys: c.keys}, Resources: join.Resources{MemBudget: c.mem,
+			Progress: func(phase string, _, _ int64) { phases = append(phases, phase) }}}
+		var j joinFlags
+		j.tuneGC(&opt)
+		if got := pct() == -1; got != c.off {
+			t.Errorf("%s, mem %d: collector off during the build %v, want %v", filepath.Base(c.keys), c.mem, got, c.off)
+		}
+		opt.Progress("build", 0, 1)
+		opt.Progress("auto", 0, 1)
+		if got := pct() == -1; got != c.off {
+			t.Errorf("%s, mem %d: collector off through auto %v, want %v", filepath.Base(c.keys), c.mem, got, c.off)
+		}
+		opt.Progress("map", 0, 1)
+		if got := pct(); got != c.afterward {
+			t.Errorf("%s, mem %d: GOGC %d in the map phase, want %d", filepath.Base(c.keys), c.mem, got, c.afterward)
+		}
+		if strings.Join(phases, ",") != "build,auto,map" {
+			t.Errorf("%s: the bars saw %v", filepath.Base(c.keys), phases)
+		}
+	}
+}
