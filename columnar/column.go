@@ -29,6 +29,9 @@ type Column struct {
 	// < 0 (valid says so too); offs and data are then nil.
 	dict *Column
 	idx  []int32
+	// pooled says ints or floats came from the read buffers' pool
+	// (pool.go): Release gives them back.
+	pooled bool
 }
 
 // Select returns a column of c's values at rows (indexes into c): value j

@@ -347,7 +347,8 @@ func (p *parquetTable) read(i, col int, t Type, sel []int) (_ *Column, err error
 	cl := &chunkRead{group: i, name: p.col[col].Name(), n: n, sel: sel, skip: columnSkipper(cr)}
 	maxDef := p.col[col].MaxDefinitionLevel()
 	if maxDef > 0 {
-		cl.defs = make([]int16, n)
+		cl.defs = getSlice[int16](&int16Pool, n)
+		defer putSlice(&int16Pool, cl.defs)
 	}
 	c := &Column{Type: t, n: n}
 	values, err := cl.decode(cr, c, p.col[col].LogicalType())
@@ -356,6 +357,9 @@ func (p *parquetTable) read(i, col int, t Type, sel []int) (_ *Column, err error
 	}
 	if cl.defs != nil && values < n {
 		c.spread(cl.defs, maxDef, values)
+	} else if values < n && c.pooled { // no levels: every row has a value, but never stale ones
+		clear(c.ints[values:])
+		clear(c.floats[values:])
 	}
 	return c, nil
 }
@@ -402,9 +406,10 @@ func (cl *chunkRead) decode(cr file.ColumnChunkReader, c *Column, logical schema
 			}
 		}
 	case *file.Int32ColumnChunkReader:
-		vs := make([]int32, n)
+		vs := getSlice[int32](&int32Pool, n)
+		defer putSlice(&int32Pool, vs)
 		values, err = cl.readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), vs[at:], d, nil) })
-		c.ints = make([]int64, n)
+		c.ints, c.pooled = getSlice[int64](&int64Pool, n), true
 		for j, v := range vs[:values] {
 			c.ints[j] = int64(v)
 			if c.Type.Kind == Uint {
@@ -412,26 +417,26 @@ func (cl *chunkRead) decode(cr file.ColumnChunkReader, c *Column, logical schema
 			}
 		}
 	case *file.Int64ColumnChunkReader:
-		c.ints = make([]int64, n)
+		c.ints, c.pooled = getSlice[int64](&int64Pool, n), true
 		values, err = cl.readAll(func(rows, at int, d []int16) (int64, int, error) {
 			return r.ReadBatch(int64(rows), c.ints[at:], d, nil)
 		})
 	case *file.Int96ColumnChunkReader:
 		vs := make([]parquet.Int96, n)
 		values, err = cl.readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), vs[at:], d, nil) })
-		c.ints = make([]int64, n)
+		c.ints, c.pooled = getSlice[int64](&int64Pool, n), true
 		for j, v := range vs[:values] {
 			c.ints[j] = v.ToTime().UnixNano()
 		}
 	case *file.Float32ColumnChunkReader:
 		vs := make([]float32, n)
 		values, err = cl.readAll(func(rows, at int, d []int16) (int64, int, error) { return r.ReadBatch(int64(rows), vs[at:], d, nil) })
-		c.floats = make([]float64, n)
+		c.floats, c.pooled = getSlice[float64](&float64Pool, n), true
 		for j, v := range vs[:values] {
 			c.floats[j] = float64(v)
 		}
 	case *file.Float64ColumnChunkReader:
-		c.floats = make([]float64, n)
+		c.floats, c.pooled = getSlice[float64](&float64Pool, n), true
 		values, err = cl.readAll(func(rows, at int, d []int16) (int64, int, error) {
 			return r.ReadBatch(int64(rows), c.floats[at:], d, nil)
 		})

@@ -35,6 +35,7 @@ type tableMapper struct {
 	rends  []int
 	raw    []byte // a survivor's row as a CSV line
 	all    []*columnar.Column
+	rest   []*columnar.Column // the columns materializeChunk decoded, released after the chunk's rows are written
 	wcols  []*columnar.Column // Where's columns of a chunk, the others nil (whereChunk)
 	keep   []int              // the rows Where keeps
 	counts join.TableReport
@@ -111,6 +112,10 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 		return err
 	}
 	var keyCols []*columnar.Column
+	// The chunk's decoded columns go back to the read buffers once its
+	// rows are written (columnar.Column.Release): nothing keeps them (a
+	// row's key and text are copied into the shuffle).
+	defer func() { columnar.ReleaseAll(keyCols) }()
 	if dict != nil {
 		t.counts.DecodedBytes += c.ColumnBytes(ks.Cols)
 		if err := x.filterDict(ctx, m, dict, rowBytes, keep); err != nil {
@@ -129,6 +134,7 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 		return nil
 	}
 	sel, err := x.materializeChunk(m, c, chunkKeyCols{cols: keyCols, dict: dict})
+	defer func() { columnar.ReleaseAll(t.rest); t.rest = nil }()
 	if err != nil {
 		return err
 	}
@@ -362,6 +368,7 @@ func (x *execution) materializeChunk(m *mapWorker, c *source.Chunk, keyCols chun
 		sel = nil
 	}
 	var rest []*columnar.Column
+	defer func() { t.rest = rest }()
 	if sel != nil {
 		rest, err = c.Side.Tab.ReadRows(c.Index, others, sel)
 		// The decoded share: the values taken (their pages are read and

@@ -291,7 +291,9 @@ func Scan[S any](ctx context.Context, s *Side, workers int, newState func() S, f
 				return err
 			}
 			name, first := c.Origin() // the rows named in their file, ordered in the side
-			return fn(st, columnar.NewRows(name, cols, first).WithSeqBase(c.First-first))
+			err = fn(st, columnar.NewRows(name, cols, first).WithSeqBase(c.First-first))
+			columnar.ReleaseAll(cols) // fn has copied what it keeps
+			return err
 		}, done)
 	}
 	errs := make([]error, workers)
@@ -468,10 +470,12 @@ func scanShared[S any](ctx context.Context, s *Side, workers int, newState func(
 				return err
 			}
 			name, first := c.Origin() // the rows named in their file, ordered in the side
-			if err := each(func(w int) error {
+			err := each(func(w int) error {
 				lo, hi := c.Rows*w/workers, c.Rows*(w+1)/workers
 				return fn(states[w], columnar.NewRowsOf(name, cols, first, c.Rows).Range(lo, hi).WithSeqBase(c.First-first))
-			}); err != nil {
+			})
+			columnar.ReleaseAll(cols) // every worker is done with them, and has copied what it keeps
+			if err != nil {
 				return err
 			}
 		}
