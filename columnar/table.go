@@ -517,6 +517,19 @@ func (t *Table) KeyRange(i, col int) (lo, hi, nulls int64, ok bool) {
 	return s.Range.Int64(0), s.Range.Int64(1), s.Nulls, true
 }
 
+// TextRange returns the least and the greatest value of the text or binary
+// column col in chunk i, as bytes (the order of Parquet's statistics of
+// byte arrays: unsigned, byte by byte, which is a string key's order), and
+// its NULLs, from the file's statistics (Parquet); ok false where they
+// are not all there. Safe for concurrent use.
+func (t *Table) TextRange(i, col int) (lo, hi []byte, nulls int64, ok bool) {
+	s, ok := t.Stats(i, col)
+	if !ok || s.Range == nil || (t.Types[col].Kind != String && t.Types[col].Kind != Binary) || s.Range.offs == nil {
+		return nil, nil, 0, false
+	}
+	return s.Range.Bytes(0), s.Range.Bytes(1), s.Nulls, true
+}
+
 // Read decodes the columns cols (nil: all) of chunk i, in the order asked.
 // Safe for concurrent use.
 func (t *Table) Read(i int, cols []int) ([]*Column, error) {

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -116,6 +117,7 @@ type builder struct {
 	nLarge   int
 	padSpec  key.Spec
 	intKeys  bool       // a one-column integer key: the workers track its bounds
+	strKeys  bool       // a one-column string key: the workers track its bounds too (bytewise, as Parquet's statistics order text)
 	rawRows  bool       // a comma-separated CSV key side whose rows travel whole: made from the raw line (join.MapKeyRowRaw)
 	bp       *bankPlan  // a bank join's, else nil
 	inf      *inferring // the deferred key types' checks, else nil
@@ -137,6 +139,7 @@ func (x *execution) newBuilder(sketches []*joinSketch) *builder {
 		nLarge:   x.largeCols(),
 		padSpec:  x.paddingSpec(),
 		intKeys:  !x.keySpec.Composite() && x.keySpec.Types[0] == key.Int,
+		strKeys:  !x.keySpec.Composite() && x.keySpec.Types[0] == key.String,
 		rawRows:  x.keys.Tab == nil && x.keys.Sep == ',' && !x.keySpec.Composite() && x.keyKeep == nil,
 		bp:       x.bank,
 		sketches: sketches,
@@ -176,6 +179,9 @@ type buildWorker struct {
 	cannot keyCounts
 	lo, hi [8]byte
 	any    bool // lo, hi are set
+	// A string key's bounds (boundStr), their own copies.
+	slo, shi []byte
+	sany     bool
 	// The non-empty values of each deferred key column (inferring).
 	inferN []int64
 	// Right and full joins: the output's writer for the rows whose key
@@ -295,6 +301,8 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 		}
 		if k := rec.Key; bd.intKeys && len(k) == 8 {
 			b.bound(k)
+		} else if bd.strKeys {
+			b.boundStr(k)
 		}
 		if ci >= 0 {
 			b.sets[ci].add(rec.Key)
@@ -387,6 +395,19 @@ func (bd *builder) padding(b *buildWorker, keys [][]byte) []byte {
 	return join.AppendLargePadding(b.pad[:0], bd.nLarge, bd.padSpec, b.keyFields)
 }
 
+// boundStr widens the worker's string key bounds to the key k, compared
+// as bytes (Parquet's order of text and binary values, which its
+// statistics give). A copy only when a bound moves.
+func (b *buildWorker) boundStr(k []byte) {
+	if !b.sany || bytes.Compare(k, b.slo) < 0 {
+		b.slo = append(b.slo[:0], k...)
+	}
+	if !b.sany || bytes.Compare(k, b.shi) > 0 {
+		b.shi = append(b.shi[:0], k...)
+	}
+	b.sany = true
+}
+
 // bound widens the worker's key bounds to the 8-byte integer key k.
 func (b *buildWorker) bound(k []byte) {
 	if !b.any || string(k) < string(b.lo[:]) {
@@ -442,6 +463,14 @@ func (bd *builder) finishWorker(b *buildWorker) error {
 		}
 		if st.hi == nil || string(b.hi[:]) > string(st.hi) {
 			st.hi = b.hi[:]
+		}
+	}
+	if b.sany { // a string key's (never beside an integer key's)
+		if st.hi == nil || bytes.Compare(b.slo, st.lo) < 0 {
+			st.lo = b.slo
+		}
+		if st.hi == nil || bytes.Compare(b.shi, st.hi) > 0 {
+			st.hi = b.shi
 		}
 	}
 	bd.mu.Unlock()

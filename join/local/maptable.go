@@ -1,6 +1,7 @@
 package local
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -262,9 +263,17 @@ func (x *execution) skipChunk(m *mapWorker, c *source.Chunk, chunkBytes int64, r
 	if c.Index < 0 || ks.Composite() || m.bypass {
 		return false
 	}
-	if m.keyHi != nil && ks.Types[0] == key.Int {
-		lo, hi, nulls, ok := x.input.Tab.KeyRange(c.Index, ks.Cols[0])
-		if ok && (hi < keyInt(m.keyLo) || lo > keyInt(m.keyHi)) {
+	if m.keyHi != nil {
+		outside, nulls := false, int64(0)
+		switch ks.Types[0] {
+		case key.Int:
+			lo, hi, n, ok := x.input.Tab.KeyRange(c.Index, ks.Cols[0])
+			outside, nulls = ok && (hi < keyInt(m.keyLo) || lo > keyInt(m.keyHi)), n
+		case key.String:
+			lo, hi, n, ok := x.input.Tab.TextRange(c.Index, ks.Cols[0])
+			outside, nulls = ok && (bytes.Compare(hi, m.keyLo) < 0 || bytes.Compare(lo, m.keyHi) > 0), n
+		}
+		if outside {
 			t.counts.ChunksSkipped++
 			t.counts.RowsSkipped += int64(c.Rows)
 			t.counts.SkippedNulls += nulls

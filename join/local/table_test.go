@@ -434,3 +434,70 @@ func TestRightJoinParquetTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestTableStringKeyRange: a Parquet large side whose string join column
+// is sorted across its row groups (k0000 to k0599, 100 a group, NULLs in
+// two) skips, by the groups' statistics, the groups whose least and
+// greatest values lie outside the key side's least and greatest keys
+// (compared as bytes, as Parquet orders text), a bound equal to a key
+// included; the output of every join type is the model's and the CSV
+// input's, with the skipped rows counted as read; anti, left and full
+// joins skip nothing. With the key side's bounds over the whole column,
+// nothing is skipped.
+func TestTableStringKeyRange(t *testing.T) {
+	input := tableData{names: []string{"K", "V"}, types: []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64}}
+	for i := range 600 {
+		k := sp(fmt.Sprintf("k%04d", i))
+		if i == 7 || i == 431 {
+			k = nil
+		}
+		input.rows = append(input.rows, []*string{k, sp(fmt.Sprint(i))})
+	}
+	dir := t.TempDir()
+	rec := columnartest.Record(t, input.names, input.types, input.rows)
+	defer rec.Release()
+	pq := columnartest.Write(t, dir, "in", rec, 100, true).Parquet
+	csvIn := filepath.Join(dir, "in.csv")
+	input.csv(t, csvIn)
+	off := testutil.RaceSeed(t)
+	for ci, c := range []struct {
+		keys  []string
+		skips int64 // row groups skipped (inner, semi, right)
+		nulls int64
+	}{
+		{[]string{"k0250", "k0199", "k0200", "k0250x"}, 4, 2}, // groups 1 and 2 kept (the least key, k0199, is group 1's greatest); the NULLs of groups 0 and 4 skipped
+		{[]string{"k0100", "zz"}, 1, 1},                                // group 0 only, with its NULL
+		{[]string{"a", "k0300", "z"}, 0, 0},
+	} {
+		keys := tableData{names: []string{"K", "W"}, types: []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64}}
+		for i, k := range c.keys {
+			keys.rows = append(keys.rows, []*string{sp(k), sp(fmt.Sprint(i))})
+		}
+		kf := filepath.Join(dir, fmt.Sprintf("keys%d.csv", ci))
+		keys.csv(t, kf)
+		for _, jt := range raceJoinTypes(off+uint64(ci), 1) {
+			name := fmt.Sprintf("keys %v, %s join", c.keys, jt)
+			opt := join.Options{Sides: join.Sides{Keys: kf, Input: pq}, Keying: join.Keying{KeyCol: "K", JoinCol: "K", KeyType: key.String}, JoinType: jt,
+				Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 3, Reducers: 2, TempDir: t.TempDir()}}
+			rep, out := runJoin(t, opt)
+			if want := typedJoin(keys, input, []int{0}, []int{0}, jt); !slices.Equal(parseOutput(t, out), want) {
+				t.Fatalf("%s: %s", name, testutil.FirstDiff(parseOutput(t, out), want))
+			}
+			opt.Input = csvIn
+			crep, cout := runJoin(t, opt)
+			if !bytes.Equal(out, cout) {
+				t.Fatalf("%s: the output differs from the CSV input's", name)
+			}
+			wantSkips, wantNulls := c.skips, c.nulls
+			if jt.KeepsUnmatchedLarge() {
+				wantSkips, wantNulls = 0, 0
+			}
+			if tr := rep.InputTable; tr.ChunksSkipped != wantSkips || tr.RowsSkipped != 100*wantSkips || tr.SkippedNulls != wantNulls {
+				t.Errorf("%s: skipped %d row groups, %d rows, %d NULLs; want %d, %d, %d", name, tr.ChunksSkipped, tr.RowsSkipped, tr.SkippedNulls, wantSkips, 100*wantSkips, wantNulls)
+			}
+			if rep.InputRecords != crep.InputRecords || rep.Keys.InputNull != crep.Keys.InputNull || rep.JoinRows != crep.JoinRows {
+				t.Errorf("%s: input %d, NULL %d, join rows %d; the CSV input's %d, %d, %d", name, rep.InputRecords, rep.Keys.InputNull, rep.JoinRows, crep.InputRecords, crep.Keys.InputNull, crep.JoinRows)
+			}
+		}
+	}
+}
