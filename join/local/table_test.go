@@ -466,7 +466,7 @@ func TestTableStringKeyRange(t *testing.T) {
 		nulls int64
 	}{
 		{[]string{"k0250", "k0199", "k0200", "k0250x"}, 4, 2}, // groups 1 and 2 kept (the least key, k0199, is group 1's greatest); the NULLs of groups 0 and 4 skipped
-		{[]string{"k0100", "zz"}, 1, 1},                                // group 0 only, with its NULL
+		{[]string{"k0100", "zz"}, 1, 1},                       // group 0 only, with its NULL
 		{[]string{"a", "k0300", "z"}, 0, 0},
 	} {
 		keys := tableData{names: []string{"K", "W"}, types: []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64}}
