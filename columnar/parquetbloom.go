@@ -426,7 +426,10 @@ func (p *parquetTable) dictionaryMisses(i, col int, hashes []uint64) (miss bool)
 	if err != nil || !cc.HasDictionaryPage() {
 		return false
 	}
-	// Every data page dictionary-encoded: said by the encoding statistics
+	// Every data page dictionary-encoded, proven: not dictPages' rule,
+	// which decides only how to read a chunk (its "PLAIN named twice" is
+	// arrow/go's sign of a fallback, not every writer's), where a wrong
+	// answer here would skip rows. Said by the encoding statistics
 	// (one entry a page type and encoding) where the writer gave them;
 	// else by the chunk's encodings where they are PLAIN_DICTIONARY and
 	// the levels' RLE and BIT_PACKED only (a dictionary page is PLAIN

@@ -227,6 +227,26 @@ func TestBloomOurs(t *testing.T) {
 	bloomAgrees(t, "ours.parquet", "probes-ours.csv", []string{"id"}, "s")
 }
 
+// bloomHashOf is the Bloom filter hash (BloomHashes) of the key the text
+// value makes in column col: a string key in a text or binary column, an
+// integer key in others.
+func bloomHashOf(t *testing.T, tab *Table, col int, value string) uint64 {
+	t.Helper()
+	kt := key.Int
+	if tab.Types[col].Kind == String || tab.Types[col].Kind == Binary {
+		kt = key.String
+	}
+	k, err := key.Of(kt, make([]byte, 8), []byte(value))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, ok := tab.BloomHashes(col, kt, [][]byte{k})
+	if !ok || len(hs) != 1 {
+		t.Fatalf("column %s: BloomHashes %v, %v", tab.Names[col], hs, ok)
+	}
+	return hs[0]
+}
+
 // bloomAgrees checks file's Bloom filters of cols (testdata/parquet-bloom)
 // against its rows (no value missed) and against DuckDB's probes of them in
 // probes; column none has no filter.
@@ -238,23 +258,12 @@ func bloomAgrees(t *testing.T, file, probes string, cols []string, none string) 
 	}
 	defer tab.Close()
 	probe := func(col int, value string, rg int) bool {
-		kt := key.Int
-		if tab.Types[col].Kind == String {
-			kt = key.String
-		}
-		k, err := key.Of(kt, make([]byte, 8), []byte(value))
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs, ok := tab.BloomHashes(col, kt, [][]byte{k})
-		if !ok || len(hs) != 1 {
-			t.Fatalf("column %s: BloomHashes %v, %v", tab.Names[col], hs, ok)
-		}
+		h := bloomHashOf(t, tab, col, value)
 		f := tab.BloomFilter(rg, col)
 		if f == nil {
 			t.Fatalf("row group %d, column %s: no filter", rg, tab.Names[col])
 		}
-		return f.MightContainHash(hs[0])
+		return f.MightContainHash(h)
 	}
 	present := map[string]bool{} // column, value, row group
 	for _, name := range cols {
@@ -375,21 +384,6 @@ func TestBloomHashes(t *testing.T) {
 func TestDictionaryMisses(t *testing.T) {
 	rng := testutil.Rand(testutil.Seed(t))
 	dir := filepath.Join(testutil.RepoRoot(t), "testdata", "parquet-bloom")
-	hashOf := func(tab *Table, col int, value string) uint64 {
-		kt := key.Int
-		if tab.Types[col].Kind == String || tab.Types[col].Kind == Binary {
-			kt = key.String
-		}
-		k, err := key.Of(kt, make([]byte, 8), []byte(value))
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs, ok := tab.BloomHashes(col, kt, [][]byte{k})
-		if !ok || len(hs) != 1 {
-			t.Fatalf("column %s: BloomHashes %v, %v", tab.Names[col], hs, ok)
-		}
-		return hs[0]
-	}
 	// values returns each row group's values of col.
 	values := func(tab *Table, col int) []map[string]bool {
 		var out []map[string]bool
@@ -437,7 +431,7 @@ func TestDictionaryMisses(t *testing.T) {
 			for rg, m := range vals {
 				for range 20 {
 					v := all[rng.IntN(len(all))]
-					h := hashOf(tab, col, v)
+					h := bloomHashOf(t, tab, col, v)
 					miss := tab.DictionaryMisses(rg, col, []uint64{h})
 					if m[v] && miss {
 						t.Fatalf("%s, row group %d, column %s: value %s is there, its dictionary says it is not", filepath.Base(c.file), rg, name, v)
@@ -450,7 +444,7 @@ func TestDictionaryMisses(t *testing.T) {
 					}
 					// With a value it holds among the hashes: never a proof.
 					for p := range m {
-						if tab.DictionaryMisses(rg, col, []uint64{h, hashOf(tab, col, p)}) {
+						if tab.DictionaryMisses(rg, col, []uint64{h, bloomHashOf(t, tab, col, p)}) {
 							t.Fatalf("%s, row group %d, column %s: %s and %s, the second there: proven absent", filepath.Base(c.file), rg, name, v, p)
 						}
 						break

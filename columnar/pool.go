@@ -62,23 +62,26 @@ func (c *Column) Release() {
 	c.pooled = false
 	if c.ints != nil {
 		if poison.Load() {
-			for i := range c.ints[:cap(c.ints)] {
-				c.ints[:cap(c.ints)][i] = math.MinInt64 + 12345
-			}
+			fill(c.ints[:cap(c.ints)], math.MinInt64+12345)
 		}
 		putSlice(&int64Pool, c.ints)
 		c.ints = nil
 	}
 	if c.floats != nil {
 		if poison.Load() {
-			for i := range c.floats[:cap(c.floats)] {
-				c.floats[:cap(c.floats)][i] = math.NaN()
-			}
+			fill(c.floats[:cap(c.floats)], math.NaN())
 		}
 		putSlice(&float64Pool, c.floats)
 		c.floats = nil
 	}
 	c.n, c.valid = 0, nil
+}
+
+// fill sets every element of s to v.
+func fill[T any](s []T, v T) {
+	for i := range s {
+		s[i] = v
+	}
 }
 
 // ReleaseAll releases every column of cols (Column.Release).
