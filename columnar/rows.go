@@ -24,6 +24,13 @@ type Rows struct {
 	raw    []byte
 	// rawMade: raw is the current row's (Raw makes it on demand).
 	rawMade bool
+	// partial: the row was read by NextField, fields not made yet
+	// (Fields makes them on demand); fcol is NextField's column (-1
+	// after Next) and field its text, in a buffer of its own so that
+	// making the other fields leaves it be.
+	partial bool
+	fcol    int
+	field   []byte
 	// seqBase orders the rows of a table of many files (SeqBase).
 	seqBase int64
 }
@@ -51,7 +58,7 @@ func NewRows(name string, cols []*Column, first int64) *Rows {
 			break
 		}
 	}
-	return &Rows{name: name, cols: cols, first: first, i: -1, n: n, fields: make([][]byte, len(cols))}
+	return &Rows{name: name, cols: cols, first: first, i: -1, n: n, fields: make([][]byte, len(cols)), fcol: -1}
 }
 
 // Range makes r the rows lo to hi-1 of its columns (a share of a chunk
@@ -77,7 +84,14 @@ func (r *Rows) Next() bool {
 	if r.i >= r.n {
 		return false
 	}
-	r.buf, r.raw, r.rawMade = r.buf[:0], r.raw[:0], false
+	r.raw, r.rawMade, r.partial, r.fcol = r.raw[:0], false, false, -1
+	r.makeFields()
+	return true
+}
+
+// makeFields renders the current row's values into fields.
+func (r *Rows) makeFields() {
+	r.buf = r.buf[:0]
 	for j, c := range r.cols {
 		start := len(r.buf)
 		if c != nil {
@@ -93,26 +107,58 @@ func (r *Rows) Next() bool {
 		r.fields[j] = r.buf[at : at+l : at+l]
 		at += l
 	}
+}
+
+// NextField is Next that renders only column col's value (Field); the
+// others are rendered if Fields asks for them, and AppendOthers writes
+// them as CSV straight from their columns: what a key side's build reads
+// of a row (the key's text, the rest as the row that travels), without
+// rendering each value twice. col must be a column of r. O(the key's
+// text).
+func (r *Rows) NextField(col int) bool {
+	r.i++
+	if r.i >= r.n {
+		return false
+	}
+	r.raw, r.rawMade, r.partial, r.fcol = r.raw[:0], false, true, col
+	r.field = r.field[:0]
+	if c := r.cols[col]; c != nil {
+		r.field = c.AppendText(r.field, r.i)
+	}
 	return true
 }
 
+// Field is the text of NextField's column, valid until the next Next or
+// NextField.
+func (r *Rows) Field() []byte { return r.field }
+
+// AppendOthers appends the row's values but NextField's column as CSV
+// fields (join.AppendKeyFields' bytes for a one-column key: one other
+// field, empty, is written ""), numbers, dates and times written in place
+// and text quoted where it must be; false, with dst unchanged, for a row
+// read by Next. O(the row's text).
+func (r *Rows) AppendOthers(dst []byte) ([]byte, bool) {
+	if r.fcol < 0 {
+		return dst, false
+	}
+	return appendRowExcept(dst, r.cols, r.i, r.fcol), true
+}
+
 // Fields are the row's values as text, valid until the next Next.
-func (r *Rows) Fields() [][]byte { return r.fields }
+func (r *Rows) Fields() [][]byte {
+	if r.partial {
+		r.partial = false
+		r.makeFields()
+	}
+	return r.fields
+}
 
 // Raw is the row as a CSV line (without its line break), made on the
-// first call for the row.
+// first call for the row (AppendRow).
 func (r *Rows) Raw() []byte {
 	if !r.rawMade {
 		r.rawMade = true
-		for j, f := range r.fields {
-			if j > 0 {
-				r.raw = append(r.raw, ',')
-			}
-			r.raw = csvscan.AppendField(r.raw, f)
-		}
-		if len(r.fields) == 1 && len(r.raw) == 0 {
-			r.raw = append(r.raw, '"', '"') // not a blank line
-		}
+		r.raw = appendRowExcept(r.raw[:0], r.cols, r.i, -1)
 	}
 	return r.raw
 }
@@ -144,18 +190,37 @@ func (r *Rows) Errorf(format string, a ...any) error {
 }
 
 // AppendRow appends row i of cols (a chunk's columns) as a CSV line, as
-// Rows' Raw renders it, without its line break. O(the row's bytes).
+// Rows' Raw renders it, without its line break: numbers, dates and times
+// written in place (their text never needs quotes), text quoted where it
+// must be (csvscan.AppendField). O(the row's bytes).
 func AppendRow(dst []byte, cols []*Column, i int) []byte {
-	start := len(dst)
-	var field []byte
+	return appendRowExcept(dst, cols, i, -1)
+}
+
+// appendRowExcept is AppendRow of every column but skip (-1: none); when
+// one column is written and its field is empty it is written "", so that
+// the row is not a blank line.
+func appendRowExcept(dst []byte, cols []*Column, i, skip int) []byte {
+	start, n := len(dst), 0
 	for j, c := range cols {
-		if j > 0 {
+		if j == skip {
+			continue
+		}
+		if n > 0 {
 			dst = append(dst, ',')
 		}
-		field = c.AppendText(field[:0], i)
-		dst = csvscan.AppendField(dst, field)
+		n++
+		if c == nil || c.Null(i) {
+			continue
+		}
+		switch c.Type.Kind {
+		case String, Binary, Text:
+			dst = csvscan.AppendField(dst, c.Bytes(i))
+		default:
+			dst = c.AppendText(dst, i)
+		}
 	}
-	if len(cols) == 1 && len(dst) == start {
+	if n == 1 && len(dst) == start {
 		dst = append(dst, '"', '"') // not a blank line
 	}
 	return dst

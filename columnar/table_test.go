@@ -25,6 +25,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
+	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/internal/tmpspace"
 	"github.com/acbfjoin/acbfjoin/key"
@@ -595,5 +596,89 @@ func TestNested(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRowsNextField: a row read by NextField gives its column's text, its
+// other columns as the CSV fields join.AppendKeyFields writes (text quoted
+// where it must be, one empty other field written ""), the same fields as
+// Next when Fields asks for them (the key's text left as it was), and the
+// same CSV line; for every column of the model, and for two-column rows
+// whose other field is NULL.
+func TestRowsNextField(t *testing.T) {
+	rec, want, _ := sample(t)
+	defer rec.Release()
+	pq, _, _ := write(t, rec, 3, true)
+	tb, err := Open(context.Background(), pq, "", Parquet, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	cols, err := tb.Read(0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// line is the model's CSV line of fields but skip (-1: none), by
+	// csvscan's own field writer.
+	line := func(fields []string, skip int) string {
+		var b []byte
+		n := 0
+		for j, f := range fields {
+			if j == skip {
+				continue
+			}
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			b = csvscan.AppendField(b, []byte(f))
+		}
+		if n == 1 && len(b) == 0 {
+			b = append(b, '"', '"')
+		}
+		return string(b)
+	}
+	for col := range cols {
+		r := NewRows(tb.Name, cols, 0)
+		if _, ok := r.AppendOthers(nil); ok {
+			t.Fatal("AppendOthers before NextField")
+		}
+		for row := 0; r.NextField(col); row++ {
+			if got := string(r.Field()); got != want[row][col] {
+				t.Errorf("col %d row %d: Field %q, want %q", col, row, got, want[row][col])
+			}
+			got, ok := r.AppendOthers([]byte("k|"))
+			if w := "k|" + line(want[row], col); !ok || string(got) != w {
+				t.Errorf("col %d row %d: AppendOthers %q %v, want %q", col, row, got, ok, w)
+			}
+			if got, w := string(r.Raw()), line(want[row], -1); got != w {
+				t.Errorf("col %d row %d: Raw %q, want %q", col, row, got, w)
+			}
+			for j, f := range r.Fields() {
+				if string(f) != want[row][j] {
+					t.Errorf("col %d row %d: Fields[%d] %q, want %q", col, row, j, f, want[row][j])
+				}
+			}
+			if got := string(r.Field()); got != want[row][col] {
+				t.Errorf("col %d row %d: Field after Fields %q, want %q", col, row, got, want[row][col])
+			}
+			if got := string(AppendRow(nil, cols, row)); got != line(want[row], -1) {
+				t.Errorf("row %d: AppendRow %q", row, got)
+			}
+		}
+		r = NewRows(tb.Name, cols, 0)
+		if r.Next() {
+			if _, ok := r.AppendOthers(nil); ok {
+				t.Error("AppendOthers after Next")
+			}
+		}
+	}
+	// Column 6 (s) is NULL in row 1: the lone other field is written "".
+	two := NewRows(tb.Name, []*Column{cols[1], cols[6]}, 0)
+	for row := 0; two.NextField(0); row++ {
+		got, _ := two.AppendOthers(nil)
+		if w := line([]string{want[row][1], want[row][6]}, 0); string(got) != w {
+			t.Errorf("two columns, row %d: AppendOthers %q, want %q", row, got, w)
+		}
 	}
 }

@@ -119,6 +119,7 @@ type builder struct {
 	intKeys  bool       // a one-column integer key: the workers track its bounds
 	strKeys  bool       // a one-column string key: the workers track its bounds too (bytewise, as Parquet's statistics order text)
 	rawRows  bool       // a comma-separated CSV key side whose rows travel whole: made from the raw line (join.MapKeyRowRaw)
+	tabRows  bool       // a table key side (Parquet, Arrow, JSON lines) of a one-column key whose rows travel whole: the key's value rendered alone, the rest straight from the columns (columnar.Rows.NextField, AppendOthers)
 	bp       *bankPlan  // a bank join's, else nil
 	inf      *inferring // the deferred key types' checks, else nil
 	sketches []*joinSketch
@@ -141,6 +142,7 @@ func (x *execution) newBuilder(sketches []*joinSketch) *builder {
 		intKeys:  !x.keySpec.Composite() && x.keySpec.Types[0] == key.Int,
 		strKeys:  !x.keySpec.Composite() && x.keySpec.Types[0] == key.String,
 		rawRows:  x.keys.Tab == nil && x.keys.Sep == ',' && !x.keySpec.Composite() && x.keyKeep == nil,
+		tabRows:  x.keys.Tab != nil && !x.keySpec.Composite() && x.keyKeep == nil,
 		bp:       x.bank,
 		sketches: sketches,
 		st:       buildStats{parts: newPartCounts(x.parts)},
@@ -279,7 +281,11 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 		switch {
 		case fr != nil:
 			var ok bool
-			if rec, buf, ok, err = join.MapKeyLine(&x.keySpec, keys, b.nfields, r.Raw(), base+r.Offset(), b.buf[:0], others); !ok && err == nil {
+			var raw []byte // a table's row has no line: AppendOthers writes its row
+			if !bd.tabRows {
+				raw = r.Raw()
+			}
+			if rec, buf, ok, err = join.MapKeyLine(&x.keySpec, keys, b.nfields, raw, base+r.Offset(), b.buf[:0], others); !ok && err == nil {
 				rec, buf = join.AppendKeyRow(rec, buf, &x.keySpec, r.Fields()) // the row's other fields split now
 			}
 		case bd.rawRows:
@@ -333,14 +339,14 @@ type fieldReader interface {
 }
 
 // fieldReader returns r as a fieldReader, with the key's column, when the
-// build reads only the key of each row and its raw line (rawRows, no bank
-// classes, a key side of known width; a right or full join's padding
-// reads the key too): readPart then splits the row's other fields only
-// when it must (a row the raw path does not copy, an unmatched row). Else
-// nil.
+// build reads only the key of each row and its raw line (rawRows), or the
+// key's value and the other columns (tabRows; no bank classes, a key side
+// of known width; a right or full join's padding reads the key too):
+// readPart then splits or renders the row's other fields only when it
+// must (a row the raw path does not copy, an unmatched row). Else nil.
 func (bd *builder) fieldReader(r source.RowReader) (fieldReader, int) {
 	fr, ok := r.(fieldReader)
-	if !ok || !bd.rawRows || bd.bp != nil || len(bd.x.keys.Header) == 0 {
+	if !ok || !bd.rawRows && !bd.tabRows || bd.bp != nil || len(bd.x.keys.Header) == 0 {
 		return nil, -1
 	}
 	return fr, bd.x.keySpec.Cols[0]
