@@ -39,6 +39,11 @@ twin "$data/cite75_99.txt" "$pq/cite75_99.parquet"
 twin "$data/keys.txt" "$pq/keys.parquet"
 twin "$data/apat63_99.txt" "$pq/apat63_99.parquet"
 twin "$data/keys1pct.txt" "$pq/keys1pct.parquet"
+# The two-cluster key side: 100 patents granted in 1965 and 100 in 1995
+# (apat63_99 is in patent order, so are its Parquet twin's row groups):
+# its least and greatest keys span most row groups, its keys only a few.
+pts=$tmp/keys-1965-1995.csv
+{ head -1 "$data/apat63_99.txt" | cut -d, -f1-3; for y in 1965 1995; do awk -F, -v y=$y '$2==y' "$data/apat63_99.txt" | head -100 | cut -d, -f1-3; done; } > "$pts"
 
 timed() { # label, command...: appends "label secs kb" to $tmp/times
   local label=$1; shift
@@ -54,6 +59,8 @@ for i in $(seq 1 "$rounds"); do
   timed wideours "$tmp/join" run --keys "$pq/keys1pct.parquet" --input "$pq/apat63_99.parquet" --key-col PATENT --join-col PATENT --out "$tmp/wide-ours.csv" --quiet --report-json "$tmp/wide-$i.json"
   timed wideduckdb "$tmp/duckdb_join" --cite "$pq/apat63_99.parquet" --keys "$pq/keys1pct.parquet" --join-col PATENT --key-col PATENT --out "$tmp/wide-duck.csv" --threads 2
   timed widepolars "${polars[@]}" "$pq/keys1pct.parquet" "$pq/apat63_99.parquet" PATENT PATENT "$tmp/wide-polars.csv"
+  timed pointsours "$tmp/join" run --keys "$pts" --input "$pq/apat63_99.parquet" --key-col PATENT --join-col PATENT --out "$tmp/points-ours.csv" --quiet --report-json "$tmp/points-$i.json"
+  timed pointsduckdb "$tmp/duckdb_join" --cite "$pq/apat63_99.parquet" --keys "$pts" --join-col PATENT --key-col PATENT --out "$tmp/points-duck.csv" --threads 2
 done
 "$tmp/join" run --keys "$pq/keys.parquet" --input "$pq/cite75_99.parquet" --out "$tmp/ours-pq.csv" > "$tmp/report.txt" 2>&1
 "$tmp/join" run --keys "$pq/keys1pct.parquet" --input "$pq/apat63_99.parquet" --key-col PATENT --join-col PATENT --out "$tmp/wide-ours.csv" > "$tmp/wide-report.txt" 2>&1
@@ -74,6 +81,7 @@ label() {
     ourspq) echo "acbfjoin, Parquet both sides";; duckdb) echo "DuckDB 1.4.5, read_parquet, 2 threads";;
     polars) echo "Polars (nodejs-polars 0.25.2), scanParquet";; ourscsv) echo "acbfjoin, the same data as CSV";;
     wideours) echo "wide: acbfjoin";; wideduckdb) echo "wide: DuckDB 1.4.5";; widepolars) echo "wide: Polars";;
+    pointsours) echo "two clusters: acbfjoin";; pointsduckdb) echo "two clusters: DuckDB 1.4.5";;
   esac
 }
 {
@@ -83,12 +91,12 @@ label() {
   echo
   echo "Machine: $cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); node $(node --version); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo
-  echo "Data: \`join gen --scale 1 --seed 1\` and \`join keys --sample 65771 --seed 1\` (16,522,438 citations x 65,771 keys), each written as Parquet by DuckDB's \`COPY ... (FORMAT parquet)\` with its defaults: cite75_99.parquet $(du -m "$pq/cite75_99.parquet" | cut -f1) MB (CSV $(du -m "$data/cite75_99.txt" | cut -f1) MB). The wide join: apat63_99.parquet (2,923,922 patents, 23 columns, $(du -m "$pq/apat63_99.parquet" | cut -f1) MB) by PATENT to 658 keys (1% of keys.txt, \`join keys --from keys.txt --sample 658 --seed 2\`). Our runs use their defaults (ACBF, 2 mappers, key type from the data). $rounds alternating rounds; wall time and peak RSS from /usr/bin/time, medians. Node's start (about 0.05 s) is in Polars' wall time."
+  echo "Data: \`join gen --scale 1 --seed 1\` and \`join keys --sample 65771 --seed 1\` (16,522,438 citations x 65,771 keys), each written as Parquet by DuckDB's \`COPY ... (FORMAT parquet)\` with its defaults: cite75_99.parquet $(du -m "$pq/cite75_99.parquet" | cut -f1) MB (CSV $(du -m "$data/cite75_99.txt" | cut -f1) MB). The wide join: apat63_99.parquet (2,923,922 patents, 23 columns, $(du -m "$pq/apat63_99.parquet" | cut -f1) MB) by PATENT to 658 keys (1% of keys.txt, \`join keys --from keys.txt --sample 658 --seed 2\`). Two clusters: the same file by PATENT to a CSV of 200 keys, the first 100 patents granted in 1965 and the first 100 in 1995. Our runs use their defaults (ACBF, 2 mappers, key type from the data). $rounds alternating rounds; wall time and peak RSS from /usr/bin/time, medians. Node's start (about 0.05 s) is in Polars' wall time."
   echo
   echo "| run | median wall s | median peak RSS MB | all walls s | rows |"
   echo "|---|---|---|---|---|"
-  for l in ourspq duckdb polars ourscsv wideours wideduckdb widepolars; do
-    case $l in ourspq) f=ours-pq;; duckdb) f=duck;; polars) f=polars;; ourscsv) f=ours-csv;; wideours) f=wide-ours;; wideduckdb) f=wide-duck;; widepolars) f=wide-polars;; esac
+  for l in ourspq duckdb polars ourscsv wideours wideduckdb widepolars pointsours pointsduckdb; do
+    case $l in ourspq) f=ours-pq;; duckdb) f=duck;; polars) f=polars;; ourscsv) f=ours-csv;; wideours) f=wide-ours;; wideduckdb) f=wide-duck;; widepolars) f=wide-polars;; pointsours) f=points-ours;; pointsduckdb) f=points-duck;; esac
     echo "| $(label $l) | $(med $l 2) | $(awk -v k="$(med $l 3)" 'BEGIN{printf "%.0f", k/1024}') | $(awk -v l=$l '$1==l{printf "%s ", $2}' "$tmp/times") | $(rows "$tmp/$f.csv") |"
   done
   echo
@@ -98,6 +106,8 @@ label() {
   echo "| ours on Parquet <= 0.6x ours on the CSV | $(awk -v a="$o" -v b="$c" 'BEGIN{printf "%.2fx", a/b}') | $(verdict "$o <= 0.6*$c") |"
   echo "| peak RSS <= 150 MB (Parquet) | $(awk -v k="$om" 'BEGIN{printf "%.0f MB", k/1024}') | $(verdict "$om <= 150*1024") |"
   echo "| wide side: decoding saved by reading the key column first | $(awk -v d="$dec" -v a="$all" 'BEGIN{printf "%.1f%% of %.0f MB undecoded", 100*(1-d/a), a/1048576}') ($mat of $chunks row groups had a survivor) | measured |"
+  echo "| two clusters: row groups skipped by their statistics (every key tested against each group's bounds) | $(grep -o '"chunks_skipped": [0-9]*' "$tmp/points-1.json" | awk '{print $2}') of $(grep -o '"chunks": [0-9]*' "$tmp/points-1.json" | awk '{print $2}') | measured |"
+  echo "| two clusters against DuckDB | $(awk -v a="$(med pointsours 2)" -v d="$(med pointsduckdb 2)" 'BEGIN{printf "%.2fx", a/d}') | measured |"
   echo "| wide join against the faster peer | $(awk -v a="$(med wideours 2)" -v d="$(med wideduckdb 2)" -v p="$(med widepolars 2)" 'BEGIN{b=(d<p)?d:p; printf "%.2fx", a/b}') | measured |"
   echo
   echo "Report of one more run (Parquet both sides):"

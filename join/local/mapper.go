@@ -76,23 +76,27 @@ type mapWorker struct {
 	whereDropped        int64       // the rows it dropped (not in rows)
 	seqBase             int64       // the part being read's (seqBase): emitCSV and rejectCSV add it
 	keyLo, keyHi        []byte      // mapInputs'
+	points              *keyPoints  // mapInputs'
 	bloom               *fileBloom
 }
 
 // mapInputs are what the map phase reads besides the large side: the
 // filter's copies (one a mapper, or shared) and the key side's least and
 // greatest key (buildStats.lo, hi: a table's chunks skipped by their
-// statistics; nil without them), and the skipping of a Parquet side's row
-// groups by the file's own Bloom filters (nil: none).
+// statistics; nil without them) and every key where they are few enough
+// (keyPoints: a chunk between two keys skipped too; nil: the range alone),
+// and the skipping of a Parquet side's row groups by the file's own Bloom
+// filters (nil: none).
 type mapInputs struct {
 	copies       []filters.Filter
 	keyLo, keyHi []byte
+	points       *keyPoints
 	bloom        *fileBloom
 }
 
 // newMapWorker is mapper i's, its filter one of copies.
 func (x *execution) newMapWorker(i int, in mapInputs, sketches []*joinSketch) mapWorker {
-	m := mapWorker{f: in.copies[i%len(in.copies)], keyLo: in.keyLo, keyHi: in.keyHi, bloom: in.bloom, w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: sketches[i],
+	m := mapWorker{f: in.copies[i%len(in.copies)], keyLo: in.keyLo, keyHi: in.keyHi, points: in.points, bloom: in.bloom, w: x.sh.NewWriter(), pc: newPartCounts(x.parts), sk: sketches[i],
 		sep: x.input.Sep, nfields: len(x.input.Header), parts: x.parts,
 		bypass: x.opt.JoinType.KeepsUnmatchedLarge(), newOut: x.sink.Writer, keyPad: x.shape().keyPad, guard: newFilterGuard(x), keep: x.largeKeep,
 		where: clonePred(x.where)}

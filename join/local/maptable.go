@@ -253,8 +253,9 @@ func (k chunkKeyCols) column(j int, sel []int) *columnar.Column {
 }
 
 // skipChunk is step 1 of mapChunk: a chunk whose statistics put its keys
-// outside the key side's least and greatest (a one-column integer key,
-// Parquet), or else whose Bloom filter of the join column holds none of
+// outside the key side's least and greatest, or between two of its keys
+// (keyPoints; a one-column integer or text key, Parquet), or else whose
+// Bloom filter of the join column holds none of
 // the keys (a one-column key, Parquet: fileBloom), is counted as read and
 // dropped, and skipChunk reports true. (Not with anti, left and full
 // joins: the rows of such a chunk are written, all of them.)
@@ -268,10 +269,10 @@ func (x *execution) skipChunk(m *mapWorker, c *source.Chunk, chunkBytes int64, r
 		switch ks.Types[0] {
 		case key.Int:
 			lo, hi, n, ok := x.input.Tab.KeyRange(c.Index, ks.Cols[0])
-			outside, nulls = ok && (hi < keyInt(m.keyLo) || lo > keyInt(m.keyHi)), n
+			outside, nulls = ok && (hi < keyInt(m.keyLo) || lo > keyInt(m.keyHi) || m.points != nil && !m.points.anyInt(lo, hi)), n
 		case key.String:
 			lo, hi, n, ok := x.input.Tab.TextRange(c.Index, ks.Cols[0])
-			outside, nulls = ok && (bytes.Compare(hi, m.keyLo) < 0 || bytes.Compare(lo, m.keyHi) > 0), n
+			outside, nulls = ok && (bytes.Compare(hi, m.keyLo) < 0 || bytes.Compare(lo, m.keyHi) > 0 || m.points != nil && !m.points.anyText(lo, hi)), n
 		}
 		if outside {
 			t.counts.ChunksSkipped++

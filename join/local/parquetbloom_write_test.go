@@ -62,8 +62,9 @@ func writeBloomJoin(t *testing.T, dir string, opt ParquetOptions, cols []string)
 // near the one asked. No other column has one, none is written with a
 // negative rate, and a join column that --columns leaves out has none.
 // Joined as the large side to keys of two row groups, the other eight are
-// skipped unread, four by their statistics and the rest by the filters (up
-// to a false positive), with the rows of the join without the skip.
+// skipped unread by their statistics (four beyond the keys, four between
+// them: keyPoints), the two groups' filters read, with the rows of the
+// join without the skip.
 func TestParquetBloomWritten(t *testing.T) {
 	dir := t.TempDir()
 	// Row groups of 1,000 rows get filters sized for their rows; of 5,000,
@@ -137,10 +138,12 @@ func TestParquetBloomWritten(t *testing.T) {
 			t.Fatalf("join on the written file: %q, without the skip %q", out, offOut)
 		}
 		tr := rep.InputTable
-		// Groups 0, 1, 8 and 9 fall outside the keys' range (statistics);
-		// the filters skip the other four (a false positive may keep one).
-		if tr.ChunksSkipped != 4 || tr.ChunksSkippedBloom < 3 || tr.ChunksSkippedBloom > 4 {
-			t.Errorf("join on the written file: of the 8 row groups that hold no key, %d skipped by statistics (want 4) and %d by Bloom filters (want 3-4); %d filters read", tr.ChunksSkipped, tr.ChunksSkippedBloom, tr.BloomChecked)
+		// Groups 0, 1, 8 and 9 fall outside the keys' range, and 3 to 6
+		// between two keys (keyPoints): the statistics skip all eight,
+		// and the filters of groups 2 and 7, which hold keys, are read
+		// and pass them.
+		if tr.ChunksSkipped != 8 || tr.ChunksSkippedBloom != 0 || tr.BloomChecked != 2 {
+			t.Errorf("join on the written file: of the 8 row groups that hold no key, %d skipped by statistics (want 8) and %d by Bloom filters (want 0); %d filters read (want 2)", tr.ChunksSkipped, tr.ChunksSkippedBloom, tr.BloomChecked)
 		}
 	}
 	// No filters: a negative rate; the join column left out by Columns.

@@ -224,6 +224,7 @@ type broadcastPhase struct {
 	ex     *exclusionsPhase // nil without HotExclusions
 	copies []filters.Filter
 	bloom  *fileBloom // a Parquet side's Bloom skip, made here for the map phase (nil: none)
+	points *keyPoints // a table side's statistics' test against every key, made here (nil: the range alone)
 	stats  broadcastStats
 }
 
@@ -237,6 +238,7 @@ func (p *broadcastPhase) run(ctx context.Context, x *execution) (err error) {
 	// under --mem 64MiB (and at 2.9 million keys, as a [][]byte, 89 MB
 	// through the map and the reduce).
 	p.bloom = x.newFileBloom(p.keys.list)
+	p.points = x.newKeyPoints(p.keys.list)
 	p.keys.list = keylist.List{}
 	// The list's memory back now, before the filter is serialized and
 	// decoded into its copies: else those allocations take fresh pages
@@ -266,7 +268,7 @@ type mapPhase struct {
 func (*mapPhase) name() string { return "map" }
 func (p *mapPhase) run(ctx context.Context, x *execution) (err error) {
 	p.bloom = p.broadcast.bloom
-	p.stats, err = x.mapInput(ctx, mapInputs{copies: p.broadcast.copies, keyLo: p.keys.stats.lo, keyHi: p.keys.stats.hi, bloom: p.bloom})
+	p.stats, err = x.mapInput(ctx, mapInputs{copies: p.broadcast.copies, keyLo: p.keys.stats.lo, keyHi: p.keys.stats.hi, points: p.broadcast.points, bloom: p.bloom})
 	// The filter's copies go back before the reduce, which does not probe:
 	// at 10^7 keys the ACBF's were 58 MB of the reduce's heap under --mem
 	// 64MiB (bench/cmd/profilejoin -heapsnap).

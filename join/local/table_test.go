@@ -438,12 +438,12 @@ func TestRightJoinParquetTypes(t *testing.T) {
 // TestTableStringKeyRange: a Parquet large side whose string join column
 // is sorted across its row groups (k0000 to k0599, 100 a group, NULLs in
 // two) skips, by the groups' statistics, the groups whose least and
-// greatest values lie outside the key side's least and greatest keys
-// (compared as bytes, as Parquet orders text), a bound equal to a key
-// included; the output of every join type is the model's and the CSV
-// input's, with the skipped rows counted as read; anti, left and full
-// joins skip nothing. With the key side's bounds over the whole column,
-// nothing is skipped.
+// greatest values have none of the keys between them (compared as bytes,
+// as Parquet orders text; keyPoints), beyond the key side's least and
+// greatest keys or between two keys, a bound equal to a key included;
+// the output of every join type is the model's and the CSV input's, with
+// the skipped rows counted as read; anti, left and full joins skip
+// nothing. With a key in every group, nothing is skipped.
 func TestTableStringKeyRange(t *testing.T) {
 	input := tableData{names: []string{"K", "V"}, types: []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64}}
 	for i := range 600 {
@@ -465,9 +465,10 @@ func TestTableStringKeyRange(t *testing.T) {
 		skips int64 // row groups skipped (inner, semi, right)
 		nulls int64
 	}{
-		{[]string{"k0250", "k0199", "k0200", "k0250x"}, 4, 2}, // groups 1 and 2 kept (the least key, k0199, is group 1's greatest); the NULLs of groups 0 and 4 skipped
-		{[]string{"k0100", "zz"}, 1, 1},                       // group 0 only, with its NULL
-		{[]string{"a", "k0300", "z"}, 0, 0},
+		{[]string{"k0250", "k0199", "k0200", "k0250x"}, 4, 2},                  // groups 1 and 2 kept (the least key, k0199, is group 1's greatest); the NULLs of groups 0 and 4 skipped
+		{[]string{"k0100", "zz"}, 5, 2},                                        // all but group 1: group 0 below the keys, 2 to 5 between them (keyPoints)
+		{[]string{"a", "k0300", "z"}, 5, 2},                                    // all but group 3: the range alone skipped none
+		{[]string{"k0000", "k0150", "k0250", "k0350", "k0450", "k0599"}, 0, 0}, // a key in every group
 	} {
 		keys := tableData{names: []string{"K", "W"}, types: []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64}}
 		for i, k := range c.keys {

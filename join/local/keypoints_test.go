@@ -1,0 +1,103 @@
+package local
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/source"
+	"github.com/acbfjoin/acbfjoin/key"
+	"github.com/acbfjoin/acbfjoin/keylist"
+)
+
+// TestKeyPoints: anyInt and anyText say whether a key lies in [lo, hi],
+// bounds included, as a scan of the keys says (random keys and ranges,
+// negative integers and text of shared prefixes among them); the points
+// are not made for a large side without statistics, a composite key, or
+// more keys than the memory budget's sixteenth holds.
+func TestKeyPoints(t *testing.T) {
+	r := testutil.Rand(testutil.Seed(t))
+	tab := &source.Side{Tab: &columnar.Table{}}
+	x := &execution{opt: join.Options{Resources: join.Resources{MemBudget: 64 << 20}}, input: tab}
+	for round := range 200 {
+		n := 1 + r.IntN(50)
+		var ints []int64
+		var strs []string
+		var kb [][]byte
+		for range n {
+			v := r.Int64N(2000) - 1000
+			if round%7 == 0 {
+				v = r.Int64() // the whole range, signs mixed
+			}
+			ints = append(ints, v)
+			b := make([]byte, 8)
+			key.PutInt(b, v)
+			kb = append(kb, b)
+		}
+		x.joinSpec = key.Spec{Cols: []int{0}, Types: []key.Type{key.Int}}
+		p := x.newKeyPoints(keylist.Of(kb))
+		if p == nil {
+			t.Fatal("no points for integer keys")
+		}
+		for range 200 {
+			lo := r.Int64N(2400) - 1200
+			hi := lo + r.Int64N(300)
+			if round%7 == 0 {
+				lo, hi = ints[r.IntN(n)], ints[r.IntN(n)]
+				if lo > hi {
+					lo, hi = hi, lo
+				}
+			}
+			want := false
+			for _, v := range ints {
+				want = want || lo <= v && v <= hi
+			}
+			if got := p.anyInt(lo, hi); got != want {
+				t.Fatalf("keys %v: anyInt(%d, %d) = %v, want %v", ints, lo, hi, got, want)
+			}
+		}
+		kb = kb[:0]
+		for range n {
+			s := fmt.Sprintf("%c%d", 'a'+r.IntN(3), r.IntN(100))
+			strs = append(strs, s)
+			kb = append(kb, []byte(s))
+		}
+		x.joinSpec = key.Spec{Cols: []int{0}, Types: []key.Type{key.String}}
+		p = x.newKeyPoints(keylist.Of(kb))
+		for range 200 {
+			lo, hi := fmt.Sprintf("%c%d", 'a'+r.IntN(3), r.IntN(100)), fmt.Sprintf("%c%d", 'a'+r.IntN(3), r.IntN(100))
+			if lo > hi {
+				lo, hi = hi, lo
+			}
+			want := false
+			for _, s := range strs {
+				want = want || lo <= s && s <= hi
+			}
+			if got := p.anyText([]byte(lo), []byte(hi)); got != want {
+				t.Fatalf("keys %v: anyText(%q, %q) = %v, want %v", strs, lo, hi, got, want)
+			}
+		}
+	}
+	// Not made: no statistics, a composite key, too many keys.
+	one := keylist.Of([][]byte{make([]byte, 8)})
+	x.joinSpec = key.Spec{Cols: []int{0}, Types: []key.Type{key.Int}}
+	if p := (&execution{opt: x.opt, input: &source.Side{}, joinSpec: x.joinSpec}).newKeyPoints(one); p != nil {
+		t.Error("points for a large side without statistics")
+	}
+	if p := (&execution{opt: x.opt, input: tab, joinSpec: key.Spec{Cols: []int{0, 1}, Types: []key.Type{key.Int, key.Int}}}).newKeyPoints(one); p != nil {
+		t.Error("points for a composite key")
+	}
+	x.opt.MemBudget = 16 * 8 * 100 // room for 100 integer keys
+	many := make([][]byte, 101)
+	for i := range many {
+		many[i] = make([]byte, 8)
+	}
+	if p := x.newKeyPoints(keylist.Of(many)); p != nil {
+		t.Error("points for 101 keys in a budget of 100")
+	}
+	if p := x.newKeyPoints(keylist.Of(many[:100])); p == nil {
+		t.Error("no points for 100 keys in a budget of 100")
+	}
+}
