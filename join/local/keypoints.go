@@ -34,17 +34,25 @@ type keyPoints struct {
 // integer keys.
 func maxKeyPointBytes(budget int64) int64 { return min(8<<20, budget/16) }
 
-// newKeyPoints returns keys (the key side's distinct keys, key.Of's bytes)
-// as keyPoints, or nil where they cannot serve: a large side that is no
-// table (no statistics), a composite key, a key type other than integer
-// and text, or more keys than maxKeyPointBytes allows. O(K log K).
-func (x *execution) newKeyPoints(keys keylist.List) *keyPoints {
+// newKeyPoints returns keys (the key side's distinct keys, key.Of's bytes;
+// lo and hi its least and greatest) as keyPoints, or nil where they cannot
+// serve: a large side that is no table (no statistics), a composite key, a
+// key type other than integer and text, more keys than maxKeyPointBytes
+// allows, or no chunk whose statistics lie strictly between lo and hi
+// (pointsPay). O(K log K), and O(chunks) for the test.
+func (x *execution) newKeyPoints(keys keylist.List, lo, hi []byte) *keyPoints {
 	n := keys.Len()
-	if x.input.Tab == nil || x.joinSpec.Composite() || n == 0 {
+	if x.input.Tab == nil || x.joinSpec.Composite() || n == 0 || !x.pointsPay(lo, hi) {
 		return nil
 	}
-	limit := maxKeyPointBytes(x.opt.MemBudget)
-	switch x.joinSpec.Types[0] {
+	return makeKeyPoints(keys, x.joinSpec.Types[0], maxKeyPointBytes(x.opt.MemBudget))
+}
+
+// makeKeyPoints returns keys (of type kt) sorted, or nil when kt is
+// neither integer nor text or they would take more than limit bytes.
+func makeKeyPoints(keys keylist.List, kt key.Type, limit int64) *keyPoints {
+	n := keys.Len()
+	switch kt {
 	case key.Int:
 		if int64(n)*8 > limit || !keys.AllWidth(8) {
 			return nil
@@ -71,6 +79,32 @@ func (x *execution) newKeyPoints(keys keylist.List) *keyPoints {
 		return p
 	}
 	return nil
+}
+
+// pointsPay reports whether some chunk of the large side has statistics
+// that lie strictly between the key side's least and greatest key (lo and
+// hi, key.Of's bytes): only such a chunk can be skipped by the points and
+// not by the range, so without one the keys are not sorted for nothing (a
+// file whose row groups each span the keys' range, as the NBER
+// citations' do, or a large side of no statistics). O(chunks).
+func (x *execution) pointsPay(lo, hi []byte) bool {
+	tab, col := x.input.Tab, x.joinSpec.Cols[0]
+	if lo == nil || hi == nil {
+		return false
+	}
+	for i := range tab.Chunks() {
+		switch x.joinSpec.Types[0] {
+		case key.Int:
+			if clo, chi, _, ok := tab.KeyRange(i, col); ok && clo > keyInt(lo) && chi < keyInt(hi) {
+				return true
+			}
+		case key.String:
+			if clo, chi, _, ok := tab.TextRange(i, col); ok && string(clo) > string(lo) && string(chi) < string(hi) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // anyInt reports whether a key lies in [lo, hi] (integers). O(log K).

@@ -19,8 +19,7 @@ import (
 // more keys than the memory budget's sixteenth holds.
 func TestKeyPoints(t *testing.T) {
 	r := testutil.Rand(testutil.Seed(t))
-	tab := &source.Side{Tab: &columnar.Table{}}
-	x := &execution{opt: join.Options{Resources: join.Resources{MemBudget: 64 << 20}}, input: tab}
+	const limit = 4 << 20
 	for round := range 200 {
 		n := 1 + r.IntN(50)
 		var ints []int64
@@ -36,8 +35,7 @@ func TestKeyPoints(t *testing.T) {
 			key.PutInt(b, v)
 			kb = append(kb, b)
 		}
-		x.joinSpec = key.Spec{Cols: []int{0}, Types: []key.Type{key.Int}}
-		p := x.newKeyPoints(keylist.Of(kb))
+		p := makeKeyPoints(keylist.Of(kb), key.Int, limit)
 		if p == nil {
 			t.Fatal("no points for integer keys")
 		}
@@ -64,8 +62,7 @@ func TestKeyPoints(t *testing.T) {
 			strs = append(strs, s)
 			kb = append(kb, []byte(s))
 		}
-		x.joinSpec = key.Spec{Cols: []int{0}, Types: []key.Type{key.String}}
-		p = x.newKeyPoints(keylist.Of(kb))
+		p = makeKeyPoints(keylist.Of(kb), key.String, limit)
 		for range 200 {
 			lo, hi := fmt.Sprintf("%c%d", 'a'+r.IntN(3), r.IntN(100)), fmt.Sprintf("%c%d", 'a'+r.IntN(3), r.IntN(100))
 			if lo > hi {
@@ -80,24 +77,30 @@ func TestKeyPoints(t *testing.T) {
 			}
 		}
 	}
-	// Not made: no statistics, a composite key, too many keys.
+	// Not made: a large side without statistics, a composite key, too
+	// many keys for the limit.
 	one := keylist.Of([][]byte{make([]byte, 8)})
-	x.joinSpec = key.Spec{Cols: []int{0}, Types: []key.Type{key.Int}}
-	if p := (&execution{opt: x.opt, input: &source.Side{}, joinSpec: x.joinSpec}).newKeyPoints(one); p != nil {
+	lo, hi := make([]byte, 8), make([]byte, 8)
+	key.PutInt(lo, -10)
+	key.PutInt(hi, 10)
+	opt := join.Options{Resources: join.Resources{MemBudget: 64 << 20}}
+	if p := (&execution{opt: opt, input: &source.Side{}, joinSpec: key.Spec{Cols: []int{0}, Types: []key.Type{key.Int}}}).newKeyPoints(one, lo, hi); p != nil {
 		t.Error("points for a large side without statistics")
 	}
-	if p := (&execution{opt: x.opt, input: tab, joinSpec: key.Spec{Cols: []int{0, 1}, Types: []key.Type{key.Int, key.Int}}}).newKeyPoints(one); p != nil {
+	if p := (&execution{opt: opt, input: &source.Side{Tab: &columnar.Table{}}, joinSpec: key.Spec{Cols: []int{0, 1}, Types: []key.Type{key.Int, key.Int}}}).newKeyPoints(one, lo, hi); p != nil {
 		t.Error("points for a composite key")
 	}
-	x.opt.MemBudget = 16 * 8 * 100 // room for 100 integer keys
 	many := make([][]byte, 101)
 	for i := range many {
 		many[i] = make([]byte, 8)
 	}
-	if p := x.newKeyPoints(keylist.Of(many)); p != nil {
-		t.Error("points for 101 keys in a budget of 100")
+	if p := makeKeyPoints(keylist.Of(many), key.Int, 8*100); p != nil {
+		t.Error("points for 101 keys in room for 100")
 	}
-	if p := x.newKeyPoints(keylist.Of(many[:100])); p == nil {
-		t.Error("no points for 100 keys in a budget of 100")
+	if p := makeKeyPoints(keylist.Of(many[:100]), key.Int, 8*100); p == nil {
+		t.Error("no points for 100 keys in room for 100")
+	}
+	if p := makeKeyPoints(one, key.Auto, limit); p != nil {
+		t.Error("points for a key of no type")
 	}
 }

@@ -238,7 +238,7 @@ func (p *broadcastPhase) run(ctx context.Context, x *execution) (err error) {
 	// under --mem 64MiB (and at 2.9 million keys, as a [][]byte, 89 MB
 	// through the map and the reduce).
 	p.bloom = x.newFileBloom(p.keys.list)
-	p.points = x.newKeyPoints(p.keys.list)
+	p.points = x.newKeyPoints(p.keys.list, p.keys.stats.lo, p.keys.stats.hi)
 	p.keys.list = keylist.List{}
 	// The list's memory back now, before the filter is serialized and
 	// decoded into its copies: else those allocations take fresh pages
