@@ -43,7 +43,7 @@ twin "$data/keys1pct.txt" "$pq/keys1pct.parquet"
 # (apat63_99 is in patent order, so are its Parquet twin's row groups):
 # its least and greatest keys span most row groups, its keys only a few.
 pts=$tmp/keys-1965-1995.csv
-{ head -1 "$data/apat63_99.txt" | cut -d, -f1-3; for y in 1965 1995; do awk -F, -v y=$y '$2==y' "$data/apat63_99.txt" | head -100 | cut -d, -f1-3; done; } > "$pts"
+{ head -1 "$data/apat63_99.txt" | cut -d, -f1-3; for y in 1965 1995; do awk -F, -v OFS=, -v y=$y '$2==y{print $1, $2, $3; if (++n == 100) exit}' "$data/apat63_99.txt"; done; } > "$pts"
 
 timed() { # label, command...: appends "label secs kb" to $tmp/times
   local label=$1; shift
