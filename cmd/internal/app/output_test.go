@@ -369,9 +369,9 @@ func TestRunParquetBloom(t *testing.T) {
 	var large, keys strings.Builder
 	large.WriteString("K,V\n")
 	keys.WriteString("K\n")
-	for i := range 4000 {
-		fmt.Fprintf(&large, "%d,v%d\n", i, i)
-		fmt.Fprintf(&keys, "%d\n", i)
+	for i := range 4000 { // even keys only: an odd one lies within a row group's bounds, not in it
+		fmt.Fprintf(&large, "%d,v%d\n", 2*i, i)
+		fmt.Fprintf(&keys, "%d\n", 2*i)
 	}
 	lf, kf, few := filepath.Join(dir, "l.csv"), filepath.Join(dir, "k.csv"), filepath.Join(dir, "few.csv")
 	for p, s := range map[string]string{lf: large.String(), kf: keys.String(), few: "K\n1500\n"} {
@@ -391,20 +391,23 @@ func TestRunParquetBloom(t *testing.T) {
 		if _, _, err := runCmd(args...); err != nil {
 			t.Fatal(err)
 		}
-		// Keys 1500 and 3999: statistics skip the row groups below 1500
-		// (the rows are sorted: a row group holds a range), and the
-		// filters the three between those of the keys.
-		if err := os.WriteFile(few, []byte("K\n1500\n3999\n"), 0o644); err != nil {
+		// Row group g holds 1000g to 1000g+998 (the rows are sorted). Keys
+		// 1501, 3001 and 4501 lie within groups 1, 3 and 4 and are in
+		// none: their filters skip them. The statistics skip group 0
+		// (below every key) and 2, 5 and 6 (no key between their bounds);
+		// group 7 holds 7998.
+		if err := os.WriteFile(few, []byte("K\n1501\n3001\n4501\n7998\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		stdout, _, err := runCmd("run", "--keys", few, "--input", out, "--key-col", "K", "--join-col", "K", "--sort", "--out", filepath.Join(dir, "j.csv"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.skipped != "" && !strings.Contains(stdout, c.skipped) || c.skipped == "" && strings.Contains(stdout, "by the file's Bloom filters") {
+		if c.skipped != "" && !strings.Contains(stdout, c.skipped) || c.skipped == "" && strings.Contains(stdout, "by the file's Bloom filters") ||
+			!strings.Contains(stdout, "8 row groups, 4 skipped by their statistics") {
 			t.Errorf("--parquet-bloom %q: a join on the output:\n%s", c.bloom, stdout)
 		}
-		if b, _ := os.ReadFile(filepath.Join(dir, "j.csv")); string(b) != "K,V\n1500,v1500\n3999,v3999\n" {
+		if b, _ := os.ReadFile(filepath.Join(dir, "j.csv")); string(b) != "K,V\n7998,v3999\n" {
 			t.Errorf("--parquet-bloom %q: joined %q", c.bloom, b)
 		}
 	}
