@@ -114,3 +114,104 @@ func appendTimeOfDay(dst []byte, s, ns int64) []byte {
 	}
 	return appendClock(dst, sec, ns)
 }
+
+// The inverses, for Type.Value: the text the functions above write, read
+// back without time.Parse (which takes a string: a copy of the bytes a
+// value, and its layout parsed a call). Each accepts exactly what its
+// writer writes (years 0001-9999, a fraction without trailing zeros) and
+// reports false for any other text, which Value then gives to time.Parse:
+// what Value accepts and the values it returns are as before
+// (TestTimeValue, FuzzTimeValue).
+
+// num2 is the two decimal digits at b[0:2], or -1.
+func num2(b []byte) int {
+	d0, d1 := int(b[0])-'0', int(b[1])-'0'
+	if uint(d0) > 9 || uint(d1) > 9 {
+		return -1
+	}
+	return 10*d0 + d1
+}
+
+// parseDate reads 2006-01-02 (appendDate's text) as days since 1970-01-01,
+// by Hinnant's days_from_civil.
+func parseDate(b []byte) (int64, bool) {
+	if len(b) != 10 || b[4] != '-' || b[7] != '-' {
+		return 0, false
+	}
+	c, yy, m, d := num2(b[0:]), num2(b[2:]), num2(b[5:]), num2(b[8:])
+	if c < 0 || yy < 0 || m < 1 || m > 12 || d < 1 {
+		return 0, false
+	}
+	y := int64(100*c + yy)
+	if y < 1 || d > daysIn(y, m) {
+		return 0, false
+	}
+	if m <= 2 {
+		y--
+	}
+	era := y / 400 // y >= 0
+	yoe := y - era*400
+	mp := int64(m+9) % 12 // March is 0
+	doy := (153*mp+2)/5 + int64(d) - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468, true
+}
+
+// daysIn is the days of month m (1-12) of year y.
+func daysIn(y int64, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// parseClock reads 15:04:05.999999999 (appendClock's text: no fraction,
+// or one of 1-9 digits whose last is not 0) as seconds of the day and
+// nanoseconds.
+func parseClock(b []byte) (sec, ns int64, ok bool) {
+	if len(b) < 8 || b[2] != ':' || b[5] != ':' {
+		return 0, 0, false
+	}
+	h, mi, s := num2(b[0:]), num2(b[3:]), num2(b[6:])
+	if h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59 {
+		return 0, 0, false
+	}
+	sec = int64(3600*h + 60*mi + s)
+	if len(b) == 8 {
+		return sec, 0, true
+	}
+	f := b[9:]
+	if b[8] != '.' || len(f) < 1 || len(f) > 9 || f[len(f)-1] == '0' {
+		return 0, 0, false
+	}
+	for _, c := range f {
+		if c < '0' || c > '9' {
+			return 0, 0, false
+		}
+		ns = 10*ns + int64(c-'0')
+	}
+	for range 9 - len(f) {
+		ns *= 10
+	}
+	return sec, ns, true
+}
+
+// parseStamp reads appendStamp's text (2006-01-02T15:04:05.999999999) as
+// seconds since 1970-01-01 and nanoseconds.
+func parseStamp(b []byte) (s, ns int64, ok bool) {
+	if len(b) < 19 || b[10] != 'T' {
+		return 0, 0, false
+	}
+	day, ok := parseDate(b[:10])
+	if !ok {
+		return 0, 0, false
+	}
+	sec, ns, ok := parseClock(b[11:])
+	return day*86400 + sec, ns, ok
+}

@@ -1,6 +1,8 @@
 package columnar
 
 import (
+	"bytes"
+	"slices"
 	"testing"
 	"time"
 
@@ -105,4 +107,105 @@ func BenchmarkTimeText(b *testing.B) {
 			buf = appendStamp(buf[:0], 1577836800+int64(i), 0)
 		}
 	})
+}
+
+// valueRef is Type.Value of a date, timestamp or time as it was before
+// parseDate, parseStamp and parseClock: time.Parse alone.
+func valueRef(t Type, text []byte) (Value, bool) {
+	switch t.Kind {
+	case Date:
+		d, err := time.Parse("2006-01-02", string(text))
+		if err != nil {
+			return Value{}, false
+		}
+		return Value{I: d.Unix() / 86400}, true
+	case Timestamp:
+		s := text
+		if t.UTC {
+			if !bytes.HasSuffix(s, []byte("Z")) {
+				return Value{}, false
+			}
+			s = s[:len(s)-1]
+		}
+		d, err := time.Parse("2006-01-02T15:04:05.999999999", string(s))
+		if err != nil {
+			return Value{}, false
+		}
+		return Value{I: inUnit(d.Unix(), d.Nanosecond(), t.parquetUnit())}, true
+	case Time:
+		d, err := time.Parse("15:04:05.999999999", string(text))
+		if err != nil {
+			return Value{}, false
+		}
+		secs := int64(d.Hour()*3600 + d.Minute()*60 + d.Second())
+		return Value{I: inUnit(secs, d.Nanosecond(), t.parquetUnit())}, true
+	}
+	return Value{}, false
+}
+
+// timeTypes are the date, timestamp and time types Value reads.
+var timeTypes = []Type{{Kind: Date}, {Kind: Timestamp, Unit: Milli}, {Kind: Timestamp, Unit: Micro, UTC: true},
+	{Kind: Timestamp, Unit: Nano}, {Kind: Timestamp, Unit: Second}, {Kind: Time, Unit: Micro}, {Kind: Time, Unit: Nano}}
+
+// checkValue fails unless Value reads text as valueRef does (both refuse
+// it, or both return the same value).
+func checkValue(t *testing.T, text []byte) {
+	t.Helper()
+	for _, ty := range timeTypes {
+		got, err := ty.Value(text)
+		want, ok := valueRef(ty, text)
+		if (err == nil) != ok || ok && got.I != want.I {
+			t.Fatalf("%v.Value(%q) = %v, %v; time.Parse's %v, %v", ty, text, got.I, err, want.I, ok)
+		}
+	}
+}
+
+// TestTimeValue: dates, timestamps and times read back by Value as
+// time.Parse reads them: the text AppendText writes over the years
+// 0001-9999 and beyond, each fraction length, and the same text broken
+// (a digit changed, cut, lengthened, a trailing zero, impossible days and
+// clocks), which both refuse or read alike.
+func TestTimeValue(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	var texts [][]byte
+	for range 100000 {
+		day := rng.Int64N(2*maxDay+20000) - maxDay - 10000
+		sec := rng.Int64N(86400)
+		ns := rng.Int64N(1_000_000_000)
+		switch rng.IntN(4) {
+		case 0:
+			ns = 0
+		case 1:
+			ns -= ns % 1_000_000
+		case 2:
+			ns -= ns % 1000
+		}
+		stamp := appendStamp(nil, day*86400+sec, ns)
+		texts = append(texts, appendDay(nil, day), stamp, append(slices.Clip(stamp), 'Z'), appendTimeOfDay(nil, sec, ns))
+	}
+	texts = append(texts, []byte("2000-02-29"), []byte("1900-02-29"), []byte("2001-02-29"), []byte("0000-01-01"), []byte("2001-13-01"),
+		[]byte("2001-04-31"), []byte("24:00:00"), []byte("23:60:00"), []byte("23:59:60"), []byte("12:00:00.5"), []byte("12:00:00.50"),
+		[]byte("12:00:00."), []byte("12:00:00.1234567890"), []byte("2001-01-01T00:00:00"), []byte("2001-01-01 00:00:00"),
+		[]byte("2001-1-01"), []byte("+001-01-01"), []byte("２001-01-01"), []byte(""), []byte("2001-01-01T24:00:00Z"))
+	for _, text := range texts {
+		checkValue(t, text)
+		// Broken: a byte changed, the text cut or lengthened.
+		b := slices.Clone(text)
+		if len(b) > 0 {
+			b[rng.IntN(len(b))] = "0123456789-:.TZ x"[rng.IntN(17)]
+			checkValue(t, b)
+			checkValue(t, text[:rng.IntN(len(text))])
+		}
+		checkValue(t, append(slices.Clone(text), "0123456789Z."[rng.IntN(12)]))
+	}
+}
+
+// FuzzTimeValue: Value reads any text as time.Parse does, for every date,
+// timestamp and time type.
+func FuzzTimeValue(f *testing.F) {
+	f.Add([]byte("2001-01-01T00:03:00"))
+	f.Add([]byte("9999-12-31T23:59:59.999999999Z"))
+	f.Add([]byte("12:00:00.5"))
+	f.Add([]byte("2000-02-29"))
+	f.Fuzz(func(t *testing.T, text []byte) { checkValue(t, text) })
 }

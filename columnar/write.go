@@ -192,6 +192,9 @@ func (t Type) Value(text []byte) (Value, error) {
 		}
 		return bad()
 	case Date:
+		if day, ok := parseDate(text); ok {
+			return Value{I: day}, nil
+		}
 		d, err := time.Parse("2006-01-02", string(text))
 		if err != nil {
 			return bad()
@@ -205,12 +208,18 @@ func (t Type) Value(text []byte) (Value, error) {
 			}
 			s = s[:len(s)-1]
 		}
+		if sec, ns, ok := parseStamp(s); ok {
+			return Value{I: inUnit(sec, int(ns), t.parquetUnit())}, nil
+		}
 		d, err := time.Parse("2006-01-02T15:04:05.999999999", string(s))
 		if err != nil {
 			return bad()
 		}
 		return Value{I: inUnit(d.Unix(), d.Nanosecond(), t.parquetUnit())}, nil
 	case Time:
+		if sec, ns, ok := parseClock(text); ok {
+			return Value{I: inUnit(sec, int(ns), t.parquetUnit())}, nil
+		}
 		d, err := time.Parse("15:04:05.999999999", string(text))
 		if err != nil {
 			return bad()
