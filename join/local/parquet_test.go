@@ -5,13 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/key"
@@ -243,7 +246,11 @@ func TestParquetLimits(t *testing.T) {
 	}
 	w := s.Writer()
 	w.(lineWriter).WriteLine([]byte("10,1\n"))
-	if err := w.Flush(); err == nil || !strings.Contains(err.Error(), "an output row has 2 fields, the header 4") {
+	// The rows are split when Finish reads the spool back (observeSpool).
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Finish(t.Context()); err == nil || !strings.Contains(err.Error(), "an output row has 2 fields, the header 4") {
 		t.Fatalf("a short row: %v", err)
 	}
 	s.Close()
@@ -325,5 +332,99 @@ func TestParquetSpoolReserve(t *testing.T) {
 	s.Close()
 	if left, _ := os.ReadDir(dir); len(left) > 0 {
 		t.Errorf("left after a failure: %v", left)
+	}
+}
+
+// failAfter is a writer that fails once n bytes have been written.
+type failAfter struct {
+	n   int
+	err error
+}
+
+func (w *failAfter) Write(p []byte) (int, error) {
+	if w.n < len(p) {
+		return 0, w.err
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestParquetFinishPipeline: Finish's two goroutines (the spool parsed into
+// row groups while the group before is written) write many small groups
+// in the rows' order, from several writers' batches; an output that fails
+// half way, and a context cancelled, end Finish with that error, and no
+// goroutine of it is left running.
+func TestParquetFinishPipeline(t *testing.T) {
+	h := join.OutputHeader([]string{"A", "S"}, oneKey(0, key.Int), []string{"A", "T"}, oneKey(0, key.Int), "")
+	var lines []string
+	for i := range 20000 {
+		lines = append(lines, fmt.Sprintf("%d,s%d,t%d\n", i, i%7, i%3))
+	}
+	spool := func(out io.Writer, rowGroup int) Sink {
+		s := NewParquetWith(out, t.TempDir(), ParquetOptions{RowGroup: rowGroup})
+		if err := s.Begin(h); err != nil {
+			t.Fatal(err)
+		}
+		w := s.Writer()
+		for _, l := range lines {
+			if err := w.(lineWriter).WriteLine([]byte(l)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	var out bytes.Buffer
+	s := spool(&out, 300) // 67 row groups
+	if err := s.Finish(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.(*parquetSink).groupsInFlight(); n != 2 { // as Finish counted the rows
+		t.Errorf("%d row groups in flight, want 2", n)
+	}
+	s.Close()
+	tbl := testutil.ReadParquet(t, out.Bytes())
+	if tbl.NumRows() != 20000 {
+		t.Fatalf("%d rows", tbl.NumRows())
+	}
+	a, _ := column(t, tbl, 0)
+	for i, v := range a {
+		if v != fmt.Sprint(i) {
+			t.Fatalf("row %d: A = %s: out of order", i, v)
+		}
+	}
+	before := runtime.NumGoroutine()
+	for _, c := range []struct {
+		name   string
+		out    io.Writer
+		cancel bool
+		want   string
+	}{
+		{"a full disk after 20 KB", &failAfter{n: 20000, err: errors.New("no space left on device")}, false, "no space left on device"},
+		{"a full disk at once", &failAfter{err: errors.New("no space left on device")}, false, "no space left on device"},
+		{"cancelled", io.Discard, true, context.Canceled.Error()},
+	} {
+		s := spool(c.out, 300)
+		ctx, cancel := context.WithCancel(t.Context())
+		if c.cancel {
+			cancel()
+		}
+		err := s.Finish(ctx)
+		cancel()
+		s.Close()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Finish: %v, want %q", c.name, err, c.want)
+		}
+	}
+	for range 100 { // the goroutines end as Finish returns; give the scheduler a moment
+		if runtime.NumGoroutine() <= before {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after the failed Finishes, %d before", n, before)
 	}
 }
