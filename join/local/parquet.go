@@ -457,15 +457,19 @@ func (s *parquetSink) groupRows() int {
 }
 
 // groupsInFlight is the row groups Finish holds at once: two (one parsed
-// while the other is written) when a group is expected to hold at most
-// parquetRowGroupBytes (the default groups' bound), else one, so that a
-// large --row-group holds no more than before (maxRowGroupBytes).
+// while the other is written) with the default groups, which end at
+// parquetRowGroupBytes, or with groups of a row count (RowGroup) expected
+// to hold no more, else one, so that a large --row-group holds no more
+// than before (maxRowGroupBytes).
 func (s *parquetSink) groupsInFlight() int {
+	if s.rowGroup == 0 {
+		return 2
+	}
 	if s.spooled == 0 {
 		return 1
 	}
 	perRow := s.spoolLen/int64(s.spooled) + 24*int64(len(s.names))
-	if int64(s.groupRows())*perRow > parquetRowGroupBytes {
+	if int64(min(s.rowGroup, s.spooled))*perRow > parquetRowGroupBytes {
 		return 1
 	}
 	return 2

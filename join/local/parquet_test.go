@@ -384,6 +384,14 @@ func TestParquetFinishPipeline(t *testing.T) {
 	if n := s.(*parquetSink).groupsInFlight(); n != 2 { // as Finish counted the rows
 		t.Errorf("%d row groups in flight, want 2", n)
 	}
+	// One in flight only for groups of a row count expected to hold more
+	// than the default groups' 8 MiB; two for the default groups.
+	for _, c := range []struct{ rowGroup, spooled, want int }{{0, 0, 2}, {0, 1 << 30, 2}, {300, 0, 1}, {300, 20000, 2}, {1 << 20, 1 << 20, 1}} {
+		ps := &parquetSink{rowGroup: c.rowGroup, spooled: c.spooled, spoolLen: 30 * int64(c.spooled), names: []string{"A", "S", "T"}}
+		if n := ps.groupsInFlight(); n != c.want {
+			t.Errorf("row groups of %d rows, %d rows spooled: %d in flight, want %d", c.rowGroup, c.spooled, n, c.want)
+		}
+	}
 	s.Close()
 	tbl := testutil.ReadParquet(t, out.Bytes())
 	if tbl.NumRows() != 20000 {
