@@ -27,7 +27,7 @@ import (
 func main() {
 	cite := flag.String("cite", "", "citation file")
 	keys := flag.String("keys", "", "key file")
-	out := flag.String("out", "", "output CSV")
+	out := flag.String("out", "", "output CSV (Parquet when it ends in .parquet)")
 	threads := flag.Int("threads", 2, "DuckDB threads")
 	tempDir := flag.String("temp-dir", "", "DuckDB's temp_directory for spilling (default: DuckDB's own, .tmp in the working folder)")
 	memLimit := flag.String("memory-limit", "", "DuckDB's memory_limit setting, such as 32MB (default: DuckDB's own)")
@@ -97,8 +97,12 @@ func main() {
 	if *where != "" {
 		large = fmt.Sprintf("(SELECT * FROM %s WHERE %s)", large, *where)
 	}
-	q := fmt.Sprintf("COPY (SELECT %s FROM %s c %s %s k ON %s) TO '%s' (HEADER, DELIMITER ',')",
-		sel, large, how, src(*keys), strings.Join(on, " AND "), esc(*out))
+	format := "HEADER, DELIMITER ','"
+	if strings.HasSuffix(*out, ".parquet") { // DuckDB's Parquet writer, its defaults (Snappy)
+		format = "FORMAT parquet"
+	}
+	q := fmt.Sprintf("COPY (SELECT %s FROM %s c %s %s k ON %s) TO '%s' (%s)",
+		sel, large, how, src(*keys), strings.Join(on, " AND "), esc(*out), format)
 	if *stmt != "" {
 		q = *stmt
 	}
