@@ -70,7 +70,9 @@ var maxRowGroupBytes = 256 << 20
 // against the types still possible for it (observeSpool: two goroutines,
 // any order), then, the schema decided, to parse the rows into row groups
 // in one goroutine while another writes the group before (two groups in
-// flight where a group holds at most 8 MiB, one otherwise). Cost: the
+// flight; one that holds more than twice the default groups' 8 MiB, with
+// a large RowGroup, is written before the next is begun, so that no more
+// than one such group is held, as before). Cost: the
 // output written once more and split twice (the output of a filtered join
 // is a small part of its input); memory: two row groups and a few
 // batches. Against the spool's split in the reducers and one goroutine
@@ -116,7 +118,26 @@ type parquetSink struct {
 type pqGroup struct {
 	cols  []columnValues
 	rows  int
-	arena []byte // the row group's text bytes
+	arena []byte // the chunk the row group's text bytes are being kept in
+	text  int    // the text bytes kept
+}
+
+// arenaChunk is the bytes of a pqGroup's arena chunk.
+const arenaChunk = 1 << 20
+
+// keep returns a copy of b in g's arena: chunks of arenaChunk (or of b's
+// size), a full one left to the values in it and a new one begun, never
+// grown: an arena grown by append was copied over and over (a memmove the
+// collector waits for: a column of 100 KB texts took 2.5x as long) and
+// each copy left garbage behind.
+func (g *pqGroup) keep(b []byte) []byte {
+	if cap(g.arena)-len(g.arena) < len(b) {
+		g.arena = make([]byte, 0, max(arenaChunk, len(b)))
+	}
+	start := len(g.arena)
+	g.arena = append(g.arena, b...)
+	g.text += len(b)
+	return g.arena[start:len(g.arena):len(g.arena)]
 }
 
 // columnValues are a column's values in the row group being filled, in the
@@ -456,25 +477,6 @@ func (s *parquetSink) groupRows() int {
 	return max(1, min(rows, s.spooled))
 }
 
-// groupsInFlight is the row groups Finish holds at once: two (one parsed
-// while the other is written) with the default groups, which end at
-// parquetRowGroupBytes, or with groups of a row count (RowGroup) expected
-// to hold no more, else one, so that a large --row-group holds no more
-// than before (maxRowGroupBytes).
-func (s *parquetSink) groupsInFlight() int {
-	if s.rowGroup == 0 {
-		return 2
-	}
-	if s.spooled == 0 {
-		return 1
-	}
-	perRow := s.spoolLen/int64(s.spooled) + 24*int64(len(s.names))
-	if int64(min(s.rowGroup, s.spooled))*perRow > parquetRowGroupBytes {
-		return 1
-	}
-	return 2
-}
-
 // firstError is a writer that remembers its first error: the Parquet
 // writer reports a failed write as "failed to write magic number", without
 // the cause (a full disk), which the sink returns instead.
@@ -554,7 +556,10 @@ func (s *parquetSink) observeSpool(ctx context.Context) error {
 			r.maybe = make([]columnTypes, n)
 			// A value the column had before is not looked at again: a
 			// key-side row's fields repeat in every row it joins (the
-			// first memoSize values of each column are remembered).
+			// first memoSize values of each column of at most memoBytes
+			// are remembered, and none once the column can only be
+			// text, whose values cost a UTF-8 check: a column of long
+			// distinct texts held 2 x 4096 copies of them).
 			memo := make([]map[string]struct{}, n)
 			var fields [][]byte
 			var unq []byte
@@ -576,7 +581,7 @@ func (s *parquetSink) observeSpool(ctx context.Context) error {
 							if memo[i] == nil {
 								memo[i] = map[string]struct{}{}
 							}
-							if len(memo[i]) < memoSize {
+							if len(f) <= memoBytes && len(memo[i]) < memoSize && !(r.maybe[i].notInt && r.maybe[i].notFloat) {
 								memo[i][string(f)] = struct{}{}
 							}
 						}
@@ -603,10 +608,12 @@ func (s *parquetSink) observeSpool(ctx context.Context) error {
 }
 
 // spoolWorkers is the goroutines of observeSpool's pass; memoSize the
-// values of a column each remembers.
+// values of a column each remembers, of at most memoBytes each (at most
+// 2 x 4096 x 32 bytes, 256 KiB, a column).
 const (
 	spoolWorkers = 2
 	memoSize     = 4096
+	memoBytes    = 32
 )
 
 // eachSpooled reads the spooled batches in order, each into a buffer taken
@@ -627,15 +634,21 @@ func (s *parquetSink) eachSpooled(ctx context.Context, free <-chan []byte, out c
 		if n > uint64(maxSpoolBatch) {
 			return fmt.Errorf("parquet: spool: a batch of %d bytes", n)
 		}
-		b := <-free
+		var b []byte
+		select {
+		case b = <-free:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 		b = slices.Grow(b[:0], int(n))[:n]
 		if _, err := io.ReadFull(r, b); err != nil {
 			return fmt.Errorf("parquet: spool: %w", err)
 		}
-		if err := ctx.Err(); err != nil {
-			return err
+		select {
+		case out <- b:
+		case <-ctx.Done(): // a reader that stopped (its error, or a panic) cancels
+			return ctx.Err()
 		}
-		out <- b
 	}
 }
 
@@ -673,9 +686,7 @@ func (s *parquetSink) appendRow(g *pqGroup, fields [][]byte) (full bool, err err
 		t := s.types[i]
 		p, _ := t.Physical()
 		if p == columnar.PhysBytes {
-			start := len(g.arena)
-			g.arena = append(g.arena, f...)
-			c.bytes = append(c.bytes, parquet.ByteArray(g.arena[start:len(g.arena):len(g.arena)]))
+			c.bytes = append(c.bytes, parquet.ByteArray(g.keep(f)))
 			continue
 		}
 		v, err := t.Value(f) // checked when spooled (a CSV column) or written from the type (a table's)
@@ -694,13 +705,11 @@ func (s *parquetSink) appendRow(g *pqGroup, fields [][]byte) (full bool, err err
 		case columnar.PhysBool:
 			c.bools = append(c.bools, v.I != 0)
 		case columnar.PhysFixed:
-			start := len(g.arena)
-			g.arena = append(g.arena, v.B...)
-			c.fixed = append(c.fixed, parquet.FixedLenByteArray(g.arena[start:len(g.arena):len(g.arena)]))
+			c.fixed = append(c.fixed, parquet.FixedLenByteArray(g.keep(v.B)))
 		}
 	}
 	g.rows++
-	held := len(g.arena) + 24*len(s.names)*g.rows
+	held := g.text + 24*len(s.names)*g.rows
 	return s.rowGroup > 0 && (g.rows == s.rowGroup || held >= maxRowGroupBytes) || s.rowGroup == 0 && (g.rows == parquetRowGroup || held >= parquetRowGroupBytes), nil
 }
 
@@ -748,7 +757,7 @@ func (s *parquetSink) flushGroup(g *pqGroup) (err error) {
 	if err := rg.Close(); err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
-	g.rows, g.arena = 0, nil // the written values may still be referenced: start afresh
+	g.rows, g.arena, g.text = 0, nil, 0 // the written values may still be referenced: start afresh
 	return nil
 }
 
@@ -779,7 +788,7 @@ func (s *parquetSink) Finish(ctx context.Context) (err error) {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	full, free := make(chan *pqGroup, 1), make(chan *pqGroup, 2)
-	for range s.groupsInFlight() {
+	for range 2 {
 		free <- &pqGroup{cols: make([]columnValues, len(s.names))}
 	}
 	var rerr error
@@ -797,7 +806,7 @@ func (s *parquetSink) Finish(ctx context.Context) (err error) {
 				cancel() // the reader stops at its next batch or group
 			}
 		}
-		g.rows, g.arena = 0, nil
+		g.rows, g.arena, g.text = 0, nil, 0
 		for i := range g.cols {
 			g.cols[i].reset()
 		}
@@ -839,14 +848,28 @@ func (s *parquetSink) readSpool(ctx context.Context, full, free chan *pqGroup) e
 			if err != nil || !done {
 				return err
 			}
-			full <- g
-			select {
-			case g = <-free:
-				return nil
-			case <-ctx.Done():
-				g = nil
-				return ctx.Err()
+			// A group over twice the default groups' bytes (a large
+			// --row-group) is written before the next is begun: one
+			// such group held at a time, as before the pipeline.
+			wait := 1 // the other group
+			if g.text+24*len(s.names)*g.rows > bigGroupBytes {
+				wait = 2 // both: this one written too
 			}
+			full <- g
+			var back [2]*pqGroup
+			for k := range wait {
+				select {
+				case back[k] = <-free:
+				case <-ctx.Done():
+					g = nil
+					return ctx.Err()
+				}
+			}
+			g = back[0]
+			if back[1] != nil {
+				free <- back[1]
+			}
+			return nil
 		})
 		buf <- b
 		if perr != nil {
@@ -865,6 +888,12 @@ func (s *parquetSink) readSpool(ctx context.Context, full, free chan *pqGroup) e
 	}
 	return nil
 }
+
+// bigGroupBytes is the bytes over which a row group is written before the
+// next is begun (readSpool): twice the default groups' bound (they end
+// when they reach it, a row over), so that those always overlap. A
+// variable so that a test sets it small.
+var bigGroupBytes = 2 * parquetRowGroupBytes
 
 // maxSpoolBatch bounds a spooled batch read back: a writer's 256 KiB plus a
 // row, which the engine bounds far below this.

@@ -381,28 +381,33 @@ func TestParquetFinishPipeline(t *testing.T) {
 	if err := s.Finish(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if n := s.(*parquetSink).groupsInFlight(); n != 2 { // as Finish counted the rows
-		t.Errorf("%d row groups in flight, want 2", n)
-	}
-	// One in flight only for groups of a row count expected to hold more
-	// than the default groups' 8 MiB; two for the default groups.
-	for _, c := range []struct{ rowGroup, spooled, want int }{{0, 0, 2}, {0, 1 << 30, 2}, {300, 0, 1}, {300, 20000, 2}, {1 << 20, 1 << 20, 1}} {
-		ps := &parquetSink{rowGroup: c.rowGroup, spooled: c.spooled, spoolLen: 30 * int64(c.spooled), names: []string{"A", "S", "T"}}
-		if n := ps.groupsInFlight(); n != c.want {
-			t.Errorf("row groups of %d rows, %d rows spooled: %d in flight, want %d", c.rowGroup, c.spooled, n, c.want)
+	s.Close()
+	checkOrder := func(name string, b []byte) {
+		t.Helper()
+		tbl := testutil.ReadParquet(t, b)
+		if tbl.NumRows() != 20000 {
+			t.Fatalf("%s: %d rows", name, tbl.NumRows())
 		}
+		a, _ := column(t, tbl, 0)
+		for i, v := range a {
+			if v != fmt.Sprint(i) {
+				t.Fatalf("%s: row %d: A = %s: out of order", name, i, v)
+			}
+		}
+	}
+	checkOrder("two groups in flight", out.Bytes())
+	// Groups over bigGroupBytes (set small): each written before the next
+	// is begun, the same rows in order.
+	defer func(b int) { bigGroupBytes = b }(bigGroupBytes)
+	bigGroupBytes = 1000
+	out.Reset()
+	s = spool(&out, 300)
+	if err := s.Finish(t.Context()); err != nil {
+		t.Fatal(err)
 	}
 	s.Close()
-	tbl := testutil.ReadParquet(t, out.Bytes())
-	if tbl.NumRows() != 20000 {
-		t.Fatalf("%d rows", tbl.NumRows())
-	}
-	a, _ := column(t, tbl, 0)
-	for i, v := range a {
-		if v != fmt.Sprint(i) {
-			t.Fatalf("row %d: A = %s: out of order", i, v)
-		}
-	}
+	checkOrder("big groups", out.Bytes())
+	bigGroupBytes = 2 * parquetRowGroupBytes
 	before := runtime.NumGoroutine()
 	for _, c := range []struct {
 		name   string
