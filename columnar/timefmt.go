@@ -1,6 +1,9 @@
 package columnar
 
-import "time"
+import (
+	"bytes"
+	"time"
+)
 
 // The text of dates, timestamps and times without time.Time.AppendFormat,
 // which parses its layout on every call (17% of a Parquet join's map phase
@@ -117,10 +120,11 @@ func appendTimeOfDay(dst []byte, s, ns int64) []byte {
 
 // The inverses, for Type.Value: the text the functions above write, read
 // back without time.Parse (which takes a string: a copy of the bytes a
-// value, and its layout parsed a call). Each accepts exactly what its
-// writer writes (years 0001-9999, a fraction without trailing zeros) and
-// reports false for any other text, which Value then gives to time.Parse:
-// what Value accepts and the values it returns are as before
+// value, and its layout parsed a call, and reads no year beyond
+// 0000-9999). Each accepts exactly what its writer writes (a fraction
+// without trailing zeros) and reports false for any other text, which
+// Value then gives to time.Parse: Value reads what it read before as
+// before, and beyond that only the text a value prints as
 // (TestTimeValue, FuzzTimeValue).
 
 // num2 is the two decimal digits at b[0:2], or -1.
@@ -132,24 +136,49 @@ func num2(b []byte) int {
 	return 10*d0 + d1
 }
 
-// parseDate reads 2006-01-02 (appendDate's text) as days since 1970-01-01,
-// by Hinnant's days_from_civil.
+// parseDate reads appendDay's text as days since 1970-01-01, by Hinnant's
+// days_from_civil: 2006-01-02 for the years 0001-9999 (appendDate), and
+// AppendFormat's year beyond them (0000, -0001, 10000: a sign below year
+// 0, at least four digits, no leading zero past four), which time.Parse
+// does not read (a table's timestamp of year 10000 could not be written
+// to a Parquet output).
 func parseDate(b []byte) (int64, bool) {
-	if len(b) != 10 || b[4] != '-' || b[7] != '-' {
+	n := len(b) - 6 // the year's bytes
+	if n < 4 || b[n] != '-' || b[n+3] != '-' {
 		return 0, false
 	}
-	c, yy, m, d := num2(b[0:]), num2(b[2:]), num2(b[5:]), num2(b[8:])
-	if c < 0 || yy < 0 || m < 1 || m > 12 || d < 1 {
+	neg := b[0] == '-'
+	digits := b[:n]
+	if neg {
+		digits = b[1:n]
+	}
+	if len(digits) < 4 || len(digits) > 12 || len(digits) > 4 && digits[0] == '0' {
 		return 0, false
 	}
-	y := int64(100*c + yy)
-	if y < 1 || d > daysIn(y, m) {
+	var y int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		y = 10*y + int64(c-'0')
+	}
+	if neg {
+		if y == 0 {
+			return 0, false // "-0000": AppendFormat writes year 0 as 0000
+		}
+		y = -y
+	}
+	m, d := num2(b[n+1:]), num2(b[n+4:])
+	if m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
 		return 0, false
 	}
 	if m <= 2 {
 		y--
 	}
-	era := y / 400 // y >= 0
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era-- // floor division
+	}
 	yoe := y - era*400
 	mp := int64(m+9) % 12 // March is 0
 	doy := (153*mp+2)/5 + int64(d) - 1
@@ -157,11 +186,11 @@ func parseDate(b []byte) (int64, bool) {
 	return era*146097 + doe - 719468, true
 }
 
-// daysIn is the days of month m (1-12) of year y.
+// daysIn is the days of month m (1-12) of year y (proleptic Gregorian).
 func daysIn(y int64, m int) int {
 	switch m {
 	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) { // true of negative years too
 			return 29
 		}
 		return 28
@@ -205,13 +234,14 @@ func parseClock(b []byte) (sec, ns int64, ok bool) {
 // parseStamp reads appendStamp's text (2006-01-02T15:04:05.999999999) as
 // seconds since 1970-01-01 and nanoseconds.
 func parseStamp(b []byte) (s, ns int64, ok bool) {
-	if len(b) < 19 || b[10] != 'T' {
+	t := bytes.IndexByte(b, 'T')
+	if t < 0 {
 		return 0, 0, false
 	}
-	day, ok := parseDate(b[:10])
+	day, ok := parseDate(b[:t])
 	if !ok {
 		return 0, 0, false
 	}
-	sec, ns, ok := parseClock(b[11:])
+	sec, ns, ok := parseClock(b[t+1:])
 	return day*86400 + sec, ns, ok
 }

@@ -209,23 +209,35 @@ func (t Type) Value(text []byte) (Value, error) {
 			s = s[:len(s)-1]
 		}
 		if sec, ns, ok := parseStamp(s); ok {
-			return Value{I: inUnit(sec, int(ns), t.parquetUnit())}, nil
+			if v, ok := inUnit(sec, int(ns), t.parquetUnit()); ok {
+				return Value{I: v}, nil
+			}
+			return bad()
 		}
 		d, err := time.Parse("2006-01-02T15:04:05.999999999", string(s))
 		if err != nil {
 			return bad()
 		}
-		return Value{I: inUnit(d.Unix(), d.Nanosecond(), t.parquetUnit())}, nil
+		if v, ok := inUnit(d.Unix(), d.Nanosecond(), t.parquetUnit()); ok {
+			return Value{I: v}, nil
+		}
+		return bad()
 	case Time:
 		if sec, ns, ok := parseClock(text); ok {
-			return Value{I: inUnit(sec, int(ns), t.parquetUnit())}, nil
+			if v, ok := inUnit(sec, int(ns), t.parquetUnit()); ok {
+				return Value{I: v}, nil
+			}
+			return bad()
 		}
 		d, err := time.Parse("15:04:05.999999999", string(text))
 		if err != nil {
 			return bad()
 		}
 		secs := int64(d.Hour()*3600 + d.Minute()*60 + d.Second())
-		return Value{I: inUnit(secs, d.Nanosecond(), t.parquetUnit())}, nil
+		if v, ok := inUnit(secs, d.Nanosecond(), t.parquetUnit()); ok {
+			return Value{I: v}, nil
+		}
+		return bad()
 	case Decimal:
 		u, ok := unscaled(text, t.Scale)
 		if !ok {
@@ -246,10 +258,16 @@ func (t Type) Value(text []byte) (Value, error) {
 	return Value{B: text}, nil
 }
 
-// inUnit is s seconds and ns nanoseconds in unit u.
-func inUnit(s int64, ns int, u TimeUnit) int64 {
+// inUnit is s seconds and ns nanoseconds (0 <= ns < 1e9) in unit u, and
+// false where that is beyond int64 (a timestamp of year 1 in nanoseconds:
+// it wrapped round to another instant, silently, before).
+func inUnit(s int64, ns int, u TimeUnit) (int64, bool) {
 	per := int64(math.Pow10(int(u)))
-	return s*per + int64(ns)/int64(math.Pow10(9-int(u)))
+	q := int64(ns) / int64(math.Pow10(9-int(u)))
+	if s < math.MinInt64/per || s > (math.MaxInt64-q)/per {
+		return 0, false
+	}
+	return s*per + q, true
 }
 
 // unscaled reads a decimal written with exactly scale fraction digits

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -16,11 +17,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/key"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/acbfjoin/acbfjoin/internal/tmpspace"
 	"github.com/acbfjoin/acbfjoin/join"
@@ -439,5 +442,46 @@ func TestParquetFinishPipeline(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines after the failed Finishes, %d before", n, before)
+	}
+}
+
+// TestParquetOutputFarYears: a Parquet key side's timestamps and dates of
+// years beyond 0001-9999 (10000, 0000, -0001: Parquet's and Arrow's
+// ranges hold them) are written to a Parquet output as they are, where
+// Type.Value, reading them back through time.Parse, failed the run.
+func TestParquetOutputFarYears(t *testing.T) {
+	dir := t.TempDir()
+	fields := []arrow.Field{
+		{Name: "K", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "TS", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
+		{Name: "D", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+	}
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), arrow.NewSchema(fields, nil))
+	defer b.Release()
+	const y10000, y0, yMinus1 = 253402300800, -62167219200, -62198755200 // seconds since 1970 of 10000-01-01, 0000-01-01, -0001-01-01
+	b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2, 3, 4}, nil)
+	b.Field(1).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{y10000 * 1e6, y0*1e6 + 5, yMinus1*1e6 + 123456, 0}, []bool{true, true, true, false})
+	b.Field(2).(*array.Date32Builder).AppendValues([]arrow.Date32{y10000 / 86400, y0 / 86400, yMinus1/86400 + 59, 0}, nil)
+	rec := b.NewRecord()
+	defer rec.Release()
+	kf := columnartest.Write(t, dir, "keys", rec, 2, false).Parquet
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte("K,V\n1,a\n2,b\n3,c\n4,d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.parquet")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(t.Context(), join.Options{Sides: join.Sides{Keys: kf, Input: in}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Output: join.Output{Sort: true}}, NewParquet(f, dir))
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(readTable(t, out), ";")
+	want := "1,a,10000-01-01T00:00:00,10000-01-01;2,b,0000-01-01T00:00:00.000005,0000-01-01;3,c,-0001-01-01T00:00:00.123456,-0001-03-01;4,d,,1970-01-01"
+	if got != want {
+		t.Errorf("read back:\n%s\nwant\n%s", got, want)
 	}
 }
