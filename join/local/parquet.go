@@ -609,10 +609,10 @@ func (s *parquetSink) observeSpool(ctx context.Context) error {
 
 // spoolWorkers is the goroutines of observeSpool's pass; memoSize the
 // values of a column each remembers, of at most memoBytes each (at most
-// 2 x 4096 x 32 bytes, 256 KiB, a column).
+// 2 x 1024 x 32 bytes, 64 KiB, a column).
 const (
 	spoolWorkers = 2
-	memoSize     = 4096
+	memoSize     = 1024
 	memoBytes    = 32
 )
 
