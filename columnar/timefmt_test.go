@@ -2,6 +2,7 @@ package columnar
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -259,4 +260,39 @@ func cutFraction(text string, digits int) string {
 		out += "." + frac
 	}
 	return out + text[end:]
+}
+
+// TestValueEdges: the least and greatest instant of every unit read back
+// as itself (the least's seconds are one below MinInt64/per with a
+// fraction: a bound on the seconds alone refused it), one past them an
+// error; a date beyond a DATE's 32 bits an error, not days wrapped round.
+func TestValueEdges(t *testing.T) {
+	for _, u := range []TimeUnit{Milli, Micro, Nano} {
+		ty := Type{Kind: Timestamp, Unit: u}
+		for _, v := range []int64{math.MinInt64, math.MinInt64 + 1, math.MaxInt64, math.MaxInt64 - 1, -1, 0} {
+			text := (&Column{Type: ty, ints: []int64{v}}).AppendText(nil, 0)
+			got, err := ty.Value(text)
+			if err != nil || got.I != v {
+				t.Errorf("%v %d: %q read back as %d, %v", ty, v, text, got.I, err)
+			}
+		}
+	}
+	for _, text := range []string{"1677-09-21T00:12:43.145224191", "2262-04-11T23:47:16.854775808"} { // one before the least, one after the greatest
+		if v, err := (Type{Kind: Timestamp, Unit: Nano}).Value([]byte(text)); err == nil {
+			t.Errorf("timestamp[ns] %q: read as %d, want an error", text, v.I)
+		}
+	}
+	d := Type{Kind: Date}
+	for _, day := range []int64{math.MinInt32, math.MaxInt32, 0, -719528} {
+		text := appendDay(nil, day)
+		if got, err := d.Value(text); err != nil || got.I != day {
+			t.Errorf("date %d: %q read back as %d, %v", day, text, got.I, err)
+		}
+	}
+	for _, day := range []int64{math.MaxInt32 + 1, math.MinInt32 - 1, 3_000_000_000} {
+		text := appendDay(nil, day)
+		if got, err := d.Value(text); err == nil {
+			t.Errorf("date %d (%q): read as %d, want an error (a DATE is 32 bits)", day, text, got.I)
+		}
+	}
 }

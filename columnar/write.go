@@ -192,14 +192,20 @@ func (t Type) Value(text []byte) (Value, error) {
 		}
 		return bad()
 	case Date:
-		if day, ok := parseDate(text); ok {
-			return Value{I: day}, nil
+		// A DATE is an INT32 of days (an Arrow date64's days beyond it
+		// wrapped round where the caller narrowed them).
+		day, ok := parseDate(text)
+		if !ok {
+			d, err := time.Parse("2006-01-02", string(text))
+			if err != nil {
+				return bad()
+			}
+			day = d.Unix() / 86400
 		}
-		d, err := time.Parse("2006-01-02", string(text))
-		if err != nil {
+		if day < math.MinInt32 || day > math.MaxInt32 {
 			return bad()
 		}
-		return Value{I: d.Unix() / 86400}, nil
+		return Value{I: day}, nil
 	case Timestamp:
 		s := text
 		if t.UTC {
@@ -263,11 +269,18 @@ func (t Type) Value(text []byte) (Value, error) {
 // it wrapped round to another instant, silently, before).
 func inUnit(s int64, ns int, u TimeUnit) (int64, bool) {
 	per := int64(math.Pow10(int(u)))
-	q := int64(ns) / int64(math.Pow10(9-int(u)))
-	if s < math.MinInt64/per || s > (math.MaxInt64-q)/per {
+	q := int64(ns) / int64(math.Pow10(9-int(u))) // 0 <= q < per
+	if s > math.MinInt64/per && s < math.MaxInt64/per {
+		return s*per + q, true // |s*per| at least per inside int64: q cannot carry it out
+	}
+	// The edges (the least instant of a unit has s one below
+	// MinInt64/per and q > 0): exactly.
+	v := new(big.Int).Mul(big.NewInt(s), big.NewInt(per))
+	v.Add(v, big.NewInt(q))
+	if !v.IsInt64() {
 		return 0, false
 	}
-	return s*per + q, true
+	return v.Int64(), true
 }
 
 // unscaled reads a decimal written with exactly scale fraction digits
