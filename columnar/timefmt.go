@@ -2,7 +2,7 @@ package columnar
 
 import (
 	"bytes"
-	"time"
+	"strconv"
 )
 
 // The text of dates, timestamps and times without time.Time.AppendFormat,
@@ -11,7 +11,10 @@ import (
 // AppendFormat writes with the layouts AppendText names
 // (TestTimeText, FuzzTimeText), digit pairs from a table, the date from
 // the day count by Hinnant's civil_from_days ("chrono-Compatible Low-Level
-// Date Algorithms", 2013). Years outside 0001-9999 go to AppendFormat.
+// Date Algorithms", 2013), for any year: beyond 0000-9999 as AppendFormat
+// writes them (appendYear), and right where AppendFormat is not (an
+// instant beyond the seconds time.Unix holds: a timestamp[s] near
+// MinInt64 printed as year 292277026596).
 
 // digits2 holds "00" to "99".
 const digits2 = "00010203040506070809" +
@@ -37,8 +40,11 @@ func append2(dst []byte, v int) []byte {
 // 2006-01-02.
 func appendDate(dst []byte, day int64) []byte {
 	// civil_from_days: eras of 400 years (146,097 days) from 0000-03-01.
-	z := day + 719468
-	era := z / 146097 // z >= 0 in the range
+	z := day + 719468 // |day| <= MaxInt64/86400: no overflow
+	era := z / 146097
+	if z < 0 && z%146097 != 0 {
+		era-- // floor division
+	}
 	doe := z - era*146097
 	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
 	y := yoe + era*400
@@ -52,12 +58,29 @@ func appendDate(dst []byte, day int64) []byte {
 	if m <= 2 {
 		y++
 	}
-	dst = append2(dst, int(y/100))
-	dst = append2(dst, int(y%100))
+	if y >= 0 && y <= 9999 {
+		dst = append2(dst, int(y/100))
+		dst = append2(dst, int(y%100))
+	} else {
+		dst = appendYear(dst, y)
+	}
 	dst = append(dst, '-')
 	dst = append2(dst, int(m))
 	dst = append(dst, '-')
 	return append2(dst, int(d))
+}
+
+// appendYear appends a year beyond 0000-9999 as AppendFormat writes it:
+// its digits, below zero after a sign and to four at least (-0001).
+func appendYear(dst []byte, y int64) []byte {
+	if y < 0 {
+		dst = append(dst, '-')
+		y = -y
+	}
+	for p := int64(1000); p > y && p > 1; p /= 10 {
+		dst = append(dst, '0')
+	}
+	return strconv.AppendInt(dst, y, 10)
 }
 
 // appendClock appends the second of the day sec and ns nanoseconds as
@@ -85,13 +108,9 @@ func appendClock(dst []byte, sec, ns int64) []byte {
 	return append(dst, frac[:n]...)
 }
 
-// appendDay is a Date's text: day days since 1970-01-01.
-func appendDay(dst []byte, day int64) []byte {
-	if day < minDay || day > maxDay {
-		return time.Unix(day*86400, 0).UTC().AppendFormat(dst, "2006-01-02")
-	}
-	return appendDate(dst, day)
-}
+// appendDay is a Date's text: day days since 1970-01-01 (a date32's, or
+// a date64's milliseconds in days: far inside int64).
+func appendDay(dst []byte, day int64) []byte { return appendDate(dst, day) }
 
 // appendStamp is a Timestamp's text (without its Z): s seconds and ns
 // (0 <= ns < 1e9) nanoseconds since 1970-01-01 UTC.
@@ -99,9 +118,6 @@ func appendStamp(dst []byte, s, ns int64) []byte {
 	day, sec := s/86400, s%86400
 	if sec < 0 {
 		day, sec = day-1, sec+86400
-	}
-	if day < minDay || day > maxDay {
-		return time.Unix(s, ns).UTC().AppendFormat(dst, "2006-01-02T15:04:05.999999999")
 	}
 	dst = appendDate(dst, day)
 	dst = append(dst, 'T')

@@ -296,3 +296,20 @@ func TestValueEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestStampExtremes: timestamps of seconds at and near int64's ends (an
+// Arrow timestamp[s]), beyond what time.Unix holds, print as dates that
+// parseStamp reads back to the same seconds (AppendFormat printed
+// MinInt64 as year 292277026596).
+func TestStampExtremes(t *testing.T) {
+	for _, s := range []int64{math.MinInt64, math.MinInt64 + 1, math.MinInt64 + 62135596800, math.MaxInt64, math.MaxInt64 - 86400, -1 << 50, 1 << 50} {
+		text := appendStamp(nil, s, 0)
+		got, ns, ok := parseStamp(text)
+		if !ok || got != s || ns != 0 {
+			t.Errorf("%d s: %q read back as %d s %d ns (%v)", s, text, got, ns, ok)
+		}
+	}
+	if got := string(appendStamp(nil, math.MinInt64, 0)); got != "-292277022657-01-27T08:29:52" {
+		t.Errorf("MinInt64 s: %q", got)
+	}
+}
