@@ -25,8 +25,14 @@ type arrowSink struct {
 	stream bool
 }
 
-// arrowBatch is the rows of a record batch the Arrow sink writes.
+// arrowBatch is the most rows of a record batch the Arrow sink writes;
+// arrowBatchBytes the most bytes of values (a row over it alone in its
+// batch): 64K rows of 100 KB texts made a 6 GB batch, over the 256 MiB
+// body that arrow-go's readers (this tool's among them) read. A variable
+// so that a test sets it small.
 const arrowBatch = 64 << 10
+
+var arrowBatchBytes = 64 << 20
 
 // NewArrow returns a Sink that writes an Arrow IPC file to w (stream:
 // the IPC stream format), its temporary Parquet file in tempDir.
@@ -128,6 +134,7 @@ func (s *arrowSink) Finish(ctx context.Context) error {
 		return w.Write(rec)
 	}
 	r := columnar.NewReader(t)
+	rows, size := 0, 0 // the batch's
 	for n := 1; r.Next(); n++ {
 		if n%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()
@@ -136,11 +143,13 @@ func (s *arrowSink) Finish(ctx context.Context) error {
 			if err := appendArrow(b.Field(j), f, t.Types[j], r.Null(j)); err != nil {
 				return fmt.Errorf("arrow: column %q: %w", t.Names[j], err)
 			}
+			size += len(f) + 8
 		}
-		if n%arrowBatch == 0 {
+		if rows++; rows == arrowBatch || size >= arrowBatchBytes {
 			if err := flush(); err != nil {
 				return err
 			}
+			rows, size = 0, 0
 		}
 	}
 	if err := r.Err(); err != nil {

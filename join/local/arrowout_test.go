@@ -189,3 +189,58 @@ func tableRows(t *testing.T, tab *columnar.Table) []string {
 	slices.Sort(rows)
 	return rows
 }
+
+// TestArrowOutputBatchBytes: the Arrow sink cuts its record batches by
+// their values' bytes too (arrowBatchBytes, set small here), not only by
+// rows: a file of many batches, each within the bound but for a lone row
+// over it, read back whole by arrow-go's reader and the table reader.
+func TestArrowOutputBatchBytes(t *testing.T) {
+	defer func(b int) { arrowBatchBytes = b }(arrowBatchBytes)
+	arrowBatchBytes = 2000
+	keys, input := genTables(testutil.Seed(t))
+	dir := t.TempDir()
+	kf, inf := sideFiles(t, dir, "keys", keys), sideFiles(t, dir, "input", input)
+	opt := join.Options{Sides: join.Sides{Keys: kf["csv"], Input: inf["csv"]}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, Output: join.Output{Sort: true}}
+	var c, a bytes.Buffer
+	if _, err := Run(t.Context(), opt, NewCSV(&c)); err != nil {
+		t.Fatal(err)
+	}
+	sink, err := NewArrow(&a, t.TempDir(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(t.Context(), opt, sink); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ipc.NewFileReader(bytes.NewReader(a.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for i := range r.NumRecords() {
+		rec, err := r.Record(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows += int(rec.NumRows())
+		if rec.NumRows() > 100 { // a row of this join is 20-60 bytes
+			t.Errorf("batch %d: %d rows for a bound of %d bytes", i, rec.NumRows(), arrowBatchBytes)
+		}
+	}
+	want := parseOutput(t, c.Bytes())
+	if r.NumRecords() < 3 || rows != len(want) {
+		t.Fatalf("%d batches, %d rows; want several, %d rows", r.NumRecords(), rows, len(want))
+	}
+	path := filepath.Join(dir, "out.arrow")
+	if err := os.WriteFile(path, a.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := columnar.Open(t.Context(), path, "out", columnar.Arrow, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Close()
+	if got := tableRows(t, tab); !slices.Equal(got, want) {
+		t.Fatalf("read back: %s", testutil.FirstDiff(got, want))
+	}
+}
