@@ -543,6 +543,39 @@ func (f *Filter) ContainsBatch(keys [][]byte, out []bool) {
 	}
 }
 
+// ContainsInts sets out[i] to Contains of keys[i]'s key.Of bytes (8 bytes,
+// big-endian, the sign bit flipped) for every key (len(out) >= len(keys)),
+// as ContainsBatch does on those bytes: their little-endian word, which
+// hashing.Sum8 hashes, is the value's bytes reversed. No slice a key; O(k)
+// a key, no allocation; as safe for concurrent readers as Contains.
+func (f *Filter) ContainsInts(keys []int64, out []bool) {
+	const block = 64
+	var h1s, h2s [block]uint64
+	b1, m1, k := f.b1, f.m1, f.k
+	for lo := 0; lo < len(keys); lo += block {
+		n := min(block, len(keys)-lo)
+		ks, o := keys[lo:lo+n], out[lo:lo+n]
+		for i, v := range ks {
+			h1, h2 := hashing.Sum8(bits.ReverseBytes64(uint64(v) ^ 1<<63))
+			h1s[i], h2s[i] = h1, h2
+			p := hashing.Probe(h1, h2, 0, m1)
+			o[i] = b1[p>>6]&(1<<(p&63)) != 0
+		}
+		for i := range o {
+			if !o[i] {
+				continue
+			}
+			for j := 1; j < k; j++ {
+				p := hashing.Probe(h1s[i], h2s[i], j, m1)
+				if b1[p>>6]&(1<<(p&63)) == 0 {
+					o[i] = false
+					break
+				}
+			}
+		}
+	}
+}
+
 // Count returns the smallest of key's k counters: an upper bound on the number of
 // times key was added and not removed. O(k * (W/64 + counter bits of a bucket)).
 func (f *Filter) Count(key []byte) int {

@@ -106,6 +106,10 @@ func (c *Column) HasNulls() bool {
 // Int64 is value i of an integer column (Int, Uint up to 63 bits).
 func (c *Column) Int64(i int) int64 { return c.ints[i] }
 
+// Int64s is rows lo to hi-1 of an integer column as int64s: the column's
+// own values, not a copy (read them only, and not after Release). O(1).
+func (c *Column) Int64s(lo, hi int) []int64 { return c.ints[lo:hi:hi] }
+
 // Bytes is value i of a String or Binary column.
 func (c *Column) Bytes(i int) []byte {
 	if c.idx != nil {

@@ -28,6 +28,16 @@ type BatchFilter interface {
 	ContainsBatch(keys [][]byte, out []bool)
 }
 
+// IntBatchFilter is a Filter that tests integer keys given as integers:
+// ContainsInts sets out[i] to Contains of keys[i]'s key.Of bytes (8 bytes,
+// big-endian, the sign bit flipped); len(out) >= len(keys). For a typed
+// side's integer column, whose values need not be written out as keys to
+// be tested (acbf).
+type IntBatchFilter interface {
+	Filter
+	ContainsInts(keys []int64, out []bool)
+}
+
 // Kind names a filter kind, as --filter and filter files spell it. Each
 // kind's file declares its own name.
 type Kind string

@@ -342,6 +342,29 @@ func (m *mapWorker) probe(keys [][]byte, pass []bool) {
 	}
 }
 
+// probeInts is probe of integer keys given as integers (filterInts), the
+// guard's rules the same.
+func (m *mapWorker) probeInts(ib filters.IntBatchFilter, vals []int64, pass []bool) {
+	m.guard.skipped = m.guard.off
+	if m.guard.off {
+		for j := range pass {
+			pass[j] = true
+		}
+		return
+	}
+	t0 := m.guard.start()
+	ib.ContainsInts(vals, pass)
+	if m.guard.on {
+		n := 0
+		for _, p := range pass {
+			if p {
+				n++
+			}
+		}
+		m.guard.observe(t0, len(vals), n)
+	}
+}
+
 // probeAll sets pass[j] to the filter's verdict on keys[j], as probe does,
 // but always probes: for keys that stand for many rows each (a column's
 // dictionary: filterDict), whose cost the guard does not weigh.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
+	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
@@ -19,6 +20,7 @@ import (
 // its chunks did (join.TableReport's counts).
 type tableMapper struct {
 	kb     [mapBatch][8]byte // a batch's integer keys
+	ivals  []int64           // a batch's integer keys as integers, at selected rows (filterInts)
 	keys   [][]byte
 	rows   []int // the chunk row of each key of keys
 	pass   []bool
@@ -321,6 +323,10 @@ func (x *execution) filterChunk(ctx context.Context, m *mapWorker, c *source.Chu
 	}
 	t.surv, t.skeys, t.sends = t.surv[:0], t.skeys[:0], t.sends[:0]
 	t.rej, t.rkeys, t.rends = t.rej[:0], t.rkeys[:0], t.rends[:0]
+	ks, one := x.joinSpec, keyCols[0]
+	if ib, ok := m.f.(filters.IntBatchFilter); ok && !ks.Composite() && ks.Types[0] == key.Int && one.Type.Kind == columnar.Int && !one.HasNulls() {
+		return x.filterInts(ctx, m, ib, one, rowBytes, keep, n)
+	}
 	for lo := 0; lo < n; lo += mapBatch {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -348,6 +354,62 @@ func (x *execution) filterChunk(ctx context.Context, m *mapWorker, c *source.Chu
 		}
 	}
 	return nil
+}
+
+// filterInts is filterChunk for a one-column integer key of a column
+// without NULLs and a filter that tests integers as they are
+// (filters.IntBatchFilter): the column's values are probed where they lie,
+// no key made for a row until it survives (or, with anti, left and full
+// joins, is rejected). The same survivors, rejects and counts as
+// filterChunk's general loop (TestFilterIntsMatch).
+func (x *execution) filterInts(ctx context.Context, m *mapWorker, ib filters.IntBatchFilter, one *columnar.Column, rowBytes int, keep []int, n int) error {
+	t := m.tm
+	for lo := 0; lo < n; lo += mapBatch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+mapBatch, n)
+		var vals []int64
+		if keep == nil {
+			vals = one.Int64s(lo, hi)
+		} else {
+			t.ivals = t.ivals[:0]
+			for _, i := range keep[lo:hi] {
+				t.ivals = append(t.ivals, one.Int64(i))
+			}
+			vals = t.ivals
+		}
+		pass := t.pass[:len(vals)]
+		m.probeInts(ib, vals, pass)
+		m.rows += int64(len(vals))
+		for j, v := range vals {
+			row := lo + j
+			if keep != nil {
+				row = keep[lo+j]
+			}
+			if !pass[j] {
+				if m.bypass { // reject counts the drop
+					t.rej = append(t.rej, row)
+					t.rkeys = appendIntKey(t.rkeys, v)
+					t.rends = append(t.rends, len(t.rkeys))
+				} else {
+					m.drop(rowBytes, 8)
+				}
+				continue
+			}
+			t.surv = append(t.surv, row)
+			t.skeys = appendIntKey(t.skeys, v)
+			t.sends = append(t.sends, len(t.skeys))
+		}
+	}
+	return nil
+}
+
+// appendIntKey appends v's key.Of bytes.
+func appendIntKey(dst []byte, v int64) []byte {
+	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
+	key.PutInt(dst[len(dst)-8:], v)
+	return dst
 }
 
 // materializeChunk is the late materialization of mapChunk's step 4: the

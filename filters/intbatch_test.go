@@ -1,0 +1,69 @@
+package filters
+
+import (
+	"math"
+	"testing"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/key"
+)
+
+// TestIntBatchesMatch: every kind with ContainsInts answers as Contains on
+// the integers' key.Of bytes: members and non-members, negative values and
+// int64's ends, batches of every length around the block size.
+func TestIntBatchesMatch(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	enc := func(v int64) []byte {
+		b := make([]byte, 8)
+		key.PutInt(b, v)
+		return b
+	}
+	found := 0
+	for _, spec := range Kinds() {
+		if !spec.Sized {
+			continue
+		}
+		var members []int64
+		var keys [][]byte
+		for range 2000 {
+			v := rng.Int64() >> uint(rng.IntN(60))
+			if rng.IntN(2) == 0 {
+				v = -v
+			}
+			members = append(members, v)
+			keys = append(keys, enc(v))
+		}
+		b, err := Build(spec.Kind, keys, Sizing{BitsPerKey: 12})
+		if err != nil {
+			t.Fatalf("%s: %v", spec.Kind, err)
+		}
+		ib, ok := b.Filter.(IntBatchFilter)
+		if !ok {
+			continue
+		}
+		found++
+		for _, n := range []int{0, 1, 63, 64, 65, 1000} {
+			probe := make([]int64, n)
+			for i := range probe {
+				switch i % 4 {
+				case 0:
+					probe[i] = members[rng.IntN(len(members))]
+				case 1:
+					probe[i] = []int64{math.MinInt64, math.MaxInt64, 0, -1}[rng.IntN(4)]
+				default:
+					probe[i] = rng.Int64() - rng.Int64()
+				}
+			}
+			out := make([]bool, n)
+			ib.ContainsInts(probe, out)
+			for i, v := range probe {
+				if want := b.Filter.Contains(enc(v)); out[i] != want || i%4 == 0 && !out[i] {
+					t.Fatalf("%s, %d keys: ContainsInts(%d) = %v, Contains %v", spec.Kind, n, v, out[i], want)
+				}
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no kind has ContainsInts")
+	}
+}
