@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
+	"github.com/acbfjoin/acbfjoin/tuple"
 )
 
 var (
@@ -509,13 +510,12 @@ func (f *Filter) ContainsSum(h1, h2 uint64) bool {
 // finishes the keys whose first bit is set. O(k) a key, no allocation; as
 // safe for concurrent readers as Contains.
 func (f *Filter) ContainsBatch(keys [][]byte, out []bool) {
-	const block = 64
-	var h1s, h2s [block]uint64
+	var h1s, h2s [batchBlock]uint64
 	// The filter's fields in locals: stores to out could alias f as far as
 	// the compiler knows, which reloaded them from f at every key.
 	b1, m1, k := f.b1, f.m1, f.k
-	for lo := 0; lo < len(keys); lo += block {
-		n := min(block, len(keys)-lo)
+	for lo := 0; lo < len(keys); lo += batchBlock {
+		n := min(batchBlock, len(keys)-lo)
 		ks, o := keys[lo:lo+n], out[lo:lo+n]
 		for i, key := range ks {
 			var h1, h2 uint64
@@ -528,16 +528,27 @@ func (f *Filter) ContainsBatch(keys [][]byte, out []bool) {
 			p := hashing.Probe(h1, h2, 0, m1)
 			o[i] = b1[p>>6]&(1<<(p&63)) != 0
 		}
-		for i := range o {
-			if !o[i] {
-				continue
-			}
-			for j := 1; j < k; j++ {
-				p := hashing.Probe(h1s[i], h2s[i], j, m1)
-				if b1[p>>6]&(1<<(p&63)) == 0 {
-					o[i] = false
-					break
-				}
+		laterProbes(b1, m1, k, &h1s, &h2s, o)
+	}
+}
+
+// batchBlock is the keys ContainsBatch and ContainsInts hash before they
+// probe further.
+const batchBlock = 64
+
+// laterProbes finishes a block of keys whose first probes set o: a key
+// whose first bit is set is tested at its probes 1 to k-1 (hashes h1s,
+// h2s), and o[i] cleared at the first clear bit. O(k) a key.
+func laterProbes(b1 []uint64, m1 uint64, k int, h1s, h2s *[batchBlock]uint64, o []bool) {
+	for i := range o {
+		if !o[i] {
+			continue
+		}
+		for j := 1; j < k; j++ {
+			p := hashing.Probe(h1s[i], h2s[i], j, m1)
+			if b1[p>>6]&(1<<(p&63)) == 0 {
+				o[i] = false
+				break
 			}
 		}
 	}
@@ -549,30 +560,18 @@ func (f *Filter) ContainsBatch(keys [][]byte, out []bool) {
 // hashing.Sum8 hashes, is the value's bytes reversed. No slice a key; O(k)
 // a key, no allocation; as safe for concurrent readers as Contains.
 func (f *Filter) ContainsInts(keys []int64, out []bool) {
-	const block = 64
-	var h1s, h2s [block]uint64
+	var h1s, h2s [batchBlock]uint64
 	b1, m1, k := f.b1, f.m1, f.k
-	for lo := 0; lo < len(keys); lo += block {
-		n := min(block, len(keys)-lo)
+	for lo := 0; lo < len(keys); lo += batchBlock {
+		n := min(batchBlock, len(keys)-lo)
 		ks, o := keys[lo:lo+n], out[lo:lo+n]
 		for i, v := range ks {
-			h1, h2 := hashing.Sum8(bits.ReverseBytes64(uint64(v) ^ 1<<63))
+			h1, h2 := hashing.Sum8(bits.ReverseBytes64(tuple.IntWord(v)))
 			h1s[i], h2s[i] = h1, h2
 			p := hashing.Probe(h1, h2, 0, m1)
 			o[i] = b1[p>>6]&(1<<(p&63)) != 0
 		}
-		for i := range o {
-			if !o[i] {
-				continue
-			}
-			for j := 1; j < k; j++ {
-				p := hashing.Probe(h1s[i], h2s[i], j, m1)
-				if b1[p>>6]&(1<<(p&63)) == 0 {
-					o[i] = false
-					break
-				}
-			}
-		}
+		laterProbes(b1, m1, k, &h1s, &h2s, o)
 	}
 }
 

@@ -3,6 +3,7 @@ package columnar
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -59,22 +60,32 @@ func TestTimeText(t *testing.T) {
 	}
 	rng := testutil.Rand(testutil.Seed(t))
 	for range 200000 {
-		day := rng.Int64N(2*maxDay+20000) - maxDay - 10000
+		day := randomDay(rng)
 		s := day*86400 + rng.Int64N(86400)
 		if rng.IntN(10) == 0 {
 			s = rng.Int64N(1<<40) - 1<<39 // beyond year 9999 both ways
 		}
-		ns := rng.Int64N(1_000_000_000)
-		switch rng.IntN(4) { // the units' fractions: s, ms, us, ns
-		case 0:
-			ns = 0
-		case 1:
-			ns -= ns % 1_000_000
-		case 2:
-			ns -= ns % 1000
-		}
-		checkTime(t, day, s, ns)
+		checkTime(t, day, s, randomNanos(rng))
 	}
+}
+
+// randomDay is a day within 10,000 days beyond the years 0001-9999 either
+// way.
+func randomDay(rng *rand.Rand) int64 { return rng.Int64N(2*maxDay+20000) - maxDay - 10000 }
+
+// randomNanos is a second's fraction in nanoseconds, as often whole
+// seconds, milliseconds, microseconds or nanoseconds (the units').
+func randomNanos(rng *rand.Rand) int64 {
+	ns := rng.Int64N(1_000_000_000)
+	switch rng.IntN(4) {
+	case 0:
+		ns = 0
+	case 1:
+		ns -= ns % 1_000_000
+	case 2:
+		ns -= ns % 1000
+	}
+	return ns
 }
 
 // FuzzTimeText: the fast formatters agree with AppendFormat at any day,
@@ -193,17 +204,9 @@ func TestTimeValue(t *testing.T) {
 		n = 3000 // the race detector's run
 	}
 	for range n {
-		day := rng.Int64N(2*maxDay+20000) - maxDay - 10000
+		day := randomDay(rng)
 		sec := rng.Int64N(86400)
-		ns := rng.Int64N(1_000_000_000)
-		switch rng.IntN(4) {
-		case 0:
-			ns = 0
-		case 1:
-			ns -= ns % 1_000_000
-		case 2:
-			ns -= ns % 1000
-		}
+		ns := randomNanos(rng)
 		stamp := appendStamp(nil, day*86400+sec, ns)
 		texts = append(texts, appendDay(nil, day), stamp, append(slices.Clip(stamp), 'Z'), appendTimeOfDay(nil, sec, ns))
 	}

@@ -53,10 +53,15 @@ var ErrMalformed = errors.New("tuple: malformed key")
 // IntBytes is the width of an integer component.
 const IntBytes = 8
 
-// AppendInt appends v's component: 8 bytes, big-endian, sign bit flipped.
+// AppendInt appends v's component: 8 bytes, big-endian, sign bit flipped
+// (IntWord's).
 func AppendInt(dst []byte, v int64) []byte {
-	return binary.BigEndian.AppendUint64(dst, uint64(v)^1<<63)
+	return binary.BigEndian.AppendUint64(dst, IntWord(v))
 }
+
+// IntWord is the word whose big-endian bytes are v's component: v with its
+// sign bit flipped, so that the components order as the integers do.
+func IntWord(v int64) uint64 { return uint64(v) ^ 1<<63 }
 
 // AppendIntKey appends an integer component already in its 8-byte form (a
 // one-column integer key, as key.Of makes it).

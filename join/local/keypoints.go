@@ -7,6 +7,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/keylist"
+	"github.com/acbfjoin/acbfjoin/tuple"
 )
 
 // keyPoints are the key side's distinct keys in order, for a table large
@@ -109,7 +110,7 @@ func (x *execution) pointsPay(lo, hi []byte) bool {
 
 // anyInt reports whether a key lies in [lo, hi] (integers). O(log K).
 func (p *keyPoints) anyInt(lo, hi int64) bool {
-	ulo, uhi := uint64(lo)^1<<63, uint64(hi)^1<<63 // key.Of's order
+	ulo, uhi := tuple.IntWord(lo), tuple.IntWord(hi) // key.Of's order
 	i := sort.Search(len(p.ints), func(i int) bool { return p.ints[i] >= ulo })
 	return i < len(p.ints) && p.ints[i] <= uhi
 }

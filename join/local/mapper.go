@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -316,44 +317,41 @@ func (m *batchWorker) base() *mapWorker { return &m.mapWorker }
 // where it can (their memory accesses overlap), or every key passing once
 // the guard has turned the filter off; the guard watches the batch.
 func (m *mapWorker) probe(keys [][]byte, pass []bool) {
-	m.guard.skipped = m.guard.off
-	if m.guard.off {
-		for j := range pass {
-			pass[j] = true
-		}
+	if !m.guardStart(pass) {
 		return
 	}
 	t0 := m.guard.start()
-	if bf, ok := m.f.(filters.BatchFilter); ok {
-		bf.ContainsBatch(keys, pass)
-	} else {
-		for j, key := range keys {
-			pass[j] = m.f.Contains(key)
-		}
-	}
-	if m.guard.on {
-		n := 0
-		for _, p := range pass {
-			if p {
-				n++
-			}
-		}
-		m.guard.observe(t0, len(keys), n)
-	}
+	m.probeAll(keys, pass)
+	m.guardEnd(t0, pass)
 }
 
 // probeInts is probe of integer keys given as integers (filterInts), the
 // guard's rules the same.
 func (m *mapWorker) probeInts(ib filters.IntBatchFilter, vals []int64, pass []bool) {
+	if !m.guardStart(pass) {
+		return
+	}
+	t0 := m.guard.start()
+	ib.ContainsInts(vals, pass)
+	m.guardEnd(t0, pass)
+}
+
+// guardStart reports whether a batch is to be probed; when the guard has
+// turned the filter off it is not, and every key of pass passes.
+func (m *mapWorker) guardStart(pass []bool) bool {
 	m.guard.skipped = m.guard.off
 	if m.guard.off {
 		for j := range pass {
 			pass[j] = true
 		}
-		return
+		return false
 	}
-	t0 := m.guard.start()
-	ib.ContainsInts(vals, pass)
+	return true
+}
+
+// guardEnd gives the guard, when it watches, the batch's probe time (from
+// t0) and how many of its keys passed.
+func (m *mapWorker) guardEnd(t0 time.Time, pass []bool) {
 	if m.guard.on {
 		n := 0
 		for _, p := range pass {
@@ -361,7 +359,7 @@ func (m *mapWorker) probeInts(ib filters.IntBatchFilter, vals []int64, pass []bo
 				n++
 			}
 		}
-		m.guard.observe(t0, len(vals), n)
+		m.guard.observe(t0, len(pass), n)
 	}
 }
 

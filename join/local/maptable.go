@@ -14,6 +14,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
+	"github.com/acbfjoin/acbfjoin/tuple"
 )
 
 // tableMapper is a mapper's scratch for a table side's chunks, and what
@@ -390,7 +391,7 @@ func (x *execution) filterInts(ctx context.Context, m *mapWorker, ib filters.Int
 			if !pass[j] {
 				if m.bypass { // reject counts the drop
 					t.rej = append(t.rej, row)
-					t.rkeys = appendIntKey(t.rkeys, v)
+					t.rkeys = tuple.AppendInt(t.rkeys, v)
 					t.rends = append(t.rends, len(t.rkeys))
 				} else {
 					m.drop(rowBytes, 8)
@@ -398,18 +399,11 @@ func (x *execution) filterInts(ctx context.Context, m *mapWorker, ib filters.Int
 				continue
 			}
 			t.surv = append(t.surv, row)
-			t.skeys = appendIntKey(t.skeys, v)
+			t.skeys = tuple.AppendInt(t.skeys, v)
 			t.sends = append(t.sends, len(t.skeys))
 		}
 	}
 	return nil
-}
-
-// appendIntKey appends v's key.Of bytes.
-func appendIntKey(dst []byte, v int64) []byte {
-	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
-	key.PutInt(dst[len(dst)-8:], v)
-	return dst
 }
 
 // materializeChunk is the late materialization of mapChunk's step 4: the

@@ -109,7 +109,6 @@ type parquetSink struct {
 	fw     *file.Writer
 	fields [][]byte
 	unq    []byte
-	batch  []byte // a batch read back from the spool
 }
 
 // pqGroup is a row group's values: filled by Finish's reading goroutine

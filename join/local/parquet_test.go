@@ -434,10 +434,10 @@ func TestParquetFinishPipeline(t *testing.T) {
 			t.Errorf("%s: Finish: %v, want %q", c.name, err, c.want)
 		}
 	}
-	for range 100 { // the goroutines end as Finish returns; give the scheduler a moment
-		if runtime.NumGoroutine() <= before {
-			break
-		}
+	// The goroutines have done their work when Finish returns and end an
+	// instant after; one still there half a minute later is a leak (a
+	// deadline so long that no load makes a finished goroutine miss it).
+	for deadline := time.Now().Add(30 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if n := runtime.NumGoroutine(); n > before {
