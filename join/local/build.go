@@ -398,6 +398,9 @@ func (bd *builder) padding(b *buildWorker, keys [][]byte) []byte {
 	for _, c := range bd.x.keySpec.Cols {
 		b.keyFields = append(b.keyFields, keys[c])
 	}
+	if bd.x.cellTypes != nil {
+		return appendCellPadding(b.pad[:0], bd.nLarge, bd.padSpec.Cols, b.keyFields)
+	}
 	return join.AppendLargePadding(b.pad[:0], bd.nLarge, bd.padSpec, b.keyFields)
 }
 

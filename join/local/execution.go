@@ -47,6 +47,10 @@ type execution struct {
 	// largeKeep, likewise, are the large side's columns asked: its rows are
 	// cut to them in the map phase. nil: every column.
 	largeKeep []int
+	// cellTypes, when the large side's rows travel as typed cells to a
+	// typed output (typedrows.go), are the types the output writes its
+	// columns as; nil: its rows travel as CSV text.
+	cellTypes []columnar.Type
 	// where and keysWhere select the large side's and the key side's rows
 	// (Options.Where, KeysWhere; nil: all); each goroutine clones its own.
 	where, keysWhere *where.Pred

@@ -37,7 +37,8 @@ type tableMapper struct {
 	rej    []int
 	rkeys  []byte
 	rends  []int
-	raw    []byte // a survivor's row as a CSV line
+	raw    []byte // a survivor's row as a CSV line, or typed cells (x.cellTypes)
+	native []bool // with typed cells, which of all's columns are carried natively
 	all    []*columnar.Column
 	rest   []*columnar.Column // the columns materializeChunk decoded, released after the chunk's rows are written
 	wcols  []*columnar.Column // Where's columns of a chunk, the others nil (whereChunk)
@@ -142,7 +143,7 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 	if err != nil {
 		return err
 	}
-	return m.writeChunk(c, sel)
+	return m.writeChunk(c, sel, x.cellTypes)
 }
 
 // noDict turns filterDict off (ACBFJOIN_DICT=off, read once at start):
@@ -474,18 +475,26 @@ func (x *execution) materializeChunk(m *mapWorker, c *source.Chunk, keyCols chun
 }
 
 // writeChunk is the end of mapChunk's step 4: the survivors rendered as
-// CSV lines (columnar.AppendRow) into the shuffle, their offset being
-// their row index, and with anti, left and full joins the rejected rows
-// written. sel is materializeChunk's.
-func (m *mapWorker) writeChunk(c *source.Chunk, sel []int) error {
+// CSV lines (columnar.AppendRow), or as typed cells for a typed output
+// (cellTypes, the output's types of the columns: typedrows.go), into the
+// shuffle, their offset being their row index, and with anti, left and
+// full joins the rejected rows written. sel is materializeChunk's.
+func (m *mapWorker) writeChunk(c *source.Chunk, sel []int, cellTypes []columnar.Type) error {
 	t := m.tm
+	row := columnar.AppendRow
+	if types := cellTypes; types != nil {
+		t.native = nativeColumns(t.native[:0], t.all, types)
+		row = func(dst []byte, cols []*columnar.Column, i int) []byte {
+			return columnar.AppendCells(dst, cols, i, t.native)
+		}
+	}
 	start := 0
 	for j, i := range t.surv {
 		at := i
 		if sel != nil {
 			at = j // the selected columns hold the survivors only
 		}
-		t.raw = columnar.AppendRow(t.raw[:0], t.all, at)
+		t.raw = row(t.raw[:0], t.all, at)
 		if err := m.emit(t.skeys[start:t.sends[j]], c.First+int64(i), t.raw); err != nil {
 			return err
 		}
@@ -493,7 +502,7 @@ func (m *mapWorker) writeChunk(c *source.Chunk, sel []int) error {
 	}
 	start = 0
 	for j, i := range t.rej {
-		t.raw = columnar.AppendRow(t.raw[:0], t.all, i)
+		t.raw = row(t.raw[:0], t.all, i)
 		var k []byte
 		if t.rends[j] > start {
 			k = t.rkeys[start:t.rends[j]]

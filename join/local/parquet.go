@@ -105,10 +105,12 @@ type parquetSink struct {
 
 	// Finish's: the decided types, the file writer (its writing
 	// goroutine's), and the reading goroutine's scratch.
-	types  []columnar.Type
-	fw     *file.Writer
-	fields [][]byte
-	unq    []byte
+	types []columnar.Type
+	fw    *file.Writer
+	row   cellFields
+	// cells: the rows come framed with the large side's typed cells
+	// (typedrows.go), not as CSV lines.
+	cells bool
 }
 
 // pqGroup is a row group's values: filled by Finish's reading goroutine
@@ -504,7 +506,19 @@ func recoverWrite(err *error) {
 	}
 }
 
-func (s *parquetSink) Writer() RowWriter { return &lineBuffer{flush: s.add} }
+func (s *parquetSink) Writer() RowWriter {
+	if s.cells {
+		return &lineBuffer{flush: s.add, join: appendCellRow}
+	}
+	return &lineBuffer{flush: s.add}
+}
+
+// takeCells switches the sink to rows framed with typed cells
+// (typedRowSink).
+func (s *parquetSink) takeCells() bool {
+	s.cells = true
+	return true
+}
 
 // add checks the fields of lines (rows each ending in '\n') against their
 // columns' possible types and spools them as one batch: its length, then
@@ -560,17 +574,16 @@ func (s *parquetSink) observeSpool(ctx context.Context) error {
 			// text, whose values cost a UTF-8 check: a column of long
 			// distinct texts held 2 x 4096 copies of them).
 			memo := make([]map[string]struct{}, n)
-			var fields [][]byte
-			var unq []byte
+			var row cellFields
 			for b := range batches {
 				if r.err == nil {
-					fields, unq, r.err = eachRow(b, n, fields, unq, func(fields [][]byte) error {
+					r.err = eachRow(b, n, s.cells, &row, func(row *cellFields) error {
 						r.rows++
 						if !untyped {
 							return nil
 						}
-						for i, f := range fields {
-							if len(f) == 0 || i < len(s.given) && s.given[i].Typed() { // a typed column's type is given
+						for i, f := range row.fields {
+							if len(f) == 0 || i < len(s.given) && s.given[i].Typed() || row.native(i) { // a typed column's type is given
 								continue
 							}
 							if _, ok := memo[i][string(f)]; ok {
@@ -651,31 +664,39 @@ func (s *parquetSink) eachSpooled(ctx context.Context, free <-chan []byte, out c
 	}
 }
 
-// eachRow splits each row of lines (n fields each) into fields, quoted
-// ones unquoted into unq, and calls fn; it returns the scratch slices for
-// reuse.
-func eachRow(lines []byte, n int, fields [][]byte, unq []byte, fn func(fields [][]byte) error) ([][]byte, []byte, error) {
+// eachRow splits each row of lines (n fields each: CSV lines, or with
+// cells framed rows of typed cells, splitCellRow) into row, quoted fields
+// unquoted into row.unq, and calls fn; row's slices are reused.
+func eachRow(lines []byte, n int, cells bool, row *cellFields, fn func(row *cellFields) error) error {
 	for len(lines) > 0 {
 		var k int
 		var err error
-		if fields, unq, k, err = splitLine(lines, fields[:0], unq[:0]); err != nil {
-			return fields, unq, err
+		row.fields, row.unq = row.fields[:0], row.unq[:0]
+		if cells {
+			row.tags = row.tags[:0]
+			k, err = splitCellRow(lines, row)
+		} else {
+			row.tags = nil
+			row.fields, row.unq, k, err = splitLine(lines, row.fields, row.unq)
+		}
+		if err != nil {
+			return err
 		}
 		lines = lines[k:]
-		if len(fields) != n {
-			return fields, unq, fmt.Errorf("parquet: an output row has %d fields, the header %d", len(fields), n)
+		if len(row.fields) != n {
+			return fmt.Errorf("parquet: an output row has %d fields, the header %d", len(row.fields), n)
 		}
-		if err := fn(fields); err != nil {
-			return fields, unq, err
+		if err := fn(row); err != nil {
+			return err
 		}
 	}
-	return fields, unq, nil
+	return nil
 }
 
 // appendRow adds the row of fields to g and reports whether g is full.
 // Called by Finish's reading goroutine.
-func (s *parquetSink) appendRow(g *pqGroup, fields [][]byte) (full bool, err error) {
-	for i, f := range fields {
+func (s *parquetSink) appendRow(g *pqGroup, row *cellFields) (full bool, err error) {
+	for i, f := range row.fields {
 		c := &g.cols[i]
 		if len(f) == 0 {
 			c.defs = append(c.defs, 0)
@@ -684,13 +705,22 @@ func (s *parquetSink) appendRow(g *pqGroup, fields [][]byte) (full bool, err err
 		c.defs = append(c.defs, 1)
 		t := s.types[i]
 		p, _ := t.Physical()
-		if p == columnar.PhysBytes {
+		var v columnar.Value
+		switch {
+		case row.native(i):
+			// A typed cell: the value Type.Value reads from its text
+			// (columnar.NativeValue), of a column of this type.
+			if p == columnar.PhysBytes || p == columnar.PhysFixed {
+				return false, fmt.Errorf("parquet: internal error: column %q (%s) given a native value", s.names[i], t)
+			}
+			v = columnar.CellValue(row.tags[i], f)
+		case p == columnar.PhysBytes:
 			c.bytes = append(c.bytes, parquet.ByteArray(g.keep(f)))
 			continue
-		}
-		v, err := t.Value(f) // checked when spooled (a CSV column) or written from the type (a table's)
-		if err != nil {
-			return false, fmt.Errorf("parquet: column %q: %w", s.names[i], err)
+		default:
+			if v, err = t.Value(f); err != nil { // checked when spooled (a CSV column) or written from the type (a table's)
+				return false, fmt.Errorf("parquet: column %q: %w", s.names[i], err)
+			}
 		}
 		switch p {
 		case columnar.PhysInt32:
@@ -842,8 +872,8 @@ func (s *parquetSink) readSpool(ctx context.Context, full, free chan *pqGroup) e
 	}()
 	for b := range batches {
 		var perr error
-		s.fields, s.unq, perr = eachRow(b, len(s.names), s.fields, s.unq, func(fields [][]byte) error {
-			done, err := s.appendRow(g, fields)
+		perr = eachRow(b, len(s.names), s.cells, &s.row, func(row *cellFields) error {
+			done, err := s.appendRow(g, row)
 			if err != nil || !done {
 				return err
 			}

@@ -104,6 +104,7 @@ func prepare(ctx context.Context, opt join.Options, sink Sink) (_ *execution, er
 			return nil, err
 		}
 	}
+	x.chooseCells()
 	if x.opt.JoinType != join.JoinInner {
 		if err := x.beginSink(); err != nil {
 			x.close()

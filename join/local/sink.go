@@ -101,6 +101,10 @@ type lineBuffer struct {
 	buf      []byte
 	flush    func(lines []byte) error
 	tryFlush func(lines []byte) (bool, error) // nil: always flush
+	// join forms a row from its two halves: join.AppendOutputRow, or
+	// appendCellRow for a sink of typed rows (typedrows.go); nil for the
+	// first.
+	join func(dst, large, small []byte) []byte
 }
 
 // maxLineBuffer is the most a lineBuffer with tryFlush holds before it
@@ -108,7 +112,11 @@ type lineBuffer struct {
 const maxLineBuffer = 4 << 20
 
 func (w *lineBuffer) Write(_ []byte, _, _ int64, largeRow, smallRow []byte) error {
-	w.buf = join.AppendOutputRow(w.buf, largeRow, smallRow)
+	if w.join != nil {
+		w.buf = w.join(w.buf, largeRow, smallRow)
+	} else {
+		w.buf = join.AppendOutputRow(w.buf, largeRow, smallRow)
+	}
 	if len(w.buf) >= 256<<10 {
 		return w.full()
 	}

@@ -19,6 +19,7 @@ type sorted struct {
 	inner   Sink
 	sorter  *extsort.Sorter
 	written atomic.Int64 // bytes merged out, for progress
+	cells   bool         // the inner sink takes typed rows (typedrows.go)
 }
 
 func newSorted(inner Sink, tempDir string, budget int64, writers int) *sorted {
@@ -27,16 +28,31 @@ func newSorted(inner Sink, tempDir string, budget int64, writers int) *sorted {
 
 func (s *sorted) Begin(h join.Header) error { return s.inner.Begin(h) }
 
-func (s *sorted) Writer() RowWriter { return &sortWriter{b: s.sorter.NewBuffer()} }
+func (s *sorted) Writer() RowWriter {
+	w := &sortWriter{b: s.sorter.NewBuffer(), join: join.AppendOutputRow}
+	if s.cells {
+		w.join = appendCellRow
+	}
+	return w
+}
+
+// takeCells sorts rows framed with typed cells when the sink under the
+// sort takes them (typedRowSink).
+func (s *sorted) takeCells() bool {
+	t, ok := s.inner.(typedRowSink)
+	s.cells = ok && t.takeCells()
+	return s.cells
+}
 
 type sortWriter struct {
-	b *extsort.Buffer
+	b    *extsort.Buffer
+	join func(dst, large, small []byte) []byte
 }
 
 // Write writes the output row into the sort's buffer from its two halves
 // (AddJoined): each byte copied once.
 func (w *sortWriter) Write(key []byte, seq, small int64, largeRow, smallRow []byte) error {
-	return w.b.AddJoined(key, seq, small, largeRow, smallRow, join.AppendOutputRow)
+	return w.b.AddJoined(key, seq, small, largeRow, smallRow, w.join)
 }
 
 func (w *sortWriter) Flush() error { return nil } // the buffer stays for the merge

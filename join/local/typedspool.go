@@ -32,6 +32,13 @@ func newTypedSpool(tempDir, format string) (typedSpool, error) {
 	return typedSpool{Sink: NewParquetWith(f, tempDir, ParquetOptions{BloomFPP: -1}), tmp: f, tempDir: tempDir}, nil
 }
 
+// takeCells switches the Parquet sink under it to typed rows
+// (typedRowSink).
+func (s *typedSpool) takeCells() bool {
+	t, ok := s.Sink.(typedRowSink)
+	return ok && t.takeCells()
+}
+
 // table completes the Parquet file and opens it for reading back.
 func (s *typedSpool) table(ctx context.Context) (*columnar.Table, error) {
 	if err := s.Sink.Finish(ctx); err != nil {

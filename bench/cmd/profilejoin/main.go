@@ -1,7 +1,7 @@
 // Command profilejoin runs one join through the library (join/local.Run)
 // under a CPU profile, for looking at where the map phase's time goes:
 //
-//	go run ./bench/cmd/profilejoin -keys K -input I -cpuprofile cpu.out [-mappers N] [-filter KIND] [-where EXPR] [-keys-where EXPR]
+//	go run ./bench/cmd/profilejoin -keys K -input I -cpuprofile cpu.out [-mappers N] [-filter KIND] [-where EXPR] [-keys-where EXPR] [-out F.parquet]
 //	go tool pprof -top cpu.out
 //
 // or, for where memory peaks, -heapprofile heap.out [-mem BYTES]: the heap
@@ -10,7 +10,7 @@
 // -heapsnap DIR: a heap profile every second after a collection
 // (DIR/h00.out, h01.out, ...), for what is live in each phase.
 //
-// The output rows are discarded. It prints the report's phase timings.
+// The output rows are discarded unless -out names a file. It prints the report's phase timings.
 package main
 
 import (
@@ -23,6 +23,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -43,6 +44,7 @@ func main() {
 	snap := flag.String("heapsnap", "", "write a heap profile here every second, after a collection")
 	where := flag.String("where", "", "the large side's predicate (join.Options.Where)")
 	keysWhere := flag.String("keys-where", "", "the key side's predicate (join.Options.KeysWhere)")
+	out := flag.String("out", "", "write the output here as Parquet (a name ending in .parquet) or CSV; none: discarded")
 	flag.Parse()
 	if *keys == "" || *input == "" {
 		fmt.Fprintln(os.Stderr, "profilejoin: -keys and -input are required")
@@ -68,12 +70,25 @@ func main() {
 	if *snap != "" {
 		go snapHeap(*snap)
 	}
+	sink := local.NewCSV(io.Discard)
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		sink = local.NewCSV(f)
+		if strings.HasSuffix(*out, ".parquet") {
+			sink = local.NewParquet(f, "")
+		}
+	}
 	rep, err := local.Run(context.Background(), join.Options{
 		Sides:        join.Sides{Keys: *keys, Input: *input, Where: *where, KeysWhere: *keysWhere},
 		Keying:       join.Keying{KeyCol: *keyCol, JoinCol: *joinCol},
 		FilterChoice: join.FilterChoice{Filter: filters.Kind(*kind)},
 		Resources:    join.Resources{Mappers: *mappers, MemBudget: *mem},
-	}, local.NewCSV(io.Discard))
+	}, sink)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -46,7 +46,9 @@ Environment: ACBFJOIN_CPU=portable scans CSV with the portable Go code
 instead of the CPU's own (AVX2 on amd64); the report's "scanner" says which
 ran (docs/design.md). ACBFJOIN_DICT=off probes a Parquet side's
 dictionary-encoded join column row by row instead of entry by entry (to
-compare the two; the rows are the same).
+compare the two; the rows are the same). ACBFJOIN_TYPED_ROWS=off carries a
+Parquet or Arrow side's rows to a typed output as CSV text instead of
+typed cells (the output is the same).
 `
 
 // usageText is the top-level usage: the commands by task, a line each.

@@ -1,0 +1,204 @@
+package local
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// typedRowsTable writes a random large side of every Arrow type the
+// readers accept (NULLs, edges, NaN, -0, far years, text with quotes,
+// commas and line breaks) as Parquet and Arrow files in dir, joined on
+// its int64 column id (some NULL, some without a key).
+func typedRowsTable(t *testing.T, rng *rand.Rand, dir string, rows int) columnartest.Files {
+	fields := []arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "i8", Type: arrow.PrimitiveTypes.Int8, Nullable: true},
+		{Name: "i32", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "u64", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: "f32", Type: arrow.PrimitiveTypes.Float32},
+		{Name: "f64", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "bin", Type: arrow.BinaryTypes.Binary},
+		{Name: "d", Type: arrow.FixedWidthTypes.Date32},
+		{Name: "d64", Type: arrow.FixedWidthTypes.Date64},
+		{Name: "tss", Type: &arrow.TimestampType{Unit: arrow.Second}},
+		{Name: "tsz", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, Nullable: true},
+		{Name: "tsn", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}},
+		{Name: "t32", Type: arrow.FixedWidthTypes.Time32ms},
+		{Name: "t64", Type: arrow.FixedWidthTypes.Time64us},
+		{Name: "dec", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}},
+		{Name: "big", Type: &arrow.Decimal128Type{Precision: 30, Scale: 4}},
+	}
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), arrow.NewSchema(fields, nil))
+	defer b.Release()
+	texts := []string{"", "a", `q"uote`, "co,mma", "line\nbreak", "ünï", strings.Repeat("long", 40)}
+	floats := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 0.1, 1e300, -2.5e-10}
+	for i := range rows {
+		null := func() bool { return rng.IntN(8) == 0 }
+		if null() {
+			b.Field(0).AppendNull()
+		} else {
+			b.Field(0).(*array.Int64Builder).Append(int64(rng.IntN(40)))
+		}
+		if null() {
+			b.Field(1).AppendNull()
+		} else {
+			b.Field(1).(*array.Int8Builder).Append(int8(rng.IntN(256) - 128))
+		}
+		b.Field(2).(*array.Int32Builder).Append(rng.Int32() - math.MaxInt32/2)
+		b.Field(3).(*array.Uint64Builder).Append(rng.Uint64())
+		b.Field(4).(*array.Float32Builder).Append(float32(floats[rng.IntN(len(floats))] * rng.Float64()))
+		if null() {
+			b.Field(5).AppendNull()
+		} else {
+			b.Field(5).(*array.Float64Builder).Append(floats[rng.IntN(len(floats))] + float64(i%3))
+		}
+		if null() {
+			b.Field(6).AppendNull()
+		} else {
+			b.Field(6).(*array.BooleanBuilder).Append(rng.IntN(2) == 0)
+		}
+		if null() {
+			b.Field(7).AppendNull()
+		} else {
+			b.Field(7).(*array.StringBuilder).Append(texts[rng.IntN(len(texts))])
+		}
+		b.Field(8).(*array.BinaryBuilder).Append([]byte(texts[rng.IntN(len(texts))] + "\xff"))
+		b.Field(9).(*array.Date32Builder).Append(arrow.Date32(rng.IntN(4_000_000) - 2_000_000))
+		b.Field(10).(*array.Date64Builder).Append(arrow.Date64(int64(rng.IntN(100_000)-50_000) * 86_400_000))
+		b.Field(11).(*array.TimestampBuilder).Append(arrow.Timestamp(rng.Int64N(1e11) - 5e10))
+		if null() {
+			b.Field(12).AppendNull()
+		} else {
+			b.Field(12).(*array.TimestampBuilder).Append(arrow.Timestamp(rng.Int64()))
+		}
+		b.Field(13).(*array.TimestampBuilder).Append(arrow.Timestamp(rng.Int64()))
+		b.Field(14).(*array.Time32Builder).Append(arrow.Time32(rng.IntN(86_400_000)))
+		b.Field(15).(*array.Time64Builder).Append(arrow.Time64(rng.Int64N(86_400_000_000)))
+		b.Field(16).(*array.Decimal128Builder).Append(decimal128.FromI64(rng.Int64N(1e10) - 5e9))
+		b.Field(17).(*array.Decimal128Builder).Append(decimal128.New(rng.Int64N(1e6), rng.Uint64()))
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	return columnartest.Write(t, dir, "large", rec, int64(rows/3+1), rng.IntN(2) == 0)
+}
+
+// TestTypedRowsSame (issue 44): a Parquet or Arrow large side's rows
+// carried to a typed output as typed cells give the output that CSV text
+// gives (ACBFJOIN_TYPED_ROWS=off): byte for byte with Sort, the same rows
+// without it; for every join type, a Parquet, Arrow and JSON lines output,
+// every type of typedRowsTable, a right and full join's join column
+// widened to text (a CSV key side's keys go there). The Parquet sink took
+// typed rows (its cells), and a Columns projection or a CSV large side
+// keeps to text.
+func TestTypedRowsSame(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 44))
+	dir := t.TempDir()
+	files := typedRowsTable(t, rng, dir, 600)
+	keys := filepath.Join(dir, "keys.csv")
+	var kb strings.Builder
+	kb.WriteString("id,name,score\n")
+	for k := range 30 {
+		fmt.Fprintf(&kb, "%d,\"k,%d\",%d.5\n", k, k, k)
+	}
+	kb.WriteString("7,second seven,-1\n,null key,0\n99,unmatched,3\n")
+	if err := os.WriteFile(keys, []byte(kb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	formats := map[string]func(w io.Writer) (Sink, error){
+		"parquet": func(w io.Writer) (Sink, error) { return NewParquet(w, dir), nil },
+		"arrow":   func(w io.Writer) (Sink, error) { return NewArrow(w, dir, false) },
+		"jsonl":   func(w io.Writer) (Sink, error) { return NewJSONL(w, dir) },
+	}
+	run := func(opt join.Options, format string, typed bool) ([]byte, Sink) {
+		t.Helper()
+		noTypedRows = !typed
+		defer func() { noTypedRows = false }()
+		var out bytes.Buffer
+		sink, err := formats[format](&out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(t.Context(), opt, sink); err != nil {
+			t.Fatalf("%s %s typed %v: %v", opt.JoinType, format, typed, err)
+		}
+		return out.Bytes(), sink
+	}
+	for _, input := range []string{files.Parquet, files.ArrowFile} {
+		for _, jt := range join.JoinTypes {
+			for _, format := range []string{"parquet", "arrow", "jsonl"} {
+				opt := join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"}, JoinType: jt,
+					Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 2, Reducers: 2}}
+				want, _ := run(opt, format, false)
+				got, sink := run(opt, format, true)
+				if ps, ok := sink.(*parquetSink); ok && !ps.cells {
+					t.Fatalf("%s %s: the Parquet sink took no typed rows", jt, format)
+				}
+				if !bytes.Equal(got, want) {
+					t.Fatalf("%s %s from %s: typed rows wrote %d bytes, text %d, not the same", jt, format, filepath.Base(input), len(got), len(want))
+				}
+				if format != "parquet" {
+					continue
+				}
+				// Unsorted: the same rows (the reducers' order varies).
+				opt.Sort = false
+				path := filepath.Join(dir, "out.parquet")
+				got, _ = run(opt, format, true)
+				os.WriteFile(path, got, 0o644)
+				gotRows := readTable(t, path)
+				want, _ = run(opt, format, false)
+				os.WriteFile(path, want, 0o644)
+				if wantRows := readTable(t, path); !sameSorted(gotRows, wantRows) {
+					t.Fatalf("%s unsorted: %s", jt, testutil.FirstDiff(gotRows, wantRows))
+				}
+			}
+		}
+	}
+	// A projection keeps to text.
+	opt := join.Options{Sides: join.Sides{Keys: keys, Input: files.Parquet}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"}, Output: join.Output{Sort: true, Columns: []string{"name", "f64", "id"}}}
+	_, sink := run(opt, "parquet", true)
+	if sink.(*parquetSink).cells {
+		t.Fatal("a projected output took typed rows")
+	}
+	// A CSV large side keeps to text.
+	opt = join.Options{Sides: join.Sides{Keys: keys, Input: keys}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"}}
+	if _, sink = run(opt, "parquet", true); sink.(*parquetSink).cells {
+		t.Fatal("a CSV large side's rows went as typed rows")
+	}
+}
+
+// sameSorted reports whether a and b hold the same strings in any order.
+func sameSorted(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	count := map[string]int{}
+	for _, s := range a {
+		count[s]++
+	}
+	for _, s := range b {
+		if count[s]--; count[s] < 0 {
+			return false
+		}
+	}
+	return true
+}
