@@ -191,7 +191,9 @@ type buildWorker struct {
 	// large-side padding.
 	out            RowWriter
 	pad, row, kept []byte
-	keyFields      [][]byte // a row's key fields (right, full)
+	cells          []byte     // a row's fields as typed cells (x.cellTypes)
+	split          cellFields // appendCSVCells' scratch
+	keyFields      [][]byte   // a row's key fields (right, full)
 	// With a fieldReader: a row's key field at its column (the key's
 	// readers index no other), and the key side's field count.
 	view    [][]byte
@@ -318,6 +320,12 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 			b.kept = join.AppendPicked(b.kept[:0], r.Fields(), x.keyKeep)
 			rec.Row = b.kept
 		}
+		if x.cellTypes != nil { // typed rows: the fields as cells, split once here (typedrows.go)
+			if b.cells, err = appendCSVCells(b.cells[:0], rec.Row, &b.split); err != nil {
+				return fmt.Errorf("join: internal error: a key-side row: %w", err)
+			}
+			rec.Row = b.cells
+		}
 		if bd.keepKeys {
 			b.pad = bd.padding(b, keys)
 			b.row = join.WithLargePadding(b.row[:0], b.pad, rec.Row)
@@ -386,6 +394,13 @@ func (bd *builder) unmatched(b *buildWorker, r source.RowReader, keys [][]byte, 
 		b.row = join.AppendPicked(b.row[:0], r.Fields(), x.keyKeep)
 	} else {
 		b.row = join.AppendKeyFields(b.row[:0], x.keySpec, r.Fields())
+	}
+	if x.cellTypes != nil {
+		var err error
+		if b.cells, err = appendCSVCells(b.cells[:0], b.row, &b.split); err != nil {
+			return fmt.Errorf("join: internal error: a key-side row: %w", err)
+		}
+		b.row = append(b.row[:0], b.cells...)
 	}
 	return b.out.Write(nil, -1, seqBase(r)+r.Offset(), b.pad, b.row)
 }

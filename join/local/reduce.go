@@ -105,6 +105,9 @@ func (x *execution) shape() joinShape {
 			n = len(x.keyKeep)
 		}
 		sh.keyPad = join.KeyPadding(n)
+		if x.cellTypes != nil {
+			sh.keyPad = nullCells(n)
+		}
 	}
 	return sh
 }

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -19,12 +20,15 @@ import (
 // as it is; no text is made of it and none parsed back. Text, bytes,
 // decimals and a value of another type than the output's (a join column
 // widened for a right or full join's keys) travel as text cells, read back
-// as a CSV field is. The key side's part of a row stays CSV text.
+// as a CSV field is. The key side's part of a row is made CSV text by the
+// build, as for any output, and turned into text cells there, once a
+// key-side row (appendCSVCells), not split again for every output row it
+// is in.
 //
 // An output row is then framed, not a line: the large side's cells and
-// the key side's CSV line, each after its length (appendCellRow). The
-// sink splits it (eachCellRow) into the same fields a CSV line gives,
-// with natives marking the fields that hold a native cell's 8 bytes.
+// the key side's, each after its length (appendCellRow). The sink splits
+// it (splitCellRow) into the same fields a CSV line gives, with the tags
+// marking the fields that hold a native cell's 8 bytes.
 //
 // Off (the rows as CSV text, as before) for a CSV large side, a CSV
 // output, Options.Columns (its projection splits CSV lines), a bank join
@@ -90,63 +94,82 @@ func appendCellPadding(dst []byte, largeCols int, joinCols []int, keyFields [][]
 }
 
 // appendCellRow is join.AppendOutputRow of a typed output: the large
-// side's cells after their length, then the key side's CSV fields (none:
-// a semi or anti join's row) after theirs, with a line end.
+// side's cells after their length, then the key side's cells (none: a semi
+// or anti join's row) after theirs.
 func appendCellRow(dst, large, small []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(large)))
 	dst = append(dst, large...)
-	if len(small) == 0 {
-		return append(dst, 0)
+	dst = binary.AppendUvarint(dst, uint64(len(small)))
+	return append(dst, small...)
+}
+
+// appendCSVCells appends the fields of row, a key-side row's CSV fields
+// (join.AppendKeyFields' bytes: none for an empty row, "" for one empty
+// field), as text cells, an empty field as a NULL; sc is scratch.
+func appendCSVCells(dst, row []byte, sc *cellFields) ([]byte, error) {
+	if len(row) == 0 {
+		return dst, nil
 	}
-	dst = binary.AppendUvarint(dst, uint64(len(small)+1))
-	dst = append(dst, small...)
-	return append(dst, '\n')
+	sc.line = append(append(sc.line[:0], row...), '\n') // splitLine's line
+	var err error
+	if sc.fields, sc.unq, _, err = splitLine(sc.line, sc.fields[:0], sc.unq[:0]); err != nil {
+		return dst, err
+	}
+	for _, f := range sc.fields {
+		dst = columnar.AppendTextBytes(dst, f)
+	}
+	return dst, nil
+}
+
+// nullCells is n NULL cells: a key-side part of a row without a match
+// (join.KeyPadding's).
+func nullCells(n int) []byte {
+	return bytes.Repeat([]byte{columnar.CellNull}, n)
+}
+
+// skipCellRow returns the bytes of the first framed row of b
+// (appendCellRow), unread.
+func skipCellRow(b []byte) (int, error) {
+	at := 0
+	for range 2 {
+		n, k := binary.Uvarint(b[at:])
+		if k <= 0 || n > uint64(len(b)-at-k) {
+			return 0, errCellRow
+		}
+		at += k + int(n)
+	}
+	return at, nil
 }
 
 // errCellRow is the error of a framed row cut short.
 var errCellRow = errors.New("parquet: an output row's frame is cut short")
 
 // splitCellRow splits the first framed row of b (appendCellRow) into
-// fields appended to fields, natives[j] true where field j is a native
-// cell's 8 bytes (columnar.CellValue of tag tags[j]); the key side's
-// quoted fields are unquoted into unq. It returns the bytes the row took.
+// r's fields and their tags (a CellInt's or CellFloat's field is its 8
+// bytes: columnar.CellValue). It returns the bytes the row took.
 func splitCellRow(b []byte, r *cellFields) (int, error) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)-k) {
 		return 0, errCellRow
 	}
-	cells, rest := b[k:k+int(n)], b[k+int(n):]
-	for len(cells) > 0 {
-		tag, v, more, err := columnar.NextCell(cells)
-		if err != nil {
-			return 0, fmt.Errorf("parquet: an output row: %w", err)
-		}
-		r.fields = append(r.fields, v)
-		r.tags = append(r.tags, tag)
-		cells = more
-	}
+	large, rest := b[k:k+int(n)], b[k+int(n):]
 	m, k2 := binary.Uvarint(rest)
 	if k2 <= 0 || m > uint64(len(rest)-k2) {
 		return 0, errCellRow
 	}
-	used := len(b) - len(rest) + k2 + int(m)
-	if m == 0 {
-		return used, nil
+	small := rest[k2 : k2+int(m)]
+	for _, cells := range [2][]byte{large, small} {
+		for len(cells) > 0 {
+			tag, v, more, err := columnar.NextCell(cells)
+			if err != nil {
+				return 0, fmt.Errorf("parquet: an output row: %w", err)
+			}
+			r.fields = append(r.fields, v)
+			r.tags = append(r.tags, tag)
+			cells = more
+		}
 	}
-	line := rest[k2 : k2+int(m)]
-	var err error
-	var took int
-	before := len(r.fields)
-	if r.fields, r.unq, took, err = splitLine(line, r.fields, r.unq); err != nil {
-		return 0, err
-	}
-	if took != len(line) {
-		return 0, errors.New("parquet: an output row's key-side part holds two lines")
-	}
-	for range len(r.fields) - before {
-		r.tags = append(r.tags, columnar.CellText)
-	}
-	return used, nil
+	return len(b) - len(rest) + k2 + int(m), nil
 }
 
 // cellFields are a row's fields as the sink reads them: each field's
@@ -156,6 +179,7 @@ type cellFields struct {
 	fields [][]byte
 	tags   []byte
 	unq    []byte
+	line   []byte // appendCSVCells' row with its line end
 }
 
 // native reports whether field i holds a native cell's 8 bytes.

@@ -105,7 +105,8 @@ func typedRowsTable(t *testing.T, rng *rand.Rand, dir string, rows int) columnar
 // gives (ACBFJOIN_TYPED_ROWS=off): byte for byte with Sort, the same rows
 // without it; for every join type, a Parquet, Arrow and JSON lines output,
 // every type of typedRowsTable, a right and full join's join column
-// widened to text (a CSV key side's keys go there). The Parquet sink took
+// widened to text (a CSV key side's keys go there); key sides of CSV,
+// of Parquet, and of the key alone. The Parquet sink took
 // typed rows (its cells), and a Columns projection or a CSV large side
 // keeps to text.
 func TestTypedRowsSame(t *testing.T) {
@@ -122,6 +123,33 @@ func TestTypedRowsSame(t *testing.T) {
 	}
 	kb.WriteString("7,second seven,-1\n,null key,0\n99,unmatched,3\n")
 	if err := os.WriteFile(keys, []byte(kb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The same keys as a Parquet side (its rows made by the table's
+	// AppendOthers), and a key side of the key alone (no key-side part).
+	kbld := array.NewRecordBuilder(memory.NewGoAllocator(), arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "score", Type: arrow.PrimitiveTypes.Float64},
+	}, nil))
+	defer kbld.Release()
+	for k := range 30 {
+		kbld.Field(0).(*array.Int64Builder).Append(int64(k))
+		if k%5 == 0 {
+			kbld.Field(1).AppendNull()
+		} else {
+			kbld.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("k,\"%d\"\n", k))
+		}
+		kbld.Field(2).(*array.Float64Builder).Append(float64(k) + 0.5)
+	}
+	kbld.Field(0).AppendNull()
+	kbld.Field(1).(*array.StringBuilder).Append("null key")
+	kbld.Field(2).(*array.Float64Builder).Append(math.NaN())
+	krec := kbld.NewRecord()
+	defer krec.Release()
+	keysPq := columnartest.Write(t, dir, "keys", krec, 10, false).Parquet
+	keysOnly := filepath.Join(dir, "keysonly.csv")
+	if err := os.WriteFile(keysOnly, []byte("id\n3\n5\n\n8\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	formats := map[string]func(w io.Writer) (Sink, error){
@@ -143,7 +171,8 @@ func TestTypedRowsSame(t *testing.T) {
 		}
 		return out.Bytes(), sink
 	}
-	for _, input := range []string{files.Parquet, files.ArrowFile} {
+	for _, sides := range [][2]string{{keys, files.Parquet}, {keys, files.ArrowFile}, {keysPq, files.Parquet}, {keysOnly, files.ArrowFile}} {
+		keys, input := sides[0], sides[1]
 		for _, jt := range join.JoinTypes {
 			for _, format := range []string{"parquet", "arrow", "jsonl"} {
 				opt := join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"}, JoinType: jt,
@@ -154,7 +183,7 @@ func TestTypedRowsSame(t *testing.T) {
 					t.Fatalf("%s %s: the Parquet sink took no typed rows", jt, format)
 				}
 				if !bytes.Equal(got, want) {
-					t.Fatalf("%s %s from %s: typed rows wrote %d bytes, text %d, not the same", jt, format, filepath.Base(input), len(got), len(want))
+					t.Fatalf("%s %s from %s and %s: typed rows wrote %d bytes, text %d, not the same", jt, format, filepath.Base(keys), filepath.Base(input), len(got), len(want))
 				}
 				if format != "parquet" {
 					continue
