@@ -1,6 +1,7 @@
 package columnar
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -142,6 +143,35 @@ func (r *Rows) AppendOthers(dst []byte) ([]byte, bool) {
 		return dst, false
 	}
 	return appendRowExcept(dst, r.cols, r.i, r.fcol), true
+}
+
+// AppendOtherCells is AppendOthers as typed cells (AppendCells): the
+// row's values but NextField's column, each carried natively where its
+// column's type is want's for it (want indexed by column; the type the
+// output writes the column as). false, with dst unchanged, for a row read
+// by Next. O(the row's bytes).
+func (r *Rows) AppendOtherCells(dst []byte, want []Type) ([]byte, bool) {
+	if r.fcol < 0 {
+		return dst, false
+	}
+	for j, c := range r.cols {
+		if j == r.fcol {
+			continue
+		}
+		if c == nil || c.Null(r.i) {
+			dst = append(dst, CellNull)
+			continue
+		}
+		if j < len(want) && c.Type == want[j] {
+			if tag, bits, ok := c.NativeValue(r.i); ok {
+				dst = append(dst, tag)
+				dst = binary.LittleEndian.AppendUint64(dst, bits)
+				continue
+			}
+		}
+		dst = AppendTextCell(dst, c, r.i)
+	}
+	return dst, true
 }
 
 // Fields are the row's values as text, valid until the next Next.

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/acbfjoin/acbfjoin/bank"
+	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/join"
@@ -320,9 +321,9 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 			b.kept = join.AppendPicked(b.kept[:0], r.Fields(), x.keyKeep)
 			rec.Row = b.kept
 		}
-		if x.cellTypes != nil { // typed rows: the fields as cells, split once here (typedrows.go)
-			if b.cells, err = appendCSVCells(b.cells[:0], rec.Row, &b.split); err != nil {
-				return fmt.Errorf("join: internal error: a key-side row: %w", err)
+		if x.cellTypes != nil { // typed rows: the fields as cells, made once here (typedrows.go)
+			if b.cells, err = bd.keyCells(b, others, rec.Row); err != nil {
+				return err
 			}
 			rec.Row = b.cells
 		}
@@ -403,6 +404,26 @@ func (bd *builder) unmatched(b *buildWorker, r source.RowReader, keys [][]byte, 
 		b.row = append(b.row[:0], b.cells...)
 	}
 	return b.out.Write(nil, -1, seqBase(r)+r.Offset(), b.pad, b.row)
+}
+
+// keyCells is a key-side row's fields (row, CSV) as typed cells, in
+// b.cells' storage: from its table's columns where the build read it with
+// NextField (a table side's one-column key: its numbers, dates and times
+// native), else its CSV fields split once, as text cells.
+func (bd *builder) keyCells(b *buildWorker, others join.OthersAppender, row []byte) ([]byte, error) {
+	x := bd.x
+	if tc, ok := others.(interface {
+		AppendOtherCells([]byte, []columnar.Type) ([]byte, bool)
+	}); ok && x.keyKeep == nil && len(x.keySpec.Cols) == 1 {
+		if cells, ok := tc.AppendOtherCells(b.cells[:0], x.keys.Types); ok {
+			return cells, nil
+		}
+	}
+	cells, err := appendCSVCells(b.cells[:0], row, &b.split)
+	if err != nil {
+		return cells, fmt.Errorf("join: internal error: a key-side row: %w", err)
+	}
+	return cells, nil
 }
 
 // padding is the large side's padding of a right or full join's key-side
