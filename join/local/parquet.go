@@ -758,9 +758,12 @@ func (s *parquetSink) appendRow(g *pqGroup, row *cellFields) (full bool, err err
 // write errors) is returned as an error. The columns are encoded on
 // writeWorkers goroutines at once, each taking the next column not yet
 // taken, into a buffered row group (each column chunk writer has its own
-// encoder, statistics, Bloom filter and page buffer), then written to the
-// file in order when the group closes: the same bytes as one column after
-// another (TestParquetParallelColumns).
+// encoder, statistics, Bloom filter and page buffer). A column chunk is
+// closed (its dictionary page encoded and compressed, its pages written to
+// the file) by the goroutine that encoded it once the column before it is
+// closed: the file's bytes are written in the columns' order, as one
+// goroutine writes them (TestParquetParallelColumns), while the other
+// goroutine encodes a later column.
 func (s *parquetSink) flushGroup(g *pqGroup) (err error) {
 	defer recoverWrite(&err)
 	if g.rows == 0 {
@@ -770,19 +773,35 @@ func (s *parquetSink) flushGroup(g *pqGroup) (err error) {
 	if err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
-	errs := make([]error, len(s.names))
+	n := len(s.names)
+	errs := make([]error, n)
+	closed := make([]chan struct{}, n) // closed[i]: column i is closed, or failed (errs[i])
+	for i := range closed {
+		closed[i] = make(chan struct{})
+	}
+	var failed atomic.Bool
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range max(1, min(writeWorkers, runtime.GOMAXPROCS(0), len(s.names))) {
+	for range max(1, min(writeWorkers, runtime.GOMAXPROCS(0), n)) {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(s.names) {
+				if i >= n {
 					return
 				}
-				if errs[i] = writeColumn(rg, i, &g.cols[i]); errs[i] != nil {
-					return
+				// Columns are taken in order: column i-1's goroutine waits
+				// on columns before it only, so this cannot wait forever.
+				errs[i] = writeColumn(rg, i, &g.cols[i])
+				if i > 0 {
+					<-closed[i-1]
 				}
+				if errs[i] == nil && !failed.Load() {
+					errs[i] = closeColumn(rg, i)
+				}
+				if errs[i] != nil {
+					failed.Store(true)
+				}
+				close(closed[i])
 			}
 		})
 	}
@@ -799,6 +818,21 @@ func (s *parquetSink) flushGroup(g *pqGroup) (err error) {
 		g.cols[i].reset()
 	}
 	g.rows, g.arena, g.text = 0, nil, 0 // the written values may still be referenced: start afresh
+	return nil
+}
+
+// closeColumn closes column i of the buffered row group rg: its last
+// pages and its dictionary page encoded, and its chunk written to the
+// file. A panic of the writer is returned as an error.
+func closeColumn(rg file.BufferedRowGroupWriter, i int) (err error) {
+	defer recoverWrite(&err)
+	cw, err := rg.Column(i)
+	if err == nil {
+		err = cw.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("parquet: %w", err)
+	}
 	return nil
 }
 
