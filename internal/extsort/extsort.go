@@ -121,12 +121,15 @@ func (b *Buffer) Add(key []byte, seq, small int64, line []byte) error {
 func appendFirst(dst, a, _ []byte) []byte { return append(dst, a...) }
 
 // AddJoined is Add of the line join(dst, a, b) appends, which must be at
-// most len(a)+len(b)+2 bytes: the line is written once, into the buffer,
+// most len(a)+len(b)+slack bytes (a comma and a line end: 2; a frame of two
+// lengths: their uvarints'): the line is written once, into the buffer,
 // from its two parts (a joined row's large and key-side halves), not
 // assembled first and copied. join should be a function value that
-// captures nothing (a closure over the parts would allocate a row).
-func (b *Buffer) AddJoined(key []byte, seq, small int64, a, c []byte, join func(dst, a, b []byte) []byte) error {
-	most := len(a) + len(c) + 2
+// captures nothing (a closure over the parts would allocate a row). A
+// line longer than the bound is an error (it would pass MaxField
+// unchecked, and the merge refuse its run).
+func (b *Buffer) AddJoined(key []byte, seq, small int64, a, c []byte, slack int, join func(dst, a, b []byte) []byte) error {
+	most := len(a) + len(c) + slack
 	if len(key) > MaxField || most > MaxField {
 		return fmt.Errorf("sort: a row of %d key and up to %d line bytes, beyond the %d a row may have", len(key), most, MaxField)
 	}
@@ -150,6 +153,10 @@ func (b *Buffer) add(key []byte, seq, small int64, most int, a, c []byte, join f
 	off := len(b.arena)
 	b.arena = join(append(b.arena, key...), a, c)
 	n := len(b.arena) - off // the row's bytes, at most need
+	if n > need {
+		b.arena = b.arena[:off]
+		return fmt.Errorf("sort: internal error: a joined line of %d bytes, beyond the %d its parts allow", n-len(key), most)
+	}
 	b.ents = append(b.ents, sortEnt{seq: seq, small: small, off: off, klen: uint32(len(key)), llen: uint32(n - len(key))})
 	b.out += int64(n - len(key))
 	b.account()
@@ -309,11 +316,13 @@ type source interface {
 	next() (*sortRow, error) // nil, nil at the end
 }
 
-// MaxField bounds a key or line (4 MiB): Add refuses longer ones, and the
+// MaxField bounds a key or line (64 MiB): Add refuses longer ones, and the
 // run reader refuses them, so that a damaged file cannot make it allocate
-// without limit. (The join's lines, a large-side and a key-side record of at
-// most 1 MiB each, are at most 2 MiB and change.)
-const MaxField = 4 << 20
+// without limit. (A CSV side's record is at most 1 MiB, but a Parquet or
+// Arrow side's row has no such bound: at 4 MiB a row of a 4 MB text failed
+// --sort, and a typed output's frame, a few bytes longer than the text,
+// failed where the text passed.)
+const MaxField = 64 << 20
 
 type runReader struct {
 	path string

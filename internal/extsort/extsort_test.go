@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -72,7 +73,7 @@ func TestSorter(t *testing.T) {
 					if i%2 == 0 {
 						err = b.Add(r.key, r.seq, r.small, []byte(line(r)))
 					} else { // the same line, written from its two parts
-						err = b.AddJoined(r.key, r.seq, r.small, r.large, r.sm, joinLine)
+						err = b.AddJoined(r.key, r.seq, r.small, r.large, r.sm, 2, joinLine)
 					}
 					if err != nil {
 						errs <- err
@@ -192,7 +193,44 @@ func TestAddMaxField(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprint(MaxField+1)+" line bytes") {
 		t.Fatalf("a line of MaxField+1 bytes: %v", err)
 	}
-	if err := b.AddJoined([]byte("k"), 0, 0, make([]byte, MaxField-1), nil, joinLine); err == nil {
+	if err := b.AddJoined([]byte("k"), 0, 0, make([]byte, MaxField-1), nil, 2, joinLine); err == nil {
 		t.Fatal("AddJoined of parts that make MaxField+1 bytes: no error")
+	}
+}
+
+// TestAddJoinedSlack: a join that writes its parts with slack bytes more
+// is held and merged back whole at the edge of MaxField (a frame of two
+// uvarint lengths, as a typed output's rows are); one that writes more
+// than the slack it was given is an error at once, never a run the merge
+// refuses as corrupt (a typed row of 4 MiB did, before the slack).
+func TestAddJoinedSlack(t *testing.T) {
+	frame := func(dst, a, b []byte) []byte {
+		dst = binary.AppendUvarint(dst, uint64(len(a)))
+		dst = append(dst, a...)
+		dst = binary.AppendUvarint(dst, uint64(len(b)))
+		return append(dst, b...)
+	}
+	const slack = 2 * binary.MaxVarintLen64
+	s := New(t.TempDir(), 1<<20, 1) // a buffer far smaller than the row: it is held alone, then spilled
+	defer s.Close()
+	b := s.NewBuffer()
+	a := make([]byte, MaxField-slack-3)
+	if err := b.AddJoined([]byte("k"), 0, 0, a, []byte("xyz"), slack, frame); err != nil {
+		t.Fatalf("a framed row at MaxField: %v", err)
+	}
+	if err := b.AddJoined([]byte("j"), 0, 0, []byte("a"), []byte("b"), slack, frame); err != nil {
+		t.Fatal(err)
+	}
+	var lens []int
+	if err := s.Merge(t.Context(), func(line []byte) error { lens = append(lens, len(line)); return nil }); err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+	if want := []int{4, len(a) + 3 + 5}; !slices.Equal(lens, want) {
+		t.Fatalf("lines of %v bytes, want %v", lens, want)
+	}
+	s2 := New(t.TempDir(), 1<<20, 1)
+	defer s2.Close()
+	if err := s2.NewBuffer().AddJoined([]byte("k"), 0, 0, make([]byte, MaxField-10), nil, 2, frame); err == nil || !strings.Contains(err.Error(), "internal error") {
+		t.Fatalf("a join past its slack: %v, want an error", err)
 	}
 }

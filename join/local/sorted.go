@@ -29,9 +29,9 @@ func newSorted(inner Sink, tempDir string, budget int64, writers int) *sorted {
 func (s *sorted) Begin(h join.Header) error { return s.inner.Begin(h) }
 
 func (s *sorted) Writer() RowWriter {
-	w := &sortWriter{b: s.sorter.NewBuffer(), join: join.AppendOutputRow}
+	w := &sortWriter{b: s.sorter.NewBuffer(), join: join.AppendOutputRow, slack: 2}
 	if s.cells {
-		w.join = appendCellRow
+		w.join, w.slack = appendCellRow, cellRowSlack
 	}
 	return w
 }
@@ -45,14 +45,15 @@ func (s *sorted) takeCells() bool {
 }
 
 type sortWriter struct {
-	b    *extsort.Buffer
-	join func(dst, large, small []byte) []byte
+	b     *extsort.Buffer
+	join  func(dst, large, small []byte) []byte
+	slack int // the bytes join adds to the halves' at most (extsort.Buffer.AddJoined)
 }
 
 // Write writes the output row into the sort's buffer from its two halves
 // (AddJoined): each byte copied once.
 func (w *sortWriter) Write(key []byte, seq, small int64, largeRow, smallRow []byte) error {
-	return w.b.AddJoined(key, seq, small, largeRow, smallRow, w.join)
+	return w.b.AddJoined(key, seq, small, largeRow, smallRow, w.slack, w.join)
 }
 
 func (w *sortWriter) Flush() error { return nil } // the buffer stays for the merge

@@ -103,6 +103,10 @@ func appendCellRow(dst, large, small []byte) []byte {
 	return append(dst, small...)
 }
 
+// cellRowSlack is the most bytes appendCellRow adds to its halves': two
+// lengths.
+const cellRowSlack = 2 * binary.MaxVarintLen64
+
 // appendCSVCells appends the fields of row, a key-side row's CSV fields
 // (join.AppendKeyFields' bytes: none for an empty row, "" for one empty
 // field), as text cells, an empty field as a NULL; sc is scratch.

@@ -233,8 +233,9 @@ func sameSorted(a, b []string) bool {
 }
 
 // TestParquetParallelColumns: a row group's columns encoded on two
-// goroutines (writeWorkers) make the file that one goroutine makes, byte
-// for byte: several row groups, every type of typedRowsTable, Bloom
+// goroutines (writeWorkers) make the file that one goroutine makes, and
+// that a serial row group writer makes (flushSerial, a large group's),
+// byte for byte: several row groups, every type of typedRowsTable, Bloom
 // filters on the join column.
 func TestParquetParallelColumns(t *testing.T) {
 	seed := rand.Uint64()
@@ -268,9 +269,56 @@ func TestParquetParallelColumns(t *testing.T) {
 	if !bytes.Equal(one, two) {
 		t.Fatalf("two goroutines wrote %d bytes, one %d: not the same", len(two), len(one))
 	}
+	old := bigGroupBytes
+	bigGroupBytes = 1 // every group written serially (flushSerial), as a large RowGroup's
+	serial := write(2)
+	bigGroupBytes = old
+	if !bytes.Equal(serial, two) {
+		t.Fatalf("serially %d bytes, buffered %d: not the same", len(serial), len(two))
+	}
 	path := filepath.Join(dir, "out.parquet")
 	os.WriteFile(path, two, 0o644)
 	if rows := readTable(t, path); len(rows) != 3000 {
 		t.Fatalf("%d rows read back, want 3000", len(rows))
+	}
+}
+
+// TestTypedRowsSortBigRows: rows of texts of 4 MB and more, sorted (the
+// external sort's runs) to a Parquet output as typed rows, give the bytes
+// the text path gives; a frame a few bytes longer than its text once
+// made a run the merge refused ("corrupt row").
+func TestTypedRowsSortBigRows(t *testing.T) {
+	dir := t.TempDir()
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "s", Type: arrow.BinaryTypes.String},
+	}, nil))
+	defer b.Release()
+	for _, n := range []int{4194287, 4194300, 5 << 20} {
+		b.Field(0).(*array.Int64Builder).Append(5)
+		b.Field(1).(*array.StringBuilder).Append(strings.Repeat("x", n))
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	in := columnartest.Write(t, dir, "big", rec, 3, false).Parquet
+	keys := filepath.Join(dir, "keys.csv")
+	if err := os.WriteFile(keys, []byte("id,name\n5,five\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opt := join.Options{Sides: join.Sides{Keys: keys, Input: in}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"},
+		Output: join.Output{Sort: true}, Resources: join.Resources{MemBudget: 64 << 20}}
+	var outs [2][]byte
+	for i, typed := range []bool{false, true} {
+		noTypedRows = !typed
+		var out bytes.Buffer
+		_, err := Run(t.Context(), opt, NewParquet(&out, dir))
+		noTypedRows = false
+		if err != nil {
+			t.Fatalf("typed %v: %v", typed, err)
+		}
+		outs[i] = out.Bytes()
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Fatalf("typed rows wrote %d bytes, text %d: not the same", len(outs[1]), len(outs[0]))
 	}
 }
