@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -588,13 +589,13 @@ func (s *parquetSink) observeSpool(ctx context.Context) error {
 						r.rows++
 					}
 				} else if r.err == nil {
-					r.err = eachRow(b, n, s.cells, &row, func(row *cellFields) error {
+					r.err = eachRow(b, n, s.cells, &row, func(fields [][]byte, tags []byte) error {
 						r.rows++
 						if !untyped {
 							return nil
 						}
-						for i, f := range row.fields {
-							if len(f) == 0 || i < len(s.given) && s.given[i].Typed() || row.native(i) { // a typed column's type is given
+						for i, f := range fields {
+							if len(f) == 0 || i < len(s.given) && s.given[i].Typed() || tags != nil && native(tags[i]) { // a typed column's type is given
 								continue
 							}
 							if _, ok := memo[i][string(f)]; ok {
@@ -676,28 +677,35 @@ func (s *parquetSink) eachSpooled(ctx context.Context, free <-chan []byte, out c
 }
 
 // eachRow splits each row of lines (n fields each: CSV lines, or with
-// cells framed rows of typed cells, splitCellRow) into row, quoted fields
-// unquoted into row.unq, and calls fn; row's slices are reused.
-func eachRow(lines []byte, n int, cells bool, row *cellFields, fn func(row *cellFields) error) error {
+// cells framed rows of typed cells, splitCellRow) into fields, quoted
+// fields unquoted, and calls fn with them and, with cells, their tags
+// (nil for CSV lines); sc's slices are the scratch, reused. The row's
+// slices are locals, stored back once: stored into sc a row, they cost
+// write barriers (a CSV side's left join to Parquet, 4.1M rows, was 1.06x
+// the time so).
+func eachRow(lines []byte, n int, cells bool, sc *cellFields, fn func(fields [][]byte, tags []byte) error) error {
+	fields, tags, unq := sc.fields, sc.tags, sc.unq
+	defer func() { sc.fields, sc.tags, sc.unq = fields, tags, unq }()
 	for len(lines) > 0 {
 		var k int
 		var err error
-		row.fields, row.unq = row.fields[:0], row.unq[:0]
 		if cells {
-			row.tags = row.tags[:0]
-			k, err = splitCellRow(lines, row)
+			fields, tags, k, err = splitCellRow(lines, fields[:0], tags[:0])
 		} else {
-			row.tags = nil
-			row.fields, row.unq, k, err = splitLine(lines, row.fields, row.unq)
+			fields, unq, k, err = splitLine(lines, fields[:0], unq[:0])
 		}
 		if err != nil {
 			return err
 		}
 		lines = lines[k:]
-		if len(row.fields) != n {
-			return fmt.Errorf("parquet: an output row has %d fields, the header %d", len(row.fields), n)
+		if len(fields) != n {
+			return fmt.Errorf("parquet: an output row has %d fields, the header %d", len(fields), n)
 		}
-		if err := fn(row); err != nil {
+		t := tags
+		if !cells {
+			t = nil
+		}
+		if err := fn(fields, t); err != nil {
 			return err
 		}
 	}
@@ -706,8 +714,8 @@ func eachRow(lines []byte, n int, cells bool, row *cellFields, fn func(row *cell
 
 // appendRow adds the row of fields to g and reports whether g is full.
 // Called by Finish's reading goroutine.
-func (s *parquetSink) appendRow(g *pqGroup, row *cellFields) (full bool, err error) {
-	for i, f := range row.fields {
+func (s *parquetSink) appendRow(g *pqGroup, fields [][]byte, tags []byte) (full bool, err error) {
+	for i, f := range fields {
 		c := &g.cols[i]
 		if len(f) == 0 {
 			c.defs = append(c.defs, 0)
@@ -718,13 +726,13 @@ func (s *parquetSink) appendRow(g *pqGroup, row *cellFields) (full bool, err err
 		p, _ := t.Physical()
 		var v columnar.Value
 		switch {
-		case row.native(i):
+		case tags != nil && native(tags[i]):
 			// A typed cell: the value Type.Value reads from its text
 			// (columnar.NativeValue), of a column of this type.
 			if p == columnar.PhysBytes || p == columnar.PhysFixed {
 				return false, fmt.Errorf("parquet: internal error: column %q (%s) given a native value", s.names[i], t)
 			}
-			v = columnar.CellValue(row.tags[i], f)
+			v = columnar.CellValue(tags[i], f)
 		case p == columnar.PhysBytes:
 			c.bytes = append(c.bytes, parquet.ByteArray(g.keep(f)))
 			continue
@@ -991,8 +999,8 @@ func (s *parquetSink) readSpool(ctx context.Context, full, free chan *pqGroup) e
 	}()
 	for b := range batches {
 		var perr error
-		perr = eachRow(b, len(s.names), s.cells, &s.row, func(row *cellFields) error {
-			done, err := s.appendRow(g, row)
+		perr = eachRow(b, len(s.names), s.cells, &s.row, func(fields [][]byte, tags []byte) error {
+			done, err := s.appendRow(g, fields, tags)
 			if err != nil || !done {
 				return err
 			}
@@ -1065,6 +1073,46 @@ func (s *parquetSink) Close() error {
 // limit on the length or the number of fields: the output's rows are up to
 // twice the input's largest.
 func splitLine(b []byte, fields [][]byte, unq []byte) ([][]byte, []byte, int, error) {
+	// A line without a quote (most rows: a field holding a comma, quote
+	// or line break is quoted) ends at the first line break and splits at
+	// every comma: found 8 bytes at a time (splitCommas).
+	if end := bytes.IndexByte(b, '\n'); end >= 0 && bytes.IndexByte(b[:end], '"') < 0 {
+		return splitCommas(b[:end], fields), unq, end + 1, nil
+	}
+	return splitQuoted(b, fields, unq)
+}
+
+// splitCommas appends the fields of line, split at every comma, to
+// fields. The commas are found a word at a time: the high bit of each
+// byte of line ^ ',' that is zero, exactly (no borrow runs between
+// bytes: "Bit Twiddling Hacks", determining if a word has a zero byte).
+// A 4.1M-row left join's rows of 24 fields took 6.9 ns a field in the
+// byte loop of splitQuoted.
+func splitCommas(line []byte, fields [][]byte) [][]byte {
+	const commas, low7 = 0x2c2c2c2c2c2c2c2c, 0x7f7f7f7f7f7f7f7f
+	start, i := 0, 0
+	for ; i+8 <= len(line); i += 8 {
+		x := binary.LittleEndian.Uint64(line[i:]) ^ commas
+		m := ^(((x & low7) + low7) | x | low7)
+		for m != 0 {
+			at := i + bits.TrailingZeros64(m)>>3
+			fields = append(fields, line[start:at])
+			start = at + 1
+			m &= m - 1
+		}
+	}
+	for ; i < len(line); i++ {
+		if line[i] == ',' {
+			fields = append(fields, line[start:i])
+			start = i + 1
+		}
+	}
+	return append(fields, line[start:])
+}
+
+// splitQuoted is splitLine of any line, quoted fields and line breaks in
+// quotes included: a byte at a time.
+func splitQuoted(b []byte, fields [][]byte, unq []byte) ([][]byte, []byte, int, error) {
 	// Unquoted copies are appended to unq; remember where each starts and
 	// fix the slices at the end, since unq may move as it grows.
 	type span struct{ field, lo, hi int }

@@ -37,3 +37,30 @@ func FuzzSplitLine(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSinkSplitLine: the sink's splitLine (splitCommas for a line without
+// quotes) splits any bytes as splitQuoted, the byte loop, does: the same
+// fields, bytes taken and error.
+func FuzzSinkSplitLine(f *testing.F) {
+	for _, s := range []string{"a,b,c\n", "1,,3\n", "\"x,y\",z\n", ",\n", "\n", "", "abcdefgh,ijklmnop,,,,,,,,,,,,q\nrest", "-,,-,,,,,,,,,,,,,\n", "a\"b\nc", "nolineend,x"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, _, gotN, gotErr := splitLine(b, nil, nil)
+		want, _, wantN, wantErr := splitQuoted(b, nil, nil)
+		if (gotErr == nil) != (wantErr == nil) || gotN != wantN {
+			t.Fatalf("%q: took %d, error %v; the byte loop %d, %v", b, gotN, gotErr, wantN, wantErr)
+		}
+		if gotErr != nil {
+			return
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d fields, the byte loop %d", b, len(got), len(want))
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("%q: field %d %q, the byte loop %q", b, i, got[i], want[i])
+			}
+		}
+	})
+}

@@ -149,44 +149,43 @@ func skipCellRow(b []byte) (int, error) {
 var errCellRow = errors.New("parquet: an output row's frame is cut short")
 
 // splitCellRow splits the first framed row of b (appendCellRow) into
-// r's fields and their tags (a CellInt's or CellFloat's field is its 8
-// bytes: columnar.CellValue). It returns the bytes the row took.
-func splitCellRow(b []byte, r *cellFields) (int, error) {
+// fields and their tags, appended (a CellInt's or CellFloat's field is its
+// 8 bytes: columnar.CellValue). It returns the bytes the row took.
+func splitCellRow(b []byte, fields [][]byte, tags []byte) ([][]byte, []byte, int, error) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)-k) {
-		return 0, errCellRow
+		return fields, tags, 0, errCellRow
 	}
 	large, rest := b[k:k+int(n)], b[k+int(n):]
 	m, k2 := binary.Uvarint(rest)
 	if k2 <= 0 || m > uint64(len(rest)-k2) {
-		return 0, errCellRow
+		return fields, tags, 0, errCellRow
 	}
 	small := rest[k2 : k2+int(m)]
 	for _, cells := range [2][]byte{large, small} {
 		for len(cells) > 0 {
 			tag, v, more, err := columnar.NextCell(cells)
 			if err != nil {
-				return 0, fmt.Errorf("parquet: an output row: %w", err)
+				return fields, tags, 0, fmt.Errorf("parquet: an output row: %w", err)
 			}
-			r.fields = append(r.fields, v)
-			r.tags = append(r.tags, tag)
+			fields = append(fields, v)
+			tags = append(tags, tag)
 			cells = more
 		}
 	}
-	return len(b) - len(rest) + k2 + int(m), nil
+	return fields, tags, len(b) - len(rest) + k2 + int(m), nil
 }
 
-// cellFields are a row's fields as the sink reads them: each field's
-// bytes, and with typed rows each one's cell tag (CellInt, CellFloat: the
-// field is the value's 8 bytes; else text); tags nil for a CSV line.
+// cellFields are the sink's scratch for a row's fields: each field's
+// bytes, each one's cell tag with typed rows, the unquoted text of CSV
+// fields; line is appendCSVCells' row with its line end.
 type cellFields struct {
 	fields [][]byte
 	tags   []byte
 	unq    []byte
-	line   []byte // appendCSVCells' row with its line end
+	line   []byte
 }
 
-// native reports whether field i holds a native cell's 8 bytes.
-func (r *cellFields) native(i int) bool {
-	return r.tags != nil && (r.tags[i] == columnar.CellInt || r.tags[i] == columnar.CellFloat)
-}
+// native reports whether a field of cell tag t holds a native cell's 8
+// bytes (CellInt, CellFloat).
+func native(t byte) bool { return t >= columnar.CellInt }

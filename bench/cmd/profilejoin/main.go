@@ -44,6 +44,7 @@ func main() {
 	snap := flag.String("heapsnap", "", "write a heap profile here every second, after a collection")
 	where := flag.String("where", "", "the large side's predicate (join.Options.Where)")
 	keysWhere := flag.String("keys-where", "", "the key side's predicate (join.Options.KeysWhere)")
+	joinType := flag.String("join", "inner", "the join type (join.Options.JoinType)")
 	out := flag.String("out", "", "write the output here as Parquet (a name ending in .parquet) or CSV; none: discarded")
 	flag.Parse()
 	if *keys == "" || *input == "" {
@@ -86,6 +87,7 @@ func main() {
 	rep, err := local.Run(context.Background(), join.Options{
 		Sides:        join.Sides{Keys: *keys, Input: *input, Where: *where, KeysWhere: *keysWhere},
 		Keying:       join.Keying{KeyCol: *keyCol, JoinCol: *joinCol},
+		JoinType:     join.JoinType(*joinType),
 		FilterChoice: join.FilterChoice{Filter: filters.Kind(*kind)},
 		Resources:    join.Resources{Mappers: *mappers, MemBudget: *mem},
 	}, sink)
