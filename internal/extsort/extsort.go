@@ -125,15 +125,16 @@ func appendFirst(dst, a, _ []byte) []byte { return append(dst, a...) }
 // lengths: their uvarints'): the line is written once, into the buffer,
 // from its two parts (a joined row's large and key-side halves), not
 // assembled first and copied. join should be a function value that
-// captures nothing (a closure over the parts would allocate a row). A
-// line longer than the bound is an error (it would pass MaxField
-// unchecked, and the merge refuse its run).
+// captures nothing (a closure over the parts would allocate a row). The
+// line's own length is held to MaxField, not the bound's (a typed row's
+// frame, whose slack is two uvarints' worst, was refused where it fit);
+// a line longer than the bound is an error (it would have been written
+// past the room made for it).
 func (b *Buffer) AddJoined(key []byte, seq, small int64, a, c []byte, slack int, join func(dst, a, b []byte) []byte) error {
-	most := len(a) + len(c) + slack
-	if len(key) > MaxField || most > MaxField {
-		return fmt.Errorf("sort: a row of %d key and up to %d line bytes, beyond the %d a row may have", len(key), most, MaxField)
+	if len(key) > MaxField || len(a)+len(c) > MaxField {
+		return fmt.Errorf("sort: a row of %d key and at least %d line bytes, beyond the %d a row may have", len(key), len(a)+len(c), MaxField)
 	}
-	return b.add(key, seq, small, most, a, c, join)
+	return b.add(key, seq, small, len(a)+len(c)+slack, a, c, join)
 }
 
 // add adds the row of key and the line join appends, of at most most
@@ -156,6 +157,10 @@ func (b *Buffer) add(key []byte, seq, small int64, most int, a, c []byte, join f
 	if n > need {
 		b.arena = b.arena[:off]
 		return fmt.Errorf("sort: internal error: a joined line of %d bytes, beyond the %d its parts allow", n-len(key), most)
+	}
+	if n-len(key) > MaxField {
+		b.arena = b.arena[:off]
+		return fmt.Errorf("sort: a row of %d key and %d line bytes, beyond the %d a row may have", len(key), n-len(key), MaxField)
 	}
 	b.ents = append(b.ents, sortEnt{seq: seq, small: small, off: off, klen: uint32(len(key)), llen: uint32(n - len(key))})
 	b.out += int64(n - len(key))
@@ -320,8 +325,9 @@ type source interface {
 // run reader refuses them, so that a damaged file cannot make it allocate
 // without limit. (A CSV side's record is at most 1 MiB, but a Parquet or
 // Arrow side's row has no such bound: at 4 MiB a row of a 4 MB text failed
-// --sort, and a typed output's frame, a few bytes longer than the text,
-// failed where the text passed.)
+// --sort. The merge holds a run's next row: rows this big cost their
+// size once a run open, beyond the budget, as a row bigger than a
+// buffer's share always has.)
 const MaxField = 64 << 20
 
 type runReader struct {

@@ -181,7 +181,8 @@ func FuzzSortRun(f *testing.F) {
 }
 
 // TestAddMaxField: Add takes a line of MaxField bytes and refuses one more,
-// naming its length; AddJoined refuses parts that could make more.
+// naming its length; AddJoined refuses a joined line longer, whatever its
+// slack allowed.
 func TestAddMaxField(t *testing.T) {
 	s := New(t.TempDir(), 64<<20, 1)
 	defer s.Close()
@@ -193,8 +194,20 @@ func TestAddMaxField(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprint(MaxField+1)+" line bytes") {
 		t.Fatalf("a line of MaxField+1 bytes: %v", err)
 	}
-	if err := b.AddJoined([]byte("k"), 0, 0, make([]byte, MaxField-1), nil, 2, joinLine); err == nil {
-		t.Fatal("AddJoined of parts that make MaxField+1 bytes: no error")
+	if err := b.AddJoined([]byte("k"), 0, 0, make([]byte, MaxField-2), nil, 2, joinLine); err != nil {
+		t.Fatalf("AddJoined of parts that make MaxField bytes: %v", err)
+	}
+	err = b.AddJoined([]byte("k"), 0, 0, make([]byte, MaxField-1), nil, 2, joinLine)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprint(MaxField+1)+" line bytes") {
+		t.Fatalf("AddJoined of parts that make MaxField+1 bytes: %v", err)
+	}
+	// A frame whose worst-case slack passes MaxField but whose line fits
+	// (a typed row's two short lengths) is taken.
+	frame := func(dst, a, c []byte) []byte {
+		return append(binary.AppendUvarint(append(binary.AppendUvarint(dst, uint64(len(a))), a...), uint64(len(c))), c...)
+	}
+	if err := b.AddJoined([]byte("k"), 0, 0, make([]byte, MaxField-6), nil, 2*binary.MaxVarintLen64, frame); err != nil {
+		t.Fatalf("a frame of MaxField-1 bytes: %v", err)
 	}
 }
 
