@@ -2,14 +2,17 @@ package local
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -106,7 +109,7 @@ func typedRowsTable(t *testing.T, rng *rand.Rand, dir string, rows int) columnar
 // without it; for every join type, a Parquet, Arrow and JSON lines output,
 // every type of typedRowsTable, a right and full join's join column
 // widened to text (a CSV key side's keys go there); key sides of CSV,
-// of Parquet, and of the key alone. The Parquet sink took
+// of Parquet, of the key alone, and of every type (Parquet and Arrow). The Parquet sink took
 // typed rows (its cells), and a Columns projection or a CSV large side
 // keeps to text.
 func TestTypedRowsSame(t *testing.T) {
@@ -171,7 +174,13 @@ func TestTypedRowsSame(t *testing.T) {
 		}
 		return out.Bytes(), sink
 	}
-	for _, sides := range [][2]string{{keys, files.Parquet}, {keys, files.ArrowFile}, {keysPq, files.Parquet}, {keysOnly, files.ArrowFile}} {
+	// A key side of every type too (its rows made by AppendOtherCells).
+	kdir := filepath.Join(dir, "richkeys")
+	if err := os.Mkdir(kdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rich := typedRowsTable(t, rng, kdir, 200)
+	for _, sides := range [][2]string{{keys, files.Parquet}, {keys, files.ArrowFile}, {keysPq, files.Parquet}, {keysOnly, files.ArrowFile}, {rich.Parquet, files.Parquet}, {rich.ArrowFile, files.ArrowFile}} {
 		keys, input := sides[0], sides[1]
 		for _, jt := range join.JoinTypes {
 			for _, format := range []string{"parquet", "arrow", "jsonl"} {
@@ -320,5 +329,72 @@ func TestTypedRowsSortBigRows(t *testing.T) {
 	}
 	if !bytes.Equal(outs[0], outs[1]) {
 		t.Fatalf("typed rows wrote %d bytes, text %d: not the same", len(outs[1]), len(outs[0]))
+	}
+}
+
+// panicAfter is failAfter that panics (as arrow-go's writer may on a
+// failed write) instead of returning an error.
+type panicAfter struct{ failAfter }
+
+func (w *panicAfter) Write(p []byte) (int, error) {
+	n, err := w.failAfter.Write(p)
+	if err != nil {
+		panic(err)
+	}
+	return n, nil
+}
+
+// TestParquetWriteErrors: an output that fails (an error, or a panic) at
+// any of 24 points of a file of several row groups ends the join with an
+// error, on the parallel columns' path and the serial one (a large
+// group's), with no goroutine left waiting in flushGroup's chain of
+// closes (a review's test, kept).
+func TestParquetWriteErrors(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 46))
+	dir := t.TempDir()
+	files := typedRowsTable(t, rng, dir, 2000)
+	keys := filepath.Join(dir, "keys.csv")
+	var kb strings.Builder
+	kb.WriteString("id,name\n")
+	for k := range 40 {
+		fmt.Fprintf(&kb, "%d,n%d\n", k, k)
+	}
+	if err := os.WriteFile(keys, []byte(kb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opt := join.Options{Sides: join.Sides{Keys: keys, Input: files.Parquet}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"},
+		JoinType: join.JoinLeft, Output: join.Output{Sort: true}}
+	var whole bytes.Buffer
+	if _, err := Run(t.Context(), opt, NewParquetRowGroups(&whole, dir, 400)); err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	old := bigGroupBytes
+	defer func() { bigGroupBytes = old }()
+	for _, serial := range []bool{false, true} {
+		bigGroupBytes = old
+		if serial {
+			bigGroupBytes = 1
+		}
+		for k := range 12 {
+			n := rng.IntN(whole.Len())
+			var w io.Writer = &failAfter{n: n, err: errors.New("test: the disk is full")}
+			if k%2 == 1 {
+				w = &panicAfter{failAfter{n: n, err: errors.New("test: a write panicked")}}
+			}
+			if _, err := Run(t.Context(), opt, NewParquetRowGroups(w, dir, 400)); err == nil {
+				t.Fatalf("serial %v: an output failing after %d of %d bytes (%T): no error", serial, n, whole.Len(), w)
+			}
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if g := runtime.NumGoroutine(); g > before+2 {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("%d goroutines, %d before\n%s", g, before, buf[:runtime.Stack(buf, true)])
 	}
 }
