@@ -569,12 +569,14 @@ func (s *parquetSink) observeSpool(ctx context.Context) error {
 		wg.Go(func() {
 			r := &results[w]
 			r.maybe = make([]columnTypes, n)
-			// A value the column had before is not looked at again: a
-			// key-side row's fields repeat in every row it joins (the
-			// first memoSize values of each column of at most memoBytes
-			// are remembered, and none once the column can only be
-			// text, whose values cost a UTF-8 check: a column of long
-			// distinct texts held 2 x 4096 copies of them).
+			// A value the column had before is not looked at again
+			// where looking costs a float's parse (a column that may
+			// still be DOUBLE, past the integers): a key-side row's
+			// fields repeat in every row it joins (the first memoSize
+			// values of each column of at most memoBytes are
+			// remembered, and none once the column can only be text:
+			// a column of long distinct texts held 2 x 4096 copies of
+			// them). The others' values are looked at each time.
 			memo := make([]map[string]struct{}, n)
 			var row cellFields
 			for b := range batches {
@@ -596,6 +598,14 @@ func (s *parquetSink) observeSpool(ctx context.Context) error {
 						}
 						for i, f := range fields {
 							if len(f) == 0 || i < len(s.given) && s.given[i].Typed() || tags != nil && native(tags[i]) { // a typed column's type is given
+								continue
+							}
+							if m := &r.maybe[i]; m.notFloat || !m.notInt && len(f) <= 15 {
+								// Its observe is a UTF-8 check and at most an
+								// integer's parse: cheaper than the memo's
+								// lookup (a CSV side's left join of 4.1M rows
+								// spent 0.22 s of 4.3 in it).
+								m.observe(f)
 								continue
 							}
 							if _, ok := memo[i][string(f)]; ok {
