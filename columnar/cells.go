@@ -31,20 +31,23 @@ const (
 // bytes).
 func AppendCells(dst []byte, cols []*Column, i int, native []bool) []byte {
 	for j, c := range cols {
-		if c == nil || c.Null(i) {
-			dst = append(dst, CellNull)
-			continue
-		}
-		if native != nil && native[j] {
-			if tag, bits, ok := c.NativeValue(i); ok {
-				dst = append(dst, tag)
-				dst = binary.LittleEndian.AppendUint64(dst, bits)
-				continue
-			}
-		}
-		dst = AppendTextCell(dst, c, i)
+		dst = appendCell(dst, c, i, native != nil && native[j])
 	}
 	return dst
+}
+
+// appendCell appends value i of c (nil: a NULL) as AppendCells does,
+// natively where native and the value has such a form.
+func appendCell(dst []byte, c *Column, i int, native bool) []byte {
+	if c == nil || c.Null(i) {
+		return append(dst, CellNull)
+	}
+	if native {
+		if tag, bits, ok := c.NativeValue(i); ok {
+			return binary.LittleEndian.AppendUint64(append(dst, tag), bits)
+		}
+	}
+	return AppendTextCell(dst, c, i)
 }
 
 // AppendTextCell appends value i of c (not NULL) as a CellText. O(its

@@ -1,7 +1,6 @@
 package columnar
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -155,21 +154,9 @@ func (r *Rows) AppendOtherCells(dst []byte, want []Type) ([]byte, bool) {
 		return dst, false
 	}
 	for j, c := range r.cols {
-		if j == r.fcol {
-			continue
+		if j != r.fcol {
+			dst = appendCell(dst, c, r.i, c != nil && j < len(want) && c.Type == want[j])
 		}
-		if c == nil || c.Null(r.i) {
-			dst = append(dst, CellNull)
-			continue
-		}
-		if j < len(want) && c.Type == want[j] {
-			if tag, bits, ok := c.NativeValue(r.i); ok {
-				dst = append(dst, tag)
-				dst = binary.LittleEndian.AppendUint64(dst, bits)
-				continue
-			}
-		}
-		dst = AppendTextCell(dst, c, r.i)
 	}
 	return dst, true
 }

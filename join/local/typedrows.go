@@ -114,10 +114,14 @@ func appendCSVCells(dst, row []byte, sc *cellFields) ([]byte, error) {
 	if len(row) == 0 {
 		return dst, nil
 	}
-	sc.line = append(append(sc.line[:0], row...), '\n') // splitLine's line
-	var err error
-	if sc.fields, sc.unq, _, err = splitLine(sc.line, sc.fields[:0], sc.unq[:0]); err != nil {
-		return dst, err
+	if bytes.IndexByte(row, '"') < 0 { // most rows: split in place, not copied
+		sc.fields = splitCommas(row, sc.fields[:0])
+	} else {
+		sc.line = append(append(sc.line[:0], row...), '\n') // splitQuoted's line
+		var err error
+		if sc.fields, sc.unq, _, err = splitQuoted(sc.line, sc.fields[:0], sc.unq[:0]); err != nil {
+			return dst, err
+		}
 	}
 	for _, f := range sc.fields {
 		dst = columnar.AppendTextBytes(dst, f)

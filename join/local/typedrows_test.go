@@ -246,17 +246,13 @@ func sameSorted(a, b []string) bool {
 	return true
 }
 
-// TestParquetParallelColumns: a row group's columns encoded on two
-// goroutines (writeWorkers) make the file that one goroutine makes, and
-// that a serial row group writer makes (flushSerial, a large group's),
-// byte for byte: several row groups, every type of typedRowsTable, Bloom
-// filters on the join column.
-func TestParquetParallelColumns(t *testing.T) {
-	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 45))
-	dir := t.TempDir()
-	files := typedRowsTable(t, rng, dir, 3000)
+// leftJoinOfTypes is a sorted left join of a Parquet side of rows rows of
+// typedRowsTable (in dir, a new temporary folder) to 40 keys of a CSV key
+// side.
+func leftJoinOfTypes(t *testing.T, rng *rand.Rand, rows int) (dir string, opt join.Options) {
+	t.Helper()
+	dir = t.TempDir()
+	files := typedRowsTable(t, rng, dir, rows)
 	keys := filepath.Join(dir, "keys.csv")
 	var kb strings.Builder
 	kb.WriteString("id,name\n")
@@ -266,8 +262,19 @@ func TestParquetParallelColumns(t *testing.T) {
 	if err := os.WriteFile(keys, []byte(kb.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opt := join.Options{Sides: join.Sides{Keys: keys, Input: files.Parquet}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"},
+	return dir, join.Options{Sides: join.Sides{Keys: keys, Input: files.Parquet}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"},
 		JoinType: join.JoinLeft, Output: join.Output{Sort: true}}
+}
+
+// TestParquetParallelColumns: a row group's columns encoded on two
+// goroutines (writeWorkers) make the file that one goroutine makes, and
+// that a serial row group writer makes (flushSerial, a large group's),
+// byte for byte: several row groups, every type of typedRowsTable, Bloom
+// filters on the join column.
+func TestParquetParallelColumns(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	dir, opt := leftJoinOfTypes(t, rand.New(rand.NewPCG(seed, 45)), 3000)
 	write := func(workers int) []byte {
 		t.Helper()
 		old := writeWorkers
@@ -358,19 +365,7 @@ func TestParquetWriteErrors(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 46))
-	dir := t.TempDir()
-	files := typedRowsTable(t, rng, dir, 2000)
-	keys := filepath.Join(dir, "keys.csv")
-	var kb strings.Builder
-	kb.WriteString("id,name\n")
-	for k := range 40 {
-		fmt.Fprintf(&kb, "%d,n%d\n", k, k)
-	}
-	if err := os.WriteFile(keys, []byte(kb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	opt := join.Options{Sides: join.Sides{Keys: keys, Input: files.Parquet}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"},
-		JoinType: join.JoinLeft, Output: join.Output{Sort: true}}
+	dir, opt := leftJoinOfTypes(t, rng, 2000)
 	var whole bytes.Buffer
 	if _, err := Run(t.Context(), opt, NewParquetRowGroups(&whole, dir, 400)); err != nil {
 		t.Fatal(err)
