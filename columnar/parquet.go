@@ -30,6 +30,7 @@ type parquetTable struct {
 	r      *file.Reader
 	col    []*schema.Column // a table column's leaf (nil: nested)
 	leaves [][]int          // a table column's leaf columns' indexes: one, or a nested column's
+	dicts  dictKeep         // dictionary pages dictionaryMisses read and readFixed will want
 }
 
 // parquetNested names the type of the nested top-level field n: "list",
@@ -336,6 +337,9 @@ func (p *parquetTable) read(i, col int, t Type, sel []int) (_ *Column, err error
 	n := int(rg.NumRows())
 	if p.col[col] == nil {
 		return nil, fmt.Errorf("internal error: column %d is nested", col)
+	}
+	if c, err := p.readFixed(i, col, t, sel); err != errNotFixed {
+		return c, err
 	}
 	cr, err := rg.Column(p.leaves[col][0])
 	if err != nil {

@@ -457,29 +457,49 @@ func (p *parquetTable) dictionaryMisses(i, col int, hashes []uint64) (miss bool)
 		}
 		proven = proven && v1
 	}
-	pr, err := rg.GetColumnPageReader(leaf)
+	// The dictionary page alone where the encodings are proven by the
+	// metadata; else the whole chunk, for its data pages' headers.
+	part := wholeChunk
+	if proven {
+		part = dictPageOnly
+	}
+	pages, err := p.openPagesOf(cc, part)
 	if err != nil {
 		return false
 	}
-	defer pr.Close()
-	dict, err := pr.GetDictionaryPage()
-	if err != nil || dict == nil || dictHolds(dict.Data(), int(dict.NumValues()), width, hashes) {
+	defer pages.release()
+	h, body, ok, err := pages.next()
+	if err != nil || !ok || h.typ != pageDictionary {
+		return false
+	}
+	if dictHolds(body, int(h.numValues), width, hashes) {
+		// The row group is read next: its dictionary kept for readFixed,
+		// where it will read the column.
+		if proven && pages.page != nil && fixedWidth(c.PhysicalType()) > 0 && !arrowPages && len(body) > 0 && &body[0] == &(*pages.page)[0] {
+			*pages.page = (*pages.page)[:len(body)]
+			p.dicts.put(i, col, h, pages.page)
+			pages.page = nil
+		}
 		return false
 	}
 	if proven {
 		return true
 	}
-	pages := 0
-	for pr.Next() {
-		switch pg := pr.Page(); pg.Type() {
-		case file.PageTypeDataPage, file.PageTypeDataPageV2:
-			if !dictEncoded(parquet.Encoding(pg.Encoding())) {
-				return false
-			}
-			pages++
+	datapages := 0
+	for {
+		h, _, ok, err := pages.next()
+		if err != nil {
+			return false
 		}
+		if !ok {
+			break
+		}
+		if !dictEncoded(parquet.Encoding(h.encoding)) {
+			return false
+		}
+		datapages++
 	}
-	return pr.Err() == nil && pages > 0
+	return datapages > 0 && pages.values == pages.total
 }
 
 // dictEncoded says a data page of encoding e holds dictionary indexes.

@@ -1,0 +1,523 @@
+package columnar
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"os"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/parquet"
+)
+
+// The fixed-width pages decoder: a flat column chunk of INT32, INT64,
+// FLOAT or DOUBLE whose pages are PLAIN or dictionary-encoded is decoded
+// here from arrow-go's decompressed pages, rather than by its column
+// reader (issue 44). Its reader materializes a dictionary-encoded INT64
+// chunk through dictConverter, which grows its values a page at a time
+// (memmove, growslice), and its Skip decodes every skipped value into a
+// scratch buffer: a row group read at a few hundred selected rows (the
+// rows a filter passed) cost as much as the whole chunk, twice. Here a
+// dictionary page becomes one slice of values, its indices are unpacked
+// straight into the rows' values (a gather), and a selected read unpacks
+// only the indices and takes the rows it needs. Every other chunk (other
+// physical types, DELTA or BYTE_STREAM_SPLIT pages, levels of the old
+// BIT_PACKED encoding, repeated columns) is arrow-go's, as before.
+// ACBFJOIN_PARQUET_PAGES=arrow turns this off (read once at start), for
+// comparing the two (bench/parquet-bloom.sh) and for the differential
+// tests (TestFixedPagesSame).
+var arrowPages = os.Getenv("ACBFJOIN_PARQUET_PAGES") == "arrow"
+
+// errNotFixed says readFixed cannot decode a chunk: the caller reads it
+// with arrow-go's column reader instead.
+var errNotFixed = errors.New("not a chunk of the fixed-width pages decoder")
+
+// fixedWidth is the bytes of a PLAIN value of a column chunk readFixed
+// can decode, 0 for any other.
+func fixedWidth(pt parquet.Type) int {
+	switch pt {
+	case parquet.Types.Int32, parquet.Types.Float:
+		return 4
+	case parquet.Types.Int64, parquet.Types.Double:
+		return 8
+	}
+	return 0
+}
+
+// fixedEncodings says whether a column chunk's encodings (from its
+// metadata) are all ones readFixed decodes: PLAIN and dictionary values,
+// RLE levels (BIT_PACKED is named by writers for levels a flat required
+// column does not have; a page that does use it is refused when met).
+func fixedEncodings(es []parquet.Encoding) bool {
+	for _, e := range es {
+		switch e {
+		case parquet.Encodings.Plain, parquet.Encodings.PlainDict, parquet.Encodings.RLEDict,
+			parquet.Encodings.RLE, parquet.Encodings.BitPacked:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// readFixed is read (the same column, with sel the same rows) by the
+// fixed-width pages decoder, or errNotFixed, having read nothing the
+// caller would miss, where the chunk is not one it decodes. Its values are
+// arrow-go's to the bit (TestFixedPagesSame): an INT32 widened to int64
+// (zero-extended for Uint), a FLOAT to float64, the NULL rows' values 0.
+// Cost: the pages' read and decompression (arrow-go's page reader), the
+// dictionary's values once, and an unpack and a gather a row (of sel
+// only, with sel: the other rows' indices are unpacked but not taken).
+// Safe for concurrent use, as read.
+func (p *parquetTable) readFixed(i, col int, t Type, sel []int) (_ *Column, err error) {
+	descr := p.col[col]
+	width := fixedWidth(descr.PhysicalType())
+	if arrowPages || width == 0 || descr.MaxRepetitionLevel() != 0 || descr.MaxDefinitionLevel() > 1 {
+		return nil, errNotFixed
+	}
+	rg := p.r.RowGroup(i)
+	leaf := p.leaves[col][0]
+	cc, err := rg.MetaData().ColumnChunk(leaf)
+	if err != nil || !fixedEncodings(cc.Encodings()) {
+		return nil, errNotFixed
+	}
+	defer func() { // as read: a damaged page is an error, not a panic
+		if r := recover(); r != nil {
+			err = fmt.Errorf("row group %d, column %q: a damaged page: %v", i, descr.Name(), r)
+		}
+	}()
+	kept, haveDict := p.dicts.take(i, col)
+	if haveDict {
+		defer chunkBufs.Put(kept.body)
+	}
+	part := wholeChunk
+	if haveDict {
+		part = dataPagesOnly
+	}
+	pages, err := p.openPagesOf(cc, part)
+	if err != nil {
+		if err == errNotFixed {
+			return nil, err
+		}
+		return nil, fmt.Errorf("row group %d, column %q: %w", i, descr.Name(), err)
+	}
+	defer pages.release()
+	rows := int(rg.NumRows())
+	n := rows
+	if sel != nil {
+		n = len(sel)
+	}
+	d := fixedDecoder{pt: descr.PhysicalType(), width: width, uint32s: t.Kind == Uint, nullable: descr.MaxDefinitionLevel() == 1, sel: sel}
+	d.vals = getSlice[int64](&int64Pool, n)
+	defer func() {
+		if d.vals != nil {
+			putSlice(&int64Pool, d.vals)
+		}
+		if d.dict != nil {
+			putSlice(&int64Pool, d.dict)
+		}
+	}()
+	if haveDict {
+		if err := d.page(kept.h, *kept.body); err != nil {
+			if err == errNotFixed {
+				return nil, err
+			}
+			return nil, fmt.Errorf("row group %d, column %q: %w", i, descr.Name(), err)
+		}
+	}
+	for {
+		h, body, ok, err := pages.next()
+		if err == nil && ok {
+			err = d.page(h, body)
+		}
+		if err == errNotFixed {
+			return nil, err
+		}
+		if err != nil {
+			return nil, fmt.Errorf("row group %d, column %q: %w", i, descr.Name(), err)
+		}
+		if !ok {
+			break
+		}
+	}
+	if d.row != rows || d.out != n {
+		return nil, fmt.Errorf("row group %d, column %q: %d rows of %d", i, descr.Name(), d.row, rows)
+	}
+	c := &Column{Type: t, n: n, valid: d.valid, pooled: true}
+	if d.pt == parquet.Types.Int32 || d.pt == parquet.Types.Int64 {
+		c.ints, d.vals = d.vals, nil
+		return c, nil
+	}
+	c.floats = getSlice[float64](&float64Pool, n)
+	for j, v := range d.vals {
+		c.floats[j] = math.Float64frombits(uint64(v))
+	}
+	return c, nil
+}
+
+// fixedDecoder is the state of readFixed across a chunk's pages.
+type fixedDecoder struct {
+	pt       parquet.Type
+	width    int
+	uint32s  bool // an INT32 read as unsigned (Uint)
+	nullable bool // definition levels 0 (NULL) and 1
+	sel      []int
+	dict     []int64  // the dictionary page's values, widened as vals
+	vals     []int64  // the rows' values (float bits for FLOAT and DOUBLE)
+	valid    []bool   // nil while every row taken holds a value
+	idx      []uint32 // a page's dictionary indices (or levels)
+	defs     []uint32 // a page's definition levels
+	row      int      // the chunk's rows seen
+	out      int      // the values written to vals
+	k        int      // with sel: the next of sel's rows to take
+}
+
+// value widens a PLAIN value (the first width bytes of b) as read does:
+// an int64, or the bits of a float64.
+func (d *fixedDecoder) value(b []byte) int64 {
+	switch d.pt {
+	case parquet.Types.Int32:
+		v := binary.LittleEndian.Uint32(b)
+		if d.uint32s {
+			return int64(v)
+		}
+		return int64(int32(v))
+	case parquet.Types.Float:
+		return int64(math.Float64bits(float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))))
+	}
+	return int64(binary.LittleEndian.Uint64(b))
+}
+
+// page decodes one page of the chunk: h its header, data its body.
+func (d *fixedDecoder) page(h pageHeader, data []byte) error {
+	nv := int(h.numValues)
+	switch h.typ {
+	case pageDictionary:
+		if d.dict != nil {
+			return errors.New("a second dictionary page")
+		}
+		if e := parquet.Encoding(h.encoding); e != parquet.Encodings.Plain && e != parquet.Encodings.PlainDict {
+			return errNotFixed
+		}
+		if len(data)/d.width < nv {
+			return fmt.Errorf("a dictionary page of %d values in %d bytes", nv, len(data))
+		}
+		d.dict = getSlice[int64](&int64Pool, nv)
+		switch {
+		case d.width == 8 && littleEndian:
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(d.dict))), 8*nv), data[:8*nv])
+		default:
+			for j := range d.dict {
+				d.dict[j] = d.value(data[j*d.width:])
+			}
+		}
+		return nil
+	case pageData:
+		if !d.nullable {
+			return d.values(parquet.Encoding(h.encoding), data, nv, nil)
+		}
+		if parquet.Encoding(h.defEncoding) != parquet.Encodings.RLE || len(data) < 4 {
+			return errNotFixed
+		}
+		l := binary.LittleEndian.Uint32(data)
+		if uint64(l) > uint64(len(data)-4) {
+			return fmt.Errorf("definition levels of %d bytes in a page of %d", l, len(data))
+		}
+		return d.values(parquet.Encoding(h.encoding), data[4+l:], nv, data[4:4+l])
+	case pageDataV2:
+		rl, dl := int(h.repLen), int(h.defLen)
+		if rl != 0 || dl > len(data) {
+			return fmt.Errorf("levels of %d and %d bytes in a page of %d", rl, dl, len(data))
+		}
+		if int(h.numRows) != nv {
+			return fmt.Errorf("a page of %d values in %d rows", nv, h.numRows)
+		}
+		var levels []byte
+		if d.nullable {
+			levels = data[:dl]
+		}
+		return d.values(parquet.Encoding(h.encoding), data[dl:], nv, levels)
+	}
+	return nil
+}
+
+// values decodes a page's values (data, of encoding e) for its nv rows
+// into vals, levels their definition levels (RLE/bit-packed of width 1;
+// nil for a required column: every row holds a value).
+func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []byte) error {
+	if nv < 0 || nv > math.MaxInt32 || d.row+nv < d.row {
+		return fmt.Errorf("a page of %d values", nv)
+	}
+	present := nv
+	var defs []uint32
+	if levels != nil {
+		var err error
+		if present, err = countOnes(levels, nv); err != nil {
+			return fmt.Errorf("definition levels: %w", err)
+		}
+		if present < nv { // NULLs: each row's level
+			d.defs = grow32(d.defs, nv)
+			if _, err := unpackHybrid(levels, 1, d.defs); err != nil {
+				return fmt.Errorf("definition levels: %w", err)
+			}
+			defs = d.defs
+		}
+	}
+	// get(j) is the page's j-th present value.
+	var get func(j int) int64
+	switch e {
+	case parquet.Encodings.Plain:
+		if len(data)/d.width < present {
+			return fmt.Errorf("%d values in %d bytes", present, len(data))
+		}
+		get = func(j int) int64 { return d.value(data[j*d.width:]) }
+	case parquet.Encodings.RLEDict, parquet.Encodings.PlainDict:
+		if d.dict == nil {
+			return errors.New("a dictionary-encoded page without a dictionary page")
+		}
+		if present == 0 {
+			break // a page of NULLs may hold no bit width
+		}
+		if len(data) < 1 {
+			return errors.New("no bit width")
+		}
+		w := int(data[0])
+		if w > 32 {
+			return fmt.Errorf("a bit width of %d", w)
+		}
+		d.idx = grow32(d.idx, present)
+		if _, err := unpackHybrid(data[1:], w, d.idx); err != nil {
+			return fmt.Errorf("dictionary indices: %w", err)
+		}
+		dict := d.dict
+		for _, x := range d.idx {
+			if int(x) >= len(dict) {
+				return fmt.Errorf("dictionary index %d of %d entries", x, len(dict))
+			}
+		}
+		idx := d.idx
+		get = func(j int) int64 { return dict[idx[j]] }
+	default:
+		return errNotFixed
+	}
+	if d.sel == nil && defs == nil {
+		// Every row, every value: the common case, without a call a value.
+		out := d.vals[d.out : d.out+nv]
+		switch {
+		case e == parquet.Encodings.Plain && d.width == 8 && littleEndian:
+			// The values' bytes as they are: a copy (memmove).
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), 8*len(out)), data[:8*len(out)])
+		case e == parquet.Encodings.Plain && d.width == 8:
+			for j := range out {
+				out[j] = int64(binary.LittleEndian.Uint64(data[j*8:]))
+			}
+		case e == parquet.Encodings.Plain:
+			for j := range out {
+				out[j] = d.value(data[j*4:])
+			}
+		default:
+			for j, x := range d.idx[:nv] {
+				out[j] = d.dict[x]
+			}
+		}
+		if d.valid != nil {
+			fill(d.valid[d.out:d.out+nv], true)
+		}
+		d.row += nv
+		d.out += nv
+		return nil
+	}
+	end := d.row + nv
+	if defs == nil { // sel's rows in this page, each its value
+		for ; d.k < len(d.sel) && d.sel[d.k] < end; d.k++ {
+			r := d.sel[d.k]
+			if r < d.row {
+				return fmt.Errorf("internal error: row %d selected out of order", r)
+			}
+			d.vals[d.out] = get(r - d.row)
+			if d.valid != nil {
+				d.valid[d.out] = true
+			}
+			d.out++
+		}
+		d.row = end
+		return nil
+	}
+	j := 0 // the present values passed
+	for r := d.row; r < end; r++ {
+		has := defs == nil || defs[r-d.row] == 1
+		take := d.sel == nil || (d.k < len(d.sel) && d.sel[d.k] == r)
+		if take {
+			if has {
+				d.vals[d.out] = get(j)
+			} else {
+				d.vals[d.out] = 0
+				if d.valid == nil {
+					d.valid = make([]bool, len(d.vals))
+					for q := range d.out {
+						d.valid[q] = true
+					}
+				}
+			}
+			if d.valid != nil {
+				d.valid[d.out] = has
+			}
+			d.out++
+			d.k++
+		}
+		if has {
+			j++
+		}
+	}
+	d.row = end
+	return nil
+}
+
+// littleEndian says the machine stores an int64 as PLAIN does.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// countOnes is the number of 1s among the first n values of an
+// RLE/bit-packed hybrid run of bit width 1 (definition levels of a flat
+// column: the rows holding a value), without unpacking them: a repeated
+// run counts at once, a bit-packed one by its bytes' population counts.
+func countOnes(data []byte, n int) (int, error) {
+	pos, j, ones := 0, 0, 0
+	for j < n {
+		h, k := binary.Uvarint(data[pos:])
+		if k <= 0 {
+			return 0, fmt.Errorf("a damaged run header at byte %d, %d values of %d", pos, j, n)
+		}
+		pos += k
+		if h&1 == 0 {
+			count := h >> 1
+			if pos >= len(data) || count == 0 || data[pos] > 1 {
+				return 0, errors.New("a damaged repeated run")
+			}
+			take := min(count, uint64(n-j))
+			ones += int(take) * int(data[pos])
+			j += int(take)
+			pos++
+			continue
+		}
+		groups := h >> 1
+		if groups == 0 || groups > 1<<28 {
+			return 0, fmt.Errorf("a bit-packed run of %d groups", groups)
+		}
+		take := min(int(groups)*8, n-j)
+		full, rest := take/8, take%8
+		if pos+full+min(rest, 1) > len(data) {
+			return 0, errors.New("a bit-packed run cut short")
+		}
+		for _, b := range data[pos : pos+full] {
+			ones += bits.OnesCount8(b)
+		}
+		if rest > 0 {
+			ones += bits.OnesCount8(data[pos+full] & (1<<rest - 1))
+		}
+		j += take
+		pos = min(pos+int(groups), len(data))
+	}
+	return ones, nil
+}
+
+// grow32 returns s resized to n, new where it is too small.
+func grow32(s []uint32, n int) []uint32 {
+	if cap(s) < n {
+		return make([]uint32, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// unpackHybrid decodes len(out) values of the RLE/bit-packed hybrid
+// encoding of bit width w (parquet-format's Encodings.md: runs, each a
+// ULEB128 header; an even header h is h>>1 repeats of one value in
+// ceil(w/8) little-endian bytes, an odd one h>>1 groups of 8 values
+// packed w bits each, least significant bit first) from data into out,
+// returning the bytes read. A last bit-packed run may be cut short after
+// the values needed. O(len(out)).
+func unpackHybrid(data []byte, w int, out []uint32) (int, error) {
+	if w < 0 || w > 32 {
+		return 0, fmt.Errorf("a bit width of %d", w)
+	}
+	pos, j := 0, 0
+	vb := (w + 7) / 8
+	for j < len(out) {
+		h, n := binary.Uvarint(data[pos:])
+		if n <= 0 {
+			return pos, fmt.Errorf("a damaged run header at byte %d, %d values of %d", pos, j, len(out))
+		}
+		pos += n
+		if h&1 == 0 { // RLE
+			count := h >> 1
+			if pos+vb > len(data) {
+				return pos, errors.New("a run cut short")
+			}
+			var v uint32
+			for b := range vb {
+				v |= uint32(data[pos+b]) << (8 * b)
+			}
+			if w < 32 && v>>w != 0 {
+				return pos, fmt.Errorf("a run's value %d wider than %d bits", v, w)
+			}
+			pos += vb
+			if count == 0 {
+				return pos, errors.New("an empty run")
+			}
+			take := uint64(len(out) - j)
+			if count < take {
+				take = count
+			}
+			fill(out[j:j+int(take)], v)
+			j += int(take)
+			continue
+		}
+		groups := h >> 1
+		if groups == 0 || groups > 1<<28 {
+			return pos, fmt.Errorf("a bit-packed run of %d groups", groups)
+		}
+		vals := int(groups) * 8
+		bytes := int(groups) * w
+		take := min(vals, len(out)-j)
+		need := (take*w + 7) / 8 // the bytes the values taken lie in
+		if pos+need > len(data) {
+			return pos, errors.New("a bit-packed run cut short")
+		}
+		unpackBits(data[pos:min(pos+bytes, len(data))], w, out[j:j+take])
+		j += take
+		pos = min(pos+bytes, len(data))
+	}
+	return pos, nil
+}
+
+// unpackBits unpacks len(out) values of w bits each (w <= 32), packed
+// least significant bit first, from data, which holds at least
+// ceil(len(out)*w/8) bytes. Eight bytes are loaded a value where they
+// are there, the last few values byte by byte.
+func unpackBits(data []byte, w int, out []uint32) {
+	if w == 0 {
+		clear(out)
+		return
+	}
+	mask := uint64(1)<<w - 1
+	j := 0
+	// A value's w bits start at bit s&7 of byte s>>3 and end within the
+	// 8 bytes loaded there (7 + 32 < 64).
+	for ; j < len(out); j++ {
+		s := j * w
+		b := s >> 3
+		if b+8 > len(data) {
+			break
+		}
+		out[j] = uint32(binary.LittleEndian.Uint64(data[b:]) >> (s & 7) & mask)
+	}
+	for ; j < len(out); j++ {
+		s := j * w
+		var v uint64
+		for b := s >> 3; b <= (s+w-1)>>3; b++ {
+			v |= uint64(data[b]) << (8 * (b - s>>3))
+		}
+		out[j] = uint32(v >> (s & 7) & mask)
+	}
+}

@@ -1,0 +1,426 @@
+package columnar
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+)
+
+// writeFixedParquet writes n random rows of every type the fixed-width
+// pages decoder reads (INT32 signed and unsigned, INT64, FLOAT, DOUBLE,
+// DATE, TIMESTAMP; nullable with NULLs, and required), of few distinct
+// values and of many (whose dictionary outgrows dictLimit: pages fall
+// back to PLAIN), through pqarrow with the given page version, codec and
+// dictionary setting, in pages of a few hundred bytes.
+func writeFixedParquet(t *testing.T, rng *rand.Rand, n int, dict bool, v2 bool, codec compress.Compression, dictLimit int64) string {
+	t.Helper()
+	f := func(name string, typ arrow.DataType, nullable bool) arrow.Field {
+		return arrow.Field{Name: name, Type: typ, Nullable: nullable}
+	}
+	schema := arrow.NewSchema([]arrow.Field{
+		f("i32", arrow.PrimitiveTypes.Int32, true),
+		f("u32", arrow.PrimitiveTypes.Uint32, true),
+		f("i64", arrow.PrimitiveTypes.Int64, false),
+		f("i64n", arrow.PrimitiveTypes.Int64, true),
+		f("few", arrow.PrimitiveTypes.Int64, true),
+		f("f32", arrow.PrimitiveTypes.Float32, true),
+		f("f64", arrow.PrimitiveTypes.Float64, false),
+		f("date", arrow.FixedWidthTypes.Date32, true),
+		f("ts", &arrow.TimestampType{Unit: arrow.Microsecond}, true),
+		f("allnull", arrow.PrimitiveTypes.Int64, true),
+	}, nil)
+	rb := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer rb.Release()
+	nullRate := []float64{0, 0.1, 0.5, 0.97}[rng.IntN(4)]
+	null := func(j int) bool {
+		if schema.Field(j).Nullable && rng.Float64() < nullRate {
+			rb.Field(j).AppendNull()
+			return true
+		}
+		return false
+	}
+	edges := []int64{0, 1, -1, math.MaxInt64, math.MinInt64, math.MaxInt32, math.MinInt32}
+	for range n {
+		i64 := rng.Int64() >> rng.IntN(64)
+		if rng.IntN(20) == 0 {
+			i64 = edges[rng.IntN(len(edges))]
+		}
+		if !null(0) {
+			rb.Field(0).(*array.Int32Builder).Append(int32(i64))
+		}
+		if !null(1) {
+			rb.Field(1).(*array.Uint32Builder).Append(uint32(i64))
+		}
+		rb.Field(2).(*array.Int64Builder).Append(i64)
+		if !null(3) {
+			rb.Field(3).(*array.Int64Builder).Append(i64 ^ 0x5555)
+		}
+		if !null(4) {
+			rb.Field(4).(*array.Int64Builder).Append(int64(rng.IntN(7)) - 3)
+		}
+		if !null(5) {
+			rb.Field(5).(*array.Float32Builder).Append([]float32{float32(i64), float32(math.NaN()), float32(math.Inf(-1)), float32(math.Copysign(0, -1)), 1.5}[rng.IntN(5)])
+		}
+		rb.Field(6).(*array.Float64Builder).Append([]float64{float64(i64) / 7, math.NaN(), math.Inf(1), math.Copysign(0, -1), 0.1}[rng.IntN(5)])
+		if !null(7) {
+			rb.Field(7).(*array.Date32Builder).Append(arrow.Date32(int32(i64 % 3000000)))
+		}
+		if !null(8) {
+			rb.Field(8).(*array.TimestampBuilder).Append(arrow.Timestamp(i64 >> 10))
+		}
+		rb.Field(9).AppendNull()
+	}
+	rec := rb.NewRecord()
+	defer rec.Release()
+	tbl := array.NewTableFromRecords(schema, []arrow.Record{rec})
+	defer tbl.Release()
+	path := filepath.Join(t.TempDir(), "fixed.parquet")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver := parquet.DataPageV1
+	if v2 {
+		ver = parquet.DataPageV2
+	}
+	opts := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(int64(n/3 + 1)), parquet.WithDictionaryDefault(dict),
+		parquet.WithDictionaryPageSizeLimit(dictLimit), parquet.WithDataPageSize(int64(200 + rng.IntN(2000))), parquet.WithBatchSize(int64(1 + rng.IntN(100))),
+		parquet.WithDataPageVersion(ver), parquet.WithCompression(codec)}
+	for _, fl := range schema.Fields() {
+		opts = append(opts, parquet.WithDictionaryCostFallbackFor(fl.Name, false))
+	}
+	if err := pqarrow.WriteTable(tbl, out, int64(n/3+1), parquet.NewWriterProperties(opts...), pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+	return path // WriteTable closed out
+}
+
+// fixedColumnsSame fails t unless a and b hold the same rows: the same
+// NULLs and, bit for bit, the same values (the NULL rows' too: 0).
+func fixedColumnsSame(t *testing.T, what string, a, b *Column) {
+	t.Helper()
+	if a.Len() != b.Len() {
+		t.Fatalf("%s: %d rows against %d", what, a.Len(), b.Len())
+	}
+	for j := range a.Len() {
+		if a.Null(j) != b.Null(j) {
+			t.Fatalf("%s: row %d NULL %v against %v", what, j, a.Null(j), b.Null(j))
+		}
+		switch {
+		case a.ints != nil || b.ints != nil:
+			if a.ints[j] != b.ints[j] {
+				t.Fatalf("%s: row %d: %d against %d", what, j, a.ints[j], b.ints[j])
+			}
+		case a.floats != nil || b.floats != nil:
+			if math.Float64bits(a.floats[j]) != math.Float64bits(b.floats[j]) {
+				t.Fatalf("%s: row %d: %v against %v", what, j, a.floats[j], b.floats[j])
+			}
+		default:
+			t.Fatalf("%s: neither ints nor floats", what)
+		}
+	}
+}
+
+// TestFixedPagesSame: the fixed-width pages decoder (readFixed) reads
+// every column chunk it takes as arrow-go's column reader does
+// (ACBFJOIN_PARQUET_PAGES=arrow), whole and at random ascending rows
+// (sparse, dense, the first and last), for data pages of both versions,
+// three codecs, dictionary pages (with fallbacks to PLAIN) or none, NULLs
+// from none to nearly all, and edge values (NaN, -0, the integers'
+// bounds). It also checks that readFixed took every chunk.
+func TestFixedPagesSame(t *testing.T) {
+	seed := testutil.Seed(t)
+	rng := testutil.Rand(seed)
+	trials := 24
+	if testing.Short() {
+		trials = 8
+	}
+	keptReads := int64(0)
+	codecs := []compress.Compression{compress.Codecs.Uncompressed, compress.Codecs.Snappy, compress.Codecs.Zstd}
+	for trial := range trials {
+		n := 1 + rng.IntN(4000)
+		dict, v2 := trial%2 == 0, trial%4 >= 2
+		codec := codecs[rng.IntN(len(codecs))]
+		dictLimit := int64(64 + rng.IntN(4096))
+		path := writeFixedParquet(t, rng, n, dict, v2, codec, dictLimit)
+		tb, err := Open(context.Background(), path, "fixed.parquet", Parquet, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		what := fmt.Sprintf("trial %d (seed %d; %d rows, dict %v, v2 %v, %v)", trial, seed, n, dict, v2, codec)
+		pq := tb.b.(*parquetBackend).pq
+		for g := range tb.Chunks() {
+			rows := int(pq.chunkRows(g))
+			sels := [][]int{nil}
+			for _, p := range []float64{0.002, 0.05, 0.5, 1} {
+				var sel []int
+				for r := range rows {
+					if rng.Float64() < p || r == rows-1 && p > 0.01 {
+						sel = append(sel, r)
+					}
+				}
+				if len(sel) == 0 {
+					sel = []int{rng.IntN(rows)}
+				}
+				sels = append(sels, sel)
+			}
+			for col, typ := range tb.Types {
+				for _, sel := range sels {
+					kept := false
+					if dict && pq.col[col].PhysicalType() == parquet.Types.Int64 && rng.IntN(2) == 0 {
+						// The dictionary page that dictionaryMisses reads
+						// and finds holding a value is kept for readFixed.
+						whole, err := pq.read(g, col, typ, nil)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for r := range whole.Len() {
+							if !whole.Null(r) {
+								h := xxhash.Sum64(binary.LittleEndian.AppendUint64(nil, uint64(whole.ints[r])))
+								if pq.dictionaryMisses(g, col, []uint64{h}) {
+									t.Fatalf("%s: group %d, %s: a held value proven absent", what, g, tb.Names[col])
+								}
+								_, kept = pq.dicts.take(g, col)
+								if kept {
+									pq.dictionaryMisses(g, col, []uint64{h}) // again, for readFixed
+								}
+								break
+							}
+						}
+					}
+					ours, err := pq.readFixed(g, col, typ, sel)
+					if _, left := pq.dicts.take(g, col); left {
+						t.Fatalf("%s: group %d, %s: readFixed left the kept dictionary", what, g, tb.Names[col])
+					}
+					keptReads += b2i(kept)
+					if err != nil {
+						t.Fatalf("%s: group %d, %s: %v", what, g, tb.Names[col], err)
+					}
+					arrowPages = true
+					theirs, err := pq.read(g, col, typ, sel)
+					arrowPages = false
+					if err != nil {
+						t.Fatal(err)
+					}
+					fixedColumnsSame(t, fmt.Sprintf("%s: group %d, %s, %d rows selected", what, g, tb.Names[col], len(sel)), ours, theirs)
+				}
+			}
+		}
+		tb.Close()
+	}
+	if keptReads == 0 {
+		t.Error("no read took a kept dictionary page")
+	}
+}
+
+// TestUnpackHybrid: unpackHybrid decodes runs of the RLE/bit-packed
+// hybrid encoding, made by a simple encoder here, of every bit width and
+// run mix, and values cut short in the last bit-packed group; damaged
+// runs are errors, not panics.
+func TestUnpackHybrid(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	for trial := range 2000 {
+		w := trial % 33
+		want, data := randomHybrid(rng, w, rng.IntN(300))
+		take := len(want)
+		if take > 0 && rng.IntN(3) == 0 {
+			take = rng.IntN(take)
+		}
+		got := make([]uint32, take)
+		if _, err := unpackHybrid(data, w, got); err != nil {
+			t.Fatalf("width %d, %d values: %v", w, take, err)
+		}
+		if !slices.Equal(got, want[:take]) {
+			t.Fatalf("width %d: %v, want %v", w, got, want[:take])
+		}
+		if w == 1 { // countOnes: the 1s among the values taken
+			ones := 0
+			for _, v := range want[:take] {
+				ones += int(v)
+			}
+			if got, err := countOnes(data, take); err != nil || got != ones {
+				t.Fatalf("countOnes of %d values: %d (%v), want %d", take, got, err, ones)
+			}
+		}
+		if len(data) > 0 { // damaged: cut or flipped, never a panic
+			cut := data[:rng.IntN(len(data))]
+			_, _ = unpackHybrid(cut, w, make([]uint32, len(want)))
+		}
+	}
+	if _, err := unpackHybrid([]byte{0x02}, 8, make([]uint32, 1)); err == nil {
+		t.Error("an RLE run without its value decoded")
+	}
+	if _, err := unpackHybrid([]byte{0x02, 0x09}, 3, make([]uint32, 1)); err == nil {
+		t.Error("a run value wider than the bit width decoded")
+	}
+	if _, err := unpackHybrid([]byte{0x00, 0x01}, 1, make([]uint32, 1)); err == nil {
+		t.Error("an empty run decoded, which would loop")
+	}
+}
+
+// randomHybrid returns about n values below 2^w and their RLE/bit-packed
+// hybrid encoding: runs of repeats and bit-packed groups, mixed at random.
+func randomHybrid(rng *rand.Rand, w, n int) ([]uint32, []byte) {
+	var vals []uint32
+	var data []byte
+	rand32 := func() uint32 {
+		if w == 0 {
+			return 0
+		}
+		return uint32(rng.Uint64() & (1<<w - 1))
+	}
+	for len(vals) < n {
+		if rng.IntN(2) == 0 {
+			count := 1 + rng.IntN(40)
+			v := rand32()
+			data = appendUvarint(data, uint64(count)<<1)
+			for b := range (w + 7) / 8 {
+				data = append(data, byte(v>>(8*b)))
+			}
+			for range count {
+				vals = append(vals, v)
+			}
+			continue
+		}
+		groups := 1 + rng.IntN(4)
+		data = appendUvarint(data, uint64(groups)<<1|1)
+		var acc uint64
+		nb := 0
+		for range groups * 8 {
+			v := rand32()
+			vals = append(vals, v)
+			acc |= uint64(v) << nb
+			nb += w
+			for nb >= 8 {
+				data = append(data, byte(acc))
+				acc >>= 8
+				nb -= 8
+			}
+		}
+	}
+	return vals, data
+}
+
+func appendUvarint(b []byte, v uint64) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
+
+// FuzzUnpackHybrid: unpackHybrid never panics on any bytes, width and
+// count, and what it decodes from a valid encoding is the encoded values.
+func FuzzUnpackHybrid(f *testing.F) {
+	f.Add([]byte{0x03, 0xff}, uint8(1), uint16(8))
+	f.Add([]byte{0x10, 0x05}, uint8(3), uint16(8))
+	f.Fuzz(func(t *testing.T, data []byte, w uint8, n uint16) {
+		out := make([]uint32, int(n)%2048)
+		_, _ = unpackHybrid(data, int(w%40), out)
+		if ones, err := countOnes(data, len(out)); err == nil {
+			if _, err := unpackHybrid(data, 1, out); err != nil {
+				t.Fatalf("countOnes read what unpackHybrid refuses: %v", err)
+			}
+			sum := 0
+			for _, v := range out {
+				sum += int(v)
+			}
+			if sum != ones {
+				t.Fatalf("countOnes %d, unpacked %d", ones, sum)
+			}
+		}
+		rng := rand.New(rand.NewPCG(uint64(len(data)), uint64(n)))
+		width := int(w % 33)
+		want, enc := randomHybrid(rng, width, int(n)%500)
+		got := make([]uint32, len(want))
+		if _, err := unpackHybrid(enc, width, got); err != nil || !slices.Equal(got, want) {
+			t.Fatalf("width %d: %v (%v), want %v", width, got, err, want)
+		}
+	})
+}
+
+// FuzzPageHeader: the compact protocol reader never panics or reads past
+// its bytes on any input (a header of a damaged file), and a header it
+// reads whole says where it ended.
+func FuzzPageHeader(f *testing.F) {
+	// A version 1 data page header: type 0, sizes 100 and 80, a data page
+	// header of 10 values, RLE_DICTIONARY, RLE levels; then statistics.
+	f.Add([]byte{0x15, 0x00, 0x15, 0xc8, 0x01, 0x15, 0xa0, 0x01, 0x2c, 0x15, 0x14, 0x15, 0x10, 0x15, 0x06, 0x15, 0x06, 0x1c, 0x18, 0x01, 0x00, 0x00, 0x00})
+	f.Add([]byte{0x19, 0xfc, 0xff, 0xff, 0xff, 0x0f, 0x1b, 0x02, 0x00, 0x00})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r := compactReader{b: b}
+		_ = r.pageHeader()
+		if r.pos > len(b) {
+			t.Fatalf("read to %d of %d bytes", r.pos, len(b))
+		}
+	})
+}
+
+// TestFixedPagesDamaged: a file damaged in its column chunks' bytes (bytes
+// flipped at random) reads through readFixed to an error or to values,
+// never to a panic (which readFixed would report as "a damaged page"),
+// a hang or an absurd allocation; where both readers give values, they
+// are the same (both decode the same bytes).
+func TestFixedPagesDamaged(t *testing.T) {
+	seed := testutil.Seed(t)
+	rng := testutil.Rand(seed)
+	trials := 60
+	if testing.Short() {
+		trials = 20
+	}
+	for trial := range trials {
+		path := writeFixedParquet(t, rng, 500+rng.IntN(1500), trial%2 == 0, trial%4 >= 2, compress.Codecs.Uncompressed, 4096)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := len(b) * 6 / 10 // the column chunks, before the footer
+		for range 1 + rng.IntN(8) {
+			b[4+rng.IntN(body-4)] ^= byte(1 + rng.IntN(255))
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tb, err := Open(context.Background(), path, "fixed.parquet", Parquet, "")
+		if err != nil {
+			continue
+		}
+		pq := tb.b.(*parquetBackend).pq
+		for g := range tb.Chunks() {
+			for col, typ := range tb.Types {
+				ours, err := pq.readFixed(g, col, typ, nil)
+				if err != nil {
+					if strings.Contains(err.Error(), "a damaged page:") {
+						t.Fatalf("trial %d (seed %d), group %d, %s: a panic: %v", trial, seed, g, tb.Names[col], err)
+					}
+					continue
+				}
+				arrowPages = true
+				theirs, err := pq.read(g, col, typ, nil)
+				arrowPages = false
+				if err == nil {
+					fixedColumnsSame(t, fmt.Sprintf("trial %d (seed %d), group %d, %s", trial, seed, g, tb.Names[col]), ours, theirs)
+				}
+			}
+		}
+		tb.Close()
+	}
+}
