@@ -126,6 +126,9 @@ func (p *parquetTable) readDict(i, col int, t Type) (_ *Dict, err error) {
 // dictionary-encoded (pages that fell back to plain encoding are read too,
 // their values added to the dictionary).
 func (p *parquetTable) readDictChunk(i, col int, t Type) (_ *Dict, err error) {
+	if d, err := p.readDictBytes(i, col, t); err != errNotFixed {
+		return d, err
+	}
 	rg := p.r.RowGroup(i)
 	leaf := p.leaves[col][0]
 	defer func() { // as read: a damaged page is an error, not a panic

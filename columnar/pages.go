@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 )
 
 // The fixed-width pages decoder: a flat column chunk of INT32, INT64,
@@ -88,22 +89,6 @@ func (p *parquetTable) readFixed(i, col int, t Type, sel []int) (_ *Column, err 
 			err = fmt.Errorf("row group %d, column %q: a damaged page: %v", i, descr.Name(), r)
 		}
 	}()
-	kept, haveDict := p.dicts.take(i, col)
-	if haveDict {
-		defer chunkBufs.Put(kept.body)
-	}
-	part := wholeChunk
-	if haveDict {
-		part = dataPagesOnly
-	}
-	pages, err := p.openPagesOf(cc, part)
-	if err != nil {
-		if err == errNotFixed {
-			return nil, err
-		}
-		return nil, fmt.Errorf("row group %d, column %q: %w", i, descr.Name(), err)
-	}
-	defer pages.release()
 	rows := int(rg.NumRows())
 	n := rows
 	if sel != nil {
@@ -119,28 +104,8 @@ func (p *parquetTable) readFixed(i, col int, t Type, sel []int) (_ *Column, err 
 			putSlice(&int64Pool, d.dict)
 		}
 	}()
-	if haveDict {
-		if err := d.page(kept.h, *kept.body); err != nil {
-			if err == errNotFixed {
-				return nil, err
-			}
-			return nil, fmt.Errorf("row group %d, column %q: %w", i, descr.Name(), err)
-		}
-	}
-	for {
-		h, body, ok, err := pages.next()
-		if err == nil && ok {
-			err = d.page(h, body)
-		}
-		if err == errNotFixed {
-			return nil, err
-		}
-		if err != nil {
-			return nil, fmt.Errorf("row group %d, column %q: %w", i, descr.Name(), err)
-		}
-		if !ok {
-			break
-		}
+	if err := p.eachPage(i, col, cc, d.page); err != nil {
+		return nil, err
 	}
 	if d.row != rows || d.out != n {
 		return nil, fmt.Errorf("row group %d, column %q: %d rows of %d", i, descr.Name(), d.row, rows)
@@ -155,6 +120,47 @@ func (p *parquetTable) readFixed(i, col int, t Type, sel []int) (_ *Column, err 
 		c.floats[j] = math.Float64frombits(uint64(v))
 	}
 	return c, nil
+}
+
+// eachPage calls page with each page of row group i's column col (chunk
+// metadata cc): its header and body, decompressed, valid for the call.
+// The dictionary page comes from dictKeep where dictionaryMisses kept it
+// (the data pages alone are then read). Its errors name the row group and
+// the column, except errNotFixed, returned as it is (from page or where
+// the chunk cannot be read here).
+func (p *parquetTable) eachPage(i, col int, cc *metadata.ColumnChunkMetaData, page func(pageHeader, []byte) error) error {
+	name := p.col[col].Name()
+	wrap := func(err error) error {
+		if err == nil || err == errNotFixed {
+			return err
+		}
+		return fmt.Errorf("row group %d, column %q: %w", i, name, err)
+	}
+	part := wholeChunk
+	kept, haveDict := p.dicts.take(i, col)
+	if haveDict {
+		defer chunkBufs.Put(kept.body)
+		part = dataPagesOnly
+	}
+	pages, err := p.openPagesOf(cc, part)
+	if err != nil {
+		return wrap(err)
+	}
+	defer pages.release()
+	if haveDict {
+		if err := page(kept.h, *kept.body); err != nil {
+			return wrap(err)
+		}
+	}
+	for {
+		h, body, ok, err := pages.next()
+		if err == nil && ok {
+			err = page(h, body)
+		}
+		if err != nil || !ok {
+			return wrap(err)
+		}
+	}
 }
 
 // fixedDecoder is the state of readFixed across a chunk's pages.
@@ -214,33 +220,93 @@ func (d *fixedDecoder) page(h pageHeader, data []byte) error {
 			}
 		}
 		return nil
-	case pageData:
-		if !d.nullable {
-			return d.values(parquet.Encoding(h.encoding), data, nv, nil)
+	case pageData, pageDataV2:
+		values, levels, err := dataPageParts(h, data, d.nullable)
+		if err != nil {
+			return err
 		}
-		if parquet.Encoding(h.defEncoding) != parquet.Encodings.RLE || len(data) < 4 {
-			return errNotFixed
-		}
-		l := binary.LittleEndian.Uint32(data)
-		if uint64(l) > uint64(len(data)-4) {
-			return fmt.Errorf("definition levels of %d bytes in a page of %d", l, len(data))
-		}
-		return d.values(parquet.Encoding(h.encoding), data[4+l:], nv, data[4:4+l])
-	case pageDataV2:
-		rl, dl := int(h.repLen), int(h.defLen)
-		if rl != 0 || dl > len(data) {
-			return fmt.Errorf("levels of %d and %d bytes in a page of %d", rl, dl, len(data))
-		}
-		if int(h.numRows) != nv {
-			return fmt.Errorf("a page of %d values in %d rows", nv, h.numRows)
-		}
-		var levels []byte
-		if d.nullable {
-			levels = data[:dl]
-		}
-		return d.values(parquet.Encoding(h.encoding), data[dl:], nv, levels)
+		return d.values(parquet.Encoding(h.encoding), values, nv, levels)
 	}
 	return nil
+}
+
+// dataPageParts splits a data page's body (h its header) into its values
+// and its definition levels (RLE/bit-packed, bit width 1; nil for a
+// column that is not nullable). errNotFixed for levels of another
+// encoding (the deprecated BIT_PACKED) or repetition levels.
+func dataPageParts(h pageHeader, data []byte, nullable bool) (values, levels []byte, err error) {
+	if h.typ == pageDataV2 {
+		rl, dl := int(h.repLen), int(h.defLen)
+		if rl != 0 || dl > len(data) {
+			return nil, nil, fmt.Errorf("levels of %d and %d bytes in a page of %d", rl, dl, len(data))
+		}
+		if h.numRows != h.numValues {
+			return nil, nil, fmt.Errorf("a page of %d values in %d rows", h.numValues, h.numRows)
+		}
+		if nullable {
+			levels = data[:dl]
+		}
+		return data[dl:], levels, nil
+	}
+	if !nullable {
+		return data, nil, nil
+	}
+	if parquet.Encoding(h.defEncoding) != parquet.Encodings.RLE || len(data) < 4 {
+		return nil, nil, errNotFixed
+	}
+	l := binary.LittleEndian.Uint32(data)
+	if uint64(l) > uint64(len(data)-4) {
+		return nil, nil, fmt.Errorf("definition levels of %d bytes in a page of %d", l, len(data))
+	}
+	return data[4+l:], data[4 : 4+l], nil
+}
+
+// pageLevels counts the rows of a page's nv that hold a value (levels:
+// its definition levels, nil for a column that is not nullable) and, if
+// some do not, unpacks each row's level into *scratch: defs nil says
+// every row holds one.
+func pageLevels(levels []byte, nv int, scratch *[]uint32) (defs []uint32, present int, err error) {
+	if levels == nil {
+		return nil, nv, nil
+	}
+	if present, err = countOnes(levels, nv); err != nil {
+		return nil, 0, fmt.Errorf("definition levels: %w", err)
+	}
+	if present == nv {
+		return nil, nv, nil
+	}
+	*scratch = grow32(*scratch, nv)
+	if _, err := unpackHybrid(levels, 1, *scratch); err != nil {
+		return nil, 0, fmt.Errorf("definition levels: %w", err)
+	}
+	return *scratch, present, nil
+}
+
+// dictIndices unpacks a dictionary-encoded page's present indices (data:
+// a bit width byte, then RLE/bit-packed runs) into *scratch, each checked
+// below entries.
+func dictIndices(data []byte, present, entries int, scratch *[]uint32) ([]uint32, error) {
+	if present == 0 {
+		return nil, nil // a page of NULLs may hold no bit width
+	}
+	if len(data) < 1 {
+		return nil, errors.New("no bit width")
+	}
+	w := int(data[0])
+	if w > 32 {
+		return nil, fmt.Errorf("a bit width of %d", w)
+	}
+	*scratch = grow32(*scratch, present)
+	idx := *scratch
+	if _, err := unpackHybrid(data[1:], w, idx); err != nil {
+		return nil, fmt.Errorf("dictionary indices: %w", err)
+	}
+	for _, x := range idx {
+		if int(x) >= entries {
+			return nil, fmt.Errorf("dictionary index %d of %d entries", x, entries)
+		}
+	}
+	return idx, nil
 }
 
 // values decodes a page's values (data, of encoding e) for its nv rows
@@ -250,20 +316,9 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 	if nv < 0 || nv > math.MaxInt32 || d.row+nv < d.row {
 		return fmt.Errorf("a page of %d values", nv)
 	}
-	present := nv
-	var defs []uint32
-	if levels != nil {
-		var err error
-		if present, err = countOnes(levels, nv); err != nil {
-			return fmt.Errorf("definition levels: %w", err)
-		}
-		if present < nv { // NULLs: each row's level
-			d.defs = grow32(d.defs, nv)
-			if _, err := unpackHybrid(levels, 1, d.defs); err != nil {
-				return fmt.Errorf("definition levels: %w", err)
-			}
-			defs = d.defs
-		}
+	defs, present, err := pageLevels(levels, nv, &d.defs)
+	if err != nil {
+		return err
 	}
 	// get(j) is the page's j-th present value.
 	var get func(j int) int64
@@ -277,27 +332,11 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		if d.dict == nil {
 			return errors.New("a dictionary-encoded page without a dictionary page")
 		}
-		if present == 0 {
-			break // a page of NULLs may hold no bit width
-		}
-		if len(data) < 1 {
-			return errors.New("no bit width")
-		}
-		w := int(data[0])
-		if w > 32 {
-			return fmt.Errorf("a bit width of %d", w)
-		}
-		d.idx = grow32(d.idx, present)
-		if _, err := unpackHybrid(data[1:], w, d.idx); err != nil {
-			return fmt.Errorf("dictionary indices: %w", err)
-		}
 		dict := d.dict
-		for _, x := range d.idx {
-			if int(x) >= len(dict) {
-				return fmt.Errorf("dictionary index %d of %d entries", x, len(dict))
-			}
+		idx, err := dictIndices(data, present, len(dict), &d.idx)
+		if err != nil {
+			return err
 		}
-		idx := d.idx
 		get = func(j int) int64 { return dict[idx[j]] }
 	default:
 		return errNotFixed
@@ -318,8 +357,9 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 				out[j] = d.value(data[j*4:])
 			}
 		default:
+			dict := d.dict
 			for j, x := range d.idx[:nv] {
-				out[j] = d.dict[x]
+				out[j] = dict[x]
 			}
 		}
 		if d.valid != nil {

@@ -46,6 +46,9 @@ func writeFixedParquet(t *testing.T, rng *rand.Rand, n int, dict bool, v2 bool, 
 		f("date", arrow.FixedWidthTypes.Date32, true),
 		f("ts", &arrow.TimestampType{Unit: arrow.Microsecond}, true),
 		f("allnull", arrow.PrimitiveTypes.Int64, true),
+		f("s", arrow.BinaryTypes.String, true),
+		f("sfew", arrow.BinaryTypes.String, true),
+		f("bin", arrow.BinaryTypes.Binary, false),
 	}, nil)
 	rb := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
 	defer rb.Release()
@@ -87,6 +90,13 @@ func writeFixedParquet(t *testing.T, rng *rand.Rand, n int, dict bool, v2 bool, 
 			rb.Field(8).(*array.TimestampBuilder).Append(arrow.Timestamp(i64 >> 10))
 		}
 		rb.Field(9).AppendNull()
+		if !null(10) {
+			rb.Field(10).(*array.StringBuilder).Append(fmt.Sprintf("v%d,\"%x", i64%1000, i64))
+		}
+		if !null(11) {
+			rb.Field(11).(*array.StringBuilder).Append([]string{"", "a", "bb", "ünï", "x\ny"}[rng.IntN(5)])
+		}
+		rb.Field(12).(*array.BinaryBuilder).Append(make([]byte, rng.IntN(3)))
 	}
 	rec := rb.NewRecord()
 	defer rec.Release()
@@ -125,6 +135,10 @@ func fixedColumnsSame(t *testing.T, what string, a, b *Column) {
 			t.Fatalf("%s: row %d NULL %v against %v", what, j, a.Null(j), b.Null(j))
 		}
 		switch {
+		case a.offs != nil || b.offs != nil:
+			if !a.Null(j) && string(a.Bytes(j)) != string(b.Bytes(j)) {
+				t.Fatalf("%s: row %d: %q against %q", what, j, a.Bytes(j), b.Bytes(j))
+			}
 		case a.ints != nil || b.ints != nil:
 			if a.ints[j] != b.ints[j] {
 				t.Fatalf("%s: row %d: %d against %d", what, j, a.ints[j], b.ints[j])
@@ -153,7 +167,7 @@ func TestFixedPagesSame(t *testing.T) {
 	if testing.Short() {
 		trials = 8
 	}
-	keptReads := int64(0)
+	keptReads, dictReads := int64(0), 0
 	codecs := []compress.Compression{compress.Codecs.Uncompressed, compress.Codecs.Snappy, compress.Codecs.Zstd}
 	for trial := range trials {
 		n := 1 + rng.IntN(4000)
@@ -207,6 +221,9 @@ func TestFixedPagesSame(t *testing.T) {
 						}
 					}
 					ours, err := pq.readFixed(g, col, typ, sel)
+					if err == errNotFixed {
+						ours, err = pq.readBytes(g, col, typ, sel)
+					}
 					if _, left := pq.dicts.take(g, col); left {
 						t.Fatalf("%s: group %d, %s: readFixed left the kept dictionary", what, g, tb.Names[col])
 					}
@@ -224,7 +241,36 @@ func TestFixedPagesSame(t *testing.T) {
 				}
 			}
 		}
+		for g := range tb.Chunks() { // byte arrays as dictionaries
+			for col, typ := range tb.Types {
+				if !bytesKinds(typ) {
+					continue
+				}
+				ours, err := pq.readDictBytes(g, col, typ)
+				if err == errNotFixed {
+					continue // a page fell back to PLAIN
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				dictReads++
+				arrowPages = true
+				theirs, err := pq.readDictChunk(g, col, typ)
+				arrowPages = false
+				if err != nil {
+					t.Fatal(err)
+				}
+				what := fmt.Sprintf("%s: group %d, %s as a dictionary", what, g, tb.Names[col])
+				if !slices.Equal(ours.Rows, theirs.Rows) {
+					t.Fatalf("%s: the rows' entries differ", what)
+				}
+				fixedColumnsSame(t, what, ours.Values, theirs.Values)
+			}
+		}
 		tb.Close()
+	}
+	if dictReads == 0 {
+		t.Error("no byte array chunk read as a dictionary")
 	}
 	if keptReads == 0 {
 		t.Error("no read took a kept dictionary page")

@@ -341,6 +341,9 @@ func (p *parquetTable) read(i, col int, t Type, sel []int) (_ *Column, err error
 	if c, err := p.readFixed(i, col, t, sel); err != errNotFixed {
 		return c, err
 	}
+	if c, err := p.readBytes(i, col, t, sel); err != errNotFixed {
+		return c, err
+	}
 	cr, err := rg.Column(p.leaves[col][0])
 	if err != nil {
 		return nil, err
