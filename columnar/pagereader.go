@@ -63,14 +63,11 @@ const maxPageBytes = 256 << 20
 
 // getBuf returns a buffer of n bytes, reused where one is there.
 func getBuf(n int) *[]byte {
-	if p, _ := chunkBufs.Get().(*[]byte); p != nil {
-		if cap(*p) >= n {
-			*p = (*p)[:n]
-			return p
-		}
-		chunkBufs.Put(p)
-	}
-	b := make([]byte, n, n+n/8)
+	if p, _ := chunkBufs.Get().(*[]byte); p != nil && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	} // a buffer too small is dropped: put back, it would come again
+	b := make([]byte, n, n+n/4)
 	return &b
 }
 

@@ -333,6 +333,21 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 			return errors.New("a dictionary-encoded page without a dictionary page")
 		}
 		dict := d.dict
+		if d.sel == nil && defs == nil && present > 0 {
+			// Every row's value: gathered as the indices are unpacked.
+			if len(data) < 1 || data[0] > 32 {
+				return errors.New("no bit width, or one over 32")
+			}
+			if err := gatherHybrid(data[1:], int(data[0]), dict, d.vals[d.out:d.out+nv]); err != nil {
+				return fmt.Errorf("dictionary indices: %w", err)
+			}
+			if d.valid != nil {
+				fill(d.valid[d.out:d.out+nv], true)
+			}
+			d.row += nv
+			d.out += nv
+			return nil
+		}
 		idx, err := dictIndices(data, present, len(dict), &d.idx)
 		if err != nil {
 			return err
@@ -484,11 +499,18 @@ func unpackHybrid(data []byte, w int, out []uint32) (int, error) {
 	pos, j := 0, 0
 	vb := (w + 7) / 8
 	for j < len(out) {
-		h, n := binary.Uvarint(data[pos:])
-		if n <= 0 {
-			return pos, fmt.Errorf("a damaged run header at byte %d, %d values of %d", pos, j, len(out))
+		var h uint64
+		if pos < len(data) && data[pos] < 0x80 {
+			h = uint64(data[pos])
+			pos++
+		} else {
+			var n int
+			h, n = binary.Uvarint(data[pos:])
+			if n <= 0 {
+				return pos, fmt.Errorf("a damaged run header at byte %d, %d values of %d", pos, j, len(out))
+			}
+			pos += n
 		}
-		pos += n
 		if h&1 == 0 { // RLE
 			count := h >> 1
 			if pos+vb > len(data) {
@@ -509,7 +531,10 @@ func unpackHybrid(data []byte, w int, out []uint32) (int, error) {
 			if count < take {
 				take = count
 			}
-			fill(out[j:j+int(take)], v)
+			run := out[j : j+int(take)]
+			for q := range run {
+				run[q] = v
+			}
 			j += int(take)
 			continue
 		}
@@ -529,6 +554,75 @@ func unpackHybrid(data []byte, w int, out []uint32) (int, error) {
 		pos = min(pos+bytes, len(data))
 	}
 	return pos, nil
+}
+
+// gatherHybrid is unpackHybrid (bit width w) of len(out) dictionary
+// indices, each replaced by its entry of dict as it is unpacked: a
+// repeated run fills its entry, a bit-packed group is unpacked 8 indices
+// at a time into a small buffer and gathered. An index beyond dict is an
+// error. O(len(out)), one pass.
+func gatherHybrid(data []byte, w int, dict []int64, out []int64) error {
+	var group [8]uint32
+	pos, j := 0, 0
+	vb := (w + 7) / 8
+	for j < len(out) {
+		var h uint64
+		if pos < len(data) && data[pos] < 0x80 {
+			h = uint64(data[pos])
+			pos++
+		} else {
+			var n int
+			h, n = binary.Uvarint(data[pos:])
+			if n <= 0 {
+				return fmt.Errorf("a damaged run header at byte %d, %d values of %d", pos, j, len(out))
+			}
+			pos += n
+		}
+		if h&1 == 0 { // a repeated run
+			count := h >> 1
+			if pos+vb > len(data) || count == 0 {
+				return errors.New("a damaged repeated run")
+			}
+			var x uint64
+			for b := range vb {
+				x |= uint64(data[pos+b]) << (8 * b)
+			}
+			pos += vb
+			if x >= uint64(len(dict)) {
+				return fmt.Errorf("dictionary index %d of %d entries", x, len(dict))
+			}
+			v := dict[x]
+			run := out[j : j+int(min(count, uint64(len(out)-j)))]
+			for q := range run {
+				run[q] = v
+			}
+			j += len(run)
+			continue
+		}
+		groups := h >> 1
+		if groups == 0 || groups > 1<<28 {
+			return fmt.Errorf("a bit-packed run of %d groups", groups)
+		}
+		bytes := int(groups) * w
+		take := min(int(groups)*8, len(out)-j)
+		if need := (take*w + 7) / 8; pos+need > len(data) {
+			return errors.New("a bit-packed run cut short")
+		}
+		run := data[pos:min(pos+bytes, len(data))]
+		for g := 0; g < take; g += 8 {
+			k := min(8, take-g)
+			unpackBits(run[g*w/8:], w, group[:k])
+			for q, x := range group[:k] {
+				if int(x) >= len(dict) {
+					return fmt.Errorf("dictionary index %d of %d entries", x, len(dict))
+				}
+				out[j+q] = dict[x]
+			}
+			j += k
+		}
+		pos = min(pos+bytes, len(data))
+	}
+	return nil
 }
 
 // unpackBits unpacks len(out) values of w bits each (w <= 32), packed

@@ -297,6 +297,28 @@ func TestUnpackHybrid(t *testing.T) {
 		if !slices.Equal(got, want[:take]) {
 			t.Fatalf("width %d: %v, want %v", w, got, want[:take])
 		}
+		if w <= 12 { // gatherHybrid: the entries of the values taken
+			dict := make([]int64, 1<<w)
+			for e := range dict {
+				dict[e] = rng.Int64()
+			}
+			out := make([]int64, take)
+			if err := gatherHybrid(data, w, dict, out); err != nil {
+				t.Fatalf("gatherHybrid, width %d: %v", w, err)
+			}
+			for q, x := range want[:take] {
+				if out[q] != dict[x] {
+					t.Fatalf("gatherHybrid, width %d: value %d is %d, want entry %d's %d", w, q, out[q], x, dict[x])
+				}
+			}
+			if take > 0 && w > 0 { // an index beyond a shorter dictionary
+				if big := slices.Max(want[:take]); big > 0 {
+					if err := gatherHybrid(data, w, dict[:big], out); err == nil {
+						t.Fatalf("gatherHybrid, width %d: index %d of %d entries taken", w, big, big)
+					}
+				}
+			}
+		}
 		if w == 1 { // countOnes: the 1s among the values taken
 			ones := 0
 			for _, v := range want[:take] {
