@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"os"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -533,4 +534,88 @@ func dictHolds(data []byte, n, width int, hashes []uint64) bool {
 		data = data[w:]
 	}
 	return false
+}
+
+// BloomPasses appends to dst the hashes (BloomHashes') that column col's
+// Bloom filter in chunk i passes, and reports whether the chunk has a
+// filter to ask (as BloomFilter: false for none, or one not readable). It
+// reads only the blocks the hashes fall in, 32 bytes each, where they are
+// few against the filter's size and the file is local (a key side of 20
+// keys against DuckDB's 128 KiB filters reads 640 bytes a row group, not
+// the whole bitset, allocated and copied, and reads the same where many
+// hashes would make many reads). Safe for concurrent use.
+func (t *Table) BloomPasses(i, col int, hashes, dst []uint64) ([]uint64, bool) {
+	if b, j, ok := t.parquetChunk(i); ok && t.Types[col].Kind != Nested {
+		return b.pq.bloomPasses(j, col, hashes, dst)
+	}
+	return dst, false
+}
+
+// sparseBloomBytes is the bitset bytes a hash probed must stand for at
+// least for a filter to be read a block at a time: a read of 32 bytes
+// costs about what a copy of this many does (a system call against
+// memory bandwidth). A variable for the tests, which read every filter
+// a block at a time.
+var sparseBloomBytes int64 = 2048
+
+func (p *parquetTable) bloomPasses(i, col int, hashes, dst []uint64) (_ []uint64, ok bool) {
+	defer func() { // damaged metadata that arrow/go panics on: no filter
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	if p.col[col] == nil {
+		return dst, false
+	}
+	cc, err := p.r.MetaData().RowGroup(i).ColumnChunk(p.leaves[col][0])
+	if err != nil {
+		return dst, false
+	}
+	off := cc.BloomFilterOffset()
+	_, local := p.f.(*os.File)
+	if off <= 0 || off >= p.size || !local {
+		f := p.bloom(i, col)
+		if f == nil {
+			return dst, false
+		}
+		for _, h := range hashes {
+			if f.MightContainHash(h) {
+				dst = append(dst, h)
+			}
+		}
+		return dst, true
+	}
+	var head [bloomHeaderBytes]byte
+	n, _ := p.f.ReadAt(head[:min(bloomHeaderBytes, p.size-off)], off)
+	numBytes, used, err := parseBloomHeader(head[:n])
+	if err != nil || numBytes <= 0 || numBytes%32 != 0 || numBytes > MaxBloomBytes || int64(numBytes) > p.size-off-int64(used) {
+		return dst, false // as readBloom refuses it
+	}
+	if int64(len(hashes))*sparseBloomBytes > int64(numBytes) {
+		f := p.bloom(i, col)
+		if f == nil {
+			return dst, false
+		}
+		for _, h := range hashes {
+			if f.MightContainHash(h) {
+				dst = append(dst, h)
+			}
+		}
+		return dst, true
+	}
+	var blk [32]byte
+	f := BloomFilter{bits: blk[:]}
+	blocks := uint64(numBytes / 32)
+	for _, h := range hashes {
+		b := (h >> 32) * blocks >> 32 // MightContainHash's block
+		if k, _ := p.f.ReadAt(blk[:], off+int64(used)+32*int64(b)); k < 32 {
+			return dst, false
+		}
+		// The block alone, as a one-block filter: every hash's block in it
+		// is block 0, and its bits within the block are the same.
+		if f.MightContainHash(h) {
+			dst = append(dst, h)
+		}
+	}
+	return dst, true
 }

@@ -263,7 +263,27 @@ func bloomAgrees(t *testing.T, file, probes string, cols []string, none string) 
 		if f == nil {
 			t.Fatalf("row group %d, column %s: no filter", rg, tab.Names[col])
 		}
-		return f.MightContainHash(h)
+		want := f.MightContainHash(h)
+		// BloomPasses: the same, read a block at a time and whole.
+		for _, sparse := range []int64{1, 1 << 40} {
+			sparseBloomBytes = sparse
+			hs := []uint64{h ^ 0x9e3779b97f4a7c15, h, h * 31}
+			passes, ok := tab.BloomPasses(rg, col, hs, nil)
+			sparseBloomBytes = 2048
+			if !ok {
+				t.Fatalf("row group %d, column %s: BloomPasses found no filter", rg, tab.Names[col])
+			}
+			var each []uint64
+			for _, x := range hs {
+				if f.MightContainHash(x) {
+					each = append(each, x)
+				}
+			}
+			if !slices.Equal(passes, each) {
+				t.Fatalf("row group %d, column %s: BloomPasses %x, the filter %x", rg, tab.Names[col], passes, each)
+			}
+		}
+		return want
 	}
 	present := map[string]bool{} // column, value, row group
 	for _, name := range cols {

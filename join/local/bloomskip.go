@@ -95,10 +95,6 @@ func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool) {
 	if !ok {
 		return 0, false, false
 	}
-	f := tab.BloomFilter(c.Index, b.col)
-	if f == nil {
-		return 0, false, false
-	}
 	b.once.Do(func() {
 		b.hashes, b.usable = tab.BloomHashes(b.col, b.x.joinSpec.Types[0], b.keys.Slices())
 		b.keys = keylist.List{} // the hashes are all it needs: the list's memory goes back
@@ -107,25 +103,44 @@ func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool) {
 		b.off.Store(true)
 		return 0, false, false
 	}
-	b.mu.Lock()
-	if !b.decided {
-		b.decided = true
-		p := f.FPP()
-		b.survival = 1 - math.Pow(1-p, float64(len(b.hashes)))
-		b.maxProof = dictProofs(len(b.hashes), p)
-		if b.survival > maxBloomSurvival {
-			b.off.Store(true)
-		}
-	}
-	limit := b.maxProof
-	b.mu.Unlock()
 	var maybe []uint64 // the keys the filter passes
-	for _, h := range b.hashes {
-		if f.MightContainHash(h) {
-			if maybe = append(maybe, h); len(maybe) > limit {
-				return nulls, false, true
+	b.mu.Lock()
+	decided := b.decided
+	b.mu.Unlock()
+	if !decided {
+		// The first filter is read whole: its bits say its false positive
+		// rate, which decides whether the filters are worth reading.
+		f := tab.BloomFilter(c.Index, b.col)
+		if f == nil {
+			return 0, false, false
+		}
+		b.mu.Lock()
+		if !b.decided {
+			b.decided = true
+			p := f.FPP()
+			b.survival = 1 - math.Pow(1-p, float64(len(b.hashes)))
+			b.maxProof = dictProofs(len(b.hashes), p)
+			if b.survival > maxBloomSurvival {
+				b.off.Store(true)
 			}
 		}
+		b.mu.Unlock()
+		for _, h := range b.hashes {
+			if f.MightContainHash(h) {
+				maybe = append(maybe, h)
+			}
+		}
+	} else {
+		var ok bool
+		if maybe, ok = tab.BloomPasses(c.Index, b.col, b.hashes, nil); !ok {
+			return 0, false, false
+		}
+	}
+	b.mu.Lock()
+	limit := b.maxProof
+	b.mu.Unlock()
+	if len(maybe) > limit {
+		return nulls, false, true
 	}
 	if len(maybe) == 0 {
 		return nulls, true, true
