@@ -655,3 +655,34 @@ func unpackBits(data []byte, w int, out []uint32) {
 		out[j] = uint32(v >> (s & 7) & mask)
 	}
 }
+
+// RowsCheap reports whether reading columns cols of chunk i at chosen
+// rows (ReadRows) costs no more than reading them whole (Read): every
+// one a flat Parquet column chunk that the pages decoders take (a number,
+// date or time of INT32, INT64, FLOAT or DOUBLE, or text or bytes; PLAIN
+// or dictionary pages), which unpack the rows between those chosen
+// without decoding their values. Any other column's ReadRows skips
+// through arrow-go's reader, which decodes every value it skips. O(cols),
+// from the footer. Safe for concurrent use.
+func (t *Table) RowsCheap(i int, cols []int) bool {
+	b, j, ok := t.parquetChunk(i)
+	if !ok || arrowPages {
+		return false
+	}
+	p := b.pq
+	md := p.r.MetaData().RowGroup(j)
+	for _, col := range cols {
+		c := p.col[col]
+		if c == nil || c.MaxRepetitionLevel() != 0 || c.MaxDefinitionLevel() > 1 {
+			return false
+		}
+		if fixedWidth(c.PhysicalType()) == 0 && (c.PhysicalType() != parquet.Types.ByteArray || !bytesKinds(t.Types[col])) {
+			return false
+		}
+		cc, err := md.ColumnChunk(p.leaves[col][0])
+		if err != nil || !fixedEncodings(cc.Encodings()) || cc.CryptoMetadata() != nil {
+			return false
+		}
+	}
+	return true
+}

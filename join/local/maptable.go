@@ -431,7 +431,12 @@ func (x *execution) materializeChunk(m *mapWorker, c *source.Chunk, keyCols chun
 		}
 	}
 	sel = t.surv
-	if c.Index < 0 || len(t.surv)*sparseRows >= n || len(t.rej) > 0 {
+	switch {
+	case c.Index < 0 || len(t.rej) > 0:
+		sel = nil
+	case len(t.surv)*sparseRows < n:
+	case len(t.surv)*2 >= n || !c.Side.Tab.RowsCheap(c.Index, others):
+		// Many survivors, or columns whose chosen rows cost more than all.
 		sel = nil
 	}
 	var rest []*columnar.Column
@@ -516,7 +521,10 @@ func (m *mapWorker) writeChunk(c *source.Chunk, sel []int, cellTypes []columnar.
 }
 
 // sparseRows: a row group whose survivors are fewer than one in this many
-// rows reads its other columns at the survivors only (Table.ReadRows). A
+// rows reads its other columns at the survivors only (Table.ReadRows);
+// so does one with fewer than half its rows surviving where the columns
+// are the pages decoders' (Table.RowsCheap), whose chosen rows cost no
+// more than all of them: flights-3m.parquet's 12% (bench/parquet-real.sh). A
 // value read alone (a skip and a read of one) costs about as much as a few
 // hundred decoded in a batch: at 1 in 32 the full NBER join (2% of the
 // citations pass) took 1.10 s against 0.74 s decoding whole row groups,
