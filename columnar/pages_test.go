@@ -492,3 +492,54 @@ func TestFixedPagesDamaged(t *testing.T) {
 		tb.Close()
 	}
 }
+
+// TestRowsCheap: the columns the pages decoders take (numbers, dates,
+// times, text, bytes) read cheaply at chosen rows; a boolean, a FIXED_LEN
+// decimal or arrow-go's reader (ACBFJOIN_PARQUET_PAGES=arrow) do not.
+func TestRowsCheap(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	path := writeFixedParquet(t, rng, 300, true, false, compress.Codecs.Snappy, 4096)
+	tb, err := Open(context.Background(), path, "fixed.parquet", Parquet, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	all := make([]int, len(tb.Types))
+	for i := range all {
+		all[i] = i
+	}
+	if !tb.RowsCheap(0, all) {
+		t.Error("the decoders' columns are not cheap at chosen rows")
+	}
+	arrowPages = true
+	if tb.RowsCheap(0, all) {
+		t.Error("cheap with arrow-go's reader")
+	}
+	arrowPages = false
+
+	schema := arrow.NewSchema([]arrow.Field{{Name: "b", Type: arrow.FixedWidthTypes.Boolean}, {Name: "i", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	rb := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer rb.Release()
+	rb.Field(0).(*array.BooleanBuilder).Append(true)
+	rb.Field(1).(*array.Int64Builder).Append(1)
+	rec := rb.NewRecord()
+	defer rec.Release()
+	tbl := array.NewTableFromRecords(schema, []arrow.Record{rec})
+	defer tbl.Release()
+	bpath := filepath.Join(t.TempDir(), "bool.parquet")
+	f, err := os.Create(bpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pqarrow.WriteTable(tbl, f, 10, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+	bt, err := Open(context.Background(), bpath, "bool.parquet", Parquet, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bt.Close()
+	if bt.RowsCheap(0, []int{0, 1}) || !bt.RowsCheap(0, []int{1}) {
+		t.Errorf("a boolean column: RowsCheap %v; the int64 alone: %v", bt.RowsCheap(0, []int{0, 1}), bt.RowsCheap(0, []int{1}))
+	}
+}
