@@ -48,7 +48,9 @@ ran (docs/design.md). ACBFJOIN_DICT=off probes a Parquet side's
 dictionary-encoded join column row by row instead of entry by entry (to
 compare the two; the rows are the same). ACBFJOIN_TYPED_ROWS=off carries a
 Parquet or Arrow side's rows to a typed output as CSV text instead of
-typed cells (the output is the same).
+typed cells (the output is the same). ACBFJOIN_PARQUET_PAGES=arrow reads
+Parquet pages with arrow-go's readers instead of the join's own decoders
+(to compare the two; the values are the same).
 `
 
 // usageText is the top-level usage: the commands by task, a line each.
