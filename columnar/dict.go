@@ -29,6 +29,9 @@ func (d *Dict) Len() int { return len(d.Rows) }
 // column that refers to the entries: value j is row rows[j]'s, and no
 // value's bytes are copied. O(rows).
 func (d *Dict) Column(rows []int) *Column {
+	if d.Values.ints != nil || d.Values.Type.Kind == Int {
+		return d.intColumn(rows)
+	}
 	idx := d.Rows
 	if rows != nil {
 		idx = make([]int32, len(rows))
@@ -47,6 +50,37 @@ func (d *Dict) Column(rows []int) *Column {
 			}
 			continue
 		}
+		if out.valid != nil {
+			out.valid[j] = true
+		}
+	}
+	return out
+}
+
+// intColumn is Column of an integer dictionary: the entries' values
+// gathered (8 bytes a row, from the read buffers' pool: Release gives them
+// back), a NULL's 0.
+func (d *Dict) intColumn(rows []int) *Column {
+	n := len(d.Rows)
+	if rows != nil {
+		n = len(rows)
+	}
+	out := &Column{Type: d.Values.Type, n: n, ints: getSlice[int64](&int64Pool, n), pooled: true}
+	for j := range n {
+		r := j
+		if rows != nil {
+			r = rows[j]
+		}
+		e := d.Rows[r]
+		if e < 0 {
+			out.ints[j] = 0
+			if out.valid == nil {
+				out.valid = make([]bool, n)
+				fill(out.valid[:j], true)
+			}
+			continue
+		}
+		out.ints[j] = d.Values.ints[e]
 		if out.valid != nil {
 			out.valid[j] = true
 		}
@@ -85,6 +119,25 @@ func dictPages(cc *metadata.ColumnChunkMetaData) bool {
 		}
 	}
 	return true
+}
+
+// ReadIntKey reads column col of chunk i, a Parquet integer column (Int)
+// whose chunk is dictionary-encoded, once: as a Dict where its dictionary
+// has at most half as many entries as the chunk has rows (a filter then
+// tests each entry once), else as a column (Read's). nil, nil where
+// neither (another column, format or encoding, ACBFJOIN_PARQUET_PAGES=
+// arrow): nothing read, and the caller reads the column with Read. Safe
+// for concurrent use, as Read is.
+func (t *Table) ReadIntKey(i, col int) (*Dict, *Column, error) {
+	b, j, ok := t.parquetChunk(i)
+	if !ok || t.Types[col].Kind != Int || b.pq.col[col] == nil {
+		return nil, nil, nil
+	}
+	d, c, err := b.pq.readIntKey(j, col, t.Types[col])
+	if err == errNotFixed {
+		return nil, nil, nil
+	}
+	return d, c, err
 }
 
 // dictReader is a backend that can read a column chunk as a dictionary.

@@ -241,6 +241,34 @@ func TestFixedPagesSame(t *testing.T) {
 				}
 			}
 		}
+		for g := range tb.Chunks() { // integers as dictionaries
+			for col, typ := range tb.Types {
+				if typ.Kind != Int {
+					continue
+				}
+				d, vals, err := pq.readIntKey(g, col, typ)
+				if err == errNotFixed {
+					continue // not dictionary-encoded, or fell back to PLAIN
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d != nil {
+					dictReads++
+					if 2*d.Values.Len() > d.Len() {
+						t.Fatalf("%s: group %d, %s: a dictionary of %d entries for %d rows", what, g, tb.Names[col], d.Values.Len(), d.Len())
+					}
+					vals = d.Column(nil)
+				}
+				arrowPages = true
+				theirs, err := pq.read(g, col, typ, nil)
+				arrowPages = false
+				if err != nil {
+					t.Fatal(err)
+				}
+				fixedColumnsSame(t, fmt.Sprintf("%s: group %d, %s as a key", what, g, tb.Names[col]), vals, theirs)
+			}
+		}
 		for g := range tb.Chunks() { // byte arrays as dictionaries
 			for col, typ := range tb.Types {
 				if !bytesKinds(typ) {

@@ -63,6 +63,28 @@ func TestDictKeys(t *testing.T) {
 		}
 	}
 
+	// An integer key: a dictionary-encoded INT32 join column with NULLs,
+	// mostly distinct (K: read as its values), and an INT64 one of three
+	// values (G: filtered entry by entry; columnar.Table.ReadIntKey).
+	for ci, kc := range []struct {
+		name       string
+		kcol, jcol int
+	}{{"K", 0, 1}, {"G", 1, 2}} {
+		for _, jt := range raceJoinTypes(seed+uint64(7+ci), 2) {
+			want := typedJoin(keys, input, []int{kc.kcol}, []int{kc.jcol}, jt)
+			for _, format := range []string{"parquet-rg7-dict", "parquet-plain"} {
+				rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: kf["csv"], Input: inf[format]}, Keying: join.Keying{KeyCol: kc.name, JoinCol: kc.name},
+					FilterChoice: join.FilterChoice{Filter: filters.ACBF}, Output: join.Output{Sort: true}, JoinType: jt})
+				if got := parseOutput(t, out); !slices.Equal(got, want) {
+					t.Fatalf("integer key %s, %s, %s: %s", kc.name, jt, format, testutil.FirstDiff(got, want))
+				}
+				if dict := rep.InputTable.ChunksDict; (dict > 0) != (format == "parquet-rg7-dict" && kc.name == "G") {
+					t.Errorf("integer key %s, %s, %s: %d chunks filtered by their dictionary", kc.name, jt, format, dict)
+				}
+			}
+		}
+	}
+
 	// An Arrow file whose join column is a dictionary array.
 	af := arrowDictFile(t, dir, input, 3)
 	for _, jt := range raceJoinTypes(seed+1, 2) {

@@ -26,6 +26,7 @@ type tableMapper struct {
 	rows   []int // the chunk row of each key of keys
 	pass   []bool
 	dpass  []bool // a dictionary's entries' verdicts (filterDict)
+	ikeys  []byte // an integer dictionary's entries as keys, 8 bytes each (filterDict)
 	arena  []byte // a batch's keys that are neither in kb nor a column's own bytes
 	fields [][]byte
 	text   []byte
@@ -112,11 +113,14 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 	} else if x.skipChunk(m, c, chunkBytes, rowBytes) {
 		return nil
 	}
-	dict, err := x.chunkDict(c)
+	dict, keyCol, err := x.chunkDict(c)
 	if err != nil {
 		return err
 	}
 	var keyCols []*columnar.Column
+	if keyCol != nil { // an integer key read as its values
+		keyCols = []*columnar.Column{keyCol}
+	}
 	// The chunk's decoded columns go back to the read buffers once its
 	// rows are written (columnar.Column.Release): nothing keeps them (a
 	// row's key and text are copied into the shuffle).
@@ -127,8 +131,10 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 			return err
 		}
 	} else {
-		if keyCols, err = c.Read(ks.Cols); err != nil {
-			return err
+		if keyCols == nil {
+			if keyCols, err = c.Read(ks.Cols); err != nil {
+				return err
+			}
 		}
 		t.counts.DecodedBytes += c.ColumnBytes(ks.Cols)
 		if err := x.filterChunk(ctx, m, c, keyCols, rowBytes, keep); err != nil {
@@ -154,13 +160,22 @@ var noDict = os.Getenv("ACBFJOIN_DICT") == "off"
 // chunkDict is the key column of a table side's chunk c read as its
 // dictionary (columnar.Table.ReadDict) when filterDict can take it: a
 // one-column string key of a Parquet row group whose column chunk is
-// dictionary-encoded; nil otherwise, and nothing read.
-func (x *execution) chunkDict(c *source.Chunk) (*columnar.Dict, error) {
+// dictionary-encoded, or an integer key whose chunk's dictionary has at
+// most half as many entries as rows (columnar.Table.ReadIntKey: else it
+// gives the column's values, col, read in the same pass); nil, nil
+// otherwise, and nothing read.
+func (x *execution) chunkDict(c *source.Chunk) (*columnar.Dict, *columnar.Column, error) {
 	ks := x.joinSpec
-	if noDict || c.Index < 0 || ks.Composite() || ks.Types[0] != key.String {
-		return nil, nil
+	if noDict || c.Index < 0 || ks.Composite() || (ks.Types[0] != key.String && ks.Types[0] != key.Int) {
+		return nil, nil, nil
 	}
-	return c.Side.Tab.ReadDict(c.Index, ks.Cols[0])
+	if ks.Types[0] == key.Int {
+		// A dictionary of at most half as many entries as rows, or else
+		// the values (col), read once.
+		return c.Side.Tab.ReadIntKey(c.Index, ks.Cols[0])
+	}
+	d, err := c.Side.Tab.ReadDict(c.Index, ks.Cols[0])
+	return d, nil, err
 }
 
 // filterDict is filterChunk of a chunk whose key column is the dictionary
@@ -181,15 +196,34 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 		t.dpass = make([]bool, ne)
 	}
 	pass := t.dpass[:ne]
+	// An integer dictionary's entries as keys (key.Of's 8 bytes), one after
+	// another: entry e's is ikeys[8e:8e+8].
+	ints := d.Values.Type.Kind == columnar.Int
+	t.ikeys = t.ikeys[:0]
 	for lo := 0; lo < ne; lo += mapBatch {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		t.keys = t.keys[:0]
-		for e := lo; e < min(lo+mapBatch, ne); e++ {
-			t.keys = append(t.keys, d.Values.Bytes(e))
+		hi := min(lo+mapBatch, ne)
+		if ints {
+			vals := d.Values.Int64s(lo, hi)
+			for _, v := range vals {
+				t.ikeys = tuple.AppendInt(t.ikeys, v)
+			}
+			if ib, ok := m.f.(filters.IntBatchFilter); ok {
+				ib.ContainsInts(vals, pass[lo:hi])
+				continue
+			}
 		}
-		m.probeAll(t.keys, pass[lo:lo+len(t.keys)])
+		t.keys = t.keys[:0]
+		for e := lo; e < hi; e++ {
+			if ints {
+				t.keys = append(t.keys, t.ikeys[8*e:8*e+8])
+			} else {
+				t.keys = append(t.keys, d.Values.Bytes(e))
+			}
+		}
+		m.probeAll(t.keys, pass[lo:hi])
 	}
 	m.guard.skipped = false
 	n := len(d.Rows)
@@ -212,7 +246,12 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 			continue
 		}
 		m.rows++
-		k := d.Values.Bytes(int(e))
+		var k []byte
+		if ints {
+			k = t.ikeys[8*e : 8*e+8]
+		} else {
+			k = d.Values.Bytes(int(e))
+		}
 		if !pass[e] {
 			if m.bypass { // reject counts the drop
 				t.rej = append(t.rej, r)
