@@ -184,6 +184,8 @@ type fixedDecoder struct {
 	// asDict where its entries are at most half of them (readIntKey), and
 	// vals is made for the values otherwise.
 	chooseDict int
+	cur        hybridCursor // with sel: a dictionary page's indices, found where chosen
+	bad        int          // an index beyond the dictionary that get met, or -1
 }
 
 // value widens a PLAIN value (the first width bytes of b) as read does:
@@ -325,10 +327,11 @@ func dictIndices(data []byte, present, entries int, scratch *[]uint32) ([]uint32
 // values decodes a page's values (data, of encoding e) for its nv rows
 // into vals, levels their definition levels (RLE/bit-packed of width 1;
 // nil for a required column: every row holds a value).
-func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []byte) error {
+func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []byte) (err error) {
 	if nv < 0 || nv > math.MaxInt32 || d.row+nv < d.row {
 		return fmt.Errorf("a page of %d values", nv)
 	}
+	d.bad = -1
 	defs, present, err := pageLevels(levels, nv, &d.defs)
 	if err != nil {
 		return err
@@ -385,6 +388,25 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 			d.out += nv
 			return nil
 		}
+		if d.sel != nil && present > 0 {
+			// Chosen rows: their indices found in the runs, the others
+			// never unpacked.
+			if len(data) < 1 || data[0] > 32 {
+				return errors.New("no bit width, or one over 32")
+			}
+			if err := d.cur.scan(data[1:], int(data[0]), present); err != nil {
+				return fmt.Errorf("dictionary indices: %w", err)
+			}
+			get = func(j int) int64 {
+				x := d.cur.at(j)
+				if int(x) >= len(dict) {
+					d.bad = int(x)
+					return 0
+				}
+				return dict[x]
+			}
+			break
+		}
 		idx, err := dictIndices(data, present, len(dict), &d.idx)
 		if err != nil {
 			return err
@@ -393,6 +415,11 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 	default:
 		return errNotFixed
 	}
+	defer func() {
+		if d.bad >= 0 && err == nil {
+			err = fmt.Errorf("dictionary index %d of %d entries", d.bad, len(d.dict))
+		}
+	}()
 	if d.sel == nil && defs == nil {
 		// Every row, every value: the common case, without a call a value.
 		out := d.vals[d.out : d.out+nv]
@@ -591,6 +618,101 @@ func unpackHybrid(data []byte, w int, out []uint32) (int, error) {
 		pos = min(pos+bytes, len(data))
 	}
 	return pos, nil
+}
+
+// hybridCursor finds values of an RLE/bit-packed hybrid run by their
+// index without unpacking the others: scan reads the runs' headers, and
+// at a value's index its run's value, or its bits in its bit-packed run.
+// Ascending indexes are found in O(1) each, after O(runs) for the scan.
+type hybridCursor struct {
+	data []byte
+	w    int
+	runs []hybridRun
+	ri   int
+}
+
+// hybridRun is one run: the index of its first value, and its repeated
+// value (pos -1) or the byte its packed values begin at.
+type hybridRun struct {
+	start int
+	pos   int
+	v     uint32
+}
+
+// scan reads the runs holding the first n values of data (bit width w),
+// checked as unpackHybrid checks them.
+func (c *hybridCursor) scan(data []byte, w, n int) error {
+	c.data, c.w, c.runs, c.ri = data, w, c.runs[:0], 0
+	pos, j := 0, 0
+	vb := (w + 7) / 8
+	for j < n {
+		h, k := binary.Uvarint(data[pos:])
+		if k <= 0 {
+			return fmt.Errorf("a damaged run header at byte %d, %d values of %d", pos, j, n)
+		}
+		pos += k
+		if h&1 == 0 {
+			count := h >> 1
+			if pos+vb > len(data) || count == 0 {
+				return errors.New("a damaged repeated run")
+			}
+			var v uint32
+			for b := range vb {
+				v |= uint32(data[pos+b]) << (8 * b)
+			}
+			if w < 32 && v>>w != 0 {
+				return fmt.Errorf("a run's value %d wider than %d bits", v, w)
+			}
+			pos += vb
+			c.runs = append(c.runs, hybridRun{start: j, pos: -1, v: v})
+			j += int(min(count, uint64(n-j)))
+			continue
+		}
+		groups := h >> 1
+		if groups == 0 || groups > 1<<28 {
+			return fmt.Errorf("a bit-packed run of %d groups", groups)
+		}
+		take := min(int(groups)*8, n-j)
+		if need := (take*w + 7) / 8; pos+need > len(data) {
+			return errors.New("a bit-packed run cut short")
+		}
+		c.runs = append(c.runs, hybridRun{start: j, pos: pos})
+		j += take
+		pos = min(pos+int(groups)*w, len(data))
+	}
+	return nil
+}
+
+// at returns value j (ascending over the calls since scan; the same j
+// again is fine).
+func (c *hybridCursor) at(j int) uint32 {
+	for c.ri+1 < len(c.runs) && c.runs[c.ri+1].start <= j {
+		c.ri++
+	}
+	r := c.runs[c.ri]
+	if r.pos < 0 || c.w == 0 {
+		return r.v
+	}
+	var one [1]uint32
+	bit := (j - r.start) * c.w
+	unpackBitsAt(c.data[r.pos:], bit, c.w, one[:])
+	return one[0]
+}
+
+// unpackBitsAt is unpackBits of one value whose w bits start at bit bit
+// of data.
+func unpackBitsAt(data []byte, bit, w int, out []uint32) {
+	mask := uint64(1)<<w - 1
+	b := bit >> 3
+	if b+8 <= len(data) {
+		out[0] = uint32(binary.LittleEndian.Uint64(data[b:]) >> (bit & 7) & mask)
+		return
+	}
+	var v uint64
+	for q := b; q <= (bit+w-1)>>3; q++ {
+		v |= uint64(data[q]) << (8 * (q - b))
+	}
+	out[0] = uint32(v >> (bit & 7) & mask)
 }
 
 // gatherHybrid is unpackHybrid (bit width w) of len(out) dictionary

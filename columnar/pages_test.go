@@ -325,6 +325,17 @@ func TestUnpackHybrid(t *testing.T) {
 		if !slices.Equal(got, want[:take]) {
 			t.Fatalf("width %d: %v, want %v", w, got, want[:take])
 		}
+		if take > 0 { // hybridCursor: chosen values, ascending, found in the runs
+			var c hybridCursor
+			if err := c.scan(data, w, take); err != nil {
+				t.Fatalf("hybridCursor, width %d: %v", w, err)
+			}
+			for j := 0; j < take; j += 1 + rng.IntN(5) {
+				if got := c.at(j); got != want[j] {
+					t.Fatalf("hybridCursor, width %d: value %d is %d, want %d", w, j, got, want[j])
+				}
+			}
+		}
 		if w <= 12 { // gatherHybrid: the entries of the values taken
 			dict := make([]int64, 1<<w)
 			for e := range dict {

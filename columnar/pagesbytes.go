@@ -35,12 +35,13 @@ type bytesDecoder struct {
 	offs  []int
 	rows  []int32
 	valid []bool
-	idx   []uint32 // a page's dictionary indices
-	defs  []uint32 // a page's definition levels
-	vpos  []int    // a PLAIN page's values: value j's bytes start at vpos[j], end at vpos[j+1]-4
-	row   int      // the chunk's rows seen
-	out   int      // the rows read so far
-	k     int      // with sel: the next of sel's rows to take
+	idx   []uint32     // a page's dictionary indices
+	cur   hybridCursor // with sel: a page's indices, found where chosen
+	defs  []uint32     // a page's definition levels
+	vpos  []int        // a PLAIN page's values: value j's bytes start at vpos[j], end at vpos[j+1]-4
+	row   int          // the chunk's rows seen
+	out   int          // the rows read so far
+	k     int          // with sel: the next of sel's rows to take
 }
 
 // plainBytes finds the present values of a PLAIN page of byte arrays
@@ -108,6 +109,7 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		return err
 	}
 	var idx []uint32
+	byCursor := false
 	switch e {
 	case parquet.Encodings.Plain:
 		if d.asDict {
@@ -119,6 +121,18 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 	case parquet.Encodings.RLEDict, parquet.Encodings.PlainDict:
 		if !d.haveDict {
 			return errors.New("a dictionary-encoded page without a dictionary page")
+		}
+		if d.sel != nil && present > 0 && !d.asDict {
+			// Chosen rows: their indices found in the runs (hybridCursor),
+			// the others never unpacked.
+			if len(data) < 1 || data[0] > 32 {
+				return errors.New("no bit width, or one over 32")
+			}
+			if err := d.cur.scan(data[1:], int(data[0]), present); err != nil {
+				return fmt.Errorf("dictionary indices: %w", err)
+			}
+			byCursor = true
+			break
 		}
 		if idx, err = dictIndices(data, present, len(d.doffs)-1, &d.idx); err != nil {
 			return err
@@ -154,6 +168,12 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 			d.rows = append(d.rows, int32(idx[j]))
 		case d.asDict:
 			d.rows = append(d.rows, -1)
+		case has && byCursor:
+			x := int(d.cur.at(j))
+			if x >= len(d.doffs)-1 {
+				return fmt.Errorf("dictionary index %d of %d entries", x, len(d.doffs)-1)
+			}
+			d.data = append(d.data, d.dict[d.doffs[x]:d.doffs[x+1]]...)
 		case has && idx != nil:
 			x := idx[j]
 			d.data = append(d.data, d.dict[d.doffs[x]:d.doffs[x+1]]...)
