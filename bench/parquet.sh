@@ -9,8 +9,9 @@
 # row passed (late materialization).
 # Runs alternate: ours on Parquet, DuckDB, Polars, ours on CSV; ROUNDS rounds
 # (default 5); medians of wall time and peak RSS (/usr/bin/time).
-# Goals (issue 33): ours on Parquet <= 0.5x the faster peer's time and <= 0.6x
-# ours on the CSV; peak RSS <= 150 MB; the wide join's decoding saved,
+# Goals (issue 44, after issue 33's): ours on Parquet <= 0.5x the faster
+# peer's time and <= 0.7x ours on the CSV (issue 33 asked 0.6x); peak RSS
+# <= 150 MB; the wide join's decoding saved,
 # measured from the report (decoded bytes of the table's uncompressed bytes).
 # Writes bench/results/parquet.md, or into RESULTS (a folder:
 # bench/results/intel-xeon for the Intel Xeon's figures).
@@ -103,7 +104,7 @@ label() {
   echo "| goal | measured | verdict |"
   echo "|---|---|---|"
   echo "| ours on Parquet <= 0.5x the faster of DuckDB and Polars | $(awk -v a="$o" -v b="$best" 'BEGIN{printf "%.2fx", a/b}') (DuckDB $(awk -v a="$o" -v b="$d" 'BEGIN{printf "%.2fx", a/b}'), Polars $(awk -v a="$o" -v b="$p" 'BEGIN{printf "%.2fx", a/b}')) | $(verdict "$o <= 0.5*$best") |"
-  echo "| ours on Parquet <= 0.6x ours on the CSV | $(awk -v a="$o" -v b="$c" 'BEGIN{printf "%.2fx", a/b}') | $(verdict "$o <= 0.6*$c") |"
+  echo "| ours on Parquet <= 0.7x ours on the CSV (issue 44; issue 33 asked 0.6x) | $(awk -v a="$o" -v b="$c" 'BEGIN{printf "%.2fx", a/b}') | $(verdict "$o <= 0.7*$c") |"
   echo "| peak RSS <= 150 MB (Parquet) | $(awk -v k="$om" 'BEGIN{printf "%.0f MB", k/1024}') | $(verdict "$om <= 150*1024") |"
   echo "| wide side: decoding saved by reading the key column first | $(awk -v d="$dec" -v a="$all" 'BEGIN{printf "%.1f%% of %.0f MB undecoded", 100*(1-d/a), a/1048576}') ($mat of $chunks row groups had a survivor) | measured |"
   echo "| two clusters: row groups skipped by their statistics (every key tested against each group's bounds) | $(grep -o '"chunks_skipped": [0-9]*' "$tmp/points-1.json" | awk '{print $2}') of $(grep -o '"chunks": [0-9]*' "$tmp/points-1.json" | awk '{print $2}') | measured |"
