@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/klauspost/compress/snappy"
 )
 
 // The page reader of the fixed-width pages decoder: a column chunk's bytes
@@ -49,8 +50,14 @@ type chunkPages struct {
 	data   []byte         // what is left of them
 	page   *[]byte        // the decompressed page, from chunkBufs
 	codec  compress.Codec // nil: the chunk is not compressed
+	snappy bool           // the codec is Snappy's
 	values int64          // the values (a version 2 page: rows) of the data pages read
 	total  int64          // the chunk's, from its metadata
+	// split says the part asked was read alone (its metadata placed the
+	// dictionary page before the data pages); else the whole chunk was:
+	// parquet-mr writes a dictionary page at data_page_offset, the
+	// dictionary_page_offset equal to it (PARQUET-1977) or 0 (PARQUET-1402).
+	split bool
 }
 
 // chunkBufs holds the byte buffers of chunkPages for reuse.
@@ -116,18 +123,19 @@ func (p *parquetTable) openPagesOf(cc *metadata.ColumnChunkMetaData, part int) (
 	if n > maxPageBytes*4 {
 		return nil, errNotFixed
 	}
+	split := false
 	if d := cc.DataPageOffset() - start; d > 0 && d < n {
 		switch part {
 		case dictPageOnly:
-			n = d
+			n, split = d, true
 		case dataPagesOnly:
-			start, n = start+d, n-d
+			start, n, split = start+d, n-d, true
 		}
 	}
 	if cc.Compression() == compress.Codecs.Uncompressed {
 		codec = nil
 	}
-	cp := &chunkPages{buf: getBuf(int(n)), codec: codec, total: cc.NumValues()}
+	cp := &chunkPages{buf: getBuf(int(n)), codec: codec, total: cc.NumValues(), split: split, snappy: cc.Compression() == compress.Codecs.Snappy}
 	if got, err := p.f.ReadAt(*cp.buf, start); int64(got) < n {
 		cp.release()
 		return nil, fmt.Errorf("reading %d bytes at %d: %v", n, start, err)
@@ -216,6 +224,14 @@ func (cp *chunkPages) decompress(h pageHeader, raw []byte) ([]byte, error) {
 	} else if cap(*cp.page) < int(h.uncompressed) {
 		chunkBufs.Put(cp.page)
 		cp.page = getBuf(int(h.uncompressed))
+	}
+	if cp.snappy {
+		// A Snappy block says its decoded length first, and the decoder
+		// allocates that much where dst is shorter: a damaged length of a
+		// few bytes' block asked for 3.75 GiB. It must be the header's.
+		if n, err := snappy.DecodedLen(raw[levels:]); err != nil || n != int(h.uncompressed)-levels {
+			return nil, fmt.Errorf("a Snappy page of %d bytes decoded (%v), %d said", n, err, int(h.uncompressed)-levels)
+		}
 	}
 	out := (*cp.page)[:h.uncompressed]
 	copy(out, raw[:levels])
@@ -423,9 +439,35 @@ func (r *compactReader) i32Field(typ byte, v *int32) bool {
 	return true
 }
 
-// pageHeader reads a PageHeader.
+// pageHeader reads a PageHeader. The fields of a nested header are taken
+// from the one its type names (a header carrying another one too, which
+// no writer makes, does not mix them).
 func (r *compactReader) pageHeader() pageHeader {
+	var nested [3]pageHeader // data, dictionary, data v2
+	h := r.pageHeaderFields(&nested)
+	var n *pageHeader
+	switch h.typ {
+	case pageData:
+		n = &nested[0]
+	case pageDictionary:
+		n = &nested[1]
+	case pageDataV2:
+		n = &nested[2]
+	default:
+		return h
+	}
+	h.numValues, h.encoding, h.defEncoding = n.numValues, n.encoding, n.defEncoding
+	h.numNulls, h.numRows, h.defLen, h.repLen, h.compressedV2 = n.numNulls, n.numRows, n.defLen, n.repLen, n.compressedV2
+	return h
+}
+
+// pageHeaderFields reads a PageHeader's own fields into h and each nested
+// header's into nested (data, dictionary, data v2).
+func (r *compactReader) pageHeaderFields(nested *[3]pageHeader) pageHeader {
 	h := pageHeader{compressedV2: true}
+	for k := range nested {
+		nested[k].compressedV2 = true
+	}
 	r.structFields(0, func(id int16, typ byte) bool {
 		switch id {
 		case 1:
@@ -438,32 +480,36 @@ func (r *compactReader) pageHeader() pageHeader {
 			if typ != ctStruct {
 				return false
 			}
+			var n *pageHeader
 			switch id {
 			case 5:
 				h.has |= 1
+				n = &nested[0]
 			case 7:
 				h.has |= 2
+				n = &nested[1]
 			case 8:
 				h.has |= 4
+				n = &nested[2]
 			}
 			r.structFields(1, func(fid int16, ft byte) bool {
 				switch {
 				case fid == 1:
-					return r.i32Field(ft, &h.numValues)
+					return r.i32Field(ft, &n.numValues)
 				case id == 5 && fid == 2, id == 7 && fid == 2, id == 8 && fid == 4:
-					return r.i32Field(ft, &h.encoding)
+					return r.i32Field(ft, &n.encoding)
 				case id == 5 && fid == 3:
-					return r.i32Field(ft, &h.defEncoding)
+					return r.i32Field(ft, &n.defEncoding)
 				case id == 8 && fid == 2:
-					return r.i32Field(ft, &h.numNulls)
+					return r.i32Field(ft, &n.numNulls)
 				case id == 8 && fid == 3:
-					return r.i32Field(ft, &h.numRows)
+					return r.i32Field(ft, &n.numRows)
 				case id == 8 && fid == 5:
-					return r.i32Field(ft, &h.defLen)
+					return r.i32Field(ft, &n.defLen)
 				case id == 8 && fid == 6:
-					return r.i32Field(ft, &h.repLen)
+					return r.i32Field(ft, &n.repLen)
 				case id == 8 && fid == 7 && (ft == ctTrue || ft == ctFalse):
-					h.compressedV2 = ft == ctTrue
+					n.compressedV2 = ft == ctTrue
 					return true
 				}
 				return false

@@ -154,6 +154,9 @@ func (p *parquetTable) eachPage(i, col int, cc *metadata.ColumnChunkMetaData, pa
 	}
 	for {
 		h, body, ok, err := pages.next()
+		if err == nil && ok && haveDict && h.typ == pageDictionary && !pages.split {
+			continue // the kept one, met again: the chunk was read whole
+		}
 		if err == nil && ok {
 			err = page(h, body)
 		}
@@ -213,7 +216,7 @@ func (d *fixedDecoder) page(h pageHeader, data []byte) error {
 			return errors.New("a second dictionary page")
 		}
 		if e := parquet.Encoding(h.encoding); e != parquet.Encodings.Plain && e != parquet.Encodings.PlainDict {
-			return errNotFixed
+			return fmt.Errorf("a dictionary page of encoding %d", e)
 		}
 		if len(data)/d.width < nv {
 			return fmt.Errorf("a dictionary page of %d values in %d bytes", nv, len(data))
@@ -245,6 +248,20 @@ func (d *fixedDecoder) page(h pageHeader, data []byte) error {
 	return nil
 }
 
+// otherEncoding is the verdict on a data page of an encoding that the
+// pages decoders do not read: errNotFixed for one arrow-go reads (DELTA
+// and BYTE_STREAM_SPLIT: the chunk is handed to it), an error for any
+// other (a damaged header: arrow-go would spin on it, reading nothing and
+// reporting nothing).
+func otherEncoding(e parquet.Encoding) error {
+	switch e {
+	case parquet.Encodings.DeltaBinaryPacked, parquet.Encodings.DeltaLengthByteArray,
+		parquet.Encodings.DeltaByteArray, parquet.Encodings.ByteStreamSplit:
+		return errNotFixed
+	}
+	return fmt.Errorf("a data page of encoding %d", e)
+}
+
 // dataPageParts splits a data page's body (h its header) into its values
 // and its definition levels (RLE/bit-packed, bit width 1; nil for a
 // column that is not nullable). errNotFixed for levels of another
@@ -266,8 +283,15 @@ func dataPageParts(h pageHeader, data []byte, nullable bool) (values, levels []b
 	if !nullable {
 		return data, nil, nil
 	}
-	if parquet.Encoding(h.defEncoding) != parquet.Encodings.RLE || len(data) < 4 {
-		return nil, nil, errNotFixed
+	switch parquet.Encoding(h.defEncoding) {
+	case parquet.Encodings.RLE:
+	case parquet.Encodings.BitPacked:
+		return nil, nil, errNotFixed // the deprecated levels: arrow-go's
+	default:
+		return nil, nil, fmt.Errorf("definition levels of encoding %d", h.defEncoding)
+	}
+	if len(data) < 4 {
+		return nil, nil, fmt.Errorf("a page of %d bytes", len(data))
 	}
 	l := binary.LittleEndian.Uint32(data)
 	if uint64(l) > uint64(len(data)-4) {
@@ -337,8 +361,11 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		return err
 	}
 	if d.asDict {
-		if e != parquet.Encodings.RLEDict && e != parquet.Encodings.PlainDict {
+		if e == parquet.Encodings.Plain {
 			return errNotFixed // a fallback page: its values are no entries
+		}
+		if e != parquet.Encodings.RLEDict && e != parquet.Encodings.PlainDict {
+			return otherEncoding(e)
 		}
 		if d.dict == nil {
 			return errors.New("a dictionary-encoded page without a dictionary page")
@@ -413,7 +440,7 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		}
 		get = func(j int) int64 { return dict[idx[j]] }
 	default:
-		return errNotFixed
+		return otherEncoding(e)
 	}
 	defer func() {
 		if d.bad >= 0 && err == nil {
@@ -747,6 +774,9 @@ func gatherHybrid(data []byte, w int, dict []int64, out []int64) error {
 				x |= uint64(data[pos+b]) << (8 * b)
 			}
 			pos += vb
+			if w < 32 && x>>w != 0 {
+				return fmt.Errorf("a run's value %d wider than %d bits", x, w)
+			}
 			if x >= uint64(len(dict)) {
 				return fmt.Errorf("dictionary index %d of %d entries", x, len(dict))
 			}

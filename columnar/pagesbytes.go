@@ -73,7 +73,7 @@ func (d *bytesDecoder) page(h pageHeader, data []byte) error {
 			return errors.New("a second dictionary page")
 		}
 		if e := parquet.Encoding(h.encoding); e != parquet.Encodings.Plain && e != parquet.Encodings.PlainDict {
-			return errNotFixed
+			return fmt.Errorf("a dictionary page of encoding %d", e)
 		}
 		vpos, err := plainBytes(data, nv, nil)
 		if err != nil {
@@ -138,7 +138,7 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 			return err
 		}
 	default:
-		return errNotFixed
+		return otherEncoding(e)
 	}
 	end := d.row + nv
 	j := 0 // the page's present values passed

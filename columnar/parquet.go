@@ -320,10 +320,11 @@ func b2i(b bool) int64 {
 }
 
 // read decodes column col of row group i; with sel (ascending row
-// indexes) only those rows, skipping the values between them (whole pages
-// unread where no row of sel falls: the column reader's Skip), the
-// column's value j being row sel[j]. Safe for concurrent use on different
-// (or the same) row groups: each call has its own readers.
+// indexes) only those rows, the column's value j being row sel[j]: the
+// pages decoders (readFixed, readBytes) find them in their pages, decoding
+// no value between them; a column left to arrow-go's reader is read whole
+// and the rows taken. Safe for concurrent use on different (or the same)
+// row groups: each call has its own readers.
 func (p *parquetTable) read(i, col int, t Type, sel []int) (_ *Column, err error) {
 	// arrow/go panics on some damaged pages (a Snappy block that does not
 	// decode: "snappy: corrupt input"): the damage is an error like any
@@ -344,14 +345,24 @@ func (p *parquetTable) read(i, col int, t Type, sel []int) (_ *Column, err error
 	if c, err := p.readBytes(i, col, t, sel); err != errNotFixed {
 		return c, err
 	}
+	if sel != nil {
+		// arrow-go's Skip: read whole instead, and the rows taken. Its
+		// skip of a data page of no values (a writer may end a chunk with
+		// one) returned the rows after it shifted, without an error
+		// (arrow-go v18.8), where the pages decoders read them right.
+		c, err := p.read(i, col, t, nil)
+		if err != nil {
+			return nil, err
+		}
+		out := c.Select(sel)
+		c.Release()
+		return out, nil
+	}
 	cr, err := rg.Column(p.leaves[col][0])
 	if err != nil {
 		return nil, err
 	}
-	if sel != nil {
-		n = len(sel)
-	}
-	cl := &chunkRead{group: i, name: p.col[col].Name(), n: n, sel: sel, skip: columnSkipper(cr)}
+	cl := &chunkRead{group: i, name: p.col[col].Name(), n: n}
 	maxDef := p.col[col].MaxDefinitionLevel()
 	if maxDef > 0 {
 		cl.defs = getSlice[int16](&int16Pool, n)
@@ -371,29 +382,14 @@ func (p *parquetTable) read(i, col int, t Type, sel []int) (_ *Column, err error
 	return c, nil
 }
 
-// chunkRead is the reading of one column chunk (a column of a row group):
-// its n rows, or those of sel only, and their definition levels (nil for
-// a column that has no NULLs).
+// chunkRead is the reading of one column chunk (a column of a row group)
+// by arrow-go's reader: its n rows and their definition levels (nil for a
+// column that has no NULLs).
 type chunkRead struct {
 	group int    // the row group, for errors
 	name  string // the column's, for errors
 	n     int
-	sel   []int
 	defs  []int16
-	skip  func(int64) (int64, error) // nil: the reader cannot skip
-}
-
-// columnSkipper is how cr skips rows: the reader's own Skip, which
-// discards the values in the decoder (arrow-go v18's skipRows: a byte
-// array is neither copied nor allocated; arrow/go v15 read byte arrays
-// through a cast byte buffer that corrupted the heap, so this read them
-// into a scratch slice and dropped them until the move to v18). Nil if
-// cr cannot skip.
-func columnSkipper(cr file.ColumnChunkReader) func(int64) (int64, error) {
-	if sk, ok := cr.(interface{ Skip(int64) (int64, error) }); ok {
-		return sk.Skip
-	}
-	return nil
 }
 
 // decode reads the chunk's values into c by the reader's physical type
@@ -491,15 +487,12 @@ func (cl *chunkRead) decodeByteArrays(r *file.ByteArrayColumnChunkReader, c *Col
 	return values, err
 }
 
-// readAll reads the chunk's rows (its n, or sel's) with read, which reads
+// readAll reads the chunk's n rows with read, which reads
 // up to rows rows' values from value index at and their levels into defs,
 // returning the levels and the values read: ReadBatch may return fewer
 // levels than asked; values come packed (the NULLs left out). readAll
 // returns the values read.
 func (cl *chunkRead) readAll(read func(rows int, at int, defs []int16) (int64, int, error)) (int, error) {
-	if cl.sel != nil {
-		return cl.readSelected(read)
-	}
 	levels, values := 0, 0
 	for levels < cl.n {
 		var d []int16
@@ -515,36 +508,6 @@ func (cl *chunkRead) readAll(read func(rows int, at int, defs []int16) (int64, i
 		}
 		levels += int(l)
 		values += v
-	}
-	return values, nil
-}
-
-// readSelected is readAll of sel's rows: each is read alone, the rows
-// between them skipped.
-func (cl *chunkRead) readSelected(read func(rows int, at int, defs []int16) (int64, int, error)) (int, error) {
-	pos, values := 0, 0
-	for k, r := range cl.sel {
-		if r > pos {
-			if cl.skip == nil {
-				return 0, fmt.Errorf("column %q: no skipping reader", cl.name)
-			}
-			if got, err := cl.skip(int64(r - pos)); err != nil || got != int64(r-pos) {
-				return 0, fmt.Errorf("row group %d, column %q: skipped %d rows of %d: %v", cl.group, cl.name, got, r-pos, err)
-			}
-		}
-		var d []int16
-		if cl.defs != nil {
-			d = cl.defs[k : k+1]
-		}
-		l, v, err := read(1, values, d)
-		if err != nil {
-			return 0, err
-		}
-		if l != 1 {
-			return 0, fmt.Errorf("row group %d, column %q: row %d missing", cl.group, cl.name, r)
-		}
-		values += v
-		pos = r + 1
 	}
 	return values, nil
 }

@@ -476,7 +476,7 @@ func (p *parquetTable) dictionaryMisses(i, col int, hashes []uint64) (miss bool)
 	if dictHolds(body, int(h.numValues), width, hashes) {
 		// The row group is read next: its dictionary kept for readFixed,
 		// where it will read the column.
-		if proven && pages.page != nil && fixedWidth(c.PhysicalType()) > 0 && !arrowPages && len(body) > 0 && &body[0] == &(*pages.page)[0] {
+		if proven && pages.split && pages.page != nil && fixedWidth(c.PhysicalType()) > 0 && !arrowPages && len(body) > 0 && &body[0] == &(*pages.page)[0] {
 			*pages.page = (*pages.page)[:len(body)]
 			p.dicts.put(i, col, h, pages.page)
 			pages.page = nil

@@ -544,9 +544,10 @@ func (t *Table) Read(i int, cols []int) ([]*Column, error) {
 
 // ReadRows decodes the rows rows (ascending indexes in chunk i) of the
 // columns cols: value j of each column is row rows[j]. A Parquet column
-// skips the values between them (pages without a row are not decoded); an
-// Arrow batch, in memory already, is read whole and its rows taken. Safe
-// for concurrent use.
+// of the pages decoders finds them in its pages, decoding none of the
+// values between them (RowsCheap); any other Parquet column, and an Arrow
+// batch, in memory already, is read whole and its rows taken. Safe for
+// concurrent use.
 func (t *Table) ReadRows(i int, cols, rows []int) ([]*Column, error) {
 	return t.withNested(cols, func(flat []int) ([]*Column, int, error) {
 		out, err := t.b.read(i, flat, rows)

@@ -1,0 +1,402 @@
+package columnar
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/snappy"
+)
+
+// Hand-made Parquet files of one INT64 column and one row group, page by
+// page, for what arrow-go's writer never makes and its reader is no
+// reference for (an adversarial review of the pages decoders): offsets
+// as parquet-mr writes them, empty and index pages, uncompressed version
+// 2 pages in a compressed chunk, damaged encodings and lengths. The
+// values read are checked against the values written.
+
+// compactEnc writes Thrift's compact protocol: a struct's fields in
+// ascending id order.
+type compactEnc struct {
+	b    []byte
+	last []int16
+}
+
+func (e *compactEnc) begin() { e.last = append(e.last, 0) }
+func (e *compactEnc) end()   { e.b = append(e.b, ctStop); e.last = e.last[:len(e.last)-1] }
+
+func (e *compactEnc) field(id int16, typ byte) {
+	if d := id - e.last[len(e.last)-1]; d > 0 && d <= 15 {
+		e.b = append(e.b, byte(d)<<4|typ)
+	} else {
+		e.b = append(e.b, typ)
+		e.b = binary.AppendUvarint(e.b, zigzag(int64(id)))
+	}
+	e.last[len(e.last)-1] = id
+}
+
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+func (e *compactEnc) i32(id int16, v int32) {
+	e.field(id, ctI32)
+	e.b = binary.AppendUvarint(e.b, zigzag(int64(v)))
+}
+
+func (e *compactEnc) i64(id int16, v int64) {
+	e.field(id, ctI64)
+	e.b = binary.AppendUvarint(e.b, zigzag(v))
+}
+
+func (e *compactEnc) str(id int16, s string) {
+	e.field(id, ctBinary)
+	e.b = binary.AppendUvarint(e.b, uint64(len(s)))
+	e.b = append(e.b, s...)
+}
+
+func (e *compactEnc) boolean(id int16, v bool) {
+	if v {
+		e.field(id, ctTrue)
+	} else {
+		e.field(id, ctFalse)
+	}
+}
+
+// list writes a list field's header; its n elements follow.
+func (e *compactEnc) list(id int16, et byte, n int) {
+	e.field(id, ctList)
+	if n < 15 {
+		e.b = append(e.b, byte(n)<<4|et)
+		return
+	}
+	e.b = append(e.b, 0xf0|et)
+	e.b = binary.AppendUvarint(e.b, uint64(n))
+}
+
+func (e *compactEnc) strct(id int16) { e.field(id, ctStruct); e.begin() }
+
+// craftPage is one page of a crafted chunk.
+type craftPage struct {
+	typ      int32 // pageData, pageDictionary, pageDataV2, pageIndex
+	nv       int32
+	enc      int32
+	body     []byte // uncompressed: v1 its levels and values, v2 its levels then values
+	v2Levels int32  // v2: the definition levels' bytes at the body's start
+	v2Plain  bool   // v2: values stored uncompressed (is_compressed false)
+	stored   []byte // if not nil: the stored bytes as they are (a damaged block)
+}
+
+// craftChunk is a crafted column chunk of an INT64 column.
+type craftChunk struct {
+	pages    []craftPage
+	snappy   bool
+	optional bool
+	rows     int64
+	dictOff  string // "": the dictionary page's offset; "equal": the data page's (PARQUET-1977); "zero": 0 (PARQUET-1402)
+}
+
+// pageHeaderBytes encodes a page's header for its stored size.
+func pageHeaderBytes(p craftPage, stored int) []byte {
+	var e compactEnc
+	e.begin()
+	e.i32(1, p.typ)
+	e.i32(2, int32(len(p.body)))
+	e.i32(3, int32(stored))
+	switch p.typ {
+	case pageData:
+		e.strct(5)
+		e.i32(1, p.nv)
+		e.i32(2, p.enc)
+		e.i32(3, 3) // RLE levels
+		e.i32(4, 3)
+		e.end()
+	case pageIndex:
+		e.strct(6)
+		e.end()
+	case pageDictionary:
+		e.strct(7)
+		e.i32(1, p.nv)
+		e.i32(2, p.enc)
+		e.end()
+	case pageDataV2:
+		e.strct(8)
+		e.i32(1, p.nv)
+		e.i32(2, 0)
+		e.i32(3, p.nv)
+		e.i32(4, p.enc)
+		e.i32(5, p.v2Levels)
+		e.i32(6, 0)
+		e.boolean(7, !p.v2Plain)
+		e.end()
+	}
+	e.end()
+	return e.b
+}
+
+// writeCraft writes c as a file of one INT64 column x and one row group.
+func writeCraft(t *testing.T, c craftChunk) string {
+	t.Helper()
+	var buf bytes.Buffer
+	buf.WriteString("PAR1")
+	start := int64(buf.Len())
+	dictOff, dataOff, unc := int64(-1), int64(-1), int64(0)
+	for _, p := range c.pages {
+		stored := p.body
+		switch {
+		case p.stored != nil:
+			stored = p.stored
+		case c.snappy && p.typ == pageDataV2 && !p.v2Plain:
+			stored = append(slices.Clip(p.body[:p.v2Levels]), snappy.Encode(nil, p.body[p.v2Levels:])...)
+		case c.snappy && p.typ != pageDataV2:
+			stored = snappy.Encode(nil, p.body)
+		}
+		off := int64(buf.Len())
+		switch {
+		case p.typ == pageDictionary && dictOff < 0:
+			dictOff = off
+		case (p.typ == pageData || p.typ == pageDataV2) && dataOff < 0:
+			dataOff = off
+		}
+		h := pageHeaderBytes(p, len(stored))
+		unc += int64(len(h) + len(p.body))
+		buf.Write(h)
+		buf.Write(stored)
+	}
+	switch c.dictOff {
+	case "equal":
+		dataOff = dictOff
+	case "zero":
+		dataOff, dictOff = dictOff, 0
+	}
+	var e compactEnc
+	e.begin()
+	e.i32(1, 1)
+	e.list(2, ctStruct, 2)
+	e.begin()
+	e.str(4, "schema")
+	e.i32(5, 1)
+	e.end()
+	e.begin()
+	e.i32(1, 2) // INT64
+	rep := int32(0)
+	if c.optional {
+		rep = 1
+	}
+	e.i32(3, rep)
+	e.str(4, "x")
+	e.end()
+	e.i64(3, c.rows)
+	e.list(4, ctStruct, 1)
+	e.begin() // RowGroup
+	e.list(1, ctStruct, 1)
+	e.begin() // ColumnChunk
+	e.i64(2, start)
+	e.strct(3) // ColumnMetaData
+	e.i32(1, 2)
+	e.list(2, ctI32, 2)
+	for _, enc := range []int64{2, 3} { // PLAIN_DICTIONARY, RLE: every data page proven dictionary-encoded
+		e.b = binary.AppendUvarint(e.b, zigzag(enc))
+	}
+	e.list(3, ctBinary, 1)
+	e.b = append(binary.AppendUvarint(e.b, 1), 'x')
+	codec := int32(0)
+	if c.snappy {
+		codec = 1
+	}
+	e.i32(4, codec)
+	e.i64(5, c.rows)
+	e.i64(6, unc)
+	e.i64(7, int64(buf.Len())-start)
+	e.i64(9, max(dataOff, start))
+	if dictOff >= 0 {
+		e.i64(11, dictOff)
+	}
+	e.end() // ColumnMetaData
+	e.end() // ColumnChunk
+	e.i64(2, unc)
+	e.i64(3, c.rows)
+	e.end() // RowGroup
+	e.str(6, "parquet-cpp-arrow version 18.0.0")
+	e.end()
+	buf.Write(e.b)
+	buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(e.b))))
+	buf.WriteString("PAR1")
+	path := filepath.Join(t.TempDir(), "crafted.parquet")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// plainInts is the PLAIN bytes of vs.
+func plainInts(vs ...int64) []byte {
+	var b []byte
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint64(b, uint64(v))
+	}
+	return b
+}
+
+// packedRun is a bit-packed run of vs at width w, after the bit width
+// byte of a dictionary page's indices.
+func packedRun(w int, vs ...uint32) []byte {
+	groups := (len(vs) + 7) / 8
+	b := binary.AppendUvarint([]byte{byte(w)}, uint64(groups<<1|1))
+	packed := make([]byte, groups*w)
+	for j, v := range vs {
+		for k := range w {
+			if v>>k&1 == 1 {
+				packed[(j*w+k)/8] |= 1 << ((j*w + k) % 8)
+			}
+		}
+	}
+	return append(b, packed...)
+}
+
+// openCraft opens path and returns its table's Parquet reader.
+func openCraft(t *testing.T, path string) *parquetTable {
+	t.Helper()
+	tb, err := Open(context.Background(), path, "crafted.parquet", Parquet, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tb.Close() })
+	return tb.b.(*parquetBackend).pq
+}
+
+// readCraft reads column x whole and at sel within 10 seconds (a hang
+// fails the test), returning the values or the error.
+func readCraft(t *testing.T, pq *parquetTable, sel []int) ([]int64, error) {
+	t.Helper()
+	type res struct {
+		c   *Column
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		c, err := pq.read(0, 0, Type{Kind: Int}, sel)
+		done <- res{c, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return slices.Clone(r.c.ints[:r.c.Len()]), nil
+	case <-time.After(10 * time.Second):
+		t.Fatal("the read hangs")
+		return nil, nil
+	}
+}
+
+// TestCraftedPages: pages arrow-go's writer never makes, read right, and
+// damage read to an error naming the row group and the column, never a
+// hang or a huge allocation.
+func TestCraftedPages(t *testing.T) {
+	dict := craftPage{typ: pageDictionary, nv: 3, enc: 0, body: plainInts(10, 20, 30)}
+	idx := []uint32{0, 1, 2, 0, 1, 2, 2, 2, 1, 0}
+	want := []int64{10, 20, 30, 10, 20, 30, 30, 30, 20, 10}
+	data := craftPage{typ: pageData, nv: 10, enc: 8, body: packedRun(2, idx...)}
+
+	// parquet-mr's offsets: a dictionary kept by dictionaryMisses for the
+	// read of a chunk that cannot be split (it was read again: "a second
+	// dictionary page").
+	for _, off := range []string{"", "equal", "zero"} {
+		pq := openCraft(t, writeCraft(t, craftChunk{pages: []craftPage{dict, data}, snappy: true, rows: 10, dictOff: off}))
+		h := bloomHashOf64(20)
+		if pq.dictionaryMisses(0, 0, []uint64{h}) {
+			t.Fatalf("offsets %q: a held value proven absent", off)
+		}
+		got, err := readCraft(t, pq, nil)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("offsets %q: %v (%v), want %v", off, got, err, want)
+		}
+		if _, left := pq.dicts.take(0, 0); left {
+			t.Fatalf("offsets %q: a kept dictionary left", off)
+		}
+		if off == "" {
+			// The dictionary kept, and taken by the read (split chunks only).
+			pq.dictionaryMisses(0, 0, []uint64{h})
+			if _, kept := pq.dicts.take(0, 0); !kept {
+				t.Fatal("a splittable chunk's dictionary not kept")
+			}
+		}
+	}
+
+	// An empty data page, an index page, an uncompressed version 2 page in
+	// a Snappy chunk: read right whole and at rows (arrow-go v18.8's skip
+	// of the empty page shifted the rows after it).
+	v2 := craftPage{typ: pageDataV2, nv: 10, enc: 0, body: plainInts(want...), v2Plain: true}
+	pages := []craftPage{dict, data, {typ: pageData, nv: 0, enc: 8, body: nil}, {typ: pageIndex}, v2,
+		{typ: pageDataV2, nv: 10, enc: 8, body: packedRun(2, idx...)}}
+	pq := openCraft(t, writeCraft(t, craftChunk{pages: pages, snappy: true, rows: 30}))
+	all := slices.Concat(want, want, want)
+	if got, err := readCraft(t, pq, nil); err != nil || !slices.Equal(got, all) {
+		t.Fatalf("empty, index and uncompressed pages: %v (%v), want %v", got, err, all)
+	}
+	sel := []int{0, 9, 10, 15, 19, 20, 29}
+	if got, err := readCraft(t, pq, sel); err != nil || len(got) != len(sel) {
+		t.Fatalf("at rows: %v (%v)", got, err)
+	} else {
+		for j, r := range sel {
+			if got[j] != all[r] {
+				t.Fatalf("at rows: row %d is %d, want %d", r, got[j], all[r])
+			}
+		}
+	}
+
+	// arrow-go's reader (a column the pages decoders leave to it), at rows
+	// past an empty page: read whole and the rows taken, not skipped.
+	pq = openCraft(t, writeCraft(t, craftChunk{pages: []craftPage{dict, data, {typ: pageData, nv: 0, enc: 8}, data}, rows: 20}))
+	arrowPages = true
+	got, err := readCraft(t, pq, []int{0, 15, 19})
+	arrowPages = false
+	if err != nil || !slices.Equal(got, []int64{want[0], want[5], want[9]}) {
+		t.Fatalf("arrow-go at rows past an empty page: %v (%v), want %v", got, err, []int64{want[0], want[5], want[9]})
+	}
+
+	// Damage: each an error naming the row group and the column.
+	bomb := snappy.Encode(nil, make([]byte, 16))
+	bomb = append(binary.AppendUvarint(nil, 0xF0000000), bomb[1:]...) // the block's length says 3.75 GiB
+	cases := []struct {
+		name  string
+		pages []craftPage
+		snap  bool
+	}{
+		// A good page, then one of no encoding there is: arrow-go spins on it.
+		{"encoding 13", []craftPage{dict, data, {typ: pageData, nv: 10, enc: 13, body: packedRun(2, idx...)}}, false},
+		{"encoding -13", []craftPage{dict, data, {typ: pageData, nv: 10, enc: -13, body: packedRun(2, idx...)}}, false},
+		{"a Snappy length of 3.75 GiB", []craftPage{dict, {typ: pageData, nv: 10, enc: 8, body: make([]byte, 16), stored: bomb}}, true},
+		// A repeated index of 5 at bit width 2: read whole and at rows alike.
+		{"a run wider than its bit width", []craftPage{{typ: pageDictionary, nv: 8, enc: 0, body: plainInts(0, 1, 2, 3, 4, 5, 6, 7)}, {typ: pageData, nv: 10, enc: 8, body: []byte{2, 20, 5}}}, false},
+		{"an index beyond the dictionary", []craftPage{dict, {typ: pageData, nv: 10, enc: 8, body: packedRun(2, 0, 3, 0, 0, 0, 0, 0, 3, 0, 0)}}, false},
+		{"a dictionary page of encoding 13", []craftPage{{typ: pageDictionary, nv: 3, enc: 13, body: plainInts(1, 2, 3)}, data}, false},
+	}
+	for _, c := range cases {
+		pq := openCraft(t, writeCraft(t, craftChunk{pages: c.pages, snappy: c.snap, rows: int64(10 * (len(c.pages) - 1))}))
+		for _, sel := range [][]int{nil, {1, 7}} {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			got, err := readCraft(t, pq, sel)
+			runtime.ReadMemStats(&after)
+			if err == nil {
+				t.Errorf("%s, rows %v: read %v, no error", c.name, sel, got)
+			} else if !strings.Contains(err.Error(), `row group 0, column "x"`) {
+				t.Errorf("%s, rows %v: %v: the error does not name the row group and column", c.name, sel, err)
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+				t.Errorf("%s, rows %v: %d MiB allocated", c.name, sel, grew>>20)
+			}
+		}
+	}
+}
+
+// bloomHashOf64 is the Bloom filter hash of an INT64 value (its PLAIN
+// bytes' XXH64).
+func bloomHashOf64(v int64) uint64 { return BloomHash(plainInts(v)) }
