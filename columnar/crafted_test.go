@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +16,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/snappy"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 // Hand-made Parquet files of one INT64 column and one row group, page by
@@ -99,6 +104,8 @@ type craftChunk struct {
 	optional bool
 	rows     int64
 	dictOff  string // "": the dictionary page's offset; "equal": the data page's (PARQUET-1977); "zero": 0 (PARQUET-1402)
+	bytes    bool   // a BYTE_ARRAY column (UTF8), not INT64
+	plain    bool   // the encodings list names PLAIN (a page fell back), so no proof by it
 }
 
 // pageHeaderBytes encodes a page's header for its stored size.
@@ -183,13 +190,20 @@ func writeCraft(t *testing.T, c craftChunk) string {
 	e.i32(5, 1)
 	e.end()
 	e.begin()
-	e.i32(1, 2) // INT64
+	ptype := int32(2) // INT64
+	if c.bytes {
+		ptype = 6 // BYTE_ARRAY
+	}
+	e.i32(1, ptype)
 	rep := int32(0)
 	if c.optional {
 		rep = 1
 	}
 	e.i32(3, rep)
 	e.str(4, "x")
+	if c.bytes {
+		e.i32(6, 0) // converted type UTF8: text
+	}
 	e.end()
 	e.i64(3, c.rows)
 	e.list(4, ctStruct, 1)
@@ -198,9 +212,13 @@ func writeCraft(t *testing.T, c craftChunk) string {
 	e.begin() // ColumnChunk
 	e.i64(2, start)
 	e.strct(3) // ColumnMetaData
-	e.i32(1, 2)
-	e.list(2, ctI32, 2)
-	for _, enc := range []int64{2, 3} { // PLAIN_DICTIONARY, RLE: every data page proven dictionary-encoded
+	e.i32(1, ptype)
+	encs := []int64{2, 3} // PLAIN_DICTIONARY, RLE: every data page proven dictionary-encoded
+	if c.plain {
+		encs = append(encs, 0)
+	}
+	e.list(2, ctI32, len(encs))
+	for _, enc := range encs {
 		e.b = binary.AppendUvarint(e.b, zigzag(enc))
 	}
 	e.list(3, ctBinary, 1)
@@ -400,3 +418,202 @@ func TestCraftedPages(t *testing.T) {
 // bloomHashOf64 is the Bloom filter hash of an INT64 value (its PLAIN
 // bytes' XXH64).
 func bloomHashOf64(v int64) uint64 { return BloomHash(plainInts(v)) }
+
+// encodeHybrid encodes vals (each below 2^w) as RLE/bit-packed hybrid
+// runs, mixed at random: a repeated run where values repeat (or where
+// chance says so, a run of one), else groups of 8 packed (the last padded
+// with zeros).
+func encodeHybrid(rng *rand.Rand, w int, vals []uint32) []byte {
+	var b []byte
+	for j := 0; j < len(vals); {
+		same := 1
+		for j+same < len(vals) && vals[j+same] == vals[j] {
+			same++
+		}
+		if same >= 8 || rng.IntN(4) == 0 {
+			n := 1 + rng.IntN(same)
+			b = binary.AppendUvarint(b, uint64(n)<<1)
+			for k := range (w + 7) / 8 {
+				b = append(b, byte(vals[j]>>(8*k)))
+			}
+			j += n
+			continue
+		}
+		groups := 1 + rng.IntN(3)
+		take := min(groups*8, len(vals)-j)
+		groups = (take + 7) / 8
+		b = binary.AppendUvarint(b, uint64(groups)<<1|1)
+		packed := make([]byte, groups*w)
+		for q, v := range vals[j : j+take] {
+			for k := range w {
+				if v>>k&1 == 1 {
+					packed[(q*w+k)/8] |= 1 << ((q*w + k) % 8)
+				}
+			}
+		}
+		b = append(b, packed...)
+		j += take
+	}
+	return b
+}
+
+// TestCraftedRandom: random files page by page (an INT64 or a text
+// column, required or with NULLs; a dictionary of 1 to 40 entries at any
+// bit width from the least to 32, runs mixed at random, or PLAIN pages,
+// fallbacks among them; pages of both versions, Snappy or none) read by
+// the pages decoders whole, at random rows and as dictionaries, give the
+// values written: arrow-go is not the reference here.
+func TestCraftedRandom(t *testing.T) {
+	seed := testutil.Seed(t)
+	rng := testutil.Rand(seed)
+	trials := 400
+	if testing.Short() {
+		trials = 100
+	}
+	for trial := range trials {
+		c := craftChunk{bytes: rng.IntN(2) == 0, optional: rng.IntN(2) == 0, snappy: rng.IntN(2) == 0}
+		entries := 1 + rng.IntN(40)
+		value := func(e int) string { // entry e's value, as text
+			if c.bytes {
+				return strings.Repeat("é", e%3) + fmt.Sprint(e*7919%1000)
+			}
+			return fmt.Sprint(int64(e)*1_000_000_007 - 3)
+		}
+		plainOf := func(e int) []byte {
+			if c.bytes {
+				v := value(e)
+				return append(binary.LittleEndian.AppendUint32(nil, uint32(len(v))), v...)
+			}
+			return plainInts(int64(e)*1_000_000_007 - 3)
+		}
+		var dictBody []byte
+		for e := range entries {
+			dictBody = append(dictBody, plainOf(e)...)
+		}
+		dictEncoded := rng.IntN(5) > 0
+		if dictEncoded {
+			c.pages = append(c.pages, craftPage{typ: pageDictionary, nv: int32(entries), enc: 0, body: dictBody})
+		}
+		nullRate := []float64{0, 0.3, 1}[rng.IntN(3)]
+		var want []*string // each row's value, nil for NULL
+		for range 1 + rng.IntN(6) {
+			nv := rng.IntN(120)
+			var levels []uint32
+			var present []uint32
+			for range nv {
+				if c.optional && rng.Float64() < nullRate {
+					levels = append(levels, 0)
+					want = append(want, nil)
+					continue
+				}
+				e := rng.IntN(entries)
+				if rng.IntN(3) > 0 { // runs of repeats
+					e = 0
+					if len(present) > 0 {
+						e = int(present[len(present)-1])
+					}
+				}
+				levels = append(levels, 1)
+				present = append(present, uint32(e))
+				v := value(e)
+				want = append(want, &v)
+			}
+			p := craftPage{nv: int32(nv), typ: pageData}
+			v2 := rng.IntN(2) == 0
+			if v2 {
+				p.typ = pageDataV2
+				p.v2Plain = rng.IntN(3) == 0
+			}
+			var lv []byte
+			if c.optional {
+				lv = encodeHybrid(rng, 1, levels)
+			}
+			var vals []byte
+			if dictEncoded && rng.IntN(6) > 0 {
+				p.enc = 8
+				w := bits.Len(uint(entries - 1))
+				w += rng.IntN(33 - w)
+				if len(present) > 0 || rng.IntN(2) == 0 {
+					vals = append([]byte{byte(w)}, encodeHybrid(rng, w, present)...)
+				}
+			} else {
+				p.enc = 0
+				c.plain = true
+				for _, e := range present {
+					vals = append(vals, plainOf(int(e))...)
+				}
+			}
+			switch {
+			case v2:
+				p.v2Levels = int32(len(lv))
+				p.body = append(lv, vals...)
+			case c.optional:
+				p.body = append(binary.LittleEndian.AppendUint32(nil, uint32(len(lv))), lv...)
+				p.body = append(p.body, vals...)
+			default:
+				p.body = vals
+			}
+			c.pages = append(c.pages, p)
+		}
+		c.rows = int64(len(want))
+		what := fmt.Sprintf("trial %d (seed %d; %d rows, bytes %v, optional %v, dictionary %v)", trial, seed, c.rows, c.bytes, c.optional, dictEncoded)
+		pq := openCraft(t, writeCraft(t, c))
+		typ := Type{Kind: Int}
+		if c.bytes {
+			typ = Type{Kind: String}
+		}
+		check := func(how string, col *Column, rows []int) {
+			t.Helper()
+			if col.Len() != len(rows) {
+				t.Fatalf("%s, %s: %d rows, want %d", what, how, col.Len(), len(rows))
+			}
+			for j, r := range rows {
+				w := want[r]
+				switch {
+				case w == nil && !col.Null(j):
+					t.Fatalf("%s, %s: row %d not NULL", what, how, r)
+				case w == nil:
+				case col.Null(j):
+					t.Fatalf("%s, %s: row %d NULL, want %s", what, how, r, *w)
+				case string(col.AppendText(nil, j)) != *w:
+					t.Fatalf("%s, %s: row %d is %s, want %s", what, how, r, col.AppendText(nil, j), *w)
+				}
+			}
+		}
+		all := make([]int, len(want))
+		for r := range all {
+			all[r] = r
+		}
+		col, err := pq.read(0, 0, typ, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		check("whole", col, all)
+		var sel []int
+		for r := range want {
+			if rng.IntN(4) == 0 {
+				sel = append(sel, r)
+			}
+		}
+		if col, err = pq.read(0, 0, typ, sel); err != nil {
+			t.Fatalf("%s, at rows: %v", what, err)
+		}
+		check("at rows", col, sel)
+		if !dictEncoded || c.plain {
+			continue
+		}
+		var d *Dict
+		if c.bytes {
+			d, err = pq.readDictBytes(0, 0, typ)
+		} else {
+			d, col, err = pq.readIntKey(0, 0, typ)
+		}
+		if err != nil {
+			t.Fatalf("%s, as a dictionary: %v", what, err)
+		}
+		if d != nil {
+			col = d.Column(nil)
+		}
+		check("as a dictionary", col, all)
+	}
+}
