@@ -8,7 +8,11 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/klauspost/compress/snappy"
+	"github.com/klauspost/compress/zstd"
 )
+
+// zstdCapped decodes a ZSTD page into its buffer and no further.
+var zstdCapped, _ = zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderConcurrency(0))
 
 // The page reader of the fixed-width pages decoder: a column chunk's bytes
 // read at once into a reused buffer, each page's header decoded here
@@ -51,8 +55,9 @@ type chunkPages struct {
 	page   *[]byte        // the decompressed page, from chunkBufs
 	codec  compress.Codec // nil: the chunk is not compressed
 	snappy bool           // the codec is Snappy's
-	values int64          // the values (a version 2 page: rows) of the data pages read
-	total  int64          // the chunk's, from its metadata
+	zstd   bool
+	values int64 // the values (a version 2 page: rows) of the data pages read
+	total  int64 // the chunk's, from its metadata
 	// split says the part asked was read alone (its metadata placed the
 	// dictionary page before the data pages); else the whole chunk was:
 	// parquet-mr writes a dictionary page at data_page_offset, the
@@ -135,7 +140,7 @@ func (p *parquetTable) openPagesOf(cc *metadata.ColumnChunkMetaData, part int) (
 	if cc.Compression() == compress.Codecs.Uncompressed {
 		codec = nil
 	}
-	cp := &chunkPages{buf: getBuf(int(n)), codec: codec, total: cc.NumValues(), split: split, snappy: cc.Compression() == compress.Codecs.Snappy}
+	cp := &chunkPages{buf: getBuf(int(n)), codec: codec, total: cc.NumValues(), split: split, snappy: cc.Compression() == compress.Codecs.Snappy, zstd: cc.Compression() == compress.Codecs.Zstd}
 	if got, err := p.f.ReadAt(*cp.buf, start); int64(got) < n {
 		cp.release()
 		return nil, fmt.Errorf("reading %d bytes at %d: %v", n, start, err)
@@ -179,11 +184,17 @@ func (cp *chunkPages) next() (h pageHeader, body []byte, ok bool, err error) {
 				return h, nil, false, errors.New("a data page without its header")
 			}
 			cp.values += int64(h.numValues)
+			if cp.values > cp.total {
+				return h, nil, false, fmt.Errorf("a page of %d values beyond the chunk's %d", h.numValues, cp.total)
+			}
 		case pageDataV2:
 			if h.has&4 == 0 {
 				return h, nil, false, errors.New("a version 2 data page without its header")
 			}
 			cp.values += int64(h.numRows)
+			if cp.values > cp.total || h.numValues > h.numRows {
+				return h, nil, false, fmt.Errorf("a page of %d values beyond the chunk's %d", h.numRows, cp.total)
+			}
 		case pageDictionary:
 			if h.has&2 == 0 {
 				return h, nil, false, errors.New("a dictionary page without its header")
@@ -235,7 +246,13 @@ func (cp *chunkPages) decompress(h pageHeader, raw []byte) ([]byte, error) {
 	}
 	out := (*cp.page)[:h.uncompressed]
 	copy(out, raw[:levels])
-	dec, err := compress.Decode(cp.codec, out[levels:], raw[levels:])
+	var dec []byte
+	var err error
+	if cp.zstd {
+		dec, err = zstdCapped.DecodeAll(raw[levels:], out[levels:levels:h.uncompressed])
+	} else {
+		dec, err = compress.Decode(cp.codec, out[levels:], raw[levels:])
+	}
 	if err != nil {
 		return nil, fmt.Errorf("decompressing a page: %w", err)
 	}

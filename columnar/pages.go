@@ -55,7 +55,7 @@ func fixedEncodings(es []parquet.Encoding) bool {
 	for _, e := range es {
 		switch e {
 		case parquet.Encodings.Plain, parquet.Encodings.PlainDict, parquet.Encodings.RLEDict,
-			parquet.Encodings.RLE, parquet.Encodings.BitPacked:
+			parquet.Encodings.RLE, parquet.Encodings.BitPacked, parquet.Encodings.ByteStreamSplit:
 		default:
 			return false
 		}
@@ -256,7 +256,7 @@ func (d *fixedDecoder) page(h pageHeader, data []byte) error {
 func otherEncoding(e parquet.Encoding) error {
 	switch e {
 	case parquet.Encodings.DeltaBinaryPacked, parquet.Encodings.DeltaLengthByteArray,
-		parquet.Encodings.DeltaByteArray, parquet.Encodings.ByteStreamSplit:
+		parquet.Encodings.DeltaByteArray:
 		return errNotFixed
 	}
 	return fmt.Errorf("a data page of encoding %d", e)
@@ -387,6 +387,9 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		d.out += nv
 		return nil
 	}
+	if d.chooseDict > 0 && d.dict == nil && d.vals == nil {
+		return errNotFixed // no dictionary page came first: Read reads it
+	}
 	// get(j) is the page's j-th present value.
 	var get func(j int) int64
 	switch e {
@@ -395,6 +398,31 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 			return fmt.Errorf("%d values in %d bytes", present, len(data))
 		}
 		get = func(j int) int64 { return d.value(data[j*d.width:]) }
+	case parquet.Encodings.ByteStreamSplit:
+		// Byte k of value j is data[k*present+j] (parquet-format's
+		// Encodings.md). arrow-go spun on a page a value short.
+		if len(data) != present*d.width {
+			return fmt.Errorf("%d byte-stream-split values in %d bytes", present, len(data))
+		}
+		get = func(j int) int64 {
+			var b [8]byte
+			for k := range d.width {
+				b[k] = data[k*present+j]
+			}
+			return d.value(b[:])
+		}
+		if d.sel == nil && defs == nil {
+			out := d.vals[d.out : d.out+nv]
+			for j := range out {
+				out[j] = get(j)
+			}
+			if d.valid != nil {
+				fill(d.valid[d.out:d.out+nv], true)
+			}
+			d.row += nv
+			d.out += nv
+			return nil
+		}
 	case parquet.Encodings.RLEDict, parquet.Encodings.PlainDict:
 		if d.dict == nil {
 			return errors.New("a dictionary-encoded page without a dictionary page")

@@ -117,6 +117,11 @@ func writeFixedParquet(t *testing.T, rng *rand.Rand, n int, dict bool, v2 bool, 
 	for _, fl := range schema.Fields() {
 		opts = append(opts, parquet.WithDictionaryCostFallbackFor(fl.Name, false))
 	}
+	if rng.IntN(3) == 0 { // the floats and an integer column byte-stream-split
+		for _, name := range []string{"f32", "f64", "i64"} {
+			opts = append(opts, parquet.WithDictionaryFor(name, false), parquet.WithEncodingFor(name, parquet.Encodings.ByteStreamSplit))
+		}
+	}
 	if err := pqarrow.WriteTable(tbl, out, int64(n/3+1), parquet.NewWriterProperties(opts...), pqarrow.DefaultWriterProps()); err != nil {
 		t.Fatal(err)
 	}

@@ -289,6 +289,26 @@ func (e *excluding) ContainsBatch(keys [][]byte, out []bool) {
 	}
 }
 
+// containsEntries is ContainsBatch without the count, for a dictionary's
+// entries (filterDict): out[i] the verdict, excl[i] whether keys[i]
+// passed the filter and was dropped as excluded; the caller counts the
+// rows of each excluded entry, not the entry once.
+func (e *excluding) containsEntries(keys [][]byte, out, excl []bool) {
+	if e.bf != nil {
+		e.bf.ContainsBatch(keys, out)
+	} else {
+		for i, k := range keys {
+			out[i] = e.f.Contains(k)
+		}
+	}
+	for i, k := range keys {
+		excl[i] = out[i] && e.ex.Contains(k)
+		if excl[i] {
+			out[i] = false
+		}
+	}
+}
+
 // wrap returns the copies, each dropping the excluded keys too.
 func (ex *exclusions) wrap(copies []filters.Filter) []filters.Filter {
 	out := make([]filters.Filter, len(copies))

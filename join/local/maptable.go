@@ -27,6 +27,7 @@ type tableMapper struct {
 	pass   []bool
 	dpass  []bool // a dictionary's entries' verdicts (filterDict)
 	ikeys  []byte // an integer dictionary's entries as keys, 8 bytes each (filterDict)
+	dexcl  []bool // a dictionary's entries excluded as hot keys (filterDict)
 	arena  []byte // a batch's keys that are neither in kb nor a column's own bytes
 	fields [][]byte
 	text   []byte
@@ -196,6 +197,16 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 		t.dpass = make([]bool, ne)
 	}
 	pass := t.dpass[:ne]
+	// With hot-key exclusions, an entry excluded counts once for each of
+	// its rows (as row by row), not once.
+	ex, _ := m.f.(*excluding)
+	var excl []bool
+	if ex != nil {
+		if cap(t.dexcl) < ne {
+			t.dexcl = make([]bool, ne)
+		}
+		excl = t.dexcl[:ne]
+	}
 	// An integer dictionary's entries as keys (key.Of's 8 bytes), one after
 	// another: entry e's is ikeys[8e:8e+8].
 	ints := d.Values.Type.Kind == columnar.Int
@@ -210,7 +221,7 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 			for _, v := range vals {
 				t.ikeys = tuple.AppendInt(t.ikeys, v)
 			}
-			if ib, ok := m.f.(filters.IntBatchFilter); ok {
+			if ib, ok := m.f.(filters.IntBatchFilter); ok && ex == nil {
 				ib.ContainsInts(vals, pass[lo:hi])
 				continue
 			}
@@ -223,8 +234,13 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 				t.keys = append(t.keys, d.Values.Bytes(e))
 			}
 		}
+		if ex != nil {
+			ex.containsEntries(t.keys, pass[lo:hi], excl[lo:hi])
+			continue
+		}
 		m.probeAll(t.keys, pass[lo:hi])
 	}
+	var excluded int64 // the rows of excluded entries
 	m.guard.skipped = false
 	n := len(d.Rows)
 	if keep != nil {
@@ -253,6 +269,9 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 			k = d.Values.Bytes(int(e))
 		}
 		if !pass[e] {
+			if excl != nil && excl[e] {
+				excluded++
+			}
 			if m.bypass { // reject counts the drop
 				t.rej = append(t.rej, r)
 				t.rkeys = append(t.rkeys, k...)
@@ -265,6 +284,9 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 		t.surv = append(t.surv, r)
 		t.skeys = append(t.skeys, k...)
 		t.sends = append(t.sends, len(t.skeys))
+	}
+	if excluded > 0 {
+		ex.cnt.Add(excluded)
 	}
 	return nil
 }
