@@ -622,3 +622,44 @@ func TestCraftedRandom(t *testing.T) {
 		check("as a dictionary", col, all)
 	}
 }
+
+// TestMappedTruncated: a local file is read through its mapping (mapFile);
+// truncated under the reader after its footer was read, a read of its
+// chunks faults on the pages gone, which is an error naming the row group
+// and the column, not a crash of the process (SIGBUS), and nothing is
+// read from the bytes that are gone.
+func TestMappedTruncated(t *testing.T) {
+	if noMap {
+		t.Skip("ACBFJOIN_PARQUET_MMAP=off")
+	}
+	rng := testutil.Rand(testutil.Seed(t))
+	path := writeFixedParquet(t, rng, 3000, true, false, 0, 4096)
+	tb, err := Open(context.Background(), path, "fixed.parquet", Parquet, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	pq := tb.b.(*parquetBackend).pq
+	if pq.mapped == nil {
+		t.Skip("not mapped on this system")
+	}
+	if err := os.Truncate(path, 4); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for g := range tb.Chunks() {
+		for col, typ := range tb.Types {
+			_, err := pq.read(g, col, typ, nil)
+			if err == nil {
+				continue // a chunk of its first page (the file's first 4 bytes)
+			}
+			failed++
+			if !strings.Contains(err.Error(), "row group") {
+				t.Errorf("group %d, %s: %v", g, tb.Names[col], err)
+			}
+		}
+	}
+	if failed == 0 {
+		t.Error("every read of a truncated file succeeded")
+	}
+}

@@ -63,6 +63,9 @@ type chunkPages struct {
 	// parquet-mr writes a dictionary page at data_page_offset, the
 	// dictionary_page_offset equal to it (PARQUET-1977) or 0 (PARQUET-1402).
 	split bool
+	// mapped is the chunk's bytes where they are the file's mapping
+	// (parquetTable.mapped): release drops its pages (dropMapped).
+	mapped []byte
 }
 
 // chunkBufs holds the byte buffers of chunkPages for reuse.
@@ -140,7 +143,13 @@ func (p *parquetTable) openPagesOf(cc *metadata.ColumnChunkMetaData, part int) (
 	if cc.Compression() == compress.Codecs.Uncompressed {
 		codec = nil
 	}
-	cp := &chunkPages{buf: getBuf(int(n)), codec: codec, total: cc.NumValues(), split: split, snappy: cc.Compression() == compress.Codecs.Snappy, zstd: cc.Compression() == compress.Codecs.Zstd}
+	cp := &chunkPages{codec: codec, total: cc.NumValues(), split: split, snappy: cc.Compression() == compress.Codecs.Snappy, zstd: cc.Compression() == compress.Codecs.Zstd}
+	if p.mapped != nil && start+n <= int64(len(p.mapped)) {
+		cp.data = p.mapped[start : start+n : start+n]
+		cp.mapped = cp.data
+		return cp, nil
+	}
+	cp.buf = getBuf(int(n))
 	if got, err := p.f.ReadAt(*cp.buf, start); int64(got) < n {
 		cp.release()
 		return nil, fmt.Errorf("reading %d bytes at %d: %v", n, start, err)
@@ -156,7 +165,8 @@ func (cp *chunkPages) release() {
 			chunkBufs.Put(b)
 		}
 	}
-	cp.buf, cp.page, cp.data = nil, nil, nil
+	dropMapped(cp.mapped)
+	cp.buf, cp.page, cp.data, cp.mapped = nil, nil, nil, nil
 }
 
 // next returns the next page's header and its body, decompressed (a

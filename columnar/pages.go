@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"runtime/debug"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -30,6 +31,11 @@ import (
 // comparing the two (bench/parquet-bloom.sh) and for the differential
 // tests (TestFixedPagesSame).
 var arrowPages = os.Getenv("ACBFJOIN_PARQUET_PAGES") == "arrow"
+
+// noMap turns the mapping of local Parquet files off
+// (ACBFJOIN_PARQUET_MMAP=off, read once at start): the pages decoders
+// then read each chunk with ReadAt into a buffer (mapFile).
+var noMap = os.Getenv("ACBFJOIN_PARQUET_MMAP") == "off"
 
 // errNotFixed says readFixed cannot decode a chunk: the caller reads it
 // with arrow-go's column reader instead.
@@ -129,6 +135,9 @@ func (p *parquetTable) readFixed(i, col int, t Type, sel []int) (_ *Column, err 
 // the column, except errNotFixed, returned as it is (from page or where
 // the chunk cannot be read here).
 func (p *parquetTable) eachPage(i, col int, cc *metadata.ColumnChunkMetaData, page func(pageHeader, []byte) error) error {
+	// A mapped file truncated under the read faults: a panic, which the
+	// decoders' recover makes an error of the row group and column.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	name := p.col[col].Name()
 	wrap := func(err error) error {
 		if err == nil || err == errNotFixed {

@@ -31,6 +31,7 @@ type parquetTable struct {
 	col    []*schema.Column // a table column's leaf (nil: nested)
 	leaves [][]int          // a table column's leaf columns' indexes: one, or a nested column's
 	dicts  dictKeep         // dictionary pages dictionaryMisses read and readFixed will want
+	mapped []byte           // the file mapped (mapFile), or nil: the pages decoders read it there
 }
 
 // parquetNested names the type of the nested top-level field n: "list",
@@ -102,6 +103,9 @@ func openParquet(ctx context.Context, path, name string) (_ *parquetTable, _ []s
 	// a join does not decode (Kind Nested), but counts (columnBytes).
 	sc := r.MetaData().Schema
 	p := &parquetTable{f: f, r: r, size: size}
+	if lf, ok := f.(*os.File); ok {
+		p.mapped = mapFile(lf, size)
+	}
 	var names []string
 	var types []Type
 	var last schema.Node
@@ -219,7 +223,14 @@ func parquetType(c *schema.Column) (Type, error) {
 	return Type{}, fmt.Errorf("physical type %s, which a join does not read", c.PhysicalType())
 }
 
-func (p *parquetTable) close() error { return p.f.Close() }
+func (p *parquetTable) close() error {
+	err := unmapFile(p.mapped)
+	p.mapped = nil
+	if cerr := p.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 func (p *parquetTable) chunks() int { return p.r.NumRowGroups() }
 

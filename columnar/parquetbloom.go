@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"runtime/debug"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -403,6 +404,7 @@ func (p *parquetTable) dictionaryMisses(i, col int, hashes []uint64) (miss bool)
 			miss = false
 		}
 	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // a mapped file truncated: no verdict
 	c := p.col[col]
 	if c == nil || len(hashes) == 0 {
 		return false

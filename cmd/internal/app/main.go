@@ -50,7 +50,8 @@ compare the two; the rows are the same). ACBFJOIN_TYPED_ROWS=off carries a
 Parquet or Arrow side's rows to a typed output as CSV text instead of
 typed cells (the output is the same). ACBFJOIN_PARQUET_PAGES=arrow reads
 Parquet pages with arrow-go's readers instead of the join's own decoders
-(to compare the two; the values are the same).
+(to compare the two; the values are the same); ACBFJOIN_PARQUET_MMAP=off
+reads a local Parquet file's chunks with pread instead of mapping it.
 `
 
 // usageText is the top-level usage: the commands by task, a line each.

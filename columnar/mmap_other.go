@@ -1,0 +1,14 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd)
+
+package columnar
+
+import "os"
+
+// mapFile does not map a file here: the reads use ReadAt.
+func mapFile(*os.File, int64) []byte { return nil }
+
+// unmapFile undoes mapFile.
+func unmapFile([]byte) error { return nil }
+
+// dropMapped does nothing without a mapping.
+func dropMapped([]byte) {}

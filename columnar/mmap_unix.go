@@ -1,0 +1,62 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd
+
+package columnar
+
+import (
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// mapFile maps a local Parquet file read-only for the pages decoders: a
+// chunk's bytes are then read where the page cache holds them, not copied
+// by pread into a buffer (the copy was a fifth of the 20-key Bloom join's
+// CPU). nil where it cannot be mapped (the reads then use ReadAt). A
+// file truncated while mapped faults on the pages gone (SIGBUS): the
+// decoders read the mapping with debug.SetPanicOnFault on and recover,
+// so that is an error of the row group and column being read.
+func mapFile(f *os.File, size int64) []byte {
+	if noMap || size <= 0 || size != int64(int(size)) {
+		return nil
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// unmapFile undoes mapFile.
+func unmapFile(b []byte) error {
+	if b == nil {
+		return nil
+	}
+	return syscall.Munmap(b)
+}
+
+// dropMapped lets the kernel take back the pages of b, a range of a
+// mapping (mapFile) read and done with: they count in the process's
+// resident memory until then (the NBER twins' peak RSS was 201 MB mapped
+// against 98 read), and a later read of them faults them in again from the
+// page cache. The range is widened to whole pages; a neighbouring chunk
+// that another reader is reading then faults its first or last page in
+// again, nothing more.
+func dropMapped(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	page := uintptr(os.Getpagesize())
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	lo := start &^ (page - 1)
+	hi := (start + uintptr(len(b)) + page - 1) &^ (page - 1)
+	_ = madvise(lo, hi-lo)
+}
+
+// madvise is madvise(2) with MADV_DONTNEED.
+func madvise(addr, n uintptr) error {
+	_, _, e := syscall.Syscall(syscall.SYS_MADVISE, addr, n, syscall.MADV_DONTNEED)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
