@@ -66,6 +66,7 @@ func TestOutOfProcess(t *testing.T) {
 
 	envs := [][]string{{"--environment_type=LOOPBACK"}}
 	if poolFree(t) {
+		leaveNoWorkerCopies(t)
 		start(t, "worker pool", bootBin, "--worker_pool")
 		waitPort(t, 50000)
 		envs = append(envs, []string{"--environment_type=EXTERNAL", "--environment_config=localhost:50000", "--worker_binary=" + joinBin})
@@ -157,6 +158,37 @@ func start(t *testing.T, name, bin string, args ...string) {
 		cmd.Wait()
 		if t.Failed() {
 			t.Logf("%s's output:\n%s", name, out.String())
+		}
+	})
+}
+
+// leaveNoWorkerCopies removes, once the test and the worker pool it
+// starts next are done, what Beam's boot program leaves in /tmp whatever
+// TMPDIR says: a copy of the worker binary for each worker it starts
+// (/tmp/bin*/worker, about 200 MB each: a run of the tests left 200 MB
+// behind) and the staged artifacts (/tmp/staged), where the test made
+// them (those there before are left alone). Register it before the pool
+// starts: cleanups run last first, so this runs after the pool stops.
+func leaveNoWorkerCopies(t *testing.T) {
+	before := map[string]bool{}
+	bins, _ := filepath.Glob("/tmp/bin*")
+	for _, b := range bins {
+		before[b] = true
+	}
+	_, err := os.Stat("/tmp/staged")
+	stagedBefore := err == nil
+	t.Cleanup(func() {
+		bins, _ := filepath.Glob("/tmp/bin*")
+		for _, b := range bins {
+			if before[b] {
+				continue
+			}
+			if ents, err := os.ReadDir(b); err == nil && len(ents) == 1 && ents[0].Name() == "worker" {
+				os.RemoveAll(b)
+			}
+		}
+		if !stagedBefore {
+			os.RemoveAll("/tmp/staged")
 		}
 	})
 }
