@@ -15,7 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/klauspost/compress/snappy"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
@@ -625,23 +630,47 @@ func TestCraftedRandom(t *testing.T) {
 }
 
 // TestMappedTruncated: a local file is read through its mapping (mapFile);
-// truncated under the reader after its footer was read, a read of its
-// chunks faults on the pages gone, which is an error naming the row group
-// and the column, not a crash of the process (SIGBUS), and nothing is
-// read from the bytes that are gone.
+// truncated under the reader after its footer was read, at the file's
+// start or inside a chunk (not on a page boundary: the rest of the page
+// holding the new end reads as zeros, not as a fault), a read of a chunk
+// that ends beyond the cut is an error naming the row group and the
+// column: a fault made a panic and recovered (SIGBUS, not a crash of the
+// process), or the file's size checked after the decoding (intact). A
+// chunk before the cut reads its values. For Snappy and ZSTD chunks too
+// (a fault in the codec's code, Snappy's assembly).
 func TestMappedTruncated(t *testing.T) {
 	if noMap {
 		t.Skip("ACBFJOIN_PARQUET_MMAP=off")
 	}
 	rng := testutil.Rand(testutil.Seed(t))
 	for _, codec := range []compress.Compression{compress.Codecs.Uncompressed, compress.Codecs.Snappy, compress.Codecs.Zstd} {
-		mappedTruncated(t, rng, codec)
+		for _, cut := range []string{"start", "middle"} {
+			mappedTruncated(t, rng, codec, cut)
+		}
+	}
+	// A file of one page of memory, cut inside its one data page: no
+	// fault at all, the rest reads as zeros (a review: 190 of 200 values
+	// 0, no error, before intact).
+	sevens := make([]int64, 200)
+	for i := range sevens {
+		sevens[i] = 7
+	}
+	path := writeCraft(t, craftChunk{pages: []craftPage{{typ: pageData, nv: 200, enc: 0, body: plainInts(sevens...)}}, rows: 200, plain: true})
+	pq := openCraft(t, path)
+	if pq.mapped == nil {
+		return
+	}
+	if err := os.Truncate(path, 4+40+80); err != nil { // past the header, 10 values in
+		t.Fatal(err)
+	}
+	if got, err := readCraft(t, pq, nil); err == nil || !strings.Contains(err.Error(), "changed while read") {
+		t.Errorf("a page cut short in its last memory page: %v, %v", got, err)
 	}
 }
 
-// mappedTruncated is TestMappedTruncated of a file of codec: the fault
-// comes in our decoders' Go code, or in the codec's (Snappy's assembly).
-func mappedTruncated(t *testing.T, rng *rand.Rand, codec compress.Compression) {
+// mappedTruncated is TestMappedTruncated of a file of codec cut at its
+// start or in its middle.
+func mappedTruncated(t *testing.T, rng *rand.Rand, codec compress.Compression, where string) {
 	path := writeFixedParquet(t, rng, 3000, true, false, codec, 4096)
 	tb, err := Open(context.Background(), path, "fixed.parquet", Parquet, "")
 	if err != nil {
@@ -652,23 +681,92 @@ func mappedTruncated(t *testing.T, rng *rand.Rand, codec compress.Compression) {
 	if pq.mapped == nil {
 		t.Skip("not mapped on this system")
 	}
-	if err := os.Truncate(path, 4); err != nil {
+	want := map[[2]int]*Column{}
+	for g := range tb.Chunks() {
+		for col, typ := range tb.Types {
+			c, err := pq.read(g, col, typ, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[[2]int{g, col}] = c
+		}
+	}
+	cut := int64(4)
+	if where == "middle" {
+		cut = pq.size/2 | 1
+	}
+	if err := os.Truncate(path, cut); err != nil {
 		t.Fatal(err)
 	}
 	failed := 0
 	for g := range tb.Chunks() {
 		for col, typ := range tb.Types {
-			_, err := pq.read(g, col, typ, nil)
-			if err == nil {
-				continue // a chunk of its first page (the file's first 4 bytes)
+			cc, err := pq.r.MetaData().RowGroup(g).ColumnChunk(pq.leaves[col][0])
+			if err != nil {
+				t.Fatal(err)
 			}
-			failed++
-			if !strings.Contains(err.Error(), "row group") {
-				t.Errorf("%v: group %d, %s: %v", codec, g, tb.Names[col], err)
+			start := cc.DataPageOffset()
+			if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < start {
+				start = cc.DictionaryPageOffset()
+			}
+			end := start + cc.TotalCompressedSize()
+			got, err := pq.read(g, col, typ, nil)
+			what := fmt.Sprintf("%v, cut at %d, group %d, %s (bytes %d to %d)", codec, cut, g, tb.Names[col], start, end)
+			switch {
+			case end > cut && err == nil:
+				t.Errorf("%s: read a chunk cut short", what)
+			case end > cut:
+				failed++
+				if !strings.Contains(err.Error(), "row group") {
+					t.Errorf("%s: %v", what, err)
+				}
+			case err != nil:
+				t.Errorf("%s: a chunk before the cut: %v", what, err)
+			default:
+				fixedColumnsSame(t, what, got, want[[2]int{g, col}])
 			}
 		}
 	}
 	if failed == 0 {
-		t.Errorf("%v: every read of a truncated file succeeded", codec)
+		t.Errorf("%v, cut at %d: no read failed", codec, cut)
+	}
+}
+
+// TestMapRefusedOpen: a file that Open refuses (a column of the Null
+// type, which a join does not read) leaves no mapping behind (it was
+// mapped before its schema was read: 50 opens left 50 mappings).
+func TestMapRefusedOpen(t *testing.T) {
+	if _, err := os.Stat("/proc/self/maps"); err != nil {
+		t.Skip("no /proc/self/maps")
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}, {Name: "b", Type: arrow.Null, Nullable: true}}, nil)
+	rb := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer rb.Release()
+	rb.Field(0).(*array.Int64Builder).Append(1)
+	rb.Field(1).AppendNull()
+	rec := rb.NewRecord()
+	defer rec.Release()
+	tbl := array.NewTableFromRecords(schema, []arrow.Record{rec})
+	defer tbl.Release()
+	path := filepath.Join(t.TempDir(), "refused.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pqarrow.WriteTable(tbl, f, 10, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if tb, err := Open(context.Background(), path, "refused.parquet", Parquet, ""); err == nil {
+			tb.Close()
+			t.Skip("the file opens: nothing to refuse")
+		}
+	}
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(maps), path); n > 0 {
+		t.Errorf("%d mappings of a file refused left behind", n)
 	}
 }

@@ -4,6 +4,7 @@ package columnar
 
 import (
 	"os"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
@@ -19,18 +20,33 @@ func mapFile(f *os.File, size int64) []byte {
 	if noMap || size <= 0 || size != int64(int(size)) {
 		return nil
 	}
+	if mappedFiles.Add(1) > maxMappedFiles {
+		mappedFiles.Add(-1)
+		return nil
+	}
 	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
+		mappedFiles.Add(-1)
 		return nil
 	}
 	return b
 }
+
+// maxMappedFiles bounds the files mapped at once (a side of many files
+// opens them all): the kernel's map count (vm.max_map_count, 65,530 by
+// default) is the Go runtime's too, which fails fatally where it runs
+// out. The files beyond it are read with pread.
+const maxMappedFiles = 4096
+
+// mappedFiles counts the files mapped now.
+var mappedFiles atomic.Int64
 
 // unmapFile undoes mapFile.
 func unmapFile(b []byte) error {
 	if b == nil {
 		return nil
 	}
+	mappedFiles.Add(-1)
 	return syscall.Munmap(b)
 }
 

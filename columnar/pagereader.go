@@ -3,6 +3,7 @@ package columnar
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -64,8 +65,36 @@ type chunkPages struct {
 	// dictionary_page_offset equal to it (PARQUET-1977) or 0 (PARQUET-1402).
 	split bool
 	// mapped is the chunk's bytes where they are the file's mapping
-	// (parquetTable.mapped): release drops its pages (dropMapped).
+	// (parquetTable.mapped): release drops its pages (dropMapped). end is
+	// where they end in the file, and file the file, for intact.
 	mapped []byte
+	end    int64
+	file   parquetSource
+}
+
+// intact reports an error where the chunk's bytes were read from the
+// file's mapping and the file is now shorter than their end: a file
+// truncated under the reader faults only on the pages wholly beyond its
+// new end; the rest of the page holding it reads as zeros, which decode
+// without a word (an uncompressed PLAIN page of 7s read as 0s, a review
+// found). The decoders call it once a chunk is decoded, before its values
+// are used. One fstat a chunk.
+func (cp *chunkPages) intact() error {
+	if cp.mapped == nil {
+		return nil
+	}
+	f, ok := cp.file.(*os.File)
+	if !ok {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("the file changed while read: %v", err)
+	}
+	if st.Size() < cp.end {
+		return fmt.Errorf("the file changed while read: %d bytes, its chunk ends at %d", st.Size(), cp.end)
+	}
+	return nil
 }
 
 // chunkBufs holds the byte buffers of chunkPages for reuse.
@@ -146,7 +175,7 @@ func (p *parquetTable) openPagesOf(cc *metadata.ColumnChunkMetaData, part int) (
 	cp := &chunkPages{codec: codec, total: cc.NumValues(), split: split, snappy: cc.Compression() == compress.Codecs.Snappy, zstd: cc.Compression() == compress.Codecs.Zstd}
 	if p.mapped != nil && start+n <= int64(len(p.mapped)) {
 		cp.data = p.mapped[start : start+n : start+n]
-		cp.mapped = cp.data
+		cp.mapped, cp.end, cp.file = cp.data, start+n, p.f
 		return cp, nil
 	}
 	cp.buf = getBuf(int(n))

@@ -169,6 +169,9 @@ func (p *parquetTable) eachPage(i, col int, cc *metadata.ColumnChunkMetaData, pa
 		if err == nil && ok {
 			err = page(h, body)
 		}
+		if err == nil && !ok {
+			err = pages.intact()
+		}
 		if err != nil || !ok {
 			return wrap(err)
 		}

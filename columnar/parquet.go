@@ -103,9 +103,6 @@ func openParquet(ctx context.Context, path, name string) (_ *parquetTable, _ []s
 	// a join does not decode (Kind Nested), but counts (columnBytes).
 	sc := r.MetaData().Schema
 	p := &parquetTable{f: f, r: r, size: size}
-	if lf, ok := f.(*os.File); ok {
-		p.mapped = mapFile(lf, size)
-	}
 	var names []string
 	var types []Type
 	var last schema.Node
@@ -131,6 +128,9 @@ func openParquet(ctx context.Context, path, name string) (_ *parquetTable, _ []s
 		p.col = append(p.col, c)
 		names = append(names, c.Name())
 		types = append(types, t)
+	}
+	if lf, ok := f.(*os.File); ok {
+		p.mapped = mapFile(lf, size) // last: a file refused above leaves no mapping
 	}
 	return p, names, types, nil
 }

@@ -475,7 +475,11 @@ func (p *parquetTable) dictionaryMisses(i, col int, hashes []uint64) (miss bool)
 	if err != nil || !ok || h.typ != pageDictionary {
 		return false
 	}
-	if dictHolds(body, int(h.numValues), width, hashes) {
+	holds := dictHolds(body, int(h.numValues), width, hashes)
+	if pages.intact() != nil {
+		return false // read from a file that shrank: no verdict
+	}
+	if holds {
 		// The row group is read next: its dictionary kept for readFixed,
 		// where it will read the column.
 		if proven && pages.split && pages.page != nil && fixedWidth(c.PhysicalType()) > 0 && !arrowPages && len(body) > 0 && &body[0] == &(*pages.page)[0] {
@@ -502,7 +506,7 @@ func (p *parquetTable) dictionaryMisses(i, col int, hashes []uint64) (miss bool)
 		}
 		datapages++
 	}
-	return datapages > 0 && pages.values == pages.total
+	return datapages > 0 && pages.values == pages.total && pages.intact() == nil
 }
 
 // dictEncoded says a data page of encoding e holds dictionary indexes.
