@@ -188,7 +188,7 @@ type fixedDecoder struct {
 	dict     []int64  // the dictionary page's values, widened as vals
 	vals     []int64  // the rows' values (float bits for FLOAT and DOUBLE)
 	valid    []bool   // nil while every row taken holds a value
-	idx      []uint32 // a page's dictionary indices (or levels)
+	idx      []uint32 // a page's dictionary indices
 	defs     []uint32 // a page's definition levels
 	row      int      // the chunk's rows seen
 	out      int      // the values written to vals
@@ -502,12 +502,7 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 			for j := range out {
 				out[j] = d.value(data[j*4:])
 			}
-		default:
-			dict := d.dict
-			for j, x := range d.idx[:nv] {
-				out[j] = dict[x]
-			}
-		}
+		} // a dictionary page's rows, every one a value, were gathered above
 		if d.valid != nil {
 			fill(d.valid[d.out:d.out+nv], true)
 		}
@@ -571,39 +566,23 @@ var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 func countOnes(data []byte, n int) (int, error) {
 	pos, j, ones := 0, 0, 0
 	for j < n {
-		h, k := binary.Uvarint(data[pos:])
-		if k <= 0 {
-			return 0, fmt.Errorf("a damaged run header at byte %d, %d values of %d", pos, j, n)
+		r, next, err := readRun(data, pos, 1, n-j)
+		if err != nil {
+			return 0, fmt.Errorf("%w, %d values of %d", err, j, n)
 		}
-		pos += k
-		if h&1 == 0 {
-			count := h >> 1
-			if pos >= len(data) || count == 0 || data[pos] > 1 {
-				return 0, errors.New("a damaged repeated run")
+		if r.packed == nil {
+			ones += r.count * int(r.v)
+		} else {
+			full, rest := r.count/8, r.count%8
+			for _, b := range r.packed[:full] {
+				ones += bits.OnesCount8(b)
 			}
-			take := min(count, uint64(n-j))
-			ones += int(take) * int(data[pos])
-			j += int(take)
-			pos++
-			continue
+			if rest > 0 {
+				ones += bits.OnesCount8(r.packed[full] & (1<<rest - 1))
+			}
 		}
-		groups := h >> 1
-		if groups == 0 || groups > 1<<28 {
-			return 0, fmt.Errorf("a bit-packed run of %d groups", groups)
-		}
-		take := min(int(groups)*8, n-j)
-		full, rest := take/8, take%8
-		if pos+full+min(rest, 1) > len(data) {
-			return 0, errors.New("a bit-packed run cut short")
-		}
-		for _, b := range data[pos : pos+full] {
-			ones += bits.OnesCount8(b)
-		}
-		if rest > 0 {
-			ones += bits.OnesCount8(data[pos+full] & (1<<rest - 1))
-		}
-		j += take
-		pos = min(pos+int(groups), len(data))
+		j += r.count
+		pos = next
 	}
 	return ones, nil
 }
@@ -628,63 +607,81 @@ func unpackHybrid(data []byte, w int, out []uint32) (int, error) {
 		return 0, fmt.Errorf("a bit width of %d", w)
 	}
 	pos, j := 0, 0
-	vb := (w + 7) / 8
 	for j < len(out) {
-		var h uint64
-		if pos < len(data) && data[pos] < 0x80 {
-			h = uint64(data[pos])
-			pos++
-		} else {
-			var n int
-			h, n = binary.Uvarint(data[pos:])
-			if n <= 0 {
-				return pos, fmt.Errorf("a damaged run header at byte %d, %d values of %d", pos, j, len(out))
-			}
-			pos += n
+		r, next, err := readRun(data, pos, w, len(out)-j)
+		if err != nil {
+			return pos, fmt.Errorf("%w, %d values of %d", err, j, len(out))
 		}
-		if h&1 == 0 { // RLE
-			count := h >> 1
-			if pos+vb > len(data) {
-				return pos, errors.New("a run cut short")
-			}
-			var v uint32
-			for b := range vb {
-				v |= uint32(data[pos+b]) << (8 * b)
-			}
-			if w < 32 && v>>w != 0 {
-				return pos, fmt.Errorf("a run's value %d wider than %d bits", v, w)
-			}
-			pos += vb
-			if count == 0 {
-				return pos, errors.New("an empty run")
-			}
-			take := uint64(len(out) - j)
-			if count < take {
-				take = count
-			}
-			run := out[j : j+int(take)]
+		run := out[j : j+r.count]
+		if r.packed == nil {
 			for q := range run {
-				run[q] = v
+				run[q] = r.v
 			}
-			j += int(take)
-			continue
+		} else {
+			unpackBits(r.packed, w, run)
 		}
-		groups := h >> 1
-		if groups == 0 || groups > 1<<28 {
-			return pos, fmt.Errorf("a bit-packed run of %d groups", groups)
-		}
-		vals := int(groups) * 8
-		bytes := int(groups) * w
-		take := min(vals, len(out)-j)
-		need := (take*w + 7) / 8 // the bytes the values taken lie in
-		if pos+need > len(data) {
-			return pos, errors.New("a bit-packed run cut short")
-		}
-		unpackBits(data[pos:min(pos+bytes, len(data))], w, out[j:j+take])
-		j += take
-		pos = min(pos+bytes, len(data))
+		j += r.count
+		pos = next
 	}
 	return pos, nil
+}
+
+// hybridRunOf is one run of the RLE/bit-packed hybrid encoding as
+// readRun reads it: count values (those of the run wanted), a repeated
+// value v where packed is nil, else packed, the bytes the values are
+// packed in (at least those of the count wanted).
+type hybridRunOf struct {
+	count  int
+	v      uint32
+	packed []byte
+}
+
+// readRun reads the run at byte pos of data (bit width w, at most 32),
+// of which at most left values are wanted, checked: a header that
+// decodes, a repeated run of one value at least, its value within w bits,
+// a bit-packed run of at most 2^28 groups whose wanted values' bytes are
+// there (a last run may be cut short after them). It returns the run and
+// the byte after it. The one reader of runs of unpackHybrid, gatherHybrid,
+// countOnes and hybridCursor.
+func readRun(data []byte, pos, w, left int) (hybridRunOf, int, error) {
+	var h uint64
+	if pos < len(data) && data[pos] < 0x80 { // a one-byte header: most runs
+		h = uint64(data[pos])
+		pos++
+	} else {
+		n := 0
+		if pos <= len(data) {
+			h, n = binary.Uvarint(data[pos:])
+		}
+		if n <= 0 {
+			return hybridRunOf{}, pos, fmt.Errorf("a damaged run header at byte %d", pos)
+		}
+		pos += n
+	}
+	if h&1 == 0 { // repeated
+		count, vb := h>>1, (w+7)/8
+		if count == 0 || pos+vb > len(data) {
+			return hybridRunOf{}, pos, errors.New("a damaged repeated run")
+		}
+		var v uint32
+		for b := range vb {
+			v |= uint32(data[pos+b]) << (8 * b)
+		}
+		if w < 32 && v>>w != 0 {
+			return hybridRunOf{}, pos, fmt.Errorf("a run's value %d wider than %d bits", v, w)
+		}
+		return hybridRunOf{count: int(min(count, uint64(left))), v: v}, pos + vb, nil
+	}
+	groups := h >> 1
+	if groups == 0 || groups > 1<<28 {
+		return hybridRunOf{}, pos, fmt.Errorf("a bit-packed run of %d groups", groups)
+	}
+	take := min(int(groups)*8, left)
+	if pos+(take*w+7)/8 > len(data) {
+		return hybridRunOf{}, pos, errors.New("a bit-packed run cut short")
+	}
+	end := min(pos+int(groups)*w, len(data))
+	return hybridRunOf{count: take, packed: data[pos:end]}, end, nil
 }
 
 // hybridCursor finds values of an RLE/bit-packed hybrid run by their
@@ -711,41 +708,18 @@ type hybridRun struct {
 func (c *hybridCursor) scan(data []byte, w, n int) error {
 	c.data, c.w, c.runs, c.ri = data, w, c.runs[:0], 0
 	pos, j := 0, 0
-	vb := (w + 7) / 8
 	for j < n {
-		h, k := binary.Uvarint(data[pos:])
-		if k <= 0 {
-			return fmt.Errorf("a damaged run header at byte %d, %d values of %d", pos, j, n)
+		r, next, err := readRun(data, pos, w, n-j)
+		if err != nil {
+			return fmt.Errorf("%w, %d values of %d", err, j, n)
 		}
-		pos += k
-		if h&1 == 0 {
-			count := h >> 1
-			if pos+vb > len(data) || count == 0 {
-				return errors.New("a damaged repeated run")
-			}
-			var v uint32
-			for b := range vb {
-				v |= uint32(data[pos+b]) << (8 * b)
-			}
-			if w < 32 && v>>w != 0 {
-				return fmt.Errorf("a run's value %d wider than %d bits", v, w)
-			}
-			pos += vb
-			c.runs = append(c.runs, hybridRun{start: j, pos: -1, v: v})
-			j += int(min(count, uint64(n-j)))
-			continue
+		hr := hybridRun{start: j, pos: -1, v: r.v}
+		if r.packed != nil {
+			hr.pos = next - len(r.packed)
 		}
-		groups := h >> 1
-		if groups == 0 || groups > 1<<28 {
-			return fmt.Errorf("a bit-packed run of %d groups", groups)
-		}
-		take := min(int(groups)*8, n-j)
-		if need := (take*w + 7) / 8; pos+need > len(data) {
-			return errors.New("a bit-packed run cut short")
-		}
-		c.runs = append(c.runs, hybridRun{start: j, pos: pos})
-		j += take
-		pos = min(pos+int(groups)*w, len(data))
+		c.runs = append(c.runs, hr)
+		j += r.count
+		pos = next
 	}
 	return nil
 }
@@ -790,57 +764,26 @@ func unpackBitsAt(data []byte, bit, w int, out []uint32) {
 func gatherHybrid(data []byte, w int, dict []int64, out []int64) error {
 	var group [8]uint32
 	pos, j := 0, 0
-	vb := (w + 7) / 8
 	for j < len(out) {
-		var h uint64
-		if pos < len(data) && data[pos] < 0x80 {
-			h = uint64(data[pos])
-			pos++
-		} else {
-			var n int
-			h, n = binary.Uvarint(data[pos:])
-			if n <= 0 {
-				return fmt.Errorf("a damaged run header at byte %d, %d values of %d", pos, j, len(out))
-			}
-			pos += n
+		r, next, err := readRun(data, pos, w, len(out)-j)
+		if err != nil {
+			return fmt.Errorf("%w, %d values of %d", err, j, len(out))
 		}
-		if h&1 == 0 { // a repeated run
-			count := h >> 1
-			if pos+vb > len(data) || count == 0 {
-				return errors.New("a damaged repeated run")
+		if r.packed == nil {
+			if int(r.v) >= len(dict) {
+				return fmt.Errorf("dictionary index %d of %d entries", r.v, len(dict))
 			}
-			var x uint64
-			for b := range vb {
-				x |= uint64(data[pos+b]) << (8 * b)
-			}
-			pos += vb
-			if w < 32 && x>>w != 0 {
-				return fmt.Errorf("a run's value %d wider than %d bits", x, w)
-			}
-			if x >= uint64(len(dict)) {
-				return fmt.Errorf("dictionary index %d of %d entries", x, len(dict))
-			}
-			v := dict[x]
-			run := out[j : j+int(min(count, uint64(len(out)-j)))]
+			v, run := dict[r.v], out[j:j+r.count]
 			for q := range run {
 				run[q] = v
 			}
-			j += len(run)
+			j += r.count
+			pos = next
 			continue
 		}
-		groups := h >> 1
-		if groups == 0 || groups > 1<<28 {
-			return fmt.Errorf("a bit-packed run of %d groups", groups)
-		}
-		bytes := int(groups) * w
-		take := min(int(groups)*8, len(out)-j)
-		if need := (take*w + 7) / 8; pos+need > len(data) {
-			return errors.New("a bit-packed run cut short")
-		}
-		run := data[pos:min(pos+bytes, len(data))]
-		for g := 0; g < take; g += 8 {
-			k := min(8, take-g)
-			unpackBits(run[g*w/8:], w, group[:k])
+		for g := 0; g < r.count; g += 8 {
+			k := min(8, r.count-g)
+			unpackBits(r.packed[g*w/8:], w, group[:k])
 			for q, x := range group[:k] {
 				if int(x) >= len(dict) {
 					return fmt.Errorf("dictionary index %d of %d entries", x, len(dict))
@@ -849,7 +792,7 @@ func gatherHybrid(data []byte, w int, dict []int64, out []int64) error {
 			}
 			j += k
 		}
-		pos = min(pos+bytes, len(data))
+		pos = next
 	}
 	return nil
 }

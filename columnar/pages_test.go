@@ -388,55 +388,25 @@ func TestUnpackHybrid(t *testing.T) {
 	}
 }
 
-// randomHybrid returns about n values below 2^w and their RLE/bit-packed
-// hybrid encoding: runs of repeats and bit-packed groups, mixed at random.
+// randomHybrid returns about n values below 2^w, in runs of repeats and
+// singles, and their RLE/bit-packed hybrid encoding (encodeHybrid: runs
+// mixed at random).
 func randomHybrid(rng *rand.Rand, w, n int) ([]uint32, []byte) {
 	var vals []uint32
-	var data []byte
-	rand32 := func() uint32 {
-		if w == 0 {
-			return 0
-		}
-		return uint32(rng.Uint64() & (1<<w - 1))
-	}
 	for len(vals) < n {
+		v := uint32(0)
+		if w > 0 {
+			v = uint32(rng.Uint64() & (1<<w - 1))
+		}
+		count := 1
 		if rng.IntN(2) == 0 {
-			count := 1 + rng.IntN(40)
-			v := rand32()
-			data = appendUvarint(data, uint64(count)<<1)
-			for b := range (w + 7) / 8 {
-				data = append(data, byte(v>>(8*b)))
-			}
-			for range count {
-				vals = append(vals, v)
-			}
-			continue
+			count += rng.IntN(40)
 		}
-		groups := 1 + rng.IntN(4)
-		data = appendUvarint(data, uint64(groups)<<1|1)
-		var acc uint64
-		nb := 0
-		for range groups * 8 {
-			v := rand32()
+		for range count {
 			vals = append(vals, v)
-			acc |= uint64(v) << nb
-			nb += w
-			for nb >= 8 {
-				data = append(data, byte(acc))
-				acc >>= 8
-				nb -= 8
-			}
 		}
 	}
-	return vals, data
-}
-
-func appendUvarint(b []byte, v uint64) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(b, byte(v))
+	return vals, encodeHybrid(rng, w, vals)
 }
 
 // FuzzUnpackHybrid: unpackHybrid never panics on any bytes, width and

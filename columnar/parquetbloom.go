@@ -593,9 +593,7 @@ func (p *parquetTable) bloomPasses(i, col int, hashes, dst []uint64) (_ []uint64
 	if err != nil {
 		return dst, false
 	}
-	off := cc.BloomFilterOffset()
-	_, local := p.f.(*os.File)
-	if off <= 0 || off >= p.size || !local {
+	whole := func() ([]uint64, bool) { // the filter read whole (bloom)
 		f := p.bloom(i, col)
 		if f == nil {
 			return dst, false
@@ -606,6 +604,11 @@ func (p *parquetTable) bloomPasses(i, col int, hashes, dst []uint64) (_ []uint64
 			}
 		}
 		return dst, true
+	}
+	off := cc.BloomFilterOffset()
+	_, local := p.f.(*os.File)
+	if off <= 0 || off >= p.size || !local {
+		return whole()
 	}
 	var head [bloomHeaderBytes]byte
 	n, _ := p.f.ReadAt(head[:min(bloomHeaderBytes, p.size-off)], off)
@@ -614,16 +617,7 @@ func (p *parquetTable) bloomPasses(i, col int, hashes, dst []uint64) (_ []uint64
 		return dst, false // as readBloom refuses it
 	}
 	if int64(len(hashes))*sparseBloomBytes > int64(numBytes) {
-		f := p.bloom(i, col)
-		if f == nil {
-			return dst, false
-		}
-		for _, h := range hashes {
-			if f.MightContainHash(h) {
-				dst = append(dst, h)
-			}
-		}
-		return dst, true
+		return whole()
 	}
 	var blk [32]byte
 	f := BloomFilter{bits: blk[:]}

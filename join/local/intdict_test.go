@@ -107,48 +107,7 @@ func counts(r *join.Report) []int64 {
 // TestDictExclusionsCounted: HotExclusions with an integer key whose
 // Parquet chunks are filtered by their dictionaries: ExcludedRecords are
 // rows (with + excluded = false positives without), as with ACBFJOIN_DICT=off.
-func TestDictExclusionsCounted(t *testing.T) {
-	seed := testutil.Seed(t)
-	r := testutil.Rand(seed)
-	input := tableData{names: []string{"ID", "K"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64}}
-	for i := range 30000 {
-		k := r.IntN(3000)
-		if r.IntN(2) == 0 {
-			k = 1000 + r.IntN(20) // hot non-member keys
-		}
-		input.rows = append(input.rows, []*string{sp(fmt.Sprint(i)), sp(fmt.Sprint(k))})
-	}
-	keys := tableData{names: []string{"K", "P"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}}
-	for k := range 200 {
-		keys.rows = append(keys.rows, []*string{sp(fmt.Sprint(k)), sp(fmt.Sprintf("p%d", k))})
-	}
-	dir := t.TempDir()
-	kf := sideFiles(t, dir, "keys", keys)
-	rec := columnartest.Record(t, input.names, input.types, input.rows)
-	defer rec.Release()
-	f := columnartest.Write(t, dir, "in-rg10000", rec, 10000, true)
-	want := typedJoin(keys, input, []int{0}, []int{1}, join.JoinInner)
-	run := func(hot int, off bool) *join.Report {
-		noDict = off
-		defer func() { noDict = false }()
-		opt := join.Options{Sides: join.Sides{Keys: kf["csv"], Input: f.Parquet}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"},
-			FilterChoice: join.FilterChoice{Filter: filters.Bloom, Sizing: filters.Sizing{FPP: 0.3}, HotExclusions: hot}, Output: join.Output{Sort: true}}
-		rep, out := runJoin(t, opt)
-		if got := parseOutput(t, out); !slices.Equal(got, want) {
-			t.Fatalf("hot %d, off %v: %s", hot, off, testutil.FirstDiff(got, want))
-		}
-		return rep
-	}
-	for _, off := range []bool{false, true} {
-		without, with := run(0, off), run(50, off)
-		h := with.HotExclusions
-		t.Logf("dict off %v: FP without %d, with %d, excluded %d (keys %d); chunks by dict %d; rates %.4g %.4g (without, as reported %.4g)",
-			off, without.FalsePositiveRecords, with.FalsePositiveRecords, h.ExcludedRecords, h.Found, with.InputTable.ChunksDict, without.FPPMeasured, with.FPPMeasured, h.FPPMeasuredWithout)
-		if with.FalsePositiveRecords+h.ExcludedRecords != without.FalsePositiveRecords {
-			t.Errorf("dict off %v: %d false positives with + %d excluded != %d without", off, with.FalsePositiveRecords, h.ExcludedRecords, without.FalsePositiveRecords)
-		}
-	}
-}
+func TestDictExclusionsCounted(t *testing.T) { dictExclusions(t, false) }
 
 // TestKeptIntDict: a Parquet side written by this package (Snappy,
 // Bloom filters of the join column g, row groups of 1,000 rows, g of 8
@@ -256,20 +215,32 @@ func TestIntDictTypedOutputs(t *testing.T) {
 		}
 	}
 }
-func TestDictExclusionsText(t *testing.T) {
+
+// TestDictExclusionsText is TestDictExclusionsCounted of a text key.
+func TestDictExclusionsText(t *testing.T) { dictExclusions(t, true) }
+
+// dictExclusions is TestDictExclusionsCounted of an integer or a text key:
+// 30,000 rows in dictionary row groups of 10,000, half of them 20 hot keys
+// that are not members, a Bloom filter at 30% and 50 exclusions, with the
+// dictionary path and without.
+func dictExclusions(t *testing.T, text bool) {
 	seed := testutil.Seed(t)
 	r := testutil.Rand(seed)
-	input := tableData{names: []string{"ID", "K"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}}
+	keyType, keyOf := arrow.DataType(arrow.PrimitiveTypes.Int64), func(k int) string { return fmt.Sprint(k) }
+	if text {
+		keyType, keyOf = arrow.BinaryTypes.String, func(k int) string { return fmt.Sprintf("k%d", k) }
+	}
+	input := tableData{names: []string{"ID", "K"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, keyType}}
 	for i := range 30000 {
 		k := r.IntN(3000)
 		if r.IntN(2) == 0 {
 			k = 1000 + r.IntN(20) // hot non-member keys
 		}
-		input.rows = append(input.rows, []*string{sp(fmt.Sprint(i)), sp(fmt.Sprintf("k%d", k))})
+		input.rows = append(input.rows, []*string{sp(fmt.Sprint(i)), sp(keyOf(k))})
 	}
-	keys := tableData{names: []string{"K", "P"}, types: []arrow.DataType{arrow.BinaryTypes.String, arrow.BinaryTypes.String}}
+	keys := tableData{names: []string{"K", "P"}, types: []arrow.DataType{keyType, arrow.BinaryTypes.String}}
 	for k := range 200 {
-		keys.rows = append(keys.rows, []*string{sp(fmt.Sprintf("k%d", k)), sp(fmt.Sprintf("p%d", k))})
+		keys.rows = append(keys.rows, []*string{sp(keyOf(k)), sp(fmt.Sprintf("p%d", k))})
 	}
 	dir := t.TempDir()
 	kf := sideFiles(t, dir, "keys", keys)
