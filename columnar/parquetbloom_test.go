@@ -504,6 +504,45 @@ func TestDictHolds(t *testing.T) {
 	}
 }
 
+// TestXXH64Inverse: the values xxh64Inverse8 and xxh64Inverse4 give
+// back hash to the hashes they were given (random values' hashes, edges,
+// and random words, most of which no 4-byte value hashes to); the
+// inverses of the primes are inverses.
+func TestXXH64Inverse(t *testing.T) {
+	for _, p := range []uint64{xxPrime1, xxPrime2, xxPrime3} {
+		if p*oddInverse(p) != 1 {
+			t.Fatalf("oddInverse(%#x) = %#x: the product is not 1", p, oddInverse(p))
+		}
+	}
+	rng := testutil.Rand(testutil.Seed(t))
+	found4 := 0
+	for i := range 100000 {
+		v := rng.Uint64()
+		if i < 4 {
+			v = []uint64{0, 1, ^uint64(0), 1 << 63}[i]
+		}
+		if got := xxh64Inverse8(xxh64Of8(v)); got != v {
+			t.Fatalf("8 bytes %#x: the inverse of its hash is %#x", v, got)
+		}
+		if got, ok := xxh64Inverse4(xxh64Of4(uint32(v))); !ok || got != uint32(v) {
+			t.Fatalf("4 bytes %#x: the inverse of its hash is %#x (%v)", uint32(v), got, ok)
+		}
+		h := rng.Uint64() // a word: its 8-byte value hashes back to it; a 4-byte one only if there is one
+		if got := xxh64Of8(xxh64Inverse8(h)); got != h {
+			t.Fatalf("the word %#x: its 8-byte inverse hashes to %#x", h, got)
+		}
+		if v4, ok := xxh64Inverse4(h); ok {
+			found4++
+			if got := xxh64Of4(v4); got != h {
+				t.Fatalf("the word %#x: its 4-byte inverse %#x hashes to %#x", h, v4, got)
+			}
+		}
+	}
+	if found4 > 10 { // about 2^-32 of the words have a 4-byte value
+		t.Fatalf("%d of 100000 random words had a 4-byte value hashing to them", found4)
+	}
+}
+
 // TestXXH64Fixed: the unrolled XXH64 of 8 and 4 bytes is the library's,
 // on random values and edges.
 func TestXXH64Fixed(t *testing.T) {
