@@ -10,5 +10,5 @@ func mapFile(*os.File, int64) []byte { return nil }
 // unmapFile undoes mapFile.
 func unmapFile([]byte) error { return nil }
 
-// dropMapped does nothing without a mapping.
-func dropMapped([]byte) {}
+// dropSpan does nothing without a mapping.
+func dropSpan(lo, hi uintptr) {}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
-	"unsafe"
 )
 
 // mapFile maps a local Parquet file read-only for the pages decoders: a
@@ -50,21 +49,20 @@ func unmapFile(b []byte) error {
 	return syscall.Munmap(b)
 }
 
-// dropMapped lets the kernel take back the pages of b, a range of a
-// mapping (mapFile) read and done with: they count in the process's
-// resident memory until then (the NBER twins' peak RSS was 201 MB mapped
-// against 98 read), and a later read of them faults them in again from the
-// page cache. The range is widened to whole pages; a neighbouring chunk
-// that another reader is reading then faults its first or last page in
-// again, nothing more.
-func dropMapped(b []byte) {
-	if len(b) == 0 {
+// dropSpan lets the kernel take back the pages of the addresses
+// [lo, hi), a range of a mapping (mapFile) read and done with
+// (mapDrops): they count in the process's resident memory until then (the
+// NBER twins' peak RSS was 201 MB mapped against 98 read), and a later
+// read of them faults them in again from the page cache. The range is
+// widened to whole pages; a neighbouring chunk that another reader is
+// reading then faults its first or last page in again, nothing more.
+func dropSpan(lo, hi uintptr) {
+	if hi <= lo {
 		return
 	}
 	page := uintptr(os.Getpagesize())
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	lo := start &^ (page - 1)
-	hi := (start + uintptr(len(b)) + page - 1) &^ (page - 1)
+	lo &^= page - 1
+	hi = (hi + page - 1) &^ (page - 1)
 	_ = madvise(lo, hi-lo)
 }
 

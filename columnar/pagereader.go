@@ -65,9 +65,11 @@ type chunkPages struct {
 	// dictionary_page_offset equal to it (PARQUET-1977) or 0 (PARQUET-1402).
 	split bool
 	// mapped is the chunk's bytes where they are the file's mapping
-	// (parquetTable.mapped): release drops its pages (dropMapped). end is
-	// where they end in the file, and file the file, for intact.
+	// (parquetTable.mapped): release hands them to drops, the file's
+	// (mapDrops). end is where they end in the file, and file the file,
+	// for intact.
 	mapped []byte
+	drops  *mapDrops
 	end    int64
 	file   parquetSource
 }
@@ -175,7 +177,7 @@ func (p *parquetTable) openPagesOf(cc *metadata.ColumnChunkMetaData, part int) (
 	cp := &chunkPages{codec: codec, total: cc.NumValues(), split: split, snappy: cc.Compression() == compress.Codecs.Snappy, zstd: cc.Compression() == compress.Codecs.Zstd}
 	if p.mapped != nil && start+n <= int64(len(p.mapped)) {
 		cp.data = p.mapped[start : start+n : start+n]
-		cp.mapped, cp.end, cp.file = cp.data, start+n, p.f
+		cp.mapped, cp.end, cp.file, cp.drops = cp.data, start+n, p.f, &p.drops
 		return cp, nil
 	}
 	cp.buf = getBuf(int(n))
@@ -194,7 +196,9 @@ func (cp *chunkPages) release() {
 			chunkBufs.Put(b)
 		}
 	}
-	dropMapped(cp.mapped)
+	if cp.drops != nil {
+		cp.drops.add(cp.mapped)
+	}
 	cp.buf, cp.page, cp.data, cp.mapped = nil, nil, nil, nil
 }
 

@@ -32,6 +32,7 @@ type parquetTable struct {
 	leaves [][]int          // a table column's leaf columns' indexes: one, or a nested column's
 	dicts  dictKeep         // dictionary pages dictionaryMisses read and readFixed will want
 	mapped []byte           // the file mapped (mapFile), or nil: the pages decoders read it there
+	drops  mapDrops         // the mapping's ranges read and done with, their pages given back in batches
 }
 
 // parquetNested names the type of the nested top-level field n: "list",
