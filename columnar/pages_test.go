@@ -498,12 +498,45 @@ func TestFixedPagesDamaged(t *testing.T) {
 				arrowPages = true
 				theirs, err := pq.read(g, col, typ, nil)
 				arrowPages = false
-				if err == nil {
+				if err == nil && !zeroWidthIndexes(t, pq, g, col) {
 					fixedColumnsSame(t, fmt.Sprintf("trial %d (seed %d), group %d, %s", trial, seed, g, tb.Names[col]), ours, theirs)
 				}
 			}
 		}
 		tb.Close()
+	}
+}
+
+// zeroWidthIndexes reports whether a dictionary-encoded data page of
+// column col in row group g says its indexes are 0 bits wide. Every index
+// of such a page is then 0 (parquet-format's RLE/bit-packed hybrid: a run
+// of bit width 0 holds no value bytes), which readFixed reads; arrow-go
+// v18.8 reads a repeated run of it as a stale byte of its bit reader's
+// buffer (BitReader.getAlignedUint8 of 0 bytes returns raw[0]), so the two
+// differ where a damaged page's bit width became 0 (seed
+// 1796003387785838418: 0 -> 3 rows of the dictionary's second entry).
+func zeroWidthIndexes(t *testing.T, pq *parquetTable, g, col int) bool {
+	cc, err := pq.r.MetaData().RowGroup(g).ColumnChunk(pq.leaves[col][0])
+	if err != nil {
+		return false
+	}
+	pages, err := pq.openPages(cc)
+	if err != nil {
+		return false
+	}
+	defer pages.release()
+	nullable := pq.col[col].MaxDefinitionLevel() > 0
+	for {
+		h, body, ok, err := pages.next()
+		if err != nil || !ok {
+			return false
+		}
+		if h.typ == pageDictionary || !dictEncoded(parquet.Encoding(h.encoding)) {
+			continue
+		}
+		if values, _, err := dataPageParts(h, body, nullable); err == nil && len(values) > 0 && values[0] == 0 {
+			return true
+		}
 	}
 }
 
