@@ -368,6 +368,35 @@ func (t *Table) BloomHashes(col int, kt key.Type, keys [][]byte) (hashes []uint6
 	return nil, false
 }
 
+// BloomValues returns the integer values that hashes (BloomHashes' of
+// an integer key, or those of them a Bloom filter passed: BloomPasses)
+// stand for in column col of chunk i, as Column.Int64 reads them: XXH64
+// of an 8- or 4-byte PLAIN value is inverted (xxh64Inverse8,
+// xxh64Inverse4), so the values are exactly the keys whose hashes they
+// were. ok false for a column of another type. O(len(hashes)); safe for
+// concurrent use.
+func (t *Table) BloomValues(i, col int, hashes []uint64, dst []int64) (vals []int64, ok bool) {
+	b, _, isPq := t.parquetChunk(i)
+	if !isPq || t.Types[col].Kind != Int || b.pq.col[col] == nil {
+		return dst, false
+	}
+	switch b.pq.col[col].PhysicalType() {
+	case parquet.Types.Int64:
+		for _, h := range hashes {
+			dst = append(dst, int64(xxh64Inverse8(h)))
+		}
+	case parquet.Types.Int32:
+		for _, h := range hashes {
+			if v, ok := xxh64Inverse4(h); ok {
+				dst = append(dst, int64(int32(v)))
+			}
+		}
+	default:
+		return dst, false
+	}
+	return dst, true
+}
+
 // NullCount returns the NULLs of column col in chunk i from the file's
 // statistics (Parquet); ok false where they are not there. O(1).
 func (t *Table) NullCount(i, col int) (int64, bool) {

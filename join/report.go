@@ -117,6 +117,20 @@ type KeysReport struct {
 	InputUnmatchable int64 `json:"input_unmatchable"`
 }
 
+// TestedNonMembers is the large-side rows whose key is not a key and
+// that the filter tested, the measured false positive rate's
+// denominator: the rows but the members (the survivors that matched) and
+// the rows the filter never saw (a NULL or unmatchable key; a chunk
+// skipped by its statistics or its Bloom filter; a row screened by it).
+func (r *Report) TestedNonMembers() int64 {
+	members := r.MapOutputRecords - r.FalsePositiveRecords
+	untested := r.Keys.InputNull + r.Keys.InputUnmatchable
+	if t := r.InputTable; t != nil { // its skipped NULLs are in InputNull already
+		untested += t.RowsSkipped - t.SkippedNulls + t.RowsSkippedBloom - t.SkippedNullsBloom + t.RowsScreenedBloom
+	}
+	return r.InputRecords - members - untested
+}
+
 // TableReport is what the map phase did with a large side that is a table
 // (Parquet, Arrow). It reads a chunk's (row group's, record batch's) key
 // columns first; a chunk whose statistics say no key of it falls within
@@ -153,6 +167,12 @@ type TableReport struct {
 	// whose filter passed a key and whose dictionary proved that they
 	// hold none (every data page dictionary-encoded, no entry a key).
 	ChunksSkippedDictProof int64 `json:"chunks_skipped_dict_proof,omitempty"`
+	// RowsScreenedBloom counts the rows of the row groups read whose
+	// Bloom filter passed a few keys (an integer key) and whose value is
+	// none of them: dropped without a probe of the join's filter, as no
+	// key (not in FilteredOutRecords, nor in the measured false positive
+	// rate's denominator).
+	RowsScreenedBloom int64 `json:"rows_screened_bloom,omitempty"`
 	// ChunksDict counts the chunks whose one string key column the file
 	// keeps dictionary-encoded, and DictEntries their dictionaries'
 	// entries: the filter tested each entry once, not each row. Omitted

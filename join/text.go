@@ -39,8 +39,12 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "keys: %d rows, %d distinct\n", r.KeysRecords, r.KeysDistinct)
 	r.Keys.WriteText(w, r.Settings.KeyType, "input")
-	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g, row-weighted)\n",
-		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, r.FPPMeasured)
+	measured := fmt.Sprintf("measured FP %.3g, row-weighted", r.FPPMeasured)
+	if r.TestedNonMembers() <= 0 && r.InputRecords > 0 {
+		measured = "measured FP none: the filter tested no row whose key is not a key"
+	}
+	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (%s)\n",
+		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, measured)
 	if t := r.InputTable; t != nil {
 		chunks := "row groups"
 		if t.Format == "arrow" {
@@ -57,6 +61,9 @@ func (r *Report) WriteText(w io.Writer) {
 				t.Format, t.ChunksSkippedBloom, chunks, t.RowsSkippedBloom, mib(t.BytesSkippedBloom), t.BloomChecked)
 			if t.ChunksSkippedDictProof > 0 {
 				fmt.Fprintf(w, "; %d of them passed a key that their dictionary then proved absent", t.ChunksSkippedDictProof)
+			}
+			if t.RowsScreenedBloom > 0 {
+				fmt.Fprintf(w, "; in those read, %d rows whose value is none of the few keys their filter passed dropped unprobed", t.RowsScreenedBloom)
 			}
 			if t.BloomOff {
 				fmt.Fprintf(w, "; the first would pass %.0f%% of the row groups holding no key (its false positive rate, the keys probed), so no more were read", 100*t.BloomSurvival)

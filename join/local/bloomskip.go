@@ -85,15 +85,18 @@ func (x *execution) newFileBloom(keys keylist.List) *fileBloom {
 // skips reports whether chunk c (a row group) holds none of the keys by
 // its Bloom filter, and its NULL keys (from its statistics: a row group
 // whose NULLs are not known is not skipped, so that the report's NULL
-// count stays exact). O(K) probes and a read of its filter.
-func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool) {
+// count stays exact). A row group read after its filter was (checked,
+// not skip) can hold only the keys whose hashes it passed: passed, for
+// the map phase's screen (screenChunk). O(K) probes and a read of its
+// filter.
+func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool, passed []uint64) {
 	if b == nil || b.off.Load() {
-		return 0, false, false
+		return 0, false, false, nil
 	}
 	tab := b.x.input.Tab
 	nulls, ok := tab.NullCount(c.Index, b.col)
 	if !ok {
-		return 0, false, false
+		return 0, false, false, nil
 	}
 	b.once.Do(func() {
 		b.hashes, b.usable = tab.BloomHashes(b.col, b.x.joinSpec.Types[0], b.keys.Slices())
@@ -101,7 +104,7 @@ func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool) {
 	})
 	if !b.usable {
 		b.off.Store(true)
-		return 0, false, false
+		return 0, false, false, nil
 	}
 	var maybe []uint64 // the keys the filter passes
 	b.mu.Lock()
@@ -112,7 +115,7 @@ func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool) {
 		// rate, which decides whether the filters are worth reading.
 		f := tab.BloomFilter(c.Index, b.col)
 		if f == nil {
-			return 0, false, false
+			return 0, false, false, nil
 		}
 		b.mu.Lock()
 		if !b.decided {
@@ -133,23 +136,23 @@ func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool) {
 	} else {
 		var ok bool
 		if maybe, ok = tab.BloomPasses(c.Index, b.col, b.hashes, nil); !ok {
-			return 0, false, false
+			return 0, false, false, nil
 		}
 	}
 	b.mu.Lock()
 	limit := b.maxProof
 	b.mu.Unlock()
 	if len(maybe) > limit {
-		return nulls, false, true
+		return nulls, false, true, maybe
 	}
 	if len(maybe) == 0 {
-		return nulls, true, true
+		return nulls, true, true, nil
 	}
 	if tab.DictionaryMisses(c.Index, b.col, maybe) {
 		b.byDict.Add(1)
-		return nulls, true, true
+		return nulls, true, true, nil
 	}
-	return nulls, false, true
+	return nulls, false, true, maybe
 }
 
 // report is what the rule decided: the estimated survival of the first

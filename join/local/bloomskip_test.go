@@ -64,8 +64,21 @@ func bloomFixture(t *testing.T) (path string, d tableData, starts []int) {
 // skip none (they write those rows). Integer keys beyond an INT32 column
 // are not probed: they cannot match. Under the race detector, 3 of the
 // cases and one join type each (raceJoinTypes), of each kind of skip in
-// turn.
+// turn. Both with the integer key columns read as dictionaries (filterDict)
+// and as values (ACBFJOIN_DICT=off: filterInts for the INT32 column,
+// which has no NULL, the general loop for the INT64 one), each of which
+// screens the rows of the row groups read (RowsScreenedBloom).
 func TestParquetBloomSkip(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		t.Run(fmt.Sprintf("dict off %v", off), func(t *testing.T) {
+			defer func(d bool) { noDict = d }(noDict)
+			noDict = off
+			parquetBloomSkip(t)
+		})
+	}
+}
+
+func parquetBloomSkip(t *testing.T) {
 	path, model, starts := bloomFixture(t)
 	dir := t.TempDir()
 	off := testutil.RaceSeed(t)
@@ -103,6 +116,7 @@ func TestParquetBloomSkip(t *testing.T) {
 			}
 		}
 		var statGroups, statRows, statNulls, skipGroups, skipRows, skipNulls int64
+		var read []int // the row groups read: those holding a key
 		for rg := range len(starts) - 1 {
 			hold, nulls := false, int64(0)
 			var lo, hi *string
@@ -126,6 +140,7 @@ func TestParquetBloomSkip(t *testing.T) {
 			}
 			switch {
 			case hold:
+				read = append(read, rg)
 			case !between:
 				statGroups++
 				statRows += int64(starts[rg+1] - starts[rg])
@@ -174,17 +189,74 @@ func TestParquetBloomSkip(t *testing.T) {
 			if strings.Contains(c.name, "false positives") && !jt.KeepsUnmatchedLarge() && tr.ChunksSkippedDictProof == 0 {
 				t.Errorf("%s: no row group skipped by its dictionary after its filter passed a key", name)
 			}
+			// The rows of the row groups read whose value is none of the
+			// keys their filter passed: dropped unprobed (an integer key).
+			wantScreened := int64(0)
+			if !jt.KeepsUnmatchedLarge() && c.col != "s" {
+				wantScreened = screenedRows(t, path, c.col, c.keys, model, starts, read)
+			}
+			if tr.RowsScreenedBloom != wantScreened {
+				t.Errorf("%s: %d rows screened by the filters of the row groups read, want %d", name, tr.RowsScreenedBloom, wantScreened)
+			}
+			if got := rep.MapOutputRecords + rep.FilteredOutRecords + rep.Keys.InputNull + rep.Keys.InputUnmatchable + tr.RowsSkipped - tr.SkippedNulls +
+				tr.RowsSkippedBloom - tr.SkippedNullsBloom + tr.RowsScreenedBloom; got != rep.InputRecords {
+				t.Errorf("%s: the rows accounted for are %d of %d", name, got, rep.InputRecords)
+			}
 			if wantGroups > 0 && tr.BytesSkippedBloom <= 0 {
 				t.Errorf("%s: %d bytes skipped", name, tr.BytesSkippedBloom)
 			}
 			// The rows skipped are counted as the rows read would be.
 			if rep.InputRecords != off.InputRecords || rep.Keys.InputNull != off.Keys.InputNull || rep.JoinRows != off.JoinRows ||
-				rep.FilteredOutRecords+tr.RowsSkippedBloom-tr.SkippedNullsBloom < off.FilteredOutRecords-off.FalsePositiveRecords {
+				rep.FilteredOutRecords+tr.RowsSkippedBloom-tr.SkippedNullsBloom+tr.RowsScreenedBloom < off.FilteredOutRecords-off.FalsePositiveRecords {
 				t.Errorf("%s: input %d, NULL %d, join rows %d, filtered out %d; without the skip %d, %d, %d, %d",
 					name, rep.InputRecords, rep.Keys.InputNull, rep.JoinRows, rep.FilteredOutRecords, off.InputRecords, off.Keys.InputNull, off.JoinRows, off.FilteredOutRecords)
 			}
 		}
 	}
+}
+
+// screenedRows is the model of TableReport.RowsScreenedBloom of an
+// integer key column name: in each row group of read, the keys whose hash
+// its Bloom filter passes (at most maxScreen of them, else none is
+// screened), and its rows of a value that is none of them (NULLs aside).
+func screenedRows(t *testing.T, path, name string, keys []string, model tableData, starts, read []int) int64 {
+	t.Helper()
+	tab, err := columnar.Open(context.Background(), path, "", columnar.Parquet, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Close()
+	col := tab.Column(name)
+	var n int64
+	for _, rg := range read {
+		f := tab.BloomFilter(rg, col)
+		if f == nil {
+			t.Fatalf("row group %d: no Bloom filter of %s", rg, name)
+		}
+		var passed []string
+		for _, k := range keys {
+			kb, err := key.Of(key.Int, make([]byte, 8), []byte(k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs, ok := tab.BloomHashes(col, key.Int, [][]byte{kb})
+			if !ok {
+				t.Fatalf("%s: no Bloom hashes", name)
+			}
+			if len(hs) == 1 && f.MightContainHash(hs[0]) { // none: beyond the column's type
+				passed = append(passed, k)
+			}
+		}
+		if len(passed) > maxScreen {
+			continue
+		}
+		for _, row := range model.rows[starts[rg]:starts[rg+1]] {
+			if v := row[col]; v != nil && !slices.Contains(passed, *v) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // bloomFalsePositives returns n integers that column name of the Parquet

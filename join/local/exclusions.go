@@ -322,7 +322,7 @@ func (ex *exclusions) wrap(copies []filters.Filter) []filters.Filter {
 // report is what the exclusions did in a join reported as rep.
 func (ex *exclusions) report(asked int, rep *join.Report) *join.ExclusionsReport {
 	r := &join.ExclusionsReport{Asked: asked, Found: ex.found, BroadcastBytes: ex.set.SerializedBytes, ExcludedRecords: ex.excluded.Load()}
-	if nonMembers := testedNonMembers(rep); nonMembers > 0 {
+	if nonMembers := rep.TestedNonMembers(); nonMembers > 0 {
 		r.FPPMeasuredWithout = float64(rep.FalsePositiveRecords+r.ExcludedRecords) / float64(nonMembers)
 	}
 	return r

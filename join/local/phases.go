@@ -281,7 +281,7 @@ func (p *mapPhase) report(x *execution, rep *join.Report) {
 	rep.Keys.InputNull, rep.Keys.InputUnmatchable = p.stats.cannot.null, p.stats.cannot.unmatchable
 	rep.FilteredOutRecords = p.stats.records - p.stats.output - p.stats.cannot.null - p.stats.cannot.unmatchable
 	if t := p.stats.table; t != nil { // rows a chunk's statistics or Bloom filter skipped are not the filter's
-		rep.FilteredOutRecords -= t.RowsSkipped - t.SkippedNulls + t.RowsSkippedBloom - t.SkippedNullsBloom
+		rep.FilteredOutRecords -= t.RowsSkipped - t.SkippedNulls + t.RowsSkippedBloom - t.SkippedNullsBloom + t.RowsScreenedBloom
 	}
 	rep.InputTable = p.stats.table
 	if survival, off, byDict := p.bloom.report(); survival >= 0 && rep.InputTable != nil {

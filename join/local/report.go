@@ -37,7 +37,7 @@ func (x *execution) derive(rep *join.Report) {
 	if rep.ShuffleBytesNoFilter > 0 {
 		rep.ShuffleReduction = 1 - float64(rep.ShuffleBytes)/float64(rep.ShuffleBytesNoFilter)
 	}
-	if nonMembers := testedNonMembers(rep); nonMembers > 0 {
+	if nonMembers := rep.TestedNonMembers(); nonMembers > 0 {
 		rep.FPPMeasured = float64(rep.FalsePositiveRecords) / float64(nonMembers)
 	}
 	rep.NsPerRowCore = map[string]float64{}
@@ -51,20 +51,6 @@ func (x *execution) derive(rep *join.Report) {
 			rep.NsPerRowCore[ph.name] = rep.TimingsMs[ph.name] * 1e6 * float64(ph.workers) / float64(ph.rows)
 		}
 	}
-}
-
-// testedNonMembers is the large-side rows whose key is not a key and that
-// the filter tested, the measured false positive rate's denominator: the
-// rows but the members (the survivors that matched) and the rows the
-// filter never saw (a NULL or unmatchable key; a chunk skipped by its
-// statistics or its Bloom filter).
-func testedNonMembers(rep *join.Report) int64 {
-	members := rep.MapOutputRecords - rep.FalsePositiveRecords
-	untested := rep.Keys.InputNull + rep.Keys.InputUnmatchable
-	if rep.InputTable != nil { // its skipped NULLs are in InputNull already
-		untested += rep.InputTable.RowsSkipped - rep.InputTable.SkippedNulls + rep.InputTable.RowsSkippedBloom - rep.InputTable.SkippedNullsBloom
-	}
-	return rep.InputRecords - members - untested
 }
 
 // skewReport describes what Options.Skew did and how the shuffle's records
