@@ -3,9 +3,11 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acbfjoin/acbfjoin/join"
 )
@@ -14,7 +16,9 @@ import (
 // back on (GOGC's setting, or 50 under --mem) when the first phase after
 // the build and auto's decision starts, the progress of the bars still
 // reported; a large key side, or one read from a stream, keeps the
-// collector on throughout. The process's settings are put back after.
+// collector on throughout. A small key side's collector comes back on
+// at its first collection (gcFloor), the soft limit with it. The
+// process's settings are put back after.
 func TestTuneGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
@@ -54,7 +58,22 @@ func TestTuneGC(t *testing.T) {
 		if got := pct() == -1; got != c.off {
 			t.Errorf("%s, mem %d: collector off through auto %v, want %v", filepath.Base(c.keys), c.mem, got, c.off)
 		}
+		limit := debug.SetMemoryLimit(-1)
 		opt.Progress("map", 0, 1)
+		if c.off { // gcFloor: off until the first collection, under a soft limit of the floor or more
+			floor := debug.SetMemoryLimit(-1)
+			if got := pct(); got != -1 || floor < min(gcFloorBytes, limit/4) || floor >= limit {
+				t.Errorf("%s, mem %d: GOGC %d and a soft limit of %d as the map phase starts, want off under one of %d to %d", filepath.Base(c.keys), c.mem, got, floor, min(gcFloorBytes, limit/4), limit)
+			}
+			runtime.GC() // the finalizer puts GOGC and the limit back
+			for start := time.Now(); pct() == -1 && time.Since(start) < 10*time.Second; {
+				runtime.GC()
+				time.Sleep(time.Millisecond)
+			}
+			if got := debug.SetMemoryLimit(-1); got != limit {
+				t.Errorf("%s, mem %d: a soft limit of %d after the first collection, want %d", filepath.Base(c.keys), c.mem, got, limit)
+			}
+		}
 		if got := pct(); got != c.afterward {
 			t.Errorf("%s, mem %d: GOGC %d in the map phase, want %d", filepath.Base(c.keys), c.mem, got, c.afterward)
 		}
