@@ -50,8 +50,14 @@ holding=$(q "WITH g AS (SELECT DISTINCT row_group_id, row_group_num_rows n FROM 
   SELECT count(DISTINCT row_group_id) FROM s, read_parquet('$large') p, read_parquet('$keys') k WHERE p.k = k.k AND p.row >= lo AND p.row < hi")
 
 timed() { # label, command...: appends "label secs kb" to $tmp/times
+  # The wall time from bash's clock in microseconds (/usr/bin/time's %e
+  # has two decimals, a sixth of a 0.06 s join), /usr/bin/time's start
+  # included for every command alike; the peak RSS from /usr/bin/time.
   local label=$1; shift
-  /usr/bin/time -f "$label %e %M" -a -o "$tmp/times" "$@" > /dev/null
+  local t0=$EPOCHREALTIME
+  /usr/bin/time -f "%M" -o "$tmp/rss" "$@" > /dev/null
+  local t1=$EPOCHREALTIME
+  echo "$label $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') $(cat "$tmp/rss")" >> "$tmp/times"
 }
 for i in $(seq 1 "$rounds"); do
   echo "round $i of $rounds" >&2
@@ -77,7 +83,7 @@ without=$((groups - holding))
   echo
   echo "Machine: $cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown). A shared, noisy machine."
   echo
-  echo "Data: $rows rows, \`k = (i * 7919) % $rows\`, \`row\`, \`v\`, written by DuckDB 1.4.5 (\`COPY ... ($opts)\`): $groups row groups, $filters with a Bloom filter of k, $(du -m "$large" | cut -f1) MB. Keys: 20 (a Parquet file), held by $holding row groups; $without hold none. Both sides Parquet; ours with its defaults (ACBF, 2 mappers), DuckDB's \`read_parquet\` join with 2 threads. $rounds alternating rounds; wall time and peak RSS from /usr/bin/time (whole processes, start-up included), medians."
+  echo "Data: $rows rows, \`k = (i * 7919) % $rows\`, \`row\`, \`v\`, written by DuckDB 1.4.5 (\`COPY ... ($opts)\`): $groups row groups, $filters with a Bloom filter of k, $(du -m "$large" | cut -f1) MB. Keys: 20 (a Parquet file), held by $holding row groups; $without hold none. Both sides Parquet; ours with its defaults (ACBF, 2 mappers), DuckDB's \`read_parquet\` join with 2 threads. $rounds alternating rounds; wall time from bash's clock around /usr/bin/time (to the millisecond) and peak RSS from /usr/bin/time (whole processes, start-up included), medians."
   echo
   echo "| run | median wall s | median peak RSS MB | all walls s | rows |"
   echo "|---|---|---|---|---|"
