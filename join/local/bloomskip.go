@@ -87,7 +87,7 @@ func (x *execution) newFileBloom(keys keylist.List) *fileBloom {
 // whose NULLs are not known is not skipped, so that the report's NULL
 // count stays exact). A row group read after its filter was (checked,
 // not skip) can hold only the keys whose hashes it passed: passed, for
-// the map phase's screen (screenChunk). O(K) probes and a read of its
+// the map phase's screen (skipChunk). O(K) probes and a read of its
 // filter.
 func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool, passed []uint64) {
 	if b == nil || b.off.Load() {

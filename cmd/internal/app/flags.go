@@ -82,7 +82,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.delim, "delim", "", `field separator of both sides: one byte, such as "," "\t" (or "tab") ";" or "|" (not a quote or line break); default: a tab for .tsv and .tab files, else a comma (the output is CSV)`)
 	fs.StringVar(&j.keysDelim, "keys-delim", "", "field separator of --keys alone, instead of --delim (as --delim takes it)")
 	fs.StringVar(&j.inputDelim, "input-delim", "", "field separator of --input alone, instead of --delim: a TSV on standard input with a CSV key file takes --input-delim tab")
-	fs.BoolVar(&j.ignoreFileBloom, "ignore-file-bloom", false, "read every row group of a Parquet --input that its statistics do not skip, never its own Bloom filters of the join column (by default a row group whose filter holds none of the keys is skipped unread; for comparing the two)")
+	fs.BoolVar(&j.ignoreFileBloom, "ignore-file-bloom", false, "read every row group of a Parquet --input that its statistics do not skip, never its own Bloom filters of the join column (by default a row group whose filter holds none of the keys is skipped unread, and a row group read drops without a probe its rows of none of the few keys its filter passed; for comparing the two)")
 	fs.StringVar(&j.badRows, "bad-rows", "fail", "fail: stop at the first malformed row; skip: drop malformed rows, count them and report the first few")
 }
 
