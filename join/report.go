@@ -168,7 +168,7 @@ type TableReport struct {
 	// hold none (every data page dictionary-encoded, no entry a key).
 	ChunksSkippedDictProof int64 `json:"chunks_skipped_dict_proof,omitempty"`
 	// RowsScreenedBloom counts the rows of the row groups read whose
-	// Bloom filter passed a few keys (an integer key) and whose value is
+	// Bloom filter passed a few keys (a one-column key) and whose value is
 	// none of them: dropped without a probe of the join's filter, as no
 	// key (not in FilteredOutRecords, nor in the measured false positive
 	// rate's denominator).

@@ -2,11 +2,13 @@ package local
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/join/source"
+	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
@@ -48,6 +50,10 @@ type fileBloom struct {
 	// when the filters cannot decide for the join's key type.
 	hashes []uint64
 	usable bool
+	// byHash is a string key's bytes by its hash (the screen's values,
+	// screenValues), where the keys are text; an integer key's are the
+	// hashes inverted (columnar.Table.BloomValues).
+	byHash map[uint64][]byte
 	off    atomic.Bool  // the rule: no more filters read
 	byDict atomic.Int64 // the row groups a filter passed that their dictionaries proved keyless
 	mu     sync.Mutex   // guards the rest
@@ -99,7 +105,17 @@ func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool, pas
 		return 0, false, false, nil
 	}
 	b.once.Do(func() {
-		b.hashes, b.usable = tab.BloomHashes(b.col, b.x.joinSpec.Types[0], b.keys.Slices())
+		kt := b.x.joinSpec.Types[0]
+		keys := b.keys.Slices()
+		b.hashes, b.usable = tab.BloomHashes(b.col, kt, keys)
+		if b.usable && kt == key.String {
+			b.byHash = make(map[uint64][]byte, len(keys))
+			for _, k := range keys {
+				if h, ok := tab.BloomHashes(b.col, kt, [][]byte{k}); ok && len(h) == 1 {
+					b.byHash[h[0]] = slices.Clone(k)
+				}
+			}
+		}
 		b.keys = keylist.List{} // the hashes are all it needs: the list's memory goes back
 	})
 	if !b.usable {
@@ -153,6 +169,20 @@ func (b *fileBloom) skips(c *source.Chunk) (nulls int64, skip, checked bool, pas
 		return nulls, true, true, nil
 	}
 	return nulls, false, true, maybe
+}
+
+// screenValues returns the string keys whose hashes passed a row
+// group's filter (skips' passed), appended to dst; ok false where a hash
+// is no key's (the screen then does not apply).
+func (b *fileBloom) screenValues(passed []uint64, dst [][]byte) (_ [][]byte, ok bool) {
+	for _, h := range passed {
+		k, ok := b.byHash[h]
+		if !ok {
+			return dst, false
+		}
+		dst = append(dst, k)
+	}
+	return dst, true
 }
 
 // report is what the rule decided: the estimated survival of the first

@@ -50,8 +50,10 @@ type tableMapper struct {
 	counts join.TableReport
 	// screen is the values that the chunk's Bloom filter (the Parquet
 	// file's own, of the join column) passed of the keys, where it was
-	// read (screened): no other value of the chunk is a key (filterInts).
+	// read (screened): no other value of the chunk is a key (filterInts);
+	// sscreen the same of a string key.
 	screen   []int64
+	sscreen  [][]byte
 	screened bool
 	cvals    []int64 // a batch's values in screen, and their rows (filterInts)
 	crows    []int
@@ -260,13 +262,17 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 	// keys), an entry that is none of them is no key: its rows are dropped
 	// as screened, not as the filter's (filterScreened).
 	var scr []bool
-	if t.screened && !m.bypass && ints {
+	if t.screened && !m.bypass {
 		if cap(t.dscr) < ne {
 			t.dscr = make([]bool, ne)
 		}
 		scr = t.dscr[:ne]
 		for e := range ne {
-			scr[e] = !slices.Contains(t.screen, d.Values.Int64(e))
+			if ints {
+				scr[e] = !slices.Contains(t.screen, d.Values.Int64(e))
+			} else {
+				scr[e] = !inScreen(t.sscreen, d.Values.Bytes(e))
+			}
 		}
 	}
 	var excluded, screened int64 // the rows of excluded and of screened entries
@@ -389,8 +395,13 @@ func (x *execution) skipChunk(m *mapWorker, c *source.Chunk, chunkBytes int64, r
 		t.counts.BloomChecked++
 	}
 	if !skip {
-		if checked && ks.Types[0] == key.Int && len(passed) <= maxScreen {
-			t.screen, t.screened = x.input.Tab.BloomValues(c.Index, ks.Cols[0], passed, t.screen[:0])
+		if checked && len(passed) <= maxScreen {
+			switch ks.Types[0] {
+			case key.Int:
+				t.screen, t.screened = x.input.Tab.BloomValues(c.Index, ks.Cols[0], passed, t.screen[:0])
+			case key.String:
+				t.sscreen, t.screened = m.bloom.screenValues(passed, t.sscreen[:0])
+			}
 		}
 		return false
 	}
@@ -439,7 +450,7 @@ func (x *execution) filterChunk(ctx context.Context, m *mapWorker, c *source.Chu
 		m.rows += int64(len(t.keys))
 		pass := t.pass[:len(t.keys)]
 		if t.screened && !m.bypass { // as filterScreened: the rows of none of t.screen's values dropped unprobed
-			t.keys, t.rows = screenKeys(m, t.keys, t.rows, rowBytes)
+			t.keys, t.rows = screenKeys(m, ks.Types[0], t.keys, t.rows, rowBytes)
 			pass = t.pass[:len(t.keys)]
 			if m.guardStart(pass) {
 				m.probeAll(t.keys, pass)
@@ -568,14 +579,15 @@ func (x *execution) filterScreened(ctx context.Context, m *mapWorker, ib filters
 	return nil
 }
 
-// screenKeys keeps of integer keys (key.Of's 8 bytes) and their rows
-// those whose value is one of m.tm.screen, and counts the others as
-// dropped unprobed (RowsScreenedBloom). In place.
-func screenKeys(m *mapWorker, keys [][]byte, rows []int, rowBytes int) ([][]byte, []int) {
+// screenKeys keeps of keys (key.Of's bytes: an integer key's 8) and
+// their rows those that are one of the chunk's screen (m.tm.screen, or
+// sscreen of a string key), and counts the others as dropped unprobed
+// (RowsScreenedBloom). In place.
+func screenKeys(m *mapWorker, kt key.Type, keys [][]byte, rows []int, rowBytes int) ([][]byte, []int) {
 	t := m.tm
 	n := 0
 	for j, k := range keys {
-		if len(k) == 8 && slices.Contains(t.screen, keyInt(k)) {
+		if kt == key.Int && len(k) == 8 && slices.Contains(t.screen, keyInt(k)) || kt == key.String && inScreen(t.sscreen, k) {
 			keys[n], rows[n] = k, rows[j]
 			n++
 		}
@@ -585,6 +597,16 @@ func screenKeys(m *mapWorker, keys [][]byte, rows []int, rowBytes int) ([][]byte
 	m.dropBytes += screened * int64(rowBytes+8)
 	t.counts.RowsScreenedBloom += screened
 	return keys[:n], rows[:n]
+}
+
+// inScreen reports whether k is one of screen's keys.
+func inScreen(screen [][]byte, k []byte) bool {
+	for _, s := range screen {
+		if bytes.Equal(s, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // materializeChunk is the late materialization of mapChunk's step 4: the
