@@ -54,14 +54,17 @@ func fixedWidth(pt parquet.Type) int {
 }
 
 // fixedEncodings says whether a column chunk's encodings (from its
-// metadata) are all ones readFixed decodes: PLAIN and dictionary values,
-// RLE levels (BIT_PACKED is named by writers for levels a flat required
-// column does not have; a page that does use it is refused when met).
+// metadata) are all ones readFixed or readBytes decode: PLAIN,
+// dictionary, byte-stream-split and DELTA values (a page of one its
+// column's type has not is an error when met), RLE levels (BIT_PACKED is
+// named by writers for levels a flat required column does not have; a
+// page that does use it is refused when met).
 func fixedEncodings(es []parquet.Encoding) bool {
 	for _, e := range es {
 		switch e {
 		case parquet.Encodings.Plain, parquet.Encodings.PlainDict, parquet.Encodings.RLEDict,
-			parquet.Encodings.RLE, parquet.Encodings.BitPacked, parquet.Encodings.ByteStreamSplit:
+			parquet.Encodings.RLE, parquet.Encodings.BitPacked, parquet.Encodings.ByteStreamSplit,
+			parquet.Encodings.DeltaBinaryPacked, parquet.Encodings.DeltaLengthByteArray, parquet.Encodings.DeltaByteArray:
 		default:
 			return false
 		}
@@ -189,6 +192,7 @@ type fixedDecoder struct {
 	vals     []int64  // the rows' values (float bits for FLOAT and DOUBLE)
 	valid    []bool   // nil while every row taken holds a value
 	idx      []uint32 // a page's dictionary indices
+	delta    []int64  // a DELTA_BINARY_PACKED page's values
 	defs     []uint32 // a page's definition levels
 	row      int      // the chunk's rows seen
 	out      int      // the values written to vals
@@ -260,11 +264,11 @@ func (d *fixedDecoder) page(h pageHeader, data []byte) error {
 	return nil
 }
 
-// otherEncoding is the verdict on a data page of an encoding that the
-// pages decoders do not read: errNotFixed for one arrow-go reads (DELTA
-// and BYTE_STREAM_SPLIT: the chunk is handed to it), an error for any
-// other (a damaged header: arrow-go would spin on it, reading nothing and
-// reporting nothing).
+// otherEncoding is the verdict on a data page of an encoding that a
+// decoder does not read: errNotFixed for a DELTA page where the decoder
+// reads a chunk as its dictionary (a writer's fallback: the chunk is read
+// otherwise), an error for any other (a damaged header: arrow-go would
+// spin on it, reading nothing and reporting nothing).
 func otherEncoding(e parquet.Encoding) error {
 	switch e {
 	case parquet.Encodings.DeltaBinaryPacked, parquet.Encodings.DeltaLengthByteArray,
@@ -435,6 +439,24 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 			d.out += nv
 			return nil
 		}
+	case parquet.Encodings.DeltaBinaryPacked:
+		int32s := d.pt == parquet.Types.Int32
+		if !int32s && d.pt != parquet.Types.Int64 {
+			return fmt.Errorf("a DELTA_BINARY_PACKED page of a %s column", d.pt)
+		}
+		if d.delta, _, err = deltaInts(data, int32s, present, nv, d.delta[:0]); err != nil {
+			return err
+		}
+		delta := d.delta
+		get = func(j int) int64 {
+			switch {
+			case !int32s:
+				return delta[j]
+			case d.uint32s:
+				return int64(uint32(delta[j]))
+			}
+			return int64(int32(delta[j]))
+		}
 	case parquet.Encodings.RLEDict, parquet.Encodings.PlainDict:
 		if d.dict == nil {
 			return errors.New("a dictionary-encoded page without a dictionary page")
@@ -501,6 +523,10 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		case e == parquet.Encodings.Plain:
 			for j := range out {
 				out[j] = d.value(data[j*4:])
+			}
+		case e == parquet.Encodings.DeltaBinaryPacked:
+			for j := range out {
+				out[j] = get(j)
 			}
 		} // a dictionary page's rows, every one a value, were gathered above
 		if d.valid != nil {

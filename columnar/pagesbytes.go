@@ -39,9 +39,15 @@ type bytesDecoder struct {
 	cur   hybridCursor // with sel: a page's indices, found where chosen
 	defs  []uint32     // a page's definition levels
 	vpos  []int        // a PLAIN page's values: value j's bytes start at vpos[j], end at vpos[j+1]-4
-	row   int          // the chunk's rows seen
-	out   int          // the rows read so far
-	k     int          // with sel: the next of sel's rows to take
+	// A DELTA page's values: value j is dvals[dpos[j]:dpos[j+1]]
+	// (deltaBytes; dlens and dbuf its scratch).
+	dvals []byte
+	dpos  []int
+	dlens []int64
+	dbuf  []byte
+	row   int // the chunk's rows seen
+	out   int // the rows read so far
+	k     int // with sel: the next of sel's rows to take
 }
 
 // plainBytes finds the present values of a PLAIN page of byte arrays
@@ -109,8 +115,17 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		return err
 	}
 	var idx []uint32
-	byCursor := false
+	byCursor, delta := false, false
 	switch e {
+	case parquet.Encodings.DeltaLengthByteArray, parquet.Encodings.DeltaByteArray:
+		if d.asDict {
+			return errNotFixed // a fallback page: its values are no entries
+		}
+		d.dvals, d.dpos, d.dlens, d.dbuf, err = deltaBytes(e == parquet.Encodings.DeltaByteArray, data, present, nv, d.dlens[:0], d.dbuf, d.dpos)
+		if err != nil {
+			return err
+		}
+		delta = true
 	case parquet.Encodings.Plain:
 		if d.asDict {
 			return errNotFixed // a fallback page: its values are no entries
@@ -177,6 +192,8 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		case has && idx != nil:
 			x := idx[j]
 			d.data = append(d.data, d.dict[d.doffs[x]:d.doffs[x+1]]...)
+		case has && delta:
+			d.data = append(d.data, d.dvals[d.dpos[j]:d.dpos[j+1]]...)
 		case has:
 			d.data = append(d.data, data[d.vpos[j]:d.vpos[j+1]-4]...)
 		}
