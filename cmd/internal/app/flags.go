@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -304,7 +305,10 @@ func intKeyHow(fs *flag.FlagSet) string {
 // auto's decision) starts, from a floor (gcFloor). It is process-wide: the
 // command that runs sets it, once its options are valid.
 func (j *joinFlags) tuneGC(opt *join.Options) {
-	pct := debug.SetGCPercent(-1) // GOGC's, or the default's 100
+	gcStart.Do(func() { gcGOGC = debug.SetGCPercent(-1) }) // GOGC's, or the default's 100
+	debug.SetGCPercent(-1)
+	pct := gcGOGC
+	gen := gcGen.Add(1) // an earlier run's floor, not yet collected, puts nothing back now
 	mem := opt.MemBudget
 	if mem == 0 {
 		// Without it a key side of 10^7 keys (an 855 MB file) peaked at
@@ -323,7 +327,7 @@ func (j *joinFlags) tuneGC(opt *join.Options) {
 	var once sync.Once
 	opt.Progress = func(phase string, done, total int64) {
 		if phase != "build" && phase != "auto" {
-			once.Do(func() { gcFloor(pct, limit, min(gcFloorBytes, limit/4)) })
+			once.Do(func() { gcFloor(pct, limit, min(gcFloorBytes, limit/4), gen) })
 		}
 		if prev != nil {
 			prev(phase, done, total)
@@ -335,6 +339,15 @@ func (j *joinFlags) tuneGC(opt *join.Options) {
 // side's build run without the collector (gcFloor).
 const gcFloorBytes = 32 << 20
 
+// The process's collector settings across runs (tuneGC): GOGC as the
+// process started (the first tuneGC reads it; a later one would read its
+// own run's setting), and the run whose floor may put them back.
+var (
+	gcStart sync.Once
+	gcGOGC  int
+	gcGen   atomic.Int64
+)
+
 // gcFloor turns the collector on at pct, with the soft limit limit, once
 // the Go memory in use first reaches floor: until then it stays off under
 // a soft limit of floor, whose collection, the first, lets a sentinel's
@@ -344,8 +357,11 @@ const gcFloorBytes = 32 << 20
 // cores (the execution trace's scheduling waits), 0.88x wall with GOGC=off
 // at the same peak RSS (15 pairs). The floor is where the memory is
 // already, where that is more (a collection then starts at once, as
-// turning pct on would start it).
-func gcFloor(pct int, limit, floor int64) {
+// turning pct on would start it). gen is the run's (gcGen): a later run's
+// tuneGC makes the finalizer put nothing back, where no collection came
+// before it (a review found a second run in one process reading the
+// first's "off" as GOGC's).
+func gcFloor(pct int, limit, floor, gen int64) {
 	if pct < 0 || floor >= limit {
 		debug.SetGCPercent(pct)
 		return
@@ -359,8 +375,10 @@ func gcFloor(pct int, limit, floor int64) {
 	debug.SetMemoryLimit(floor)
 	s := new(gcSentinel)
 	runtime.SetFinalizer(s, func(*gcSentinel) {
-		debug.SetGCPercent(pct)
-		debug.SetMemoryLimit(limit)
+		if gcGen.Load() == gen {
+			debug.SetGCPercent(pct)
+			debug.SetMemoryLimit(limit)
+		}
 	})
 }
 

@@ -82,3 +82,43 @@ func TestTuneGC(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneGCTwice: two runs in one process, the first's floor never
+// reached (no collection, so its finalizer has not run when the second
+// starts): the second takes GOGC as the process had it, not the first
+// run's "off", has a floor of its own, and once collected has GOGC and its
+// own soft limit back; the first's finalizer, run late, changes nothing.
+// (A review: the second run read GOGC as off and ran without a collector
+// under its whole soft limit.)
+func TestTuneGCTwice(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	small := filepath.Join(t.TempDir(), "small.csv")
+	if err := os.WriteFile(small, []byte("k\n1\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pct := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	run := func(mem int64) (gogc int, limit, runLimit int64) {
+		opt := join.Options{Sides: join.Sides{Keys: small}, Resources: join.Resources{MemBudget: mem}}
+		var j joinFlags
+		j.tuneGC(&opt)
+		runLimit = debug.SetMemoryLimit(-1)
+		opt.Progress("build", 0, 1)
+		opt.Progress("map", 0, 1) // the floor
+		return pct(), debug.SetMemoryLimit(-1), runLimit
+	}
+	g1, l1, run1 := run(0)
+	g2, l2, run2 := run(64 << 20)
+	if g1 != -1 || g2 != -1 || l1 >= run1 || l2 >= run2 {
+		t.Fatalf("the map phases: GOGC %d and %d, soft limits %d and %d; want off under floors below %d and %d", g1, g2, l1, l2, run1, run2)
+	}
+	for start := time.Now(); pct() == -1 && time.Since(start) < 10*time.Second; {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	runtime.GC() // the first run's finalizer too, if it came later
+	time.Sleep(10 * time.Millisecond)
+	if got, lim := pct(), debug.SetMemoryLimit(-1); got != 50 || lim != run2 {
+		t.Errorf("after the collections: GOGC %d, soft limit %d; want the second run's 50 and %d", got, lim, run2)
+	}
+}
