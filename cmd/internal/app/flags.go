@@ -362,15 +362,15 @@ var (
 // before it (a review found a second run in one process reading the
 // first's "off" as GOGC's).
 func gcFloor(pct int, limit, floor, gen int64) {
-	if pct < 0 || floor >= limit {
-		debug.SetGCPercent(pct)
-		return
-	}
 	var m [1]metrics.Sample
 	m[0].Name = "/memory/classes/total:bytes"
 	metrics.Read(m[:])
 	if m[0].Value.Kind() == metrics.KindUint64 {
 		floor = max(floor, int64(m[0].Value.Uint64()))
+	}
+	if pct < 0 || floor >= limit { // never a floor above the run's soft limit
+		debug.SetGCPercent(pct)
+		return
 	}
 	debug.SetMemoryLimit(floor)
 	s := new(gcSentinel)
