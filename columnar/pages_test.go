@@ -35,8 +35,8 @@ func writeFixedParquet(t *testing.T, rng *rand.Rand, n int, dict bool, v2 bool, 
 	return writeFixedParquetEnc(t, rng, n, dict, v2, codec, dictLimit, false)
 }
 
-// writeFixedParquetEnc is writeFixedParquet, with delta its integer
-// columns DELTA_BINARY_PACKED and its text and bytes columns
+// writeFixedParquetEnc is writeFixedParquet, with delta its required
+// integer column (i64) DELTA_BINARY_PACKED and its text and bytes columns
 // DELTA_LENGTH_BYTE_ARRAY or DELTA_BYTE_ARRAY (one of them at random), no
 // dictionary.
 func writeFixedParquetEnc(t *testing.T, rng *rand.Rand, n int, dict bool, v2 bool, codec compress.Compression, dictLimit int64, delta bool) string {
@@ -137,6 +137,15 @@ func writeFixedParquetEnc(t *testing.T, rng *rand.Rand, n int, dict bool, v2 boo
 			enc := parquet.Encodings.DeltaBinaryPacked
 			switch fl.Name {
 			case "f32", "f64":
+				continue
+			case "i32", "u32", "i64n", "few", "date", "ts", "allnull":
+				// arrow-go v18.8's DELTA_BINARY_PACKED writer panics on
+				// some nullable columns (seed 1796005056250904788: i32,
+				// then i64n, "slice bounds out of range [:521] with
+				// capacity 256"): the integers DELTA-encoded here are
+				// i64's, every width to 64. TestDeltaDuckDB has NULLs and
+				// negative INT32s in DuckDB's DELTA pages; TestDeltaInts
+				// wraps INT32 deltas with an encoder of its own.
 				continue
 			case "s", "sfew", "bin":
 				enc = bytesEnc

@@ -225,6 +225,7 @@ func parquetType(c *schema.Column) (Type, error) {
 }
 
 func (p *parquetTable) close() error {
+	p.drops.close() // no drop of the mapping's pages after this
 	err := unmapFile(p.mapped)
 	p.mapped = nil
 	if cerr := p.f.Close(); err == nil {

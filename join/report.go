@@ -10,7 +10,8 @@ import (
 
 // Report is what a run measured, with the settings it ran with. Its JSON
 // names follow one pattern: snake case, a unit or _records/_bytes suffix,
-// fpp_formula and fpp_measured for the two false positive rates.
+// fpp_formula and fpp_measured for the two false positive rates (fpp_tested
+// the rows the measured rate is of).
 type Report struct {
 	Settings           Settings     `json:"settings"`
 	Filter             FilterReport `json:"filter"`
@@ -31,9 +32,11 @@ type Report struct {
 	FalsePositiveRecords int64            `json:"false_positive_records"`
 	// FPPMeasured is the false positive rows over the large-side rows whose
 	// key is not a key and that the filter tested (rows of a NULL or
-	// unmatchable key, and rows a table's statistics skipped, are never
-	// tested).
+	// unmatchable key, and rows a table's statistics or Bloom filters
+	// skipped or screened, are never tested): FPPTested, 0 where the rate
+	// is none (TestedNonMembers).
 	FPPMeasured    float64 `json:"fpp_measured"`
+	FPPTested      int64   `json:"fpp_tested"`
 	ShuffleRecords int64   `json:"shuffle_records"`
 	ShuffleBytes   int64   `json:"shuffle_bytes"`
 	// ShuffleBytesNoFilter is what the shuffle would have held without a

@@ -63,7 +63,7 @@ func (r *Report) WriteText(w io.Writer) {
 				fmt.Fprintf(w, "; %d of them passed a key that their dictionary then proved absent", t.ChunksSkippedDictProof)
 			}
 			if t.RowsScreenedBloom > 0 {
-				fmt.Fprintf(w, "; in those read, %d rows whose value is none of the few keys their filter passed dropped unprobed", t.RowsScreenedBloom)
+				fmt.Fprintf(w, "; in those read, %d rows dropped without a probe of the join's filter, their values none of the few keys the row group's filter passed", t.RowsScreenedBloom)
 			}
 			if t.BloomOff {
 				fmt.Fprintf(w, "; the first would pass %.0f%% of the row groups holding no key (its false positive rate, the keys probed), so no more were read", 100*t.BloomSurvival)

@@ -190,7 +190,7 @@ func parquetBloomSkip(t *testing.T) {
 				t.Errorf("%s: no row group skipped by its dictionary after its filter passed a key", name)
 			}
 			// The rows of the row groups read whose value is none of the
-			// keys their filter passed: dropped unprobed (an integer key).
+			// keys their filter passed: dropped without a probe.
 			wantScreened := int64(0)
 			if !jt.KeepsUnmatchedLarge() {
 				wantScreened = screenedRows(t, path, c.col, c.keys, model, starts, read)

@@ -449,7 +449,7 @@ func (x *execution) filterChunk(ctx context.Context, m *mapWorker, c *source.Chu
 		}
 		m.rows += int64(len(t.keys))
 		pass := t.pass[:len(t.keys)]
-		if t.screened && !m.bypass { // as filterScreened: the rows of none of t.screen's values dropped unprobed
+		if t.screened && !m.bypass { // as filterScreened: the rows of none of t.screen's values dropped without a probe
 			t.keys, t.rows = screenKeys(m, ks.Types[0], t.keys, t.rows, rowBytes)
 			pass = t.pass[:len(t.keys)]
 			if m.guardStart(pass) {
@@ -581,7 +581,7 @@ func (x *execution) filterScreened(ctx context.Context, m *mapWorker, ib filters
 
 // screenKeys keeps of keys (key.Of's bytes: an integer key's 8) and
 // their rows those that are one of the chunk's screen (m.tm.screen, or
-// sscreen of a string key), and counts the others as dropped unprobed
+// sscreen of a string key), and counts the others as dropped without a probe
 // (RowsScreenedBloom). In place.
 func screenKeys(m *mapWorker, kt key.Type, keys [][]byte, rows []int, rowBytes int) ([][]byte, []int) {
 	t := m.tm

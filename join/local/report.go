@@ -39,6 +39,7 @@ func (x *execution) derive(rep *join.Report) {
 	}
 	if nonMembers := rep.TestedNonMembers(); nonMembers > 0 {
 		rep.FPPMeasured = float64(rep.FalsePositiveRecords) / float64(nonMembers)
+		rep.FPPTested = nonMembers
 	}
 	rep.NsPerRowCore = map[string]float64{}
 	for _, ph := range []struct {

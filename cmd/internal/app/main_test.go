@@ -111,7 +111,7 @@ func TestRunCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, key := range []string{"filter", "keys_distinct", "input_records", "map_output_records", "filtered_out_records",
-		"false_positive_records", "fpp_measured", "shuffle_records", "shuffle_bytes", "shuffle_bytes_no_filter", "shuffle_reduction", "join_rows",
+		"false_positive_records", "fpp_measured", "fpp_tested", "shuffle_records", "shuffle_bytes", "shuffle_bytes_no_filter", "shuffle_reduction", "join_rows",
 		"timings_ms", "ns_per_row_core", "peak_heap_bytes", "peak_rss_bytes", "settings"} {
 		if _, ok := rep[key]; !ok {
 			t.Errorf("report JSON lacks %q", key)
