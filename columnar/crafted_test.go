@@ -112,6 +112,7 @@ type craftChunk struct {
 	dictOff  string // "": the dictionary page's offset; "equal": the data page's (PARQUET-1977); "zero": 0 (PARQUET-1402)
 	bytes    bool   // a BYTE_ARRAY column (UTF8), not INT64
 	plain    bool   // the encodings list names PLAIN (a page fell back), so no proof by it
+	values   int64  // the column chunk's num_values, if not rows (a damaged footer)
 }
 
 // pageHeaderBytes encodes a page's header for its stored size.
@@ -234,7 +235,11 @@ func writeCraft(t *testing.T, c craftChunk) string {
 		codec = 1
 	}
 	e.i32(4, codec)
-	e.i64(5, c.rows)
+	if c.values != 0 {
+		e.i64(5, c.values)
+	} else {
+		e.i64(5, c.rows)
+	}
 	e.i64(6, unc)
 	e.i64(7, int64(buf.Len())-start)
 	e.i64(9, max(dataOff, start))

@@ -21,11 +21,14 @@ import (
 // most max; the first value, zigzag), then blocks (a zigzag min delta, a
 // bit width a miniblock, the miniblocks' deltas over the min bit-packed
 // LSB first). Each value is the one before plus its delta plus the min,
-// wrapping (an INT32's, int32s, are checked to its range where the header
-// and blocks give them whole, and wrap at 32 bits when the caller
-// truncates, as arrow-go's). The values are appended to out; rest is the
-// bytes after the stream (a miniblock partly used is there whole, padded;
-// the unused miniblocks of the last block are not).
+// wrapping. An INT32's (int32s) are taken modulo 2^32, sign-extended:
+// exact whether the writer computed in 32 bits (arrow-go, parquet-mr) or
+// in 64 (DuckDB 1.4 writes an INT32's min deltas, first values and widths
+// beyond 32 bits, which Encodings.md does not allow and arrow-go refuses;
+// a review found its UINTEGER ids over 2^31 refused so). The values are
+// appended to out; rest is the bytes after the stream (a miniblock partly
+// used is there whole, padded; the unused miniblocks of the last block
+// are not).
 func deltaInts(data []byte, int32s bool, minCount, maxCount int, out []int64) (_ []int64, rest []byte, err error) {
 	r := deltaReader{b: data}
 	blockSize := r.uvarint()
@@ -42,17 +45,20 @@ func deltaInts(data []byte, int32s bool, minCount, maxCount int, out []int64) (_
 		return out, nil, fmt.Errorf("a DELTA_BINARY_PACKED block of %d values in %d miniblocks", blockSize, minis)
 	case total < uint64(minCount) || total > uint64(max(maxCount, 0)):
 		return out, nil, fmt.Errorf("%d DELTA_BINARY_PACKED values where the page has %d to %d", total, minCount, maxCount)
-	case int32s && (first < math.MinInt32 || first > math.MaxInt32):
-		return out, nil, fmt.Errorf("a first DELTA_BINARY_PACKED value %d of an INT32", first)
 	}
 	perMini := int(blockSize / minis)
-	maxWidth := byte(64)
-	if int32s {
-		maxWidth = 32
-	}
+	const maxWidth = 64
 	if total == 0 {
 		return out, r.b[r.pos:], nil
 	}
+	start := len(out)
+	defer func() {
+		if int32s {
+			for j := start; j < len(out); j++ {
+				out[j] = int64(int32(out[j]))
+			}
+		}
+	}()
 	out = append(out, first)
 	last, left := first, int(total)-1
 	var deltas []uint64
@@ -60,9 +66,6 @@ func deltaInts(data []byte, int32s bool, minCount, maxCount int, out []int64) (_
 		minDelta := r.zigzag()
 		if r.err != nil {
 			return out, nil, fmt.Errorf("a DELTA_BINARY_PACKED block: %w", r.err)
-		}
-		if int32s && (minDelta < math.MinInt32 || minDelta > math.MaxInt32) {
-			return out, nil, fmt.Errorf("a DELTA_BINARY_PACKED min delta %d of an INT32", minDelta)
 		}
 		if uint64(len(r.b)-r.pos) < minis {
 			return out, nil, fmt.Errorf("%d miniblock bit widths with %d bytes left", minis, len(r.b)-r.pos)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -120,8 +121,8 @@ func TestDeltaInts(t *testing.T) {
 			minis = 1
 		}
 		width := 64
-		if int32s {
-			width = 32
+		if int32s && rng.IntN(2) == 0 {
+			width = 32 // else an INT32's deltas in 64 bits, as DuckDB 1.4 writes them
 		}
 		enc := encodeDelta(vals, blockSize, minis, width, byte(rng.IntN(256)))
 		tail := []byte("after")
@@ -151,6 +152,19 @@ func TestDeltaInts(t *testing.T) {
 			}
 			if vs, _, err := deltaInts(bad[:rng.IntN(len(bad)+1)], int32s, 0, n, nil); err == nil && len(vs) > n {
 				t.Fatalf("trial %d: %d values of a damaged stream of %d", trial, len(vs), n)
+			}
+		}
+	}
+	// DuckDB's INT32 streams: a UINTEGER over 2^31 as the first value
+	// (4294967295, an INT32's -1) and min deltas over 32 bits.
+	for _, vals := range [][]int64{{4294967295, 1, 4294967294}, {-2147483648, 2147483647, -2147483648, 2147483647}} {
+		got, _, err := deltaInts(encodeDelta(vals, 128, 1, 64, 0), true, len(vals), len(vals), nil)
+		if err != nil {
+			t.Fatalf("%v: %v", vals, err)
+		}
+		for j, v := range vals {
+			if got[j] != int64(int32(v)) {
+				t.Fatalf("%v: %v, want each modulo 2^32", vals, got)
 			}
 		}
 	}
@@ -223,4 +237,45 @@ func FuzzDeltaBytes(f *testing.F) {
 			t.Fatalf("%d offsets over %d bytes", len(pos), len(vals))
 		}
 	})
+}
+
+// TestDeltaPageBeyondRows: a DELTA page (and a dictionary page of byte
+// arrays) claiming 2^26 values in a row group of 10 rows, its chunk's
+// metadata claiming as many, is an error before its values or levels are
+// sized (a review: 2.8 GiB for an INT64 page of 13 bytes, 8.4 GiB for a
+// DELTA_LENGTH_BYTE_ARRAY one, 3.5 GiB for a dictionary-encoded one).
+func TestDeltaPageBeyondRows(t *testing.T) {
+	const nv = 1 << 26
+	dbp := binary.AppendUvarint(nil, 1<<31) // a block of 2^31 values, one miniblock
+	dbp = binary.AppendUvarint(dbp, 1)
+	dbp = binary.AppendUvarint(dbp, nv)
+	dbp = append(dbp, 0, 0, 0) // the first value 0; a min delta of 0, a width of 0
+	for _, c := range []struct {
+		name  string
+		bytes bool
+		pages []craftPage
+	}{
+		{"INT64 DELTA_BINARY_PACKED", false, []craftPage{{typ: pageData, nv: nv, enc: 5, body: dbp}}},
+		{"BYTE_ARRAY DELTA_LENGTH_BYTE_ARRAY", true, []craftPage{{typ: pageData, nv: nv, enc: 6, body: dbp}}},
+		{"BYTE_ARRAY dictionary-encoded", true, []craftPage{
+			{typ: pageDictionary, nv: 1, enc: 0, body: []byte{1, 0, 0, 0, 'a'}},
+			{typ: pageData, nv: nv, enc: 8, body: binary.AppendUvarint([]byte{0}, nv<<1)}}}, // width 0, a run of 2^26 zeros
+	} {
+		path := writeCraft(t, craftChunk{pages: c.pages, rows: 10, values: nv, bytes: c.bytes})
+		pq := openCraft(t, path)
+		typ := Type{Kind: Int}
+		if c.bytes {
+			typ = Type{Kind: String}
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := pq.read(0, 0, typ, nil)
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Errorf("%s: a page of 2^26 values in 10 rows read", c.name)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+			t.Errorf("%s: %d MiB allocated for a row group of 10 rows (%v)", c.name, grew>>20, err)
+		}
+	}
 }

@@ -103,7 +103,7 @@ func (p *parquetTable) readFixed(i, col int, t Type, sel []int) (_ *Column, err 
 	if sel != nil {
 		n = len(sel)
 	}
-	d := fixedDecoder{pt: descr.PhysicalType(), width: width, uint32s: t.Kind == Uint, nullable: descr.MaxDefinitionLevel() == 1, sel: sel}
+	d := fixedDecoder{pt: descr.PhysicalType(), width: width, uint32s: t.Kind == Uint, nullable: descr.MaxDefinitionLevel() == 1, sel: sel, groupRows: rows}
 	d.vals = getSlice[int64](&int64Pool, n)
 	defer func() {
 		if d.vals != nil {
@@ -203,6 +203,7 @@ type fixedDecoder struct {
 	// asDict where its entries are at most half of them (readIntKey), and
 	// vals is made for the values otherwise.
 	chooseDict int
+	groupRows  int          // the row group's rows: no page holds more than are left
 	cur        hybridCursor // with sel: a dictionary page's indices, found where chosen
 	bad        int          // an index beyond the dictionary that get met, or -1
 }
@@ -370,6 +371,13 @@ func dictIndices(data []byte, present, entries int, scratch *[]uint32) ([]uint32
 func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []byte) (err error) {
 	if nv < 0 || nv > math.MaxInt32 || d.row+nv < d.row {
 		return fmt.Errorf("a page of %d values", nv)
+	}
+	if nv > d.groupRows-d.row {
+		// A flat column's page holds a value (or NULL) a row: more than
+		// the rows left is a damaged header (or chunk metadata), which
+		// would have sized the page's levels and values (a review: 2.8
+		// GiB for a DELTA page of 13 bytes in a row group of 10 rows).
+		return fmt.Errorf("a page of %d values with %d of the row group's rows left", nv, d.groupRows-d.row)
 	}
 	d.bad = -1
 	defs, present, err := pageLevels(levels, nv, &d.defs)
@@ -915,7 +923,7 @@ func (p *parquetTable) readIntKey(i, col int, t Type) (_ *Dict, _ *Column, err e
 		}
 	}()
 	rows := int(rg.NumRows())
-	d := fixedDecoder{pt: pt, width: fixedWidth(pt), nullable: descr.MaxDefinitionLevel() == 1, chooseDict: rows}
+	d := fixedDecoder{pt: pt, width: fixedWidth(pt), nullable: descr.MaxDefinitionLevel() == 1, chooseDict: rows, groupRows: rows}
 	defer func() {
 		if d.dict != nil {
 			putSlice(&int64Pool, d.dict)

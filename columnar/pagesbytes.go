@@ -41,13 +41,14 @@ type bytesDecoder struct {
 	vpos  []int        // a PLAIN page's values: value j's bytes start at vpos[j], end at vpos[j+1]-4
 	// A DELTA page's values: value j is dvals[dpos[j]:dpos[j+1]]
 	// (deltaBytes; dlens and dbuf its scratch).
-	dvals []byte
-	dpos  []int
-	dlens []int64
-	dbuf  []byte
-	row   int // the chunk's rows seen
-	out   int // the rows read so far
-	k     int // with sel: the next of sel's rows to take
+	dvals     []byte
+	dpos      []int
+	dlens     []int64
+	dbuf      []byte
+	row       int // the chunk's rows seen
+	groupRows int // the row group's rows: no page holds more than are left
+	out       int // the rows read so far
+	k         int // with sel: the next of sel's rows to take
 }
 
 // plainBytes finds the present values of a PLAIN page of byte arrays
@@ -109,6 +110,9 @@ func (d *bytesDecoder) page(h pageHeader, data []byte) error {
 func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []byte) error {
 	if nv < 0 || d.row+nv < d.row {
 		return fmt.Errorf("a page of %d values", nv)
+	}
+	if nv > d.groupRows-d.row { // as fixedDecoder.values
+		return fmt.Errorf("a page of %d values with %d of the row group's rows left", nv, d.groupRows-d.row)
 	}
 	defs, present, err := pageLevels(levels, nv, &d.defs)
 	if err != nil {
@@ -268,7 +272,7 @@ func (p *parquetTable) decodeBytes(i, col int, t Type, sel []int, asDict bool) (
 	if sel != nil {
 		n = len(sel)
 	}
-	d := &bytesDecoder{nullable: descr.MaxDefinitionLevel() == 1, sel: sel, asDict: asDict}
+	d := &bytesDecoder{nullable: descr.MaxDefinitionLevel() == 1, sel: sel, asDict: asDict, groupRows: rows}
 	if asDict {
 		d.rows = make([]int32, 0, n)
 	} else {
