@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/acbfjoin/acbfjoin/cli"
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -306,9 +305,13 @@ func intKeyHow(fs *flag.FlagSet) string {
 // command that runs sets it, once its options are valid.
 func (j *joinFlags) tuneGC(opt *join.Options) {
 	gcStart.Do(func() { gcGOGC = debug.SetGCPercent(-1) }) // GOGC's, or the default's 100
+	// An earlier run's floor, not yet collected, puts nothing back from
+	// now on.
+	gcMu.Lock()
 	debug.SetGCPercent(-1)
 	pct := gcGOGC
-	gen := gcGen.Add(1) // an earlier run's floor, not yet collected, puts nothing back now
+	gcGen++
+	gen := gcGen
 	mem := opt.MemBudget
 	if mem == 0 {
 		// Without it a key side of 10^7 keys (an 855 MB file) peaked at
@@ -319,8 +322,12 @@ func (j *joinFlags) tuneGC(opt *join.Options) {
 	}
 	limit := local.GoMemLimit(mem, opt.Keys)
 	debug.SetMemoryLimit(limit)
-	if !local.SmallKeySide(mem, opt.Keys) {
+	small := local.SmallKeySide(mem, opt.Keys)
+	if !small {
 		debug.SetGCPercent(pct)
+	}
+	gcMu.Unlock()
+	if !small {
 		return
 	}
 	prev := opt.Progress
@@ -345,7 +352,8 @@ const gcFloorBytes = 32 << 20
 var (
 	gcStart sync.Once
 	gcGOGC  int
-	gcGen   atomic.Int64
+	gcMu    sync.Mutex // guards gcGen and the settings' changes that check it
+	gcGen   int64
 )
 
 // gcFloor turns the collector on at pct, with the soft limit limit, once
@@ -362,6 +370,11 @@ var (
 // before it (a review found a second run in one process reading the
 // first's "off" as GOGC's).
 func gcFloor(pct int, limit, floor, gen int64) {
+	gcMu.Lock()
+	defer gcMu.Unlock()
+	if gcGen != gen { // a later run's settings stand
+		return
+	}
 	var m [1]metrics.Sample
 	m[0].Name = "/memory/classes/total:bytes"
 	metrics.Read(m[:])
@@ -375,7 +388,9 @@ func gcFloor(pct int, limit, floor, gen int64) {
 	debug.SetMemoryLimit(floor)
 	s := new(gcSentinel)
 	runtime.SetFinalizer(s, func(*gcSentinel) {
-		if gcGen.Load() == gen {
+		gcMu.Lock()
+		defer gcMu.Unlock()
+		if gcGen == gen {
 			debug.SetGCPercent(pct)
 			debug.SetMemoryLimit(limit)
 		}

@@ -124,3 +124,38 @@ func TestTuneGCTwice(t *testing.T) {
 		t.Errorf("after the collections: GOGC %d, soft limit %d; want the second run's 50 and %d", got, lim, run2)
 	}
 }
+
+// TestTuneGCRace: a run's floor collected while the next run is being
+// tuned never leaves the next run's build with the collector on or under
+// the first run's soft limit (a review: the finalizer checked the run and
+// set the settings apart, and a tuneGC between them lost; about 4 in
+// 20,000 pairs). Run with -race too.
+func TestTuneGCRace(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	small := filepath.Join(t.TempDir(), "small.csv")
+	if err := os.WriteFile(small, []byte("k\n1\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pct := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	pairs := 500 // a guard: the review's interleaving came about 4 times in 20,000
+	if testing.Short() {
+		pairs = 100
+	}
+	for i := range pairs {
+		optA := join.Options{Sides: join.Sides{Keys: small}, Resources: join.Resources{MemBudget: 4 << 30}}
+		new(joinFlags).tuneGC(&optA)
+		optA.Progress("map", 0, 1) // A's floor
+		done := make(chan struct{})
+		go func() { runtime.GC(); close(done) }()
+		optB := join.Options{Sides: join.Sides{Keys: small}, Resources: join.Resources{MemBudget: 1 << 30}}
+		new(joinFlags).tuneGC(&optB) // B's build: off under B's limit
+		limB := debug.SetMemoryLimit(-1)
+		<-done
+		runtime.GC() // A's finalizer, queued or run
+		time.Sleep(50 * time.Microsecond)
+		if lim, p := debug.SetMemoryLimit(-1), pct(); lim != limB || p != -1 {
+			t.Fatalf("pair %d: B's build under a soft limit of %d, GOGC %d; want B's %d, off", i, lim, p, limB)
+		}
+	}
+}
