@@ -676,16 +676,7 @@ func TestMappedTruncated(t *testing.T) {
 // mappedTruncated is TestMappedTruncated of a file of codec cut at its
 // start or in its middle.
 func mappedTruncated(t *testing.T, rng *rand.Rand, codec compress.Compression, where string) {
-	path := writeFixedParquet(t, rng, 3000, true, false, codec, 4096)
-	tb, err := Open(context.Background(), path, "fixed.parquet", Parquet, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tb.Close()
-	pq := tb.b.(*parquetBackend).pq
-	if pq.mapped == nil {
-		t.Skip("not mapped on this system")
-	}
+	path, tb, pq := openMappedFixed(t, rng, codec)
 	want := map[[2]int]*Column{}
 	for g := range tb.Chunks() {
 		for col, typ := range tb.Types {
@@ -774,4 +765,22 @@ func TestMapRefusedOpen(t *testing.T) {
 	if n := strings.Count(string(maps), path); n > 0 {
 		t.Errorf("%d mappings of a file refused left behind", n)
 	}
+}
+
+// openMappedFixed writes a file of writeFixedParquet's (3,000 rows,
+// dictionaries, codec) and opens it mapped, closed after the test; it
+// skips the test where the system maps no file.
+func openMappedFixed(t *testing.T, rng *rand.Rand, codec compress.Compression) (string, *Table, *parquetTable) {
+	t.Helper()
+	path := writeFixedParquet(t, rng, 3000, true, false, codec, 4096)
+	tb, err := Open(context.Background(), path, "fixed.parquet", Parquet, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tb.Close() })
+	pq := tb.b.(*parquetBackend).pq
+	if pq.mapped == nil {
+		t.Skip("not mapped on this system")
+	}
+	return path, tb, pq
 }

@@ -57,16 +57,7 @@ func TestMapDropsReadAgain(t *testing.T) {
 func mapDropsReadAgain(t *testing.T, rng *rand.Rand, batch uintptr) {
 	defer func(b uintptr) { dropBatch = b }(dropBatch)
 	dropBatch = batch
-	path := writeFixedParquet(t, rng, 3000, true, false, compress.Codecs.Snappy, 4096)
-	tb, err := Open(context.Background(), path, "fixed.parquet", Parquet, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tb.Close()
-	pq := tb.b.(*parquetBackend).pq
-	if pq.mapped == nil {
-		t.Skip("not mapped on this system")
-	}
+	_, tb, pq := openMappedFixed(t, rng, compress.Codecs.Snappy)
 	first := map[[2]int]string{}
 	for round := range 2 {
 		for g := range tb.Chunks() {

@@ -90,13 +90,7 @@ func TestTuneGC(t *testing.T) {
 // (A review: the second run read GOGC as off and ran without a collector
 // under its whole soft limit.)
 func TestTuneGCTwice(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-	small := filepath.Join(t.TempDir(), "small.csv")
-	if err := os.WriteFile(small, []byte("k\n1\n2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pct := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	small, pct := gcTestSetup(t)
 	run := func(mem int64) (gogc int, limit, runLimit int64) {
 		opt := join.Options{Sides: join.Sides{Keys: small}, Resources: join.Resources{MemBudget: mem}}
 		var j joinFlags
@@ -131,13 +125,7 @@ func TestTuneGCTwice(t *testing.T) {
 // set the settings apart, and a tuneGC between them lost; about 4 in
 // 20,000 pairs). Run with -race too.
 func TestTuneGCRace(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-	small := filepath.Join(t.TempDir(), "small.csv")
-	if err := os.WriteFile(small, []byte("k\n1\n2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pct := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	small, pct := gcTestSetup(t)
 	pairs := 500 // a guard: the review's interleaving came about 4 times in 20,000
 	if testing.Short() {
 		pairs = 100
@@ -158,4 +146,18 @@ func TestTuneGCRace(t *testing.T) {
 			t.Fatalf("pair %d: B's build under a soft limit of %d, GOGC %d; want B's %d, off", i, lim, p, limB)
 		}
 	}
+}
+
+// gcTestSetup is the setup of the tests of runs in one process: the
+// process's GOGC and soft limit put back after the test, a small key
+// file, and the GOGC in force.
+func gcTestSetup(t *testing.T) (small string, pct func() int) {
+	t.Cleanup(func(gogc int, limit int64) func() {
+		return func() { debug.SetGCPercent(gogc); debug.SetMemoryLimit(limit) }
+	}(debug.SetGCPercent(100), debug.SetMemoryLimit(-1)))
+	small = filepath.Join(t.TempDir(), "small.csv")
+	if err := os.WriteFile(small, []byte("k\n1\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return small, func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
 }
