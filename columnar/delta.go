@@ -15,7 +15,8 @@ import (
 // rows. A damaged page here is an error; no allocation goes beyond the
 // page's value count or maxPageBytes.
 
-// deltaInts decodes a DELTA_BINARY_PACKED stream at the start of data:
+// deltaInts decodes a DELTA_BINARY_PACKED stream at the start of data
+// (O(values) time; it allocates out's growth and a miniblock's scratch):
 // a header (the block size, a multiple of 128; the miniblocks a block,
 // each of a multiple of 32 values; the value count, at least min and at
 // most max; the first value, zigzag), then blocks (a zigzag min delta, a
@@ -192,6 +193,7 @@ type deltaReader struct {
 	err error
 }
 
+// uvarint reads a ULEB128 integer.
 func (r *deltaReader) uvarint() uint64 {
 	if r.err != nil {
 		return 0
@@ -205,6 +207,7 @@ func (r *deltaReader) uvarint() uint64 {
 	return v
 }
 
+// zigzag reads a zigzag ULEB128 integer: 0, -1, 1, -2, ... as 0, 1, 2, 3.
 func (r *deltaReader) zigzag() int64 {
 	u := r.uvarint()
 	return int64(u>>1) ^ -int64(u&1)
