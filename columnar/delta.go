@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // The DELTA encodings of parquet-format's Encodings.md, decoded here as
@@ -60,6 +61,7 @@ func deltaInts(data []byte, int32s bool, minCount, maxCount int, out []int64) (_
 			}
 		}
 	}()
+	out = slices.Grow(out, int(total)) // total is at most maxCount: bounded by the caller
 	out = append(out, first)
 	last, left := first, int(total)-1
 	var deltas []uint64
@@ -105,22 +107,36 @@ func deltaInts(data []byte, int32s bool, minCount, maxCount int, out []int64) (_
 }
 
 // unpackWide appends the first n values of w bits each (1 to 64), packed
-// LSB first, of data (which holds at least n*w bits) to out.
+// LSB first, of data (which holds at least n*w bits) to out: a value a
+// load of the 8 bytes it starts in (and the 9th where it spans it), but
+// near data's end, where its bytes are copied out first.
 func unpackWide(data []byte, w, n int, out []uint64) []uint64 {
 	mask := uint64(1)<<w - 1
 	if w == 64 {
 		mask = math.MaxUint64
 	}
-	for k := range n {
-		bit := k * w
-		at, shift := bit/8, uint(bit%8)
-		var word [9]byte
-		copy(word[:], data[at:])
-		v := binary.LittleEndian.Uint64(word[:8]) >> shift
-		if shift > 0 && w+int(shift) > 64 {
-			v |= uint64(word[8]) << (64 - shift)
+	start := len(out)
+	out = slices.Grow(out, n)[:start+n]
+	o := out[start:]
+	bit := 0
+	for k := range o {
+		at, shift := bit>>3, uint(bit&7)
+		var v uint64
+		if at+9 <= len(data) {
+			v = binary.LittleEndian.Uint64(data[at:]) >> shift
+			if shift > 0 && w+int(shift) > 64 {
+				v |= uint64(data[at+8]) << (64 - shift)
+			}
+		} else {
+			var word [9]byte
+			copy(word[:], data[at:])
+			v = binary.LittleEndian.Uint64(word[:8]) >> shift
+			if shift > 0 && w+int(shift) > 64 {
+				v |= uint64(word[8]) << (64 - shift)
+			}
 		}
-		out = append(out, v&mask)
+		o[k] = v & mask
+		bit += w
 	}
 	return out
 }
@@ -158,14 +174,27 @@ func deltaBytes(prefixed bool, data []byte, present, nv int, lens []int64, buf [
 		}
 		at += int(l)
 	}
-	pos = append(pos[:0], 0)
+	pos = append(slices.Grow(pos[:0], present+1), 0)
 	if !prefixed {
 		for _, l := range sizes[:present] {
 			pos = append(pos, pos[len(pos)-1]+int(l))
 		}
 		return data, pos, lens, buf, nil
 	}
-	buf = buf[:0]
+	// The values' lengths first (each its prefix, at most the value
+	// before it, and its suffix), checked, so that buf is sized once.
+	size, prevLen := int64(0), int64(0)
+	for j := range present {
+		p := prefixes[j]
+		if p < 0 || p > prevLen {
+			return nil, pos, lens, buf, fmt.Errorf("a prefix of %d bytes of a value of %d", p, prevLen)
+		}
+		prevLen = p + sizes[j]
+		if size += prevLen; size > maxPageBytes {
+			return nil, pos, lens, buf, errors.New("DELTA_BYTE_ARRAY values of over 256 MiB in a page")
+		}
+	}
+	buf = slices.Grow(buf[:0], int(size))
 	at, prev := 0, 0 // prev: where the value before starts in buf
 	for j := range present {
 		p, l := prefixes[j], int(sizes[j])
