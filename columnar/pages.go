@@ -112,6 +112,7 @@ func (p *parquetTable) readFixed(i, col int, t Type, sel []int) (_ *Column, err 
 		if d.dict != nil {
 			putSlice(&int64Pool, d.dict)
 		}
+		putSlice(&int64Pool, d.delta)
 	}()
 	if err := p.eachPage(i, col, cc, d.page); err != nil {
 		return nil, err
@@ -451,6 +452,10 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		int32s := d.pt == parquet.Types.Int32
 		if !int32s && d.pt != parquet.Types.Int64 {
 			return fmt.Errorf("a DELTA_BINARY_PACKED page of a %s column", d.pt)
+		}
+		if cap(d.delta) < nv { // a pooled scratch: a new one a chunk was zeroed each time
+			putSlice(&int64Pool, d.delta)
+			d.delta = getSlice[int64](&int64Pool, nv)
 		}
 		if d.delta, _, err = deltaInts(data, int32s, present, nv, d.delta[:0]); err != nil {
 			return err
@@ -931,6 +936,7 @@ func (p *parquetTable) readIntKey(i, col int, t Type) (_ *Dict, _ *Column, err e
 		if d.vals != nil {
 			putSlice(&int64Pool, d.vals)
 		}
+		putSlice(&int64Pool, d.delta)
 	}()
 	if err := p.eachPage(i, col, cc, d.page); err != nil {
 		return nil, nil, err

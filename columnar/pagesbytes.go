@@ -125,6 +125,14 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		if d.asDict {
 			return errNotFixed // a fallback page: its values are no entries
 		}
+		if n := 2 * nv; cap(d.dlens) < n { // pooled scratch: prefix lengths and lengths
+			putSlice(&int64Pool, d.dlens)
+			d.dlens = getSlice[int64](&int64Pool, n)
+		}
+		if cap(d.dpos) < nv+1 {
+			putSlice(&intPool, d.dpos)
+			d.dpos = getSlice[int](&intPool, nv+1)
+		}
 		d.dvals, d.dpos, d.dlens, d.dbuf, err = deltaBytes(e == parquet.Encodings.DeltaByteArray, data, present, nv, d.dlens[:0], d.dbuf, d.dpos)
 		if err != nil {
 			return err
@@ -279,7 +287,11 @@ func (p *parquetTable) decodeBytes(i, col int, t Type, sel []int, asDict bool) (
 		d.offs = make([]int, 1, n+1)
 		d.data = make([]byte, 0, min(cc.TotalUncompressedSize(), 1<<26)*int64(n)/int64(max(rows, 1)))
 	}
-	if err := p.eachPage(i, col, cc, d.page); err != nil {
+	err = p.eachPage(i, col, cc, d.page)
+	putSlice(&int64Pool, d.dlens)
+	putSlice(&intPool, d.dpos)
+	d.dlens, d.dpos, d.dvals, d.dbuf = nil, nil, nil, nil
+	if err != nil {
 		return nil, 0, err
 	}
 	if d.row != rows || d.out != n {

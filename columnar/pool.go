@@ -17,6 +17,7 @@ var (
 	float64Pool sync.Pool // *[]float64
 	int16Pool   sync.Pool // *[]int16: definition levels
 	int32Pool   sync.Pool // *[]int32: an INT32 chunk's values before they widen
+	intPool     sync.Pool // *[]int: a DELTA byte-array page's value offsets
 )
 
 // poison says Release fills what it gives back with a pattern (tests: a
