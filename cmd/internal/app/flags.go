@@ -305,13 +305,7 @@ func intKeyHow(fs *flag.FlagSet) string {
 // command that runs sets it, once its options are valid.
 func (j *joinFlags) tuneGC(opt *join.Options) {
 	gcStart.Do(func() { gcGOGC = debug.SetGCPercent(-1) }) // GOGC's, or the default's 100
-	// An earlier run's floor, not yet collected, puts nothing back from
-	// now on.
-	gcMu.Lock()
-	debug.SetGCPercent(-1)
 	pct := gcGOGC
-	gcGen++
-	gen := gcGen
 	mem := opt.MemBudget
 	if mem == 0 {
 		// Without it a key side of 10^7 keys (an 855 MB file) peaked at
@@ -320,9 +314,17 @@ func (j *joinFlags) tuneGC(opt *join.Options) {
 	} else {
 		pct = 50
 	}
+	// The key files are looked at before the lock: a floor's finalizer
+	// (and every finalizer behind it) would wait on their reads.
 	limit := local.GoMemLimit(mem, opt.Keys)
-	debug.SetMemoryLimit(limit)
 	small := local.SmallKeySide(mem, opt.Keys)
+	// An earlier run's floor, not yet collected, puts nothing back from
+	// now on.
+	gcMu.Lock()
+	gcGen++
+	gen := gcGen
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(limit)
 	if !small {
 		debug.SetGCPercent(pct)
 	}
