@@ -49,16 +49,7 @@ holding=$(q "WITH g AS (SELECT DISTINCT row_group_id, row_group_num_rows n FROM 
   s AS (SELECT row_group_id, sum(n) OVER (ORDER BY row_group_id) - n lo, sum(n) OVER (ORDER BY row_group_id) hi FROM g)
   SELECT count(DISTINCT row_group_id) FROM s, read_parquet('$large') p, read_parquet('$keys') k WHERE p.k = k.k AND p.row >= lo AND p.row < hi")
 
-timed() { # label, command...: appends "label secs kb" to $tmp/times
-  # The wall time from bash's clock in microseconds (/usr/bin/time's %e
-  # has two decimals, a sixth of a 0.06 s join), /usr/bin/time's start
-  # included for every command alike; the peak RSS from /usr/bin/time.
-  local label=$1; shift
-  local t0=$EPOCHREALTIME
-  /usr/bin/time -f "%M" -o "$tmp/rss" "$@" > /dev/null
-  local t1=$EPOCHREALTIME
-  echo "$label $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') $(cat "$tmp/rss")" >> "$tmp/times"
-}
+. bench/timing.sh # timed, med
 for i in $(seq 1 "$rounds"); do
   echo "round $i of $rounds" >&2
   timed ours "$tmp/join" run --keys "$keys" --input "$large" --key-col k --join-col k --out "$tmp/ours.csv" --quiet --report-json "$tmp/ours-$i.json"
@@ -67,7 +58,6 @@ for i in $(seq 1 "$rounds"); do
 done
 "$tmp/join" run --keys "$keys" --input "$large" --key-col k --join-col k --out "$tmp/ours.csv" > "$tmp/report.txt" 2>&1
 nrows() { echo $(($(wc -l < "$1") - 1)); }
-med() { awk -v l="$1" -v c="$2" '$1==l{print $c}' "$tmp/times" | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 verdict() { awk "BEGIN{print ($1)?\"met\":\"**missed**\"}"; }
 num() { grep -o "\"$1\": [0-9.e+-]*" "$tmp/ours-1.json" | head -1 | awk '{print $2}'; }
 bloom=$(num chunks_skipped_bloom); bloom=${bloom:-0}

@@ -30,13 +30,7 @@ if [ ! -f "$large" ]; then
 fi
 [ -f "$keys" ] || "$tmp/duckdb_join" --sql "COPY (SELECT (j * 7919 % 10000000)::BIGINT AS k FROM range(0, 5000000, 1000) t(j)) TO '$keys' (HEADER)" > /dev/null
 "$tmp/duckdb_join" --sql "COPY (SELECT path_in_schema, string_agg(DISTINCT encodings, '; ') AS encodings FROM parquet_metadata('$large') GROUP BY ALL ORDER BY ALL) TO '$tmp/meta.csv' (HEADER)" > /dev/null
-timed() { # label, command...: appends "label secs kb" to $tmp/times
-  local label=$1; shift
-  local t0=$EPOCHREALTIME
-  /usr/bin/time -f "%M" -o "$tmp/rss" "$@" > /dev/null
-  local t1=$EPOCHREALTIME
-  echo "$label $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') $(cat "$tmp/rss")" >> "$tmp/times"
-}
+. bench/timing.sh # timed, med
 ours=("$tmp/join" run --keys "$keys" --key-col k --input "$large" --join-col k --quiet)
 for i in $(seq 1 "$rounds"); do
   echo "round $i of $rounds" >&2
@@ -46,7 +40,6 @@ for i in $(seq 1 "$rounds"); do
 done
 for f in ours arrow duck; do tail -n +2 "$tmp/$f.csv" | sort > "$tmp/$f.sorted"; done
 cmp -s "$tmp/ours.sorted" "$tmp/arrow.sorted" && cmp -s "$tmp/ours.sorted" "$tmp/duck.sorted" || { echo "the outputs differ" >&2; exit 1; }
-med() { awk -v l="$1" -v c="$2" '$1==l{print $c}' "$tmp/times" | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 {
   echo "# A Parquet side of DELTA pages"

@@ -339,6 +339,18 @@ func pageLevels(levels []byte, nv int, scratch *[]uint32) (defs []uint32, presen
 	return *scratch, present, nil
 }
 
+// pageFits refuses a data page of nv values where only groupRows-row of
+// the row group's rows are left: a flat column's page holds a value (or
+// NULL) a row, so more is a damaged header (or chunk metadata), which
+// would size the page's levels and values (a review: 2.8 GiB for a DELTA
+// page of 13 bytes in a row group of 10 rows). Both pages decoders ask.
+func pageFits(nv, row, groupRows int) error {
+	if nv > groupRows-row {
+		return fmt.Errorf("a page of %d values with %d of the row group's rows left", nv, groupRows-row)
+	}
+	return nil
+}
+
 // dictIndices unpacks a dictionary-encoded page's present indices (data:
 // a bit width byte, then RLE/bit-packed runs) into *scratch, each checked
 // below entries.
@@ -373,12 +385,8 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 	if nv < 0 || nv > math.MaxInt32 || d.row+nv < d.row {
 		return fmt.Errorf("a page of %d values", nv)
 	}
-	if nv > d.groupRows-d.row {
-		// A flat column's page holds a value (or NULL) a row: more than
-		// the rows left is a damaged header (or chunk metadata), which
-		// would have sized the page's levels and values (a review: 2.8
-		// GiB for a DELTA page of 13 bytes in a row group of 10 rows).
-		return fmt.Errorf("a page of %d values with %d of the row group's rows left", nv, d.groupRows-d.row)
+	if err := pageFits(nv, d.row, d.groupRows); err != nil {
+		return err
 	}
 	d.bad = -1
 	defs, present, err := pageLevels(levels, nv, &d.defs)

@@ -111,8 +111,8 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 	if nv < 0 || d.row+nv < d.row {
 		return fmt.Errorf("a page of %d values", nv)
 	}
-	if nv > d.groupRows-d.row { // as fixedDecoder.values
-		return fmt.Errorf("a page of %d values with %d of the row group's rows left", nv, d.groupRows-d.row)
+	if err := pageFits(nv, d.row, d.groupRows); err != nil {
+		return err
 	}
 	defs, present, err := pageLevels(levels, nv, &d.defs)
 	if err != nil {
