@@ -327,9 +327,7 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 	if excluded > 0 {
 		ex.cnt.Add(excluded)
 	}
-	m.dropRows += screened
-	m.dropBytes += screened * int64(rowBytes+8)
-	t.counts.RowsScreenedBloom += screened
+	m.screenedOut(screened, rowBytes)
 	return nil
 }
 
@@ -557,11 +555,8 @@ func (x *execution) filterScreened(ctx context.Context, m *mapWorker, ib filters
 				t.crows = append(t.crows, row)
 			}
 		}
-		screened := int64(hi - lo - len(t.cvals))
 		m.rows += int64(hi - lo)
-		m.dropRows += screened
-		m.dropBytes += screened * int64(rowBytes+8)
-		t.counts.RowsScreenedBloom += screened
+		m.screenedOut(int64(hi-lo-len(t.cvals)), rowBytes)
 		pass := t.pass[:len(t.cvals)]
 		if m.guardStart(pass) {
 			ib.ContainsInts(t.cvals, pass)
@@ -592,11 +587,17 @@ func screenKeys(m *mapWorker, kt key.Type, keys [][]byte, rows []int, rowBytes i
 			n++
 		}
 	}
-	screened := int64(len(keys) - n)
-	m.dropRows += screened
-	m.dropBytes += screened * int64(rowBytes+8)
-	t.counts.RowsScreenedBloom += screened
+	m.screenedOut(int64(len(keys)-n), rowBytes)
 	return keys[:n], rows[:n]
+}
+
+// screenedOut counts n rows of rowBytes dropped by the screen: dropped
+// as the filter's drops count (the shuffle they saved), and apart
+// (RowsScreenedBloom), not as the filter's.
+func (m *mapWorker) screenedOut(n int64, rowBytes int) {
+	m.dropRows += n
+	m.dropBytes += n * int64(rowBytes+8)
+	m.tm.counts.RowsScreenedBloom += n
 }
 
 // inScreen reports whether k is one of screen's keys.
