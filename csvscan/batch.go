@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"slices"
 )
 
 // Batch holds records read by NextBatch: for each, the record as it is in
@@ -100,7 +101,10 @@ func digits8(w uint64, n uint) (int64, bool) {
 	// byte, little-endian). Every byte is a digit iff its high nibble is 3
 	// and adding 6 to it keeps the high nibble at 3 (Lemire's
 	// is_made_of_eight_digits_fast).
-	w = w<<(64-8*n) | 0x3030303030303030>>(8*n)
+	// n is 1 to 8 (the callers check): the shift counts are masked to 0-63
+	// so that the compiler drops its code for counts of 64 and more (for n
+	// = 8 the '0's are shifted out in two steps).
+	w = w<<((64-8*n)&63) | 0x3030303030303030>>((8*n-8)&63)>>8
 	return int64(parse8(w)), w&0xF0F0F0F0F0F0F0F0|(w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0>>4 == 0x3333333333333333
 }
 
@@ -192,6 +196,16 @@ func (r *Reader) fastBatch(col, max int, b *Batch) {
 		// separators are counted by the popcount of the mask's kind
 		// (countMarks for the words, which on GOAMD64=v1 is cheaper than a
 		// call).
+		if blockAsm {
+			s := lastRun{p: p, ls: ls, nf: nf, lastSep: lastSep, line: line, parse: parse}
+			var stopped bool
+			recs, ints, stopped = r.lastBlocks(&s, buf, want, max, known, recs, ints)
+			p, ls, nf, lastSep, line, parse = s.p, s.ls, s.nf, s.lastSep, s.line, s.parse
+			if stopped {
+				b.ints = ints
+				goto stop
+			}
+		}
 		for {
 			var mc, mn uint64
 			step, shift := 8, 3
@@ -422,4 +436,120 @@ func (r *Reader) fillMasksQ(p int) {
 // separator's word does.
 func countMarks(m uint64) int {
 	return int((m >> 7) * 0x0101010101010101 >> 56)
+}
+
+// lastRun is the state of the last-column scan that fastBatch hands to
+// lastBlocks and takes back: the step's position p, the line under way (its
+// start ls, its separators nf, its last separator lastSep, -1 for none),
+// lines consumed, and whether the integers are still being parsed.
+type lastRun struct {
+	p, ls, nf, lastSep int
+	line               int64
+	parse              bool
+}
+
+// lastBlocks is fastBatch's loop for the last column on the block
+// scanner's masks, written apart so that its state stays in registers (in
+// fastBatch's body it was spilled to the stack at every line): it appends
+// to recs (and to ints while s.parse) the records of the whole 64-byte
+// steps of buf from s.p, with the same rules, up to max records, and
+// reports whether fastBatch is to stop (a record for Next, or max
+// reached). It leaves in s what the rest of fastBatch's loop goes on from.
+// Blank lines are skipped; a line of another field count or longer than
+// maxRecord stops it at that line's start. O(bytes scanned).
+func (r *Reader) lastBlocks(s *lastRun, buf []byte, want, max int, known bool, recs []batchRec, ints []int64) ([]batchRec, []int64, bool) {
+	p, ls, nf, line, parse := s.p, s.ls, s.nf, s.line, s.parse
+	// lastSep below ls means none: ls-1 makes the field start lastSep+1
+	// whether the line has a separator or not.
+	lastSep := s.lastSep
+	if lastSep < ls {
+		lastSep = ls - 1
+	}
+	seps := want - 1
+	maxRec := maxRecord
+	lineMask := int64(0) // the records' line numbers: line & lineMask
+	if known {
+		lineMask = -1
+	}
+	full := r.buf // the integers' 8-byte loads may read past buf (r.qf)
+	n, nInts := len(recs), len(ints)
+	parse = parse && nInts == n
+	if max <= n {
+		return recs, ints, true
+	}
+	recs = slices.Grow(recs, max-n)[:max]
+	if parse {
+		ints = slices.Grow(ints, max-nInts)[:max]
+	}
+	stop := false
+	for p+64 <= len(buf) {
+		off := p - r.mk0
+		if off < 0 || off+64 > r.mn<<6 {
+			r.fillMasks(p)
+			off = 0
+		}
+		i, sh := off>>6, uint(off&63)
+		mc, mn := r.mseps[i]>>sh, r.mnls[i]>>sh
+		if sh != 0 {
+			mc |= r.mseps[i+1] << (64 - sh)
+			mn |= r.mnls[i+1] << (64 - sh)
+		}
+		for mn != 0 {
+			j := p + bits.TrailingZeros64(mn)
+			low := (mn & -mn) - 1 // the bytes before the line break
+			mn &= mn - 1
+			below := mc & low
+			mc &^= low
+			nf += bits.OnesCount64(below)
+			if below != 0 {
+				lastSep = p + 63 - bits.LeadingZeros64(below)
+			}
+			end := j
+			if end > ls && buf[end-1] == '\r' {
+				end--
+			}
+			if end == ls { // a blank line: skipped, as Next does
+				line++
+				ls, nf, lastSep = j+1, 0, j
+				continue
+			}
+			if nf != seps || j-ls > maxRec {
+				stop = true // Next reports or skips it
+				goto done
+			}
+			ks := lastSep + 1
+			line++
+			e := &recs[n]
+			e.rs, e.re, e.fs, e.fe, e.line = int32(ls), int32(end), int32(ks), int32(end), line&lineMask
+			if parse {
+				w := uint(end - ks)
+				if parse = w-1 <= 7 && ks+8 <= len(full); parse {
+					ints[n], parse = digits8(binary.LittleEndian.Uint64(full[ks:]), w)
+				}
+				if parse {
+					nInts = n + 1
+				}
+			}
+			n++
+			ls, nf, lastSep = j+1, 0, j
+			if n == max {
+				stop = true
+				goto done
+			}
+		}
+		nf += bits.OnesCount64(mc)
+		if mc != 0 {
+			lastSep = p + 63 - bits.LeadingZeros64(mc)
+		}
+		p += 64
+	}
+done:
+	if lastSep < ls {
+		lastSep = -1
+	}
+	s.p, s.ls, s.nf, s.lastSep, s.line, s.parse = p, ls, nf, lastSep, line, parse
+	if len(ints) > nInts || nInts > n {
+		ints = ints[:min(nInts, n)]
+	}
+	return recs[:n], ints, stop
 }

@@ -41,8 +41,21 @@ func viaNext(data []byte, col int, skip, asRange bool, nfields, chunk int, sep b
 	return out, r.Err()
 }
 
-// viaBatch reads data with NextBatch, in batches of random sizes.
+// viaBatch reads data with NextBatch, in batches of random sizes (small
+// ones, and sometimes the map phase's 256), with or without ScanInts.
 func viaBatch(data []byte, col int, skip, asRange bool, nfields, chunk int, sep byte, rng *rand.Rand) ([]testRec, error) {
+	size := func() int {
+		if rng.IntN(4) == 0 {
+			return 256
+		}
+		return 1 + rng.IntN(7)
+	}
+	return viaBatchWith(data, col, skip, asRange, nfields, chunk, sep, rng.IntN(2) == 0, size)
+}
+
+// viaBatchWith is viaBatch with ScanInts set to scan and the batches'
+// sizes from size.
+func viaBatchWith(data []byte, col int, skip, asRange bool, nfields, chunk int, sep byte, scan bool, size func() int) ([]testRec, error) {
 	var out []testRec
 	r := newTestReader(data, asRange, nfields, chunk, sep)
 	if !asRange {
@@ -53,8 +66,8 @@ func viaBatch(data []byte, col int, skip, asRange bool, nfields, chunk int, sep 
 	if skip {
 		r.SkipBad(func(pe *ParseError) { out = append(out, testRec{off: pe.Offset, line: pe.Line, bad: pe.Msg}) })
 	}
-	b := Batch{ScanInts: rng.IntN(2) == 0}
-	for r.NextBatch(col, 1+rng.IntN(7), &b) {
+	b := Batch{ScanInts: scan}
+	for r.NextBatch(col, size(), &b) {
 		if b.Len() == 0 {
 			return nil, errors.New("NextBatch reported an empty batch")
 		}
@@ -192,6 +205,9 @@ func TestBatchMatchesNext(t *testing.T) {
 			for i := range 300 {
 				inputs = append(inputs, randomSV(rng, rng.IntN(60), 1+rng.IntN(4), []float64{0, 0.05, 0.5}[i%3], sep))
 			}
+			for i := range 20 { // long enough for full batches of 256 records
+				inputs = append(inputs, randomSV(rng, 300+rng.IntN(600), 1+rng.IntN(4), []float64{0, 0.001, 0.05}[i%3], sep))
+			}
 			for range 200 { // malformed: random bytes over a CSV alphabet
 				alphabet := []byte("a1,\n\r\"x " + string(sep))
 				b := []byte("A" + string(sep) + "B\n")
@@ -208,6 +224,42 @@ func TestBatchMatchesNext(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBatchIntsLong: the map phase's read of an NBER-shaped file (the last
+// column, ScanInts, batches of 256, whole buffers and small reads), with
+// now and then a field the scan does not parse, a CRLF or a blank line,
+// gives what Next gives, and Ints the leading values (checkInts).
+func TestBatchIntsLong(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	for _, asm := range []bool{true, false} {
+		withBlockAsm(t, asm)
+		for i := range 60 {
+			sep := []byte{',', '\t'}[i%2]
+			cols := 1 + rng.IntN(3)
+			data := intSV(rng, 300+rng.IntN(3000), cols, []float64{0, 0.0005, 0.01}[i%3], sep)
+			for _, chunk := range []int{0, 4096, 100} {
+				for _, asRange := range []bool{false, true} {
+					want, werr := viaNext(data, cols-1, false, asRange, cols, chunk, sep)
+					got, gerr := viaBatchWith(data, cols-1, false, asRange, cols, chunk, sep, true, func() int { return 256 })
+					if fmt.Sprint(werr) != fmt.Sprint(gerr) || !slices.Equal(got, want) {
+						t.Fatalf("asm %v, sep %q, %d columns, chunk %d, range %v: NextBatch %v, %d records; Next %v, %d records; first difference %s",
+							asm, sep, cols, chunk, asRange, gerr, len(got), werr, len(want), firstRecDiff(got, want))
+					}
+				}
+			}
+		}
+	}
+}
+
+// firstRecDiff describes the first record where got and want differ.
+func firstRecDiff(got, want []testRec) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return fmt.Sprintf("at %d: %+v against %+v", i, got[i], want[i])
+		}
+	}
+	return "in length"
 }
 
 // FuzzBatch: on any bytes and any separator, NextBatch reads what Next reads;
@@ -259,4 +311,43 @@ func TestCountMarks(t *testing.T) {
 			t.Fatalf("countMarks(%#x) = %d, want %d", m, got, want)
 		}
 	}
+}
+
+// intSV is a header and rows of cols fields of decimal integers of 1 to 8
+// digits (the NBER shape, whose last column the scan parses), with, at
+// rate odd, a field of 9 digits or a sign (which the scan leaves to Ints'
+// callers), a CRLF line end or a blank line.
+func intSV(rng *rand.Rand, rows, cols int, odd float64, sep byte) []byte {
+	var b bytes.Buffer
+	for c := range cols {
+		if c > 0 {
+			b.WriteByte(sep)
+		}
+		fmt.Fprintf(&b, "C%d", c)
+	}
+	b.WriteByte('\n')
+	for range rows {
+		for c := range cols {
+			if c > 0 {
+				b.WriteByte(sep)
+			}
+			switch {
+			case rng.Float64() < odd:
+				fmt.Fprintf(&b, "%d", 100000000+rng.IntN(900000000))
+			case rng.Float64() < odd:
+				fmt.Fprintf(&b, "-%d", rng.IntN(1000))
+			default:
+				fmt.Fprintf(&b, "%d", rng.IntN(1<<(1+rng.IntN(26))))
+			}
+		}
+		switch {
+		case rng.Float64() < odd:
+			b.WriteString("\r\n")
+		case rng.Float64() < odd:
+			b.WriteString("\n\n")
+		default:
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
 }

@@ -116,12 +116,33 @@ func BenchmarkReadCite(b *testing.B) {
 			return sum
 		}
 	}
+	// The map phase's path: the join column's integers parsed by the scan
+	// (Batch.ScanInts), the rest of the batch untouched.
+	ints := func() int64 {
+		r := NewReader(bytes.NewReader(data), "cite")
+		if _, err := r.ReadHeader(); err != nil {
+			panic(err)
+		}
+		var sum int64
+		b := Batch{ScanInts: true}
+		for r.NextBatch(1, 256, &b) {
+			for _, v := range b.Ints() {
+				sum += v
+			}
+		}
+		if r.Err() != nil {
+			panic(r.Err())
+		}
+		return sum
+	}
 	run("batch", batch(false))
 	run("batch+key", batch(true))
+	run("batch+ints", ints)
 	if blockAsm { // the word loop alone, as on a CPU without AVX2 or with ACBFJOIN_CPU=portable
 		blockAsm = false
 		run("batch-words", batch(false))
 		run("batch+key-words", batch(true))
+		run("batch+ints-words", ints)
 		blockAsm = true
 	}
 	run("split", ours(0))
