@@ -301,7 +301,11 @@ func mapRows[W interface{ base() *mapWorker }](ctx context.Context, x *execution
 // join column.
 type batchWorker struct {
 	mapWorker
-	bf      filters.BatchFilter // f, if it tests keys in batches
+	bf filters.BatchFilter // f, if it tests keys in batches
+	// ib is f, for integer keys, if it tests them as integers: a batch whose
+	// keys all parsed (csvscan.Batch.Ints) is probed on the values, and a
+	// key's bytes are written only for the rows that pass.
+	ib      filters.IntBatchFilter
 	batch   csvscan.Batch
 	kb      [mapBatch][8]byte // the batch's integer keys
 	intKeys [mapBatch][]byte  // kb[i][:], set once
@@ -391,6 +395,9 @@ func (x *execution) mapInput(ctx context.Context, in mapInputs) (mapStats, error
 		m := &batchWorker{mapWorker: x.newMapWorker(i, in, sketches), pass: make([]bool, mapBatch)}
 		m.batch.ScanInts = kt == key.Int
 		m.bf, _ = m.f.(filters.BatchFilter)
+		if kt == key.Int {
+			m.ib, _ = m.f.(filters.IntBatchFilter)
+		}
 		for i := range m.intKeys {
 			m.intKeys[i] = m.kb[i][:]
 		}
@@ -408,6 +415,14 @@ func (x *execution) mapInput(ctx context.Context, in mapInputs) (mapStats, error
 			// overlap), then the survivors to the shuffle. recs maps a key
 			// to its record; nil when they are one to one.
 			n := b.Len()
+			if m.ib != nil {
+				if ints := b.Ints(); len(ints) == n {
+					if err := m.intBatch(r, b, ints); err != nil {
+						return err
+					}
+					continue
+				}
+			}
 			m.keys, m.recs = m.keys[:0], nil
 			first := 0 // the first key for key.Of
 			if kt == key.Int {
@@ -459,6 +474,35 @@ func (x *execution) mapInput(ctx context.Context, in mapInputs) (mapStats, error
 		}
 		return r.Err()
 	})
+}
+
+// intBatch is the batch loop of mapInput for a batch of integer keys that
+// all parsed (ints, one a record of b) and a filter that tests integers
+// (m.ib): the verdicts on the values (ContainsInts, which tests what
+// ContainsBatch tests on the keys' bytes), then each row dropped, or
+// written out with its key's bytes made for it alone. O(len(ints)).
+func (m *batchWorker) intBatch(r *csvscan.Reader, b *csvscan.Batch, ints []int64) error {
+	pass := m.pass[:len(ints)]
+	m.probeInts(m.ib, ints, pass)
+	m.rows += int64(len(ints))
+	for j, v := range ints {
+		if !pass[j] && !m.bypass {
+			m.drop(b.RawLen(j), len(m.kb[j]))
+			continue
+		}
+		k := m.intKeys[j]
+		key.PutInt(k, v)
+		if !pass[j] {
+			if err := m.rejectCSV(r, k, b.Offset(j), b.Raw(j)); err != nil { // counts the drop
+				return err
+			}
+			continue
+		}
+		if err := m.emitCSV(r, k, b.Offset(j), b.Raw(j)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // settle makes the actual partition counts the plain ones when no row was
