@@ -539,12 +539,39 @@ const batchBlock = 64
 // laterProbes finishes a block of keys whose first probes set o: a key
 // whose first bit is set is tested at its probes 1 to k-1 (hashes h1s,
 // h2s), and o[i] cleared at the first clear bit. O(k) a key.
+//
+// About a fifth of the keys pass the first probe of the NBER join's filter
+// (its first level a fifth full), and a branch on that bit, key by key, was
+// mispredicted at that rate. So the keys that passed are listed without a
+// branch (idx), all of them tested at probe 1 in one branch-free pass that
+// keeps those that pass again (a twenty-fifth of the keys), and only those
+// go on key by key, stopping at the first clear bit. On keys that do not
+// repeat (BenchmarkContainsBatch) 7.7-8.2 -> 6.2-6.8 cpu-ns a key at 65,771
+// keys; at 10^6 (3.25 MB, past the L2 cache) within the noise. Testing all
+// k-1 probes branch-free, or in rounds, was slower there (the rounds'
+// loads wait on each other's).
 func laterProbes(b1 []uint64, m1 uint64, k int, h1s, h2s *[batchBlock]uint64, o []bool) {
-	for i := range o {
-		if !o[i] {
-			continue
+	var idx [batchBlock]uint8
+	c := 0
+	for i, set := range o {
+		idx[c&(batchBlock-1)] = uint8(i)
+		if set {
+			c++
 		}
-		for j := 1; j < k; j++ {
+	}
+	if k < 2 {
+		return
+	}
+	c2 := 0
+	for _, i := range idx[:c] {
+		p := hashing.Probe(h1s[i], h2s[i], 1, m1)
+		bit := b1[p>>6] >> (p & 63) & 1
+		idx[c2] = i
+		c2 += int(bit)
+		o[i] = bit != 0
+	}
+	for _, i := range idx[:c2] {
+		for j := 2; j < k; j++ {
 			p := hashing.Probe(h1s[i], h2s[i], j, m1)
 			if b1[p>>6]&(1<<(p&63)) == 0 {
 				o[i] = false
