@@ -3,6 +3,8 @@ package shuffle
 import (
 	"testing"
 	"unsafe"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
 func TestPoolAllocator(t *testing.T) {
@@ -37,4 +39,32 @@ func TestPoolAllocator(t *testing.T) {
 		t.Fatal("Allocate(0) != nil")
 	}
 	a.Free(make([]byte, 10)) // foreign memory is left alone
+}
+
+// TestPoolGivesWay: the buffers kept for reuse never take the allocator
+// past its limit: a new buffer drops pooled ones first, so the most it
+// ever holds is the limit or the buffers handed out, whichever is more.
+func TestPoolGivesWay(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	const limit = 256 << 10
+	a := newPoolAllocator(limit/2, limit)
+	var held [][]byte
+	var most int64 // of inUse
+	for i := range 20000 {
+		if len(held) > 0 && rng.IntN(2) == 0 {
+			j := rng.IntN(len(held))
+			a.Free(held[j])
+			held[j] = held[len(held)-1]
+			held = held[:len(held)-1]
+		} else {
+			held = append(held, a.Allocate(1+rng.IntN(40<<10)))
+		}
+		most = max(most, a.inUse)
+		if a.inUse+a.pooled > max(limit, a.inUse) || a.pooled > a.keep {
+			t.Fatalf("step %d: %d bytes handed out, %d pooled: past the limit %d (keep %d)", i, a.inUse, a.pooled, limit, a.keep)
+		}
+	}
+	if want := max(limit, most); a.peakBytes() > want {
+		t.Fatalf("peak %d bytes, want at most %d", a.peakBytes(), want)
+	}
 }

@@ -21,6 +21,7 @@ type batch struct {
 	keyOff, keyData []byte
 	tags, seqs      []byte
 	rowOff, rowData []byte
+	held            int64 // the buffers' capacities: the allocator's bytes they take
 	// The last finished batch's records and bytes: the next one's
 	// buffers start that large, since it is cut by the same rule, and
 	// grow no more (growing copied 0.35 s of the 27 s of CPU of a join
@@ -35,53 +36,98 @@ const (
 	batchStartBytes = 4 << 10
 )
 
-// grow returns buf with room for need bytes, its len kept: a buffer of
-// a's at least twice the capacity, the bytes copied and the old one
-// freed, when buf has less. Amortised O(1) a byte.
-func grow(a *poolAllocator, buf []byte, need, start int) []byte {
-	if need <= cap(buf) { // inlined: the common case, six times a record
-		return buf
-	}
-	return regrow(a, buf, need, start)
-}
-
-// regrow is grow's copy into a larger buffer.
-func regrow(a *poolAllocator, buf []byte, need, start int) []byte {
-	nb := a.allocateDirty(max(need, 2*cap(buf), start))
-	nb = nb[:copy(nb[:cap(nb)], buf)]
-	if cap(buf) > 0 {
-		a.Free(buf)
-	}
-	return nb
-}
-
 // rows is the records added since the last finish.
 func (b *batch) rows() int { return len(b.tags) }
 
-// add appends r. O(len(r.Key) + len(r.Row)), amortised.
-func (b *batch) add(a *poolAllocator, r Record) {
+// add appends r and reports true; or, when the room r needs would take
+// the batch's buffers past limit bytes, it changes nothing and reports
+// false, for the caller to finish the batch first. An empty batch takes
+// any record. O(len(r.Key) + len(r.Row)), amortised.
+func (b *batch) add(a *poolAllocator, r Record, limit int64) bool {
 	n := b.rows()
-	rows := max(batchStartRows, b.lastN)
-	if len(b.keyOff) == 0 {
-		b.keyOff = grow(a, b.keyOff, 4*(rows+1), 0)[:4] // offsets start at 0
-		b.rowOff = grow(a, b.rowOff, 4*(rows+1), 0)[:4]
-		clear(b.keyOff)
-		clear(b.rowOff)
+	// Room first, so that the appends below never reallocate. rowOff
+	// grows with keyOff, to the same capacity. The common case, a
+	// comparison a buffer, stays here; grow is the rare one.
+	if 4*(n+2) > cap(b.keyOff) || n+1 > cap(b.tags) || 8*(n+1) > cap(b.seqs) ||
+		len(b.keyData)+len(r.Key) > cap(b.keyData) || len(b.rowData)+len(r.Row) > cap(b.rowData) {
+		if !b.grow(a, r, limit) {
+			return false
+		}
 	}
-	// Room first, so that the appends below never reallocate.
-	b.keyOff = grow(a, b.keyOff, 4*(n+2), 0)
-	b.rowOff = grow(a, b.rowOff, 4*(n+2), 0)
-	b.tags = grow(a, b.tags, n+1, rows)
-	b.seqs = grow(a, b.seqs, 8*(n+1), 8*rows)
-	b.keyData = grow(a, b.keyData, len(b.keyData)+len(r.Key), max(batchStartBytes, b.lastKeyBytes))
-	b.rowData = grow(a, b.rowData, len(b.rowData)+len(r.Row), max(batchStartBytes, b.lastRowLen))
-
 	b.keyData = append(b.keyData, r.Key...)
 	b.keyOff = binary.LittleEndian.AppendUint32(b.keyOff, uint32(len(b.keyData)))
 	b.rowData = append(b.rowData, r.Row...)
 	b.rowOff = binary.LittleEndian.AppendUint32(b.rowOff, uint32(len(b.rowData)))
 	b.tags = append(b.tags, r.Tag)
 	b.seqs = binary.LittleEndian.AppendUint64(b.seqs, uint64(r.Seq))
+	return true
+}
+
+// grow makes room for r. An empty batch (finish and free leave no
+// buffers) gets its first buffers: as large as the last batch's, when
+// those with r fit in limit, else just large enough for r. A batch with
+// records gets each short buffer copied into one of a's at least twice its
+// capacity and the old one freed, unless its buffers would then take more
+// than limit: then grow changes nothing and reports false. The old copy
+// of a buffer being grown is not held against limit, or a batch's row
+// bytes could not double from 4 KiB to 8 KiB beside its 4 KiB of keys in
+// MinBudget's 16 KiB share: a Writer grows one buffer at a time, at most
+// half the share, and the budget's quarter kept for reuse has room for
+// one a writer (see the budget's split in shuffle.go). O(the bytes
+// copied).
+func (b *batch) grow(a *poolAllocator, r Record, limit int64) bool {
+	if n := b.rows(); n > 0 {
+		bufs := [...]*[]byte{&b.keyOff, &b.rowOff, &b.tags, &b.seqs, &b.keyData, &b.rowData}
+		need := [...]int{4 * (n + 2), 4 * (n + 2), n + 1, 8 * (n + 1), len(b.keyData) + len(r.Key), len(b.rowData) + len(r.Row)}
+		// keyData and rowData are nil after a first record without a key
+		// or a row; the others never are in a batch with records.
+		start := [...]int{0, 0, 0, 0, max(batchStartBytes, b.lastKeyBytes), max(batchStartBytes, b.lastRowLen)}
+		var sizes [len(bufs)]int64
+		held := b.held
+		for i, buf := range bufs {
+			if need[i] > cap(*buf) {
+				sizes[i] = classBytes(max(need[i], 2*cap(*buf), start[i]))
+				held += sizes[i] - int64(cap(*buf))
+			}
+		}
+		if held > limit {
+			return false
+		}
+		for i, buf := range bufs {
+			if sizes[i] > 0 {
+				nb := a.allocateDirty(int(sizes[i]))
+				nb = nb[:copy(nb[:cap(nb)], *buf)]
+				if cap(*buf) > 0 {
+					a.Free(*buf)
+				}
+				*buf = nb
+			}
+		}
+		b.held = held
+		return true
+	}
+	rows := max(batchStartRows, b.lastN)
+	keys := max(batchStartBytes, b.lastKeyBytes, len(r.Key))
+	data := max(batchStartBytes, b.lastRowLen, len(r.Row))
+	if 2*classBytes(4*(rows+1))+classBytes(rows)+classBytes(8*rows)+classBytes(keys)+classBytes(data) > limit {
+		rows, keys, data = 1, len(r.Key), len(r.Row)
+	}
+	b.keyOff = b.first(a, 4*(rows+1))[:4] // offsets start at 0
+	b.rowOff = b.first(a, 4*(rows+1))[:4]
+	clear(b.keyOff)
+	clear(b.rowOff)
+	b.tags = b.first(a, rows)
+	b.seqs = b.first(a, 8*rows)
+	b.keyData = b.first(a, keys)
+	b.rowData = b.first(a, data)
+	return true
+}
+
+// first is an empty batch's buffer of size bytes, counted in held.
+func (b *batch) first(a *poolAllocator, size int) []byte {
+	buf := a.allocateDirty(size)[:0]
+	b.held += int64(cap(buf))
+	return buf
 }
 
 // finish hands the records added so far to a new record of Schema (nil

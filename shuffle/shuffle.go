@@ -11,8 +11,9 @@
 //
 // Concurrency: a Shuffle is shared; each map goroutine adds records through its
 // own Writer; batches of different partitions are measured and spilled in
-// parallel. Partition may be called concurrently for different partitions
-// after Seal.
+// parallel, and a Writer whose finished batch finds the budget's half for
+// them full waits for the spills in progress to free it. Partition may be
+// called concurrently for different partitions after Seal.
 package shuffle
 
 import (
@@ -55,11 +56,29 @@ type Options struct {
 	BatchRows  int // most rows per batch; 0 means 8192
 }
 
-// The memory budget is split three ways: a quarter for the batches the Writers
-// are building (one per writer and partition), half for finished batches
-// buffered in memory, a quarter for freed buffers kept for reuse. Every Arrow
-// buffer the shuffle allocates is counted (Stats.PeakBytes), so the shuffle's
-// Arrow memory stays within MemBudget plus one record per builder.
+// The memory budget is split three ways, and every Arrow buffer the
+// shuffle allocates is counted (Stats.PeakBytes) at its size class:
+//
+//   - a quarter for the batches the Writers are building, a share a builder
+//     (a writer's batch of one partition): a batch whose next record would
+//     grow its buffers past the share is finished first, so only a batch
+//     whose first record alone outgrows it holds more, that record's
+//     buffers;
+//   - half for finished batches, from the moment one is buffered until its
+//     memory is freed (a spilled batch once it is written): a batch that
+//     would pass it waits for spills to free room, or spills the largest
+//     partition itself;
+//   - a quarter for freed buffers kept for reuse, which give way to new
+//     buffers rather than pass the budget: it also holds each writer's old
+//     copy of a buffer it grows (at most half a share), the IPC encoders'
+//     metadata (512 bytes a partition) and, in the reduce, with the
+//     builders' quarter, the spill files' batches being read.
+//
+// So the shuffle's Arrow memory stays within MemBudget plus, for a builder
+// whose first record alone outgrows its share, that record's buffers:
+// PeakBound. Counting a batch at its buffers' lengths, not their
+// capacities, and a spilling one as gone when its spill began, let it
+// pass the budget by up to 11% at MinBudget(8, 4) (TestPeakBound).
 const (
 	minBatchBytes = 8 << 10
 	maxBatchBytes = 4 << 20
@@ -104,10 +123,13 @@ type Shuffle struct {
 	opt        Options
 	alloc      *poolAllocator
 	batchBytes int64 // a Writer's batch is finished at this many bytes
-	memLimit   int64 // buffered batches spill beyond this
+	share      int64 // a builder's buffers take at most this much, bar a single record
+	memLimit   int64 // finished batches in memory wait or spill beyond this
 	mu         sync.Mutex
+	room       sync.Cond // on mu: signalled as spills free memory
 	parts      []*partition
-	memAll     int64
+	memAll     int64 // finished batches' bytes held: buffered, and being spilled until freed
+	spilling   int64 // the part of memAll that spills in progress are freeing
 	stats      Stats
 	dir        string // spill folder, created on first spill
 	sealed     bool
@@ -137,14 +159,16 @@ func New(opt Options) (*Shuffle, error) {
 		return nil, fmt.Errorf("shuffle: memory budget of %d bytes is below the minimum of %d for %d writers and %d partitions",
 			opt.MemBudget, min, opt.Writers, opt.Partitions)
 	}
-	batch := opt.MemBudget / (8 * int64(opt.Writers) * int64(opt.Partitions))
+	builders := int64(opt.Writers) * int64(opt.Partitions)
 	s := &Shuffle{
 		opt:        opt,
-		alloc:      newPoolAllocator(opt.MemBudget / 4),
-		batchBytes: min(batch, maxBatchBytes),
+		alloc:      newPoolAllocator(opt.MemBudget/4, opt.MemBudget),
+		batchBytes: min(opt.MemBudget/(8*builders), maxBatchBytes),
+		share:      opt.MemBudget / (4 * builders),
 		memLimit:   opt.MemBudget / 2,
 		parts:      make([]*partition, opt.Partitions),
 	}
+	s.room.L = &s.mu
 	for i := range s.parts {
 		c := &countWriter{}
 		s.parts[i] = &partition{counter: c, meter: ipc.NewWriter(c, ipc.WithSchema(Schema), ipc.WithAllocator(s.alloc))}
@@ -171,14 +195,22 @@ func (s *Shuffle) NewWriter() *Writer {
 const MaxRecordBytes = 1 << 30
 
 // Add appends r to partition p. The record's bytes are copied. O(len(r)),
-// plus the cost of a batch when this one fills it. A record longer than
-// MaxRecordBytes is an error, and nothing is added.
+// plus the cost of a batch when this one fills it or r would grow it past
+// its share of the budget (which may wait for spills, see Shuffle). A
+// record longer than MaxRecordBytes is an error, and nothing is added.
 func (w *Writer) Add(p int, r Record) error {
 	if n := len(r.Key) + len(r.Row); n > MaxRecordBytes {
 		return fmt.Errorf("shuffle: a record of %d bytes (key and row), at most %d", n, MaxRecordBytes)
 	}
 	b := &w.batches[p]
-	b.add(w.s.alloc, r)
+	if !b.add(w.s.alloc, r, w.s.share) {
+		// r would grow the batch past its share of the budget: the batch
+		// goes first, and r starts the next, which takes any record.
+		if err := w.flush(p); err != nil {
+			return err
+		}
+		b.add(w.s.alloc, r, w.s.share)
+	}
 	w.bytes[p] += RecordBytes(r)
 	if b.rows() >= w.s.opt.BatchRows || w.bytes[p] >= w.s.batchBytes {
 		return w.flush(p)
@@ -216,89 +248,113 @@ func (w *Writer) Close() error {
 // the join counts the records its filter dropped by it.
 func RecordBytes(r Record) int64 { return int64(len(r.Key)+len(r.Row)) + 4 + 4 + 1 + 8 }
 
-// recordBytes is the memory held by a batch's buffers: the allocator's size
-// class of each, which covers the builders' doubling and the allocator's
-// rounding, not just the bytes in use.
+// recordBytes is the memory held by a batch's buffers: the capacity of
+// each, its size class in the allocator, which covers the builders'
+// doubling and the allocator's rounding, not just the bytes in use. Not
+// memory.Buffer.Cap, which is the slice's length: by that a batch of 60
+// records of an 8-byte key and a 120-byte row was counted at 9,792 of its
+// 13,888 bytes. O(columns).
 func recordBytes(rec arrow.Record) int64 {
 	var n int64
 	for _, col := range rec.Columns() {
 		for _, buf := range col.Data().Buffers() {
-			if buf != nil && buf.Cap() > 0 {
-				n += 1 << sizeClass(buf.Cap())
+			if buf != nil {
+				n += int64(cap(buf.Buf()))
 			}
 		}
 	}
 	return n
 }
 
-// add takes ownership of rec: it measures it, then buffers it or, if the
-// partition has spilled, writes it to the spill file.
+// add takes ownership of rec: it measures it, then buffers it, once the
+// finished batches have room for it, or, if the partition has spilled,
+// writes it to the spill file. Until it returns rec's memory is its
+// builder's: the Writer builds nothing meanwhile.
 func (s *Shuffle) add(p int, rec arrow.Record) error {
 	defer rec.Release()
 	part := s.parts[p]
+	size := recordBytes(rec)
 	part.mu.Lock()
-	s.mu.Lock()
-	if s.sealed || s.closed {
+	for {
+		s.mu.Lock()
+		if s.sealed || s.closed {
+			s.mu.Unlock()
+			part.mu.Unlock()
+			return errors.New("shuffle: add after Seal or Close")
+		}
+		if part.spilled {
+			break
+		}
+		if s.memAll+size <= s.memLimit {
+			rec.Retain()
+			part.mem = append(part.mem, rec)
+			part.memBytes += size
+			s.memAll += size
+			break
+		}
+		// No room: make some without holding part, which spill takes,
+		// then look again (another writer may take it first).
 		s.mu.Unlock()
 		part.mu.Unlock()
-		return errors.New("shuffle: add after Seal or Close")
+		if err := s.makeRoom(part, size); err != nil {
+			return err
+		}
+		part.mu.Lock()
 	}
 	s.stats.Records += rec.NumRows()
 	s.mu.Unlock()
+	defer part.mu.Unlock()
 	if err := part.meter.Write(rec); err != nil {
-		part.mu.Unlock()
 		return fmt.Errorf("shuffle: measure batch: %w", err)
 	}
-	if part.spilled {
-		if part.spillW == nil {
-			part.mu.Unlock()
-			return errors.New("shuffle: spill file missing after an earlier failure")
-		}
-		err := part.spillW.Write(rec)
-		part.mu.Unlock()
-		if err != nil {
-			return fmt.Errorf("shuffle: spill: %w", err)
-		}
+	if !part.spilled {
 		return nil
 	}
-	rec.Retain()
-	size := recordBytes(rec)
-	s.mu.Lock()
-	part.mem = append(part.mem, rec)
-	part.memBytes += size
-	s.memAll += size
-	s.mu.Unlock()
-	part.mu.Unlock()
-	return s.spillOver()
+	if part.spillW == nil {
+		return errors.New("shuffle: spill file missing after an earlier failure")
+	}
+	if err := part.spillW.Write(rec); err != nil {
+		return fmt.Errorf("shuffle: spill: %w", err)
+	}
+	return nil
 }
 
-// spillOver sends partitions to disk, largest first, until the buffered
-// batches fit their share of the budget. Called with no lock held.
-func (s *Shuffle) spillOver() error {
-	for {
-		s.mu.Lock()
-		if s.memAll <= s.memLimit {
-			s.mu.Unlock()
-			return nil
+// makeRoom returns once part has spilled or the finished batches have
+// room for size more bytes: while the batches buffered (those being
+// spilled aside) leave no room, it spills the largest partition, part
+// counted with its new batch; while they do, it waits for the spills in
+// progress to free their batches. Called with no lock held; O(partitions)
+// a spill, plus the spills' writes.
+func (s *Shuffle) makeRoom(part *partition, size int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !part.spilled && s.memAll+size > s.memLimit {
+		if s.closed {
+			return errors.New("shuffle: add after Close")
 		}
-		var big *partition
-		for _, part := range s.parts {
-			if !part.spilled && part.memBytes > 0 && (big == nil || part.memBytes > big.memBytes) {
-				big = part
+		if s.memAll-s.spilling+size <= s.memLimit {
+			s.room.Wait() // spills in progress will free enough
+			continue
+		}
+		big, most := part, part.memBytes+size
+		for _, q := range s.parts {
+			if !q.spilled && q.memBytes > most {
+				big, most = q, q.memBytes
 			}
 		}
 		s.mu.Unlock()
-		if big == nil {
-			return nil
-		}
-		if err := s.spill(big); err != nil {
+		err := s.spill(big)
+		s.mu.Lock()
+		if err != nil {
 			return err
 		}
 	}
+	return nil
 }
 
-// spill writes part's buffered batches to its new spill file and marks it
-// spilled. Another goroutine may have done so first: then it does nothing.
+// spill writes part's buffered batches to its new spill file, freeing
+// each once written, and marks it spilled. Another goroutine may have done
+// so first: then it does nothing. O(the buffered bytes) of writes.
 func (s *Shuffle) spill(part *partition) error {
 	part.mu.Lock()
 	defer part.mu.Unlock()
@@ -320,13 +376,15 @@ func (s *Shuffle) spill(part *partition) error {
 	}
 	dir := s.dir
 	recs := part.mem
-	s.memAll -= part.memBytes
+	// The batches stay in memAll until they are freed, as spilling.
+	s.spilling += part.memBytes
 	part.mem, part.memBytes, part.spilled = nil, 0, true
 	s.stats.Spills++
 	s.mu.Unlock()
-	defer func() {
-		for _, rec := range recs {
-			rec.Release()
+	next := 0
+	defer func() { // after an error too
+		for _, rec := range recs[next:] {
+			s.free(rec)
 		}
 	}()
 	f, err := os.CreateTemp(dir, "part-*.arrow")
@@ -336,11 +394,26 @@ func (s *Shuffle) spill(part *partition) error {
 	part.spill = f
 	part.spillW = ipc.NewWriter(f, ipc.WithSchema(Schema), ipc.WithAllocator(s.alloc))
 	for _, rec := range recs {
-		if err := part.spillW.Write(rec); err != nil {
+		err := part.spillW.Write(rec)
+		next++
+		s.free(rec)
+		if err != nil {
 			return fmt.Errorf("shuffle: spill: %w", err)
 		}
 	}
 	return nil
+}
+
+// free releases a batch that was being spilled and wakes the writers
+// waiting for room. O(columns).
+func (s *Shuffle) free(rec arrow.Record) {
+	size := recordBytes(rec)
+	rec.Release()
+	s.mu.Lock()
+	s.memAll -= size
+	s.spilling -= size
+	s.room.Broadcast()
+	s.mu.Unlock()
 }
 
 // Shrink gives back the memory the shuffle holds between its writers'
@@ -512,4 +585,29 @@ type countWriter struct{ n int64 }
 func (c *countWriter) Write(p []byte) (int, error) {
 	c.n += int64(len(p))
 	return len(p), nil
+}
+
+// PeakBound is the most Arrow memory (Stats.PeakBytes) a Shuffle of opt
+// holds, map and reduce, when no record's key and row together are longer
+// than longest bytes. In the map phase that is MemBudget, plus, for each
+// builder (a writer's batch of one partition) whose first record alone
+// outgrows its share, the buffers past the share: the record's key and
+// row, each rounded up to a power of two (at most twice its bytes, plus
+// 62), and four of 64 bytes. In the reduce it is the finished batches'
+// half of the budget plus, for each partition, the two batch bodies
+// Arrow's IPC reader holds at once (the one it reads and the last), each
+// at most the smaller of a batch's buffers and its content (records up to
+// the batch size, one record more, and 50 bytes of offsets and padding)
+// rounded up to a power of two: within the budget when no record outgrows
+// a share and there are two writers or more, or the shares are powers of
+// two, as MinBudget's are. O(1); safe for concurrent use.
+func PeakBound(opt Options, longest int64) int64 {
+	w, p := int64(max(opt.Writers, 1)), int64(max(opt.Partitions, 1))
+	share := opt.MemBudget / (4 * w * p)
+	batch := min(opt.MemBudget/(8*w*p), maxBatchBytes)
+	one := 2*longest + 384 // a builder holding a single record
+	mapPeak := opt.MemBudget + w*p*max(0, one-share)
+	body := min(max(share, one), batch+RecordBytes(Record{})+longest+50)
+	reducePeak := opt.MemBudget/2 + 2*p*classBytes(int(body))
+	return max(mapPeak, reducePeak)
 }

@@ -40,7 +40,7 @@ func collect(t *testing.T, s *Shuffle, parts int) map[int][]Record {
 // TestShuffle: whatever the memory budget (spilling or not) and the number of
 // writers, every record comes out of its partition exactly once, the measured
 // IPC bytes do not depend on spilling, and the Arrow memory held never exceeds
-// the budget plus a record a builder.
+// PeakBound.
 func TestShuffle(t *testing.T) {
 	const parts, writers, n = 5, 3, 120000
 	min := MinBudget(writers, parts)
@@ -114,11 +114,10 @@ func TestShuffle(t *testing.T) {
 					t.Fatalf("IPC bytes %d with spilling, %d without", st.Bytes, bytesNoSpill)
 				}
 			}
-			// The documented bound: the budget plus one record a builder
-			// (a writer's batch of each partition), which writers adding at
-			// once can each hold past it; row's are at most 150 bytes.
-			if slack := int64(writers*parts) * (8 + 150 + 64); st.PeakBytes > budget+slack {
-				t.Fatalf("peak Arrow memory %d bytes, budget %d + %d (a record a builder)", st.PeakBytes, budget, slack)
+			// The documented bound (PeakBound): rows are at most 150
+			// bytes, keys 8.
+			if bound := PeakBound(Options{Partitions: parts, Writers: writers, MemBudget: budget}, 8+150); st.PeakBytes > bound {
+				t.Fatalf("peak Arrow memory %d bytes, past the bound %d (budget %d)", st.PeakBytes, bound, budget)
 			}
 			t.Logf("%+v", st)
 			dir := s.SpillDir()

@@ -163,11 +163,9 @@ func TestDifferentialGenerated(t *testing.T) {
 	if sortedOut == nil {
 		t.Fatal("no kind ran")
 	}
-	// The longest record's row, of either side (the build's key rows go
-	// into the shuffle too, and the key file's lines are the longer: with
-	// the citations' alone the bound was passed by 9,600 bytes at 8
-	// mappers, once in 4 runs, a review found): a key of 8 bytes and 64 of
-	// framing on top bound it.
+	// The longest record, of either side (the build's key rows go into
+	// the shuffle too, and the key file's lines are the longer): a key and
+	// a row, each at most its line.
 	var maxLine int64
 	for _, f := range []string{gen.Cite, keys} {
 		text, err := os.ReadFile(f)
@@ -190,11 +188,18 @@ func TestDifferentialGenerated(t *testing.T) {
 			if kind == filters.None && rep.SpilledBytes == 0 {
 				t.Fatalf("budget %d did not spill: %+v", budget, rep)
 			}
-			// The shuffle's bound (package shuffle): the budget plus one
-			// record a builder (a writer's batch of each partition), which
-			// writers that add at once can each hold past it.
-			if slack := int64(mr[0]*mr[1]) * (maxLine + 64); rep.ShufflePeakBytes > budget+slack {
-				t.Fatalf("%s, mappers %d reducers %d: shuffle held %d bytes, budget %d + %d (a record a builder)", kind, mr[0], mr[1], rep.ShufflePeakBytes, budget, slack)
+			// The shuffle's bound (shuffle.PeakBound): the budget itself
+			// here, since no record outgrows a builder's share of it (a
+			// writer's batch of one partition). It held up to 24,512 bytes
+			// more when it counted the batches it buffered at their
+			// lengths, not their buffers' capacities, and not those being
+			// spilled.
+			bound := shuffle.PeakBound(shuffle.Options{Partitions: mr[1], Writers: mr[0], MemBudget: budget}, 2*maxLine)
+			if bound != budget {
+				t.Fatalf("mappers %d reducers %d: bound %d, budget %d: a record outgrows a builder's share", mr[0], mr[1], bound, budget)
+			}
+			if rep.ShufflePeakBytes > bound {
+				t.Fatalf("%s, mappers %d reducers %d: shuffle held %d bytes, past its bound %d (budget %d)", kind, mr[0], mr[1], rep.ShufflePeakBytes, bound, budget)
 			}
 			if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 				t.Fatalf("spill files left in %s", tmp)
