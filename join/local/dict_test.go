@@ -78,8 +78,21 @@ func TestDictKeys(t *testing.T) {
 				if got := parseOutput(t, out); !slices.Equal(got, want) {
 					t.Fatalf("integer key %s, %s, %s: %s", kc.name, jt, format, testutil.FirstDiff(got, want))
 				}
-				if dict := rep.InputTable.ChunksDict; (dict > 0) != (format == "parquet-rg7-dict" && kc.name == "G") {
-					t.Errorf("integer key %s, %s, %s: %d chunks filtered by their dictionary", kc.name, jt, format, dict)
+				// A chunk is read as its dictionary where that has at most
+				// half as many entries as rows (columnar.Table.ReadIntKey): G's
+				// three values always; K's 400 only in a row group of few
+				// values (a seed gave one). A chunk of NULLs alone may go
+				// either way, and inner, semi and right joins skip some
+				// chunks unread (by their statistics).
+				lo, hi := int64(0), int64(0)
+				if format == "parquet-rg7-dict" {
+					lo, hi = dictGroups(input, kc.jcol, 7)
+				}
+				if !jt.KeepsUnmatchedLarge() {
+					lo = 0
+				}
+				if dict := rep.InputTable.ChunksDict; dict < lo || dict > hi || kc.name == "G" && format == "parquet-rg7-dict" && dict == 0 {
+					t.Errorf("integer key %s, %s, %s: %d chunks filtered by their dictionary, want %d to %d", kc.name, jt, format, dict, lo, hi)
 				}
 			}
 		}
@@ -187,4 +200,26 @@ func arrowDictFile(t *testing.T, dir string, d tableData, col int) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// dictGroups counts the row groups of groupRows rows of d's column col
+// whose distinct values are at most half their rows, the rule of
+// columnar.Table.ReadIntKey: lo those with a value, hi with those of NULLs
+// alone too.
+func dictGroups(d tableData, col, groupRows int) (lo, hi int64) {
+	for g := range slices.Chunk(d.rows, groupRows) {
+		seen := map[string]bool{}
+		for _, row := range g {
+			if row[col] != nil {
+				seen[*row[col]] = true
+			}
+		}
+		if 2*len(seen) <= len(g) {
+			hi++
+			if len(seen) > 0 {
+				lo++
+			}
+		}
+	}
+	return lo, hi
 }
