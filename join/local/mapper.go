@@ -485,11 +485,27 @@ func (m *batchWorker) intBatch(r *csvscan.Reader, b *csvscan.Batch, ints []int64
 	pass := m.pass[:len(ints)]
 	m.probeInts(m.ib, ints, pass)
 	m.rows += int64(len(ints))
-	for j, v := range ints {
-		if !pass[j] && !m.bypass {
-			m.drop(b.RawLen(j), len(m.kb[j]))
-			continue
+	if !m.bypass {
+		// The drops counted in locals (drop's sums), which stay in
+		// registers.
+		var rows, bytes int64
+		for j, v := range ints {
+			if !pass[j] {
+				rows++
+				bytes += int64(b.RawLen(j))
+				continue
+			}
+			k := m.intKeys[j]
+			key.PutInt(k, v)
+			if err := m.emitCSV(r, k, b.Offset(j), b.Raw(j)); err != nil {
+				return err
+			}
 		}
+		m.dropRows += rows
+		m.dropBytes += bytes + rows*int64(len(m.kb[0]))
+		return nil
+	}
+	for j, v := range ints {
 		k := m.intKeys[j]
 		key.PutInt(k, v)
 		if !pass[j] {
