@@ -46,7 +46,9 @@ type Report struct {
 	ShuffleReduction     float64 `json:"shuffle_reduction"`
 	SpilledBytes         int64   `json:"spilled_bytes"`
 	// ShufflePeakBytes is the most Arrow memory the shuffle held at once, map
-	// and reduce phases included; it stays within MemBudget.
+	// and reduce phases included; it stays within shuffle.PeakBound: MemBudget,
+	// unless a record outgrows a builder's share of it or, with one mapper,
+	// the reduce reads batches larger than a power of two below the share.
 	ShufflePeakBytes int64 `json:"shuffle_peak_bytes"`
 	// Partitions are the shuffle's partitions: one a reducer, or more
 	// when the key side is too large for the reducers to hold at once (a

@@ -165,3 +165,64 @@ func TestBatchHeld(t *testing.T) {
 	}
 	t.Logf("%d records refused, %d adds past the limit", refused, single)
 }
+
+// TestPeakBoundOneWriter: one writer, 6 partitions, a budget whose shares
+// (17,000 bytes) are not powers of two, and no record outgrowing a share
+// (rows of 8,300 and 8,050 bytes, a fallback batch of two each): five
+// partitions spill, the sixth fills the finished batches' half, and the
+// five spill files are read at once. Each batch's IPC body, 16,408 bytes,
+// is read into a buffer of 32,768, two a reader at a Next: the shuffle
+// held up to 528,128 bytes against a budget of 408,000 (in 10 runs of 10),
+// within PeakBound, which the shuffle's doc once said was MemBudget here.
+func TestPeakBoundOneWriter(t *testing.T) {
+	const parts = 6
+	opt := Options{Partitions: parts, Writers: 1, MemBudget: 4 * parts * 17000, TempDir: t.TempDir()}
+	s, err := New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w := s.NewWriter()
+	key := make([]byte, 8)
+	var most int64
+	add := func(p, n int) {
+		for i := range n {
+			row := make([]byte, []int{8300, 8050}[i%2])
+			most = max(most, int64(len(key)+len(row)))
+			if err := w.Add(p, Record{Key: key, Seq: int64(i), Row: row}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for p := range parts - 1 {
+		add(p, testutil.RaceSize(2000, 400))
+	}
+	add(parts-1, 24) // 12 batches of 16,704 bytes: the half's 204,000 nearly full
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	if one := 2*most + 384; one > s.share {
+		t.Fatalf("a record outgrows the share: %d bytes of %d", one, s.share)
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() {
+			if err := s.Partition(p, func(arrow.Record) error { return nil }); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	st := s.Stats()
+	bound := PeakBound(opt, most)
+	t.Logf("peak %d, budget %d, PeakBound %d, %d spills", st.PeakBytes, opt.MemBudget, bound, st.Spills)
+	if bound <= opt.MemBudget {
+		t.Fatalf("PeakBound %d within the budget %d: the shape no longer shows the reduce's excess", bound, opt.MemBudget)
+	}
+	if st.PeakBytes > bound {
+		t.Fatalf("peak %d past PeakBound %d (budget %d)", st.PeakBytes, bound, opt.MemBudget)
+	}
+}
