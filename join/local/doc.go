@@ -41,7 +41,10 @@
 // # Memory
 //
 // Options.MemBudget bounds the shuffle's Arrow memory (its batches being
-// built, buffered and recycled; Report.ShufflePeakBytes) and, with Sort, a
+// built, buffered and recycled; Report.ShufflePeakBytes), but for the
+// excess shuffle.PeakBound states (a record that outgrows a builder's
+// share of the budget; with one mapper, the reduce's reads of spilled
+// batches) and, with Sort, a
 // quarter of it bounds the sort's buffers and run readers. Beyond the budget
 // Run holds the key side twice over (the key set for the filter, the
 // key-side rows of the partitions being reduced), the filter copies, a 1 MiB
