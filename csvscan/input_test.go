@@ -418,11 +418,18 @@ func TestOpenInputSources(t *testing.T) {
 	}
 	ctx3, cancel3 := context.WithCancel(context.Background())
 	opened := make(chan error, 1)
+	// Threads already blocked so are not this open's: an earlier run's
+	// removed FIFO stays blocked for good (go test -count 8 failed here
+	// when the FIFO was removed before this open's stat).
+	before, known := waitsInOpen()
 	go func() {
 		_, err := OpenInput(ctx3, gone, InputOptions{})
 		opened <- err
 	}()
-	for !waitsInOpen(t) {
+	for known {
+		if n, _ := waitsInOpen(); n > before {
+			break
+		}
 		time.Sleep(time.Millisecond)
 	}
 	os.Remove(gone)
@@ -558,19 +565,20 @@ func TestOpenRange(t *testing.T) {
 	}
 }
 
-// waitsInOpen reports whether a thread of this process waits in the open of
-// a FIFO (Linux's wait_for_partner); true where /proc cannot tell.
-func waitsInOpen(t *testing.T) bool {
+// waitsInOpen returns how many threads of this process wait in the open
+// of a FIFO (Linux's wait_for_partner), and false where /proc cannot tell.
+func waitsInOpen() (int, bool) {
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
-		return true
+		return 0, false
 	}
+	n := 0
 	for _, task := range tasks {
 		if w, _ := os.ReadFile("/proc/self/task/" + task.Name() + "/wchan"); string(w) == "wait_for_partner" {
-			return true
+			n++
 		}
 	}
-	return false
+	return n, true
 }
 
 // TestSampleRanges: Sample cuts a regular file at line breaks, in order,
