@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unicode"
 
 	"github.com/acbfjoin/acbfjoin/internal/remote"
@@ -977,22 +978,43 @@ func openFile(ctx context.Context, path string, st os.FileInfo) (*os.File, error
 		// FIFO removed or renamed meanwhile cannot be opened by its path:
 		// the open then blocks for good, and is left to the process's end
 		// (waiting for it made the process deaf to SIGINT and SIGTERM).
-		w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			go func() {
+		// ENXIO says no reader has it open yet: the goroutine's open has
+		// not begun (a context that ends at once, a loaded machine), and
+		// it would begin and block for good after this gave up, a thread
+		// lost in every such call (TestOpenFIFOCancelled). So it is tried
+		// again while that open may still come, up to fifoRetries times.
+		for try := 0; ; try++ {
+			w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+			if err == nil {
+				w.Close()
 				if r := <-ch; r.f != nil {
 					r.f.Close()
 				}
-			}()
-			return nil, ctx.Err()
+				return nil, ctx.Err()
+			}
+			if !errors.Is(err, syscall.ENXIO) || try == fifoRetries {
+				go func() {
+					if r := <-ch; r.f != nil {
+						r.f.Close()
+					}
+				}()
+				return nil, ctx.Err()
+			}
+			select {
+			case r := <-ch: // it opened: a writer came meanwhile
+				if r.f != nil {
+					r.f.Close()
+				}
+				return nil, ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
 		}
-		w.Close()
-		if r := <-ch; r.f != nil {
-			r.f.Close()
-		}
-		return nil, ctx.Err()
 	}
 }
+
+// fifoRetries bounds openFile's tries to end a FIFO's open that has not
+// begun: a millisecond apart, a second in all.
+const fifoRetries = 1000
 
 // printable returns s, or s quoted if it holds anything but printable
 // characters (a name taken from a file may hold escape sequences).

@@ -860,3 +860,37 @@ func TestInputTaper(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenFIFOCancelled: an open of a FIFO whose context has already ended
+// returns the context's error and leaves no thread blocked in the FIFO's
+// open. Before openFile tried again on ENXIO, its own open had not begun
+// when the write-open that ends it was tried, and then blocked for good: a
+// thread lost a call.
+func TestOpenFIFOCancelled(t *testing.T) {
+	before, known := waitsInOpen()
+	if !known {
+		t.Skip("/proc cannot tell a thread's wait")
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range 50 {
+		path := filepath.Join(dir, fmt.Sprintf("fifo%d", i))
+		if err := syscall.Mkfifo(path, 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, err := openFile(ctx, path, st); !errors.Is(err, context.Canceled) {
+			if f != nil {
+				f.Close()
+			}
+			t.Fatalf("open %d: %v", i, err)
+		}
+	}
+	if n, _ := waitsInOpen(); n > before {
+		t.Fatalf("%d threads left blocked in a FIFO's open (%d before)", n, before)
+	}
+}
