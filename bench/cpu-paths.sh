@@ -77,7 +77,7 @@ wall_r=$(pairs "$tmp/times" 3); map_r=$(pairs "$tmp/maps" 3)
 # scanner itself.
 (cd csvscan && go test -c -o "$tmp/csvscan.test" .)
 load2=$(cut -d' ' -f1-3 /proc/loadavg)
-(cd csvscan && "$tmp/csvscan.test" -test.run '^$' -test.bench 'ScanMasks|ReadCite/batch(-words)?$|NextFieldPatents' -test.count "$benchcount") > "$tmp/bench.txt"
+(cd csvscan && "$tmp/csvscan.test" -test.run '^$' -test.bench 'ScanMasks|ReadCite/batch([+]ints)?(-words)?$|NextFieldPatents' -test.count "$benchcount") > "$tmp/bench.txt"
 (cd csvscan && ACBFJOIN_CPU=portable "$tmp/csvscan.test" -test.run '^$' -test.bench 'ScanMasks/block' -test.count "$benchcount") > "$tmp/bench-portable.txt"
 benchmed() { # file name field-unit: the median of the value before unit on the rows of name
   awk -v n="$2" -v u="$3" '$1 ~ "^"n"(-[0-9]+)?$" {for (i=2;i<=NF;i++) if ($i==u) print $(i-1)}' "$1" | median
@@ -137,13 +137,16 @@ avx2=no; case " $flags " in *" avx2 "*) avx2=yes;; esac
   for n in batch batch-words; do
     echo "| ReadCite/$n (the whole reader, 32 MiB) | | $(benchmed "$tmp/bench.txt" "BenchmarkReadCite/$n" MB/s) |"
   done
+  for n in batch+ints batch+ints-words; do # the map phase's path: the join column's integers parsed by the scan
+    echo "| ReadCite/$n (the reader with Batch.ScanInts, 32 MiB) | | $(benchmed "$tmp/bench.txt" "BenchmarkReadCite/${n/+/[+]}" MB/s) |"
+  done
   for n in masks words; do
     echo "| NextFieldPatents/path=$n (the key side's reader, 16 MiB of NBER patent rows) | | $(benchmed "$tmp/bench.txt" "BenchmarkNextFieldPatents/path=$n" MB/s) |"
   done
   echo
   echo "Load average before these: $load2; after: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
-  echo "block: scanMasks as NextBatch calls it; words: the portable word loop's masks (zeroBytes); bytes: the byte-at-a-time reference. ReadCite/batch-words is the reader with the block scanner turned off, as on a CPU without AVX2 or with ACBFJOIN_CPU=portable. NextFieldPatents is the key side's build path (NextField of the key column on quoted 23-field rows): path=masks on the block scanner's separator, line-break and quote masks (masksQBlockAVX2, lineFieldMasks), path=words on the word loop (lineField), which ACBFJOIN_CPU=portable takes."
+  echo "block: scanMasks as NextBatch calls it; words: the portable word loop's masks (zeroBytes); bytes: the byte-at-a-time reference. ReadCite/batch-words is the reader with the block scanner turned off, as on a CPU without AVX2 or with ACBFJOIN_CPU=portable; batch+ints is the map phase's read of an integer join column (the last column's scan, Reader.lastBlocks, on the block scanner; the word loop for batch+ints-words). NextFieldPatents is the key side's build path (NextField of the key column on quoted 23-field rows): path=masks on the block scanner's separator, line-break and quote masks (masksQBlockAVX2, lineFieldMasks), path=words on the word loop (lineField), which ACBFJOIN_CPU=portable takes."
   echo
   echo "Encodings (objdump of the test binary): $vex."
 } > "$tmp/body.md"
