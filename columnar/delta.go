@@ -41,6 +41,12 @@ func deltaInts(data []byte, int32s bool, minCount, maxCount int, out []int64) (_
 		return out, nil, fmt.Errorf("a DELTA_BINARY_PACKED header: %w", r.err)
 	}
 	switch {
+	case total == 0 && minCount == 0:
+		// No values: only the header, whose block size and miniblocks
+		// describe no block. arrow-go writes a page of none (its lengths,
+		// when every value of a DELTA_LENGTH_BYTE_ARRAY page is NULL) with
+		// a block size and miniblock count of 0, which its reader takes.
+		return out, r.b[r.pos:], nil
 	case blockSize == 0 || blockSize%128 != 0 || blockSize > math.MaxUint32:
 		return out, nil, fmt.Errorf("a DELTA_BINARY_PACKED block of %d values", blockSize)
 	case minis == 0 || blockSize%minis != 0 || (blockSize/minis)%32 != 0:

@@ -279,3 +279,23 @@ func TestDeltaPageBeyondRows(t *testing.T) {
 		}
 	}
 }
+
+// TestDeltaEmptyHeader: a stream of no values whose header gives a block
+// size and miniblock count of 0, as arrow-go writes the lengths of a
+// DELTA_LENGTH_BYTE_ARRAY page whose values are all NULL (CI failed on it at
+// seed 1796018842334587646 of TestFixedPagesSame), is read as no values
+// where the page may have none, and refused where it must have some; a
+// block size of 0 with values stays an error.
+func TestDeltaEmptyHeader(t *testing.T) {
+	empty := []byte{0, 0, 0, 0, 0xAA} // block size, miniblocks, count, first value; then the page's next bytes
+	out, rest, err := deltaInts(empty, false, 0, 2, nil)
+	if err != nil || len(out) != 0 || !bytes.Equal(rest, []byte{0xAA}) {
+		t.Fatalf("empty header, none required: %v %v %v", out, rest, err)
+	}
+	if _, _, err := deltaInts(empty, false, 1, 2, nil); err == nil {
+		t.Fatal("empty header accepted where a value is required")
+	}
+	if _, _, err := deltaInts([]byte{0, 0, 1, 2}, false, 0, 2, nil); err == nil {
+		t.Fatal("a block size of 0 accepted with a value")
+	}
+}
