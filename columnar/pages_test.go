@@ -112,10 +112,6 @@ func writeFixedParquetEnc(t *testing.T, rng *rand.Rand, n int, dict bool, v2 boo
 	tbl := array.NewTableFromRecords(schema, []arrow.Record{rec})
 	defer tbl.Release()
 	path := filepath.Join(t.TempDir(), "fixed.parquet")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ver := parquet.DataPageV1
 	if v2 {
 		ver = parquet.DataPageV2
@@ -131,8 +127,18 @@ func writeFixedParquetEnc(t *testing.T, rng *rand.Rand, n int, dict bool, v2 boo
 			opts = append(opts, parquet.WithDictionaryFor(name, false), parquet.WithEncodingFor(name, parquet.Encodings.ByteStreamSplit))
 		}
 	}
+	base := opts
+	var bytesEnc parquet.Encoding
 	if delta {
-		bytesEnc := []parquet.Encoding{parquet.Encodings.DeltaLengthByteArray, parquet.Encodings.DeltaByteArray}[rng.IntN(2)]
+		bytesEnc = []parquet.Encoding{parquet.Encodings.DeltaLengthByteArray, parquet.Encodings.DeltaByteArray}[rng.IntN(2)]
+	}
+	// withDelta is opts with the DELTA encodings, the nullable byte arrays'
+	// too if nullBytes.
+	withDelta := func(nullBytes bool) []parquet.WriterProperty {
+		opts := slices.Clone(base)
+		if !delta {
+			return opts
+		}
 		for _, fl := range schema.Fields() {
 			enc := parquet.Encodings.DeltaBinaryPacked
 			switch fl.Name {
@@ -147,16 +153,48 @@ func writeFixedParquetEnc(t *testing.T, rng *rand.Rand, n int, dict bool, v2 boo
 				// negative INT32s in DuckDB's DELTA pages; TestDeltaInts
 				// wraps INT32 deltas with an encoder of its own.
 				continue
-			case "s", "sfew", "bin":
+			case "s", "sfew":
+				if !nullBytes {
+					continue
+				}
+				enc = bytesEnc
+			case "bin":
 				enc = bytesEnc
 			}
 			opts = append(opts, parquet.WithDictionaryFor(fl.Name, false), parquet.WithEncodingFor(fl.Name, enc))
 		}
+		return opts
 	}
-	if err := pqarrow.WriteTable(tbl, out, int64(n/3+1), parquet.NewWriterProperties(opts...), pqarrow.DefaultWriterProps()); err != nil {
-		t.Fatal(err)
+	write := func(opts []parquet.WriterProperty) (panicked any) {
+		out, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if panicked = recover(); panicked != nil {
+				out.Close()
+			}
+		}()
+		if err := pqarrow.WriteTable(tbl, out, int64(n/3+1), parquet.NewWriterProperties(opts...), pqarrow.DefaultWriterProps()); err != nil {
+			t.Fatal(err)
+		}
+		return nil // WriteTable closed out
 	}
-	return path // WriteTable closed out
+	if p := write(withDelta(true)); p != nil {
+		// arrow-go v18.8's DELTA_BINARY_PACKED writer also panics, now and
+		// then, on the lengths of a nullable byte-array column it writes
+		// DELTA_LENGTH_BYTE_ARRAY (seed 1796019953308972158: "slice bounds
+		// out of range [:313] with capacity 256", about once in 180 runs):
+		// that file is written again without it.
+		if !delta {
+			panic(p)
+		}
+		t.Logf("arrow-go's writer panicked (%v): written again with s and sfew not DELTA-encoded", p)
+		if p := write(withDelta(false)); p != nil {
+			panic(p)
+		}
+	}
+	return path
 }
 
 // fixedColumnsSame fails t unless a and b hold the same rows: the same
