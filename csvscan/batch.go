@@ -548,8 +548,5 @@ done:
 		lastSep = -1
 	}
 	s.p, s.ls, s.nf, s.lastSep, s.line, s.parse = p, ls, nf, lastSep, line, parse
-	if len(ints) > nInts || nInts > n {
-		ints = ints[:min(nInts, n)]
-	}
-	return recs[:n], ints, stop
+	return recs[:n], ints[:nInts], stop
 }

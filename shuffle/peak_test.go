@@ -52,25 +52,15 @@ func TestPeakBound(t *testing.T) {
 				total += RecordBytes(r)
 			}
 		}
+		addConcurrently(t, s, writers, func(w int, wr *Writer) error {
+			for i, r := range recs[w] {
+				if err := wr.Add((w+i)%parts, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 		var wg sync.WaitGroup
-		for w := range writers {
-			wg.Go(func() {
-				wr := s.NewWriter()
-				for i, r := range recs[w] {
-					if err := wr.Add((w+i)%parts, r); err != nil {
-						t.Error(err)
-						return
-					}
-				}
-				if err := wr.Close(); err != nil {
-					t.Error(err)
-				}
-			})
-		}
-		wg.Wait()
-		if err := s.Seal(); err != nil {
-			t.Fatal(err)
-		}
 		var back [parts]int
 		for p := range parts {
 			wg.Go(func() {

@@ -56,30 +56,17 @@ func TestShuffle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var wg sync.WaitGroup
-			for w := 0; w < writers; w++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					wr := s.NewWriter()
-					for i := w; i < n; i += writers {
-						var key [8]byte
-						binary.BigEndian.PutUint64(key[:], uint64(i%777))
-						r := Record{Key: key[:], Tag: uint8(i % 2), Seq: int64(i), Row: row(i)}
-						if err := wr.Add(i%parts, r); err != nil {
-							t.Error(err)
-							return
-						}
+			addConcurrently(t, s, writers, func(w int, wr *Writer) error {
+				for i := w; i < n; i += writers {
+					var key [8]byte
+					binary.BigEndian.PutUint64(key[:], uint64(i%777))
+					r := Record{Key: key[:], Tag: uint8(i % 2), Seq: int64(i), Row: row(i)}
+					if err := wr.Add(i%parts, r); err != nil {
+						return err
 					}
-					if err := wr.Close(); err != nil {
-						t.Error(err)
-					}
-				}()
-			}
-			wg.Wait()
-			if err := s.Seal(); err != nil {
-				t.Fatal(err)
-			}
+				}
+				return nil
+			})
 			got := collect(t, s, parts)
 			seen := make([]bool, n)
 			for p, recs := range got {
@@ -306,5 +293,27 @@ func TestRecordTooLong(t *testing.T) {
 	}
 	if got := collect(t, s, 1)[0]; len(got) != 1 || got[0].Seq != 1 {
 		t.Fatalf("records back: %+v", got)
+	}
+}
+
+// addConcurrently runs add on writers goroutines, each with its own Writer
+// (closed after add), then seals s; an error of add or Close fails t.
+func addConcurrently(t *testing.T, s *Shuffle, writers int, add func(w int, wr *Writer) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			wr := s.NewWriter()
+			if err := add(w, wr); err != nil {
+				t.Error(err)
+			}
+			if err := wr.Close(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := s.Seal(); err != nil {
+		t.Fatal(err)
 	}
 }
