@@ -1013,8 +1013,9 @@ func openFile(ctx context.Context, path string, st os.FileInfo) (*os.File, error
 }
 
 // fifoRetries bounds openFile's tries to end a FIFO's open that has not
-// begun: a millisecond apart, a second in all.
-const fifoRetries = 1000
+// begun: a millisecond apart, a second in all. A variable only so that a
+// test can wait for the open however loaded the machine is.
+var fifoRetries = 1000
 
 // printable returns s, or s quoted if it holds anything but printable
 // characters (a name taken from a file may hold escape sequences).
