@@ -64,8 +64,17 @@ func TestTuneGC(t *testing.T) {
 			if floor < min(gcFloorBytes, limit/4) || floor >= limit {
 				t.Errorf("%s, mem %d: off under a soft limit of %d as the map phase starts, want one of %d to %d", filepath.Base(c.keys), c.mem, floor, min(gcFloorBytes, limit/4), limit)
 			}
-			runtime.GC() // the finalizer puts GOGC and the limit back
+			runtime.GC() // the finalizer puts the limit back, and GOGC at least as set
 			for start := time.Now(); pct() == -1 && time.Since(start) < 10*time.Second; {
+				runtime.GC()
+				time.Sleep(time.Millisecond)
+			}
+			if got := pct(); got < c.afterward {
+				t.Errorf("%s, mem %d: GOGC %d after the floor's collection, want at least %d", filepath.Base(c.keys), c.mem, got, c.afterward)
+			}
+			// The next collection puts GOGC back (floorPercent held it
+			// up to the floor).
+			for start := time.Now(); pct() != c.afterward && time.Since(start) < 10*time.Second; {
 				runtime.GC()
 				time.Sleep(time.Millisecond)
 			}
@@ -112,7 +121,13 @@ func TestTuneGCTwice(t *testing.T) {
 		runtime.GC()
 		time.Sleep(time.Millisecond)
 	}
-	runtime.GC() // the first run's finalizer too, if it came later
+	// The first run's finalizer too, if it came later, and the second's
+	// next collection (floorPercent held GOGC up until it).
+	for start := time.Now(); pct() != 50 && time.Since(start) < 10*time.Second; {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	runtime.GC()
 	time.Sleep(10 * time.Millisecond)
 	if got, lim := pct(), debug.SetMemoryLimit(-1); got != 50 || lim != run2 {
 		t.Errorf("after the collections: GOGC %d, soft limit %d; want the second run's 50 and %d", got, lim, run2)
@@ -160,4 +175,24 @@ func gcTestSetup(t *testing.T) (small string, pct func() int) {
 		t.Fatal(err)
 	}
 	return small, func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+}
+
+// TestPercentFor: the GOGC after the floor's collection lets the heap grow
+// to the floor less the memory besides its objects, and no less than 0
+// where that is reached already.
+func TestPercentFor(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		floor, live, total, objects int64
+		want                        int
+	}{
+		{32 * mib, 8 * mib, 33 * mib, 25 * mib, 200}, // a goal of 24 MiB over 8 live
+		{32 * mib, 11 * mib, 30 * mib, 20 * mib, 100},
+		{32 * mib, 20 * mib, 40 * mib, 20 * mib, 0}, // the rest of the memory takes the floor
+		{32 * mib, 0, 10 * mib, 0, 0},
+	} {
+		if got := percentFor(c.floor, c.live, c.total, c.objects); got != c.want {
+			t.Errorf("percentFor(%d, %d, %d, %d) = %d, want %d", c.floor, c.live, c.total, c.objects, got, c.want)
+		}
+	}
 }
