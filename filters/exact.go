@@ -576,6 +576,21 @@ func exactRange(keys keylist.List) (lo, hi uint64) {
 	return lo, hi
 }
 
+// ExactBitmapBits is the memory in bits of the exact filter of the
+// distinct keys when it is a bitmap (8-byte keys of a range dense enough:
+// newExact64's choice), and false when it is not (a table, or keys of
+// other lengths). O(n), one pass over the keys.
+func ExactBitmapBits(keys keylist.List) (uint64, bool) {
+	if keys.Len() == 0 || !keys.AllWidth(8) {
+		return 0, false
+	}
+	lo, hi := exactRange(keys)
+	if span := hi - lo; exactBitmapFits(span, keys.Len()) {
+		return (span + 64) / 64 * 64, true
+	}
+	return 0, false
+}
+
 // ExactBytesBound is at least the bytes the exact filter of the distinct
 // keys encodes to, plus ExactCopyExtra, without building it (--filter
 // auto's test of the budget before it builds): for 8-byte keys the form

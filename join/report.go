@@ -212,15 +212,18 @@ type FilterOffReport struct {
 // AutoReport is what FilterAuto saw, chose and predicted; the measured
 // values are the report's own (ShuffleBytes, TimingsMs["map"]).
 type AutoReport struct {
-	SampledRows   int64           `json:"sampled_rows"`   // large-side rows read for the selectivity
-	EstimatedRows float64         `json:"estimated_rows"` // the large side's rows, from its size and the sample
-	Selectivity   float64         `json:"selectivity"`    // sampled rows whose key is a key
-	Note          string          `json:"note,omitempty"` // how the inputs were found, when not by a sample
-	Budget        int64           `json:"broadcast_budget"`
-	NeedDeletes   bool            `json:"need_deletes"`
-	Chosen        AutoCandidate   `json:"chosen"`
-	RunnerUp      *AutoCandidate  `json:"runner_up,omitempty"`
-	Candidates    []AutoCandidate `json:"candidates"` // cheapest first, excluded last
+	SampledRows   int64   `json:"sampled_rows"`   // large-side rows read for the selectivity
+	EstimatedRows float64 `json:"estimated_rows"` // the large side's rows, from its size and the sample
+	Selectivity   float64 `json:"selectivity"`    // sampled rows whose key is a key
+	Note          string  `json:"note,omitempty"` // how the inputs were found, when not by a sample
+	// SizedSkipped says why the sized kinds were not candidates (the
+	// exact set dominates them); "" when they were.
+	SizedSkipped string          `json:"sized_skipped,omitempty"`
+	Budget       int64           `json:"broadcast_budget"`
+	NeedDeletes  bool            `json:"need_deletes"`
+	Chosen       AutoCandidate   `json:"chosen"`
+	RunnerUp     *AutoCandidate  `json:"runner_up,omitempty"`
+	Candidates   []AutoCandidate `json:"candidates"` // cheapest first, excluded last
 	// ParseNs is a large-side row's parse time, one core, from the sample.
 	ParseNs float64 `json:"parse_ns"`
 	// CalibrationKeys is how many of the keys each kind was built over to

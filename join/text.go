@@ -217,6 +217,9 @@ func (r *Report) writeAuto(w io.Writer, a *AutoReport) {
 	if a.RunnerUp != nil {
 		fmt.Fprintf(w, " (predicted cost %.1f ms: build, broadcast, probes, shuffle) over %s (%.1f ms)", a.Chosen.PredictedCostMs, autoChoice(*a.RunnerUp), a.RunnerUp.PredictedCostMs)
 	}
+	if a.SizedSkipped != "" {
+		fmt.Fprintf(w, "\nauto: %s", a.SizedSkipped)
+	}
 	fmt.Fprintf(w, "\nauto: predicted shuffle %.0f bytes, measured %d (%+.1f%%); predicted map phase %.1f ms (probes %.1f), measured %.1f ms\n",
 		a.Chosen.PredictedShuffleBytes, r.ShuffleBytes, 100*(a.Chosen.PredictedShuffleBytes/float64(max(1, r.ShuffleBytes))-1), a.Chosen.PredictedMapMs, a.Chosen.PredictedProbeMs, r.TimingsMs["map"])
 }

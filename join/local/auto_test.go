@@ -307,3 +307,76 @@ func TestExactBudgetCountsBitmap(t *testing.T) {
 		}
 	}
 }
+
+// TestBitmapDominates: auto builds and times no sized kind when the exact
+// set is a bitmap of at most the least bits a key a sized kind takes (a
+// dense range of integers) that it may choose, and weighs it against none
+// alone; the rows are the reference's. Spread integers (a table), a
+// bitmap of more bits a key, strings, and a budget the bitmap does not fit
+// leave every kind a candidate.
+func TestBitmapDominates(t *testing.T) {
+	ints := func(n int, step uint64) keylist.List {
+		keys := make([][]byte, n)
+		for i := range keys {
+			keys[i] = binary.BigEndian.AppendUint64(nil, 1<<40+uint64(i)*step)
+		}
+		return keylist.Of(keys)
+	}
+	strs := make([][]byte, 5000)
+	for i := range strs {
+		strs[i] = []byte("key" + strconv.Itoa(i))
+	}
+	for _, c := range []struct {
+		name string
+		keys keylist.List
+		w    choose.Workload
+		want bool
+	}{
+		{"dense", ints(5000, 1), choose.Workload{}, true},
+		{"every third", ints(5000, 3), choose.Workload{}, true},   // 3 bits a key, below the least sized filter's 4
+		{"every fourth", ints(5000, 4), choose.Workload{}, false}, // 4 bits and a part of a word
+		{"dense, deletes needed", ints(5000, 1), choose.Workload{NeedDeletes: true}, exactDeletes()},
+		{"spread", ints(5000, 400), choose.Workload{}, false},
+		{"strings", keylist.Of(strs), choose.Workload{}, false},
+		{"dense, a budget it fits", ints(5000, 1), choose.Workload{Budget: 64 << 10}, true},
+		{"dense, a budget it does not fit", ints(5000, 1), choose.Workload{Budget: 1 << 10}, false},
+		{"no keys", ints(0, 1), choose.Workload{}, false},
+	} {
+		why := bitmapDominates(c.keys, c.w)
+		if got := why != ""; got != c.want {
+			t.Errorf("%s: %q, want dominating %v", c.name, why, c.want)
+		}
+	}
+
+	dir := t.TempDir()
+	keys, input := filepath.Join(dir, "keys.csv"), filepath.Join(dir, "input.csv")
+	var kb, ib bytes.Buffer
+	kb.WriteString("K,V\n")
+	for i := range 3000 {
+		kb.WriteString(strconv.Itoa(100000+i) + ",v" + strconv.Itoa(i) + "\n")
+	}
+	ib.WriteString("R,K\n")
+	for i := range 40000 {
+		ib.WriteString(strconv.Itoa(i) + "," + strconv.Itoa(90000+(i*7919)%50000) + "\n")
+	}
+	testutil.WriteFile(t, keys, kb.Bytes(), 0o644)
+	testutil.WriteFile(t, input, ib.Bytes(), 0o644)
+	want := naiveJoin(t, keys, input, "K", "K")
+	rep, out := runJoin(t, join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"},
+		FilterChoice: join.FilterChoice{Filter: join.FilterAuto, AutoTimings: measuredTimings}, Output: join.Output{Sort: true}})
+	if got := parseOutput(t, out); !slices.Equal(got, want) {
+		t.Fatalf("%d rows, the reference's %d; %s", len(got), len(want), testutil.FirstDiff(got, want))
+	}
+	a := rep.Auto
+	if a == nil || a.SizedSkipped == "" {
+		t.Fatalf("a dense key range: auto %+v, want the sized kinds skipped", a)
+	}
+	for _, c := range a.Candidates {
+		if c.Kind != filters.Exact && c.Kind != filters.None {
+			t.Errorf("a candidate of kind %s beside a dominating bitmap", c.Kind)
+		}
+	}
+	if rep.Filter.Kind != filters.Exact {
+		t.Errorf("chose %s at a selectivity of %.2f, want exact", rep.Filter.Kind, a.Selectivity)
+	}
+}
