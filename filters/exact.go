@@ -13,6 +13,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/internal/freshmem"
 	"github.com/acbfjoin/acbfjoin/keylist"
+	"github.com/acbfjoin/acbfjoin/tuple"
 )
 
 // The exact kind: the set of keys itself, a semi-join without false
@@ -141,6 +142,17 @@ func (b *keyBitmap) ContainsBatch(keys [][]byte, out []bool) {
 	}
 }
 
+// ContainsInts is filters.IntBatchFilter's: Contains of each value's
+// key.Of bytes, whose big-endian value is tuple.IntWord's, without them.
+// O(1) a key.
+func (b *keyBitmap) ContainsInts(keys []int64, out []bool) {
+	out = out[:len(keys)]
+	for i, k := range keys {
+		v := tuple.IntWord(k) - b.lo
+		out[i] = v < b.span && b.words[v>>6]&(1<<(v&63)) != 0
+	}
+}
+
 func (b *keyBitmap) MemoryBits() uint64 { return 64 * uint64(len(b.words)) }
 
 // compactMagic opens the compact form: an overlong uvarint of 0, which the
@@ -248,7 +260,26 @@ func (t *keyTable64) Contains(key []byte) bool {
 	if len(key) != 8 {
 		return false
 	}
-	v := binary.BigEndian.Uint64(key)
+	return t.has(binary.BigEndian.Uint64(key))
+}
+
+func (t *keyTable64) ContainsBatch(keys [][]byte, out []bool) {
+	for i, k := range keys {
+		out[i] = t.Contains(k)
+	}
+}
+
+// ContainsInts is filters.IntBatchFilter's: Contains of each value's
+// key.Of bytes (tuple.IntWord's value), without them. O(1) expected a key.
+func (t *keyTable64) ContainsInts(keys []int64, out []bool) {
+	out = out[:len(keys)]
+	for i, k := range keys {
+		out[i] = t.has(tuple.IntWord(k))
+	}
+}
+
+// has reports whether v is in the table.
+func (t *keyTable64) has(v uint64) bool {
 	if v == 0 {
 		return t.zero
 	}
@@ -260,12 +291,6 @@ func (t *keyTable64) Contains(key []byte) bool {
 		case 0:
 			return false
 		}
-	}
-}
-
-func (t *keyTable64) ContainsBatch(keys [][]byte, out []bool) {
-	for i, k := range keys {
-		out[i] = t.Contains(k)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/filters/choose"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 	"github.com/acbfjoin/acbfjoin/keylist"
 )
 
@@ -195,7 +196,7 @@ func TestCalibrate(t *testing.T) {
 		keys := mk(n)
 		sub := keys[:min(n, autoCalibrationKeys)]
 		probes := append(mk(1800), sub[:200]...) // a tenth of them hit
-		ready := probeKeys{probes, probes}
+		ready := probeKeys{asSampled: probes, forSubset: probes}
 		for _, kind := range choose.Kinds {
 			if kind == filters.None {
 				continue
@@ -237,16 +238,21 @@ func TestCalibrate(t *testing.T) {
 					}
 				}
 			}
-			// Timed for real.
-			cands, _, err = calibrate(context.Background(), kind, keylist.Of(keys), sub, ready, choose.Workload{}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, c := range cands {
-				if !(c.ProbeNs > 0) || !(c.BuildNs >= 0) || !(c.DecodeNs > 0) || math.IsInf(c.ProbeNs+c.BuildNs+c.DecodeNs, 0) {
-					t.Errorf("%s %v bits, %d keys, timed: probe %v, build %v, decode %v ns", kind, c.BitsPerKey, n, c.ProbeNs, c.BuildNs, c.DecodeNs)
+			// Timed for real, the keys as bytes and as integers (the
+			// map phase's filters.IntBatchFilter).
+			for _, ints := range []bool{false, true} {
+				ready.ints = ints
+				cands, _, err = calibrate(context.Background(), kind, keylist.Of(keys), sub, ready, choose.Workload{}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range cands {
+					if !(c.ProbeNs > 0) || !(c.BuildNs >= 0) || !(c.DecodeNs > 0) || math.IsInf(c.ProbeNs+c.BuildNs+c.DecodeNs, 0) {
+						t.Errorf("%s %v bits, %d keys, timed (integers %v): probe %v, build %v, decode %v ns", kind, c.BitsPerKey, n, ints, c.ProbeNs, c.BuildNs, c.DecodeNs)
+					}
 				}
 			}
+			ready.ints = false
 			// What it may not choose is not built: sizes over a budget of
 			// 6 bits a key, every size of a kind that cannot delete when
 			// deletes are needed. Every size is still a candidate, with its
@@ -292,7 +298,7 @@ func TestExactBudgetCountsBitmap(t *testing.T) {
 		keys[i] = binary.BigEndian.AppendUint64(nil, 1<<40+uint64(i)*400)
 	}
 	sub := keys[:autoCalibrationKeys]
-	ready := probeKeys{sub, sub}
+	ready := probeKeys{asSampled: sub, forSubset: sub}
 	w := choose.Workload{Budget: 500 << 10}
 	cands, cals, err := calibrate(context.Background(), filters.Exact, keylist.Of(keys), sub, ready, w, nil)
 	if err != nil || len(cands) != 1 || len(cals) != 0 {
@@ -378,5 +384,23 @@ func TestBitmapDominates(t *testing.T) {
 	}
 	if rep.Filter.Kind != filters.Exact {
 		t.Errorf("chose %s at a selectivity of %.2f, want exact", rep.Filter.Kind, a.Selectivity)
+	}
+}
+
+// TestIntsOf: the integers of key.Of bytes, as the map phase parses them;
+// a key of another length is refused.
+func TestIntsOf(t *testing.T) {
+	want := []int64{0, -1, 1, math.MinInt64, math.MaxInt64, 3858241}
+	var keys [][]byte
+	for _, v := range want {
+		k := make([]byte, 8)
+		key.PutInt(k, v)
+		keys = append(keys, k)
+	}
+	if got, ok := intsOf(keys, nil); !ok || !slices.Equal(got, want) {
+		t.Errorf("intsOf = %v, %v; want %v", got, ok, want)
+	}
+	if _, ok := intsOf(append(keys, []byte("short")), nil); ok {
+		t.Error("a 5-byte key taken for an integer")
 	}
 }
