@@ -423,24 +423,34 @@ func gcFloor(pct int, limit, floor, gen int64) {
 
 // floorPercent is the GOGC whose heap goal, after the collection just
 // ended, keeps the Go memory near floor: the heap then may grow to floor
-// less the memory besides the heap's objects, over the heap marked live
-// (runtime/metrics; 0 where they are not known).
+// less the memory outside the heap's spans (stacks, the runtime's own),
+// over the heap marked live (runtime/metrics; 0 where they are not
+// known). Not the heap's objects alone: right after a collection its
+// dead objects are still being swept, and counting the freed spans as
+// memory besides the heap gave GOGC 86-217 from one run to the next.
 func floorPercent(floor int64) int {
-	m := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	names := []string{"/gc/heap/live:bytes", "/memory/classes/total:bytes",
+		"/memory/classes/heap/objects:bytes", "/memory/classes/heap/unused:bytes", "/memory/classes/heap/free:bytes", "/memory/classes/heap/released:bytes"}
+	m := make([]metrics.Sample, len(names))
+	for i, n := range names {
+		m[i].Name = n
+	}
 	metrics.Read(m)
-	for _, s := range m {
+	v := make([]int64, len(m))
+	for i, s := range m {
 		if s.Value.Kind() != metrics.KindUint64 {
 			return 0
 		}
+		v[i] = int64(s.Value.Uint64())
 	}
-	return percentFor(floor, int64(m[0].Value.Uint64()), int64(m[1].Value.Uint64()), int64(m[2].Value.Uint64()))
+	return percentFor(floor, v[0], v[1], v[2]+v[3]+v[4]+v[5])
 }
 
 // percentFor is floorPercent of a heap of live bytes marked live, total
-// bytes of Go memory of which objects are the heap's objects: the heap
-// may grow to floor less the rest of the memory (0: it is there already).
-func percentFor(floor, live, total, objects int64) int {
-	goal := floor - (total - objects)
+// bytes of Go memory of which heap are the heap's spans: the heap may grow
+// to floor less the rest of the memory (0: it is there already).
+func percentFor(floor, live, total, heap int64) int {
+	goal := floor - (total - heap)
 	if live <= 0 || goal <= live {
 		return 0
 	}

@@ -178,21 +178,21 @@ func gcTestSetup(t *testing.T) (small string, pct func() int) {
 }
 
 // TestPercentFor: the GOGC after the floor's collection lets the heap grow
-// to the floor less the memory besides its objects, and no less than 0
+// to the floor less the memory outside its spans, and no less than 0
 // where that is reached already.
 func TestPercentFor(t *testing.T) {
 	const mib = 1 << 20
 	for _, c := range []struct {
-		floor, live, total, objects int64
-		want                        int
+		floor, live, total, heap int64
+		want                     int
 	}{
 		{32 * mib, 8 * mib, 33 * mib, 25 * mib, 200}, // a goal of 24 MiB over 8 live
 		{32 * mib, 11 * mib, 30 * mib, 20 * mib, 100},
 		{32 * mib, 20 * mib, 40 * mib, 20 * mib, 0}, // the rest of the memory takes the floor
 		{32 * mib, 0, 10 * mib, 0, 0},
 	} {
-		if got := percentFor(c.floor, c.live, c.total, c.objects); got != c.want {
-			t.Errorf("percentFor(%d, %d, %d, %d) = %d, want %d", c.floor, c.live, c.total, c.objects, got, c.want)
+		if got := percentFor(c.floor, c.live, c.total, c.heap); got != c.want {
+			t.Errorf("percentFor(%d, %d, %d, %d) = %d, want %d", c.floor, c.live, c.total, c.heap, got, c.want)
 		}
 	}
 }
