@@ -10,7 +10,6 @@ import (
 	"unsafe"
 
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
-	"github.com/acbfjoin/acbfjoin/tuple"
 )
 
 var (
@@ -601,10 +600,9 @@ func (f *Filter) ContainsInts(keys []int64, out []bool) {
 	for lo := 0; lo < len(keys); lo += batchBlock {
 		n := min(batchBlock, len(keys)-lo)
 		ks, o := keys[lo:lo+n], out[lo:lo+n]
-		for i, v := range ks {
-			h1, h2 := hashing.Sum8(bits.ReverseBytes64(tuple.IntWord(v)))
-			h1s[i], h2s[i] = h1, h2
-			p := hashing.Probe(h1, h2, 0, m1)
+		hashing.Sum8Ints(ks, h1s[:n], h2s[:n]) // eight a step where the CPU can
+		for i, h1 := range h1s[:n] {
+			p := hashing.Reduce(h1, m1) // probe 0
 			o[i] = b1[p>>6]&(1<<(p&63)) != 0
 		}
 		laterProbes(b1, m1, k, &h1s, &h2s, o)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acbfjoin/acbfjoin/internal/cpuswitch"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
 
@@ -277,23 +278,23 @@ func TestCPUSwitch(t *testing.T) {
 	// race-instrumented test binary).
 	for _, c := range testutil.RacePick(cases, 1, testutil.RaceSeed(t)) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCPUSwitchChild$", "-test.v")
-		cmd.Env = append(os.Environ(), "CSVSCAN_CPU_CHILD=1", cpuEnv+"="+c.env)
+		cmd.Env = append(os.Environ(), "CSVSCAN_CPU_CHILD=1", cpuswitch.Env+"="+c.env)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s=%q: child: %v\n%s%s", cpuEnv, c.env, err, stdout.String(), stderr.String())
+			t.Fatalf("%s=%q: child: %v\n%s%s", cpuswitch.Env, c.env, err, stdout.String(), stderr.String())
 		}
 		blocks := c.path == "avx2"
 		want := fmt.Sprintf("path=%s blocks=%v", c.path, blocks)
 		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("%s=%q: the child says %q, want %q", cpuEnv, c.env, stdout.String(), want)
+			t.Errorf("%s=%q: the child says %q, want %q", cpuswitch.Env, c.env, stdout.String(), want)
 		}
 		all := stdout.String() + stderr.String()
 		if c.warn != "" && !strings.Contains(all, c.warn) {
-			t.Errorf("%s=%q: no warning %q in %q", cpuEnv, c.env, c.warn, all)
+			t.Errorf("%s=%q: no warning %q in %q", cpuswitch.Env, c.env, c.warn, all)
 		}
 		if c.warn == "" && strings.Contains(all, "is neither") {
-			t.Errorf("%s=%q: a warning: %q", cpuEnv, c.env, all)
+			t.Errorf("%s=%q: a warning: %q", cpuswitch.Env, c.env, all)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/key"
 )
 
@@ -398,13 +399,17 @@ type Settings struct {
 	// Scanner is the code that scanned CSV (csvscan.CPUPath: "avx2" or
 	// "portable", ACBFJOIN_CPU's choice).
 	Scanner string `json:"scanner"`
+	// IntHash is the code that hashed integer keys for the ACBF's and the
+	// blocked filter's probes (hashing.IntsPath: "avx512" or "portable",
+	// ACBFJOIN_CPU's choice).
+	IntHash string `json:"int_hash"`
 }
 
 // NewSettings records resolved options (Options.Resolve).
 func NewSettings(opt Options) Settings {
 	s := Settings{Keys: opt.Keys, Input: opt.Input, KeyCol: opt.KeyCol, JoinCol: opt.JoinCol, KeyType: opt.KeyType, JoinType: opt.JoinType,
 		Filter: opt.Filter, FilterFile: opt.FilterFile, BitsPerKey: opt.Sizing.BitsPerKey, FPP: opt.Sizing.FPP, Budget: opt.Sizing.Budget, Options: opt.Sizing.Options,
-		Mappers: opt.Mappers, Reducers: opt.Reducers, MemBytes: opt.MemBudget, Sort: opt.Sort, SkipBadRows: opt.SkipBadRows, Skew: opt.Skew, Version: Version(), Scanner: csvscan.CPUPath()}
+		Mappers: opt.Mappers, Reducers: opt.Reducers, MemBytes: opt.MemBudget, Sort: opt.Sort, SkipBadRows: opt.SkipBadRows, Skew: opt.Skew, Version: Version(), Scanner: csvscan.CPUPath(), IntHash: hashing.IntsPath()}
 	if len(opt.KeyCols) > 1 {
 		s.Layout = opt.Layout
 	}

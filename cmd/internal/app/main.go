@@ -42,9 +42,9 @@ input; the output CSV, TSV, JSON lines (.gz too), Parquet or Arrow. 'join help C
 join COMMAND -h) shows a command's flags and examples; docs/cli.md has them
 all, README.md a tour. 'join --version' names the build.
 
-Environment: ACBFJOIN_CPU=portable scans CSV with the portable Go code
-instead of the CPU's own (AVX2 on amd64); the report's "scanner" says which
-ran (docs/design.md). ACBFJOIN_DICT=off probes a Parquet side's
+Environment: ACBFJOIN_CPU=portable scans CSV and hashes integer keys with
+the portable Go code instead of the CPU's own (AVX2 and AVX-512 on amd64);
+the report's "scanner" and "int_hash" say which ran (docs/design.md). ACBFJOIN_DICT=off probes a Parquet side's
 dictionary-encoded join column row by row instead of entry by entry (to
 compare the two; the rows are the same). ACBFJOIN_TYPED_ROWS=off carries a
 Parquet or Arrow side's rows to a typed output as CSV text instead of
