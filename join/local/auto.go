@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/filters"
@@ -596,6 +597,8 @@ func timeAllProbes(ks []*kindCalibration, probes probeKeys, par int) {
 			}
 			out := make([]bool, mapBatch)
 			var vals []int64
+			var sink byte // touchKeys's reads, kept (touchSink)
+			defer func() { touchSink.Add(uint32(sink)) }()
 			for r := range autoProbeRounds {
 				for _, c := range mine {
 					keys := probes.of(c.all)
@@ -607,7 +610,7 @@ func timeAllProbes(ks []*kindCalibration, probes probeKeys, par int) {
 					// (a blocked filter of 4 bits a key at 16-36 ns a
 					// string key, an ACBF after it at 10-12, and the same
 					// in the map phase).
-					touchKeys(keys[at : at+pass])
+					sink ^= touchKeys(keys[at : at+pass])
 					if ib, ok := c.f.(filters.IntBatchFilter); ok && probes.ints {
 						if vals, ok = intsOf(keys[at:at+pass], vals[:0]); ok {
 							c.probeNs = min(c.probeNs, probeIntsPass(ib, vals, out, now))
@@ -645,19 +648,23 @@ func probeIntsPass(ib filters.IntBatchFilter, vals []int64, out []bool, now func
 	return float64((now() - start).Nanoseconds()) / float64(max(1, len(vals)))
 }
 
-// touchKeys reads every byte of keys, so that they are in cache.
-func touchKeys(keys [][]byte) {
+// touchKeys reads every byte of keys, so that they are in cache, and
+// returns their XOR, which the caller keeps (touchSink) so that the reads
+// are not dropped.
+func touchKeys(keys [][]byte) byte {
 	var x byte
 	for _, k := range keys {
 		for _, b := range k {
 			x ^= b
 		}
 	}
-	touchSink = x
+	return x
 }
 
-// touchSink keeps touchKeys' reads.
-var touchSink byte
+// touchSink keeps touchKeys' reads: each timing goroutine adds its XOR of
+// them once, when it ends (atomically: timeAllProbes's goroutines run at
+// once, and a plain variable both wrote was a data race).
+var touchSink atomic.Uint32
 
 // probePass returns the ns a probe of f over keys took, in the mappers'
 // batches.

@@ -404,3 +404,35 @@ func TestIntsOf(t *testing.T) {
 		t.Error("a 5-byte key taken for an integer")
 	}
 }
+
+// TestTimeAllProbesParallel: the probes of several filters timed on two
+// goroutines, integer keys as integers and as bytes, give every
+// calibration a time; under -race, the goroutines share no variable (a
+// review: touchKeys's sink was one global both wrote, a data race that
+// failed CI's race phase in TestFilterAuto).
+func TestTimeAllProbesParallel(t *testing.T) {
+	var keys [][]byte
+	for i := range 3000 {
+		k := make([]byte, 8)
+		key.PutInt(k, int64(i)-1500)
+		keys = append(keys, k)
+	}
+	var ks []*kindCalibration
+	for _, kind := range []filters.Kind{filters.Exact, filters.Blocked, filters.ACBF, filters.Bloom} {
+		b, err := filters.Build(kind, keys, filters.Sizing{BitsPerKey: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ks = append(ks, &kindCalibration{kind: kind, cals: []calibration{{f: b.Filter, all: true, probe: true}, {f: b.Filter, probe: true}}})
+	}
+	for _, ints := range []bool{false, true} {
+		timeAllProbes(ks, probeKeys{asSampled: keys, forSubset: keys, ints: ints}, 2)
+		for _, k := range ks {
+			for _, c := range k.cals {
+				if !(c.probeNs >= 0) || math.IsInf(c.probeNs, 0) {
+					t.Errorf("%s, ints %v: probe time %v", k.kind, ints, c.probeNs)
+				}
+			}
+		}
+	}
+}
