@@ -1,6 +1,7 @@
 package hashing
 
 import (
+	"fmt"
 	"math/bits"
 
 	"github.com/acbfjoin/acbfjoin/internal/cpuswitch"
@@ -9,12 +10,19 @@ import (
 // Sum8Ints sets h1s[i], h2s[i] to Sum8 of the little-endian word of the
 // key.Of bytes of vals[i] (bits.ReverseBytes64(uint64(v) ^ 1<<63), the
 // word ContainsBatch hashes for those bytes), for every value; h1s and
-// h2s must be at least as long as vals. With AVX-512 (and ACBFJOIN_CPU
+// h2s must be at least as long as vals (else it panics, having written
+// nothing: TestSum8IntsShortOutputCapacity). With AVX-512 (and ACBFJOIN_CPU
 // not "portable") eight values a step; the same hashes either way
 // (TestSum8Ints, FuzzSum8Ints). O(len(vals)), no allocation; safe for
 // concurrent use on distinct outputs.
 func Sum8Ints(vals []int64, h1s, h2s []uint64) {
-	h1s, h2s = h1s[:len(vals)], h2s[:len(vals)] // a short output panics before any work
+	if len(h1s) < len(vals) || len(h2s) < len(vals) {
+		// Before any work, and by the lengths: reslicing to len(vals)
+		// checks only the capacity, and an output carved from a larger
+		// buffer would be written past its end.
+		panic(fmt.Sprintf("hashing: Sum8Ints of %d values into outputs of %d and %d", len(vals), len(h1s), len(h2s)))
+	}
+	h1s, h2s = h1s[:len(vals)], h2s[:len(vals)]
 	i := 0
 	if sum8IntsAsm && len(vals) >= 8 {
 		i = len(vals) &^ 7

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,6 +95,40 @@ func TestSum8IntsShortOutput(t *testing.T) {
 		}
 	}()
 	Sum8Ints(make([]int64, 9), make([]uint64, 8), make([]uint64, 9))
+}
+
+// TestSum8IntsShortOutputCapacity: an output shorter than the values
+// panics before anything is written even where its capacity would hold
+// them (two outputs carved from one buffer, the first short: reslicing it
+// to the values' length within its capacity wrote its last hash over the
+// second's first), on either path, at lengths about the eight-value step.
+func TestSum8IntsShortOutputCapacity(t *testing.T) {
+	defer func(was bool) { sum8IntsAsm = was }(sum8IntsAsm)
+	for _, asm := range []bool{hasSum8IntsAsm, false} {
+		sum8IntsAsm = asm
+		for _, n := range []int{1, 7, 8, 9, 16, 17} {
+			for _, short := range []string{"h1s", "h2s"} {
+				buf := make([]uint64, 2*n)
+				h1s, h2s := buf[:n], buf[n:]
+				if short == "h1s" {
+					h1s = buf[:n-1] // capacity 2n
+				} else {
+					h1s, h2s = buf[:n:n], buf[n:2*n-1] // capacity n
+				}
+				panicked := func() (p bool) {
+					defer func() { p = recover() != nil }()
+					Sum8Ints(make([]int64, n), h1s, h2s)
+					return false
+				}()
+				if !panicked {
+					t.Errorf("assembly %v, %d values, %s %d long: no panic", asm, n, short, n-1)
+				}
+				if i := slices.IndexFunc(buf, func(v uint64) bool { return v != 0 }); i >= 0 {
+					t.Errorf("assembly %v, %d values, %s %d long: %d written", asm, n, short, n-1, i)
+				}
+			}
+		}
+	}
 }
 
 func BenchmarkSum8Ints(b *testing.B) {
