@@ -42,16 +42,25 @@ func lgamma(x float64) float64 {
 // two key sets a setting (10^6 queries and one key set under -short), key
 // sets and queries drawn from a logged seed (ACBFJOIN_SEED replays it).
 //
-// The measurement must lie within 4 binomial standard deviations,
+// The measurement must lie within 5 binomial standard deviations,
 // sqrt(p(1-p)/N) for N queries, of FillFPP: given the filter's bits the
-// queries are independent trials of probability FillFPP. It must lie within 4
+// queries are independent trials of probability FillFPP. It must lie within 5
 // standard deviations of FPP too, but of the binomial spread and the spread
 // of FillFPP from filter to filter (fillVar) together: the latter is 1.7
 // times the binomial one at 10^5 keys, 10 bits per key and 10^7 queries; and
-// FillFPP within 4 of the latter of FPP. It logs where Putze et al.'s formula
-// and the classic one sit, in standard deviations of both spreads: at 10^6
-// keys and 10^7 queries Putze's is expected 1.9 to 2.5 below the measurement
-// (the classic one 28 to 35), which is why FPP is not Putze's formula.
+// FillFPP within 5 of the latter of FPP. Over all the filters, the mean of
+// the measurements' and of FillFPP's deviations from FPP (in those standard
+// deviations) must lie within 4 standard deviations of a mean of
+// independent ones, 4/sqrt(filters): a formula off by a part of a standard
+// deviation at every setting fails there. (At 4 standard deviations a
+// filter, its 48 checks, drawn from a fresh clock seed each run, failed
+// about one run in 200: seed 1796026827216423706 put a key set's FillFPP
+// 4.10 of its spread above FPP, where 3,040 filters' deviations had a mean
+// of 0.00 and a standard deviation of 1.00.) It logs where Putze et al.'s
+// formula and the classic one sit, in standard deviations of both spreads:
+// at 10^6 keys and 10^7 queries Putze's is expected 1.9 to 2.5 below the
+// measurement (the classic one 28 to 35), which is why FPP is not Putze's
+// formula; the mean would reject it.
 func TestFalsePositiveRate(t *testing.T) {
 	testutil.SkipUnderRace(t)
 	ns := []uint64{100_000, 1_000_000}
@@ -72,6 +81,8 @@ func TestFalsePositiveRate(t *testing.T) {
 	settings = append(settings, setting{100_000, 8, 12}, setting{100_000, 12, MaxK})
 	rng := testutil.Rand(testutil.Seed(t))
 	var key [8]byte
+	const bound = 5              // standard deviations a filter
+	var devs, fillDevs []float64 // each filter's deviations from FPP, in sd of both spreads and of FillFPP's
 	for _, st := range settings {
 		for set := range keySets {
 			// Members base..base+n-1, queries from past them: disjoint.
@@ -100,16 +111,34 @@ func TestFalsePositiveRate(t *testing.T) {
 					base, qbase, got, fp, queries, fill, (got-fill)/sdFill,
 					want, (got-want)/sdBoth, (fill-want)/sdSpread, sdSpread, 100*sdSpread/want, sdSpread/math.Sqrt(want*(1-want)/nq),
 					putze, (got-putze)/sdBoth, classic, (got-classic)/sdBoth)
-				if math.Abs(got-fill) > 4*sdFill+1/nq {
-					t.Errorf("measured FP %.5g, FillFPP %.5g: more than 4 binomial sd (%.3g) apart", got, fill, sdFill)
+				devs, fillDevs = append(devs, (got-want)/sdBoth), append(fillDevs, (fill-want)/sdSpread)
+				if math.Abs(got-fill) > bound*sdFill+1/nq {
+					t.Errorf("measured FP %.5g, FillFPP %.5g: more than %d binomial sd (%.3g) apart", got, fill, bound, sdFill)
 				}
-				if math.Abs(got-want) > 4*sdBoth+1/nq {
-					t.Errorf("measured FP %.5g, FPP %.5g: more than 4 sd (%.3g) apart", got, want, sdBoth)
+				if math.Abs(got-want) > bound*sdBoth+1/nq {
+					t.Errorf("measured FP %.5g, FPP %.5g: more than %d sd (%.3g) apart", got, want, bound, sdBoth)
 				}
-				if math.Abs(fill-want) > 4*sdSpread+1e-12 {
-					t.Errorf("FillFPP %.5g, FPP %.5g: more than 4 sd of FillFPP (%.3g) apart", fill, want, sdSpread)
+				if math.Abs(fill-want) > bound*sdSpread+1e-12 {
+					t.Errorf("FillFPP %.5g, FPP %.5g: more than %d sd of FillFPP (%.3g) apart", fill, want, bound, sdSpread)
 				}
 			})
+		}
+	}
+	for _, d := range []struct {
+		what string
+		devs []float64
+	}{{"measured FP", devs}, {"FillFPP", fillDevs}} {
+		if len(d.devs) == 0 {
+			continue
+		}
+		mean := 0.0
+		for _, v := range d.devs {
+			mean += v / float64(len(d.devs))
+		}
+		if lim := 4 / math.Sqrt(float64(len(d.devs))); math.Abs(mean) > lim {
+			t.Errorf("%s over %d filters: a mean deviation from FPP of %+.2f sd, beyond %.2f (4 sd of a mean of %d)", d.what, len(d.devs), mean, lim, len(d.devs))
+		} else {
+			t.Logf("%s over %d filters: a mean deviation from FPP of %+.2f sd (at most %.2f)", d.what, len(d.devs), mean, lim)
 		}
 	}
 }
