@@ -20,7 +20,7 @@ type Filter interface {
 }
 
 // BatchFilter is a Filter that can test many keys in one call, overlapping
-// their memory accesses (cbf, acbf, exact). ContainsBatch sets out[i] to
+// their memory accesses (cbf, acbf, blocked, exact). ContainsBatch sets out[i] to
 // Contains(keys[i]); len(out) >= len(keys). Executors use it where a filter
 // has it.
 type BatchFilter interface {
@@ -32,7 +32,7 @@ type BatchFilter interface {
 // ContainsInts sets out[i] to Contains of keys[i]'s key.Of bytes (8 bytes,
 // big-endian, the sign bit flipped); len(out) >= len(keys). For a typed
 // side's integer column, whose values need not be written out as keys to
-// be tested (acbf).
+// be tested (acbf, blocked, exact).
 type IntBatchFilter interface {
 	Filter
 	ContainsInts(keys []int64, out []bool)
