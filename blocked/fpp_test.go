@@ -124,22 +124,29 @@ func TestFalsePositiveRate(t *testing.T) {
 			})
 		}
 	}
-	for _, d := range []struct {
-		what string
-		devs []float64
-	}{{"measured FP", devs}, {"FillFPP", fillDevs}} {
-		if len(d.devs) == 0 {
-			continue
-		}
-		mean := 0.0
-		for _, v := range d.devs {
-			mean += v / float64(len(d.devs))
-		}
-		if lim := 4 / math.Sqrt(float64(len(d.devs))); math.Abs(mean) > lim {
-			t.Errorf("%s over %d filters: a mean deviation from FPP of %+.2f sd, beyond %.2f (4 sd of a mean of %d)", d.what, len(d.devs), mean, lim, len(d.devs))
-		} else {
-			t.Logf("%s over %d filters: a mean deviation from FPP of %+.2f sd (at most %.2f)", d.what, len(d.devs), mean, lim)
-		}
+	checkMeanDeviation(t, "measured FP against FPP", "filters", devs)
+	checkMeanDeviation(t, "FillFPP against FPP", "filters", fillDevs)
+}
+
+// checkMeanDeviation fails t when the mean of devs, deviations each in its
+// own standard deviations (z-scores of independent trials, one for each
+// of the things named), lies beyond 4 standard deviations of such a mean,
+// 4/sqrt(len(devs)): a formula off by a part of a standard deviation
+// everywhere fails here where no one trial's 5 would catch it. No devs:
+// nothing to check.
+func checkMeanDeviation(t *testing.T, what, things string, devs []float64) {
+	t.Helper()
+	if len(devs) == 0 {
+		return
+	}
+	mean := 0.0
+	for _, v := range devs {
+		mean += v / float64(len(devs))
+	}
+	if lim := 4 / math.Sqrt(float64(len(devs))); math.Abs(mean) > lim {
+		t.Errorf("%s over %d %s: a mean deviation of %+.2f sd, beyond %.2f (4 sd of a mean of %d)", what, len(devs), things, mean, lim, len(devs))
+	} else {
+		t.Logf("%s over %d %s: a mean deviation of %+.2f sd (at most %.2f)", what, len(devs), things, mean, lim)
 	}
 }
 
@@ -544,20 +551,8 @@ func TestFillFPPMean(t *testing.T) {
 			}
 		})
 	}
-	for _, d := range []struct {
-		what string
-		devs []float64
-	}{{"mean FillFPP against FPP", meanDevs}, {"variance of FillFPP against fillVar", varDevs}} {
-		mean := 0.0
-		for _, v := range d.devs {
-			mean += v / float64(len(d.devs))
-		}
-		if lim := 4 / math.Sqrt(float64(len(d.devs))); math.Abs(mean) > lim {
-			t.Errorf("%s over %d settings: a mean deviation of %+.2f standard errors, beyond %.2f (4 sd of a mean of %d)", d.what, len(d.devs), mean, lim, len(d.devs))
-		} else {
-			t.Logf("%s over %d settings: a mean deviation of %+.2f standard errors (at most %.2f)", d.what, len(d.devs), mean, lim)
-		}
-	}
+	checkMeanDeviation(t, "mean FillFPP against FPP", "settings", meanDevs)
+	checkMeanDeviation(t, "variance of FillFPP against fillVar", "settings", varDevs)
 }
 
 // TestOptimalKMonotone: OptimalK never falls as the density grows, from an

@@ -132,7 +132,12 @@ func (b *keyBitmap) Contains(key []byte) bool {
 	if len(key) != 8 {
 		return false
 	}
-	v := binary.BigEndian.Uint64(key) - b.lo // wraps to a huge value below lo
+	return b.has(binary.BigEndian.Uint64(key))
+}
+
+// has reports whether the value v (a key's big-endian word) is in the set.
+func (b *keyBitmap) has(v uint64) bool {
+	v -= b.lo // wraps to a huge value below lo
 	return v < b.span && b.words[v>>6]&(1<<(v&63)) != 0
 }
 
@@ -148,8 +153,7 @@ func (b *keyBitmap) ContainsBatch(keys [][]byte, out []bool) {
 func (b *keyBitmap) ContainsInts(keys []int64, out []bool) {
 	out = out[:len(keys)]
 	for i, k := range keys {
-		v := tuple.IntWord(k) - b.lo
-		out[i] = v < b.span && b.words[v>>6]&(1<<(v&63)) != 0
+		out[i] = b.has(tuple.IntWord(k))
 	}
 }
 
@@ -603,17 +607,12 @@ func exactRange(keys keylist.List) (lo, hi uint64) {
 
 // ExactBitmapBits is the memory in bits of the exact filter of the
 // distinct keys when it is a bitmap (8-byte keys of a range dense enough:
-// newExact64's choice), and false when it is not (a table, or keys of
-// other lengths). O(n), one pass over the keys.
-func ExactBitmapBits(keys keylist.List) (uint64, bool) {
-	if keys.Len() == 0 || !keys.AllWidth(8) {
-		return 0, false
-	}
-	lo, hi := exactRange(keys)
-	if span := hi - lo; exactBitmapFits(span, keys.Len()) {
-		return (span + 64) / 64 * 64, true
-	}
-	return 0, false
+// newExact64's choice), with ExactBytesBound's bytes, from one pass over
+// the keys; false when it is not a bitmap (a table, or keys of other
+// lengths). O(n).
+func ExactBitmapBits(keys keylist.List) (bits uint64, bytes int64, ok bool) {
+	bytes, _, bits = exactBound(keys)
+	return bits, bytes, bits > 0
 }
 
 // ExactBytesBound is at least the bytes the exact filter of the distinct
@@ -633,26 +632,33 @@ func ExactBytesBound(keys keylist.List) int64 {
 // distinct keys would be a table (8-byte keys too spread for a bitmap:
 // ExactStandIn's case), from one pass over the keys. O(n).
 func ExactBound(keys keylist.List) (bytes int64, table bool) {
+	bytes, table, _ = exactBound(keys)
+	return bytes, table
+}
+
+// exactBound is ExactBound, and the bitmap's memory in bits where the
+// filter is a bitmap (0 where it is not).
+func exactBound(keys keylist.List) (bytes int64, table bool, bitmapBits uint64) {
 	n := keys.Len()
 	if n == 0 || !keys.AllWidth(8) {
 		var s int64
 		for i := range n {
 			s += int64(uvarintLen(uint64(len(keys.At(i))))) + int64(len(keys.At(i)))
 		}
-		return s, false
+		return s, false, 0
 	}
 	lo, hi := exactRange(keys)
 	span := hi - lo
 	if !exactBitmapFits(span, n) {
-		return 9 * int64(n), true // a table: the key list
+		return 9 * int64(n), true, 0 // a table: the key list
 	}
 	gaps := float64(n - 1)
 	bound := float64(len(compactMagic)+2*binary.MaxVarintLen64) + gaps
 	if n > 1 {
 		bound += gaps * math.Log2(max(1, float64(span)/gaps)) / 7
 	}
-	mem := float64((span+64)/64) * 8
-	return int64(math.Ceil(max(bound, mem))) + 1, false
+	words := (span + 64) / 64
+	return int64(math.Ceil(max(bound, float64(words)*8))) + 1, false, 64 * words
 }
 
 // uvarintLen is the length of x as a uvarint.

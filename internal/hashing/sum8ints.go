@@ -5,10 +5,11 @@ import (
 	"math/bits"
 
 	"github.com/acbfjoin/acbfjoin/internal/cpuswitch"
+	"github.com/acbfjoin/acbfjoin/tuple"
 )
 
 // Sum8Ints sets h1s[i], h2s[i] to Sum8 of the little-endian word of the
-// key.Of bytes of vals[i] (bits.ReverseBytes64(uint64(v) ^ 1<<63), the
+// key.Of bytes of vals[i] (bits.ReverseBytes64(tuple.IntWord(v)), the
 // word ContainsBatch hashes for those bytes), for every value; h1s and
 // h2s must be at least as long as vals (else it panics, having written
 // nothing: TestSum8IntsShortOutputCapacity). With AVX-512 (and ACBFJOIN_CPU
@@ -35,7 +36,7 @@ func Sum8Ints(vals []int64, h1s, h2s []uint64) {
 func sum8IntsGo(vals []int64, h1s, h2s []uint64) {
 	h1s, h2s = h1s[:len(vals)], h2s[:len(vals)]
 	for i, v := range vals {
-		h1s[i], h2s[i] = Sum8(bits.ReverseBytes64(uint64(v) ^ 1<<63))
+		h1s[i], h2s[i] = Sum8(bits.ReverseBytes64(tuple.IntWord(v)))
 	}
 }
 

@@ -3,7 +3,6 @@ package local
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -230,15 +229,11 @@ func (x *execution) chooseFilter(ctx context.Context, keys keylist.List, index k
 // collection into the map phase. Auto then weighs the exact set against
 // none alone. O(n): a pass over the keys.
 func bitmapDominates(keys keylist.List, w choose.Workload) string {
-	bits, ok := filters.ExactBitmapBits(keys)
+	bits, bytes, ok := filters.ExactBitmapBits(keys)
 	if !ok || w.NeedDeletes && !exactDeletes() {
 		return ""
 	}
-	least := choose.BitsPerKey[0] * float64(keys.Len())
-	if float64(bits) > least {
-		return ""
-	}
-	if w.Budget > 0 && filters.ExactBytesBound(keys) > w.Budget {
+	if float64(bits) > choose.BitsPerKey[0]*float64(keys.Len()) || w.Budget > 0 && bytes > w.Budget {
 		return ""
 	}
 	return fmt.Sprintf("the exact set is a bitmap of %.2f bits a key, at most any sized filter's %g: it passes no false positive and probes a word without a hash, so the sized kinds were not built",
@@ -632,7 +627,7 @@ func intsOf(keys [][]byte, vals []int64) ([]int64, bool) {
 		if len(k) != 8 {
 			return vals, false
 		}
-		vals = append(vals, int64(tuple.IntWord(int64(binary.BigEndian.Uint64(k)))))
+		vals = append(vals, tuple.DecodeInt(k))
 	}
 	return vals, true
 }

@@ -388,13 +388,7 @@ func gcFloor(pct int, limit, floor, gen int64) {
 		return
 	}
 	debug.SetMemoryLimit(floor)
-	s := new(gcSentinel)
-	runtime.SetFinalizer(s, func(*gcSentinel) {
-		gcMu.Lock()
-		defer gcMu.Unlock()
-		if gcGen != gen {
-			return
-		}
+	afterCollection(gen, func() {
 		debug.SetMemoryLimit(limit)
 		// The floor's collection took the build's garbage (and auto's
 		// decision's): the next waits for the floor again, not for pct
@@ -410,14 +404,20 @@ func gcFloor(pct int, limit, floor, gen int64) {
 			return
 		}
 		debug.SetGCPercent(up)
-		s := new(gcSentinel)
-		runtime.SetFinalizer(s, func(*gcSentinel) {
-			gcMu.Lock()
-			defer gcMu.Unlock()
-			if gcGen == gen {
-				debug.SetGCPercent(pct)
-			}
-		})
+		afterCollection(gen, func() { debug.SetGCPercent(pct) })
+	})
+}
+
+// afterCollection runs f, under gcMu, once the next collection has ended
+// (a sentinel's finalizer), unless a later run (gcGen past gen) has put
+// its own settings in place by then.
+func afterCollection(gen int64, f func()) {
+	runtime.SetFinalizer(new(gcSentinel), func(*gcSentinel) {
+		gcMu.Lock()
+		defer gcMu.Unlock()
+		if gcGen == gen {
+			f()
+		}
 	})
 }
 
