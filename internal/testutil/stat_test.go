@@ -40,9 +40,11 @@ type recorder struct {
 	errs []string
 }
 
-func (r *recorder) Helper()                        {}
-func (r *recorder) Logf(string, ...any)            {}
-func (r *recorder) Errorf(format string, a ...any) { r.errs = append(r.errs, fmt.Sprintf(format, a...)) }
+func (r *recorder) Helper()             {}
+func (r *recorder) Logf(string, ...any) {}
+func (r *recorder) Errorf(format string, a ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, a...))
+}
 
 func TestDeviations(t *testing.T) {
 	run := func(zs ...float64) []string {
