@@ -30,8 +30,10 @@ type Column struct {
 	dict *Column
 	idx  []int32
 	// pooled says ints or floats came from the read buffers' pool
-	// (pool.go): Release gives them back.
-	pooled bool
+	// (pool.go): Release gives them back, ints as intsBase where it is
+	// set (ints a part of it: readFixed's head before the values).
+	pooled   bool
+	intsBase []int64
 }
 
 // Select returns a column of c's values at rows (indexes into c): value j

@@ -72,6 +72,10 @@ type chunkPages struct {
 	drops  *mapDrops
 	end    int64
 	file   parquetSource
+	// into, if not nil, may give a compressed data page's destination:
+	// its body is then decompressed there (len = the header's
+	// uncompressed size) rather than into page.
+	into func(pageHeader) []byte
 }
 
 // intact reports an error where the chunk's bytes were read from the
@@ -273,12 +277,6 @@ func (cp *chunkPages) decompress(h pageHeader, raw []byte) ([]byte, error) {
 		}
 		return raw, nil
 	}
-	if cp.page == nil {
-		cp.page = getBuf(int(h.uncompressed))
-	} else if cap(*cp.page) < int(h.uncompressed) {
-		chunkBufs.Put(cp.page)
-		cp.page = getBuf(int(h.uncompressed))
-	}
 	if cp.snappy {
 		// A Snappy block says its decoded length first, and the decoder
 		// allocates that much where dst is shorter: a damaged length of a
@@ -287,7 +285,19 @@ func (cp *chunkPages) decompress(h pageHeader, raw []byte) ([]byte, error) {
 			return nil, fmt.Errorf("a Snappy page of %d bytes decoded (%v), %d said", n, err, int(h.uncompressed)-levels)
 		}
 	}
-	out := (*cp.page)[:h.uncompressed]
+	var out []byte
+	if cp.into != nil {
+		out = cp.into(h)
+	}
+	if out == nil {
+		if cp.page == nil {
+			cp.page = getBuf(int(h.uncompressed))
+		} else if cap(*cp.page) < int(h.uncompressed) {
+			chunkBufs.Put(cp.page)
+			cp.page = getBuf(int(h.uncompressed))
+		}
+		out = (*cp.page)[:h.uncompressed]
+	}
 	copy(out, raw[:levels])
 	var dec []byte
 	var err error

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"os"
 	"runtime/debug"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -104,17 +105,18 @@ func (p *parquetTable) readFixed(i, col int, t Type, sel []int) (_ *Column, err 
 		n = len(sel)
 	}
 	d := fixedDecoder{pt: descr.PhysicalType(), width: width, uint32s: t.Kind == Uint, nullable: descr.MaxDefinitionLevel() == 1, sel: sel, groupRows: rows}
-	d.vals = getSlice[int64](&int64Pool, n)
+	d.base = getSlice[int64](&int64Pool, placeHead+n)
+	d.vals = d.base[placeHead:]
 	defer func() {
 		if d.vals != nil {
-			putSlice(&int64Pool, d.vals)
+			putSlice(&int64Pool, d.base)
 		}
 		if d.dict != nil {
 			putSlice(&int64Pool, d.dict)
 		}
 		putSlice(&int64Pool, d.delta)
 	}()
-	if err := p.eachPage(i, col, cc, d.page); err != nil {
+	if err := p.eachPage(i, col, cc, d.page, d.place); err != nil {
 		return nil, err
 	}
 	if d.row != rows || d.out != n {
@@ -122,7 +124,7 @@ func (p *parquetTable) readFixed(i, col int, t Type, sel []int) (_ *Column, err 
 	}
 	c := &Column{Type: t, n: n, valid: d.valid, pooled: true}
 	if d.pt == parquet.Types.Int32 || d.pt == parquet.Types.Int64 {
-		c.ints, d.vals = d.vals, nil
+		c.ints, c.intsBase, d.vals = d.vals, d.base, nil
 		return c, nil
 	}
 	c.floats = getSlice[float64](&float64Pool, n)
@@ -137,8 +139,9 @@ func (p *parquetTable) readFixed(i, col int, t Type, sel []int) (_ *Column, err 
 // The dictionary page comes from dictKeep where dictionaryMisses kept it
 // (the data pages alone are then read). Its errors name the row group and
 // the column, except errNotFixed, returned as it is (from page or where
-// the chunk cannot be read here).
-func (p *parquetTable) eachPage(i, col int, cc *metadata.ColumnChunkMetaData, page func(pageHeader, []byte) error) error {
+// the chunk cannot be read here). into, if not nil, may name where a
+// compressed data page is to be decompressed (chunkPages.into).
+func (p *parquetTable) eachPage(i, col int, cc *metadata.ColumnChunkMetaData, page func(pageHeader, []byte) error, into func(pageHeader) []byte) error {
 	// A mapped file truncated under the read faults: a panic, which the
 	// decoders' recover makes an error of the row group and column.
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -160,6 +163,7 @@ func (p *parquetTable) eachPage(i, col int, cc *metadata.ColumnChunkMetaData, pa
 		return wrap(err)
 	}
 	defer pages.release()
+	pages.into = into
 	if haveDict {
 		if err := page(kept.h, *kept.body); err != nil {
 			return wrap(err)
@@ -189,17 +193,26 @@ type fixedDecoder struct {
 	uint32s  bool // an INT32 read as unsigned (Uint)
 	nullable bool // definition levels 0 (NULL) and 1
 	sel      []int
-	dict     []int64  // the dictionary page's values, widened as vals
-	vals     []int64  // the rows' values (float bits for FLOAT and DOUBLE)
-	valid    []bool   // nil while every row taken holds a value
-	idx      []uint32 // a page's dictionary indices
-	delta    []int64  // a DELTA_BINARY_PACKED page's values
-	defs     []uint32 // a page's definition levels
-	row      int      // the chunk's rows seen
-	out      int      // the values written to vals
-	k        int      // with sel: the next of sel's rows to take
-	asDict   bool     // rows as dictionary indices (readIntKey), not values
-	rows     []int32  // with asDict: each row's entry, -1 for a NULL
+	dict     []int64 // the dictionary page's values, widened as vals
+	vals     []int64 // the rows' values (float bits for FLOAT and DOUBLE)
+	// base is vals' pooled slice with placeHead words before vals[0]
+	// (readFixed's; nil otherwise), where place decompresses a page's
+	// levels; saved holds the bytes of vals a page's levels overwrote,
+	// savedN of them from byte savedAt of base, for restore.
+	base    []int64
+	placed  bool // the page being decoded was decompressed by place
+	saved   [8 * placeHead]byte
+	savedAt int
+	savedN  int
+	valid   []bool   // nil while every row taken holds a value
+	idx     []uint32 // a page's dictionary indices
+	delta   []int64  // a DELTA_BINARY_PACKED page's values
+	defs    []uint32 // a page's definition levels
+	row     int      // the chunk's rows seen
+	out     int      // the values written to vals
+	k       int      // with sel: the next of sel's rows to take
+	asDict  bool     // rows as dictionary indices (readIntKey), not values
+	rows    []int32  // with asDict: each row's entry, -1 for a NULL
 	// chooseDict, if not 0, is the chunk's rows: the dictionary page sets
 	// asDict where its entries are at most half of them (readIntKey), and
 	// vals is made for the values otherwise.
@@ -257,6 +270,9 @@ func (d *fixedDecoder) page(h pageHeader, data []byte) error {
 		}
 		return nil
 	case pageData, pageDataV2:
+		if d.placed {
+			defer d.restore()
+		}
 		values, levels, err := dataPageParts(h, data, d.nullable)
 		if err != nil {
 			return err
@@ -264,6 +280,62 @@ func (d *fixedDecoder) page(h pageHeader, data []byte) error {
 		return d.values(parquet.Encoding(h.encoding), values, nv, levels)
 	}
 	return nil
+}
+
+// placeHead is the words readFixed keeps before a chunk's values for a
+// placed page's levels (fixedDecoder.place): a page of a nullable column
+// without NULLs written by DuckDB has 31 bytes of them.
+const placeHead = 32
+
+// place is chunkPages.into for a PLAIN data page of 8-byte values (an
+// INT64 or DOUBLE column; the machine little-endian) when every row is
+// read (no sel) into vals: the page's body is decompressed where its
+// values end at the end of this page's rows in vals, so that where every
+// row holds a value (the header cannot tell) they are in place and values
+// copies nothing; where some are NULL the values lie after the rows'
+// start and values' loop moves each down to its row, reading ahead of
+// what it writes. The body's first bytes (a version 1 page's definition
+// levels) fall before the page's rows: into the head kept before vals[0]
+// and the values of the pages before, saved here and put back once the
+// page is decoded (restore). nil (decompressed elsewhere, and copied) for
+// any other page, or one of more levels than placeHead words of bytes.
+// The NBER twins' 16.5 million rows of two INT64 columns were 265 MB
+// copied, 18 ms of the join's 470 of CPU.
+func (d *fixedDecoder) place(h pageHeader) []byte {
+	if (h.typ != pageData && h.typ != pageDataV2) || parquet.Encoding(h.encoding) != parquet.Encodings.Plain ||
+		d.width != 8 || !littleEndian || d.base == nil || d.sel != nil || d.asDict || d.dict != nil || d.placed {
+		return nil
+	}
+	nv := int(h.numValues)
+	if h.typ == pageDataV2 {
+		nv = int(h.numRows)
+	}
+	prefix := int(h.uncompressed) - 8*nv
+	end := 8 * (placeHead + d.out + nv) // in base's bytes
+	if nv <= 0 || prefix < 0 || prefix > 8*placeHead || d.out+nv > len(d.vals) {
+		return nil
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(d.base))), 8*len(d.base))
+	start := end - int(h.uncompressed)
+	if over := 8*(placeHead+d.out) - max(start, 8*placeHead); over > 0 { // the earlier pages' values it overwrites
+		d.savedAt = max(start, 8*placeHead)
+		d.savedN = copy(d.saved[:], b[d.savedAt:d.savedAt+over])
+	}
+	d.placed = true
+	placedPages.Add(1)
+	return b[start:end:end]
+}
+
+// placedPages counts the pages place placed, placedMoved those of them
+// with NULLs (their values moved down to their rows), for tests.
+var placedPages, placedMoved atomic.Int64
+
+// restore puts back the values of earlier pages that a placed page's
+// levels overwrote.
+func (d *fixedDecoder) restore() {
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(d.base))), 8*len(d.base))
+	copy(b[d.savedAt:], d.saved[:d.savedN])
+	d.savedN, d.placed = 0, false
 }
 
 // otherEncoding is the verdict on a data page of an encoding that a
@@ -392,6 +464,9 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 	defs, present, err := pageLevels(levels, nv, &d.defs)
 	if err != nil {
 		return err
+	}
+	if d.placed && present < nv {
+		placedMoved.Add(1)
 	}
 	if d.asDict {
 		if e == parquet.Encodings.Plain {
@@ -535,8 +610,11 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		out := d.vals[d.out : d.out+nv]
 		switch {
 		case e == parquet.Encodings.Plain && d.width == 8 && littleEndian:
-			// The values' bytes as they are: a copy (memmove).
-			copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), 8*len(out)), data[:8*len(out)])
+			// The values' bytes as they are: a copy (memmove), or none
+			// where the page was decompressed in place (place).
+			if dst := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), 8*len(out)); unsafe.SliceData(dst) != unsafe.SliceData(data) {
+				copy(dst, data[:8*len(out)])
+			}
 		case e == parquet.Encodings.Plain && d.width == 8:
 			for j := range out {
 				out[j] = int64(binary.LittleEndian.Uint64(data[j*8:]))
@@ -946,7 +1024,7 @@ func (p *parquetTable) readIntKey(i, col int, t Type) (_ *Dict, _ *Column, err e
 		}
 		putSlice(&int64Pool, d.delta)
 	}()
-	if err := p.eachPage(i, col, cc, d.page); err != nil {
+	if err := p.eachPage(i, col, cc, d.page, nil); err != nil {
 		return nil, nil, err
 	}
 	if d.row != rows || (d.asDict && len(d.rows) != rows) || (!d.asDict && d.out != rows) {

@@ -287,7 +287,7 @@ func (p *parquetTable) decodeBytes(i, col int, t Type, sel []int, asDict bool) (
 		d.offs = make([]int, 1, n+1)
 		d.data = make([]byte, 0, min(cc.TotalUncompressedSize(), 1<<26)*int64(n)/int64(max(rows, 1)))
 	}
-	err = p.eachPage(i, col, cc, d.page)
+	err = p.eachPage(i, col, cc, d.page, nil)
 	putSlice(&int64Pool, d.dlens)
 	putSlice(&intPool, d.dpos)
 	d.dlens, d.dpos, d.dvals, d.dbuf = nil, nil, nil, nil

@@ -62,11 +62,15 @@ func (c *Column) Release() {
 	}
 	c.pooled = false
 	if c.ints != nil {
-		if poison.Load() {
-			fill(c.ints[:cap(c.ints)], math.MinInt64+12345)
+		ints := c.ints
+		if c.intsBase != nil {
+			ints = c.intsBase
 		}
-		putSlice(&int64Pool, c.ints)
-		c.ints = nil
+		if poison.Load() {
+			fill(ints[:cap(ints)], math.MinInt64+12345)
+		}
+		putSlice(&int64Pool, ints)
+		c.ints, c.intsBase = nil, nil
 	}
 	if c.floats != nil {
 		if poison.Load() {
