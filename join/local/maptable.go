@@ -281,6 +281,8 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 	if keep != nil {
 		n = len(keep)
 	}
+	// The rows and drops counted in locals (drop's sums, added once).
+	var rows, dropped, dropKeyBytes int
 	for at := range n {
 		r := at
 		if keep != nil {
@@ -288,7 +290,7 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 		}
 		e := d.Rows[r]
 		if e < 0 { // NULL
-			m.rows++
+			rows++
 			m.cannot.add(keyNull)
 			if m.bypass {
 				t.rej = append(t.rej, r)
@@ -296,7 +298,7 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 			}
 			continue
 		}
-		m.rows++
+		rows++
 		var k []byte
 		if ints {
 			k = t.ikeys[8*e : 8*e+8]
@@ -316,7 +318,8 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 				t.rkeys = append(t.rkeys, k...)
 				t.rends = append(t.rends, len(t.rkeys))
 			} else {
-				m.drop(rowBytes, len(k))
+				dropped++
+				dropKeyBytes += len(k)
 			}
 			continue
 		}
@@ -324,6 +327,9 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 		t.skeys = append(t.skeys, k...)
 		t.sends = append(t.sends, len(t.skeys))
 	}
+	m.rows += int64(rows)
+	m.dropRows += int64(dropped)
+	m.dropBytes += int64(dropped)*int64(rowBytes) + int64(dropKeyBytes)
 	if excluded > 0 {
 		ex.cnt.Add(excluded)
 	}
@@ -504,6 +510,9 @@ func (x *execution) filterInts(ctx context.Context, m *mapWorker, ib filters.Int
 		pass := t.pass[:len(vals)]
 		m.probeInts(ib, vals, pass)
 		m.rows += int64(len(vals))
+		// The drops counted in a local (drop's sums, added once): a
+		// call a dropped row was 13 ms of the Parquet twins' 470 of CPU.
+		dropped := 0
 		for j, v := range vals {
 			row := lo + j
 			if keep != nil {
@@ -515,7 +524,7 @@ func (x *execution) filterInts(ctx context.Context, m *mapWorker, ib filters.Int
 					t.rkeys = tuple.AppendInt(t.rkeys, v)
 					t.rends = append(t.rends, len(t.rkeys))
 				} else {
-					m.drop(rowBytes, 8)
+					dropped++
 				}
 				continue
 			}
@@ -523,6 +532,8 @@ func (x *execution) filterInts(ctx context.Context, m *mapWorker, ib filters.Int
 			t.skeys = tuple.AppendInt(t.skeys, v)
 			t.sends = append(t.sends, len(t.skeys))
 		}
+		m.dropRows += int64(dropped)
+		m.dropBytes += int64(dropped) * int64(rowBytes+8)
 	}
 	return nil
 }
