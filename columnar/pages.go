@@ -596,6 +596,13 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		if err != nil {
 			return err
 		}
+		if d.sel == nil && defs != nil {
+			// Every row, some NULL (a nullable column as DuckDB writes
+			// them): one loop without the general one's call a value;
+			// the NBER twins' key side (22 such columns of 65,771 rows)
+			// decoded in 11 ms of its 35 before.
+			return d.gatherDefs(dict, idx, defs[:nv])
+		}
 		get = func(j int) int64 { return dict[idx[j]] }
 	default:
 		return otherEncoding(e)
@@ -678,6 +685,43 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		}
 	}
 	d.row = end
+	return nil
+}
+
+// gatherDefs writes a dictionary page's rows, every one taken: row r is
+// dict[idx[j]] for its j-th present value where defs[r] is 1, else NULL
+// (0, and not valid). idx holds the present rows' indices, each checked
+// below len(dict).
+func (d *fixedDecoder) gatherDefs(dict []int64, idx []uint32, defs []uint32) error {
+	out := d.vals[d.out : d.out+len(defs)]
+	if d.valid == nil && len(idx) < len(defs) {
+		d.valid = make([]bool, len(d.vals))
+		fill(d.valid[:d.out], true)
+	}
+	if len(idx) == 0 {
+		clear(out)
+	} else {
+		// Without a branch a row (NULLs at random were mispredicted):
+		// a NULL row reads the next present row's entry (the last one's
+		// past it) and masks it to 0. defs are 0 or 1 (bit width 1).
+		j, ones, last := 0, 0, len(idx)-1
+		for r, def := range defs {
+			out[r] = dict[idx[j]] & -int64(def)
+			ones += int(def)
+			j = min(j+int(def), last)
+		}
+		if ones != len(idx) {
+			return fmt.Errorf("definition levels of %d values, %d counted", ones, len(idx))
+		}
+	}
+	if d.valid != nil {
+		valid := d.valid[d.out : d.out+len(defs)]
+		for r, def := range defs {
+			valid[r] = def == 1
+		}
+	}
+	d.row += len(defs)
+	d.out += len(defs)
 	return nil
 }
 
