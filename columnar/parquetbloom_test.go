@@ -90,7 +90,10 @@ func int64Plain(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, 
 // the rate of fresh values passing is the split-block filter's at its
 // size and load: the Poisson mixture over block loads (Putze, Sanders and
 // Singler 2007) of (1 - (31/32)^j)^8, within 4 standard deviations (a
-// fresh value's binomial spread and that of the filter's own blocks).
+// fresh value's binomial spread and that of the filter's own blocks), and
+// the filter's FPP() within 4 binomial sd of the measured rate: two checks
+// of the same measurement, so not independent ones to judge together
+// (testutil.Deviations).
 func TestBloomNoFalseNegatives(t *testing.T) {
 	testutil.SkipUnderRace(t)
 	rng := testutil.Rand(testutil.Seed(t))

@@ -55,7 +55,11 @@ func TestBloomColumn(t *testing.T) {
 // rates near 1e-3) the per-column layout's false positives over 10^6 fresh
 // triples are within 4 binomial sd of SeedFPP, the composite's of
 // CompositeFPP, and each within 4 sd of its filters' own fill rate; the
-// result does not depend on the goroutines.
+// result does not depend on the goroutines. The six checks are not
+// independent, so they are not judged together (testutil.Deviations): the
+// layouts answer the same queries, the two per-column layouts are the same
+// filters where the optimal k is 3 (as here), and a layout's two z-scores
+// share its count.
 func TestFreshFP(t *testing.T) {
 	seed := testutil.Seed(t)
 	// Under the race detector, a tenth of the queries (still on several
@@ -132,7 +136,8 @@ func TestFreshFPDomain(t *testing.T) {
 // TestSequential: at a small size (n = 20,000, m = 60,000, k = 3, d = 3:
 // about 48.5 expected) the mean count over 8 replicates is within 4 Poisson
 // sd of ExpectedSequential, and of ExpectedSequentialFirstHash for the
-// printed variant; the counts do not depend on the goroutines.
+// printed variant (two checks of the same replicates, so not independent
+// ones to judge together); the counts do not depend on the goroutines.
 func TestSequential(t *testing.T) {
 	seed := testutil.Seed(t)
 	opt := SequentialOptions{Rows: 20000, Bits: 60000, K: 3, Dims: 3, Seed: seed, Replicates: 8}
