@@ -43,17 +43,27 @@ func Z(got, want, sd, slack float64) float64 {
 
 // Deviations judges the z-scores of one randomised test together, so that
 // the test as a whole fails by chance about as often as one check at 4
-// standard deviations (about 1 run in 8,000; two such bounds, so at most
-// 1 in 4,000) however many checks it makes, while a formula that is off
+// standard deviations (6.3e-5, 1 run in 16,000; two such bounds, so at
+// most 1 in 8,000) however many checks it makes, while a formula that is off
 // shows where no single check could: each deviation is held at ZLimit of
 // their number, and their mean at 4 standard deviations of such a mean,
 // 4/sqrt(n). The deviations must be of independent trials, each standard
 // normal where the formula is right. Not safe for concurrent use.
 type Deviations struct {
-	t    testing.TB
-	what string
-	zs   []float64
-	msgs []string
+	t     testing.TB
+	what  string
+	zs    []float64
+	msgs  []string
+	floor float64 // AtLeast's
+}
+
+// AtLeast holds each deviation at no less than z (and ZLimit), for
+// statistics whose z-scores have heavier tails than a normal's (a
+// variance in standard errors from the same sample), where the Bonferroni
+// bound alone fails more often than it says. It returns d.
+func (d *Deviations) AtLeast(z float64) *Deviations {
+	d.floor = z
+	return d
 }
 
 // NewDeviations returns an empty set of deviations of t, named what in
@@ -78,7 +88,7 @@ func (d *Deviations) Check() {
 	if n == 0 {
 		return
 	}
-	lim := ZLimit(n)
+	lim := max(ZLimit(n), d.floor)
 	mean, worst := 0.0, 0.0
 	for i, z := range d.zs {
 		mean += z / float64(n)

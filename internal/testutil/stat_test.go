@@ -89,3 +89,25 @@ func TestDeviations(t *testing.T) {
 		t.Errorf("30 checks all at 0.8 sd: %q, want the mean's error", errs)
 	}
 }
+
+func TestDeviationsAtLeast(t *testing.T) {
+	r := &recorder{TB: t}
+	d := NewDeviations(r, "x").AtLeast(5)
+	for i := range 7 {
+		d.Add(4.8*float64(1-2*(i%2)), "check %d", i) // beyond ZLimit(7) = 4.44, within 5
+	}
+	d.Check()
+	if len(r.errs) != 0 {
+		t.Errorf("7 checks at ±4.8 sd with AtLeast(5): %q", r.errs)
+	}
+	r = &recorder{TB: t}
+	d = NewDeviations(r, "x").AtLeast(5)
+	d.Add(5.1, "over")
+	for range 6 {
+		d.Add(-0.85, "under")
+	}
+	d.Check()
+	if len(r.errs) != 1 {
+		t.Errorf("one of 7 at 5.1 sd with AtLeast(5): %q, want one error", r.errs)
+	}
+}
