@@ -112,6 +112,9 @@ type Result struct {
 	DeletedExpected  float64 `json:"deleted_fpp_expected"` // the filter's FillFPP (or formula) after each round's deletes, averaged
 	DeletedZ         float64 `json:"deleted_z"`
 	deletedVar       float64 // the binomial variance of DeletedPositives
+	// fpDev and deletedDev are the deviations Pass judged, as z-scores
+	// (deviation): the FP check's and the deleted keys' (0 without churn).
+	fpDev, deletedDev float64
 
 	// Nanoseconds per key: building the filter, one Add into it, one
 	// Remove, one Contains (a loop of single calls), one key of
@@ -326,13 +329,15 @@ func evaluate(ctx context.Context, c Config, info *filters.Spec, sp ops, keys []
 		want = r.FillFPP
 	}
 	r.Z = zScore(r.FPP, want, r.Queries)
-	r.Pass = r.FalseNegatives == 0 && consistent(r.FalsePositives, want*float64(r.Queries), r.Z)
+	r.fpDev = deviation(r.FalsePositives, want*float64(r.Queries), r.Z)
+	r.Pass = r.FalseNegatives == 0 && math.Abs(r.fpDev) <= zLimit
 	if r.ChurnRounds > 0 && r.Deleted > 0 {
 		r.DeletedZ = math.NaN()
 		if r.deletedVar > 0 {
 			r.DeletedZ = (float64(r.DeletedPositives) - r.DeletedExpected*float64(r.Deleted)) / math.Sqrt(r.deletedVar)
 		}
-		r.Pass = r.Pass && consistent(r.DeletedPositives, r.DeletedExpected*float64(r.Deleted), r.DeletedZ)
+		r.deletedDev = deviation(r.DeletedPositives, r.DeletedExpected*float64(r.Deleted), r.DeletedZ)
+		r.Pass = r.Pass && math.Abs(r.deletedDev) <= zLimit
 	}
 
 	// Time updates the churn did not: a fifth deleted and re-inserted for
@@ -560,20 +565,40 @@ func zScore(got, want float64, q int64) float64 {
 }
 
 // consistent reports a count of false positives consistent with its
-// expectation mean: equal where the rate is 0 or 1 (z NaN), within zLimit sd
-// (z) when mean >= poissonBelow, and otherwise no further in either Poisson
-// tail than zLimit sd of a normal is (tail probability >= normalTail): with
-// a few false positives expected the normal approximation fails, one hit
-// where 0.04 were expected is a z of 4.6 but happens in 4% of runs.
+// expectation mean (z its normal z-score): its deviation within zLimit,
+// which for a Poisson count is a tail probability of at least
+// normalTail.
 func consistent(count int64, mean, z float64) bool {
+	return math.Abs(deviation(count, mean, z)) <= zLimit
+}
+
+// deviation is how far count lies from its expectation mean, as a z-score
+// that a check at zLimit judges as Pass does: 0 where the rate is 0 or 1
+// (z NaN) and count is mean, +Inf where it is not; z itself when mean >=
+// poissonBelow; and otherwise the normal z-score of the same tail
+// probability as count's nearer Poisson tail (with a few false positives
+// expected the normal approximation fails: one hit where 0.04 were
+// expected is a z of 4.6 but happens in 4% of runs). |deviation| <=
+// zLimit is consistency; tests judge many kinds' deviations together.
+func deviation(count int64, mean, z float64) float64 {
 	switch {
 	case math.IsNaN(z):
-		return float64(count) == mean
+		if float64(count) == mean {
+			return 0
+		}
+		return math.Inf(1)
 	case mean >= poissonBelow:
-		return math.Abs(z) <= zLimit
+		return z
 	}
 	lower, upper := poissonTails(count, mean)
-	return lower >= normalTail && upper >= normalTail
+	tail, sign := upper, 1.0
+	if lower < upper {
+		tail, sign = lower, -1
+	}
+	if tail >= 0.5 {
+		return 0
+	}
+	return sign * math.Sqrt2 * math.Erfcinv(2*tail) // P(Z >= |dev|) = tail
 }
 
 const (
