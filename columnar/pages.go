@@ -505,6 +505,15 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		if len(data)/d.width < present {
 			return fmt.Errorf("%d values in %d bytes", present, len(data))
 		}
+		if d.placed && defs != nil && len(data) > present*d.width {
+			// A placed page with NULLs and bytes after its values (a
+			// damaged page; arrow-go reads the first present values):
+			// values' loop below reads ahead of what it writes only
+			// where the values end the page, so they are moved there.
+			v := len(data) - present*d.width
+			copy(data[v:], data[:present*d.width])
+			data = data[v:]
+		}
 		get = func(j int) int64 { return d.value(data[j*d.width:]) }
 	case parquet.Encodings.ByteStreamSplit:
 		// Byte k of value j is data[k*present+j] (parquet-format's
