@@ -264,6 +264,9 @@ func (cp *chunkPages) decompress(h pageHeader, raw []byte) ([]byte, error) {
 			return nil, fmt.Errorf("levels of %d and %d bytes in a page of %d", h.repLen, h.defLen, len(raw))
 		}
 		levels = int(h.defLen + h.repLen)
+		if levels > int(h.uncompressed) { // a damaged header: out[levels:] below would panic
+			return nil, fmt.Errorf("levels of %d bytes in a page of %d uncompressed", levels, h.uncompressed)
+		}
 		if !h.compressedV2 || cp.codec == nil {
 			if len(raw) != int(h.uncompressed) {
 				return nil, fmt.Errorf("an uncompressed page of %d bytes, %d said", len(raw), h.uncompressed)
