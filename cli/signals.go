@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -12,10 +14,27 @@ import (
 
 // StopSignals end a run: the context is cancelled, every phase stops, and
 // temporary, spill and unfinished output files are removed before the exit
-// status 128+signal. SIGPIPE is among them so that a closed pipe on
-// standard output (join run ... | head) gives EPIPE to the write and the
-// same cleanup, instead of killing the process with its files left behind.
-var StopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
+// status 128+signal.
+//
+// SIGPIPE is not among them: Signals ignores it, so that a closed pipe on
+// standard output (join run ... | head) gives EPIPE to the write, the run
+// fails and cleans up, and the caller exits 141 without a message
+// (ReaderLeft), instead of the process being killed with its files left
+// behind. It was a stop signal until a review of a flaky test found that a
+// socket's peer closing under a write raises it too: an S3 server refusing
+// an upload with 403 and closing the connection under the request's body
+// stopped beamjoin with 141 and no message, where the SDK retries the
+// write and reports the 403.
+var StopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// ReaderLeft reports whether err is a write's EPIPE on a file or pipe (the
+// reader of standard output or of a FIFO left: the run stops quietly with
+// SIGPIPE's status), not on a network connection, whose broken pipe is an
+// error to report.
+func ReaderLeft(err error) bool {
+	var ne *net.OpError
+	return errors.Is(err, syscall.EPIPE) && !errors.As(err, &ne)
+}
 
 // Grace is how long a stopped run has to clean up before the process
 // exits anyway (a blocked system call).
@@ -28,6 +47,7 @@ const Grace = 10 * time.Second
 // prog.
 func Signals(prog string) context.Context {
 	ctx, cancel := context.WithCancelCause(context.Background())
+	signal.Ignore(syscall.SIGPIPE) // writes get EPIPE (StopSignals)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, StopSignals...)
 	go func() {

@@ -99,7 +99,7 @@ func main() {
 	ctx := cli.Signals("beamjoin")
 	err := run(ctx)
 	var sig cli.SignalError
-	if errors.Is(err, syscall.EPIPE) {
+	if cli.ReaderLeft(err) {
 		os.Exit(128 + int(syscall.SIGPIPE)) // the reader left: nobody reads a message
 	}
 	switch {

@@ -121,7 +121,7 @@ func Main() {
 	var sig cli.SignalError
 	if errors.As(context.Cause(ctx), &sig) && err != nil {
 		err = sig
-	} else if errors.Is(err, syscall.EPIPE) {
+	} else if cli.ReaderLeft(err) {
 		err = cli.SignalError{Sig: syscall.SIGPIPE} // the reader of our output left
 	}
 	if err != nil {
