@@ -20,7 +20,7 @@ import (
 // standard output (join run ... | head) gives EPIPE to the write, the run
 // fails and cleans up, and the caller exits 141 without a message
 // (ReaderLeft), instead of the process being killed with its files left
-// behind. It was a stop signal until a review of a flaky test found that a
+// behind. It was a stop signal until a flaky test in CI showed that a
 // socket's peer closing under a write raises it too: an S3 server refusing
 // an upload with 403 and closing the connection under the request's body
 // stopped beamjoin with 141 and no message, where the SDK retries the
@@ -46,6 +46,25 @@ const Grace = 10 * time.Second
 // Grace, the process exits with 128+signal, saying so on standard error as
 // prog.
 func Signals(prog string) context.Context {
+	ctx, _ := SignalsStop(prog)
+	return ctx
+}
+
+// SignalsStop is Signals, and a function that stops the run as SIGPIPE
+// would have when given an error for which ReaderLeft holds (for
+// FirstError.OnError on standard output: `join compare ... | head` stops
+// at its first failed write, not at the end of a run whose writes are
+// dropped). Other errors it leaves alone.
+func SignalsStop(prog string) (context.Context, func(error)) {
+	ctx, cancel := signals(prog)
+	return ctx, func(err error) {
+		if ReaderLeft(err) {
+			cancel(SignalError{syscall.SIGPIPE})
+		}
+	}
+}
+
+func signals(prog string) (context.Context, context.CancelCauseFunc) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	signal.Ignore(syscall.SIGPIPE) // writes get EPIPE (StopSignals)
 	sigs := make(chan os.Signal, 1)
@@ -65,7 +84,7 @@ func Signals(prog string) context.Context {
 		fmt.Fprintf(os.Stderr, "%s: did not stop within %v of %v; exiting (join clean removes what is left)\n", prog, Grace, sig)
 		os.Exit(128 + int(sig.Sig))
 	}()
-	return ctx
+	return ctx, cancel
 }
 
 // SignalError is the cause of a run stopped by a signal.
@@ -91,6 +110,8 @@ func (s SignalError) Error() string {
 type FirstError struct {
 	W   io.Writer
 	Err error
+	// OnError, if not nil, is called with the first error.
+	OnError func(error)
 }
 
 func (e *FirstError) Write(p []byte) (int, error) {
@@ -99,5 +120,8 @@ func (e *FirstError) Write(p []byte) (int, error) {
 	}
 	n, err := e.W.Write(p)
 	e.Err = err
+	if err != nil && e.OnError != nil {
+		e.OnError(err)
+	}
 	return n, err
 }

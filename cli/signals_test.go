@@ -128,3 +128,30 @@ func TestStdoutEPIPE(t *testing.T) {
 		t.Fatalf("a write to a pipe without a reader: %v, not ReaderLeft", err)
 	}
 }
+
+// TestSignalsStop: the stop function cancels the run as SIGPIPE did when
+// the reader of standard output left (FirstError.OnError), once, and leaves
+// it alone for another error, a network one included.
+func TestSignalsStop(t *testing.T) {
+	ctx, stop := SignalsStop("test")
+	stop(errors.New("disk full"))
+	stop(&net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)})
+	if ctx.Err() != nil {
+		t.Fatalf("stopped by another error: %v", context.Cause(ctx))
+	}
+	calls := 0
+	w := &FirstError{W: failingWith{&os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}}, OnError: func(err error) { calls++; stop(err) }}
+	w.Write([]byte("a"))
+	w.Write([]byte("b"))
+	var se SignalError
+	if !errors.As(context.Cause(ctx), &se) || se.Sig != syscall.SIGPIPE {
+		t.Fatalf("the reader left: cause %v", context.Cause(ctx))
+	}
+	if calls != 1 {
+		t.Errorf("OnError called %d times, want once", calls)
+	}
+}
+
+type failingWith struct{ err error }
+
+func (f failingWith) Write([]byte) (int, error) { return 0, f.err }

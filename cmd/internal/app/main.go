@@ -110,8 +110,8 @@ func Main() {
 	if w := csvscan.CPUWarning(); w != "" {
 		fmt.Fprintf(os.Stderr, "%s: %s\n", prog, w)
 	}
-	ctx := cli.Signals(prog)
-	stdout := &cli.FirstError{W: os.Stdout}
+	ctx, readerLeft := cli.SignalsStop(prog)
+	stdout := &cli.FirstError{W: os.Stdout, OnError: readerLeft}
 	err := run(ctx, os.Args[1:], stdout, os.Stderr)
 	if err == nil && stdout.Err != nil {
 		// compare's table, the report, demo: lost to a full disk or a closed
