@@ -65,10 +65,8 @@ func TestOutOfProcess(t *testing.T) {
 	sets = append(sets, data{"real sample", filepath.Join(mini, "apat63_99.mini.txt"), filepath.Join(mini, "cite75_99.mini.txt")})
 
 	envs := [][]string{{"--environment_type=LOOPBACK"}}
-	if poolFree(t) {
-		leaveNoWorkerCopies(t)
-		start(t, "worker pool", bootBin, "--worker_pool")
-		waitPort(t, 50000)
+	leaveNoWorkerCopies(t)
+	if startPool(t, bootBin) {
 		envs = append(envs, []string{"--environment_type=EXTERNAL", "--environment_config=localhost:50000", "--worker_binary=" + joinBin})
 	} else {
 		t.Log("port 50000 is taken (the Go worker pool listens only there): EXTERNAL not run")
@@ -124,6 +122,83 @@ func poolFree(t *testing.T) bool {
 		return false
 	}
 	return true
+}
+
+// startPool starts Beam's Go worker pool, which listens only on port
+// 50000, and reports whether it listens there. That port is in Linux's
+// ephemeral range (32768-60999): a connection of a test running beside
+// this one (beamjoin's fake S3 servers and their clients) can hold it as
+// its local port when the pool binds, and the pool then exits ("bind:
+// address already in use": a CI run failed so, the port free a moment
+// before). It is started again, a second apart, up to 5 times; false
+// where something listens there already or it never binds. The pool is
+// killed with its workers when the test ends, its output logged if the
+// test failed.
+func startPool(t *testing.T, bin string) bool {
+	t.Helper()
+	for attempt := 1; attempt <= 5; attempt++ {
+		if !poolFree(t) {
+			return false
+		}
+		var out bytes.Buffer
+		cmd := exec.Command(bin, "--worker_pool")
+		cmd.Dir = t.TempDir() // the worker pool writes pipeline_options.json into its folder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("worker pool: %v", err)
+		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		if listening(50000, exited) && running(exited) {
+			t.Cleanup(func() {
+				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				<-exited
+				if t.Failed() {
+					t.Logf("worker pool's output:\n%s", out.String())
+				}
+			})
+			return true
+		}
+		select {
+		case <-exited:
+			t.Logf("worker pool, attempt %d of 5, exited: %s", attempt, strings.TrimSpace(out.String()))
+		default: // not listening after 30 s, still running
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+			t.Fatalf("worker pool: nothing listens on port 50000 after 30 s:\n%s", out.String())
+		}
+		time.Sleep(time.Second)
+	}
+	return false
+}
+
+// running reports whether exited is still open.
+func running(exited <-chan struct{}) bool {
+	select {
+	case <-exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// listening waits up to 30 s for a listener on port, and reports false
+// at once when exited is closed (the server is gone).
+func listening(port int, exited <-chan struct{}) bool {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond); err == nil {
+			c.Close()
+			return true
+		}
+		select {
+		case <-exited:
+			return false
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return false
 }
 
 // waitPort waits up to 30 s for a listener on port.
