@@ -262,7 +262,7 @@ func (d *fixedDecoder) page(h pageHeader, data []byte) error {
 		d.dict = getSlice[int64](&int64Pool, nv)
 		switch {
 		case d.width == 8 && littleEndian:
-			copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(d.dict))), 8*nv), data[:8*nv])
+			copy(wordBytes(d.dict), data[:8*nv])
 		default:
 			for j := range d.dict {
 				d.dict[j] = d.value(data[j*d.width:])
@@ -315,7 +315,7 @@ func (d *fixedDecoder) place(h pageHeader) []byte {
 	if nv <= 0 || prefix < 0 || prefix > 8*placeHead || d.out+nv > len(d.vals) {
 		return nil
 	}
-	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(d.base))), 8*len(d.base))
+	b := wordBytes(d.base)
 	start := end - int(h.uncompressed)
 	if over := 8*(placeHead+d.out) - max(start, 8*placeHead); over > 0 { // the earlier pages' values it overwrites
 		d.savedAt = max(start, 8*placeHead)
@@ -333,7 +333,7 @@ var placedPages, placedMoved atomic.Int64
 // restore puts back the values of earlier pages that a placed page's
 // levels overwrote.
 func (d *fixedDecoder) restore() {
-	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(d.base))), 8*len(d.base))
+	b := wordBytes(d.base)
 	copy(b[d.savedAt:], d.saved[:d.savedN])
 	d.savedN, d.placed = 0, false
 }
@@ -628,7 +628,7 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		case e == parquet.Encodings.Plain && d.width == 8 && littleEndian:
 			// The values' bytes as they are: a copy (memmove), or none
 			// where the page was decompressed in place (place).
-			if dst := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), 8*len(out)); unsafe.SliceData(dst) != unsafe.SliceData(data) {
+			if dst := wordBytes(out); unsafe.SliceData(dst) != unsafe.SliceData(data) {
 				copy(dst, data[:8*len(out)])
 			}
 		case e == parquet.Encodings.Plain && d.width == 8:
@@ -732,6 +732,11 @@ func (d *fixedDecoder) gatherDefs(dict []int64, idx []uint32, defs []uint32) err
 	d.row += len(defs)
 	d.out += len(defs)
 	return nil
+}
+
+// wordBytes is the memory of s as bytes (8 a value, the machine's order).
+func wordBytes(s []int64) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 8*len(s))
 }
 
 // littleEndian says the machine stores an int64 as PLAIN does.
