@@ -113,8 +113,15 @@ func (x *execution) newMapWorker(i int, in mapInputs, sketches []*joinSketch) ma
 // drop counts a row the filter dropped: what its row's and key's bytes
 // would have cost the shuffle (the per-record rest is added at the end).
 func (m *mapWorker) drop(rowBytes, keyBytes int) {
-	m.dropRows++
-	m.dropBytes += int64(rowBytes + keyBytes)
+	m.drops(1, int64(rowBytes+keyBytes))
+}
+
+// drops counts rows dropped rows at once, bytes their rows' and keys'
+// bytes, as drop does one: the batch loops sum them in locals, which stay
+// in registers, and add them here once a batch.
+func (m *mapWorker) drops(rows, bytes int64) {
+	m.dropRows += rows
+	m.dropBytes += bytes
 }
 
 // reject handles a row that cannot match (the filter rejected its key, or
@@ -501,8 +508,7 @@ func (m *batchWorker) intBatch(r *csvscan.Reader, b *csvscan.Batch, ints []int64
 				return err
 			}
 		}
-		m.dropRows += rows
-		m.dropBytes += bytes + rows*int64(len(m.kb[0]))
+		m.drops(rows, bytes+rows*int64(len(m.kb[0])))
 		return nil
 	}
 	for j, v := range ints {
