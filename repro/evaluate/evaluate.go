@@ -330,14 +330,14 @@ func evaluate(ctx context.Context, c Config, info *filters.Spec, sp ops, keys []
 	}
 	r.Z = zScore(r.FPP, want, r.Queries)
 	r.fpDev = deviation(r.FalsePositives, want*float64(r.Queries), r.Z)
-	r.Pass = r.FalseNegatives == 0 && math.Abs(r.fpDev) <= zLimit
+	r.Pass = r.FalseNegatives == 0 && consistent(r.fpDev)
 	if r.ChurnRounds > 0 && r.Deleted > 0 {
 		r.DeletedZ = math.NaN()
 		if r.deletedVar > 0 {
 			r.DeletedZ = (float64(r.DeletedPositives) - r.DeletedExpected*float64(r.Deleted)) / math.Sqrt(r.deletedVar)
 		}
 		r.deletedDev = deviation(r.DeletedPositives, r.DeletedExpected*float64(r.Deleted), r.DeletedZ)
-		r.Pass = r.Pass && math.Abs(r.deletedDev) <= zLimit
+		r.Pass = r.Pass && consistent(r.deletedDev)
 	}
 
 	// Time updates the churn did not: a fifth deleted and re-inserted for
@@ -565,12 +565,9 @@ func zScore(got, want float64, q int64) float64 {
 }
 
 // consistent reports a count of false positives consistent with its
-// expectation mean (z its normal z-score): its deviation within zLimit,
-// which for a Poisson count is a tail probability of at least
-// normalTail.
-func consistent(count int64, mean, z float64) bool {
-	return math.Abs(deviation(count, mean, z)) <= zLimit
-}
+// expectation, given its deviation: within zLimit, which for a Poisson
+// count is a tail probability of at least a normal's beyond zLimit.
+func consistent(dev float64) bool { return math.Abs(dev) <= zLimit }
 
 // deviation is how far count lies from its expectation mean, as a z-score
 // that a check at zLimit judges as Pass does: 0 where the rate is 0 or 1
@@ -578,8 +575,8 @@ func consistent(count int64, mean, z float64) bool {
 // poissonBelow; and otherwise the normal z-score of the same tail
 // probability as count's nearer Poisson tail (with a few false positives
 // expected the normal approximation fails: one hit where 0.04 were
-// expected is a z of 4.6 but happens in 4% of runs). |deviation| <=
-// zLimit is consistency; tests judge many kinds' deviations together.
+// expected is a z of 4.6 but happens in 4% of runs). consistent judges
+// it; tests judge many kinds' deviations together.
 func deviation(count int64, mean, z float64) float64 {
 	switch {
 	case math.IsNaN(z):
@@ -601,10 +598,7 @@ func deviation(count int64, mean, z float64) float64 {
 	return sign * math.Sqrt2 * math.Erfcinv(2*tail) // P(Z >= |dev|) = tail
 }
 
-const (
-	poissonBelow = 25                     // expected counts below this take the Poisson test
-	normalTail   = 3.1671241833119857e-05 // P(Z >= 4) of a standard normal
-)
+const poissonBelow = 25 // expected counts below this take the Poisson test
 
 // poissonTails returns P(X <= c) and P(X >= c) for X Poisson with mean
 // lambda, summing the terms e^-lambda lambda^i / i! directly (lambda < 25,

@@ -59,7 +59,7 @@ func TestEvaluateAll(t *testing.T) {
 		if r.FalseNegatives != 0 {
 			t.Errorf("%s: %d false negatives", r.Kind, r.FalseNegatives)
 		}
-		if r.Pass != (r.FalseNegatives == 0 && math.Abs(r.fpDev) <= zLimit && math.Abs(r.deletedDev) <= zLimit) {
+		if r.Pass != (r.FalseNegatives == 0 && consistent(r.fpDev) && consistent(r.deletedDev)) {
 			t.Errorf("%s: Pass %v, deviations %.2f and %.2f", r.Kind, r.Pass, r.fpDev, r.deletedDev)
 		}
 		// One check for kinds with the same false positives (acbf1
@@ -285,7 +285,7 @@ func TestPoissonTails(t *testing.T) {
 		{141, 100, false}, // z 4.1
 	} {
 		z := (float64(tc.count) - tc.mean) / math.Sqrt(tc.mean)
-		if got := consistent(tc.count, tc.mean, z); got != tc.want {
+		if got := consistent(deviation(tc.count, tc.mean, z)); got != tc.want {
 			t.Errorf("consistent(%d, mean %g) = %v, want %v", tc.count, tc.mean, got, tc.want)
 		}
 	}
