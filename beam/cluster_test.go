@@ -184,7 +184,7 @@ func running(exited <-chan struct{}) bool {
 }
 
 // listening waits up to 30 s for a listener on port, and reports false
-// at once when exited is closed (the server is gone).
+// at once when exited is closed (the server is gone; nil: never).
 func listening(port int, exited <-chan struct{}) bool {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -204,15 +204,9 @@ func listening(port int, exited <-chan struct{}) bool {
 // waitPort waits up to 30 s for a listener on port.
 func waitPort(t *testing.T, port int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond); err == nil {
-			c.Close()
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !listening(port, nil) {
+		t.Fatalf("nothing listens on port %d after 30 s", port)
 	}
-	t.Fatalf("nothing listens on port %d after 30 s", port)
 }
 
 // start runs a server process in its own process group, killed (with its

@@ -104,9 +104,6 @@ func main() {
 	}
 	switch {
 	case errors.As(context.Cause(ctx), &sig):
-		if sig.Sig == syscall.SIGPIPE {
-			os.Exit(128 + int(sig.Sig))
-		}
 		switch {
 		case commitStarted && fsys.RemovedEarlier():
 			fmt.Fprintf(os.Stderr, "beamjoin: stopped by %v while committing the shards of --out: none of this run's kept, and the earlier run's shards of it were removed first\n", sig)
