@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -277,19 +276,13 @@ func TestCPUSwitch(t *testing.T) {
 	// Under the race detector, one of the children (each a start of the
 	// race-instrumented test binary).
 	for _, c := range testutil.RacePick(cases, 1, testutil.RaceSeed(t)) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCPUSwitchChild$", "-test.v")
-		cmd.Env = append(os.Environ(), "CSVSCAN_CPU_CHILD=1", cpuswitch.Env+"="+c.env)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s=%q: child: %v\n%s%s", cpuswitch.Env, c.env, err, stdout.String(), stderr.String())
-		}
+		stdout, stderr := testutil.Child(t, "TestCPUSwitchChild", "CSVSCAN_CPU_CHILD=1", cpuswitch.Env+"="+c.env)
 		blocks := c.path == "avx2"
 		want := fmt.Sprintf("path=%s blocks=%v", c.path, blocks)
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("%s=%q: the child says %q, want %q", cpuswitch.Env, c.env, stdout.String(), want)
+		if !strings.Contains(stdout, want) {
+			t.Errorf("%s=%q: the child says %q, want %q", cpuswitch.Env, c.env, stdout, want)
 		}
-		all := stdout.String() + stderr.String()
+		all := stdout + stderr
 		if c.warn != "" && !strings.Contains(all, c.warn) {
 			t.Errorf("%s=%q: no warning %q in %q", cpuswitch.Env, c.env, c.warn, all)
 		}

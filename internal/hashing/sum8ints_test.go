@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -168,13 +167,8 @@ func TestIntsPathSwitch(t *testing.T) {
 		native = "avx512"
 	}
 	for _, c := range []struct{ env, path string }{{"portable", "portable"}, {"native", native}, {"", native}, {"portabel", "portable"}} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestIntsPathChild$", "-test.v")
-		cmd.Env = append(os.Environ(), "HASHING_CPU_CHILD=1", cpuswitch.Env+"="+c.env)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s=%q: child: %v\n%s", cpuswitch.Env, c.env, err, out)
-		}
-		if want := "path=" + c.path + "\n"; !strings.Contains(string(out), want) {
+		out, _ := testutil.Child(t, "TestIntsPathChild", "HASHING_CPU_CHILD=1", cpuswitch.Env+"="+c.env)
+		if want := "path=" + c.path + "\n"; !strings.Contains(out, want) {
 			t.Errorf("%s=%q: the child says %q, want %q", cpuswitch.Env, c.env, out, want)
 		}
 	}

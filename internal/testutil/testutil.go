@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -263,4 +264,21 @@ func RacePick[T any](all []T, k int, off uint64) []T {
 		out = append(out, all[(off+uint64(j*n/k))%uint64(n)])
 	}
 	return out
+}
+
+// Child runs the test binary again, only its test named run (-test.run=^run$
+// -test.v), with env ("NAME=value") added to its environment, and returns
+// its standard output and error; a child that fails fails t with them. For
+// a test of what the package's init read from the environment (the CPU
+// switch), which the running process cannot change.
+func Child(t testing.TB, run string, env ...string) (stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+run+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s with %q: child: %v\n%s%s", run, env, err, out.String(), errb.String())
+	}
+	return out.String(), errb.String()
 }
