@@ -55,7 +55,7 @@ fi
 {
   echo "# What runtime.asyncPreempt stands for"
   echo
-  echo "Written by \`bash bench/asyncpreempt.sh\` (do not edit by hand); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'),"
+  echo "Written by \`bash bench/asyncpreempt.sh\` (do not edit by hand); $(. bench/permodel.sh; cpu_model),"
   echo "$(nproc) cores; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD); load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
   echo "The join: \`$(basename "$keys")\` ($(($(wc -l < "$keys") - 1)) key rows) against \`$(basename "$input")\`, ACBF, 2 mappers, 2 reducers."
   echo

@@ -45,7 +45,7 @@ peer=$(echo "${times[peer]}" | median)
 bloom=$(echo "${times[bloom]}" | median)
 blocked=$(echo "${times[blocked]}" | median)
 
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(. bench/permodel.sh; cpu_model)
 machine="$cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 verdict() { awk -v a="$1" -v b="$2" -v g="$3" 'BEGIN {print (b / a >= g ? "met" : "**missed**")}'; }

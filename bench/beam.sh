@@ -96,7 +96,7 @@ sw=$(med s3 2); sr=$(med s3 3); ow=$(med s3out 2); or=$(med s3out 3)
 eq_s3=$(awk '$1 == "s3" && $2 == 1' "$tmp/equal" | wc -l)
 eq_prism=$(awk '$1 == "prism" && $2 == 1' "$tmp/equal" | wc -l)
 eq_ext=$(awk '$1 == "external" && $2 == 1' "$tmp/equal" | wc -l)
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(. bench/permodel.sh; cpu_model)
 cores=$(nproc)
 {
   echo "# beamjoin on prism against join run"

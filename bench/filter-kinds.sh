@@ -37,7 +37,7 @@ echo "bench/peers/kinds, $rounds rounds" >&2
 "$tmp/kinds" -rounds "$rounds" -n 1000000 -queries 1000000 -bits-per-key 10 -seed 1 \
   -eval "$(IFS=,; echo "${evals[*]}")" > "$tmp/kinds.md"
 
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(. bench/permodel.sh; cpu_model)
 machine="$cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 mkdir -p bench/results
 {

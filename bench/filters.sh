@@ -19,7 +19,7 @@ for i in $(seq 1 "$rounds"); do
   echo "round $i of $rounds" >&2
   "$tmp/filters.test" -test.run='^$' -test.bench="$filter" -test.benchtime="$benchtime" -test.benchmem > "$tmp/run$i.txt"
 done
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(. bench/permodel.sh; cpu_model)
 machine="$cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 mkdir -p bench/results
 "$tmp/benchtable" -machine "$machine" "$tmp"/run*.txt > bench/results/filters.md.tmp

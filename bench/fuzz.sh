@@ -28,7 +28,7 @@ for t in "${targets[@]}"; do
   rows+=("| $pkg | $name | ${execs:-0} | ${interesting:-0} | $result |")
   [ "$result" = passed ] || tail -20 "$tmp/out" >&2
 done
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(. bench/permodel.sh; cpu_model)
 {
   echo "# Fuzzing"
   echo

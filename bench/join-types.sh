@@ -54,7 +54,7 @@ done
 med() { awk -v l="$1" -v c="$2" '$1==l{print $c}' "$tmp/times" | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 verdict() { awk "BEGIN{print ($1)?\"met\":\"**missed**\"}"; }
 ratio() { awk -v a="$(med "ours-$1" 2)" -v b="$(med "duckdb-$1" 2)" 'BEGIN{printf "%.2f", a/b}'; }
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(. bench/permodel.sh; cpu_model)
 in_rows=$(num "$tmp/r-anti.json" input_records); anti_out=$(num "$tmp/r-anti.json" map_output_records)
 b_all=$(num "$tmp/all.json" shuffle_bytes); b_cols=$(num "$tmp/cols.json" shuffle_bytes)
 {

@@ -94,7 +94,7 @@ fi
 # Every configuration must give the same rows at a size.
 awk '{ if (($1) in rows && rows[$1] != $5) { print "keymem.sh: " $2 " at " $1 " keys gave " $5 " rows, another " rows[$1] > "/dev/stderr"; bad=1 } rows[$1]=$5 } END { exit bad }' "$runs"
 
-machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $commit$dirty"
+machine="$(. bench/permodel.sh; cpu_model), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); $(date -u +%Y-%m-%d); commit $commit$dirty"
 {
   echo "# Peak RSS against the key side's size"
   echo

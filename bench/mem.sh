@@ -62,7 +62,7 @@ cmp <(LC_ALL=C sort "$tmp/mem8.csv") <(LC_ALL=C sort "$tmp/mem128.csv") > /dev/n
 med() { awk -v l="$1" -v c="$2" '$1==l{print $c}' "$tmp/times" | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 json() { sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$tmp/$1.json" | head -1; }
 mib() { awk -v k="$1" 'BEGIN{printf "%.1f", k/1024}'; } # KB (1024 bytes) -> MiB
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(. bench/permodel.sh; cpu_model)
 rows_ours=$(($(wc -l < "$tmp/mem32.csv") - 1)); rows_duck=$(($(wc -l < "$tmp/duck.csv") - 1))
 allmet=1
 {

@@ -111,7 +111,7 @@ wb=$(wall base); wn=$(wall new); nb=$(nsrow base); nn=$(nsrow new)
 pcz=$(awk -F'|' '$2 ~ /^ per-column $/ {gsub(/ /, "", $8); print $8}' "$tmp/seed.md")
 pcratio=$(awk -F'|' '$2 ~ /^ per-column $/ {gsub(/ /, "", $11); print $11}' "$tmp/seed.md")
 absrate=$([ $have_mini = 1 ] && awk -F'|' '$2 ~ /^ per-column $/ {gsub(/ /, "", $7); print $7}' "$tmp/absent.md" || echo -)
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(. bench/permodel.sh; cpu_model)
 {
   echo "# Multi-attribute keys (seed 001)"
   echo

@@ -43,7 +43,7 @@ done
 
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 gm=$(median "${gen_times[@]}"); cm=$(median "${cp_times[@]}"); rm_kb=$(median "${rss[@]}")
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(. bench/permodel.sh; cpu_model)
 {
   echo "# NBER data path benchmarks"
   echo

@@ -64,7 +64,7 @@ bloom=$(num chunks_skipped_bloom); bloom=${bloom:-0}
 stats=$(num chunks_skipped); checked=$(num bloom_checked); checked=${checked:-0}
 surv=$(num bloom_survival); surv=${surv:-0}
 o=$(med ours 2); d=$(med duckdb 2)
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+. bench/permodel.sh; cpu=$(cpu_model) # the model name with its family and model numbers
 without=$((groups - holding))
 {
   echo "# Row groups skipped by the Parquet file's own Bloom filters"

@@ -40,7 +40,7 @@ for i in $(seq 1 "$rounds"); do
 done
 for f in ours arrow duck; do tail -n +2 "$tmp/$f.csv" | sort > "$tmp/$f.sorted"; done
 cmp -s "$tmp/ours.sorted" "$tmp/arrow.sorted" && cmp -s "$tmp/ours.sorted" "$tmp/duck.sorted" || { echo "the outputs differ" >&2; exit 1; }
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+. bench/permodel.sh; cpu=$(cpu_model) # the model name with its family and model numbers
 {
   echo "# A Parquet side of DELTA pages"
   echo

@@ -68,7 +68,7 @@ rows() { echo $(($(wc -l < "$1") - 1)); }
 med() { awk -v l="$1" -v c="$2" '$1==l{print $c}' "$tmp/times" | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 verdict() { awk "BEGIN{print ($1)?\"met\":\"**missed**\"}"; }
 o=$(med ours 2); r=$(med oursrows 2); d=$(med duckdb 2); p=$(med polars 2); opq=$(med ourspq 2); dpq=$(med duckpq 2)
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+. bench/permodel.sh; cpu=$(cpu_model) # the model name with its family and model numbers
 {
   echo "# A third-party Parquet file: vega-datasets' flights-3m.parquet"
   echo

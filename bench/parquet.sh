@@ -76,7 +76,7 @@ dec=$(grep -o '"decoded_bytes": [0-9]*' "$tmp/wide-1.json" | awk '{print $2}')
 all=$(grep -o '"bytes": [0-9]*' "$tmp/wide-1.json" | tail -1 | awk '{print $2}')
 mat=$(grep -o '"chunks_materialized": [0-9]*' "$tmp/wide-1.json" | awk '{print $2}')
 chunks=$(grep -o '"chunks": [0-9]*' "$tmp/wide-1.json" | awk '{print $2}')
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+. bench/permodel.sh; cpu=$(cpu_model) # the model name with its family and model numbers
 label() {
   case $1 in
     ourspq) echo "acbfjoin, Parquet both sides";; duckdb) echo "DuckDB 1.4.5, read_parquet, 2 threads";;

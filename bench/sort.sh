@@ -19,7 +19,7 @@ for i in $(seq 1 "$rounds"); do
   "$tmp/shuffle.test" -test.run='^$' -test.bench=. -test.benchtime="$benchtime" -test.benchmem >> "$tmp/all.txt"
   "$tmp/extsort.test" -test.run='^$' -test.bench=. -test.benchtime="$benchtime" -test.benchmem >> "$tmp/all.txt"
 done
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(. bench/permodel.sh; cpu_model)
 {
   echo "# Shuffle and external sort benchmarks"
   echo

@@ -55,7 +55,7 @@ sameset() {
 {
 echo "# Streaming join, count-min and top-k sketches, skew (issue 17, seed 003)"
 echo
-echo "\`bash bench/stream.sh\` on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') ($(nproc) cores), $(go version | cut -d' ' -f3), $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with uncommitted changes)'). One run; ROUNDS=$rounds."
+echo "\`bash bench/stream.sh\` on $(. bench/permodel.sh; cpu_model) ($(nproc) cores), $(go version | cut -d' ' -f3), $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with uncommitted changes)'). One run; ROUNDS=$rounds."
 echo
 } > "$tmp/head.md"
 

@@ -64,7 +64,7 @@ jq_() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" 
 medjson() { # label, python expression over r: median over the rounds
   for f in "$tmp/$1"-[0-9]*.json; do jq_ "$f" "$2"; done | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
 }
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(. bench/permodel.sh; cpu_model)
 top=$(tail -n +2 "$cite" | cut -d, -f2 | sort | uniq -c | sort -rn | awk 'NR==1{print $1}')
 n=$(($(wc -l < "$cite") - 1))
 echo "## Skew in the batch join (bench/stream/skew.sh)"

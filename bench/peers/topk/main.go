@@ -295,17 +295,34 @@ func median(ms []measurement, f func(measurement) float64) float64 {
 	return v[len(v)/2]
 }
 
+// cpuModel returns the processor's model name with its family and model
+// numbers, as bench/permodel.sh's cpu_model prints them (KVM guests often
+// show a generic name such as "AMD EPYC").
 func cpuModel() string {
 	data, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
 		return "unknown CPU"
 	}
+	var name, family, model string
 	for _, line := range strings.Split(string(data), "\n") {
-		if name, ok := strings.CutPrefix(line, "model name"); ok {
-			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":"))
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch {
+		case k == "model name" && name == "":
+			name = v
+		case k == "cpu family" && family == "":
+			family = v
+		case k == "model" && model == "":
+			model = v
 		}
 	}
-	return "unknown CPU"
+	if name == "" {
+		return "unknown CPU"
+	}
+	return fmt.Sprintf("%s (family %s, model %s)", name, family, model)
 }
 
 func check(err error) {
