@@ -5,8 +5,9 @@
 # the portable Go word loop with ACBFJOIN_CPU=portable; a colleague's Intel
 # Xeon paid an SSE/AVX transition on every call of the former per-64-byte
 # assembly (the map phase 277 -> 436 ms), which AMD does not. The same
-# switch turns off the AVX-512 hash of integer keys (hashing.Sum8Ints,
-# eight keys a step; the ACBF's and the blocked filter's ContainsInts):
+# switch turns off the vector hash of integer keys (hashing.Sum8Ints:
+# AVX-512, eight keys a step, or AVX2, four, where AVX-512 is missing, as
+# on AMD Zen 3; the ACBF's and the blocked filter's ContainsInts):
 # "native" runs both where the CPU has them, "portable" neither.
 #
 # Builds the CLI once, then runs the join (`join run`, ACBF, CSV output,
@@ -21,7 +22,7 @@
 # 32 MiB; NextFieldPatents: the key side's reader on NBER patent rows,
 # block masks with quotes against the word loop), BENCHCOUNT runs each
 # (default 5), medians; and a check that every vector instruction of
-# masksBlockAVX2 and masksQBlockAVX2 is VEX-encoded (objdump).
+# masksBlockAVX2, masksQBlockAVX2 and sum8IntsAVX2 is VEX-encoded (objdump).
 #
 # Data as bench/join.sh makes it: `join gen --scale SCALE --seed 1` and
 # `join keys --sample 65771*SCALE --seed 1`, in DATA (default bench/out/data
@@ -95,12 +96,13 @@ benchmed() { # file name field-unit: the median of the value before unit on the 
 # Every instruction of the assembly (masksBlockAVX2, NextBatch's;
 # masksQBlockAVX2, NextField's) that names an xmm or ymm register is
 # VEX-encoded (its mnemonic starts with v in objdump's AT&T syntax).
-vexcheck() { # symbol: its verdict
-  local sym start nvec legacy nvz
+vexcheck() { # symbol [binary, default csvscan.test]: its verdict
+  local sym start nvec legacy nvz bin=${2:-csvscan.test}
+  go tool nm "$tmp/$bin" > "$tmp/nm.txt"
   sym=$(awk -v s="$1" '$3 ~ "[.]"s"([.]abi0)?$" {print $1; exit}' "$tmp/nm.txt")
   [ -n "$sym" ] || { echo "$1 not found: not checked"; return; }
   start=$((16#$sym))
-  objdump -d --no-show-raw-insn --start-address=$start --stop-address=$((start + 320)) "$tmp/csvscan.test" |
+  objdump -d --no-show-raw-insn --start-address=$start --stop-address=$((start + 1024)) "$tmp/$bin" |
     awk -v s="$1" '$0 ~ s {on=1; next} on && /^$/{exit} on' | sed -n '/:/p' | awk '/ret/{print; exit} {print}' > "$tmp/asm.txt"
   nvec=$(grep -c '%[xy]mm' "$tmp/asm.txt" || true)
   legacy=$(grep '%[xy]mm' "$tmp/asm.txt" | awk '{m=$2} m !~ /^v/' | wc -l)
@@ -109,8 +111,7 @@ vexcheck() { # symbol: its verdict
 }
 vex="objdump not installed: not checked"
 if command -v objdump > /dev/null; then
-  go tool nm "$tmp/csvscan.test" > "$tmp/nm.txt"
-  vex="$(vexcheck masksBlockAVX2); $(vexcheck masksQBlockAVX2)"
+  vex="$(vexcheck masksBlockAVX2); $(vexcheck masksQBlockAVX2); $(vexcheck sum8IntsAVX2 hashing.test)"
 fi
 
 cpu=$(cpu_model)
@@ -130,7 +131,7 @@ avx512=no; if grep -qw avx512f <<< "$flags" && grep -qw avx512dq <<< "$flags" &&
   echo "| ACBFJOIN_CPU | scanner; integer hash | median wall s | median map ms | median peak RSS MB | all walls s | all maps ms |"
   echo "|---|---|---|---|---|---|---|"
   native_path="Go word loop"; [ "$avx2" = yes ] && native_path="AVX2 block (8 KiB a call)"
-  if [ "$avx512" = yes ]; then native_path="$native_path; AVX-512 (8 keys a step)"; else native_path="$native_path; Go"; fi
+  if [ "$avx512" = yes ]; then native_path="$native_path; AVX-512 (8 keys a step)"; elif [ "$avx2" = yes ]; then native_path="$native_path; AVX2 (4 keys a step)"; else native_path="$native_path; Go"; fi
   echo "| native | $native_path | $wall_n | $map_n | $(awk -v k="$rss_n" 'BEGIN{printf "%.0f", k/1024}') | $(col "$tmp/times" native 3 | tr '\n' ' ') | $(col "$tmp/maps" native 3 | awk '{printf "%.0f ", $1}') |"
   echo "| portable | Go word loop (8 bytes a step); Go | $wall_p | $map_p | $(awk -v k="$rss_p" 'BEGIN{printf "%.0f", k/1024}') | $(col "$tmp/times" portable 3 | tr '\n' ' ') | $(col "$tmp/maps" portable 3 | awk '{printf "%.0f ", $1}') |"
   echo
@@ -160,7 +161,7 @@ avx512=no; if grep -qw avx512f <<< "$flags" && grep -qw avx512dq <<< "$flags" &&
   echo
   echo "| benchmark | ns a key |"
   echo "|---|---|"
-  for n in portable avx512; do
+  for n in portable avx2 avx512; do
     echo "| Sum8Ints/$n (256 keys a call) | $(benchmed "$tmp/bench-hash.txt" "BenchmarkSum8Ints/$n" ns/key) |"
   done
   echo "| ACBF ContainsInts, 65,771 keys, 2^16 probes (native) | $(benchmed "$tmp/bench-acbf.txt" "BenchmarkContainsBatch/keys=65771/ints" cpu-ns/key) |"

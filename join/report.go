@@ -400,7 +400,7 @@ type Settings struct {
 	// "portable", ACBFJOIN_CPU's choice).
 	Scanner string `json:"scanner"`
 	// IntHash is the code that hashed integer keys for the ACBF's and the
-	// blocked filter's probes (hashing.IntsPath: "avx512" or "portable",
+	// blocked filter's probes (hashing.IntsPath: "avx512", "avx2" or "portable",
 	// ACBFJOIN_CPU's choice).
 	IntHash string `json:"int_hash"`
 }

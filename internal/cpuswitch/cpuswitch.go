@@ -3,7 +3,7 @@
 // when the process starts:
 //
 //   - unset, "" or "native": the fastest code the CPU runs (csvscan's AVX2
-//     block scanner, hashing's AVX-512 hash of integer keys), where the CPU
+//     block scanner, hashing's AVX-512 or AVX2 hash of integer keys), where the CPU
 //     has it;
 //   - "portable": the portable Go code on every CPU, without rebuilding:
 //     to compare the two, or to step around a CPU on which the assembly is

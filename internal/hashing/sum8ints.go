@@ -12,10 +12,10 @@ import (
 // key.Of bytes of vals[i] (bits.ReverseBytes64(tuple.IntWord(v)), the
 // word ContainsBatch hashes for those bytes), for every value; h1s and
 // h2s must be at least as long as vals (else it panics, having written
-// nothing: TestSum8IntsShortOutputCapacity). With AVX-512 (and ACBFJOIN_CPU
-// not "portable") eight values a step; the same hashes either way
-// (TestSum8Ints, FuzzSum8Ints). O(len(vals)), no allocation; safe for
-// concurrent use on distinct outputs.
+// nothing: TestSum8IntsShortOutputCapacity). With AVX-512 eight values a
+// step, else with AVX2 four (ACBFJOIN_CPU not "portable"); the same hashes
+// on every path (TestSum8Ints, FuzzSum8Ints). O(len(vals)), no
+// allocation; safe for concurrent use on distinct outputs.
 func Sum8Ints(vals []int64, h1s, h2s []uint64) {
 	if len(h1s) < len(vals) || len(h2s) < len(vals) {
 		// Before any work, and by the lengths: reslicing to len(vals)
@@ -25,9 +25,13 @@ func Sum8Ints(vals []int64, h1s, h2s []uint64) {
 	}
 	h1s, h2s = h1s[:len(vals)], h2s[:len(vals)]
 	i := 0
-	if sum8IntsAsm && len(vals) >= 8 {
+	switch {
+	case intsPath == pathAVX512 && len(vals) >= 8:
 		i = len(vals) &^ 7
 		sum8IntsAVX512(&vals[0], i, &h1s[0], &h2s[0])
+	case intsPath == pathAVX2 && len(vals) >= 4:
+		i = len(vals) &^ 3
+		sum8IntsAVX2(&vals[0], i, &h1s[0], &h2s[0])
 	}
 	sum8IntsGo(vals[i:], h1s[i:], h2s[i:])
 }
@@ -40,17 +44,37 @@ func sum8IntsGo(vals []int64, h1s, h2s []uint64) {
 	}
 }
 
-// sum8IntsAsm says Sum8Ints uses the AVX-512 path: the CPU has it and
-// ACBFJOIN_CPU (cpuswitch) does not ask for the portable code (set once
-// at init; tests flip it to compare the two).
-var sum8IntsAsm = hasSum8IntsAsm && cpuswitch.Native()
+// The paths of Sum8Ints, by the names IntsPath gives them.
+const (
+	pathGo     = "portable"
+	pathAVX2   = "avx2"
+	pathAVX512 = "avx512"
+)
+
+// intsPaths are the paths of Sum8Ints this CPU runs, the portable one
+// first and the fastest last (tests compare each with the library).
+var intsPaths = func() []string {
+	p := []string{pathGo}
+	if hasSum8IntsAVX2 {
+		p = append(p, pathAVX2)
+	}
+	if hasSum8IntsAVX512 {
+		p = append(p, pathAVX512)
+	}
+	return p
+}()
+
+// intsPath is the path Sum8Ints takes: the fastest the CPU has, or the
+// portable one where ACBFJOIN_CPU (cpuswitch) asks for it (set once at
+// init; tests change it to compare the paths).
+var intsPath = func() string {
+	if !cpuswitch.Native() {
+		return pathGo
+	}
+	return intsPaths[len(intsPaths)-1]
+}()
 
 // IntsPath returns which code hashes integer keys in this process
-// (Sum8Ints): "avx512" or "portable", as chosen at start-up by the CPU and
-// ACBFJOIN_CPU. O(1).
-func IntsPath() string {
-	if sum8IntsAsm {
-		return "avx512"
-	}
-	return "portable"
-}
+// (Sum8Ints): "avx512", "avx2" or "portable", as chosen at start-up by the
+// CPU and ACBFJOIN_CPU. O(1).
+func IntsPath() string { return intsPath }

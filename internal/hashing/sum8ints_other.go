@@ -2,7 +2,9 @@
 
 package hashing
 
-// hasSum8IntsAsm: no assembly off amd64.
-const hasSum8IntsAsm = false
+// No assembly off amd64.
+const hasSum8IntsAVX512, hasSum8IntsAVX2 = false, false
 
 func sum8IntsAVX512(vals *int64, n int, h1s, h2s *uint64) { panic("hashing: no AVX-512 path") }
+
+func sum8IntsAVX2(vals *int64, n int, h1s, h2s *uint64) { panic("hashing: no AVX2 path") }

@@ -32,28 +32,28 @@ func sum8IntsRef(vals []int64) (h1s, h2s []uint64) {
 func checkSum8Ints(t *testing.T, vals []int64) {
 	t.Helper()
 	w1, w2 := sum8IntsRef(vals)
-	defer func(was bool) { sum8IntsAsm = was }(sum8IntsAsm)
-	for _, asm := range []bool{hasSum8IntsAsm, false} {
-		sum8IntsAsm = asm
+	defer func(was string) { intsPath = was }(intsPath)
+	for _, asm := range intsPaths {
+		intsPath = asm
 		h1s, h2s := make([]uint64, len(vals)+1), make([]uint64, len(vals)+1)
 		h1s[len(vals)], h2s[len(vals)] = 7, 7 // past the end: untouched
 		Sum8Ints(vals, h1s, h2s)
 		for i := range vals {
 			if h1s[i] != w1[i] || h2s[i] != w2[i] {
-				t.Fatalf("assembly %v, %d values: value %d (%d) hashed to %x %x, murmur3 %x %x", asm, len(vals), i, vals[i], h1s[i], h2s[i], w1[i], w2[i])
+				t.Fatalf("path %s, %d values: value %d (%d) hashed to %x %x, murmur3 %x %x", asm, len(vals), i, vals[i], h1s[i], h2s[i], w1[i], w2[i])
 			}
 		}
 		if h1s[len(vals)] != 7 || h2s[len(vals)] != 7 {
-			t.Fatalf("assembly %v, %d values: wrote past the values", asm, len(vals))
+			t.Fatalf("path %s, %d values: wrote past the values", asm, len(vals))
 		}
 	}
 }
 
-// TestSum8Ints: the AVX-512 path (where the CPU has it) and the Go one
-// give murmur3's hashes of the values' key.Of bytes, at every length
-// around the eight-value step, at int64's ends and at random values.
+// TestSum8Ints: every path the CPU has (AVX-512, AVX2, Go) gives
+// murmur3's hashes of the values' key.Of bytes, at every length around
+// the eight- and four-value steps, at int64's ends and at random values.
 func TestSum8Ints(t *testing.T) {
-	t.Logf("AVX-512 path on this CPU: %v", hasSum8IntsAsm)
+	t.Logf("paths on this CPU: %v", intsPaths)
 	rng := testutil.Rand(testutil.Seed(t))
 	for n := range 70 {
 		vals := make([]int64, n)
@@ -102,10 +102,10 @@ func TestSum8IntsShortOutput(t *testing.T) {
 // to the values' length within its capacity wrote its last hash over the
 // second's first), on either path, at lengths about the eight-value step.
 func TestSum8IntsShortOutputCapacity(t *testing.T) {
-	defer func(was bool) { sum8IntsAsm = was }(sum8IntsAsm)
-	for _, asm := range []bool{hasSum8IntsAsm, false} {
-		sum8IntsAsm = asm
-		for _, n := range []int{1, 7, 8, 9, 16, 17} {
+	defer func(was string) { intsPath = was }(intsPath)
+	for _, asm := range intsPaths {
+		intsPath = asm
+		for _, n := range []int{1, 3, 4, 5, 7, 8, 9, 16, 17} {
 			for _, short := range []string{"h1s", "h2s"} {
 				buf := make([]uint64, 2*n)
 				h1s, h2s := buf[:n], buf[n:]
@@ -120,10 +120,10 @@ func TestSum8IntsShortOutputCapacity(t *testing.T) {
 					return false
 				}()
 				if !panicked {
-					t.Errorf("assembly %v, %d values, %s %d long: no panic", asm, n, short, n-1)
+					t.Errorf("path %s, %d values, %s %d long: no panic", asm, n, short, n-1)
 				}
 				if i := slices.IndexFunc(buf, func(v uint64) bool { return v != 0 }); i >= 0 {
-					t.Errorf("assembly %v, %d values, %s %d long: %d written", asm, n, short, n-1, i)
+					t.Errorf("path %s, %d values, %s %d long: %d written", asm, n, short, n-1, i)
 				}
 			}
 		}
@@ -136,17 +136,10 @@ func BenchmarkSum8Ints(b *testing.B) {
 		vals[i] = int64(i) * 7919
 	}
 	h1s, h2s := make([]uint64, 256), make([]uint64, 256)
-	defer func(was bool) { sum8IntsAsm = was }(sum8IntsAsm)
-	for _, asm := range []bool{false, true} {
-		if asm && !hasSum8IntsAsm {
-			continue
-		}
-		name := "portable"
-		if asm {
-			name = "avx512"
-		}
-		b.Run(name, func(b *testing.B) {
-			sum8IntsAsm = asm
+	defer func(was string) { intsPath = was }(intsPath)
+	for _, path := range intsPaths {
+		b.Run(path, func(b *testing.B) {
+			intsPath = path
 			for b.Loop() {
 				Sum8Ints(vals, h1s, h2s)
 			}
@@ -162,10 +155,7 @@ func TestIntsPathSwitch(t *testing.T) {
 	if os.Getenv("HASHING_CPU_CHILD") == "1" {
 		t.Skip("the child's own run")
 	}
-	native := "portable"
-	if hasSum8IntsAsm {
-		native = "avx512"
-	}
+	native := intsPaths[len(intsPaths)-1]
 	for _, c := range []struct{ env, path string }{{"portable", "portable"}, {"native", native}, {"", native}, {"portabel", "portable"}} {
 		out, _ := testutil.Child(t, "TestIntsPathChild", "HASHING_CPU_CHILD=1", cpuswitch.Env+"="+c.env)
 		if want := "path=" + c.path + "\n"; !strings.Contains(out, want) {
