@@ -6,8 +6,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 	"slices"
+	"unsafe"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
@@ -508,6 +510,30 @@ func (x *execution) filterInts(ctx context.Context, m *mapWorker, ib filters.Int
 		pass := t.pass[:len(vals)]
 		m.probeInts(ib, vals, pass)
 		m.rows += int64(len(vals))
+		if !m.bypass {
+			// Only the survivors visited: eight verdicts a load, the
+			// passed rows found among their set bytes; the drops are
+			// the rest. A loop over every row's verdict was 63 ms of the
+			// Parquet twins' 850 of CPU on the AMD EPYC family 25, where
+			// about 2% of the rows pass.
+			surv := 0
+			for j0 := 0; j0 < len(pass); j0 += 8 {
+				for w := passWord(pass, j0); w != 0; w &= w - 1 {
+					j := j0 + bits.TrailingZeros64(w)>>3
+					row := lo + j
+					if keep != nil {
+						row = keep[lo+j]
+					}
+					t.surv = append(t.surv, row)
+					t.skeys = tuple.AppendInt(t.skeys, vals[j])
+					t.sends = append(t.sends, len(t.skeys))
+					surv++
+				}
+			}
+			dropped := len(vals) - surv
+			m.drops(int64(dropped), int64(dropped)*int64(rowBytes+8))
+			continue
+		}
 		// The drops counted in a local, added once (drops): a call a
 		// dropped row was 13 ms of the Parquet twins' 470 of CPU.
 		dropped := 0
@@ -533,6 +559,22 @@ func (x *execution) filterInts(ctx context.Context, m *mapWorker, ib filters.Int
 		m.drops(int64(dropped), int64(dropped)*int64(rowBytes+8))
 	}
 	return nil
+}
+
+// passWord is the verdicts pass[j0:j0+8] as the bytes of a word, the
+// first in the lowest byte (a bool's byte is 0 or 1), zeros past the end
+// of pass: a row's verdict is set where its byte's lowest bit is. O(1).
+func passWord(pass []bool, j0 int) uint64 {
+	if j0+8 <= len(pass) {
+		return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Pointer(&pass[j0])), 8))
+	}
+	var w uint64
+	for k, p := range pass[j0:] {
+		if p {
+			w |= 1 << (8 * k)
+		}
+	}
+	return w
 }
 
 // filterScreened is filterInts of a chunk whose Bloom filter (the Parquet
