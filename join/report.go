@@ -231,9 +231,12 @@ type AutoReport struct {
 	// time its probes and decoding (all of them up to 16,384).
 	CalibrationKeys int `json:"calibration_keys"`
 	// ShuffleNsPerRecord and MapNsPerRecord are the model's constants
-	// (choose.Constants).
+	// (choose.Constants) on this machine: choose.DefaultConstants times
+	// SpeedFactor, how many times slower than their reference machine
+	// this one hashes a key (choose.SpeedFactor; 1 with AutoTimings).
 	ShuffleNsPerRecord float64 `json:"shuffle_ns_per_record"`
 	MapNsPerRecord     float64 `json:"map_ns_per_record"`
+	SpeedFactor        float64 `json:"speed_factor"`
 }
 
 // ExclusionsReport is what Options.HotExclusions did. The false positive

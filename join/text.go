@@ -220,8 +220,9 @@ func (r *Report) writeAuto(w io.Writer, a *AutoReport) {
 	if a.SizedSkipped != "" {
 		fmt.Fprintf(w, "\nauto: %s", a.SizedSkipped)
 	}
-	fmt.Fprintf(w, "\nauto: predicted shuffle %.0f bytes, measured %d (%+.1f%%); predicted map phase %.1f ms (probes %.1f), measured %.1f ms\n",
-		a.Chosen.PredictedShuffleBytes, r.ShuffleBytes, 100*(a.Chosen.PredictedShuffleBytes/float64(max(1, r.ShuffleBytes))-1), a.Chosen.PredictedMapMs, a.Chosen.PredictedProbeMs, r.TimingsMs["map"])
+	fmt.Fprintf(w, "\nauto: predicted shuffle %.0f bytes, measured %d (%+.1f%%); predicted map phase %.1f ms (probes %.1f), measured %.1f ms; a passed row costs %.0f ns (%.0f in the map phase), this machine's speed %.2fx the model's reference\n",
+		a.Chosen.PredictedShuffleBytes, r.ShuffleBytes, 100*(a.Chosen.PredictedShuffleBytes/float64(max(1, r.ShuffleBytes))-1), a.Chosen.PredictedMapMs, a.Chosen.PredictedProbeMs, r.TimingsMs["map"],
+		a.ShuffleNsPerRecord, a.MapNsPerRecord, 1/max(a.SpeedFactor, 1e-9))
 }
 
 // writeCompare prints compare's table and, with cbf and acbf among the

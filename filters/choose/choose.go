@@ -73,7 +73,38 @@ type Constants struct {
 // the shuffle and the map twice as fast) and 95: auto chose a filter at
 // selectivity 0.9 where no filter was 2-5% faster, and predicted the map
 // phase 1.3-2.3 times too long.
+//
+// They are the reference machine's: Scaled makes them another's, by how
+// much slower than the reference it hashes (SpeedFactor).
 var DefaultConstants = Constants{ShuffleNsPerRecord: 52, MapNsPerRecord: 33}
+
+// ReferenceHashNs is what one integer key's MurmurHash3 in portable Go
+// (hashing.Sum8 of 256 keys in a row, as BenchmarkSum8Ints/portable times
+// it) took on the machine DefaultConstants were measured on: 2.67-2.89 ns
+// on the Intel Xeon (model 167) in the bench runs of issue 43
+// (bench/join-tried.md, bench/results/cpu-paths.md), 2.8 taken.
+const ReferenceHashNs = 2.8
+
+// SpeedFactor is how many times slower than the reference machine this
+// one is, from the time hashNs it takes for what ReferenceHashNs timed,
+// within 0.5 and 4 (a measurement disturbed by other work must not make
+// the model absurd). A row that passes the filter costs encoding, copying
+// and a hash join, all the processor's work as the hash is: on an AMD EPYC
+// (family 25, model 1) the hash took 5.0-6.6 ns, 2.1x the reference
+// (bench/results/cpu-paths.md), and a passed row 110 ns of the whole join
+// and 64 of the map phase, 2.1x and 1.9x DefaultConstants
+// (bench/results/auto.md, its constants table, before Scaled). O(1).
+func SpeedFactor(hashNs float64) float64 {
+	if !(hashNs > 0) { // NaN too
+		return 1
+	}
+	return min(4, max(0.5, hashNs/ReferenceHashNs))
+}
+
+// Scaled is c on a machine f times slower than the reference (SpeedFactor).
+func (c Constants) Scaled(f float64) Constants {
+	return Constants{ShuffleNsPerRecord: c.ShuffleNsPerRecord * f, MapNsPerRecord: c.MapNsPerRecord * f}
+}
 
 // Candidate is one filter, sized and measured.
 type Candidate struct {

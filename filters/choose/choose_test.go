@@ -120,3 +120,22 @@ func TestSized(t *testing.T) {
 		}
 	}
 }
+
+// TestSpeedFactor: the factor is the hash time over the reference's,
+// within 0.5 and 4, and 1 for a time that is no time (zero, negative,
+// NaN); Scaled multiplies both constants by it.
+func TestSpeedFactor(t *testing.T) {
+	for _, c := range []struct{ ns, want float64 }{
+		{ReferenceHashNs, 1}, {2 * ReferenceHashNs, 2}, {ReferenceHashNs / 1.6, 0.625},
+		{100 * ReferenceHashNs, 4}, {ReferenceHashNs / 100, 0.5},
+		{0, 1}, {-1, 1}, {math.NaN(), 1}, {math.Inf(1), 4},
+	} {
+		if got := SpeedFactor(c.ns); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("SpeedFactor(%v) = %v, want %v", c.ns, got, c.want)
+		}
+	}
+	s := DefaultConstants.Scaled(2.5)
+	if s.ShuffleNsPerRecord != 2.5*DefaultConstants.ShuffleNsPerRecord || s.MapNsPerRecord != 2.5*DefaultConstants.MapNsPerRecord {
+		t.Errorf("Scaled(2.5) = %+v, from %+v", s, DefaultConstants)
+	}
+}

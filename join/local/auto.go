@@ -111,9 +111,9 @@ func (s *autoSample) stop() {
 // the keys may not sit in the cache the subset's does, so at millions of
 // keys the probe times are low for every kind (docs/auto.md).
 func (x *execution) chooseFilter(ctx context.Context, keys keylist.List, index keyIndex, sample *autoSample) (*join.AutoReport, *filters.Built, error) {
-	cons := choose.DefaultConstants
+	cons, speed := x.constants()
 	rep := &join.AutoReport{Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes,
-		ShuffleNsPerRecord: cons.ShuffleNsPerRecord, MapNsPerRecord: cons.MapNsPerRecord}
+		ShuffleNsPerRecord: cons.ShuffleNsPerRecord, MapNsPerRecord: cons.MapNsPerRecord, SpeedFactor: speed}
 	n := keys.Len()
 	var sub [][]byte
 	if n > autoCalibrationKeys {

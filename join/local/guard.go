@@ -5,13 +5,13 @@ import (
 	"time"
 
 	"github.com/acbfjoin/acbfjoin/filters"
-	"github.com/acbfjoin/acbfjoin/filters/choose"
 )
 
 // filterGuard is a mapper's watch over its filter: the rows it probed, the
 // ones that passed and the time the probes took. Where the filter passes so
 // much that probing a row costs more than the shuffle it saves (a row
-// dropped saves choose.DefaultConstants.ShuffleNsPerRecord of wall time,
+// dropped saves the cost model's ShuffleNsPerRecord of wall time (its
+// constant on this machine: execution.constants),
 // the cost model of --filter auto, which is that many ns times the mappers
 // of one mapper's time: they probe at once), the mapper stops probing: every later row with a key
 // is shuffled unprobed and joined exactly in the reducer, so no row changes
@@ -50,10 +50,11 @@ const (
 )
 
 func newFilterGuard(x *execution) filterGuard {
+	cons, _ := x.constants()
 	g := filterGuard{
 		on:            !x.opt.KeepFilter && x.opt.Filter != filters.None,
 		checkAt:       guardWarmup,
-		shuffleNsEach: choose.DefaultConstants.ShuffleNsPerRecord * float64(max(1, x.opt.Mappers)),
+		shuffleNsEach: cons.ShuffleNsPerRecord * float64(max(1, x.opt.Mappers)),
 	}
 	if testShuffleNs >= 0 {
 		g.shuffleNsEach = testShuffleNs

@@ -97,9 +97,11 @@ func runJoinGuarded(t *testing.T, opt join.Options, shuffleNs float64) (*join.Re
 // (0.15 > 0.1). The batches' times are made up (their start set back),
 // not measured.
 func TestGuardMappers(t *testing.T) {
-	old := testShuffleNs
-	testShuffleNs = -1 // the model's constant
-	defer func() { testShuffleNs = old }()
+	old, oldNs := testShuffleNs, hashNs
+	// The model's constant, on a machine as fast as its reference (the
+	// scaling by this machine's speed: TestConstantsScaled).
+	testShuffleNs, hashNs = -1, func() float64 { return choose.ReferenceHashNs }
+	defer func() { testShuffleNs, hashNs = old, oldNs }()
 	for _, c := range []struct {
 		mappers int
 		off     bool

@@ -28,6 +28,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/acbfjoin/acbfjoin/filters/choose"
 )
 
 type report struct {
@@ -49,6 +51,7 @@ type report struct {
 	} `json:"hot_exclusions"`
 	Auto *struct {
 		Selectivity float64 `json:"selectivity"`
+		SpeedFactor float64 `json:"speed_factor"`
 		Chosen      struct {
 			Kind                  string  `json:"kind"`
 			BitsPerKey            float64 `json:"bits_per_key"`
@@ -70,6 +73,7 @@ type run struct {
 	choice     string
 	predErr    float64 // predicted / measured shuffle bytes - 1
 	autoSelect float64
+	speed      float64 // auto's speed factor (choose.SpeedFactor)
 }
 
 type key struct{ shape, sel string }
@@ -228,6 +232,7 @@ func readRuns(dir string) (runs, error) {
 			ru.predErr = r.Auto.Chosen.PredictedShuffleBytes/float64(r.ShuffleBytes) - 1
 			ru.predMapErr = r.Auto.Chosen.PredictedMapMs/r.TimingsMs["map"] - 1
 			ru.autoSelect = r.Auto.Selectivity
+			ru.speed = r.Auto.SpeedFactor
 			if auto[k] == nil {
 				auto[k] = map[string][]run{}
 			}
@@ -450,7 +455,15 @@ func table(first runs, paired pairs, top int, machine string, rounds, pairedRoun
 	fmt.Printf("| issue 19: auto within 10%% of the best fixed kind that fits, every point | %d of %d points | %d of %d | %s |\n", within10Paired, points, within10, points, verdict(within10Paired == points))
 	fmt.Printf("| issue 19: auto never slower than none | %d of %d points | %d of %d | %s |\n", notAboveNonePaired, points, notAboveNone, points, verdict(notAboveNonePaired == points))
 	fmt.Printf("| predicted shuffle bytes within 5%% of measured | | %d of %d points; worst %.1f%% | %s |\n", predOK, points, 100*worstPred, verdict(predOK == points))
-	constants(fixed, shapes, sels)
+	var speeds []float64
+	for _, byBudget := range auto {
+		for _, rs := range byBudget {
+			for _, r := range rs {
+				speeds = append(speeds, r.speed)
+			}
+		}
+	}
+	constants(fixed, shapes, sels, median(speeds))
 }
 
 // hotExclusions prints the hot exclusions' table from SEED~0.json (the
@@ -538,11 +551,11 @@ func hotExclusions(dir string) error {
 // rows passed exact) is what a passed row costs, on the whole join and in
 // the map phase alone (choose.Constants). Selectivities up to 0.2 (at 0.9
 // the difference is a tenth of the rows, within the noise).
-func constants(fixed map[key]map[string][]run, shapes, sels []string) {
+func constants(fixed map[key]map[string][]run, shapes, sels []string, speed float64) {
 	fmt.Println()
 	fmt.Println("## The constants")
 	fmt.Println()
-	fmt.Println("What a row that passes the filter costs, from the none and exact runs above (medians): `choose.DefaultConstants` takes both from this table's medians as measured on the Intel Xeon at df00f04 (52 and 33 ns; filters/choose says how).")
+	fmt.Printf("What a row that passes the filter costs, from the none and exact runs above (medians): `choose.DefaultConstants` takes both from this table's medians as measured on the Intel Xeon at df00f04 (52 and 33 ns; filters/choose says how), and auto scales them by the machine's speed factor (choose.SpeedFactor: the time of an integer key's hash here over the Intel Xeon's): in this run's auto runs, median %.2f (%.0f and %.0f ns).\n", speed, speed*choose.DefaultConstants.ShuffleNsPerRecord, speed*choose.DefaultConstants.MapNsPerRecord)
 	fmt.Println()
 	fmt.Println("| shape | selectivity | rows passed, none - exact | ns a row, whole join | ns a row, map phase |")
 	fmt.Println("|---|---|---|---|---|")
