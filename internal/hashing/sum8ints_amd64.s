@@ -81,53 +81,50 @@ loop:
 
 // The AVX2 path's constants, each in the four 64-bit lanes of a YMM
 // register (VPMULUDQ multiplies the low 32 bits of each lane): the sign
-// bit, the byte reversal, 8, then MurmurHash3's multipliers c1, c2 and
-// fmix64's two, each followed by its high 32 bits.
+// bit, 8, then MurmurHash3's multipliers c1, c2 and fmix64's two, each
+// followed by its high 32 bits. The byte reversal is bswap64's first 32
+// bytes.
 DATA avx2k<>+0(SB)/8, $0x8000000000000000
 DATA avx2k<>+8(SB)/8, $0x8000000000000000
 DATA avx2k<>+16(SB)/8, $0x8000000000000000
 DATA avx2k<>+24(SB)/8, $0x8000000000000000
-DATA avx2k<>+32(SB)/8, $0x0001020304050607
-DATA avx2k<>+40(SB)/8, $0x08090a0b0c0d0e0f
-DATA avx2k<>+48(SB)/8, $0x0001020304050607
-DATA avx2k<>+56(SB)/8, $0x08090a0b0c0d0e0f
-DATA avx2k<>+64(SB)/8, $8
-DATA avx2k<>+72(SB)/8, $8
-DATA avx2k<>+80(SB)/8, $8
-DATA avx2k<>+88(SB)/8, $8
-DATA avx2k<>+96(SB)/8, $0x87c37b91114253d5
-DATA avx2k<>+104(SB)/8, $0x87c37b91114253d5
-DATA avx2k<>+112(SB)/8, $0x87c37b91114253d5
-DATA avx2k<>+120(SB)/8, $0x87c37b91114253d5
-DATA avx2k<>+128(SB)/8, $0x87c37b91
-DATA avx2k<>+136(SB)/8, $0x87c37b91
-DATA avx2k<>+144(SB)/8, $0x87c37b91
-DATA avx2k<>+152(SB)/8, $0x87c37b91
-DATA avx2k<>+160(SB)/8, $0x4cf5ad432745937f
-DATA avx2k<>+168(SB)/8, $0x4cf5ad432745937f
-DATA avx2k<>+176(SB)/8, $0x4cf5ad432745937f
-DATA avx2k<>+184(SB)/8, $0x4cf5ad432745937f
-DATA avx2k<>+192(SB)/8, $0x4cf5ad43
-DATA avx2k<>+200(SB)/8, $0x4cf5ad43
-DATA avx2k<>+208(SB)/8, $0x4cf5ad43
-DATA avx2k<>+216(SB)/8, $0x4cf5ad43
-DATA avx2k<>+224(SB)/8, $0xff51afd7ed558ccd
-DATA avx2k<>+232(SB)/8, $0xff51afd7ed558ccd
-DATA avx2k<>+240(SB)/8, $0xff51afd7ed558ccd
-DATA avx2k<>+248(SB)/8, $0xff51afd7ed558ccd
-DATA avx2k<>+256(SB)/8, $0xff51afd7
-DATA avx2k<>+264(SB)/8, $0xff51afd7
-DATA avx2k<>+272(SB)/8, $0xff51afd7
-DATA avx2k<>+280(SB)/8, $0xff51afd7
-DATA avx2k<>+288(SB)/8, $0xc4ceb9fe1a85ec53
-DATA avx2k<>+296(SB)/8, $0xc4ceb9fe1a85ec53
-DATA avx2k<>+304(SB)/8, $0xc4ceb9fe1a85ec53
-DATA avx2k<>+312(SB)/8, $0xc4ceb9fe1a85ec53
-DATA avx2k<>+320(SB)/8, $0xc4ceb9fe
-DATA avx2k<>+328(SB)/8, $0xc4ceb9fe
-DATA avx2k<>+336(SB)/8, $0xc4ceb9fe
-DATA avx2k<>+344(SB)/8, $0xc4ceb9fe
-GLOBL avx2k<>(SB), RODATA|NOPTR, $352
+DATA avx2k<>+32(SB)/8, $8
+DATA avx2k<>+40(SB)/8, $8
+DATA avx2k<>+48(SB)/8, $8
+DATA avx2k<>+56(SB)/8, $8
+DATA avx2k<>+64(SB)/8, $0x87c37b91114253d5
+DATA avx2k<>+72(SB)/8, $0x87c37b91114253d5
+DATA avx2k<>+80(SB)/8, $0x87c37b91114253d5
+DATA avx2k<>+88(SB)/8, $0x87c37b91114253d5
+DATA avx2k<>+96(SB)/8, $0x87c37b91
+DATA avx2k<>+104(SB)/8, $0x87c37b91
+DATA avx2k<>+112(SB)/8, $0x87c37b91
+DATA avx2k<>+120(SB)/8, $0x87c37b91
+DATA avx2k<>+128(SB)/8, $0x4cf5ad432745937f
+DATA avx2k<>+136(SB)/8, $0x4cf5ad432745937f
+DATA avx2k<>+144(SB)/8, $0x4cf5ad432745937f
+DATA avx2k<>+152(SB)/8, $0x4cf5ad432745937f
+DATA avx2k<>+160(SB)/8, $0x4cf5ad43
+DATA avx2k<>+168(SB)/8, $0x4cf5ad43
+DATA avx2k<>+176(SB)/8, $0x4cf5ad43
+DATA avx2k<>+184(SB)/8, $0x4cf5ad43
+DATA avx2k<>+192(SB)/8, $0xff51afd7ed558ccd
+DATA avx2k<>+200(SB)/8, $0xff51afd7ed558ccd
+DATA avx2k<>+208(SB)/8, $0xff51afd7ed558ccd
+DATA avx2k<>+216(SB)/8, $0xff51afd7ed558ccd
+DATA avx2k<>+224(SB)/8, $0xff51afd7
+DATA avx2k<>+232(SB)/8, $0xff51afd7
+DATA avx2k<>+240(SB)/8, $0xff51afd7
+DATA avx2k<>+248(SB)/8, $0xff51afd7
+DATA avx2k<>+256(SB)/8, $0xc4ceb9fe1a85ec53
+DATA avx2k<>+264(SB)/8, $0xc4ceb9fe1a85ec53
+DATA avx2k<>+272(SB)/8, $0xc4ceb9fe1a85ec53
+DATA avx2k<>+280(SB)/8, $0xc4ceb9fe1a85ec53
+DATA avx2k<>+288(SB)/8, $0xc4ceb9fe
+DATA avx2k<>+296(SB)/8, $0xc4ceb9fe
+DATA avx2k<>+304(SB)/8, $0xc4ceb9fe
+DATA avx2k<>+312(SB)/8, $0xc4ceb9fe
+GLOBL avx2k<>(SB), RODATA|NOPTR, $320
 
 // MULC sets each 64-bit lane x of X to the low 64 bits of x * c, for the
 // constant c whose low 32 bits are the lanes' of LO and high 32 bits the
@@ -152,22 +149,22 @@ GLOBL avx2k<>(SB), RODATA|NOPTR, $352
 // reversed), into H1 and H2: Sum8's steps on each 64-bit lane, fmix64's
 // multipliers from memory. T1-T4 are scratch; Y13 holds 8 in each lane.
 #define HASH4(H1, H2, T1, T2, T3, T4) \
-	MULC(H1, avx2k<>+96(SB), avx2k<>+128(SB), T1, T2); \
+	MULC(H1, avx2k<>+64(SB), avx2k<>+96(SB), T1, T2); \
 	VPSLLQ $31, H1, T1; \
 	VPSRLQ $33, H1, H1; \
 	VPOR T1, H1, H1; \
-	MULC(H1, avx2k<>+160(SB), avx2k<>+192(SB), T1, T2); \
+	MULC(H1, avx2k<>+128(SB), avx2k<>+160(SB), T1, T2); \
 	VPXOR Y13, H1, H1; \
 	VPADDQ Y13, H1, H1; \
 	VPADDQ Y13, H1, H2; \
 	FMIXSTEP(H1, T1); \
 	FMIXSTEP(H2, T3); \
-	MULC(H1, avx2k<>+224(SB), avx2k<>+256(SB), T1, T2); \
-	MULC(H2, avx2k<>+224(SB), avx2k<>+256(SB), T3, T4); \
+	MULC(H1, avx2k<>+192(SB), avx2k<>+224(SB), T1, T2); \
+	MULC(H2, avx2k<>+192(SB), avx2k<>+224(SB), T3, T4); \
 	FMIXSTEP(H1, T1); \
 	FMIXSTEP(H2, T3); \
-	MULC(H1, avx2k<>+288(SB), avx2k<>+320(SB), T1, T2); \
-	MULC(H2, avx2k<>+288(SB), avx2k<>+320(SB), T3, T4); \
+	MULC(H1, avx2k<>+256(SB), avx2k<>+288(SB), T1, T2); \
+	MULC(H2, avx2k<>+256(SB), avx2k<>+288(SB), T3, T4); \
 	FMIXSTEP(H1, T1); \
 	FMIXSTEP(H2, T3); \
 	VPADDQ H2, H1, H1; \
@@ -187,8 +184,8 @@ TEXT ·sum8IntsAVX2(SB), NOSPLIT, $0-32
 	MOVQ h1s+16(FP), DI
 	MOVQ h2s+24(FP), DX
 	VMOVDQU avx2k<>+0(SB), Y15  // the sign bit
-	VMOVDQU avx2k<>+32(SB), Y14 // the byte reversal
-	VMOVDQU avx2k<>+64(SB), Y13 // 8
+	VMOVDQU bswap64<>+0(SB), Y14 // the byte reversal
+	VMOVDQU avx2k<>+32(SB), Y13 // 8
 
 avx2loop:
 	VMOVDQU (SI), Y0
