@@ -364,13 +364,7 @@ func (m *mapWorker) guardStart(pass []bool) bool {
 // t0) and how many of its keys passed.
 func (m *mapWorker) guardEnd(t0 time.Time, pass []bool) {
 	if m.guard.on {
-		n := 0
-		for _, p := range pass {
-			if p {
-				n++
-			}
-		}
-		m.guard.observe(t0, len(pass), n)
+		m.guard.observe(t0, len(pass), countPass(pass))
 	}
 }
 

@@ -561,6 +561,20 @@ func (x *execution) filterInts(ctx context.Context, m *mapWorker, ib filters.Int
 	return nil
 }
 
+// countPass is the number of verdicts of pass that are true, eight a
+// step: a word of passWord holds a 0 or 1 a byte, and multiplying it by
+// 0x0101010101010101 sums its bytes into the top one (at most 8: no carry
+// between bytes). In place of a loop over the bools, which took 2.9% of
+// the NBER Parquet twins' CPU on the AMD EPYC family 25 (the filter
+// guard counts every batch's passes). O(len(pass)), no allocation.
+func countPass(pass []bool) int {
+	n := 0
+	for j0 := 0; j0 < len(pass); j0 += 8 {
+		n += int(passWord(pass, j0) * 0x0101010101010101 >> 56)
+	}
+	return n
+}
+
 // passWord is the verdicts pass[j0:j0+8] as the bytes of a word, the
 // first in the lowest byte (a bool's byte is 0 or 1), zeros past the end
 // of pass: a row's verdict is set where its byte's lowest bit is. O(1).

@@ -67,3 +67,26 @@ func TestFilterIntsMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestCountPass: countPass counts the true verdicts of slices of every
+// length about its eight-a-step words (the tail shorter than a word), at
+// every density, as a loop over the bools does.
+func TestCountPass(t *testing.T) {
+	r := testutil.Rand(testutil.Seed(t))
+	for n := range 70 {
+		for _, density := range []float64{0, 0.1, 0.5, 1} {
+			pass := make([]bool, n+1)[:n] // a byte past the end that a word load must not count
+			pass[:n+1][n] = true
+			want := 0
+			for j := range pass {
+				pass[j] = r.Float64() < density
+				if pass[j] {
+					want++
+				}
+			}
+			if got := countPass(pass); got != want {
+				t.Fatalf("%d verdicts at density %g: countPass %d, want %d", n, density, got, want)
+			}
+		}
+	}
+}
