@@ -194,7 +194,7 @@ type Output struct {
 // Resources are what a join may use (Options.Resources).
 type Resources struct {
 	Mappers  int // map goroutines (default one per core; at most MaxWorkers)
-	Reducers int // reduce partitions and goroutines (default one per core; at most MaxWorkers)
+	Reducers int // reduce goroutines, each joining four partitions or more (the shuffle's: Report.Partitions), the largest first (default one per core; at most MaxWorkers)
 	// MemBudget bounds the shuffle's memory and, with Sort, the sort's
 	// (default DefaultMemBudget, or more when the mappers and reducers need
 	// it: shuffle.MinBudget; at least that).

@@ -51,11 +51,16 @@ type Report struct {
 	// unless a record outgrows a builder's share of it or, with one mapper,
 	// the reduce reads batches larger than a power of two below the share.
 	ShufflePeakBytes int64 `json:"shuffle_peak_bytes"`
-	// Partitions are the shuffle's partitions: one a reducer, or more
-	// when the key side is too large for the reducers to hold at once (a
-	// grace hash join: each reducer joins its partitions one after
-	// another, holding one partition's key rows at a time).
+	// Partitions are the shuffle's partitions, each reducer joining its
+	// partitions one after another, holding one partition's key rows at
+	// a time: a few a reducer (so that a large partition is evened out
+	// by the others), or more when the key side is too large for the
+	// reducers to hold at once (Grace).
 	Partitions int `json:"partitions"`
+	// Grace says that the key side was too large for the reducers'
+	// tables at once (half the memory budget): it was partitioned
+	// further for that (a grace hash join).
+	Grace bool `json:"grace,omitempty"`
 	// SortPeakBytes is the most memory the Sort buffers held at once: at
 	// most an eighth of MemBudget (plus one row bigger than a buffer).
 	SortPeakBytes  int64 `json:"sort_peak_bytes,omitempty"`

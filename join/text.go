@@ -89,7 +89,7 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "shuffle: %d records, %d bytes (Arrow IPC), %.1f%% less than the %d without a filter, %d bytes spilled, %.1f MiB held at most\n",
 		r.ShuffleRecords, r.ShuffleBytes, 100*r.ShuffleReduction, r.ShuffleBytesNoFilter, r.SpilledBytes, float64(r.ShufflePeakBytes)/(1<<20))
-	if r.Partitions > r.Settings.Reducers {
+	if r.Grace {
 		fmt.Fprintf(w, "reduce: %d partitions for %d reducers, one partition's key rows held at a time: the key side would not fit in half of the memory budget at once (a grace hash join)\n",
 			r.Partitions, r.Settings.Reducers)
 	}
@@ -152,7 +152,7 @@ func (r *Report) writeSkew(w io.Writer) {
 		if s.SampledRecords > 0 {
 			fmt.Fprintf(w, "%s of %d rows (%.2g%% of the side)", s.Source, s.SampledRecords, 100*s.SampledFraction)
 			if s.ThresholdRecords > 0 {
-				fmt.Fprintf(w, ", input ~%d rows, hot above %d a partition", s.InputRecordsEstimate, s.ThresholdRecords)
+				fmt.Fprintf(w, ", input ~%d rows, hot above %d a reducer", s.InputRecordsEstimate, s.ThresholdRecords)
 			}
 			fmt.Fprintf(w, "; ")
 		}

@@ -317,3 +317,38 @@ func addConcurrently(t *testing.T, s *Shuffle, writers int, add func(w int, wr *
 		t.Fatal(err)
 	}
 }
+
+// TestFixedBytes: a shuffle whose writers each write one record to every
+// partition takes, in Stats.Bytes, its records' RecordBytes and
+// FixedBytes, within the padding of the batches' buffers (at most 8 bytes
+// a buffer of a batch).
+func TestFixedBytes(t *testing.T) {
+	for _, c := range []struct{ parts, writers int }{{1, 1}, {2, 2}, {8, 2}, {8, 3}} {
+		s, err := New(Options{Partitions: c.parts, Writers: c.writers, MemBudget: 64 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var records int64
+		for w := range c.writers {
+			wr := s.NewWriter()
+			for p := range c.parts {
+				r := Record{Key: []byte(fmt.Sprint("key", p)), Tag: 1, Seq: int64(w), Row: []byte("a,row")}
+				records += RecordBytes(r)
+				if err := wr.Add(p, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := wr.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Seal(); err != nil {
+			t.Fatal(err)
+		}
+		got, want := s.Stats().Bytes, records+s.FixedBytes(c.writers)
+		if slack := int64(c.parts*c.writers) * 2 * 8; got < want || got > want+slack {
+			t.Errorf("%d partitions, %d writers: %d bytes, want %d to %d", c.parts, c.writers, got, want, want+slack)
+		}
+		s.Close()
+	}
+}

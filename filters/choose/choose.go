@@ -40,6 +40,7 @@ type Workload struct {
 	RowBytes    float64 // shuffle bytes of one large-side row (shuffle.RecordBytes, mean)
 	ParseNs     float64 // parsing and keying one large-side row, one core (from the sample)
 	KeyBytes    float64 // shuffle bytes of the key side's rows, which every candidate ships
+	FixedBytes  float64 // shuffle bytes beyond the records' (its streams' and batches' own: shuffle.FixedBytes), the same for every candidate
 	Mappers     int
 	Copies      int   // filter copies the mappers decode (one each, or fewer shared)
 	Budget      int64 // most broadcast bytes a copy may take; 0: no bound
@@ -148,7 +149,7 @@ func Rank(w Workload, c Constants, cands []Candidate) []Choice {
 		ch := Choice{Candidate: cd}
 		fp := min(1, max(0, cd.FPP))
 		ch.PassedRows = w.Rows * (s + (1-s)*fp)
-		ch.ShuffleBytes = w.KeyBytes + ch.PassedRows*w.RowBytes
+		ch.ShuffleBytes = w.KeyBytes + w.FixedBytes + ch.PassedRows*w.RowBytes
 		ch.BroadcastNs = cd.DecodeNs * copies / mappers
 		ch.ProbeTotalNs = w.Rows * cd.ProbeNs / mappers
 		ch.ShuffleNs = ch.PassedRows * c.ShuffleNsPerRecord

@@ -127,7 +127,7 @@ func (x *execution) chooseFilter(ctx context.Context, keys keylist.List, index k
 	rep.CalibrationKeys = len(sub)
 
 	w := choose.Workload{Mappers: x.opt.Mappers, Copies: x.opt.Mappers, Budget: x.opt.BroadcastBudget, NeedDeletes: x.opt.NeedDeletes,
-		KeyBytes: float64(x.sh.AddedBytes())}
+		KeyBytes: float64(x.sh.AddedBytes()), FixedBytes: float64(x.sh.FixedBytes(2 * x.opt.Mappers))} // the build's workers and the mappers each end a batch in every partition
 	// Each kind's filters are built by its own goroutine, at most one a
 	// core (or a mapper) at a time, so that timings do not share a core;
 	// meanwhile this one waits for the sample and makes the probes. Then

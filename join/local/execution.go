@@ -29,11 +29,12 @@ type execution struct {
 	typing            keyTyping
 	pair              *source.Pair // the sides, opened; closed at close
 	sh                *shuffle.Shuffle
-	// parts are the shuffle's partitions (partitionsFor): the reducers',
-	// or more for a key side too large for them to hold at once, each
-	// reducer then joining its partitions one after another (a grace
-	// hash join).
+	// parts are the shuffle's partitions (partitionsFor): a few a
+	// reducer, or more for a key side too large for the reducers to hold
+	// at once (grace), each reducer joining its partitions one after
+	// another (a grace hash join).
 	parts      int
+	grace      bool
 	bad        *source.BadRows        // with SkipBadRows
 	bank       *bankPlan              // a bank join (Options.Bank)
 	filterFile *join.FilterFileReport // the filter file read (Options.FilterFile)
@@ -93,7 +94,7 @@ func start(ctx context.Context, opt join.Options) (_ *execution, err error) {
 		x.bad = &source.BadRows{}
 		x.keys.Bad, x.input.Bad = x.bad, x.bad
 	}
-	x.parts = partitionsFor(opt, x.keys.Size)
+	x.parts, x.grace = partitionsFor(opt, x.keys.Size)
 	x.sh, err = x.newShuffle()
 	return x, err
 }

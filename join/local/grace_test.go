@@ -13,38 +13,48 @@ import (
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
-// TestPartitionsFor: the reducers' partitions while the key side fits in
-// half the budget, more when it does not, never more than the shuffle's
-// minimum budget allows; a stream's size is unknown.
+// TestPartitionsFor: partsPerReducer partitions a reducer while the key
+// side fits in half the budget (a stream's size is unknown: the same),
+// more when it does not (grace), never more than the shuffle's minimum
+// budget allows nor fewer than the reducers.
 func TestPartitionsFor(t *testing.T) {
 	opt := join.Options{Resources: join.Resources{Mappers: 2, Reducers: 2, MemBudget: 256 << 20}}
 	for _, c := range []struct {
 		keyBytes, mem int64
 		want          int
+		grace         bool
 	}{
-		{1 << 20, 256 << 20, 2},           // fits
-		{-1, 256 << 20, 2},                // a stream
-		{200 << 20, 256 << 20, 6},         // 320 MiB of tables, 128 MiB at once: ceil(2*320/128) = 5, rounded up to a multiple of the 2 reducers
-		{100 << 20, 256 << 20, 4},         // 160 MiB: 3, rounded up to 4 (each reducer two)
-		{1 << 30, 2 << 20, 16},            // the shuffle's minimum budget bounds it: 2 MiB / (64 KiB x 2)
-		{1 << 40, 1 << 30, maxPartitions}, // 6,554 asked
+		{1 << 20, 256 << 20, 8, false},          // fits: four a reducer
+		{-1, 256 << 20, 8, false},               // a stream
+		{400 << 20, 256 << 20, 10, true},        // 640 MiB of tables, 128 MiB at once: ceil(2*640/128) = 10
+		{300 << 20, 256 << 20, 8, true},         // 480 MiB: 7.5, rounded up to 8 (each reducer four)
+		{100 << 20, 256 << 20, 8, true},         // 160 MiB: 3 asked, four a reducer at the least
+		{1 << 30, 2 << 20, 16, true},            // the shuffle's minimum budget bounds it: 2 MiB / (64 KiB x 2)
+		{1 << 10, 640 << 10, 4, false},          // 5 allowed by the minimum budget: 4, two a reducer
+		{1 << 10, 128 << 10, 2, false},          // 1 allowed: never fewer than the reducers
+		{1 << 40, 1 << 30, maxPartitions, true}, // 6,554 asked
 	} {
 		opt.MemBudget = c.mem
-		if got := partitionsFor(opt, c.keyBytes); got != c.want {
-			t.Errorf("key side %d bytes, budget %d: %d partitions, want %d", c.keyBytes, c.mem, got, c.want)
+		if got, grace := partitionsFor(opt, c.keyBytes); got != c.want || grace != c.grace {
+			t.Errorf("key side %d bytes, budget %d: %d partitions (grace %v), want %d (%v)", c.keyBytes, c.mem, got, grace, c.want, c.grace)
 		}
 	}
-	// Three reducers: 160 MiB of tables at 128 MiB a time asks ceil(3*160/128)
-	// = 4, rounded up to 6 (each reducer two).
+	// Three reducers: 400 MiB of tables at 128 MiB a time asks
+	// ceil(3*640/128) = 15, a multiple of 3.
 	opt.Reducers, opt.MemBudget = 3, 256<<20
-	if got := partitionsFor(opt, 100<<20); got != 6 {
-		t.Errorf("3 reducers: %d partitions, want 6", got)
+	if got, _ := partitionsFor(opt, 400<<20); got != 15 {
+		t.Errorf("3 reducers: %d partitions, want 15", got)
+	}
+	// 160 MiB asks ceil(3*160/128) = 4, rounded up to 6 and then to four a
+	// reducer: 12.
+	if got, _ := partitionsFor(opt, 100<<20); got != 12 {
+		t.Errorf("3 reducers, 160 MiB: %d partitions, want 12", got)
 	}
 	// The bounds come after the rounding: 3 reducers asking for more
 	// than maxPartitions get maxPartitions (4,096, no multiple of 3), not
 	// the next multiple of 3 past it.
 	opt.MemBudget = 1 << 30
-	if got := partitionsFor(opt, 1<<40); got != maxPartitions {
+	if got, _ := partitionsFor(opt, 1<<40); got != maxPartitions {
 		t.Errorf("3 reducers at the bound: %d partitions, want %d", got, maxPartitions)
 	}
 }
@@ -63,8 +73,8 @@ func TestGracePartitions(t *testing.T) {
 		small := base
 		small.MemBudget = 2 << 20
 		rep, got := runJoin(t, small)
-		if rep.Partitions <= 2 || wantRep.Partitions != 2 {
-			t.Fatalf("%s: %d partitions under 2 MiB (want more than the 2 reducers), %d with the default budget", jt, rep.Partitions, wantRep.Partitions)
+		if !rep.Grace || rep.Partitions <= 2 || wantRep.Grace {
+			t.Fatalf("%s: %d partitions under 2 MiB (grace %v; want grace, more than the 2 reducers), %d with the default budget (grace %v)", jt, rep.Partitions, rep.Grace, wantRep.Partitions, wantRep.Grace)
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("%s: %d partitions give other rows: %s", jt, rep.Partitions, testutil.FirstDiff(parseOutput(t, got), parseOutput(t, want)))
@@ -145,7 +155,7 @@ func TestGraceModel(t *testing.T) {
 		small := base
 		small.MemBudget = 2 << 20 // at most 16 partitions: 2 MiB / (64 KiB x 2)
 		rep, got := runJoin(t, small)
-		if rep.Partitions < 3*2 || wantRep.Partitions != 2 {
+		if !rep.Grace || rep.Partitions < 3*2 || wantRep.Grace {
 			t.Fatalf("%s: %d partitions under 2 MiB (want three passes of the 2 reducers at least), %d with the default budget", jt, rep.Partitions, wantRep.Partitions)
 		}
 		if !slices.Equal(got, want) {
@@ -158,5 +168,26 @@ func TestGraceModel(t *testing.T) {
 			t.Fatalf("%s: the sides hold %d and %d NULL keys, %d join rows: not the case meant", jt, wantRep.Keys.KeysNull, wantRep.Keys.InputNull, wantRep.JoinRows)
 		}
 		t.Logf("%s: %d partitions, %d rows, %d bytes spilled", jt, rep.Partitions, rep.JoinRows, rep.SpilledBytes)
+	}
+}
+
+// TestLargestFirst: the reducers' queue holds the partitions by their
+// records, key side's and map phase's together, the largest first, ties
+// in partition order; a map phase that counted only plain partitions (no
+// hot key) is taken by those.
+func TestLargestFirst(t *testing.T) {
+	keys, mapped := newPartCounts(4), newPartCounts(4)
+	copy(keys.actual, []int64{1, 5, 0, 2})
+	copy(mapped.plain, []int64{3, 0, 9, 2}) // actual all zero: plain stands
+	// sizes 4, 5, 9, 4
+	if got, want := largestFirst(4, keys, mapped), []int{2, 1, 0, 3}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+	mapped.actual[0] = 10 // with hot keys, the actual counts: sizes 11, 5, 0, 2
+	if got, want := largestFirst(4, keys, mapped), []int{0, 1, 3, 2}; !slices.Equal(got, want) {
+		t.Errorf("with actual counts: order %v, want %v", got, want)
+	}
+	if got, want := largestFirst(3, partCounts{}, partCounts{}), []int{0, 1, 2}; !slices.Equal(got, want) {
+		t.Errorf("no counts: order %v, want %v", got, want)
 	}
 }

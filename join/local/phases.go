@@ -86,7 +86,7 @@ type samplePhase struct{ smp *skewSample }
 func (*samplePhase) name() string { return "sample" }
 func (p *samplePhase) run(ctx context.Context, x *execution) (err error) {
 	if p.smp, err = x.sample(ctx); err == nil {
-		x.skew = planSkew(p.smp, x.parts) // the partitioning every later phase follows
+		x.skew = planSkew(p.smp, x.parts, x.opt.Reducers) // the partitioning every later phase follows
 	}
 	return err
 }
@@ -342,7 +342,7 @@ type reducePhase struct {
 
 func (*reducePhase) name() string { return "reduce" }
 func (p *reducePhase) run(ctx context.Context, x *execution) (err error) {
-	p.stats, err = x.reduce(ctx, x.sink, p.keys.stats.parts)
+	p.stats, err = x.reduce(ctx, x.sink, p.keys.stats.parts, p.mapped.stats.parts)
 	return err
 }
 func (p *reducePhase) report(x *execution, rep *join.Report) {

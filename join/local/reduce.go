@@ -1,8 +1,10 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -26,12 +28,12 @@ type reduceStats struct {
 
 // reduce joins the partitions with one goroutine per reducer, each with its
 // own writer of the sink; the first failing reducer stops the others.
-func (x *execution) reduce(ctx context.Context, sink Sink, keyParts partCounts) (reduceStats, error) {
+func (x *execution) reduce(ctx context.Context, sink Sink, keyParts, mapParts partCounts) (reduceStats, error) {
 	if err := x.beginSink(); err != nil {
 		return reduceStats{}, err
 	}
 	parts := make(chan int, x.parts)
-	for p := range x.parts {
+	for _, p := range largestFirst(x.parts, keyParts, mapParts) {
 		parts <- p
 	}
 	close(parts)
@@ -87,6 +89,33 @@ func (x *execution) reduce(ctx context.Context, sink Sink, keyParts partCounts) 
 		return reduceStats{}, err
 	}
 	return reduceStats{joinRows: joinRows.Load(), falsePositives: fps.Load(), partRows: partRows}, nil
+}
+
+// largestFirst is the order in which the reducers take the n partitions
+// from their queue: by the records the build and the map phase wrote to
+// each (keyParts' and mapParts' actual counts; a map phase without hot
+// keys counts plain ones only, the same), the largest first, ties in
+// partition order. The longest-processing-time
+// rule: a reducer that takes a large partition last finishes after the
+// others, one that takes it first is evened out by the small ones the
+// others take meanwhile. O(n log n).
+func largestFirst(n int, keyParts, mapParts partCounts) []int {
+	size := make([]int64, n)
+	for _, c := range []partCounts{keyParts, mapParts} {
+		counts := c.actual
+		if !slices.ContainsFunc(counts, func(v int64) bool { return v != 0 }) {
+			counts = c.plain
+		}
+		for p := range min(n, len(counts)) {
+			size[p] += counts[p]
+		}
+	}
+	order := make([]int, n)
+	for p := range order {
+		order[p] = p
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size[b], size[a]) })
+	return order
 }
 
 // joinShape is what the phases write for the join type beyond an inner

@@ -22,6 +22,7 @@ func (x *execution) newReport() *join.Report {
 		PeakHeapBytes: x.peakHeap,
 		PeakRSSBytes:  peakRSS(),
 		Partitions:    x.parts,
+		Grace:         x.grace,
 	}
 	if x.bad != nil {
 		rep.BadRows = x.bad.N
@@ -57,7 +58,7 @@ func (x *execution) derive(rep *join.Report) {
 // skewReport describes what Options.Skew did and how the shuffle's records
 // and the join rows fell on the partitions.
 func (x *execution) skewReport(smp *skewSample, bs buildStats, ms mapStats, rs reduceStats) join.SkewReport {
-	rep := x.skew.report(x.opt.Skew, smp, x.parts, x.joinSpec)
+	rep := x.skew.report(x.opt.Skew, smp, min(x.opt.Reducers, x.parts), x.joinSpec) // hot above a reducer's share (planSkew)
 	all := newPartCounts(x.parts)
 	all.add(bs.parts)
 	all.add(ms.parts)

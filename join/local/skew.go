@@ -302,19 +302,23 @@ func (x *execution) sampleTable(ctx context.Context, s *source.Side, ks key.Spec
 	return smp, nil
 }
 
-// planSkew finds the hot keys of a sample for r partitions and places
-// their slices: a key is hot when its sampled rows exceed rows/r (N/R in
-// the sample's units); it gets s = ceil(count/(rows/r)) partitions, at
-// most r, each taking count/s of its rows. The slices are placed greedily,
+// planSkew finds the hot keys of a sample for r partitions on reducers
+// reducers and places their slices: a key is hot when its sampled rows
+// exceed rows/reducers (a reducer's share, N/R in the sample's units);
+// it gets s = ceil(count/(rows/reducers)) partitions, at most r, each
+// taking count/s of its rows. A key below a reducer's share needs no
+// slicing: the reducers take the partitions largest first (reduce), so
+// a partition it makes large is evened out by the others (partsPerReducer
+// a reducer). The slices are placed greedily,
 // largest key first, each on the s least loaded partitions, the load of a
 // partition starting from the sampled rows of its non-hot keys (ties to
 // the lower index: the plan is a function of the sample). It returns nil
 // when no key is hot.
-func planSkew(smp *skewSample, r int) *skewPlan {
-	if smp == nil || smp.rows == 0 || r < 2 {
+func planSkew(smp *skewSample, r, reducers int) *skewPlan {
+	if smp == nil || smp.rows == 0 || r < 2 || reducers < 2 {
 		return nil
 	}
-	threshold := float64(smp.rows) / float64(r)
+	threshold := float64(smp.rows) / float64(min(reducers, r))
 	type cand struct {
 		key   string
 		count int64
@@ -413,7 +417,8 @@ func (sp *skewPlan) keyPartitions(key []byte, p int, dst []int) []int {
 	return append(dst[:0], p)
 }
 
-// report describes the plan and its sample (mode is Options.Skew).
+// report describes the plan and its sample (mode is Options.Skew; r the
+// reducers, whose share makes a key hot).
 func (sp *skewPlan) report(mode join.Skew, smp *skewSample, r int, ks key.Spec) join.SkewReport {
 	rep := join.SkewReport{Mode: mode}
 	if smp == nil {

@@ -364,7 +364,9 @@ func TestSkewReportHandmade(t *testing.T) {
 		irows = append(irows, []string{strconv.Itoa(i), strconv.Itoa(k)})
 	}
 	writeCSVFile(t, input, []string{"ROW", "CITED"}, irows)
-	_, auto := runBoth(t, join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 1, Reducers: 2}})
+	// A budget of 128 KiB allows the shuffle 2 partitions (64 KiB each for
+	// one mapper): one a reducer, as the counts above are made for.
+	_, auto := runBoth(t, join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "PATENT", JoinCol: "CITED"}, FilterChoice: join.FilterChoice{Filter: filters.Exact}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 1, Reducers: 2, MemBudget: 128 << 10}})
 	s := auto.Skew
 	if want := (join.PartitionBalance{Partitions: 2, LargestRecords: 10, TotalRecords: 10, LargestShare: 1, LargestOverMean: 2}); s.Before != want {
 		t.Errorf("before = %+v, want %+v", s.Before, want)
@@ -420,13 +422,20 @@ func TestSkewNoHotKeys(t *testing.T) {
 }
 
 // TestPlanSkew: the hot keys of a sample, their partition counts and their
-// placement.
+// placement; a key is hot above a reducer's share whatever the partitions.
 func TestPlanSkew(t *testing.T) {
 	smp := &skewSample{counts: map[string]int64{"a": 60, "b": 25, "c": 10, "d": 5}, rows: 100}
-	if sp := planSkew(smp, 1); sp != nil {
+	if sp := planSkew(smp, 1, 1); sp != nil {
 		t.Errorf("planSkew(r=1) = %+v, want nil (one partition)", sp)
 	}
-	sp := planSkew(smp, 4) // threshold 25: a (60) is hot, b (25) is not
+	if sp := planSkew(smp, 4, 1); sp != nil {
+		t.Errorf("planSkew(r=4, one reducer) = %+v, want nil (nothing to even out)", sp)
+	}
+	// 16 partitions on 4 reducers: the threshold is still 25, a reducer's share.
+	if sp := planSkew(smp, 16, 4); sp == nil || len(sp.hot) != 1 || string(sp.hot[0].key) != "a" || len(sp.hot[0].parts) != 3 {
+		t.Errorf("planSkew(r=16 on 4 reducers) = %+v, want a only, on 3 partitions", sp)
+	}
+	sp := planSkew(smp, 4, 4) // threshold 25: a (60) is hot, b (25) is not
 	if sp == nil || len(sp.hot) != 1 || string(sp.hot[0].key) != "a" {
 		t.Fatalf("planSkew(r=4) hot = %+v, want a only", sp)
 	}
@@ -449,12 +458,16 @@ func TestPlanSkew(t *testing.T) {
 			t.Errorf("spread of 30 rows: %v, want 10 on each of %v", got, parts)
 		}
 	}
-	if smp := (&skewSample{counts: map[string]int64{"a": 30, "b": 30, "c": 40}, rows: 100}); planSkew(smp, 2) != nil {
+	if smp := (&skewSample{counts: map[string]int64{"a": 30, "b": 30, "c": 40}, rows: 100}); planSkew(smp, 2, 2) != nil {
 		t.Errorf("no key above half the rows: planSkew(r=2) should be nil")
 	}
 	// A key of every row gets every partition.
-	if sp := planSkew(&skewSample{counts: map[string]int64{"z": 9}, rows: 9}, 8); sp == nil || len(sp.hot[0].parts) != 8 {
+	if sp := planSkew(&skewSample{counts: map[string]int64{"z": 9}, rows: 9}, 8, 8); sp == nil || len(sp.hot[0].parts) != 8 {
 		t.Errorf("one key: %+v, want it on all 8 partitions", sp)
+	}
+	// On 2 reducers of 8 partitions it is cut in two, a reducer's share each.
+	if sp := planSkew(&skewSample{counts: map[string]int64{"z": 9}, rows: 9}, 8, 2); sp == nil || len(sp.hot[0].parts) != 2 {
+		t.Errorf("one key, 2 reducers: %+v, want it on 2 of the 8 partitions", sp)
 	}
 }
 

@@ -70,7 +70,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.layout, "filter-layout", "", "composite key only: composite (one filter over the key tuples; the default) or per-column (one filter a column, the multi-dimension Bloom filter's design, for comparison)")
 	j.sizingFlags.register(fs)
 	fs.IntVar(&j.mappers, "mappers", 0, "map goroutines (0: one per core)")
-	fs.IntVar(&j.reducers, "reducers", 0, "reduce partitions (0: one per core)")
+	fs.IntVar(&j.reducers, "reducers", 0, "reducers (0: one per core), each joining four partitions of the shuffle or more, the largest first")
 	fs.StringVar(&j.mem, "mem", "", "memory for the shuffle, --sort and the reducers' key tables, spilling to --tmp-dir beyond it (a key side too large for half of it is joined in partitions, one at a time a reducer); the build's distinct keys (40 bytes an integer key, more a text one) and the filter come on top (B, KiB, MiB, GiB; at least 64KiB x mappers x reducers; default "+
 		join.SizeText(join.DefaultMemBudget)+", or that minimum if more)")
 	fs.StringVar(&j.tempDir, "tmp-dir", "", "folder for spill files (default: the system's)")
