@@ -417,13 +417,17 @@ func (c *Chunk) Read(cols []int) ([]*columnar.Column, error) {
 
 // scanShared is Scan of a table of fewer chunks than workers (a key side
 // of one row group): each chunk in turn, its columns decoded by every
-// worker (a share of the columns each: Table.Read is safe for concurrent
-// use; Parquet only, whose columns are decoded apart), then its rows read
-// by every worker, a range each, in its own state. With a chunk a worker, the NBER twins' key side (one row group of
-// 65,771 rows and 23 columns, rendered as text for the reducers) was read
-// on one core in 90 ms of the join's 450 (issue 44, Intel Xeon). The rows
-// keep their places (Offset, SeqBase), so the order of the side is the
-// same. O(chunk) memory beyond the workers' states.
+// worker (Table.Read is safe for concurrent use; Parquet only, whose
+// columns are decoded apart), then its rows read by every worker, each
+// in its own state. The work is taken from a counter, a column or a
+// range of rows at a time (sharedRanges a worker), not cut in equal
+// shares beforehand: the NBER twins' key side (one row group of 65,771
+// rows and 23 columns, rendered as text for the reducers) was read on
+// one core in 90 ms of the join's 450 with a chunk a worker (issue 44,
+// Intel Xeon), and with half the rows a worker one worker still ended
+// 10 ms after the other (a collection, a slower half; AMD EPYC family
+// 25). The rows keep their places (Offset, SeqBase), so the order of the
+// side is the same. O(chunk) memory beyond the workers' states.
 func scanShared[S any](ctx context.Context, s *Side, workers int, newState func() S, fn func(st S, r RowReader) error, done func(st S) error) error {
 	states := make([]S, workers)
 	for w := range states {
@@ -441,37 +445,68 @@ func scanShared[S any](ctx context.Context, s *Side, workers int, newState func(
 		}
 		return csvscan.FirstError(errs)
 	}
+	// pull runs f on the pieces 0..n-1, each taken by the next free worker
+	// in order, until one fails: no piece is taken after that, those taken
+	// end, and the error is the first piece's to fail (pieces are taken in
+	// order, so every piece before it was read: the side's first error, as
+	// a read in order would find).
+	pull := func(n int, f func(w, i int) error) error {
+		var next atomic.Int64
+		var failed atomic.Bool
+		pieceErrs := make([]error, n)
+		if err := each(func(w int) error {
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return nil
+				}
+				if pieceErrs[i] = f(w, i); pieceErrs[i] != nil {
+					failed.Store(true)
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		return csvscan.FirstError(pieceErrs)
+	}
 	for i := range s.Tab.Chunks() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		c := &Chunk{Side: s, Index: i, First: s.starts[i], Rows: int(s.Tab.ChunkRows(i))}
 		if !s.PruneChunk(c) {
-			all := make([]int, len(s.Tab.Names))
-			for j := range all {
-				all[j] = j
-			}
-			cols := make([]*columnar.Column, len(all))
-			shares := workers
-			if s.Tab.Format != columnar.Parquet {
-				// An Arrow batch is read whole and a JSON lines chunk
-				// parsed whole for any share of its columns: once.
-				shares = 1
-			}
-			if err := each(func(w int) error {
-				lo, hi := len(all)*w/shares, len(all)*(w+1)/shares
-				if w >= shares || lo == hi {
-					return nil
+			cols := make([]*columnar.Column, len(s.Tab.Names))
+			read := func(_, j int) error { // column j, or all of them
+				if s.Tab.Format != columnar.Parquet {
+					// An Arrow batch is read whole and a JSON lines chunk
+					// parsed whole for any share of its columns: once.
+					all := make([]int, len(cols))
+					for k := range all {
+						all[k] = k
+					}
+					part, err := c.Read(all)
+					copy(cols, part)
+					return err
 				}
-				part, err := c.Read(all[lo:hi])
-				copy(cols[lo:hi], part)
+				part, err := c.Read([]int{j})
+				if err == nil {
+					cols[j] = part[0]
+				}
 				return err
-			}); err != nil {
+			}
+			pieces := len(cols)
+			if s.Tab.Format != columnar.Parquet {
+				pieces = 1
+			}
+			if err := pull(pieces, read); err != nil {
+				columnar.ReleaseAll(cols)
 				return err
 			}
 			name, first := c.Origin() // the rows named in their file, ordered in the side
-			err := each(func(w int) error {
-				lo, hi := c.Rows*w/workers, c.Rows*(w+1)/workers
+			ranges := min(c.Rows, workers*sharedRanges)
+			err := pull(ranges, func(w, k int) error {
+				lo, hi := c.Rows*k/ranges, c.Rows*(k+1)/ranges
 				return fn(states[w], columnar.NewRowsOf(name, cols, first, c.Rows).Range(lo, hi).WithSeqBase(c.First-first))
 			})
 			columnar.ReleaseAll(cols) // every worker is done with them, and has copied what it keeps
@@ -484,6 +519,12 @@ func scanShared[S any](ctx context.Context, s *Side, workers int, newState func(
 	s.next.Store(0)
 	return each(func(w int) error { return done(states[w]) })
 }
+
+// sharedRanges is how many ranges of a chunk's rows scanShared makes a
+// worker: enough that a worker slowed down hands its last ones to the
+// others, few enough that a range's start (a Rows, the worker's state
+// taking a part) is nothing beside its rows'.
+const sharedRanges = 8
 
 // ScanTable reads a table side with up to workers goroutines, a chunk at a
 // time (row groups, record batches, in no order; a stream's in order), as

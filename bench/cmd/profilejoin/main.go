@@ -23,6 +23,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"time"
 
@@ -46,6 +47,7 @@ func main() {
 	keysWhere := flag.String("keys-where", "", "the key side's predicate (join.Options.KeysWhere)")
 	joinType := flag.String("join", "inner", "the join type (join.Options.JoinType)")
 	out := flag.String("out", "", "write the output here as Parquet (a name ending in .parquet) or CSV; none: discarded")
+	traceOut := flag.String("trace", "", "write an execution trace here (go tool trace): where the cores idle")
 	flag.Parse()
 	if *keys == "" || *input == "" {
 		fmt.Fprintln(os.Stderr, "profilejoin: -keys and -input are required")
@@ -63,6 +65,19 @@ func main() {
 			os.Exit(1)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *traceOut != "" {
+		f, err := os.Create(*traceOut)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer trace.Stop()
 	}
 	if *heap != "" {
 		stop := peakHeap(*heap)
