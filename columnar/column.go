@@ -144,9 +144,9 @@ func (c *Column) AppendText(dst []byte, i int) []byte {
 	t := c.Type
 	switch t.Kind {
 	case Int:
-		return strconv.AppendInt(dst, c.ints[i], 10)
+		return appendInt(dst, c.ints[i])
 	case Uint:
-		return strconv.AppendUint(dst, uint64(c.ints[i]), 10)
+		return appendUint(dst, uint64(c.ints[i]))
 	case Float:
 		return AppendFloat(dst, c.floats[i], t.Width)
 	case Bool:

@@ -96,3 +96,46 @@ func BenchmarkAppendFloat(b *testing.B) {
 		})
 	}
 }
+
+// FuzzAppendInt: appendInt and appendUint write what strconv writes, for
+// any int64 and uint64, after any prefix (the destination's bytes kept),
+// and TestAppendIntEdges at every power of ten and its neighbours, where
+// the digit count's estimate changes.
+func FuzzAppendInt(f *testing.F) {
+	f.Add(int64(0), uint64(0), []byte(nil))
+	f.Add(int64(math.MinInt64), uint64(math.MaxUint64), []byte("x,"))
+	f.Add(int64(-1963), uint64(3858241), []byte("abc"))
+	f.Fuzz(func(t *testing.T, v int64, u uint64, prefix []byte) {
+		if got, want := string(appendInt(prefix[:len(prefix):len(prefix)], v)), string(strconv.AppendInt(prefix[:len(prefix):len(prefix)], v, 10)); got != want {
+			t.Fatalf("appendInt(%q, %d) = %q, strconv %q", prefix, v, got, want)
+		}
+		if got, want := string(appendUint(prefix, u)), string(strconv.AppendUint(prefix, u, 10)); got != want {
+			t.Fatalf("appendUint(%q, %d) = %q, strconv %q", prefix, u, got, want)
+		}
+	})
+}
+
+func TestAppendIntEdges(t *testing.T) {
+	p := uint64(1)
+	for range 20 {
+		for _, u := range []uint64{p - 1, p, p + 1, 2*p - 1, 9*p + (p - 1)} {
+			if got, want := string(appendUint([]byte("<"), u)), string(strconv.AppendUint([]byte("<"), u, 10)); got != want {
+				t.Fatalf("appendUint(%d) = %q, strconv %q", u, got, want)
+			}
+			if v := int64(u); v >= 0 {
+				if got, want := string(appendInt(nil, -v)), strconv.FormatInt(-v, 10); got != want {
+					t.Fatalf("appendInt(%d) = %q, strconv %q", -v, got, want)
+				}
+			}
+		}
+		if p > math.MaxUint64/10 {
+			break
+		}
+		p *= 10
+	}
+	for _, u := range []uint64{math.MaxUint64, math.MaxUint64 - 1, 1<<63 - 1, 1 << 63} {
+		if got, want := string(appendUint(nil, u)), strconv.FormatUint(u, 10); got != want {
+			t.Fatalf("appendUint(%d) = %q, strconv %q", u, got, want)
+		}
+	}
+}
