@@ -168,6 +168,18 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		return otherEncoding(e)
 	}
 	end := d.row + nv
+	if defs == nil && !d.asDict && d.sel != nil {
+		return d.selected(end, data, idx, byCursor, delta)
+	}
+	if defs == nil && d.asDict && d.sel == nil && d.valid == nil {
+		// Every row's entry: the indices as they are.
+		for _, x := range idx[:nv] {
+			d.rows = append(d.rows, int32(x))
+		}
+		d.out += nv
+		d.row = end
+		return nil
+	}
 	j := 0 // the page's present values passed
 	for r := d.row; r < end; r++ {
 		has := defs == nil || defs[r-d.row] == 1
@@ -219,6 +231,48 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 	}
 	if d.sel != nil && d.k < len(d.sel) && d.sel[d.k] < end {
 		return fmt.Errorf("internal error: row %d selected out of order", d.sel[d.k])
+	}
+	d.row = end
+	return nil
+}
+
+// selected is values' loop for a page without NULLs (a row's value is
+// the page's value of the same place) and chosen rows: it visits the
+// chosen rows of the page alone, where values' loop visits every row (the
+// vega flights join's destination column, 12% of its rows chosen: that
+// loop was 15% of the join's CPU on the AMD EPYC family 25). The same
+// values and the same errors: a chosen row out of order or repeated is an
+// internal error. O(chosen rows and their bytes).
+func (d *bytesDecoder) selected(end int, data []byte, idx []uint32, byCursor, delta bool) error {
+	prev := d.row - 1
+	for d.k < len(d.sel) && d.sel[d.k] < end {
+		r := d.sel[d.k]
+		if r <= prev {
+			return fmt.Errorf("internal error: row %d selected out of order", r)
+		}
+		prev = r
+		d.k++
+		j := r - d.row
+		switch {
+		case byCursor:
+			x := int(d.cur.at(j))
+			if x >= len(d.doffs)-1 {
+				return fmt.Errorf("dictionary index %d of %d entries", x, len(d.doffs)-1)
+			}
+			d.data = append(d.data, d.dict[d.doffs[x]:d.doffs[x+1]]...)
+		case idx != nil:
+			x := idx[j]
+			d.data = append(d.data, d.dict[d.doffs[x]:d.doffs[x+1]]...)
+		case delta:
+			d.data = append(d.data, d.dvals[d.dpos[j]:d.dpos[j+1]]...)
+		default:
+			d.data = append(d.data, data[d.vpos[j]:d.vpos[j+1]-4]...)
+		}
+		d.offs = append(d.offs, len(d.data))
+		if d.valid != nil {
+			d.valid = append(d.valid, true)
+		}
+		d.out++
 	}
 	d.row = end
 	return nil
