@@ -150,7 +150,7 @@ func (r *Report) writeSkew(w io.Writer) {
 	if s.Mode == SkewAuto {
 		fmt.Fprintf(w, "skew auto: ")
 		if s.SampledRecords > 0 {
-			fmt.Fprintf(w, "%s of %d rows (%.2g%% of the side)", s.Source, s.SampledRecords, 100*s.SampledFraction)
+			fmt.Fprintf(w, "%s of %d rows (%.3g%% of the side)", s.Source, s.SampledRecords, 100*s.SampledFraction)
 			if s.ThresholdRecords > 0 {
 				fmt.Fprintf(w, ", input ~%d rows, hot above %d a reducer", s.InputRecordsEstimate, s.ThresholdRecords)
 			}
