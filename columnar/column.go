@@ -238,7 +238,7 @@ func appendShortFloat(dst []byte, v float64) ([]byte, bool) {
 		dst = append(dst, '-')
 	}
 	u := uint64(n)
-	dst = strconv.AppendUint(dst, u/1e6, 10)
+	dst = appendUint(dst, u/1e6)
 	f, d := u%1e6, 6
 	if f == 0 {
 		return dst, true
@@ -247,14 +247,11 @@ func appendShortFloat(dst []byte, v float64) ([]byte, bool) {
 		f, d = f/10, d-1
 	}
 	dst = append(dst, '.')
-	for lim := shortPow10[d-1]; f < lim; lim /= 10 {
+	for lim := pow10u[d-1]; f < lim; lim /= 10 {
 		dst = append(dst, '0') // the fraction's leading zeros
 	}
-	return strconv.AppendUint(dst, f, 10), true
+	return appendUint(dst, f), true
 }
-
-// shortPow10 is 10^i for appendShortFloat's fraction digits.
-var shortPow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5}
 
 // split is v of unit u as seconds and nanoseconds (nanoseconds >= 0).
 func split(v int64, u TimeUnit) (int64, int64) {

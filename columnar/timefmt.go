@@ -2,7 +2,6 @@ package columnar
 
 import (
 	"bytes"
-	"strconv"
 )
 
 // The text of dates, timestamps and times without time.Time.AppendFormat,
@@ -80,7 +79,7 @@ func appendYear(dst []byte, y int64) []byte {
 	for p := int64(1000); p > y && p > 1; p /= 10 {
 		dst = append(dst, '0')
 	}
-	return strconv.AppendInt(dst, y, 10)
+	return appendUint(dst, uint64(y))
 }
 
 // appendClock appends the second of the day sec and ns nanoseconds as
