@@ -481,11 +481,7 @@ func scanShared[S any](ctx context.Context, s *Side, workers int, newState func(
 				if s.Tab.Format != columnar.Parquet {
 					// An Arrow batch is read whole and a JSON lines chunk
 					// parsed whole for any share of its columns: once.
-					all := make([]int, len(cols))
-					for k := range all {
-						all[k] = k
-					}
-					part, err := c.Read(all)
+					part, err := c.Read(nil)
 					copy(cols, part)
 					return err
 				}
