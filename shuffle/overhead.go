@@ -3,30 +3,25 @@ package shuffle
 import (
 	"sync"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // ipcOverhead is what an Arrow IPC stream of Schema takes beyond its
 // records' RecordBytes: the stream's own bytes (its schema message and
-// end marker) and a batch's (its message's metadata, the buffers'
-// padding and the validity bitmaps), measured once by encoding a stream
-// without a batch and one with a batch of one empty record. A batch of
-// many records pads its buffers a little more (at most 8 bytes a buffer),
-// which this leaves out.
-var ipcOverhead = sync.OnceValues(func() (stream, batch int64) {
+// end marker) and a batch's (its message's metadata and the buffers'
+// padding), measured once by encoding, as the shuffle encodes its
+// batches (batch.add, batch.finish), a stream without a batch and one
+// with a batch of one empty record. A batch of many records pads its
+// buffers a little more (at most 8 bytes a buffer), which this leaves out.
+var ipcOverhead = sync.OnceValues(func() (streamBytes, batchBytes int64) {
 	enc := func(batches int) (int64, error) {
+		a := newPoolAllocator(0, 1<<20)
 		c := &countWriter{}
-		w := ipc.NewWriter(c, ipc.WithSchema(Schema))
-		b := array.NewRecordBuilder(memory.DefaultAllocator, Schema)
-		defer b.Release()
+		w := ipc.NewWriter(c, ipc.WithSchema(Schema), ipc.WithAllocator(a))
 		for range batches {
-			b.Field(0).(*array.BinaryBuilder).Append(nil)
-			b.Field(1).(*array.Uint8Builder).Append(0)
-			b.Field(2).(*array.Int64Builder).Append(0)
-			b.Field(3).(*array.BinaryBuilder).Append(nil)
-			rec := b.NewRecord()
+			var b batch
+			b.add(a, Record{}, 1<<20)
+			rec := b.finish(a)
 			err := w.Write(rec)
 			rec.Release()
 			if err != nil {
