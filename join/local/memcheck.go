@@ -93,9 +93,10 @@ const (
 // of a reducer's share of the key side, which a cache holds better. One
 // partition a reducer left the vega flights join's reduce on one core
 // (a partition held 87% of its records; 37% with 8) and, on the AMD EPYC
-// family 25 (12 and 10 alternated pairs of whole runs against one a
-// reducer), four made the NBER Parquet twins' join 0.943x the wall time,
-// the flights join 0.950x and the NBER CSV join 0.974x.
+// family 25 (alternated pairs of whole runs against one a reducer: 20,
+// 12 and 12), four, taken largest first, made the NBER Parquet twins'
+// join 0.943x the wall time, the flights join 0.969x and the NBER CSV
+// join 0.972x; eight measured no better (twins 0.98x, flights 1.04x).
 const partsPerReducer = 4
 
 // partitionsFor returns the shuffle's partitions for the resolved opt
