@@ -53,32 +53,25 @@ func main() {
 		fmt.Fprintln(os.Stderr, "profilejoin: -keys and -input are required")
 		os.Exit(2)
 	}
-	if *prof != "" {
-		f, err := os.Create(*prof)
+	// record starts a recording into path (none for ""), its stop deferred.
+	record := func(path string, start func(io.Writer) error, stop func()) func() {
+		if path == "" {
+			return func() {}
+		}
+		f, err := os.Create(path)
+		if err == nil {
+			if err = start(f); err != nil {
+				f.Close()
+			}
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer pprof.StopCPUProfile()
+		return func() { stop(); f.Close() }
 	}
-	if *traceOut != "" {
-		f, err := os.Create(*traceOut)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer f.Close()
-		if err := trace.Start(f); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer trace.Stop()
-	}
+	defer record(*prof, pprof.StartCPUProfile, pprof.StopCPUProfile)()
+	defer record(*traceOut, trace.Start, trace.Stop)()
 	if *heap != "" {
 		stop := peakHeap(*heap)
 		defer stop()
