@@ -169,7 +169,7 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 	}
 	end := d.row + nv
 	if defs == nil && !d.asDict && d.sel != nil {
-		return d.selected(end, data, idx, byCursor, delta)
+		return d.selected(end, data, byCursor, delta)
 	}
 	if defs == nil && d.asDict && d.sel == nil && d.valid == nil {
 		// Every row's entry: the indices as they are.
@@ -242,8 +242,10 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 // vega flights join's destination column, 12% of its rows chosen: that
 // loop was 15% of the join's CPU on the AMD EPYC family 25). The same
 // values and the same errors: a chosen row out of order or repeated is an
-// internal error. O(chosen rows and their bytes).
-func (d *bytesDecoder) selected(end int, data []byte, idx []uint32, byCursor, delta bool) error {
+// internal error. A dictionary page's chosen rows are always found by
+// the cursor (byCursor), which values sets up for any page with chosen
+// rows and values. O(chosen rows and their bytes).
+func (d *bytesDecoder) selected(end int, data []byte, byCursor, delta bool) error {
 	prev := d.row - 1
 	for d.k < len(d.sel) && d.sel[d.k] < end {
 		r := d.sel[d.k]
@@ -259,9 +261,6 @@ func (d *bytesDecoder) selected(end int, data []byte, idx []uint32, byCursor, de
 			if x >= len(d.doffs)-1 {
 				return fmt.Errorf("dictionary index %d of %d entries", x, len(d.doffs)-1)
 			}
-			d.data = append(d.data, d.dict[d.doffs[x]:d.doffs[x+1]]...)
-		case idx != nil:
-			x := idx[j]
 			d.data = append(d.data, d.dict[d.doffs[x]:d.doffs[x+1]]...)
 		case delta:
 			d.data = append(d.data, d.dvals[d.dpos[j]:d.dpos[j+1]]...)
