@@ -599,9 +599,16 @@ func (t *keyTable64) slotOf(v uint64) (uint64, bool) {
 // exactRange is the least and the greatest of 8-byte keys' values.
 func exactRange(keys keylist.List) (lo, hi uint64) {
 	lo, hi = uint64(1<<64-1), uint64(0)
-	for v := range values8(keys) {
-		lo, hi = min(lo, v), max(hi, v)
-	}
+	// A loop over each run, not values8's iterator: a call a key
+	// through its yield took 0.67 ms at 100,000 keys, this 0.2 (--filter
+	// auto asks twice before every decision).
+	keys.Runs(func(run []byte) bool {
+		for o := 0; o+8 <= len(run); o += 8 {
+			v := binary.BigEndian.Uint64(run[o:])
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		return true
+	})
 	return lo, hi
 }
 
@@ -609,8 +616,14 @@ func exactRange(keys keylist.List) (lo, hi uint64) {
 // distinct keys when it is a bitmap (8-byte keys of a range dense enough:
 // newExact64's choice), with ExactBytesBound's bytes, from one pass over
 // the keys; false when it is not a bitmap (a table, or keys of other
-// lengths). O(n).
+// lengths). O(n) for 8-byte keys; for others O(1) in practice (up to the
+// first key of another length: --filter auto asks before every decision,
+// and summing the bytes of 100,000 string keys took 1.7-2 ms of a 15 ms
+// decision).
 func ExactBitmapBits(keys keylist.List) (bits uint64, bytes int64, ok bool) {
+	if keys.Len() == 0 || !keys.AllWidth(8) {
+		return 0, 0, false
+	}
 	bytes, _, bits = exactBound(keys)
 	return bits, bytes, bits > 0
 }
@@ -643,7 +656,8 @@ func exactBound(keys keylist.List) (bytes int64, table bool, bitmapBits uint64) 
 	if n == 0 || !keys.AllWidth(8) {
 		var s int64
 		for i := range n {
-			s += int64(uvarintLen(uint64(len(keys.At(i))))) + int64(len(keys.At(i)))
+			l := len(keys.At(i))
+			s += int64(uvarintLen(uint64(l)) + l)
 		}
 		return s, false, 0
 	}

@@ -75,11 +75,22 @@ func testMergeKeys(t *testing.T) {
 					h1, _ := hashing.Sum(k)
 					cols[rng.IntN(workers)].add(k, h1)
 				}
-				for _, index := range []bool{false, true} {
+				// Without the index; with it, its string keys' hashes made
+				// (strHashMax above the keys) and not (0).
+				for _, cfg := range []struct {
+					index   bool
+					hashMax int
+				}{{false, strHashMax}, {true, strHashMax}, {true, 0}} {
+					index := cfg.index
+					defer func(was int) { strHashMax = was }(strHashMax)
+					strHashMax = cfg.hashMax
 					// mergeKeys spends its collectors: merge copies.
 					keys, bk, err := mergeKeys(context.Background(), cloneCollectors(cols), mergers, index)
 					if err != nil {
 						t.Fatal(name, err)
+					}
+					if bk != nil && cfg.hashMax == 0 && bk.hashedStrs {
+						t.Fatalf("%s: strHashMax %d, hashedStrs %v", name, cfg.hashMax, bk.hashedStrs)
 					}
 					got := map[string]bool{}
 					for _, k := range keys.Slices() {
