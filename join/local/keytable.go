@@ -99,7 +99,17 @@ func (t *keyTable) seal() {
 		t.not8 = true
 	}
 	if t.not8 {
-		t.index = make(map[string][2]int)
+		// Sized for the distinct prefixes (at most the distinct keys; a
+		// pass over the sorted entries' prefixes alone): grown from
+		// empty, the map's rehashes took a third of sealing 100,000
+		// string keys (20 of 64 ms of CPU, profilejoin, AMD EPYC).
+		n := 0
+		for i := range t.ents {
+			if i == 0 || t.ents[i].prefix != t.ents[i-1].prefix {
+				n++
+			}
+		}
+		t.index = make(map[string][2]int, n)
 	} else {
 		t.index8.init(len(t.ents))
 	}
