@@ -603,6 +603,9 @@ func (s *keySet) hasBatch(keys [][]byte, out []bool) {
 	}
 }
 
+// hashHasBatch is hasBatch (a keySet keeps no hashes).
+func (s *keySet) hashHasBatch(keys [][]byte, out []bool) { s.hasBatch(keys, out) }
+
 // merge adds the keys of o.
 func (s *keySet) merge(o *keySet) {
 	if s.ints.len() < o.ints.len() {

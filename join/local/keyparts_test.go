@@ -156,6 +156,14 @@ func testMergeKeys(t *testing.T) {
 								t.Fatalf("%s: hasBatch(%x) %v, keySet %v, want %v", name, k, got[i], model[i], want[string(k)])
 							}
 						}
+						// hashHasBatch: wrong only for a string whose
+						// 64-bit hash is a key's (1 in about 10^14 here).
+						bk.hashHasBatch(batch, got)
+						for i, k := range batch {
+							if got[i] != want[string(k)] {
+								t.Fatalf("%s: hashHasBatch(%x) %v, want %v", name, k, got[i], want[string(k)])
+							}
+						}
 					}
 				}
 			}
