@@ -596,15 +596,13 @@ func (s *keySet) has(key string) bool {
 // len returns the number of keys.
 func (s *keySet) len() int { return s.ints.len() + len(s.strs) }
 
-// hasBatch sets out[i] to has(keys[i]), one by one.
-func (s *keySet) hasBatch(keys [][]byte, out []bool) {
+// hashHasBatch sets out[i] to has(keys[i]), one by one: exact (a keySet
+// keeps no hashes).
+func (s *keySet) hashHasBatch(keys [][]byte, out []bool) {
 	for i, k := range keys {
 		out[i] = s.has(unsafe.String(unsafe.SliceData(k), len(k)))
 	}
 }
-
-// hashHasBatch is hasBatch (a keySet keeps no hashes).
-func (s *keySet) hashHasBatch(keys [][]byte, out []bool) { s.hasBatch(keys, out) }
 
 // merge adds the keys of o.
 func (s *keySet) merge(o *keySet) {

@@ -152,7 +152,7 @@ type builtKeys struct {
 	strs [keyParts]map[string]struct{} // keys point into their part's arena, which never changes
 	n    int
 	// strHashes: each part's string keys' maphash.Bytes(strSeed, key),
-	// which hasBatch asks before the part's map (hashedStrs: made when
+	// which hashHasBatch asks in place of the part's map (hashedStrs: made when
 	// the key side has at most strHashMax string keys).
 	strHashes  [keyParts]u64Set
 	strSeed    maphash.Seed
@@ -190,29 +190,21 @@ func (k *builtKeys) has(key string) bool {
 // len returns the number of keys.
 func (k *builtKeys) len() int { return k.n }
 
-// hasBatch sets out[i] to has(keys[i]) for each key (out at least as long).
-// The integer keys of each chunk of hasChunk (and the string keys'
-// hashes, strHashes) are hashed and their first slots loaded in a pass of
-// their own, so that the loads' cache misses overlap: Filter auto's 16,384
-// lookups of its sample in the set of 100,000 keys took 80 ns each one by
-// one, each a miss that waited for the last. A string key whose hash is
-// in its part's strHashes is then looked up in the part's map (a hash may
-// be another key's). No allocation. (Tests ask it; the join asks
-// hashHasBatch.)
-func (k *builtKeys) hasBatch(keys [][]byte, out []bool) { k.batch(keys, out, true) }
-
-// hashHasBatch is hasBatch but for a string key whose hash is in its
-// part's strHashes, which it takes for a key without reading the map: a
-// string that is no key answers true when its 64-bit hash is a key's,
-// with probability about n/2^64 (1 in 10^14 at 100,000 keys). For an
-// estimate (Filter auto's selectivity over its sample, a statistic of
-// 16,384 rows): at selectivity 0.9 the map's confirming reads (a miss for
-// the key's group, one for its bytes) took 6-9 ms of a 15-18 ms decision
-// (100,000 string keys, AMD EPYC). Exact without strHashes.
-func (k *builtKeys) hashHasBatch(keys [][]byte, out []bool) { k.batch(keys, out, false) }
-
-// batch is hasBatch, or with confirm false hashHasBatch.
-func (k *builtKeys) batch(keys [][]byte, out []bool, confirm bool) {
+// hashHasBatch sets out[i] to has(keys[i]) for each key (out at least as
+// long), but for a string key whose hash is in its part's strHashes,
+// which it takes for a key without reading the part's map: a string that
+// is no key answers true when its 64-bit hash is a key's, with
+// probability about n/2^64 (1 in 10^14 at 100,000 keys). For an estimate
+// (Filter auto's selectivity over its sample, a statistic of 16,384
+// rows): at selectivity 0.9 the map's confirming reads (a miss for the
+// key's group, one for its bytes) took 6-9 ms of a 15-18 ms decision
+// (100,000 string keys, AMD EPYC). Exact without strHashes (has). The
+// integer keys of each chunk of hasChunk, and the string keys' hashes,
+// are hashed and their first slots loaded in a pass of their own, so
+// that the loads' cache misses overlap: the 16,384 lookups in the set of
+// 100,000 keys took 80 ns each one by one, each a miss that waited for the
+// last. No allocation.
+func (k *builtKeys) hashHasBatch(keys [][]byte, out []bool) {
 	var part [hasChunk]uint8
 	var val [hasChunk]uint64
 	var touched uint64
@@ -242,19 +234,15 @@ func (k *builtKeys) batch(keys [][]byte, out []bool, confirm bool) {
 				out[lo+i] = k.ints[part[i]].has(val[i])
 			case !k.hashedStrs:
 				out[lo+i] = k.has(unsafe.String(unsafe.SliceData(key), len(key)))
-			case !k.strHashes[part[i]].has(val[i]):
-				out[lo+i] = false // no key hashes to it
-			case !confirm:
-				out[lo+i] = true // a key hashes to it
-			default:
-				_, out[lo+i] = k.strs[part[i]][unsafe.String(unsafe.SliceData(key), len(key))]
+			default: // whether a key hashes to it
+				out[lo+i] = k.strHashes[part[i]].has(val[i])
 			}
 		}
 	}
 	warmed.Add(touched)
 }
 
-// hasChunk is the keys of hasBatch whose first slots are loaded together.
+// hasChunk is the keys of hashHasBatch whose first slots are loaded together.
 const hasChunk = 64
 
 // keyIndex is a set of keys that a phase asks about: builtKeys, or a

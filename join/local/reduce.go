@@ -149,7 +149,7 @@ func (x *execution) shape() joinShape {
 const probeChunk = 32
 
 // warmed is what loads made only to bring memory into the cache read
-// (keyTable.touchRow, builtKeys.hasBatch), summed: kept so that the
+// (keyTable.touchRow, builtKeys.hashHasBatch), summed: kept so that the
 // compiler keeps the loads.
 var warmed atomic.Uint64
 
