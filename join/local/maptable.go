@@ -28,11 +28,13 @@ type tableMapper struct {
 	keys   [][]byte
 	rows   []int // the chunk row of each key of keys
 	pass   []bool
-	dpass  []bool // a dictionary's entries' verdicts (filterDict)
-	ikeys  []byte // an integer dictionary's entries as keys, 8 bytes each (filterDict)
-	dexcl  []bool // a dictionary's entries excluded as hot keys (filterDict)
-	dscr   []bool // a dictionary's entries that are none of screen's values (filterDict)
-	arena  []byte // a batch's keys that are neither in kb nor a column's own bytes
+	dpass  []bool  // a dictionary's entries' verdicts (filterDict)
+	ikeys  []byte  // an integer dictionary's entries as keys, 8 bytes each (filterDict)
+	dexcl  []bool  // a dictionary's entries excluded as hot keys (filterDict)
+	dscr   []bool  // a dictionary's entries that are none of screen's values (filterDict)
+	dpi    []uint8 // filterDictRows: 1 at 1+e where entry e passes, 0 at 0 (NULL)
+	dkl    []int32 // filterDictRows: entry e's key bytes at 1+e, 0 at 0 (NULL)
+	arena  []byte  // a batch's keys that are neither in kb nor a column's own bytes
 	fields [][]byte
 	text   []byte
 	surv   []int  // the surviving rows of a chunk
@@ -277,8 +279,12 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 			}
 		}
 	}
-	var excluded, screened int64 // the rows of excluded and of screened entries
 	m.guard.skipped = false
+	if excl == nil && scr == nil && !m.bypass {
+		m.filterDictRows(d, pass, ints, rowBytes, keep)
+		return nil
+	}
+	var excluded, screened int64 // the rows of excluded and of screened entries
 	n := len(d.Rows)
 	if keep != nil {
 		n = len(keep)
@@ -336,6 +342,85 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 	}
 	m.screenedOut(screened, rowBytes)
 	return nil
+}
+
+// filterDictRows is filterDict's pass over the rows where no entry is
+// excluded or screened and no rejected row is written (the common case):
+// it takes the surviving rows without a branch a row, from a byte a
+// dictionary entry (1 where it passes) and its key's length, and counts
+// the NULL and dropped rows and the dropped keys' bytes from sums, so no
+// entry's bytes are read for a row that is dropped. Only the survivors'
+// keys are then copied (t.skeys). The flights join (3M rows, 2,446
+// entries, 12% passing) spent 15 ns a row in the branchy loop, which
+// still serves excluded, screened and rejected rows. O(rows + entries).
+func (m *mapWorker) filterDictRows(d *columnar.Dict, pass []bool, ints bool, rowBytes int, keep []int) {
+	t := m.tm
+	ne := len(pass)
+	if cap(t.dpi) < ne+1 {
+		t.dpi = make([]uint8, ne+1)
+		t.dkl = make([]int32, ne+1)
+	}
+	pi, kl := t.dpi[:ne+1], t.dkl[:ne+1]
+	pi[0], kl[0] = 0, 0 // NULL (-1): neither passes nor has key bytes
+	for e, ok := range pass {
+		pi[e+1] = 0
+		if ok {
+			pi[e+1] = 1
+		}
+		if ints {
+			kl[e+1] = 8
+		} else {
+			kl[e+1] = int32(len(d.Values.Bytes(e)))
+		}
+	}
+	n := len(d.Rows)
+	if keep != nil {
+		n = len(keep)
+	}
+	// A block of rows at a time, so that the survivors' slice grows by
+	// the survivors (a row's slot is written, then kept only if it passes).
+	const block = 1024
+	nulls, keyBytes := 0, 0
+	t.surv = t.surv[:0]
+	for lo := 0; lo < n; lo += block {
+		hi := min(lo+block, n)
+		surv := slices.Grow(t.surv, hi-lo)
+		j := len(surv)
+		surv = surv[:j+hi-lo]
+		if keep == nil {
+			for r := lo; r < hi; r++ {
+				e := d.Rows[r]
+				i := int(e) + 1 // a NULL's -1 at 0
+				surv[j] = r
+				j += int(pi[i])
+				keyBytes += int(kl[i])
+				nulls += int(uint32(e) >> 31)
+			}
+		} else {
+			for _, r := range keep[lo:hi] {
+				e := d.Rows[r]
+				i := int(e) + 1
+				surv[j] = r
+				j += int(pi[i])
+				keyBytes += int(kl[i])
+				nulls += int(uint32(e) >> 31)
+			}
+		}
+		t.surv = surv[:j]
+	}
+	for _, r := range t.surv {
+		e := int(d.Rows[r])
+		if ints {
+			t.skeys = append(t.skeys, t.ikeys[8*e:8*e+8]...)
+		} else {
+			t.skeys = append(t.skeys, d.Values.Bytes(e)...)
+		}
+		t.sends = append(t.sends, len(t.skeys))
+	}
+	dropped := n - nulls - len(t.surv)
+	m.rows += int64(n)
+	m.cannot.null += int64(nulls)
+	m.drops(int64(dropped), int64(dropped)*int64(rowBytes)+int64(keyBytes-len(t.skeys)))
 }
 
 // chunkKeyCols are a chunk's key columns as filterChunk read them, or its
