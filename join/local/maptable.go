@@ -284,7 +284,23 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 		m.filterDictRows(d, pass, ints, rowBytes, keep)
 		return nil
 	}
-	var excluded, screened int64 // the rows of excluded and of screened entries
+	excluded := m.filterDictEach(d, pass, excl, scr, ints, rowBytes, keep)
+	if excluded > 0 {
+		ex.cnt.Add(excluded)
+	}
+	return nil
+}
+
+// filterDictEach is filterDict's pass over the rows (of keep, if not nil)
+// one by one, with entries excluded (excl) or screened (scr), either
+// nil, and rejected rows kept for writing (m.bypass): it fills t.surv,
+// t.skeys and t.sends (and t.rej, t.rkeys and t.rends), counts the rows,
+// the NULLs, the drops and the screened rows in m, and returns the rows
+// of excluded entries. filterDictRows is its branch-free equal where all
+// three are off (TestFilterDictRows). O(rows).
+func (m *mapWorker) filterDictEach(d *columnar.Dict, pass, excl, scr []bool, ints bool, rowBytes int, keep []int) (excluded int64) {
+	t := m.tm
+	var screened int64 // the rows of screened entries
 	n := len(d.Rows)
 	if keep != nil {
 		n = len(keep)
@@ -337,11 +353,8 @@ func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Di
 	}
 	m.rows += int64(rows)
 	m.drops(int64(dropped), int64(dropped)*int64(rowBytes)+int64(dropKeyBytes))
-	if excluded > 0 {
-		ex.cnt.Add(excluded)
-	}
 	m.screenedOut(screened, rowBytes)
-	return nil
+	return excluded
 }
 
 // filterDictRows is filterDict's pass over the rows where no entry is
