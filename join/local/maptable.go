@@ -421,6 +421,13 @@ func (m *mapWorker) filterDictRows(d *columnar.Dict, pass []bool, ints bool, row
 		}
 		t.surv = surv[:j]
 	}
+	// The survivors' keys, copied into room made once.
+	survBytes := 0
+	for _, r := range t.surv {
+		survBytes += int(kl[d.Rows[r]+1])
+	}
+	t.skeys = slices.Grow(t.skeys, survBytes)
+	t.sends = slices.Grow(t.sends, len(t.surv))
 	for _, r := range t.surv {
 		e := int(d.Rows[r])
 		if ints {
