@@ -115,6 +115,7 @@ func (p *parquetTable) readFixed(i, col int, t Type, sel []int) (_ *Column, err 
 			putSlice(&int64Pool, d.dict)
 		}
 		putSlice(&int64Pool, d.delta)
+		d.cur.release()
 	}()
 	if err := p.eachPage(i, col, cc, d.page, d.place); err != nil {
 		return nil, err
@@ -889,6 +890,9 @@ type hybridRun struct {
 // scan reads the runs holding the first n values of data (bit width w),
 // checked as unpackHybrid checks them.
 func (c *hybridCursor) scan(data []byte, w, n int) error {
+	if c.runs == nil {
+		c.runs = getSlice[hybridRun](&hybridRunPool, 0)
+	}
 	c.data, c.w, c.runs, c.ri = data, w, c.runs[:0], 0
 	pos, j := 0, 0
 	for j < n {
@@ -905,6 +909,13 @@ func (c *hybridCursor) scan(data []byte, w, n int) error {
 		pos = next
 	}
 	return nil
+}
+
+// release gives the runs back for another cursor's scans (the cursor
+// takes new ones if it scans again).
+func (c *hybridCursor) release() {
+	putSlice(&hybridRunPool, c.runs)
+	c.runs = nil
 }
 
 // at returns value j (ascending over the calls since scan; the same j
@@ -1081,6 +1092,7 @@ func (p *parquetTable) readIntKey(i, col int, t Type) (_ *Dict, _ *Column, err e
 			putSlice(&int64Pool, d.vals)
 		}
 		putSlice(&int64Pool, d.delta)
+		d.cur.release()
 	}()
 	if err := p.eachPage(i, col, cc, d.page, nil); err != nil {
 		return nil, nil, err

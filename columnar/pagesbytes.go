@@ -341,6 +341,7 @@ func (p *parquetTable) decodeBytes(i, col int, t Type, sel []int, asDict bool) (
 		d.data = make([]byte, 0, min(cc.TotalUncompressedSize(), 1<<26)*int64(n)/int64(max(rows, 1)))
 	}
 	err = p.eachPage(i, col, cc, d.page, nil)
+	d.cur.release()
 	putSlice(&int64Pool, d.dlens)
 	putSlice(&intPool, d.dpos)
 	d.dlens, d.dpos, d.dvals, d.dbuf = nil, nil, nil, nil
