@@ -38,24 +38,12 @@ func append2(dst []byte, v int) []byte {
 // appendDate appends day (days since 1970-01-01, in [minDay, maxDay]) as
 // 2006-01-02.
 func appendDate(dst []byte, day int64) []byte {
-	// civil_from_days: eras of 400 years (146,097 days) from 0000-03-01.
-	z := day + 719468 // |day| <= MaxInt64/86400: no overflow
-	era := z / 146097
-	if z < 0 && z%146097 != 0 {
-		era-- // floor division
-	}
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y := yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d := doy - (153*mp+2)/5 + 1
-	m := mp + 3
-	if m > 12 {
-		m -= 12
-	}
-	if m <= 2 {
-		y++
+	var y, m, d int64
+	if day >= -719528 && day <= 2932896 { // 0000-01-01 to 9999-12-31: most dates
+		y32, m32, d32 := civil32(int32(day))
+		y, m, d = int64(y32), int64(m32), int64(d32)
+	} else {
+		y, m, d = civil(day)
 	}
 	if y >= 0 && y <= 9999 {
 		dst = append2(dst, int(y/100))
@@ -69,6 +57,31 @@ func appendDate(dst []byte, day int64) []byte {
 	return append2(dst, int(d))
 }
 
+// civil is the year, month and day of day days since 1970-01-01, any
+// day (|day| <= MaxInt64/86400): civil_from_days, in eras of 400 years
+// (146,097 days) from 0000-03-01.
+func civil(day int64) (y, m, d int64) {
+	z := day + 719468 // no overflow
+	era := z / 146097
+	if z < 0 && z%146097 != 0 {
+		era-- // floor division
+	}
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	y = yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d = doy - (153*mp+2)/5 + 1
+	m = mp + 3
+	if m > 12 {
+		m -= 12
+	}
+	if m <= 2 {
+		y++
+	}
+	return y, m, d
+}
+
 // appendYear appends a year beyond 0000-9999 as AppendFormat writes it:
 // its digits, below zero after a sign and to four at least (-0001).
 func appendYear(dst []byte, y int64) []byte {
@@ -80,6 +93,42 @@ func appendYear(dst []byte, y int64) []byte {
 		dst = append(dst, '0')
 	}
 	return appendUint(dst, uint64(y))
+}
+
+// civil32 is the year, month and day of day days since 1970-01-01, for
+// the days of the years 0000 to 9999 (appendDate's): Neri and
+// Schneider's to_date on 32-bit unsigned integers ("Euclidean affine
+// functions and their application to calendar algorithms", Software:
+// Practice and Experience 53(4), 2023, figure 12), whose divisions by
+// constants are multiplications and shifts. The days are shifted by s = 82
+// eras of 400 years (146,097 days), K = 719,468 + 146,097 s, so that the
+// counts stay unsigned; the year comes back less 400 s. A date took 37 ns
+// by the signed divisions of civil_from_days (14 ms of the flights join's
+// 420 of CPU: 370,248 survivors' timestamps). Equal to the slow path at
+// every day of its range (TestCivil32).
+func civil32(day int32) (y, m, d uint32) {
+	const s = 82
+	const k = 719468 + 146097*s
+	const l = 400 * s
+	n := uint32(day + k)
+	// The century, and the day of it.
+	n1 := 4*n + 3
+	c := n1 / 146097
+	nc := n1 % 146097 / 4
+	// The year of the century, and the day of the year (from March 1).
+	n2 := 4*nc + 3
+	p2 := uint64(2939745) * uint64(n2)
+	z := uint32(p2 >> 32)
+	ny := uint32(p2) / 2939745 / 4
+	y = 100*c + z
+	// The month and day (from March).
+	n3 := 2141*ny + 197913
+	m = n3 >> 16
+	d = n3&0xffff/2141 + 1
+	if ny >= 306 { // January or February: the next year
+		y, m = y+1, m-12
+	}
+	return y - l, m, d
 }
 
 // appendClock appends the second of the day sec and ns nanoseconds as

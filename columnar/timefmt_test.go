@@ -316,3 +316,23 @@ func TestStampExtremes(t *testing.T) {
 		t.Errorf("MinInt64 s: %q", got)
 	}
 }
+
+// TestCivil32: civil32, appendDate's calendar for the years 0000 to 9999,
+// gives civil's year, month and day at every day of them, and at the
+// first days beyond its range civil's differ from a 4-digit year's.
+func TestCivil32(t *testing.T) {
+	testutil.SkipUnderRace(t)
+	for day := int64(-719528); day <= 2932896; day++ {
+		y, m, d := civil32(int32(day))
+		wy, wm, wd := civil(day)
+		if int64(y) != wy || int64(m) != wm || int64(d) != wd {
+			t.Fatalf("day %d: %04d-%02d-%02d, civil's %04d-%02d-%02d", day, y, m, d, wy, wm, wd)
+		}
+	}
+	if y, _, _ := civil(-719529); y != -1 {
+		t.Fatalf("the day before 0000-01-01 is in year %d", y)
+	}
+	if y, _, _ := civil(2932897); y != 10000 {
+		t.Fatalf("the day after 9999-12-31 is in year %d", y)
+	}
+}
