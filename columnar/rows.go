@@ -230,7 +230,13 @@ func appendRowExcept(dst []byte, cols []*Column, i, skip int) []byte {
 		if c == nil || c.Null(i) {
 			continue
 		}
+		// The common kinds here, not through AppendText, which would look
+		// at the value's NULL and its kind again.
 		switch c.Type.Kind {
+		case Int:
+			dst = appendInt(dst, c.ints[i])
+		case Float:
+			dst = AppendFloat(dst, c.floats[i], c.Type.Width)
 		case String, Binary, Text:
 			dst = csvscan.AppendField(dst, c.Bytes(i))
 		default:
