@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/acbfjoin/acbfjoin/csvscan"
 )
@@ -33,6 +34,61 @@ type Rows struct {
 	field   []byte
 	// seqBase orders the rows of a table of many files (SeqBase).
 	seqBase int64
+	// touched keeps touchAhead's reads.
+	touched uint64
+}
+
+// TouchBlock is the rows a row-by-row reader of every column reads ahead
+// with TouchRows: 64 rows of 23 columns' values and validity take 13 KB,
+// within the first-level cache.
+const TouchBlock = 64
+
+// TouchRows reads one value a cache line of rows lo to hi (clipped to
+// each column) of cols' values, validity, offsets and dictionary indices,
+// and returns their bits XORed, for the caller to keep (so that the reads
+// stay): a reader that renders a block of rows after it finds their lines
+// in the cache. A row read across 22 columns, each its own stream of
+// memory, waited on about three cache misses (the NBER key side's render:
+// the loads of the values took half of BenchmarkRowText's time); reading
+// ahead a block at a time, the loads of a column's lines go out together.
+// O(columns * (hi-lo) / 8); no allocation. Safe for concurrent use.
+func TouchRows(cols []*Column, lo, hi int) uint64 {
+	var x uint64
+	for _, c := range cols {
+		if c == nil || lo < 0 || lo >= c.n {
+			continue
+		}
+		h := min(hi, c.n)
+		if h <= lo {
+			continue
+		}
+		switch {
+		case len(c.ints) >= h:
+			for i := lo; i < h; i += 8 {
+				x ^= uint64(c.ints[i])
+			}
+		case len(c.floats) >= h:
+			for i := lo; i < h; i += 8 {
+				x ^= math.Float64bits(c.floats[i])
+			}
+		case len(c.offs) > h:
+			for i := lo; i < h; i += 8 {
+				x ^= uint64(c.offs[i])
+			}
+		case len(c.idx) >= h:
+			for i := lo; i < h; i += 16 {
+				x ^= uint64(c.idx[i])
+			}
+		}
+		if len(c.valid) >= h {
+			for i := lo; i < h; i += 64 {
+				if c.valid[i] {
+					x++
+				}
+			}
+		}
+	}
+	return x
 }
 
 // SeqBase is what orders the rows of a table of many files, whose Rows
@@ -141,7 +197,16 @@ func (r *Rows) AppendOthers(dst []byte) ([]byte, bool) {
 	if r.fcol < 0 {
 		return dst, false
 	}
+	r.touchAhead()
 	return appendRowExcept(dst, r.cols, r.i, r.fcol), true
+}
+
+// touchAhead reads the next block of rows (TouchRows) when the row is a
+// block's first: for the readers of every column, row after row.
+func (r *Rows) touchAhead() {
+	if r.i%TouchBlock == 0 {
+		r.touched ^= TouchRows(r.cols, r.i+TouchBlock, min(r.i+2*TouchBlock, r.n))
+	}
 }
 
 // AppendOtherCells is AppendOthers as typed cells (AppendCells): the
@@ -153,6 +218,7 @@ func (r *Rows) AppendOtherCells(dst []byte, want []Type) ([]byte, bool) {
 	if r.fcol < 0 {
 		return dst, false
 	}
+	r.touchAhead()
 	for j, c := range r.cols {
 		if j != r.fcol {
 			dst = appendCell(dst, c, r.i, c != nil && j < len(want) && c.Type == want[j])
