@@ -39,6 +39,7 @@ type execution struct {
 	bank       *bankPlan              // a bank join (Options.Bank)
 	filterFile *join.FilterFileReport // the filter file read (Options.FilterFile)
 	skew       *skewPlan              // the hot keys (Options.Skew); nil: plain partitioning
+	help       *helpBoard             // a table side's map phase: its chunks' survivors shared with idle mappers
 	sink       Sink
 	begun      bool // sink.Begin called (beginSink)
 	// keyKeep, with Options.Columns, are the key side's columns the output

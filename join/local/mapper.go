@@ -225,6 +225,13 @@ func (m *mapWorker) splitLine(raw []byte) ([][]byte, error) {
 // emit sends a survivor (raw, a CSV line, its row's offset in the side) to
 // its partition: sketched, spread if its key is hot.
 func (m *mapWorker) emit(key []byte, offset int64, raw []byte) error {
+	return m.emitAs(key, offset, raw, m.guard.skipped)
+}
+
+// emitAs is emit of a row its filter did not probe where unprobed (the
+// guard had turned it off for the row's chunk): a helper's emit of
+// another mapper's survivors (rowHelp) carries that mapper's verdict.
+func (m *mapWorker) emitAs(key []byte, offset int64, raw []byte, unprobed bool) error {
 	m.out++
 	h1, h2 := hashing.Sum(key)
 	m.sk.add(h1, h2)
@@ -235,7 +242,7 @@ func (m *mapWorker) emit(key []byte, offset int64, raw []byte) error {
 		m.pc.actual[p]++
 	}
 	rec := join.InputRecord(key, offset, raw)
-	if m.guard.skipped {
+	if unprobed {
 		rec.Tag = join.TagUnprobed
 		m.guard.unprobed++
 	}
@@ -285,11 +292,25 @@ func mapRows[W interface{ base() *mapWorker }](ctx context.Context, x *execution
 	var next atomic.Int32
 	newW := func() W { return newWorker(int(next.Add(1)-1), sketches) }
 	done := func(m W) error { return m.base().done(&mu, &st) }
+	fn := func(m W, c *source.Chunk) error { return x.mapChunk(ctx, m.base(), c) }
 	stop := x.progress("map", x.input.Progress, x.input.Size)
 	before := prunedNow(x.input) // chunks Where's statistics rule out (pruneWhere)
 	if x.input.Tab != nil {
 		st.table = &join.TableReport{Format: string(x.input.Tab.Format)}
-		err = source.ScanTable(ctx, x.input, x.opt.Mappers, newW, func(m W, c *source.Chunk) error { return x.mapChunk(ctx, m.base(), c) }, done)
+		// A mapper with no chunk left helps write the survivors of the
+		// chunks still being mapped (helpBoard).
+		hb := newHelpBoard(x.opt.Mappers)
+		x.help = hb
+		finish := done
+		done = func(m W) error {
+			hb.helpUntilDone(m.base())
+			return finish(m)
+		}
+		// A mapper that stops on an error never comes to done: the
+		// helpers waiting for it stop (fail).
+		err = source.ScanTableWith(ctx, x.input, x.opt.Mappers, newW, fn, done, hb.fail)
+		x.help = nil
+		helpedRows.Add(hb.helped.Load())
 	} else {
 		err = source.Scan(ctx, x.input, x.opt.Mappers, newW, read, done)
 	}

@@ -172,7 +172,7 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 	if err != nil {
 		return err
 	}
-	return m.writeChunk(c, sel, x.cellTypes)
+	return m.writeChunk(c, sel, x.cellTypes, x.help)
 }
 
 // noDict turns filterDict off (ACBFJOIN_DICT=off, read once at start):
@@ -855,7 +855,7 @@ func (x *execution) materializeChunk(m *mapWorker, c *source.Chunk, keyCols chun
 // (cellTypes, the output's types of the columns: typedrows.go), into the
 // shuffle, their offset being their row index, and with anti, left and
 // full joins the rejected rows written. sel is materializeChunk's.
-func (m *mapWorker) writeChunk(c *source.Chunk, sel []int, cellTypes []columnar.Type) error {
+func (m *mapWorker) writeChunk(c *source.Chunk, sel []int, cellTypes []columnar.Type, hb *helpBoard) error {
 	t := m.tm
 	row := columnar.AppendRow
 	if types := cellTypes; types != nil {
@@ -864,8 +864,26 @@ func (m *mapWorker) writeChunk(c *source.Chunk, sel []int, cellTypes []columnar.
 			return columnar.AppendCells(dst, cols, i, t.native)
 		}
 	}
+	// Many survivors while a mapper is idle: written with its help.
+	shared := false
+	if hb != nil && len(t.surv) >= helpMin {
+		h := &rowHelp{c: c, t: t, sel: sel, cells: cellTypes != nil, unprobed: m.guard.skipped,
+			blocks: int64((len(t.surv) + helpBlock - 1) / helpBlock)}
+		if shared = hb.share(h); shared {
+			_, err := h.write(m)
+			if herr := hb.unshare(h); err == nil {
+				err = herr
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
 	start := 0
 	for j, i := range t.surv {
+		if shared {
+			break
+		}
 		at := i
 		if sel != nil {
 			at = j // the selected columns hold the survivors only

@@ -526,13 +526,30 @@ const sharedRanges = 8
 // time (row groups, record batches, in no order; a stream's in order), as
 // scan does a CSV side's parts.
 func ScanTable[S any](ctx context.Context, s *Side, workers int, newState func() S, fn func(st S, c *Chunk) error, done func(st S) error) error {
+	return ScanTableWith(ctx, s, workers, newState, fn, done, nil)
+}
+
+// ScanTableWith is ScanTable that calls left (if not nil) from each
+// worker that stops without coming to done: an error of its own, of a
+// chunk's read or the context's. A done that waits for the other workers
+// (the map phase's idle mappers helping the others: local.helpBoard)
+// learns from it that one will not come.
+func ScanTableWith[S any](ctx context.Context, s *Side, workers int, newState func() S, fn func(st S, c *Chunk) error, done func(st S) error, left func()) error {
 	errs := make([]error, workers)
+	reached := make([]bool, workers) // the worker came to done
 	var streamRow atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if left != nil {
+				defer func() {
+					if !reached[w] {
+						left()
+					}
+				}()
+			}
 			st := newState()
 			for {
 				if err := ctx.Err(); err != nil {
@@ -567,6 +584,7 @@ func ScanTable[S any](ctx context.Context, s *Side, workers int, newState func()
 				}
 				s.read.Add(max(s.Tab.ChunkBytes(max(c.Index, 0)), 1))
 			}
+			reached[w] = true
 			errs[w] = done(st)
 		}()
 	}

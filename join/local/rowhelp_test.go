@@ -1,0 +1,90 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
+	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+	"github.com/acbfjoin/acbfjoin/join"
+)
+
+// TestRowHelp: a table side of one row group, mapped by two mappers, the
+// second of which has no chunk and helps the first write its survivors
+// (helpBoard), gives the output and the counts one mapper gives: sorted
+// CSV and JSON lines (typed cells), inner and left joins, PLAIN and
+// dictionary pages, a filter and none; and the help happened.
+func TestRowHelp(t *testing.T) {
+	seed := testutil.Seed(t)
+	rng := testutil.Rand(seed)
+	const n = 6000
+	input := tableData{names: []string{"ID", "K", "S", "F"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64}}
+	for i := range n {
+		var k, s *string
+		if rng.IntN(20) > 0 {
+			k = sp(fmt.Sprint(rng.IntN(400)))
+		}
+		if rng.IntN(10) > 0 {
+			s = sp([]string{"a", "b,c", `q"t`, "two\nlines", "é"}[rng.IntN(5)])
+		}
+		input.rows = append(input.rows, []*string{sp(fmt.Sprint(i)), k, s, sp(fmt.Sprintf("%d.5", rng.IntN(100)))})
+	}
+	keys := tableData{names: []string{"K", "V"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}}
+	for k := range 300 {
+		keys.rows = append(keys.rows, []*string{sp(fmt.Sprint(k)), sp(fmt.Sprintf("v%d", k))})
+	}
+	dir := t.TempDir()
+	kf := sideFiles(t, dir, "keys", keys)
+	one := func(name string, dict bool) string { // one row group
+		rec := columnartest.Record(t, input.names, input.types, input.rows)
+		defer rec.Release()
+		return columnartest.Write(t, dir, name, rec, n, dict).Parquet
+	}
+	before := helpedRows.Load()
+	for _, in := range []string{one("plain", false), one("dict", true)} {
+		for _, jt := range []join.JoinType{join.JoinInner, join.JoinLeft} {
+			for _, kind := range []filters.Kind{filters.ACBF, filters.None} {
+				for _, jsonl := range []bool{false, true} {
+					run := func(mappers int) (*join.Report, []byte) {
+						opt := join.Options{Sides: join.Sides{Keys: kf["csv"], Input: in}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"},
+							FilterChoice: join.FilterChoice{Filter: kind}, Output: join.Output{Sort: true}, JoinType: jt,
+							Resources: join.Resources{Mappers: mappers, Reducers: 2, TempDir: t.TempDir()}}
+						var buf bytes.Buffer
+						sink := NewCSV(&buf)
+						if jsonl {
+							var err error
+							if sink, err = NewJSONL(&buf, t.TempDir()); err != nil {
+								t.Fatal(err)
+							}
+						}
+						rep, err := Run(context.Background(), opt, sink)
+						if err != nil {
+							t.Fatalf("%s, %s, %s, %d mappers: %v", in, jt, kind, mappers, err)
+						}
+						return rep, buf.Bytes()
+					}
+					wantRep, want := run(1)
+					gotRep, got := run(2)
+					what := fmt.Sprintf("%s, %s, %s, JSON lines %v", in, jt, kind, jsonl)
+					if !bytes.Equal(got, want) {
+						t.Fatalf("%s: 2 mappers wrote %d bytes, 1 mapper %d", what, len(got), len(want))
+					}
+					if g, w := joinCounts(gotRep), joinCounts(wantRep); g != w {
+						t.Fatalf("%s: 2 mappers counted %s, 1 mapper %s", what, g, w)
+					}
+					if gotRep.JoinRows < 1000 {
+						t.Fatalf("%s: %d join rows: too few to share", what, gotRep.JoinRows)
+					}
+				}
+			}
+		}
+	}
+	if helpedRows.Load() == before {
+		t.Fatal("no mapper helped another write its survivors")
+	}
+}
