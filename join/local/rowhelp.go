@@ -40,6 +40,8 @@ const (
 	helpMin   = 4 * helpBlock
 )
 
+// newHelpBoard is the board of a map phase of mappers mappers, none idle
+// yet. O(1).
 func newHelpBoard(mappers int) *helpBoard {
 	b := &helpBoard{owners: max(mappers, 1)}
 	b.cond.L = &b.mu
