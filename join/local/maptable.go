@@ -813,12 +813,14 @@ func (x *execution) materializeChunk(m *mapWorker, c *source.Chunk, keyCols chun
 	var rest []*columnar.Column
 	defer func() { t.rest = rest }()
 	if sel != nil {
-		rest, err = c.Side.Tab.ReadRows(c.Index, others, sel)
+		rest, err = x.help.readColumns(c, others, func(cols []int) ([]*columnar.Column, error) {
+			return c.Side.Tab.ReadRows(c.Index, cols, sel)
+		})
 		// The decoded share: the values taken (their pages are read and
 		// decompressed, their other values skipped).
 		t.counts.DecodedBytes += c.ColumnBytes(others) * int64(len(sel)) / int64(n)
 	} else {
-		rest, err = c.Read(others)
+		rest, err = x.help.readColumns(c, others, c.Read)
 		t.counts.DecodedBytes += c.ColumnBytes(others)
 	}
 	if err != nil {

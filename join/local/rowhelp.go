@@ -30,8 +30,10 @@ type helpBoard struct {
 	helped atomic.Int64 // rows written by helpers
 }
 
-// helpedRows counts every map phase's rows written by helpers (tests).
-var helpedRows atomic.Int64
+// helpedRows counts every map phase's rows written by helpers, and
+// parallelReads the chunks whose columns readColumns read on two
+// goroutines (tests).
+var helpedRows, parallelReads atomic.Int64
 
 // helpBlock is how many survivors a helper or the owner takes at a time,
 // and helpMin the fewest survivors a chunk shares.
@@ -170,4 +172,56 @@ func (h *rowHelp) write(m *mapWorker) (int64, error) {
 			n++
 		}
 	}
+}
+
+// readColumns is read(cols) of a chunk's columns cols, a column at a time
+// on two goroutines, the owner's and one more, when a mapper is idle (b's
+// helpUntilDone) and the chunk is a Parquet row group of two columns or
+// more to read, whose columns are decoded apart (Table.Read is safe for
+// concurrent use); else one read of all of them. The columns come back
+// in cols' order; on an error those read are released and the first
+// column's error in that order returned. A nil b reads them at once. The
+// 4 columns flights-3m.parquet's rows carry beside the key, read at their
+// survivors, took about 40 ms of its one row group's 230 ms map phase on
+// one core.
+func (b *helpBoard) readColumns(c *source.Chunk, cols []int, read func(cols []int) ([]*columnar.Column, error)) ([]*columnar.Column, error) {
+	if b == nil || len(cols) < 2 || c.Index < 0 || c.Side.Tab.Format != columnar.Parquet || !b.idleNow() {
+		return read(cols)
+	}
+	parallelReads.Add(1)
+	out := make([]*columnar.Column, len(cols))
+	errs := make([]error, len(cols))
+	var next atomic.Int64
+	work := func() {
+		for {
+			k := int(next.Add(1) - 1)
+			if k >= len(cols) {
+				return
+			}
+			part, err := read(cols[k : k+1])
+			if err != nil {
+				errs[k] = err
+				continue
+			}
+			out[k] = part[0]
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Go(work)
+	work()
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			columnar.ReleaseAll(out)
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// idleNow reports whether a mapper waits in helpUntilDone.
+func (b *helpBoard) idleNow() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.idle > 0 && !b.failed
 }

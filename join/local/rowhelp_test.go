@@ -16,7 +16,8 @@ import (
 
 // TestRowHelp: a table side of one row group, mapped by two mappers, the
 // second of which has no chunk and helps the first write its survivors
-// (helpBoard), gives the output and the counts one mapper gives: sorted
+// (helpBoard) while its columns are read two at a time (readColumns),
+// gives the output and the counts one mapper gives: sorted
 // CSV and JSON lines (typed cells), inner and left joins, PLAIN and
 // dictionary pages, a filter and none; and the help happened.
 func TestRowHelp(t *testing.T) {
@@ -45,7 +46,7 @@ func TestRowHelp(t *testing.T) {
 		defer rec.Release()
 		return columnartest.Write(t, dir, name, rec, n, dict).Parquet
 	}
-	before := helpedRows.Load()
+	before, reads := helpedRows.Load(), parallelReads.Load()
 	for _, in := range []string{one("plain", false), one("dict", true)} {
 		for _, jt := range []join.JoinType{join.JoinInner, join.JoinLeft} {
 			for _, kind := range []filters.Kind{filters.ACBF, filters.None} {
@@ -86,5 +87,8 @@ func TestRowHelp(t *testing.T) {
 	}
 	if helpedRows.Load() == before {
 		t.Fatal("no mapper helped another write its survivors")
+	}
+	if parallelReads.Load() == reads {
+		t.Fatal("no chunk's columns were read on two goroutines")
 	}
 }
