@@ -225,12 +225,17 @@ func (m *mapWorker) splitLine(raw []byte) ([][]byte, error) {
 // emit sends a survivor (raw, a CSV line, its row's offset in the side) to
 // its partition: sketched, spread if its key is hot.
 func (m *mapWorker) emit(key []byte, offset int64, raw []byte) error {
+	if m.guard.skipped {
+		m.guard.unprobed++
+	}
 	return m.emitAs(key, offset, raw, m.guard.skipped)
 }
 
 // emitAs is emit of a row its filter did not probe where unprobed (the
 // guard had turned it off for the row's chunk): a helper's emit of
-// another mapper's survivors (rowHelp) carries that mapper's verdict.
+// another mapper's survivors (rowHelp) carries that mapper's verdict. It
+// counts no unprobed row: the guard whose verdict it is counts them (a
+// helper's guard, never turned off, would not report them: guardStats.add).
 func (m *mapWorker) emitAs(key []byte, offset int64, raw []byte, unprobed bool) error {
 	m.out++
 	h1, h2 := hashing.Sum(key)
@@ -244,7 +249,6 @@ func (m *mapWorker) emitAs(key []byte, offset int64, raw []byte, unprobed bool) 
 	rec := join.InputRecord(key, offset, raw)
 	if unprobed {
 		rec.Tag = join.TagUnprobed
-		m.guard.unprobed++
 	}
 	return m.w.Add(p, rec)
 }

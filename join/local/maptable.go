@@ -879,6 +879,9 @@ func (m *mapWorker) writeChunk(c *source.Chunk, sel []int, cellTypes []columnar.
 			if err != nil {
 				return err
 			}
+			if h.unprobed { // every survivor, whoever wrote it, by this guard's verdict
+				m.guard.unprobed += int64(len(t.surv))
+			}
 		}
 	}
 	start := 0
