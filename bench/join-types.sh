@@ -4,7 +4,7 @@
 # same files (bench/peers/duckdb_join --join: SEMI JOIN, ANTI JOIN, LEFT
 # JOIN, the key side's join column left out as ours leaves it out).
 # Runs alternate, ours then DuckDB, a type after another, ROUNDS rounds
-# (default 5); medians of wall time and peak RSS (/usr/bin/time). Then:
+# (default 5); medians of wall time (milliseconds, bench/timing.sh) and peak RSS (/usr/bin/time). Then:
 # anti's shuffle (the filter's positives only), --columns CITING,CITED
 # against every column, and a differential check of every type (inner,
 # semi, anti, left, right, full) against DuckDB reading every column as
@@ -25,10 +25,7 @@ if [ ! -f "$data/cite75_99.txt" ] || [ ! -f "$data/keys.txt" ]; then
   "$tmp/join" gen --scale 1 --seed 1 --out "$data"
   "$tmp/join" keys --patents "$data/apat63_99.txt" --sample 65771 --seed 1 --out "$data/keys.txt"
 fi
-timed() { # label, command...: appends "label secs kb" to $tmp/times
-  local label=$1; shift
-  /usr/bin/time -f "$label %e %M" -a -o "$tmp/times" "$@" > /dev/null
-}
+. bench/timing.sh # timed and med: wall time to the millisecond
 types=(semi anti left)
 for i in $(seq 1 "$rounds"); do
   echo "round $i of $rounds" >&2
@@ -51,7 +48,6 @@ for jt in inner semi anti left right full; do
   diffs+=("| $jt | $n | $(($(wc -l < "$tmp/d.csv") - 1)) | $v |")
 done
 
-med() { awk -v l="$1" -v c="$2" '$1==l{print $c}' "$tmp/times" | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 verdict() { awk "BEGIN{print ($1)?\"met\":\"**missed**\"}"; }
 ratio() { awk -v a="$(med "ours-$1" 2)" -v b="$(med "duckdb-$1" 2)" 'BEGIN{printf "%.2f", a/b}'; }
 cpu=$(. bench/permodel.sh; cpu_model)

@@ -7,8 +7,8 @@
 # of the same package's airports.csv (a CSV key side, made by our `keys
 # --where state=CA`). Runs alternate: ours, ours with the dictionary path off
 # (ACBFJOIN_DICT=off, the row-by-row probe it replaced), DuckDB, Polars;
-# ROUNDS rounds (default 5); medians of wall time and peak RSS
-# (/usr/bin/time). The three outputs are checked equal as sorted rows.
+# ROUNDS rounds (default 5); medians of wall time (milliseconds,
+# bench/timing.sh) and peak RSS (/usr/bin/time). The three outputs are checked equal as sorted rows.
 # Goal (issue 44): ours <= 0.5x DuckDB's time.
 # Writes bench/results/parquet-real.md, or into RESULTS (a folder:
 # bench/results/intel-xeon for the Intel Xeon's figures).
@@ -34,10 +34,7 @@ go build -o "$tmp/join" ./cmd/join
 (cd bench/peers/polars && npm ci --no-audit --no-fund --loglevel=error > /dev/null)
 "$tmp/join" keys --from "$dir/airports.csv" --where state=CA --sample 100000 --out "$dir/ca.csv" > /dev/null
 
-timed() { # label, command...: appends "label secs kb" to $tmp/times
-  local label=$1; shift
-  /usr/bin/time -f "$label %e %M" -a -o "$tmp/times" "$@" > /dev/null
-}
+. bench/timing.sh # timed and med: wall time to the millisecond
 ours=("$tmp/join" run --keys "$dir/ca.csv" --key-col iata --input "$dir/flights-3m.parquet" --join-col origin)
 for i in $(seq 1 "$rounds"); do
   echo "round $i of $rounds" >&2
@@ -65,7 +62,6 @@ done
 samepq=no
 if cmp -s "$tmp/ours-pq.csv" "$tmp/duck-pq.csv"; then samepq=yes; fi
 rows() { echo $(($(wc -l < "$1") - 1)); }
-med() { awk -v l="$1" -v c="$2" '$1==l{print $c}' "$tmp/times" | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 verdict() { awk "BEGIN{print ($1)?\"met\":\"**missed**\"}"; }
 o=$(med ours 2); r=$(med oursrows 2); d=$(med duckdb 2); p=$(med polars 2); opq=$(med ourspq 2); dpq=$(med duckpq 2)
 . bench/permodel.sh; cpu=$(cpu_model) # the model name with its family and model numbers
@@ -76,7 +72,7 @@ o=$(med ours 2); r=$(med oursrows 2); d=$(med duckdb 2); p=$(med polars 2); opq=
   echo
   echo "Machine: $cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); node $(node --version); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); load average before the report: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
-  echo "Data: vega-datasets $version from the npm registry (sha256 of the package checked): flights-3m.parquet ($(du -m "$dir/flights-3m.parquet" | cut -f1) MB, 3,000,000 rows, 11 row groups; origin and destination dictionary-encoded) joined on origin to the $(rows "$dir/ca.csv") airports of airports.csv with state CA (\`join keys --from airports.csv --where state=CA\`). Ours with its defaults (ACBF, 2 mappers); DuckDB 2 threads. $rounds alternating rounds, medians. Node's start (about 0.05 s) is in Polars' wall time."
+  echo "Data: vega-datasets $version from the npm registry (sha256 of the package checked): flights-3m.parquet ($(du -m "$dir/flights-3m.parquet" | cut -f1) MB, 3,000,000 rows, 11 row groups; origin and destination dictionary-encoded) joined on origin to the $(rows "$dir/ca.csv") airports of airports.csv with state CA (\`join keys --from airports.csv --where state=CA\`). Ours with its defaults (ACBF, 2 mappers); DuckDB 2 threads. $rounds alternating rounds, medians; wall time from the shell's clock (milliseconds), peak RSS from /usr/bin/time. Node's start (about 0.05 s) is in Polars' wall time."
   echo
   echo "| run | median wall s | median peak RSS MB | all walls s | rows |"
   echo "|---|---|---|---|---|"

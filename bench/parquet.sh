@@ -8,7 +8,7 @@
 # decodes the key column of every row group and the other 22 only where a
 # row passed (late materialization).
 # Runs alternate: ours on Parquet, DuckDB, Polars, ours on CSV; ROUNDS rounds
-# (default 5); medians of wall time and peak RSS (/usr/bin/time).
+# (default 5); medians of wall time (bash's clock, milliseconds: bench/timing.sh) and peak RSS (/usr/bin/time).
 # Goals (issue 44, after issue 33's): ours on Parquet <= 0.5x the faster
 # peer's time and <= 0.7x ours on the CSV (issue 33 asked 0.6x); peak RSS
 # <= 150 MB; the wide join's decoding saved,
@@ -46,10 +46,7 @@ twin "$data/keys1pct.txt" "$pq/keys1pct.parquet"
 pts=$tmp/keys-1965-1995.csv
 { head -1 "$data/apat63_99.txt" | cut -d, -f1-3; for y in 1965 1995; do awk -F, -v OFS=, -v y=$y '$2==y{print $1, $2, $3; if (++n == 100) exit}' "$data/apat63_99.txt"; done; } > "$pts"
 
-timed() { # label, command...: appends "label secs kb" to $tmp/times
-  local label=$1; shift
-  /usr/bin/time -f "$label %e %M" -a -o "$tmp/times" "$@" > /dev/null
-}
+. bench/timing.sh # timed and med: wall time to the millisecond
 polars=(node bench/peers/polars/join.js)
 for i in $(seq 1 "$rounds"); do
   echo "round $i of $rounds" >&2
@@ -67,7 +64,6 @@ done
 "$tmp/join" run --keys "$pq/keys1pct.parquet" --input "$pq/apat63_99.parquet" --key-col PATENT --join-col PATENT --out "$tmp/wide-ours.csv" > "$tmp/wide-report.txt" 2>&1
 rows() { echo $(($(wc -l < "$1") - 1)); }
 
-med() { awk -v l="$1" -v c="$2" '$1==l{print $c}' "$tmp/times" | sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 verdict() { awk "BEGIN{print ($1)?\"met\":\"**missed**\"}"; }
 o=$(med ourspq 2); d=$(med duckdb 2); p=$(med polars 2); c=$(med ourscsv 2); om=$(med ourspq 3)
 best=$(awk -v d="$d" -v p="$p" 'BEGIN{print (d<p)?d:p}')
@@ -92,7 +88,7 @@ label() {
   echo
   echo "Machine: $cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); node $(node --version); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo
-  echo "Data: \`join gen --scale 1 --seed 1\` and \`join keys --sample 65771 --seed 1\` (16,522,438 citations x 65,771 keys), each written as Parquet by DuckDB's \`COPY ... (FORMAT parquet)\` with its defaults: cite75_99.parquet $(du -m "$pq/cite75_99.parquet" | cut -f1) MB (CSV $(du -m "$data/cite75_99.txt" | cut -f1) MB). The wide join: apat63_99.parquet (2,923,922 patents, 23 columns, $(du -m "$pq/apat63_99.parquet" | cut -f1) MB) by PATENT to 658 keys (1% of keys.txt, \`join keys --from keys.txt --sample 658 --seed 2\`). Two clusters: the same file by PATENT to a CSV of 200 keys, the first 100 patents granted in 1965 and the first 100 in 1995. Our runs use their defaults (ACBF, 2 mappers, key type from the data). $rounds alternating rounds; wall time and peak RSS from /usr/bin/time, medians. Node's start (about 0.05 s) is in Polars' wall time."
+  echo "Data: \`join gen --scale 1 --seed 1\` and \`join keys --sample 65771 --seed 1\` (16,522,438 citations x 65,771 keys), each written as Parquet by DuckDB's \`COPY ... (FORMAT parquet)\` with its defaults: cite75_99.parquet $(du -m "$pq/cite75_99.parquet" | cut -f1) MB (CSV $(du -m "$data/cite75_99.txt" | cut -f1) MB). The wide join: apat63_99.parquet (2,923,922 patents, 23 columns, $(du -m "$pq/apat63_99.parquet" | cut -f1) MB) by PATENT to 658 keys (1% of keys.txt, \`join keys --from keys.txt --sample 658 --seed 2\`). Two clusters: the same file by PATENT to a CSV of 200 keys, the first 100 patents granted in 1965 and the first 100 in 1995. Our runs use their defaults (ACBF, 2 mappers, key type from the data). $rounds alternating rounds; wall time from the shell's clock (milliseconds), peak RSS from /usr/bin/time, medians. Node's start (about 0.05 s) is in Polars' wall time."
   echo
   echo "| run | median wall s | median peak RSS MB | all walls s | rows |"
   echo "|---|---|---|---|---|"
