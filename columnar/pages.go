@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sync/atomic"
 	"unsafe"
 
@@ -440,15 +441,39 @@ func dictIndices(data []byte, present, entries int, scratch *[]uint32) ([]uint32
 	}
 	*scratch = grow32(*scratch, present)
 	idx := *scratch
-	if _, err := unpackHybrid(data[1:], w, idx); err != nil {
-		return nil, fmt.Errorf("dictionary indices: %w", err)
-	}
-	for _, x := range idx {
-		if int(x) >= entries {
-			return nil, fmt.Errorf("dictionary index %d of %d entries", x, entries)
-		}
+	if err := dictIndicesInto(data, entries, idx); err != nil {
+		return nil, err
 	}
 	return idx, nil
+}
+
+// dictIndicesInto is dictIndices into out, one index for each of its
+// len(out) (>= 1) values. O(len(out)).
+func dictIndicesInto(data []byte, entries int, out []uint32) error {
+	if len(data) < 1 {
+		return errors.New("no bit width")
+	}
+	w := int(data[0])
+	if w > 32 {
+		return fmt.Errorf("a bit width of %d", w)
+	}
+	if _, err := unpackHybrid(data[1:], w, out); err != nil {
+		return fmt.Errorf("dictionary indices: %w", err)
+	}
+	for _, x := range out {
+		if int(x) >= entries {
+			return fmt.Errorf("dictionary index %d of %d entries", x, entries)
+		}
+	}
+	return nil
+}
+
+// int32sAsUint32s is s's memory as uint32s (the same length): for
+// indices unpacked in place into a slice of int32 rows. Every index
+// dictIndicesInto accepts is below 2^31 (a count of entries), so each
+// reads back as the same non-negative int32.
+func int32sAsUint32s(s []int32) []uint32 {
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }
 
 // values decodes a page's values (data, of encoding e) for its nv rows
@@ -478,6 +503,17 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		}
 		if d.dict == nil {
 			return errors.New("a dictionary-encoded page without a dictionary page")
+		}
+		if defs == nil && nv > 0 {
+			// Every row's entry: unpacked straight into the rows.
+			start := len(d.rows)
+			d.rows = slices.Grow(d.rows, nv)[:start+nv]
+			if err := dictIndicesInto(data, len(d.dict), int32sAsUint32s(d.rows[start:])); err != nil {
+				return err
+			}
+			d.row += nv
+			d.out += nv
+			return nil
 		}
 		idx, err := dictIndices(data, present, len(d.dict), &d.idx)
 		if err != nil {

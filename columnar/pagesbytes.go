@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/parquet"
 )
@@ -161,6 +162,19 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 			byCursor = true
 			break
 		}
+		if defs == nil && d.asDict && d.sel == nil && d.valid == nil && nv > 0 {
+			// Every row's entry: the indices unpacked straight into the
+			// rows, no scratch and no copy (7.8 MB of scratch a
+			// flights-3m.parquet join, its key column's pages).
+			start := len(d.rows)
+			d.rows = slices.Grow(d.rows, nv)[:start+nv]
+			if err := dictIndicesInto(data, len(d.doffs)-1, int32sAsUint32s(d.rows[start:])); err != nil {
+				return err
+			}
+			d.out += nv
+			d.row += nv
+			return nil
+		}
 		if idx, err = dictIndices(data, present, len(d.doffs)-1, &d.idx); err != nil {
 			return err
 		}
@@ -170,15 +184,6 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 	end := d.row + nv
 	if defs == nil && !d.asDict && d.sel != nil {
 		return d.selected(end, data, byCursor, delta)
-	}
-	if defs == nil && d.asDict && d.sel == nil && d.valid == nil {
-		// Every row's entry: the indices as they are.
-		for _, x := range idx[:nv] {
-			d.rows = append(d.rows, int32(x))
-		}
-		d.out += nv
-		d.row = end
-		return nil
 	}
 	j := 0 // the page's present values passed
 	for r := d.row; r < end; r++ {
