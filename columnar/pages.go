@@ -256,7 +256,7 @@ func (d *fixedDecoder) page(h pageHeader, data []byte) error {
 		}
 		if d.chooseDict > 0 {
 			if d.asDict = 2*nv <= d.chooseDict; d.asDict {
-				d.rows = make([]int32, 0, d.chooseDict)
+				d.rows = getSlice[int32](&int32Pool, d.chooseDict)[:0] // Dict.Release gives it back
 			} else {
 				d.vals = getSlice[int64](&int64Pool, d.chooseDict)
 			}
@@ -1143,5 +1143,5 @@ func (p *parquetTable) readIntKey(i, col int, t Type) (_ *Dict, _ *Column, err e
 	}
 	entries := &Column{Type: t, n: len(d.dict), ints: make([]int64, len(d.dict))}
 	copy(entries.ints, d.dict)
-	return &Dict{Values: entries, Rows: d.rows}, nil, nil
+	return &Dict{Values: entries, Rows: d.rows, pooled: true}, nil, nil
 }

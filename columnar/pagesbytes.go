@@ -313,7 +313,7 @@ func (p *parquetTable) readDictBytes(i, col int, t Type) (*Dict, error) {
 	if !d.haveDict {
 		entries, d.doffs = 0, []int{0}
 	}
-	return &Dict{Values: &Column{Type: t, n: entries, offs: d.doffs, data: d.dict}, Rows: d.rows[:n]}, nil
+	return &Dict{Values: &Column{Type: t, n: entries, offs: d.doffs, data: d.dict}, Rows: d.rows[:n], pooled: true}, nil
 }
 
 // decodeBytes runs a bytesDecoder over row group i's column col.
@@ -340,7 +340,7 @@ func (p *parquetTable) decodeBytes(i, col int, t Type, sel []int, asDict bool) (
 	}
 	d := &bytesDecoder{nullable: descr.MaxDefinitionLevel() == 1, sel: sel, asDict: asDict, groupRows: rows}
 	if asDict {
-		d.rows = make([]int32, 0, n)
+		d.rows = getSlice[int32](&int32Pool, n)[:0] // Dict.Release gives it back
 	} else {
 		d.offs = make([]int, 1, n+1)
 		d.data = make([]byte, 0, min(cc.TotalUncompressedSize(), 1<<26)*int64(n)/int64(max(rows, 1)))

@@ -148,6 +148,10 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 	// rows are written (columnar.Column.Release): nothing keeps them (a
 	// row's key and text are copied into the shuffle).
 	defer func() { columnar.ReleaseAll(keyCols) }()
+	// The dictionary's rows go back after the rows are written and the
+	// chunk's other columns released (deferred below, run before this),
+	// with the key column Column made of them.
+	defer dict.Release()
 	if dict != nil {
 		t.counts.DecodedBytes += c.ColumnBytes(ks.Cols)
 		if err := x.filterDict(ctx, m, dict, rowBytes, keep); err != nil {
