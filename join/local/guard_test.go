@@ -120,3 +120,41 @@ func TestGuardMappers(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardTimesFew: the guard reads the clock for one batch in
+// guardTimeEvery while the pass rate at the last check is at least
+// guardMinRate (the first window always), and for none while it is below:
+// a filter passing 2% is timed in its first window only, one passing 90%
+// in every window, and one whose rate rises past guardMinRate again from
+// the check after.
+func TestGuardTimesFew(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		passed  func(window int) int // of a batch's mapBatch keys, in window w
+		windows []bool               // whether window w has timed batches
+	}{
+		{"2%", func(int) int { return mapBatch / 50 }, []bool{true, false, false, false}},
+		{"90%", func(int) int { return mapBatch * 9 / 10 }, []bool{true, true, true, true}},
+		// Cumulative rates at the checks: 0.02, 0.02, 0.35, 0.51 (window 4 timed).
+		{"rising", func(w int) int { return []int{mapBatch / 50, mapBatch / 50, mapBatch, mapBatch, mapBatch}[w] }, []bool{true, false, false, false, true}},
+	} {
+		g := filterGuard{on: true, checkAt: guardWarmup, rateThen: 1, shuffleNsEach: 1e9}
+		per := guardEvery / mapBatch
+		for w, want := range c.windows {
+			timed := 0
+			for range per {
+				t0 := g.start()
+				if !t0.IsZero() {
+					timed++
+				}
+				g.observe(t0, mapBatch, c.passed(w))
+			}
+			if got := timed > 0; got != want {
+				t.Errorf("%s: window %d: %d batches timed, want timed %v", c.name, w, timed, want)
+			}
+			if want && timed != per/guardTimeEvery {
+				t.Errorf("%s: window %d: %d of %d batches timed, want %d", c.name, w, timed, per, per/guardTimeEvery)
+			}
+		}
+	}
+}
