@@ -22,7 +22,9 @@
 # 32 MiB; NextFieldPatents: the key side's reader on NBER patent rows,
 # block masks with quotes against the word loop), BENCHCOUNT runs each
 # (default 5), medians; and a check that every vector instruction of
-# masksBlockAVX2, masksQBlockAVX2 and sum8IntsAVX2 is VEX-encoded (objdump).
+# masksBlockAVX2, masksQBlockAVX2, parseLast8AVX2 and sum8IntsAVX2 is
+# VEX-encoded (objdump). BenchmarkParseLast8: the join column's integers
+# parsed four at a time in AVX2 (parseLast8AVX2) against the Go loop.
 #
 # Data as bench/join.sh makes it: `join gen --scale SCALE --seed 1` and
 # `join keys --sample 65771*SCALE --seed 1`, in DATA (default bench/out/data
@@ -81,7 +83,7 @@ wall_r=$(pairs "$tmp/times" 3); map_r=$(pairs "$tmp/maps" 3)
 # scanner itself.
 (cd csvscan && go test -c -o "$tmp/csvscan.test" .)
 load2=$(cut -d' ' -f1-3 /proc/loadavg)
-(cd csvscan && "$tmp/csvscan.test" -test.run '^$' -test.bench 'ScanMasks|ReadCite/batch([+]ints)?(-words)?$|NextFieldPatents' -test.count "$benchcount") > "$tmp/bench.txt"
+(cd csvscan && "$tmp/csvscan.test" -test.run '^$' -test.bench 'ScanMasks|ReadCite/batch([+]ints)?(-words)?$|NextFieldPatents|ParseLast8' -test.count "$benchcount") > "$tmp/bench.txt"
 (cd csvscan && ACBFJOIN_CPU=portable "$tmp/csvscan.test" -test.run '^$' -test.bench 'ScanMasks/block' -test.count "$benchcount") > "$tmp/bench-portable.txt"
 # The integer keys' hash, both paths in one run (BenchmarkSum8Ints), and
 # the ACBF's batch probe of integers under each setting of the switch.
@@ -111,7 +113,7 @@ vexcheck() { # symbol [binary, default csvscan.test]: its verdict
 }
 vex="objdump not installed: not checked"
 if command -v objdump > /dev/null; then
-  vex="$(vexcheck masksBlockAVX2); $(vexcheck masksQBlockAVX2); $(vexcheck sum8IntsAVX2 hashing.test)"
+  vex="$(vexcheck masksBlockAVX2); $(vexcheck masksQBlockAVX2); $(vexcheck parseLast8AVX2); $(vexcheck sum8IntsAVX2 hashing.test)"
 fi
 
 cpu=$(cpu_model)
@@ -155,6 +157,12 @@ avx512=no; if grep -qw avx512f <<< "$flags" && grep -qw avx512dq <<< "$flags" &&
   done
   for n in masks words; do
     echo "| NextFieldPatents/path=$n (the key side's reader, 16 MiB of NBER patent rows) | | $(benchmed "$tmp/bench.txt" "BenchmarkNextFieldPatents/path=$n" MB/s) |"
+  done
+  echo
+  echo "| the join column's integers (\`BenchmarkParseLast8\`, 4,096 NBER-like records) | ns a record |"
+  echo "|---|---|"
+  for n in native portable; do
+    echo "| ParseLast8/$n ($([ $n = native ] && echo 'parseLast8AVX2, four a step' || echo 'the Go loop, digits8')) | $(benchmed "$tmp/bench.txt" "BenchmarkParseLast8/$n" ns/record) |"
   done
   echo
   echo "### The integer keys' hash (\`go test ./internal/hashing -bench Sum8Ints\`, \`go test ./acbf -bench ContainsBatch/keys=65771/ints\`, $benchcount runs, medians)"
