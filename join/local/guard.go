@@ -77,12 +77,16 @@ func newFilterGuard(x *execution) filterGuard {
 // verdicts must not rest on this machine's speed.
 var testShuffleNs float64 = -1
 
-// start returns the time a batch's probes start, zero when not guarding
-// or when the batch is not one the guard times (guardTimeEvery,
+// start returns the time a batch of n probes starts, zero when not
+// guarding or when the batch is not one the guard times (guardTimeEvery
+// of the batches of at least mapBatch/2, the only ones observe keeps;
 // rateThen): a pass rate that rises to guardMinRate from below is timed
-// from the next check on, a window (guardEvery rows) later.
-func (g *filterGuard) start() time.Time {
-	if !g.on {
+// from the next check on, a window (guardEvery rows) later. Counting the
+// short batches too timed none where every fourth was short (row groups
+// of 300 rows: batches of 256 and 44; a review), and the filter then
+// never turned off.
+func (g *filterGuard) start(n int) time.Time {
+	if !g.on || n < mapBatch/2 {
 		return time.Time{}
 	}
 	g.batches++

@@ -143,7 +143,7 @@ func TestGuardTimesFew(t *testing.T) {
 		for w, want := range c.windows {
 			timed := 0
 			for range per {
-				t0 := g.start()
+				t0 := g.start(mapBatch)
 				if !t0.IsZero() {
 					timed++
 				}
@@ -155,6 +155,33 @@ func TestGuardTimesFew(t *testing.T) {
 			if want && timed != per/guardTimeEvery {
 				t.Errorf("%s: window %d: %d of %d batches timed, want %d", c.name, w, timed, per, per/guardTimeEvery)
 			}
+		}
+	}
+}
+
+// TestGuardShortBatches: batch sizes that repeat with a period of 1, 2 or
+// 4, every fourth batch short (Parquet row groups of 800 or 300 rows: 256,
+// 256, 256, 32 or 256, 44; a CSV with a quoted record every 256th: 255,
+// 1), 90% passing where a dropped row saves nothing: the guard still
+// times full batches, and turns the filter off at its first check. Before
+// the short batches were left out of the count, every timed batch was a
+// short one, whose time observe drops, and the filter stayed on (a
+// review's TestGuardReviewPeriodicShortBatch).
+func TestGuardShortBatches(t *testing.T) {
+	for _, sizes := range [][]int{{256, 256, 256, 32}, {256, 44}, {255, 1}, {256, 256, 256, 232}} {
+		g := filterGuard{on: true, checkAt: guardWarmup, rateThen: 1}
+		rows := 0
+		for i := 0; rows < 1<<22 && !g.off; i++ {
+			n := sizes[i%len(sizes)]
+			t0 := g.start(n)
+			if !t0.IsZero() {
+				t0 = t0.Add(-time.Microsecond) // a probe takes time, whatever the clock's resolution
+			}
+			g.observe(t0, n, n*9/10)
+			rows += n
+		}
+		if !g.off || g.offAfter > guardWarmup+2*mapBatch {
+			t.Errorf("batches of %v: off %v after %d rows (of %d), want off right after the warm-up (%d)", sizes, g.off, g.offAfter, rows, guardWarmup)
 		}
 	}
 }

@@ -356,7 +356,7 @@ func (m *mapWorker) probe(keys [][]byte, pass []bool) {
 	if !m.guardStart(pass) {
 		return
 	}
-	t0 := m.guard.start()
+	t0 := m.guard.start(len(pass))
 	m.probeAll(keys, pass)
 	m.guardEnd(t0, pass)
 }
@@ -367,7 +367,7 @@ func (m *mapWorker) probeInts(ib filters.IntBatchFilter, vals []int64, pass []bo
 	if !m.guardStart(pass) {
 		return
 	}
-	t0 := m.guard.start()
+	t0 := m.guard.start(len(pass))
 	ib.ContainsInts(vals, pass)
 	m.guardEnd(t0, pass)
 }
