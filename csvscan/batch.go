@@ -452,8 +452,10 @@ type lastRun struct {
 // lastBlocks is fastBatch's loop for the last column on the block
 // scanner's masks, written apart so that its state stays in registers (in
 // fastBatch's body it was spilled to the stack at every line): it appends
-// to recs (and to ints while s.parse) the records of the whole 64-byte
-// steps of buf from s.p, with the same rules, up to max records, and
+// to recs the records of the whole 64-byte steps of buf from s.p, and
+// to ints while s.parse their last fields' integers (parseLast8, in a
+// pass of its own after the records are found), with the same rules, up
+// to max records, and
 // reports whether fastBatch is to stop (a record for Next, or max
 // reached). It leaves in s what the rest of fastBatch's loop goes on from.
 // Blank lines are skipped; a line of another field count or longer than
@@ -554,8 +556,8 @@ done:
 // to 8 decimal digits into out (as long as recs), up to the first that is
 // not one (or whose 8-byte load would pass full's end), and returns how
 // many it parsed. With blockAsm, four at a time in AVX2
-// (parseLast8AVX2: 0.9 against 3.3 ns a record on the AMD EPYC family
-// 26, BenchmarkParseLast8), the rest and the group where one fails
+// (parseLast8AVX2: 0.52-0.55 against 3.2-3.4 ns a record on the AMD EPYC
+// family 26, BenchmarkParseLast8), the rest and the group where one fails
 // record by record, as without. The same results either way
 // (TestParseLast8, FuzzParseLast8). O(len(recs)).
 func parseLast8(full []byte, recs []batchRec, out []int64) int {
