@@ -899,3 +899,31 @@ func TestOpenFIFOCancelled(t *testing.T) {
 		t.Fatalf("%d threads left blocked in a FIFO's open (%d before)", n, before)
 	}
 }
+
+// TestStreamBlankFirstLine: a stream's chunks and the rest-of-stream
+// reader begin with their data already in memory; a blank line first
+// (right after the header, or where a chunk is cut) is skipped as the
+// sequential reader skips it, with one field or two, LF or CRLF, and
+// with bad rows skipped or not. It once read as a record of one empty
+// field (an extra row of a one-column side) or a field-count error
+// (FuzzInput's "0\n\n"; `join run --input -`).
+func TestStreamBlankFirstLine(t *testing.T) {
+	for _, data := range []string{"A\n\n1\n", "A\n\n\n1\n2\n", "A,B\n\n1,2\n", "A,B\r\n\r\n1,2\r\n", "0\n\n", "A\n1\n\n2\n"} {
+		for _, chunk := range []int{1, 2, 3, 4096} {
+			for _, skip := range []bool{false, true} {
+				sameParse(t, fmt.Sprintf("%q chunk %d skip %v", data, chunk, skip), []byte(data), InputOptions{ChunkSize: chunk, SkipBad: skip}, true)
+			}
+		}
+	}
+	// The readers themselves, their data in memory from the start.
+	for _, r := range []*Reader{newChunkReader([]byte("\n1\n"), "f", 2, 1, 1, ','),
+		newStreamReader([]byte("\n1\n"), strings.NewReader(""), "f", 2, 1, 1, ',')} {
+		var got []string
+		for r.Next() {
+			got = append(got, fmt.Sprintf("%d:%q", r.Offset(), r.Fields()))
+		}
+		if r.Err() != nil || len(got) != 1 || got[0] != `3:["1"]` {
+			t.Errorf("records %v, error %v; want only 3:[\"1\"]", got, r.Err())
+		}
+	}
+}

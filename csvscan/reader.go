@@ -233,7 +233,12 @@ func newRangeReaderSize(r io.Reader, name string, off int64, nfields int, sep by
 // starts at a record boundary at byte offset off, after line lines of the file.
 // It parses data in place (no copy, no read buffer) and knows line numbers.
 func newChunkReader(data []byte, name string, off, line int64, nfields int, sep byte) *Reader {
-	r := &Reader{name: name, buf: data, end: len(data), eof: true, base: off, line: line, known: true, want: nfields}
+	// qf -1: no quote found yet. Its zero value said a quote at 0, and
+	// with data already in buf (not read by fill, which resets it) a first
+	// line that was blank went to splitQuoted as a record of one empty
+	// field, past the blank-line rule (FuzzInput: a stream's blank line
+	// after the header, an extra empty row or a wrong field-count error).
+	r := &Reader{name: name, buf: data, end: len(data), eof: true, base: off, line: line, known: true, want: nfields, qf: -1}
 	r.setSep(sep)
 	return r
 }
@@ -242,7 +247,7 @@ func newChunkReader(data []byte, name string, off, line int64, nfields int, sep 
 // record boundary at byte offset off, after line lines; buffered holds the
 // first bytes, already read from src.
 func newStreamReader(buffered []byte, src io.Reader, name string, off, line int64, nfields int, sep byte) *Reader {
-	r := &Reader{name: name, src: src, buf: make([]byte, max(readSize+1024, len(buffered)+readSize/2)), base: off, line: line, known: true, want: nfields}
+	r := &Reader{name: name, src: src, buf: make([]byte, max(readSize+1024, len(buffered)+readSize/2)), base: off, line: line, known: true, want: nfields, qf: -1} // qf: as newChunkReader's
 	r.setSep(sep)
 	r.end = copy(r.buf, buffered)
 	return r
