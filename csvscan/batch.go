@@ -567,12 +567,7 @@ func parseLast8(full []byte, recs []batchRec, out []int64) int {
 		j0 = parseLast8AVX2(unsafe.SliceData(full), len(full), unsafe.SliceData(recs), len(recs), unsafe.SliceData(out))
 	}
 	for j := j0; j < len(recs); j++ {
-		e := &recs[j]
-		ks, w := int(e.fs), uint(e.fe-e.fs)
-		if w-1 > 7 || ks+8 > len(full) {
-			return j
-		}
-		v, ok := digits8(binary.LittleEndian.Uint64(full[ks:]), w)
+		v, ok := parseField8(full, int(recs[j].fs), int(recs[j].fe))
 		if !ok {
 			return j
 		}
