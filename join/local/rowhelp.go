@@ -56,8 +56,8 @@ type rowHelp struct {
 	c        *source.Chunk
 	t        *tableMapper // the owner's: surv, skeys, sends, all, native
 	sel      []int
-	cells    bool // typed cells (AppendCells), else text rows (AppendRow)
-	unprobed bool // the owner's guard had turned the filter off for the chunk
+	row      func([]byte, []*columnar.Column, int) []byte // the owner's rendering: text rows or typed cells
+	unprobed bool                                         // the owner's guard had turned the filter off for the chunk
 	next     atomic.Int64
 	blocks   int64
 	wg       sync.WaitGroup // the helpers registered
@@ -151,26 +151,11 @@ func (h *rowHelp) write(m *mapWorker) (int64, error) {
 		}
 		lo := int(blk) * helpBlock
 		hi := min(lo+helpBlock, len(t.surv))
-		for j := lo; j < hi; j++ {
-			i := t.surv[j]
-			at := i
-			if h.sel != nil {
-				at = j
-			}
-			if h.cells {
-				raw = columnar.AppendCells(raw[:0], t.all, at, t.native)
-			} else {
-				raw = columnar.AppendRow(raw[:0], t.all, at)
-			}
-			start := 0
-			if j > 0 {
-				start = t.sends[j-1]
-			}
-			if err := m.emitAs(t.skeys[start:t.sends[j]], h.c.First+int64(i), raw, h.unprobed); err != nil {
-				return n, err
-			}
-			n++
+		var err error
+		if raw, err = t.emitSurvivors(m, h.c, h.sel, h.row, lo, hi, raw, h.unprobed); err != nil {
+			return n, err
 		}
+		n += int64(hi - lo)
 	}
 }
 
