@@ -2,16 +2,14 @@ package local
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/join"
@@ -25,7 +23,7 @@ import (
 // guard timed every fourth batch, short ones counted).
 func TestGuardParquetShortGroups(t *testing.T) {
 	dir := t.TempDir()
-	keys, input := filepath.Join(dir, "k.csv"), filepath.Join(dir, "i.parquet")
+	keys := filepath.Join(dir, "k.csv")
 	kb := []byte("K,V\n")
 	for k := range 50000 {
 		kb = fmt.Appendf(kb, "%d,v\n", k*2)
@@ -45,17 +43,7 @@ func TestGuardParquetShortGroups(t *testing.T) {
 	}
 	rec := rb.NewRecord()
 	defer rec.Release()
-	tbl := array.NewTableFromRecords(schema, []arrow.Record{rec})
-	defer tbl.Release()
-	out, err := os.Create(input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(300), parquet.WithDictionaryDefault(false))
-	if err := pqarrow.WriteTable(tbl, out, 300, props, pqarrow.DefaultWriterProps()); err != nil {
-		t.Fatal(err)
-	}
-	// WriteTable closes out.
+	input := columnartest.Write(t, dir, "i", rec, 300, false).Parquet // row groups of 300 rows, no dictionaries
 	base := join.Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, FilterChoice: join.FilterChoice{Filter: filters.Bloom}, Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 1}, JoinType: join.JoinInner}
 	rep, _ := runJoinGuarded(t, base, 0)
 	if f := rep.FilterOff; f == nil || f.AfterRows > guardWarmup+4*mapBatch {
