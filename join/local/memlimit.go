@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/acbfjoin/acbfjoin/internal/remote"
 	"github.com/acbfjoin/acbfjoin/join/source"
 )
 
@@ -112,6 +113,36 @@ func estimateRows(path string, size int64) (int64, bool) {
 		return 0, false
 	}
 	return size*lines/int64(n) + 1, true
+}
+
+// SideBytes is the bytes of the files at path (as Options.Keys and
+// Options.Input name a side): text, those of plain text files, and
+// packed, those of compressed or columnar ones (which decode to about
+// twelve times their size: GoMemLimit); ok is false unless every one is
+// a local regular file (a stream's size is unknown, and an object
+// store's is not asked for). A command sizes what it prepares for a run
+// by it (cmd/join's huge pages). O(one stat a file).
+func SideBytes(path string) (text, packed int64, ok bool) {
+	if remote.Is(path) { // no listing of a bucket for this
+		return 0, 0, false
+	}
+	files, _, err := source.Files(path, "")
+	if err != nil || len(files) == 0 {
+		return 0, 0, false
+	}
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil || !st.Mode().IsRegular() {
+			return text, packed, false
+		}
+		switch strings.ToLower(filepath.Ext(f)) {
+		case ".gz", ".zip", ".parquet", ".arrow", ".feather", ".ipc":
+			packed += st.Size()
+		default:
+			text += st.Size()
+		}
+	}
+	return text, packed, true
 }
 
 // SmallKeySide reports whether the key side at keys is small enough for

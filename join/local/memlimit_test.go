@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -59,5 +60,45 @@ func TestGoMemLimit(t *testing.T) {
 	}
 	if got, want := GoMemLimit(2*keyMem, big), 2*keyMem+keyMem+limitHeadroom; got != want {
 		t.Errorf("big.csv, budget %d: %d, want %d (a key side of half the budget adds up)", 2*keyMem, got, want)
+	}
+}
+
+// TestSideBytes: text and packed bytes of a side's files (one, a glob, a
+// folder), and not ok for a stream, a FIFO, a missing file or an object
+// store's URL.
+func TestSideBytes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, n int) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Repeat("x", n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.csv", 100)
+	write("b.csv", 30)
+	write("c.parquet", 50)
+	write("d.PARQUET", 7)
+	fifo := filepath.Join(t.TempDir(), "f.csv")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path         string
+		text, packed int64
+		ok           bool
+	}{
+		{a, 100, 0, true},
+		{filepath.Join(dir, "*.csv"), 130, 0, true},
+		{filepath.Join(dir, "*.[pP]*"), 0, 57, true},
+		{"-", 0, 0, false},
+		{fifo, 0, 0, false},
+		{filepath.Join(dir, "missing.csv"), 0, 0, false},
+		{"s3://bucket/cite.csv", 0, 0, false},
+	} {
+		text, packed, ok := SideBytes(c.path)
+		if ok != c.ok || (ok && (text != c.text || packed != c.packed)) {
+			t.Errorf("SideBytes(%q) = %d, %d, %v; want %d, %d, %v", c.path, text, packed, ok, c.text, c.packed, c.ok)
+		}
 	}
 }

@@ -196,3 +196,46 @@ func TestPercentFor(t *testing.T) {
 		}
 	}
 }
+
+// TestHeapGrows: the heap goes on huge pages for a key side of 4 MiB
+// (a packed one counted at twelve times its size), a compressed or
+// columnar large side of 1 MiB, or a side read from a stream; not for
+// small key sides with a large side of plain text, however large.
+func TestHeapGrows(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name string, n int64) string {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(n); err != nil { // sparse: only the size is read
+			t.Fatal(err)
+		}
+		f.Close()
+		return p
+	}
+	smallKeys := file("keys.csv", 1000)
+	bigKeys := file("big.csv", 4<<20)
+	packedKeys := file("keys.parquet", 400<<10) // 4.7 MiB at twelve times
+	text := file("cite.csv", 1<<30)
+	pq := file("cite.parquet", 1<<20)
+	smallPq := file("small.parquet", 1<<20-1)
+	for _, c := range []struct {
+		keys, input string
+		want        bool
+	}{
+		{smallKeys, text, false},
+		{smallKeys, smallPq, false},
+		{bigKeys, smallPq, true},
+		{packedKeys, text, true},
+		{smallKeys, pq, true},
+		{smallKeys, "-", true},
+		{"-", text, true},
+		{smallKeys, filepath.Join(dir, "missing.csv"), true}, // the run's open says what is wrong
+	} {
+		if got := heapGrows(c.keys, c.input); got != c.want {
+			t.Errorf("heapGrows(%s, %s) = %v, want %v", filepath.Base(c.keys), filepath.Base(c.input), got, c.want)
+		}
+	}
+}
