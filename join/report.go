@@ -402,8 +402,12 @@ type Settings struct {
 	Skew        Skew            `json:"skew,omitempty"`
 	// Format is the output's format ("csv", "parquet"), set by the caller
 	// that chose the sink.
-	Format  string `json:"format,omitempty"`
-	Version string `json:"version"`
+	Format string `json:"format,omitempty"`
+	// HugePages is what the command put of the process's heap on huge
+	// pages ("64 MiB", or "none: " and why; cmd/join's hugeheap), set by
+	// the caller: a process's setting, not the run's.
+	HugePages string `json:"huge_pages,omitempty"`
+	Version   string `json:"version"`
 	// Scanner is the code that scanned CSV (csvscan.CPUPath: "avx2" or
 	// "portable", ACBFJOIN_CPU's choice).
 	Scanner string `json:"scanner"`

@@ -1,53 +1,76 @@
 package hugeheap
 
 import (
-	"math/bits"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"syscall"
 	"unsafe"
 )
 
 // Advise marks the Go heap's next bytes, at most limit of them,
-// MADV_HUGEPAGE, when Plan says so with the kernel's settings (see the
-// package comment); it is meant to run once, early, with the heap still
-// small. Its cost: a collection of that heap (well under a millisecond
-// at a command's start), an mmap and an madvise. Not safe to call
-// concurrently with itself.
+// MADV_HUGEPAGE, when Plan says so on this system (see the package
+// comment); it is meant to run once, early, with the heap still small.
+// Its cost: a collection of that heap (0.7-5 ms measured at a join's
+// start, more on a loaded machine), an mmap and an madvise. Not safe to
+// call concurrently with itself.
 func Advise(limit int64) Result {
-	page, err := strconv.ParseInt(sysfs("hpage_pmd_size"), 10, 64)
-	if err != nil {
-		page = 0
-	}
-	free := int64(-1)
-	if small := int64(os.Getpagesize()); page > small && page%small == 0 {
-		if b, err := os.ReadFile("/proc/buddyinfo"); err == nil {
-			free = FreeBlocks(string(b), bits.Len64(uint64(page/small))-1)
-		}
-	}
-	n, why := Plan(os.Getenv(Env), sysfs("enabled"), page, free, limit)
+	s := system()
+	n, why := Plan(s, limit)
 	if n == 0 {
 		return Result{Why: why}
 	}
-	if _, err := advise(n, page); err != nil {
+	if _, _, err := advise(n, s.Page); err != nil {
 		return Result{Why: "madvise: " + err.Error()}
 	}
 	return Result{Bytes: n}
+}
+
+// system reads the process's and the kernel's settings for Plan.
+func system() System {
+	s := System{Switch: os.Getenv(Env), GODEBUG: os.Getenv("GODEBUG"), Mode: sysfs("enabled"), Free: -1}
+	if p, err := strconv.ParseInt(sysfs("hpage_pmd_size"), 10, 64); err == nil {
+		s.Page = p
+	}
+	if o := BlockOrder(s.Page, int64(os.Getpagesize())); o >= 0 {
+		if b, err := os.ReadFile("/proc/buddyinfo"); err == nil {
+			s.Free = FreeBlocks(string(b), o)
+		}
+	}
+	if b, err := os.ReadFile("/proc/sys/vm/overcommit_memory"); err == nil {
+		s.Overcommit = strings.TrimSpace(string(b))
+	}
+	for _, r := range []int{syscall.RLIMIT_AS, syscall.RLIMIT_DATA} {
+		var l syscall.Rlimit
+		if err := syscall.Getrlimit(r, &l); err != nil || l.Cur != rlimInfinity {
+			s.Limited = true
+		}
+	}
+	return s
 }
 
 // advise makes the heap map n more bytes (a multiple of page) with one
 // allocation it never touches (fresh memory is not zeroed by the
 // runtime), marks its page-aligned n bytes MADV_HUGEPAGE, and lets a
 // collection free it: the runtime's page allocator hands out its lowest
-// free addresses first, which are those. It returns the region's first
-// address (for the tests).
-func advise(n, page int64) (uintptr, error) {
+// free addresses first, which are those. The collection runs at GOGC
+// 100 whatever the process's setting: at GOGC off its heap goal would be
+// past the runtime's 1 GiB threshold for putting its own metadata on
+// huge pages. It returns the block's first address and the region's (for
+// the tests).
+func advise(n, page int64) (block, region uintptr, err error) {
 	b := make([]byte, n+page)
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	off := (page - int64(base%uintptr(page))) % page
-	err := syscall.Madvise(b[off:off+n], syscall.MADV_HUGEPAGE)
+	block = uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	off := (page - int64(block%uintptr(page))) % page
+	err = syscall.Madvise(b[off:off+n], syscall.MADV_HUGEPAGE)
 	b = nil
+	pct := debug.SetGCPercent(100)
 	runtime.GC()
-	return base + uintptr(off), err
+	debug.SetGCPercent(pct)
+	return block, block + uintptr(off), err
 }
+
+// rlimInfinity is RLIM_INFINITY as Rlimit's unsigned fields hold it.
+const rlimInfinity = ^uint64(0)

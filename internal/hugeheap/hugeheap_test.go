@@ -8,32 +8,52 @@ import (
 const mib = 1 << 20
 
 // TestPlan: the region is the bound in whole huge pages, only in the
-// kernel's madvise mode, with the switch on, and with free blocks for
-// twice the region; every refusal says why.
+// kernel's madvise mode, with the switch on, GODEBUG's disablethp off,
+// no limit on the address space and no strict overcommit, and with free
+// blocks known for twice the region; every refusal says why.
 func TestPlan(t *testing.T) {
+	ok := System{Mode: "always [madvise] never", Page: 2 * mib, Free: 1000, Overcommit: "0"}
+	with := func(f func(*System)) System { s := ok; f(&s); return s }
 	for _, c := range []struct {
-		env, mode         string
-		page, free, limit int64
-		want              int64
-		why               string
+		s     System
+		limit int64
+		want  int64
+		why   string
 	}{
-		{"", "always [madvise] never", 2 * mib, 1000, 64 * mib, 64 * mib, ""},
-		{"on", "always [madvise] never", 2 * mib, -1, 65 * mib, 64 * mib, ""}, // free unknown: asked anyway
-		{"", "always [madvise] never", 2 * mib, 64, 64 * mib, 64 * mib, ""},   // exactly twice
-		{"", "always [madvise] never", 2 * mib, 63, 64 * mib, 0, "fewer than twice"},
-		{"", "always [madvise] never", 2 * mib, 1000, 7 * mib, 0, "under 4 huge pages"},
-		{"", "always [madvise] never", 2 * mib, 1000, 8 * mib, 8 * mib, ""},
-		{"", "always [madvise] never", 0, 1000, 64 * mib, 0, "huge page size"},
-		{"", "[always] madvise never", 2 * mib, 1000, 64 * mib, 0, "always"},
-		{"", "always madvise [never]", 2 * mib, 1000, 64 * mib, 0, "never"},
-		{"", "", 2 * mib, 1000, 64 * mib, 0, "no transparent huge pages"},
-		{"off", "always [madvise] never", 2 * mib, 1000, 64 * mib, 0, "ACBFJOIN_HUGEPAGES=off"},
-		{"yes", "always [madvise] never", 2 * mib, 1000, 64 * mib, 0, `"yes" is neither`},
-		{"", "always [madvise] never", 1 << 30, 1000, 64 * mib, 0, "under 4 huge pages"}, // 1 GiB pages
+		{ok, 64 * mib, 64 * mib, ""},
+		{with(func(s *System) { s.Switch = "on" }), 65 * mib, 64 * mib, ""},
+		{with(func(s *System) { s.Free = 64 }), 64 * mib, 64 * mib, ""}, // exactly twice
+		{with(func(s *System) { s.Free = 63 }), 64 * mib, 0, "fewer than twice"},
+		{with(func(s *System) { s.Free = -1 }), 64 * mib, 0, "unknown"},
+		{ok, 7 * mib, 0, "under 4 huge pages"},
+		{ok, 8 * mib, 8 * mib, ""},
+		{with(func(s *System) { s.Page = 0 }), 64 * mib, 0, "huge page size"},
+		{with(func(s *System) { s.Page = 1 << 30 }), 64 * mib, 0, "under 4 huge pages"},
+		{with(func(s *System) { s.Mode = "[always] madvise never" }), 64 * mib, 0, "always"},
+		{with(func(s *System) { s.Mode = "always madvise [never]" }), 64 * mib, 0, "never"},
+		{with(func(s *System) { s.Mode = "" }), 64 * mib, 0, "no transparent huge pages"},
+		{with(func(s *System) { s.Switch = "off" }), 64 * mib, 0, "ACBFJOIN_HUGEPAGES=off"},
+		{with(func(s *System) { s.Switch = "yes" }), 64 * mib, 0, `"yes" is neither`},
+		{with(func(s *System) { s.GODEBUG = "madvdontneed=1, disablethp=1" }), 64 * mib, 0, "disablethp"},
+		{with(func(s *System) { s.GODEBUG = "disablethp=0" }), 64 * mib, 64 * mib, ""},
+		{with(func(s *System) { s.Limited = true }), 64 * mib, 0, "ulimit"},
+		{with(func(s *System) { s.Overcommit = "2" }), 64 * mib, 0, "overcommit"},
 	} {
-		got, why := Plan(c.env, c.mode, c.page, c.free, c.limit)
+		got, why := Plan(c.s, c.limit)
 		if got != c.want || (c.why == "") != (why == "") || !strings.Contains(why, c.why) {
-			t.Errorf("Plan(%q, %q, %d, %d, %d) = %d, %q; want %d, %q", c.env, c.mode, c.page, c.free, c.limit, got, why, c.want, c.why)
+			t.Errorf("Plan(%+v, %d) = %d, %q; want %d, %q", c.s, c.limit, got, why, c.want, c.why)
+		}
+	}
+}
+
+// TestBlockOrder: the buddy order of a huge page over the base page.
+func TestBlockOrder(t *testing.T) {
+	for _, c := range []struct {
+		page, small int64
+		want        int
+	}{{2 * mib, 4096, 9}, {1 << 30, 4096, 18}, {32 * mib, 16384, 11}, {4096, 4096, 0}, {3 * mib, 4096, -1}, {2048, 4096, -1}, {2 * mib, 0, -1}, {0, 4096, -1}} {
+		if got := BlockOrder(c.page, c.small); got != c.want {
+			t.Errorf("BlockOrder(%d, %d) = %d, want %d", c.page, c.small, got, c.want)
 		}
 	}
 }

@@ -79,6 +79,10 @@ func TestSideBytes(t *testing.T) {
 	write("b.csv", 30)
 	write("c.parquet", 50)
 	write("d.PARQUET", 7)
+	write("e.pq", 5)
+	write("f.csv.gz", 9)
+	write("-", 11)
+	t.Chdir(dir) // "-" names standard input, not the file ./-
 	fifo := filepath.Join(t.TempDir(), "f.csv")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
@@ -90,15 +94,25 @@ func TestSideBytes(t *testing.T) {
 	}{
 		{a, 100, 0, true},
 		{filepath.Join(dir, "*.csv"), 130, 0, true},
-		{filepath.Join(dir, "*.[pP]*"), 0, 57, true},
-		{"-", 0, 0, false},
+		{filepath.Join(dir, "*.[pP]*"), 0, 62, true},
+		{filepath.Join(dir, "f.csv.gz"), 0, 9, true},
+		{"-", 0, 0, false}, // standard input, even beside a file named -
+		{"", 0, 0, false},
 		{fifo, 0, 0, false},
 		{filepath.Join(dir, "missing.csv"), 0, 0, false},
 		{"s3://bucket/cite.csv", 0, 0, false},
 	} {
-		text, packed, ok := SideBytes(c.path)
+		text, packed, ok := SideBytes(c.path, "")
 		if ok != c.ok || (ok && (text != c.text || packed != c.packed)) {
 			t.Errorf("SideBytes(%q) = %d, %d, %v; want %d, %d, %v", c.path, text, packed, ok, c.text, c.packed, c.ok)
 		}
 	}
+	if SmallKeySide(1<<30, "-") {
+		t.Error("SmallKeySide takes standard input for the file ./-")
+	}
+	// A format given by the options: a .dat file read as Parquet is packed.
+	if text, packed, ok := SideBytes(filepath.Join(dir, "a.csv"), "parquet"); !ok || text != 0 || packed != 100 {
+		t.Errorf("a.csv given as parquet: %d, %d, %v", text, packed, ok)
+	}
+
 }

@@ -305,6 +305,20 @@ func intKeyHow(fs *flag.FlagSet) string {
 // auto's decision) starts, from a floor (gcFloor). It is process-wide: the
 // command that runs sets it, once its options are valid.
 func (j *joinFlags) tuneGC(opt *join.Options) {
+	// The heap's huge pages first, while the collector runs as the
+	// process started (hugeheap.Advise collects once).
+	hugeStart.Do(func() {
+		switch {
+		case opt.MemBudget != 0:
+			// The user's bound on memory stays the bound it was measured
+			// at (bench/results/mem.md, keymem.md).
+			hugeResult.Why = "--mem is given"
+		case !heapGrows(opt):
+			hugeResult.Why = "a small heap, or a side of unknown size"
+		default:
+			hugeResult = hugeheap.Advise(hugeRegion)
+		}
+	})
 	gcStart.Do(func() { gcGOGC = debug.SetGCPercent(-1) }) // GOGC's, or the default's 100
 	pct := gcGOGC
 	mem := opt.MemBudget
@@ -315,13 +329,6 @@ func (j *joinFlags) tuneGC(opt *join.Options) {
 	} else {
 		pct = 50
 	}
-	hugeStart.Do(func() {
-		// Not under --mem: the user's bound on memory stays the bound it
-		// was measured at (bench/results/mem.md, keymem.md).
-		if opt.MemBudget == 0 && heapGrows(opt.Keys, opt.Input) {
-			hugeheap.Advise(hugeRegion(mem))
-		}
-	})
 	// The key files are looked at before the lock: a floor's finalizer
 	// (and every finalizer behind it) would wait on their reads.
 	limit := local.GoMemLimit(mem, opt.Keys)
@@ -352,31 +359,36 @@ func (j *joinFlags) tuneGC(opt *join.Options) {
 	}
 }
 
-// hugeRegion is the heap a run puts on huge pages (hugeheap.Advise) for
-// a budget of mem bytes (the default's: a run with --mem puts none): a
-// quarter of it, at most 256 MiB, so that what whole 2 MiB pages may add
-// to the resident memory stays within the budget's quarter.
-func hugeRegion(mem int64) int64 { return min(mem/4, 256<<20) }
+// hugeRegion is the heap a run puts on huge pages (hugeheap.Advise): a
+// quarter of the default budget, the one it runs under (a run with --mem
+// puts none), so that what whole 2 MiB pages may add to the resident
+// memory stays within the budget's quarter.
+const hugeRegion = join.DefaultMemBudget / 4
 
 // heapGrows reports whether a run's heap is likely to grow by tens of
-// MiB, for hugeheap.Advise, which costs a collection (1.2-5 ms here) and
-// saves a fault a 4 KiB page the heap grows by: a key side of 4 MiB or
-// more (its rows are held to the reduce), or a large side compressed or
-// columnar of 1 MiB or more (decoded in memory), or a side of unknown
-// size (a stream). A join of 1,000 citations to one key took 1.27x the
-// wall time with the advice (8 to 10 ms, 30 pairs) and the whole NBER
-// file to 658 keys 1.04x (its survivors few, its heap 35 MiB); the NBER
-// key side (5.5 MB) 0.94x, the 658 keys' join of the patents as Parquet
-// 0.94x. O(one stat a file).
-func heapGrows(keys, input string) bool {
-	kt, kp, kok := local.SideBytes(keys)
-	_, ip, iok := local.SideBytes(input)
-	return !kok || !iok || kt+12*kp >= 4<<20 || ip >= 1<<20
+// MiB, for hugeheap.Advise, which costs a collection (0.7-5 ms) and
+// saves a fault a 4 KiB page the heap grows by: sides of known size
+// (local files; a stream's heap may live long, and khugepaged fills
+// back what its collections return) with a key side of 4 MiB or more
+// (its rows are held to the reduce), or a large side compressed,
+// columnar or JSON lines of 1 MiB or more (decoded in memory). A join of
+// 1,000 citations to one key took 1.27x the wall time with the advice (8
+// to 10 ms, 30 pairs) and the whole NBER file to 658 keys 1.04x (its
+// survivors few, its heap 35 MiB); the NBER key side (5.5 MB) 0.94x, the
+// 658 keys' join of the patents as Parquet 0.88x. O(one stat a file).
+func heapGrows(opt *join.Options) bool {
+	kt, kp, kok := local.SideBytes(opt.Keys, opt.KeysFormat)
+	_, ip, iok := local.SideBytes(opt.Input, opt.InputFormat)
+	return kok && iok && (kt+12*kp >= 4<<20 || ip >= 1<<20)
 }
 
 // hugeStart makes the heap's huge pages once a process: the first run's
-// budget and sides decide.
-var hugeStart sync.Once
+// budget and sides decide, and hugeResult says what was done (the
+// report's settings.huge_pages).
+var (
+	hugeStart  sync.Once
+	hugeResult hugeheap.Result
+)
 
 // gcFloorBytes is the memory up to which the phases after a small key
 // side's build run without the collector (gcFloor).

@@ -55,8 +55,9 @@ Parquet pages with arrow-go's readers instead of the join's own decoders
 reads a local Parquet file's chunks with pread instead of mapping it.
 ACBFJOIN_HUGEPAGES=off keeps a join's heap on the kernel's 4 KiB pages
 (by default, where the kernel's transparent huge pages are "madvise", a
-join without --mem whose heap grows puts its first 64 MiB on 2 MiB
-pages: fewer page faults, more resident memory; docs/design.md).
+run without --mem whose heap grows puts its first 64 MiB on 2 MiB pages:
+fewer page faults, more resident memory; the report's JSON says which,
+settings.huge_pages; docs/design.md).
 `
 
 // usageText is the top-level usage: the commands by task, a line each.

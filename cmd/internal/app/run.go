@@ -116,6 +116,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 			return outError("run", *out, flagError("run", fs, err)) // a write to --out names it
 		}
 		rep.Settings.Format = *format
+		rep.Settings.HugePages = hugeResult.String()
 		// Everything is written before anything is committed: a report that
 		// cannot be written (a full disk, /dev/full) fails the run with the
 		// output not yet in place.
