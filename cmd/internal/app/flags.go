@@ -366,7 +366,7 @@ func (j *joinFlags) tuneGC(opt *join.Options) {
 const hugeRegion = join.DefaultMemBudget / 4
 
 // heapGrows reports whether a run's heap is likely to grow by tens of
-// MiB, for hugeheap.Advise, which costs a collection (0.7-5 ms) and
+// MiB, for hugeheap.Advise, which costs a collection (0.9-1.6 ms) and
 // saves a fault a 4 KiB page the heap grows by: sides of known size
 // (local files; a stream's heap may live long, and khugepaged fills
 // back what its collections return) with a key side of 4 MiB or more
