@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
@@ -102,5 +103,58 @@ func TestKeyPoints(t *testing.T) {
 	}
 	if p := makeKeyPoints(one, key.Auto, limit); p != nil {
 		t.Error("points for a key of no type")
+	}
+}
+
+// TestSortUint64s: sortUint64s orders as slices.Sort does, on values
+// that differ in every byte, in a few low bytes only (the skipped passes),
+// in one byte only, all equal, with duplicates, at lengths around its
+// 256-value switch and an odd number of passes (the copy back).
+func TestSortUint64s(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	gens := map[string]func() uint64{
+		"any":       rng.Uint64,
+		"low3":      func() uint64 { return 0x8000_0000_0000_0000 | rng.Uint64()&0xff_ffff },
+		"byte5":     func() uint64 { return rng.Uint64() & 0xff_0000_0000 },
+		"equal":     func() uint64 { return 42 },
+		"duplicate": func() uint64 { return rng.Uint64() % 50 },
+		"low1":      func() uint64 { return 1<<40 | rng.Uint64()&0xff },
+	}
+	for name, gen := range gens {
+		for _, n := range []int{0, 1, 255, 256, 257, 1000, 100_000} {
+			a := make([]uint64, n)
+			for i := range a {
+				a[i] = gen()
+			}
+			want := slices.Clone(a)
+			slices.Sort(want)
+			sortUint64s(a)
+			if !slices.Equal(a, want) {
+				t.Fatalf("%s, %d values: not sorted as slices.Sort sorts them", name, n)
+			}
+		}
+	}
+}
+
+// BenchmarkSortUint64s: a million patent-like keys (key.Of's order: the
+// sign bit set, 22 low bits varying), the radix sort against
+// slices.Sort.
+func BenchmarkSortUint64s(b *testing.B) {
+	rng := testutil.Rand(1)
+	keys := make([]uint64, 1_000_000)
+	for i := range keys {
+		keys[i] = 1<<63 | 3_000_000 + rng.Uint64()%3_000_000
+	}
+	a := make([]uint64, len(keys))
+	for _, c := range []struct {
+		name string
+		sort func([]uint64)
+	}{{"radix", sortUint64s}, {"slices.Sort", slices.Sort[[]uint64]}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				copy(a, keys)
+				c.sort(a)
+			}
+		})
 	}
 }
