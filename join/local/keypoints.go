@@ -1,6 +1,7 @@
 package local
 
 import (
+	"bytes"
 	"encoding/binary"
 	"slices"
 	"sort"
@@ -27,6 +28,10 @@ import (
 type keyPoints struct {
 	ints []uint64
 	strs []string
+	// b, where the keys are too many for the points (maxKeyPointBytes),
+	// summarizes them in keyBuckets' fixed room instead (ints and strs
+	// nil).
+	b *keyBuckets
 }
 
 // maxKeyPointBytes caps the points' memory (and, at 16 bytes a key for
@@ -46,7 +51,14 @@ func (x *execution) newKeyPoints(keys keylist.List, lo, hi []byte) *keyPoints {
 	if x.input.Tab == nil || x.joinSpec.Composite() || n == 0 || !x.pointsPay(lo, hi) {
 		return nil
 	}
-	return makeKeyPoints(keys, x.joinSpec.Types[0], maxKeyPointBytes(x.opt.MemBudget))
+	kt := x.joinSpec.Types[0]
+	if p := makeKeyPoints(keys, kt, maxKeyPointBytes(x.opt.MemBudget)); p != nil {
+		return p
+	}
+	if b := makeKeyBuckets(keys, kt, lo, hi); b != nil {
+		return &keyPoints{b: b}
+	}
+	return nil
 }
 
 // makeKeyPoints returns keys (of type kt) sorted, or nil when kt is
@@ -108,17 +120,157 @@ func (x *execution) pointsPay(lo, hi []byte) bool {
 	return false
 }
 
-// anyInt reports whether a key lies in [lo, hi] (integers). O(log K).
+// anyInt reports whether a key lies in [lo, hi] (integers); with
+// buckets, whether one may. O(log K), or O(keyBuckets' words).
 func (p *keyPoints) anyInt(lo, hi int64) bool {
 	ulo, uhi := tuple.IntWord(lo), tuple.IntWord(hi) // key.Of's order
+	if p.b != nil {
+		return p.b.anyWord(ulo, uhi)
+	}
 	i := sort.Search(len(p.ints), func(i int) bool { return p.ints[i] >= ulo })
 	return i < len(p.ints) && p.ints[i] <= uhi
 }
 
-// anyText reports whether a key lies in [lo, hi] (bytewise). O(log K).
+// anyText reports whether a key lies in [lo, hi] (bytewise); with
+// buckets, whether one may. O(log K), or O(keyBuckets' words).
 func (p *keyPoints) anyText(lo, hi []byte) bool {
+	if p.b != nil {
+		return p.b.anyText(lo, hi)
+	}
 	i := sort.Search(len(p.strs), func(i int) bool { return p.strs[i] >= string(lo) })
 	return i < len(p.strs) && p.strs[i] <= string(hi)
+}
+
+// keyBuckets summarizes a key side too large for its points in a fixed
+// room: the range between its least and greatest key cut into
+// bucketCount buckets, one bit each, set where a key falls. A chunk whose
+// statistics' range meets no set bucket holds no key, as with the points;
+// one that meets a set bucket may hold none (the summary is coarser, never
+// wrong). Integer keys (key.Of's order words) fall by their offset from
+// the least key, in equal parts of the range; text by two bytes after the
+// prefix the least and greatest keys share (which every key and every
+// text between them has): a prefix range, the summary of string keys
+// that a chunk's min and max can test where the keys are too many to list.
+// 8 KiB; made in O(K), a test O(bucketCount/64) at most. Read-only once
+// made.
+type keyBuckets struct {
+	lo, hi uint64 // integers: the least and greatest key's words
+	shift  uint   // integers: a key's bucket is (word - lo) >> shift
+	// text: the least and greatest key, and the length of their shared
+	// prefix
+	slo, shi []byte
+	common   int
+	text     bool
+	bits     [bucketCount / 64]uint64
+}
+
+// bucketCount is keyBuckets' buckets.
+const bucketCount = 1 << 16
+
+// makeKeyBuckets returns keys (of type kt; lo and hi the least and
+// greatest, key.Of's bytes) as keyBuckets, or nil when kt is neither
+// integer nor text. O(K).
+func makeKeyBuckets(keys keylist.List, kt key.Type, lo, hi []byte) *keyBuckets {
+	b := &keyBuckets{}
+	switch kt {
+	case key.Int:
+		if len(lo) != 8 || len(hi) != 8 || !keys.AllWidth(8) {
+			return nil
+		}
+		b.lo, b.hi = binary.BigEndian.Uint64(lo), binary.BigEndian.Uint64(hi)
+		for (b.hi-b.lo)>>b.shift >= bucketCount {
+			b.shift++
+		}
+		for i := range keys.Len() {
+			if q, ok := b.wordBucket(binary.BigEndian.Uint64(keys.At(i))); ok {
+				b.bits[q>>6] |= 1 << (q & 63)
+			}
+		}
+	case key.String:
+		b.text = true
+		b.slo, b.shi = slices.Clone(lo), slices.Clone(hi)
+		for b.common < min(len(lo), len(hi)) && lo[b.common] == hi[b.common] {
+			b.common++
+		}
+		for i := range keys.Len() {
+			if q, ok := b.textBucket(keys.At(i)); ok {
+				b.bits[q>>6] |= 1 << (q & 63)
+			}
+		}
+	default:
+		return nil
+	}
+	return b
+}
+
+// wordBucket is the bucket of the integer key word w, false outside the
+// keys' range.
+func (b *keyBuckets) wordBucket(w uint64) (uint64, bool) {
+	if w < b.lo || w > b.hi {
+		return 0, false
+	}
+	return (w - b.lo) >> b.shift, true
+}
+
+// textBucket is the bucket of the text t: its two bytes after the keys'
+// shared prefix (zero where it ends: the smallest byte, so that the
+// buckets keep the texts' order), false outside the keys' range.
+func (b *keyBuckets) textBucket(t []byte) (uint64, bool) {
+	if bytes.Compare(t, b.slo) < 0 || bytes.Compare(t, b.shi) > 0 {
+		return 0, false
+	}
+	var q uint64
+	for j := b.common; j < b.common+2; j++ {
+		q <<= 8
+		if j < len(t) {
+			q |= uint64(t[j])
+		}
+	}
+	return q, true
+}
+
+// anyWord reports whether a key may lie in [lo, hi] (integer key words).
+func (b *keyBuckets) anyWord(lo, hi uint64) bool {
+	if lo > hi || hi < b.lo || lo > b.hi {
+		return false
+	}
+	qa, _ := b.wordBucket(max(lo, b.lo))
+	qb, _ := b.wordBucket(min(hi, b.hi))
+	return b.anyBit(qa, qb)
+}
+
+// anyText reports whether a key may lie in [lo, hi] (bytewise).
+func (b *keyBuckets) anyText(lo, hi []byte) bool {
+	if bytes.Compare(lo, hi) > 0 || bytes.Compare(hi, b.slo) < 0 || bytes.Compare(lo, b.shi) > 0 {
+		return false
+	}
+	if bytes.Compare(lo, b.slo) < 0 {
+		lo = b.slo
+	}
+	if bytes.Compare(hi, b.shi) > 0 {
+		hi = b.shi
+	}
+	qa, _ := b.textBucket(lo)
+	qb, _ := b.textBucket(hi)
+	return b.anyBit(qa, qb)
+}
+
+// anyBit reports whether a bit from qa to qb (qa <= qb) is set.
+func (b *keyBuckets) anyBit(qa, qb uint64) bool {
+	wa, wb := qa>>6, qb>>6
+	ma, mb := ^uint64(0)<<(qa&63), ^uint64(0)>>(63-qb&63)
+	if wa == wb {
+		return b.bits[wa]&ma&mb != 0
+	}
+	if b.bits[wa]&ma != 0 || b.bits[wb]&mb != 0 {
+		return true
+	}
+	for _, w := range b.bits[wa+1 : wb] {
+		if w != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // sortUint64s sorts a in increasing order: a least-significant-digit radix

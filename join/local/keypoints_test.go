@@ -158,3 +158,124 @@ func BenchmarkSortUint64s(b *testing.B) {
 		})
 	}
 }
+
+// TestKeyBuckets: where the keys are too many for points, the buckets
+// never rule out a range that holds a key (random integer and text keys,
+// signs mixed, text of a long shared prefix, ranges crossing the keys'
+// bounds), and they do rule out a range between two clusters of keys
+// (their point: a file clustered by its key, many keys in a few places).
+func TestKeyBuckets(t *testing.T) {
+	r := testutil.Rand(testutil.Seed(t))
+	intKey := func(v int64) []byte { b := make([]byte, 8); key.PutInt(b, v); return b }
+	for round := range 100 {
+		n := 1 + r.IntN(3000)
+		var ints []int64
+		kb := make([][]byte, 0, n)
+		for range n {
+			v := r.Int64N(1_000_000) - 500_000
+			switch round % 4 {
+			case 1:
+				v = r.Int64() // the whole range, signs mixed
+			case 2:
+				v = 1_000_000_000 + r.Int64N(300) // a narrow range: shift 0
+			}
+			ints = append(ints, v)
+			kb = append(kb, intKey(v))
+		}
+		lo, hi := slices.Min(ints), slices.Max(ints)
+		b := makeKeyBuckets(keylist.Of(kb), key.Int, intKey(lo), intKey(hi))
+		if b == nil {
+			t.Fatal("no buckets for integer keys")
+		}
+		p := &keyPoints{b: b}
+		for range 300 {
+			a := ints[r.IntN(n)] + r.Int64N(2001) - 1000
+			z := a + r.Int64N(50_000)
+			if r.IntN(10) == 0 {
+				a, z = lo-r.Int64N(100), hi+r.Int64N(100) // past the bounds
+			}
+			if a > z {
+				continue
+			}
+			want := false
+			for _, v := range ints {
+				want = want || a <= v && v <= z
+			}
+			if want && !p.anyInt(a, z) {
+				t.Fatalf("round %d: a key lies in [%d, %d], the buckets say none", round, a, z)
+			}
+		}
+		var strs []string
+		kb = kb[:0]
+		prefix := ""
+		if round%2 == 1 {
+			prefix = "country/US/state/" // shared by every key: the buckets start after it
+		}
+		for range n {
+			s := fmt.Sprintf("%s%c%c%d", prefix, 'a'+r.IntN(26), 'a'+r.IntN(26), r.IntN(1000))
+			if r.IntN(50) == 0 {
+				s = prefix[:len(prefix)/2*(round%2)] // a short key, a prefix of the others
+			}
+			strs = append(strs, s)
+			kb = append(kb, []byte(s))
+		}
+		slo, shi := slices.Min(strs), slices.Max(strs)
+		b = makeKeyBuckets(keylist.Of(kb), key.String, []byte(slo), []byte(shi))
+		p = &keyPoints{b: b}
+		for range 300 {
+			a := strs[r.IntN(n)]
+			z := a + "~"
+			if r.IntN(3) == 0 {
+				z = strs[r.IntN(n)]
+			}
+			if r.IntN(10) == 0 {
+				a, z = "", shi+"z"
+			}
+			if a > z {
+				a, z = z, a
+			}
+			want := false
+			for _, s := range strs {
+				want = want || a <= s && s <= z
+			}
+			if want && !p.anyText([]byte(a), []byte(z)) {
+				t.Fatalf("round %d: a key lies in [%q, %q], the buckets say none", round, a, z)
+			}
+		}
+	}
+	// Two clusters of 10,000 keys each, far apart: a range between them
+	// holds none, and the buckets say so; one over a cluster holds some.
+	var kb [][]byte
+	for i := range int64(10_000) {
+		kb = append(kb, intKey(3_000_000+i), intKey(5_000_000+i))
+	}
+	b := makeKeyBuckets(keylist.Of(kb), key.Int, intKey(3_000_000), intKey(5_009_999))
+	if p := (&keyPoints{b: b}); p.anyInt(3_100_000, 4_900_000) || !p.anyInt(4_990_000, 5_000_100) || p.anyInt(6_000_000, 7_000_000) {
+		t.Error("two integer clusters: the buckets do not tell the range between them from theirs")
+	}
+	kb = kb[:0]
+	for i := range 10_000 {
+		kb = append(kb, []byte(fmt.Sprintf("id/alpha/%05d", i)), []byte(fmt.Sprintf("id/omega/%05d", i)))
+	}
+	b = makeKeyBuckets(keylist.Of(kb), key.String, []byte("id/alpha/00000"), []byte("id/omega/09999"))
+	if p := (&keyPoints{b: b}); p.anyText([]byte("id/beta"), []byte("id/kappa")) || !p.anyText([]byte("id/alpha/5"), []byte("id/alpha/6")) {
+		t.Error("two text clusters: the buckets do not tell the range between them from theirs")
+	}
+}
+
+// TestKeyPointsFallBackToBuckets: more keys than the budget's points hold
+// get buckets, not nothing.
+func TestKeyPointsFallBackToBuckets(t *testing.T) {
+	many := make([][]byte, 300_000) // 2.4 MB of points: over the 64 KiB a 1 MiB budget gives them
+	for i := range many {
+		many[i] = make([]byte, 8)
+		key.PutInt(many[i], int64(i))
+	}
+	if p := makeKeyPoints(keylist.Of(many), key.Int, maxKeyPointBytes(1<<20)); p != nil {
+		t.Fatal("points for 300,000 keys in 64 KiB")
+	}
+	b := makeKeyBuckets(keylist.Of(many), key.Int, many[0], many[len(many)-1])
+	if b == nil || !(&keyPoints{b: b}).anyInt(1000, 1000) {
+		t.Fatal("no buckets, or a key's own range ruled out")
+	}
+}

@@ -502,3 +502,43 @@ func TestTableStringKeyRange(t *testing.T) {
 		}
 	}
 }
+
+// TestTableKeyBuckets: a key side too large for the points under its
+// budget (20,000 integer keys in two clusters, 128 KiB of points at a
+// 2 MiB budget) is summarized in buckets (keyBuckets), which still skip
+// the row groups between the clusters: of a Parquet side sorted by its
+// key in 100 groups of 1,000, the 80 that hold no key (the keys' range
+// alone skips 20); the output is the CSV input's, which has no statistics.
+func TestTableKeyBuckets(t *testing.T) {
+	input := tableData{names: []string{"K", "V"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64}}
+	for i := range 100_000 {
+		input.rows = append(input.rows, []*string{sp(fmt.Sprint(i)), sp(fmt.Sprint(7 * i))})
+	}
+	dir := t.TempDir()
+	rec := columnartest.Record(t, input.names, input.types, input.rows)
+	defer rec.Release()
+	pq := columnartest.Write(t, dir, "in", rec, 1000, false).Parquet
+	csvIn := filepath.Join(dir, "in.csv")
+	input.csv(t, csvIn)
+	keys := tableData{names: []string{"K"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64}}
+	for _, base := range []int{10_000, 80_000} {
+		for i := range 10_000 {
+			keys.rows = append(keys.rows, []*string{sp(fmt.Sprint(base + i))})
+		}
+	}
+	kf := filepath.Join(dir, "keys.csv")
+	keys.csv(t, kf)
+	opt := join.Options{Sides: join.Sides{Keys: kf, Input: pq}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"},
+		Output: join.Output{Sort: true}, Resources: join.Resources{Mappers: 2, Reducers: 2, MemBudget: 2 << 20, TempDir: t.TempDir()}}
+	rep, out := runJoin(t, opt)
+	if tr := rep.InputTable; tr.ChunksSkipped != 80 || tr.RowsSkipped != 80_000 {
+		t.Errorf("skipped %d row groups, %d rows; want 80, 80000", tr.ChunksSkipped, tr.RowsSkipped)
+	}
+	if rep.JoinRows != 20_000 {
+		t.Errorf("%d join rows, want 20000", rep.JoinRows)
+	}
+	opt.Input = csvIn
+	if _, cout := runJoin(t, opt); !bytes.Equal(out, cout) {
+		t.Fatal("the output differs from the CSV input's")
+	}
+}
