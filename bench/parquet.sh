@@ -45,6 +45,11 @@ twin "$data/keys1pct.txt" "$pq/keys1pct.parquet"
 # its least and greatest keys span most row groups, its keys only a few.
 pts=$tmp/keys-1965-1995.csv
 { head -1 "$data/apat63_99.txt" | cut -d, -f1-3; for y in 1965 1995; do awk -F, -v OFS=, -v y=$y '$2==y{print $1, $2, $3; if (++n == 100) exit}' "$data/apat63_99.txt"; done; } > "$pts"
+# Two wide clusters: every patent granted up to 1975 and from 1990 (about
+# two million keys, more than the points' room under the default budget:
+# the map phase tests the row groups against keyBuckets' summary).
+wide2=$tmp/keys-to1975-from1990.csv
+awk -F, 'NR==1{print "PATENT"; next} ($2<=1975 || $2>=1990){print $1}' "$data/apat63_99.txt" > "$wide2"
 
 . bench/timing.sh # timed and med: wall time to the millisecond
 polars=(node bench/peers/polars/join.js)
@@ -59,6 +64,8 @@ for i in $(seq 1 "$rounds"); do
   timed widepolars "${polars[@]}" "$pq/keys1pct.parquet" "$pq/apat63_99.parquet" PATENT PATENT "$tmp/wide-polars.csv"
   timed pointsours "$tmp/join" run --keys "$pts" --input "$pq/apat63_99.parquet" --key-col PATENT --join-col PATENT --out "$tmp/points-ours.csv" --quiet --report-json "$tmp/points-$i.json"
   timed pointsduckdb "$tmp/duckdb_join" --cite "$pq/apat63_99.parquet" --keys "$pts" --join-col PATENT --key-col PATENT --out "$tmp/points-duck.csv" --threads 2
+  timed bucketsours "$tmp/join" run --keys "$wide2" --input "$pq/apat63_99.parquet" --key-col PATENT --join-col PATENT --out "$tmp/buckets-ours.csv" --quiet --report-json "$tmp/buckets-$i.json"
+  timed bucketsduckdb "$tmp/duckdb_join" --cite "$pq/apat63_99.parquet" --keys "$wide2" --join-col PATENT --key-col PATENT --out "$tmp/buckets-duck.csv" --threads 2
 done
 "$tmp/join" run --keys "$pq/keys.parquet" --input "$pq/cite75_99.parquet" --out "$tmp/ours-pq.csv" > "$tmp/report.txt" 2>&1
 "$tmp/join" run --keys "$pq/keys1pct.parquet" --input "$pq/apat63_99.parquet" --key-col PATENT --join-col PATENT --out "$tmp/wide-ours.csv" > "$tmp/wide-report.txt" 2>&1
@@ -79,6 +86,7 @@ label() {
     polars) echo "Polars (nodejs-polars 0.25.2), scanParquet";; ourscsv) echo "acbfjoin, the same data as CSV";;
     wideours) echo "wide: acbfjoin";; wideduckdb) echo "wide: DuckDB 1.4.5";; widepolars) echo "wide: Polars";;
     pointsours) echo "two clusters: acbfjoin";; pointsduckdb) echo "two clusters: DuckDB 1.4.5";;
+    bucketsours) echo "two wide clusters: acbfjoin";; bucketsduckdb) echo "two wide clusters: DuckDB 1.4.5";;
   esac
 }
 {
@@ -88,12 +96,12 @@ label() {
   echo
   echo "Machine: $cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(go version | cut -d' ' -f3-4); node $(node --version); $(date -u +%Y-%m-%d); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo
-  echo "Data: \`join gen --scale 1 --seed 1\` and \`join keys --sample 65771 --seed 1\` (16,522,438 citations x 65,771 keys), each written as Parquet by DuckDB's \`COPY ... (FORMAT parquet)\` with its defaults: cite75_99.parquet $(du -m "$pq/cite75_99.parquet" | cut -f1) MB (CSV $(du -m "$data/cite75_99.txt" | cut -f1) MB). The wide join: apat63_99.parquet (2,923,922 patents, 23 columns, $(du -m "$pq/apat63_99.parquet" | cut -f1) MB) by PATENT to 658 keys (1% of keys.txt, \`join keys --from keys.txt --sample 658 --seed 2\`). Two clusters: the same file by PATENT to a CSV of 200 keys, the first 100 patents granted in 1965 and the first 100 in 1995. Our runs use their defaults (ACBF, 2 mappers, key type from the data). $rounds alternating rounds; wall time from the shell's clock (milliseconds), peak RSS from /usr/bin/time, medians. Node's start (about 0.05 s) is in Polars' wall time."
+  echo "Data: \`join gen --scale 1 --seed 1\` and \`join keys --sample 65771 --seed 1\` (16,522,438 citations x 65,771 keys), each written as Parquet by DuckDB's \`COPY ... (FORMAT parquet)\` with its defaults: cite75_99.parquet $(du -m "$pq/cite75_99.parquet" | cut -f1) MB (CSV $(du -m "$data/cite75_99.txt" | cut -f1) MB). The wide join: apat63_99.parquet (2,923,922 patents, 23 columns, $(du -m "$pq/apat63_99.parquet" | cut -f1) MB) by PATENT to 658 keys (1% of keys.txt, \`join keys --from keys.txt --sample 658 --seed 2\`). Two clusters: the same file by PATENT to a CSV of 200 keys, the first 100 patents granted in 1965 and the first 100 in 1995. Two wide clusters: the same file by PATENT to every patent granted up to 1975 and from 1990 ($(rows "$wide2") keys: more than the keys' points hold, a summary of them in buckets tests the row groups). Our runs use their defaults (ACBF, 2 mappers, key type from the data). $rounds alternating rounds; wall time from the shell's clock (milliseconds), peak RSS from /usr/bin/time, medians. Node's start (about 0.05 s) is in Polars' wall time."
   echo
   echo "| run | median wall s | median peak RSS MB | all walls s | rows |"
   echo "|---|---|---|---|---|"
-  for l in ourspq duckdb polars ourscsv wideours wideduckdb widepolars pointsours pointsduckdb; do
-    case $l in ourspq) f=ours-pq;; duckdb) f=duck;; polars) f=polars;; ourscsv) f=ours-csv;; wideours) f=wide-ours;; wideduckdb) f=wide-duck;; widepolars) f=wide-polars;; pointsours) f=points-ours;; pointsduckdb) f=points-duck;; esac
+  for l in ourspq duckdb polars ourscsv wideours wideduckdb widepolars pointsours pointsduckdb bucketsours bucketsduckdb; do
+    case $l in ourspq) f=ours-pq;; duckdb) f=duck;; polars) f=polars;; ourscsv) f=ours-csv;; wideours) f=wide-ours;; wideduckdb) f=wide-duck;; widepolars) f=wide-polars;; pointsours) f=points-ours;; pointsduckdb) f=points-duck;; bucketsours) f=buckets-ours;; bucketsduckdb) f=buckets-duck;; esac
     echo "| $(label $l) | $(med $l 2) | $(awk -v k="$(med $l 3)" 'BEGIN{printf "%.0f", k/1024}') | $(awk -v l=$l '$1==l{printf "%s ", $2}' "$tmp/times") | $(rows "$tmp/$f.csv") |"
   done
   echo
@@ -105,6 +113,8 @@ label() {
   echo "| wide side: decoding saved by reading the key column first | $(awk -v d="$dec" -v a="$all" 'BEGIN{printf "%.1f%% of %.0f MB undecoded", 100*(1-d/a), a/1048576}') ($mat of $chunks row groups had a survivor) | measured |"
   echo "| two clusters: row groups skipped by their statistics (every key tested against each group's bounds) | $(grep -o '"chunks_skipped": [0-9]*' "$tmp/points-1.json" | awk '{print $2}') of $(grep -o '"chunks": [0-9]*' "$tmp/points-1.json" | awk '{print $2}') | measured |"
   echo "| two clusters against DuckDB | $(awk -v a="$(med pointsours 2)" -v d="$(med pointsduckdb 2)" 'BEGIN{printf "%.2fx", a/d}') | measured |"
+  echo "| two wide clusters: row groups skipped by their statistics (the keys' buckets against each group's bounds) | $(grep -o '"chunks_skipped": [0-9]*' "$tmp/buckets-1.json" | awk '{print $2}') of $(grep -o '"chunks": [0-9]*' "$tmp/buckets-1.json" | awk '{print $2}') | measured |"
+  echo "| two wide clusters against DuckDB | $(awk -v a="$(med bucketsours 2)" -v d="$(med bucketsduckdb 2)" 'BEGIN{printf "%.2fx", a/d}') | measured |"
   echo "| wide join against the faster peer | $(awk -v a="$(med wideours 2)" -v d="$(med wideduckdb 2)" -v p="$(med widepolars 2)" 'BEGIN{b=(d<p)?d:p; printf "%.2fx", a/b}') | measured |"
   echo
   echo "Report of one more run (Parquet both sides):"
