@@ -440,10 +440,40 @@ func (bd *builder) padding(b *buildWorker, keys [][]byte) []byte {
 	return join.AppendLargePadding(b.pad[:0], bd.nLarge, bd.padSpec, b.keyFields)
 }
 
+// mergeBounds widens the key side's bounds (st.lo, st.hi; hi nil while
+// there are none) to a finished worker's.
+func (st *buildStats) mergeBounds(b *buildWorker) {
+	if b.any {
+		if st.hi == nil || string(b.lo[:]) < string(st.lo) {
+			st.lo = b.lo[:]
+		}
+		if st.hi == nil || string(b.hi[:]) > string(st.hi) {
+			st.hi = b.hi[:]
+		}
+	}
+	if b.sany { // a string key's (never beside an integer key's)
+		if st.hi == nil || bytes.Compare(b.slo, st.lo) < 0 {
+			st.lo = b.slo
+		}
+		if st.hi == nil || bytes.Compare(b.shi, st.hi) > 0 {
+			st.hi = b.shi
+		}
+	}
+}
+
 // boundStr widens the worker's string key bounds to the key k, compared
 // as bytes (Parquet's order of text and binary values, which its
-// statistics give). A copy only when a bound moves.
+// statistics give). A copy only when a bound moves. The bounds are never
+// nil once set, an empty key's included: a nil hi is no bounds
+// (mergeBounds), and a worker whose keys were all "" (a Parquet, Arrow or
+// JSON lines side's empty string, which is a value) had its bounds taken
+// for none, the other workers' least key kept as the side's, and the
+// row groups of "" rows skipped: a review found 30,000 of 30,190 rows
+// lost in half the runs.
 func (b *buildWorker) boundStr(k []byte) {
+	if b.slo == nil {
+		b.slo, b.shi = []byte{}, []byte{}
+	}
 	if !b.sany || bytes.Compare(k, b.slo) < 0 {
 		b.slo = append(b.slo[:0], k...)
 	}
@@ -502,22 +532,7 @@ func (bd *builder) finishWorker(b *buildWorker) error {
 	st.parts.add(b.pc)
 	st.cannot.null += b.cannot.null
 	st.cannot.unmatchable += b.cannot.unmatchable
-	if b.any {
-		if st.hi == nil || string(b.lo[:]) < string(st.lo) {
-			st.lo = b.lo[:]
-		}
-		if st.hi == nil || string(b.hi[:]) > string(st.hi) {
-			st.hi = b.hi[:]
-		}
-	}
-	if b.sany { // a string key's (never beside an integer key's)
-		if st.hi == nil || bytes.Compare(b.slo, st.lo) < 0 {
-			st.lo = b.slo
-		}
-		if st.hi == nil || bytes.Compare(b.shi, st.hi) > 0 {
-			st.hi = b.shi
-		}
-	}
+	st.mergeBounds(b)
 	bd.mu.Unlock()
 	if b.out != nil {
 		if err := b.out.Flush(); err != nil {

@@ -279,3 +279,37 @@ func TestKeyPointsFallBackToBuckets(t *testing.T) {
 		t.Fatal("no buckets, or a key's own range ruled out")
 	}
 }
+
+// TestMergeBoundsEmptyKey: a worker whose keys were all "" (an empty
+// string of a Parquet, Arrow or JSON lines side is a value) has bounds,
+// and "" stays the key side's least key whichever worker finishes first:
+// before, its nil bounds were taken for none, the other worker's least
+// key became the side's, and row groups of "" rows were skipped
+// (TestTableEmptyStringKey end to end).
+func TestMergeBoundsEmptyKey(t *testing.T) {
+	for _, emptyFirst := range []bool{true, false} {
+		empty, other := &buildWorker{}, &buildWorker{}
+		empty.boundStr([]byte(""))
+		empty.boundStr([]byte(""))
+		other.boundStr([]byte("k2"))
+		other.boundStr([]byte("k1"))
+		var st buildStats
+		if emptyFirst {
+			st.mergeBounds(empty)
+			st.mergeBounds(other)
+		} else {
+			st.mergeBounds(other)
+			st.mergeBounds(empty)
+		}
+		if st.lo == nil || len(st.lo) != 0 || string(st.hi) != "k2" {
+			t.Errorf("empty key's worker first %v: bounds %q (nil %v) to %q, want \"\" to \"k2\"", emptyFirst, st.lo, st.lo == nil, st.hi)
+		}
+	}
+	var st buildStats
+	w := &buildWorker{}
+	w.boundStr(nil)
+	st.mergeBounds(w)
+	if st.lo == nil || st.hi == nil {
+		t.Error("a key side of the one key \"\" has no bounds")
+	}
+}
