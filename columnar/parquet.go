@@ -1,6 +1,7 @@
 package columnar
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -299,6 +300,18 @@ func (p *parquetTable) stats(i, col int, t Type) (Stats, bool) {
 		r.floats = []float64{float64(x.Min()), float64(x.Max())}
 	case *metadata.ByteArrayStatistics:
 		lo, hi := x.Min(), x.Max()
+		if len(hi) == 0 {
+			// arrow-go (and Arrow C++) leave out a bound of more than 4096
+			// bytes and keep the other, and arrow-go's reader then says
+			// HasMinMax with the missing bound empty: a chunk of "",
+			// "b" and a 5,000-byte value read as ["", ""], and was
+			// skipped as holding no key but "" (a review found rows
+			// lost, and --where 's == "b"' finding nothing). An empty
+			// max is real only where every value is "": no bounds then
+			// (such a chunk is not skipped); an empty min is a lower
+			// bound whether real or left out.
+			return s, true
+		}
 		r.data = append(append(make([]byte, 0, len(lo)+len(hi)), lo...), hi...)
 		r.offs = []int{0, len(lo), len(lo) + len(hi)}
 	default:
@@ -319,6 +332,15 @@ func (p *parquetTable) stats(i, col int, t Type) (Stats, bool) {
 		return s, true
 	}
 	if r.ints == nil && r.floats == nil && r.offs == nil {
+		return s, true
+	}
+	// Bounds the wrong way round are no bounds: every reader of a Range
+	// (a join's row group skip, a predicate's pruning) would take them for
+	// a chunk that holds nothing.
+	switch {
+	case r.ints != nil && r.ints[0] > r.ints[1],
+		r.floats != nil && r.floats[0] > r.floats[1],
+		r.offs != nil && bytes.Compare(r.Bytes(0), r.Bytes(1)) > 0:
 		return s, true
 	}
 	s.Range = r
