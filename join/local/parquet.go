@@ -727,7 +727,11 @@ func eachRow(lines []byte, n int, cells bool, sc *cellFields, fn func(fields [][
 func (s *parquetSink) appendRow(g *pqGroup, fields [][]byte, tags []byte) (full bool, err error) {
 	for i, f := range fields {
 		c := &g.cols[i]
-		if len(f) == 0 {
+		// NULL: an empty CSV field, or a typed row's CellNull. A typed
+		// row's empty CellText is a value, a Parquet or Arrow side's ""
+		// (it was written as NULL, by the JSON lines and Arrow outputs
+		// too, which spool through this sink: a review found it).
+		if len(f) == 0 && (tags == nil || tags[i] == columnar.CellNull) {
 			c.defs = append(c.defs, 0)
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -614,6 +615,66 @@ func TestTableLongTextStats(t *testing.T) {
 		opt.Input = csvIn
 		if _, cout := runJoin(t, opt); !bytes.Equal(out, cout) {
 			t.Errorf("where %q: the output differs from the CSV input's", where)
+		}
+	}
+}
+
+// TestTypedOutputsKeepEmptyString: a Parquet side's "" (a value, unlike
+// NULL) is written as "" by the Parquet, JSON lines and Arrow outputs, and
+// its NULL as NULL: the typed outputs wrote both as NULL (a review found
+// it), so a "" key stopped matching once the output was read again. Each
+// output is read back as the next join's input and written as JSON lines.
+func TestTypedOutputsKeepEmptyString(t *testing.T) {
+	dir := t.TempDir()
+	input := tableData{names: []string{"ID", "S"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String},
+		rows: [][]*string{{sp("1"), sp("")}, {sp("2"), sp("b")}, {sp("3"), nil}}}
+	rec := columnartest.Record(t, input.names, input.types, input.rows)
+	defer rec.Release()
+	pq := columnartest.Write(t, dir, "in", rec, 10, false).Parquet
+	keys := tableData{names: []string{"K"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64}, rows: [][]*string{{sp("1")}, {sp("2")}, {sp("3")}}}
+	kf := filepath.Join(dir, "keys.csv")
+	keys.csv(t, kf)
+	jsonl := func(in string) string {
+		var buf bytes.Buffer
+		sink, err := NewJSONL(&buf, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := join.Options{Sides: join.Sides{Keys: kf, Input: in}, Keying: join.Keying{KeyCol: "K", JoinCol: "ID"}, Output: join.Output{Sort: true},
+			Resources: join.Resources{TempDir: t.TempDir()}}
+		if _, err := Run(t.Context(), opt, sink); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	const want = "{\"ID\":1,\"S\":\"\"}\n{\"ID\":2,\"S\":\"b\"}\n{\"ID\":3,\"S\":null}\n"
+	if got := jsonl(pq); got != want {
+		t.Fatalf("JSON lines:\n%s\nwant\n%s", got, want)
+	}
+	for _, c := range []struct {
+		name string
+		sink func(io.Writer) (Sink, error)
+	}{
+		{"out.parquet", func(w io.Writer) (Sink, error) { return NewParquet(w, t.TempDir()), nil }},
+		{"out.arrow", func(w io.Writer) (Sink, error) { return NewArrow(w, t.TempDir(), false) }},
+	} {
+		path := filepath.Join(dir, c.name)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sink, err := c.sink(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := join.Options{Sides: join.Sides{Keys: kf, Input: pq}, Keying: join.Keying{KeyCol: "K", JoinCol: "ID"}, Output: join.Output{Sort: true},
+			Resources: join.Resources{TempDir: t.TempDir()}}
+		if _, err := Run(t.Context(), opt, sink); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if got := jsonl(path); got != want {
+			t.Errorf("%s read back:\n%s\nwant\n%s", c.name, got, want)
 		}
 	}
 }

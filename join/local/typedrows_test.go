@@ -51,7 +51,10 @@ func typedRowsTable(t *testing.T, rng *rand.Rand, dir string, rows int) columnar
 	}
 	b := array.NewRecordBuilder(memory.NewGoAllocator(), arrow.NewSchema(fields, nil))
 	defer b.Release()
-	texts := []string{"", "a", `q"uote`, "co,mma", "line\nbreak", "ünï", strings.Repeat("long", 40)}
+	// No "": typed rows keep it as "", CSV text cannot tell it from NULL
+	// and writes NULL (ACBFJOIN_TYPED_ROWS=off's one difference;
+	// TestTypedOutputsKeepEmptyString).
+	texts := []string{" ", "a", `q"uote`, "co,mma", "line\nbreak", "ünï", strings.Repeat("long", 40)}
 	floats := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 0.1, 1e300, -2.5e-10}
 	for i := range rows {
 		null := func() bool { return rng.IntN(8) == 0 }

@@ -49,7 +49,8 @@ the report's "scanner" and "int_hash" say which ran (docs/design.md). ACBFJOIN_D
 dictionary-encoded join column row by row instead of entry by entry (to
 compare the two; the rows are the same). ACBFJOIN_TYPED_ROWS=off carries a
 Parquet or Arrow side's rows to a typed output as CSV text instead of
-typed cells (the output is the same). ACBFJOIN_PARQUET_PAGES=arrow reads
+typed cells (the output is the same, but for an empty string, which CSV
+text cannot tell from NULL: written as NULL). ACBFJOIN_PARQUET_PAGES=arrow reads
 Parquet pages with arrow-go's readers instead of the join's own decoders
 (to compare the two; the values are the same); ACBFJOIN_PARQUET_MMAP=off
 reads a local Parquet file's chunks with pread instead of mapping it.
