@@ -32,6 +32,18 @@ type tableData struct {
 
 func sp(s string) *string { return &s }
 
+// twins writes d to dir as a Parquet file of rowGroup rows a row group
+// (dictionary-encoded or not) and as the same rows in CSV, which has no
+// statistics, and returns their paths.
+func (d tableData) twins(t *testing.T, dir string, rowGroup int64, dict bool) (pq, csvPath string) {
+	rec := columnartest.Record(t, d.names, d.types, d.rows)
+	defer rec.Release()
+	pq = columnartest.Write(t, dir, "in", rec, rowGroup, dict).Parquet
+	csvPath = filepath.Join(dir, "in.csv")
+	d.csv(t, csvPath)
+	return pq, csvPath
+}
+
 // csv writes d as a CSV file.
 func (d tableData) csv(t *testing.T, path string) {
 	var b []byte
@@ -455,11 +467,7 @@ func TestTableStringKeyRange(t *testing.T) {
 		input.rows = append(input.rows, []*string{k, sp(fmt.Sprint(i))})
 	}
 	dir := t.TempDir()
-	rec := columnartest.Record(t, input.names, input.types, input.rows)
-	defer rec.Release()
-	pq := columnartest.Write(t, dir, "in", rec, 100, true).Parquet
-	csvIn := filepath.Join(dir, "in.csv")
-	input.csv(t, csvIn)
+	pq, csvIn := input.twins(t, dir, 100, true)
 	off := testutil.RaceSeed(t)
 	for ci, c := range []struct {
 		keys  []string
@@ -516,11 +524,7 @@ func TestTableKeyBuckets(t *testing.T) {
 		input.rows = append(input.rows, []*string{sp(fmt.Sprint(i)), sp(fmt.Sprint(7 * i))})
 	}
 	dir := t.TempDir()
-	rec := columnartest.Record(t, input.names, input.types, input.rows)
-	defer rec.Release()
-	pq := columnartest.Write(t, dir, "in", rec, 1000, false).Parquet
-	csvIn := filepath.Join(dir, "in.csv")
-	input.csv(t, csvIn)
+	pq, csvIn := input.twins(t, dir, 1000, false)
 	keys := tableData{names: []string{"K"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64}}
 	for _, base := range []int{10_000, 80_000} {
 		for i := range 10_000 {
@@ -596,11 +600,7 @@ func TestTableLongTextStats(t *testing.T) {
 		input.rows = append(input.rows, []*string{sp(fmt.Sprint(i + 1)), sp(s)})
 	}
 	dir := t.TempDir()
-	rec := columnartest.Record(t, input.names, input.types, input.rows)
-	defer rec.Release()
-	pq := columnartest.Write(t, dir, "in", rec, 3, false).Parquet
-	csvIn := filepath.Join(dir, "in.csv")
-	input.csv(t, csvIn)
+	pq, csvIn := input.twins(t, dir, 3, false)
 	keys := tableData{names: []string{"K"}, types: []arrow.DataType{arrow.BinaryTypes.String}, rows: [][]*string{{sp("b")}, {sp("banana")}}}
 	kf := filepath.Join(dir, "keys.csv")
 	keys.csv(t, kf)
@@ -634,9 +634,9 @@ func TestTypedOutputsKeepEmptyString(t *testing.T) {
 	keys := tableData{names: []string{"K"}, types: []arrow.DataType{arrow.PrimitiveTypes.Int64}, rows: [][]*string{{sp("1")}, {sp("2")}, {sp("3")}}}
 	kf := filepath.Join(dir, "keys.csv")
 	keys.csv(t, kf)
-	jsonl := func(in string) string {
-		var buf bytes.Buffer
-		sink, err := NewJSONL(&buf, t.TempDir())
+	// run joins the keys to the input in into sink, or fails the test.
+	run := func(in string, sink Sink, err error) {
+		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -645,6 +645,11 @@ func TestTypedOutputsKeepEmptyString(t *testing.T) {
 		if _, err := Run(t.Context(), opt, sink); err != nil {
 			t.Fatal(err)
 		}
+	}
+	jsonl := func(in string) string {
+		var buf bytes.Buffer
+		sink, err := NewJSONL(&buf, t.TempDir())
+		run(in, sink, err)
 		return buf.String()
 	}
 	const want = "{\"ID\":1,\"S\":\"\"}\n{\"ID\":2,\"S\":\"b\"}\n{\"ID\":3,\"S\":null}\n"
@@ -664,14 +669,7 @@ func TestTypedOutputsKeepEmptyString(t *testing.T) {
 			t.Fatal(err)
 		}
 		sink, err := c.sink(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opt := join.Options{Sides: join.Sides{Keys: kf, Input: pq}, Keying: join.Keying{KeyCol: "K", JoinCol: "ID"}, Output: join.Output{Sort: true},
-			Resources: join.Resources{TempDir: t.TempDir()}}
-		if _, err := Run(t.Context(), opt, sink); err != nil {
-			t.Fatal(err)
-		}
+		run(pq, sink, err)
 		f.Close()
 		if got := jsonl(path); got != want {
 			t.Errorf("%s read back:\n%s\nwant\n%s", c.name, got, want)
