@@ -160,7 +160,6 @@ type keyBuckets struct {
 	// prefix
 	slo, shi []byte
 	common   int
-	text     bool
 	bits     [bucketCount / 64]uint64
 }
 
@@ -187,7 +186,6 @@ func makeKeyBuckets(keys keylist.List, kt key.Type, lo, hi []byte) *keyBuckets {
 			}
 		}
 	case key.String:
-		b.text = true
 		b.slo, b.shi = slices.Clone(lo), slices.Clone(hi)
 		for b.common < min(len(lo), len(hi)) && lo[b.common] == hi[b.common] {
 			b.common++
