@@ -128,12 +128,21 @@ type pqGroup struct {
 // arenaChunk is the bytes of a pqGroup's arena chunk.
 const arenaChunk = 1 << 20
 
+// noBytes is an empty value that is not nil.
+var noBytes = []byte{}
+
 // keep returns a copy of b in g's arena: chunks of arenaChunk (or of b's
 // size), a full one left to the values in it and a new one begun, never
 // grown: an arena grown by append was copied over and over (a memmove the
 // collector waits for: a column of 100 KB texts took 2.5x as long) and
-// each copy left garbage behind.
+// each copy left garbage behind. An empty b is kept as an empty slice,
+// never nil: arrow-go's statistics take a nil value for no value, and a
+// row group whose first text was "" got the next one as its minimum (a
+// reader skipping by statistics, ours among them, lost its "" rows).
 func (g *pqGroup) keep(b []byte) []byte {
+	if len(b) == 0 {
+		return noBytes
+	}
 	if cap(g.arena)-len(g.arena) < len(b) {
 		g.arena = make([]byte, 0, max(arenaChunk, len(b)))
 	}
