@@ -23,6 +23,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -921,8 +922,14 @@ func writeColumn(rg file.BufferedRowGroupWriter, i int, c *columnValues) (err er
 func writeValues(cw file.ColumnChunkWriter, c *columnValues) (err error) {
 	switch w := cw.(type) {
 	case *file.Int32ColumnChunkWriter:
+		if done, err := writeIntChunk(w, c.i32, c.defs, arrow.PrimitiveTypes.Int32); done || err != nil {
+			return err
+		}
 		_, err = w.WriteBatch(c.i32, c.defs, nil)
 	case *file.Int64ColumnChunkWriter:
+		if done, err := writeIntChunk(w, c.i64, c.defs, arrow.PrimitiveTypes.Int64); done || err != nil {
+			return err
+		}
 		_, err = w.WriteBatch(c.i64, c.defs, nil)
 	case *file.Float32ColumnChunkWriter:
 		_, err = w.WriteBatch(c.f32, c.defs, nil)
@@ -931,6 +938,9 @@ func writeValues(cw file.ColumnChunkWriter, c *columnValues) (err error) {
 	case *file.BooleanColumnChunkWriter:
 		_, err = w.WriteBatch(c.bools, c.defs, nil)
 	case *file.ByteArrayColumnChunkWriter:
+		if done, err := writeBytesChunk(w, c); done || err != nil {
+			return err
+		}
 		_, err = w.WriteBatch(c.bytes, c.defs, nil)
 	case *file.FixedLenByteArrayColumnChunkWriter:
 		_, err = w.WriteBatch(c.fixed, c.defs, nil)
