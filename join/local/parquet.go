@@ -592,6 +592,7 @@ func (s *parquetSink) observeSpool(ctx context.Context) error {
 			// them). The others' values are looked at each time.
 			memo := make([]map[string]struct{}, n)
 			var row cellFields
+			halves := newKeyHalves()
 			for b := range batches {
 				if r.err == nil && !untyped && s.cells {
 					// Every column typed: the rows are only counted, by
@@ -604,11 +605,14 @@ func (s *parquetSink) observeSpool(ctx context.Context) error {
 						r.rows++
 					}
 				} else if r.err == nil {
-					r.err = eachRow(b, n, s.cells, &row, func(fields [][]byte, tags []byte) error {
+					r.err = eachRow(b, n, s.cells, &row, halves, func(fields [][]byte, tags []byte, _ halfRef) error {
 						r.rows++
 						if !untyped {
 							return nil
 						}
+						// A key-side half seen before is not in fields:
+						// its values were looked at then, and what they
+						// allow does not change.
 						for i, f := range fields {
 							if len(f) == 0 || i < len(s.given) && s.given[i].Typed() || tags != nil && native(tags[i]) { // a typed column's type is given
 								continue
@@ -706,38 +710,62 @@ func (s *parquetSink) eachSpooled(ctx context.Context, free <-chan []byte, out c
 // slices are locals, stored back once: stored into sc a row, they cost
 // write barriers (a CSV side's left join to Parquet, 4.1M rows, was 1.06x
 // the time so).
-func eachRow(lines []byte, n int, cells bool, sc *cellFields, fn func(fields [][]byte, tags []byte) error) error {
+func eachRow(lines []byte, n int, cells bool, sc *cellFields, halves *keyHalves, fn func(fields [][]byte, tags []byte, half halfRef) error) error {
 	fields, tags, unq := sc.fields, sc.tags, sc.unq
 	defer func() { sc.fields, sc.tags, sc.unq = fields, tags, unq }()
 	for len(lines) > 0 {
 		var k int
 		var err error
-		if cells {
+		half := halfRef{id: -1}
+		switch {
+		case cells && halves.on():
+			// The key-side half looked up first: a half seen before is
+			// not split again (fn has its fields from that row).
+			var large, small []byte
+			if large, small, k, err = cellHalves(lines); err != nil {
+				return err
+			}
+			if fields, tags, err = splitCells(large, fields[:0], tags[:0]); err != nil {
+				return err
+			}
+			half.large = len(fields)
+			if id, cnt, ok := halves.seen(small); ok {
+				if half.large+cnt != n {
+					return fmt.Errorf("parquet: an output row has %d fields, the header %d", half.large+cnt, n)
+				}
+				half.id, half.seen = id, true
+				break
+			}
+			if fields, tags, err = splitCells(small, fields, tags); err != nil {
+				return err
+			}
+			half.id = halves.add(small, len(fields)-half.large)
+		case cells:
 			fields, tags, k, err = splitCellRow(lines, fields[:0], tags[:0])
-		} else {
+		default:
 			fields, unq, k, err = splitLine(lines, fields[:0], unq[:0])
 		}
 		if err != nil {
 			return err
 		}
 		lines = lines[k:]
-		if len(fields) != n {
+		if !half.seen && len(fields) != n {
 			return fmt.Errorf("parquet: an output row has %d fields, the header %d", len(fields), n)
 		}
 		t := tags
 		if !cells {
 			t = nil
 		}
-		if err := fn(fields, t); err != nil {
+		if err := fn(fields, t, half); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// appendRow adds the row of fields to g and reports whether g is full.
-// Called by Finish's reading goroutine.
-func (s *parquetSink) appendRow(g *pqGroup, fields [][]byte, tags []byte) (full bool, err error) {
+// appendFields adds fields, the first of a row's (all of them, or its
+// large-side half), to g's columns. Called by Finish's reading goroutine.
+func (s *parquetSink) appendFields(g *pqGroup, fields [][]byte, tags []byte) (err error) {
 	for i, f := range fields {
 		c := &g.cols[i]
 		// NULL: an empty CSV field, or a typed row's CellNull. A typed
@@ -756,7 +784,7 @@ func (s *parquetSink) appendRow(g *pqGroup, fields [][]byte, tags []byte) (full 
 			// A typed cell: the value Type.Value reads from its text
 			// (columnar.NativeValue), of a column of this type.
 			if p == columnar.PhysBytes || p == columnar.PhysFixed {
-				return false, fmt.Errorf("parquet: internal error: column %q (%s) given a native value", s.names[i], s.types[i])
+				return fmt.Errorf("parquet: internal error: column %q (%s) given a native value", s.names[i], s.types[i])
 			}
 			v = columnar.CellValue(tags[i], f)
 		case p == columnar.PhysBytes:
@@ -764,7 +792,7 @@ func (s *parquetSink) appendRow(g *pqGroup, fields [][]byte, tags []byte) (full 
 			continue
 		default:
 			if v, err = s.types[i].Value(f); err != nil { // checked when spooled (a CSV column) or written from the type (a table's)
-				return false, fmt.Errorf("parquet: column %q: %w", s.names[i], err)
+				return fmt.Errorf("parquet: column %q: %w", s.names[i], err)
 			}
 		}
 		switch p {
@@ -782,9 +810,15 @@ func (s *parquetSink) appendRow(g *pqGroup, fields [][]byte, tags []byte) (full 
 			c.fixed = append(c.fixed, parquet.FixedLenByteArray(g.keep(v.B)))
 		}
 	}
+	return nil
+}
+
+// endRow ends the row appendFields (and keyHalves.apply) added to g and
+// reports whether g is full.
+func (s *parquetSink) endRow(g *pqGroup) (full bool) {
 	g.rows++
 	held := g.text + 24*len(s.names)*g.rows
-	return s.rowGroup > 0 && (g.rows == s.rowGroup || held >= maxRowGroupBytes) || s.rowGroup == 0 && (g.rows == parquetRowGroup || held >= parquetRowGroupBytes), nil
+	return s.rowGroup > 0 && (g.rows == s.rowGroup || held >= maxRowGroupBytes) || s.rowGroup == 0 && (g.rows == parquetRowGroup || held >= parquetRowGroupBytes)
 }
 
 // flushGroup writes g's rows as a row group and empties g. Called by
@@ -1021,6 +1055,7 @@ func (s *parquetSink) Finish(ctx context.Context) (err error) {
 // full. Finish's reading goroutine.
 func (s *parquetSink) readSpool(ctx context.Context, full, free chan *pqGroup) error {
 	g := <-free
+	halves := newKeyHalves()
 	// The spool is read a batch ahead of the parsing, in two buffers.
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -1034,9 +1069,20 @@ func (s *parquetSink) readSpool(ctx context.Context, full, free chan *pqGroup) e
 	}()
 	for b := range batches {
 		var perr error
-		perr = eachRow(b, len(s.names), s.cells, &s.row, func(fields [][]byte, tags []byte) error {
-			done, err := s.appendRow(g, fields, tags)
-			if err != nil || !done {
+		perr = eachRow(b, len(s.names), s.cells, &s.row, halves, func(fields [][]byte, tags []byte, half halfRef) error {
+			var err error
+			if half.seen {
+				err = s.appendFields(g, fields, tags)
+				if err == nil {
+					halves.apply(g, s.phys, half)
+				}
+			} else {
+				err = s.appendFields(g, fields, tags)
+				if err == nil && half.id >= 0 {
+					halves.keep(g, s.phys, half)
+				}
+			}
+			if err != nil || !s.endRow(g) {
 				return err
 			}
 			// A group over twice the default groups' bytes (a large

@@ -156,28 +156,49 @@ var errCellRow = errors.New("parquet: an output row's frame is cut short")
 // fields and their tags, appended (a CellInt's or CellFloat's field is its
 // 8 bytes: columnar.CellValue). It returns the bytes the row took.
 func splitCellRow(b []byte, fields [][]byte, tags []byte) ([][]byte, []byte, int, error) {
+	large, small, used, err := cellHalves(b)
+	if err != nil {
+		return fields, tags, 0, err
+	}
+	if fields, tags, err = splitCells(large, fields, tags); err != nil {
+		return fields, tags, 0, err
+	}
+	if fields, tags, err = splitCells(small, fields, tags); err != nil {
+		return fields, tags, 0, err
+	}
+	return fields, tags, used, nil
+}
+
+// cellHalves returns the two halves of the first framed row of b
+// (appendCellRow: the large side's cells, the key side's) and the bytes
+// the row took.
+func cellHalves(b []byte) (large, small []byte, used int, err error) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)-k) {
-		return fields, tags, 0, errCellRow
+		return nil, nil, 0, errCellRow
 	}
 	large, rest := b[k:k+int(n)], b[k+int(n):]
 	m, k2 := binary.Uvarint(rest)
 	if k2 <= 0 || m > uint64(len(rest)-k2) {
-		return fields, tags, 0, errCellRow
+		return nil, nil, 0, errCellRow
 	}
-	small := rest[k2 : k2+int(m)]
-	for _, cells := range [2][]byte{large, small} {
-		for len(cells) > 0 {
-			tag, v, more, err := columnar.NextCell(cells)
-			if err != nil {
-				return fields, tags, 0, fmt.Errorf("parquet: an output row: %w", err)
-			}
-			fields = append(fields, v)
-			tags = append(tags, tag)
-			cells = more
+	small = rest[k2 : k2+int(m)]
+	return large, small, len(b) - len(rest) + k2 + int(m), nil
+}
+
+// splitCells appends the cells of half (a row's half: cells one after
+// another) to fields and their tags to tags.
+func splitCells(half []byte, fields [][]byte, tags []byte) ([][]byte, []byte, error) {
+	for len(half) > 0 {
+		tag, v, more, err := columnar.NextCell(half)
+		if err != nil {
+			return fields, tags, fmt.Errorf("parquet: an output row: %w", err)
 		}
+		fields = append(fields, v)
+		tags = append(tags, tag)
+		half = more
 	}
-	return fields, tags, len(b) - len(rest) + k2 + int(m), nil
+	return fields, tags, nil
 }
 
 // cellFields are the sink's scratch for a row's fields: each field's

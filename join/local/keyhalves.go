@@ -1,0 +1,183 @@
+package local
+
+import (
+	"github.com/apache/arrow-go/v18/parquet"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
+)
+
+// keyHalves remembers the key-side halves of the typed rows a Parquet
+// sink spooled (appendCellRow's second half) that one goroutine of Finish
+// has seen: a key row's fields repeat in every output row it joins (the
+// flights join's 370,248 rows carry 205 airports' six columns), and a half
+// seen before is neither split nor looked at nor parsed again. Finish's
+// first pass (observeSpool) skips its values, which allowed what they
+// allow once; its second (readSpool) appends the values it parsed the
+// first time (keep, apply), so the row groups hold what they held. It
+// looks up at most keyHalvesMax distinct halves of keyHalvesBytes in all,
+// and stops looking once a sample of rows shows that few halves repeat (a
+// key side of distinct rows each met once). Not safe for concurrent use.
+type keyHalves struct {
+	ids          map[string]int32 // a half's id: its index in counts and cells
+	counts       []int            // each half's fields
+	cells        [][]halfCell     // readSpool's: each half's values (keep)
+	arena        []byte           // the texts of cells
+	bytes        int              // the halves' bytes (in ids, and at most again in arena)
+	looked, hits int
+	off          bool
+}
+
+// halfRef is what eachRow tells its fn of a row's key-side half: its id
+// in the keyHalves (-1: none), whether it was seen before (then fields
+// holds the large side's half only: large fields), and the large side's
+// fields.
+type halfRef struct {
+	id    int32
+	seen  bool
+	large int
+}
+
+// halfCell is a value of a key-side half as appendFields put it in its
+// column: NULL (def 0), or the value in its physical type's field.
+type halfCell struct {
+	def int16
+	i   int64
+	f   float64
+	b   []byte
+}
+
+// The most halves a keyHalves holds and their bytes; the rows looked up
+// before it decides whether halves repeat, and the least share of them
+// that must have been seen before (variables, that a test sets small;
+// useKeyHalves false: none, for a test to compare against).
+var (
+	keyHalvesMax     = 1 << 16
+	keyHalvesBytes   = 4 << 20
+	keyHalvesSample  = 1 << 14
+	keyHalvesHitRate = 4 // at least 1 in 4
+	useKeyHalves     = true
+)
+
+// newKeyHalves is an empty keyHalves (nil when useKeyHalves is off).
+func newKeyHalves() *keyHalves {
+	if !useKeyHalves {
+		return nil
+	}
+	return &keyHalves{ids: map[string]int32{}}
+}
+
+// on reports whether h (nil: none) is in use.
+func (h *keyHalves) on() bool { return h != nil && !h.off }
+
+// seen returns the id and field count of half if it was added before.
+// O(len(half)).
+func (h *keyHalves) seen(half []byte) (int32, int, bool) {
+	h.looked++
+	id, ok := h.ids[string(half)]
+	if ok {
+		h.hits++
+		return id, h.counts[id], true
+	}
+	if h.looked == keyHalvesSample && h.hits < h.looked/keyHalvesHitRate {
+		h.off = true // few repeat: the lookups cost more than they save
+	}
+	return 0, 0, false
+}
+
+// add remembers half, of fields fields, and returns its id; -1 when h is
+// full (the half is then not remembered).
+func (h *keyHalves) add(half []byte, fields int) int32 {
+	if h.off || len(h.counts) == keyHalvesMax || h.bytes+len(half) > keyHalvesBytes {
+		return -1
+	}
+	id := int32(len(h.counts))
+	h.ids[string(half)] = id
+	h.counts = append(h.counts, fields)
+	h.bytes += len(half)
+	return id
+}
+
+// keep records the values appendFields has just put in g's last columns
+// from the fields of half r (new: not seen before) under its id, for
+// apply. Texts are copied to h's own arena (not left in g's, whose chunks
+// they would keep alive after the group is written), which the halves'
+// bound bounds: a text is shorter than its cell.
+func (h *keyHalves) keep(g *pqGroup, phys []columnar.Physical, r halfRef) {
+	n := len(g.cols)
+	cells := make([]halfCell, n-r.large)
+	for j := r.large; j < n; j++ {
+		c, hc := &g.cols[j], &cells[j-r.large]
+		if hc.def = c.defs[len(c.defs)-1]; hc.def == 0 {
+			continue
+		}
+		switch phys[j] {
+		case columnar.PhysInt32:
+			hc.i = int64(c.i32[len(c.i32)-1])
+		case columnar.PhysInt64:
+			hc.i = c.i64[len(c.i64)-1]
+		case columnar.PhysFloat:
+			hc.f = float64(c.f32[len(c.f32)-1])
+		case columnar.PhysDouble:
+			hc.f = c.f64[len(c.f64)-1]
+		case columnar.PhysBool:
+			if c.bools[len(c.bools)-1] {
+				hc.i = 1
+			}
+		case columnar.PhysBytes:
+			hc.b = h.copyBytes(c.bytes[len(c.bytes)-1])
+		case columnar.PhysFixed:
+			hc.b = h.copyBytes(c.fixed[len(c.fixed)-1])
+		}
+	}
+	for int(r.id) >= len(h.cells) {
+		h.cells = append(h.cells, nil)
+	}
+	h.cells[r.id] = cells
+}
+
+// copyBytes is b copied to h's arena: in chunks of 64 KiB (or of b),
+// never grown in place, so that earlier copies stay where they are; an
+// empty b is an empty slice, not nil (pqGroup.keep).
+func (h *keyHalves) copyBytes(b []byte) []byte {
+	if len(b) == 0 {
+		return noBytes
+	}
+	if cap(h.arena)-len(h.arena) < len(b) {
+		h.arena = make([]byte, 0, max(64<<10, len(b)))
+	}
+	start := len(h.arena)
+	h.arena = append(h.arena, b...)
+	return h.arena[start:len(h.arena):len(h.arena)]
+}
+
+// apply appends the values of half r (seen before) to g's last columns as
+// appendFields put them the first time, its texts counted in g's bytes
+// as keep counts them (the row groups end where they ended).
+func (h *keyHalves) apply(g *pqGroup, phys []columnar.Physical, r halfRef) {
+	for k, hc := range h.cells[r.id] {
+		j := r.large + k
+		c := &g.cols[j]
+		c.defs = append(c.defs, hc.def)
+		if hc.def == 0 {
+			continue
+		}
+		switch phys[j] {
+		case columnar.PhysInt32:
+			c.i32 = append(c.i32, int32(hc.i))
+		case columnar.PhysInt64:
+			c.i64 = append(c.i64, hc.i)
+		case columnar.PhysFloat:
+			c.f32 = append(c.f32, float32(hc.f))
+		case columnar.PhysDouble:
+			c.f64 = append(c.f64, hc.f)
+		case columnar.PhysBool:
+			c.bools = append(c.bools, hc.i != 0)
+		case columnar.PhysBytes:
+			c.bytes = append(c.bytes, parquet.ByteArray(hc.b))
+			g.text += len(hc.b)
+		case columnar.PhysFixed:
+			c.fixed = append(c.fixed, parquet.FixedLenByteArray(hc.b))
+			g.text += len(hc.b)
+		}
+	}
+}
