@@ -26,16 +26,21 @@ import (
 // writes (dictChunks off), on random columns of every kind the chunks
 // take: integers of few and of many values, unsigned ones past 2^63,
 // dates (INT32), texts of few values with "" and NULLs, texts all NULL or
-// all "", texts all distinct. A column of many distinct integers is
-// written PLAIN (no dictionary page), one of few with a dictionary.
+// all "", texts all distinct; and doubles and floats (of few values, -0
+// among them, of many, with NaN, with both zeros), which arrow-go encodes
+// itself, beside them. A column of many distinct integers is written
+// PLAIN (no dictionary page), one of few with a dictionary.
 func TestParquetDictChunks(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	dir := t.TempDir()
-	names := []string{"id", "few", "many", "u", "d", "s", "snull", "sempty", "sdistinct", "i32"}
+	names := []string{"id", "few", "many", "u", "d", "s", "snull", "sempty", "sdistinct", "i32", "ffew", "fmany", "f32", "fnan", "fzeros"}
+	f64, f32 := arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Float32
 	types := []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Uint64,
-		arrow.FixedWidthTypes.Date32, arrow.BinaryTypes.String, arrow.BinaryTypes.String, arrow.BinaryTypes.String, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32}
+		arrow.FixedWidthTypes.Date32, arrow.BinaryTypes.String, arrow.BinaryTypes.String, arrow.BinaryTypes.String, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32,
+		f64, f64, f32, f64, f64}
+	fewFloats := []string{"-0", "0.5", "-2.25", "1e30", "-1e-30", "3"}
 	sp := func(s string) *string { return &s }
 	texts := []string{"", "a", "b", "ünï", "co,mma", "zz"}
 	var rows [][]*string
@@ -57,6 +62,11 @@ func TestParquetDictChunks(t *testing.T) {
 			sp(""),
 			sp(fmt.Sprintf("t%d-%d", i, rng.IntN(1000))),
 			sp(strconv.Itoa(rng.IntN(1 << 20))),
+			null(sp(fewFloats[rng.IntN(len(fewFloats))])),
+			sp(strconv.FormatFloat(rng.NormFloat64()*1e6, 'g', -1, 64)),
+			null(sp(fewFloats[rng.IntN(len(fewFloats))])),
+			sp([]string{"NaN", "1.5", "-1.5"}[rng.IntN(3)]),
+			sp([]string{"0", "-0", "7"}[rng.IntN(3)]),
 		})
 	}
 	rec := columnartest.Record(t, names, types, rows)
@@ -140,7 +150,7 @@ func TestParquetDictChunks(t *testing.T) {
 				if dictPage {
 					t.Errorf("row group %d, column %s of distinct values: a dictionary page", g, name)
 				}
-			case "few", "s", "id":
+			case "few", "s", "id", "ffew", "f32": // floats: arrow-go's own dictionaries
 				if !dictPage {
 					t.Errorf("row group %d, column %s of few values: no dictionary page", g, name)
 				}
