@@ -99,8 +99,9 @@ func BenchmarkAppendFloat(b *testing.B) {
 
 // FuzzAppendInt: appendInt and appendUint write what strconv writes, for
 // any int64 and uint64, after any prefix (the destination's bytes kept),
-// and TestAppendIntEdges at every power of ten and its neighbours, where
-// the digit count's estimate changes.
+// and TestAppendIntEdges at every value under 20,000 (the short paths) and
+// every power of ten and its neighbours, where the digit count's estimate
+// changes.
 func FuzzAppendInt(f *testing.F) {
 	f.Add(int64(0), uint64(0), []byte(nil))
 	f.Add(int64(math.MinInt64), uint64(math.MaxUint64), []byte("x,"))
@@ -116,6 +117,14 @@ func FuzzAppendInt(f *testing.F) {
 }
 
 func TestAppendIntEdges(t *testing.T) {
+	for u := range uint64(20000) { // every value of the short paths, and past them
+		if got, want := string(appendUint([]byte("<"), u)), string(strconv.AppendUint([]byte("<"), u, 10)); got != want {
+			t.Fatalf("appendUint(%d) = %q, strconv %q", u, got, want)
+		}
+		if got, want := string(appendInt(nil, -int64(u))), strconv.FormatInt(-int64(u), 10); got != want {
+			t.Fatalf("appendInt(%d) = %q, strconv %q", -int64(u), got, want)
+		}
+	}
 	p := uint64(1)
 	for range 20 {
 		for _, u := range []uint64{p - 1, p, p + 1, 2*p - 1, 9*p + (p - 1)} {

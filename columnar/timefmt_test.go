@@ -336,3 +336,32 @@ func TestCivil32(t *testing.T) {
 		t.Fatalf("the day after 9999-12-31 is in year %d", y)
 	}
 }
+
+// TestSplitUnits: split's constant divisors give what dividing by the
+// unit's power of ten gives (floor division, the fraction in
+// nanoseconds), for every unit, at the int64 extremes and on random
+// values of either sign.
+func TestSplitUnits(t *testing.T) {
+	ref := func(v int64, u TimeUnit) (int64, int64) {
+		per := int64(math.Pow10(int(u)))
+		s, f := v/per, v%per
+		if f < 0 {
+			s, f = s-1, f+per
+		}
+		return s, f * int64(math.Pow10(9-int(u)))
+	}
+	rng := testutil.Rand(testutil.Seed(t))
+	vals := []int64{0, 1, -1, 999, -999, 1000, -1000, 1e9, -1e9, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for range 100000 {
+		vals = append(vals, int64(rng.Uint64()), rng.Int64N(1e12)-5e11)
+	}
+	for _, u := range []TimeUnit{Second, Milli, Micro, Nano} {
+		for _, v := range vals {
+			s, ns := split(v, u)
+			ws, wns := ref(v, u)
+			if s != ws || ns != wns {
+				t.Fatalf("split(%d, %d) = %d, %d; want %d, %d", v, u, s, ns, ws, wns)
+			}
+		}
+	}
+}
