@@ -1,8 +1,6 @@
 package local
 
 import (
-	"github.com/apache/arrow-go/v18/parquet"
-
 	"github.com/acbfjoin/acbfjoin/columnar"
 )
 
@@ -42,9 +40,7 @@ type halfRef struct {
 // column: NULL (def 0), or the value in its physical type's field.
 type halfCell struct {
 	def int16
-	i   int64
-	f   float64
-	b   []byte
+	v   columnar.Value
 }
 
 // The most halves a keyHalves holds and their bytes; the rows looked up
@@ -119,23 +115,9 @@ func (h *keyHalves) keep(g *pqGroup, phys []columnar.Physical, r halfRef) {
 		if hc.def = c.defs[len(c.defs)-1]; hc.def == 0 {
 			continue
 		}
-		switch phys[j] {
-		case columnar.PhysInt32:
-			hc.i = int64(c.i32[len(c.i32)-1])
-		case columnar.PhysInt64:
-			hc.i = c.i64[len(c.i64)-1]
-		case columnar.PhysFloat:
-			hc.f = float64(c.f32[len(c.f32)-1])
-		case columnar.PhysDouble:
-			hc.f = c.f64[len(c.f64)-1]
-		case columnar.PhysBool:
-			if c.bools[len(c.bools)-1] {
-				hc.i = 1
-			}
-		case columnar.PhysBytes:
-			hc.b = h.copyBytes(c.bytes[len(c.bytes)-1])
-		case columnar.PhysFixed:
-			hc.b = h.copyBytes(c.fixed[len(c.fixed)-1])
+		hc.v = c.last(phys[j])
+		if p := phys[j]; p == columnar.PhysBytes || p == columnar.PhysFixed {
+			hc.v.B = h.copyBytes(hc.v.B)
 		}
 	}
 	for int(r.id) >= len(h.cells) {
@@ -170,23 +152,9 @@ func (h *keyHalves) apply(g *pqGroup, phys []columnar.Physical, r halfRef) {
 		if hc.def == 0 {
 			continue
 		}
-		switch phys[j] {
-		case columnar.PhysInt32:
-			c.i32 = append(c.i32, int32(hc.i))
-		case columnar.PhysInt64:
-			c.i64 = append(c.i64, hc.i)
-		case columnar.PhysFloat:
-			c.f32 = append(c.f32, float32(hc.f))
-		case columnar.PhysDouble:
-			c.f64 = append(c.f64, hc.f)
-		case columnar.PhysBool:
-			c.bools = append(c.bools, hc.i != 0)
-		case columnar.PhysBytes:
-			c.bytes = append(c.bytes, parquet.ByteArray(hc.b))
-			g.text += len(hc.b)
-		case columnar.PhysFixed:
-			c.fixed = append(c.fixed, parquet.FixedLenByteArray(hc.b))
-			g.text += len(hc.b)
+		c.add(phys[j], hc.v)
+		if p := phys[j]; p == columnar.PhysBytes || p == columnar.PhysFixed {
+			g.text += len(hc.v.B)
 		}
 	}
 }

@@ -167,6 +167,50 @@ type columnValues struct {
 	defs  []int16 // definition levels: 1 present, 0 NULL
 }
 
+// add appends v, a value of physical type p, to c (a text's or a fixed
+// value's bytes as they are: the caller keeps them).
+func (c *columnValues) add(p columnar.Physical, v columnar.Value) {
+	switch p {
+	case columnar.PhysInt32:
+		c.i32 = append(c.i32, int32(v.I))
+	case columnar.PhysInt64:
+		c.i64 = append(c.i64, v.I)
+	case columnar.PhysFloat:
+		c.f32 = append(c.f32, float32(v.F))
+	case columnar.PhysDouble:
+		c.f64 = append(c.f64, v.F)
+	case columnar.PhysBool:
+		c.bools = append(c.bools, v.I != 0)
+	case columnar.PhysBytes:
+		c.bytes = append(c.bytes, parquet.ByteArray(v.B))
+	case columnar.PhysFixed:
+		c.fixed = append(c.fixed, parquet.FixedLenByteArray(v.B))
+	}
+}
+
+// last is the value add appended last to c, of physical type p.
+func (c *columnValues) last(p columnar.Physical) (v columnar.Value) {
+	switch p {
+	case columnar.PhysInt32:
+		v.I = int64(c.i32[len(c.i32)-1])
+	case columnar.PhysInt64:
+		v.I = c.i64[len(c.i64)-1]
+	case columnar.PhysFloat:
+		v.F = float64(c.f32[len(c.f32)-1])
+	case columnar.PhysDouble:
+		v.F = c.f64[len(c.f64)-1]
+	case columnar.PhysBool:
+		if c.bools[len(c.bools)-1] {
+			v.I = 1
+		}
+	case columnar.PhysBytes:
+		v.B = c.bytes[len(c.bytes)-1]
+	case columnar.PhysFixed:
+		v.B = c.fixed[len(c.fixed)-1]
+	}
+	return v
+}
+
 func (c *columnValues) reset() {
 	c.i32, c.i64, c.f32, c.f64, c.bools, c.bytes, c.fixed, c.defs = c.i32[:0], c.i64[:0], c.f32[:0], c.f64[:0], c.bools[:0], c.bytes[:0], c.fixed[:0], c.defs[:0]
 }
@@ -795,20 +839,10 @@ func (s *parquetSink) appendFields(g *pqGroup, fields [][]byte, tags []byte) (er
 				return fmt.Errorf("parquet: column %q: %w", s.names[i], err)
 			}
 		}
-		switch p {
-		case columnar.PhysInt32:
-			c.i32 = append(c.i32, int32(v.I))
-		case columnar.PhysInt64:
-			c.i64 = append(c.i64, v.I)
-		case columnar.PhysFloat:
-			c.f32 = append(c.f32, float32(v.F))
-		case columnar.PhysDouble:
-			c.f64 = append(c.f64, v.F)
-		case columnar.PhysBool:
-			c.bools = append(c.bools, v.I != 0)
-		case columnar.PhysFixed:
-			c.fixed = append(c.fixed, parquet.FixedLenByteArray(g.keep(v.B)))
+		if p == columnar.PhysFixed {
+			v.B = g.keep(v.B)
 		}
+		c.add(p, v)
 	}
 	return nil
 }
