@@ -227,6 +227,21 @@ func (r *Rows) AppendOtherCells(dst []byte, want []Type) ([]byte, bool) {
 	return dst, true
 }
 
+// AppendCellsOf appends the row's values of columns cols (indexes of r's
+// columns, in that order) as typed cells (AppendCells), each carried
+// natively where its column's type is want's for it (want indexed by
+// column), for a row read by Next or NextField: a key side's row as the
+// output carries it, its empty texts apart from its NULLs (a CSV line
+// cannot tell them). O(the values' bytes).
+func (r *Rows) AppendCellsOf(dst []byte, cols []int, want []Type) []byte {
+	r.touchAhead()
+	for _, j := range cols {
+		c := r.cols[j]
+		dst = appendCell(dst, c, r.i, c != nil && j < len(want) && c.Type == want[j])
+	}
+	return dst
+}
+
 // Fields are the row's values as text, valid until the next Next.
 func (r *Rows) Fields() [][]byte {
 	if r.partial {

@@ -117,6 +117,7 @@ type builder struct {
 	keepKeys bool // right and full joins: a key-side row carries the large side's padding
 	nLarge   int
 	padSpec  key.Spec
+	cellCols []int      // the key side's columns a row carries, in order (keyCells)
 	intKeys  bool       // a one-column integer key: the workers track its bounds
 	strKeys  bool       // a one-column string key: the workers track its bounds too (bytewise, as Parquet's statistics order text)
 	rawRows  bool       // a comma-separated CSV key side whose rows travel whole: made from the raw line (join.MapKeyRowRaw)
@@ -140,6 +141,7 @@ func (x *execution) newBuilder(sketches []*joinSketch) *builder {
 		keepKeys: x.opt.JoinType.KeepsUnmatchedKeys(),
 		nLarge:   x.largeCols(),
 		padSpec:  x.paddingSpec(),
+		cellCols: x.keyCellCols(),
 		intKeys:  !x.keySpec.Composite() && x.keySpec.Types[0] == key.Int,
 		strKeys:  !x.keySpec.Composite() && x.keySpec.Types[0] == key.String,
 		rawRows:  x.keys.Tab == nil && x.keys.Sep == ',' && !x.keySpec.Composite() && x.keyKeep == nil,
@@ -322,7 +324,7 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 			rec.Row = b.kept
 		}
 		if x.cellTypes != nil { // typed rows: the fields as cells, made once here (typedrows.go)
-			if b.cells, err = bd.keyCells(b, others, rec.Row); err != nil {
+			if b.cells, err = bd.keyCells(b, r, rec.Row); err != nil {
 				return err
 			}
 			rec.Row = b.cells
@@ -398,8 +400,8 @@ func (bd *builder) unmatched(b *buildWorker, r source.RowReader, keys [][]byte, 
 	}
 	if x.cellTypes != nil {
 		var err error
-		if b.cells, err = appendCSVCells(b.cells[:0], b.row, &b.split); err != nil {
-			return fmt.Errorf("join: internal error: a key-side row: %w", err)
+		if b.cells, err = bd.keyCells(b, r, b.row); err != nil {
+			return err
 		}
 		b.row = append(b.row[:0], b.cells...)
 	}
@@ -407,17 +409,16 @@ func (bd *builder) unmatched(b *buildWorker, r source.RowReader, keys [][]byte, 
 }
 
 // keyCells is a key-side row's fields (row, CSV) as typed cells, in
-// b.cells' storage: from its table's columns where the build read it with
-// NextField (a table side's one-column key: its numbers, dates and times
-// native), else its CSV fields split once, as text cells.
-func (bd *builder) keyCells(b *buildWorker, others join.OthersAppender, row []byte) ([]byte, error) {
+// b.cells' storage: from its table's columns where the reader r is a
+// table's rows (the columns the output carries: Options.Columns' asked,
+// or all but the key's; numbers, dates and times native, an empty text a
+// value apart from NULL), else its CSV fields split once, as text cells.
+func (bd *builder) keyCells(b *buildWorker, r any, row []byte) ([]byte, error) {
 	x := bd.x
-	if tc, ok := others.(interface {
-		AppendOtherCells([]byte, []columnar.Type) ([]byte, bool)
-	}); ok && x.keyKeep == nil && len(x.keySpec.Cols) == 1 {
-		if cells, ok := tc.AppendOtherCells(b.cells[:0], x.keys.Types); ok {
-			return cells, nil
-		}
+	if tc, ok := r.(interface {
+		AppendCellsOf([]byte, []int, []columnar.Type) []byte
+	}); ok && x.keys.Types != nil {
+		return tc.AppendCellsOf(b.cells[:0], bd.cellCols, x.keys.Types), nil
 	}
 	cells, err := appendCSVCells(b.cells[:0], row, &b.split)
 	if err != nil {

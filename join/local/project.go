@@ -22,6 +22,16 @@ type projected struct {
 	asked []string    // Options.Columns
 	picks []join.Pick // resolved (pick), before Begin
 	idx   []int       // the output column of each asked, in order
+	cells bool        // the rows come as typed cells (takeCells)
+}
+
+// takeCells switches p, and the sink under it, to rows of typed cells
+// (typedRowSink): a row's cells are picked as its fields are, and framed
+// again as one half (appendCellRow's, with an empty key-side half).
+func (p *projected) takeCells() bool {
+	t, ok := p.inner.(typedRowSink)
+	p.cells = ok && t.takeCells()
+	return p.cells
 }
 
 func newProjected(inner Sink, asked []string) *projected {
@@ -84,7 +94,31 @@ type projectWriter struct {
 	unq          []byte
 }
 
+// writeCells is Write of a row of typed cells: each half's cells found
+// (their bytes, tag and value: cellSpans), those asked taken in order and
+// written as the row's one half.
+func (w *projectWriter) writeCells(key []byte, seq, small int64, largeRow, smallRow []byte) error {
+	var err error
+	if w.fields, err = cellSpans(largeRow, w.fields[:0]); err != nil {
+		return fmt.Errorf("join: an output row: %w", err)
+	}
+	if w.fields, err = cellSpans(smallRow, w.fields); err != nil {
+		return fmt.Errorf("join: an output row: %w", err)
+	}
+	w.out = w.out[:0]
+	for _, i := range w.p.idx {
+		if i >= len(w.fields) {
+			return fmt.Errorf("join: internal error: an output row of %d fields", len(w.fields))
+		}
+		w.out = append(w.out, w.fields[i]...)
+	}
+	return w.inner.Write(key, seq, small, w.out, nil)
+}
+
 func (w *projectWriter) Write(key []byte, seq, small int64, largeRow, smallRow []byte) error {
+	if w.p.cells {
+		return w.writeCells(key, seq, small, largeRow, smallRow)
+	}
 	w.line = join.AppendOutputRow(w.line[:0], largeRow, smallRow)
 	var err error
 	if w.fields, w.unq, _, err = splitLine(w.line, w.fields[:0], w.unq[:0]); err != nil {
@@ -133,6 +167,21 @@ func (x *execution) keepKeyColumns(picks []join.Pick) {
 // for a key column).
 func (x *execution) keyOutputNames() []string {
 	return join.KeyOutputNames(x.input.Header, x.keys.Header, x.keySpec, x.opt.Suffix)
+}
+
+// keyCellCols is the key side's columns the rows carry, in order:
+// Options.Columns' asked, or every one but the key's (join.AppendKeyFields').
+func (x *execution) keyCellCols() []int {
+	if x.keyKeep != nil {
+		return x.keyKeep
+	}
+	var cols []int
+	for c := range x.keys.Header {
+		if !x.keySpec.IsKeyCol(c) {
+			cols = append(cols, c)
+		}
+	}
+	return cols
 }
 
 // largePos is the place of the large side's column c in the rows the

@@ -698,3 +698,59 @@ func TestTypedOutputsKeepEmptyString(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyStringEveryPath: a table side's empty text reaches a typed
+// output as "" and its NULL as null on every path a row takes, not only
+// the default one (a review found these wrote "" as NULL: the rows went
+// through CSV text): Options.Columns picking either side's columns in any
+// order, a composite key (its key side's other columns), a right join's
+// key row whose key is NULL (written in the build), and the key side's
+// empty texts beside the large side's.
+func TestEmptyStringEveryPath(t *testing.T) {
+	dir := t.TempDir()
+	str := arrow.BinaryTypes.String
+	i64 := arrow.PrimitiveTypes.Int64
+	in := tableData{names: []string{"ID", "S"}, types: []arrow.DataType{i64, str},
+		rows: [][]*string{{sp("1"), sp("")}, {sp("2"), sp("b")}, {sp("3"), nil}}}
+	keys := tableData{names: []string{"K", "T", "U"}, types: []arrow.DataType{i64, str, str},
+		rows: [][]*string{{sp("1"), sp(""), sp("u1")}, {sp("2"), sp("b"), sp("")}, {nil, sp(""), sp("n")}, {sp("3"), nil, nil}}}
+	write := func(d tableData, name string) string {
+		rec := columnartest.Record(t, d.names, d.types, d.rows)
+		defer rec.Release()
+		return columnartest.Write(t, dir, name, rec, 10, false).Parquet
+	}
+	inPq, keysPq := write(in, "in"), write(keys, "keys")
+	for _, c := range []struct {
+		name    string
+		keyCol  string
+		joinCol string
+		jt      join.JoinType
+		cols    []string
+		want    string
+	}{
+		{"inner", "K", "ID", join.JoinInner, nil,
+			`{"ID":1,"S":"","T":"","U":"u1"}` + "\n" + `{"ID":2,"S":"b","T":"b","U":""}` + "\n" + `{"ID":3,"S":null,"T":null,"U":null}` + "\n"},
+		{"right, a NULL key", "K", "ID", join.JoinRight, nil,
+			`{"ID":null,"S":null,"T":"","U":"n"}` + "\n" + `{"ID":1,"S":"","T":"","U":"u1"}` + "\n" + `{"ID":2,"S":"b","T":"b","U":""}` + "\n" + `{"ID":3,"S":null,"T":null,"U":null}` + "\n"},
+		{"columns", "K", "ID", join.JoinInner, []string{"U", "S", "T"},
+			`{"U":"u1","S":"","T":""}` + "\n" + `{"U":"","S":"b","T":"b"}` + "\n" + `{"U":null,"S":null,"T":null}` + "\n"},
+		{"composite", "K,T", "ID,S", join.JoinInner, nil,
+			`{"ID":1,"S":"","U":"u1"}` + "\n" + `{"ID":2,"S":"b","U":""}` + "\n"},
+		{"composite, columns", "K,T", "ID,S", join.JoinLeft, []string{"S", "U"},
+			`{"S":null,"U":null}` + "\n" + `{"S":"","U":"u1"}` + "\n" + `{"S":"b","U":""}` + "\n"}, // the NULL key's row first
+	} {
+		var buf bytes.Buffer
+		sink, err := NewJSONL(&buf, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := join.Options{Sides: join.Sides{Keys: keysPq, Input: inPq}, Keying: join.Keying{KeyCol: c.keyCol, JoinCol: c.joinCol}, JoinType: c.jt,
+			Output: join.Output{Sort: true, Columns: c.cols}, Resources: join.Resources{TempDir: t.TempDir()}}
+		if _, err := Run(t.Context(), opt, sink); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := buf.String(); got != c.want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.name, got, c.want)
+		}
+	}
+}

@@ -31,9 +31,11 @@ import (
 // marking the fields that hold a native cell's 8 bytes.
 //
 // Off (the rows as CSV text, as before) for a CSV large side, a CSV
-// output, Options.Columns (its projection splits CSV lines), a bank join
-// and routed outputs; and with ACBFJOIN_TYPED_ROWS=off, to compare the two
-// (the output is the same: TestTypedRowsSame).
+// output, a bank join and routed outputs; and with ACBFJOIN_TYPED_ROWS=off,
+// to compare the two (the output is the same: TestTypedRowsSame, but for
+// a table side's empty texts, which CSV text writes as NULL). With
+// Options.Columns the projection picks a row's cells as it picks a line's
+// fields (projected.takeCells).
 
 // noTypedRows turns typed rows off (ACBFJOIN_TYPED_ROWS=off, read once).
 var noTypedRows = os.Getenv("ACBFJOIN_TYPED_ROWS") == "off"
@@ -49,7 +51,7 @@ type typedRowSink interface {
 // cells, and if so switches x.sink to them and sets x.cellTypes. Called
 // once x.sink is set, before any writer is made.
 func (x *execution) chooseCells() {
-	if noTypedRows || x.input.Tab == nil || x.bank != nil || x.opt.Route != join.RouteNone || x.largeKeep != nil {
+	if noTypedRows || x.input.Tab == nil || x.bank != nil || x.opt.Route != join.RouteNone {
 		return
 	}
 	s, ok := x.sink.(typedRowSink)
@@ -184,6 +186,20 @@ func cellHalves(b []byte) (large, small []byte, used int, err error) {
 	}
 	small = rest[k2 : k2+int(m)]
 	return large, small, len(b) - len(rest) + k2 + int(m), nil
+}
+
+// cellSpans appends the bytes of each cell of half (a row's half: cells
+// one after another), tag and value, to spans.
+func cellSpans(half []byte, spans [][]byte) ([][]byte, error) {
+	for len(half) > 0 {
+		_, _, more, err := columnar.NextCell(half)
+		if err != nil {
+			return spans, err
+		}
+		spans = append(spans, half[:len(half)-len(more)])
+		half = more
+	}
+	return spans, nil
 }
 
 // splitCells appends the cells of half (a row's half: cells one after

@@ -177,7 +177,7 @@ func TestTypedRowsSame(t *testing.T) {
 		}
 		return out.Bytes(), sink
 	}
-	// A key side of every type too (its rows made by AppendOtherCells).
+	// A key side of every type too (its rows made by AppendCellsOf).
 	kdir := filepath.Join(dir, "richkeys")
 	if err := os.Mkdir(kdir, 0o755); err != nil {
 		t.Fatal(err)
@@ -219,14 +219,27 @@ func TestTypedRowsSame(t *testing.T) {
 			}
 		}
 	}
-	// A projection keeps to text.
-	opt := join.Options{Sides: join.Sides{Keys: keys, Input: files.Parquet}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"}, Output: join.Output{Sort: true, Columns: []string{"name", "f64", "id"}}}
-	_, sink := run(opt, "parquet", true)
-	if sink.(*parquetSink).cells {
-		t.Fatal("a projected output took typed rows")
+	// A projection takes typed rows too, picking cells as it picks fields:
+	// the same output as text's, both sides' columns in the order asked.
+	for _, jt := range join.JoinTypes {
+		cols := []string{"name", "f64", "tsz", "id"}
+		if jt.LargeOnly() {
+			cols = []string{"f64", "tsz", "id"}
+		}
+		opt := join.Options{Sides: join.Sides{Keys: keys, Input: files.Parquet}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"}, JoinType: jt,
+			Output: join.Output{Sort: true, Columns: cols}, Resources: join.Resources{Mappers: 2, Reducers: 2}}
+		want, _ := run(opt, "parquet", false)
+		got, sink := run(opt, "parquet", true)
+		if !sink.(*parquetSink).cells {
+			t.Fatalf("%s: a projected output took no typed rows", jt)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s projected: typed rows wrote %d bytes, text %d, not the same", jt, len(got), len(want))
+		}
 	}
+	var sink Sink
 	// A CSV large side keeps to text.
-	opt = join.Options{Sides: join.Sides{Keys: keys, Input: keys}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"}}
+	opt := join.Options{Sides: join.Sides{Keys: keys, Input: keys}, Keying: join.Keying{KeyCol: "id", JoinCol: "id"}}
 	if _, sink = run(opt, "parquet", true); sink.(*parquetSink).cells {
 		t.Fatal("a CSV large side's rows went as typed rows")
 	}
