@@ -25,8 +25,11 @@ import (
 // the plain values' bytes, parquet-mr's rule, which arrow-go applies only
 // to uncompressed columns) or pass the dictionary page's limit is written
 // PLAIN from its first value, as DuckDB writes a column of distinct
-// timestamps (an integer column's dictionary must halve it: writeIntChunk). Statistics, the null count and the Bloom filter come out as
-// the value-by-value path makes them (TestParquetDictChunks).
+// timestamps (an integer column's dictionary must halve it:
+// writeIntChunk). Statistics, the null count and the Bloom filter come
+// out as the value-by-value path makes them (TestParquetDictChunks). The
+// writers run on flushGroup's goroutines, one column chunk each; a chunk
+// writer is not safe for concurrent use.
 
 // dictChunks is whether column chunks take their encoding and dictionary
 // from parquetdict.go (false: arrow-go's value-by-value path, for
