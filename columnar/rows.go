@@ -209,24 +209,6 @@ func (r *Rows) touchAhead() {
 	}
 }
 
-// AppendOtherCells is AppendOthers as typed cells (AppendCells): the
-// row's values but NextField's column, each carried natively where its
-// column's type is want's for it (want indexed by column; the type the
-// output writes the column as). false, with dst unchanged, for a row read
-// by Next. O(the row's bytes).
-func (r *Rows) AppendOtherCells(dst []byte, want []Type) ([]byte, bool) {
-	if r.fcol < 0 {
-		return dst, false
-	}
-	r.touchAhead()
-	for j, c := range r.cols {
-		if j != r.fcol {
-			dst = appendCell(dst, c, r.i, c != nil && j < len(want) && c.Type == want[j])
-		}
-	}
-	return dst, true
-}
-
 // AppendCellsOf appends the row's values of columns cols (indexes of r's
 // columns, in that order) as typed cells (AppendCells), each carried
 // natively where its column's type is want's for it (want indexed by
