@@ -330,7 +330,7 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 			rec.Row = b.cells
 		}
 		if bd.keepKeys {
-			b.pad = bd.padding(b, keys)
+			b.pad = bd.padding(b, keys, key.NullsOf(r))
 			b.row = join.WithLargePadding(b.row[:0], b.pad, rec.Row)
 			rec.Row = b.row
 		}
@@ -392,7 +392,7 @@ func (bd *builder) unmatched(b *buildWorker, r source.RowReader, keys [][]byte, 
 	if b.out == nil {
 		b.out = x.sink.Writer()
 	}
-	b.pad = bd.padding(b, keys)
+	b.pad = bd.padding(b, keys, key.NullsOf(r))
 	if x.keyKeep != nil {
 		b.row = join.AppendPicked(b.row[:0], r.Fields(), x.keyKeep)
 	} else {
@@ -430,13 +430,13 @@ func (bd *builder) keyCells(b *buildWorker, r any, row []byte) ([]byte, error) {
 // padding is the large side's padding of a right or full join's key-side
 // row whose key fields are at their columns of keys (its key fields in the
 // large side's key columns; a NULL's is empty), in b.pad's storage.
-func (bd *builder) padding(b *buildWorker, keys [][]byte) []byte {
+func (bd *builder) padding(b *buildWorker, keys [][]byte, nulls key.Nulls) []byte {
 	b.keyFields = b.keyFields[:0]
 	for _, c := range bd.x.keySpec.Cols {
 		b.keyFields = append(b.keyFields, keys[c])
 	}
 	if bd.x.cellTypes != nil {
-		return appendCellPadding(b.pad[:0], bd.nLarge, bd.padSpec.Cols, b.keyFields)
+		return appendCellPadding(b.pad[:0], bd.nLarge, bd.padSpec.Cols, b.keyFields, bd.x.keySpec.Cols, nulls)
 	}
 	return join.AppendLargePadding(b.pad[:0], bd.nLarge, bd.padSpec, b.keyFields)
 }

@@ -720,6 +720,9 @@ func TestEmptyStringEveryPath(t *testing.T) {
 		return columnartest.Write(t, dir, name, rec, 10, false).Parquet
 	}
 	inPq, keysPq := write(in, "in"), write(keys, "keys")
+	// A large side without "": the key side's "" keys meet nothing.
+	in2 := tableData{names: in.names, types: in.types, rows: in.rows[1:2]}
+	in2Pq := write(in2, "in2")
 	for _, c := range []struct {
 		name    string
 		keyCol  string
@@ -736,6 +739,10 @@ func TestEmptyStringEveryPath(t *testing.T) {
 			`{"U":"u1","S":"","T":""}` + "\n" + `{"U":"","S":"b","T":"b"}` + "\n" + `{"U":null,"S":null,"T":null}` + "\n"},
 		{"composite", "K,T", "ID,S", join.JoinInner, nil,
 			`{"ID":1,"S":"","U":"u1"}` + "\n" + `{"ID":2,"S":"b","U":""}` + "\n"},
+		{"right, empty keys unmatched", "T", "S", join.JoinRight, []string{"S", "U"},
+			`{"S":"","U":"u1"}` + "\n" + `{"S":"","U":"n"}` + "\n" + `{"S":null,"U":null}` + "\n" + `{"S":"b","U":""}` + "\n"},
+		{"full, composite, NULL keys", "K,T", "ID,S", join.JoinFull, []string{"ID", "S", "U"},
+			`{"ID":null,"S":"","U":"n"}` + "\n" + `{"ID":3,"S":null,"U":null}` + "\n" + `{"ID":3,"S":null,"U":null}` + "\n" + `{"ID":1,"S":"","U":"u1"}` + "\n" + `{"ID":2,"S":"b","U":""}` + "\n"},
 		{"composite, columns", "K,T", "ID,S", join.JoinLeft, []string{"S", "U"},
 			`{"S":null,"U":null}` + "\n" + `{"S":"","U":"u1"}` + "\n" + `{"S":"b","U":""}` + "\n"}, // the NULL key's row first
 	} {
@@ -744,7 +751,11 @@ func TestEmptyStringEveryPath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt := join.Options{Sides: join.Sides{Keys: keysPq, Input: inPq}, Keying: join.Keying{KeyCol: c.keyCol, JoinCol: c.joinCol}, JoinType: c.jt,
+		input := inPq
+		if strings.Contains(c.name, "unmatched") {
+			input = in2Pq
+		}
+		opt := join.Options{Sides: join.Sides{Keys: keysPq, Input: input}, Keying: join.Keying{KeyCol: c.keyCol, JoinCol: c.joinCol}, JoinType: c.jt,
 			Output: join.Output{Sort: true, Columns: c.cols}, Resources: join.Resources{TempDir: t.TempDir()}}
 		if _, err := Run(t.Context(), opt, sink); err != nil {
 			t.Fatalf("%s: %v", c.name, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/key"
 )
 
 // Typed rows (issue 44): a Parquet or Arrow large side's rows go to a
@@ -80,15 +81,23 @@ func nativeColumns(dst []bool, cols []*columnar.Column, types []columnar.Type) [
 }
 
 // appendCellPadding is join.AppendLargePadding in typed cells: a text
-// cell of the key field in each join column (a NULL for an empty one), a
-// NULL in the others.
-func appendCellPadding(dst []byte, largeCols int, joinCols []int, keyFields [][]byte) []byte {
+// cell of the key field in each join column (a NULL for an empty one,
+// but for a table key side's empty string, which nulls, the side's NULLs
+// by column, says is no NULL: keyCols are the key side's columns of the
+// key fields), a NULL in the others.
+func appendCellPadding(dst []byte, largeCols int, joinCols []int, keyFields [][]byte, keyCols []int, nulls key.Nulls) []byte {
 	for i := range largeCols {
 		var f []byte
+		empty := false // an empty text that is a value: a table key side's non-NULL ""
 		for j, c := range joinCols {
 			if c == i {
 				f = append(f, keyFields[j]...)
+				empty = len(keyFields[j]) == 0 && nulls != nil && !nulls.Null(keyCols[j])
 			}
+		}
+		if empty {
+			dst = append(dst, columnar.CellText, 0) // "": its length, 0
+			continue
 		}
 		dst = columnar.AppendTextBytes(dst, f)
 	}
