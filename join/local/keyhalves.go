@@ -66,19 +66,19 @@ func newKeyHalves() *keyHalves {
 // on reports whether h (nil: none) is in use.
 func (h *keyHalves) on() bool { return h != nil && !h.off }
 
-// seen returns the id and field count of half if it was added before.
-// O(len(half)).
-func (h *keyHalves) seen(half []byte) (int32, int, bool) {
+// seen returns the id of half if it was added before (its fields:
+// counts[id]). O(len(half)).
+func (h *keyHalves) seen(half []byte) (int32, bool) {
 	h.looked++
 	id, ok := h.ids[string(half)]
 	if ok {
 		h.hits++
-		return id, h.counts[id], true
+		return id, true
 	}
 	if h.looked == keyHalvesSample && h.hits < h.looked/keyHalvesHitRate {
 		h.off = true // few repeat: the lookups cost more than they save
 	}
-	return 0, 0, false
+	return 0, false
 }
 
 // add remembers half, of fields fields, and returns its id; -1 when h is

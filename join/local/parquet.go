@@ -773,10 +773,7 @@ func eachRow(lines []byte, n int, cells bool, sc *cellFields, halves *keyHalves,
 				return err
 			}
 			half.large = len(fields)
-			if id, cnt, ok := halves.seen(small); ok {
-				if half.large+cnt != n {
-					return fmt.Errorf("parquet: an output row has %d fields, the header %d", half.large+cnt, n)
-				}
+			if id, ok := halves.seen(small); ok {
 				half.id, half.seen = id, true
 				break
 			}
@@ -793,8 +790,12 @@ func eachRow(lines []byte, n int, cells bool, sc *cellFields, halves *keyHalves,
 			return err
 		}
 		lines = lines[k:]
-		if !half.seen && len(fields) != n {
-			return fmt.Errorf("parquet: an output row has %d fields, the header %d", len(fields), n)
+		got := len(fields)
+		if half.seen {
+			got = half.large + halves.counts[half.id] // the half's fields, seen before
+		}
+		if got != n {
+			return fmt.Errorf("parquet: an output row has %d fields, the header %d", got, n)
 		}
 		t := tags
 		if !cells {
