@@ -10,6 +10,7 @@ import (
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/columnar/columnartest"
+	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 	"github.com/acbfjoin/acbfjoin/tuple"
 )
@@ -96,6 +97,20 @@ func TestFilterDictRows(t *testing.T) {
 				what := fmt.Sprintf("row group %d, column %d, trial %d (%d entries, keep %d)", i, col, trial, ne, len(keep))
 				if !slices.Equal(got.tm.surv, want.tm.surv) || string(got.tm.skeys) != string(want.tm.skeys) || !slices.Equal(got.tm.sends, want.tm.sends) {
 					t.Fatalf("%s: survivors %v, want %v", what, got.tm.surv, want.tm.surv)
+				}
+				// Each survivor's hash, taken once for its entry, is its key's.
+				if len(got.tm.shash) != 2*len(got.tm.surv) {
+					t.Fatalf("%s: %d hashes for %d survivors", what, len(got.tm.shash), len(got.tm.surv))
+				}
+				for j := range got.tm.surv {
+					start := 0
+					if j > 0 {
+						start = got.tm.sends[j-1]
+					}
+					h1, h2 := hashing.Sum(got.tm.skeys[start:got.tm.sends[j]])
+					if got.tm.shash[2*j] != h1 || got.tm.shash[2*j+1] != h2 {
+						t.Fatalf("%s: survivor %d's hash (%x, %x), its key's (%x, %x)", what, j, got.tm.shash[2*j], got.tm.shash[2*j+1], h1, h2)
+					}
 				}
 				if got.rows != want.rows || got.cannot != want.cannot || got.dropRows != want.dropRows || got.dropBytes != want.dropBytes {
 					t.Fatalf("%s: rows %d, %+v, drops %d of %d bytes; want %d, %+v, %d of %d", what,

@@ -237,8 +237,15 @@ func (m *mapWorker) emit(key []byte, offset int64, raw []byte) error {
 // counts no unprobed row: the guard whose verdict it is counts them (a
 // helper's guard, never turned off, would not report them: guardStats.add).
 func (m *mapWorker) emitAs(key []byte, offset int64, raw []byte, unprobed bool) error {
-	m.out++
 	h1, h2 := hashing.Sum(key)
+	return m.emitHashed(key, h1, h2, offset, raw, unprobed)
+}
+
+// emitHashed is emitAs of a key whose hashing.Sum is (h1, h2), hashed by
+// the caller: a dictionary's survivors are hashed an entry at a time
+// (filterDictRows), not a row at a time. O(1) beside the shuffle's copy.
+func (m *mapWorker) emitHashed(key []byte, h1, h2 uint64, offset int64, raw []byte, unprobed bool) error {
+	m.out++
 	m.sk.add(h1, h2)
 	p := join.PartitionOf(h1, m.parts)
 	m.pc.plain[p]++

@@ -14,6 +14,7 @@ import (
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
+	"github.com/acbfjoin/acbfjoin/internal/hashing"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
@@ -28,18 +29,20 @@ type tableMapper struct {
 	keys   [][]byte
 	rows   []int // the chunk row of each key of keys
 	pass   []bool
-	dpass  []bool  // a dictionary's entries' verdicts (filterDict)
-	ikeys  []byte  // an integer dictionary's entries as keys, 8 bytes each (filterDict)
-	dexcl  []bool  // a dictionary's entries excluded as hot keys (filterDict)
-	dscr   []bool  // a dictionary's entries that are none of screen's values (filterDict)
-	dpi    []uint8 // filterDictRows: 1 at 1+e where entry e passes, 0 at 0 (NULL)
-	dkl    []int32 // filterDictRows: entry e's key bytes at 1+e, 0 at 0 (NULL)
-	arena  []byte  // a batch's keys that are neither in kb nor a column's own bytes
+	dpass  []bool   // a dictionary's entries' verdicts (filterDict)
+	ikeys  []byte   // an integer dictionary's entries as keys, 8 bytes each (filterDict)
+	dexcl  []bool   // a dictionary's entries excluded as hot keys (filterDict)
+	dscr   []bool   // a dictionary's entries that are none of screen's values (filterDict)
+	dpi    []uint8  // filterDictRows: 1 at 1+e where entry e passes, 0 at 0 (NULL)
+	dkl    []int32  // filterDictRows: entry e's key bytes at 1+e, 0 at 0 (NULL)
+	dhash  []uint64 // filterDictRows: a passing entry e's hashing.Sum at 2e, 2e+1
+	arena  []byte   // a batch's keys that are neither in kb nor a column's own bytes
 	fields [][]byte
 	text   []byte
-	surv   []int  // the surviving rows of a chunk
-	skeys  []byte // their keys, one after the other
-	sends  []int  // where each ends in skeys
+	surv   []int    // the surviving rows of a chunk
+	skeys  []byte   // their keys, one after the other
+	sends  []int    // where each ends in skeys
+	shash  []uint64 // their keys' hashing.Sum (h1, h2 at 2j, 2j+1) where filterDictRows hashed each entry once; else empty
 	// With anti, left and full joins, the rows written without a shuffle:
 	// rejected by the filter, or of a NULL key (nil key).
 	rej    []int
@@ -214,7 +217,7 @@ func (x *execution) chunkDict(c *source.Chunk) (*columnar.Dict, *columnar.Column
 // weighs that cost, neither watches nor skips it.
 func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Dict, rowBytes int, keep []int) error {
 	t := m.tm
-	t.surv, t.skeys, t.sends = t.surv[:0], t.skeys[:0], t.sends[:0]
+	t.surv, t.skeys, t.sends, t.shash = t.surv[:0], t.skeys[:0], t.sends[:0], t.shash[:0]
 	t.rej, t.rkeys, t.rends = t.rej[:0], t.rkeys[:0], t.rends[:0]
 	ne := d.Values.Len()
 	t.counts.ChunksDict++
@@ -378,16 +381,23 @@ func (m *mapWorker) filterDictRows(d *columnar.Dict, pass []bool, ints bool, row
 		t.dkl = make([]int32, ne+1)
 	}
 	pi, kl := t.dpi[:ne+1], t.dkl[:ne+1]
+	if cap(t.dhash) < 2*ne {
+		t.dhash = make([]uint64, 2*ne)
+	}
+	dh := t.dhash[:2*ne]
 	pi[0], kl[0] = 0, 0 // NULL (-1): neither passes nor has key bytes
 	for e, ok := range pass {
 		pi[e+1] = 0
-		if ok {
-			pi[e+1] = 1
-		}
+		var k []byte
 		if ints {
-			kl[e+1] = 8
+			k = t.ikeys[8*e : 8*e+8]
 		} else {
-			kl[e+1] = int32(len(d.Values.Bytes(e)))
+			k = d.Values.Bytes(e)
+		}
+		kl[e+1] = int32(len(k))
+		if ok { // a passing entry's partition hash, once for all its rows (emitHashed)
+			pi[e+1] = 1
+			dh[2*e], dh[2*e+1] = hashing.Sum(k)
 		}
 	}
 	n := len(d.Rows)
@@ -432,6 +442,7 @@ func (m *mapWorker) filterDictRows(d *columnar.Dict, pass []bool, ints bool, row
 	}
 	t.skeys = slices.Grow(t.skeys, survBytes)
 	t.sends = slices.Grow(t.sends, len(t.surv))
+	t.shash = slices.Grow(t.shash, 2*len(t.surv))
 	for _, r := range t.surv {
 		e := int(d.Rows[r])
 		if ints {
@@ -440,6 +451,7 @@ func (m *mapWorker) filterDictRows(d *columnar.Dict, pass []bool, ints bool, row
 			t.skeys = append(t.skeys, d.Values.Bytes(e)...)
 		}
 		t.sends = append(t.sends, len(t.skeys))
+		t.shash = append(t.shash, dh[2*e], dh[2*e+1])
 	}
 	dropped := n - nulls - len(t.surv)
 	m.rows += int64(n)
@@ -547,7 +559,7 @@ func (x *execution) filterChunk(ctx context.Context, m *mapWorker, c *source.Chu
 	if keep != nil {
 		n = len(keep)
 	}
-	t.surv, t.skeys, t.sends = t.surv[:0], t.skeys[:0], t.sends[:0]
+	t.surv, t.skeys, t.sends, t.shash = t.surv[:0], t.skeys[:0], t.sends[:0], t.shash[:0]
 	t.rej, t.rkeys, t.rends = t.rej[:0], t.rkeys[:0], t.rends[:0]
 	ks, one := x.joinSpec, keyCols[0]
 	if ib, ok := m.f.(filters.IntBatchFilter); ok && !ks.Composite() && ks.Types[0] == key.Int && one.Type.Kind == columnar.Int && !one.HasNulls() {
@@ -920,6 +932,7 @@ func (m *mapWorker) writeChunk(c *source.Chunk, sel []int, cellTypes []columnar.
 // materializeChunk's. O(hi-lo) rows.
 func (t *tableMapper) emitSurvivors(m *mapWorker, c *source.Chunk, sel []int, row func([]byte, []*columnar.Column, int) []byte,
 	lo, hi int, raw []byte, unprobed bool) ([]byte, error) {
+	hashed := len(t.shash) == 2*len(t.surv) && len(t.surv) > 0 // filterDictRows hashed the keys
 	for j := lo; j < hi; j++ {
 		i := t.surv[j]
 		at := i
@@ -931,7 +944,14 @@ func (t *tableMapper) emitSurvivors(m *mapWorker, c *source.Chunk, sel []int, ro
 		if j > 0 {
 			start = t.sends[j-1]
 		}
-		if err := m.emitAs(t.skeys[start:t.sends[j]], c.First+int64(i), raw, unprobed); err != nil {
+		k := t.skeys[start:t.sends[j]]
+		var err error
+		if hashed {
+			err = m.emitHashed(k, t.shash[2*j], t.shash[2*j+1], c.First+int64(i), raw, unprobed)
+		} else {
+			err = m.emitAs(k, c.First+int64(i), raw, unprobed)
+		}
+		if err != nil {
 			return raw, err
 		}
 	}
