@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/hashing"
@@ -55,7 +56,8 @@ type mapWorker struct {
 	f                              filters.Filter
 	w                              *shuffle.Writer
 	rows, out, dropRows, dropBytes int64
-	enc                            []byte   // a row re-encoded as CSV
+	enc                            []byte   // a row re-encoded as CSV, or as text cells (cells)
+	cells                          bool     // a CSV side's rows travel as text cells (typed rows: x.cellTypes; typedrows.go)
 	split                          [][]byte // a row's fields (splitLine)
 	pc                             partCounts
 	spread                         *spreader // with hot keys
@@ -103,6 +105,8 @@ func (x *execution) newMapWorker(i int, in mapInputs, sketches []*joinSketch) ma
 		where: clonePred(x.where)}
 	if x.input.Tab != nil {
 		m.sep = ',' // a table's rows come as CSV lines (columnar.Rows.Raw)
+	} else {
+		m.cells = x.cellTypes != nil
 	}
 	if x.skew != nil {
 		m.spread = newSpreader(x.skew, i)
@@ -178,18 +182,32 @@ func (m *mapWorker) emitCSV(r source.RowReader, key []byte, offset int64, raw []
 
 // csvLine is a CSV side's row as the shuffle and the output carry it: as it
 // is, re-encoded as CSV when its separator is not a comma, and cut to the
-// columns the output asks for (Options.Columns: keep).
+// columns the output asks for (Options.Columns: keep); with typed rows
+// (m.cells: a table key side's typed output) its fields as text cells,
+// an empty one a NULL, as the row's CSV text would have been read.
 func (m *mapWorker) csvLine(r source.RowReader, raw []byte) ([]byte, error) {
-	if m.keep == nil && m.sep == ',' {
+	if m.keep == nil && m.sep == ',' && !m.cells {
 		return raw, nil
 	}
 	fields, err := m.splitLine(raw)
 	if err != nil {
 		return nil, r.Errorf("%w", err)
 	}
-	if m.keep != nil {
+	switch {
+	case m.cells:
+		m.enc = m.enc[:0]
+		if m.keep == nil {
+			for _, f := range fields {
+				m.enc = columnar.AppendTextBytes(m.enc, f)
+			}
+		} else {
+			for _, i := range m.keep {
+				m.enc = columnar.AppendTextBytes(m.enc, fields[i])
+			}
+		}
+	case m.keep != nil:
 		m.enc = join.AppendPicked(m.enc[:0], fields, m.keep)
-	} else {
+	default:
 		m.enc = csvscan.AppendFields(m.enc[:0], fields)
 	}
 	return m.enc, nil

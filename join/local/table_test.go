@@ -723,6 +723,20 @@ func TestEmptyStringEveryPath(t *testing.T) {
 	// A large side without "": the key side's "" keys meet nothing.
 	in2 := tableData{names: in.names, types: in.types, rows: in.rows[1:2]}
 	in2Pq := write(in2, "in2")
+	// A CSV large side (its empty field a NULL): the key side's "" stays
+	// "" in the typed output, its rows' halves typed cells as a table
+	// side's are (a review found them written through CSV text, "" as
+	// NULL); a TSV's and a quoted field's too.
+	writeText := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	inCSV := writeText("in.csv", "ID,S\n1,\"x,y\"\n2,b\n3,\n4,z\n")
+	inTSV := writeText("in.tsv", "ID\tS\n1\tx\n2\tb\n")
+	in2CSV := writeText("in2.csv", "ID,S\n2,b\n")
 	for _, c := range []struct {
 		name    string
 		keyCol  string
@@ -745,6 +759,14 @@ func TestEmptyStringEveryPath(t *testing.T) {
 			`{"ID":null,"S":"","U":"n"}` + "\n" + `{"ID":3,"S":null,"U":null}` + "\n" + `{"ID":3,"S":null,"U":null}` + "\n" + `{"ID":1,"S":"","U":"u1"}` + "\n" + `{"ID":2,"S":"b","U":""}` + "\n"},
 		{"composite, columns", "K,T", "ID,S", join.JoinLeft, []string{"S", "U"},
 			`{"S":null,"U":null}` + "\n" + `{"S":"","U":"u1"}` + "\n" + `{"S":"b","U":""}` + "\n"}, // the NULL key's row first
+		{"csv: inner", "K", "ID", join.JoinInner, nil,
+			`{"ID":1,"S":"x,y","T":"","U":"u1"}` + "\n" + `{"ID":2,"S":"b","T":"b","U":""}` + "\n" + `{"ID":3,"S":null,"T":null,"U":null}` + "\n"},
+		{"csv: left, columns", "K", "ID", join.JoinLeft, []string{"U", "S"},
+			`{"U":"u1","S":"x,y"}` + "\n" + `{"U":"","S":"b"}` + "\n" + `{"U":null,"S":null}` + "\n" + `{"U":null,"S":"z"}` + "\n"},
+		{"csv: right, empty keys unmatched", "T", "S", join.JoinRight, []string{"S", "U"},
+			`{"S":"","U":"u1"}` + "\n" + `{"S":"","U":"n"}` + "\n" + `{"S":null,"U":null}` + "\n" + `{"S":"b","U":""}` + "\n"},
+		{"tsv: full", "K", "ID", join.JoinFull, []string{"ID", "S", "T", "U"},
+			`{"ID":null,"S":null,"T":"","U":"n"}` + "\n" + `{"ID":1,"S":"x","T":"","U":"u1"}` + "\n" + `{"ID":2,"S":"b","T":"b","U":""}` + "\n" + `{"ID":3,"S":null,"T":null,"U":null}` + "\n"},
 	} {
 		var buf bytes.Buffer
 		sink, err := NewJSONL(&buf, t.TempDir())
@@ -752,7 +774,14 @@ func TestEmptyStringEveryPath(t *testing.T) {
 			t.Fatal(err)
 		}
 		input := inPq
-		if strings.Contains(c.name, "unmatched") {
+		switch {
+		case strings.HasPrefix(c.name, "csv") && strings.Contains(c.name, "unmatched"):
+			input = in2CSV
+		case strings.HasPrefix(c.name, "csv"):
+			input = inCSV
+		case strings.HasPrefix(c.name, "tsv"):
+			input = inTSV
+		case strings.Contains(c.name, "unmatched"):
 			input = in2Pq
 		}
 		opt := join.Options{Sides: join.Sides{Keys: keysPq, Input: input}, Keying: join.Keying{KeyCol: c.keyCol, JoinCol: c.joinCol}, JoinType: c.jt,

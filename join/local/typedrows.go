@@ -31,8 +31,12 @@ import (
 // it (splitCellRow) into the same fields a CSV line gives, with the tags
 // marking the fields that hold a native cell's 8 bytes.
 //
-// Off (the rows as CSV text, as before) for a CSV large side, a CSV
-// output, a bank join and routed outputs; and with ACBFJOIN_TYPED_ROWS=off,
+// A CSV large side's rows travel as text cells (mapWorker.csvLine) when
+// the key side is a table, so that the key side's half keeps its types
+// and its empty strings (a review found them written through CSV text,
+// "" as NULL). Off (the rows as CSV text, as before) when neither side is
+// a table, for a CSV output, a bank join and routed outputs; and with
+// ACBFJOIN_TYPED_ROWS=off,
 // to compare the two (the output is the same: TestTypedRowsSame, but for
 // a table side's empty texts, which CSV text writes as NULL). With
 // Options.Columns the projection picks a row's cells as it picks a line's
@@ -52,7 +56,7 @@ type typedRowSink interface {
 // cells, and if so switches x.sink to them and sets x.cellTypes. Called
 // once x.sink is set, before any writer is made.
 func (x *execution) chooseCells() {
-	if noTypedRows || x.input.Tab == nil || x.bank != nil || x.opt.Route != join.RouteNone {
+	if noTypedRows || x.bank != nil || x.opt.Route != join.RouteNone {
 		return
 	}
 	s, ok := x.sink.(typedRowSink)
