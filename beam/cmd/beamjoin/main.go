@@ -32,7 +32,9 @@ import (
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
+	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
+	"github.com/acbfjoin/acbfjoin/join/local"
 	"github.com/acbfjoin/acbfjoin/join/source"
 	"github.com/acbfjoin/acbfjoin/key"
 )
@@ -222,6 +224,21 @@ func run(ctx context.Context) (err error) {
 	}
 	if err := fsys.CheckName(*out); err != nil {
 		return usageError{fmt.Errorf("--out %s: %w", *out, err)}
+	}
+	// The output's format by its name, as join run reads it
+	// (local.FormatFor): beamjoin writes CSV alone, so a name join run
+	// would write as Parquet, Arrow, JSON lines or TSV is refused, not
+	// filled with CSV text under that name.
+	if *out != "-" {
+		f, err := local.FormatFor(*out, "")
+		if oe := (*option.Error)(nil); errors.As(err, &oe) {
+			return usageError{fmt.Errorf("--out %s: %s (beamjoin writes CSV alone: .csv or .csv.gz)", *out, oe.Reason)}
+		} else if err != nil {
+			return usageError{fmt.Errorf("--out %s: %w", *out, err)}
+		}
+		if f != local.FormatCSV {
+			return usageError{fmt.Errorf("--out %s: beamjoin writes CSV, and the name asks for %s (join run writes it): name it .csv or .csv.gz", *out, f)}
+		}
 	}
 	var sharding *fsys.Sharding
 	if remote || set["shards"] {
