@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/acbfjoin/acbfjoin/columnar"
 	"github.com/acbfjoin/acbfjoin/join"
@@ -91,19 +92,15 @@ func nativeColumns(dst []bool, cols []*columnar.Column, types []columnar.Type) [
 // key fields), a NULL in the others.
 func appendCellPadding(dst []byte, largeCols int, joinCols []int, keyFields [][]byte, keyCols []int, nulls key.Nulls) []byte {
 	for i := range largeCols {
-		var f []byte
-		empty := false // an empty text that is a value: a table key side's non-NULL ""
-		for j, c := range joinCols {
-			if c == i {
-				f = append(f, keyFields[j]...)
-				empty = len(keyFields[j]) == 0 && nulls != nil && !nulls.Null(keyCols[j])
-			}
+		j := slices.Index(joinCols, i) // a column is at most one key field's
+		switch {
+		case j < 0:
+			dst = columnar.AppendTextBytes(dst, nil) // a NULL
+		case len(keyFields[j]) == 0 && nulls != nil && !nulls.Null(keyCols[j]):
+			dst = append(dst, columnar.CellText, 0) // an empty text that is a value ("": its length, 0)
+		default:
+			dst = columnar.AppendTextBytes(dst, keyFields[j])
 		}
-		if empty {
-			dst = append(dst, columnar.CellText, 0) // "": its length, 0
-			continue
-		}
-		dst = columnar.AppendTextBytes(dst, f)
 	}
 	return dst
 }
