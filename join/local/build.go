@@ -122,6 +122,7 @@ type builder struct {
 	strKeys  bool       // a one-column string key: the workers track its bounds too (bytewise, as Parquet's statistics order text)
 	rawRows  bool       // a comma-separated CSV key side whose rows travel whole: made from the raw line (join.MapKeyRowRaw)
 	tabRows  bool       // a table key side (Parquet, Arrow, JSON lines) of a one-column key whose rows travel whole: the key's value rendered alone, the rest straight from the columns (columnar.Rows.NextField, AppendOthers)
+	cellRows bool       // tabRows' rows travel as typed cells made from the columns (keyCells' AppendCellsOf): no text of them is made
 	bp       *bankPlan  // a bank join's, else nil
 	inf      *inferring // the deferred key types' checks, else nil
 	sketches []*joinSketch
@@ -146,6 +147,7 @@ func (x *execution) newBuilder(sketches []*joinSketch) *builder {
 		strKeys:  !x.keySpec.Composite() && x.keySpec.Types[0] == key.String,
 		rawRows:  x.keys.Tab == nil && x.keys.Sep == ',' && !x.keySpec.Composite() && x.keyKeep == nil,
 		tabRows:  x.keys.Tab != nil && !x.keySpec.Composite() && x.keyKeep == nil,
+		cellRows: x.cellTypes != nil && x.keys.Tab != nil && x.keys.Types != nil,
 		bp:       x.bank,
 		sketches: sketches,
 		st:       buildStats{parts: newPartCounts(x.parts)},
@@ -284,6 +286,12 @@ func (bd *builder) readPart(ctx context.Context, b *buildWorker, r source.RowRea
 		var buf []byte
 		var err error
 		switch {
+		case fr != nil && bd.tabRows && bd.cellRows:
+			// The row's cells come from its columns below (keyCells): its
+			// key alone here, no CSV text of the rest (the twins' 22
+			// other columns took most of their build's CPU as text).
+			buf, err = x.keySpec.Append(b.buf[:0], keys)
+			rec = shuffle.Record{Key: buf, Tag: join.TagKeys, Seq: base + r.Offset()}
 		case fr != nil:
 			var ok bool
 			var raw []byte // a table's row has no line: AppendOthers writes its row
