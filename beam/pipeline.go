@@ -389,12 +389,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp source.Span, side fu
 		f.kb = key[:0]
 		if ok {
 			out++
-			row := r.Raw()
-			if f.sep != ',' && !sp.Table { // the output is CSV: a row of another separator is re-encoded
-				f.enc = csvscan.AppendFields(f.enc[:0], r.Fields())
-				row = f.enc
-			}
-			emit(string(key), string(row))
+			emit(string(key), string(f.csvRow(r, sp)))
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -405,14 +400,15 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp source.Span, side fu
 	return nil
 }
 
-// csvRow is r's current row as a CSV line: as it is in its file, or
-// re-encoded when its separator is not a comma.
+// csvRow is r's current row as a CSV line: as it is in its file (a
+// table's row rendered as CSV), or re-encoded when its separator is not a
+// comma or it holds a CR (csvscan.PassRaw).
 func (f *rangeMapFn) csvRow(r source.SpanRows, sp source.Span) []byte {
-	if f.sep != ',' && !sp.Table {
-		f.enc = csvscan.AppendFields(f.enc[:0], r.Fields())
-		return f.enc
+	if raw := r.Raw(); sp.Table || csvscan.PassRaw(raw, f.sep) {
+		return raw
 	}
-	return r.Raw()
+	f.enc = csvscan.AppendFields(f.enc[:0], r.Fields())
+	return f.enc
 }
 
 // lineOf returns the line number of r's current record: the reader's own

@@ -595,3 +595,29 @@ func TestNestedLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// TestBareCRQuoted: an input row whose unquoted field holds a bare CR
+// (the reader keeps it in the field) is written with that field quoted
+// (csvscan.PassRaw), as the local engine writes it, not as it is.
+func TestBareCRQuoted(t *testing.T) {
+	dir := t.TempDir()
+	keys, input := filepath.Join(dir, "keys.csv"), filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(keys, []byte("k,w\n1,x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(input, []byte("k,v\n1,a\rb\n2,c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "rows.txt")
+	if _, _, _, err := Execute(context.Background(), Options{Sides: join.Sides{Keys: keys, Input: input}, Keying: join.Keying{KeyCol: "k", JoinCol: "k"},
+		Filter: filters.Exact, Output: out}, prism.Execute); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte("1,\"a\rb\",x\n")) {
+		t.Errorf("output %q: want the row 1,\"a\\rb\",x", data)
+	}
+}

@@ -1,5 +1,7 @@
 package csvscan
 
+import "bytes"
+
 // AppendFields appends fields to buf as a CSV line's fields, comma
 // separated, each quoted where it must be (AppendField), without the line
 // end: a row or header of another separator, re-encoded for CSV output.
@@ -11,6 +13,18 @@ func AppendFields(buf []byte, fields [][]byte) []byte {
 		buf = AppendField(buf, f)
 	}
 	return buf
+}
+
+// PassRaw reports whether raw, a record as a Reader of separator sep gave
+// it (Reader.Raw: quotes as in the file, no line end), is a CSV output
+// line as it is: comma-separated and without a CR. The Reader keeps a bare
+// CR inside an unquoted field as part of the field (RFC 4180 asks for it
+// quoted), which another reader would take for a line break: such a row,
+// and one of another separator, is re-encoded (AppendFields of its
+// fields). The one rule for every engine that writes input rows as they
+// are (join/local's map phase, join/stream, beam). O(len(raw)).
+func PassRaw(raw []byte, sep byte) bool {
+	return sep == ',' && bytes.IndexByte(raw, '\r') < 0
 }
 
 // AppendNames appends names (a header's) as a CSV line's fields, as

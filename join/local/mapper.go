@@ -181,14 +181,17 @@ func (m *mapWorker) emitCSV(r source.RowReader, key []byte, offset int64, raw []
 }
 
 // csvLine is a CSV side's row as the shuffle and the output carry it: as it
-// is, re-encoded as CSV when its separator is not a comma, and cut to the
+// is, re-encoded as CSV when its separator is not a comma or it holds a CR
+// (csvscan.PassRaw; a differential test found a bare CR passed on
+// unquoted, which other readers took for a line break), and cut to the
 // columns the output asks for (Options.Columns: keep); with typed rows
 // (m.cells: a table key side's typed output) its fields as text cells,
 // an empty one a NULL, as the row's CSV text would have been read.
 func (m *mapWorker) csvLine(r source.RowReader, raw []byte) ([]byte, error) {
-	if m.keep == nil && m.sep == ',' && !m.cells {
+	if m.keep == nil && !m.cells && csvscan.PassRaw(raw, m.sep) {
 		return raw, nil
 	}
+
 	fields, err := m.splitLine(raw)
 	if err != nil {
 		return nil, r.Errorf("%w", err)

@@ -380,9 +380,9 @@ func (pr *probeReader) read(b *probeBatch, n int) bool {
 			}
 		}
 		rec.k1 = len(b.arena)
-		if pr.s.sep == ',' {
-			b.arena = append(b.arena, r.Raw()...)
-		} else { // the output is CSV: re-encode a TSV row
+		if raw := r.Raw(); csvscan.PassRaw(raw, pr.s.sep) {
+			b.arena = append(b.arena, raw...)
+		} else { // the output is CSV: re-encode a TSV row, or one with a CR
 			for i, f := range fields {
 				if i > 0 {
 					b.arena = append(b.arena, ',')

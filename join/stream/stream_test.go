@@ -630,3 +630,24 @@ func TestProbeManyFiles(t *testing.T) {
 		t.Errorf("key events of many files: %v", err)
 	}
 }
+
+// TestProbeBareCRQuoted: a probe row whose unquoted field holds a bare CR
+// (the reader keeps it in the field) is written with that field quoted
+// (csvscan.PassRaw), not as it is, which other readers split at the CR.
+func TestProbeBareCRQuoted(t *testing.T) {
+	dir := t.TempDir()
+	probe, events := filepath.Join(dir, "p.csv"), filepath.Join(dir, "e.csv")
+	if err := os.WriteFile(probe, []byte("ID,K\n1,a\rb\n2,c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(events, []byte("K\n+a\rb\n+c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := Run(context.Background(), Options{Keying: join.Keying{KeyCol: "K", KeyType: key.String}, KeyEvents: events, Probe: probe, KeyBatch: 100, NoSketches: true}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if want := "ID,K\n1,\"a\rb\"\n2,c\n"; out.String() != want {
+		t.Errorf("output %q, want %q", out.String(), want)
+	}
+}
