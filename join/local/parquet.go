@@ -658,7 +658,12 @@ func (s *parquetSink) observeSpool(ctx context.Context) error {
 						// its values were looked at then, and what they
 						// allow does not change.
 						for i, f := range fields {
-							if len(f) == 0 || i < len(s.given) && s.given[i].Typed() || tags != nil && native(tags[i]) { // a typed column's type is given
+							// A NULL tells nothing, nor does a typed column,
+							// whose type is given; an empty text cell is a
+							// value, "", which only text holds (a review found
+							// a right join's unmatched "" key typed INT64 by the
+							// other values of its column, and the write refused).
+							if len(f) == 0 && (tags == nil || tags[i] != columnar.CellText) || i < len(s.given) && s.given[i].Typed() || tags != nil && native(tags[i]) {
 								continue
 							}
 							if m := &r.maybe[i]; m.notFloat || !m.notInt && len(f) <= 15 {

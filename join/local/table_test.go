@@ -737,6 +737,9 @@ func TestEmptyStringEveryPath(t *testing.T) {
 	inCSV := writeText("in.csv", "ID,S\n1,\"x,y\"\n2,b\n3,\n4,z\n")
 	inTSV := writeText("in.tsv", "ID\tS\n1\tx\n2\tb\n")
 	in2CSV := writeText("in2.csv", "ID,S\n2,b\n")
+	in3CSV := writeText("in3.csv", "ID,S\n2,7\n") // S would be INT64 by its values alone
+	keys3Pq := write(tableData{names: keys.names, types: keys.types,
+		rows: [][]*string{{sp("1"), sp(""), sp("u1")}, {sp("2"), sp("7"), sp("")}, {sp("3"), nil, sp("n")}}}, "keys3")
 	for _, c := range []struct {
 		name    string
 		keyCol  string
@@ -765,6 +768,8 @@ func TestEmptyStringEveryPath(t *testing.T) {
 			`{"U":"u1","S":"x,y"}` + "\n" + `{"U":"","S":"b"}` + "\n" + `{"U":null,"S":null}` + "\n" + `{"U":null,"S":"z"}` + "\n"},
 		{"csv: right, empty keys unmatched", "T", "S", join.JoinRight, []string{"S", "U"},
 			`{"S":"","U":"u1"}` + "\n" + `{"S":"","U":"n"}` + "\n" + `{"S":null,"U":null}` + "\n" + `{"S":"b","U":""}` + "\n"},
+		{"csv: right, an integer column's unmatched empty keys", "T", "S", join.JoinRight, []string{"S", "U"},
+			`{"S":"","U":"u1"}` + "\n" + `{"S":null,"U":"n"}` + "\n" + `{"S":"7","U":""}` + "\n"},
 		{"tsv: full", "K", "ID", join.JoinFull, []string{"ID", "S", "T", "U"},
 			`{"ID":null,"S":null,"T":"","U":"n"}` + "\n" + `{"ID":1,"S":"x","T":"","U":"u1"}` + "\n" + `{"ID":2,"S":"b","T":"b","U":""}` + "\n" + `{"ID":3,"S":null,"T":null,"U":null}` + "\n"},
 	} {
@@ -775,6 +780,8 @@ func TestEmptyStringEveryPath(t *testing.T) {
 		}
 		input := inPq
 		switch {
+		case strings.HasPrefix(c.name, "csv") && strings.Contains(c.name, "integer column"):
+			input = in3CSV
 		case strings.HasPrefix(c.name, "csv") && strings.Contains(c.name, "unmatched"):
 			input = in2CSV
 		case strings.HasPrefix(c.name, "csv"):
@@ -784,7 +791,11 @@ func TestEmptyStringEveryPath(t *testing.T) {
 		case strings.Contains(c.name, "unmatched"):
 			input = in2Pq
 		}
-		opt := join.Options{Sides: join.Sides{Keys: keysPq, Input: input}, Keying: join.Keying{KeyCol: c.keyCol, JoinCol: c.joinCol}, JoinType: c.jt,
+		keysIn := keysPq
+		if strings.Contains(c.name, "integer column") {
+			keysIn = keys3Pq
+		}
+		opt := join.Options{Sides: join.Sides{Keys: keysIn, Input: input}, Keying: join.Keying{KeyCol: c.keyCol, JoinCol: c.joinCol}, JoinType: c.jt,
 			Output: join.Output{Sort: true, Columns: c.cols}, Resources: join.Resources{TempDir: t.TempDir()}}
 		if _, err := Run(t.Context(), opt, sink); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
