@@ -32,7 +32,6 @@ import (
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/atomicfile"
-	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/local"
 	"github.com/acbfjoin/acbfjoin/join/source"
@@ -231,10 +230,8 @@ func run(ctx context.Context) (err error) {
 	// filled with CSV text under that name.
 	if *out != "-" {
 		f, err := local.FormatFor(*out, "")
-		if oe := (*option.Error)(nil); errors.As(err, &oe) {
-			return usageError{fmt.Errorf("--out %s: %s (beamjoin writes CSV alone: .csv or .csv.gz)", *out, oe.Reason)}
-		} else if err != nil {
-			return usageError{fmt.Errorf("--out %s: %w", *out, err)}
+		if err != nil { // join run's reason (a .zip, a .json) names formats beamjoin does not write
+			return usageError{fmt.Errorf("--out %s: its name is no CSV file's: beamjoin writes CSV alone (name it .csv or .csv.gz)", *out)}
 		}
 		if f != local.FormatCSV {
 			return usageError{fmt.Errorf("--out %s: beamjoin writes CSV, and the name asks for %s (join run writes it): name it .csv or .csv.gz", *out, f)}

@@ -87,7 +87,7 @@ func TestOutputsRefused(t *testing.T) {
 		{"out is a folder", []string{"--keys", keys, "--input", input, "--out", dir}, "is a folder"},
 		{"out named as Parquet", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.parquet")}, "beamjoin writes CSV, and the name asks for parquet (join run writes it): name it .csv or .csv.gz"},
 		{"out named as TSV", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.tsv")}, "the name asks for tsv"},
-		{"out named as a zip", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.zip")}, "does not write zip archives"},
+		{"out named as a zip", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.zip")}, "o.zip: its name is no CSV file's: beamjoin writes CSV alone (name it .csv or .csv.gz)"},
 		{"out in a missing folder", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "no", "o.csv")}, "does not exist"},
 		{"input from standard input", []string{"--keys", keys, "--input", "-", "--out", filepath.Join(dir, "o.csv")}, "not standard input"},
 		{"missing input", []string{"--keys", keys, "--input", filepath.Join(dir, "nope.csv"), "--out", filepath.Join(dir, "o.csv")}, "nope.csv: no such file"},
