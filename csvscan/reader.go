@@ -660,14 +660,11 @@ var simpleQuotes = true
 // reports false and sets nothing. Fields and Raw are parseQuoted's, byte
 // for byte (TestSplitQuotedMatchesParse).
 func (r *Reader) splitQuoted(line []byte, fields [][]byte, fs int) bool {
-	raw := line
-	for n := len(raw); n > 0 && raw[n-1] == '\r'; n = len(raw) {
-		raw = raw[:n-1] // parseQuoted's Raw drops every CR before the break
-	}
 	body := line // a CR before the break (or at the input's end) ends the record
 	if n := len(body); n > 0 && body[n-1] == '\r' {
 		body = body[:n-1]
 	}
+	raw := body                       // Raw without the line end: a CR before it is the last field's, as in fastLine's
 	const quotes = 0x2222222222222222 // '"' in every byte
 	sepw := r.sepw
 	closed := -1 // the current field's closing quote, -1 before it
@@ -841,8 +838,15 @@ record:
 		}
 		return r.failAt(i, "unexpected %q after the closing quote of field %d", data[i], len(sp)), false
 	}
+	// Raw is the record without its line end (LF, CR LF, or a CR at the
+	// input's end): one CR, the line end's; a CR before it is the last
+	// field's, as the fields have it (a review found a quoted row ending CR
+	// CR LF written without its field's CR, the raw row having lost it).
 	raw := data[:i]
-	for n := len(raw); n > 0 && (raw[n-1] == '\n' || raw[n-1] == '\r'); n = len(raw) {
+	if n := len(raw); n > 0 && raw[n-1] == '\n' {
+		raw = raw[:n-1]
+	}
+	if n := len(raw); n > 0 && raw[n-1] == '\r' {
 		raw = raw[:n-1]
 	}
 	upToBreak := i
