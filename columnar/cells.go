@@ -111,7 +111,7 @@ func (c *Column) NativeValue(i int) (tag byte, bits uint64, ok bool) {
 			return CellInt, uint64(c.ints[i]), true
 		}
 	case Time:
-		if v := c.ints[i]; t.Unit == t.parquetUnit() && v >= 0 && v < 86400*int64(math.Pow10(int(t.Unit))) {
+		if v := c.ints[i]; t.Unit == t.parquetUnit() && v >= 0 && v <= 86400*int64(math.Pow10(int(t.Unit))) { // 24:00:00 included
 			return CellInt, uint64(v), true
 		}
 	}

@@ -196,8 +196,13 @@ func appendStamp(dst []byte, s, ns int64) []byte {
 }
 
 // appendTimeOfDay is a Time's text: s seconds and ns nanoseconds after
-// midnight (any s: AppendFormat's clock of that instant, as before).
+// midnight (any s: AppendFormat's clock of that instant, as before), and
+// the day's end, 24:00:00, as itself: Parquet's TIME and DuckDB hold it,
+// and it was written 00:00:00, the day's start (a review found it).
 func appendTimeOfDay(dst []byte, s, ns int64) []byte {
+	if s == 86400 && ns == 0 {
+		return append(dst, "24:00:00"...)
+	}
 	sec := s % 86400
 	if sec < 0 {
 		sec += 86400

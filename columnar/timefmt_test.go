@@ -36,8 +36,29 @@ func checkTime(t *testing.T, day, s, ns int64) {
 	if got, want := string(appendStamp(nil, s, ns)), refStamp(s, ns); got != want {
 		t.Fatalf("timestamp %d s %d ns: %q, want %q", s, ns, got, want)
 	}
-	if got, want := string(appendTimeOfDay(nil, s, ns)), refClock(s, ns); got != want {
-		t.Fatalf("time %d s %d ns: %q, want %q", s, ns, got, want)
+	tod := (s%86400 + 86400) % 86400 // a Time holds the seconds of a day
+	if got, want := string(appendTimeOfDay(nil, tod, ns)), refClock(tod, ns); got != want {
+		t.Fatalf("time %d s %d ns: %q, want %q", tod, ns, got, want)
+	}
+}
+
+// TestTimeDayEnd: a Time of 24:00:00 (Parquet's TIME and DuckDB hold the
+// day's end) is written and read back as itself, not as 00:00:00 (a
+// review found it written as the day's start), in every unit.
+func TestTimeDayEnd(t *testing.T) {
+	if got := string(appendTimeOfDay(nil, 86400, 0)); got != "24:00:00" {
+		t.Fatalf("the day's end: %q", got)
+	}
+	for _, u := range []TimeUnit{Milli, Micro, Nano} {
+		ty := Type{Kind: Time, Unit: u}
+		v, err := ty.Value([]byte("24:00:00"))
+		if want := 86400 * int64(math.Pow10(int(ty.parquetUnit()))); err != nil || v.I != want {
+			t.Fatalf("%v: 24:00:00 reads as %v, %v; want %d", ty, v.I, err, want)
+		}
+		c := &Column{Type: Type{Kind: Time, Unit: ty.parquetUnit()}, ints: []int64{v.I}}
+		if back := string(c.AppendText(nil, 0)); back != "24:00:00" {
+			t.Fatalf("%v: 24:00:00 prints back as %q", ty, back)
+		}
 	}
 }
 

@@ -229,6 +229,11 @@ func (t Type) Value(text []byte) (Value, error) {
 		}
 		return bad()
 	case Time:
+		if string(text) == "24:00:00" { // the day's end (appendTimeOfDay)
+			if v, ok := inUnit(86400, 0, t.parquetUnit()); ok {
+				return Value{I: v}, nil
+			}
+		}
 		if sec, ns, ok := parseClock(text); ok {
 			if v, ok := inUnit(sec, int(ns), t.parquetUnit()); ok {
 				return Value{I: v}, nil
