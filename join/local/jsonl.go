@@ -2,6 +2,7 @@ package local
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -86,7 +87,15 @@ func appendJSONValue(b, f []byte, t columnar.Type, null bool) []byte {
 		return append(b, f...)
 	case columnar.Float:
 		if v, err := strconv.ParseFloat(string(f), 64); err == nil && !math.IsInf(v, 0) && !math.IsNaN(v) {
-			return append(b, f...)
+			b = append(b, f...)
+			if !bytes.ContainsAny(f, ".eE") {
+				// A whole number written as a float (1.0, -0.0): a JSON
+				// reader types 1 and -0 as integers, losing -0's sign
+				// and the column's DOUBLE (a review found DuckDB's
+				// read_json making the column BIGINT).
+				b = append(b, '.', '0')
+			}
+			return b
 		}
 	case columnar.Bool:
 		return append(b, f...)

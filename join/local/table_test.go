@@ -805,3 +805,35 @@ func TestEmptyStringEveryPath(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONLWholeFloats: a float column's whole numbers are written as
+// JSON floats (1.0, -0.0), so that a JSON reader types the column as a
+// float and keeps -0's sign (a review found DuckDB's read_json typing
+// such a column BIGINT and reading -0 as 0); other floats as they print.
+func TestJSONLWholeFloats(t *testing.T) {
+	dir := t.TempDir()
+	f64 := arrow.PrimitiveTypes.Float64
+	i64 := arrow.PrimitiveTypes.Int64
+	in := tableData{names: []string{"ID", "D"}, types: []arrow.DataType{i64, f64},
+		rows: [][]*string{{sp("1"), sp("1")}, {sp("2"), sp("-0")}, {sp("3"), sp("2.5")}, {sp("4"), sp("1e+21")}, {sp("5"), nil}}}
+	keys := tableData{names: []string{"K"}, types: []arrow.DataType{i64}, rows: [][]*string{{sp("1")}, {sp("2")}, {sp("3")}, {sp("4")}, {sp("5")}}}
+	write := func(d tableData, name string) string {
+		rec := columnartest.Record(t, d.names, d.types, d.rows)
+		defer rec.Release()
+		return columnartest.Write(t, dir, name, rec, 10, false).Parquet
+	}
+	var buf bytes.Buffer
+	sink, err := NewJSONL(&buf, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := join.Options{Sides: join.Sides{Keys: write(keys, "keys"), Input: write(in, "in")}, Keying: join.Keying{KeyCol: "K", JoinCol: "ID"},
+		Output: join.Output{Sort: true}, Resources: join.Resources{TempDir: t.TempDir()}}
+	if _, err := Run(t.Context(), opt, sink); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"ID":1,"D":1.0}` + "\n" + `{"ID":2,"D":-0.0}` + "\n" + `{"ID":3,"D":2.5}` + "\n" + `{"ID":4,"D":1e+21}` + "\n" + `{"ID":5,"D":null}` + "\n"
+	if got := buf.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
