@@ -450,3 +450,16 @@ func TestZipOfTable(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendNamesBOM: a header whose first name begins with U+FEFF is
+// written so that the reader reads that name back whole, not as a byte
+// order mark it drops (a review found such a column renamed).
+func TestAppendNamesBOM(t *testing.T) {
+	for _, names := range [][]string{{bom + "name", "B"}, {bom + `a"b`, "C"}, {bom}, {"x", bom + "y"}} {
+		line := append(AppendNames(nil, names), '\n')
+		got, err := NewReader(bytes.NewReader(append(line, "1,2\n"[:len(names)*2]...)), "t").ReadHeader()
+		if err != nil || !slices.Equal(got, names) {
+			t.Errorf("%q written as %q reads back as %q, %v", names, line, got, err)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package csvscan
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // AppendFields appends fields to buf as a CSV line's fields, comma
 // separated, each quoted where it must be (AppendField), without the line
@@ -28,16 +31,30 @@ func PassRaw(raw []byte, sep byte) bool {
 }
 
 // AppendNames appends names (a header's) as a CSV line's fields, as
-// AppendFields does, without the line end.
+// AppendFields does, without the line end; a first name that begins with
+// U+FEFF is quoted, so that the file does not begin with the byte order
+// mark every reader (this one too) takes away (HeaderNeedsQuotes).
 func AppendNames(buf []byte, names []string) []byte {
 	for i, n := range names {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
+		if i == 0 && HeaderNeedsQuotes(n) {
+			buf = append(buf, '"')
+			buf = append(buf, strings.ReplaceAll(n, `"`, `""`)...)
+			buf = append(buf, '"')
+			continue
+		}
 		buf = AppendField(buf, []byte(n))
 	}
 	return buf
 }
+
+// HeaderNeedsQuotes reports whether name, a header's first, must be
+// quoted beyond AppendField's rule: it begins with U+FEFF, which at the
+// start of a file readers take for a byte order mark and drop (a review
+// found a column so named read back without it).
+func HeaderNeedsQuotes(name string) bool { return strings.HasPrefix(name, bom) }
 
 // AppendField appends f as a CSV field, quoted only if it must be (it holds
 // a comma, quote or line break), with quotes doubled (RFC 4180): what this

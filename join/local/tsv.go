@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/join"
 )
 
@@ -89,7 +90,10 @@ func appendTSV(b []byte, fields [][]byte) []byte {
 		if i > 0 {
 			b = append(b, '\t')
 		}
-		quote := false
+		// A first field beginning with U+FEFF is quoted: at the file's
+		// start (the header's) a reader takes it for a byte order mark; a
+		// row's is quoted as harmlessly.
+		quote := i == 0 && csvscan.HeaderNeedsQuotes(string(f))
 		for _, c := range f {
 			if c == '\t' || c == '"' || c == '\n' || c == '\r' {
 				quote = true
