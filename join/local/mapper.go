@@ -249,8 +249,12 @@ func (m *mapWorker) splitLine(raw []byte) ([][]byte, error) {
 // parseRaw is csvscan.ParseRecordSep of raw, a record without its line end,
 // as the reader reads it in a file: with a line end of its own after it
 // ("\r\n", which the parser takes away whole), so that a CR raw ends with
-// stays its last field's. O(len(raw)), a copy.
+// stays its last field's. Only such a raw is copied to add it: the parser
+// ends any other at the input's end as at a line end. O(len(raw)).
 func parseRaw(raw []byte, nfields int, sep byte) ([][]byte, error) {
+	if len(raw) == 0 || raw[len(raw)-1] != '\r' {
+		return csvscan.ParseRecordSep(raw, nfields, sep)
+	}
 	line := make([]byte, len(raw), len(raw)+2)
 	copy(line, raw)
 	return csvscan.ParseRecordSep(append(line, '\r', '\n'), nfields, sep)

@@ -93,7 +93,7 @@ func appendTSV(b []byte, fields [][]byte) []byte {
 		// A first field beginning with U+FEFF is quoted: at the file's
 		// start (the header's) a reader takes it for a byte order mark; a
 		// row's is quoted as harmlessly.
-		quote := i == 0 && csvscan.HeaderNeedsQuotes(string(f))
+		quote := i == 0 && len(f) > 0 && f[0] == 0xef && csvscan.HeaderNeedsQuotes(string(f)) // U+FEFF's first byte: no string made of a row's field
 		for _, c := range f {
 			if c == '\t' || c == '"' || c == '\n' || c == '\r' {
 				quote = true

@@ -383,12 +383,7 @@ func (pr *probeReader) read(b *probeBatch, n int) bool {
 		if raw := r.Raw(); csvscan.PassRaw(raw, pr.s.sep) {
 			b.arena = append(b.arena, raw...)
 		} else { // the output is CSV: re-encode a TSV row, or one with a CR
-			for i, f := range fields {
-				if i > 0 {
-					b.arena = append(b.arena, ',')
-				}
-				b.arena = csvscan.AppendField(b.arena, f)
-			}
+			b.arena = csvscan.AppendFields(b.arena, fields)
 		}
 		rec.r1 = len(b.arena)
 		if pr.tcol >= 0 {
