@@ -351,3 +351,57 @@ func intSV(rng *rand.Rand, rows, cols int, odd float64, sep byte) []byte {
 	}
 	return b.Bytes()
 }
+
+// TestBatchTwoColumnSteps: lastBlocks' two-column steps (a step whose
+// separators and line breaks alternate, its records taken from the two
+// masks in turn) read what Next reads on edge-list files whose lines
+// are 2 to 70 bytes long (from 32 lines a step to one line over two),
+// with CRLF ends, now and then a blank line, a line of three fields or
+// an empty field, in batches of every size from 1 to 70 and of 256 (so
+// a batch fills at every place in a step), whole and in small reads, and
+// with a maxRecord that some lines pass.
+func TestBatchTwoColumnSteps(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	withBlockAsm(t, true)
+	defer func(old int) { maxRecord = old }(maxRecord)
+	for i := range 40 {
+		var b bytes.Buffer
+		b.WriteString("A,B\n")
+		width := []int{1, 3, 8, 64}[i%4]
+		for range 200 + rng.IntN(800) {
+			switch x := rng.IntN(400); {
+			case x == 0 && i%3 == 0:
+				b.WriteString("\n") // a blank line: the line loop's
+			case x == 1 && i%3 == 1:
+				b.WriteString("1,2,3\n") // three fields: the line loop stops there
+			case x < 6:
+				fmt.Fprintf(&b, ",%d\n", rng.IntN(100)) // an empty first field
+			default:
+				for range 1 + rng.IntN(width) {
+					b.WriteByte(byte('0' + rng.IntN(10)))
+				}
+				fmt.Fprintf(&b, ",%d", rng.IntN(1000))
+				if rng.IntN(3) == 0 {
+					b.WriteString("\r")
+				}
+				b.WriteString("\n")
+			}
+		}
+		data := b.Bytes()
+		if i%4 == 3 && i%8 == 7 { // lines over maxRecord: the first line of a step is checked
+			maxRecord = 64 + rng.IntN(6)
+		} else {
+			maxRecord = 1 << 20
+		}
+		for _, size := range []int{1 + i%70, 256} {
+			for _, chunk := range []int{0, 100} {
+				want, werr := viaNext(data, 1, false, false, 2, chunk, ',')
+				got, gerr := viaBatchWith(data, 1, false, false, 2, chunk, ',', true, func() int { return size })
+				if fmt.Sprint(werr) != fmt.Sprint(gerr) || !slices.Equal(got, want) {
+					t.Fatalf("file %d, batches of %d, chunk %d: NextBatch %v, %d records; Next %v, %d records; first difference %s",
+						i, size, chunk, gerr, len(got), werr, len(want), firstRecDiff(got, want))
+				}
+			}
+		}
+	}
+}
