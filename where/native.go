@@ -353,7 +353,8 @@ func holdsOf(op string) func(c int) bool {
 // intOf is n's value as an int64 where it can be had without making a
 // value: a column (CSV text, or an integer column) whose field is a
 // canonical integer (what value makes an int64 of), an integer literal,
-// or +, -, * and % of those (% by 0 left to the operator, which fails),
+// or +, -, * and % of those (% by 0 and an overflow left to the operator,
+// which fails),
 // computed as ops.go's arith computes integers; ok false sends the row to
 // the operator. nil for any other node.
 func (p *Pred) intOf(n ast.Node) func(r *evalRow) (int64, bool) {
@@ -396,19 +397,22 @@ func (p *Pred) intOf(n ast.Node) func(r *evalRow) (int64, bool) {
 		return func(r *evalRow) (int64, bool) {
 			a, ok := l(r)
 			b, ok2 := rr(r)
-			return a + b, ok && ok2
+			c, fits := addInt(a, b) // an overflow to the operator, which fails
+			return c, ok && ok2 && fits
 		}
 	case "__sub":
 		return func(r *evalRow) (int64, bool) {
 			a, ok := l(r)
 			b, ok2 := rr(r)
-			return a - b, ok && ok2
+			c, fits := subInt(a, b) // an overflow to the operator, which fails
+			return c, ok && ok2 && fits
 		}
 	case "__mul":
 		return func(r *evalRow) (int64, bool) {
 			a, ok := l(r)
 			b, ok2 := rr(r)
-			return a * b, ok && ok2
+			c, fits := mulInt(a, b) // an overflow to the operator, which fails
+			return c, ok && ok2 && fits
 		}
 	case "__mod":
 		return func(r *evalRow) (int64, bool) {

@@ -2,11 +2,14 @@ package where
 
 import (
 	"fmt"
-
-	"github.com/acbfjoin/acbfjoin/columnar"
 	"math"
+	"math/big"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/acbfjoin/acbfjoin/columnar"
 )
 
 // operators are the package's comparisons and arithmetic, in place of
@@ -63,6 +66,10 @@ func text(v any) (string, bool) {
 	switch x := v.(type) {
 	case string:
 		return x, true
+	case stamp:
+		return string(x), true
+	case bigUint:
+		return strconv.FormatUint(uint64(x), 10), true
 	case int64:
 		return strconv.FormatInt(x, 10), true
 	case int:
@@ -118,8 +125,63 @@ func number(v any) (i int64, f float64, isInt, ok bool) {
 		return 0, x, false, true
 	case float32:
 		return 0, float64(x), false, true
+	case bigUint:
+		return 0, float64(x), false, true // arithmetic: a double (compare and equal order it exactly)
 	}
 	return 0, 0, false, false
+}
+
+// bigUint is an unsigned integer column's value beyond int64 (value):
+// arithmetic takes it as a double, comparisons exactly (exactCmp).
+type bigUint uint64
+
+// stamp is a timestamp column's value (value): its canonical text, which
+// orders as time does but for a UTC timestamp's final Z (the text of
+// 10:00:00.5Z sorts before 10:00:00Z: '.' is below 'Z'); stampKey is
+// the text it orders and equals by. Text functions see the text.
+type stamp string
+
+// textOrStamp is v's text when v is text or a timestamp (stamp).
+func textOrStamp(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case stamp:
+		return string(x), true
+	}
+	return "", false
+}
+
+// stampKey is s without a final Z (a UTC timestamp's mark): the key that
+// a timestamp and the text it is compared with order by, so that
+// 10:00:00Z < 10:00:00.5Z as 10:00:00 < 10:00:00.5.
+func stampKey(s string) string {
+	return strings.TrimSuffix(s, "Z")
+}
+
+// asStampKeys returns a and b as stamp keys when either is a stamp and
+// the other a stamp or text; ok false otherwise.
+func asStampKeys(a, b any) (string, string, bool) {
+	as, aStamp := a.(stamp)
+	bs, bStamp := b.(stamp)
+	if !aStamp && !bStamp {
+		return "", "", false
+	}
+	if !aStamp {
+		t, ok := a.(string)
+		if !ok {
+			return "", "", false
+		}
+		as = stamp(t)
+	}
+	if !bStamp {
+		t, ok := b.(string)
+		if !ok {
+			return "", "", false
+		}
+		bs = stamp(t)
+	}
+	return stampKey(string(as)), stampKey(string(bs)), true
 }
 
 // textNumber is text read as a number (ParseFloat's forms but NaN, Inf
@@ -132,12 +194,112 @@ func textNumber(s string) (float64, bool) {
 	return f, err == nil && !math.IsInf(f, 0)
 }
 
+// textNumCmp orders the text s, when it reads as a number (textNumber),
+// against the number (i, f, isInt as number returns it), exactly: as the
+// decimal s is written as against the integer, or the float's shortest
+// decimal (what reads back as it: 0.1 for the double nearest 0.1, as
+// written). Where the doubles the two round to differ, they order as
+// those doubles do (rounding to the nearest double never reverses an
+// order); only where they are one double are the decimals compared
+// (big.Rat), so 09007199254740993 > 9007199254740992, which both round
+// to. ok false when s is no number. A NaN number is above any text.
+func textNumCmp(s string, i int64, f float64, isInt bool) (int, bool) {
+	tf, ok := textNumber(s)
+	if !ok {
+		return 0, false
+	}
+	if !isInt && f != f {
+		return -1, true
+	}
+	nf := f
+	if isInt {
+		nf = float64(i)
+	}
+	if tf != nf {
+		return cmp3(tf < nf, tf > nf), true
+	}
+	var a, b big.Rat
+	if _, ok := a.SetString(strings.TrimSpace(s)); !ok {
+		return cmp3(tf < nf, tf > nf), true
+	}
+	if isInt {
+		b.SetInt64(i)
+	} else if _, ok := b.SetString(strconv.FormatFloat(f, 'g', -1, 64)); !ok {
+		return 0, true
+	}
+	return a.Cmp(&b), true
+}
+
+// exactCmp orders a and b, one of them a bigUint, exactly: the other an
+// integer, a float (as its shortest decimal, as textNumCmp takes it; a NaN
+// above) or text that reads as a number; ok false for anything else.
+func exactCmp(a, b any) (int, bool) {
+	ra, aNaN, ok := exactOf(a)
+	if !ok {
+		return 0, false
+	}
+	rb, bNaN, ok := exactOf(b)
+	if !ok {
+		return 0, false
+	}
+	if aNaN || bNaN {
+		return cmp3(bNaN && !aNaN, aNaN && !bNaN), true
+	}
+	return ra.Cmp(rb), true
+}
+
+// exactOf is v as an exact rational for exactCmp, or whether it is NaN.
+func exactOf(v any) (r *big.Rat, nan, ok bool) {
+	r = new(big.Rat)
+	switch x := v.(type) {
+	case bigUint:
+		r.SetInt(new(big.Int).SetUint64(uint64(x)))
+	case int64:
+		r.SetInt64(x)
+	case int:
+		r.SetInt64(int64(x))
+	case float64:
+		if x != x {
+			return nil, true, true
+		}
+		if math.IsInf(x, 0) { // beyond any integer or decimal text
+			r.SetInt(new(big.Int).Lsh(big.NewInt(int64(math.Copysign(1, x))), 1100))
+			return r, false, true
+		}
+		r.SetString(strconv.FormatFloat(x, 'g', -1, 64))
+	case string:
+		if _, isNum := textNumber(x); !isNum {
+			return nil, false, false
+		}
+		if _, ok := r.SetString(strings.TrimSpace(x)); !ok {
+			return nil, false, false
+		}
+	default:
+		return nil, false, false
+	}
+	return r, false, true
+}
+
+// isBigUint reports whether a or b is a bigUint.
+func isBigUint(a, b any) bool {
+	_, x := a.(bigUint)
+	_, y := b.(bigUint)
+	return x || y
+}
+
 // equal is ==: NULL equals NULL only; numbers as numbers (integers
 // exactly); a number and text as numbers when the text is one, else
 // unequal; other values as Go compares them.
 func equal(a, b any) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
+	}
+	if ka, kb, ok := asStampKeys(a, b); ok {
+		return ka == kb
+	}
+	if isBigUint(a, b) {
+		c, ok := exactCmp(a, b)
+		return ok && c == 0
 	}
 	ai, af, aInt, aNum := number(a)
 	bi, bf, bInt, bNum := number(b)
@@ -146,12 +308,12 @@ func equal(a, b any) bool {
 		return numCmp(ai, af, aInt, bi, bf, bInt) == 0
 	case aNum:
 		s, ok := b.(string)
-		f, isNum := textNumber(s)
-		return ok && isNum && numCmp(ai, af, aInt, 0, f, false) == 0
+		c, isNum := textNumCmp(s, ai, af, aInt)
+		return ok && isNum && c == 0
 	case bNum:
 		s, ok := a.(string)
-		f, isNum := textNumber(s)
-		return ok && isNum && numCmp(0, f, false, bi, bf, bInt) == 0
+		c, isNum := textNumCmp(s, bi, bf, bInt)
+		return ok && isNum && c == 0
 	}
 	switch x := a.(type) {
 	case string:
@@ -182,20 +344,32 @@ func ordered(holds func(c int) bool) func(a, b any) (any, error) {
 
 // compare orders a and b (neither NULL): -1, 0 or 1.
 func compare(a, b any) (int, error) {
+	if ka, kb, ok := asStampKeys(a, b); ok {
+		return strings.Compare(ka, kb), nil
+	}
 	ai, af, aInt, aNum := number(a)
 	bi, bf, bInt, bNum := number(b)
+	if isBigUint(a, b) && (aNum || bNum) {
+		if c, ok := exactCmp(a, b); ok {
+			return c, nil
+		}
+	}
 	if !aNum {
 		if s, ok := a.(string); ok && bNum {
-			if af, aNum = textNumber(s); !aNum {
+			c, isNum := textNumCmp(s, bi, bf, bInt)
+			if !isNum {
 				return 0, fmt.Errorf("cannot order the text %q and the number %v", s, b)
 			}
+			return c, nil
 		}
 	}
 	if !bNum {
 		if s, ok := b.(string); ok && aNum {
-			if bf, bNum = textNumber(s); !bNum {
+			c, isNum := textNumCmp(s, ai, af, aInt)
+			if !isNum {
 				return 0, fmt.Errorf("cannot order the number %v and the text %q", a, s)
 			}
+			return -c, nil
 		}
 	}
 	if aNum && bNum {
@@ -266,21 +440,31 @@ func arith(op byte) func(a, b any) (any, error) {
 		ai, af, aInt, aNum := number(a)
 		bi, bf, bInt, bNum := number(b)
 		if !aNum || !bNum {
-			as, aStr := a.(string)
-			bs, bStr := b.(string)
+			as, aStr := textOrStamp(a)
+			bs, bStr := textOrStamp(b)
 			if op == '+' && aStr && bStr {
 				return as + bs, nil
 			}
 			return nil, fmt.Errorf("cannot compute %v %c %v: not numbers", a, op, b)
 		}
 		if aInt && bInt && op != '/' {
+			var c int64
+			fits := true
 			switch op {
 			case '+':
-				return ai + bi, nil
+				c, fits = addInt(ai, bi)
 			case '-':
-				return ai - bi, nil
+				c, fits = subInt(ai, bi)
 			case '*':
-				return ai * bi, nil
+				c, fits = mulInt(ai, bi)
+			}
+			if op != '%' {
+				if !fits {
+					return nil, fmt.Errorf("%v %c %v: beyond the integers of 64 bits (integer overflow)", ai, op, bi)
+				}
+				return c, nil
+			}
+			switch op {
 			case '%':
 				if bi == 0 {
 					return nil, fmt.Errorf("%v %% 0: division by zero", ai)
@@ -303,4 +487,116 @@ func arith(op byte) func(a, b any) (any, error) {
 		}
 		return nil, fmt.Errorf("%v %% %v: %% takes integers", a, b)
 	}
+}
+
+// addInt, subInt and mulInt are a+b, a-b and a*b and whether the result
+// fits in an int64 (else arith fails, as DuckDB's "Overflow in addition
+// of INT64" does, rather than wrap around). O(1).
+func addInt(a, b int64) (int64, bool) {
+	c := a + b
+	return c, (a^c)&(b^c) >= 0
+}
+
+func subInt(a, b int64) (int64, bool) {
+	c := a - b
+	return c, (a^b)&(a^c) >= 0
+}
+
+func mulInt(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	c := a * b
+	if a == -1 && b == math.MinInt64 || b == -1 && a == math.MinInt64 || c/b != a {
+		return c, false
+	}
+	return c, true
+}
+
+// neg is unary minus (the compiler's - x, patched to it: negate): NULL
+// for NULL, an integer's negation unless it overflows (-2^63), a float's.
+func neg(p ...any) (any, error) {
+	if len(p) != 1 {
+		return nil, fmt.Errorf("- takes one operand, not %d", len(p))
+	}
+	switch x := p[0].(type) {
+	case nil:
+		return nil, nil
+	case int64:
+		if x == math.MinInt64 {
+			return nil, fmt.Errorf("-(%d): beyond the integers of 64 bits (integer overflow)", x)
+		}
+		return -x, nil
+	case int:
+		return neg(int64(x))
+	case float64:
+		return -x, nil
+	case bigUint:
+		return -float64(x), nil
+	}
+	return nil, fmt.Errorf("cannot negate %v: not a number", p[0])
+}
+
+// abs is abs(): NULL for NULL, an integer's absolute value unless it
+// overflows (-2^63), a float's.
+func abs(p ...any) (any, error) {
+	if len(p) != 1 {
+		return nil, fmt.Errorf("abs takes one argument, not %d", len(p))
+	}
+	switch x := p[0].(type) {
+	case nil:
+		return nil, nil
+	case int64:
+		if x < 0 {
+			return neg(x)
+		}
+		return x, nil
+	case int:
+		return abs(int64(x))
+	case float64:
+		return math.Abs(x), nil
+	case bigUint:
+		return float64(x), nil
+	}
+	return nil, fmt.Errorf("abs of %v: not a number", p[0])
+}
+
+// matches is `a matches b`: whether the text a (a number or a
+// timestamp as its text) holds a match of the regular expression b
+// (Go's syntax, as expr's); false when either is NULL, as startsWith.
+// The expressions compiled are kept (regexps, for any goroutine): a
+// literal pattern is compiled once.
+func matches(p ...any) (any, error) {
+	if len(p) != 2 {
+		return nil, fmt.Errorf("matches takes two operands, not %d", len(p))
+	}
+	if p[0] == nil || p[1] == nil {
+		return false, nil
+	}
+	s, ok := text(p[0])
+	pat, pok := p[1].(string)
+	if !ok || !pok {
+		return nil, fmt.Errorf("cannot match %v against %v: not text", p[0], p[1])
+	}
+	re, err := regexpOf(pat)
+	if err != nil {
+		return nil, err
+	}
+	return re.MatchString(s), nil
+}
+
+// regexps are matches' compiled expressions, by pattern.
+var regexps sync.Map
+
+// regexpOf is pat compiled (kept in regexps). O(len(pat)) the first time.
+func regexpOf(pat string) (*regexp.Regexp, error) {
+	if re, ok := regexps.Load(pat); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(pat)
+	if err != nil {
+		return nil, fmt.Errorf("matches %q: %v", pat, err)
+	}
+	regexps.Store(pat, re)
+	return re, nil
 }

@@ -17,8 +17,12 @@
 //
 // Comparisons. Numbers compare as numbers (7 == 7.0); text as text; a
 // number and text compare as numbers when the text reads as one (code ==
-// "7" holds for a CSV field 7, price > 7 for 7.50), else == is false and
-// an ordering (<, >) is an error naming both values. Two text values
+// "7" holds for a CSV field 7, price > 7 for 7.50), exactly, as the
+// decimals they are written as (textNumCmp), else == is false and
+// an ordering (<, >) is an error naming both values. A UTC timestamp
+// orders without its final Z (stamp); an unsigned integer beyond int64
+// compares exactly (bigUint). Integer arithmetic that overflows int64 is
+// an error, as a division by zero is. Two text values
 // compare as text even when both read as numbers (a CSV column of 7.50
 // and 10.5 orders as text; compare it with a number). A comparison with NULL is false, arithmetic on
 // NULL is NULL: `delay > 60` drops a row whose delay is empty, and
@@ -117,6 +121,19 @@ func compile(src, side string, names []string, types []columnar.Type, columns bo
 			}
 		}
 	}))
+	var badPattern error
+	ast.Walk(&parsed.Node, visitor(func(n *ast.Node) {
+		if x, ok := (*n).(*ast.BinaryNode); ok && x.Operator == "matches" && badPattern == nil {
+			if str, ok := x.Right.(*ast.StringNode); ok {
+				if _, err := regexpOf(str.Value); err != nil {
+					badPattern = fmt.Errorf("%v (at character %d)", err, x.Location().From+1)
+				}
+			}
+		}
+	}))
+	if badPattern != nil { // a literal pattern is refused before any row
+		return nil, fail(src, "%v", badPattern)
+	}
 	if len(badCall) > 0 {
 		return nil, fail(src, "no function %s (the functions: expr-lang's builtins, such as lower, upper, len, abs)", strings.Join(badCall, ", "))
 	}
@@ -214,7 +231,29 @@ func options() []expr.Option {
 	for _, f := range textFuncs {
 		opts = append(opts, expr.Function(f.name, textFunc(f.name, f.fn)))
 	}
+	// abs and unary minus: NULL for NULL and an error where an integer
+	// would wrap (-2^63), not expr's (which fails on NULL and wraps).
+	// matches takes a number as its text (as startsWith does) and is
+	// false of NULL, not a Go type assertion's failure.
+	opts = append(opts, expr.Function("abs", abs), expr.Function("__neg", neg), expr.Function("__matches", matches), expr.Patch(patcher{}))
 	return opts
+}
+
+// patcher makes unary minus a call of neg (__neg) and matches one of
+// matches (__matches).
+type patcher struct{}
+
+func (patcher) Visit(n *ast.Node) {
+	switch x := (*n).(type) {
+	case *ast.UnaryNode:
+		if x.Operator == "-" {
+			ast.Patch(n, &ast.CallNode{Callee: &ast.IdentifierNode{Value: "__neg"}, Arguments: []ast.Node{x.Node}})
+		}
+	case *ast.BinaryNode:
+		if x.Operator == "matches" {
+			ast.Patch(n, &ast.CallNode{Callee: &ast.IdentifierNode{Value: "__matches"}, Arguments: []ast.Node{x.Left, x.Right}})
+		}
+	}
 }
 
 // visitor is an ast.Visitor of a function.
@@ -277,8 +316,12 @@ func value(f []byte, t columnar.Type, typed bool) any {
 		if v, err := strconv.ParseInt(string(f), 10, 64); err == nil {
 			return v
 		}
-		if v, err := strconv.ParseFloat(string(f), 64); err == nil {
-			return v // a uint64 beyond int64
+		if v, err := strconv.ParseUint(string(f), 10, 64); err == nil {
+			return bigUint(v) // beyond int64: compared exactly
+		}
+	case columnar.Timestamp:
+		if typed || len(f) > 0 {
+			return stamp(f) // its text, ordered as time (stampKey)
 		}
 	case columnar.Float:
 		if v, err := strconv.ParseFloat(string(f), 64); err == nil {

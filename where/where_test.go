@@ -153,8 +153,10 @@ func TestErrors(t *testing.T) {
 // reads as one, else == is false and an ordering an error.
 func TestCompareModel(t *testing.T) {
 	rng := testutil.Rand(testutil.Seed(t))
-	vals := []string{"", "7", "-7", "007", "+7", "7.0", "7.5", ".5", "-.5", "1e3", "1000", "abc", "ABC", "9223372036854775807", "9223372036854775808", "0", "-0", "0.1", " 7", "NaN", "x7"}
-	lits := []string{"7", "7.0", "7.5", "0.5", "1000", "0", "-1", `"7"`, `"abc"`, `"7.50"`, `"007"`, `""`, "9223372036854775807"}
+	vals := []string{"", "7", "-7", "007", "+7", "7.0", "7.5", ".5", "-.5", "1e3", "1000", "abc", "ABC", "9223372036854775807", "9223372036854775808", "0", "-0", "0.1", " 7", "NaN", "x7",
+		"09007199254740993", "9007199254740993", "9007199254740992", "0.10", "0.1000000000000000055511151231257827", "12345678901234567.50"}
+	lits := []string{"7", "7.0", "7.5", "0.5", "1000", "0", "-1", `"7"`, `"abc"`, `"7.50"`, `"007"`, `""`, "9223372036854775807",
+		"9007199254740992", "9007199254740993", "0.1", `"0.10"`, "12345678901234568", "12345678901234567.6"}
 	ops := []string{"==", "!=", "<", "<=", ">", ">="}
 	for range 3000 {
 		v, lit, op := vals[rng.IntN(len(vals))], lits[rng.IntN(len(lits))], ops[rng.IntN(len(ops))]
@@ -176,34 +178,42 @@ func model(v, op, lit string) (bool, bool) {
 	if v == "" {
 		return op == "!=", false
 	}
-	// The field: a number (exact, as a big.Float) or text.
-	var fv *big.Float
+	// Every number as the exact decimal it is written as (big.Rat): an
+	// integer as itself, a float as its shortest decimal, text as written.
+	dec := func(s string) *big.Rat {
+		r, ok := new(big.Rat).SetString(s)
+		if !ok {
+			panic(s)
+		}
+		return r
+	}
+	// The field: a number or text.
+	var fv *big.Rat
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil && strconv.FormatInt(n, 10) == v {
-		fv = new(big.Float).SetInt64(n)
+		fv = new(big.Rat).SetInt64(n)
 	} else if f, err := strconv.ParseFloat(v, 64); err == nil && strings.Contains(v, ".") && strconv.FormatFloat(f, 'f', -1, 64) == v {
-		fv = big.NewFloat(f) // a decimal that prints back as itself
+		fv = dec(v) // a decimal that prints back as itself
 	}
 	// The literal: a number or text.
-	var fl *big.Float
+	var fl *big.Rat
 	text, isText := strings.CutPrefix(lit, `"`)
 	if isText {
 		text = strings.TrimSuffix(text, `"`)
 	} else if n, err := strconv.ParseInt(lit, 10, 64); err == nil && !strings.Contains(lit, ".") {
-		fl = new(big.Float).SetInt64(n)
+		fl = new(big.Rat).SetInt64(n)
 	} else {
 		f, _ := strconv.ParseFloat(lit, 64)
-		fl = big.NewFloat(f)
+		fl = dec(strconv.FormatFloat(f, 'g', -1, 64))
 	}
 	// asNumber reads text as a number, as a comparison with a number does.
-	asNumber := func(s string) *big.Float {
+	asNumber := func(s string) *big.Rat {
 		if s == "" || strings.ContainsAny(s, "xXnN_") {
 			return nil
 		}
-		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
 			return nil
 		}
-		return big.NewFloat(f)
+		return dec(strings.TrimSpace(s))
 	}
 	var c int
 	switch {
@@ -366,5 +376,72 @@ func TestNativeMatchesVM(t *testing.T) {
 	}
 	if native < 3000 {
 		t.Errorf("%d of 4000 expressions went native", native)
+	}
+}
+
+// TestExactTyped: the review's finds (issue 43's eleventh session):
+// integer arithmetic that leaves int64 fails the row rather than wrap
+// (DuckDB's "Overflow in addition of INT64"), in the native path and the
+// VM's alike; unary minus and abs of NULL are NULL; an unsigned column
+// beyond int64 compares exactly; a UTC timestamp's fraction orders after
+// its whole second (10:00:00.5Z > 10:00:00Z, though '.' < 'Z').
+func TestExactTyped(t *testing.T) {
+	names := []string{"i", "u", "ts", "d"}
+	types := []columnar.Type{{Kind: columnar.Int, Width: 64}, {Kind: columnar.Uint, Width: 64}, {Kind: columnar.Timestamp, Unit: columnar.Micro, UTC: true}, {Kind: columnar.Decimal, Precision: 20, Scale: 2}}
+	const maxI, minI = "9223372036854775807", "-9223372036854775808"
+	for _, c := range []struct {
+		src   string
+		vals  []string
+		nulls nullSet
+		want  bool
+		err   string // a part of the error, "" for none
+	}{
+		{`i + 1 > i`, []string{maxI, "1", "", ""}, nil, false, "integer overflow"},
+		{`i * 2 == 0`, []string{minI, "1", "", ""}, nil, false, "integer overflow"},
+		{`i - 1 < 0`, []string{minI, "1", "", ""}, nil, false, "integer overflow"},
+		{`i * 3 - 1 == 8`, []string{"3", "1", "", ""}, nil, true, ""},
+		{`-i > 0`, []string{minI, "1", "", ""}, nil, false, "integer overflow"},
+		{`abs(i) > 0`, []string{minI, "1", "", ""}, nil, false, "integer overflow"},
+		{`abs(i) == 5 and -i == 5`, []string{"-5", "1", "", ""}, nil, true, ""},
+		{`-i == nil and abs(i) == nil`, []string{"", "1", "", ""}, nullSet{0: true}, true, ""},
+		{`-i < 0`, []string{"", "1", "", ""}, nullSet{0: true}, false, ""},
+		{`u == "18446744073709551614"`, []string{"1", "18446744073709551615", "", ""}, nil, false, ""},
+		{`u > "18446744073709551614" and u > 5 and u != 18446744073709551614.0`, []string{"1", "18446744073709551615", "", ""}, nil, true, ""},
+		{`u == "18446744073709551614" and u < "18446744073709551615"`, []string{"1", "18446744073709551614", "", ""}, nil, true, ""},
+		{`u > i`, []string{maxI, "9223372036854775808", "", ""}, nil, true, ""},
+		{`ts > "2020-01-01T10:00:00Z" and ts < "2020-01-01T10:00:01Z"`, []string{"1", "1", "2020-01-01T10:00:00.5Z", ""}, nil, true, ""},
+		{`ts < "2020-01-01T10:00:00.1Z"`, []string{"1", "1", "2020-01-01T10:00:00.5Z", ""}, nil, false, ""},
+		{`ts == "2020-01-01T10:00:00.5Z" and ts startsWith "2020" and len(ts) == 22`, []string{"1", "1", "2020-01-01T10:00:00.5Z", ""}, nil, true, ""},
+		{`i matches "^-5$" and u matches "5$" and ts matches "Z$"`, []string{"-5", "15", "2020-01-01T10:00:00Z", ""}, nil, true, ""},
+		{`i matches ".*"`, []string{"", "1", "", ""}, nullSet{0: true}, false, ""}, // NULL matches nothing
+		{`d == 12345678901234568`, []string{"1", "1", "", "12345678901234567.50"}, nil, false, ""},
+		{`d < 12345678901234568 and d > 12345678901234567 and d != 12345678901234567.5`, []string{"1", "1", "", "12345678901234567.50"}, nil, true, ""},
+	} {
+		for _, native := range []bool{true, false} {
+			noNative = !native
+			p, err := Compile(c.src, "the input", names, types)
+			noNative = false
+			if err != nil {
+				t.Fatal(err)
+			}
+			nulls := c.nulls
+			if nulls == nil {
+				nulls = nullSet{}
+			}
+			got, err := p.Match(row(c.vals...), nulls)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Errorf("native %v: %s on %q: %v %v, want an error of %q", native, c.src, c.vals, got, err, c.err)
+				}
+				continue
+			}
+			if err != nil || got != c.want {
+				t.Errorf("native %v: %s on %q: %v %v, want %v", native, c.src, c.vals, got, err, c.want)
+			}
+		}
+	}
+	// A literal pattern that is no regular expression is refused at once.
+	if _, err := Compile(`i > 0 or i matches "("`, "the input", names, types); err == nil || !strings.Contains(err.Error(), "missing closing )") {
+		t.Errorf("a bad pattern: %v", err)
 	}
 }
