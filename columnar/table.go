@@ -620,14 +620,23 @@ type NestedError struct {
 }
 
 func (e *NestedError) Error() string {
+	what := "nested (" + e.Type + ")"
+	if e.Type == intervalDesc {
+		what = "an interval (months, days and milliseconds)"
+	}
 	if e.Why != "" {
-		return fmt.Sprintf("%s: column %q is nested (%s): %s", e.File, e.Column, e.Type, e.Why)
+		return fmt.Sprintf("%s: column %q is %s: %s", e.File, e.Column, what, e.Why)
 	}
 	if e.Key {
-		return fmt.Sprintf("%s: column %q is nested (%s): a join key is a flat column (an integer or a string): join on another", e.File, e.Column, e.Type)
+		return fmt.Sprintf("%s: column %q is %s: a join key is a flat column (an integer or a string): join on another", e.File, e.Column, what)
 	}
-	return fmt.Sprintf("%s: column %q is nested (%s), which a join does not read or write: leave it out with --columns (name the output's columns without it)", e.File, e.Column, e.Type)
+	return fmt.Sprintf("%s: column %q is %s, which a join does not read or write: leave it out with --columns (name the output's columns without it)", e.File, e.Column, what)
 }
+
+// intervalDesc is the Desc of a Parquet INTERVAL column, which a join
+// takes as it takes a nested one (Kind Nested): never decoded, refused
+// where it would be compared or written.
+const intervalDesc = "interval"
 
 // Refuse returns a *NestedError for the first nested column of cols
 // (nil: all), key saying they are key columns; nil if none is nested.

@@ -178,6 +178,13 @@ func compile(src, side string, names []string, types []columnar.Type, columns bo
 	if len(unknown) > 0 && columns {
 		return nil, fail(src, "%s has no column %s (its columns: %s)", side, strings.Join(unknown, ", "), quoteList(names))
 	}
+	for j, t := range p.types {
+		if t.Kind == columnar.Nested {
+			// A column the join never decodes (list, struct, map, a
+			// Parquet INTERVAL) would read as NULL in every row.
+			return nil, fail(src, "%s's column %q is %s, which a predicate does not read", side, p.names[j], t)
+		}
+	}
 	if !noNative {
 		p.native = p.nativeOf(tree.Node())
 	}

@@ -118,3 +118,30 @@ func TestNestedRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedWhereRefused: a predicate (Where, KeysWhere) over a nested
+// column is refused before any row, naming the flag and the column: the
+// join never decodes one, and it read as NULL in every row (a review
+// found `st == nil` holding of a struct that was there).
+func TestNestedWhereRefused(t *testing.T) {
+	nested, _, csv := nestedSides(t, 10)
+	for _, c := range []struct {
+		name string
+		opt  join.Options
+	}{
+		{"Where", join.Options{Sides: join.Sides{Keys: csv, Input: nested["parquet"]}, Keying: join.Keying{KeyCol: "ID", JoinCol: "K"}, Output: join.Output{Columns: []string{"K", "P"}}}},
+		{"KeysWhere", join.Options{Sides: join.Sides{Keys: nested["arrow-file"], Input: csv}, Keying: join.Keying{KeyCol: "K", JoinCol: "ID"}, Output: join.Output{Columns: []string{"ID", "X"}}, JoinType: join.JoinSemi}},
+	} {
+		c.opt.TempDir = t.TempDir()
+		if c.name == "Where" {
+			c.opt.Where = "attrs == nil"
+		} else {
+			c.opt.KeysWhere = "tags != nil"
+		}
+		var out bytes.Buffer
+		_, err := Run(t.Context(), c.opt, NewCSV(&out))
+		if !errors.Is(err, join.ErrOptions) || !strings.Contains(err.Error(), c.name) || !strings.Contains(err.Error(), "which a predicate does not read") {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
