@@ -206,7 +206,9 @@ func parquetType(c *schema.Column) (Type, error) {
 		case schema.TimestampLogicalType:
 			return Type{Kind: Timestamp, Unit: unit(l.TimeUnit()), UTC: l.IsAdjustedToUTC()}, nil
 		case schema.TimeLogicalType:
-			return Type{Kind: Time, Unit: unit(l.TimeUnit())}, nil
+			// UTC: a time of day adjusted to UTC (DuckDB's TIMETZ), kept
+			// so when written back as Parquet.
+			return Type{Kind: Time, Unit: unit(l.TimeUnit()), UTC: l.IsAdjustedToUTC()}, nil
 		case schema.NoLogicalType, nil:
 			return Type{Kind: Int, Width: width}, nil
 		}

@@ -48,7 +48,7 @@ type Type struct {
 	Kind  Kind
 	Width int      // Int, Uint, Float: bits
 	Unit  TimeUnit // Timestamp, Time
-	UTC   bool     // Timestamp: adjusted to UTC (an instant, rendered with Z)
+	UTC   bool     // Timestamp: adjusted to UTC (an instant, rendered with Z); Time: adjusted to UTC (TIMETZ), rendered as the time
 	// Decimal: precision and scale.
 	Precision, Scale int
 	Desc             string // Nested: the type as the file declares it ("list<item: utf8>", "struct")
@@ -79,6 +79,9 @@ func (t Type) String() string {
 		}
 		return fmt.Sprintf("timestamp[%s]", t.Unit)
 	case Time:
+		if t.UTC {
+			return fmt.Sprintf("time[%s, UTC]", t.Unit)
+		}
 		return fmt.Sprintf("time[%s]", t.Unit)
 	case Decimal:
 		return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)

@@ -133,7 +133,7 @@ func ParquetNode(name string, t Type) (schema.Node, error) {
 		if p == PhysInt32 {
 			phys = parquet.Types.Int32
 		}
-		return schema.NewPrimitiveNodeLogical(name, rep, schema.NewTimeLogicalType(false, schemaUnit(t.parquetUnit())), phys, -1, -1)
+		return schema.NewPrimitiveNodeLogical(name, rep, schema.NewTimeLogicalType(t.UTC, schemaUnit(t.parquetUnit())), phys, -1, -1)
 	case Decimal:
 		lt := schema.NewDecimalLogicalType(int32(t.Precision), int32(t.Scale))
 		switch p {

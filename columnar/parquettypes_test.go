@@ -73,3 +73,29 @@ func TestParquetInterval(t *testing.T) {
 		t.Errorf("skipped: %d rows, NULLs %v %v", cols[0].Len(), cols[1].Null(0), cols[1].Null(1))
 	}
 }
+
+// TestParquetTimeRoundTrip: every time of day and timestamp type written
+// as a Parquet node (ParquetNode) reads back (parquetType) as itself, a
+// TIME adjusted to UTC (DuckDB's TIMETZ) too: its flag was dropped, and
+// a join's Parquet output of a TIMETZ column read back as TIME.
+func TestParquetTimeRoundTrip(t *testing.T) {
+	for _, u := range []TimeUnit{Milli, Micro, Nano} {
+		for _, utc := range []bool{false, true} {
+			for _, k := range []Kind{Time, Timestamp} {
+				ty := Type{Kind: k, Unit: u, UTC: utc}
+				n, err := ParquetNode("c", ty)
+				if err != nil {
+					t.Fatal(err)
+				}
+				root, err := schema.NewGroupNode("schema", parquet.Repetitions.Required, schema.FieldList{n}, -1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := parquetType(schema.NewSchema(root).Column(0))
+				if err != nil || got != ty {
+					t.Errorf("%v: read back as %v (%v)", ty, got, err)
+				}
+			}
+		}
+	}
+}
