@@ -135,33 +135,58 @@ func number(v any) (i int64, f float64, isInt, ok bool) {
 // arithmetic takes it as a double, comparisons exactly (exactCmp).
 type bigUint uint64
 
-// stamp is a timestamp column's value (value): its canonical text, which
-// orders as time does but for a UTC timestamp's final Z (the text of
-// 10:00:00.5Z sorts before 10:00:00Z: '.' is below 'Z'); stampKey is
-// the text it orders and equals by. Text functions see the text.
+// stamp is a date's or a timestamp's value (value): its canonical text,
+// which text functions see and which orders as time does but in two
+// places: a year beyond 9999 or before 0 (10000-01-01 sorts before
+// 2020-01-01 as text, -0100 before 0001 only by luck) and a UTC
+// timestamp's final Z (10:00:00.5Z sorts before 10:00:00Z: '.' is
+// below 'Z'). timeCmp orders them as time.
 type stamp string
 
-// textOrStamp is v's text when v is text or a timestamp (stamp).
-func textOrStamp(v any) (string, bool) {
-	switch x := v.(type) {
-	case string:
-		return x, true
-	case stamp:
-		return string(x), true
+// timeCmp orders a and b, the texts of a date or timestamp and what it
+// is compared with, as time: a final Z left out, then by a leading year
+// (an optional '-' and digits before the next '-') as a number and the
+// rest as text; texts not of that shape as text. O(len).
+func timeCmp(a, b string) int {
+	a, b = strings.TrimSuffix(a, "Z"), strings.TrimSuffix(b, "Z")
+	ya, ra, oka := splitYear(a)
+	yb, rb, okb := splitYear(b)
+	if oka && okb {
+		if ya != yb {
+			return cmp3(ya < yb, ya > yb)
+		}
+		return strings.Compare(ra, rb)
 	}
-	return "", false
+	return strings.Compare(a, b)
 }
 
-// stampKey is s without a final Z (a UTC timestamp's mark): the key that
-// a timestamp and the text it is compared with order by, so that
-// 10:00:00Z < 10:00:00.5Z as 10:00:00 < 10:00:00.5.
-func stampKey(s string) string {
-	return strings.TrimSuffix(s, "Z")
+// splitYear is s's leading year (an optional '-' and 1-18 digits
+// followed by '-') and the text from that '-' on.
+func splitYear(s string) (int64, string, bool) {
+	i := 0
+	if strings.HasPrefix(s, "-") {
+		i = 1
+	}
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j == i || j-i > 18 || j >= len(s) || s[j] != '-' {
+		return 0, "", false
+	}
+	y, err := strconv.ParseInt(s[i:j], 10, 64)
+	if err != nil {
+		return 0, "", false
+	}
+	if i == 1 {
+		y = -y
+	}
+	return y, s[j:], true
 }
 
-// asStampKeys returns a and b as stamp keys when either is a stamp and
-// the other a stamp or text; ok false otherwise.
-func asStampKeys(a, b any) (string, string, bool) {
+// asStamps returns a and b as texts when either is a stamp and the
+// other a stamp or text (timeCmp orders them); ok false otherwise.
+func asStamps(a, b any) (string, string, bool) {
 	as, aStamp := a.(stamp)
 	bs, bStamp := b.(stamp)
 	if !aStamp && !bStamp {
@@ -181,7 +206,7 @@ func asStampKeys(a, b any) (string, string, bool) {
 		}
 		bs = stamp(t)
 	}
-	return stampKey(string(as)), stampKey(string(bs)), true
+	return string(as), string(bs), true
 }
 
 // textNumber is text read as a number (ParseFloat's forms but NaN, Inf
@@ -294,8 +319,8 @@ func equal(a, b any) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	if ka, kb, ok := asStampKeys(a, b); ok {
-		return ka == kb
+	if ka, kb, ok := asStamps(a, b); ok {
+		return timeCmp(ka, kb) == 0
 	}
 	if isBigUint(a, b) {
 		c, ok := exactCmp(a, b)
@@ -344,8 +369,8 @@ func ordered(holds func(c int) bool) func(a, b any) (any, error) {
 
 // compare orders a and b (neither NULL): -1, 0 or 1.
 func compare(a, b any) (int, error) {
-	if ka, kb, ok := asStampKeys(a, b); ok {
-		return strings.Compare(ka, kb), nil
+	if ka, kb, ok := asStamps(a, b); ok {
+		return timeCmp(ka, kb), nil
 	}
 	ai, af, aInt, aNum := number(a)
 	bi, bf, bInt, bNum := number(b)
@@ -599,4 +624,15 @@ func regexpOf(pat string) (*regexp.Regexp, error) {
 	}
 	regexps.Store(pat, re)
 	return re, nil
+}
+
+// textOrStamp is v's text when v is text or a date or timestamp (stamp).
+func textOrStamp(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case stamp:
+		return string(x), true
+	}
+	return "", false
 }

@@ -349,8 +349,8 @@ func (b bounds) text(op string, v any) verdict {
 		return verdict{never: true}
 	}
 	s, vText := v.(string)
-	lo, loText := b.lo.(string)
-	hi, _ := b.hi.(string)
+	lo, loText := textOrStamp(b.lo) // a date's bounds are stamps
+	hi, _ := textOrStamp(b.hi)
 	if op != "startsWith" || !b.ordered || !vText || !loText {
 		return verdict{}
 	}

@@ -19,8 +19,9 @@
 // number and text compare as numbers when the text reads as one (code ==
 // "7" holds for a CSV field 7, price > 7 for 7.50), exactly, as the
 // decimals they are written as (textNumCmp), else == is false and
-// an ordering (<, >) is an error naming both values. A UTC timestamp
-// orders without its final Z (stamp); an unsigned integer beyond int64
+// an ordering (<, >) is an error naming both values. A date or
+// timestamp orders as time (stamp: years beyond 9999 and before 0, a
+// UTC timestamp's final Z); an unsigned integer beyond int64
 // compares exactly (bigUint). Integer arithmetic that overflows int64 is
 // an error, as a division by zero is. Two text values
 // compare as text even when both read as numbers (a CSV column of 7.50
@@ -326,9 +327,9 @@ func value(f []byte, t columnar.Type, typed bool) any {
 		if v, err := strconv.ParseUint(string(f), 10, 64); err == nil {
 			return bigUint(v) // beyond int64: compared exactly
 		}
-	case columnar.Timestamp:
+	case columnar.Timestamp, columnar.Date:
 		if typed || len(f) > 0 {
-			return stamp(f) // its text, ordered as time (stampKey)
+			return stamp(f) // its text, ordered as time (timeCmp)
 		}
 	case columnar.Float:
 		if v, err := strconv.ParseFloat(string(f), 64); err == nil {

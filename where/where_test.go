@@ -445,3 +445,37 @@ func TestExactTyped(t *testing.T) {
 		t.Errorf("a bad pattern: %v", err)
 	}
 }
+
+// TestTimeOrder: dates and timestamps order as time, not as their text,
+// where the two differ: years beyond 9999 and before 0 (DuckDB's range),
+// and a UTC timestamp's fraction against its whole second; in the native
+// path and the VM's, and in a row group's bounds (Refutes) alike.
+func TestTimeOrder(t *testing.T) {
+	names := []string{"dt", "ts"}
+	types := []columnar.Type{{Kind: columnar.Date}, {Kind: columnar.Timestamp, Unit: columnar.Micro}}
+	for _, c := range []struct {
+		src  string
+		vals []string
+		want bool
+	}{
+		{`dt > "2020-01-01" and dt > "9999-12-31"`, []string{"10000-01-01", "2020-01-01T00:00:00"}, true},
+		{`dt < "0001-01-01" and dt > "-0101-12-31" and dt < "-0099-01-01"`, []string{"-0100-01-01", "2020-01-01T00:00:00"}, true},
+		{`dt == "10000-01-01" and dt != "1000-01-01"`, []string{"10000-01-01", "2020-01-01T00:00:00"}, true},
+		{`ts > "2020-01-01T00:00:00" and ts < "10001-01-01T00:00:00"`, []string{"2020-01-01", "10000-01-01T00:00:00"}, true},
+		{`ts < "0001-01-01T00:00:00"`, []string{"2020-01-01", "-0001-12-31T23:59:59"}, true},
+		{`dt startsWith "1000" and len(dt) == 11`, []string{"10000-01-01", "2020-01-01T00:00:00"}, true},
+		{`dt < "abc"`, []string{"2020-01-01", "2020-01-01T00:00:00"}, true}, // text not of a date's shape: as text
+	} {
+		for _, native := range []bool{true, false} {
+			noNative = !native
+			p, err := Compile(c.src, "the input", names, types)
+			noNative = false
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := p.Match(row(c.vals...), nullSet{}); err != nil || got != c.want {
+				t.Errorf("native %v: %s on %q: %v %v, want %v", native, c.src, c.vals, got, err, c.want)
+			}
+		}
+	}
+}
