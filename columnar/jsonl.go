@@ -10,8 +10,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -182,12 +182,28 @@ func eachField(text []byte, fn func(k string, v json.RawMessage) error) (ok bool
 	if _, err := dec.Token(); err != nil { // {
 		return false, err
 	}
+	var seen []string // the object's keys: one given twice is refused, as DuckDB does
 	for dec.More() {
+		before := dec.InputOffset()
 		tok, err := dec.Token()
 		if err != nil {
 			return false, err
 		}
 		k, _ := tok.(string)
+		// The key as written (between its quotes, after a comma and
+		// spaces): bytes that are no UTF-8 or a lone surrogate would read
+		// as U+FFFD and two names would become one column.
+		if raw := text[before:dec.InputOffset()]; bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) {
+			if q, e := bytes.IndexByte(raw, '"'), bytes.LastIndexByte(raw, '"'); q >= 0 && e > q {
+				if err := checkString(raw[q : e+1]); err != nil {
+					return false, fmt.Errorf("the key %w", err)
+				}
+			}
+		}
+		if slices.Contains(seen, k) {
+			return false, fmt.Errorf("the key %q given twice in one object", k)
+		}
+		seen = append(seen, k)
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return false, err
@@ -233,21 +249,60 @@ func kindOf(v json.RawMessage) (int, error) {
 // unawares: bytes that are no UTF-8, or an escaped lone surrogate
 // (\ud83d alone), both read as U+FFFD, so that two different keys
 // would meet (DuckDB refuses them too). O(len(v)).
-func checkString(v json.RawMessage) error {
+func checkString(v []byte) error {
 	if !utf8.Valid(v) {
 		return fmt.Errorf("%.40q: not UTF-8", v)
 	}
-	if !bytes.Contains(bytes.ToLower(v), []byte(`\ud`)) {
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return err
-	}
-	if strings.ContainsRune(s, utf8.RuneError) && !bytes.Contains(v, []byte("\xef\xbf\xbd")) && !bytes.Contains(bytes.ToLower(v), []byte(`\ufffd`)) {
-		return fmt.Errorf("%.40q: a lone surrogate (\\ud800-\\udfff without its pair)", v)
+	// Each \u escape of a surrogate: a high one (d800-dbff) must be
+	// followed at once by a low one (dc00-dfff), and a low one must
+	// follow a high one. (Looking for U+FFFD in the decoded text missed
+	// a lone surrogate in a string that also held U+FFFD.)
+	for i := 0; i < len(v); i++ {
+		if v[i] != '\\' {
+			continue
+		}
+		i++ // the escaped byte: \\ or \" or n, t, u...
+		if i >= len(v) || v[i] != 'u' {
+			continue
+		}
+		r, ok := hex4(v[i+1:])
+		if !ok {
+			continue // encoding/json refuses it
+		}
+		i += 4
+		switch {
+		case r >= 0xd800 && r < 0xdc00:
+			if lo, ok := hex4(v[min(i+3, len(v)):]); i+2 < len(v) && v[i+1] == '\\' && v[i+2] == 'u' && ok && lo >= 0xdc00 && lo < 0xe000 {
+				i += 6 // the pair
+				continue
+			}
+			return fmt.Errorf("%.40q: a lone surrogate (\\ud800-\\udfff without its pair)", v)
+		case r >= 0xdc00 && r < 0xe000:
+			return fmt.Errorf("%.40q: a lone surrogate (\\ud800-\\udfff without its pair)", v)
+		}
 	}
 	return nil
+}
+
+// hex4 is the value of the four hexadecimal digits b starts with.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 // typeOfKinds is the column type of the kinds its values held.

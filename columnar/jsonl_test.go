@@ -94,6 +94,16 @@ func TestJSONLExact(t *testing.T) {
 		{"{\"k\": \"a\xff\"}\n", "t.jsonl:1: not a valid file of its format: \"\\\"a\\xff\\\"\": not UTF-8"},
 		{"{\"k\": 1}\n{\"k\": \"\\ud83d\"}\n", "t.jsonl:2: not a valid file of its format"},
 		{"{\"k\": 1}\n{\"k\": \"" + strings.Repeat("x", MaxJSONLine) + "\"}\n", "t.jsonl:2: not a valid file of its format: a line longer than"},
+		// A review's finds: a lone surrogate beside U+FFFD (escaped or
+		// as its bytes) passed; an object's key was not checked at all,
+		// so two names met as one column; a key given twice in one
+		// object was read, its later non-NULL value winning.
+		{"{\"k\": \"\\ufffd\\ud83d\"}\n", "t.jsonl:1: not a valid file of its format: \"\\\"\\\\ufffd\\\\ud83d\\\"\": a lone surrogate"},
+		{"{\"k\": \"\xef\xbf\xbd\\udc00\"}\n", "t.jsonl:1: not a valid file of its format"},
+		{"{\"k\": \"\\ud83dx\\ude00\"}\n", "t.jsonl:1: not a valid file of its format"},
+		{"{\"k\": 1, \"\\ud83d\": 2, \"\\ud83e\": 3}\n", "t.jsonl:1: not a valid file of its format: the key"},
+		{"{\"k\": 1, \"a\xff\": 2}\n", "t.jsonl:1: not a valid file of its format: the key"},
+		{"{\"k\": 1}\n{\"k\": 1, \"v\": 2, \"k\": 3}\n", "t.jsonl:2: not a valid file of its format: the key \"k\" given twice"},
 	} {
 		_, _, err := readJSONL(t, tc.text)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
@@ -102,6 +112,9 @@ func TestJSONLExact(t *testing.T) {
 	}
 	if _, _, err := readJSONL(t, "{\"k\": \"\\ud83d\\ude00 \\ufffd \ufffd\"}\n"); err != nil {
 		t.Errorf("a surrogate pair and U+FFFD as written: %v", err)
+	}
+	if tb, _, err := readJSONL(t, "{\"\\ud83d\\ude00\": 1, \"a\\\\ud83d\": \"\\\\udc00\"}\n"); err != nil || tb.Names[0] != "\U0001F600" || tb.Names[1] != `a\ud83d` {
+		t.Errorf("keys of a surrogate pair and of an escaped backslash: %v", err)
 	}
 }
 
