@@ -183,6 +183,7 @@ func eachField(text []byte, fn func(k string, v json.RawMessage) error) (ok bool
 		return false, err
 	}
 	var seen []string // the object's keys: one given twice is refused, as DuckDB does
+	var seenSet map[string]bool
 	for dec.More() {
 		before := dec.InputOffset()
 		tok, err := dec.Token()
@@ -200,10 +201,22 @@ func eachField(text []byte, fn func(k string, v json.RawMessage) error) (ok bool
 				}
 			}
 		}
-		if slices.Contains(seen, k) {
-			return false, fmt.Errorf("the key %q given twice in one object", k)
+		if seenSet != nil {
+			if seenSet[k] {
+				return false, fmt.Errorf("the key %q given twice in one object", k)
+			}
+			seenSet[k] = true
+		} else {
+			if slices.Contains(seen, k) {
+				return false, fmt.Errorf("the key %q given twice in one object", k)
+			}
+			if seen = append(seen, k); len(seen) > 32 { // a wide object: a set, not a search a key
+				seenSet = make(map[string]bool, 2*len(seen))
+				for _, s := range seen {
+					seenSet[s] = true
+				}
+			}
 		}
-		seen = append(seen, k)
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return false, err

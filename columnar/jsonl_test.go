@@ -104,6 +104,7 @@ func TestJSONLExact(t *testing.T) {
 		{"{\"k\": 1, \"\\ud83d\": 2, \"\\ud83e\": 3}\n", "t.jsonl:1: not a valid file of its format: the key"},
 		{"{\"k\": 1, \"a\xff\": 2}\n", "t.jsonl:1: not a valid file of its format: the key"},
 		{"{\"k\": 1}\n{\"k\": 1, \"v\": 2, \"k\": 3}\n", "t.jsonl:2: not a valid file of its format: the key \"k\" given twice"},
+		{"{" + wideObject(100) + ", \"c50\": 1}\n", "t.jsonl:1: not a valid file of its format: the key \"c50\" given twice"}, // past the search: a set
 	} {
 		_, _, err := readJSONL(t, tc.text)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
@@ -216,4 +217,16 @@ func FuzzJSONL(f *testing.F) {
 			t.Fatalf("%d rows read, %d counted", len(rows), tb.Rows())
 		}
 	})
+}
+
+// wideObject is n keys c0, c1, ... of the values 0, 1, ..., without braces.
+func wideObject(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "\"c%d\": %d", i, i)
+	}
+	return b.String()
 }
