@@ -120,7 +120,9 @@ func fromArrow(a arrow.Array, t Type) (*Column, error) {
 	case *array.Date32:
 		ints(func(i int) int64 { return int64(v.Value(i)) })
 	case *array.Date64:
-		ints(func(i int) int64 { return int64(v.Value(i)) / 86_400_000 })
+		// The day a date64's milliseconds fall in (floored: Arrow asks
+		// for whole days, and -1 ms is in 1969-12-31, not 1970-01-01).
+		ints(func(i int) int64 { return floorDiv(int64(v.Value(i)), 86_400_000) })
 	case *array.Timestamp:
 		ints(func(i int) int64 { return int64(v.Value(i)) })
 	case *array.Time32:
@@ -243,4 +245,13 @@ func twos(v *big.Int, size int) []byte {
 	}
 	m := new(big.Int).Add(v, new(big.Int).Lsh(big.NewInt(1), uint(8*size)))
 	return m.FillBytes(b)
+}
+
+// floorDiv is a / b rounded toward minus infinity (b > 0). O(1).
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
 }

@@ -4,9 +4,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
@@ -97,5 +101,27 @@ func TestParquetTimeRoundTrip(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestArrowDate64Floor: an Arrow date64 is the day its milliseconds fall
+// in, counted toward minus infinity: -1 ms is 1969-12-31 (a review found
+// it written 1970-01-01, the division truncating toward zero).
+func TestArrowDate64Floor(t *testing.T) {
+	b := array.NewDate64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues([]arrow.Date64{-1, 0, 86_399_999, -86_400_000, -86_400_001}, nil)
+	a := b.NewArray()
+	defer a.Release()
+	c, err := fromArrow(a, Type{Kind: Date})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := range c.Len() {
+		got = append(got, string(c.AppendText(nil, i)))
+	}
+	if want := []string{"1969-12-31", "1970-01-01", "1970-01-01", "1969-12-31", "1969-12-30"}; !slices.Equal(got, want) {
+		t.Errorf("date64 days %q, want %q", got, want)
 	}
 }
