@@ -621,3 +621,24 @@ func TestBareCRQuoted(t *testing.T) {
 		t.Errorf("output %q: want the row 1,\"a\\rb\",x", data)
 	}
 }
+
+// TestEmptyParts: a CSV or JSON lines side of several files, some of them
+// empty (0 bytes, or blank lines only: parts no row went to), is read as
+// the files with rows, by beam as by join run (source.Spans leaves the
+// empty files out, as csvscan.OpenInputs and columnar.OpenFiles do).
+func TestEmptyParts(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys.csv")
+	os.WriteFile(keys, []byte("K,N\n1,one\n3,three\n"), 0o644)
+	for ext, files := range map[string][]string{
+		".csv":   {"", "K,V\n1,a\n2,b\n", "\n\n", "K,V\n3,c\n", ""},
+		".jsonl": {"", "{\"K\":1,\"V\":\"a\"}\n", "\n", "{\"K\":3,\"V\":\"c\"}\n", ""},
+	} {
+		parts := filepath.Join(dir, "parts"+ext)
+		os.MkdirAll(parts, 0o755)
+		for i, text := range files {
+			os.WriteFile(filepath.Join(parts, fmt.Sprint(i, ext)), []byte(text), 0o644)
+		}
+		compareSides(t, join.Sides{Keys: keys, Input: parts}, "K", "K", key.Auto, []filters.Kind{filters.Exact})
+	}
+}

@@ -160,13 +160,18 @@ func openJSONL(ctx context.Context, t *Table, f *os.File) (*jsonlFile, error) {
 		b.sizes = append(b.sizes, off-b.starts[n-1])
 	}
 	if len(t.Names) == 0 {
-		return nil, fmt.Errorf("%s: %w: no JSON object, so no column", t.Name, ErrFormat)
+		return nil, fmt.Errorf("%s: %w: %w", t.Name, ErrFormat, ErrNoObject)
 	}
 	for _, k := range kinds {
 		t.Types = append(t.Types, typeOfKinds(k))
 	}
 	return b, nil
 }
+
+// ErrNoObject marks a JSON lines file without an object (empty, or
+// blank lines only): no column. One of several files of a side is
+// skipped (OpenFiles): it holds no row.
+var ErrNoObject = errors.New("no JSON object, so no column")
 
 // eachField calls fn with each key and value of the JSON object on a line;
 // ok false for a blank line.

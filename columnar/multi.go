@@ -31,12 +31,22 @@ func OpenFiles(ctx context.Context, paths []string, name string, format Format, 
 	}
 	m := &multiBackend{}
 	t := &Table{Name: name, Format: format, b: m}
+	var firstEmpty error
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			m.close()
 			return nil, err
 		}
 		part, err := open(ctx, p, "", format, tempDir)
+		if err != nil && len(paths) > 1 && errors.Is(err, ErrNoObject) {
+			// An empty JSON lines file of several holds no row (as an
+			// empty CSV part, csvscan.OpenInputs): skipped, unless every
+			// file is one.
+			if firstEmpty == nil {
+				firstEmpty = err
+			}
+			continue
+		}
 		if err != nil {
 			m.close()
 			return nil, err
@@ -53,6 +63,9 @@ func OpenFiles(ctx context.Context, paths []string, name string, format Format, 
 			return nil, err
 		}
 		t.size += part.size
+	}
+	if len(m.parts) == 0 {
+		return nil, firstEmpty
 	}
 	m.starts = make([]int, len(m.parts)+1)
 	for k, part := range m.parts {

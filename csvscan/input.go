@@ -1089,6 +1089,7 @@ func OpenInputs(ctx context.Context, paths []string, opt InputOptions) (*Input, 
 			total += st.Size()
 		}
 	}
+	var firstEmpty error
 	for i, p := range paths {
 		fopt := opt
 		fopt.Name = ""
@@ -1097,6 +1098,14 @@ func OpenInputs(ctx context.Context, paths []string, opt InputOptions) (*Input, 
 			fopt.Parts = max(1, int((int64(max(opt.Parts, 1))*sizes[i]+total-1)/total))
 		}
 		f, err := OpenInput(ctx, p, fopt)
+		if err != nil && len(paths) > 1 && errors.Is(err, ErrNoHeader) {
+			// An empty file of several (a part no row went to) holds no
+			// row: skipped, unless every file is one.
+			if firstEmpty == nil {
+				firstEmpty = err
+			}
+			continue
+		}
 		if err != nil {
 			all.Close()
 			return nil, err
@@ -1121,6 +1130,9 @@ func OpenInputs(ctx context.Context, paths []string, opt InputOptions) (*Input, 
 			all.Regular, all.Size = false, -1
 		}
 		all.files = append(all.files, f)
+	}
+	if len(all.files) == 0 && firstEmpty != nil {
+		return nil, firstEmpty // every file empty: no header
 	}
 	if !all.Regular {
 		all.Size = -1

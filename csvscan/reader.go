@@ -29,6 +29,11 @@ type ParseError struct {
 	Row bool
 }
 
+// ErrNoHeader marks a file with no header: no line but blank ones (or
+// none). A side of several files skips such a file (OpenInputs): it holds
+// no row, as DuckDB reads an empty file of a glob.
+var ErrNoHeader = errors.New("empty file: no header")
+
 func (e *ParseError) Error() string {
 	if e.Row {
 		return fmt.Sprintf("%s: row %d: %s", e.File, e.Line, e.Msg)
@@ -365,7 +370,7 @@ func (r *Reader) ReadHeader() ([]string, error) {
 		if r.err != nil {
 			return nil, r.err
 		}
-		return nil, &ParseError{File: r.name, Line: 1, Msg: "empty file: no header"}
+		return nil, &ParseError{File: r.name, Line: 1, Msg: "empty file: no header", Err: ErrNoHeader}
 	}
 	names := make([]string, len(r.fields))
 	for i, f := range r.fields {

@@ -219,3 +219,51 @@ func TestManyFilesBadRow(t *testing.T) {
 		t.Errorf("skipped: %v, %d bad rows %q, %d join rows", err, rep.BadRows, rep.BadRowExamples, rep.JoinRows)
 	}
 }
+
+// TestManyFilesEmptyParts: an empty part file (0 bytes, or blank lines
+// only: a part no row went to) of a CSV or JSON lines folder holds no
+// row, as DuckDB reads one in a glob: the join is the one file's of the
+// other parts' rows, the empty one first, between or last; a folder of
+// empty files only is refused as one empty file is (no header, no
+// column). A review found them refused whole ("empty file: no header").
+func TestManyFilesEmptyParts(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys.csv")
+	testutil.WriteFile(t, keys, []byte("K,N\n1,one\n3,three\n4,four\n"), 0o644)
+	for _, c := range []struct {
+		ext, a, b, one string
+	}{
+		{".csv", "K,V\n1,a\n2,b\n", "K,V\n3,c\n", "K,V\n1,a\n2,b\n3,c\n"},
+		{".jsonl", "{\"K\":1,\"V\":\"a\"}\n{\"K\":2,\"V\":\"b\"}\n", "{\"K\":3,\"V\":\"c\"}\n", "{\"K\":1,\"V\":\"a\"}\n{\"K\":2,\"V\":\"b\"}\n{\"K\":3,\"V\":\"c\"}\n"},
+	} {
+		one := filepath.Join(dir, "one"+c.ext)
+		testutil.WriteFile(t, one, []byte(c.one), 0o644)
+		folder := filepath.Join(dir, "parts"+c.ext)
+		os.MkdirAll(folder, 0o755)
+		for name, text := range map[string]string{"0" + c.ext: "", "1" + c.ext: c.a, "2" + c.ext: "\n\n", "3" + c.ext: c.b, "4" + c.ext: ""} {
+			testutil.WriteFile(t, filepath.Join(folder, name), []byte(text), 0o644)
+		}
+		for _, jt := range []join.JoinType{join.JoinInner, join.JoinFull, join.JoinAnti} {
+			opt := join.Options{Sides: join.Sides{Keys: keys, Input: one}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}, JoinType: jt, Output: join.Output{Sort: true}}
+			_, want := runJoin(t, opt)
+			opt.Input = folder
+			if _, got := runJoin(t, opt); !slices.Equal(got, want) {
+				t.Errorf("%s, %s: %q, want %q", c.ext, jt, got, want)
+			}
+			opt.Keys, opt.Input, opt.KeyCol, opt.JoinCol = folder, keys, "K", "K"
+			optOne := opt
+			optOne.Keys = one
+			_, wantK := runJoin(t, optOne)
+			if _, got := runJoin(t, opt); !slices.Equal(got, wantK) {
+				t.Errorf("%s, %s, as the key side: %q, want %q", c.ext, jt, got, wantK)
+			}
+		}
+		empty := filepath.Join(dir, "empty"+c.ext)
+		os.MkdirAll(empty, 0o755)
+		testutil.WriteFile(t, filepath.Join(empty, "a"+c.ext), nil, 0o644)
+		testutil.WriteFile(t, filepath.Join(empty, "b"+c.ext), []byte("\n"), 0o644)
+		if _, _, err := runJoinErr(join.Options{Sides: join.Sides{Keys: keys, Input: empty}, Keying: join.Keying{KeyCol: "K", JoinCol: "K"}}); err == nil || !strings.Contains(err.Error(), filepath.Join(empty, "a"+c.ext)) {
+			t.Errorf("%s: a folder of empty files: %v", c.ext, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package stream
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -406,7 +407,8 @@ type chain struct {
 	option string
 	files  []string
 	header []string
-	sep    byte // every file's: the first's name's (source.Files refuses two)
+	first  string // the file whose header is the side's (the first not empty)
+	sep    byte   // every file's: the first's name's (source.Files refuses two)
 	next   int
 	cur    *csvscan.Reader
 	rc     io.Closer
@@ -423,8 +425,35 @@ func openChain(ctx context.Context, option, path, name string, files []string) (
 }
 
 // open opens the next file and reads its header; false with c.err set
-// when it fails or differs from the first's.
+// when it fails or differs from the first's. An empty file (no header) of
+// several is skipped, as csvscan.OpenInputs skips one for run: it holds
+// no row; false with no error when the files left are all empty, and
+// the first one's error when every file is.
 func (c *chain) open() bool {
+	var empty error
+	for {
+		if c.openFile() {
+			return true
+		}
+		if len(c.files) < 2 || !errors.Is(c.err, csvscan.ErrNoHeader) {
+			return false
+		}
+		if empty == nil {
+			empty = c.err
+		}
+		c.err = nil
+		if c.next >= len(c.files) {
+			if c.header == nil {
+				c.err = empty
+			}
+			return false
+		}
+	}
+}
+
+// openFile opens the next file and reads its header; false with c.err set
+// when it fails or differs from the first's.
+func (c *chain) openFile() bool {
 	path := c.files[c.next]
 	c.next++
 	rc, name, err := csvscan.OpenContext(c.ctx, path)
@@ -445,8 +474,8 @@ func (c *chain) open() bool {
 		return false
 	}
 	if c.header == nil {
-		c.header = header
-	} else if d := csvscan.DiffNames(c.files[0], c.header, name, header); d != "" {
+		c.header, c.first = header, name
+	} else if d := csvscan.DiffNames(c.first, c.header, name, header); d != "" {
 		rc.Close()
 		c.err = fmt.Errorf("%s: %w", d, csvscan.ErrHeaderDiffers)
 		return false
@@ -468,12 +497,18 @@ func (c *chain) Next() bool {
 			return false
 		}
 		c.rc.Close()
+		c.rc = closedFile{} // open may find only empty files: Close closes nothing twice
 		if !c.open() {
 			return false
 		}
 	}
 	return false
 }
+
+// closedFile is a chain's file once closed.
+type closedFile struct{}
+
+func (closedFile) Close() error { return nil }
 
 func (c *chain) Fields() [][]byte { return c.cur.Fields() }
 func (c *chain) Raw() []byte      { return c.cur.Raw() }

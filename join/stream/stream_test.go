@@ -593,6 +593,11 @@ func TestProbeManyFiles(t *testing.T) {
 	os.WriteFile(filepath.Join(parts, "b.csv"), []byte("ID,K\n"), 0o644)
 	os.WriteFile(filepath.Join(parts, "c.csv"), []byte("ID,K\n3,5\n4,7\n5,1\n6,\n"), 0o644)
 	os.WriteFile(filepath.Join(parts, "_SUCCESS"), nil, 0o644)
+	// Empty files (a part no row went to) first, between and last: no
+	// rows, as join run skips them (they were refused: no header).
+	os.WriteFile(filepath.Join(parts, "0.csv"), nil, 0o644)
+	os.WriteFile(filepath.Join(parts, "bb.csv"), []byte("\n\n"), 0o644)
+	os.WriteFile(filepath.Join(parts, "cz.csv"), nil, 0o644)
 	run := func(probe, events string) (string, error) {
 		var out bytes.Buffer
 		_, err := Run(context.Background(), Options{Keying: join.Keying{KeyCol: "K"}, KeyEvents: events, Probe: probe, KeyBatch: 100, NoSketches: true}, &out)
