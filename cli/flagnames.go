@@ -69,6 +69,11 @@ func Rewrite(cmd string, fs *flag.FlagSet, err error) error {
 	if !errors.As(err, &oe) {
 		return err
 	}
+	// --on set the key columns of both sides: an error about one of
+	// them names it, not --key-col or --join-col, which were not given.
+	if (oe.Name == "KeyCol" || oe.Name == "JoinCol") && isSet(fs, "on") {
+		return &rewritten{fmt.Sprintf("%s: --on %s: %s", cmd, fs.Lookup("on").Value, oe.Reason), err}
+	}
 	name, ok := Name(oe.Name)
 	if !ok {
 		return err
@@ -117,6 +122,15 @@ type rewritten struct {
 
 func (r *rewritten) Error() string { return r.msg }
 func (r *rewritten) Unwrap() error { return r.err }
+
+// isSet reports whether the flag name was given on fs's command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	if fs != nil {
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	}
+	return set
+}
 
 func lookup(fs *flag.FlagSet, name string) *flag.Flag {
 	if fs == nil {

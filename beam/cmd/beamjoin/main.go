@@ -268,6 +268,13 @@ func run(ctx context.Context) (err error) {
 	if err := atomicfile.Check(outs, []atomicfile.Named{{Label: "--keys", Path: *keys}, {Label: "--input", Path: *input}}); err != nil {
 		return usageError{err}
 	}
+	// The profile is stopped and its bytes checked before the output is
+	// committed (endProfile), and committed after it: a profile that
+	// cannot be written fails the run with the old output in place, as
+	// join run's --report-json does (a review found --out replaced and
+	// then the run failed).
+	endProfile := func() error { return nil }
+	commitProfile := func() error { return nil }
 	if *cpuProf != "" {
 		prof, perr := atomicfile.Create(ctx, *cpuProf, atomicfile.Options{})
 		if perr != nil {
@@ -278,16 +285,26 @@ func run(ctx context.Context) (err error) {
 		if err := pprof.StartCPUProfile(w); err != nil {
 			return fmt.Errorf("--cpuprofile: %w", err)
 		}
+		stopped := false
 		defer func() {
-			pprof.StopCPUProfile() // its write errors are its own: w keeps them
-			cerr := w.Err
-			if cerr == nil {
-				cerr = prof.Commit()
-			}
-			if cerr != nil && err == nil { // err: run's result
-				err = fmt.Errorf("--cpuprofile %s: %w", *cpuProf, cerr)
+			if !stopped {
+				pprof.StopCPUProfile()
 			}
 		}()
+		endProfile = func() error {
+			pprof.StopCPUProfile() // its write errors are its own: w keeps them
+			stopped = true
+			if w.Err != nil {
+				return fmt.Errorf("--cpuprofile %s: %w", *cpuProf, w.Err)
+			}
+			return nil
+		}
+		commitProfile = func() error {
+			if err := prof.Commit(); err != nil {
+				return fmt.Errorf("--cpuprofile %s: %w", *cpuProf, err)
+			}
+			return nil
+		}
 	}
 	// Everything this run makes on the local disk goes in a folder of its
 	// own, removed on every path: the pipeline's rows, and what Beam puts in
@@ -354,10 +371,15 @@ func run(ctx context.Context) (err error) {
 		if _, err := outF.Write(h.Line); err != nil {
 			return fmt.Errorf("--out %s: %w", *out, err)
 		}
-		// textio.Write writes no file for no rows: the header alone.
+		// textio.Write writes no file for no rows: the header alone. A
+		// stop signal ends the copy (ctxReader): nothing is committed.
+		beforeCopy()
 		if r, err := os.Open(rows); err == nil {
-			_, err = io.Copy(outF, r)
+			_, err = io.Copy(outF, ctxReader{ctx, r})
 			r.Close()
+			if cerr := context.Cause(ctx); cerr != nil {
+				return cerr
+			}
 			if err != nil {
 				return fmt.Errorf("--out %s: %w", *out, err)
 			}
@@ -393,6 +415,15 @@ func run(ctx context.Context) (err error) {
 		rep.JoinRows, rep.TimingsMs["total"]); err != nil {
 		return fmt.Errorf("write the report: %w", err)
 	}
+	if err := endProfile(); err != nil {
+		return err
+	}
+	// The last look at a stop signal before anything is committed: one
+	// that came during the copy or the report stops the run with the old
+	// output in place, and "nothing written" is then true.
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
 	if outF != nil {
 		if err := outF.Commit(); err != nil {
 			return fmt.Errorf("--out %s: %w", *out, err)
@@ -406,7 +437,25 @@ func run(ctx context.Context) (err error) {
 			return fmt.Errorf("--out %s: %w (none of its shards kept)", *out, err)
 		}
 	}
-	return nil
+	return commitProfile()
+}
+
+// beforeCopy runs when the pipeline's rows are about to be copied into
+// --out: nothing, but in a test that sends a stop signal there.
+var beforeCopy = func() {}
+
+// ctxReader is r until ctx ends: then its reads fail with ctx's cause,
+// so that a copy stops at a stop signal.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := context.Cause(c.ctx); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // checkShards refuses shards whose names an input's files take, or that

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
@@ -18,6 +20,12 @@ import (
 // are package variables, and Beam's runner flags live in the global set).
 func TestMain(m *testing.M) {
 	if os.Getenv("BEAMJOIN_MAIN") == "1" {
+		if os.Getenv("BEAMJOIN_SIGNAL_BEFORE_COPY") == "1" {
+			beforeCopy = func() { // a stop signal as the rows are copied into --out
+				syscall.Kill(os.Getpid(), syscall.SIGINT)
+				time.Sleep(200 * time.Millisecond) // delivered, the context cancelled
+			}
+		}
 		os.Args = append([]string{"beamjoin"}, strings.Fields(os.Getenv("BEAMJOIN_ARGS"))...)
 		main()
 		os.Exit(0)
@@ -103,6 +111,7 @@ func TestOutputsRefused(t *testing.T) {
 		{"an empty column name", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--columns", "CITED,,NAME"}, `beamjoin: --columns "CITED,,NAME": want column names, comma-separated`},
 		{"an unknown flag", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--bogus"}, "beamjoin: flag provided but not defined: -bogus (see beamjoin -h)"},
 		{"on with key-col", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--on", "CITED", "--key-col", "PATENT"}, `beamjoin: --on "CITED" names the join column of both sides: give --on, or --key-col and --join-col, not both`},
+		{"on names a missing column", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--on", "NOPE"}, `beamjoin: --on NOPE: `}, // not --key-col, which was not given
 		{"an empty suffix", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--suffix="}, "--suffix is empty"},
 		{"a size too small for the keys", []string{"--keys", keys, "--input", input, "--out", filepath.Join(dir, "o.csv"), "--filter", "acbf3", "--bits-per-key", "2"}, "--bits-per-key 2: k = 1 counter bits per key do not fit"},
 	} {
@@ -112,7 +121,7 @@ func TestOutputsRefused(t *testing.T) {
 			// A bad command line exits 2, as join's; what it names that
 			// cannot be read or fits no keys, 1.
 			want := 2
-			if strings.Contains(c.name, "missing input") || strings.Contains(c.name, "standard input") || strings.Contains(c.name, "too small") {
+			if strings.Contains(c.name, "missing input") || strings.Contains(c.name, "standard input") || strings.Contains(c.name, "too small") || strings.Contains(c.name, "missing column") {
 				want = 1
 			}
 			if code != want || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
@@ -351,5 +360,58 @@ func TestClosedPipe(t *testing.T) {
 	}
 	if l := testutil.DirNames(t, tmp); len(l) > 0 {
 		t.Errorf("left in TMPDIR: %q", l)
+	}
+}
+
+// TestSignalWhileCopying: a stop signal that comes as the pipeline's rows
+// are copied into --out stops the run with the old output in place, and
+// "nothing written" is true (a review found the output committed over the
+// old file, then that message); nothing is left in TMPDIR.
+func TestSignalWhileCopying(t *testing.T) {
+	dir, keys, input := files(t)
+	out := filepath.Join(dir, "o.csv")
+	if err := os.WriteFile(out, []byte("GOOD\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BEAMJOIN_MAIN=1", "BEAMJOIN_SIGNAL_BEFORE_COPY=1", "BEAMJOIN_ARGS="+strings.Join([]string{"--keys", keys, "--input", input, "--out", out, "--quiet"}, " "), "TMPDIR="+tmp)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "stopped by SIGINT") || !strings.Contains(stderr.String(), "nothing written") {
+		t.Fatalf("%v, stderr %q: want exit 130 and nothing written", err, stderr.String())
+	}
+	if got, _ := os.ReadFile(out); string(got) != "GOOD\n" {
+		t.Errorf("--out is now %q", got)
+	}
+	if l := testutil.DirNames(t, tmp); len(l) > 0 {
+		t.Errorf("left in TMPDIR: %q", l)
+	}
+	if l := testutil.DirNames(t, dir); len(l) != 3 {
+		t.Errorf("the output folder holds %q", l)
+	}
+}
+
+// TestProfileFailsFirst: a --cpuprofile that cannot be written (/dev/full)
+// fails the run before --out is committed: the old output stays (a
+// review found it replaced, then the run failed), as join run keeps it
+// when --report-json cannot be written.
+func TestProfileFailsFirst(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	dir, keys, input := files(t)
+	out := filepath.Join(dir, "o.csv")
+	if err := os.WriteFile(out, []byte("GOOD\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd(t, t.TempDir(), "--keys", keys, "--input", input, "--out", out, "--quiet", "--cpuprofile", "/dev/full")
+	if code != 1 || !strings.Contains(stderr, "--cpuprofile /dev/full") {
+		t.Errorf("exit %d, stderr %q: want 1 naming --cpuprofile", code, stderr)
+	}
+	if got, _ := os.ReadFile(out); string(got) != "GOOD\n" {
+		t.Errorf("--out is now %q", got)
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/acbfjoin/acbfjoin/csvscan"
 	"github.com/acbfjoin/acbfjoin/filters"
 	"github.com/acbfjoin/acbfjoin/internal/hugeheap"
-	"github.com/acbfjoin/acbfjoin/internal/option"
 	"github.com/acbfjoin/acbfjoin/join"
 	"github.com/acbfjoin/acbfjoin/join/local"
 	"github.com/acbfjoin/acbfjoin/key"
@@ -198,33 +197,14 @@ func flagError(cmd string, fs *flag.FlagSet, err error) error {
 	if errors.As(err, &dce) && fs.Lookup("on") != nil {
 		return defaultColumnsError{cmd, dce}
 	}
-	// --on set the key columns: an error about them names it.
-	var oe *option.Error
-	if errors.As(err, &oe) && (oe.Name == "KeyCol" || oe.Name == "JoinCol") && flagSet(fs, "on") {
-		return &onError{fmt.Sprintf("%s: --on %s: %s", cmd, fs.Lookup("on").Value, oe.Reason), err}
-	}
-	err = cli.Rewrite(cmd, fs, err)
+	err = cli.Rewrite(cmd, fs, err) // --on's columns named as --on's too
 	if how := intKeyHow(fs); how != "" && errors.Is(err, csvscan.ErrNotInteger) {
 		return intKeyError{err, how}
 	}
 	return err
 }
 
-// onError is an error about a key column that --on named, said as --on's.
-type onError struct {
-	msg string
-	err error
-}
 
-func (e *onError) Error() string { return e.msg }
-func (e *onError) Unwrap() error { return e.err }
-
-// flagSet reports whether the flag name was given on fs's command line.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
 
 // defaultColumnsError is join.DefaultColumnsError in the flags' words:
 // the NBER default columns, which the files lack, what each has, and the
