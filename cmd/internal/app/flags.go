@@ -204,8 +204,6 @@ func flagError(cmd string, fs *flag.FlagSet, err error) error {
 	return err
 }
 
-
-
 // defaultColumnsError is join.DefaultColumnsError in the flags' words:
 // the NBER default columns, which the files lack, what each has, and the
 // --on that names the columns both have.
