@@ -67,6 +67,11 @@ func writeAndCommit(ctx context.Context, outs []output, work func(files []*atomi
 	if err := work(files); err != nil {
 		return err
 	}
+	// A stop signal that came as work ended commits nothing (the
+	// command then says nothing was written: beamjoin's review).
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
 	for i, f := range files {
 		if err := f.Commit(); err != nil {
 			return fmt.Errorf("%s %s: %w", outs[i].flag, outs[i].path, err)
