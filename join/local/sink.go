@@ -178,6 +178,14 @@ func FormatFor(path, asked string) (string, error) {
 	if strings.HasSuffix(lower, ".zip") {
 		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "the join does not write zip archives: name it .csv, .csv.gz, .tsv, .jsonl, .parquet or .arrow", Err: join.ErrOptions}
 	}
+	// A name of another compression (x.csv.zst): the bytes would be plain
+	// text under it (a review found them so), and a name never lies about
+	// its bytes.
+	for _, ext := range []string{".zst", ".zstd", ".bz2", ".xz", ".lz4", ".br", ".lzma", ".z", ".7z"} {
+		if strings.HasSuffix(lower, ext) {
+			return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: fmt.Sprintf("the join compresses with gzip alone, not %s: name it .csv.gz (or leave the compression out)", ext), Err: join.ErrOptions}
+		}
+	}
 	if asked == FormatParquet && strings.HasSuffix(lower, ".gz") {
 		return "", &option.Error{Pkg: "local", Name: "Output", Value: path, Reason: "a Parquet file is compressed inside: leave out .gz", Err: join.ErrOptions}
 	}

@@ -545,6 +545,8 @@ func TestOutputConflicts(t *testing.T) {
 		{[]string{"--out", out, "--report-json", filepath.Join(dir, "missing", "r.json")}, "folder " + filepath.Join(dir, "missing") + " does not exist"},
 		{[]string{"--out", dir}, "is a folder"},
 		{[]string{"--out", filepath.Join(dir, "x.zip")}, "the join does not write zip archives"},
+		{[]string{"--out", filepath.Join(dir, "x.csv.zst")}, "the join compresses with gzip alone, not .zst"}, // plain text under the name, before
+		{[]string{"--out", filepath.Join(dir, "x.jsonl.XZ")}, "not .xz"},
 		{[]string{"--out", filepath.Join(dir, "x.parquet.gz"), "--format", "parquet"}, "a Parquet file is compressed inside: leave out .gz"},
 		{[]string{"--out", "-", "--report-json", "/dev/stdout"}, "are the same file"},
 	} {
