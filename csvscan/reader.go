@@ -358,11 +358,17 @@ func (r *Reader) ReadHeader() ([]string, error) {
 		}
 		// A Parquet or Arrow file read as CSV (a pipe, a name without its
 		// extension): say so, rather than take its bytes for column names.
-		for r.end < 8 && !r.eof && r.err == nil {
+		for r.end < 10 && !r.eof && r.err == nil {
 			r.fill()
 		}
 		if format := tableMagic(r.buf[:r.end]); format != "" {
 			r.err = &ParseError{File: r.name, Line: 1, Msg: fmt.Sprintf("this is no CSV: it begins as a%s %s file does; give its format (parquet or arrow)", article(format), format)}
+			return nil, r.err
+		}
+		// A compression the reader does not undo (gzip and zip it does,
+		// by their names): say which, not that its bytes hold a CR.
+		if c := compressionMagic(r.buf[:r.end]); c != "" {
+			r.err = &ParseError{File: r.name, Line: 1, Msg: fmt.Sprintf("this is no CSV: it begins as %s-compressed data does, which the join does not read: decompress it (or recompress it with gzip, named .gz)", c)}
 			return nil, r.err
 		}
 	}
@@ -1062,6 +1068,26 @@ func tableMagic(head []byte) string {
 		// The IPC stream format's continuation marker, then its first
 		// message's length (little-endian, positive).
 		return "Arrow IPC stream"
+	}
+	return ""
+}
+
+// compressionMagic names the compression whose magic bytes head starts
+// with: gzip (read as such only by a .gz name), bzip2, xz, zstd, lz4;
+// "" for none. No text file starts with these bytes (bzip2's "BZh" is
+// followed by a block size digit and a block's magic).
+func compressionMagic(head []byte) string {
+	switch {
+	case len(head) >= 3 && head[0] == 0x1f && head[1] == 0x8b && head[2] == 8:
+		return "gzip"
+	case len(head) >= 10 && string(head[:3]) == "BZh" && head[3] >= '1' && head[3] <= '9' && string(head[4:10]) == "\x31\x41\x59\x26\x53\x59":
+		return "bzip2"
+	case len(head) >= 6 && string(head[:6]) == "\xfd7zXZ\x00":
+		return "xz"
+	case len(head) >= 4 && string(head[:4]) == "\x28\xb5\x2f\xfd":
+		return "zstd"
+	case len(head) >= 4 && string(head[:4]) == "\x04\x22\x4d\x18":
+		return "lz4"
 	}
 	return ""
 }

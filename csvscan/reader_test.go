@@ -301,9 +301,9 @@ func FuzzReader(f *testing.F) {
 			}
 			return
 		}
-		if tableMagic([]byte(in)) != "" {
-			// A Parquet or Arrow file's first bytes: refused, where
-			// encoding/csv would read them as text.
+		if tableMagic([]byte(in)) != "" || compressionMagic([]byte(in)) != "" {
+			// A Parquet or Arrow file's first bytes, or compressed data's:
+			// refused, where encoding/csv would read them as text.
 			if _, err := NewReader(strings.NewReader(in), "f").ReadHeader(); err == nil {
 				t.Fatalf("%q read as CSV", in)
 			}
@@ -315,6 +315,26 @@ func FuzzReader(f *testing.F) {
 		}
 		compareCSVSep(t, in, sep)
 	})
+}
+
+// TestCompressedRefused: data compressed by bzip2, xz, zstd or lz4 (which
+// the reader does not undo) is refused naming the compression, not read as
+// text whose header holds a carriage return (a review found that message).
+func TestCompressedRefused(t *testing.T) {
+	for name, head := range map[string]string{
+		"bzip2": "BZh91AY&SY\x00\x01", "xz": "\xfd7zXZ\x00\x00\x04", "zstd": "\x28\xb5\x2f\xfd\x24\x0a", "lz4": "\x04\x22\x4d\x18\x64\x40",
+	} {
+		_, err := NewReader(strings.NewReader(head+"id,v\n1,a\n"), "f").ReadHeader()
+		if err == nil || !strings.Contains(err.Error(), "f:1: this is no CSV: it begins as "+name+"-compressed data does") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// Text that starts like one but is not: read.
+	for _, text := range []string{"BZh9,x\n1,2\n", "BZh,x\n1,2\n"} {
+		if h, err := NewReader(strings.NewReader(text), "f").ReadHeader(); err != nil || len(h) != 2 {
+			t.Errorf("%q: %q, %v", text, h, err)
+		}
+	}
 }
 
 func TestOpenCompressed(t *testing.T) {

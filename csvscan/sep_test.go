@@ -412,6 +412,9 @@ func sameSwapped(t *testing.T, in string, sep byte) {
 	if strings.HasPrefix(in, bom) != strings.HasPrefix(sw, bom) {
 		return // the swap made or unmade a byte order mark
 	}
+	if tableMagic([]byte(sw)) != "" || compressionMagic([]byte(sw)) != "" {
+		return // the swap made a Parquet, Arrow or compressed file's first bytes, which ReadHeader refuses
+	}
 	got, want := readSep(in, sep), readSep(sw, ',')
 	for i, rec := range want.recs {
 		for j := range rec {
