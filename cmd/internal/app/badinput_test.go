@@ -277,6 +277,7 @@ func TestErrorsNameTheFlag(t *testing.T) {
 		{[]string{"bank", "validate", "--bank", nope, "--keys", keys}, "bank validate: --bank " + nope + ": no such file"},
 		{[]string{"stream", "--key-events", nope, "--probe", input}, "stream: --key-events " + nope + ": no such file"},
 		{[]string{"stream", "--key-events", keys, "--probe", nope}, "stream: --probe " + nope + ": no such file"},
+		{[]string{"stream", "--key-events", keys, "--probe", input, "--tmp-dir", nope}, "stream: --tmp-dir " + nope + ": not an existing folder"}, // as run refuses it, before any row
 		{[]string{"keys", "--patents", nope, "--out", out}, "keys: --patents " + nope + ": no such file"},
 		{[]string{"keys", "--from", nope, "--out", out}, "keys: --from " + nope + ": no such file"},
 		{[]string{"stream", "prep", "--patents", nope, "--citations", input, "--out", filepath.Join(dir, "sp")}, "stream prep: --patents " + nope + ": no such file"},
