@@ -540,7 +540,7 @@ func (r *Reader) check() bool {
 func (r *Reader) tooLong() bool {
 	why := "no line break within them (is this a text file?)"
 	if bytes.IndexByte(r.buf[r.start:min(r.end, r.start+maxRecord)], '"') >= 0 {
-		why = "an unclosed quote runs on to the end of the file (look for one at this line)"
+		why = "a quoted field runs on past it: a quote left unclosed at this line, or a field of more than that (look for the quote)"
 	}
 	return r.fail("record longer than %d bytes (%s), the most a CSV record may take: %s; a longer record can be read as Parquet or Arrow", maxRecord, sizeText(maxRecord), why)
 }
