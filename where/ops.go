@@ -287,7 +287,10 @@ func exactOf(v any) (r *big.Rat, nan, ok bool) {
 		if x != x {
 			return nil, true, true
 		}
-		if math.IsInf(x, 0) { // beyond any integer or decimal text
+		if math.IsInf(x, 0) {
+			// ±2^1100: beyond every finite double (below 2^1024) and
+			// every text that reads as a number (textNumber refuses one
+			// that overflows a double), so it orders as the infinity.
 			r.SetInt(new(big.Int).Lsh(big.NewInt(int64(math.Copysign(1, x))), 1100))
 			return r, false, true
 		}
