@@ -8,7 +8,13 @@ import (
 // AppendFields appends fields to buf as a CSV line's fields, comma
 // separated, each quoted where it must be (AppendField), without the line
 // end: a row or header of another separator, re-encoded for CSV output.
+// One empty field is written "": a row, not an empty line, which every
+// reader skips (a review found a one-column TSV row of a NULL key written
+// as a blank line by all three engines, or as no field at all).
 func AppendFields(buf []byte, fields [][]byte) []byte {
+	if len(fields) == 1 && len(fields[0]) == 0 {
+		return append(buf, '"', '"')
+	}
 	for i, f := range fields {
 		if i > 0 {
 			buf = append(buf, ',')

@@ -131,10 +131,7 @@ func (w *projectWriter) Write(key []byte, seq, small int64, largeRow, smallRow [
 		}
 		w.pick = append(w.pick, w.fields[i])
 	}
-	w.out = csvscan.AppendFields(w.out[:0], w.pick)
-	if len(w.pick) == 1 && len(w.out) == 0 {
-		w.out = append(w.out, '"', '"') // one empty field: a row, not an empty line
-	}
+	w.out = csvscan.AppendFields(w.out[:0], w.pick) // one empty field: "", a row
 	return w.inner.Write(key, seq, small, w.out, nil)
 }
 
