@@ -40,7 +40,7 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "keys: %d rows, %d distinct\n", r.KeysRecords, r.KeysDistinct)
 	r.Keys.WriteText(w, r.Settings.KeyType, "input")
 	measured := fmt.Sprintf("measured FP %.3g, row-weighted", r.FPPMeasured)
-	if r.TestedNonMembers() <= 0 && r.InputRecords > 0 {
+	if r.TestedNonMembers() <= 0 { // no row tested (none read, or every key NULL or a member)
 		measured = "measured FP none: the filter tested no row whose key is not a key"
 	}
 	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (%s)\n",

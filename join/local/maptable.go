@@ -44,10 +44,13 @@ type tableMapper struct {
 	sends  []int    // where each ends in skeys
 	shash  []uint64 // their keys' hashing.Sum (h1, h2 at 2j, 2j+1) where filterDictRows hashed each entry once; else empty
 	// With anti, left and full joins, the rows written without a shuffle:
-	// rejected by the filter, or of a NULL key (nil key).
+	// rejected by the filter, or of a NULL key (nil key); rnull says
+	// which are NULL's (or an unmatchable key's), whose bytes no filter
+	// saved (not counted as dropped).
 	rej    []int
 	rkeys  []byte
 	rends  []int
+	rnull  []bool
 	raw    []byte // a survivor's row as a CSV line, or typed cells (x.cellTypes)
 	native []bool // with typed cells, which of all's columns are carried natively
 	all    []*columnar.Column
@@ -218,7 +221,7 @@ func (x *execution) chunkDict(c *source.Chunk) (*columnar.Dict, *columnar.Column
 func (x *execution) filterDict(ctx context.Context, m *mapWorker, d *columnar.Dict, rowBytes int, keep []int) error {
 	t := m.tm
 	t.surv, t.skeys, t.sends, t.shash = t.surv[:0], t.skeys[:0], t.sends[:0], t.shash[:0]
-	t.rej, t.rkeys, t.rends = t.rej[:0], t.rkeys[:0], t.rends[:0]
+	t.rej, t.rkeys, t.rends, t.rnull = t.rej[:0], t.rkeys[:0], t.rends[:0], t.rnull[:0]
 	ne := d.Values.Len()
 	t.counts.ChunksDict++
 	t.counts.DictEntries += int64(ne)
@@ -326,6 +329,7 @@ func (m *mapWorker) filterDictEach(d *columnar.Dict, pass, excl, scr []bool, int
 			if m.bypass {
 				t.rej = append(t.rej, r)
 				t.rends = append(t.rends, len(t.rkeys))
+				t.rnull = append(t.rnull, true)
 			}
 			continue
 		}
@@ -348,6 +352,7 @@ func (m *mapWorker) filterDictEach(d *columnar.Dict, pass, excl, scr []bool, int
 				t.rej = append(t.rej, r)
 				t.rkeys = append(t.rkeys, k...)
 				t.rends = append(t.rends, len(t.rkeys))
+				t.rnull = append(t.rnull, false)
 			} else {
 				dropped++
 				dropKeyBytes += len(k)
@@ -560,7 +565,7 @@ func (x *execution) filterChunk(ctx context.Context, m *mapWorker, c *source.Chu
 		n = len(keep)
 	}
 	t.surv, t.skeys, t.sends, t.shash = t.surv[:0], t.skeys[:0], t.sends[:0], t.shash[:0]
-	t.rej, t.rkeys, t.rends = t.rej[:0], t.rkeys[:0], t.rends[:0]
+	t.rej, t.rkeys, t.rends, t.rnull = t.rej[:0], t.rkeys[:0], t.rends[:0], t.rnull[:0]
 	ks, one := x.joinSpec, keyCols[0]
 	if ib, ok := m.f.(filters.IntBatchFilter); ok && !ks.Composite() && ks.Types[0] == key.Int && one.Type.Kind == columnar.Int && !one.HasNulls() {
 		return x.filterInts(ctx, m, ib, one, rowBytes, keep, n)
@@ -589,6 +594,7 @@ func (x *execution) filterChunk(ctx context.Context, m *mapWorker, c *source.Chu
 					t.rej = append(t.rej, t.rows[j])
 					t.rkeys = append(t.rkeys, k...)
 					t.rends = append(t.rends, len(t.rkeys))
+					t.rnull = append(t.rnull, false)
 				} else {
 					m.drop(rowBytes, len(k))
 				}
@@ -668,6 +674,7 @@ func (x *execution) filterInts(ctx context.Context, m *mapWorker, ib filters.Int
 					t.rej = append(t.rej, row)
 					t.rkeys = tuple.AppendInt(t.rkeys, v)
 					t.rends = append(t.rends, len(t.rkeys))
+					t.rnull = append(t.rnull, false)
 				} else {
 					dropped++
 				}
@@ -916,7 +923,7 @@ func (m *mapWorker) writeChunk(c *source.Chunk, sel []int, cellTypes []columnar.
 		if t.rends[j] > start {
 			k = t.rkeys[start:t.rends[j]]
 		}
-		if err := m.reject(k, c.First+int64(i), t.raw); err != nil {
+		if err := m.reject(k, c.First+int64(i), t.raw, !t.rnull[j]); err != nil {
 			return err
 		}
 		start = t.rends[j]
@@ -1030,6 +1037,7 @@ rows:
 				if m.bypass && report {
 					t.rej = append(t.rej, i)
 					t.rends = append(t.rends, len(t.rkeys))
+					t.rnull = append(t.rnull, true)
 				}
 				continue rows
 			}
@@ -1071,6 +1079,7 @@ rows:
 				if m.bypass && report {
 					t.rej = append(t.rej, i)
 					t.rends = append(t.rends, len(t.rkeys))
+					t.rnull = append(t.rnull, true)
 				}
 				continue
 			}
