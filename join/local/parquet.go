@@ -466,6 +466,15 @@ func ConvertCSV(ctx context.Context, src CSVInput, dst io.Writer, rowGroup int, 
 }
 
 func (s *parquetSink) Begin(h join.Header) error {
+	// Parquet, Arrow and JSON lines (whose sinks spool through this one)
+	// name columns in UTF-8: a name of other bytes became U+FFFD in JSON
+	// lines (two such names one key) and raw bytes DuckDB refuses in
+	// Parquet (a review).
+	for _, n := range h.Names {
+		if !utf8.ValidString(n) {
+			return fmt.Errorf("the output's column %q is no UTF-8 text, which a Parquet, Arrow or JSON lines output needs for its names: rename it (--columns '... AS name') or write CSV", n)
+		}
+	}
 	s.names = h.Names
 	// By name: a header whose columns were picked (Options.Columns) keeps
 	// the large side's Join, whose positions are in the whole row.
