@@ -127,7 +127,7 @@ func (s *side) Close() error { return s.rc.Close() }
 // keyRec is a key event or a timed key row, parsed: its key, its other
 // fields as the output appends them (join.MapKeyRow's CSV), its time.
 type keyRec struct {
-	op       byte // '+' or '-'
+	op       byte // '+' or '-', or 0: a NULL or unmatchable key's event, which changes nothing but takes its place in its batch
 	key, row []byte
 	t        int64
 	line     int64
@@ -236,13 +236,15 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 			}
 			if kr.s.null(kr.ks, fields) {
 				kr.cannot.null.Add(1)
-				continue
+				rec.op = 0
+				break
 			}
 			var sr shuffle.Record
 			sr, b.arena, err = join.MapKeyRow(&kr.ks, fields, kr.seq, b.arena)
 			if err != nil && key.Unmatchable(err, kr.lenient) {
 				kr.cannot.unmatchable.Add(1)
-				continue
+				b.arena, rec.op = b.arena[:start], 0
+				break
 			}
 			if err != nil {
 				b.err = r.Errorf("%w", err)
@@ -258,13 +260,15 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 			// over them. A key that cannot match was never inserted.
 			if kr.s.null(kr.del, fields) {
 				kr.cannot.null.Add(1)
-				continue
+				rec.op = 0
+				break
 			}
 			if b.arena, err = kr.del.Append(b.arena, fields); err != nil {
 				if key.Unmatchable(err, kr.lenient) {
 					b.arena = b.arena[:start]
 					kr.cannot.unmatchable.Add(1)
-					continue
+					rec.op = 0
+					break
 				}
 				b.err = r.Errorf("%w", err)
 				return false
@@ -274,11 +278,17 @@ func (kr *keyReader) read(b *keyBatch, n int) bool {
 			b.err = r.Errorf("a key event starts with + (insert) or - (delete), not %q", rune(op))
 			return false
 		}
-		if kr.tcol >= 0 {
+		// A NULL or unmatchable key's event (op 0) still takes its place
+		// in its batch: batch i is events [i*KeyBatch, (i+1)*KeyBatch)
+		// counted with them, as docs/stream.md defines it (a review
+		// found later events applied a batch early), and a timed one's
+		// time is in order too.
+		if kr.tcol >= 0 && (rec.op != 0 || len(fields) > kr.tcol) {
 			if rec.t, b.err = kr.clock.read(r, kr.s.header, fields, kr.tcol); b.err != nil {
 				return false
 			}
 		}
+		rec.k0, rec.k1, rec.r1 = max(rec.k0, start), max(rec.k1, start), max(rec.r1, start)
 		kr.seq++
 		b.recs = append(b.recs, rec)
 	}

@@ -232,6 +232,17 @@ func (e *engine) joinBatch(ctx context.Context, batch int, pb *probeBatch) error
 // checked (a bad one is an error) and applied to nothing that is joined.
 func (e *engine) drainKeys(ctx context.Context) error {
 	if e.timed {
+		// The batch under way first: its error (a row out of time
+		// order past the last probe's time) is the stream's too (a
+		// review found it never reported).
+		if e.cur != nil {
+			err := e.cur.err
+			e.keys.release(e.cur)
+			e.cur = nil
+			if err != nil {
+				return err
+			}
+		}
 		for {
 			kb, ok := e.keys.next(ctx)
 			if !ok {
@@ -334,6 +345,9 @@ func (e *engine) applyEvents(ctx context.Context, br *BatchReport) error {
 	defer e.keys.release(kb)
 	for i := range kb.recs {
 		r := &kb.recs[i]
+		if r.op == 0 { // a NULL or unmatchable key's event: its place, no change
+			continue
+		}
 		if err := e.applyEvent(r); err != nil {
 			return err
 		}
@@ -409,6 +423,9 @@ func (e *engine) applyTimed(ctx context.Context, pb *probeBatch, br *BatchReport
 			break
 		}
 		e.curPos++
+		if r.op == 0 { // a NULL or unmatchable key's row: in time order, never live
+			continue
+		}
 		ent, fresh := e.tbl.insert(r.key, r.row, r.t)
 		e.queue = append(e.queue, timedRow{ent, r.t})
 		if e.sk != nil {

@@ -656,3 +656,42 @@ func TestProbeBareCRQuoted(t *testing.T) {
 		t.Errorf("output %q, want %q", out.String(), want)
 	}
 }
+
+// TestNullEventsKeepTheirPlace: a key event of a NULL (or unmatchable)
+// key changes nothing but takes its place in its batch, as docs/stream.md
+// counts batches (events [i*KeyBatch, (i+1)*KeyBatch)): the insert after
+// it is applied a batch later, not early (a review found probe row 1,x
+// joined to a key not yet live). In window mode a NULL key's row is in
+// time order too, and a row out of order after the last probe batch's
+// times is an error, not a silent success.
+func TestNullEventsKeepTheirPlace(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	run := func(opt Options) (string, error) {
+		var out bytes.Buffer
+		opt.NoSketches = true
+		_, err := Run(context.Background(), opt, &out)
+		return out.String(), err
+	}
+	events, probe := write("ev.csv", "K,V\n+,n\n+1,a\n"), write("p.csv", "K,P\n1,x\n1,y\n")
+	if got, err := run(Options{Keying: join.Keying{KeyCol: "K"}, KeyEvents: events, Probe: probe, Batch: 1, KeyBatch: 1}); err != nil || got != "K,P,V\n1,y,a\n" {
+		t.Errorf("a NULL insert first: %q, %v; want only 1,y,a", got, err)
+	}
+	dels := write("dels.csv", "K,V\n+1,a\n-\n-1\n")
+	if got, err := run(Options{Keying: join.Keying{KeyCol: "K"}, KeyEvents: dels, Probe: probe, Batch: 1, KeyBatch: 1}); err != nil || got != "K,P,V\n1,x,a\n1,y,a\n" {
+		t.Errorf("a NULL delete between: %q, %v; want both rows (the delete of 1 is batch 2's)", got, err)
+	}
+	wp := write("wp.csv", "K,T,P\n1,6,x\n")
+	late := write("late.csv", "K,T,V\n1,5,a\n1,100,b\n1,50,c\n")
+	if _, err := run(Options{Keying: join.Keying{KeyCol: "K"}, KeyEvents: late, Probe: wp, Window: 10, KeyTime: "T"}); err == nil || !strings.Contains(err.Error(), "late.csv:4: time 50 of column T is before 100") {
+		t.Errorf("a row out of order after the last probe time: %v", err)
+	}
+	nullLate := write("nulllate.csv", "K,T,V\n,100,n\n1,5,a\n")
+	if _, err := run(Options{Keying: join.Keying{KeyCol: "K"}, KeyEvents: nullLate, Probe: wp, Window: 10, KeyTime: "T"}); err == nil || !strings.Contains(err.Error(), "nulllate.csv:3: time 5 of column T is before 100") {
+		t.Errorf("a NULL key's row out of order: %v", err)
+	}
+}
