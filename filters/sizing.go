@@ -243,7 +243,7 @@ func defaultK(m, n float64) int {
 
 // optionK is the option k of the kinds that hash k times, at most max.
 func optionK(max int) Option {
-	return Option{Name: OptionK, Doc: "hash functions (default: the kind's best for its memory)", Int: true, Min: 1, Max: float64(max)}
+	return Option{Name: OptionK, Doc: "hash functions (default: round(ln 2 x m/n), the optimum of a Bloom filter of m bits or a CBF of m counters; the ACBFs take the CBF's, as the paper does, not their own)", Int: true, Min: 1, Max: float64(max)}
 }
 
 // defaultKFor is the k counterBudget.size takes for n keys at s's bits a

@@ -84,7 +84,7 @@ Examples:
 	if err != nil {
 		return flagError("demo", fs, err)
 	}
-	fmt.Fprintf(stdout, "Filters at %.0f bits per key, each at its own best k:\n\n", *bpk)
+	fmt.Fprintf(stdout, "Filters at %.0f bits per key, each at its default k (round(ln 2 x bits a key); the ACBFs the CBF's, as the paper takes it):\n\n", *bpk)
 	writeCompare(stdout, reps, 1)
 	return nil
 }
