@@ -51,6 +51,11 @@ const (
 	CFalsePositive = "false_positive_records"
 	CJoinRows      = "join_rows"
 	CKeyRows       = "keys_records"
+	// CInputNull and CInputUnmatchable count the large side's rows whose
+	// key is NULL, or cannot be the key type's: no key can meet them, and
+	// the filter never sees them (join run's "left out").
+	CInputNull        = "input_null_records"
+	CInputUnmatchable = "input_unmatchable_records"
 )
 
 // Progress counts, in this process, the rows the pipeline's workers have
@@ -71,6 +76,8 @@ var (
 	cFP     = beam.NewCounter(Namespace, CFalsePositive)
 	cJoin   = beam.NewCounter(Namespace, CJoinRows)
 	cKeys   = beam.NewCounter(Namespace, CKeyRows)
+	cNull   = beam.NewCounter(Namespace, CInputNull)
+	cUnmat  = beam.NewCounter(Namespace, CInputUnmatchable)
 )
 
 func init() {
@@ -352,7 +359,7 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp source.Span, side fu
 		return fmt.Errorf("input: %w", err)
 	}
 	defer c.Close()
-	var in, out, lastIn, lastOut int64
+	var in, out, lastIn, lastOut, nulls, unmat int64
 	defer func() { Progress.InputRows.Add(in - lastIn); Progress.Passed.Add(out - lastOut) }()
 	for r.Next() {
 		if ok, err := keepRow(f.pred, r); err != nil {
@@ -375,6 +382,11 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp source.Span, side fu
 		}
 		if null || (err != nil && unmatchable(err, f.Key.Lenient)) {
 			// A NULL or unmatchable key: no key can meet it.
+			if null {
+				nulls++
+			} else {
+				unmat++
+			}
 			if bypass {
 				write(f.csvRow(r, sp))
 			}
@@ -397,6 +409,8 @@ func (f *rangeMapFn) ProcessElement(ctx context.Context, sp source.Span, side fu
 	}
 	cInput.Inc(ctx, in)
 	cMapOut.Inc(ctx, out)
+	cNull.Inc(ctx, nulls)
+	cUnmat.Inc(ctx, unmat)
 	return nil
 }
 

@@ -103,9 +103,10 @@ func compareSides(t *testing.T, sides join.Sides, keyCol, joinCol string, kt key
 				t.Fatalf("beam gives %d rows, the local engine %d", len(got), len(want))
 			}
 			if counters[CJoinRows] != rep.JoinRows || counters[CMapOutput] != rep.MapOutputRecords ||
-				counters[CFalsePositive] != rep.FalsePositiveRecords || counters[CInput] != rep.InputRecords {
-				t.Fatalf("counters %v, local report: join %d, map out %d, FP %d, input %d", counters,
-					rep.JoinRows, rep.MapOutputRecords, rep.FalsePositiveRecords, rep.InputRecords)
+				counters[CFalsePositive] != rep.FalsePositiveRecords || counters[CInput] != rep.InputRecords ||
+				counters[CInputNull] != rep.Keys.InputNull || counters[CInputUnmatchable] != rep.Keys.InputUnmatchable {
+				t.Fatalf("counters %v, local report: join %d, map out %d, FP %d, input %d (%d NULL, %d unmatchable)", counters,
+					rep.JoinRows, rep.MapOutputRecords, rep.FalsePositiveRecords, rep.InputRecords, rep.Keys.InputNull, rep.Keys.InputUnmatchable)
 			}
 			t.Logf("%s: %d rows, counters %v", kind, len(got), counters)
 		})

@@ -396,9 +396,15 @@ func run(ctx context.Context) (err error) {
 		JoinRows:             counters[beamjoin.CJoinRows],
 		TimingsMs:            map[string]float64{"total": float64(time.Since(start).Milliseconds())},
 	}
-	rep.FilteredOutRecords = rep.InputRecords - rep.MapOutputRecords
-	if non := rep.InputRecords - (rep.MapOutputRecords - rep.FalsePositiveRecords); non > 0 {
+	// A NULL or unmatchable key's row is left out before the filter (as
+	// join run's report says it): neither filtered out nor a non-member
+	// the filter was tested on (a review found it counted as both).
+	nulls, unmat := counters[beamjoin.CInputNull], counters[beamjoin.CInputUnmatchable]
+	rep.FilteredOutRecords = rep.InputRecords - rep.MapOutputRecords - nulls - unmat
+	measured := "measured FP none: the filter tested no row whose key is not a key"
+	if non := rep.InputRecords - nulls - unmat - (rep.MapOutputRecords - rep.FalsePositiveRecords); non > 0 {
 		rep.FPPMeasured = float64(rep.FalsePositiveRecords) / float64(non)
+		measured = fmt.Sprintf("measured FP %.3g", rep.FPPMeasured)
 	}
 	// The counts of join run's report; filter sizes, shuffle bytes and phase
 	// times live in the runner (its UI or metrics), not in this process.
@@ -409,9 +415,13 @@ func run(ctx context.Context) (err error) {
 	if outF != nil && outF.Stdout() {
 		report = os.Stderr
 	}
-	if _, err := fmt.Fprintf(report, "filter %s; keys: %d rows\ninput: %d rows; map output %d, filtered out %d, false positives %d (measured FP %.3g)\njoin: %d rows; total %.0f ms (pipeline construction, runner, output)\n",
-		rep.Filter.Kind, rep.KeysRecords,
-		rep.InputRecords, rep.MapOutputRecords, rep.FilteredOutRecords, rep.FalsePositiveRecords, rep.FPPMeasured,
+	left := ""
+	if nulls+unmat > 0 {
+		left = fmt.Sprintf("left out (no key that can match): input %d NULL, %d not of the key type\n", nulls, unmat)
+	}
+	if _, err := fmt.Fprintf(report, "filter %s; keys: %d rows\n%sinput: %d rows; map output %d, filtered out %d, false positives %d (%s)\njoin: %d rows; total %.0f ms (pipeline construction, runner, output)\n",
+		rep.Filter.Kind, rep.KeysRecords, left,
+		rep.InputRecords, rep.MapOutputRecords, rep.FilteredOutRecords, rep.FalsePositiveRecords, measured,
 		rep.JoinRows, rep.TimingsMs["total"]); err != nil {
 		return fmt.Errorf("write the report: %w", err)
 	}
