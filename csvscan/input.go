@@ -934,6 +934,10 @@ func (e *TableError) Error() string {
 	return fmt.Sprintf("%s:1: this is no CSV: it begins as a%s %s file does; give its format (parquet or arrow)", e.Name, article(e.Format), e.Format)
 }
 
+// Is reports a TableError as ErrTableFile, as ReadHeader's refusal of a
+// table read as CSV.
+func (e *TableError) Is(target error) bool { return target == ErrTableFile }
+
 // Parquet reports whether the stream is Parquet (else Arrow IPC).
 func (e *TableError) Parquet() bool { return e.Format == "Parquet" }
 

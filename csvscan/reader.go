@@ -29,6 +29,10 @@ type ParseError struct {
 	Row bool
 }
 
+// ErrTableFile marks a Parquet or Arrow file read as CSV (ReadHeader):
+// a command that can read it by its name says so.
+var ErrTableFile = errors.New("a Parquet or Arrow file read as CSV")
+
 // ErrNoHeader marks a file with no header: no line but blank ones (or
 // none). A side of several files skips such a file (OpenInputs): it holds
 // no row, as DuckDB reads an empty file of a glob.
@@ -362,7 +366,7 @@ func (r *Reader) ReadHeader() ([]string, error) {
 			r.fill()
 		}
 		if format := tableMagic(r.buf[:r.end]); format != "" {
-			r.err = &ParseError{File: r.name, Line: 1, Msg: fmt.Sprintf("this is no CSV: it begins as a%s %s file does; give its format (parquet or arrow)", article(format), format)}
+			r.err = &ParseError{File: r.name, Line: 1, Msg: fmt.Sprintf("this is no CSV: it begins as a%s %s file does; give its format (parquet or arrow)", article(format), format), Err: ErrTableFile}
 			return nil, r.err
 		}
 		// A compression the reader does not undo (gzip and zip it does,

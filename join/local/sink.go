@@ -216,7 +216,11 @@ func FormatFor(path, asked string) (string, error) {
 	}
 	switch {
 	case named != "" && asked != "" && named != asked:
-		return "", &option.Error{Pkg: "local", Name: "Format", Value: asked, Reason: fmt.Sprintf("the output %s is named as %s: name it .%s, or leave the format out", path, named, asked), Err: join.ErrOptions}
+		ext := asked
+		if asked == FormatArrowStream {
+			ext = "arrows" // the stream's name (.arrow-stream is no name of one)
+		}
+		return "", &option.Error{Pkg: "local", Name: "Format", Value: asked, Reason: fmt.Sprintf("the output %s is named as %s: name it .%s, or leave the format out", path, named, ext), Err: join.ErrOptions}
 	case named != "":
 		return named, nil
 	case asked != "":

@@ -225,6 +225,11 @@ Examples:
 			res, err = nber.ExtractKeysContext(ctx, *patents, f, opt)
 		}
 		if err != nil {
+			if *patents == "-" && errors.Is(err, csvscan.ErrTableFile) {
+				// keys reads standard input as CSV, and has no format flag
+				// to give (a review found the advice unfollowable).
+				return fmt.Errorf("keys: --%s -: standard input holds a Parquet or Arrow file, which keys reads only by its name: save it to a file and name that", inFlag)
+			}
 			if e := fileFlag(inFlag, *patents, err); e != err {
 				return fmt.Errorf("keys: %w", e)
 			}
@@ -238,7 +243,14 @@ Examples:
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d of %d matching records (%d scanned)\n", *out, res.Kept, res.Matched, res.Scanned)
+	// The summary goes where the sample does not: with --out - the
+	// sample is standard output's, and a reader of the pipe took the
+	// summary for one more record (a review).
+	summary := stdout
+	if *out == "-" {
+		summary = stderr
+	}
+	fmt.Fprintf(summary, "wrote %s: %d of %d matching records (%d scanned)\n", *out, res.Kept, res.Matched, res.Scanned)
 	return nil
 }
 

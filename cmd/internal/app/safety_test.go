@@ -547,6 +547,7 @@ func TestOutputConflicts(t *testing.T) {
 		{[]string{"--out", filepath.Join(dir, "x.zip")}, "the join does not write zip archives"},
 		{[]string{"--out", filepath.Join(dir, "x.csv.zst")}, "the join compresses with gzip alone, not .zst"}, // plain text under the name, before
 		{[]string{"--out", filepath.Join(dir, "x.jsonl.XZ")}, "not .xz"},
+		{[]string{"--out", filepath.Join(dir, "x.arrow"), "--format", "arrow-stream"}, "name it .arrows, or leave the format out"}, // .arrow-stream, before: no name of one
 		{[]string{"--out", filepath.Join(dir, "x.parquet.gz"), "--format", "parquet"}, "a Parquet file is compressed inside: leave out .gz"},
 		{[]string{"--out", "-", "--report-json", "/dev/stdout"}, "are the same file"},
 	} {
@@ -828,5 +829,27 @@ func TestOutputIsAnInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "would destroy the input") || !bytes.Equal(before, after) {
 			t.Errorf("%s: %v; the input changed: %v", strings.Join(c.args, " "), err, !bytes.Equal(before, after))
 		}
+	}
+}
+
+// TestKeysToStdout: `keys --out -` writes the sample alone to standard
+// output, its summary to standard error (a review found the summary read
+// as one more key by `| join run --keys -`); `keys --from -` of a Parquet
+// file says to name the file, keys having no format flag to give.
+func TestKeysToStdout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "one.csv")
+	testutil.WriteFile(t, src, []byte("K\na\nb\nc\n"), 0o644)
+	out, errOut, code := runChild(t, nil, nil, "keys", "--from", src, "--sample", "3", "--out", "-")
+	if code != 0 || out != "K\na\nb\nc\n" || !strings.Contains(errOut, "wrote -: 3 of 3") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	pq := []byte("PAR1\x15\x04\x15\x00") // a Parquet file's first bytes: enough to be told
+	_, errOut, code = runChild(t, nil, bytes.NewReader(pq), "keys", "--from", "-", "--out", filepath.Join(dir, "k.csv"))
+	if code == 0 || !strings.Contains(errOut, "keys: --from -: standard input holds a Parquet or Arrow file, which keys reads only by its name") {
+		t.Errorf("Parquet on standard input: exit %d, %q", code, errOut)
 	}
 }
