@@ -52,7 +52,10 @@ func newS3(ctx context.Context) filesystem.Interface {
 	if c, ok := s3Clients.Load(id); ok {
 		return &s3FS{client: c.(*s3.Client)}
 	}
-	cfg, err := config.LoadDefaultConfig(context.WithoutCancel(ctx))
+	// The configuration's own logger is the credential providers' (the
+	// EC2 metadata service's "falling back to IMDSv1" WARN broke the
+	// one-line error): silent, its errors returned and worded by s3Err.
+	cfg, err := config.LoadDefaultConfig(context.WithoutCancel(ctx), config.WithLogger(logging.Nop{}))
 	if err != nil {
 		return &s3FS{err: fmt.Errorf("the AWS configuration: %w", err)}
 	}
@@ -96,6 +99,14 @@ func parseS3(name string) (bucket, key string, err error) {
 // message and the HTTP status, wrapping fs.ErrNotExist for 404 and
 // fs.ErrPermission for 403 (the SDK's error spans request ids and hosts).
 func s3Err(name string, err error) error {
+	// No credentials: the SDK's identity lookup failed before any request
+	// to S3 (it says so only in words: "get identity: failed to refresh
+	// cached credentials, ..."); a status in its chain is the metadata
+	// service's, not the object's (a review found it said "permission
+	// denied (HTTP 403)" of the object).
+	if msg := err.Error(); strings.Contains(msg, "get identity: ") || strings.Contains(msg, "failed to refresh cached credentials") {
+		return fmt.Errorf("%s: no AWS credentials found (give AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or a role): %s", name, credentialCause(msg))
+	}
 	var api smithy.APIError
 	var status interface{ HTTPStatusCode() int }
 	code := 0
@@ -286,6 +297,9 @@ func (f *s3FS) head(ctx context.Context, name string) (*s3.HeadObjectOutput, err
 	if err != nil {
 		return nil, err
 	}
+	if key == "" { // a bucket's root is no object (S3 refuses a HEAD of no key): a folder, if anything
+		return nil, fmt.Errorf("%s: %w: a bucket, no object", name, fs.ErrNotExist)
+	}
 	out, err := f.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	if err != nil {
 		return nil, s3Err(name, err)
@@ -365,3 +379,15 @@ var (
 	_ filesystem.Remover            = (*s3FS)(nil)
 	_ filesystem.Copier             = (*s3FS)(nil)
 )
+
+// credentialCause is the last part of the SDK's credential error text: what
+// the last provider tried said, without the chain of wrappers before it.
+func credentialCause(msg string) string {
+	if i := strings.LastIndex(msg, "failed to refresh cached credentials, "); i >= 0 {
+		msg = msg[i+len("failed to refresh cached credentials, "):]
+	}
+	if len(msg) > 200 {
+		msg = msg[:200] + "..."
+	}
+	return msg
+}

@@ -492,6 +492,21 @@ func checkShards(sh fsys.Sharding) error {
 				return fmt.Errorf("--out %s: %s %s holds %s, a shard of this output: write the output elsewhere", *out, side.label, side.path, f)
 			}
 		}
+		// The output named as a side of many files (its folder): the
+		// shards land beside it, under its name, which reads as the
+		// side; refused, as a local --out that is a folder is (a review
+		// found it accepted with --shards).
+		if many && !source.IsPattern(side.path) {
+			sp := strings.TrimSuffix(side.path, "/")
+			if !fsys.IsURL(sp) {
+				if abs, err := filepath.Abs(sp); err == nil {
+					sp = abs
+				}
+			}
+			if strings.TrimSuffix(sh.Out, "/") == sp {
+				return fmt.Errorf("--out %s: it is %s, a folder of files: write the output elsewhere", *out, side.label)
+			}
+		}
 		if !many || !fsys.IsURL(side.path) {
 			continue // a local side: atomicfile.Check below
 		}

@@ -415,3 +415,21 @@ func TestProfileFailsFirst(t *testing.T) {
 		t.Errorf("--out is now %q", got)
 	}
 }
+
+// TestShardsNotTheInputFolder: --out naming the input's folder is refused
+// with --shards too (the shards would land beside the folder under its
+// name; a review found it accepted), as without them.
+func TestShardsNotTheInputFolder(t *testing.T) {
+	_, keys, input := files(t)
+	parts := filepath.Join(t.TempDir(), "parts")
+	os.MkdirAll(parts, 0o755)
+	data, _ := os.ReadFile(input)
+	os.WriteFile(filepath.Join(parts, "a.csv"), data, 0o644)
+	code, _, stderr := runCmd(t, t.TempDir(), "--keys", keys, "--input", parts, "--out", parts, "--shards", "2")
+	if code != 2 || !strings.Contains(stderr, "--out "+parts+": it is --input, a folder of files") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+	if l := testutil.DirNames(t, filepath.Dir(parts)); len(l) != 1 {
+		t.Errorf("beside the folder: %q", l)
+	}
+}
