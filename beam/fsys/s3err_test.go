@@ -13,7 +13,9 @@ import (
 // SDK's response errors do (the EC2 metadata service's among them).
 type httpStatusErr struct{ code int }
 
-func (e httpStatusErr) Error() string       { return fmt.Sprintf("http response error StatusCode: %d", e.code) }
+func (e httpStatusErr) Error() string {
+	return fmt.Sprintf("http response error StatusCode: %d", e.code)
+}
 func (e httpStatusErr) HTTPStatusCode() int { return e.code }
 
 // TestS3ErrNoCredentials: a failed credential lookup (whose chain holds
