@@ -222,15 +222,8 @@ func (r *Reader) lineFieldMasks(col int) int {
 	r.lq = r.lq[:0]
 	for p := ls; p+64 <= len(buf); p += 64 {
 		s, n, q := r.masksQAt(p)
-		in := q // bit i: byte i is inside quotes (an opening quote is, a closing one not)
-		in ^= in << 1
-		in ^= in << 2
-		in ^= in << 4
-		in ^= in << 8
-		in ^= in << 16
-		in ^= in << 32
-		in ^= carry
-		below := ^uint64(0) // the bytes before the line's end
+		in := prefixXor(q) ^ carry // bit i: byte i is inside quotes (an opening quote is, a closing one not)
+		below := ^uint64(0)        // the bytes before the line's end
 		out := n &^ in
 		if out != 0 {
 			below = out&-out - 1
