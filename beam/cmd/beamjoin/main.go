@@ -373,7 +373,7 @@ func run(ctx context.Context) (err error) {
 		}
 		// textio.Write writes no file for no rows: the header alone. A
 		// stop signal ends the copy (ctxReader): nothing is committed.
-		beforeCopy()
+		beforeCopy(ctx)
 		if r, err := os.Open(rows); err == nil {
 			_, err = io.Copy(outF, ctxReader{ctx, r})
 			r.Close()
@@ -451,8 +451,9 @@ func run(ctx context.Context) (err error) {
 }
 
 // beforeCopy runs when the pipeline's rows are about to be copied into
-// --out: nothing, but in a test that sends a stop signal there.
-var beforeCopy = func() {}
+// --out (ctx the run's): nothing, but in a test that sends a stop signal
+// there and waits for ctx to end.
+var beforeCopy = func(context.Context) {}
 
 // ctxReader is r until ctx ends: then its reads fail with ctx's cause,
 // so that a copy stops at a stop signal.

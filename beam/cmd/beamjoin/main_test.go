@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
@@ -21,9 +21,9 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("BEAMJOIN_MAIN") == "1" {
 		if os.Getenv("BEAMJOIN_SIGNAL_BEFORE_COPY") == "1" {
-			beforeCopy = func() { // a stop signal as the rows are copied into --out
+			beforeCopy = func(ctx context.Context) { // a stop signal as the rows are copied into --out
 				syscall.Kill(os.Getpid(), syscall.SIGINT)
-				time.Sleep(200 * time.Millisecond) // delivered, the context cancelled
+				<-ctx.Done() // delivered and the run cancelled, however long it takes
 			}
 		}
 		os.Args = append([]string{"beamjoin"}, strings.Fields(os.Getenv("BEAMJOIN_ARGS"))...)
