@@ -439,6 +439,28 @@ func countMarks(m uint64) int {
 	return int((m >> 7) * 0x0101010101010101 >> 56)
 }
 
+// useTwoCol says lastBlocks calls twoColSteps where blockAsm holds and the
+// CPU has it; tests turn it off to run the Go step alone.
+var useTwoCol = hasTwoCol
+
+// twoColState is lastBlocks' state handed to twoColSteps and back: the
+// step's mask words and the end of those filled (addresses), the buffer,
+// the last step's start (len(buf)-64), the line under way as lastRun has
+// it, the next record and the end of those to write (addresses), and
+// maxRecord, and the steps' start within their first mask word (0-63).
+// Addresses are uintptrs: the slices they point into stay
+// live in lastBlocks. The assembly reads its fields by offset
+// (TestTwoColStateLayout).
+type twoColState struct {
+	seps, nls, sepsEnd uintptr
+	buf                uintptr
+	pEnd               int
+	p, ls, lastSep, nf int
+	line, lineMask     int64
+	rec, recEnd        uintptr
+	maxRec, sh         int
+}
+
 // lastRun is the state of the last-column scan that fastBatch hands to
 // lastBlocks and takes back: the step's position p, the line under way (its
 // start ls, its separators nf, its last separator lastSep, -1 for none),
@@ -485,7 +507,45 @@ func (r *Reader) lastBlocks(s *lastRun, buf []byte, want, max int, known bool, r
 		ints = slices.Grow(ints, max-nInts)[:max]
 	}
 	stop := false
+	// twoColSteps (assembly) takes the two-column steps while they pass
+	// the same test as the Go step below, which then does the step it
+	// stopped at: a refill, a step of the line loop, or the end.
+	two := blockAsm && useTwoCol && seps == 1 && maxRec >= 64 && len(recs) > 0
+	var ts twoColState
+	if two {
+		ts = twoColState{
+			buf:      uintptr(unsafe.Pointer(unsafe.SliceData(buf))),
+			pEnd:     len(buf) - 64,
+			lineMask: lineMask,
+			recEnd:   uintptr(unsafe.Pointer(unsafe.SliceData(recs))) + uintptr(max)*unsafe.Sizeof(batchRec{}),
+			maxRec:   maxRec,
+		}
+	}
 	for p+64 <= len(buf) {
+		if off := p - r.mk0; two && nf <= 1 && off >= 0 && off+64 <= r.mn<<6 {
+			// Words i to the last with a whole step from i's byte sh.
+			i, sh := off>>6, off&63
+			last := r.mn
+			if sh != 0 {
+				last-- // the step's masks take word i+1's too
+			}
+			ts.seps = uintptr(unsafe.Pointer(&r.mseps[i]))
+			ts.nls = uintptr(unsafe.Pointer(&r.mnls[i]))
+			ts.sepsEnd = uintptr(unsafe.Pointer(unsafe.SliceData(r.mseps))) + uintptr(last)*8
+			ts.sh = sh
+			ts.p, ts.ls, ts.lastSep, ts.nf, ts.line = p, ls, lastSep, nf, line
+			ts.rec = uintptr(unsafe.Pointer(&recs[n]))
+			twoColSteps(&ts)
+			n = int((ts.rec - uintptr(unsafe.Pointer(unsafe.SliceData(recs)))) / unsafe.Sizeof(batchRec{}))
+			p, ls, lastSep, nf, line = ts.p, ts.ls, ts.lastSep, ts.nf, ts.line
+			if n == max {
+				stop = true
+				goto done
+			}
+			if p+64 > len(buf) {
+				break
+			}
+		}
 		off := p - r.mk0
 		if off < 0 || off+64 > r.mn<<6 {
 			r.fillMasks(p)

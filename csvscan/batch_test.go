@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
@@ -364,6 +365,7 @@ func TestBatchTwoColumnSteps(t *testing.T) {
 	rng := testutil.Rand(testutil.Seed(t))
 	withBlockAsm(t, true)
 	defer func(old int) { maxRecord = old }(maxRecord)
+	defer func(old bool) { useTwoCol = old }(useTwoCol)
 	for i := range 40 {
 		var b bytes.Buffer
 		b.WriteString("A,B\n")
@@ -393,15 +395,36 @@ func TestBatchTwoColumnSteps(t *testing.T) {
 		} else {
 			maxRecord = 1 << 20
 		}
-		for _, size := range []int{1 + i%70, 256} {
-			for _, chunk := range []int{0, 100} {
-				want, werr := viaNext(data, 1, false, false, 2, chunk, ',')
-				got, gerr := viaBatchWith(data, 1, false, false, 2, chunk, ',', true, func() int { return size })
-				if fmt.Sprint(werr) != fmt.Sprint(gerr) || !slices.Equal(got, want) {
-					t.Fatalf("file %d, batches of %d, chunk %d: NextBatch %v, %d records; Next %v, %d records; first difference %s",
-						i, size, chunk, gerr, len(got), werr, len(want), firstRecDiff(got, want))
+		for _, asm := range []bool{true, false} {
+			useTwoCol = asm && hasTwoCol // the assembly's steps, then the Go step's
+			for _, size := range []int{1 + i%70, 256} {
+				for _, chunk := range []int{0, 100} {
+					want, werr := viaNext(data, 1, false, false, 2, chunk, ',')
+					got, gerr := viaBatchWith(data, 1, false, false, 2, chunk, ',', true, func() int { return size })
+					if fmt.Sprint(werr) != fmt.Sprint(gerr) || !slices.Equal(got, want) {
+						t.Fatalf("file %d, twoColSteps %v, batches of %d, chunk %d: NextBatch %v, %d records; Next %v, %d records; first difference %s",
+							i, useTwoCol, size, chunk, gerr, len(got), werr, len(want), firstRecDiff(got, want))
+					}
 				}
 			}
 		}
+	}
+}
+
+// TestTwoColStateLayout checks the offsets twocol_amd64.s reads
+// twoColState's fields at.
+func TestTwoColStateLayout(t *testing.T) {
+	var s twoColState
+	got := []uintptr{unsafe.Offsetof(s.seps), unsafe.Offsetof(s.nls), unsafe.Offsetof(s.sepsEnd), unsafe.Offsetof(s.buf),
+		unsafe.Offsetof(s.pEnd), unsafe.Offsetof(s.p), unsafe.Offsetof(s.ls), unsafe.Offsetof(s.lastSep), unsafe.Offsetof(s.nf),
+		unsafe.Offsetof(s.line), unsafe.Offsetof(s.lineMask), unsafe.Offsetof(s.rec), unsafe.Offsetof(s.recEnd), unsafe.Offsetof(s.maxRec), unsafe.Offsetof(s.sh)}
+	for i, off := range got {
+		if off != uintptr(8*i) {
+			t.Fatalf("field %d at offset %d, want %d (twocol_amd64.s's #defines)", i, off, 8*i)
+		}
+	}
+	var r batchRec
+	if unsafe.Sizeof(r) != 24 || unsafe.Offsetof(r.re) != 4 || unsafe.Offsetof(r.fs) != 8 || unsafe.Offsetof(r.fe) != 12 || unsafe.Offsetof(r.line) != 16 {
+		t.Fatal("batchRec's layout is not the one twocol_amd64.s and parse_amd64.s write and read")
 	}
 }

@@ -10,12 +10,14 @@ import (
 // use the AVX2 block scanner (on amd64 with AVX2, NextBatch's separator
 // and line-break masks come from masksBlockAVX2, and NextField's from
 // masksQBlockAVX2, with the quotes' too, and the last column's integers
-// are parsed four at a time by parseLast8AVX2): the CPU has it and
+// are parsed four at a time by parseLast8AVX2; where the CPU has BMI1,
+// POPCNT and PCLMULQDQ too, the two-column steps of lastBlocks are
+// twoColSteps' assembly): the CPU has it and
 // ACBFJOIN_CPU (cpuswitch) does not ask for the portable code, the 8-byte
 // word loop. Both paths give the same records, bytes, integers and errors
 // (TestBatchMatchesNext, FuzzBatch, TestMasksBlock,
 // TestNextFieldMatchesNext, FuzzNextField, TestParseLast8,
-// FuzzParseLast8); only the speed differs. Set
+// FuzzParseLast8, TestBatchTwoColumnSteps); only the speed differs. Set
 // once at init; tests may flip it to compare the two paths.
 var blockAsm, cpuNote = chooseCPU(os.Getenv(cpuswitch.Env), hasBlockAsm)
 
