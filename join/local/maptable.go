@@ -731,39 +731,84 @@ func passWord(pass []bool, j0 int) uint64 {
 // filter for the others). O(rows * len(t.screen)) compares.
 func (x *execution) filterScreened(ctx context.Context, m *mapWorker, ib filters.IntBatchFilter, one *columnar.Column, rowBytes int, keep []int, n int) error {
 	t := m.tm
-	for lo := 0; lo < n; lo += mapBatch {
+	// The rows that are one of the screen's values, found by a scan of
+	// the values alone (matchScreen: the matches are a few in a row
+	// group), then probed a batch at a time as before.
+	const step = 1 << 16 // rows between two looks at ctx
+	t.cvals, t.crows = t.cvals[:0], t.crows[:0]
+	for lo := 0; lo < n; lo += step {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		hi := min(lo+mapBatch, n)
-		t.cvals, t.crows = t.cvals[:0], t.crows[:0]
-		for j := lo; j < hi; j++ {
-			row := j
-			if keep != nil {
-				row = keep[j]
-			}
-			if v := one.Int64(row); slices.Contains(t.screen, v) {
-				t.cvals = append(t.cvals, v)
-				t.crows = append(t.crows, row)
+		hi := min(lo+step, n)
+		before := len(t.cvals)
+		if keep == nil {
+			t.cvals, t.crows = matchScreen(one.Int64s(lo, hi), lo, t.screen, t.cvals, t.crows)
+		} else {
+			for _, row := range keep[lo:hi] {
+				if v := one.Int64(row); slices.Contains(t.screen, v) {
+					t.cvals = append(t.cvals, v)
+					t.crows = append(t.crows, row)
+				}
 			}
 		}
 		m.rows += int64(hi - lo)
-		m.screenedOut(int64(hi-lo-len(t.cvals)), rowBytes)
-		pass := t.pass[:len(t.cvals)]
+		m.screenedOut(int64(hi-lo-(len(t.cvals)-before)), rowBytes)
+	}
+	vals, rows := t.cvals, t.crows
+	for lo := 0; lo < len(vals); lo += mapBatch {
+		hi := min(lo+mapBatch, len(vals))
+		pass := t.pass[:hi-lo]
 		if m.guardStart(pass) {
-			ib.ContainsInts(t.cvals, pass)
+			ib.ContainsInts(vals[lo:hi], pass)
 		}
-		for j, v := range t.cvals {
+		for j, v := range vals[lo:hi] {
 			if !pass[j] {
 				m.drop(rowBytes, 8)
 				continue
 			}
-			t.surv = append(t.surv, t.crows[j])
+			t.surv = append(t.surv, rows[lo+j])
 			t.skeys = tuple.AppendInt(t.skeys, v)
 			t.sends = append(t.sends, len(t.skeys))
 		}
 	}
 	return nil
+}
+
+// matchScreen appends to vals and rows each value of vs that is one of
+// screen and its row (base + its index), in row order. A screen of 1 to
+// 4 values is compared a row at once, padded with its first (the branch
+// a row is taken only for a match: rare, as the rows of a row group
+// whose Bloom filter passed a few keys mostly hold none of them); a
+// longer one by slices.Contains. O(len(vs)) steps (times len(screen)
+// above 4); no allocation beyond the matches.
+func matchScreen(vs []int64, base int, screen []int64, vals []int64, rows []int) ([]int64, []int) {
+	if len(screen) == 0 || len(screen) > 4 {
+		for j, v := range vs {
+			if slices.Contains(screen, v) {
+				vals = append(vals, v)
+				rows = append(rows, base+j)
+			}
+		}
+		return vals, rows
+	}
+	s0, s1, s2, s3 := screen[0], screen[0], screen[0], screen[0]
+	if len(screen) > 1 {
+		s1 = screen[1]
+	}
+	if len(screen) > 2 {
+		s2 = screen[2]
+	}
+	if len(screen) > 3 {
+		s3 = screen[3]
+	}
+	for j, v := range vs {
+		if v == s0 || v == s1 || v == s2 || v == s3 {
+			vals = append(vals, v)
+			rows = append(rows, base+j)
+		}
+	}
+	return vals, rows
 }
 
 // screenKeys keeps of keys (key.Of's bytes: an integer key's 8) and
