@@ -149,20 +149,16 @@ var scatters = parbuild.Scatters
 // every key and its range of B1, took 3.5-5 s of CPU for the first level
 // of 10^7 keys (32 MB), nearly every probe a miss. A first level smaller
 // than parbuild.ScatterMinParts parts stays in the cache and is built by
-// Ranges. O(n*k) probes.
+// one goroutine in key order. O(n*k) probes.
 func firstLevel[T uint32 | uint64](f *Filter, keys keylist.List, capacity int) [][]T {
 	n := keys.Len()
 	workers := buildWorkers(n * f.k)
 	if !scatters(n*f.k, f.m1) {
-		words := uint64(len(f.b1))
-		if workers <= 1 || words < uint64(workers) {
-			return [][]T{firstLevelRange(f, keys, 0, f.m1, make([]T, 0, capacity))}
-		}
-		reps := make([][]T, workers)
-		parbuild.Ranges(words, workers, func(w int, lo, hi uint64) { // words lo..hi-1: bits lo<<6..
-			reps[w] = firstLevelRange(f, keys, lo<<6, min(hi<<6, f.m1), make([]T, 0, capacity/workers+64))
-		})
-		return reps
+		// One goroutine (parbuild.RangesMinBytes: below Scatter's space
+		// of 4 MiB, goroutines each over every key and a range of B1 were
+		// slower than one: 100,000 keys 9.2 against 3.9 ms, 10^6 keys 72
+		// against 46 ms, BenchmarkBuildList's keys, AMD EPYC family 26).
+		return [][]T{firstLevelRange(f, keys, 0, f.m1, make([]T, 0, capacity))}
 	}
 	workers = max(1, workers)
 	reps := make([][]T, workers)

@@ -224,7 +224,7 @@ func BuildList(bits uint64, k int, keys keylist.List) (*Filter, error) {
 		return nil, err
 	}
 	n := keys.Len()
-	workers := buildWorkers(n * k)
+	workers := buildWorkers(n*k, f.blocks*BlockBits/8)
 	if workers <= 1 || f.blocks < uint64(workers) {
 		for i := range n {
 			f.Add(keys.At(i))
@@ -248,9 +248,10 @@ func BuildList(bits uint64, k int, keys keylist.List) (*Filter, error) {
 	return f, nil
 }
 
-// buildWorkers is how many goroutines Build adds probes probes with
-// (parbuild.Workers; a variable so that tests set it).
-var buildWorkers = parbuild.Workers
+// buildWorkers is how many goroutines Build adds probes probes into an
+// array of bytes bytes with (parbuild.RangeWorkers: one below
+// parbuild.RangesMinBytes; a variable so that tests set it).
+var buildWorkers = parbuild.RangeWorkers
 
 // Contains reports whether key may be in the filter: true for every key added
 // (no false negatives), and true with probability about FPP() for other keys.

@@ -334,7 +334,7 @@ func TestEqual(t *testing.T) {
 // probe word and beyond it; repeated keys.
 func TestBuildWorkers(t *testing.T) {
 	rng := testutil.Rand(testutil.Seed(t))
-	defer func(f func(int) int) { buildWorkers = f }(buildWorkers)
+	defer func(f func(int, uint64) int) { buildWorkers = f }(buildWorkers)
 	for _, c := range []struct {
 		bits uint64
 		k, n int
@@ -353,7 +353,7 @@ func TestBuildWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, w := range []int{1, 2, 3, 7} {
-			buildWorkers = func(int) int { return w }
+			buildWorkers = func(int, uint64) int { return w }
 			f, err := Build(c.bits, c.k, keys)
 			if err != nil {
 				t.Fatal(err)

@@ -203,7 +203,7 @@ func BuildList(m uint64, k int, keys keylist.List) (*Filter, error) {
 		return nil, err
 	}
 	n := keys.Len()
-	workers := buildWorkers(n * k)
+	workers := buildWorkers(n*k, uint64(len(f.counters)))
 	nb := uint64(len(f.counters))
 	if workers <= 1 || nb < uint64(workers) {
 		for i := range n {
@@ -231,9 +231,10 @@ func BuildList(m uint64, k int, keys keylist.List) (*Filter, error) {
 	return f, nil
 }
 
-// buildWorkers is how many goroutines Build adds probes probes with
-// (parbuild.Workers; a variable so that tests set it).
-var buildWorkers = parbuild.Workers
+// buildWorkers is how many goroutines Build adds probes probes into an
+// array of bytes bytes with (parbuild.RangeWorkers: one below
+// parbuild.RangesMinBytes; a variable so that tests set it).
+var buildWorkers = parbuild.RangeWorkers
 
 // Contains reports whether key may be in the filter: true for every key added
 // and not removed (no false negatives, as long as no non-member was removed),

@@ -326,7 +326,7 @@ func TestFillMean(t *testing.T) {
 // count of counters and keys repeated until counters saturate included.
 func TestBuildWorkers(t *testing.T) {
 	rng := testutil.Rand(testutil.Seed(t))
-	defer func(f func(int) int) { buildWorkers = f }(buildWorkers)
+	defer func(f func(int, uint64) int) { buildWorkers = f }(buildWorkers)
 	for _, c := range []struct {
 		m        uint64
 		k, n, of int
@@ -341,7 +341,7 @@ func TestBuildWorkers(t *testing.T) {
 			want.Add(key)
 		}
 		for _, w := range []int{1, 2, 3, 7} {
-			buildWorkers = func(int) int { return w }
+			buildWorkers = func(int, uint64) int { return w }
 			f, err := Build(c.m, c.k, keys)
 			if err != nil {
 				t.Fatal(err)

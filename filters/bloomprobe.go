@@ -58,25 +58,16 @@ func (p *bloomProbe) add(key []byte) {
 	}
 }
 
-// addAll adds keys, on up to four goroutines (one a CPU) from 2^18 probes
-// on, each owning a range of the words: each reads every key and sets only
-// its bits in its range, so no word is written by two, and the bits are
-// add's, key by key, whatever the count (setting bits commutes); or, for
-// bits beyond the cache, through parbuild.Scatter. O(n*k), the keys
-// hashed once a goroutine (twice in all through Scatter).
+// addAll adds keys: for bits beyond the cache (parbuild.Scatters), on up
+// to four goroutines (one a CPU) through parbuild.Scatter, each key hashed
+// once and its bits set part by part; else key by key on one goroutine
+// (parbuild.RangesMinBytes: goroutines that each read every key and set
+// the bits of their range of the words were slower there: 65,771 keys
+// 7.1 against 1.4 ms, 10^6 keys 67 against 30, AMD EPYC family 26). The
+// bits are add's whatever the count (setting bits commutes). O(n*k).
 func (p *bloomProbe) addAll(keys keylist.List) {
 	n := keys.Len()
-	workers := buildWorkers(n * p.k)
-	nw := uint64(len(p.words))
-	if workers <= 1 || nw < uint64(workers) {
-		for i := range n {
-			p.add(keys.At(i))
-		}
-		return
-	}
-	if scatters(n*p.k, p.m) {
-		// Beyond the cache: each key hashed once, its bits set part by
-		// part (parbuild.Scatter).
+	if workers := buildWorkers(n * p.k); workers > 1 && scatters(n*p.k, p.m) {
 		k := uint64(p.k)
 		parbuild.Scatter(n, p.m, workers, p.k, func(j int, dst []uint64) []uint64 {
 			h := bloomHashes(keys.At(j))
@@ -92,17 +83,9 @@ func (p *bloomProbe) addAll(keys keylist.List) {
 		})
 		return
 	}
-	parbuild.Ranges(nw, workers, func(_ int, lo, hi uint64) {
-		for j := range n {
-			h := bloomHashes(keys.At(j))
-			for i := range uint64(p.k) {
-				b := fastMod(bloomLocation(&h, i), p.m, p.mh, p.ml)
-				if wi := b >> 6; wi >= lo && wi < hi {
-					p.words[wi] |= 1 << (b & 63)
-				}
-			}
-		}
-	})
+	for i := range n {
+		p.add(keys.At(i))
+	}
 }
 
 // buildWorkers is how many goroutines a filter of probes probes is built
