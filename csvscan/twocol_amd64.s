@@ -70,7 +70,10 @@ step:
 
 aligned:
 
-	// The step's lines fit: DX + 24*popcount(mn) <= RECEND.
+	// The step's lines fit: DX + 24*popcount(mn) <= RECEND. (Each
+	// POPCNT and TZCNT writes a register zeroed first: some Intel cores
+	// make them wait for the old value, which here is the last line's.)
+	XORL    AX, AX
 	POPCNTQ R10, AX
 	LEAQ    (AX)(AX*2), AX
 	SHLQ    $3, AX
@@ -131,9 +134,11 @@ first:
 lines:
 	TESTQ  R10, R10
 	JZ     tail
+	XORL   AX, AX
 	TZCNTQ R10, AX
 	ADDQ   R11, AX
 	BLSRQ  R10, R10
+	XORL   CX, CX
 	TZCNTQ R9, CX
 	ADDQ   R11, CX
 	BLSRQ  R9, R9
