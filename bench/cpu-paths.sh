@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Issue 43: the CSV scanner's CPU-specific path against the portable one,
 # on the machine at hand. The scanner's masks come from an AVX2 assembly
-# call per 8 KiB block (csvscan.scanMasks) where the CPU has AVX2, or from
+# call per 8 KiB block (csvscan.scanMasks) where the CPU has AVX2 (and an
+# edge list's lines are then found by csvscan.twoColSteps, scalar
+# assembly with the state in registers), or from
 # the portable Go word loop with ACBFJOIN_CPU=portable; a colleague's Intel
 # Xeon paid an SSE/AVX transition on every call of the former per-64-byte
 # assembly (the map phase 277 -> 436 ms), which AMD does not. The same
@@ -22,8 +24,8 @@
 # 32 MiB; NextFieldPatents: the key side's reader on NBER patent rows,
 # block masks with quotes against the word loop), BENCHCOUNT runs each
 # (default 5), medians; and a check that every vector instruction of
-# masksBlockAVX2, masksQBlockAVX2, parseLast8AVX2 and sum8IntsAVX2 is
-# VEX-encoded (objdump). BenchmarkParseLast8: the join column's integers
+# masksBlockAVX2, masksQBlockAVX2, parseLast8AVX2, twoColSteps and
+# sum8IntsAVX2 is VEX-encoded (objdump). BenchmarkParseLast8: the join column's integers
 # parsed four at a time in AVX2 (parseLast8AVX2) against the Go loop.
 #
 # Data as bench/join.sh makes it: `join gen --scale SCALE --seed 1` and
@@ -109,11 +111,13 @@ vexcheck() { # symbol [binary, default csvscan.test]: its verdict
   nvec=$(grep -c '%[xy]mm' "$tmp/asm.txt" || true)
   legacy=$(grep '%[xy]mm' "$tmp/asm.txt" | awk '{m=$2} m !~ /^v/' | wc -l)
   nvz=$(grep -c vzeroupper "$tmp/asm.txt" || true)
-  if [ "$legacy" = 0 ] && [ "$nvec" -gt 0 ]; then echo "$1: all $nvec instructions naming an XMM or YMM register are VEX (v...); $nvz vzeroupper, before ret"; else echo "$1: **$legacy legacy SSE instruction(s)** among $nvec"; fi
+  local ymm; ymm=$(grep -c '%ymm' "$tmp/asm.txt" || true)
+  local vz="$nvz vzeroupper, before ret"; [ "$ymm" = 0 ] && [ "$nvz" = 0 ] && vz="no YMM register, so no vzeroupper needed"
+  if [ "$legacy" = 0 ] && [ "$nvec" -gt 0 ]; then echo "$1: all $nvec instructions naming an XMM or YMM register are VEX (v...); $vz"; else echo "$1: **$legacy legacy SSE instruction(s)** among $nvec"; fi
 }
 vex="objdump not installed: not checked"
 if command -v objdump > /dev/null; then
-  vex="$(vexcheck masksBlockAVX2); $(vexcheck masksQBlockAVX2); $(vexcheck parseLast8AVX2); $(vexcheck sum8IntsAVX2 hashing.test)"
+  vex="$(vexcheck masksBlockAVX2); $(vexcheck masksQBlockAVX2); $(vexcheck parseLast8AVX2); $(vexcheck twoColSteps); $(vexcheck sum8IntsAVX2 hashing.test)"
 fi
 
 cpu=$(cpu_model)
@@ -132,7 +136,7 @@ avx512=no; if grep -qw avx512f <<< "$flags" && grep -qw avx512dq <<< "$flags" &&
   echo
   echo "| ACBFJOIN_CPU | scanner; integer hash | median wall s | median map ms | median peak RSS MB | all walls s | all maps ms |"
   echo "|---|---|---|---|---|---|---|"
-  native_path="Go word loop"; [ "$avx2" = yes ] && native_path="AVX2 block (8 KiB a call)"
+  native_path="Go word loop"; [ "$avx2" = yes ] && native_path="AVX2 block (8 KiB a call), two-column steps in assembly (twoColSteps)"
   if [ "$avx512" = yes ]; then native_path="$native_path; AVX-512 (8 keys a step)"; elif [ "$avx2" = yes ]; then native_path="$native_path; AVX2 (4 keys a step)"; else native_path="$native_path; Go"; fi
   echo "| native | $native_path | $wall_n | $map_n | $(awk -v k="$rss_n" 'BEGIN{printf "%.0f", k/1024}') | $(col "$tmp/times" native 3 | tr '\n' ' ') | $(col "$tmp/maps" native 3 | awk '{printf "%.0f ", $1}') |"
   echo "| portable | Go word loop (8 bytes a step); Go | $wall_p | $map_p | $(awk -v k="$rss_p" 'BEGIN{printf "%.0f", k/1024}') | $(col "$tmp/times" portable 3 | tr '\n' ' ') | $(col "$tmp/maps" portable 3 | awk '{printf "%.0f ", $1}') |"
@@ -177,7 +181,7 @@ avx512=no; if grep -qw avx512f <<< "$flags" && grep -qw avx512dq <<< "$flags" &&
   echo
   echo "Load average before these: $load2; after: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
-  echo "block: scanMasks as NextBatch calls it; words: the portable word loop's masks (zeroBytes); bytes: the byte-at-a-time reference. ReadCite/batch-words is the reader with the block scanner turned off, as on a CPU without AVX2 or with ACBFJOIN_CPU=portable; batch+ints is the map phase's read of an integer join column (the last column's scan, Reader.lastBlocks, on the block scanner; the word loop for batch+ints-words). NextFieldPatents is the key side's build path (NextField of the key column on quoted 23-field rows): path=masks on the block scanner's separator, line-break and quote masks (masksQBlockAVX2, lineFieldMasks), path=words on the word loop (lineField), which ACBFJOIN_CPU=portable takes."
+  echo "block: scanMasks as NextBatch calls it; words: the portable word loop's masks (zeroBytes); bytes: the byte-at-a-time reference. ReadCite/batch-words is the reader with the block scanner turned off, as on a CPU without AVX2 or with ACBFJOIN_CPU=portable; batch+ints is the map phase's read of an integer join column (the last column's scan, Reader.lastBlocks, on the block scanner, its two-column steps in twoColSteps; the word loop for batch+ints-words). NextFieldPatents is the key side's build path (NextField of the key column on quoted 23-field rows): path=masks on the block scanner's separator, line-break and quote masks (masksQBlockAVX2, lineFieldMasks), path=words on the word loop (lineField), which ACBFJOIN_CPU=portable takes."
   echo
   echo "Encodings (objdump of the test binary): $vex."
 } > "$tmp/body.md"
