@@ -129,8 +129,10 @@ func groupRepeats[T uint32 | uint64](f *Filter, reps [][]T) (off []int, grouped 
 	return off, grouped
 }
 
-// buildWorkers is how many goroutines set the first level of a build of
-// probes probes (parbuild.Workers; a variable so that tests set it).
+// buildWorkers is how many goroutines a build of probes probes takes:
+// Scatter's for a first level beyond the cache, and the counters' levels'
+// (parbuild.Ranges over the buckets) (parbuild.Workers; a variable so
+// that tests set it).
 var buildWorkers = parbuild.Workers
 
 // scatters is whether firstLevel goes through parbuild.Scatter

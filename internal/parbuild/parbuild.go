@@ -77,14 +77,15 @@ const ScatterPart = 1 << 21
 
 // ScatterMinParts is the parts of a space from which Scatter pays: below
 // it (a space of 4 MiB of bits, which a server's last-level cache holds)
-// the goroutines of Ranges, without Scatter's second hashing and its
-// grouping, are as fast (the ACBF of 10^6 keys, 12 parts: 0.11-0.15 s
-// either way; of 10^7, 124 parts: 1.05-1.23 s against 2.57,
+// one goroutine, without Scatter's second hashing and its grouping, is as
+// fast or faster (the ACBF of 10^6 keys, 12 parts: 0.11-0.15 s either way
+// against Ranges' goroutines, which RangesMinBytes then found slower
+// than one; of 10^7, 124 parts: 1.05-1.23 s against 2.57,
 // BenchmarkBuildList on an AMD EPYC).
 const ScatterMinParts = 16
 
 // Scatters reports whether a build of probes probes over a space of space
-// positions goes through Scatter rather than Ranges: at least MinProbes
+// positions goes through Scatter rather than one goroutine: at least MinProbes
 // probes, and ScatterMinParts parts. The one rule for every filter that
 // scatters (acbf's first level, filters' Bloom filter). O(1).
 func Scatters(probes int, space uint64) bool {

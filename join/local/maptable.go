@@ -733,15 +733,16 @@ func (x *execution) filterScreened(ctx context.Context, m *mapWorker, ib filters
 	t := m.tm
 	// The rows that are one of the screen's values, found by a scan of
 	// the values alone (matchScreen: the matches are a few in a row
-	// group), then probed a batch at a time as before.
+	// group), then probed a batch at a time as before; a step of rows at
+	// a time, so that the matches held stay bounded where one key fills
+	// a row group.
 	const step = 1 << 16 // rows between two looks at ctx
-	t.cvals, t.crows = t.cvals[:0], t.crows[:0]
 	for lo := 0; lo < n; lo += step {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		hi := min(lo+step, n)
-		before := len(t.cvals)
+		t.cvals, t.crows = t.cvals[:0], t.crows[:0]
 		if keep == nil {
 			t.cvals, t.crows = matchScreen(one.Int64s(lo, hi), lo, t.screen, t.cvals, t.crows)
 		} else {
@@ -753,23 +754,23 @@ func (x *execution) filterScreened(ctx context.Context, m *mapWorker, ib filters
 			}
 		}
 		m.rows += int64(hi - lo)
-		m.screenedOut(int64(hi-lo-(len(t.cvals)-before)), rowBytes)
-	}
-	vals, rows := t.cvals, t.crows
-	for lo := 0; lo < len(vals); lo += mapBatch {
-		hi := min(lo+mapBatch, len(vals))
-		pass := t.pass[:hi-lo]
-		if m.guardStart(pass) {
-			ib.ContainsInts(vals[lo:hi], pass)
-		}
-		for j, v := range vals[lo:hi] {
-			if !pass[j] {
-				m.drop(rowBytes, 8)
-				continue
+		m.screenedOut(int64(hi-lo-len(t.cvals)), rowBytes)
+		vals, rows := t.cvals, t.crows
+		for b := 0; b < len(vals); b += mapBatch {
+			e := min(b+mapBatch, len(vals))
+			pass := t.pass[:e-b]
+			if m.guardStart(pass) {
+				ib.ContainsInts(vals[b:e], pass)
 			}
-			t.surv = append(t.surv, rows[lo+j])
-			t.skeys = tuple.AppendInt(t.skeys, v)
-			t.sends = append(t.sends, len(t.skeys))
+			for j, v := range vals[b:e] {
+				if !pass[j] {
+					m.drop(rowBytes, 8)
+					continue
+				}
+				t.surv = append(t.surv, rows[b+j])
+				t.skeys = tuple.AppendInt(t.skeys, v)
+				t.sends = append(t.sends, len(t.skeys))
+			}
 		}
 	}
 	return nil
