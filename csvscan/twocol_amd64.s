@@ -99,37 +99,22 @@ parity:
 	JZ   tail
 
 	// The step's first line at most MAXREC bytes.
+	XORL   AX, AX
 	TZCNTQ R10, AX
 	ADDQ   R11, AX
-	SUBQ   R12, AX
-	CMPQ   AX, MAXREC(R14)
+	MOVQ   AX, CX
+	SUBQ   R12, CX
+	CMPQ   CX, MAXREC(R14)
 	JGT    out
 	TESTQ  R8, R8
 	JZ     lines
 
-	// The line under way has its separator (lastSep).
-	TZCNTQ R10, AX
-	ADDQ   R11, AX
-	BLSRQ  R10, R10
-	LEAQ   1(R13), CX
-	MOVL   R12, 0(DX)
-	MOVL   CX, 8(DX)
-	MOVQ   AX, CX
-	CMPB   -1(BX)(AX*1), $13
-	JNE    first
-	DECQ   CX
-
-first:
-	MOVL  CX, 4(DX)
-	MOVL  CX, 12(DX)
-	INCQ  R15
-	MOVQ  R15, CX
-	ANDQ  LINEMASK(R14), CX
-	MOVQ  CX, 16(DX)
-	ADDQ  $24, DX
-	LEAQ  1(AX), R12
-	MOVQ  AX, R13
+	// The line under way has its separator (lastSep): its record is the
+	// first line break's (AX) with the field past lastSep.
+	BLSRQ R10, R10
+	LEAQ  1(R13), CX
 	XORQ  R8, R8
+	JMP   emit
 
 lines:
 	TESTQ  R10, R10
@@ -143,12 +128,16 @@ lines:
 	ADDQ   R11, CX
 	BLSRQ  R9, R9
 	INCQ   CX
-	MOVL   R12, 0(DX)
-	MOVL   CX, 8(DX)
-	MOVQ   AX, CX
-	CMPB   -1(BX)(AX*1), $13
-	JNE    noCR
-	DECQ   CX
+
+emit:
+	// The record of the line ending at AX (less a CR before it) whose
+	// last field starts at CX.
+	MOVL R12, 0(DX)
+	MOVL CX, 8(DX)
+	MOVQ AX, CX
+	CMPB -1(BX)(AX*1), $13
+	JNE  noCR
+	DECQ CX
 
 noCR:
 	MOVL CX, 4(DX)
