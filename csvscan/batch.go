@@ -440,7 +440,7 @@ func countMarks(m uint64) int {
 }
 
 // useTwoCol says lastBlocks calls twoColSteps where blockAsm holds and the
-// CPU has it; tests turn it off to run the Go step alone.
+// CPU has it; tests turn it off to run the line loop alone.
 var useTwoCol = hasTwoCol
 
 // twoColState is lastBlocks' state handed to twoColSteps and back: the
@@ -507,9 +507,12 @@ func (r *Reader) lastBlocks(s *lastRun, buf []byte, want, max int, known bool, r
 		ints = slices.Grow(ints, max-nInts)[:max]
 	}
 	stop := false
-	// twoColSteps (assembly) takes the two-column steps while they pass
-	// the same test as the Go step below, which then does the step it
-	// stopped at: a refill, a step of the line loop, or the end.
+	// twoColSteps (assembly) takes the two-column steps (one separator
+	// a line: an edge list such as cite75_99) while their separators and
+	// line breaks alternate; the line loop below does the step it stopped
+	// at (a blank line, another field count, a first line over
+	// maxRecord, fewer records left to max than lines), or the masks are
+	// refilled first.
 	two := blockAsm && useTwoCol && seps == 1 && maxRec >= 64 && len(recs) > 0
 	var ts twoColState
 	if two {
@@ -522,7 +525,12 @@ func (r *Reader) lastBlocks(s *lastRun, buf []byte, want, max int, known bool, r
 		}
 	}
 	for p+64 <= len(buf) {
-		if off := p - r.mk0; two && nf <= 1 && off >= 0 && off+64 <= r.mn<<6 {
+		off := p - r.mk0
+		if off < 0 || off+64 > r.mn<<6 {
+			r.fillMasks(p)
+			off = 0
+		}
+		if two && nf <= 1 {
 			// Words i to the last with a whole step from i's byte sh.
 			i, sh := off>>6, off&63
 			last := r.mn
@@ -545,77 +553,15 @@ func (r *Reader) lastBlocks(s *lastRun, buf []byte, want, max int, known bool, r
 			if p+64 > len(buf) {
 				break
 			}
-		}
-		off := p - r.mk0
-		if off < 0 || off+64 > r.mn<<6 {
-			r.fillMasks(p)
-			off = 0
+			if off = p - r.mk0; off+64 > r.mn<<6 {
+				continue // the masks' end: refilled at the loop's top
+			}
 		}
 		i, sh := off>>6, uint(off&63)
 		mc, mn := r.mseps[i]>>sh, r.mnls[i]>>sh
 		if sh != 0 {
 			mc |= r.mseps[i+1] << (64 - sh)
 			mn |= r.mnls[i+1] << (64 - sh)
-		}
-		// Two columns (one separator a line: an edge list such as
-		// cite75_99), when the step's separators and line breaks
-		// alternate, which the prefix XOR of their union shows at once
-		// (its odd-numbered marks are the separators', or the line
-		// breaks' when the line under way has its separator already):
-		// then no line of the step is blank or of another field count,
-		// and the i-th line break pairs with the i-th separator, taken
-		// in turn from the two masks without counting a line's
-		// separators or testing its kind (the reader's benchmark
-		// ReadCite/batch+ints 0.92x the line loop's time). Any other step
-		// (a blank line, another field count, a first line over
-		// maxRecord, fewer records left to max than lines) goes through
-		// the line loop below, which says why.
-		if seps == 1 && nf <= 1 && maxRec >= 64 && n+bits.OnesCount64(mn) <= max {
-			m := mc | mn
-			par := prefixXor(m)
-			if nf == 1 {
-				par = ^par
-			}
-			if mc == m&par && (mn == 0 || p+bits.TrailingZeros64(mn)-ls <= maxRec) {
-				if nf == 1 && mn != 0 {
-					// The line under way has its separator (lastSep).
-					j := p + bits.TrailingZeros64(mn)
-					mn &= mn - 1
-					end := j
-					if buf[j-1] == '\r' {
-						end--
-					}
-					line++
-					e := &recs[n]
-					e.rs, e.re, e.fs, e.fe, e.line = int32(ls), int32(end), int32(lastSep+1), int32(end), line&lineMask
-					n++
-					ls, nf, lastSep = j+1, 0, j
-				}
-				for mn != 0 {
-					j := p + bits.TrailingZeros64(mn)
-					mn &= mn - 1
-					s := p + bits.TrailingZeros64(mc)
-					mc &= mc - 1
-					end := j
-					if buf[j-1] == '\r' {
-						end--
-					}
-					line++
-					e := &recs[n]
-					e.rs, e.re, e.fs, e.fe, e.line = int32(ls), int32(end), int32(s+1), int32(end), line&lineMask
-					n++
-					ls, lastSep = j+1, j
-				}
-				if mc != 0 { // the step ends in a line's separator
-					nf, lastSep = 1, p+bits.TrailingZeros64(mc)
-				}
-				p += 64
-				if n == max {
-					stop = true
-					goto done
-				}
-				continue
-			}
 		}
 		for mn != 0 {
 			j := p + bits.TrailingZeros64(mn)
@@ -670,19 +616,6 @@ done:
 	}
 	s.p, s.ls, s.nf, s.lastSep, s.line, s.parse = p, ls, nf, lastSep, line, parse
 	return recs[:n], ints[:nInts], stop
-}
-
-// prefixXor returns the inclusive prefix XOR of m's bits: bit i is the
-// parity of m's bits 0 to i (the ladder of shifts; simdjson computes it
-// with a carry-less multiplication). O(1).
-func prefixXor(m uint64) uint64 {
-	m ^= m << 1
-	m ^= m << 2
-	m ^= m << 4
-	m ^= m << 8
-	m ^= m << 16
-	m ^= m << 32
-	return m
 }
 
 // parseLast8 parses each record's field fs:fe of full as an integer of 1

@@ -396,7 +396,7 @@ func TestBatchTwoColumnSteps(t *testing.T) {
 			maxRecord = 1 << 20
 		}
 		for _, asm := range []bool{true, false} {
-			useTwoCol = asm && hasTwoCol // the assembly's steps, then the Go step's
+			useTwoCol = asm && hasTwoCol // the assembly's steps, then the line loop's
 			for _, size := range []int{1 + i%70, 256} {
 				for _, chunk := range []int{0, 100} {
 					want, werr := viaNext(data, 1, false, false, 2, chunk, ',')

@@ -349,3 +349,16 @@ func closesField(buf []byte, j int, sep byte) bool {
 	}
 	return false
 }
+
+// prefixXor returns the inclusive prefix XOR of m's bits: bit i is the
+// parity of m's bits 0 to i (the ladder of shifts; simdjson computes it
+// with a carry-less multiplication). O(1).
+func prefixXor(m uint64) uint64 {
+	m ^= m << 1
+	m ^= m << 2
+	m ^= m << 4
+	m ^= m << 8
+	m ^= m << 16
+	m ^= m << 32
+	return m
+}

@@ -11,9 +11,9 @@ var hasTwoCol = cpu.X86.HasAVX && cpu.X86.HasBMI1 && cpu.X86.HasPOPCNT && cpu.X8
 // its test, in assembly with the state in registers (twocol_amd64.s);
 // it stops at the first step that does not, the end of the masks or of
 // the buffer, or once s.recEnd is reached, and leaves the step it stopped
-// at to the caller. The same records as the Go step
-// (TestBatchTwoColumnSteps runs both). Cost: about 20 instructions a
-// line, 20 a step.
+// at to the caller (lastBlocks' line loop). The same records as that
+// loop (TestBatchTwoColumnSteps runs both, FuzzBatch against Next).
+// Cost: about 20 instructions a line, 20 a step.
 //
 //go:noescape
 func twoColSteps(s *twoColState)
