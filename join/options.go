@@ -513,12 +513,18 @@ func (r *Resources) resolve() error {
 		return optionError("MemBudget", r.MemBudget, "below the minimum of %s for %d mappers and %d reducers (8 KiB batches, 8 per mapper and reducer)",
 			SizeText(minBudget), r.Mappers, r.Reducers)
 	}
-	if r.TempDir != "" {
-		if st, err := os.Stat(r.TempDir); err != nil || !st.IsDir() {
-			return optionError("TempDir", r.TempDir, "not an existing folder")
-		}
+	if r.TempDir != "" && !TempDirOK(r.TempDir) {
+		return optionError("TempDir", r.TempDir, "not an existing folder")
 	}
 	return nil
+}
+
+// TempDirOK reports whether dir, a TempDir given, names an existing
+// folder: the rule of Resources' and the stream engine's TempDir alike.
+// One stat.
+func TempDirOK(dir string) bool {
+	st, err := os.Stat(dir)
+	return err == nil && st.IsDir()
 }
 
 // validFormat reports whether f names a side's format (columnar.FormatOf's,

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"strings"
 
@@ -155,7 +154,7 @@ func (opt Options) resolve() (Options, *filters.Spec, error) {
 		return opt, nil, optionError("Capacity", opt.Capacity, "at most %d keys", uint64(MaxCapacity))
 	case opt.TopK < 0 || opt.TopK > MaxTopK:
 		return opt, nil, optionError("TopK", opt.TopK, "want 1 to %d hot keys (0: %d)", MaxTopK, DefaultTopK)
-	case opt.TempDir != "" && !isDir(opt.TempDir): // refused at once, as join run's (join.Resources)
+	case opt.TempDir != "" && !join.TempDirOK(opt.TempDir): // refused at once, as join run's
 		return opt, nil, optionError("TempDir", opt.TempDir, "not an existing folder")
 	case opt.Workers < 0 || opt.Workers > join.MaxWorkers:
 		return opt, nil, optionError("Workers", opt.Workers, "want 1 to %d (0: one per core)", join.MaxWorkers)
@@ -228,10 +227,4 @@ func DeletingKinds() []string {
 		}
 	}
 	return out
-}
-
-// isDir reports whether path names a folder.
-func isDir(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.IsDir()
 }

@@ -235,13 +235,8 @@ func (e *engine) drainKeys(ctx context.Context) error {
 		// The batch under way first: its error (a row out of time
 		// order past the last probe's time) is the stream's too (a
 		// review found it never reported).
-		if e.cur != nil {
-			err := e.cur.err
-			e.keys.release(e.cur)
-			e.cur = nil
-			if err != nil {
-				return err
-			}
+		if err := e.releaseCur(); err != nil {
+			return err
 		}
 		for {
 			kb, ok := e.keys.next(ctx)
@@ -399,13 +394,8 @@ func (e *engine) applyTimed(ctx context.Context, pb *probeBatch, br *BatchReport
 	tFirst, tLast := pb.recs[0].t, pb.recs[len(pb.recs)-1].t
 	for !e.keysDone {
 		if e.cur == nil || e.curPos == len(e.cur.recs) {
-			if e.cur != nil {
-				err := e.cur.err
-				e.keys.release(e.cur)
-				e.cur = nil
-				if err != nil {
-					return err
-				}
+			if err := e.releaseCur(); err != nil {
+				return err
 			}
 			kb, ok := e.keys.next(ctx)
 			if !ok {
@@ -684,4 +674,17 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// releaseCur hands the key batch under way (if any) back to the reader
+// and returns its error: a row out of time order is the stream's error
+// once its batch is done with.
+func (e *engine) releaseCur() error {
+	if e.cur == nil {
+		return nil
+	}
+	err := e.cur.err
+	e.keys.release(e.cur)
+	e.cur = nil
+	return err
 }
