@@ -39,12 +39,8 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "keys: %d rows, %d distinct\n", r.KeysRecords, r.KeysDistinct)
 	r.Keys.WriteText(w, r.Settings.KeyType, "input")
-	measured := fmt.Sprintf("measured FP %.3g, row-weighted", r.FPPMeasured)
-	if r.TestedNonMembers() <= 0 { // no row tested (none read, or every key NULL or a member)
-		measured = "measured FP none: the filter tested no row whose key is not a key"
-	}
 	fmt.Fprintf(w, "input: %d rows; map output %d, filtered out %d, false positives %d (%s)\n",
-		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, measured)
+		r.InputRecords, r.MapOutputRecords, r.FilteredOutRecords, r.FalsePositiveRecords, r.MeasuredFPText())
 	if t := r.InputTable; t != nil {
 		chunks := "row groups"
 		if t.Format == "arrow" {
@@ -304,4 +300,14 @@ func skippedUnread(chunks, rows int64) string {
 		unit = "row group"
 	}
 	return fmt.Sprintf(" (%d of them in %d %s skipped unread: their statistics rule the predicate out)", rows, chunks, unit)
+}
+
+// MeasuredFPText is the report's measured false positive rate as its text
+// says it (join run's and beamjoin's): "measured FP none: ..." where the
+// filter tested no row whose key is not a key (TestedNonMembers). O(1).
+func (r *Report) MeasuredFPText() string {
+	if r.TestedNonMembers() <= 0 { // no row tested (none read, or every key NULL or a member)
+		return "measured FP none: the filter tested no row whose key is not a key"
+	}
+	return fmt.Sprintf("measured FP %.3g, row-weighted", r.FPPMeasured)
 }

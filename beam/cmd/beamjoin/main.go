@@ -400,11 +400,10 @@ func run(ctx context.Context) (err error) {
 	// join run's report says it): neither filtered out nor a non-member
 	// the filter was tested on (a review found it counted as both).
 	nulls, unmat := counters[beamjoin.CInputNull], counters[beamjoin.CInputUnmatchable]
+	rep.Keys.InputNull, rep.Keys.InputUnmatchable = nulls, unmat
 	rep.FilteredOutRecords = rep.InputRecords - rep.MapOutputRecords - nulls - unmat
-	measured := "measured FP none: the filter tested no row whose key is not a key"
-	if non := rep.InputRecords - nulls - unmat - (rep.MapOutputRecords - rep.FalsePositiveRecords); non > 0 {
+	if non := rep.TestedNonMembers(); non > 0 {
 		rep.FPPMeasured = float64(rep.FalsePositiveRecords) / float64(non)
-		measured = fmt.Sprintf("measured FP %.3g", rep.FPPMeasured)
 	}
 	// The counts of join run's report; filter sizes, shuffle bytes and phase
 	// times live in the runner (its UI or metrics), not in this process.
@@ -421,7 +420,7 @@ func run(ctx context.Context) (err error) {
 	}
 	if _, err := fmt.Fprintf(report, "filter %s; keys: %d rows\n%sinput: %d rows; map output %d, filtered out %d, false positives %d (%s)\njoin: %d rows; total %.0f ms (pipeline construction, runner, output)\n",
 		rep.Filter.Kind, rep.KeysRecords, left,
-		rep.InputRecords, rep.MapOutputRecords, rep.FilteredOutRecords, rep.FalsePositiveRecords, measured,
+		rep.InputRecords, rep.MapOutputRecords, rep.FilteredOutRecords, rep.FalsePositiveRecords, rep.MeasuredFPText(),
 		rep.JoinRows, rep.TimingsMs["total"]); err != nil {
 		return fmt.Errorf("write the report: %w", err)
 	}
