@@ -243,16 +243,14 @@ func textNumCmp(s string, i int64, f float64, isInt bool) (int, bool) {
 	if tf != nf {
 		return cmp3(tf < nf, tf > nf), true
 	}
-	var a, b big.Rat
-	if _, ok := a.SetString(strings.TrimSpace(s)); !ok {
-		return cmp3(tf < nf, tf > nf), true
-	}
+	var num any = f
 	if isInt {
-		b.SetInt64(i)
-	} else if _, ok := b.SetString(strconv.FormatFloat(f, 'g', -1, 64)); !ok {
-		return 0, true
+		num = i
 	}
-	return a.Cmp(&b), true
+	if c, ok := exactCmp(s, num); ok { // one double: the decimals, exactly
+		return c, true
+	}
+	return 0, true
 }
 
 // exactCmp orders a and b, one of them a bigUint, exactly: the other an

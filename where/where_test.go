@@ -418,12 +418,7 @@ func TestExactTyped(t *testing.T) {
 		{`d < 12345678901234568 and d > 12345678901234567 and d != 12345678901234567.5`, []string{"1", "1", "", "12345678901234567.50"}, nil, true, ""},
 	} {
 		for _, native := range []bool{true, false} {
-			noNative = !native
-			p, err := Compile(c.src, "the input", names, types)
-			noNative = false
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := compileAs(t, native, c.src, names, types)
 			nulls := c.nulls
 			if nulls == nil {
 				nulls = nullSet{}
@@ -467,15 +462,23 @@ func TestTimeOrder(t *testing.T) {
 		{`dt < "abc"`, []string{"2020-01-01", "2020-01-01T00:00:00"}, true}, // text not of a date's shape: as text
 	} {
 		for _, native := range []bool{true, false} {
-			noNative = !native
-			p, err := Compile(c.src, "the input", names, types)
-			noNative = false
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := compileAs(t, native, c.src, names, types)
 			if got, err := p.Match(row(c.vals...), nullSet{}); err != nil || got != c.want {
 				t.Errorf("native %v: %s on %q: %v %v, want %v", native, c.src, c.vals, got, err, c.want)
 			}
 		}
 	}
+}
+
+// compileAs compiles src for the input side with the native path on
+// (native) or off (the VM's alone), failing t on an error.
+func compileAs(t *testing.T, native bool, src string, names []string, types []columnar.Type) *Pred {
+	t.Helper()
+	noNative = !native
+	defer func() { noNative = false }()
+	p, err := Compile(src, "the input", names, types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
