@@ -212,6 +212,17 @@ func (cp *chunkPages) release() {
 // the next call; ok false after the last data page (the chunk's values
 // all read) or at the chunk's end.
 func (cp *chunkPages) next() (h pageHeader, body []byte, ok bool, err error) {
+	h, raw, ok, err := cp.nextRaw()
+	if !ok || err != nil {
+		return h, nil, ok, err
+	}
+	body, err = cp.decompress(h, raw)
+	return h, body, err == nil, err
+}
+
+// nextRaw is next without the decompression: the page's body as the
+// chunk holds it (decompress makes it the page's).
+func (cp *chunkPages) nextRaw() (h pageHeader, raw []byte, ok bool, err error) {
 	for cp.values < cp.total && len(cp.data) > 0 {
 		r := compactReader{b: cp.data}
 		h = r.pageHeader()
@@ -250,8 +261,7 @@ func (cp *chunkPages) next() (h pageHeader, body []byte, ok bool, err error) {
 		default:
 			continue // an index page, or one of a type to come: not values
 		}
-		body, err := cp.decompress(h, raw)
-		return h, body, err == nil, err
+		return h, raw, true, nil
 	}
 	return h, nil, false, nil
 }
@@ -259,6 +269,12 @@ func (cp *chunkPages) next() (h pageHeader, body []byte, ok bool, err error) {
 // decompress returns a page's body as the codec gives it back, checked
 // against the header's uncompressed size.
 func (cp *chunkPages) decompress(h pageHeader, raw []byte) ([]byte, error) {
+	return cp.decompressTo(h, raw, cp.into)
+}
+
+// decompressTo is decompress with into (if not nil) naming where the body
+// goes, in place of cp.into.
+func (cp *chunkPages) decompressTo(h pageHeader, raw []byte, into func(pageHeader) []byte) ([]byte, error) {
 	levels := 0
 	if h.typ == pageDataV2 {
 		if h.defLen < 0 || h.repLen < 0 || int64(h.defLen)+int64(h.repLen) > int64(len(raw)) {
@@ -290,17 +306,11 @@ func (cp *chunkPages) decompress(h pageHeader, raw []byte) ([]byte, error) {
 		}
 	}
 	var out []byte
-	if cp.into != nil {
-		out = cp.into(h)
+	if into != nil {
+		out = into(h)
 	}
 	if out == nil {
-		if cp.page == nil {
-			cp.page = getBuf(int(h.uncompressed))
-		} else if cap(*cp.page) < int(h.uncompressed) {
-			chunkBufs.Put(cp.page)
-			cp.page = getBuf(int(h.uncompressed))
-		}
-		out = (*cp.page)[:h.uncompressed]
+		out = cp.pageBuf(int(h.uncompressed))
 	}
 	copy(out, raw[:levels])
 	if cp.mapped != nil {
@@ -323,6 +333,18 @@ func (cp *chunkPages) decompress(h pageHeader, raw []byte) ([]byte, error) {
 		copy(out[levels:], dec)
 	}
 	return out, nil
+}
+
+// pageBuf is the chunk's page buffer, of n bytes (reused from page to
+// page: valid until the next page).
+func (cp *chunkPages) pageBuf(n int) []byte {
+	if cp.page == nil {
+		cp.page = getBuf(n)
+	} else if cap(*cp.page) < n {
+		chunkBufs.Put(cp.page)
+		cp.page = getBuf(n)
+	}
+	return (*cp.page)[:n]
 }
 
 // compactReader decodes Thrift's compact protocol from b (parquet-format's

@@ -84,52 +84,86 @@ func fixedEncodings(es []parquet.Encoding) bool {
 // only, with sel: the other rows' indices are unpacked but not taken).
 // Safe for concurrent use, as read.
 func (p *parquetTable) readFixed(i, col int, t Type, sel []int) (_ *Column, err error) {
+	f, err := p.startFixed(i, col, t, sel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.free()
+	defer func() { // as read: a damaged page is an error, not a panic
+		if r := recover(); r != nil {
+			err = fmt.Errorf("row group %d, column %q: a damaged page: %v", i, p.col[col].Name(), r)
+		}
+	}()
+	if err := p.eachPage(i, col, f.cc, f.d.page, f.d.place); err != nil {
+		return nil, err
+	}
+	return f.column(p.col[col].Name(), t)
+}
+
+// fixedChunk is readFixed's decoder of one column chunk and what its end
+// needs.
+type fixedChunk struct {
+	d       fixedDecoder
+	cc      *metadata.ColumnChunkMetaData
+	i       int // the row group
+	rows, n int // the row group's rows, the rows read
+}
+
+// startFixed is readFixed's start: the chunk's metadata checked and its
+// decoder made (errNotFixed for a column or chunk it does not take).
+// free gives its buffers back.
+func (p *parquetTable) startFixed(i, col int, t Type, sel []int) (*fixedChunk, error) {
 	descr := p.col[col]
 	width := fixedWidth(descr.PhysicalType())
 	if arrowPages || width == 0 || descr.MaxRepetitionLevel() != 0 || descr.MaxDefinitionLevel() > 1 {
 		return nil, errNotFixed
 	}
 	rg := p.r.RowGroup(i)
-	leaf := p.leaves[col][0]
-	cc, err := rg.MetaData().ColumnChunk(leaf)
+	cc, err := rg.MetaData().ColumnChunk(p.leaves[col][0])
 	if err != nil || !fixedEncodings(cc.Encodings()) {
 		return nil, errNotFixed
 	}
-	defer func() { // as read: a damaged page is an error, not a panic
-		if r := recover(); r != nil {
-			err = fmt.Errorf("row group %d, column %q: a damaged page: %v", i, descr.Name(), r)
-		}
-	}()
 	rows := int(rg.NumRows())
 	n := rows
 	if sel != nil {
 		n = len(sel)
 	}
-	d := fixedDecoder{pt: descr.PhysicalType(), width: width, uint32s: t.Kind == Uint, nullable: descr.MaxDefinitionLevel() == 1, sel: sel, groupRows: rows}
-	d.base = getSlice[int64](&int64Pool, placeHead+n)
-	d.vals = d.base[placeHead:]
-	defer func() {
-		if d.vals != nil {
-			putSlice(&int64Pool, d.base)
-		}
-		if d.dict != nil {
-			putSlice(&int64Pool, d.dict)
-		}
-		putSlice(&int64Pool, d.delta)
-		d.cur.release()
-	}()
-	if err := p.eachPage(i, col, cc, d.page, d.place); err != nil {
-		return nil, err
+	f := &fixedChunk{cc: cc, i: i, rows: rows, n: n}
+	f.d = fixedDecoder{pt: descr.PhysicalType(), width: width, uint32s: t.Kind == Uint, nullable: descr.MaxDefinitionLevel() == 1, sel: sel, groupRows: rows}
+	f.d.base = getSlice[int64](&int64Pool, placeHead+n)
+	f.d.vals = f.d.base[placeHead:]
+	return f, nil
+}
+
+// free gives back the buffers of f's decoder that column did not take.
+func (f *fixedChunk) free() {
+	d := &f.d
+	if d.vals != nil {
+		putSlice(&int64Pool, d.base)
+		d.vals = nil
 	}
-	if d.row != rows || d.out != n {
-		return nil, fmt.Errorf("row group %d, column %q: %d rows of %d", i, descr.Name(), d.row, rows)
+	if d.dict != nil {
+		putSlice(&int64Pool, d.dict)
+		d.dict = nil
 	}
-	c := &Column{Type: t, n: n, valid: d.valid, pooled: true}
+	putSlice(&int64Pool, d.delta)
+	d.delta = nil
+	d.cur.release()
+}
+
+// column is readFixed's end, once every page is decoded: the rows
+// counted, and the Column made of the values (taking them).
+func (f *fixedChunk) column(name string, t Type) (*Column, error) {
+	d := &f.d
+	if d.row != f.rows || d.out != f.n {
+		return nil, fmt.Errorf("row group %d, column %q: %d rows of %d", f.i, name, d.row, f.rows)
+	}
+	c := &Column{Type: t, n: f.n, valid: d.valid, pooled: true}
 	if d.pt == parquet.Types.Int32 || d.pt == parquet.Types.Int64 {
 		c.ints, c.intsBase, d.vals = d.vals, d.base, nil
 		return c, nil
 	}
-	c.floats = getSlice[float64](&float64Pool, n)
+	c.floats = getSlice[float64](&float64Pool, f.n)
 	for j, v := range d.vals {
 		c.floats[j] = math.Float64frombits(uint64(v))
 	}

@@ -326,6 +326,18 @@ func (p *parquetTable) bloomHashes(col int, t Type, kt key.Type, keys [][]byte) 
 	return nil, false
 }
 
+// HasBloomFilter reports whether chunk i's column col says it has a
+// Bloom filter (a Parquet column chunk's metadata: its offset), without
+// reading it. O(1).
+func (t *Table) HasBloomFilter(i, col int) bool {
+	b, j, ok := t.parquetChunk(i)
+	if !ok || col < 0 || col >= len(t.Types) || b.pq.col[col] == nil {
+		return false
+	}
+	cc, err := b.pq.r.MetaData().RowGroup(j).ColumnChunk(b.pq.leaves[col][0])
+	return err == nil && cc.BloomFilterOffset() > 0
+}
+
 // BloomFilter returns the split-block Bloom filter of column col in chunk
 // i (a Parquet column chunk's), or nil: none, another algorithm, hash or
 // compression, a size over MaxBloomBytes or beyond the file, a damaged

@@ -1,0 +1,187 @@
+package columnar
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/acbfjoin/acbfjoin/internal/testutil"
+)
+
+// writePairFile writes n rows of an INT64 (patent-like numbers, sorted
+// or not), a nullable INT64 and a nullable DOUBLE, in row groups of
+// about group rows, with the page version, codec and page size given.
+func writePairFile(t *testing.T, path string, rng interface{ IntN(int) int }, n, group int, nullRate float64, ver parquet.DataPageVersion, codec compress.Compression, pageSize int64, sorted bool) {
+	t.Helper()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "i64", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "i64n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "f64n", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	}, nil)
+	rb := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer rb.Release()
+	v := int64(3_000_000)
+	for range n {
+		if sorted {
+			v += int64(rng.IntN(3))
+		} else {
+			v = int64(3_000_000 + rng.IntN(3_000_000))
+		}
+		rb.Field(0).(*array.Int64Builder).Append(v)
+		for j := 1; j < 3; j++ {
+			if float64(rng.IntN(1_000_000)) < nullRate*1_000_000 {
+				rb.Field(j).AppendNull()
+				continue
+			}
+			switch b := rb.Field(j).(type) {
+			case *array.Int64Builder:
+				b.Append(v ^ 0x5a5a)
+			case *array.Float64Builder:
+				b.Append(float64(v) / 3)
+			}
+		}
+	}
+	rec := rb.NewRecord()
+	defer rec.Release()
+	f, err := os.Create(path)
+	testutil.Check(t, err)
+	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(false), parquet.WithDataPageVersion(ver), parquet.WithCompression(codec),
+		parquet.WithDataPageSize(pageSize), parquet.WithMaxRowGroupLength(int64(group)), parquet.WithBatchSize(int64(1+rng.IntN(2000))))
+	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
+	testutil.Check(t, err)
+	testutil.Check(t, w.Write(rec))
+	testutil.Check(t, w.Close())
+}
+
+// TestReadPairSame: ReadPair gives each chunk's column as Read does, bit
+// for bit, for every pair of row groups (a group with itself too) of
+// files of both page versions, four codecs (only Snappy's pairs), pages
+// of one to many a chunk, NULLs from none to most, and sorted values
+// (long copies); and it decodes pairs where it should.
+func TestReadPairSame(t *testing.T) {
+	if !snappyPairAsm {
+		t.Skip("no pair decoder on this CPU or with ACBFJOIN_CPU=portable")
+	}
+	seed := testutil.Seed(t)
+	rng := testutil.Rand(seed)
+	paired0 := pairedPages.Load()
+	codecs := []compress.Compression{compress.Codecs.Snappy, compress.Codecs.Snappy, compress.Codecs.Uncompressed, compress.Codecs.Zstd}
+	for trial := range testutil.RaceSize(24, 6) {
+		n := 1 + rng.IntN(30000)
+		group := 1 + rng.IntN(n)
+		nullRate := []float64{0, 0, 0.001, 0.3, 0.99}[rng.IntN(5)]
+		ver := []parquet.DataPageVersion{parquet.DataPageV1, parquet.DataPageV1, parquet.DataPageV2}[rng.IntN(3)]
+		codec := codecs[rng.IntN(len(codecs))]
+		pageSize := []int64{300, 4000, 1 << 20}[rng.IntN(3)]
+		sorted := rng.IntN(2) == 0
+		path := filepath.Join(t.TempDir(), "pair.parquet")
+		writePairFile(t, path, rng, n, group, nullRate, ver, codec, pageSize, sorted)
+		tb, err := Open(context.Background(), path, "pair.parquet", Parquet, "")
+		testutil.Check(t, err)
+		what := fmt.Sprintf("trial %d (seed %d; %d rows in groups of %d, NULLs %v, %v, %v, pages of %d bytes, sorted %v)", trial, seed, n, group, nullRate, ver, codec, pageSize, sorted)
+		for col := range tb.Types {
+			if got, want := tb.PairsPay(col), codec == compress.Codecs.Snappy && tb.Chunks() >= 2; got != want {
+				t.Fatalf("%s: PairsPay(%d) %v", what, col, got)
+			}
+			for g := range tb.Chunks() {
+				for _, h := range []int{g, min(g+1, tb.Chunks()-1)} {
+					a, b, err := tb.ReadPair(g, h, col)
+					testutil.Check(t, err)
+					if codec != compress.Codecs.Snappy {
+						if a != nil || b != nil {
+							t.Fatalf("%s: %v chunks read in pairs", what, codec)
+						}
+						continue
+					}
+					if a == nil || b == nil {
+						t.Fatalf("%s: groups %d and %d of %s not read in a pair", what, g, h, tb.Names[col])
+					}
+					for k, c := range []*Column{a, b} {
+						i := []int{g, h}[k]
+						want, err := tb.Read(i, []int{col})
+						testutil.Check(t, err)
+						fixedColumnsSame(t, fmt.Sprintf("%s: group %d (paired with %d), %s", what, i, g+h-i, tb.Names[col]), c, want[0])
+						want[0].Release()
+						c.Release()
+					}
+				}
+			}
+		}
+		tb.Close()
+	}
+	if pairedPages.Load() == paired0 {
+		t.Errorf("no page decoded in a pair: the test did not exercise snappyPair")
+	}
+}
+
+// TestReadPairDamaged: a Snappy file with bytes of its pages changed
+// reads in pairs as a chunk at a time: an error where either chunk's Read
+// fails, else the same values.
+func TestReadPairDamaged(t *testing.T) {
+	if !snappyPairAsm {
+		t.Skip("no pair decoder on this CPU or with ACBFJOIN_CPU=portable")
+	}
+	seed := testutil.Seed(t)
+	rng := testutil.Rand(seed)
+	dir := t.TempDir()
+	clean := filepath.Join(dir, "clean.parquet")
+	writePairFile(t, clean, rng, 20000, 5000, 0, parquet.DataPageV1, compress.Codecs.Snappy, 1<<20, false)
+	orig, err := os.ReadFile(clean)
+	testutil.Check(t, err)
+	errs, same := 0, 0
+	for trial := range testutil.RaceSize(150, 30) {
+		b := append([]byte(nil), orig...)
+		for range 1 + rng.IntN(4) {
+			b[4+rng.IntN(len(b)*3/4)] = byte(rng.IntN(256)) // the pages, not the footer
+		}
+		path := filepath.Join(dir, fmt.Sprintf("damaged%d.parquet", trial))
+		testutil.Check(t, os.WriteFile(path, b, 0o644))
+		tb, err := Open(context.Background(), path, "damaged.parquet", Parquet, "")
+		if err != nil {
+			continue
+		}
+		for g := 0; g+1 < tb.Chunks(); g++ {
+			a, bb, perr := tb.ReadPair(g, g+1, 0)
+			wa, ea := tb.Read(g, []int{0})
+			wb, eb := tb.Read(g+1, []int{0})
+			switch {
+			case ea != nil || eb != nil:
+				if perr == nil && a != nil {
+					t.Fatalf("trial %d (seed %d): groups %d and %d: Read fails (%v, %v), ReadPair does not", trial, seed, g, g+1, ea, eb)
+				}
+				errs++
+			case perr != nil:
+				t.Fatalf("trial %d (seed %d): groups %d and %d: ReadPair: %v, Read reads both", trial, seed, g, g+1, perr)
+			case a != nil:
+				fixedColumnsSame(t, fmt.Sprintf("trial %d, group %d", trial, g), a, wa[0])
+				fixedColumnsSame(t, fmt.Sprintf("trial %d, group %d", trial, g+1), bb, wb[0])
+				same++
+			}
+			for _, c := range []*Column{a, bb} {
+				if c != nil {
+					c.Release()
+				}
+			}
+			if ea == nil {
+				wa[0].Release()
+			}
+			if eb == nil {
+				wb[0].Release()
+			}
+		}
+		tb.Close()
+	}
+	t.Logf("%d pairs failed as Read does, %d read the same", errs, same)
+	if errs == 0 {
+		t.Errorf("no damage found: the test did not exercise the errors")
+	}
+}
