@@ -362,6 +362,10 @@ func mapRows[W interface{ base() *mapWorker }](ctx context.Context, x *execution
 		}
 		// A mapper that stops on an error never comes to done: the
 		// helpers waiting for it stop (fail).
+		if !x.joinSpec.Composite() && x.where == nil { // chunks in pairs where their key columns decode faster so
+			x.input.SetPairCol(x.joinSpec.Cols[0])
+			defer x.input.SetPairCol(-1)
+		}
 		err = source.ScanTableWith(ctx, x.input, x.opt.Mappers, newW, fn, done, hb.fail)
 		x.help = nil
 		helpedRows.Add(hb.helped.Load())

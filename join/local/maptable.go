@@ -165,7 +165,11 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 		}
 	} else {
 		if keyCols == nil {
-			if keyCols, err = c.Read(ks.Cols); err != nil {
+			read := c.Read
+			if x.pairAhead(m, c.Pair) {
+				read = c.ReadKey // the next chunk's key column decoded with this one's
+			}
+			if keyCols, err = read(ks.Cols); err != nil {
 				return err
 			}
 		}
@@ -503,16 +507,7 @@ func (x *execution) skipChunk(m *mapWorker, c *source.Chunk, chunkBytes int64, r
 		return false
 	}
 	if m.keyHi != nil {
-		outside, nulls := false, int64(0)
-		switch ks.Types[0] {
-		case key.Int:
-			lo, hi, n, ok := x.input.Tab.KeyRange(c.Index, ks.Cols[0])
-			outside, nulls = ok && (hi < keyInt(m.keyLo) || lo > keyInt(m.keyHi) || m.points != nil && !m.points.anyInt(lo, hi)), n
-		case key.String:
-			lo, hi, n, ok := x.input.Tab.TextRange(c.Index, ks.Cols[0])
-			outside, nulls = ok && (bytes.Compare(hi, m.keyLo) < 0 || bytes.Compare(lo, m.keyHi) > 0 || m.points != nil && !m.points.anyText(lo, hi)), n
-		}
-		if outside {
+		if outside, nulls := x.outsideKeys(m, c); outside {
 			t.counts.ChunksSkipped++
 			t.counts.RowsSkipped += int64(c.Rows)
 			t.counts.SkippedNulls += nulls
@@ -541,6 +536,42 @@ func (x *execution) skipChunk(m *mapWorker, c *source.Chunk, chunkBytes int64, r
 	t.counts.SkippedNullsBloom += nulls
 	t.counts.BytesSkippedBloom += chunkBytes
 	m.skipped(c, nulls, rowBytes)
+	return true
+}
+
+// outsideKeys says whether chunk c's statistics put its key column
+// outside the keys' range or points (m.keyHi set; a one-column key), and
+// its NULL keys. Reads the file's statistics alone.
+func (x *execution) outsideKeys(m *mapWorker, c *source.Chunk) (outside bool, nulls int64) {
+	ks := x.joinSpec
+	switch ks.Types[0] {
+	case key.Int:
+		lo, hi, n, ok := x.input.Tab.KeyRange(c.Index, ks.Cols[0])
+		return ok && (hi < keyInt(m.keyLo) || lo > keyInt(m.keyHi) || m.points != nil && !m.points.anyInt(lo, hi)), n
+	case key.String:
+		lo, hi, n, ok := x.input.Tab.TextRange(c.Index, ks.Cols[0])
+		return ok && (bytes.Compare(hi, m.keyLo) < 0 || bytes.Compare(lo, m.keyHi) > 0 || m.points != nil && !m.points.anyText(lo, hi)), n
+	}
+	return false, 0
+}
+
+// pairAhead says whether mapChunk reads the key column of chunk p (the
+// chunk after this one, source.Chunk.Pair) with this one's: p is there,
+// no Where reads its own columns first, and skipChunk would not skip it
+// (p within the keys by its statistics; no Bloom filter of p's key
+// column in use, whose skip would leave it decoded for nothing). O(1):
+// the file's metadata only.
+func (x *execution) pairAhead(m *mapWorker, p *source.Chunk) bool {
+	if p == nil || m.where != nil || x.joinSpec.Composite() {
+		return false
+	}
+	if m.bloom != nil && !m.bloom.off.Load() && x.input.Tab.HasBloomFilter(p.Index, x.joinSpec.Cols[0]) {
+		return false
+	}
+	if m.keyHi != nil && !m.bypass {
+		outside, _ := x.outsideKeys(m, p)
+		return !outside
+	}
 	return true
 }
 

@@ -42,8 +42,13 @@ type Side struct {
 	// over and their rows.
 	prune              func(c *Chunk) bool
 	pruned, prunedRows atomic.Int64
-	many               bool     // a folder or a glob of files (Files)
-	files              []string // then, its files
+	// pairCol, if not 0, has ScanTable hand a worker a table's chunks
+	// two at a time (the second its first's Pair), so that the first's
+	// ReadKey of column pairCol-1 reads the second's with it
+	// (columnar.Table.ReadPair): SetPairCol.
+	pairCol int
+	many    bool     // a folder or a glob of files (Files)
+	files   []string // then, its files
 }
 
 // OpenCSV opens the CSV side s anew with opt (a sample's reading of it): its
@@ -350,6 +355,49 @@ type Chunk struct {
 	First int64
 	Rows  int
 	cols  []*columnar.Column // a stream chunk's, read
+	// Pair is the chunk the same worker reads next, with Side.SetPairCol:
+	// ReadKey may read its column with this one's, into pre.
+	Pair *Chunk
+	pre  *columnar.Column // the pair column, read with the chunk before
+}
+
+// SetPairCol has ScanTable read the table's chunks in pairs where
+// column col's chunks are decoded faster two at a time
+// (columnar.Table.PairsPay), each pair's first reading col of both
+// (Chunk.ReadKey); col < 0 turns it off. Call it before the scan. O(1).
+func (s *Side) SetPairCol(col int) {
+	s.pairCol = 0
+	if col >= 0 && s.Tab != nil && s.Tab.PairsPay(col) {
+		s.pairCol = col + 1
+	}
+}
+
+// ReadKey is Read(cols), except that where the chunk has a Pair not yet
+// read and cols is the Side's pair column alone (SetPairCol), the pair's column is read with
+// this one's (columnar.Table.ReadPair) and kept for the pair's own Read
+// (or released by the scan, should the pair never ask for it). The
+// same columns as Read's.
+func (c *Chunk) ReadKey(cols []int) ([]*columnar.Column, error) {
+	if p := c.Pair; p != nil && c.Index >= 0 && len(cols) == 1 && cols[0] == c.Side.pairCol-1 && p.pre == nil {
+		a, b, err := c.Side.Tab.ReadPair(c.Index, p.Index, cols[0])
+		if err != nil {
+			return nil, err
+		}
+		if a != nil {
+			p.pre = b
+			return []*columnar.Column{a}, nil
+		}
+	}
+	return c.Read(cols)
+}
+
+// dropPre releases a column read with the chunk before and never asked
+// for (the chunk skipped, or the scan stopped).
+func (c *Chunk) dropPre() {
+	if c != nil && c.pre != nil {
+		c.pre.Release()
+		c.pre = nil
+	}
 }
 
 // Bytes is the chunk's uncompressed Bytes (table.ChunkBytes; a stream
@@ -402,6 +450,11 @@ func (c *Chunk) ColumnBytes(cols []int) int64 {
 // Read decodes the chunk's columns cols (nil: all), counting its bytes for
 // the progress once per chunk (when its columns are all, or the first).
 func (c *Chunk) Read(cols []int) ([]*columnar.Column, error) {
+	if c.pre != nil && len(cols) == 1 && cols[0] == c.Side.pairCol-1 {
+		pre := c.pre
+		c.pre = nil
+		return []*columnar.Column{pre}, nil
+	}
 	if c.Index < 0 {
 		if cols == nil {
 			return c.cols, nil
@@ -551,13 +604,24 @@ func ScanTableWith[S any](ctx context.Context, s *Side, workers int, newState fu
 				}()
 			}
 			st := newState()
+			// With a pair column, chunks are taken two at a time where there
+			// are at least four a worker (fewer would leave a worker
+			// idle at the end): the second waits here.
+			step := int32(1)
+			if s.pairCol > 0 && !s.Tab.Stream() && s.Tab.Chunks() >= 4*workers {
+				step = 2
+			}
+			var waiting *Chunk
+			defer func() { waiting.dropPre() }()
 			for {
 				if err := ctx.Err(); err != nil {
 					errs[w] = err
 					return
 				}
 				c := &Chunk{Side: s}
-				if s.Tab.Stream() {
+				if waiting != nil {
+					c, waiting = waiting, nil
+				} else if s.Tab.Stream() {
 					cols, err := s.Tab.Next(nil)
 					if err == io.EOF {
 						break
@@ -572,13 +636,19 @@ func ScanTableWith[S any](ctx context.Context, s *Side, workers int, newState fu
 					}
 					c.First = streamRow.Add(int64(c.Rows)) - int64(c.Rows)
 				} else {
-					i := int(s.next.Add(1) - 1)
+					i := int(s.next.Add(step) - step)
 					if i >= s.Tab.Chunks() {
 						break
 					}
 					c.Index, c.First, c.Rows = i, s.starts[i], int(s.Tab.ChunkRows(i))
+					if step == 2 && i+1 < s.Tab.Chunks() {
+						waiting = &Chunk{Side: s, Index: i + 1, First: s.starts[i+1], Rows: int(s.Tab.ChunkRows(i + 1))}
+						c.Pair = waiting
+					}
 				}
-				if err := fn(st, c); err != nil {
+				err := fn(st, c)
+				c.dropPre()
+				if err != nil {
 					errs[w] = err
 					return
 				}
