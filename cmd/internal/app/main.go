@@ -50,7 +50,10 @@ dictionary-encoded join column row by row instead of entry by entry (to
 compare the two; the rows are the same). ACBFJOIN_TYPED_ROWS=off carries a
 Parquet or Arrow side's rows to a typed output as CSV text instead of
 typed cells (the output is the same, but for an empty string, which CSV
-text cannot tell from NULL: written as NULL). ACBFJOIN_PARQUET_PAGES=arrow reads
+text cannot tell from NULL: written as NULL). ACBFJOIN_PAIR=off decodes
+each Parquet page alone where two row groups' key columns would be
+decoded together (docs/design.md, "Row groups in pairs"; ACBFJOIN_CPU=portable
+does too). ACBFJOIN_PARQUET_PAGES=arrow reads
 Parquet pages with arrow-go's readers instead of the join's own decoders
 (to compare the two; the values are the same); ACBFJOIN_PARQUET_MMAP=off
 reads a local Parquet file's chunks with pread instead of mapping it.
