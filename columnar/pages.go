@@ -205,20 +205,30 @@ func (p *parquetTable) eachPage(i, col int, cc *metadata.ColumnChunkMetaData, pa
 			return wrap(err)
 		}
 	}
+	h, body, ok, err := pages.next()
+	return wrap(pages.feed(h, body, ok, err, page, haveDict))
+}
+
+// feed hands page the page (h, body), as next gave it with ok and err,
+// and each after it, and checks the chunk intact once they are all read;
+// with keptDict, a dictionary page met in a chunk read whole is passed
+// over (eachPage's kept one, met again). The first error ends it.
+func (cp *chunkPages) feed(h pageHeader, body []byte, ok bool, err error, page func(pageHeader, []byte) error, keptDict bool) error {
 	for {
-		h, body, ok, err := pages.next()
-		if err == nil && ok && haveDict && h.typ == pageDictionary && !pages.split {
-			continue // the kept one, met again: the chunk was read whole
+		if err == nil && ok && keptDict && h.typ == pageDictionary && !cp.split {
+			h, body, ok, err = cp.next()
+			continue
 		}
 		if err == nil && ok {
 			err = page(h, body)
 		}
 		if err == nil && !ok {
-			err = pages.intact()
+			err = cp.intact()
 		}
 		if err != nil || !ok {
-			return wrap(err)
+			return err
 		}
+		h, body, ok, err = cp.next()
 	}
 }
 

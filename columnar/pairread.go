@@ -153,32 +153,10 @@ func (p *parquetTable) pairPages(fa, fb *fixedChunk, name string) error {
 			bodyB, errB = pb.decompress(hB, rawB)
 		}
 	}
-	for _, c := range []struct {
-		f     *fixedChunk
-		pages *chunkPages
-		h     pageHeader
-		body  []byte
-		ok    bool
-		err   error
-	}{{fa, pa, hA, bodyA, okA, errA}, {fb, pb, hB, bodyB, okB, errB}} {
-		h, body, ok, err := c.h, c.body, c.ok, c.err
-		for {
-			if err == nil && ok {
-				err = c.f.d.page(h, body)
-			}
-			if err == nil && !ok {
-				err = c.pages.intact()
-			}
-			if err != nil || !ok {
-				if err = wrap(c.f, err); err != nil {
-					return err
-				}
-				break
-			}
-			h, body, ok, err = c.pages.next()
-		}
+	if err := wrap(fa, pa.feed(hA, bodyA, okA, errA, fa.d.page, false)); err != nil {
+		return err
 	}
-	return nil
+	return wrap(fb, pb.feed(hB, bodyB, okB, errB, fb.d.page, false))
 }
 
 // pairFirst decompresses the pages (hA, rawA) of a and (hB, rawB) of b,

@@ -1,10 +1,13 @@
 package columnar
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/klauspost/compress/snappy"
 
 	"github.com/acbfjoin/acbfjoin/internal/testutil"
 )
@@ -187,4 +191,116 @@ func TestReadPairDamaged(t *testing.T) {
 	if errs == 0 {
 		t.Errorf("no damage found: the test did not exercise the errors")
 	}
+}
+
+// BenchmarkSnappyPairFile times the first data pages of row groups 1 and
+// 2 of a Parquet file's column (ACBFJOIN_BENCH_PARQUET, column
+// ACBFJOIN_BENCH_COL, default 1: the NBER twins' CITED in
+// bench/out/data/parquet/cite75_99.parquet) decoded alone by s2
+// (arrow-go's codec), as a pair (snappyPair), and alone by s2 with each
+// 1-byte-offset copy rewritten as a 2-byte-offset one: the same literals,
+// lengths and offsets, copies of one kind, which s2's branch on the kind
+// then predicts (bench/parquet-why.md). Skipped without the file.
+//
+//	ACBFJOIN_BENCH_PARQUET=bench/out/data/parquet/cite75_99.parquet go test ./columnar -run XXX -bench SnappyPairFile
+func BenchmarkSnappyPairFile(b *testing.B) {
+	path := os.Getenv("ACBFJOIN_BENCH_PARQUET")
+	if path == "" {
+		b.Skip("ACBFJOIN_BENCH_PARQUET names no file")
+	}
+	col := 1
+	if v := os.Getenv("ACBFJOIN_BENCH_COL"); v != "" {
+		var err error
+		if col, err = strconv.Atoi(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tb, err := Open(context.Background(), path, filepath.Base(path), Parquet, "")
+	testutil.Check(b, err)
+	defer tb.Close()
+	p := tb.b.(*parquetBackend).pq
+	var raws [2][]byte
+	var outs [2][]byte
+	for k, g := range []int{1, 2} {
+		cc, err := p.r.RowGroup(g).MetaData().ColumnChunk(p.leaves[col][0])
+		testutil.Check(b, err)
+		pages, err := p.openPagesOf(cc, wholeChunk)
+		testutil.Check(b, err)
+		h, raw, ok, err := pages.nextRaw()
+		if err != nil || !ok || !pages.snappy || h.typ != pageData {
+			b.Skipf("row group %d's first page: not a Snappy data page (%v)", g, err)
+		}
+		raws[k], outs[k] = append([]byte(nil), raw...), make([]byte, h.uncompressed)
+		pages.release()
+	}
+	b.Run("alone", func(b *testing.B) {
+		for b.Loop() {
+			for k := range raws {
+				if _, err := snappy.Decode(outs[k], raws[k]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("pair", func(b *testing.B) {
+		for b.Loop() {
+			if err := snappyPair(outs[0], raws[0], outs[1], raws[1]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	var one [2][]byte
+	for k := range raws {
+		one[k] = oneCopyKind(b, raws[k])
+		want, err := snappy.Decode(nil, raws[k])
+		testutil.Check(b, err)
+		got, err := snappy.Decode(nil, one[k])
+		testutil.Check(b, err)
+		if !bytes.Equal(got, want) {
+			b.Fatal("the rewritten block decodes otherwise")
+		}
+	}
+	b.Run("alone-one-kind", func(b *testing.B) {
+		for b.Loop() {
+			for k := range one {
+				if _, err := snappy.Decode(outs[k], one[k]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+// oneCopyKind rewrites a Snappy block's 1-byte-offset copies as
+// 2-byte-offset copies of the same length and offset.
+func oneCopyKind(b *testing.B, src []byte) []byte {
+	_, k := binary.Uvarint(src)
+	out := append([]byte(nil), src[:k]...)
+	for s := k; s < len(src); {
+		t := src[s]
+		switch t & 3 {
+		case 0:
+			n, h := int(t>>2), 1
+			if n >= 60 {
+				h += n - 59
+				n = 0
+				for i := range h - 1 {
+					n |= int(src[s+1+i]) << (8 * i)
+				}
+			}
+			out = append(out, src[s:s+h+n+1]...)
+			s += h + n + 1
+		case 1:
+			n, off := 4+int(t>>2)&7, int(t>>5)<<8|int(src[s+1])
+			out = append(out, byte(2|(n-1)<<2), byte(off), byte(off>>8))
+			s += 2
+		case 2:
+			out = append(out, src[s:s+3]...)
+			s += 3
+		default:
+			out = append(out, src[s:s+5]...)
+			s += 5
+		}
+	}
+	return out
 }

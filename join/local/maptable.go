@@ -165,11 +165,12 @@ func (x *execution) mapChunk(ctx context.Context, m *mapWorker, c *source.Chunk)
 		}
 	} else {
 		if keyCols == nil {
-			read := c.Read
 			if x.pairAhead(m, c.Pair) {
-				read = c.ReadKey // the next chunk's key column decoded with this one's
+				keyCols, err = c.ReadKey(ks.Cols) // the next chunk's key column decoded with this one's
+			} else {
+				keyCols, err = c.Read(ks.Cols)
 			}
-			if keyCols, err = read(ks.Cols); err != nil {
+			if err != nil {
 				return err
 			}
 		}
