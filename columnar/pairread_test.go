@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -303,4 +304,36 @@ func oneCopyKind(b *testing.B, src []byte) []byte {
 		}
 	}
 	return out
+}
+
+// TestReadPairNamesThePart: a table of many files names the damaged file
+// in ReadPair's error, as Read does (not the folder).
+func TestReadPairNamesThePart(t *testing.T) {
+	if !snappyPairAsm {
+		t.Skip("no pair decoder on this CPU or with ACBFJOIN_CPU=portable")
+	}
+	rng := testutil.Rand(testutil.Seed(t))
+	dir := t.TempDir()
+	p1, p2 := filepath.Join(dir, "p1.parquet"), filepath.Join(dir, "p2.parquet")
+	writePairFile(t, p1, rng, 4000, 1000, 0, parquet.DataPageV1, compress.Codecs.Snappy, 1<<20, false)
+	b, err := os.ReadFile(p1)
+	testutil.Check(t, err)
+	for i := 4; i < len(b)/2; i++ { // the first row groups' pages
+		b[i] = 0xff
+	}
+	testutil.Check(t, os.WriteFile(p2, b, 0o644))
+	tb, err := OpenFiles(context.Background(), []string{p1, p2}, dir, Parquet, "")
+	testutil.Check(t, err)
+	defer tb.Close()
+	first := tb.Chunks() / 2 // p2's first row group
+	_, readErr := tb.Read(first, []int{0})
+	_, _, pairErr := tb.ReadPair(first, first+1, 0)
+	if readErr == nil || pairErr == nil {
+		t.Fatalf("the damaged file read: Read %v, ReadPair %v", readErr, pairErr)
+	}
+	for _, err := range []error{readErr, pairErr} {
+		if !strings.HasPrefix(err.Error(), p2+":") && !strings.HasPrefix(err.Error(), "p2.parquet:") {
+			t.Errorf("the error does not begin with the damaged file's name: %v", err)
+		}
+	}
 }

@@ -25,8 +25,11 @@ func checkPair(t *testing.T, a, b []byte) {
 	t.Helper()
 	na, ea := snappy.DecodedLen(a)
 	nb, eb := snappy.DecodedLen(b)
+	if ea == nil && eb == nil && (na > 1<<24 || nb > 1<<24) {
+		return // the reference would allocate the header's length (up to 4 GiB)
+	}
 	wa, wb, ok := pairWant(a, b)
-	if ea != nil || eb != nil || na > 1<<24 || nb > 1<<24 {
+	if ea != nil || eb != nil {
 		if ok {
 			t.Fatalf("the reference decoded blocks whose lengths do not parse")
 		}

@@ -569,7 +569,7 @@ func (x *execution) pairAhead(m *mapWorker, p *source.Chunk) bool {
 	if m.bloom != nil && !m.bloom.off.Load() && x.input.Tab.HasBloomFilter(p.Index, x.joinSpec.Cols[0]) {
 		return false
 	}
-	if m.keyHi != nil && !m.bypass {
+	if m.keyHi != nil { // whether or not the filter is bypassed now: it may not be when p is mapped
 		outside, _ := x.outsideKeys(m, p)
 		return !outside
 	}
