@@ -67,15 +67,22 @@ func writePairFile(t *testing.T, path string, rng interface{ IntN(int) int }, n,
 	testutil.Check(t, w.Close())
 }
 
+// needPairs skips t where ReadPair reads nothing in pairs: a CPU without
+// the assembly, or ACBFJOIN_CPU=portable or ACBFJOIN_PAIR=off.
+func needPairs(t *testing.T) {
+	t.Helper()
+	if !snappyPairAsm {
+		t.Skip("no pair decoder on this CPU, or ACBFJOIN_CPU=portable or ACBFJOIN_PAIR=off")
+	}
+}
+
 // TestReadPairSame: ReadPair gives each chunk's column as Read does, bit
 // for bit, for every pair of row groups (a group with itself too) of
 // files of both page versions, four codecs (only Snappy's pairs), pages
 // of one to many a chunk, NULLs from none to most, and sorted values
 // (long copies); and it decodes pairs where it should.
 func TestReadPairSame(t *testing.T) {
-	if !snappyPairAsm {
-		t.Skip("no pair decoder on this CPU or with ACBFJOIN_CPU=portable")
-	}
+	needPairs(t)
 	seed := testutil.Seed(t)
 	rng := testutil.Rand(seed)
 	paired0 := pairedPages.Load()
@@ -135,9 +142,7 @@ func TestReadPairSame(t *testing.T) {
 // reads in pairs as a chunk at a time: an error where either chunk's Read
 // fails, else the same values.
 func TestReadPairDamaged(t *testing.T) {
-	if !snappyPairAsm {
-		t.Skip("no pair decoder on this CPU or with ACBFJOIN_CPU=portable")
-	}
+	needPairs(t)
 	seed := testutil.Seed(t)
 	rng := testutil.Rand(seed)
 	dir := t.TempDir()
@@ -309,9 +314,7 @@ func oneCopyKind(b *testing.B, src []byte) []byte {
 // TestReadPairNamesThePart: a table of many files names the damaged file
 // in ReadPair's error, as Read does (not the folder).
 func TestReadPairNamesThePart(t *testing.T) {
-	if !snappyPairAsm {
-		t.Skip("no pair decoder on this CPU or with ACBFJOIN_CPU=portable")
-	}
+	needPairs(t)
 	rng := testutil.Rand(testutil.Seed(t))
 	dir := t.TempDir()
 	p1, p2 := filepath.Join(dir, "p1.parquet"), filepath.Join(dir, "p2.parquet")
