@@ -93,12 +93,17 @@ func (p *parquetTable) readFixedPair(i, j, col int, t Type) (a, b *Column, err e
 		return nil, nil, errNotFixed
 	}
 	name := p.col[col].Name()
+	at := -1       // the row group whose page is read (pairPages), -1: both at once
 	defer func() { // as readFixed: a damaged page is an error, not a panic
 		if r := recover(); r != nil {
-			err = fmt.Errorf("row groups %d and %d, column %q: a damaged page: %v", i, j, name, r)
+			which := fmt.Sprintf("row groups %d and %d", i, j)
+			if at >= 0 {
+				which = fmt.Sprintf("row group %d", at)
+			}
+			err = fmt.Errorf("%s, column %q: a damaged page: %v", which, name, r)
 		}
 	}()
-	if err := p.pairPages(fa, fb, name); err != nil {
+	if err := p.pairPages(fa, fb, name, &at); err != nil {
 		return nil, nil, err
 	}
 	if a, err = fa.column(name, t); err != nil {
@@ -113,8 +118,10 @@ func (p *parquetTable) readFixedPair(i, j, col int, t Type) (a, b *Column, err e
 
 // pairPages is eachPage of two chunks (no dictionary page kept for
 // either: pairable chunks have none), their first pages decompressed by
-// pairFirst, then each chunk's other pages as eachPage reads them.
-func (p *parquetTable) pairPages(fa, fb *fixedChunk, name string) error {
+// pairFirst, then each chunk's other pages as eachPage reads them. It
+// keeps in *at the row group whose pages it reads (-1 while it reads
+// both), so that a fault's panic names the one whose page faulted.
+func (p *parquetTable) pairPages(fa, fb *fixedChunk, name string, at *int) error {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	wrap := func(f *fixedChunk, err error) error {
 		if err == nil || err == errNotFixed {
@@ -122,25 +129,36 @@ func (p *parquetTable) pairPages(fa, fb *fixedChunk, name string) error {
 		}
 		return fmt.Errorf("row group %d, column %q: %w", f.i, name, err)
 	}
+	*at = fa.i
 	pa, err := p.openPagesOf(fa.cc, wholeChunk)
 	if err != nil {
 		return wrap(fa, err)
 	}
 	defer pa.release()
+	*at = fb.i
 	pb, err := p.openPagesOf(fb.cc, wholeChunk)
 	if err != nil {
 		return wrap(fb, err)
 	}
 	defer pb.release()
 	pa.into, pb.into = fa.d.place, fb.d.place
+	*at = fa.i
 	hA, rawA, okA, err := pa.nextRaw()
 	if err != nil {
 		return wrap(fa, err)
 	}
+	if okA && pa.mapped != nil {
+		touchPages(rawA) // a mapped file cut short faults here, named
+	}
+	*at = fb.i
 	hB, rawB, okB, err := pb.nextRaw()
 	if err != nil {
 		return wrap(fb, err)
 	}
+	if okB && pb.mapped != nil {
+		touchPages(rawB)
+	}
+	*at = -1
 	var bodyA, bodyB []byte
 	var errA, errB error
 	if okA && okB {
@@ -153,9 +171,11 @@ func (p *parquetTable) pairPages(fa, fb *fixedChunk, name string) error {
 			bodyB, errB = pb.decompress(hB, rawB)
 		}
 	}
+	*at = fa.i
 	if err := wrap(fa, pa.feed(hA, bodyA, okA, errA, fa.d.page, false)); err != nil {
 		return err
 	}
+	*at = fb.i
 	return wrap(fb, pb.feed(hB, bodyB, okB, errB, fb.d.page, false))
 }
 
@@ -165,7 +185,9 @@ func (p *parquetTable) pairPages(fa, fb *fixedChunk, name string) error {
 // chunks' into places them (fixedDecoder.place: the column's own memory)
 // or else into their page buffers; a pair that does not decode is
 // decompressed again a page at a time, by the codec that decompresses
-// every other page, whose verdict stands.
+// every other page, whose verdict stands. A mapped file's raw pages are
+// touched first (touchPages, by pairPages): a file cut short faults
+// there, in Go code, not in the assembly.
 func pairFirst(a *chunkPages, hA pageHeader, rawA []byte, b *chunkPages, hB pageHeader, rawB []byte) (bodyA, bodyB []byte, errA, errB error) {
 	if !a.snappy || !b.snappy || hA.typ != pageData || hB.typ != pageData ||
 		!decodedIs(rawA, hA.uncompressed) || !decodedIs(rawB, hB.uncompressed) {
@@ -174,12 +196,6 @@ func pairFirst(a *chunkPages, hA pageHeader, rawA []byte, b *chunkPages, hB page
 		return bodyA, bodyB, errA, errB
 	}
 	outA, outB := a.outFor(hA), b.outFor(hB)
-	if a.mapped != nil {
-		touchPages(rawA)
-	}
-	if b.mapped != nil {
-		touchPages(rawB)
-	}
 	if snappyPair(outA, rawA, outB, rawB) == nil {
 		pairedPages.Add(2)
 		return outA, outB, nil, nil

@@ -340,3 +340,60 @@ func TestReadPairNamesThePart(t *testing.T) {
 		}
 	}
 }
+
+// TestReadPairMappedTruncated: a mapped file cut short in the middle of
+// one row group's key chunk fails ReadPair with an error that names that
+// row group alone, whether it is the pair's first or second, and never
+// fails a pair before the cut (the fault's panic named "row groups i and
+// j" before the reader kept the one whose page it read).
+func TestReadPairMappedTruncated(t *testing.T) {
+	needPairs(t)
+	if noMap {
+		t.Skip("ACBFJOIN_PARQUET_MMAP=off")
+	}
+	rng := testutil.Rand(testutil.Seed(t))
+	path := filepath.Join(t.TempDir(), "cut.parquet")
+	writePairFile(t, path, rng, 40_000, 5_000, 0, parquet.DataPageV1, compress.Codecs.Snappy, 1<<20, false)
+	tb, err := Open(context.Background(), path, "cut.parquet", Parquet, "")
+	testutil.Check(t, err)
+	defer tb.Close()
+	pq := tb.b.(*parquetBackend).pq
+	if pq.mapped == nil {
+		t.Skip("not mapped on this system")
+	}
+	if tb.Chunks() < 8 || !tb.PairsPay(0) {
+		t.Fatalf("%d row groups, pairs pay %v: the file is not what the test needs", tb.Chunks(), tb.PairsPay(0))
+	}
+	want := make([]*Column, tb.Chunks())
+	for g := range want {
+		cs, err := tb.Read(g, []int{0})
+		testutil.Check(t, err)
+		want[g] = cs[0]
+	}
+	const k = 5 // the row group cut
+	cc, err := pq.r.MetaData().RowGroup(k).ColumnChunk(pq.leaves[0][0])
+	testutil.Check(t, err)
+	start, size := cc.DataPageOffset(), cc.TotalCompressedSize()
+	if size < 3*4096 {
+		t.Fatalf("row group %d's key chunk is %d bytes: too small to cut inside a page of memory", k, size)
+	}
+	testutil.Check(t, os.Truncate(path, start+size/2))
+	for _, pair := range [][2]int{{k - 3, k - 2}, {k - 1, k}, {k, k + 1}} {
+		a, b, err := tb.ReadPair(pair[0], pair[1], 0)
+		if pair[1] < k {
+			if err != nil || a == nil {
+				t.Fatalf("row groups %v, before the cut: %v", pair, err)
+			}
+			fixedColumnsSame(t, "before the cut", a, want[pair[0]])
+			fixedColumnsSame(t, "before the cut", b, want[pair[1]])
+			ReleaseAll([]*Column{a, b})
+			continue
+		}
+		if err == nil {
+			t.Fatalf("row groups %v: read across the cut", pair)
+		}
+		if msg := err.Error(); !strings.Contains(msg, fmt.Sprintf("row group %d,", k)) || strings.Contains(msg, "row groups") {
+			t.Errorf("row groups %v: %v, not naming row group %d alone", pair, err, k)
+		}
+	}
+}
