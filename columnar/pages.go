@@ -265,6 +265,7 @@ type fixedDecoder struct {
 	chooseDict int
 	groupRows  int          // the row group's rows: no page holds more than are left
 	cur        hybridCursor // with sel: a dictionary page's indices, found where chosen
+	lc         levelCursor  // with sel: a page's definition levels, found where chosen
 	bad        int          // an index beyond the dictionary that get met, or -1
 }
 
@@ -436,6 +437,33 @@ func dataPageParts(h pageHeader, data []byte, nullable bool) (values, levels []b
 	return data[4+l:], data[4 : 4+l], nil
 }
 
+// levels is pageLevels of a fixedDecoder's page, or with chosen (rows
+// chosen, not a dictionary's rows) and some NULLs, the count alone and
+// d.lc set to find the chosen rows' levels (sparse).
+func (d *fixedDecoder) levels(levels []byte, nv int, chosen bool) (defs []uint32, present int, sparse bool, err error) {
+	return levelsOf(levels, nv, chosen, &d.defs, &d.lc)
+}
+
+// levelsOf is pageLevels, unless chosen: then a page with NULLs keeps its
+// levels packed for lc (reset to them), the rows' count of values checked
+// as pageLevels checks it, and sparse says so. Not chosen, or without
+// NULLs, it is pageLevels'.
+func levelsOf(levels []byte, nv int, chosen bool, scratch *[]uint32, lc *levelCursor) (defs []uint32, present int, sparse bool, err error) {
+	if !chosen || levels == nil || noSparseLevels {
+		defs, present, err = pageLevels(levels, nv, scratch)
+		return defs, present, false, err
+	}
+	if present, err = countOnes(levels, nv); err != nil {
+		return nil, 0, false, fmt.Errorf("definition levels: %w", err)
+	}
+	if present == nv {
+		return nil, nv, false, nil
+	}
+	lc.reset(levels, nv)
+	sparseLevelPages.Add(1)
+	return nil, present, true, nil
+}
+
 // pageLevels counts the rows of a page's nv that hold a value (levels:
 // its definition levels, nil for a column that is not nullable) and, if
 // some do not, unpacks each row's level into *scratch: defs nil says
@@ -535,7 +563,7 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		return err
 	}
 	d.bad = -1
-	defs, present, err := pageLevels(levels, nv, &d.defs)
+	defs, present, sparse, err := d.levels(levels, nv, d.sel != nil && !d.asDict)
 	if err != nil {
 		return err
 	}
@@ -587,7 +615,7 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		if len(data)/d.width < present {
 			return fmt.Errorf("%d values in %d bytes", present, len(data))
 		}
-		if d.placed && defs != nil && len(data) > present*d.width {
+		if d.placed && present < nv && len(data) > present*d.width {
 			// A placed page with NULLs and bytes after its values (a
 			// damaged page; arrow-go reads the first present values):
 			// values' loop below reads ahead of what it writes only
@@ -734,6 +762,31 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		return nil
 	}
 	end := d.row + nv
+	if sparse { // sel's rows in this page, their levels found by d.lc
+		for ; d.k < len(d.sel) && d.sel[d.k] < end; d.k++ {
+			r := d.sel[d.k]
+			if r < d.row {
+				return fmt.Errorf("internal error: row %d selected out of order", r)
+			}
+			has, j, err := d.lc.at(r - d.row)
+			if err != nil {
+				return err
+			}
+			d.vals[d.out] = 0
+			if has {
+				d.vals[d.out] = get(j)
+			} else if d.valid == nil {
+				d.valid = make([]bool, len(d.vals))
+				fill(d.valid[:d.out], true)
+			}
+			if d.valid != nil {
+				d.valid[d.out] = has
+			}
+			d.out++
+		}
+		d.row = end
+		return nil
+	}
 	if defs == nil { // sel's rows in this page, each its value
 		for ; d.k < len(d.sel) && d.sel[d.k] < end; d.k++ {
 			r := d.sel[d.k]

@@ -37,6 +37,7 @@ type bytesDecoder struct {
 	valid []bool
 	idx   []uint32     // a page's dictionary indices
 	cur   hybridCursor // with sel: a page's indices, found where chosen
+	lc    levelCursor  // with sel: a page's definition levels, found where chosen
 	defs  []uint32     // a page's definition levels
 	vpos  []int        // a PLAIN page's values: value j's bytes start at vpos[j], end at vpos[j+1]-4
 	// A DELTA page's values: value j is dvals[dpos[j]:dpos[j+1]]
@@ -114,7 +115,7 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 	if err := pageFits(nv, d.row, d.groupRows); err != nil {
 		return err
 	}
-	defs, present, err := pageLevels(levels, nv, &d.defs)
+	defs, present, sparse, err := levelsOf(levels, nv, d.sel != nil && !d.asDict, &d.defs, &d.lc)
 	if err != nil {
 		return err
 	}
@@ -176,15 +177,31 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		return otherEncoding(e)
 	}
 	end := d.row + nv
-	if defs == nil && !d.asDict && d.sel != nil {
+	if defs == nil && !d.asDict && d.sel != nil && !sparse {
 		return d.selected(end, data, byCursor, delta)
 	}
 	j := 0 // the page's present values passed
 	for r := d.row; r < end; r++ {
-		has := defs == nil || defs[r-d.row] == 1
-		if d.sel != nil {
+		var has bool
+		switch {
+		case sparse: // the chosen rows alone, their levels found by d.lc
+			if d.k >= len(d.sel) || d.sel[d.k] >= end {
+				r = end
+				continue
+			}
+			if r = d.sel[d.k]; r < d.row {
+				return fmt.Errorf("internal error: row %d selected out of order", r)
+			}
+			var err error
+			if has, j, err = d.lc.at(r - d.row); err != nil {
+				return err
+			}
+			d.k++
+		case d.sel != nil:
+			has = defs == nil || defs[r-d.row] == 1
 			if d.k >= len(d.sel) {
-				break
+				r = end
+				continue
 			}
 			if d.sel[d.k] != r {
 				if has {
@@ -193,6 +210,8 @@ func (d *bytesDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 				continue
 			}
 			d.k++
+		default:
+			has = defs == nil || defs[r-d.row] == 1
 		}
 		if !has && d.valid == nil {
 			d.valid = make([]bool, d.out, max(d.out+1, cap(d.offs)-1))

@@ -19,11 +19,28 @@ import (
 
 // TestReadRowsSkips: ReadRows (values between the rows asked skipped, whole
 // pages of them) gives the rows of Read's at those rows, for text, fixed
-// width and integer columns with NULLs, dictionary-encoded and plain, in
-// pages of a few hundred bytes, for random sorted selections: sparse,
-// dense, the first and last rows, runs crossing pages.
+// width and integer columns with NULLs (every 11th row, at random, in long
+// runs: bit-packed and repeated runs of definition levels), dictionary-
+// encoded and plain, in pages of a few hundred bytes, for random sorted
+// selections: sparse, dense, the first and last rows, runs crossing
+// pages; with the chosen rows' levels found by levelCursor and, the same,
+// with every level unpacked (ACBFJOIN_LEVELS=unpack).
 func TestReadRowsSkips(t *testing.T) {
 	rng := testutil.Rand(testutil.Seed(t))
+	before := sparseLevelPages.Load()
+	for _, nulls := range []string{"every 11th", "random", "runs"} {
+		readRowsSkips(t, rng, nulls)
+	}
+	if sparseLevelPages.Load() == before && !noSparseLevels {
+		t.Error("no page's levels were found by levelCursor")
+	}
+}
+
+// readRowsSkips is TestReadRowsSkips of one pattern of NULLs.
+func readRowsSkips(t *testing.T, rng interface {
+	IntN(int) int
+	Float64() float64
+}, nulls string) {
 	const n = 5000
 	mem := memory.NewGoAllocator()
 	schema := arrow.NewSchema([]arrow.Field{
@@ -34,8 +51,21 @@ func TestReadRowsSkips(t *testing.T) {
 	}, nil)
 	b := array.NewRecordBuilder(mem, schema)
 	defer b.Release()
+	null, left := false, 0 // "runs": the current run's kind and its rows left
 	for r := range n {
-		if r%11 == 3 {
+		var isNull bool
+		switch nulls {
+		case "every 11th":
+			isNull = r%11 == 3
+		case "random":
+			isNull = rng.Float64() < 0.3
+		default:
+			if left == 0 {
+				null, left = !null, 1+rng.IntN(200)
+			}
+			isNull, left = null, left-1
+		}
+		if isNull {
 			for j := range 4 {
 				b.Field(j).AppendNull()
 			}
@@ -48,6 +78,7 @@ func TestReadRowsSkips(t *testing.T) {
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
+	defer func(was bool) { noSparseLevels = was }(noSparseLevels)
 	for _, dict := range []bool{true, false} {
 		path := filepath.Join(t.TempDir(), "t.parquet")
 		f, err := os.Create(path)
@@ -79,17 +110,21 @@ func TestReadRowsSkips(t *testing.T) {
 			if len(sel) == 0 {
 				sel = []int{rng.IntN(n)}
 			}
-			got, err := tb.ReadRows(0, nil, sel)
-			if err != nil {
-				t.Fatalf("dict %v, trial %d: %v", dict, trial, err)
-			}
-			for c := range all {
-				for j, r := range sel {
-					want, have := string(all[c].AppendText(nil, r)), string(got[c].AppendText(nil, j))
-					if all[c].Null(r) != got[c].Null(j) || want != have {
-						t.Fatalf("dict %v, trial %d, column %s, row %d: %q (null %v), want %q (null %v)", dict, trial, tb.Names[c], r, have, got[c].Null(j), want, all[c].Null(r))
+			for _, unpack := range []bool{false, true} {
+				noSparseLevels = unpack
+				got, err := tb.ReadRows(0, nil, sel)
+				if err != nil {
+					t.Fatalf("NULLs %s, dict %v, unpacked levels %v, trial %d: %v", nulls, dict, unpack, trial, err)
+				}
+				for c := range all {
+					for j, r := range sel {
+						want, have := string(all[c].AppendText(nil, r)), string(got[c].AppendText(nil, j))
+						if all[c].Null(r) != got[c].Null(j) || want != have {
+							t.Fatalf("NULLs %s, dict %v, unpacked levels %v, trial %d, column %s, row %d: %q (null %v), want %q (null %v)", nulls, dict, unpack, trial, tb.Names[c], r, have, got[c].Null(j), want, all[c].Null(r))
+						}
 					}
 				}
+				ReleaseAll(got)
 			}
 		}
 		tb.Close()

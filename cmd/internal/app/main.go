@@ -53,7 +53,10 @@ typed cells (the output is the same, but for an empty string, which CSV
 text cannot tell from NULL: written as NULL). ACBFJOIN_PAIR=off decodes
 each Parquet page alone where two row groups' key columns would be
 decoded together (docs/design.md, "Row groups in pairs"; ACBFJOIN_CPU=portable
-does too). ACBFJOIN_PARQUET_PAGES=arrow reads
+does too). ACBFJOIN_LEVELS=unpack unpacks every row's NULL flag
+(definition level) of a Parquet page read at a few chosen rows instead
+of finding the chosen rows' alone (to compare the two; the values are
+the same). ACBFJOIN_PARQUET_PAGES=arrow reads
 Parquet pages with arrow-go's readers instead of the join's own decoders
 (to compare the two; the values are the same); ACBFJOIN_PARQUET_MMAP=off
 reads a local Parquet file's chunks with pread instead of mapping it.
