@@ -158,7 +158,10 @@ func (t *Table) ReadIntKey(i, col int) (*Dict, *Column, error) {
 	if err == errNotFixed {
 		return nil, nil, nil
 	}
-	return d, c, err
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w: %v", b.t.Name, ErrFormat, err) // the file's name, as Read's errors (a part of many files)
+	}
+	return d, c, nil
 }
 
 // dictReader is a backend that can read a column chunk as a dictionary.

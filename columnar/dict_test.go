@@ -2,11 +2,13 @@ package columnar
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -14,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
@@ -261,3 +264,47 @@ func TestArrowDict(t *testing.T) {
 }
 
 func sp(s string) *string { return &s }
+
+// TestReadIntKeyNamesThePart: a table of many files names the damaged file
+// in ReadIntKey's error (the dictionary-encoded integer key's read), as
+// Read's does: it named only the row group and column, whatever the file
+// (an adversarial run's folder of two files, one damaged).
+func TestReadIntKeyNamesThePart(t *testing.T) {
+	rng := testutil.Rand(testutil.Seed(t))
+	dir := t.TempDir()
+	p1, p2 := filepath.Join(dir, "p1.parquet"), filepath.Join(dir, "p2.parquet")
+	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	rb := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer rb.Release()
+	for range 4000 {
+		rb.Field(0).(*array.Int64Builder).Append(int64(rng.IntN(50)))
+	}
+	rec := rb.NewRecord()
+	defer rec.Release()
+	f, err := os.Create(p1)
+	testutil.Check(t, err)
+	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithCompression(compress.Codecs.Snappy), parquet.WithMaxRowGroupLength(1000))
+	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
+	testutil.Check(t, err)
+	testutil.Check(t, w.Write(rec))
+	testutil.Check(t, w.Close())
+	b, err := os.ReadFile(p1)
+	testutil.Check(t, err)
+	for i := 4; i < len(b)/2; i++ { // the first row groups' pages
+		b[i] = 0xff
+	}
+	testutil.Check(t, os.WriteFile(p2, b, 0o644))
+	tb, err := OpenFiles(context.Background(), []string{p1, p2}, dir, Parquet, "")
+	testutil.Check(t, err)
+	defer tb.Close()
+	if d, c, err := tb.ReadIntKey(0, 0); err != nil || d == nil && c == nil {
+		t.Fatalf("p1's first row group: %v, %v, %v (not read as a dictionary-encoded key)", d, c, err)
+	}
+	_, _, err = tb.ReadIntKey(tb.Chunks()/2, 0) // p2's first row group
+	if err == nil {
+		t.Fatal("the damaged file read")
+	}
+	if !strings.HasPrefix(err.Error(), p2+":") && !strings.HasPrefix(err.Error(), "p2.parquet:") || !errors.Is(err, ErrFormat) {
+		t.Errorf("the error does not begin with the damaged file's name, or is no ErrFormat: %v", err)
+	}
+}

@@ -553,7 +553,7 @@ func (cl *chunkRead) readAll(read func(rows int, at int, defs []int16) (int64, i
 			return 0, err
 		}
 		if l == 0 {
-			return 0, fmt.Errorf("row group %d, column %q: %d rows of %d", cl.group, cl.name, levels, cl.n)
+			return 0, fmt.Errorf("%d rows of %d", levels, cl.n) // the caller names the row group and column
 		}
 		levels += int(l)
 		values += v
