@@ -288,15 +288,7 @@ func TestReadIntKeyNamesThePart(t *testing.T) {
 	testutil.Check(t, err)
 	testutil.Check(t, w.Write(rec))
 	testutil.Check(t, w.Close())
-	b, err := os.ReadFile(p1)
-	testutil.Check(t, err)
-	for i := 4; i < len(b)/2; i++ { // the first row groups' pages
-		b[i] = 0xff
-	}
-	testutil.Check(t, os.WriteFile(p2, b, 0o644))
-	tb, err := OpenFiles(context.Background(), []string{p1, p2}, dir, Parquet, "")
-	testutil.Check(t, err)
-	defer tb.Close()
+	tb := openDamagedTwin(t, p1, p2)
 	if d, c, err := tb.ReadIntKey(0, 0); err != nil || d == nil && c == nil {
 		t.Fatalf("p1's first row group: %v, %v, %v (not read as a dictionary-encoded key)", d, c, err)
 	}

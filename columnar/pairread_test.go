@@ -319,15 +319,7 @@ func TestReadPairNamesThePart(t *testing.T) {
 	dir := t.TempDir()
 	p1, p2 := filepath.Join(dir, "p1.parquet"), filepath.Join(dir, "p2.parquet")
 	writePairFile(t, p1, rng, 4000, 1000, 0, parquet.DataPageV1, compress.Codecs.Snappy, 1<<20, false)
-	b, err := os.ReadFile(p1)
-	testutil.Check(t, err)
-	for i := 4; i < len(b)/2; i++ { // the first row groups' pages
-		b[i] = 0xff
-	}
-	testutil.Check(t, os.WriteFile(p2, b, 0o644))
-	tb, err := OpenFiles(context.Background(), []string{p1, p2}, dir, Parquet, "")
-	testutil.Check(t, err)
-	defer tb.Close()
+	tb := openDamagedTwin(t, p1, p2)
 	first := tb.Chunks() / 2 // p2's first row group
 	_, readErr := tb.Read(first, []int{0})
 	_, _, pairErr := tb.ReadPair(first, first+1, 0)
@@ -339,6 +331,23 @@ func TestReadPairNamesThePart(t *testing.T) {
 			t.Errorf("the error does not begin with the damaged file's name: %v", err)
 		}
 	}
+}
+
+// openDamagedTwin writes p2 as a copy of the Parquet file p1 whose first
+// half but its magic bytes (the first row groups' pages) is 0xff, and
+// opens the two as one table of their folder (closed at t's end).
+func openDamagedTwin(t *testing.T, p1, p2 string) *Table {
+	t.Helper()
+	b, err := os.ReadFile(p1)
+	testutil.Check(t, err)
+	for i := 4; i < len(b)/2; i++ {
+		b[i] = 0xff
+	}
+	testutil.Check(t, os.WriteFile(p2, b, 0o644))
+	tb, err := OpenFiles(context.Background(), []string{p1, p2}, filepath.Dir(p1), Parquet, "")
+	testutil.Check(t, err)
+	t.Cleanup(func() { tb.Close() })
+	return tb
 }
 
 // TestReadPairMappedTruncated: a mapped file cut short in the middle of
