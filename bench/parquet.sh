@@ -6,7 +6,8 @@
 # against our own join of the CSV files; then the wide side: all 23 columns
 # of apat63_99 joined by PATENT to 1% of the keys, where the map phase
 # decodes the key column of every row group and the other 22 only where a
-# row passed (late materialization).
+# row passed (late materialization), and the same with every row's NULL
+# flag unpacked (ACBFJOIN_LEVELS=unpack, as before the levels' cursor).
 # Runs alternate: ours on Parquet, DuckDB, Polars, ours on CSV, and DuckDB
 # reading the two columns alone with no join (a floor under any Parquet
 # join of the file, set beside the 0.7x goal's time); ROUNDS rounds
@@ -65,6 +66,7 @@ for i in $(seq 1 "$rounds"); do
   timed duckscan "$tmp/duckdb_join" --threads 2 --sql "COPY (SELECT sum(CITING) AS citing, sum(CITED) AS cited FROM read_parquet('$pq/cite75_99.parquet')) TO '$tmp/duck-scan.csv' (HEADER)"
   timed wideours "$tmp/join" run --keys "$pq/keys1pct.parquet" --input "$pq/apat63_99.parquet" --key-col PATENT --join-col PATENT --out "$tmp/wide-ours.csv" --quiet --report-json "$tmp/wide-$i.json"
   timed wideduckdb "$tmp/duckdb_join" --cite "$pq/apat63_99.parquet" --keys "$pq/keys1pct.parquet" --join-col PATENT --key-col PATENT --out "$tmp/wide-duck.csv" --threads 2
+  timed wideunpack env ACBFJOIN_LEVELS=unpack "$tmp/join" run --keys "$pq/keys1pct.parquet" --input "$pq/apat63_99.parquet" --key-col PATENT --join-col PATENT --out "$tmp/wide-unpack.csv" --quiet
   timed widepolars "${polars[@]}" "$pq/keys1pct.parquet" "$pq/apat63_99.parquet" PATENT PATENT "$tmp/wide-polars.csv"
   timed pointsours "$tmp/join" run --keys "$pts" --input "$pq/apat63_99.parquet" --key-col PATENT --join-col PATENT --out "$tmp/points-ours.csv" --quiet --report-json "$tmp/points-$i.json"
   timed pointsduckdb "$tmp/duckdb_join" --cite "$pq/apat63_99.parquet" --keys "$pts" --join-col PATENT --key-col PATENT --out "$tmp/points-duck.csv" --threads 2
@@ -90,6 +92,7 @@ label() {
     polars) echo "Polars (nodejs-polars 0.25.2), scanParquet";; ourscsv) echo "acbfjoin, the same data as CSV";;
     duckscan) echo "DuckDB 1.4.5, the two columns read and summed, no join (a floor: the read alone)";;
     wideours) echo "wide: acbfjoin";; wideduckdb) echo "wide: DuckDB 1.4.5";; widepolars) echo "wide: Polars";;
+    wideunpack) echo "wide: acbfjoin, every row's NULL flag unpacked (ACBFJOIN_LEVELS=unpack)";;
     pointsours) echo "two clusters: acbfjoin";; pointsduckdb) echo "two clusters: DuckDB 1.4.5";;
     bucketsours) echo "two wide clusters: acbfjoin";; bucketsduckdb) echo "two wide clusters: DuckDB 1.4.5";;
   esac
@@ -105,8 +108,8 @@ label() {
   echo
   echo "| run | median wall s | median peak RSS MB | all walls s | rows |"
   echo "|---|---|---|---|---|"
-  for l in ourspq ourspqalone duckdb polars ourscsv duckscan wideours wideduckdb widepolars pointsours pointsduckdb bucketsours bucketsduckdb; do
-    case $l in ourspq) f=ours-pq;; ourspqalone) f=ours-pq-alone;; duckdb) f=duck;; polars) f=polars;; ourscsv) f=ours-csv;; duckscan) f=duck-scan;; wideours) f=wide-ours;; wideduckdb) f=wide-duck;; widepolars) f=wide-polars;; pointsours) f=points-ours;; pointsduckdb) f=points-duck;; bucketsours) f=buckets-ours;; bucketsduckdb) f=buckets-duck;; esac
+  for l in ourspq ourspqalone duckdb polars ourscsv duckscan wideours wideunpack wideduckdb widepolars pointsours pointsduckdb bucketsours bucketsduckdb; do
+    case $l in ourspq) f=ours-pq;; ourspqalone) f=ours-pq-alone;; duckdb) f=duck;; polars) f=polars;; ourscsv) f=ours-csv;; duckscan) f=duck-scan;; wideours) f=wide-ours;; wideunpack) f=wide-unpack;; wideduckdb) f=wide-duck;; widepolars) f=wide-polars;; pointsours) f=points-ours;; pointsduckdb) f=points-duck;; bucketsours) f=buckets-ours;; bucketsduckdb) f=buckets-duck;; esac
     echo "| $(label $l) | $(med $l 2) | $(awk -v k="$(med $l 3)" 'BEGIN{printf "%.0f", k/1024}') | $(awk -v l=$l '$1==l{printf "%s ", $2}' "$tmp/times") | $(rows "$tmp/$f.csv") |"
   done
   echo
@@ -122,6 +125,7 @@ label() {
   echo "| two clusters against DuckDB | $(awk -v a="$(med pointsours 2)" -v d="$(med pointsduckdb 2)" 'BEGIN{printf "%.2fx", a/d}') | measured |"
   echo "| two wide clusters: row groups skipped by their statistics (the keys' buckets against each group's bounds) | $(grep -o '"chunks_skipped": [0-9]*' "$tmp/buckets-1.json" | awk '{print $2}') of $(grep -o '"chunks": [0-9]*' "$tmp/buckets-1.json" | awk '{print $2}') | measured |"
   echo "| two wide clusters against DuckDB | $(awk -v a="$(med bucketsours 2)" -v d="$(med bucketsduckdb 2)" 'BEGIN{printf "%.2fx", a/d}') | measured |"
+  echo "| wide join: the chosen rows' NULL flags found in the packed levels against every row's unpacked (ACBFJOIN_LEVELS=unpack) | $(awk -v a="$(med wideours 2)" -v b="$(med wideunpack 2)" 'BEGIN{printf "%.2fx", a/b}') | measured |"
   echo "| wide join against the faster peer | $(awk -v a="$(med wideours 2)" -v d="$(med wideduckdb 2)" -v p="$(med widepolars 2)" 'BEGIN{b=(d<p)?d:p; printf "%.2fx", a/b}') | measured |"
   echo
   echo "Report of one more run (Parquet both sides):"
