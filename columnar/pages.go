@@ -437,17 +437,11 @@ func dataPageParts(h pageHeader, data []byte, nullable bool) (values, levels []b
 	return data[4+l:], data[4 : 4+l], nil
 }
 
-// levels is pageLevels of a fixedDecoder's page, or with chosen (rows
-// chosen, not a dictionary's rows) and some NULLs, the count alone and
-// d.lc set to find the chosen rows' levels (sparse).
-func (d *fixedDecoder) levels(levels []byte, nv int, chosen bool) (defs []uint32, present int, sparse bool, err error) {
-	return levelsOf(levels, nv, chosen, &d.defs, &d.lc)
-}
-
-// levelsOf is pageLevels, unless chosen: then a page with NULLs keeps its
-// levels packed for lc (reset to them), the rows' count of values checked
-// as pageLevels checks it, and sparse says so. Not chosen, or without
-// NULLs, it is pageLevels'.
+// levelsOf is pageLevels, unless chosen (a page read at chosen rows, not
+// as a dictionary's rows): then a page with NULLs keeps its levels packed
+// for lc (reset to them), the rows' count of values checked as pageLevels
+// checks it, and sparse says so. Not chosen, or without NULLs, it is
+// pageLevels'. The two page decoders' one way to their levels.
 func levelsOf(levels []byte, nv int, chosen bool, scratch *[]uint32, lc *levelCursor) (defs []uint32, present int, sparse bool, err error) {
 	if !chosen || levels == nil || noSparseLevels {
 		defs, present, err = pageLevels(levels, nv, scratch)
@@ -563,7 +557,7 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		return err
 	}
 	d.bad = -1
-	defs, present, sparse, err := d.levels(levels, nv, d.sel != nil && !d.asDict)
+	defs, present, sparse, err := levelsOf(levels, nv, d.sel != nil && !d.asDict, &d.defs, &d.lc)
 	if err != nil {
 		return err
 	}
