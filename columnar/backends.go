@@ -59,7 +59,7 @@ func (b *parquetBackend) read(i int, cols, rows []int) ([]*Column, error) {
 	for j, c := range cols {
 		col, err := b.pq.read(i, c, b.t.Types[c], rows)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w: %v", b.t.Name, ErrFormat, err)
+			return nil, formatError(b.t.Name, err)
 		}
 		out[j] = col
 	}
@@ -70,7 +70,7 @@ func (b *parquetBackend) read(i int, cols, rows []int) ([]*Column, error) {
 func (b *parquetBackend) readDict(i, col int, t Type) (*Dict, error) {
 	d, err := b.pq.readDict(i, col, t)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %v", b.t.Name, ErrFormat, err)
+		return nil, formatError(b.t.Name, err)
 	}
 	return d, nil
 }
@@ -94,7 +94,7 @@ type arrowFile struct {
 func openArrowFile(ctx context.Context, t *Table, src ipc.ReadAtSeeker) (*arrowFile, error) {
 	af, err := ipc.NewFileReader(src)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %v", t.Name, ErrFormat, err)
+		return nil, formatError(t.Name, err)
 	}
 	b := &arrowFile{t: t, af: af}
 	if err := t.schema(af.Schema()); err != nil {
@@ -222,7 +222,7 @@ func (b *arrowStream) next(cols []int) ([]*Column, int, error) {
 	defer b.mu.Unlock()
 	if !b.as.Next() {
 		if err := b.as.Err(); err != nil {
-			return nil, 0, fmt.Errorf("%s: %w: %v", b.t.Name, ErrFormat, err)
+			return nil, 0, formatError(b.t.Name, err)
 		}
 		return nil, 0, io.EOF
 	}

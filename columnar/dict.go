@@ -159,7 +159,7 @@ func (t *Table) ReadIntKey(i, col int) (*Dict, *Column, error) {
 		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w: %v", b.t.Name, ErrFormat, err) // the file's name, as Read's errors (a part of many files)
+		return nil, nil, formatError(b.t.Name, err) // the file's name, as Read's errors (a part of many files)
 	}
 	return d, c, nil
 }

@@ -756,40 +756,32 @@ func (d *fixedDecoder) values(e parquet.Encoding, data []byte, nv int, levels []
 		return nil
 	}
 	end := d.row + nv
-	if sparse { // sel's rows in this page, their levels found by d.lc
+	if sparse || defs == nil {
+		// sel's rows in this page alone: each its value, or (sparse)
+		// their levels and values' places found by d.lc.
 		for ; d.k < len(d.sel) && d.sel[d.k] < end; d.k++ {
 			r := d.sel[d.k]
 			if r < d.row {
 				return fmt.Errorf("internal error: row %d selected out of order", r)
 			}
-			has, j, err := d.lc.at(r - d.row)
-			if err != nil {
-				return err
+			has, j := true, r-d.row
+			if sparse {
+				var err error
+				if has, j, err = d.lc.at(r - d.row); err != nil {
+					return err
+				}
 			}
-			d.vals[d.out] = 0
 			if has {
 				d.vals[d.out] = get(j)
-			} else if d.valid == nil {
-				d.valid = make([]bool, len(d.vals))
-				fill(d.valid[:d.out], true)
+			} else {
+				d.vals[d.out] = 0
+				if d.valid == nil {
+					d.valid = make([]bool, len(d.vals))
+					fill(d.valid[:d.out], true)
+				}
 			}
 			if d.valid != nil {
 				d.valid[d.out] = has
-			}
-			d.out++
-		}
-		d.row = end
-		return nil
-	}
-	if defs == nil { // sel's rows in this page, each its value
-		for ; d.k < len(d.sel) && d.sel[d.k] < end; d.k++ {
-			r := d.sel[d.k]
-			if r < d.row {
-				return fmt.Errorf("internal error: row %d selected out of order", r)
-			}
-			d.vals[d.out] = get(r - d.row)
-			if d.valid != nil {
-				d.valid[d.out] = true
 			}
 			d.out++
 		}

@@ -35,7 +35,7 @@ func (t *Table) ReadPair(i, j, col int) (a, b *Column, err error) {
 		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w: %v", bi.t.Name, ErrFormat, err) // the file's name, as Read's errors (a part of many files)
+		return nil, nil, formatError(bi.t.Name, err) // the file's name, as Read's errors (a part of many files)
 	}
 	return a, b, nil
 }

@@ -94,7 +94,7 @@ func openParquet(ctx context.Context, path, name string) (_ *parquetTable, _ []s
 	r, err := file.NewParquetReader(f)
 	if err != nil {
 		f.Close()
-		return nil, nil, nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
+		return nil, nil, nil, formatError(name, err)
 	}
 	if err := checkCodecs(r, name); err != nil {
 		f.Close()

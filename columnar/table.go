@@ -60,6 +60,13 @@ func (e *FormatError) Error() string {
 // its format (a damaged footer, a truncated file, another format).
 var ErrFormat = errors.New("not a valid file of its format")
 
+// formatError is err, a file's damage, as the error a read returns: the
+// file's name first, ErrFormat to test for, then err's text (the one
+// wording of every table's read errors, a part of many files named alone).
+func formatError(name string, err error) error {
+	return fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
+}
+
 // FormatOf returns the format of the side path: given ("csv", "parquet",
 // "arrow" or "jsonl"; "" reads the extension: .parquet and .pq are Parquet,
 // .arrow, .feather, .ipc and .arrows Arrow, .jsonl and .ndjson JSON lines,
@@ -280,7 +287,7 @@ func openArrowStream(ctx context.Context, r io.Reader, c io.Closer, name, tempDi
 	as, err := ipc.NewReader(br)
 	if err != nil {
 		c.Close()
-		return nil, fmt.Errorf("%s: %w: %v", name, ErrFormat, err)
+		return nil, formatError(name, err)
 	}
 	t.b = &arrowStream{t: t, as: as}
 	return t, t.schema(as.Schema())
